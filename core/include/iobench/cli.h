@@ -1,0 +1,50 @@
+/*
+ * iobench/cli.h - what every binary's main shares: exit codes, one-line
+ * errors, signal handling, and running a suite into a set of outputs.
+ */
+#ifndef IOBENCH_CLI_H
+#define IOBENCH_CLI_H
+
+#include <signal.h>
+#include "iobench/loader.h"
+#include "iobench/output.h"
+#include "iobench/profile.h"
+#include "iobench/result.h"
+
+/* Exit codes shared by all four binaries (docs/architecture.md). */
+enum {
+	IOB_EXIT_OK = 0,
+	IOB_EXIT_FAIL = 1,     /* the run failed: I/O error, disk full, ... */
+	IOB_EXIT_USAGE = 2,    /* bad input: options, profile, plugin, target */
+	IOB_EXIT_MISMATCH = 3, /* verify found data that differs from the pattern */
+};
+
+/* Print "PROGRAM: error: MESSAGE" on stderr and return code. */
+int iob_cli_fail(int code, const char *fmt, ...) IOB_PRINTF(2, 3);
+/* Warn once per plugin that failed to load. */
+void iob_cli_report_load_errors(const struct iob_registry *reg);
+/* The exit code for a run's status (0, IOB_STATUS_MISMATCH, -errno) and the
+ * signal that stopped it (0 if none): 128 + signal when interrupted. */
+int iob_cli_exit_code(int status, int signal_number);
+
+/* The stop flag set by SIGINT/SIGTERM once iob_cli_trap_signals ran. */
+extern volatile sig_atomic_t iob_cli_stop;
+void iob_cli_trap_signals(void);
+
+/* Fill a run_info for `tool` with host, version and start time. */
+struct iob_cli_run {
+	struct iob_run_info info;
+	char host[256];
+	char started[64];
+};
+void iob_cli_run_info(struct iob_cli_run *r, const char *tool, const char *source);
+/* Hand the run's end to the outputs: notes, status and error. */
+int iob_cli_end_run(struct iob_outputs *out, const struct iob_notes *notes, int status, int interrupted,
+		    const char *error);
+
+/* Open outputs, run the suite, close outputs; print the error line on
+ * failure; return the exit code. */
+int iob_cli_run_suite(const struct iob_registry *reg, const struct iob_output_spec *spec,
+		      const struct iob_suite *suite, const char *tool, const char *source);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * iobench/engine.h - runs one phase (write, read or verify) of I/O against a
+ * backend and measures it.  The engine owns every timing decision: two
+ * monotonic clock reads around each backend call, an O(1) histogram record,
+ * and nothing else per I/O (no allocation, formatting, locking or logging).
+ * Opening, buffer allocation, alignment checks and cache probes all happen
+ * before the clock starts; errors are formatted after it stops.
+ */
+#ifndef IOBENCH_ENGINE_H
+#define IOBENCH_ENGINE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "iobench/hist.h"
+#include "iobench/job.h"
+#include "iobench/loader.h"
+#include "iobench/os.h"
+
+/* Per-I/O samples, for tools that report every block (bigread).  16 bytes a
+ * sample, grown geometrically outside the timed call. */
+struct iob_series {
+	size_t n, cap;
+	uint64_t *bytes; /* bytes moved by sample i */
+	uint64_t *ns;    /* time of sample i on the series clock */
+};
+
+struct iob_phase_spec {
+	const struct iob_loaded *backend;
+	const char *const *files;
+	size_t nfiles;
+	enum iob_phase phase;
+	enum iob_access access;
+	uint64_t block_size;
+	uint64_t file_size;    /* bytes per file; 0 for read/verify = to end of file */
+	uint64_t ops;          /* random: operations, 0 = file_size / block_size */
+	uint32_t loops;        /* sequential: passes, 0 = 1 */
+	uint64_t offset_align; /* random: 0 = block_size */
+	int skip_past_end;
+	struct iob_pattern pattern;
+	uint64_t seed;
+	int fsync;             /* write: sync each file before closing it (timed) */
+	int truncate;          /* write: open with IOB_OPEN_TRUNC */
+	int reopen;            /* open/close around every I/O (timed) */
+	int record_series;     /* fill result->series, one sample per I/O */
+	enum iob_clock series_clock;
+	volatile sig_atomic_t *stop; /* set by a signal handler to stop early; may be NULL */
+};
+
+/* Positive status: the data read back did not match the pattern. */
+#define IOB_STATUS_MISMATCH 1
+
+struct iob_phase_result {
+	enum iob_phase phase;
+	uint64_t block_size;
+	uint64_t bytes;      /* bytes moved by completed I/O */
+	uint64_t ops;        /* completed I/O calls */
+	uint64_t skipped;    /* random ops skipped because they crossed the end */
+	uint64_t short_ops;  /* I/O that moved fewer bytes than asked (end of file) */
+	uint64_t elapsed_ns; /* wall time of the phase: opens, I/O, syncs, closes */
+	uint64_t sync_ns;    /* part of elapsed_ns spent in sync */
+	struct iob_hist *hist; /* per-I/O latency, owned by the result */
+	struct iob_series series;
+	int direct;          /* every handle bypassed the page cache */
+	/* verify */
+	uint64_t bad_blocks;
+	uint64_t first_bad_offset; /* file offset of the first bad byte */
+	uint8_t expected, found;
+	char bad_file[IOB_PATH_MAX];
+	/* outcome */
+	int status;          /* 0, IOB_STATUS_MISMATCH, or -errno */
+	int interrupted;     /* stopped by *spec->stop */
+	char error[1024];    /* one line: operation, file, offset, errno text */
+};
+
+void iob_phase_result_init(struct iob_phase_result *r);
+void iob_phase_result_free(struct iob_phase_result *r);
+/* Run one phase.  Returns r->status. */
+int iob_phase_run(const struct iob_phase_spec *spec, struct iob_phase_result *r);
+
+/* Derived figures, computed here once for every renderer. */
+double iob_phase_seconds(const struct iob_phase_result *r);
+double iob_phase_bw(const struct iob_phase_result *r);   /* bytes / s, 0 if no time */
+double iob_phase_iops(const struct iob_phase_result *r); /* ops / s, 0 if no time */
+
+#endif

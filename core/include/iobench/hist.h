@@ -1,0 +1,70 @@
+/*
+ * iobench/hist.h - log-linear latency histogram.
+ *
+ * Values are unsigned 64-bit nanoseconds, the whole range, never clamped.
+ * Values below 2^IOB_HIST_SUB_BITS are counted exactly; above, each power of
+ * two is split into 2^IOB_HIST_SUB_BITS equal buckets, so a bucket is at most
+ * 1/128 (0.78%) of its lower bound wide.  Recording is O(1) with no branches
+ * beyond one compare; min, max, sum and sum of squares are kept exactly (sum
+ * of squares in long double).  Percentiles use the nearest-rank definition
+ * and return the bucket's midpoint clamped to [min, max], so a percentile is
+ * never above the true maximum and is within 1% of the exact sample.
+ */
+#ifndef IOBENCH_HIST_H
+#define IOBENCH_HIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOB_HIST_SUB_BITS 7
+#define IOB_HIST_SUB (1u << IOB_HIST_SUB_BITS)
+#define IOB_HIST_BUCKETS (IOB_HIST_SUB + (64 - IOB_HIST_SUB_BITS) * IOB_HIST_SUB)
+
+struct iob_hist {
+	uint64_t count;
+	uint64_t min, max;
+	uint64_t sum;     /* saturates at UINT64_MAX (584 years of ns) */
+	long double sumsq;
+	uint64_t bucket[IOB_HIST_BUCKETS];
+};
+
+/* The 16 percentile ranks every output reports. */
+#define IOB_NPCT 16
+extern const double iob_default_pct[IOB_NPCT];
+
+struct iob_hist *iob_hist_new(void); /* zeroed, heap; NULL on ENOMEM */
+void iob_hist_free(struct iob_hist *h);
+void iob_hist_reset(struct iob_hist *h);
+void iob_hist_merge(struct iob_hist *into, const struct iob_hist *from);
+
+static inline unsigned iob_hist_index(uint64_t v)
+{
+	if (v < IOB_HIST_SUB)
+		return (unsigned)v;
+	unsigned e = 63u - (unsigned)__builtin_clzll(v); /* e >= SUB_BITS */
+	unsigned shift = e - IOB_HIST_SUB_BITS;
+	return IOB_HIST_SUB + shift * IOB_HIST_SUB + (unsigned)((v >> shift) & (IOB_HIST_SUB - 1));
+}
+
+static inline void iob_hist_record(struct iob_hist *h, uint64_t v)
+{
+	h->bucket[iob_hist_index(v)]++;
+	h->count++;
+	if (v < h->min || h->count == 1)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	uint64_t s = h->sum + v;
+	h->sum = s < v ? UINT64_MAX : s;
+	h->sumsq += (long double)v * (long double)v;
+}
+
+/* Lowest and highest value mapping to bucket index i. */
+uint64_t iob_hist_bucket_low(unsigned i);
+uint64_t iob_hist_bucket_high(unsigned i);
+/* The p-th percentile (0 < p <= 100); 0 when empty. */
+uint64_t iob_hist_percentile(const struct iob_hist *h, double p);
+double iob_hist_mean(const struct iob_hist *h);
+double iob_hist_stddev(const struct iob_hist *h);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * iobench/job.h - the job spec: the one description of work that an INI
+ * profile section and every legacy command line are turned into.  The
+ * engine runs it; nothing else decides what I/O happens.  Defaults and keys
+ * are listed in docs/profiles.md.
+ */
+#ifndef IOBENCH_JOB_H
+#define IOBENCH_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "iobench/pattern.h"
+#include "iobench/os.h"
+
+#define IOB_NAME_MAX 64
+#define IOB_PATH_MAX 4096
+
+enum iob_access {
+	IOB_ACCESS_SEQ = 0,  /* offsets 0, bs, 2bs, ... to the end of each file */
+	IOB_ACCESS_RAND = 1, /* uniformly drawn offsets, see offset_align/skip_past_end */
+};
+
+enum iob_phase {
+	IOB_PHASE_WRITE = 0,
+	IOB_PHASE_READ = 1,
+	IOB_PHASE_VERIFY = 2,
+};
+#define IOB_PHASE_BIT(p) (1u << (p))
+const char *iob_phase_name(enum iob_phase p);
+
+enum iob_layout {
+	IOB_LAYOUT_FILE = 0, /* one file: dir/filename */
+	IOB_LAYOUT_TREE = 1, /* dir/dir0/{file0..}, dir/dir0/dir1/{file0..}, ... */
+};
+
+struct iob_job {
+	char name[IOB_NAME_MAX];      /* section name */
+	char backend[IOB_NAME_MAX];   /* backend plugin name, default "posix" */
+	char dir[IOB_PATH_MAX];       /* directory holding the files */
+	char filename[IOB_PATH_MAX];  /* file name within dir (layout file) */
+	enum iob_layout layout;
+	uint32_t tree_levels;         /* layout tree: nesting depth */
+	uint32_t tree_files;          /* layout tree: files per level */
+	enum iob_access access;
+	uint32_t phases;              /* IOB_PHASE_BIT set; run in write, read, verify order */
+	uint64_t block_size;          /* bytes per I/O */
+	uint64_t block_size_max;      /* sweep: doubling from block_size up to this */
+	uint64_t size;                /* bytes per file */
+	uint64_t ops;                 /* random: operations per block size, 0 = size / bs */
+	uint32_t loops;               /* sequential: passes per phase */
+	uint64_t offset_align;        /* random: offsets are multiples, 0 = block size */
+	int skip_past_end;            /* random: draw in [0,size) and skip ops crossing the end */
+	struct iob_pattern pattern;
+	uint64_t seed;                /* random offsets (and default pattern seed) */
+	int fsync;                    /* write phase: sync before close (counted in time) */
+	int truncate;                 /* write phase: truncate the file on open */
+	int reopen;                   /* open and close around every I/O (io_profile) */
+	int keep_files;               /* leave the files behind (default 1) */
+	int allow_devices;            /* permit block/char devices as targets */
+	int evict_before_read;        /* evict the files from page cache before read phases */
+};
+
+/* Defaults shared by profiles and tools (docs/profiles.md). */
+void iob_job_defaults(struct iob_job *job);
+/* Check a job for consistency; a one-line reason in err.  No file is touched. */
+int iob_job_validate(const struct iob_job *job, char *err, size_t errlen);
+
+/* The files a job touches, as full paths (tree order: level 0 first). */
+struct iob_filelist {
+	size_t n;
+	char **paths;  /* n paths */
+	size_t ndirs;
+	char **dirs;   /* directories the layout needs, parents first */
+};
+int iob_job_files(const struct iob_job *job, struct iob_filelist *out);
+void iob_filelist_free(struct iob_filelist *fl);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * iobench/log.h - the core's one logging channel: lines to stderr, prefixed
+ * with the program name and who is speaking.  The same function is handed to
+ * plugins in the host table.  Tests may redirect lines to a hook.
+ */
+#ifndef IOBENCH_LOG_H
+#define IOBENCH_LOG_H
+
+#include "iobench/plugin.h"
+
+void iob_log(int level, const char *who, const char *fmt, ...) IOB_PRINTF(3, 4);
+/* Lines above this level are dropped (default IOB_LOG_WARN). */
+void iob_log_set_level(int level);
+/* Program name printed before each line (default "iobench"). */
+void iob_log_set_program(const char *name);
+const char *iob_log_program(void);
+/* Send lines to hook instead of stderr (NULL restores stderr). */
+void iob_log_set_hook(void (*hook)(int level, const char *line, void *arg), void *arg);
+
+#endif

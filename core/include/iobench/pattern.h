@@ -1,0 +1,55 @@
+/*
+ * iobench/pattern.h - data patterns: what a write phase puts on disk and
+ * what a verify phase expects back.  Every pattern is a pure function of the
+ * byte offset in the file, so any block can be regenerated on its own and a
+ * later run (iotest -er) can verify what an earlier one wrote.
+ *
+ *   zero      0x00 everywhere                         label 0x00
+ *   ones      0xff everywhere                         label 0xff
+ *   text      printable ASCII lines of 64 bytes, each  label 0x45
+ *             starting with 'E' and ending in '\n'
+ *   random    64-bit words from a keyed mixer of        label 0x30
+ *             (seed, offset / 8): reproducible from the seed
+ *   byte      one byte value everywhere (=c, /hh)      label: the byte
+ * Any of them can be complemented (every bit inverted); the label is then
+ * the complement of the base label (iotest's pattern 4).
+ */
+#ifndef IOBENCH_PATTERN_H
+#define IOBENCH_PATTERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum iob_pattern_kind {
+	IOB_PAT_ZERO = 0,
+	IOB_PAT_ONES,
+	IOB_PAT_TEXT,
+	IOB_PAT_RANDOM,
+	IOB_PAT_BYTE,
+};
+
+struct iob_pattern {
+	enum iob_pattern_kind kind;
+	uint8_t byte;   /* IOB_PAT_BYTE only */
+	int complement; /* invert every bit */
+	uint64_t seed;  /* IOB_PAT_RANDOM only */
+};
+
+/* The pattern's label byte as iotest prints it (0x45 for text...). */
+uint8_t iob_pattern_label(const struct iob_pattern *p);
+/* Nonzero when the content does not depend on the offset (fill once). */
+int iob_pattern_is_constant(const struct iob_pattern *p);
+/* Fill buf with the bytes that belong at file offset off. */
+void iob_pattern_fill(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
+/* Compare buf (read from offset off) with the pattern.  Returns the number of
+ * mismatching bytes; on the first, stores its index in *first and the
+ * expected and found bytes.  `scratch` must hold len bytes. */
+size_t iob_pattern_check(const struct iob_pattern *p, const void *buf, size_t len, uint64_t off,
+			 void *scratch, size_t *first, uint8_t *expected, uint8_t *found);
+/* Parse a pattern name for profiles: zero, ones, text, random, byte:0xNN,
+ * char:C, with an optional "~" prefix for the complement. */
+int iob_pattern_parse(const char *text, struct iob_pattern *out, char *err, size_t errlen);
+/* Inverse of iob_pattern_parse (seed not included). */
+void iob_pattern_name(const struct iob_pattern *p, char *buf, size_t len);
+
+#endif

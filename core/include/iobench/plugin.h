@@ -1,0 +1,283 @@
+/*
+ * iobench/plugin.h - the plugin ABI: the only header a plugin includes.
+ *
+ * A plugin is a shared object (.so, later .dll) exporting exactly one symbol,
+ * IOB_PLUGIN_ENTRY_NAME, of type iob_plugin_entry_fn.  The core calls it once
+ * with a host table and receives a descriptor naming the plugin, its kind
+ * (backend or output) and its ops table.  Plugins link nothing from the core:
+ * everything they need from it (logging, aligned memory, the clock) comes in
+ * the host table.
+ *
+ * Versioning rules (see docs/plugin-guide.md):
+ *  - IOB_ABI_MAJOR changes when anything existing changes meaning or layout;
+ *    the core refuses a plugin of another major, naming both versions.
+ *  - IOB_ABI_MINOR grows when a struct grows at its end; the core accepts an
+ *    older minor and copies min(struct_size, its own size) into a zeroed
+ *    copy, so a hook the plugin does not know about reads as NULL.
+ *  - Structs only ever grow at the end; each version's last member is marked.
+ *
+ * Errors cross the boundary as negative errno values (-EIO, -ENOSPC, ...);
+ * detail goes through host->log.  A plugin never exits, aborts, or writes to
+ * stdout or stderr on its own.
+ */
+#ifndef IOBENCH_PLUGIN_H
+#define IOBENCH_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IOB_ABI_MAJOR 1
+#define IOB_ABI_MINOR 0
+
+#define IOB_PLUGIN_ENTRY_NAME "iob_plugin_entry"
+
+#if defined(_WIN32)
+#define IOB_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define IOB_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+#if defined(__GNUC__)
+#define IOB_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define IOB_PRINTF(fmt, args)
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Host table: what the core offers every plugin.                            */
+
+enum iob_log_level {
+	IOB_LOG_ERROR = 0,
+	IOB_LOG_WARN = 1,
+	IOB_LOG_INFO = 2,
+	IOB_LOG_DEBUG = 3,
+};
+
+struct iob_host {
+	uint32_t abi_major; /* the core's IOB_ABI_MAJOR */
+	uint32_t abi_minor; /* the core's IOB_ABI_MINOR */
+	size_t struct_size; /* sizeof(struct iob_host) in the core */
+	/* Log one line (no trailing newline needed) attributed to plugin `who`. */
+	void (*log)(int level, const char *who, const char *fmt, ...) IOB_PRINTF(3, 4);
+	/* Allocate `size` bytes aligned to `alignment` (a power of two, at least
+	 * sizeof(void *)); NULL on failure.  Release with free_aligned. */
+	void *(*alloc_aligned)(size_t alignment, size_t size);
+	void (*free_aligned)(void *ptr);
+	/* Monotonic clock in nanoseconds; the same clock the engine times with. */
+	uint64_t (*now_ns)(void);
+	/* --- end of ABI 1.0 --- */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Backends: move bytes.                                                     */
+
+/* Open flags (struct iob_open_args.flags). */
+#define IOB_OPEN_READ 0x01u   /* the handle will be read */
+#define IOB_OPEN_WRITE 0x02u  /* the handle will be written */
+#define IOB_OPEN_CREATE 0x04u /* create the file if missing */
+#define IOB_OPEN_TRUNC 0x08u  /* truncate to zero on open */
+
+/* Capability flags (struct iob_plugin.caps for backends). */
+#define IOB_CAP_READ (1u << 0)      /* read_at is implemented */
+#define IOB_CAP_WRITE (1u << 1)     /* write_at is implemented */
+#define IOB_CAP_SYNC (1u << 2)      /* sync pushes data to stable storage */
+#define IOB_CAP_DIRECT (1u << 3)    /* I/O bypasses the OS page cache */
+#define IOB_CAP_ALIGNED (1u << 4)   /* buffers/offsets/lengths must follow iob_file_info alignment */
+#define IOB_CAP_TRUNCATE (1u << 5)  /* truncate is implemented */
+#define IOB_CAP_STREAM (1u << 6)    /* path "-" reads standard input, strictly sequentially */
+#define IOB_CAP_SIZE_HINT (1u << 7) /* benefits from iob_open_args.size_hint (e.g. mmap) */
+
+struct iob_open_args {
+	size_t struct_size; /* sizeof(struct iob_open_args) in the core */
+	const char *path;   /* file to open; "-" is stdin for IOB_CAP_STREAM backends */
+	uint32_t flags;     /* IOB_OPEN_* */
+	uint32_t mode;      /* permission bits when creating, e.g. 0644 */
+	uint64_t size_hint; /* bytes a write phase will reach, 0 if unknown */
+	/* --- end of ABI 1.0 --- */
+};
+
+/* What the core must know about an open handle before any I/O. */
+struct iob_file_info {
+	size_t struct_size;  /* set by the core before calling info() */
+	uint64_t size;       /* current size in bytes (0 for a stream) */
+	uint32_t mem_align;  /* buffer address alignment required, 1 = none */
+	uint32_t io_align;   /* offset and length must be multiples, 1 = none */
+	uint32_t direct;     /* nonzero when this handle's I/O bypasses the page cache */
+	uint32_t is_stream;  /* nonzero for a pipe or terminal (no size, no seeking) */
+	/* --- end of ABI 1.0 --- */
+};
+
+struct iob_backend_ops {
+	/* Required.  Open args->path; on success store a backend-owned handle in
+	 * *handle and return 0.  Returns -errno on failure. */
+	int (*open)(const struct iob_open_args *args, void **handle);
+	/* Required.  Release the handle (and everything it owns).  Returns 0 or
+	 * -errno (e.g. a deferred write error reported by close). */
+	int (*close)(void *handle);
+	/* Required with IOB_CAP_READ.  Read up to len bytes at off into buf.
+	 * Returns bytes read (< len only at end of file; 0 at or past it) or
+	 * -errno.  Never zero-fills past end of file. */
+	int64_t (*read_at)(void *handle, void *buf, size_t len, uint64_t off);
+	/* Required with IOB_CAP_WRITE.  Write len bytes from buf at off.  Returns
+	 * bytes written (a short count is reported, not retried) or -errno. */
+	int64_t (*write_at)(void *handle, const void *buf, size_t len, uint64_t off);
+	/* Optional (required with IOB_CAP_SYNC).  Make written data durable
+	 * (fsync, msync, fflush+fsync).  Returns 0 or -errno. */
+	int (*sync)(void *handle);
+	/* Required.  Fill *info (the core zeroes it and sets struct_size). */
+	int (*info)(void *handle, struct iob_file_info *info);
+	/* Optional (required with IOB_CAP_TRUNCATE).  Set the file size. */
+	int (*truncate)(void *handle, uint64_t size);
+	/* Optional.  Escape hatch for backend-specific requests; an unknown op
+	 * returns -ENOTSUP.  `arg` is owned by the caller. */
+	int (*control)(void *handle, int op, void *arg);
+	/* --- end of ABI 1.0 --- */
+};
+
+/* ------------------------------------------------------------------------ */
+/* The result model: what outputs render.  All memory is owned by the core  */
+/* and valid only for the duration of the call that passes it.              */
+
+enum iob_unit {
+	IOB_UNIT_NONE = 0,
+	IOB_UNIT_BYTES = 1,       /* bytes (2^0); human output prints KiB/MiB/GiB */
+	IOB_UNIT_BYTES_PER_S = 2, /* bytes per second; human output prints MiB/s */
+	IOB_UNIT_NS = 3,          /* nanoseconds */
+	IOB_UNIT_S = 4,           /* seconds */
+	IOB_UNIT_OPS = 5,         /* operations (count) */
+	IOB_UNIT_OPS_PER_S = 6,   /* operations per second */
+	IOB_UNIT_COUNT = 7,       /* a plain count of things */
+};
+
+enum iob_type {
+	IOB_T_U64 = 0,
+	IOB_T_I64 = 1,
+	IOB_T_F64 = 2, /* always finite: the core never hands out inf or nan */
+	IOB_T_STR = 3, /* UTF-8, may be NULL meaning "absent" */
+	IOB_T_BOOL = 4,
+	IOB_T_LAT = 5, /* a latency summary, struct iob_latency */
+};
+
+/* Latency summary of one phase, in nanoseconds. */
+struct iob_latency {
+	uint64_t count; /* samples recorded */
+	uint64_t min, max;
+	double mean, stddev; /* population stddev */
+	size_t npct;         /* entries in pct[] and value[] */
+	const double *pct;   /* percentile ranks, ascending, e.g. 50.0, 99.9 */
+	const uint64_t *value; /* value[i] is the pct[i]-th percentile, <= max */
+};
+
+/* One named value.  `key` already carries the unit where there is one
+ * (bw_bytes_per_s, lat_ns, block_size_bytes); `unit` tells a renderer how to
+ * scale it for people. */
+struct iob_field {
+	const char *key;
+	uint32_t type; /* enum iob_type */
+	uint32_t unit; /* enum iob_unit */
+	union {
+		uint64_t u;
+		int64_t i;
+		double f;
+		const char *s;
+		int b;
+		const struct iob_latency *lat;
+	} v;
+};
+
+/* One row of results.  Within a run, records of the same `kind` carry the
+ * same keys in the same order. */
+struct iob_record {
+	const char *kind; /* "phase", "iotest", "io_profile", "block", ... */
+	size_t nfields;
+	const struct iob_field *fields;
+};
+
+/* Facts about the run, given once before any record. */
+struct iob_run_info {
+	size_t struct_size;
+	const char *tool;    /* "iobench", "iotest", ... */
+	const char *version; /* iobench version string */
+	const char *host;    /* host name */
+	const char *started; /* ISO 8601 local time with offset */
+	const char *source;  /* profile path or command line, may be NULL */
+	/* --- end of ABI 1.0 --- */
+};
+
+/* How the run ended, given once after the last record. */
+struct iob_run_end {
+	size_t struct_size;
+	int status;        /* 0 ok, otherwise a negative errno or -1 */
+	int interrupted;   /* nonzero when stopped by a signal */
+	const char *error; /* one-line message when status != 0, else NULL */
+	size_t nnotes;     /* caveats: cache, memory, direct I/O not in effect... */
+	const char *const *notes;
+	/* --- end of ABI 1.0 --- */
+};
+
+/* Where an output writes: a byte sink the core owns (stdout or a file). */
+struct iob_sink {
+	void *ctx;
+	/* Write all len bytes; returns 0 or -errno. */
+	int (*write)(void *ctx, const char *data, size_t len);
+	const char *name; /* "stdout" or the file path, for messages */
+	int is_terminal;  /* nonzero when a person is probably reading */
+};
+
+struct iob_output_ops {
+	/* Required.  Prepare to render onto sink (valid until close).  `args` is
+	 * the text after "name:" in --output name:args=FILE, or NULL.  Store state
+	 * in *state.  Returns 0 or -errno (-EINVAL for bad args, with a log). */
+	int (*open)(const struct iob_sink *sink, const char *args, void **state);
+	/* Required.  Called once, before any record. */
+	int (*begin_run)(void *state, const struct iob_run_info *run);
+	/* Required.  Called once per record, in order. */
+	int (*record)(void *state, const struct iob_record *rec);
+	/* Required.  Called once, last; must leave a complete document behind
+	 * (e.g. json closes its braces and adds the error member). */
+	int (*end_run)(void *state, const struct iob_run_end *end);
+	/* Required.  Free state; must not write after end_run. */
+	int (*close)(void *state);
+	/* --- end of ABI 1.0 --- */
+};
+
+/* ------------------------------------------------------------------------ */
+/* The descriptor every plugin returns.                                      */
+
+enum iob_plugin_kind {
+	IOB_PLUGIN_BACKEND = 1,
+	IOB_PLUGIN_OUTPUT = 2,
+};
+
+struct iob_plugin {
+	uint32_t abi_major;  /* IOB_ABI_MAJOR the plugin was built with */
+	uint32_t abi_minor;  /* IOB_ABI_MINOR the plugin was built with */
+	size_t struct_size;  /* sizeof(struct iob_plugin) as built */
+	uint32_t kind;       /* enum iob_plugin_kind */
+	uint32_t caps;       /* backends: IOB_CAP_*; outputs: 0 */
+	const char *name;    /* [a-z0-9_]+, unique among loaded plugins of a kind */
+	const char *summary; /* one line for `iobench plugins` */
+	size_t ops_size;     /* sizeof(*backend) or sizeof(*output) as built */
+	const struct iob_backend_ops *backend; /* for IOB_PLUGIN_BACKEND */
+	const struct iob_output_ops *output;   /* for IOB_PLUGIN_OUTPUT */
+	/* --- end of ABI 1.0 --- */
+};
+
+/* The one exported symbol.  `host` stays valid until the plugin is unloaded.
+ * Returns NULL to refuse loading (after logging why). */
+typedef const struct iob_plugin *(*iob_plugin_entry_fn)(const struct iob_host *host);
+
+/* Helper for plugin authors: fill the version fields. */
+#define IOB_PLUGIN_HEADER                                                        \
+	.abi_major = IOB_ABI_MAJOR, .abi_minor = IOB_ABI_MINOR,                   \
+	.struct_size = sizeof(struct iob_plugin)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IOBENCH_PLUGIN_H */

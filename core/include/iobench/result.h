@@ -1,0 +1,52 @@
+/*
+ * iobench/result.h - building records of the result model (plugin.h's
+ * struct iob_record) and the caveats ("notes") a run collects.
+ * A record owns copies of its strings and latency summaries until reset.
+ */
+#ifndef IOBENCH_RESULT_H
+#define IOBENCH_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "iobench/plugin.h"
+#include "iobench/engine.h"
+
+#define IOB_REC_MAX_FIELDS 48
+#define IOB_REC_STRBUF 8192
+
+struct iob_recbuf {
+	struct iob_record rec;
+	struct iob_field fields[IOB_REC_MAX_FIELDS];
+	struct iob_latency lat[2];
+	uint64_t latval[2][IOB_NPCT];
+	size_t nlat;
+	char str[IOB_REC_STRBUF];
+	size_t strused;
+};
+
+void iob_rec_reset(struct iob_recbuf *b, const char *kind);
+void iob_rec_u64(struct iob_recbuf *b, const char *key, enum iob_unit unit, uint64_t v);
+void iob_rec_i64(struct iob_recbuf *b, const char *key, enum iob_unit unit, int64_t v);
+/* Non-finite values are stored as 0: outputs never see inf or nan. */
+void iob_rec_f64(struct iob_recbuf *b, const char *key, enum iob_unit unit, double v);
+void iob_rec_str(struct iob_recbuf *b, const char *key, const char *v);
+void iob_rec_bool(struct iob_recbuf *b, const char *key, int v);
+void iob_rec_lat(struct iob_recbuf *b, const char *key, const struct iob_hist *h);
+const struct iob_field *iob_rec_get(const struct iob_record *r, const char *key);
+
+/* The standard "phase" record: job, phase, backend, file, block_size_bytes,
+ * bytes, ops, skipped_ops, elapsed_s, bw_bytes_per_s, ops_per_s, lat_ns,
+ * direct, verify_bad_blocks, status. */
+void iob_rec_phase(struct iob_recbuf *b, const char *job, const char *backend, const char *file,
+		   const struct iob_phase_result *r);
+
+/* Caveats collected during a run, printed by every output at the end. */
+#define IOB_MAX_NOTES 32
+struct iob_notes {
+	size_t n;
+	char text[IOB_MAX_NOTES][320];
+	const char *ptr[IOB_MAX_NOTES];
+};
+void iob_notes_add(struct iob_notes *n, const char *fmt, ...) IOB_PRINTF(2, 3);
+
+#endif

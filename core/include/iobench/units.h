@@ -1,0 +1,35 @@
+/*
+ * iobench/units.h - parsing and printing of sizes, counts and durations.
+ *
+ * Size suffixes (docs/profiles.md, "Units"), case-sensitive:
+ *   none or B   bytes
+ *   k K KiB     2^10        KB kB   10^3
+ *   m M MiB     2^20        MB      10^6
+ *   g G GiB     2^30        GB      10^9
+ *   t T TiB     2^40        TB      10^12
+ * "kb", "mb", "gb", "Kb"... are refused as ambiguous (bits or bytes, 2^10 or
+ * 10^3?).  A decimal fraction is allowed when the result is a whole number of
+ * bytes ("1.5K" = 1536, "0.5" is refused).  Overflow past 2^64-1 is refused.
+ */
+#ifndef IOBENCH_UNITS_H
+#define IOBENCH_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parse a size; on error return -EINVAL or -ERANGE and write a one-line
+ * reason naming the text into err. */
+int iob_parse_size(const char *text, uint64_t *out, char *err, size_t errlen);
+/* Plain non-negative integer, no suffix, no sign, no overflow. */
+int iob_parse_u64(const char *text, uint64_t *out, char *err, size_t errlen);
+/* Finite double, whole text consumed. */
+int iob_parse_double(const char *text, double *out, char *err, size_t errlen);
+/* Boolean: 1/0, true/false, yes/no, on/off. */
+int iob_parse_bool(const char *text, int *out, char *err, size_t errlen);
+
+/* "4.00 KiB", "1.50 GiB", "512 B" */
+void iob_format_bytes(double bytes, char *buf, size_t len);
+/* "812 ns", "12.3 us", "4.56 ms", "1.23 s" */
+void iob_format_ns(double ns, char *buf, size_t len);
+
+#endif

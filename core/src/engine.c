@@ -1,0 +1,441 @@
+/*
+ * engine.c - runs one phase of I/O and measures it (iobench/engine.h).
+ *
+ * The loops below are the hot path: per I/O they do one indirect call into
+ * the backend, two clock reads and an O(1) histogram record.  Pattern fills
+ * for offset-dependent patterns and verification happen outside the two
+ * clock reads (but inside the phase's wall time, which is what rates use).
+ */
+#include "iobench/engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/log.h"
+
+void iob_phase_result_init(struct iob_phase_result *r)
+{
+	memset(r, 0, sizeof *r);
+}
+
+void iob_phase_result_free(struct iob_phase_result *r)
+{
+	iob_hist_free(r->hist);
+	free(r->series.bytes);
+	free(r->series.ns);
+	r->hist = NULL;
+	memset(&r->series, 0, sizeof r->series);
+}
+
+double iob_phase_seconds(const struct iob_phase_result *r)
+{
+	return (double)r->elapsed_ns / 1e9;
+}
+
+double iob_phase_bw(const struct iob_phase_result *r)
+{
+	return r->elapsed_ns ? (double)r->bytes * 1e9 / (double)r->elapsed_ns : 0.0;
+}
+
+double iob_phase_iops(const struct iob_phase_result *r)
+{
+	return r->elapsed_ns ? (double)r->ops * 1e9 / (double)r->elapsed_ns : 0.0;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Everything a phase holds while it runs. */
+struct phase {
+	const struct iob_phase_spec *spec;
+	struct iob_phase_result *r;
+	const struct iob_backend_ops *ops;
+	void **handles;
+	int *created; /* file did not exist before this phase opened it */
+	unsigned char *buf, *scratch;
+	size_t buflen;
+	uint32_t io_align;
+	uint32_t open_flags;
+	int write, verify, fill_each;
+};
+
+static int fail(struct phase *ph, int err, const char *what, const char *file, uint64_t off, size_t len)
+{
+	struct iob_phase_result *r = ph->r;
+	if (r->status < 0)
+		return r->status; /* keep the first error */
+	r->status = err;
+	if (off == UINT64_MAX)
+		snprintf(r->error, sizeof r->error, "%s %s failed: %s", what, file, strerror(-err));
+	else
+		snprintf(r->error, sizeof r->error, "%s of %zu bytes at offset %llu of %s failed: %s", what, len,
+			 (unsigned long long)off, file, strerror(-err));
+	return err;
+}
+
+static int open_one(struct phase *ph, size_t i)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct iob_open_args a = {
+		.struct_size = sizeof a,
+		.path = s->files[i],
+		.flags = ph->open_flags,
+		.mode = 0644,
+		.size_hint = ph->write ? s->file_size : 0,
+	};
+	if (ph->write && !ph->created[i] && strcmp(s->files[i], "-") != 0)
+		ph->created[i] = iob_path_kind(s->files[i], 1) == IOB_PATH_MISSING ? 1 : ph->created[i];
+	int rc = ph->ops->open(&a, &ph->handles[i]);
+	if (rc < 0) {
+		ph->handles[i] = NULL;
+		return fail(ph, rc, "open of", s->files[i], UINT64_MAX, 0);
+	}
+	return 0;
+}
+
+static int close_one(struct phase *ph, size_t i)
+{
+	if (!ph->handles[i])
+		return 0;
+	int rc = ph->ops->close(ph->handles[i]);
+	ph->handles[i] = NULL;
+	if (rc < 0)
+		return fail(ph, rc, "close of", ph->spec->files[i], UINT64_MAX, 0);
+	return 0;
+}
+
+static int sync_one(struct phase *ph, size_t i)
+{
+	uint64_t t0 = iob_now_ns();
+	int rc = ph->ops->sync ? ph->ops->sync(ph->handles[i]) : -ENOTSUP;
+	ph->r->sync_ns += iob_now_ns() - t0;
+	if (rc < 0)
+		return fail(ph, rc, "sync of", ph->spec->files[i], UINT64_MAX, 0);
+	return 0;
+}
+
+/* Query the first file for alignment and direct I/O; check the spec fits. */
+static int prepare(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct iob_file_info info;
+	int rc;
+
+	if (open_one(ph, 0) < 0)
+		return ph->r->status;
+	memset(&info, 0, sizeof info);
+	info.struct_size = sizeof info;
+	rc = ph->ops->info(ph->handles[0], &info);
+	if (rc < 0)
+		return fail(ph, rc, "query of", s->files[0], UINT64_MAX, 0);
+	ph->r->direct = info.direct != 0;
+	ph->io_align = info.io_align ? info.io_align : 1;
+	size_t mem_align = info.mem_align > 4096 ? info.mem_align : 4096;
+	uint64_t bs = s->block_size;
+	if (ph->io_align > 1) {
+		uint64_t oa = s->offset_align ? s->offset_align : bs;
+		const char *bad = NULL;
+		uint64_t val = 0;
+		if (bs % ph->io_align) {
+			bad = "block size";
+			val = bs;
+		} else if (s->access == IOB_ACCESS_RAND && oa % ph->io_align) {
+			bad = "offset alignment";
+			val = oa;
+		} else if (ph->write && s->file_size % ph->io_align) {
+			bad = "file size";
+			val = s->file_size;
+		}
+		if (bad) {
+			ph->r->status = -EINVAL;
+			snprintf(ph->r->error, sizeof ph->r->error,
+				 "%s %llu is not a multiple of %u bytes, the alignment %s requires for %s "
+				 "(direct I/O cannot serve it; refusing rather than reading through the cache)",
+				 bad, (unsigned long long)val, ph->io_align, s->backend->desc.name, s->files[0]);
+			return -EINVAL;
+		}
+	}
+	ph->buflen = (size_t)bs;
+	ph->buf = iob_alloc_aligned(mem_align, ph->buflen);
+	ph->scratch = ph->verify ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
+	if (!ph->buf || (ph->verify && !ph->scratch))
+		return fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
+	if (ph->write)
+		iob_pattern_fill(&s->pattern, ph->buf, ph->buflen, 0);
+	else
+		memset(ph->buf, 0, ph->buflen);
+	return 0;
+}
+
+static int series_reserve(struct iob_series *se)
+{
+	if (se->n < se->cap)
+		return 0;
+	size_t cap = se->cap ? se->cap * 2 : 1024;
+	uint64_t *b = realloc(se->bytes, cap * sizeof *b);
+	if (!b)
+		return -ENOMEM;
+	se->bytes = b;
+	uint64_t *t = realloc(se->ns, cap * sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	se->ns = t;
+	se->cap = cap;
+	return 0;
+}
+
+/* After an I/O returned n: verify, account; returns 0 to go on, 1 at EOF,
+ * negative on error. */
+static int after_io(struct phase *ph, size_t fi, int64_t n, size_t len, uint64_t off)
+{
+	struct iob_phase_result *r = ph->r;
+	const char *what = ph->write ? "write" : "read";
+	if (n < 0)
+		return fail(ph, (int)n, what, ph->spec->files[fi], off, len);
+	r->bytes += (uint64_t)n;
+	r->ops++;
+	if (ph->verify && n > 0) {
+		size_t first = 0;
+		uint8_t exp = 0, got = 0;
+		if (iob_pattern_check(&ph->spec->pattern, ph->buf, (size_t)n, off, ph->scratch, &first, &exp,
+				      &got)) {
+			if (r->bad_blocks++ == 0) {
+				r->first_bad_offset = off + first;
+				r->expected = exp;
+				r->found = got;
+				snprintf(r->bad_file, sizeof r->bad_file, "%s", ph->spec->files[fi]);
+			}
+		}
+	}
+	if ((size_t)n < len) {
+		r->short_ops++;
+		if (ph->write) {
+			char msg[64];
+			snprintf(msg, sizeof msg, "short write (%lld of %zu bytes)", (long long)n, len);
+			fail(ph, -EIO, "write", ph->spec->files[fi], off, len);
+			snprintf(r->error, sizeof r->error, "%s at offset %llu of %s", msg, (unsigned long long)off,
+				 ph->spec->files[fi]);
+			return -EIO;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int run_seq_file(struct phase *ph, size_t fi)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct iob_phase_result *r = ph->r;
+	const struct iob_backend_ops *ops = ph->ops;
+	struct iob_hist *h = r->hist;
+	void *hd;
+	uint64_t size = s->file_size;
+	uint32_t loops = s->loops ? s->loops : 1;
+	const size_t bs = ph->buflen;
+	const int write = ph->write, series = s->record_series;
+	const enum iob_clock sclock = s->series_clock;
+
+	if (!ph->handles[fi] && open_one(ph, fi) < 0)
+		return r->status;
+	hd = ph->handles[fi];
+	if (size == 0 || !write) {
+		/* reads: to the end of the file as it is now (or of the stream) */
+		struct iob_file_info info = {.struct_size = sizeof info};
+		if (ops->info(hd, &info) == 0 && !info.is_stream)
+			size = size && size < info.size ? size : info.size;
+		else
+			size = UINT64_MAX;
+	}
+	for (uint32_t loop = 0; loop < loops && r->status >= 0; loop++) {
+		uint64_t off = 0;
+		while (off < size) {
+			size_t len = size - off < bs ? (size_t)(size - off) : bs;
+			int64_t n;
+			if (!write && ph->io_align > 1)
+				len = bs; /* aligned reads ask for whole blocks; EOF makes them short */
+			uint64_t c0 = 0, c1 = 0;
+			if (s->stop && *s->stop) {
+				r->interrupted = 1;
+				return 0;
+			}
+			if (write && ph->fill_each)
+				iob_pattern_fill(&s->pattern, ph->buf, len, off);
+			if (series && series_reserve(&r->series) < 0)
+				return fail(ph, -ENOMEM, "series growth for", s->files[fi], UINT64_MAX, 0);
+			if (series && sclock != IOB_CLOCK_WALL)
+				c0 = iob_clock_ns(sclock);
+			uint64_t t0 = iob_now_ns();
+			if (write)
+				n = ops->write_at(hd, ph->buf, len, off);
+			else
+				n = ops->read_at(hd, ph->buf, len, off);
+			uint64_t t1 = iob_now_ns();
+			iob_hist_record(h, t1 - t0);
+			if (series) {
+				c1 = sclock != IOB_CLOCK_WALL ? iob_clock_ns(sclock) : 0;
+				r->series.bytes[r->series.n] = n > 0 ? (uint64_t)n : 0;
+				r->series.ns[r->series.n++] = sclock != IOB_CLOCK_WALL ? c1 - c0 : t1 - t0;
+			}
+			int st = after_io(ph, fi, n, len, off);
+			if (st < 0)
+				return st;
+			off += (uint64_t)n;
+			if (st > 0 || n == 0)
+				break; /* end of file */
+		}
+	}
+	if (write && s->fsync && sync_one(ph, fi) < 0)
+		return r->status;
+	return close_one(ph, fi);
+}
+
+static int run_random(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct iob_phase_result *r = ph->r;
+	const struct iob_backend_ops *ops = ph->ops;
+	struct iob_hist *h = r->hist;
+	const size_t bs = ph->buflen;
+	const uint64_t fsize = s->file_size;
+	const uint64_t align = s->offset_align ? s->offset_align : bs;
+	const uint64_t nops = s->ops ? s->ops : (fsize / bs) * s->nfiles;
+	const uint64_t slots = fsize >= bs ? (fsize - bs) / align + 1 : 0;
+	uint64_t rng = s->seed ^ 0x5bd1e9955bd1e995ull;
+
+	if (fsize < bs) {
+		r->status = -EINVAL;
+		snprintf(r->error, sizeof r->error, "file size %llu is smaller than the block size %zu",
+			 (unsigned long long)fsize, bs);
+		return r->status;
+	}
+	if (!s->reopen)
+		for (size_t i = 0; i < s->nfiles; i++)
+			if (!ph->handles[i] && open_one(ph, i) < 0)
+				return r->status;
+	for (uint64_t i = 0; i < nops; i++) {
+		size_t fi = s->nfiles > 1 ? (size_t)(rng_next(&rng) % s->nfiles) : 0;
+		uint64_t off;
+		if (s->skip_past_end) {
+			off = rng_next(&rng) % fsize;
+			off -= off % align;
+			if (off + bs > fsize) {
+				r->skipped++;
+				continue;
+			}
+		} else {
+			off = (rng_next(&rng) % slots) * align;
+		}
+		if (s->stop && *s->stop) {
+			r->interrupted = 1;
+			return 0;
+		}
+		if (ph->write && ph->fill_each)
+			iob_pattern_fill(&s->pattern, ph->buf, bs, off);
+		int64_t n;
+		uint64_t t0 = iob_now_ns();
+		if (s->reopen && open_one(ph, fi) < 0)
+			return r->status;
+		if (ph->write)
+			n = ops->write_at(ph->handles[fi], ph->buf, bs, off);
+		else
+			n = ops->read_at(ph->handles[fi], ph->buf, bs, off);
+		if (s->reopen && n >= 0 && close_one(ph, fi) < 0)
+			return r->status;
+		uint64_t t1 = iob_now_ns();
+		iob_hist_record(h, t1 - t0);
+		int st = after_io(ph, fi, n, bs, off);
+		if (st < 0)
+			return st;
+		if (st > 0 && !ph->write) {
+			fail(ph, -EIO, "read", s->files[fi], off, bs);
+			snprintf(r->error, sizeof r->error,
+				 "read at offset %llu of %s ended early: the file is shorter than %llu bytes",
+				 (unsigned long long)off, s->files[fi], (unsigned long long)fsize);
+			return r->status;
+		}
+	}
+	for (size_t i = 0; i < s->nfiles; i++) {
+		if (ph->handles[i] && ph->write && s->fsync && sync_one(ph, i) < 0)
+			return r->status;
+		if (close_one(ph, i) < 0)
+			return r->status;
+	}
+	return 0;
+}
+
+int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
+{
+	struct phase ph = {.spec = s, .r = r};
+	iob_phase_result_init(r);
+	r->phase = s->phase;
+	r->block_size = s->block_size;
+	r->hist = iob_hist_new();
+	if (!r->hist) {
+		r->status = -ENOMEM;
+		snprintf(r->error, sizeof r->error, "out of memory for the latency histogram");
+		return r->status;
+	}
+	ph.ops = &s->backend->backend;
+	ph.write = s->phase == IOB_PHASE_WRITE;
+	ph.verify = s->phase == IOB_PHASE_VERIFY;
+	uint32_t need = ph.write ? IOB_CAP_WRITE : IOB_CAP_READ;
+	if (!(s->backend->desc.caps & need) || s->nfiles == 0 || s->block_size == 0 ||
+	    s->block_size > ((uint64_t)1 << 31) || (ph.write && s->file_size == 0)) {
+		r->status = -EINVAL;
+		snprintf(r->error, sizeof r->error, "%s phase not possible: %s", iob_phase_name(s->phase),
+			 !(s->backend->desc.caps & need) ? "the backend cannot do it"
+			 : s->nfiles == 0		 ? "no files"
+			 : ph.write && !s->file_size	 ? "file size is 0"
+							 : "bad block size");
+		return r->status;
+	}
+	ph.fill_each = ph.write && !iob_pattern_is_constant(&s->pattern);
+	ph.open_flags = ph.write ? IOB_OPEN_WRITE | IOB_OPEN_CREATE | (s->truncate ? IOB_OPEN_TRUNC : 0) : IOB_OPEN_READ;
+	ph.handles = calloc(s->nfiles, sizeof *ph.handles);
+	ph.created = calloc(s->nfiles, sizeof *ph.created);
+	if (!ph.handles || !ph.created) {
+		free(ph.handles);
+		free(ph.created);
+		r->status = -ENOMEM;
+		snprintf(r->error, sizeof r->error, "out of memory for %zu file handles", s->nfiles);
+		return r->status;
+	}
+
+	uint64_t start = iob_now_ns();
+	if (prepare(&ph) == 0) {
+		/* the clock starts here: opening file 0 for the probe is not timed */
+		start = iob_now_ns();
+		if (s->access == IOB_ACCESS_SEQ) {
+			for (size_t i = 0; i < s->nfiles && r->status >= 0 && !r->interrupted; i++)
+				run_seq_file(&ph, i);
+		} else {
+			if (s->reopen)
+				close_one(&ph, 0);
+			run_random(&ph);
+		}
+	}
+	r->elapsed_ns = iob_now_ns() - start;
+	if (r->elapsed_ns == 0)
+		r->elapsed_ns = 1;
+	for (size_t i = 0; i < s->nfiles; i++) {
+		if (ph.handles[i])
+			ph.ops->close(ph.handles[i]);
+		/* a file this phase created but could not even start on goes away */
+		if (ph.created[i] && r->status < 0 && r->ops == 0)
+			iob_remove_file(s->files[i]);
+	}
+	free(ph.handles);
+	free(ph.created);
+	iob_free_aligned(ph.buf);
+	iob_free_aligned(ph.scratch);
+	if (r->status == 0 && r->bad_blocks)
+		r->status = IOB_STATUS_MISMATCH;
+	return r->status;
+}

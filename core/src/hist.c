@@ -1,0 +1,105 @@
+/*
+ * hist.c - log-linear latency histogram (iobench/hist.h).
+ */
+#include "iobench/hist.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const double iob_default_pct[IOB_NPCT] = {1,  5,  10, 20, 30, 40,   50,   60,
+					  70, 80, 90, 95, 99, 99.5, 99.9, 99.99};
+
+struct iob_hist *iob_hist_new(void)
+{
+	return calloc(1, sizeof(struct iob_hist));
+}
+
+void iob_hist_free(struct iob_hist *h)
+{
+	free(h);
+}
+
+void iob_hist_reset(struct iob_hist *h)
+{
+	memset(h, 0, sizeof *h);
+}
+
+void iob_hist_merge(struct iob_hist *into, const struct iob_hist *from)
+{
+	if (from->count == 0)
+		return;
+	if (into->count == 0 || from->min < into->min)
+		into->min = from->min;
+	if (from->max > into->max)
+		into->max = from->max;
+	into->count += from->count;
+	uint64_t s = into->sum + from->sum;
+	into->sum = s < from->sum ? UINT64_MAX : s;
+	into->sumsq += from->sumsq;
+	for (unsigned i = 0; i < IOB_HIST_BUCKETS; i++)
+		into->bucket[i] += from->bucket[i];
+}
+
+uint64_t iob_hist_bucket_low(unsigned i)
+{
+	if (i < IOB_HIST_SUB)
+		return i;
+	unsigned shift = (i - IOB_HIST_SUB) / IOB_HIST_SUB;
+	uint64_t mant = (i - IOB_HIST_SUB) % IOB_HIST_SUB;
+	return (IOB_HIST_SUB + mant) << shift;
+}
+
+uint64_t iob_hist_bucket_high(unsigned i)
+{
+	if (i < IOB_HIST_SUB)
+		return i;
+	unsigned shift = (i - IOB_HIST_SUB) / IOB_HIST_SUB;
+	return iob_hist_bucket_low(i) + ((((uint64_t)1) << shift) - 1);
+}
+
+uint64_t iob_hist_percentile(const struct iob_hist *h, double p)
+{
+	if (h->count == 0)
+		return 0;
+	if (p <= 0)
+		return h->min;
+	if (p >= 100)
+		return h->max;
+	/* nearest rank: the smallest value with at least ceil(p/100 * n) samples <= it */
+	long double want = ceill((long double)p / 100.0L * (long double)h->count);
+	uint64_t rank = want < 1 ? 1 : (uint64_t)want;
+	uint64_t seen = 0;
+	for (unsigned i = 0; i < IOB_HIST_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (seen >= rank) {
+			uint64_t lo = iob_hist_bucket_low(i), hi = iob_hist_bucket_high(i);
+			uint64_t mid = lo + (hi - lo) / 2;
+			if (mid < h->min)
+				mid = h->min;
+			if (mid > h->max)
+				mid = h->max;
+			return mid;
+		}
+	}
+	return h->max;
+}
+
+double iob_hist_mean(const struct iob_hist *h)
+{
+	if (h->count == 0)
+		return 0;
+	return (double)h->sum / (double)h->count;
+}
+
+double iob_hist_stddev(const struct iob_hist *h)
+{
+	if (h->count < 2)
+		return 0;
+	long double n = (long double)h->count;
+	long double mean = (long double)h->sum / n;
+	long double var = h->sumsq / n - mean * mean;
+	if (!(var > 0))
+		return 0;
+	return (double)sqrtl(var);
+}

@@ -1,0 +1,179 @@
+/*
+ * job.c - job spec defaults, validation and file layout (iobench/job.h).
+ */
+#include "iobench/job.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *iob_phase_name(enum iob_phase p)
+{
+	switch (p) {
+	case IOB_PHASE_WRITE:
+		return "write";
+	case IOB_PHASE_READ:
+		return "read";
+	case IOB_PHASE_VERIFY:
+		return "verify";
+	}
+	return "?";
+}
+
+void iob_job_defaults(struct iob_job *job)
+{
+	memset(job, 0, sizeof *job);
+	snprintf(job->backend, sizeof job->backend, "posix");
+	snprintf(job->dir, sizeof job->dir, ".");
+	job->layout = IOB_LAYOUT_FILE;
+	job->tree_levels = 3;
+	job->tree_files = 4;
+	job->access = IOB_ACCESS_SEQ;
+	job->phases = IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_READ);
+	job->block_size = 4096;
+	job->block_size_max = 0;
+	job->size = 64ull << 20;
+	job->loops = 1;
+	job->pattern.kind = IOB_PAT_RANDOM;
+	job->seed = 0x10b3e7c4ull;
+	job->pattern.seed = job->seed;
+	job->fsync = 1;
+	job->keep_files = 0;
+}
+
+int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
+{
+	const char *n = job->name;
+	if (job->block_size == 0) {
+		snprintf(err, errlen, "[%s] block_size must be at least 1 byte", n);
+		return -EINVAL;
+	}
+	if (job->block_size > (1ull << 31)) {
+		snprintf(err, errlen, "[%s] block_size %llu is larger than the 2 GiB limit", n,
+			 (unsigned long long)job->block_size);
+		return -EINVAL;
+	}
+	if (job->block_size_max && job->block_size_max < job->block_size) {
+		snprintf(err, errlen, "[%s] block_size_max %llu is below block_size %llu", n,
+			 (unsigned long long)job->block_size_max, (unsigned long long)job->block_size);
+		return -EINVAL;
+	}
+	if (job->block_size_max > (1ull << 31)) {
+		snprintf(err, errlen, "[%s] block_size_max %llu is larger than the 2 GiB limit", n,
+			 (unsigned long long)job->block_size_max);
+		return -EINVAL;
+	}
+	uint64_t top = job->block_size_max ? job->block_size_max : job->block_size;
+	if (job->size == 0) {
+		snprintf(err, errlen, "[%s] size must be at least 1 byte", n);
+		return -EINVAL;
+	}
+	if (job->access == IOB_ACCESS_RAND && job->size < top) {
+		snprintf(err, errlen, "[%s] size %llu is smaller than the largest block size %llu", n,
+			 (unsigned long long)job->size, (unsigned long long)top);
+		return -EINVAL;
+	}
+	if (job->phases == 0) {
+		snprintf(err, errlen, "[%s] phases is empty", n);
+		return -EINVAL;
+	}
+	if (job->loops == 0) {
+		snprintf(err, errlen, "[%s] loops must be at least 1", n);
+		return -EINVAL;
+	}
+	if (job->layout == IOB_LAYOUT_TREE && (job->tree_levels == 0 || job->tree_files == 0)) {
+		snprintf(err, errlen, "[%s] tree_levels and tree_files must be at least 1", n);
+		return -EINVAL;
+	}
+	if (job->layout == IOB_LAYOUT_TREE && (uint64_t)job->tree_levels * job->tree_files > 100000) {
+		snprintf(err, errlen, "[%s] a tree of %u levels x %u files is over the 100000-file limit", n,
+			 job->tree_levels, job->tree_files);
+		return -EINVAL;
+	}
+	if (job->layout == IOB_LAYOUT_TREE && job->tree_levels > 64) {
+		snprintf(err, errlen, "[%s] tree_levels %u is over the limit of 64", n, job->tree_levels);
+		return -EINVAL;
+	}
+	if (job->layout == IOB_LAYOUT_FILE && (!job->filename[0] || strchr(job->filename, '/'))) {
+		snprintf(err, errlen, "[%s] filename '%s' must be a plain file name (directories go in dir)", n,
+			 job->filename);
+		return -EINVAL;
+	}
+	if (!job->dir[0]) {
+		snprintf(err, errlen, "[%s] dir is empty", n);
+		return -EINVAL;
+	}
+	if (job->reopen && job->access == IOB_ACCESS_SEQ) {
+		snprintf(err, errlen, "[%s] reopen applies to random access only", n);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static char *join(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 2;
+	char *s = malloc(n);
+	if (s)
+		snprintf(s, n, "%s/%s", a, b);
+	return s;
+}
+
+int iob_job_files(const struct iob_job *job, struct iob_filelist *out)
+{
+	memset(out, 0, sizeof *out);
+	if (job->layout == IOB_LAYOUT_FILE) {
+		out->paths = calloc(1, sizeof(char *));
+		if (!out->paths)
+			return -ENOMEM;
+		if (strcmp(job->filename, "-") == 0)
+			out->paths[0] = strdup("-");
+		else
+			out->paths[0] = join(job->dir, job->filename);
+		out->n = 1;
+		return out->paths[0] ? 0 : -ENOMEM;
+	}
+	size_t nfiles = (size_t)job->tree_levels * job->tree_files;
+	out->paths = calloc(nfiles, sizeof(char *));
+	out->dirs = calloc(job->tree_levels, sizeof(char *));
+	if (!out->paths || !out->dirs) {
+		iob_filelist_free(out);
+		return -ENOMEM;
+	}
+	char *parent = strdup(job->dir);
+	for (uint32_t level = 0; parent && level < job->tree_levels; level++) {
+		char name[32];
+		snprintf(name, sizeof name, "dir%u", level);
+		char *d = join(parent, name);
+		free(parent);
+		parent = d ? strdup(d) : NULL;
+		if (!d)
+			break;
+		out->dirs[out->ndirs++] = d;
+		for (uint32_t f = 0; f < job->tree_files; f++) {
+			snprintf(name, sizeof name, "file%u", f);
+			char *p = join(d, name);
+			if (!p)
+				break;
+			out->paths[out->n++] = p;
+		}
+	}
+	free(parent);
+	if (out->n != nfiles) {
+		iob_filelist_free(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void iob_filelist_free(struct iob_filelist *fl)
+{
+	for (size_t i = 0; i < fl->n; i++)
+		free(fl->paths[i]);
+	for (size_t i = 0; i < fl->ndirs; i++)
+		free(fl->dirs[i]);
+	free(fl->paths);
+	free(fl->dirs);
+	memset(fl, 0, sizeof *fl);
+}

@@ -1,0 +1,60 @@
+/*
+ * log.c - the core's logging channel (iobench/log.h).
+ */
+#include "iobench/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int log_level = IOB_LOG_WARN;
+static const char *log_program = "iobench";
+static void (*log_hook)(int, const char *, void *);
+static void *log_hook_arg;
+
+void iob_log_set_level(int level)
+{
+	log_level = level;
+}
+
+void iob_log_set_program(const char *name)
+{
+	log_program = name;
+}
+
+const char *iob_log_program(void)
+{
+	return log_program;
+}
+
+void iob_log_set_hook(void (*hook)(int level, const char *line, void *arg), void *arg)
+{
+	log_hook = hook;
+	log_hook_arg = arg;
+}
+
+void iob_log(int level, const char *who, const char *fmt, ...)
+{
+	static const char *names[] = {"error", "warning", "info", "debug"};
+	char msg[1024], line[1200];
+	va_list ap;
+
+	if (level > log_level)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	size_t n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	const char *lvl = level >= 0 && level <= IOB_LOG_DEBUG ? names[level] : "log";
+	if (who && *who && strcmp(who, log_program) != 0)
+		snprintf(line, sizeof line, "%s: %s: %s: %s", log_program, who, lvl, msg);
+	else
+		snprintf(line, sizeof line, "%s: %s: %s", log_program, lvl, msg);
+	if (log_hook) {
+		log_hook(level, line, log_hook_arg);
+		return;
+	}
+	fprintf(stderr, "%s\n", line);
+}

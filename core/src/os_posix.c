@@ -1,0 +1,423 @@
+/*
+ * os_posix.c - the POSIX (Linux) implementation of iobench/os.h.  The only
+ * core file that makes system calls directly.
+ */
+#include "iobench/os.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t iob_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tv_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+uint64_t iob_clock_ns(enum iob_clock clock)
+{
+	struct rusage ru;
+	struct timespec ts;
+
+	switch (clock) {
+	case IOB_CLOCK_USER:
+		getrusage(RUSAGE_SELF, &ru);
+		return tv_ns(ru.ru_utime);
+	case IOB_CLOCK_SYSTEM:
+		getrusage(RUSAGE_SELF, &ru);
+		return tv_ns(ru.ru_stime);
+	case IOB_CLOCK_PROCESS:
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+		return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	case IOB_CLOCK_WALL:
+	default:
+		return iob_now_ns();
+	}
+}
+
+uint64_t iob_clock_resolution_ns(enum iob_clock clock)
+{
+	struct timespec ts = {0, 0};
+	switch (clock) {
+	case IOB_CLOCK_USER:
+	case IOB_CLOCK_SYSTEM:
+		return 1000; /* getrusage reports microseconds */
+	case IOB_CLOCK_PROCESS:
+		clock_getres(CLOCK_PROCESS_CPUTIME_ID, &ts);
+		break;
+	case IOB_CLOCK_WALL:
+	default:
+		clock_getres(CLOCK_MONOTONIC, &ts);
+		break;
+	}
+	uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return ns ? ns : 1;
+}
+
+void *iob_alloc_aligned(size_t alignment, size_t size)
+{
+	void *p = NULL;
+	if (alignment < sizeof(void *))
+		alignment = sizeof(void *);
+	if (size == 0)
+		size = alignment;
+	if (posix_memalign(&p, alignment, size) != 0)
+		return NULL;
+	return p;
+}
+
+void iob_free_aligned(void *ptr)
+{
+	free(ptr);
+}
+
+uint64_t iob_physical_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES);
+	long psize = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || psize <= 0)
+		return 0;
+	return (uint64_t)pages * (uint64_t)psize;
+}
+
+uint64_t iob_free_memory(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[256];
+	unsigned long long kb = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "MemFree: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024u;
+}
+
+void iob_hostname(char *buf, size_t len)
+{
+	if (len == 0)
+		return;
+	if (gethostname(buf, len) != 0)
+		snprintf(buf, len, "unknown");
+	buf[len - 1] = '\0';
+	char *dot = strchr(buf, '.');
+	if (dot)
+		*dot = '\0';
+}
+
+void iob_time_iso8601(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	if (strftime(buf, len, "%Y-%m-%dT%H:%M:%S%z", &tm) == 0 && len)
+		buf[0] = '\0';
+}
+
+void iob_time_stamp(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	if (strftime(buf, len, "%Y%m%d.%H%M%S", &tm) == 0 && len)
+		buf[0] = '\0';
+}
+
+int iob_is_root(void)
+{
+	return geteuid() == 0;
+}
+
+enum iob_path_kind iob_path_kind(const char *path, int follow)
+{
+	struct stat st;
+	int rc = follow ? stat(path, &st) : lstat(path, &st);
+	if (rc != 0)
+		return IOB_PATH_MISSING;
+	if (S_ISREG(st.st_mode))
+		return IOB_PATH_REGULAR;
+	if (S_ISDIR(st.st_mode))
+		return IOB_PATH_DIRECTORY;
+	if (S_ISBLK(st.st_mode))
+		return IOB_PATH_BLOCKDEV;
+	if (S_ISCHR(st.st_mode))
+		return IOB_PATH_CHARDEV;
+	if (S_ISLNK(st.st_mode))
+		return IOB_PATH_SYMLINK;
+	return IOB_PATH_OTHER;
+}
+
+int iob_file_size(const char *path, uint64_t *size)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -errno;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int iob_fs_free_bytes(const char *path, uint64_t *bytes)
+{
+	struct statvfs sv;
+	if (statvfs(path, &sv) != 0)
+		return -errno;
+	*bytes = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+	return 0;
+}
+
+int iob_mkdir(const char *path)
+{
+	if (mkdir(path, 0755) == 0)
+		return 0;
+	if (errno == EEXIST && iob_path_kind(path, 1) == IOB_PATH_DIRECTORY)
+		return 0;
+	return -errno;
+}
+
+int iob_remove_file(const char *path)
+{
+	return unlink(path) == 0 ? 0 : -errno;
+}
+
+int iob_remove_dir(const char *path)
+{
+	return rmdir(path) == 0 ? 0 : -errno;
+}
+
+int iob_dir_writable(const char *dir)
+{
+	if (iob_path_kind(dir, 1) != IOB_PATH_DIRECTORY)
+		return iob_path_kind(dir, 1) == IOB_PATH_MISSING ? -ENOENT : -ENOTDIR;
+	return access(dir, W_OK | X_OK) == 0 ? 0 : -errno;
+}
+
+int iob_cache_residency(const char *path, uint64_t *resident_pages, uint64_t *total_pages)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int rc = 0;
+
+	*resident_pages = *total_pages = 0;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENOTSUP;
+	}
+	long psize = sysconf(_SC_PAGESIZE);
+	uint64_t size = (uint64_t)st.st_size;
+	if (size == 0) {
+		close(fd);
+		return 0;
+	}
+	/* Map and probe in windows so a huge file needs little memory. */
+	const uint64_t window = (uint64_t)1 << 30;
+	unsigned char *vec = malloc((size_t)(window / (uint64_t)psize) + 1);
+	if (!vec) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (uint64_t off = 0; off < size; off += window) {
+		size_t len = (size_t)(size - off < window ? size - off : window);
+		void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+		if (m == MAP_FAILED) {
+			rc = -errno;
+			break;
+		}
+		size_t npages = (len + (size_t)psize - 1) / (size_t)psize;
+		if (mincore(m, len, vec) != 0) {
+			rc = -errno;
+			munmap(m, len);
+			break;
+		}
+		for (size_t i = 0; i < npages; i++)
+			*resident_pages += vec[i] & 1u;
+		*total_pages += npages;
+		munmap(m, len);
+	}
+	free(vec);
+	close(fd);
+	return rc;
+}
+
+int iob_cache_evict(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	fdatasync(fd);
+	int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	return -rc;
+}
+
+void iob_sync_all(void)
+{
+	sync();
+}
+
+int iob_drop_caches(void)
+{
+	sync();
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, "3\n", 2);
+	int rc = n == 2 ? 0 : (n < 0 ? -errno : -EIO);
+	close(fd);
+	return rc;
+}
+
+void *iob_dl_open(const char *path, char *err, size_t errlen)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h && err && errlen) {
+		const char *e = dlerror();
+		snprintf(err, errlen, "%s", e ? e : "unknown dlopen error");
+	}
+	return h;
+}
+
+void *iob_dl_sym(void *handle, const char *name)
+{
+	return dlsym(handle, name);
+}
+
+void iob_dl_close(void *handle)
+{
+	if (handle)
+		dlclose(handle);
+}
+
+void iob_exe_dir(char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (n <= 0)
+		return;
+	path[n] = '\0';
+	char *slash = strrchr(path, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	snprintf(buf, len, "%s", path);
+}
+
+int iob_check_trusted(const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return -errno;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, whylen, "%s is writable by %s (mode %04o); refusing to load plugins from it",
+			 S_ISDIR(st.st_mode) ? "directory" : "file",
+			 (st.st_mode & S_IWOTH) ? "anyone" : "its group", (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(why, whylen, "owned by uid %u, neither root nor you; refusing to load it",
+			 (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	return 0;
+}
+
+int iob_list_dir(const char *dir, void (*fn)(void *arg, const char *name), void *arg)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		fn(arg, e->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
+int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes)
+{
+	FILE *f = fopen("/proc/self/io", "re");
+	char line[128];
+	unsigned long long v;
+	if (!f)
+		return -ENOTSUP;
+	while (fgets(line, sizeof line, f)) {
+		if (sscanf(line, "rchar: %llu", &v) == 1 && rchar)
+			*rchar = v;
+		else if (sscanf(line, "wchar: %llu", &v) == 1 && wchar)
+			*wchar = v;
+		else if (sscanf(line, "read_bytes: %llu", &v) == 1 && read_bytes)
+			*read_bytes = v;
+	}
+	fclose(f);
+	return 0;
+}
+
+int iob_write_temp(const char *text, size_t len, char *path, size_t pathlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(path, pathlen, "%s/iobench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			close(fd);
+			unlink(path);
+			return -e;
+		}
+		done += (size_t)n;
+	}
+	close(fd);
+	return 0;
+}
+
+static volatile sig_atomic_t *stop_flag;
+
+static void on_stop_signal(int sig)
+{
+	if (stop_flag)
+		*stop_flag = sig;
+	/* a second signal ends the process the default way */
+	signal(sig, SIG_DFL);
+}
+
+void iob_install_stop_handlers(volatile sig_atomic_t *flag)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	stop_flag = flag;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}

@@ -1,0 +1,152 @@
+/*
+ * result.c - building records of the result model, and run notes
+ * (iobench/result.h).
+ */
+#include "iobench/result.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void iob_rec_reset(struct iob_recbuf *b, const char *kind)
+{
+	b->rec.kind = kind;
+	b->rec.nfields = 0;
+	b->rec.fields = b->fields;
+	b->nlat = 0;
+	b->strused = 0;
+}
+
+static struct iob_field *add(struct iob_recbuf *b, const char *key, uint32_t type, uint32_t unit)
+{
+	static struct iob_field overflow;
+	if (b->rec.nfields >= IOB_REC_MAX_FIELDS)
+		return &overflow; /* a programming error; dropped rather than overrun */
+	struct iob_field *f = &b->fields[b->rec.nfields++];
+	memset(f, 0, sizeof *f);
+	f->key = key;
+	f->type = type;
+	f->unit = unit;
+	return f;
+}
+
+void iob_rec_u64(struct iob_recbuf *b, const char *key, enum iob_unit unit, uint64_t v)
+{
+	add(b, key, IOB_T_U64, unit)->v.u = v;
+}
+
+void iob_rec_i64(struct iob_recbuf *b, const char *key, enum iob_unit unit, int64_t v)
+{
+	add(b, key, IOB_T_I64, unit)->v.i = v;
+}
+
+void iob_rec_f64(struct iob_recbuf *b, const char *key, enum iob_unit unit, double v)
+{
+	add(b, key, IOB_T_F64, unit)->v.f = isfinite(v) ? v : 0.0;
+}
+
+void iob_rec_str(struct iob_recbuf *b, const char *key, const char *v)
+{
+	struct iob_field *f = add(b, key, IOB_T_STR, IOB_UNIT_NONE);
+	if (!v) {
+		f->v.s = NULL;
+		return;
+	}
+	size_t n = strlen(v) + 1;
+	if (b->strused + n > sizeof b->str) {
+		n = sizeof b->str - b->strused;
+		if (n == 0) {
+			f->v.s = "";
+			return;
+		}
+	}
+	char *dst = b->str + b->strused;
+	memcpy(dst, v, n - 1);
+	dst[n - 1] = '\0';
+	b->strused += n;
+	f->v.s = dst;
+}
+
+void iob_rec_bool(struct iob_recbuf *b, const char *key, int v)
+{
+	add(b, key, IOB_T_BOOL, IOB_UNIT_NONE)->v.b = v != 0;
+}
+
+void iob_rec_lat(struct iob_recbuf *b, const char *key, const struct iob_hist *h)
+{
+	if (b->nlat >= sizeof b->lat / sizeof b->lat[0])
+		return;
+	size_t k = b->nlat++;
+	struct iob_latency *l = &b->lat[k];
+	l->count = h->count;
+	l->min = h->count ? h->min : 0;
+	l->max = h->max;
+	l->mean = iob_hist_mean(h);
+	l->stddev = iob_hist_stddev(h);
+	l->npct = IOB_NPCT;
+	l->pct = iob_default_pct;
+	for (size_t i = 0; i < IOB_NPCT; i++)
+		b->latval[k][i] = iob_hist_percentile(h, iob_default_pct[i]);
+	l->value = b->latval[k];
+	add(b, key, IOB_T_LAT, IOB_UNIT_NS)->v.lat = l;
+}
+
+const struct iob_field *iob_rec_get(const struct iob_record *r, const char *key)
+{
+	for (size_t i = 0; i < r->nfields; i++)
+		if (strcmp(r->fields[i].key, key) == 0)
+			return &r->fields[i];
+	return NULL;
+}
+
+static const char *status_name(const struct iob_phase_result *r)
+{
+	if (r->interrupted)
+		return "interrupted";
+	if (r->status == IOB_STATUS_MISMATCH)
+		return "mismatch";
+	return r->status < 0 ? "error" : "ok";
+}
+
+void iob_rec_phase(struct iob_recbuf *b, const char *job, const char *backend, const char *file,
+		   const struct iob_phase_result *r)
+{
+	iob_rec_reset(b, "phase");
+	iob_rec_str(b, "job", job);
+	iob_rec_str(b, "phase", iob_phase_name(r->phase));
+	iob_rec_str(b, "backend", backend);
+	iob_rec_str(b, "file", file);
+	iob_rec_u64(b, "block_size_bytes", IOB_UNIT_BYTES, r->block_size);
+	iob_rec_u64(b, "bytes", IOB_UNIT_BYTES, r->bytes);
+	iob_rec_u64(b, "ops", IOB_UNIT_OPS, r->ops);
+	iob_rec_u64(b, "skipped_ops", IOB_UNIT_OPS, r->skipped);
+	iob_rec_f64(b, "elapsed_s", IOB_UNIT_S, iob_phase_seconds(r));
+	iob_rec_f64(b, "sync_s", IOB_UNIT_S, (double)r->sync_ns / 1e9);
+	iob_rec_f64(b, "bw_bytes_per_s", IOB_UNIT_BYTES_PER_S, iob_phase_bw(r));
+	iob_rec_f64(b, "ops_per_s", IOB_UNIT_OPS_PER_S, iob_phase_iops(r));
+	if (r->hist)
+		iob_rec_lat(b, "lat_ns", r->hist);
+	iob_rec_bool(b, "direct", r->direct);
+	iob_rec_u64(b, "verify_bad_blocks", IOB_UNIT_COUNT, r->bad_blocks);
+	iob_rec_str(b, "status", status_name(r));
+}
+
+void iob_notes_add(struct iob_notes *n, const char *fmt, ...)
+{
+	char text[sizeof n->text[0]];
+	va_list ap;
+	if (!n)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < n->n; i++)
+		if (strcmp(n->text[i], text) == 0)
+			return; /* say each caveat once */
+	if (n->n >= IOB_MAX_NOTES)
+		return;
+	memcpy(n->text[n->n], text, sizeof text);
+	n->ptr[n->n] = n->text[n->n];
+	n->n++;
+}

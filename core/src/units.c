@@ -1,0 +1,240 @@
+/*
+ * units.c - sizes, counts and durations in and out of text (iobench/units.h).
+ */
+#include "iobench/units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct suffix {
+	const char *text;
+	uint64_t mult;
+};
+
+static const struct suffix suffixes[] = {
+	{"", 1},
+	{"B", 1},
+	{"k", 1ull << 10},
+	{"K", 1ull << 10},
+	{"KiB", 1ull << 10},
+	{"KB", 1000ull},
+	{"kB", 1000ull},
+	{"m", 1ull << 20},
+	{"M", 1ull << 20},
+	{"MiB", 1ull << 20},
+	{"MB", 1000000ull},
+	{"g", 1ull << 30},
+	{"G", 1ull << 30},
+	{"GiB", 1ull << 30},
+	{"GB", 1000000000ull},
+	{"t", 1ull << 40},
+	{"T", 1ull << 40},
+	{"TiB", 1ull << 40},
+	{"TB", 1000000000000ull},
+};
+
+/* Digits of an unsigned decimal with an optional fraction; returns the end. */
+static const char *scan_number(const char *p, uint64_t *whole, uint64_t *frac, uint64_t *fracscale, int *overflow)
+{
+	*whole = 0;
+	*frac = 0;
+	*fracscale = 1;
+	*overflow = 0;
+	while (isdigit((unsigned char)*p)) {
+		unsigned d = (unsigned)(*p - '0');
+		if (*whole > (UINT64_MAX - d) / 10)
+			*overflow = 1;
+		else
+			*whole = *whole * 10 + d;
+		p++;
+	}
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			if (*fracscale <= UINT64_MAX / 100) { /* keep 18 digits at most */
+				*frac = *frac * 10 + (uint64_t)(*p - '0');
+				*fracscale *= 10;
+			}
+			p++;
+		}
+	}
+	return p;
+}
+
+int iob_parse_size(const char *text, uint64_t *out, char *err, size_t errlen)
+{
+	uint64_t whole, frac, scale;
+	int overflow;
+
+	if (!text || !*text) {
+		snprintf(err, errlen, "empty size");
+		return -EINVAL;
+	}
+	const char *p = text;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '-') {
+		snprintf(err, errlen, "negative size '%s'", text);
+		return -EINVAL;
+	}
+	if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1]))) {
+		snprintf(err, errlen, "'%s' is not a size (expected a number with an optional unit such as 4K or 1GiB)",
+			 text);
+		return -EINVAL;
+	}
+	const char *end = scan_number(p, &whole, &frac, &scale, &overflow);
+	char unit[8];
+	size_t ulen = 0;
+	while (end[ulen] && !isspace((unsigned char)end[ulen]) && ulen < sizeof unit - 1) {
+		unit[ulen] = end[ulen];
+		ulen++;
+	}
+	unit[ulen] = '\0';
+	const char *rest = end + ulen;
+	while (isspace((unsigned char)*rest))
+		rest++;
+	if (*rest || (end[ulen] && !isspace((unsigned char)end[ulen]))) {
+		snprintf(err, errlen, "'%s' is not a size: trailing text", text);
+		return -EINVAL;
+	}
+	uint64_t mult = 0;
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
+		if (strcmp(unit, suffixes[i].text) == 0)
+			mult = suffixes[i].mult;
+	if (mult == 0) {
+		if (strcasecmp(unit, "kb") == 0 || strcasecmp(unit, "mb") == 0 || strcasecmp(unit, "gb") == 0 ||
+		    strcasecmp(unit, "tb") == 0)
+			snprintf(err, errlen,
+				 "ambiguous unit in '%s': write K or KiB for 1024, KB for 1000 (likewise M/MiB/MB, G/GiB/GB)",
+				 text);
+		else
+			snprintf(err, errlen, "unknown unit '%s' in '%s' (use K, KiB, KB, M, MiB, MB, G, GiB, GB, T)",
+				 unit, text);
+		return -EINVAL;
+	}
+	if (overflow || (mult > 1 && whole > UINT64_MAX / mult)) {
+		snprintf(err, errlen, "size '%s' is too large (limit 2^64-1 bytes)", text);
+		return -ERANGE;
+	}
+	uint64_t bytes = whole * mult;
+	if (frac) {
+		/* frac / scale * mult must be a whole number of bytes. */
+		long double part = (long double)frac * (long double)mult / (long double)scale;
+		uint64_t ipart = (uint64_t)part;
+		if ((long double)ipart != part) {
+			snprintf(err, errlen, "size '%s' is not a whole number of bytes", text);
+			return -EINVAL;
+		}
+		if (bytes > UINT64_MAX - ipart) {
+			snprintf(err, errlen, "size '%s' is too large (limit 2^64-1 bytes)", text);
+			return -ERANGE;
+		}
+		bytes += ipart;
+	}
+	*out = bytes;
+	return 0;
+}
+
+int iob_parse_u64(const char *text, uint64_t *out, char *err, size_t errlen)
+{
+	uint64_t v = 0;
+	const char *p = text;
+	if (!text || !*text) {
+		snprintf(err, errlen, "empty number");
+		return -EINVAL;
+	}
+	if (!isdigit((unsigned char)*p)) {
+		snprintf(err, errlen, "'%s' is not a non-negative whole number", text);
+		return -EINVAL;
+	}
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10) {
+			snprintf(err, errlen, "number '%s' is too large", text);
+			return -ERANGE;
+		}
+		v = v * 10 + d;
+	}
+	if (*p) {
+		snprintf(err, errlen, "'%s' is not a non-negative whole number", text);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int iob_parse_double(const char *text, double *out, char *err, size_t errlen)
+{
+	char *end;
+	if (!text || !*text) {
+		snprintf(err, errlen, "empty number");
+		return -EINVAL;
+	}
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || *end || !isfinite(v) || errno == ERANGE) {
+		snprintf(err, errlen, "'%s' is not a finite number", text);
+		return -EINVAL;
+	}
+	/* strtod accepts "nan", "inf", hex floats; only plain decimals here. */
+	for (const char *p = text; *p; p++)
+		if (!(isdigit((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+' || *p == 'e' || *p == 'E')) {
+			snprintf(err, errlen, "'%s' is not a plain decimal number", text);
+			return -EINVAL;
+		}
+	*out = v;
+	return 0;
+}
+
+int iob_parse_bool(const char *text, int *out, char *err, size_t errlen)
+{
+	static const char *yes[] = {"1", "true", "yes", "on"};
+	static const char *no[] = {"0", "false", "no", "off"};
+	for (size_t i = 0; i < 4; i++) {
+		if (text && strcasecmp(text, yes[i]) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (text && strcasecmp(text, no[i]) == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "'%s' is not a boolean (use true/false, yes/no, on/off, 1/0)", text ? text : "");
+	return -EINVAL;
+}
+
+void iob_format_bytes(double bytes, char *buf, size_t len)
+{
+	static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	size_t u = 0;
+	if (!isfinite(bytes))
+		bytes = 0;
+	while (bytes >= 1024.0 && u < 5) {
+		bytes /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%.0f B", bytes);
+	else
+		snprintf(buf, len, "%.2f %s", bytes, unit[u]);
+}
+
+void iob_format_ns(double ns, char *buf, size_t len)
+{
+	if (!isfinite(ns))
+		ns = 0;
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.2f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+}

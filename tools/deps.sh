@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install what building and testing iobench needs, from Debian packages, when
+# it is missing.  Safe to run again: it installs nothing that is present.
+set -eu
+
+need=""
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+for pkg in build-essential cmake pkg-config libiniparser-dev libcmocka-dev python3 $*; do
+	have_pkg "$pkg" || need="$need $pkg"
+done
+[ -z "$need" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+	SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+	SUDO="sudo"
+else
+	echo "deps.sh: missing packages:$need (run as root or install them)" >&2
+	exit 1
+fi
+echo "deps.sh: installing$need" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null

@@ -1,0 +1,180 @@
+/*
+ * iobench - runs suites of jobs described by INI profiles.  A thin main:
+ * it turns its command line into a suite, a registry and outputs, and lets
+ * the core do the rest.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/log.h"
+#include "iobench/output.h"
+#include "iobench/profile.h"
+#include "iobench/runner.h"
+#include "iobench/version.h"
+#include "iobench/cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iobench run PROFILE.ini [--output LIST] [--dir DIR] [--plugin-dir DIR]...\n"
+		"       iobench check PROFILE.ini [--dir DIR] [--plugin-dir DIR]...\n"
+		"       iobench plugins [--plugin-dir DIR]...\n"
+		"       iobench --help | --version\n"
+		"\n"
+		"  run      run every job of the profile, in file order\n"
+		"  check    load and check the profile and plugins; run nothing, create nothing\n"
+		"  plugins  list the plugins found, where from, and their ABI version\n"
+		"\n"
+		"  -o, --output LIST   outputs, comma-separated NAME[:ARGS][=FILE] (default: human);\n"
+		"                      e.g. --output human,json=run.json\n"
+		"  -d, --dir DIR       directory for every job's files (overrides the profile's dir)\n"
+		"  -P, --plugin-dir D  search D for plugins first (repeatable)\n"
+		"  -v, --verbose       more messages on stderr\n"
+		"\n"
+		"Exit status: 0 ok, 1 run failed (I/O error), 2 bad input, 3 verify mismatch,\n"
+		"130/143 interrupted by SIGINT/SIGTERM.  Profiles: docs/profiles.md.\n");
+}
+
+static int list_plugins(const struct iob_registry *reg)
+{
+	printf("search path:\n");
+	for (size_t i = 0; i < reg->ndirs; i++)
+		printf("  %s\n", reg->dirs[i]);
+	printf("%-8s %-10s %-5s %-s\n", "KIND", "NAME", "ABI", "FROM / SUMMARY");
+	for (int kind = IOB_PLUGIN_BACKEND; kind <= IOB_PLUGIN_OUTPUT; kind++)
+		for (size_t i = 0; i < reg->nplugins; i++) {
+			const struct iob_loaded *l = &reg->plugins[i];
+			if (l->desc.kind != (uint32_t)kind)
+				continue;
+			printf("%-8s %-10s %u.%-3u %s\n%-26s %s\n", kind == IOB_PLUGIN_BACKEND ? "backend" : "output",
+			       l->desc.name, l->desc.abi_major, l->desc.abi_minor, l->path, "",
+			       l->desc.summary ? l->desc.summary : "");
+		}
+	for (size_t i = 0; i < reg->nshadowed; i++)
+		printf("shadowed: %s\n", reg->shadowed[i]);
+	for (size_t i = 0; i < reg->nerrors; i++)
+		printf("not loaded: %s\n", reg->errors[i]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'}, {"dir", required_argument, NULL, 'd'},
+		{"plugin-dir", required_argument, NULL, 'P'}, {"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
+	};
+	const char *outspec = "human", *dir = NULL;
+	const char *plugin_dirs[IOB_MAX_PLUGIN_DIRS];
+	size_t nplugin_dirs = 0;
+	int c;
+
+	iob_log_set_program("iobench");
+	while ((c = getopt_long(argc, argv, "+o:d:P:vhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			outspec = optarg;
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'P':
+			if (nplugin_dirs == IOB_MAX_PLUGIN_DIRS)
+				return iob_cli_fail(IOB_EXIT_USAGE, "too many --plugin-dir options");
+			plugin_dirs[nplugin_dirs++] = optarg;
+			break;
+		case 'v':
+			iob_log_set_level(IOB_LOG_DEBUG);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("iobench %s (plugin ABI %d.%d)\n", IOB_VERSION, IOB_ABI_MAJOR, IOB_ABI_MINOR);
+			return 0;
+		default:
+			return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return IOB_EXIT_USAGE;
+	}
+	const char *cmd = argv[optind++];
+	/* options may also follow the command and the profile */
+	const char *profile = NULL;
+	while (optind < argc) {
+		if ((c = getopt_long(argc, argv, "+o:d:P:vhV", longopts, NULL)) == -1) {
+			if (profile)
+				return iob_cli_fail(IOB_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+			profile = argv[optind++];
+			continue;
+		}
+		switch (c) {
+		case 'o':
+			outspec = optarg;
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'P':
+			if (nplugin_dirs == IOB_MAX_PLUGIN_DIRS)
+				return iob_cli_fail(IOB_EXIT_USAGE, "too many --plugin-dir options");
+			plugin_dirs[nplugin_dirs++] = optarg;
+			break;
+		case 'v':
+			iob_log_set_level(IOB_LOG_DEBUG);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", argv[optind - 1]);
+		}
+	}
+
+	struct iob_registry *reg = calloc(1, sizeof *reg);
+	if (!reg)
+		return iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
+	iob_registry_load(reg, plugin_dirs, nplugin_dirs);
+
+	if (strcmp(cmd, "plugins") == 0) {
+		if (profile)
+			return iob_cli_fail(IOB_EXIT_USAGE, "'plugins' takes no argument (got '%s')", profile);
+		list_plugins(reg);
+		iob_registry_unload(reg);
+		free(reg);
+		return 0;
+	}
+	if (strcmp(cmd, "run") != 0 && strcmp(cmd, "check") != 0)
+		return iob_cli_fail(IOB_EXIT_USAGE, "unknown command '%s' (use run, check or plugins)", cmd);
+	if (!profile)
+		return iob_cli_fail(IOB_EXIT_USAGE, "'%s' needs a profile: iobench %s PROFILE.ini", cmd, cmd);
+	iob_cli_report_load_errors(reg);
+
+	struct iob_suite suite;
+	char err[2048];
+	if (iob_profile_load(profile, &suite, err, sizeof err) != 0)
+		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
+	if (dir)
+		for (size_t i = 0; i < suite.njobs; i++)
+			snprintf(suite.jobs[i].dir, sizeof suite.jobs[i].dir, "%s", dir);
+	if (iob_suite_check(&suite, reg, err, sizeof err) != 0)
+		return iob_cli_fail(IOB_EXIT_USAGE, "%s: %s", profile, err);
+	struct iob_output_spec spec;
+	if (iob_output_spec_parse(outspec, reg, &spec, err, sizeof err) != 0)
+		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
+	if (strcmp(cmd, "check") == 0) {
+		printf("%s: %zu job(s) OK\n", profile, suite.njobs);
+		return 0;
+	}
+	int rc = iob_cli_run_suite(reg, &spec, &suite, "iobench", profile);
+	iob_suite_free(&suite);
+	iob_registry_unload(reg);
+	free(reg);
+	return rc;
+}
