@@ -1,0 +1,177 @@
+/* Unit tests for the latency histogram: percentiles against exact nearest-rank
+ * percentiles of random samples, the bucket layout, and the edges. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "iobench/hist.h"
+
+static uint64_t rng_state = 42;
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t exact_pct(const uint64_t *sorted, size_t n, double p)
+{
+	size_t rank = (size_t)ceil(p / 100.0 * (double)n);
+	if (rank < 1)
+		rank = 1;
+	return sorted[rank - 1];
+}
+
+/* Samples drawn from `gen`; every default percentile within 1% of exact. */
+static void check_distribution(uint64_t (*gen)(void), size_t n)
+{
+	uint64_t *v = malloc(n * sizeof *v);
+	struct iob_hist *h = iob_hist_new();
+	assert_non_null(v);
+	assert_non_null(h);
+	long double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = gen();
+		sum += v[i];
+		iob_hist_record(h, v[i]);
+	}
+	qsort(v, n, sizeof *v, cmp_u64);
+	assert_int_equal(h->count, n);
+	assert_int_equal(h->min, v[0]);
+	assert_int_equal(h->max, v[n - 1]);
+	for (size_t i = 0; i < IOB_NPCT; i++) {
+		double p = iob_default_pct[i];
+		uint64_t want = exact_pct(v, n, p), got = iob_hist_percentile(h, p);
+		double err = want ? fabs((double)got - (double)want) / (double)want : (double)got;
+		if (err > 0.01)
+			fail_msg("p%g: histogram %llu, exact %llu (error %.4f)", p, (unsigned long long)got,
+				 (unsigned long long)want, err);
+		assert_true(got <= h->max);
+		assert_true(got >= h->min);
+	}
+	double mean = (double)(sum / n);
+	assert_true(fabs(iob_hist_mean(h) - mean) <= mean * 1e-9 + 1e-9);
+	free(v);
+	iob_hist_free(h);
+}
+
+static uint64_t gen_uniform_small(void)
+{
+	return rnd() % 1000; /* exact region and first octaves */
+}
+static uint64_t gen_log_uniform(void)
+{
+	/* ns to hours: 2^0 .. 2^42 */
+	unsigned e = (unsigned)(rnd() % 43);
+	return (1ull << e) + rnd() % (1ull << e);
+}
+static uint64_t gen_bimodal(void)
+{
+	return (rnd() % 10) ? 20000 + rnd() % 5000 : 5000000 + rnd() % 1000000;
+}
+
+static void test_percentiles_uniform_small(void **s)
+{
+	(void)s;
+	check_distribution(gen_uniform_small, 100000);
+}
+static void test_percentiles_log_uniform(void **s)
+{
+	(void)s;
+	check_distribution(gen_log_uniform, 200000);
+}
+static void test_percentiles_bimodal(void **s)
+{
+	(void)s;
+	check_distribution(gen_bimodal, 50000);
+}
+
+static void test_small_counts(void **s)
+{
+	(void)s;
+	struct iob_hist *h = iob_hist_new();
+	assert_int_equal(iob_hist_percentile(h, 50), 0);
+	iob_hist_record(h, 12345);
+	for (size_t i = 0; i < IOB_NPCT; i++) {
+		uint64_t p = iob_hist_percentile(h, iob_default_pct[i]);
+		assert_true(p <= 12345 && p >= 12345 * 0.99);
+	}
+	assert_int_equal(iob_hist_percentile(h, 100), 12345);
+	iob_hist_free(h);
+}
+
+static void test_no_clamping_full_range(void **s)
+{
+	(void)s;
+	struct iob_hist *h = iob_hist_new();
+	uint64_t hour = 3600ull * 1000000000ull;
+	iob_hist_record(h, 1);
+	iob_hist_record(h, hour);
+	iob_hist_record(h, UINT64_MAX);
+	assert_int_equal(h->max, UINT64_MAX);
+	assert_int_equal(iob_hist_percentile(h, 100), UINT64_MAX);
+	uint64_t p50 = iob_hist_percentile(h, 50);
+	assert_true(fabs((double)p50 - (double)hour) / (double)hour < 0.01);
+	assert_int_equal(h->sum, UINT64_MAX); /* saturates, never wraps */
+	iob_hist_free(h);
+}
+
+static void test_bucket_layout(void **s)
+{
+	(void)s;
+	/* every bucket is contiguous with the next, and at most 1/128 of its low bound wide */
+	for (unsigned i = 0; i + 1 < IOB_HIST_BUCKETS; i++) {
+		uint64_t lo = iob_hist_bucket_low(i), hi = iob_hist_bucket_high(i);
+		assert_int_equal(hi + 1, iob_hist_bucket_low(i + 1));
+		assert_int_equal(iob_hist_index(lo), i);
+		assert_int_equal(iob_hist_index(hi), i);
+		if (lo >= IOB_HIST_SUB)
+			assert_true((double)(hi - lo + 1) / (double)lo <= 1.0 / 128 + 1e-12);
+	}
+	assert_int_equal(iob_hist_index(UINT64_MAX), IOB_HIST_BUCKETS - 1);
+}
+
+static void test_stddev_and_merge(void **s)
+{
+	(void)s;
+	struct iob_hist *a = iob_hist_new(), *b = iob_hist_new();
+	/* 2,4,4,4,5,5,7,9: population stddev 2 */
+	uint64_t v[] = {2, 4, 4, 4, 5, 5, 7, 9};
+	for (size_t i = 0; i < 4; i++)
+		iob_hist_record(a, v[i]);
+	for (size_t i = 4; i < 8; i++)
+		iob_hist_record(b, v[i]);
+	iob_hist_merge(a, b);
+	assert_int_equal(a->count, 8);
+	assert_int_equal(a->min, 2);
+	assert_int_equal(a->max, 9);
+	assert_true(fabs(iob_hist_mean(a) - 5.0) < 1e-12);
+	assert_true(fabs(iob_hist_stddev(a) - 2.0) < 1e-9);
+	iob_hist_free(a);
+	iob_hist_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_percentiles_uniform_small),
+		cmocka_unit_test(test_percentiles_log_uniform),
+		cmocka_unit_test(test_percentiles_bimodal),
+		cmocka_unit_test(test_small_counts),
+		cmocka_unit_test(test_no_clamping_full_range),
+		cmocka_unit_test(test_bucket_layout),
+		cmocka_unit_test(test_stddev_and_merge),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,226 @@
+/* Unit tests for INI profiles: inheritance from [global], include, ${VAR},
+ * round trip through iob_profile_write, and one-line errors naming the file,
+ * section and key. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "iobench/profile.h"
+
+static char tmpdir[256];
+
+static int setup(void **s)
+{
+	(void)s;
+	snprintf(tmpdir, sizeof tmpdir, "%s/iob-profile-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **s)
+{
+	(void)s;
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	return system(cmd);
+}
+
+static const char *put(const char *name, const char *text)
+{
+	static char path[4][512];
+	static int k;
+	char *p = path[k++ % 4];
+	snprintf(p, 512, "%s/%s", tmpdir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+static void test_inheritance_and_order(void **s)
+{
+	(void)s;
+	struct iob_suite suite;
+	char err[1024] = "";
+	const char *p = put("a.ini", "[global]\nsize = 1M\nblock_size = 8K\nbackend = stdio\n\n"
+				     "[second]\naccess = rand\nops = 10\n\n"
+				     "[first]\nblock_size = 64K\nphases = read, write ,verify\n");
+	assert_int_equal(iob_profile_load(p, &suite, err, sizeof err), 0);
+	assert_int_equal(suite.njobs, 2);
+	assert_string_equal(suite.jobs[0].name, "second");
+	assert_string_equal(suite.jobs[1].name, "first");
+	assert_int_equal(suite.jobs[0].size, 1048576);
+	assert_int_equal(suite.jobs[0].block_size, 8192);
+	assert_int_equal(suite.jobs[0].access, IOB_ACCESS_RAND);
+	assert_int_equal(suite.jobs[0].ops, 10);
+	assert_string_equal(suite.jobs[0].backend, "stdio");
+	assert_int_equal(suite.jobs[1].block_size, 65536);
+	assert_int_equal(suite.jobs[1].phases, 7);
+	assert_string_equal(suite.jobs[1].filename, "iobench.first.dat");
+	iob_suite_free(&suite);
+}
+
+static void test_include_and_env(void **s)
+{
+	(void)s;
+	struct iob_suite suite;
+	char err[1024] = "";
+	put("base.ini", "[global]\nsize = 2M\nblock_size = 4K\npattern = zero\n\n[base-job]\nphases = write\n");
+	setenv("IOB_TEST_BS", "16K", 1);
+	unsetenv("IOB_TEST_UNSET");
+	const char *p = put("top.ini", "[global]\ninclude = base.ini\nblock_size = ${IOB_TEST_BS}\n"
+				       "dir = ${IOB_TEST_UNSET:-/somewhere}\n\n[top-job]\n");
+	assert_int_equal(iob_profile_load(p, &suite, err, sizeof err), 0);
+	assert_int_equal(suite.njobs, 2);
+	assert_string_equal(suite.jobs[0].name, "base-job");
+	assert_string_equal(suite.jobs[1].name, "top-job");
+	/* included job: its own globals only */
+	assert_int_equal(suite.jobs[0].block_size, 4096);
+	assert_string_equal(suite.jobs[0].dir, ".");
+	/* including file: included globals below its own */
+	assert_int_equal(suite.jobs[1].size, 2 * 1048576);
+	assert_int_equal(suite.jobs[1].block_size, 16384);
+	assert_int_equal(suite.jobs[1].pattern.kind, IOB_PAT_ZERO);
+	assert_string_equal(suite.jobs[1].dir, "/somewhere");
+	iob_suite_free(&suite);
+}
+
+static void test_round_trip(void **s)
+{
+	(void)s;
+	struct iob_suite a, b;
+	char err[1024] = "";
+	const char *p = put("rt.ini", "[global]\nsize = 3M\n[x]\naccess = rand\nblock_size = 4K\nblock_size_max = 64K\n"
+				      "ops = 77\nskip_past_end = yes\npattern = ~byte:0x0f\nseed = 9\nlayout = tree\n"
+				      "tree_levels = 2\ntree_files = 3\nreopen = on\nkeep_files = 1\n"
+				      "[y]\nphases = verify\nfsync = false\ntruncate = true\nloops = 3\n");
+	assert_int_equal(iob_profile_load(p, &a, err, sizeof err), 0);
+	char path[512];
+	snprintf(path, sizeof path, "%s/dump.ini", tmpdir);
+	FILE *f = fopen(path, "w");
+	assert_int_equal(iob_profile_write(f, a.jobs, a.njobs, "dumped"), 0);
+	fclose(f);
+	assert_int_equal(iob_profile_load(path, &b, err, sizeof err), 0);
+	assert_int_equal(a.njobs, b.njobs);
+	for (size_t i = 0; i < a.njobs; i++)
+		assert_memory_equal(&a.jobs[i], &b.jobs[i], sizeof a.jobs[i]);
+	iob_suite_free(&a);
+	iob_suite_free(&b);
+}
+
+/* Each bad profile fails with a message containing every fragment. */
+static void expect_error(const char *text, const char *frag1, const char *frag2)
+{
+	struct iob_suite suite;
+	char err[1024] = "";
+	const char *p = put("bad.ini", text);
+	int rc = iob_profile_load(p, &suite, err, sizeof err);
+	if (rc == 0)
+		fail_msg("profile loaded but should fail: %s", text);
+	if (!strstr(err, frag1) || (frag2 && !strstr(err, frag2)))
+		fail_msg("error '%s' lacks '%s' / '%s'", err, frag1, frag2 ? frag2 : "");
+	if (strchr(err, '\n'))
+		fail_msg("error is more than one line: '%s'", err);
+}
+
+static void test_errors(void **s)
+{
+	(void)s;
+	expect_error("[global]\nsize = 1M\n", "no job sections", NULL);
+	expect_error("", "no job sections", NULL);
+	expect_error("[j]\nblcok_size = 4K\n", "[j] blcok_size", "unknown key");
+	expect_error("[j]\nblock_size = 4kb\n", "[j] block_size", "ambiguous");
+	expect_error("[j]\nsize = -5\n", "[j] size", "negative");
+	expect_error("[j]\nsize = 99999999999999999999\n", "[j] size", "too large");
+	expect_error("[j]\nsize = nan\n", "[j] size", "not a size");
+	expect_error("[j]\nsize = 0\n", "size must be at least", NULL);
+	expect_error("[j]\nblock_size = 0\n", "block_size must be", NULL);
+	expect_error("[j]\naccess = sideways\n", "[j] access", "sideways");
+	expect_error("[j]\nphases = write,erase\n", "[j] phases", "erase");
+	expect_error("[j]\nfsync = maybe\n", "[j] fsync", "maybe");
+	expect_error("[j]\npattern = plaid\n", "[j] pattern", "plaid");
+	expect_error("[j]\nsize=1M\n[j]\nsize=2M\n", "duplicate section [j]", NULL);
+	expect_error("[j]\nsize=1M\nsize=2M\n", "[j] size", "duplicate key");
+	expect_error("size = 1M\n[j]\n", "outside any section", NULL);
+	expect_error("[global]\nblcok = 1\n[j]\n", "[global] blcok", "unknown key");
+	expect_error("[j]\ndir = ${IOB_SURELY_NOT_SET_VAR}\n", "[j] dir", "IOB_SURELY_NOT_SET_VAR");
+	expect_error("[j]\ninclude = x.ini\n", "only allowed in [global]", NULL);
+	expect_error("[global]\ninclude = missing.ini\n[j]\n", "missing.ini", "does not exist");
+	expect_error("[j]\nblock_size = 1M\nblock_size_max = 4K\n", "block_size_max", "below");
+	expect_error("[j]\naccess = rand\nsize = 4K\nblock_size = 8K\n", "smaller than the largest block", NULL);
+	expect_error("[j]\nfilename = a/b\n", "plain file name", NULL);
+	expect_error("[j]\nsize 1M\n", "expected 'key = value'", NULL);
+	expect_error("[j\nsize = 1M\n", "bad section header", NULL);
+	expect_error("[j]\nsize = 1M\x01\n", "control character", NULL);
+	/* a 10 MB line */
+	size_t n = 10u << 20;
+	char *big = malloc(n + 32);
+	assert_non_null(big);
+	memcpy(big, "[j]\ndescription = ", 18);
+	memset(big + 18, 'x', n);
+	memcpy(big + 18 + n, "\n", 2);
+	expect_error(big, "over the 1000-character limit", NULL);
+	free(big);
+}
+
+static void test_include_loop(void **s)
+{
+	(void)s;
+	struct iob_suite suite;
+	char err[1024] = "";
+	put("loop-a.ini", "[global]\ninclude = loop-b.ini\n[a]\n");
+	put("loop-b.ini", "[global]\ninclude = loop-a.ini\n[b]\n");
+	char path[512];
+	snprintf(path, sizeof path, "%s/loop-a.ini", tmpdir);
+	assert_int_equal(iob_profile_load(path, &suite, err, sizeof err), -ELOOP);
+	assert_non_null(strstr(err, "include loop"));
+}
+
+static void test_binary_junk(void **s)
+{
+	(void)s;
+	struct iob_suite suite;
+	char err[1024] = "", path[512];
+	snprintf(path, sizeof path, "%s/junk.ini", tmpdir);
+	FILE *f = fopen(path, "wb");
+	const unsigned char junk[] = {0x7f, 'E', 'L', 'F', 0, 1, 2, 3, 0xff, '\n'};
+	fwrite(junk, 1, sizeof junk, f);
+	fclose(f);
+	assert_int_equal(iob_profile_load(path, &suite, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "binary data"));
+	assert_int_equal(iob_profile_load("/nonexistent/p.ini", &suite, err, sizeof err), -ENOENT);
+	assert_non_null(strstr(err, "no such profile"));
+}
+
+static void test_load_string(void **s)
+{
+	(void)s;
+	struct iob_suite suite;
+	char err[1024] = "";
+	assert_int_equal(iob_profile_load_string("mem", "[m]\nsize = 1K\nblock_size = 512\n", &suite, err, sizeof err),
+			 0);
+	assert_int_equal(suite.njobs, 1);
+	assert_int_equal(suite.jobs[0].block_size, 512);
+	iob_suite_free(&suite);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_inheritance_and_order),
+		cmocka_unit_test(test_include_and_env),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_include_loop),
+		cmocka_unit_test(test_binary_junk),
+		cmocka_unit_test(test_load_string),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
