@@ -61,6 +61,17 @@ static int list_plugins(const struct iob_registry *reg)
 	return 0;
 }
 
+/* The option getopt just refused, as the user typed it. */
+static const char *bad_option(char **argv)
+{
+	static char buf[8];
+	if (optopt && !(optind > 0 && argv[optind - 1][0] == '-' && argv[optind - 1][1] == '-')) {
+		snprintf(buf, sizeof buf, "-%c", optopt);
+		return buf;
+	}
+	return argv[optind - 1];
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -74,6 +85,7 @@ int main(int argc, char **argv)
 	int c;
 
 	iob_log_set_program("iobench");
+	opterr = 0; /* our own one-line messages */
 	while ((c = getopt_long(argc, argv, "+o:d:P:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -97,7 +109,7 @@ int main(int argc, char **argv)
 			printf("iobench %s (plugin ABI %d.%d)\n", IOB_VERSION, IOB_ABI_MAJOR, IOB_ABI_MINOR);
 			return 0;
 		default:
-			return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", argv[optind - 1]);
+			return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", bad_option(argv));
 		}
 	}
 	if (optind >= argc) {
@@ -133,7 +145,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", argv[optind - 1]);
+			return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", bad_option(argv));
 		}
 	}
 

@@ -68,7 +68,7 @@ int iob_cli_end_run(struct iob_outputs *out, const struct iob_notes *notes, int 
 {
 	struct iob_run_end end = {
 		.struct_size = sizeof end,
-		.status = status > 0 ? -1 : status,
+		.status = status > 0 ? -1 : status ? status : interrupted ? -EINTR : 0,
 		.interrupted = interrupted,
 		.error = status || interrupted ? (error && *error ? error : interrupted ? "interrupted" : "failed")
 					      : NULL,

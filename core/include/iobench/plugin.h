@@ -192,7 +192,9 @@ struct iob_field {
 /* One row of results.  Within a run, records of the same `kind` carry the
  * same keys in the same order. */
 struct iob_record {
-	const char *kind; /* "phase", "iotest", "io_profile", "block", ... */
+	/* "phase", "iotest", "io_profile", "block", ...; no field may be keyed
+	 * "kind" (outputs print the kind under that key) */
+	const char *kind;
 	size_t nfields;
 	const struct iob_field *fields;
 };
@@ -270,6 +272,9 @@ struct iob_plugin {
 /* The one exported symbol.  `host` stays valid until the plugin is unloaded.
  * Returns NULL to refuse loading (after logging why). */
 typedef const struct iob_plugin *(*iob_plugin_entry_fn)(const struct iob_host *host);
+
+/* Every plugin defines this function (and exports nothing else). */
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
 
 /* Helper for plugin authors: fill the version fields. */
 #define IOB_PLUGIN_HEADER                                                        \

@@ -1,0 +1,426 @@
+/*
+ * csv.c - the "csv" output: records as comma-separated rows (RFC 4180 quoting).
+ *
+ * Shape (docs/outputs.md):
+ *  - A header row of the field keys of the first record, then one row per
+ *    record.  Nothing is written for the run facts, notes or the run's
+ *    status: CSV has no place for them.  The core reports errors on stderr
+ *    and the human and json outputs carry the notes; every row already
+ *    written is whole, so a failed run leaves a valid, shorter file.
+ *  - When a record's header (its flattened keys) differs from the current
+ *    one - another kind with other keys, or a latency with other ranks - an
+ *    empty line and a new header row start a new block.  Records of another
+ *    kind with the same keys continue the current block.  The kind itself is
+ *    not a column.
+ *  - A LAT field `k` flattens to k_count, k_min, k_max, k_mean, k_stddev and
+ *    k_p<rank> per percentile, the rank printed like %g with every character
+ *    other than [0-9A-Za-z] replaced by '_' (lat_ns_p99_9).  A NULL latency
+ *    leaves its five fixed cells empty.
+ *  - Line ending is LF ("\n"), not RFC 4180's CRLF: every CSV reader accepts
+ *    it, and the output stays diffable with text tools.  A CR or LF inside a
+ *    value is kept, inside a quoted cell.
+ *  - Cells holding a comma, a double quote, CR or LF are quoted, with inner
+ *    quotes doubled.  Others are written bare.
+ *  - U64/I64 as integers; F64 as the shortest of %.15g/%.16g/%.17g that
+ *    reads back to the same double ('.' as decimal point in every locale, 0
+ *    for inf or nan); BOOL as true/false; a NULL string as an empty cell.
+ *
+ * Each header block and each row goes to the sink in a single write.  After
+ * the sink fails once, nothing more is written and every later call returns
+ * that error.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/plugin.h"
+
+#define CSV_NAME "csv"
+
+static const struct iob_host *csv_host;
+
+struct csv_buf {
+	char *data;
+	size_t len, cap;
+	int oom; /* an append failed: the buffer must not be written */
+};
+
+struct csv_state {
+	struct iob_sink sink;
+	int begun, ended;
+	int err;      /* first sink error; sticky */
+	char *header; /* current header row, without line ending; NULL before the first */
+	struct csv_buf hdr, row;
+};
+
+static void csv_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
+static void csv_log(int level, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	if (!csv_host || !csv_host->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	csv_host->log(level, CSV_NAME, "%s", line);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Growable text buffer.                                                     */
+
+static void csv_buf_add(struct csv_buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 1024;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->data, cap);
+		if (!p) {
+			b->oom = 1;
+			return;
+		}
+		b->data = p;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+static void csv_buf_str(struct csv_buf *b, const char *s)
+{
+	csv_buf_add(b, s, strlen(s));
+}
+
+static void csv_buf_printf(struct csv_buf *b, const char *fmt, ...) IOB_PRINTF(2, 3);
+static void csv_buf_printf(struct csv_buf *b, const char *fmt, ...)
+{
+	char tmp[128];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		b->oom = 1; /* only short numbers go through here */
+		return;
+	}
+	csv_buf_add(b, tmp, (size_t)n);
+}
+
+static void csv_buf_clear(struct csv_buf *b)
+{
+	b->len = 0;
+	b->oom = 0;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cells.                                                                    */
+
+/* Shortest of %.15g..%.17g reading back as v, with '.' as the decimal point
+ * whatever the locale says. */
+static void csv_fmt_double(double v, char *out, size_t outlen)
+{
+	char tmp[48];
+	if (!isfinite(v))
+		v = 0.0;
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+		if (strtod(tmp, NULL) == v)
+			break;
+	}
+	size_t o = 0;
+	int in_point = 0;
+	for (const char *p = tmp; *p && o + 1 < outlen; p++) {
+		if (isdigit((unsigned char)*p) || *p == '-' || *p == '+' || *p == 'e') {
+			out[o++] = *p;
+			in_point = 0;
+		} else if (!in_point) {
+			out[o++] = '.'; /* the locale's decimal point, maybe several bytes */
+			in_point = 1;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* One cell, quoted when it holds a comma, a quote, CR or LF. */
+static void csv_put_text(struct csv_buf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		csv_buf_str(b, s);
+		return;
+	}
+	csv_buf_add(b, "\"", 1);
+	for (const char *q = strchr(s, '"'); q; s = q + 1, q = strchr(s, '"')) {
+		csv_buf_add(b, s, (size_t)(q - s) + 1); /* up to and with the quote */
+		csv_buf_add(b, "\"", 1);                 /* doubled */
+	}
+	csv_buf_str(b, s);
+	csv_buf_add(b, "\"", 1);
+}
+
+static void csv_sep(struct csv_buf *b, size_t *ncell)
+{
+	if ((*ncell)++)
+		csv_buf_add(b, ",", 1);
+}
+
+static void csv_put_f64(struct csv_buf *b, double v)
+{
+	char num[48];
+	csv_fmt_double(v, num, sizeof(num));
+	csv_buf_str(b, num);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Header and row of one record.                                             */
+
+static void csv_header_cell(struct csv_buf *b, size_t *ncell, const char *key, const char *suffix)
+{
+	csv_sep(b, ncell);
+	if (!suffix) {
+		csv_put_text(b, key);
+		return;
+	}
+	size_t klen = strlen(key), slen = strlen(suffix);
+	char *name = malloc(klen + slen + 1);
+	if (!name) {
+		b->oom = 1;
+		return;
+	}
+	memcpy(name, key, klen);
+	memcpy(name + klen, suffix, slen + 1);
+	csv_put_text(b, name);
+	free(name);
+}
+
+static void csv_build_header(struct csv_buf *b, const struct iob_record *rec)
+{
+	static const char *const fixed[] = {"_count", "_min", "_max", "_mean", "_stddev"};
+	size_t ncell = 0;
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct iob_field *f = &rec->fields[i];
+		const char *key = f->key ? f->key : "";
+		if (f->type != IOB_T_LAT) {
+			csv_header_cell(b, &ncell, key, NULL);
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
+			csv_header_cell(b, &ncell, key, fixed[k]);
+		const struct iob_latency *lat = f->v.lat;
+		size_t n = (lat && lat->pct && lat->value) ? lat->npct : 0;
+		for (size_t k = 0; k < n; k++) {
+			char rank[48], suffix[52];
+			csv_fmt_double(lat->pct[k], rank, sizeof(rank));
+			for (char *p = rank; *p; p++)
+				if (!isalnum((unsigned char)*p))
+					*p = '_';
+			snprintf(suffix, sizeof(suffix), "_p%s", rank);
+			csv_header_cell(b, &ncell, key, suffix);
+		}
+	}
+}
+
+static void csv_put_lat(struct csv_buf *b, size_t *ncell, const struct iob_latency *lat)
+{
+	if (!lat) {
+		for (int k = 0; k < 5; k++)
+			csv_sep(b, ncell);
+		return;
+	}
+	csv_sep(b, ncell);
+	csv_buf_printf(b, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", lat->count, lat->min, lat->max);
+	csv_put_f64(b, lat->mean);
+	csv_buf_add(b, ",", 1);
+	csv_put_f64(b, lat->stddev);
+	size_t n = (lat->pct && lat->value) ? lat->npct : 0;
+	for (size_t k = 0; k < n; k++)
+		csv_buf_printf(b, ",%" PRIu64, lat->value[k]);
+	*ncell += 4 + n;
+}
+
+static void csv_build_row(struct csv_buf *b, const struct iob_record *rec)
+{
+	size_t ncell = 0;
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct iob_field *f = &rec->fields[i];
+		if (f->type == IOB_T_LAT) {
+			csv_put_lat(b, &ncell, f->v.lat);
+			continue;
+		}
+		csv_sep(b, &ncell);
+		switch (f->type) {
+		case IOB_T_U64:
+			csv_buf_printf(b, "%" PRIu64, f->v.u);
+			break;
+		case IOB_T_I64:
+			csv_buf_printf(b, "%" PRId64, f->v.i);
+			break;
+		case IOB_T_F64:
+			csv_put_f64(b, f->v.f);
+			break;
+		case IOB_T_STR:
+			if (f->v.s)
+				csv_put_text(b, f->v.s);
+			break;
+		case IOB_T_BOOL:
+			csv_buf_str(b, f->v.b ? "true" : "false");
+			break;
+		default:
+			break; /* a type from a later ABI: empty cell */
+		}
+	}
+	csv_buf_add(b, "\n", 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ops.                                                                      */
+
+static int csv_write(struct csv_state *st, const char *data, size_t len)
+{
+	if (st->err)
+		return st->err;
+	int rc = st->sink.write(st->sink.ctx, data, len);
+	if (rc < 0)
+		st->err = rc;
+	return rc < 0 ? rc : 0;
+}
+
+static int csv_open(const struct iob_sink *sink, const char *args, void **state)
+{
+	if (!sink || !sink->write || !state)
+		return -EINVAL;
+	if (args && *args) {
+		csv_log(IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output csv or csv=FILE", args);
+		return -EINVAL;
+	}
+	struct csv_state *st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->sink = *sink;
+	if (!st->sink.name)
+		st->sink.name = "output";
+	*state = st;
+	return 0;
+}
+
+static int csv_begin_run(void *state, const struct iob_run_info *run)
+{
+	struct csv_state *st = state;
+	if (st->begun) {
+		csv_log(IOB_LOG_ERROR, "begin_run called twice on %s", st->sink.name);
+		return -EINVAL;
+	}
+	st->begun = 1;
+	return st->err; /* the header waits for the first record */
+}
+
+/* Start a new header block when rec's header differs from the current one. */
+static int csv_header_for(struct csv_state *st, const struct iob_record *rec)
+{
+	struct csv_buf *h = &st->hdr;
+	csv_buf_clear(h);
+	csv_buf_add(h, "\n", 1); /* the empty line before a second block */
+	csv_build_header(h, rec);
+	if (h->oom)
+		return -ENOMEM;
+	if (st->header && strcmp(st->header, h->data + 1) == 0)
+		return 0;
+	char *copy = strdup(h->data + 1);
+	if (!copy)
+		return -ENOMEM;
+	csv_buf_add(h, "\n", 1);
+	if (h->oom) {
+		free(copy);
+		return -ENOMEM;
+	}
+	int first = st->header == NULL;
+	int rc = csv_write(st, h->data + first, h->len - (size_t)first);
+	free(st->header);
+	st->header = copy;
+	return rc;
+}
+
+static int csv_record(void *state, const struct iob_record *rec)
+{
+	struct csv_state *st = state;
+	if (!st->begun || st->ended) {
+		csv_log(IOB_LOG_ERROR, "record outside a run on %s", st->sink.name);
+		return -EINVAL;
+	}
+	if (st->err)
+		return st->err;
+	if (!rec || (rec->nfields && !rec->fields))
+		return -EINVAL;
+	int rc = csv_header_for(st, rec);
+	if (rc == 0) {
+		csv_buf_clear(&st->row);
+		csv_build_row(&st->row, rec);
+		rc = st->row.oom ? -ENOMEM : csv_write(st, st->row.data, st->row.len);
+	}
+	if (rc == -ENOMEM)
+		csv_log(IOB_LOG_ERROR, "out of memory formatting a row for %s", st->sink.name);
+	return rc;
+}
+
+static int csv_end_run(void *state, const struct iob_run_end *end)
+{
+	struct csv_state *st = state;
+	if (!st->begun || st->ended) {
+		csv_log(IOB_LOG_ERROR, "end_run %s on %s", st->ended ? "called twice" : "before begin_run",
+			st->sink.name);
+		return -EINVAL;
+	}
+	st->ended = 1;
+	return st->err; /* nothing to add: see the top of this file */
+}
+
+static int csv_close(void *state)
+{
+	struct csv_state *st = state;
+	if (!st)
+		return 0;
+	free(st->header);
+	free(st->hdr.data);
+	free(st->row.data);
+	free(st);
+	return 0;
+}
+
+static const struct iob_output_ops csv_ops = {
+	.open = csv_open,
+	.begin_run = csv_begin_run,
+	.record = csv_record,
+	.end_run = csv_end_run,
+	.close = csv_close,
+};
+
+static const struct iob_plugin csv_plugin = {
+	IOB_PLUGIN_HEADER,
+	.kind = IOB_PLUGIN_OUTPUT,
+	.caps = 0,
+	.name = CSV_NAME,
+	.summary = "records as CSV rows under a header of their keys (RFC 4180 quoting, LF endings)",
+	.ops_size = sizeof(struct iob_output_ops),
+	.output = &csv_ops,
+};
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
+{
+	if (!host || host->abi_major != IOB_ABI_MAJOR)
+		return NULL; /* the layout of a foreign host table is unknown: nothing to log with */
+	csv_host = host;
+	return &csv_plugin;
+}

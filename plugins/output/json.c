@@ -1,0 +1,512 @@
+/*
+ * json.c - the "json" output: exactly one JSON document per run on its sink.
+ *
+ * The document is written in pieces as the run goes, so a run that fails
+ * midway still leaves one complete document behind:
+ *
+ *   begin_run   {"tool":..,"version":..,"host":..,"started":..,"source":..,
+ *               "records":[
+ *   record      {"kind":"phase",<key>:<value>,...}       (one line each)
+ *   end_run     ],
+ *               "notes":[..],
+ *               "status":"ok"|"error","interrupted":false[,"error":"msg"]}
+ *
+ * close() after begin_run without end_run finishes the document with
+ * "status":"error","error":"run ended without a result"; close() right after
+ * open() writes a whole document of that shape with null run facts.
+ *
+ * Values: U64/I64 as integers; F64 as the shortest of %.15g/%.16g/%.17g that
+ * reads back to the same double, always with a '.' or an exponent, and 0.0
+ * in place of inf or nan; STR as JSON strings with '"', '\' and control
+ * characters escaped (\uXXXX), valid UTF-8 passed through and each byte of
+ * an invalid sequence replaced by \ufffd (file names need not be UTF-8); a
+ * NULL string is null; BOOL true/false; LAT as
+ *   {"count":n,"min":n,"max":n,"mean":x,"stddev":x,"percentiles":{"50":n,..}}
+ * with percentile ranks printed like %g ("99.9").  Schema: docs/outputs.md.
+ *
+ * Each piece is built in memory and handed to the sink in one write.  After
+ * the sink fails once, nothing more is written and every later call returns
+ * that error (the document cannot be repaired on a broken sink).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/plugin.h"
+
+#define JSON_NAME "json"
+#define JSON_NO_RESULT "run ended without a result"
+
+/* Smallest struct sizes holding every ABI 1.0 member. */
+#define JSON_RUN_INFO_V1_SIZE (offsetof(struct iob_run_info, source) + sizeof(const char *))
+#define JSON_RUN_END_V1_SIZE (offsetof(struct iob_run_end, notes) + sizeof(const char *const *))
+
+static const struct iob_host *json_host;
+
+enum json_stage {
+	JSON_OPENED = 0, /* open() done, nothing written */
+	JSON_BEGUN = 1,  /* the head and "records":[ are written */
+	JSON_ENDED = 2,  /* the document is complete */
+};
+
+struct json_buf {
+	char *data;
+	size_t len, cap;
+	int oom; /* an append failed: the buffer must not be written */
+};
+
+struct json_state {
+	struct iob_sink sink;
+	enum json_stage stage;
+	size_t nrecords;
+	int err; /* first sink error; sticky */
+	struct json_buf buf;
+};
+
+static void json_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
+static void json_log(int level, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	if (!json_host || !json_host->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	json_host->log(level, JSON_NAME, "%s", line);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Growable text buffer.                                                     */
+
+static void json_buf_reserve(struct json_buf *b, size_t more)
+{
+	if (b->oom)
+		return;
+	if (b->len + more + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 1024;
+	while (cap < b->len + more + 1)
+		cap *= 2;
+	char *p = realloc(b->data, cap);
+	if (!p) {
+		b->oom = 1;
+		return;
+	}
+	b->data = p;
+	b->cap = cap;
+}
+
+static void json_buf_add(struct json_buf *b, const char *s, size_t n)
+{
+	json_buf_reserve(b, n);
+	if (b->oom)
+		return;
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+static void json_buf_str(struct json_buf *b, const char *s)
+{
+	json_buf_add(b, s, strlen(s));
+}
+
+static void json_buf_printf(struct json_buf *b, const char *fmt, ...) IOB_PRINTF(2, 3);
+static void json_buf_printf(struct json_buf *b, const char *fmt, ...)
+{
+	char tmp[128];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		b->oom = 1; /* only short numbers go through here */
+		return;
+	}
+	json_buf_add(b, tmp, (size_t)n);
+}
+
+static void json_buf_clear(struct json_buf *b)
+{
+	b->len = 0;
+	b->oom = 0;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+/* Write len bytes to the sink; a failure is remembered and ends all output. */
+static int json_write(struct json_state *st, const char *data, size_t len)
+{
+	if (st->err)
+		return st->err;
+	int rc = st->sink.write(st->sink.ctx, data, len);
+	if (rc < 0)
+		st->err = rc;
+	return rc < 0 ? rc : 0;
+}
+
+/* Hand the buffer to the sink in one write.  -ENOMEM (nothing written, the
+ * sink still usable) when building it ran out of memory. */
+static int json_flush(struct json_state *st)
+{
+	int rc;
+	if (st->buf.oom) {
+		json_log(IOB_LOG_ERROR, "out of memory formatting output for %s", st->sink.name);
+		rc = st->err ? st->err : -ENOMEM;
+	} else {
+		rc = json_write(st, st->buf.data ? st->buf.data : "", st->buf.len);
+	}
+	json_buf_clear(&st->buf);
+	return rc;
+}
+
+/* Last resort when the real tail could not be built: still close the document. */
+static int json_write_fallback_tail(struct json_state *st)
+{
+	static const char tail[] = "\n],\n\"notes\":[],\n\"status\":\"error\",\"interrupted\":false,"
+				   "\"error\":\"out of memory writing the result\"}\n";
+	return json_write(st, tail, sizeof(tail) - 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Values.                                                                   */
+
+/* Shortest of %.15g..%.17g reading back as v, with '.' as the decimal point
+ * whatever the locale says.  v must be finite. */
+static void json_fmt_double(double v, char *out, size_t outlen)
+{
+	char tmp[48];
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+		if (strtod(tmp, NULL) == v)
+			break;
+	}
+	size_t o = 0;
+	int in_point = 0;
+	for (const char *p = tmp; *p && o + 1 < outlen; p++) {
+		if (isdigit((unsigned char)*p) || *p == '-' || *p == '+' || *p == 'e') {
+			out[o++] = *p;
+			in_point = 0;
+		} else if (!in_point) {
+			out[o++] = '.'; /* the locale's decimal point, maybe several bytes */
+			in_point = 1;
+		}
+	}
+	out[o] = '\0';
+}
+
+static void json_put_f64(struct json_buf *b, double v)
+{
+	char num[48];
+	if (!isfinite(v))
+		v = 0.0;
+	json_fmt_double(v, num, sizeof(num));
+	json_buf_str(b, num);
+	if (!strpbrk(num, ".e"))
+		json_buf_str(b, ".0"); /* keep an F64 recognisable as a float */
+}
+
+/* Length (2..4) of the valid UTF-8 sequence at s, or 0 when it is invalid
+ * (stray continuation, overlong form, surrogate, beyond U+10FFFF, cut off). */
+static size_t json_utf8_len(const unsigned char *s)
+{
+	size_t n;
+	uint32_t cp;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1fu;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0fu;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07u;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0u) != 0x80u) /* also stops at the terminating NUL */
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3fu);
+	}
+	if (n == 3 && (cp < 0x800u || (cp >= 0xd800u && cp <= 0xdfffu)))
+		return 0;
+	if (n == 4 && (cp < 0x10000u || cp > 0x10ffffu))
+		return 0;
+	return n;
+}
+
+static void json_put_str(struct json_buf *b, const char *s)
+{
+	if (!s) {
+		json_buf_str(b, "null");
+		return;
+	}
+	const unsigned char *p = (const unsigned char *)s;
+	json_buf_add(b, "\"", 1);
+	while (*p) {
+		const unsigned char *run = p;
+		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+			p++;
+		json_buf_add(b, (const char *)run, (size_t)(p - run));
+		if (!*p)
+			break;
+		if (*p == '"' || *p == '\\') {
+			char esc[2] = {'\\', (char)*p};
+			json_buf_add(b, esc, 2);
+			p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			json_buf_printf(b, "\\u%04x", (unsigned)*p);
+			p++;
+		} else {
+			size_t n = json_utf8_len(p);
+			if (n) {
+				json_buf_add(b, (const char *)p, n);
+				p += n;
+			} else {
+				json_buf_str(b, "\\ufffd");
+				p++;
+			}
+		}
+	}
+	json_buf_add(b, "\"", 1);
+}
+
+static void json_put_lat(struct json_buf *b, const struct iob_latency *lat)
+{
+	if (!lat) {
+		json_buf_str(b, "null");
+		return;
+	}
+	json_buf_printf(b, "{\"count\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"mean\":",
+			lat->count, lat->min, lat->max);
+	json_put_f64(b, lat->mean);
+	json_buf_str(b, ",\"stddev\":");
+	json_put_f64(b, lat->stddev);
+	json_buf_str(b, ",\"percentiles\":{");
+	size_t n = (lat->pct && lat->value) ? lat->npct : 0;
+	for (size_t i = 0; i < n; i++) {
+		char rank[48];
+		double p = isfinite(lat->pct[i]) ? lat->pct[i] : 0.0;
+		json_fmt_double(p, rank, sizeof(rank));
+		json_buf_str(b, i ? ",\"" : "\"");
+		json_buf_str(b, rank);
+		json_buf_printf(b, "\":%" PRIu64, lat->value[i]);
+	}
+	json_buf_str(b, "}}");
+}
+
+static void json_put_field(struct json_buf *b, const struct iob_field *f)
+{
+	json_put_str(b, f->key ? f->key : "");
+	json_buf_add(b, ":", 1);
+	switch (f->type) {
+	case IOB_T_U64:
+		json_buf_printf(b, "%" PRIu64, f->v.u);
+		break;
+	case IOB_T_I64:
+		json_buf_printf(b, "%" PRId64, f->v.i);
+		break;
+	case IOB_T_F64:
+		json_put_f64(b, f->v.f);
+		break;
+	case IOB_T_STR:
+		json_put_str(b, f->v.s);
+		break;
+	case IOB_T_BOOL:
+		json_buf_str(b, f->v.b ? "true" : "false");
+		break;
+	case IOB_T_LAT:
+		json_put_lat(b, f->v.lat);
+		break;
+	default:
+		json_buf_str(b, "null"); /* a type from a later ABI */
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Document pieces.                                                          */
+
+static void json_put_head(struct json_buf *b, const struct iob_run_info *run)
+{
+	static const struct iob_run_info none = {0};
+	if (!run || run->struct_size < JSON_RUN_INFO_V1_SIZE)
+		run = &none;
+	json_buf_str(b, "{\"tool\":");
+	json_put_str(b, run->tool);
+	json_buf_str(b, ",\"version\":");
+	json_put_str(b, run->version);
+	json_buf_str(b, ",\"host\":");
+	json_put_str(b, run->host);
+	json_buf_str(b, ",\"started\":");
+	json_put_str(b, run->started);
+	json_buf_str(b, ",\"source\":");
+	json_put_str(b, run->source);
+	json_buf_str(b, ",\n\"records\":[");
+}
+
+/* Everything after the last record.  error is NULL for a successful run. */
+static void json_put_tail(struct json_buf *b, const struct iob_run_end *end, const char *error)
+{
+	json_buf_str(b, "\n],\n\"notes\":[");
+	size_t k = 0;
+	for (size_t i = 0; end && end->notes && i < end->nnotes; i++) {
+		if (!end->notes[i])
+			continue;
+		json_buf_str(b, k++ ? "," : "");
+		json_put_str(b, end->notes[i]);
+	}
+	json_buf_str(b, "],\n\"status\":");
+	json_buf_str(b, error ? "\"error\"" : "\"ok\"");
+	json_buf_str(b, ",\"interrupted\":");
+	json_buf_str(b, end && end->interrupted ? "true" : "false");
+	if (error) {
+		json_buf_str(b, ",\"error\":");
+		json_put_str(b, error);
+	}
+	json_buf_str(b, "}\n");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ops.                                                                      */
+
+static int json_open(const struct iob_sink *sink, const char *args, void **state)
+{
+	if (!sink || !sink->write || !state)
+		return -EINVAL;
+	if (args && *args) {
+		json_log(IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output json or json=FILE",
+			 args);
+		return -EINVAL;
+	}
+	struct json_state *st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->sink = *sink;
+	if (!st->sink.name)
+		st->sink.name = "output";
+	*state = st;
+	return 0;
+}
+
+static int json_begin_run(void *state, const struct iob_run_info *run)
+{
+	struct json_state *st = state;
+	if (st->stage != JSON_OPENED) {
+		json_log(IOB_LOG_ERROR, "begin_run called twice on %s", st->sink.name);
+		return -EINVAL;
+	}
+	json_put_head(&st->buf, run);
+	int rc = json_flush(st);
+	/* After a sink failure nothing more is written anyway; after -ENOMEM the
+	 * head is missing and close() will write one. */
+	if (rc == 0 || st->err)
+		st->stage = JSON_BEGUN;
+	return rc;
+}
+
+static int json_record(void *state, const struct iob_record *rec)
+{
+	struct json_state *st = state;
+	if (st->stage != JSON_BEGUN) {
+		json_log(IOB_LOG_ERROR, "record outside a run on %s", st->sink.name);
+		return -EINVAL;
+	}
+	if (st->err)
+		return st->err;
+	if (!rec || (rec->nfields && !rec->fields))
+		return -EINVAL;
+	struct json_buf *b = &st->buf;
+	json_buf_str(b, st->nrecords ? ",\n{\"kind\":" : "\n{\"kind\":");
+	json_put_str(b, rec->kind ? rec->kind : "");
+	for (size_t i = 0; i < rec->nfields; i++) {
+		json_buf_add(b, ",", 1);
+		json_put_field(b, &rec->fields[i]);
+	}
+	json_buf_add(b, "}", 1);
+	int rc = json_flush(st);
+	if (rc == 0)
+		st->nrecords++;
+	return rc;
+}
+
+static int json_end_run(void *state, const struct iob_run_end *end)
+{
+	struct json_state *st = state;
+	if (st->stage != JSON_BEGUN) {
+		json_log(IOB_LOG_ERROR, "end_run %s on %s",
+			 st->stage == JSON_ENDED ? "called twice" : "before begin_run", st->sink.name);
+		return -EINVAL;
+	}
+	st->stage = JSON_ENDED;
+	const char *error = NULL;
+	int rc = 0;
+	if (!end || end->struct_size < JSON_RUN_END_V1_SIZE) {
+		json_log(IOB_LOG_ERROR, "end_run on %s got no valid run end", st->sink.name);
+		end = NULL;
+		error = JSON_NO_RESULT;
+		rc = -EINVAL;
+	} else if (end->status != 0) {
+		error = end->error ? end->error : "run failed";
+	}
+	json_put_tail(&st->buf, end, error);
+	int wrc = json_flush(st);
+	if (wrc == -ENOMEM && !st->err)
+		wrc = json_write_fallback_tail(st);
+	return wrc ? wrc : rc;
+}
+
+static int json_close(void *state)
+{
+	struct json_state *st = state;
+	if (!st)
+		return 0;
+	int rc = 0;
+	if (st->stage != JSON_ENDED && !st->err) {
+		if (st->stage == JSON_OPENED)
+			json_put_head(&st->buf, NULL);
+		json_put_tail(&st->buf, NULL, JSON_NO_RESULT);
+		rc = json_flush(st);
+		if (rc == -ENOMEM && !st->err && st->stage == JSON_BEGUN)
+			rc = json_write_fallback_tail(st);
+	}
+	free(st->buf.data);
+	free(st);
+	return rc;
+}
+
+static const struct iob_output_ops json_ops = {
+	.open = json_open,
+	.begin_run = json_begin_run,
+	.record = json_record,
+	.end_run = json_end_run,
+	.close = json_close,
+};
+
+static const struct iob_plugin json_plugin = {
+	IOB_PLUGIN_HEADER,
+	.kind = IOB_PLUGIN_OUTPUT,
+	.caps = 0,
+	.name = JSON_NAME,
+	.summary = "one JSON document per run: run facts, records, notes, status",
+	.ops_size = sizeof(struct iob_output_ops),
+	.output = &json_ops,
+};
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
+{
+	if (!host || host->abi_major != IOB_ABI_MAJOR)
+		return NULL; /* the layout of a foreign host table is unknown: nothing to log with */
+	json_host = host;
+	return &json_plugin;
+}

@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""Integration tests for the iobench binary: each case runs the real binary in a
+temporary directory under the build tree and asserts on its output, exit code
+and the files it leaves.  Usage: test_iobench.py --bin DIR --src DIR --work DIR CASE"""
+import argparse
+import csv
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ARGS = None
+
+
+def iobench(*args, stdin=None, env=None, check_rc=None):
+    e = dict(os.environ)
+    e.pop("IOBENCH_PLUGIN_PATH", None)
+    if env:
+        e.update(env)
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), *args], capture_output=True, text=True,
+                       input=stdin, env=e, timeout=240)
+    if check_rc is not None and p.returncode != check_rc:
+        raise AssertionError(f"iobench {' '.join(args)}: exit {p.returncode}, want {check_rc}\n"
+                             f"stdout: {p.stdout[-2000:]}\nstderr: {p.stderr[-2000:]}")
+    return p
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def expect(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def case_plugins_listing(tmp):
+    p = iobench("plugins", check_rc=0)
+    for kind, name in [("backend", "stdio"), ("backend", "posix"), ("backend", "direct"), ("backend", "mmap"),
+                       ("output", "human"), ("output", "csv"), ("output", "json")]:
+        line = [l for l in p.stdout.splitlines() if l.split()[:2] == [kind, name]]
+        expect(line, f"{kind} {name} not listed:\n{p.stdout}")
+        expect(" 1.0 " in line[0] and "iob-%s-%s.so" % (kind, name) in line[0], f"bad line: {line[0]}")
+    expect("search path:" in p.stdout, "no search path shown")
+    # a directory of broken plugins: listed as not loaded, one line each, the good ones still load
+    bad = os.path.join(ARGS.work, "..", "plugins", "bad_abi")
+    p = iobench("plugins", "--plugin-dir", bad, check_rc=0)
+    expect("not loaded: plugin " in p.stdout and "ABI 99.0" in p.stdout, p.stdout)
+    expect("backend  posix" in p.stdout, p.stdout)
+    p = iobench("plugins", "--plugin-dir", os.path.join(tmp, "nope"), check_rc=0)
+    expect("plugin directory does not exist" in p.stdout, p.stdout)
+
+
+def case_version_help(tmp):
+    p = iobench("--version", check_rc=0)
+    expect(p.stdout.startswith("iobench ") and "plugin ABI 1.0" in p.stdout, p.stdout)
+    p = iobench("--help", check_rc=0)
+    expect("usage: iobench run PROFILE.ini" in p.stdout, p.stdout)
+    p = iobench(check_rc=2)
+    expect("usage:" in p.stderr, p.stderr)
+
+
+def case_configs_run(tmp):
+    cfgdir = os.path.join(ARGS.src, "configs")
+    configs = sorted(f for f in os.listdir(cfgdir) if f.endswith(".ini"))
+    expect(len(configs) >= 5, f"too few configs: {configs}")
+    for c in configs:
+        d = tempfile.mkdtemp(dir=tmp)
+        out = os.path.join(d, "out.json")
+        iobench("run", os.path.join(cfgdir, c), "--dir", d, "--output", "json=" + out, check_rc=0)
+        doc = json.load(open(out))
+        expect(doc["status"] == "ok" and doc["records"], f"{c}: {doc.get('status')} {doc.get('error')}")
+        for r in doc["records"]:
+            expect(r["bytes"] > 0 and r["ops"] > 0 and r["elapsed_s"] > 0, f"{c}: empty phase {r}")
+            expect(r["status"] == "ok", f"{c}: {r}")
+        left = [f for f in os.listdir(d) if f != "out.json"]
+        expect(not left, f"{c}: files left behind: {left}")
+
+
+def case_json_document(tmp):
+    p = iobench("run", os.path.join(ARGS.src, "configs", "default.ini"), "--dir", tmp, "--output", "json",
+                check_rc=0)
+    doc = json.loads(p.stdout)  # exactly one document, nothing else on stdout
+    expect(doc["tool"] == "iobench" and doc["status"] == "ok", doc)
+    phases = {(r["job"], r["phase"]) for r in doc["records"]}
+    expect(("seq-write-read", "verify") in phases and ("rand-4k", "read") in phases, phases)
+    pct_keys = ["1", "5", "10", "20", "30", "40", "50", "60", "70", "80", "90", "95", "99", "99.5", "99.9",
+                "99.99"]
+    for r in doc["records"]:
+        lat = r["lat_ns"]
+        for k in ("min", "max", "mean", "stddev", "count", "percentiles"):
+            expect(k in lat, f"lat_ns lacks {k}")
+        expect(list(lat["percentiles"].keys()) == pct_keys, lat["percentiles"].keys())
+        vals = [lat["percentiles"][k] for k in pct_keys]
+        expect(vals == sorted(vals) and vals[-1] <= lat["max"] and vals[0] >= lat["min"], lat)
+        expect(lat["count"] == r["ops"], f"latency count {lat['count']} != ops {r['ops']}")
+        bw = r["bytes"] / r["elapsed_s"]
+        expect(abs(r["bw_bytes_per_s"] - bw) <= 0.01 * bw, f"bw {r['bw_bytes_per_s']} vs {bw}")
+    seq = [r for r in doc["records"] if r["job"] == "seq-write-read"]
+    expect(all(r["bytes"] == 64 << 20 and r["ops"] == 64 for r in seq), seq)
+    rnd = [r for r in doc["records"] if r["job"] == "rand-4k"]
+    expect(all(r["ops"] == 8192 and r["bytes"] == 8192 * 4096 for r in rnd), rnd)
+    sweep = [r["block_size_bytes"] for r in doc["records"] if r["job"] == "seq-sweep" and r["phase"] == "read"]
+    expect(sweep == [4096 << i for i in range(9)], sweep)
+    expect(any("page cache" in n for n in doc["notes"]), doc["notes"])
+
+
+def case_csv_and_two_outputs(tmp):
+    prof = write(os.path.join(tmp, "p.ini"), "[a]\nsize = 1M\nblock_size = 64K\nphases = write,read\n")
+    out = os.path.join(tmp, "o.csv")
+    p = iobench("run", prof, "--dir", tmp, "--output", "human,csv=" + out, check_rc=0)
+    expect("MiB/s" in p.stdout, p.stdout)
+    rows = list(csv.reader(open(out, newline="")))
+    expect(rows[0][:3] == ["kind", "job", "phase"] or "job" in rows[0], rows[0])
+    expect(len(rows) == 3, rows)
+    hdr = rows[0]
+    for row in rows[1:]:
+        expect(len(row) == len(hdr), row)
+        rec = dict(zip(hdr, row))
+        expect(int(rec["bytes"]) == 1 << 20 and int(rec["ops"]) == 16, rec)
+        expect("lat_ns_p99_9" in rec, hdr)
+
+
+def case_bad_input_table(tmp):
+    """Bad input: a one-line error naming the bad value, exit 2, nothing created."""
+    good = write(os.path.join(tmp, "good.ini"), "[a]\nsize = 1M\n")
+    cases = [
+        (["run"], "needs a profile"),
+        (["frobnicate"], "unknown command 'frobnicate'"),
+        (["run", good, "--bogus"], "unknown option '--bogus'"),
+        (["run", os.path.join(tmp, "missing.ini")], "no such profile"),
+        (["run", good, "--output", "xml"], "unknown output 'xml'"),
+        (["run", good, "--output", "json,csv"], "more than one output writes to stdout"),
+        (["run", good, "--output", "json=" + os.path.join(tmp, "nodir", "o.json")], "does not exist"),
+        (["run", good, "--dir", os.path.join(tmp, "nodir")], "does not exist"),
+        (["run", write(os.path.join(tmp, "b1.ini"), "[a]\nbackend = nosuch\n")], "backend 'nosuch' is not loaded"),
+        (["run", write(os.path.join(tmp, "b2.ini"), "[a]\nsize = 0\n")], "size must be at least"),
+        (["run", write(os.path.join(tmp, "b3.ini"), "[a]\nsize = 99999999999999999999\n")], "too large"),
+        (["run", write(os.path.join(tmp, "b4.ini"), "[a]\nsize = 10 bananas\n")], "[a] size"),
+        (["run", write(os.path.join(tmp, "b5.ini"), "[a]\nwat = 1\n")], "[a] wat: unknown key"),
+        (["run", write(os.path.join(tmp, "b6.ini"), "[global]\ninclude = b6.ini\n[a]\n")], "include loop"),
+    ]
+    before = sorted(os.listdir(tmp))
+    for args, frag in cases:
+        args = [a if a != "--dir" else a for a in args]
+        full = list(args)
+        if "--dir" not in full and len(full) > 1 and full[0] == "run":
+            full += ["--dir", tmp]
+        p = iobench(*full)
+        expect(p.returncode == 2, f"{full}: exit {p.returncode}, want 2; stderr {p.stderr}")
+        lines = p.stderr.strip().splitlines()
+        expect(len(lines) == 1 and frag in lines[0], f"{full}: stderr {p.stderr!r}, want one line with {frag!r}")
+        expect(p.stdout == "", f"{full}: stdout not empty: {p.stdout!r}")
+        expect(sorted(os.listdir(tmp)) == before, f"{full}: created {set(os.listdir(tmp)) - set(before)}")
+
+
+def case_device_refused(tmp):
+    prof = write(os.path.join(tmp, "dev.ini"), "[a]\ndir = /dev\nfilename = null\nsize = 1M\n")
+    p = iobench("run", prof, check_rc=2)
+    expect("/dev/null is a character device" in p.stderr and "allow_devices" in p.stderr, p.stderr)
+    os.symlink("/dev/null", os.path.join(tmp, "link"))
+    prof = write(os.path.join(tmp, "dev2.ini"), f"[a]\ndir = {tmp}\nfilename = link\nsize = 1M\n")
+    p = iobench("run", prof, check_rc=2)
+    expect("behind a symlink" in p.stderr, p.stderr)
+    prof = write(os.path.join(tmp, "dev3.ini"), f"[a]\ndir = {tmp}\nfilename = sub\nsize = 1M\n")
+    os.mkdir(os.path.join(tmp, "sub"))
+    p = iobench("run", prof, check_rc=2)
+    expect("is a directory" in p.stderr, p.stderr)
+
+
+def case_verify_mismatch(tmp):
+    prof = write(os.path.join(tmp, "v.ini"),
+                 "[global]\nfilename = shared.dat\nsize = 1M\nblock_size = 64K\nkeep_files = true\n"
+                 "[w]\npattern = zero\nphases = write\n[v]\npattern = ones\nphases = verify\n")
+    p = iobench("run", prof, "--dir", tmp, "--output", "json")
+    expect(p.returncode == 3, f"exit {p.returncode}: {p.stderr}")
+    doc = json.loads(p.stdout)
+    expect(doc["status"] == "error" and "verify failed" in doc["error"], doc)
+    expect("offset 0 of" in doc["error"] and "expected 0xff, found 0x00" in doc["error"], doc["error"])
+    v = [r for r in doc["records"] if r["phase"] == "verify"][0]
+    expect(v["verify_bad_blocks"] == 16 and v["status"] == "mismatch", v)
+    # flip one byte at a known offset and verify again with the right pattern
+    path = os.path.join(tmp, "shared.dat")
+    with open(path, "r+b") as f:
+        f.seek(200000)
+        f.write(b"\x01")
+    prof2 = write(os.path.join(tmp, "v2.ini"),
+                  "[v2]\nfilename = shared.dat\nsize = 1M\nblock_size = 64K\npattern = zero\nphases = verify\n")
+    p = iobench("run", prof2, "--dir", tmp)
+    expect(p.returncode == 3 and "offset 200000" in p.stderr and "1 bad block" in p.stderr, p.stderr)
+    expect(os.path.exists(path), "the user's file was removed")
+
+
+def case_interrupted(tmp):
+    prof = write(os.path.join(tmp, "long.ini"),
+                 "[long]\naccess = rand\nsize = 64M\nblock_size = 4K\nops = 200000000\nphases = write\n"
+                 "fsync = false\n")
+    out = os.path.join(tmp, "o.json")
+    proc = subprocess.Popen([os.path.join(ARGS.bin, "iobench"), "run", prof, "--dir", tmp, "--output",
+                             "human,json=" + out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    so, se = proc.communicate(timeout=60)
+    waited = time.monotonic() - t0
+    expect(proc.returncode == 130, f"exit {proc.returncode}: {se}")
+    expect(waited < 5, f"took {waited:.1f}s to stop")
+    doc = json.load(open(out))
+    expect(doc["interrupted"] is True and doc["status"] == "error", doc)
+    expect(doc["records"] and doc["records"][0]["status"] == "interrupted", doc["records"])
+    expect(0 < doc["records"][0]["ops"] < 200000000, doc["records"])
+    expect("interrupted" in so and "interrupted" in se, (so, se))
+    expect(not os.path.exists(os.path.join(tmp, "iobench.long.dat")), "temporary file left behind")
+
+
+def case_cleanup_keeps_user_files(tmp):
+    user = os.path.join(tmp, "mine.dat")
+    write(user, "precious\n" * 1000)
+    prof = write(os.path.join(tmp, "c.ini"),
+                 "[t]\nlayout = tree\ntree_levels = 2\ntree_files = 2\nsize = 64K\nblock_size = 4K\n"
+                 "[u]\nfilename = mine.dat\nsize = 64K\nblock_size = 4K\nphases = read\n")
+    iobench("run", prof, "--dir", tmp, check_rc=0)
+    expect(sorted(os.listdir(tmp)) == ["c.ini", "mine.dat"], os.listdir(tmp))
+    expect(open(user).read() == "precious\n" * 1000, "user file changed")
+    # keep_files leaves the tree as documented
+    prof = write(os.path.join(tmp, "k.ini"),
+                 "[t]\nlayout = tree\ntree_levels = 2\ntree_files = 2\nsize = 64K\nkeep_files = true\n")
+    iobench("run", prof, "--dir", tmp, check_rc=0)
+    for rel in ["dir0/file0", "dir0/file1", "dir0/dir1/file0", "dir0/dir1/file1"]:
+        expect(os.path.getsize(os.path.join(tmp, rel)) == 65536, rel)
+
+
+def case_read_only_job(tmp):
+    prof = write(os.path.join(tmp, "r.ini"), "[r]\nfilename = absent.dat\nphases = read\n")
+    p = iobench("run", prof, "--dir", tmp, check_rc=2)
+    expect("absent.dat does not exist" in p.stderr, p.stderr)
+    # a read job after a write job that keeps the file is fine
+    prof = write(os.path.join(tmp, "r2.ini"),
+                 "[global]\nfilename = f.dat\nsize = 1M\n[w]\nphases = write\nkeep_files = true\n"
+                 "[r]\nphases = read\n")
+    p = iobench("run", prof, "--dir", tmp, "--output", "json", check_rc=0)
+    doc = json.loads(p.stdout)
+    expect([r["phase"] for r in doc["records"]] == ["write", "read"], doc["records"])
+    expect(doc["records"][1]["bytes"] == 1 << 20, doc["records"][1])
+
+
+def case_stdin_stream(tmp):
+    prof = write(os.path.join(tmp, "s.ini"), "[s]\nfilename = -\nphases = read\nblock_size = 64K\n")
+    data = "x" * 1000000
+    p = iobench("run", prof, "--output", "json", stdin=data, check_rc=0)
+    doc = json.loads(p.stdout)
+    expect(doc["records"][0]["bytes"] == 1000000, doc["records"][0])
+
+
+def case_direct_refuses_misaligned(tmp):
+    prof = write(os.path.join(tmp, "d.ini"), "[d]\nbackend = direct\nsize = 1M\nblock_size = 1000\n")
+    p = iobench("run", prof, "--dir", tmp)
+    expect(p.returncode != 0 and "block size 1000 is not a multiple of" in p.stderr, p.stderr)
+    expect(sorted(os.listdir(tmp)) == ["d.ini"], os.listdir(tmp))
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("case")
+    ARGS = ap.parse_args()
+    fn = globals().get("case_" + ARGS.case)
+    if not fn:
+        print(f"unknown case {ARGS.case}")
+        return 2
+    os.makedirs(ARGS.work, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=ARGS.case + "-", dir=ARGS.work)
+    try:
+        fn(tmp)
+    except AssertionError as e:
+        print(f"FAIL {ARGS.case}: {e}")
+        print("0 passed, 1 failed")
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"ok {ARGS.case}")
+    print("1 passed, 0 failed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
