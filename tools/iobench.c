@@ -72,6 +72,42 @@ static const char *bad_option(char **argv)
 	return argv[optind - 1];
 }
 
+/* Everything after option parsing; owns no memory the caller must free. */
+static int command(struct iob_registry *reg, const char *cmd, const char *profile, const char *dir,
+		   const char *outspec)
+{
+	if (strcmp(cmd, "plugins") == 0) {
+		if (profile)
+			return iob_cli_fail(IOB_EXIT_USAGE, "'plugins' takes no argument (got '%s')", profile);
+		return list_plugins(reg);
+	}
+	if (strcmp(cmd, "run") != 0 && strcmp(cmd, "check") != 0)
+		return iob_cli_fail(IOB_EXIT_USAGE, "unknown command '%s' (use run, check or plugins)", cmd);
+	if (!profile)
+		return iob_cli_fail(IOB_EXIT_USAGE, "'%s' needs a profile: iobench %s PROFILE.ini", cmd, cmd);
+	iob_cli_report_load_errors(reg);
+
+	struct iob_suite suite;
+	struct iob_output_spec spec;
+	char err[2048];
+	int rc;
+	if (iob_profile_load(profile, &suite, err, sizeof err) != 0)
+		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
+	if (dir)
+		for (size_t i = 0; i < suite.njobs; i++)
+			snprintf(suite.jobs[i].dir, sizeof suite.jobs[i].dir, "%s", dir);
+	if (iob_suite_check(&suite, reg, err, sizeof err) != 0)
+		rc = iob_cli_fail(IOB_EXIT_USAGE, "%s: %s", profile, err);
+	else if (iob_output_spec_parse(outspec, reg, &spec, err, sizeof err) != 0)
+		rc = iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
+	else if (strcmp(cmd, "check") == 0)
+		rc = printf("%s: %zu job(s) OK\n", profile, suite.njobs) < 0 ? IOB_EXIT_FAIL : IOB_EXIT_OK;
+	else
+		rc = iob_cli_run_suite(reg, &spec, &suite, "iobench", profile);
+	iob_suite_free(&suite);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -153,39 +189,7 @@ int main(int argc, char **argv)
 	if (!reg)
 		return iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
 	iob_registry_load(reg, plugin_dirs, nplugin_dirs);
-
-	if (strcmp(cmd, "plugins") == 0) {
-		if (profile)
-			return iob_cli_fail(IOB_EXIT_USAGE, "'plugins' takes no argument (got '%s')", profile);
-		list_plugins(reg);
-		iob_registry_unload(reg);
-		free(reg);
-		return 0;
-	}
-	if (strcmp(cmd, "run") != 0 && strcmp(cmd, "check") != 0)
-		return iob_cli_fail(IOB_EXIT_USAGE, "unknown command '%s' (use run, check or plugins)", cmd);
-	if (!profile)
-		return iob_cli_fail(IOB_EXIT_USAGE, "'%s' needs a profile: iobench %s PROFILE.ini", cmd, cmd);
-	iob_cli_report_load_errors(reg);
-
-	struct iob_suite suite;
-	char err[2048];
-	if (iob_profile_load(profile, &suite, err, sizeof err) != 0)
-		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
-	if (dir)
-		for (size_t i = 0; i < suite.njobs; i++)
-			snprintf(suite.jobs[i].dir, sizeof suite.jobs[i].dir, "%s", dir);
-	if (iob_suite_check(&suite, reg, err, sizeof err) != 0)
-		return iob_cli_fail(IOB_EXIT_USAGE, "%s: %s", profile, err);
-	struct iob_output_spec spec;
-	if (iob_output_spec_parse(outspec, reg, &spec, err, sizeof err) != 0)
-		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
-	if (strcmp(cmd, "check") == 0) {
-		printf("%s: %zu job(s) OK\n", profile, suite.njobs);
-		return 0;
-	}
-	int rc = iob_cli_run_suite(reg, &spec, &suite, "iobench", profile);
-	iob_suite_free(&suite);
+	int rc = command(reg, cmd, profile, dir, outspec);
 	iob_registry_unload(reg);
 	free(reg);
 	return rc;
