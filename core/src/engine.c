@@ -229,6 +229,18 @@ static int after_io(struct phase *ph, size_t fi, int64_t n, size_t len, uint64_t
 	return 0;
 }
 
+/* A read came back short before the size the file had when the phase began. */
+static int short_read(struct phase *ph, size_t fi, int64_t n, size_t len, uint64_t off, uint64_t size)
+{
+	struct iob_phase_result *r = ph->r;
+	fail(ph, -EIO, "read", ph->spec->files[fi], off, len);
+	snprintf(r->error, sizeof r->error,
+		 "short read (%lld of %zu bytes) at offset %llu of %s, before its end at %llu bytes: the file "
+		 "shrank or the backend misbehaved",
+		 (long long)n, len, (unsigned long long)off, ph->spec->files[fi], (unsigned long long)size);
+	return -EIO;
+}
+
 static int run_seq_file(struct phase *ph, size_t fi)
 {
 	const struct iob_phase_spec *s = ph->spec;
@@ -287,8 +299,11 @@ static int run_seq_file(struct phase *ph, size_t fi)
 			if (st < 0)
 				return st;
 			off += (uint64_t)n;
-			if (st > 0 || n == 0)
+			if (st > 0 || n == 0) {
+				if (size != UINT64_MAX && off < size)
+					return short_read(ph, fi, n, len, off - (uint64_t)n, size);
 				break; /* end of file */
+			}
 		}
 	}
 	if (write && s->fsync && sync_one(ph, fi) < 0)
@@ -396,7 +411,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 							 : "bad block size");
 		return r->status;
 	}
-	ph.fill_each = ph.write && !iob_pattern_is_constant(&s->pattern);
+	ph.fill_each = ph.write && !iob_pattern_is_constant(&s->pattern) && !s->fill_once;
 	ph.open_flags = ph.write ? IOB_OPEN_WRITE | IOB_OPEN_CREATE | (s->truncate ? IOB_OPEN_TRUNC : 0) : IOB_OPEN_READ;
 	ph.handles = calloc(s->nfiles, sizeof *ph.handles);
 	ph.created = calloc(s->nfiles, sizeof *ph.created);

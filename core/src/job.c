@@ -104,6 +104,10 @@ int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 		snprintf(err, errlen, "[%s] dir is empty", n);
 		return -EINVAL;
 	}
+	if (job->fill_once && (job->phases & IOB_PHASE_BIT(IOB_PHASE_VERIFY))) {
+		snprintf(err, errlen, "[%s] fill_once writes data verify cannot check; drop one of them", n);
+		return -EINVAL;
+	}
 	if (job->reopen && job->access == IOB_ACCESS_SEQ) {
 		snprintf(err, errlen, "[%s] reopen applies to random access only", n);
 		return -EINVAL;

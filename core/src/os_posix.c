@@ -421,3 +421,30 @@ void iob_install_stop_handlers(volatile sig_atomic_t *flag)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 }
+
+int iob_dio_alignment(const char *path, uint32_t *align)
+{
+#if defined(__linux__) && defined(STATX_DIOALIGN) && defined(O_TMPFILE)
+	struct statx sx;
+	int fd, rc;
+
+	if (iob_path_kind(path, 1) == IOB_PATH_DIRECTORY)
+		fd = open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	else
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOTSUP;
+	rc = statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx);
+	close(fd);
+	if (rc != 0 || !(sx.stx_mask & STATX_DIOALIGN))
+		return -ENOTSUP;
+	if (sx.stx_dio_offset_align == 0)
+		return -EINVAL; /* the file system has no direct I/O */
+	*align = sx.stx_dio_offset_align;
+	return 0;
+#else
+	(void)path;
+	(void)align;
+	return -ENOTSUP;
+#endif
+}

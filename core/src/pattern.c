@@ -3,6 +3,7 @@
  * (iobench/pattern.h).
  */
 #include "iobench/pattern.h"
+#include "iobench/units.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -194,7 +195,7 @@ int iob_pattern_parse(const char *text, struct iob_pattern *out, char *err, size
 	} else {
 		snprintf(err, errlen,
 			 "unknown pattern '%s' (use zero, ones, text, random, byte:0xNN, char:C, ~ prefix to complement)",
-			 text ? text : "");
+			 IOB_Q(text));
 		return -EINVAL;
 	}
 	p.seed = out->seed;

@@ -17,6 +17,7 @@
 
 #include <iniparser.h>
 
+#include "iobench/plugin.h"
 #include "iobench/units.h"
 
 #define MAX_INCLUDE_DEPTH 16
@@ -29,7 +30,7 @@ static int set_u32(const char *key, const char *value, uint32_t *dst, char *err,
 	uint64_t v;
 	int rc = iob_parse_u64(value, &v, err, errlen);
 	if (rc == 0 && v > UINT32_MAX) {
-		snprintf(err, errlen, "%s '%s' is too large", key, value);
+		snprintf(err, errlen, "%s '%s' is too large", key, IOB_Q(value));
 		rc = -ERANGE;
 	}
 	if (rc == 0)
@@ -52,7 +53,7 @@ static int set_phases(const char *value, uint32_t *dst, char *err, size_t errlen
 	uint32_t bits = 0;
 	char buf[128];
 	if (strlen(value) >= sizeof buf) {
-		snprintf(err, errlen, "phases '%s' is too long", value);
+		snprintf(err, errlen, "phases '%s' is too long", IOB_Q(value));
 		return -EINVAL;
 	}
 	snprintf(buf, sizeof buf, "%s", value);
@@ -62,7 +63,7 @@ static int set_phases(const char *value, uint32_t *dst, char *err, size_t errlen
 			: strcmp(t, "read") == 0 ? IOB_PHASE_BIT(IOB_PHASE_READ)
 			: strcmp(t, "verify") == 0 ? IOB_PHASE_BIT(IOB_PHASE_VERIFY) : 0;
 		if (!bit) {
-			snprintf(err, errlen, "unknown phase '%s' in '%s' (use write, read, verify)", t, value);
+			snprintf(err, errlen, "unknown phase '%s' in '%s' (use write, read, verify)", IOB_Q(t), IOB_Q(value));
 			return -EINVAL;
 		}
 		bits |= bit;
@@ -94,7 +95,7 @@ int iob_job_set(struct iob_job *job, const char *key, const char *value, char *e
 		else if (strcmp(value, "tree") == 0)
 			job->layout = IOB_LAYOUT_TREE;
 		else {
-			snprintf(err, errlen, "layout '%s' is neither file nor tree", value);
+			snprintf(err, errlen, "layout '%s' is neither file nor tree", IOB_Q(value));
 			return -EINVAL;
 		}
 		return 0;
@@ -109,7 +110,7 @@ int iob_job_set(struct iob_job *job, const char *key, const char *value, char *e
 		else if (strcmp(value, "rand") == 0 || strcmp(value, "random") == 0)
 			job->access = IOB_ACCESS_RAND;
 		else {
-			snprintf(err, errlen, "access '%s' is neither seq nor rand", value);
+			snprintf(err, errlen, "access '%s' is neither seq nor rand", IOB_Q(value));
 			return -EINVAL;
 		}
 		return 0;
@@ -147,6 +148,7 @@ int iob_job_set(struct iob_job *job, const char *key, const char *value, char *e
 		{"keep_files", offsetof(struct iob_job, keep_files)},
 		{"allow_devices", offsetof(struct iob_job, allow_devices)},
 		{"evict_before_read", offsetof(struct iob_job, evict_before_read)},
+		{"fill_once", offsetof(struct iob_job, fill_once)},
 	};
 	for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++)
 		if (strcmp(key, bools[i].key) == 0)
@@ -265,7 +267,15 @@ static int prescan(const char *path, char ***sections, size_t *nsec, char *err, 
 		if (*t == '[') {
 			char *close = strchr(t, ']');
 			if (!close || close == t + 1) {
-				snprintf(err, errlen, "%s:%zu: bad section header '%s'", path, lineno, t);
+				snprintf(err, errlen, "%s:%zu: bad section header '%s'", path, lineno, IOB_Q(t));
+				rc = -EINVAL;
+				break;
+			}
+			const char *after = close + 1;
+			while (isspace((unsigned char)*after))
+				after++;
+			if (*after && *after != ';' && *after != '#') {
+				snprintf(err, errlen, "%s:%zu: text after the section header '%s'", path, lineno, IOB_Q(t));
 				rc = -EINVAL;
 				break;
 			}
@@ -303,7 +313,7 @@ static int prescan(const char *path, char ***sections, size_t *nsec, char *err, 
 		}
 		char *eq = strchr(t, '=');
 		if (!eq) {
-			snprintf(err, errlen, "%s:%zu: expected 'key = value', got '%s'", path, lineno, t);
+			snprintf(err, errlen, "%s:%zu: expected 'key = value', got '%s'", path, lineno, IOB_Q(t));
 			rc = -EINVAL;
 			break;
 		}
@@ -351,7 +361,7 @@ static int expand(const char *in, char *out, size_t outlen, char *err, size_t er
 			const char *end = strchr(p + 2, '}');
 			char name[256], *def = NULL;
 			if (!end || (size_t)(end - p - 2) >= sizeof name || end == p + 2) {
-				snprintf(err, errlen, "bad variable reference in '%s' (use ${NAME} or ${NAME:-default})", in);
+				snprintf(err, errlen, "bad variable reference in '%s' (use ${NAME} or ${NAME:-default})", IOB_Q(in));
 				return -EINVAL;
 			}
 			memcpy(name, p + 2, (size_t)(end - p - 2));
@@ -363,19 +373,19 @@ static int expand(const char *in, char *out, size_t outlen, char *err, size_t er
 			}
 			for (const char *c = name; *c; c++)
 				if (!(isalnum((unsigned char)*c) || *c == '_')) {
-					snprintf(err, errlen, "bad variable name '%s' in '%s'", name, in);
+					snprintf(err, errlen, "bad variable name '%s' in '%s'", IOB_Q(name), IOB_Q(in));
 					return -EINVAL;
 				}
 			const char *v = getenv(name);
 			if (!v || (!*v && def))
 				v = def;
 			if (!v) {
-				snprintf(err, errlen, "environment variable %s is not set (in '%s')", name, in);
+				snprintf(err, errlen, "environment variable %s is not set (in '%s')", name, IOB_Q(in));
 				return -ENOENT;
 			}
 			size_t vl = strlen(v);
 			if (o + vl >= outlen) {
-				snprintf(err, errlen, "value too long after expanding '%s'", in);
+				snprintf(err, errlen, "value too long after expanding '%s'", IOB_Q(in));
 				return -E2BIG;
 			}
 			memcpy(out + o, v, vl);
@@ -384,7 +394,7 @@ static int expand(const char *in, char *out, size_t outlen, char *err, size_t er
 			continue;
 		}
 		if (o + 1 >= outlen) {
-			snprintf(err, errlen, "value too long: '%.40s...'", in);
+			snprintf(err, errlen, "value too long: '%s'", IOB_Q(in));
 			return -E2BIG;
 		}
 		out[o++] = *p++;
@@ -397,15 +407,16 @@ static int expand(const char *in, char *out, size_t outlen, char *err, size_t er
 
 static char iniparser_msg[512];
 
+static int capture_iniparser_error(const char *fmt, ...) IOB_PRINTF(1, 2);
 static int capture_iniparser_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(iniparser_msg, sizeof iniparser_msg, fmt, ap);
 	va_end(ap);
-	size_t n = strlen(iniparser_msg);
-	while (n && iniparser_msg[n - 1] == '\n')
-		iniparser_msg[--n] = '\0';
+	char *nl = strchr(iniparser_msg, '\n');
+	if (nl)
+		*nl = '\0'; /* one line: iniparser adds the offending text on a second */
 	return 0;
 }
 
@@ -443,7 +454,7 @@ static int do_includes(struct loadctx *ctx, const char *path, const char *list, 
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		char *name = trim(t), inc[8192];
 		if (!*name) {
-			snprintf(err, errlen, "%s: [global] include: empty file name in '%s'", path, list);
+			snprintf(err, errlen, "%s: [global] include: empty file name in '%s'", path, IOB_Q(list));
 			return -EINVAL;
 		}
 		if (name[0] == '/')
@@ -451,7 +462,7 @@ static int do_includes(struct loadctx *ctx, const char *path, const char *list, 
 		else
 			snprintf(inc, sizeof inc, "%s/%s", dir, name);
 		if (iob_path_kind(inc, 1) != IOB_PATH_REGULAR) {
-			snprintf(err, errlen, "%s: [global] include: '%s' %s", path, inc,
+			snprintf(err, errlen, "%s: [global] include: '%s' %s", path, IOB_Q(inc),
 				 iob_path_kind(inc, 1) == IOB_PATH_MISSING ? "does not exist" : "is not a regular file");
 			return -ENOENT;
 		}
@@ -693,6 +704,8 @@ int iob_profile_write(FILE *f, const struct iob_job *jobs, size_t njobs, const c
 		fprintf(f, "keep_files = %s\n", j->keep_files ? "true" : "false");
 		fprintf(f, "allow_devices = %s\n", j->allow_devices ? "true" : "false");
 		fprintf(f, "evict_before_read = %s\n", j->evict_before_read ? "true" : "false");
+		if (j->fill_once)
+			fprintf(f, "fill_once = true\n");
 	}
 	return ferror(f) ? -EIO : 0;
 }

@@ -195,6 +195,7 @@ static int run_phase(const struct iob_job *job, struct iob_run_ctx *ctx, const s
 		.truncate = job->truncate,
 		.reopen = job->reopen,
 		.stop = ctx->stop,
+		.fill_once = job->fill_once,
 	};
 	struct iob_phase_result r;
 	char what[160];

@@ -79,12 +79,12 @@ int iob_parse_size(const char *text, uint64_t *out, char *err, size_t errlen)
 	while (isspace((unsigned char)*p))
 		p++;
 	if (*p == '-') {
-		snprintf(err, errlen, "negative size '%s'", text);
+		snprintf(err, errlen, "negative size '%s'", IOB_Q(text));
 		return -EINVAL;
 	}
 	if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1]))) {
 		snprintf(err, errlen, "'%s' is not a size (expected a number with an optional unit such as 4K or 1GiB)",
-			 text);
+			 IOB_Q(text));
 		return -EINVAL;
 	}
 	const char *end = scan_number(p, &whole, &frac, &scale, &overflow);
@@ -99,7 +99,7 @@ int iob_parse_size(const char *text, uint64_t *out, char *err, size_t errlen)
 	while (isspace((unsigned char)*rest))
 		rest++;
 	if (*rest || (end[ulen] && !isspace((unsigned char)end[ulen]))) {
-		snprintf(err, errlen, "'%s' is not a size: trailing text", text);
+		snprintf(err, errlen, "'%s' is not a size: trailing text", IOB_Q(text));
 		return -EINVAL;
 	}
 	uint64_t mult = 0;
@@ -111,14 +111,14 @@ int iob_parse_size(const char *text, uint64_t *out, char *err, size_t errlen)
 		    strcasecmp(unit, "tb") == 0)
 			snprintf(err, errlen,
 				 "ambiguous unit in '%s': write K or KiB for 1024, KB for 1000 (likewise M/MiB/MB, G/GiB/GB)",
-				 text);
+				 IOB_Q(text));
 		else
 			snprintf(err, errlen, "unknown unit '%s' in '%s' (use K, KiB, KB, M, MiB, MB, G, GiB, GB, T)",
-				 unit, text);
+				 IOB_Q(unit), IOB_Q(text));
 		return -EINVAL;
 	}
 	if (overflow || (mult > 1 && whole > UINT64_MAX / mult)) {
-		snprintf(err, errlen, "size '%s' is too large (limit 2^64-1 bytes)", text);
+		snprintf(err, errlen, "size '%s' is too large (limit 2^64-1 bytes)", IOB_Q(text));
 		return -ERANGE;
 	}
 	uint64_t bytes = whole * mult;
@@ -127,11 +127,11 @@ int iob_parse_size(const char *text, uint64_t *out, char *err, size_t errlen)
 		long double part = (long double)frac * (long double)mult / (long double)scale;
 		uint64_t ipart = (uint64_t)part;
 		if ((long double)ipart != part) {
-			snprintf(err, errlen, "size '%s' is not a whole number of bytes", text);
+			snprintf(err, errlen, "size '%s' is not a whole number of bytes", IOB_Q(text));
 			return -EINVAL;
 		}
 		if (bytes > UINT64_MAX - ipart) {
-			snprintf(err, errlen, "size '%s' is too large (limit 2^64-1 bytes)", text);
+			snprintf(err, errlen, "size '%s' is too large (limit 2^64-1 bytes)", IOB_Q(text));
 			return -ERANGE;
 		}
 		bytes += ipart;
@@ -149,19 +149,19 @@ int iob_parse_u64(const char *text, uint64_t *out, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (!isdigit((unsigned char)*p)) {
-		snprintf(err, errlen, "'%s' is not a non-negative whole number", text);
+		snprintf(err, errlen, "'%s' is not a non-negative whole number", IOB_Q(text));
 		return -EINVAL;
 	}
 	for (; isdigit((unsigned char)*p); p++) {
 		unsigned d = (unsigned)(*p - '0');
 		if (v > (UINT64_MAX - d) / 10) {
-			snprintf(err, errlen, "number '%s' is too large", text);
+			snprintf(err, errlen, "number '%s' is too large", IOB_Q(text));
 			return -ERANGE;
 		}
 		v = v * 10 + d;
 	}
 	if (*p) {
-		snprintf(err, errlen, "'%s' is not a non-negative whole number", text);
+		snprintf(err, errlen, "'%s' is not a non-negative whole number", IOB_Q(text));
 		return -EINVAL;
 	}
 	*out = v;
@@ -178,13 +178,13 @@ int iob_parse_double(const char *text, double *out, char *err, size_t errlen)
 	errno = 0;
 	double v = strtod(text, &end);
 	if (end == text || *end || !isfinite(v) || errno == ERANGE) {
-		snprintf(err, errlen, "'%s' is not a finite number", text);
+		snprintf(err, errlen, "'%s' is not a finite number", IOB_Q(text));
 		return -EINVAL;
 	}
 	/* strtod accepts "nan", "inf", hex floats; only plain decimals here. */
 	for (const char *p = text; *p; p++)
 		if (!(isdigit((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+' || *p == 'e' || *p == 'E')) {
-			snprintf(err, errlen, "'%s' is not a plain decimal number", text);
+			snprintf(err, errlen, "'%s' is not a plain decimal number", IOB_Q(text));
 			return -EINVAL;
 		}
 	*out = v;
@@ -205,8 +205,34 @@ int iob_parse_bool(const char *text, int *out, char *err, size_t errlen)
 			return 0;
 		}
 	}
-	snprintf(err, errlen, "'%s' is not a boolean (use true/false, yes/no, on/off, 1/0)", text ? text : "");
+	snprintf(err, errlen, "'%s' is not a boolean (use true/false, yes/no, on/off, 1/0)", IOB_Q(text));
 	return -EINVAL;
+}
+
+const char *iob_quote(const char *text, char *out, size_t outlen)
+{
+	size_t o = 0;
+	if (!outlen)
+		return out;
+	for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
+		char tmp[8];
+		size_t n;
+		if (*p < 0x20 || *p == 0x7f)
+			n = (size_t)snprintf(tmp, sizeof tmp, "\\x%02x", *p);
+		else {
+			tmp[0] = (char)*p;
+			n = 1;
+		}
+		if (o + n + 4 > outlen) {
+			memcpy(out + (o + 3 < outlen ? o : outlen - 4), "...", 3);
+			o = (o + 3 < outlen ? o : outlen - 4) + 3;
+			break;
+		}
+		memcpy(out + o, tmp, n);
+		o += n;
+	}
+	out[o] = '\0';
+	return out;
 }
 
 void iob_format_bytes(double bytes, char *buf, size_t len)

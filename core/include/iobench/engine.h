@@ -45,6 +45,7 @@ struct iob_phase_spec {
 	int record_series;     /* fill result->series, one sample per I/O */
 	enum iob_clock series_clock;
 	volatile sig_atomic_t *stop; /* set by a signal handler to stop early; may be NULL */
+	int fill_once;         /* write: fill the buffer once (as at offset 0), no refill per I/O */
 };
 
 /* Positive status: the data read back did not match the pattern. */

@@ -58,6 +58,7 @@ struct iob_job {
 	int keep_files;               /* leave the files behind (default 1) */
 	int allow_devices;            /* permit block/char devices as targets */
 	int evict_before_read;        /* evict the files from page cache before read phases */
+	int fill_once;                /* write phases: one buffer, filled as at offset 0, written everywhere */
 };
 
 /* Defaults shared by profiles and tools (docs/profiles.md). */

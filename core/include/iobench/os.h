@@ -93,4 +93,11 @@ void iob_install_stop_handlers(volatile sig_atomic_t *flag);
 /* /proc/self/io rchar and wchar, -ENOTSUP elsewhere. */
 int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes);
 
+/* The offset and length alignment direct (O_DIRECT) I/O needs for files at
+ * `path`: a regular file, or a directory where files would be created (probed
+ * through an unnamed O_TMPFILE, so no name appears and nothing is left).
+ * Returns 0, -EINVAL when that file system cannot do direct I/O at all, or
+ * -ENOTSUP when the OS cannot tell. */
+int iob_dio_alignment(const char *path, uint32_t *align);
+
 #endif

@@ -27,6 +27,12 @@ int iob_parse_double(const char *text, double *out, char *err, size_t errlen);
 /* Boolean: 1/0, true/false, yes/no, on/off. */
 int iob_parse_bool(const char *text, int *out, char *err, size_t errlen);
 
+/* Copy user text into out for a one-line message: control characters become
+ * \xNN, and text longer than the buffer is cut with "...".  Returns out. */
+const char *iob_quote(const char *text, char *out, size_t outlen);
+/* iob_quote into a temporary that lives until the end of the statement. */
+#define IOB_Q(text) iob_quote((text), (char[96]){0}, 96)
+
 /* "4.00 KiB", "1.50 GiB", "512 B" */
 void iob_format_bytes(double bytes, char *buf, size_t len);
 /* "812 ns", "12.3 us", "4.56 ms", "1.23 s" */

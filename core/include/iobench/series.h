@@ -1,0 +1,118 @@
+/*
+ * iobench/series.h - what a per-block series means: the speed of every
+ * block, the summary figures of those speeds, and the detector of a
+ * sustained drop ("cliff").  bigread prints these; they are computed here
+ * once, and renderers only format them.  Nothing here does I/O or keeps
+ * state between calls; every function allocates at most a few arrays of n
+ * values and frees them before it returns.
+ *
+ * Block speeds (iob_series_speeds)
+ *   Speed of block i = bytes moved by block i / its time on the series
+ *   clock, in bytes per second.  A block whose time is below the clock's
+ *   resolution (a CPU clock that did not tick, a zero reading) has no speed
+ *   of its own; it is merged with the blocks after it until the group's
+ *   summed time reaches the resolution, and every block of the group gets
+ *   the group's speed (summed bytes / summed time).  An unfinished group at
+ *   the end joins the group before it.  So every speed is finite and > 0,
+ *   each block keeps its own line, and the bytes of a group are all counted
+ *   once.  Only when the whole series measured no time at all is there no
+ *   speed to give (-ERANGE).
+ *
+ * Summary figures (iob_stats_compute), over n values x:
+ *   min, max;  mean = sum x / n;  rms = population standard deviation,
+ *   sqrt(sum (x - mean)^2 / n) (the legacy bigread name);  quantiles by
+ *   linear interpolation between order statistics: with the values sorted
+ *   ascending as s[0..n-1], q(p) = s[j] + (h - j)(s[j+1] - s[j]) where
+ *   h = (n - 1)p and j = floor(h) (Hyndman and Fan's definition 7).  Hence
+ *   median = q(0.5) is the middle value, or the mean of the two middle
+ *   values; q1 = q(0.25), q3 = q(0.75).
+ *   The robust subset is every value inside the Tukey fences, bounds
+ *   included: q1 - 1.5 IQR <= x <= q3 + 1.5 IQR with IQR = q3 - q1.  It is
+ *   never empty (the median lies inside the fences).
+ *
+ * Cliff detector (iob_cliff_find), over block speeds v[0..n-1]:
+ *   m = max(min_run, ceil(min_run_frac * n)) blocks are required on each
+ *   side of a split, so a series of fewer than 2m blocks has no cliff.
+ *   1. Locate: replace each speed by its rank (1 = slowest, ties get their
+ *      mean rank) and take the split k, m <= k <= n - m, that maximises
+ *      S(k) = sum over i < k of (rank_i - (n + 1) / 2): the point after
+ *      which the blocks are most consistently slower than before.  Ranks
+ *      make the search blind to how extreme a single outlier is.  The
+ *      first maximum wins.
+ *   2. Measure: before = median of v[0..k), after = median of v[k..n),
+ *      mid = (before + after) / 2.
+ *   3. Decide: a cliff is reported only when all of these hold:
+ *        after <= max_ratio * before                  (a large drop)
+ *        share of v[k..n) below mid   >= min_share    (the drop lasts)
+ *        share of v[0..k) above mid   >= min_share    (it is a drop from
+ *                                                      a steady level)
+ *   Defaults (iob_cliff_defaults): min_run 8, min_run_frac 0.05,
+ *   max_ratio 0.6, min_share 0.8.  Single slow blocks move neither the
+ *   ranks' split much nor either median, so they do not trigger it; a
+ *   temporary dip that recovers fails the "lasts" test; a bimodal or very
+ *   noisy flat series fails the share tests.  A gradual slide is reported
+ *   near its middle.  Only drops are looked for, not rises.
+ */
+#ifndef IOBENCH_SERIES_H
+#define IOBENCH_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "iobench/engine.h"
+
+/* Remove the samples that moved no bytes (the read that found the end of a
+ * stream); the others keep their order.  Returns the new s->n. */
+size_t iob_series_drop_empty(struct iob_series *s);
+
+/* Fill speed[0..s->n) in bytes per second by the rule above.  merged, when
+ * not NULL, gets 1 for each block whose speed is a merged group's, and
+ * *nmerged (when not NULL) their count.  resolution_ns of 0 counts as 1.
+ * Returns 0, or -ERANGE when the series is empty or measured no time at
+ * all (speed is then left untouched). */
+int iob_series_speeds(const struct iob_series *s, uint64_t resolution_ns, double *speed, unsigned char *merged,
+		      size_t *nmerged);
+
+/* Summary figures of a set of values (all zero for n == 0). */
+struct iob_stats {
+	size_t n;
+	double min, max;
+	double mean;
+	double median;
+	double rms; /* population standard deviation */
+	double q1, q3;
+};
+
+/* Quantile q(p), 0 <= p <= 1, of n >= 1 values sorted ascending (type 7). */
+double iob_quantile_sorted(const double *sorted, size_t n, double p);
+/* Figures of n values sorted ascending. */
+void iob_stats_sorted(const double *sorted, size_t n, struct iob_stats *st);
+/* Figures of v[0..n) (any order, not modified) into *all and, when robust is
+ * not NULL, of its robust subset into *robust.  Returns 0 or -ENOMEM. */
+int iob_stats_compute(const double *v, size_t n, struct iob_stats *all, struct iob_stats *robust);
+
+struct iob_cliff_params {
+	size_t min_run;      /* blocks required on each side, at least */
+	double min_run_frac; /* ... and at least this fraction of the series */
+	double max_ratio;    /* after / before must be at most this */
+	double min_share;    /* share of each side on its side of the midpoint */
+};
+void iob_cliff_defaults(struct iob_cliff_params *p);
+
+struct iob_cliff {
+	int found;           /* 1: a cliff was found and the fields below describe it */
+	size_t block;        /* first block of the slow part (the split k) */
+	double before;       /* median speed of blocks [0, block) */
+	double after;        /* median speed of blocks [block, n) */
+	double ratio;        /* after / before */
+	double share_before; /* share of blocks before the split above the midpoint */
+	double share_after;  /* share of blocks after it below the midpoint */
+	const char *why;     /* found == 0: why the best candidate was rejected */
+};
+
+/* Look for a cliff in v[0..n) (speeds, > 0) by the rule above; p NULL means
+ * the defaults.  When none is found, out->found is 0, out->why says why and
+ * the other fields describe the best candidate (all zero when there was
+ * none).  Returns 0 or -ENOMEM. */
+int iob_cliff_find(const double *v, size_t n, const struct iob_cliff_params *p, struct iob_cliff *out);
+
+#endif

@@ -1,0 +1,290 @@
+/*
+ * series.c - block speeds, summary figures and the cliff detector
+ * (iobench/series.h, where every rule is stated).
+ */
+#include "iobench/series.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t iob_series_drop_empty(struct iob_series *s)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->bytes[i] == 0)
+			continue;
+		s->bytes[k] = s->bytes[i];
+		s->ns[k] = s->ns[i];
+		k++;
+	}
+	s->n = k;
+	return k;
+}
+
+/* Give blocks [from, to) the speed of bytes over ns; returns how many of
+ * them count as merged (all of them when the group has more than one). */
+static size_t assign_group(double *speed, unsigned char *merged, size_t from, size_t to, uint64_t bytes,
+			   uint64_t ns)
+{
+	double v = (double)bytes * 1e9 / (double)ns;
+	for (size_t i = from; i < to; i++) {
+		speed[i] = v;
+		if (merged)
+			merged[i] = to - from > 1;
+	}
+	return to - from > 1 ? to - from : 0;
+}
+
+int iob_series_speeds(const struct iob_series *s, uint64_t resolution_ns, double *speed, unsigned char *merged,
+		      size_t *nmerged)
+{
+	const uint64_t res = resolution_ns ? resolution_ns : 1;
+	size_t start = 0;             /* first block of the open group */
+	uint64_t gbytes = 0, gns = 0; /* its sums */
+	size_t last = SIZE_MAX;       /* first block of the last closed group */
+	uint64_t lbytes = 0, lns = 0; /* its sums */
+	size_t lmerged = 0;           /* merged blocks counted for it */
+	size_t count = 0, n = s->n;
+
+	if (n == 0)
+		return -ERANGE;
+	for (size_t i = 0; i < n; i++) {
+		gbytes += s->bytes[i];
+		gns += s->ns[i];
+		if (gns < res)
+			continue;
+		lmerged = assign_group(speed, merged, start, i + 1, gbytes, gns);
+		count += lmerged;
+		last = start;
+		lbytes = gbytes;
+		lns = gns;
+		start = i + 1;
+		gbytes = gns = 0;
+	}
+	if (start < n) {
+		/* an unfinished group at the end joins the group before it */
+		if (last != SIZE_MAX)
+			count += assign_group(speed, merged, last, n, lbytes + gbytes, lns + gns) - lmerged;
+		else if (gns > 0)
+			count += assign_group(speed, merged, 0, n, gbytes, gns);
+		else
+			return -ERANGE;
+	}
+	if (nmerged)
+		*nmerged = count;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double iob_quantile_sorted(const double *sorted, size_t n, double p)
+{
+	if (n == 0)
+		return 0.0;
+	if (p <= 0.0)
+		return sorted[0];
+	if (p >= 1.0)
+		return sorted[n - 1];
+	double h = (double)(n - 1) * p;
+	size_t j = (size_t)floor(h);
+	if (j + 1 >= n)
+		return sorted[n - 1];
+	return sorted[j] + (h - (double)j) * (sorted[j + 1] - sorted[j]);
+}
+
+void iob_stats_sorted(const double *sorted, size_t n, struct iob_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	if (n == 0)
+		return;
+	double sum = 0.0, ss = 0.0;
+	for (size_t i = 0; i < n; i++)
+		sum += sorted[i];
+	double mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		ss += (sorted[i] - mean) * (sorted[i] - mean);
+	st->n = n;
+	st->min = sorted[0];
+	st->max = sorted[n - 1];
+	st->mean = mean;
+	st->rms = sqrt(ss / (double)n);
+	st->median = iob_quantile_sorted(sorted, n, 0.5);
+	st->q1 = iob_quantile_sorted(sorted, n, 0.25);
+	st->q3 = iob_quantile_sorted(sorted, n, 0.75);
+}
+
+int iob_stats_compute(const double *v, size_t n, struct iob_stats *all, struct iob_stats *robust)
+{
+	if (n == 0) {
+		iob_stats_sorted(NULL, 0, all);
+		if (robust)
+			iob_stats_sorted(NULL, 0, robust);
+		return 0;
+	}
+	double *s = malloc(n * sizeof *s);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, v, n * sizeof *s);
+	qsort(s, n, sizeof *s, cmp_double);
+	iob_stats_sorted(s, n, all);
+	if (robust) {
+		double iqr = all->q3 - all->q1;
+		double lo = all->q1 - 1.5 * iqr, hi = all->q3 + 1.5 * iqr;
+		size_t a = 0, b = n;
+		while (a < n && s[a] < lo)
+			a++;
+		while (b > a && s[b - 1] > hi)
+			b--;
+		iob_stats_sorted(s + a, b - a, robust);
+	}
+	free(s);
+	return 0;
+}
+
+void iob_cliff_defaults(struct iob_cliff_params *p)
+{
+	p->min_run = 8;
+	p->min_run_frac = 0.05;
+	p->max_ratio = 0.6;
+	p->min_share = 0.8;
+}
+
+struct ranked {
+	double v;
+	size_t i;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	if (x->v != y->v)
+		return (x->v > y->v) - (x->v < y->v);
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* rank[i] = rank of v[i] among v[0..n), 1 = smallest, ties at their mean. */
+static int mid_ranks(const double *v, size_t n, double *rank)
+{
+	struct ranked *r = malloc(n * sizeof *r);
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		r[i].v = v[i];
+		r[i].i = i;
+	}
+	qsort(r, n, sizeof *r, cmp_ranked);
+	for (size_t a = 0; a < n;) {
+		size_t b = a + 1;
+		while (b < n && r[b].v == r[a].v)
+			b++;
+		double mean_rank = ((double)(a + 1) + (double)b) / 2.0; /* ranks a+1 .. b */
+		for (size_t j = a; j < b; j++)
+			rank[r[j].i] = mean_rank;
+		a = b;
+	}
+	free(r);
+	return 0;
+}
+
+#define IOB_CLIFF_REFINE_ROUNDS 8
+
+/* Median of v[0..n), n >= 1, using scratch[0..n). */
+static double median_of(const double *v, size_t n, double *scratch)
+{
+	memcpy(scratch, v, n * sizeof *scratch);
+	qsort(scratch, n, sizeof *scratch, cmp_double);
+	return iob_quantile_sorted(scratch, n, 0.5);
+}
+
+/* Levels, midpoint and shares of the split at k. */
+static void measure_split(const double *v, size_t n, size_t k, double *scratch, struct iob_cliff *out)
+{
+	out->block = k;
+	out->before = median_of(v, k, scratch);
+	out->after = median_of(v + k, n - k, scratch);
+	out->ratio = out->after / out->before;
+	double mid = (out->before + out->after) / 2.0;
+	size_t above = 0, below = 0;
+	for (size_t i = 0; i < k; i++)
+		above += v[i] > mid;
+	for (size_t i = k; i < n; i++)
+		below += v[i] < mid;
+	out->share_before = (double)above / (double)k;
+	out->share_after = (double)below / (double)(n - k);
+}
+
+/* The first k in [m, n - m] maximising sum over i < k of (y[i] - mean y). */
+static size_t best_split(const double *y, size_t n, size_t m)
+{
+	double mean = 0.0;
+	for (size_t i = 0; i < n; i++)
+		mean += y[i];
+	mean /= (double)n;
+	double sum = 0.0, best = -INFINITY;
+	size_t k = m;
+	for (size_t i = 0; i + m < n; i++) {
+		sum += y[i] - mean; /* S(i + 1) */
+		if (i + 1 >= m && sum > best) {
+			best = sum;
+			k = i + 1;
+		}
+	}
+	return k;
+}
+
+int iob_cliff_find(const double *v, size_t n, const struct iob_cliff_params *p, struct iob_cliff *out)
+{
+	struct iob_cliff_params def;
+	if (!p) {
+		iob_cliff_defaults(&def);
+		p = &def;
+	}
+	memset(out, 0, sizeof *out);
+	size_t m = (size_t)ceil(p->min_run_frac * (double)n);
+	if (m < p->min_run)
+		m = p->min_run;
+	if (m == 0)
+		m = 1;
+	if (n < 2 * m) {
+		out->why = "too few blocks";
+		return 0;
+	}
+	double *work = malloc(n * sizeof *work);
+	if (!work)
+		return -ENOMEM;
+	if (mid_ranks(v, n, work) != 0) {
+		free(work);
+		return -ENOMEM;
+	}
+	/* 1. locate coarsely on ranks, then refine on which side of the
+	 * midpoint each block lies, until the split stops moving */
+	size_t k = best_split(work, n, m);
+	measure_split(v, n, k, work, out);
+	for (int round = 0; round < IOB_CLIFF_REFINE_ROUNDS; round++) {
+		double mid = (out->before + out->after) / 2.0;
+		for (size_t i = 0; i < n; i++)
+			work[i] = v[i] > mid;
+		size_t k2 = best_split(work, n, m);
+		if (k2 == k)
+			break;
+		k = k2;
+		measure_split(v, n, k, work, out);
+	}
+	free(work);
+	/* 3. decide */
+	if (!(out->after <= p->max_ratio * out->before))
+		out->why = "drop too small";
+	else if (out->share_after < p->min_share)
+		out->why = "drop not sustained";
+	else if (out->share_before < p->min_share)
+		out->why = "speed before the drop not steady";
+	else
+		out->found = 1;
+	return 0;
+}
