@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "iobench/log.h"
+#include "iobench/ticks.h"
 
 void iob_phase_result_init(struct iob_phase_result *r)
 {
@@ -283,12 +284,12 @@ static int run_seq_file(struct phase *ph, size_t fi)
 				return fail(ph, -ENOMEM, "series growth for", s->files[fi], UINT64_MAX, 0);
 			if (series && sclock != IOB_CLOCK_WALL)
 				c0 = iob_clock_ns(sclock);
-			uint64_t t0 = iob_now_ns();
+			uint64_t t0 = iob_ticks();
 			if (write)
 				n = ops->write_at(hd, ph->buf, len, off);
 			else
 				n = ops->read_at(hd, ph->buf, len, off);
-			uint64_t t1 = iob_now_ns();
+			uint64_t t1 = iob_ticks();
 			iob_hist_record(h, t1 - t0);
 			if (series) {
 				c1 = sclock != IOB_CLOCK_WALL ? iob_clock_ns(sclock) : 0;
@@ -354,7 +355,7 @@ static int run_random(struct phase *ph)
 		if (ph->write && ph->fill_each)
 			iob_pattern_fill(&s->pattern, ph->buf, bs, off);
 		int64_t n;
-		uint64_t t0 = iob_now_ns();
+		uint64_t t0 = iob_ticks();
 		if (s->reopen && open_one(ph, fi) < 0)
 			return r->status;
 		if (ph->write)
@@ -363,7 +364,7 @@ static int run_random(struct phase *ph)
 			n = ops->read_at(ph->handles[fi], ph->buf, bs, off);
 		if (s->reopen && n >= 0 && close_one(ph, fi) < 0)
 			return r->status;
-		uint64_t t1 = iob_now_ns();
+		uint64_t t1 = iob_ticks();
 		iob_hist_record(h, t1 - t0);
 		int st = after_io(ph, fi, n, bs, off);
 		if (st < 0)
@@ -423,10 +424,12 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 		return r->status;
 	}
 
-	uint64_t start = iob_now_ns();
+	iob_ticks_init();
+	uint64_t start = iob_now_ns(), start_tick = iob_ticks();
 	if (prepare(&ph) == 0) {
 		/* the clock starts here: opening file 0 for the probe is not timed */
 		start = iob_now_ns();
+		start_tick = iob_ticks();
 		if (s->access == IOB_ACCESS_SEQ) {
 			for (size_t i = 0; i < s->nfiles && r->status >= 0 && !r->interrupted; i++)
 				run_seq_file(&ph, i);
@@ -436,9 +439,17 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 			run_random(&ph);
 		}
 	}
+	uint64_t end_tick = iob_ticks();
 	r->elapsed_ns = iob_now_ns() - start;
 	if (r->elapsed_ns == 0)
 		r->elapsed_ns = 1;
+	/* per-I/O times were taken in ticks: convert with this phase's own ratio */
+	double ns_per_tick = iob_ticks_tsc && end_tick > start_tick
+				     ? (double)r->elapsed_ns / (double)(end_tick - start_tick) : 1.0;
+	iob_hist_set_scale(r->hist, ns_per_tick);
+	if (s->record_series && s->series_clock == IOB_CLOCK_WALL && ns_per_tick != 1.0)
+		for (size_t i = 0; i < r->series.n; i++)
+			r->series.ns[i] = (uint64_t)((double)r->series.ns[i] * ns_per_tick + 0.5);
 	for (size_t i = 0; i < s->nfiles; i++) {
 		if (ph.handles[i])
 			ph.ops->close(ph.handles[i]);

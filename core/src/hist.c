@@ -22,13 +22,15 @@ void iob_hist_free(struct iob_hist *h)
 
 void iob_hist_reset(struct iob_hist *h)
 {
-	memset(h, 0, sizeof *h);
+	memset(h, 0, sizeof *h); /* also resets the scale to ns */
 }
 
 void iob_hist_merge(struct iob_hist *into, const struct iob_hist *from)
 {
 	if (from->count == 0)
 		return;
+	if (into->count == 0)
+		into->ns_per_tick = from->ns_per_tick; /* both must share one scale */
 	if (into->count == 0 || from->min < into->min)
 		into->min = from->min;
 	if (from->max > into->max)
@@ -39,6 +41,34 @@ void iob_hist_merge(struct iob_hist *into, const struct iob_hist *from)
 	into->sumsq += from->sumsq;
 	for (unsigned i = 0; i < IOB_HIST_BUCKETS; i++)
 		into->bucket[i] += from->bucket[i];
+}
+
+static double scale(const struct iob_hist *h)
+{
+	return h->ns_per_tick > 0 ? h->ns_per_tick : 1.0;
+}
+
+static uint64_t to_ns(const struct iob_hist *h, uint64_t v)
+{
+	if (h->ns_per_tick <= 0 || h->ns_per_tick == 1.0)
+		return v;
+	long double ns = (long double)v * h->ns_per_tick + 0.5L;
+	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
+}
+
+void iob_hist_set_scale(struct iob_hist *h, double ns_per_tick)
+{
+	h->ns_per_tick = ns_per_tick;
+}
+
+uint64_t iob_hist_min_ns(const struct iob_hist *h)
+{
+	return h->count ? to_ns(h, h->min) : 0;
+}
+
+uint64_t iob_hist_max_ns(const struct iob_hist *h)
+{
+	return to_ns(h, h->max);
 }
 
 uint64_t iob_hist_bucket_low(unsigned i)
@@ -63,9 +93,9 @@ uint64_t iob_hist_percentile(const struct iob_hist *h, double p)
 	if (h->count == 0)
 		return 0;
 	if (p <= 0)
-		return h->min;
+		return iob_hist_min_ns(h);
 	if (p >= 100)
-		return h->max;
+		return iob_hist_max_ns(h);
 	/* nearest rank: the smallest value with at least ceil(p/100 * n) samples <= it */
 	long double want = ceill((long double)p / 100.0L * (long double)h->count);
 	uint64_t rank = want < 1 ? 1 : (uint64_t)want;
@@ -79,17 +109,17 @@ uint64_t iob_hist_percentile(const struct iob_hist *h, double p)
 				mid = h->min;
 			if (mid > h->max)
 				mid = h->max;
-			return mid;
+			return to_ns(h, mid);
 		}
 	}
-	return h->max;
+	return iob_hist_max_ns(h);
 }
 
 double iob_hist_mean(const struct iob_hist *h)
 {
 	if (h->count == 0)
 		return 0;
-	return (double)h->sum / (double)h->count;
+	return (double)h->sum / (double)h->count * scale(h);
 }
 
 double iob_hist_stddev(const struct iob_hist *h)
@@ -101,5 +131,5 @@ double iob_hist_stddev(const struct iob_hist *h)
 	long double var = h->sumsq / n - mean * mean;
 	if (!(var > 0))
 		return 0;
-	return (double)sqrtl(var);
+	return (double)sqrtl(var) * scale(h);
 }

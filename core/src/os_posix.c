@@ -3,6 +3,7 @@
  * core file that makes system calls directly.
  */
 #include "iobench/os.h"
+#include "iobench/ticks.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -446,5 +447,27 @@ int iob_dio_alignment(const char *path, uint32_t *align)
 	(void)path;
 	(void)align;
 	return -ENOTSUP;
+#endif
+}
+
+int iob_ticks_tsc;
+
+void iob_ticks_init(void)
+{
+	static int done;
+	if (done)
+		return;
+	done = 1;
+#ifdef IOB_HAVE_TSC
+	/* The kernel only picks "tsc" as its clock source when the TSC is
+	 * invariant and synchronized across CPUs: trust its judgement. */
+	char src[32] = "";
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+	if (f) {
+		if (fgets(src, sizeof src, f))
+			src[strcspn(src, "\n")] = '\0';
+		fclose(f);
+	}
+	iob_ticks_tsc = strcmp(src, "tsc") == 0 && !getenv("IOBENCH_NO_TSC");
 #endif
 }

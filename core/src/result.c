@@ -80,8 +80,8 @@ void iob_rec_lat(struct iob_recbuf *b, const char *key, const struct iob_hist *h
 	size_t k = b->nlat++;
 	struct iob_latency *l = &b->lat[k];
 	l->count = h->count;
-	l->min = h->count ? h->min : 0;
-	l->max = h->max;
+	l->min = iob_hist_min_ns(h);
+	l->max = iob_hist_max_ns(h);
 	l->mean = iob_hist_mean(h);
 	l->stddev = iob_hist_stddev(h);
 	l->npct = IOB_NPCT;

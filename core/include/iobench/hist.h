@@ -6,7 +6,8 @@
  * two is split into 2^IOB_HIST_SUB_BITS equal buckets, so a bucket is at most
  * 1/128 (0.78%) of its lower bound wide.  Recording is O(1) with no branches
  * beyond one compare; min, max, sum and sum of squares are kept exactly (sum
- * of squares in long double).  Percentiles use the nearest-rank definition
+ * of squares in long double).  Values may be clock ticks with a scale set
+ * afterwards (see ticks.h); every reading is then converted to ns.  Percentiles use the nearest-rank definition
  * and return the bucket's midpoint clamped to [min, max], so a percentile is
  * never above the true maximum and is within 1% of the exact sample.
  */
@@ -21,6 +22,7 @@
 #define IOB_HIST_BUCKETS (IOB_HIST_SUB + (64 - IOB_HIST_SUB_BITS) * IOB_HIST_SUB)
 
 struct iob_hist {
+	double ns_per_tick; /* values are ticks; 0 or 1 means they are already ns */
 	uint64_t count;
 	uint64_t min, max;
 	uint64_t sum;     /* saturates at UINT64_MAX (584 years of ns) */
@@ -59,12 +61,18 @@ static inline void iob_hist_record(struct iob_hist *h, uint64_t v)
 	h->sumsq += (long double)v * (long double)v;
 }
 
+/* Recorded values are clock ticks worth ns_per_tick nanoseconds each; the
+ * functions below report nanoseconds.  Set once, after recording. */
+void iob_hist_set_scale(struct iob_hist *h, double ns_per_tick);
+uint64_t iob_hist_min_ns(const struct iob_hist *h);
+uint64_t iob_hist_max_ns(const struct iob_hist *h);
+
 /* Lowest and highest value mapping to bucket index i. */
 uint64_t iob_hist_bucket_low(unsigned i);
 uint64_t iob_hist_bucket_high(unsigned i);
-/* The p-th percentile (0 < p <= 100); 0 when empty. */
+/* The p-th percentile (0 < p <= 100) in ns; 0 when empty. */
 uint64_t iob_hist_percentile(const struct iob_hist *h, double p);
-double iob_hist_mean(const struct iob_hist *h);
-double iob_hist_stddev(const struct iob_hist *h);
+double iob_hist_mean(const struct iob_hist *h);   /* ns */
+double iob_hist_stddev(const struct iob_hist *h); /* ns, population */
 
 #endif
