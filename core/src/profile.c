@@ -357,6 +357,15 @@ static int expand(const char *in, char *out, size_t outlen, char *err, size_t er
 {
 	size_t o = 0;
 	for (const char *p = in; *p;) {
+		if (p[0] == '$' && p[1] == '$') { /* "$$" is a literal "$" */
+			if (o + 1 >= outlen) {
+				snprintf(err, errlen, "value too long: '%s'", IOB_Q(in));
+				return -E2BIG;
+			}
+			out[o++] = '$';
+			p += 2;
+			continue;
+		}
 		if (p[0] == '$' && p[1] == '{') {
 			const char *end = strchr(p + 2, '}');
 			char name[256], *def = NULL;
@@ -659,6 +668,27 @@ void iob_suite_free(struct iob_suite *suite)
 	memset(suite, 0, sizeof *suite);
 }
 
+/* A free-text value that iniparser and expand() read back unchanged: '$'
+ * doubled, and quoted when it has edge spaces, ';', '#' or a leading quote. */
+static void write_text(FILE *f, const char *key, const char *v)
+{
+	size_t n = strlen(v);
+	int quote = n == 0 || isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1]) ||
+		    strpbrk(v, ";#") || v[0] == '"' || v[0] == '\'';
+	char q = strchr(v, '"') ? '\'' : '"';
+	fprintf(f, "%s = ", key);
+	if (quote)
+		fputc(q, f);
+	for (const char *p = v; *p; p++) {
+		if (*p == '$')
+			fputc('$', f);
+		fputc(*p, f);
+	}
+	if (quote)
+		fputc(q, f);
+	fputc('\n', f);
+}
+
 static void write_size(FILE *f, const char *key, uint64_t v)
 {
 	fprintf(f, "%s = %llu\n", key, (unsigned long long)v);
@@ -672,13 +702,13 @@ int iob_profile_write(FILE *f, const struct iob_job *jobs, size_t njobs, const c
 	for (size_t i = 0; i < njobs; i++) {
 		const struct iob_job *j = &jobs[i];
 		fprintf(f, "%s[%s]\n", i || comment ? "\n" : "", j->name);
-		fprintf(f, "backend = %s\n", j->backend);
-		fprintf(f, "dir = %s\n", j->dir);
+		write_text(f, "backend", j->backend);
+		write_text(f, "dir", j->dir);
 		fprintf(f, "layout = %s\n", j->layout == IOB_LAYOUT_TREE ? "tree" : "file");
 		if (j->layout == IOB_LAYOUT_TREE)
 			fprintf(f, "tree_levels = %u\ntree_files = %u\n", j->tree_levels, j->tree_files);
 		else
-			fprintf(f, "filename = %s\n", j->filename);
+			write_text(f, "filename", j->filename);
 		fprintf(f, "access = %s\n", j->access == IOB_ACCESS_RAND ? "rand" : "seq");
 		fprintf(f, "phases = %s%s%s%s%s\n", (j->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) ? "write" : "",
 			(j->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) && (j->phases & ~IOB_PHASE_BIT(IOB_PHASE_WRITE)) ? "," : "",

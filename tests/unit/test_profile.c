@@ -115,6 +115,31 @@ static void test_round_trip(void **s)
 	iob_suite_free(&b);
 }
 
+static void test_round_trip_awkward_text(void **s)
+{
+	(void)s;
+	const char *dirs[] = {" lead", "trail ", "semi;colon", "hash#mark", "dollar$sign ${NOT_EXPANDED}",
+			      "\"quoted\"", "it's", "mixed \" and ; ", ""};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		struct iob_suite a = {.njobs = 1}, b;
+		struct iob_job job;
+		char err[1024] = "", path[512];
+		iob_job_defaults(&job);
+		snprintf(job.name, sizeof job.name, "j");
+		snprintf(job.filename, sizeof job.filename, "f.dat");
+		snprintf(job.dir, sizeof job.dir, "%s", dirs[i][0] ? dirs[i] : "x");
+		a.jobs = &job;
+		snprintf(path, sizeof path, "%s/awk.ini", tmpdir);
+		FILE *f = fopen(path, "w");
+		assert_int_equal(iob_profile_write(f, a.jobs, 1, NULL), 0);
+		fclose(f);
+		if (iob_profile_load(path, &b, err, sizeof err) != 0)
+			fail_msg("dir '%s': %s", dirs[i], err);
+		assert_string_equal(b.jobs[0].dir, job.dir);
+		iob_suite_free(&b);
+	}
+}
+
 /* Each bad profile fails with a message containing every fragment. */
 static void expect_error(const char *text, const char *frag1, const char *frag2)
 {
@@ -217,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_inheritance_and_order),
 		cmocka_unit_test(test_include_and_env),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_round_trip_awkward_text),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_include_loop),
 		cmocka_unit_test(test_binary_junk),
