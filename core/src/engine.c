@@ -425,6 +425,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	}
 
 	iob_ticks_init();
+	uint64_t rchar0 = 0, wchar0 = 0, rchar1 = 0, wchar1 = 0;
+	int have_io = iob_proc_io(&rchar0, &wchar0, NULL) == 0;
 	uint64_t start = iob_now_ns(), start_tick = iob_ticks();
 	if (prepare(&ph) == 0) {
 		/* the clock starts here: opening file 0 for the probe is not timed */
@@ -441,6 +443,9 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	}
 	uint64_t end_tick = iob_ticks();
 	r->elapsed_ns = iob_now_ns() - start;
+	have_io = have_io && iob_proc_io(&rchar1, &wchar1, NULL) == 0;
+	r->os_read_bytes = have_io ? rchar1 - rchar0 : UINT64_MAX;
+	r->os_write_bytes = have_io ? wchar1 - wchar0 : UINT64_MAX;
 	if (r->elapsed_ns == 0)
 		r->elapsed_ns = 1;
 	/* per-I/O times were taken in ticks: convert with this phase's own ratio */

@@ -128,6 +128,10 @@ void iob_rec_phase(struct iob_recbuf *b, const char *job, const char *backend, c
 	if (r->hist)
 		iob_rec_lat(b, "lat_ns", r->hist);
 	iob_rec_bool(b, "direct", r->direct);
+	if (r->os_read_bytes != UINT64_MAX) {
+		iob_rec_u64(b, "os_read_bytes", IOB_UNIT_BYTES, r->os_read_bytes);
+		iob_rec_u64(b, "os_write_bytes", IOB_UNIT_BYTES, r->os_write_bytes);
+	}
 	iob_rec_u64(b, "verify_bad_blocks", IOB_UNIT_COUNT, r->bad_blocks);
 	iob_rec_str(b, "status", status_name(r));
 }

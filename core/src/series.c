@@ -219,7 +219,9 @@ static void measure_split(const double *v, size_t n, size_t k, double *scratch, 
 	out->share_after = (double)below / (double)(n - k);
 }
 
-/* The first k in [m, n - m] maximising sum over i < k of (y[i] - mean y). */
+/* The first k in [m, n - m] maximising S(k) / sqrt(k (n - k)), where S(k) is
+ * the sum over i < k of (y[i] - mean y): the standardised difference between
+ * the mean of y before k and after it. */
 static size_t best_split(const double *y, size_t n, size_t m)
 {
 	double mean = 0.0;
@@ -230,8 +232,9 @@ static size_t best_split(const double *y, size_t n, size_t m)
 	size_t k = m;
 	for (size_t i = 0; i + m < n; i++) {
 		sum += y[i] - mean; /* S(i + 1) */
-		if (i + 1 >= m && sum > best) {
-			best = sum;
+		double z = sum / sqrt((double)(i + 1) * (double)(n - i - 1));
+		if (i + 1 >= m && z > best) {
+			best = z;
 			k = i + 1;
 		}
 	}

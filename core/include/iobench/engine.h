@@ -63,6 +63,10 @@ struct iob_phase_result {
 	struct iob_hist *hist; /* per-I/O latency, owned by the result */
 	struct iob_series series;
 	int direct;          /* every handle bypassed the page cache */
+	/* what the kernel counted for this process over the phase (/proc/self/io
+	 * rchar and wchar): bytes passed to read and write system calls.  Equal to
+	 * `bytes` for the posix backend; UINT64_MAX when the OS cannot tell. */
+	uint64_t os_read_bytes, os_write_bytes;
 	/* verify */
 	uint64_t bad_blocks;
 	uint64_t first_bad_offset; /* file offset of the first bad byte */

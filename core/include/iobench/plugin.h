@@ -120,7 +120,9 @@ struct iob_backend_ops {
 	int (*close)(void *handle);
 	/* Required with IOB_CAP_READ.  Read up to len bytes at off into buf.
 	 * Returns bytes read (< len only at end of file; 0 at or past it) or
-	 * -errno.  Never zero-fills past end of file. */
+	 * -errno.  Never zero-fills past end of file.  Bytes of buf past the
+	 * returned count are unspecified (O_DIRECT may overwrite them up to the
+	 * file system block). */
 	int64_t (*read_at)(void *handle, void *buf, size_t len, uint64_t off);
 	/* Required with IOB_CAP_WRITE.  Write len bytes from buf at off.  Returns
 	 * bytes written (a short count is reported, not retried) or -errno. */

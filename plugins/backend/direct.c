@@ -1,0 +1,418 @@
+/*
+ * direct.c - the "direct" backend: pread(2)/pwrite(2) on a descriptor opened
+ * with O_DIRECT, so I/O moves between the device and the caller's buffer
+ * without the page cache.  This is what "bypass the buffer cache" must mean:
+ * a request the kernel could only serve through the cache is refused, never
+ * quietly served from it.
+ *
+ * Alignment (reported by info() as both mem_align and io_align, and checked
+ * before every request) is worked out once, at open, in this order:
+ *   1. statx(STATX_DIOALIGN) (Linux 6.1+, when the headers define it): the
+ *      file system's own answer; io_align = stx_dio_offset_align and
+ *      mem_align = the larger of stx_dio_mem_align and that.  Requiring the
+ *      buffer to follow the offset alignment too is stricter than some
+ *      kernels need, but it is what every kernel accepts and keeps one number
+ *      in the user's head: the device's logical block size.
+ *   2. ioctl(BLKSSZGET), the logical block size, on the target itself when it
+ *      is a block device, else on /dev/block/MAJ:MIN of the device holding the
+ *      file (usually needs root; skipped when it cannot be opened).
+ *   3. 4096, which covers every common logical block size (512 and 4096).
+ * Values below 512 are raised to 512.
+ *
+ * Edges:
+ *  - open fails with -EINVAL and "O_DIRECT not supported on <path>'s file
+ *    system" where the file system refuses O_DIRECT, and also on tmpfs and
+ *    ramfs even where the kernel accepts the flag (Linux 6.6+ does for
+ *    tmpfs): their page cache is the storage, so nothing can bypass it and
+ *    the figures would be memory speed.  The check looks at the file system
+ *    before opening, so no file is created there.  There is no buffered
+ *    fallback.
+ *  - A misaligned buffer address, offset or length makes read_at/write_at
+ *    return -EINVAL with one log line naming the value and the alignment; the
+ *    kernel is not called and the buffer is not touched.
+ *  - A read reaching end of file inside the final block returns the short
+ *    count the kernel gives; reads at or past the end return 0.
+ *  - Files whose size is not a block multiple are made by writing whole
+ *    blocks and truncating.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_DIRECT, statx; the build defines it, a lone compile may not */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <string.h>
+#ifdef __linux__
+#include <linux/fs.h>    /* BLKSSZGET */
+#include <linux/magic.h> /* TMPFS_MAGIC, RAMFS_MAGIC */
+#include <sys/vfs.h>
+#endif
+
+#include "iobench/plugin.h"
+
+#define DIRECT_NAME "direct"
+#define DIRECT_MIN_ALIGN 512u
+#define DIRECT_FALLBACK_ALIGN 4096u
+
+struct direct_file {
+	int fd;
+	uint32_t mem_align; /* buffer address alignment, a power of two */
+	uint32_t io_align;  /* offset and length alignment, a power of two */
+};
+
+static const struct iob_host *direct_host;
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
+
+static uint32_t direct_pow2_at_least(uint32_t v)
+{
+	uint32_t p = DIRECT_MIN_ALIGN;
+
+	while (p < v && p < (1u << 30))
+		p <<= 1;
+	return p;
+}
+
+/* Step 1: the file system's answer, when kernel and headers have one. */
+static int direct_align_statx(int fd, uint32_t *mem, uint32_t *io)
+{
+#if defined(STATX_DIOALIGN) && defined(AT_EMPTY_PATH)
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) &&
+	    sx.stx_dio_offset_align != 0) {
+		*io = sx.stx_dio_offset_align;
+		*mem = sx.stx_dio_mem_align > *io ? sx.stx_dio_mem_align : *io;
+		return 0;
+	}
+#endif
+	return -ENOTSUP;
+}
+
+/* Step 2: the logical block size of the block device behind fd. */
+static int direct_align_blkssz(int fd, uint32_t *mem, uint32_t *io)
+{
+#if defined(__linux__) && defined(BLKSSZGET)
+	struct stat st;
+	char dev[64];
+	int bfd, ssz = 0, rc;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode)) {
+		rc = ioctl(fd, BLKSSZGET, &ssz);
+	} else {
+		snprintf(dev, sizeof(dev), "/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+		bfd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (bfd < 0)
+			return -errno;
+		rc = ioctl(bfd, BLKSSZGET, &ssz);
+		close(bfd);
+	}
+	if (rc < 0 || ssz <= 0)
+		return -ENOTSUP;
+	*mem = *io = (uint32_t)ssz;
+	return 0;
+#else
+	return -ENOTSUP;
+#endif
+}
+
+static void direct_find_alignment(struct direct_file *f, const char *path)
+{
+	uint32_t mem = 0, io = 0;
+	const char *how = "statx(STATX_DIOALIGN)";
+
+	if (direct_align_statx(f->fd, &mem, &io) < 0) {
+		how = "BLKSSZGET";
+		if (direct_align_blkssz(f->fd, &mem, &io) < 0) {
+			how = "default, device not queryable";
+			mem = io = DIRECT_FALLBACK_ALIGN;
+		}
+	}
+	f->mem_align = direct_pow2_at_least(mem);
+	f->io_align = direct_pow2_at_least(io);
+	direct_host->log(IOB_LOG_DEBUG, DIRECT_NAME,
+			 "%s: alignment %" PRIu32 " (buffer), %" PRIu32 " (offset, length) from %s", path,
+			 f->mem_align, f->io_align, how);
+}
+
+/* Nonzero when path (or, for a file still to be created, its directory)
+ * lives on a memory file system.  Device nodes are exempt: /dev itself is a
+ * devtmpfs, the disk behind /dev/sda is not. */
+static int direct_on_memory_fs(const char *path)
+{
+#if defined(__linux__) && defined(TMPFS_MAGIC) && defined(RAMFS_MAGIC)
+	struct statfs sf;
+	struct stat st;
+	char dir[4096];
+	char *slash;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
+			return 0;
+		if (statfs(path, &sf) != 0)
+			return 0;
+	} else {
+		if (errno != ENOENT || strlen(path) >= sizeof(dir))
+			return 0;
+		memcpy(dir, path, strlen(path) + 1);
+		slash = strrchr(dir, '/');
+		if (!slash)
+			memcpy(dir, ".", 2);
+		else if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+		if (statfs(dir, &sf) != 0)
+			return 0;
+	}
+	return sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
+#else
+	return 0;
+#endif
+}
+
+static int direct_oflags(const struct iob_open_args *args, int *oflags)
+{
+	uint32_t fl = args->flags;
+	int o;
+
+	if ((fl & IOB_OPEN_TRUNC) && !(fl & IOB_OPEN_WRITE)) {
+		direct_host->log(IOB_LOG_ERROR, DIRECT_NAME, "%s: truncate requested on a read-only open",
+				 args->path);
+		return -EINVAL;
+	}
+	if ((fl & IOB_OPEN_READ) && (fl & IOB_OPEN_WRITE))
+		o = O_RDWR;
+	else if (fl & IOB_OPEN_WRITE)
+		o = O_WRONLY;
+	else
+		o = O_RDONLY;
+	if (fl & IOB_OPEN_CREATE)
+		o |= O_CREAT;
+	if (fl & IOB_OPEN_TRUNC)
+		o |= O_TRUNC;
+	*oflags = o | O_DIRECT | O_CLOEXEC;
+	return 0;
+}
+
+static int direct_open(const struct iob_open_args *args, void **handle)
+{
+	struct direct_file *f;
+	int oflags, fd, rc;
+
+	rc = direct_oflags(args, &oflags);
+	if (rc < 0)
+		return rc;
+	if (direct_on_memory_fs(args->path)) {
+		direct_host->log(
+		    IOB_LOG_ERROR, DIRECT_NAME,
+		    "O_DIRECT not supported on %s's file system: it is a memory file system "
+		    "(tmpfs/ramfs), whose page cache is the storage; use a disk-backed file system",
+		    args->path);
+		return -EINVAL;
+	}
+	do {
+		fd = open(args->path, oflags, (mode_t)args->mode);
+	} while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -EINVAL)
+			direct_host->log(
+			    IOB_LOG_ERROR, DIRECT_NAME,
+			    "O_DIRECT not supported on %s's file system; use a file on a disk-backed "
+			    "file system, or a buffered backend and accept the page cache",
+			    args->path);
+		return rc;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	f->fd = fd;
+	direct_find_alignment(f, args->path);
+	*handle = f;
+	return 0;
+}
+
+static int direct_close(void *handle)
+{
+	struct direct_file *f = handle;
+	int rc = 0;
+
+	if (close(f->fd) < 0)
+		rc = -errno;
+	free(f);
+	return rc;
+}
+
+/* Refuse what O_DIRECT cannot do; one log line on refusal, nothing otherwise. */
+static int direct_check(const struct direct_file *f, const char *what, const void *buf, size_t len,
+			uint64_t off)
+{
+	if (((uintptr_t)buf & (f->mem_align - 1)) != 0) {
+		direct_host->log(IOB_LOG_ERROR, DIRECT_NAME,
+				 "%s refused: buffer address %p is not a multiple of %" PRIu32, what, buf,
+				 f->mem_align);
+		return -EINVAL;
+	}
+	if ((off & (f->io_align - 1)) != 0) {
+		direct_host->log(IOB_LOG_ERROR, DIRECT_NAME,
+				 "%s refused: offset %" PRIu64 " is not a multiple of %" PRIu32, what, off,
+				 f->io_align);
+		return -EINVAL;
+	}
+	if ((len & (f->io_align - 1)) != 0) {
+		direct_host->log(IOB_LOG_ERROR, DIRECT_NAME,
+				 "%s refused: length %zu is not a multiple of %" PRIu32, what, len,
+				 f->io_align);
+		return -EINVAL;
+	}
+	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
+		return -EINVAL;
+	return 0;
+}
+
+static int64_t direct_read_at(void *handle, void *buf, size_t len, uint64_t off)
+{
+	struct direct_file *f = handle;
+	size_t done = 0;
+	ssize_t n;
+	int rc;
+
+	rc = direct_check(f, "direct read", buf, len, off);
+	if (rc < 0)
+		return rc;
+	while (done < len) {
+		n = pread(f->fd, (char *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		done += (size_t)n;
+		/* 0 is end of file; a count that is not a block multiple ended in
+		 * the file's last, partial block.  Either way nothing follows. */
+		if (n == 0 || ((size_t)n & (f->io_align - 1)) != 0)
+			break;
+	}
+	return (int64_t)done;
+}
+
+static int64_t direct_write_at(void *handle, const void *buf, size_t len, uint64_t off)
+{
+	struct direct_file *f = handle;
+	size_t done = 0;
+	ssize_t n;
+	int rc;
+
+	rc = direct_check(f, "direct write", buf, len, off);
+	if (rc < 0)
+		return rc;
+	while (done < len) {
+		n = pwrite(f->fd, (const char *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			if (done > 0)
+				break; /* report the short count; the error repeats next call */
+			return -errno;
+		}
+		done += (size_t)n;
+		if (n == 0 || ((size_t)n & (f->io_align - 1)) != 0)
+			break; /* no progress, or the rest would be misaligned */
+	}
+	return (int64_t)done;
+}
+
+static int direct_sync(void *handle)
+{
+	struct direct_file *f = handle;
+
+	/* O_DIRECT skips the page cache, not the device's write cache or the
+	 * file system's metadata: fsync is still what makes data durable. */
+	if (fsync(f->fd) < 0)
+		return -errno;
+	return 0;
+}
+
+static int direct_info(void *handle, struct iob_file_info *info)
+{
+	struct direct_file *f = handle;
+	struct stat st;
+
+	if (fstat(f->fd, &st) < 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode)) {
+		off_t end = lseek(f->fd, 0, SEEK_END);
+		if (end < 0)
+			return -errno;
+		info->size = (uint64_t)end;
+	} else {
+		info->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	}
+	info->mem_align = f->mem_align;
+	info->io_align = f->io_align;
+	info->direct = 1;
+	info->is_stream = 0;
+	return 0;
+}
+
+static int direct_truncate(void *handle, uint64_t size)
+{
+	struct direct_file *f = handle;
+	int rc;
+
+	if (size > (uint64_t)INT64_MAX)
+		return -EFBIG;
+	do {
+		rc = ftruncate(f->fd, (off_t)size);
+	} while (rc < 0 && errno == EINTR);
+	return rc < 0 ? -errno : 0;
+}
+
+static int direct_control(void *handle, int op, void *arg)
+{
+	(void)handle;
+	(void)op;
+	(void)arg;
+	return -ENOTSUP;
+}
+
+static const struct iob_backend_ops direct_ops = {
+	.open = direct_open,
+	.close = direct_close,
+	.read_at = direct_read_at,
+	.write_at = direct_write_at,
+	.sync = direct_sync,
+	.info = direct_info,
+	.truncate = direct_truncate,
+	.control = direct_control,
+};
+
+static const struct iob_plugin direct_plugin = {
+	IOB_PLUGIN_HEADER,
+	.kind = IOB_PLUGIN_BACKEND,
+	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_DIRECT | IOB_CAP_ALIGNED |
+		IOB_CAP_TRUNCATE,
+	.name = DIRECT_NAME,
+	.summary = "O_DIRECT pread/pwrite, bypassing the page cache; aligned I/O only",
+	.ops_size = sizeof(struct iob_backend_ops),
+	.backend = &direct_ops,
+};
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
+{
+	if (!host || host->abi_major != IOB_ABI_MAJOR)
+		return NULL; /* a host of another major: its log cannot be trusted */
+	direct_host = host;
+	return &direct_plugin;
+}

@@ -1,0 +1,305 @@
+/*
+ * posix.c - the "posix" backend: a file descriptor driven with open(2),
+ * pread(2), pwrite(2), fsync(2), fstat(2) and ftruncate(2).  I/O goes
+ * through the page cache.
+ *
+ * Edges:
+ *  - read_at loops until len bytes or end of file, so a short count always
+ *    means end of file; EINTR is retried.
+ *  - write_at keeps writing while the kernel makes progress; a call that makes
+ *    none (or fails after some bytes went out) ends the loop and the bytes
+ *    written so far are returned, so the error shows on the next call.
+ *  - Path "-" is standard input (fd 0), read-only and strictly sequential via
+ *    read(2): an offset behind the current position returns -ESPIPE, one
+ *    ahead of it is reached by reading and discarding into the caller's
+ *    buffer.  fd 0 is never closed.
+ *  - Block devices report their size with lseek(SEEK_END).
+ */
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* the build defines _GNU_SOURCE; a lone -std=c11 compile may not */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "iobench/plugin.h"
+
+#define POSIX_NAME "posix"
+
+struct posix_file {
+	int fd;
+	int stream;   /* nonzero: fd is standard input, read sequentially */
+	uint64_t pos; /* stream only: bytes consumed from standard input */
+};
+
+static const struct iob_host *posix_host;
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
+
+static int posix_oflags(const struct iob_open_args *args, int *oflags)
+{
+	uint32_t f = args->flags;
+	int o;
+
+	if ((f & IOB_OPEN_TRUNC) && !(f & IOB_OPEN_WRITE)) {
+		posix_host->log(IOB_LOG_ERROR, POSIX_NAME, "%s: truncate requested on a read-only open",
+				args->path);
+		return -EINVAL;
+	}
+	if ((f & IOB_OPEN_READ) && (f & IOB_OPEN_WRITE))
+		o = O_RDWR;
+	else if (f & IOB_OPEN_WRITE)
+		o = O_WRONLY;
+	else
+		o = O_RDONLY;
+	if (f & IOB_OPEN_CREATE)
+		o |= O_CREAT;
+	if (f & IOB_OPEN_TRUNC)
+		o |= O_TRUNC;
+	*oflags = o | O_CLOEXEC;
+	return 0;
+}
+
+static int posix_open_stream(const struct iob_open_args *args, struct posix_file *f)
+{
+	if (args->flags & (IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC)) {
+		posix_host->log(IOB_LOG_ERROR, POSIX_NAME, "\"-\" (standard input) can only be read");
+		return -EINVAL;
+	}
+	f->fd = STDIN_FILENO;
+	f->stream = 1;
+	f->pos = 0;
+	return 0;
+}
+
+static int posix_open(const struct iob_open_args *args, void **handle)
+{
+	struct posix_file *f;
+	int oflags, fd, rc;
+
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	if (args->path[0] == '-' && args->path[1] == '\0') {
+		rc = posix_open_stream(args, f);
+		if (rc < 0) {
+			free(f);
+			return rc;
+		}
+		*handle = f;
+		return 0;
+	}
+	rc = posix_oflags(args, &oflags);
+	if (rc < 0) {
+		free(f);
+		return rc;
+	}
+	do {
+		fd = open(args->path, oflags, (mode_t)args->mode);
+	} while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		rc = -errno;
+		free(f);
+		return rc;
+	}
+	f->fd = fd;
+	*handle = f;
+	return 0;
+}
+
+static int posix_close(void *handle)
+{
+	struct posix_file *f = handle;
+	int rc = 0;
+
+	/* close(2) is not retried on EINTR: on Linux the descriptor is gone. */
+	if (!f->stream && close(f->fd) < 0)
+		rc = -errno;
+	free(f);
+	return rc;
+}
+
+/* Standard input: reach `off` by discarding, then read until len or EOF. */
+static int64_t posix_stream_read(struct posix_file *f, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	if (off < f->pos) {
+		posix_host->log(IOB_LOG_ERROR, POSIX_NAME,
+				"standard input is read sequentially: offset %" PRIu64
+				" is behind position %" PRIu64,
+				off, f->pos);
+		return -ESPIPE;
+	}
+	if (len == 0)
+		return 0;
+	while (f->pos < off) {
+		uint64_t gap = off - f->pos;
+		n = read(f->fd, buf, gap < len ? (size_t)gap : len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		f->pos += (uint64_t)n;
+	}
+	while (done < len) {
+		n = read(f->fd, (char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+		f->pos += (uint64_t)n;
+	}
+	return (int64_t)done;
+}
+
+static int64_t posix_read_at(void *handle, void *buf, size_t len, uint64_t off)
+{
+	struct posix_file *f = handle;
+	size_t done = 0;
+	ssize_t n;
+
+	if (f->stream)
+		return posix_stream_read(f, buf, len, off);
+	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
+		return -EINVAL;
+	while (done < len) {
+		n = pread(f->fd, (char *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break; /* end of file */
+		done += (size_t)n;
+	}
+	return (int64_t)done;
+}
+
+static int64_t posix_write_at(void *handle, const void *buf, size_t len, uint64_t off)
+{
+	struct posix_file *f = handle;
+	size_t done = 0;
+	ssize_t n;
+
+	if (f->stream)
+		return -EBADF;
+	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
+		return -EINVAL;
+	while (done < len) {
+		n = pwrite(f->fd, (const char *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			if (done > 0)
+				break; /* report the short count; the error repeats next call */
+			return -errno;
+		}
+		if (n == 0)
+			break; /* no progress: report what was written */
+		done += (size_t)n;
+	}
+	return (int64_t)done;
+}
+
+static int posix_sync(void *handle)
+{
+	struct posix_file *f = handle;
+
+	if (f->stream)
+		return 0; /* nothing was written */
+	if (fsync(f->fd) < 0)
+		return -errno;
+	return 0;
+}
+
+static int posix_info(void *handle, struct iob_file_info *info)
+{
+	struct posix_file *f = handle;
+	struct stat st;
+
+	info->mem_align = 1;
+	info->io_align = 1;
+	info->direct = 0;
+	if (f->stream) {
+		info->size = 0;
+		info->is_stream = 1;
+		return 0;
+	}
+	if (fstat(f->fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode)) {
+		info->size = (uint64_t)st.st_size;
+	} else if (S_ISBLK(st.st_mode)) {
+		off_t end = lseek(f->fd, 0, SEEK_END);
+		if (end < 0)
+			return -errno;
+		info->size = (uint64_t)end;
+	} else {
+		info->size = 0;
+		info->is_stream = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode);
+	}
+	return 0;
+}
+
+static int posix_truncate(void *handle, uint64_t size)
+{
+	struct posix_file *f = handle;
+	int rc;
+
+	if (f->stream)
+		return -EBADF;
+	if (size > (uint64_t)INT64_MAX)
+		return -EFBIG;
+	do {
+		rc = ftruncate(f->fd, (off_t)size);
+	} while (rc < 0 && errno == EINTR);
+	return rc < 0 ? -errno : 0;
+}
+
+static int posix_control(void *handle, int op, void *arg)
+{
+	(void)handle;
+	(void)op;
+	(void)arg;
+	return -ENOTSUP;
+}
+
+static const struct iob_backend_ops posix_ops = {
+	.open = posix_open,
+	.close = posix_close,
+	.read_at = posix_read_at,
+	.write_at = posix_write_at,
+	.sync = posix_sync,
+	.info = posix_info,
+	.truncate = posix_truncate,
+	.control = posix_control,
+};
+
+static const struct iob_plugin posix_plugin = {
+	IOB_PLUGIN_HEADER,
+	.kind = IOB_PLUGIN_BACKEND,
+	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_STREAM,
+	.name = POSIX_NAME,
+	.summary = "pread/pwrite on a file descriptor, through the page cache",
+	.ops_size = sizeof(struct iob_backend_ops),
+	.backend = &posix_ops,
+};
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
+{
+	if (!host || host->abi_major != IOB_ABI_MAJOR)
+		return NULL; /* a host of another major: its log cannot be trusted */
+	posix_host = host;
+	return &posix_plugin;
+}

@@ -1,0 +1,356 @@
+/*
+ * stdio.c - the "stdio" backend: a buffered C stream driven with fopen,
+ * fseeko, fread, fwrite and fflush, as the legacy io_profile did.  It
+ * measures the C library's buffering on top of the page cache.
+ *
+ * Edges:
+ *  - Open modes: read only is "r"; writing is "r+" (the file is kept), or
+ *    "w+" with IOB_OPEN_TRUNC.  IOB_OPEN_CREATE without IOB_OPEN_TRUNC never
+ *    truncates: "r+" is tried first and only a missing file is created (with
+ *    open(O_CREAT) so args->mode is honoured, then fdopen).
+ *  - The stream position is tracked, and fseeko is skipped when the next I/O
+ *    starts where the last one ended in the same direction.  Changing between
+ *    reading and writing always seeks, as ISO C requires.
+ *  - read_at loops over fread until len bytes or end of file (short = EOF).
+ *  - Path "-" is standard input: read-only and sequential.  Reading at the
+ *    current position works, an offset behind it returns -ESPIPE, one ahead
+ *    of it is reached by reading and discarding into the caller's buffer.
+ *    stdin is never closed.
+ *  - sync is fflush + fsync(fileno); truncate flushes first, then ftruncate.
+ */
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* the build defines _GNU_SOURCE; a lone -std=c11 compile may not */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "iobench/plugin.h"
+
+#define STDIO_NAME "stdio"
+
+enum stdio_dir {
+	STDIO_NONE = 0,
+	STDIO_READ = 1,
+	STDIO_WRITE = 2,
+};
+
+struct stdio_file {
+	FILE *fp;
+	int stream;        /* nonzero: fp is stdin */
+	int pos_known;     /* pos is where fp stands */
+	uint64_t pos;      /* stream position after the last I/O */
+	enum stdio_dir last; /* direction of the last I/O */
+};
+
+static const struct iob_host *stdio_host;
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
+
+static int stdio_err(int fallback)
+{
+	return errno ? -errno : -fallback;
+}
+
+/* Create a missing file honouring args->mode, as a stream opened "mode". */
+static FILE *stdio_create(const struct iob_open_args *args, int extra, const char *mode)
+{
+	FILE *fp;
+	int fd, saved;
+
+	fd = open(args->path, O_RDWR | O_CREAT | O_CLOEXEC | extra, (mode_t)args->mode);
+	if (fd < 0)
+		return NULL;
+	fp = fdopen(fd, mode);
+	if (!fp) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	return fp;
+}
+
+static FILE *stdio_fopen(const struct iob_open_args *args)
+{
+	uint32_t fl = args->flags;
+	int create = (fl & IOB_OPEN_CREATE) != 0;
+	FILE *fp;
+
+	if (!(fl & IOB_OPEN_WRITE)) {
+		fp = fopen(args->path, "re");
+		if (!fp && errno == ENOENT && create)
+			fp = stdio_create(args, 0, "r");
+		return fp;
+	}
+	if (fl & IOB_OPEN_TRUNC) {
+		if (create)
+			return stdio_create(args, O_TRUNC, "w+");
+		fp = fopen(args->path, "r+e"); /* "w+" would create a missing file */
+		if (fp && ftruncate(fileno(fp), 0) < 0) {
+			int saved = errno;
+			fclose(fp);
+			errno = saved;
+			return NULL;
+		}
+		return fp;
+	}
+	fp = fopen(args->path, "r+e");
+	if (!fp && errno == ENOENT && create)
+		fp = stdio_create(args, 0, "r+");
+	return fp;
+}
+
+static int stdio_open(const struct iob_open_args *args, void **handle)
+{
+	struct stdio_file *f;
+	int rc;
+
+	if ((args->flags & IOB_OPEN_TRUNC) && !(args->flags & IOB_OPEN_WRITE)) {
+		stdio_host->log(IOB_LOG_ERROR, STDIO_NAME, "%s: truncate requested on a read-only open",
+				args->path);
+		return -EINVAL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	if (args->path[0] == '-' && args->path[1] == '\0') {
+		if (args->flags & (IOB_OPEN_WRITE | IOB_OPEN_CREATE)) {
+			stdio_host->log(IOB_LOG_ERROR, STDIO_NAME, "\"-\" (standard input) can only be read");
+			free(f);
+			return -EINVAL;
+		}
+		f->fp = stdin;
+		f->stream = 1;
+		f->pos_known = 1;
+		clearerr(stdin);
+		*handle = f;
+		return 0;
+	}
+	errno = 0;
+	f->fp = stdio_fopen(args);
+	if (!f->fp) {
+		rc = stdio_err(EIO);
+		free(f);
+		return rc;
+	}
+	f->pos_known = 1; /* every mode above starts at offset 0 */
+	*handle = f;
+	return 0;
+}
+
+static int stdio_close(void *handle)
+{
+	struct stdio_file *f = handle;
+	int rc = 0;
+
+	if (f->stream) {
+		clearerr(stdin);
+	} else {
+		errno = 0;
+		if (fclose(f->fp) == EOF)
+			rc = stdio_err(EIO);
+	}
+	free(f);
+	return rc;
+}
+
+/* Put the stream at `off` for I/O in direction `dir`, seeking only if needed. */
+static int stdio_seek(struct stdio_file *f, uint64_t off, enum stdio_dir dir)
+{
+	if (f->pos_known && f->pos == off && (f->last == dir || f->last == STDIO_NONE)) {
+		f->last = dir;
+		return 0;
+	}
+	if (off > (uint64_t)INT64_MAX)
+		return -EINVAL;
+	errno = 0;
+	if (fseeko(f->fp, (off_t)off, SEEK_SET) != 0) {
+		f->pos_known = 0;
+		return stdio_err(EIO);
+	}
+	f->pos = off;
+	f->pos_known = 1;
+	f->last = dir;
+	return 0;
+}
+
+/* fread until len bytes or end of file; EINTR is retried. */
+static int64_t stdio_fill(struct stdio_file *f, void *buf, size_t len)
+{
+	size_t done = 0, n;
+
+	while (done < len) {
+		errno = 0;
+		n = fread((char *)buf + done, 1, len - done, f->fp);
+		done += n;
+		f->pos += n;
+		if (done == len)
+			break;
+		if (ferror(f->fp)) {
+			int rc = stdio_err(EIO);
+			clearerr(f->fp);
+			if (rc == -EINTR)
+				continue;
+			f->pos_known = 0;
+			return rc;
+		}
+		if (feof(f->fp)) {
+			clearerr(f->fp); /* glibc keeps EOF sticky; a later read may find more */
+			break;
+		}
+	}
+	return (int64_t)done;
+}
+
+/* Standard input: reach `off` by discarding into buf, then fill. */
+static int64_t stdio_stream_read(struct stdio_file *f, void *buf, size_t len, uint64_t off)
+{
+	if (off < f->pos) {
+		stdio_host->log(IOB_LOG_ERROR, STDIO_NAME,
+				"standard input is read sequentially: offset %" PRIu64
+				" is behind position %" PRIu64,
+				off, f->pos);
+		return -ESPIPE;
+	}
+	if (len == 0)
+		return 0;
+	while (f->pos < off) {
+		uint64_t gap = off - f->pos;
+		int64_t n = stdio_fill(f, buf, gap < len ? (size_t)gap : len);
+		if (n <= 0)
+			return n;
+	}
+	return stdio_fill(f, buf, len);
+}
+
+static int64_t stdio_read_at(void *handle, void *buf, size_t len, uint64_t off)
+{
+	struct stdio_file *f = handle;
+	int rc;
+
+	if (f->stream)
+		return stdio_stream_read(f, buf, len, off);
+	rc = stdio_seek(f, off, STDIO_READ);
+	if (rc < 0)
+		return rc;
+	return stdio_fill(f, buf, len);
+}
+
+static int64_t stdio_write_at(void *handle, const void *buf, size_t len, uint64_t off)
+{
+	struct stdio_file *f = handle;
+	size_t n;
+	int rc;
+
+	if (f->stream)
+		return -EBADF;
+	rc = stdio_seek(f, off, STDIO_WRITE);
+	if (rc < 0)
+		return rc;
+	errno = 0;
+	n = fwrite(buf, 1, len, f->fp);
+	f->pos += n;
+	if (n < len) {
+		rc = stdio_err(EIO);
+		clearerr(f->fp);
+		f->pos_known = 0;
+		if (n == 0)
+			return rc;
+	}
+	return (int64_t)n;
+}
+
+static int stdio_sync(void *handle)
+{
+	struct stdio_file *f = handle;
+
+	if (f->stream)
+		return 0; /* nothing was written */
+	errno = 0;
+	if (fflush(f->fp) == EOF)
+		return stdio_err(EIO);
+	if (fsync(fileno(f->fp)) < 0)
+		return -errno;
+	return 0;
+}
+
+static int stdio_info(void *handle, struct iob_file_info *info)
+{
+	struct stdio_file *f = handle;
+	struct stat st;
+
+	info->mem_align = 1;
+	info->io_align = 1;
+	info->direct = 0;
+	if (f->stream) {
+		info->size = 0;
+		info->is_stream = 1;
+		return 0;
+	}
+	errno = 0;
+	if (f->last == STDIO_WRITE && fflush(f->fp) == EOF) /* let fstat see buffered writes */
+		return stdio_err(EIO);
+	if (fstat(fileno(f->fp), &st) < 0)
+		return -errno;
+	info->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	return 0;
+}
+
+static int stdio_truncate(void *handle, uint64_t size)
+{
+	struct stdio_file *f = handle;
+
+	if (f->stream)
+		return -EBADF;
+	if (size > (uint64_t)INT64_MAX)
+		return -EFBIG;
+	errno = 0;
+	if (fflush(f->fp) == EOF)
+		return stdio_err(EIO);
+	if (ftruncate(fileno(f->fp), (off_t)size) < 0)
+		return -errno;
+	f->pos_known = 0; /* drop any read-ahead of the old contents at the next I/O */
+	return 0;
+}
+
+static int stdio_control(void *handle, int op, void *arg)
+{
+	(void)handle;
+	(void)op;
+	(void)arg;
+	return -ENOTSUP;
+}
+
+static const struct iob_backend_ops stdio_ops = {
+	.open = stdio_open,
+	.close = stdio_close,
+	.read_at = stdio_read_at,
+	.write_at = stdio_write_at,
+	.sync = stdio_sync,
+	.info = stdio_info,
+	.truncate = stdio_truncate,
+	.control = stdio_control,
+};
+
+static const struct iob_plugin stdio_plugin = {
+	IOB_PLUGIN_HEADER,
+	.kind = IOB_PLUGIN_BACKEND,
+	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_STREAM,
+	.name = STDIO_NAME,
+	.summary = "buffered C streams (fopen/fseek/fread/fwrite), as io_profile used",
+	.ops_size = sizeof(struct iob_backend_ops),
+	.backend = &stdio_ops,
+};
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
+{
+	if (!host || host->abi_major != IOB_ABI_MAJOR)
+		return NULL; /* a host of another major: its log cannot be trusted */
+	stdio_host = host;
+	return &stdio_plugin;
+}

@@ -1,0 +1,1081 @@
+/*
+ * conformance.c - the one suite every backend must pass.
+ *
+ *   test_conformance BACKEND  run the suite against the backend plugin
+ *                             BACKEND, loaded from the build tree's plugin
+ *                             directory (ctest: conformance.BACKEND)
+ *   test_conformance          check that every backend named at build time
+ *                             (IOB_CONF_BACKENDS) loads from the build tree
+ *
+ * The suite drives the backend twice over: through its loaded ops table
+ * (exact counts, exact bytes, edge cases) and through the engine
+ * (iob_phase_run), the way the tools use it.  Files live in a fresh
+ * directory made with mkdtemp under the current directory, which ctest sets
+ * to the build tree, so O_DIRECT meets a real disk rather than a tmpfs /tmp.
+ * A backend with IOB_CAP_DIRECT whose open is refused with EINVAL fails the
+ * suite, unless IOB_NO_DIRECT=1 is set: then it is skipped (exit 77) with the
+ * reason printed.
+ *
+ * The ops-level checks compare against their own reference bytes
+ * (ref_byte), not the core's pattern module, so a bug in one cannot hide a
+ * bug in the other.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#ifdef __linux__
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#endif
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "iobench/engine.h"
+#include "iobench/loader.h"
+#include "iobench/log.h"
+#include "iobench/pattern.h"
+
+#ifndef IOB_PLUGIN_BUILD_DIR
+#error "IOB_PLUGIN_BUILD_DIR must name the build tree's plugin directory"
+#endif
+#ifndef IOB_CONF_BACKENDS
+#define IOB_CONF_BACKENDS "stdio,posix,direct,mmap,template"
+#endif
+
+#define SKIP_CODE 77
+#define SENTINEL 0xa5
+#define TAIL 64 /* bytes after every read buffer that must stay SENTINEL */
+#define NLOG 64
+
+/* ------------------------------------------------------------------------ */
+/* State shared by the tests of one run.                                    */
+
+static struct iob_registry g_reg; /* large: keep it off the stack */
+static const char *g_name;
+static const struct iob_loaded *g_be;
+static const struct iob_backend_ops *g_ops;
+static uint32_t g_caps;
+static char g_dir[PATH_MAX];
+static uint32_t g_mem_align = 1, g_io_align = 1;
+static size_t g_bs;    /* block size for the tests: max(4096, io_align) */
+static size_t g_balign; /* buffer alignment: max(4096, mem_align) */
+
+static char g_log[NLOG][1200];
+static int g_log_level[NLOG];
+static size_t g_nlog;
+
+static void log_hook(int level, const char *line, void *arg)
+{
+	if (g_nlog < NLOG) {
+		snprintf(g_log[g_nlog], sizeof g_log[0], "%s", line);
+		g_log_level[g_nlog++] = level;
+	}
+	if (level <= IOB_LOG_INFO || getenv("IOB_CONF_DEBUG"))
+		fprintf(stderr, "  [log] %s\n", line);
+}
+
+static void log_reset(void)
+{
+	g_nlog = 0;
+}
+
+/* Index of the first error/warning line containing all of a, b (b may be
+ * NULL), or -1. */
+static int log_find(const char *a, const char *b)
+{
+	for (size_t i = 0; i < g_nlog; i++)
+		if (g_log_level[i] <= IOB_LOG_WARN && strstr(g_log[i], a) && (!b || strstr(g_log[i], b)))
+			return (int)i;
+	return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Helpers.                                                                  */
+
+static uint8_t ref_byte(uint64_t off, unsigned salt)
+{
+	uint64_t x = (off + 1) * 0x9e3779b97f4a7c15ull + salt * 0x632be59bd9b4e019ull;
+	x ^= x >> 29;
+	x *= 0xbf58476d1ce4e5b9ull;
+	return (uint8_t)(x ^ (x >> 32));
+}
+
+static void ref_fill(void *buf, size_t len, uint64_t off, unsigned salt)
+{
+	uint8_t *b = buf;
+	for (size_t i = 0; i < len; i++)
+		b[i] = ref_byte(off + i, salt);
+}
+
+/* Offset of the first byte of buf that differs from the reference, or -1. */
+static long long ref_diff(const void *buf, size_t len, uint64_t off, unsigned salt)
+{
+	const uint8_t *b = buf;
+	for (size_t i = 0; i < len; i++)
+		if (b[i] != ref_byte(off + i, salt))
+			return (long long)(off + i);
+	return -1;
+}
+
+static int all_bytes(const void *buf, size_t len, uint8_t v)
+{
+	const uint8_t *b = buf;
+	for (size_t i = 0; i < len; i++)
+		if (b[i] != v)
+			return 0;
+	return 1;
+}
+
+static char *path_of(const char *name)
+{
+	static char paths[8][PATH_MAX + 64];
+	static unsigned next;
+	char *p = paths[next++ % 8];
+	snprintf(p, sizeof paths[0], "%s/%s", g_dir, name);
+	return p;
+}
+
+/* A buffer of len bytes (plus TAIL) aligned for the backend, all SENTINEL. */
+static uint8_t *buf_new(size_t len)
+{
+	void *p = NULL;
+	assert_int_equal(posix_memalign(&p, g_balign, len + TAIL), 0);
+	memset(p, SENTINEL, len + TAIL);
+	return p;
+}
+
+static int be_open(const char *path, uint32_t flags, uint64_t hint, void **h)
+{
+	struct iob_open_args a = {
+		.struct_size = sizeof a,
+		.path = path,
+		.flags = flags,
+		.mode = 0644,
+		.size_hint = hint,
+	};
+	*h = NULL;
+	return g_ops->open(&a, h);
+}
+
+static void *be_open_ok(const char *path, uint32_t flags, uint64_t hint)
+{
+	void *h;
+	assert_int_equal(be_open(path, flags, hint, &h), 0);
+	assert_non_null(h);
+	return h;
+}
+
+static void be_close_ok(void *h)
+{
+	assert_int_equal(g_ops->close(h), 0);
+}
+
+static void be_info(void *h, struct iob_file_info *fi)
+{
+	memset(fi, 0, sizeof *fi);
+	fi->struct_size = sizeof *fi;
+	assert_int_equal(g_ops->info(h, fi), 0);
+}
+
+static uint64_t be_size(void *h)
+{
+	struct iob_file_info fi;
+	be_info(h, &fi);
+	return fi.size;
+}
+
+static uint64_t disk_size(const char *path)
+{
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	return (uint64_t)st.st_size;
+}
+
+static int has(uint32_t cap)
+{
+	return (g_caps & cap) != 0;
+}
+
+/* Write `size` reference bytes (salt) to a new file through the backend.
+ * Aligned backends write whole blocks and truncate to the exact size. */
+static void write_ref_file(const char *path, uint64_t size, unsigned salt)
+{
+	void *h = be_open_ok(path, IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC, size);
+	uint8_t *buf = buf_new(g_bs);
+	for (uint64_t off = 0; off < size; off += g_bs) {
+		size_t len = size - off < g_bs ? (size_t)(size - off) : g_bs;
+		if (has(IOB_CAP_ALIGNED))
+			len = g_bs;
+		ref_fill(buf, len, off, salt);
+		assert_int_equal(g_ops->write_at(h, buf, len, off), (int64_t)len);
+	}
+	if (has(IOB_CAP_ALIGNED) && size % g_bs) {
+		assert_true(has(IOB_CAP_TRUNCATE));
+		assert_int_equal(g_ops->truncate(h, size), 0);
+	}
+	assert_int_equal(be_size(h), size);
+	be_close_ok(h);
+	assert_int_equal(disk_size(path), size);
+	free(buf);
+}
+
+/* Read [off, off+len) through h and require exactly `expect` reference
+ * bytes back.  Buffered backends must not touch the buffer past the count.
+ * With O_DIRECT the kernel moves whole file-system blocks, so the part of
+ * [count, len) inside the final block may be overwritten (ext4 zero-fills
+ * it); only bytes past len must survive there. */
+static void read_expect(void *h, uint64_t off, size_t len, int64_t expect, unsigned salt)
+{
+	uint8_t *buf = buf_new(len);
+	int64_t n = g_ops->read_at(h, buf, len, off);
+	size_t got = n > 0 ? (size_t)n : 0;
+
+	assert_int_equal(n, expect);
+	if (n > 0)
+		assert_int_equal(ref_diff(buf, got, off, salt), -1);
+	if (has(IOB_CAP_DIRECT) && n >= 0)
+		assert_true(all_bytes(buf + len, TAIL, SENTINEL));
+	else
+		assert_true(all_bytes(buf + got, len - got + TAIL, SENTINEL));
+	free(buf);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ops-level tests.                                                          */
+
+static void test_descriptor(void **state)
+{
+	const struct iob_plugin *d = &g_be->desc;
+
+	assert_int_equal(d->kind, IOB_PLUGIN_BACKEND);
+	assert_int_equal(d->abi_major, IOB_ABI_MAJOR);
+	assert_string_equal(d->name, g_name);
+	assert_non_null(d->summary);
+	assert_true(strlen(d->summary) > 0 && strchr(d->summary, '\n') == NULL);
+	assert_true(has(IOB_CAP_READ) && has(IOB_CAP_WRITE)); /* the suite needs both */
+	assert_non_null(g_ops->open);
+	assert_non_null(g_ops->close);
+	assert_non_null(g_ops->info);
+	assert_non_null(g_ops->read_at);
+	assert_non_null(g_ops->write_at);
+	if (has(IOB_CAP_SYNC))
+		assert_non_null(g_ops->sync);
+	if (has(IOB_CAP_TRUNCATE))
+		assert_non_null(g_ops->truncate);
+	if (has(IOB_CAP_ALIGNED))
+		assert_true(has(IOB_CAP_DIRECT) || g_io_align > 1);
+	if (g_ops->control)
+		assert_int_equal(g_ops->control(NULL, 0x7fff0000, NULL), -ENOTSUP);
+}
+
+static void test_info_sanity(void **state)
+{
+	const char *p = path_of("info");
+	struct iob_file_info fi;
+	void *h = be_open_ok(p, IOB_OPEN_READ | IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC, 0);
+
+	be_info(h, &fi);
+	assert_int_equal(fi.size, 0);
+	assert_int_equal(fi.is_stream, 0);
+	if (has(IOB_CAP_DIRECT)) {
+		assert_int_equal(fi.direct, 1);
+		assert_true(fi.mem_align >= 512 && fi.io_align >= 512);
+		assert_int_equal(fi.mem_align & (fi.mem_align - 1), 0);
+		assert_int_equal(fi.io_align & (fi.io_align - 1), 0);
+	} else {
+		assert_int_equal(fi.direct, 0);
+	}
+	if (!has(IOB_CAP_ALIGNED)) {
+		assert_true(fi.mem_align <= 1 && fi.io_align <= 1);
+	}
+	be_close_ok(h);
+
+	write_ref_file(p, 3 * g_bs, 1);
+	h = be_open_ok(p, IOB_OPEN_READ, 0);
+	be_info(h, &fi);
+	assert_int_equal(fi.size, 3 * g_bs);
+	be_close_ok(h);
+}
+
+static void test_roundtrip(void **state)
+{
+	const char *p = path_of("roundtrip");
+	const uint64_t size = 8 * g_bs;
+	void *h;
+
+	write_ref_file(p, size, 2);
+	h = be_open_ok(p, IOB_OPEN_READ, 0);
+	for (uint64_t off = 0; off < size; off += g_bs)
+		read_expect(h, off, g_bs, (int64_t)g_bs, 2);
+	/* backwards and out of order: no backend may depend on sequence */
+	for (uint64_t i = 8; i-- > 0;)
+		read_expect(h, ((i * 5) % 8) * g_bs, g_bs, (int64_t)g_bs, 2);
+	read_expect(h, 0, (size_t)size, (int64_t)size, 2); /* all of it in one call */
+	be_close_ok(h);
+}
+
+static void test_odd_size(void **state)
+{
+	const char *p = path_of("odd");
+	const uint64_t size = 3 * g_bs + 1000;
+	void *h;
+
+	write_ref_file(p, size, 3);
+	h = be_open_ok(p, IOB_OPEN_READ, 0);
+	assert_int_equal(be_size(h), size);
+	read_expect(h, 3 * g_bs, g_bs, 1000, 3);          /* short read at the end ... */
+	read_expect(h, 4 * g_bs, g_bs, 0, 3);             /* ... then 0 */
+	read_expect(h, 2 * g_bs, 2 * g_bs, (int64_t)g_bs + 1000, 3);
+	read_expect(h, 64 * g_bs, g_bs, 0, 3);            /* far past the end */
+	if (!has(IOB_CAP_ALIGNED)) {
+		read_expect(h, size, 100, 0, 3);          /* exactly at the end */
+		read_expect(h, size - 10, 100, 10, 3);
+		read_expect(h, 17, 5000, 5000, 3);        /* unaligned inside the file */
+		read_expect(h, size - 1, 1, 1, 3);
+	}
+	be_close_ok(h);
+}
+
+static void test_empty_file(void **state)
+{
+	const char *p = path_of("empty");
+	void *h = be_open_ok(p, IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC, 0);
+
+	assert_int_equal(be_size(h), 0);
+	be_close_ok(h);
+	assert_int_equal(disk_size(p), 0);
+	h = be_open_ok(p, IOB_OPEN_READ, 0);
+	assert_int_equal(be_size(h), 0);
+	read_expect(h, 0, g_bs, 0, 4);
+	read_expect(h, 16 * g_bs, g_bs, 0, 4);
+	be_close_ok(h);
+	assert_int_equal(disk_size(p), 0);
+}
+
+static void test_missing_file(void **state)
+{
+	void *h;
+
+	assert_int_equal(be_open(path_of("missing"), IOB_OPEN_READ, 0, &h), -ENOENT);
+	assert_int_equal(be_open(path_of("missing"), IOB_OPEN_READ | IOB_OPEN_WRITE, 0, &h), -ENOENT);
+	assert_int_equal(access(path_of("missing"), F_OK), -1);
+	assert_int_equal(be_open(path_of("nodir/x"), IOB_OPEN_WRITE | IOB_OPEN_CREATE, 0, &h), -ENOENT);
+}
+
+/* CREATE without TRUNC keeps what is there; TRUNC empties it. */
+static void test_create_keeps_data(void **state)
+{
+	const char *p = path_of("keep");
+	const uint64_t size = 6 * g_bs;
+	uint8_t *buf = buf_new(g_bs);
+	void *h;
+
+	write_ref_file(p, size, 5);
+	h = be_open_ok(p, IOB_OPEN_WRITE | IOB_OPEN_CREATE, 2 * g_bs);
+	assert_int_equal(be_size(h), size);
+	ref_fill(buf, g_bs, g_bs, 6);
+	assert_int_equal(g_ops->write_at(h, buf, g_bs, g_bs), (int64_t)g_bs);
+	be_close_ok(h);
+	assert_int_equal(disk_size(p), size);
+
+	h = be_open_ok(p, IOB_OPEN_READ, 0);
+	assert_int_equal(be_size(h), size);
+	read_expect(h, 0, g_bs, (int64_t)g_bs, 5);
+	read_expect(h, g_bs, g_bs, (int64_t)g_bs, 6);
+	read_expect(h, 2 * g_bs, 4 * g_bs, 4 * (int64_t)g_bs, 5);
+	be_close_ok(h);
+
+	h = be_open_ok(p, IOB_OPEN_READ | IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC, 0);
+	assert_int_equal(be_size(h), 0);
+	read_expect(h, 0, g_bs, 0, 5);
+	be_close_ok(h);
+	assert_int_equal(disk_size(p), 0);
+	free(buf);
+}
+
+static void test_truncate(void **state)
+{
+	const char *p = path_of("trunc");
+	uint8_t *buf;
+	void *h;
+
+	if (!has(IOB_CAP_TRUNCATE))
+		skip();
+	buf = buf_new(g_bs);
+	write_ref_file(p, 4 * g_bs, 7);
+	h = be_open_ok(p, IOB_OPEN_READ | IOB_OPEN_WRITE, 0);
+	assert_int_equal(g_ops->truncate(h, 2 * g_bs), 0);
+	assert_int_equal(be_size(h), 2 * g_bs);
+	read_expect(h, g_bs, g_bs, (int64_t)g_bs, 7);
+	read_expect(h, 2 * g_bs, g_bs, 0, 7);
+	assert_int_equal(g_ops->truncate(h, 3 * g_bs), 0); /* growing reads back zeros */
+	assert_int_equal(be_size(h), 3 * g_bs);
+	assert_int_equal(g_ops->read_at(h, buf, g_bs, 2 * g_bs), (int64_t)g_bs);
+	assert_true(all_bytes(buf, g_bs, 0));
+	be_close_ok(h);
+	assert_int_equal(disk_size(p), 3 * g_bs);
+	free(buf);
+}
+
+/* Writes and reads interleaved on one handle, and a hole left by a write
+ * past the end. */
+static void test_mixed_and_holes(void **state)
+{
+	const char *p = path_of("mixed");
+	uint8_t *buf = buf_new(g_bs);
+	void *h = be_open_ok(p, IOB_OPEN_READ | IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC, 0);
+
+	ref_fill(buf, g_bs, 0, 8);
+	assert_int_equal(g_ops->write_at(h, buf, g_bs, 0), (int64_t)g_bs);
+	read_expect(h, 0, g_bs, (int64_t)g_bs, 8);
+	ref_fill(buf, g_bs, g_bs, 8);
+	assert_int_equal(g_ops->write_at(h, buf, g_bs, g_bs), (int64_t)g_bs);
+	read_expect(h, 0, 2 * g_bs, 2 * (int64_t)g_bs, 8);
+	ref_fill(buf, g_bs, 5 * g_bs, 8);
+	assert_int_equal(g_ops->write_at(h, buf, g_bs, 5 * g_bs), (int64_t)g_bs);
+	assert_int_equal(be_size(h), 6 * g_bs);
+	read_expect(h, 5 * g_bs, g_bs, (int64_t)g_bs, 8);
+	memset(buf, SENTINEL, g_bs);
+	assert_int_equal(g_ops->read_at(h, buf, g_bs, 3 * g_bs), (int64_t)g_bs);
+	assert_true(all_bytes(buf, g_bs, 0));
+	read_expect(h, 6 * g_bs, g_bs, 0, 8);
+	if (has(IOB_CAP_SYNC))
+		assert_int_equal(g_ops->sync(h), 0);
+	be_close_ok(h);
+	assert_int_equal(disk_size(p), 6 * g_bs);
+	free(buf);
+}
+
+/* Small reads and writes alternating at adjacent offsets on one handle: a
+ * buffered backend must switch direction without losing its place. */
+static void test_interleaved_small(void **state)
+{
+	const char *p = path_of("interleaved");
+	uint8_t *buf;
+	void *h;
+
+	if (has(IOB_CAP_ALIGNED))
+		skip();
+	buf = buf_new(g_bs);
+	write_ref_file(p, 4 * g_bs, 16);
+	h = be_open_ok(p, IOB_OPEN_READ | IOB_OPEN_WRITE, 0);
+	read_expect(h, 0, 100, 100, 16);
+	ref_fill(buf, 100, 100, 17);
+	assert_int_equal(g_ops->write_at(h, buf, 100, 100), 100);
+	read_expect(h, 200, 100, 100, 16);
+	ref_fill(buf, 50, 300, 17);
+	assert_int_equal(g_ops->write_at(h, buf, 50, 300), 50);
+	read_expect(h, 100, 100, 100, 17);
+	read_expect(h, 350, 50, 50, 16);
+	ref_fill(buf, 10, 4 * g_bs - 5, 17); /* straddles the end: grows the file */
+	assert_int_equal(g_ops->write_at(h, buf, 10, 4 * g_bs - 5), 10);
+	read_expect(h, 4 * g_bs - 5, 100, 10, 17);
+	be_close_ok(h);
+
+	assert_int_equal(disk_size(p), 4 * g_bs + 5);
+	h = be_open_ok(p, IOB_OPEN_READ, 0);
+	read_expect(h, 0, 100, 100, 16);
+	read_expect(h, 100, 100, 100, 17);
+	read_expect(h, 200, 100, 100, 16);
+	read_expect(h, 300, 50, 50, 17);
+	read_expect(h, 350, 4 * g_bs - 355, 4 * (int64_t)g_bs - 355, 16);
+	read_expect(h, 4 * g_bs - 5, 100, 10, 17);
+	be_close_ok(h);
+	free(buf);
+}
+
+/* Permission bits come from args->mode (less the umask, never more). */
+static void test_create_mode(void **state)
+{
+	const char *p = path_of("mode");
+	struct iob_open_args a = {
+		.struct_size = sizeof a,
+		.path = p,
+		.flags = IOB_OPEN_WRITE | IOB_OPEN_CREATE,
+		.mode = 0600,
+	};
+	struct stat st;
+	void *h = NULL;
+
+	assert_int_equal(g_ops->open(&a, &h), 0);
+	be_close_ok(h);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+}
+
+static void test_sync(void **state)
+{
+	const char *p = path_of("sync");
+	uint8_t *buf;
+	void *h;
+
+	if (!has(IOB_CAP_SYNC))
+		skip();
+	buf = buf_new(g_bs);
+	h = be_open_ok(p, IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC, 0);
+	assert_int_equal(g_ops->sync(h), 0); /* nothing written yet */
+	ref_fill(buf, g_bs, 0, 9);
+	assert_int_equal(g_ops->write_at(h, buf, g_bs, 0), (int64_t)g_bs);
+	assert_int_equal(g_ops->sync(h), 0);
+	assert_int_equal(disk_size(p), g_bs); /* visible to others after sync */
+	assert_int_equal(g_ops->sync(h), 0);
+	be_close_ok(h);
+	free(buf);
+}
+
+/* size_hint is a hint: the file ends where the data ends. */
+static void test_size_hint(void **state)
+{
+	const char *p = path_of("hint");
+	const uint64_t size = has(IOB_CAP_ALIGNED) ? 3 * g_bs : 3 * g_bs + 123;
+	uint8_t *buf = buf_new(4 * g_bs);
+	void *h = be_open_ok(p, IOB_OPEN_READ | IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC, 1 << 20);
+
+	ref_fill(buf, (size_t)size, 0, 10);
+	assert_int_equal(g_ops->write_at(h, buf, (size_t)size, 0), (int64_t)size);
+	assert_int_equal(be_size(h), size);
+	read_expect(h, 0, 4 * g_bs, (int64_t)size, 10);
+	be_close_ok(h);
+	assert_int_equal(disk_size(p), size);
+	/* growth well beyond any hint */
+	h = be_open_ok(p, IOB_OPEN_READ | IOB_OPEN_WRITE, 0);
+	ref_fill(buf, g_bs, 300 * g_bs, 10);
+	assert_int_equal(g_ops->write_at(h, buf, g_bs, 300 * g_bs), (int64_t)g_bs);
+	assert_int_equal(be_size(h), 301 * g_bs);
+	read_expect(h, 300 * g_bs, 2 * g_bs, (int64_t)g_bs, 10);
+	be_close_ok(h);
+	assert_int_equal(disk_size(p), 301 * g_bs);
+	free(buf);
+}
+
+/* Each of address, offset and length misaligned: -EINVAL, a log line naming
+ * the value and the alignment, and the buffer (or file) untouched. */
+static void test_misaligned(void **state)
+{
+	const char *p = path_of("misaligned");
+	const uint32_t half = g_io_align / 2;
+	char num[64], al[32];
+	uint8_t *buf;
+	void *h;
+
+	if (!has(IOB_CAP_ALIGNED))
+		skip();
+	buf = buf_new(3 * g_bs);
+	write_ref_file(p, 2 * g_bs, 11);
+	h = be_open_ok(p, IOB_OPEN_READ | IOB_OPEN_WRITE, 0);
+	snprintf(al, sizeof al, "%u", g_io_align);
+
+	log_reset();
+	assert_int_equal(g_ops->read_at(h, buf + 1, g_bs, 0), -EINVAL);
+	snprintf(num, sizeof num, "%p", (void *)(buf + 1));
+	assert_true(log_find(num, NULL) >= 0);
+	assert_true(all_bytes(buf, 3 * g_bs + TAIL, SENTINEL));
+
+	log_reset();
+	assert_int_equal(g_ops->read_at(h, buf, g_bs, half), -EINVAL);
+	snprintf(num, sizeof num, "%u", half);
+	assert_true(log_find(num, al) >= 0);
+	assert_true(all_bytes(buf, 3 * g_bs + TAIL, SENTINEL));
+
+	log_reset();
+	assert_int_equal(g_ops->read_at(h, buf, g_bs + half, 0), -EINVAL);
+	snprintf(num, sizeof num, "%zu", g_bs + half);
+	assert_true(log_find(num, al) >= 0);
+	assert_true(all_bytes(buf, 3 * g_bs + TAIL, SENTINEL));
+
+	/* writes are refused the same way and leave the file alone */
+	ref_fill(buf, 3 * g_bs, 0, 12);
+	log_reset();
+	assert_int_equal(g_ops->write_at(h, buf + 1, g_bs, 0), -EINVAL);
+	assert_int_equal(g_ops->write_at(h, buf, g_bs, half), -EINVAL);
+	assert_int_equal(g_ops->write_at(h, buf, g_bs + half, 0), -EINVAL);
+	assert_int_equal(g_nlog >= 3, 1);
+	be_close_ok(h);
+	assert_int_equal(disk_size(p), 2 * g_bs);
+	h = be_open_ok(p, IOB_OPEN_READ, 0);
+	read_expect(h, 0, 2 * g_bs, 2 * (int64_t)g_bs, 11);
+	be_close_ok(h);
+	free(buf);
+}
+
+/* A direct backend must not pretend on a memory file system: the open is
+ * refused with -EINVAL and the standard message, and nothing is created. */
+static void test_direct_memory_fs(void **state)
+{
+#if defined(__linux__) && defined(TMPFS_MAGIC)
+	char tmpl[] = "/dev/shm/iob-conformance-XXXXXX", file[64];
+	struct statfs sf;
+	void *h;
+
+	if (!has(IOB_CAP_DIRECT) || statfs("/dev/shm", &sf) != 0 || sf.f_type != TMPFS_MAGIC ||
+	    !mkdtemp(tmpl))
+		skip();
+	snprintf(file, sizeof file, "%s/f", tmpl);
+	log_reset();
+	assert_int_equal(be_open(file, IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC, 0, &h), -EINVAL);
+	assert_true(log_find("O_DIRECT not supported on", file) >= 0);
+	assert_int_equal(access(file, F_OK), -1);
+	assert_int_equal(rmdir(tmpl), 0);
+#else
+	skip();
+#endif
+}
+
+/* A child feeds `size` reference bytes into fd in small, spaced chunks, so
+ * a reader sees many short read(2) results before end of file. */
+static pid_t feed_slowly(int fd, const uint8_t *src, size_t size)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	for (size_t off = 0; off < size; off += 700) {
+		size_t n = size - off < 700 ? size - off : 700;
+		if (write(fd, src + off, n) != (ssize_t)n)
+			_exit(1);
+		usleep(2000);
+	}
+	_exit(0);
+}
+
+/* Path "-" reads standard input strictly forwards; a short count only at
+ * the end, however the data trickles in. */
+static void test_stream(void **state)
+{
+	const size_t size = 10000;
+	uint8_t *src;
+	struct iob_file_info fi;
+	int pfd[2], saved, status;
+	pid_t child;
+	void *h;
+
+	if (!has(IOB_CAP_STREAM))
+		skip();
+	src = buf_new(size);
+	ref_fill(src, size, 0, 13);
+	assert_int_equal(pipe(pfd), 0);
+	child = feed_slowly(pfd[1], src, size);
+	assert_true(child > 0);
+	close(pfd[1]);
+	saved = dup(STDIN_FILENO);
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(pfd[0], STDIN_FILENO), STDIN_FILENO);
+	close(pfd[0]);
+	clearerr(stdin);
+
+	assert_true(be_open("-", IOB_OPEN_WRITE, 0, &h) < 0);
+	h = be_open_ok("-", IOB_OPEN_READ, 0);
+	be_info(h, &fi);
+	assert_int_equal(fi.is_stream, 1);
+	assert_int_equal(fi.size, 0);
+	read_expect(h, 0, 4096, 4096, 13);    /* at the current position */
+	read_expect(h, 4096, 1000, 1000, 13); /* again */
+	read_expect(h, 6000, 2000, 2000, 13); /* forwards over a gap */
+	read_expect(h, 0, 100, -ESPIPE, 13);  /* backwards: refused */
+	read_expect(h, 8000, 4096, 2000, 13); /* short at the end ... */
+	read_expect(h, 10000, 4096, 0, 13);   /* ... then 0 */
+	be_close_ok(h);
+
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+	close(saved);
+	clearerr(stdin);
+	free(src);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Through the engine.                                                       */
+
+static struct iob_phase_spec spec_for(const char *const *files, enum iob_phase phase, uint64_t size)
+{
+	struct iob_phase_spec s = {
+		.backend = g_be,
+		.files = files,
+		.nfiles = 1,
+		.phase = phase,
+		.access = IOB_ACCESS_SEQ,
+		.block_size = g_bs,
+		.file_size = size,
+		.pattern = {.kind = IOB_PAT_RANDOM, .seed = 42},
+		.seed = 7,
+		.truncate = 1,
+	};
+	return s;
+}
+
+static void run_ok(const struct iob_phase_spec *s, struct iob_phase_result *r)
+{
+	int rc = iob_phase_run(s, r);
+	if (rc != 0)
+		print_error("phase %s: status %d: %s\n", iob_phase_name(s->phase), rc, r->error);
+	assert_int_equal(rc, 0);
+	assert_int_equal(r->status, 0);
+	assert_int_equal(r->interrupted, 0);
+	assert_int_equal(r->direct, has(IOB_CAP_DIRECT) ? 1 : 0);
+}
+
+/* The file on disk, read with plain read(2), holds the pattern. */
+static void disk_matches_pattern(const char *path, const struct iob_pattern *pat, uint64_t size)
+{
+	uint8_t *got = malloc((size_t)size), *want = malloc((size_t)size);
+	int fd = open(path, O_RDONLY);
+
+	assert_true(got && want && fd >= 0);
+	assert_int_equal(read(fd, got, (size_t)size), (ssize_t)size);
+	iob_pattern_fill(pat, want, (size_t)size, 0);
+	assert_memory_equal(got, want, (size_t)size);
+	close(fd);
+	free(got);
+	free(want);
+}
+
+static void corrupt(const char *path, uint64_t off, uint8_t *old, uint8_t *new)
+{
+	int fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, old, 1, (off_t)off), 1);
+	*new = (uint8_t)~*old;
+	assert_int_equal(pwrite(fd, new, 1, (off_t)off), 1);
+	assert_int_equal(fsync(fd), 0);
+	close(fd);
+}
+
+static void test_engine_write_read_verify(void **state)
+{
+	const char *files[] = {path_of("engine")};
+	const uint64_t size = 16 * g_bs, bad = 5 * g_bs + 17;
+	struct iob_phase_spec s = spec_for(files, IOB_PHASE_WRITE, size);
+	struct iob_phase_result r;
+	uint8_t old, new;
+
+	s.fsync = has(IOB_CAP_SYNC);
+	run_ok(&s, &r);
+	assert_int_equal(r.bytes, size);
+	assert_int_equal(r.ops, 16);
+	assert_int_equal(r.short_ops, 0);
+	iob_phase_result_free(&r);
+	assert_int_equal(disk_size(files[0]), size);
+	disk_matches_pattern(files[0], &s.pattern, size);
+
+	s = spec_for(files, IOB_PHASE_READ, 0);
+	run_ok(&s, &r);
+	assert_int_equal(r.bytes, size);
+	assert_int_equal(r.ops, 16);
+	iob_phase_result_free(&r);
+
+	s = spec_for(files, IOB_PHASE_VERIFY, 0);
+	run_ok(&s, &r);
+	assert_int_equal(r.bytes, size);
+	assert_int_equal(r.bad_blocks, 0);
+	iob_phase_result_free(&r);
+
+	corrupt(files[0], bad, &old, &new);
+	assert_int_equal(iob_phase_run(&s, &r), IOB_STATUS_MISMATCH);
+	assert_int_equal(r.bad_blocks, 1);
+	assert_int_equal(r.first_bad_offset, bad);
+	assert_int_equal(r.expected, old);
+	assert_int_equal(r.found, new);
+	assert_string_equal(r.bad_file, files[0]);
+	iob_phase_result_free(&r);
+}
+
+static void test_engine_odd_size(void **state)
+{
+	const char *files[] = {path_of("engine-odd")};
+	const uint64_t size = 5 * g_bs + 123;
+	struct iob_phase_spec s = spec_for(files, IOB_PHASE_WRITE, size);
+	struct iob_phase_result r;
+
+	if (has(IOB_CAP_ALIGNED)) {
+		/* the engine refuses what the backend could not write, and leaves
+		 * no file behind; an odd-sized file made otherwise still reads */
+		assert_int_equal(iob_phase_run(&s, &r), -EINVAL);
+		assert_int_equal(r.ops, 0);
+		assert_int_equal(access(files[0], F_OK), -1);
+		iob_phase_result_free(&r);
+		write_ref_file(files[0], size, 14);
+		s = spec_for(files, IOB_PHASE_READ, 0);
+		run_ok(&s, &r);
+		assert_int_equal(r.bytes, size);
+		assert_int_equal(r.ops, 6);
+		assert_int_equal(r.short_ops, 1);
+		iob_phase_result_free(&r);
+		return;
+	}
+	run_ok(&s, &r);
+	assert_int_equal(r.bytes, size);
+	assert_int_equal(r.ops, 6);
+	iob_phase_result_free(&r);
+	assert_int_equal(disk_size(files[0]), size);
+	disk_matches_pattern(files[0], &s.pattern, size);
+
+	s = spec_for(files, IOB_PHASE_VERIFY, 0);
+	run_ok(&s, &r);
+	assert_int_equal(r.bytes, size);
+	assert_int_equal(r.bad_blocks, 0);
+	iob_phase_result_free(&r);
+}
+
+static void test_engine_empty(void **state)
+{
+	const char *files[] = {path_of("engine-empty")};
+	struct iob_phase_spec s = spec_for(files, IOB_PHASE_READ, 0);
+	struct iob_phase_result r;
+	int fd = open(files[0], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	close(fd);
+	run_ok(&s, &r);
+	assert_int_equal(r.bytes, 0);
+	iob_phase_result_free(&r);
+}
+
+/* A write phase without truncate rewrites in place and keeps the tail. */
+static void test_engine_no_truncate(void **state)
+{
+	const char *files[] = {path_of("engine-keep")};
+	struct iob_phase_spec s = spec_for(files, IOB_PHASE_WRITE, 4 * g_bs);
+	struct iob_phase_result r;
+	void *h;
+
+	write_ref_file(files[0], 8 * g_bs, 15);
+	s.truncate = 0;
+	run_ok(&s, &r);
+	assert_int_equal(r.bytes, 4 * g_bs);
+	iob_phase_result_free(&r);
+	assert_int_equal(disk_size(files[0]), 8 * g_bs);
+	disk_matches_pattern(files[0], &s.pattern, 4 * g_bs);
+	h = be_open_ok(files[0], IOB_OPEN_READ, 0);
+	read_expect(h, 4 * g_bs, 4 * g_bs, 4 * (int64_t)g_bs, 15);
+	be_close_ok(h);
+
+	s.truncate = 1;
+	run_ok(&s, &r);
+	iob_phase_result_free(&r);
+	assert_int_equal(disk_size(files[0]), 4 * g_bs);
+}
+
+static void test_engine_random(void **state)
+{
+	const char *files[] = {path_of("engine-rand")};
+	const uint64_t size = 32 * g_bs;
+	struct iob_phase_spec s = spec_for(files, IOB_PHASE_WRITE, size);
+	struct iob_phase_result r;
+
+	run_ok(&s, &r);
+	iob_phase_result_free(&r);
+
+	s = spec_for(files, IOB_PHASE_READ, size);
+	s.access = IOB_ACCESS_RAND;
+	s.ops = 64;
+	run_ok(&s, &r);
+	assert_int_equal(r.ops, 64);
+	assert_int_equal(r.bytes, 64 * g_bs);
+	iob_phase_result_free(&r);
+
+	s.phase = IOB_PHASE_VERIFY;
+	run_ok(&s, &r);
+	assert_int_equal(r.ops, 64);
+	assert_int_equal(r.bad_blocks, 0);
+	iob_phase_result_free(&r);
+
+	/* random writes of a fresh pattern, then a full sequential verify */
+	s.phase = IOB_PHASE_WRITE;
+	s.truncate = 0;
+	s.pattern.seed = 43;
+	s.ops = 0; /* size / bs operations */
+	run_ok(&s, &r);
+	assert_int_equal(r.ops, 32);
+	iob_phase_result_free(&r);
+	assert_int_equal(disk_size(files[0]), size);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Setup and the command line.                                               */
+
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[PATH_MAX + 256];
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static int load_registry(void)
+{
+	const char *dirs[] = {IOB_PLUGIN_BUILD_DIR};
+
+	memset(&g_reg, 0, sizeof g_reg);
+	iob_registry_load(&g_reg, dirs, 1);
+	for (size_t i = 0; i < g_reg.nerrors; i++)
+		fprintf(stderr, "load error: %s\n", g_reg.errors[i]);
+	return 0;
+}
+
+/* The plugin must come from the build tree, not from an installed copy. */
+static int from_build_tree(const struct iob_loaded *l)
+{
+	char want[PATH_MAX], got[PATH_MAX];
+
+	if (!realpath(IOB_PLUGIN_BUILD_DIR, want) || !realpath(l->path, got))
+		return 0;
+	return strncmp(got, want, strlen(want)) == 0 && got[strlen(want)] == '/';
+}
+
+/* Open a probe file to learn the alignment; -EINVAL from a direct backend
+ * means the file system refuses O_DIRECT. */
+static int probe(void)
+{
+	struct iob_file_info fi;
+	void *h;
+	int rc = be_open(path_of("probe"), IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC, 0, &h);
+
+	if (rc < 0)
+		return rc;
+	memset(&fi, 0, sizeof fi);
+	fi.struct_size = sizeof fi;
+	rc = g_ops->info(h, &fi);
+	g_ops->close(h);
+	unlink(path_of("probe"));
+	if (rc < 0)
+		return rc;
+	g_mem_align = fi.mem_align ? fi.mem_align : 1;
+	g_io_align = fi.io_align ? fi.io_align : 1;
+	g_bs = g_io_align > 4096 ? g_io_align : 4096;
+	g_balign = g_mem_align > 4096 ? g_mem_align : 4096;
+	return 0;
+}
+
+static int check_all_backends(void)
+{
+	char list[] = IOB_CONF_BACKENDS, *save = NULL;
+	int bad = 0;
+
+	load_registry();
+	for (char *n = strtok_r(list, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+		const struct iob_loaded *l = iob_registry_find(&g_reg, IOB_PLUGIN_BACKEND, n);
+		if (!l) {
+			fprintf(stderr, "FAIL: backend %s not loaded from %s\n", n, IOB_PLUGIN_BUILD_DIR);
+			bad = 1;
+		} else if (!from_build_tree(l)) {
+			fprintf(stderr, "FAIL: backend %s loaded from %s, not the build tree\n", n, l->path);
+			bad = 1;
+		} else {
+			printf("ok: backend %-10s caps 0x%02x  %s\n", n, l->desc.caps, l->path);
+		}
+	}
+	if (g_reg.nerrors) {
+		fprintf(stderr, "FAIL: %zu plugin load error(s)\n", g_reg.nerrors);
+		bad = 1;
+	}
+	iob_registry_unload(&g_reg);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_descriptor),
+		cmocka_unit_test(test_info_sanity),
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_odd_size),
+		cmocka_unit_test(test_empty_file),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_create_keeps_data),
+		cmocka_unit_test(test_truncate),
+		cmocka_unit_test(test_mixed_and_holes),
+		cmocka_unit_test(test_interleaved_small),
+		cmocka_unit_test(test_create_mode),
+		cmocka_unit_test(test_sync),
+		cmocka_unit_test(test_size_hint),
+		cmocka_unit_test(test_misaligned),
+		cmocka_unit_test(test_direct_memory_fs),
+		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_engine_write_read_verify),
+		cmocka_unit_test(test_engine_odd_size),
+		cmocka_unit_test(test_engine_empty),
+		cmocka_unit_test(test_engine_no_truncate),
+		cmocka_unit_test(test_engine_random),
+	};
+	char tmpl[PATH_MAX];
+	const char *name;
+	int rc;
+
+	iob_log_set_program("conformance");
+	iob_log_set_level(IOB_LOG_DEBUG);
+	iob_log_set_hook(log_hook, NULL);
+	if (argc < 2)
+		return check_all_backends();
+	name = g_name = argv[1];
+
+	load_registry();
+	g_be = iob_registry_find(&g_reg, IOB_PLUGIN_BACKEND, name);
+	if (!g_be) {
+		fprintf(stderr, "FAIL: backend '%s' not found in %s\n", name, IOB_PLUGIN_BUILD_DIR);
+		return 1;
+	}
+	if (!from_build_tree(g_be)) {
+		fprintf(stderr, "FAIL: backend '%s' came from %s, not the build tree %s\n", name, g_be->path,
+			IOB_PLUGIN_BUILD_DIR);
+		return 1;
+	}
+	g_ops = &g_be->backend;
+	g_caps = g_be->desc.caps;
+
+	snprintf(tmpl, sizeof tmpl, "conformance-%s-XXXXXX", name);
+	if (!mkdtemp(tmpl) || !realpath(tmpl, g_dir)) {
+		fprintf(stderr, "FAIL: cannot make a test directory here: %s\n", strerror(errno));
+		return 1;
+	}
+	rc = probe();
+	if (rc == -EINVAL && has(IOB_CAP_DIRECT)) {
+		const char *env = getenv("IOB_NO_DIRECT");
+		remove_tree(g_dir);
+		if (env && strcmp(env, "1") == 0) {
+			printf(
+			    "SKIP: backend %s: the file system under %s refuses O_DIRECT (IOB_NO_DIRECT=1)\n",
+			    name, g_dir);
+			return SKIP_CODE;
+		}
+		fprintf(stderr,
+			"FAIL: backend %s: the file system under %s refuses O_DIRECT; run the build on a "
+			"disk-backed file system, or set IOB_NO_DIRECT=1 to skip\n",
+			name, g_dir);
+		return 1;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "FAIL: backend %s cannot open a file in %s: %s\n", name, g_dir,
+			strerror(-rc));
+		remove_tree(g_dir);
+		return 1;
+	}
+	printf("backend %s from %s: caps 0x%02x, mem_align %u, io_align %u, block %zu, dir %s\n", name,
+	       g_be->path, g_caps, g_mem_align, g_io_align, g_bs, g_dir);
+
+	rc = cmocka_run_group_tests_name(name, tests, NULL, NULL);
+	remove_tree(g_dir);
+	iob_registry_unload(&g_reg);
+	return rc == 0 ? 0 : 1;
+}
