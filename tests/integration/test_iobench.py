@@ -266,6 +266,23 @@ def case_direct_refuses_misaligned(tmp):
     expect(sorted(os.listdir(tmp)) == ["d.ini"], os.listdir(tmp))
 
 
+def case_kernel_byte_counts(tmp):
+    """The bytes a run reports equal what the kernel counted (/proc/self/io)."""
+    for backend in ("posix", "stdio", "direct"):
+        prof = write(os.path.join(tmp, backend + ".ini"),
+                     f"[global]\nbackend = {backend}\nsize = 4M\n"
+                     "[s]\nblock_size = 64K\nphases = write,read,verify\n"
+                     "[r]\naccess = rand\nblock_size = 4K\nops = 777\nphases = write,read\n")
+        p = iobench("run", prof, "--dir", tmp, "--output", "json", check_rc=0)
+        for r in json.loads(p.stdout)["records"]:
+            got = r["os_write_bytes"] if r["phase"] == "write" else r["os_read_bytes"]
+            other = r["os_read_bytes"] if r["phase"] == "write" else r["os_write_bytes"]
+            expect(got == r["bytes"] and other == 0,
+                   f"{backend} {r['job']} {r['phase']}: reported {r['bytes']}, kernel {got}/{other}")
+            want = 4 << 20 if r["job"] == "s" else 777 * 4096
+            expect(r["bytes"] == want, f"{backend} {r['job']} {r['phase']}: {r['bytes']} != {want}")
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()
