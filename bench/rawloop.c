@@ -1,0 +1,180 @@
+/*
+ * rawloop - the floor iobench is measured against: the plainest loops of
+ * system calls that do the same I/O, with nothing else in them.  Prints one
+ * JSON object: {"mode":..., "bytes":..., "ops":..., "seconds":..., "bw_bytes_per_s":..., "ops_per_s":...}
+ *
+ *   rawloop pread-rand FILE BS OPS SEED   random aligned preads, offsets drawn as iobench draws them
+ *   rawloop read-seq FILE BS              read(2) to end of file
+ *   rawloop write-seq FILE BS BYTES       write(2) BYTES then fsync, file truncated first
+ *   rawloop mmap-rand FILE BS OPS SEED    memcpy from a MAP_SHARED mapping at random aligned offsets
+ *   rawloop mmap-seq FILE BS              memcpy the whole mapping block by block
+ *   rawloop direct-rand FILE BS OPS SEED  O_DIRECT preads at random aligned offsets
+ *   rawloop rss CMD ARGS...               run CMD, print its peak RSS in KiB: forked from
+ *                                         this small process, so the figure is CMD's own
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static void report(const char *mode, uint64_t bytes, uint64_t ops, double secs)
+{
+	printf("{\"mode\":\"%s\",\"bytes\":%llu,\"ops\":%llu,\"seconds\":%.9f,\"bw_bytes_per_s\":%.3f,"
+	       "\"ops_per_s\":%.3f}\n",
+	       mode, (unsigned long long)bytes, (unsigned long long)ops, secs, (double)bytes / secs,
+	       (double)ops / secs);
+}
+
+static int peak_rss(char **argv)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int status;
+	struct rusage ru;
+	if (wait4(pid, &status, 0, &ru) < 0)
+		die("wait4");
+	printf("{\"mode\":\"rss\",\"maxrss_kib\":%ld,\"status\":%d}\n", ru.ru_maxrss,
+	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "rss"))
+		return peak_rss(argv + 2);
+	if (argc < 4) {
+		fprintf(stderr, "usage: rawloop MODE FILE BS [OPS|BYTES] [SEED]\n");
+		return 2;
+	}
+	const char *mode = argv[1], *path = argv[2];
+	size_t bs = strtoull(argv[3], NULL, 10);
+	uint64_t arg = argc > 4 ? strtoull(argv[4], NULL, 10) : 0;
+	uint64_t seed = argc > 5 ? strtoull(argv[5], NULL, 10) : 1;
+	void *buf;
+	if (posix_memalign(&buf, 4096, bs))
+		die("posix_memalign");
+	memset(buf, 0x5a, bs);
+	uint64_t bytes = 0, ops = 0;
+	double t0, t1;
+
+	if (!strcmp(mode, "pread-rand") || !strcmp(mode, "direct-rand")) {
+		int fd = open(path, O_RDONLY | (!strcmp(mode, "direct-rand") ? O_DIRECT : 0));
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st))
+			die(path);
+		uint64_t slots = ((uint64_t)st.st_size - bs) / bs + 1;
+		t0 = now();
+		for (uint64_t i = 0; i < arg; i++) {
+			uint64_t off = (next(&seed) % slots) * bs;
+			ssize_t n = pread(fd, buf, bs, (off_t)off);
+			if (n <= 0)
+				die("pread");
+			bytes += (uint64_t)n;
+			ops++;
+		}
+		t1 = now();
+		close(fd);
+	} else if (!strcmp(mode, "read-seq")) {
+		int fd = open(path, O_RDONLY);
+		if (fd < 0)
+			die(path);
+		t0 = now();
+		for (;;) {
+			ssize_t n = read(fd, buf, bs);
+			if (n < 0)
+				die("read");
+			if (n == 0)
+				break;
+			bytes += (uint64_t)n;
+			ops++;
+		}
+		t1 = now();
+		close(fd);
+	} else if (!strcmp(mode, "write-seq")) {
+		t0 = now();
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			die(path);
+		while (bytes < arg) {
+			ssize_t n = write(fd, buf, bs);
+			if (n <= 0)
+				die("write");
+			bytes += (uint64_t)n;
+			ops++;
+		}
+		if (fsync(fd))
+			die("fsync");
+		close(fd);
+		t1 = now();
+	} else if (!strcmp(mode, "mmap-rand") || !strcmp(mode, "mmap-seq")) {
+		int fd = open(path, O_RDONLY);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st))
+			die(path);
+		size_t size = (size_t)st.st_size;
+		const unsigned char *m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED)
+			die("mmap");
+		t0 = now();
+		if (!strcmp(mode, "mmap-seq")) {
+			for (size_t off = 0; off < size; off += bs) {
+				size_t n = size - off < bs ? size - off : bs;
+				memcpy(buf, m + off, n);
+				bytes += n;
+				ops++;
+			}
+		} else {
+			uint64_t slots = (size - bs) / bs + 1;
+			for (uint64_t i = 0; i < arg; i++) {
+				memcpy(buf, m + (next(&seed) % slots) * bs, bs);
+				bytes += bs;
+				ops++;
+			}
+		}
+		t1 = now();
+		munmap((void *)m, size);
+		close(fd);
+	} else {
+		fprintf(stderr, "rawloop: unknown mode %s\n", mode);
+		return 2;
+	}
+	report(mode, bytes, ops, t1 - t0);
+	free(buf);
+	return 0;
+}
