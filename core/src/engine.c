@@ -218,12 +218,14 @@ static int after_io(struct phase *ph, size_t fi, int64_t n, size_t len, uint64_t
 	if ((size_t)n < len) {
 		r->short_ops++;
 		if (ph->write) {
-			char msg[64];
-			snprintf(msg, sizeof msg, "short write (%lld of %zu bytes)", (long long)n, len);
-			fail(ph, -EIO, "write", ph->spec->files[fi], off, len);
-			snprintf(r->error, sizeof r->error, "%s at offset %llu of %s", msg, (unsigned long long)off,
-				 ph->spec->files[fi]);
-			return -EIO;
+			/* ask for the rest once, untimed, to learn why the kernel stopped */
+			int64_t why = ph->ops->write_at(ph->handles[fi], ph->buf + n, len - (size_t)n, off + (uint64_t)n);
+			int err = why < 0 ? (int)why : -EIO;
+			fail(ph, err, "write", ph->spec->files[fi], off, len);
+			snprintf(r->error, sizeof r->error, "short write (%lld of %zu bytes) at offset %llu of %s%s%s",
+				 (long long)n, len, (unsigned long long)off, ph->spec->files[fi], why < 0 ? ": " : "",
+				 why < 0 ? strerror(-err) : "");
+			return err;
 		}
 		return 1;
 	}

@@ -6,13 +6,20 @@
  *   IOB_FAULT_WRAP  path of the backend .so to wrap (required)
  *   IOB_FAULT       comma-separated settings:
  *     op=read|write|sync|open|close   which operation fails (default write)
- *     err=EIO|ENOSPC|EINTR|short      errno to return, or "short": move half
+ *     err=EIO|ENOSPC|EINTR|short|fill errno to return, "short": move half, or
+ *                                     "fill": fill the file system holding the
+ *                                     file (a side file .iob-filler next to it),
+ *                                     then forward the call, which then meets
+ *                                     the kernel's own ENOSPC
  *     after_calls=N                   fail from the (N+1)-th call of op on
  *     after_bytes=N                   fail once op has moved N bytes
  *     persist=0|1                     every call after that (1, default) or once
  * It forwards everything else to the wrapped backend unchanged.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +39,8 @@ static struct {
 	int persist;
 	unsigned long long calls, bytes;
 	int fired;
+	int fill;
+	char last_path[4096];
 } cfg = {.op = F_WRITE, .err = -EIO, .persist = 1};
 
 /* Should this call of `op` fail?  Counts it either way. */
@@ -49,8 +58,37 @@ static int should_fail(enum fault_op op, size_t len)
 	return 1;
 }
 
+/* Take every free byte of the file system that holds cfg.last_path. */
+static void fill_disk(void)
+{
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", cfg.last_path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof dir, ".");
+	char side[4200];
+	snprintf(side, sizeof side, "%s/.iob-filler", dir);
+	int fd = open(side, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	static char zeros[65536];
+	struct statvfs sv;
+	if (statvfs(dir, &sv) == 0 && posix_fallocate(fd, 0, (off_t)(sv.f_bavail * sv.f_frsize)) == 0) {
+		close(fd);
+		return;
+	}
+	while (write(fd, zeros, sizeof zeros) > 0)
+		;
+	while (write(fd, zeros, 512) > 0)
+		;
+	close(fd);
+}
+
 static int fault_open(const struct iob_open_args *a, void **h)
 {
+	snprintf(cfg.last_path, sizeof cfg.last_path, "%s", a->path);
 	if (should_fail(F_OPEN, 0))
 		return cfg.err ? cfg.err : -EIO;
 	return inner_ops.open(a, h);
@@ -77,6 +115,11 @@ static int64_t fault_read_at(void *h, void *buf, size_t len, uint64_t off)
 static int64_t fault_write_at(void *h, const void *buf, size_t len, uint64_t off)
 {
 	if (should_fail(F_WRITE, len)) {
+		if (cfg.fill) {
+			fill_disk();
+			cfg.fill = 2; /* once */
+			return inner_ops.write_at(h, buf, len, off);
+		}
 		if (cfg.err)
 			return cfg.err;
 		return inner_ops.write_at(h, buf, len / 2, off);
@@ -145,7 +188,9 @@ static int parse_cfg(const char *text)
 				  : strcmp(eq, "ENOSPC") == 0 ? -ENOSPC
 				  : strcmp(eq, "EINTR") == 0  ? -EINTR
 				  : strcmp(eq, "short") == 0  ? 0
+				  : strcmp(eq, "fill") == 0   ? -ENOSPC
 							      : 1;
+			cfg.fill = strcmp(eq, "fill") == 0;
 			if (cfg.err == 1)
 				return -1;
 		} else if (strcmp(t, "after_calls") == 0) {
