@@ -56,6 +56,8 @@ static int check_targets(const struct iob_job *job, const struct iob_filelist *f
 		uint64_t sz = 0;
 		if (k == IOB_PATH_REGULAR && iob_file_size(fl->paths[i], &sz) == 0)
 			existing += sz < job->size ? sz : job->size;
+		else if (k == IOB_PATH_BLOCKDEV || k == IOB_PATH_CHARDEV)
+			existing += job->size; /* a device holds its own space, not its directory's */
 	}
 	if (writes) {
 		uint64_t need = job->size * fl->n - existing, avail = 0;

@@ -1,0 +1,72 @@
+/*
+ * iotest - the legacy command on the iobench core.  A thin main: options to
+ * a plan of passes (one core job each), checks before anything is created,
+ * then the passes (run.c) or the equivalent profile (--dump-profile).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/cli.h"
+#include "iobench/log.h"
+#include "iobench/version.h"
+#include "iotest.h"
+
+/* The command line, for the run facts and the dumped profile. */
+static void join_args(int argc, char **argv, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < argc && used + 1 < len; i++) {
+		const char *a = i == 0 ? "iotest" : argv[i];
+		int quote = !*a || strpbrk(a, " \t'\"\\$;#") != NULL;
+		int n = snprintf(buf + used, len - used, "%s%s%s%s", i ? " " : "", quote ? "'" : "", a, quote ? "'" : "");
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct iotest_opts *o = calloc(1, sizeof *o);
+	struct iob_registry *reg = calloc(1, sizeof *reg);
+	struct iotest_plan plan;
+	char err[2048], cmdline[4096];
+	int code;
+
+	iob_log_set_program("iotest");
+	if (!o || !reg)
+		return iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
+	join_args(argc, argv, cmdline, sizeof cmdline); /* before getopt permutes argv */
+	if ((code = iotest_parse_args(argc, argv, o, err, sizeof err)) != 0) {
+		iob_cli_fail(code, "%s", err);
+		goto out;
+	}
+	if (o->help || o->version) {
+		if (o->help)
+			iotest_usage(stdout);
+		else
+			printf("iotest (iobench) %s\n", IOB_VERSION);
+		goto out;
+	}
+	if ((code = iotest_plan_build(o, &plan, err, sizeof err)) != 0) {
+		iob_cli_fail(code, "%s", err);
+		goto out;
+	}
+	iob_registry_load(reg, o->plugin_dirs, o->nplugin_dirs);
+	iob_registry_add_static(reg, &iotest_render_plugin);
+	iob_cli_report_load_errors(reg);
+	if ((code = iotest_plan_check(o, &plan, reg, err, sizeof err)) != 0)
+		iob_cli_fail(code, "%s", err);
+	else if (!o->dump_profile)
+		code = iotest_run(o, &plan, reg, cmdline);
+	else if ((code = iotest_plan_dump(stdout, o, &plan, cmdline, err, sizeof err)) != 0)
+		iob_cli_fail(code, "%s", err);
+	iotest_plan_free(&plan);
+	iob_registry_unload(reg);
+out:
+	free(o);
+	free(reg);
+	return code;
+}

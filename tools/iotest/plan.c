@@ -1,0 +1,261 @@
+/*
+ * plan.c - iotest's passes as core jobs (iotest.h).
+ *
+ * Each pass is one job of one phase on one file, in the order iotest runs
+ * them: every -p pattern is a write pass (the first truncates with -t), -a
+ * adds a verify after each write, -e one after the last, and -r a read after
+ * the writes (a verify already reads, so -e/-a replace the read).  With no
+ * writes, -e/-a verify the file against the last pattern and -r reads it.
+ * Writes happen with -w/-W/-n, when neither -r nor -i is given, or when -r
+ * comes with two or more patterns and without -e/-a/-i.
+ * `iobench run` on the dumped profile performs the same passes.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/cli.h"
+#include "iobench/profile.h"
+#include "iobench/runner.h"
+#include "iotest.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) IOB_PRINTF(3, 4);
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return IOB_EXIT_USAGE;
+}
+
+/* Split path into the job's dir and filename. */
+static int split_path(const char *path, struct iob_job *job, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t dlen = slash ? (size_t)(slash - path) : 0;
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return fail(err, errlen, "'%s' names a directory, not a file", path);
+	if (strlen(base) >= sizeof job->filename || dlen >= sizeof job->dir)
+		return fail(err, errlen, "file name '%s' is too long", path);
+	snprintf(job->filename, sizeof job->filename, "%s", base);
+	if (!slash)
+		snprintf(job->dir, sizeof job->dir, ".");
+	else if (dlen == 0)
+		snprintf(job->dir, sizeof job->dir, "/");
+	else
+		snprintf(job->dir, sizeof job->dir, "%.*s", (int)dlen, path);
+	return 0;
+}
+
+static int add_job(const struct iotest_opts *o, struct iotest_plan *plan, enum iob_phase phase,
+		   const struct iob_pattern *pat, int truncate, const char *path, char *err, size_t errlen)
+{
+	if (plan->njobs >= IOTEST_MAX_STEPS)
+		return fail(err, errlen, "too many passes");
+	struct iob_job *j = &plan->jobs[plan->njobs];
+	iob_job_defaults(j);
+	snprintf(j->name, sizeof j->name, "pass%zu-%s", plan->njobs + 1, iob_phase_name(phase));
+	if (strlen(o->backend) >= sizeof j->backend)
+		return fail(err, errlen, "backend name '%s' is too long", o->backend);
+	snprintf(j->backend, sizeof j->backend, "%s", o->backend);
+	int rc = split_path(path, j, err, errlen);
+	if (rc)
+		return rc;
+	j->layout = IOB_LAYOUT_FILE;
+	j->access = IOB_ACCESS_SEQ;
+	j->phases = IOB_PHASE_BIT(phase);
+	j->block_size = plan->block;
+	j->size = plan->size;
+	j->loops = 1;
+	j->pattern = *pat;
+	j->seed = o->seed;
+	j->pattern.seed = o->seed;
+	j->fsync = !o->nosync;
+	j->truncate = truncate;
+	j->keep_files = 1;
+	j->allow_devices = o->allow_device;
+	j->evict_before_read = phase != IOB_PHASE_WRITE && o->drop != IOTEST_PRIV_NONE;
+	plan->paths[plan->njobs] = path;
+	plan->njobs++;
+	return 0;
+}
+
+int iotest_plan_build(const struct iotest_opts *o, struct iotest_plan *plan, char *err, size_t errlen)
+{
+	struct iob_pattern text = {.kind = IOB_PAT_TEXT};
+	const struct iob_pattern *pats = o->npatterns ? o->patterns : &text;
+	size_t npats = o->npatterns ? o->npatterns : 1;
+	int verify = o->verify_last || o->verify_all;
+	/* -w is implied when neither -r nor -w is given; -i implies -r.  A list
+	 * of two or more patterns with -r (no -e/-a, no -i) is a list of writes
+	 * followed by the read: the man page's `-Cp 013/0f4 ... x -Yr` examples. */
+	int reads = o->read || o->input != NULL;
+	int writes = o->write || !reads || (o->read && !o->input && !verify && o->npatterns >= 2);
+	int rc;
+
+	memset(plan, 0, sizeof *plan);
+	plan->block = o->block_kb << 10;
+	plan->size = o->size_mb << 20;
+	if (plan->size % plan->block) {
+		plan->size += plan->block - plan->size % plan->block;
+		plan->rounded = 1;
+	}
+	if (writes && !o->output)
+		return fail(err, errlen, "%s",
+			    o->input ? "no file to write: -i names the file read; give the file written as the "
+				       "argument or with -o"
+				     : "no file given (e.g. iotest -s 128 FILE)");
+	if (!writes && o->output && o->input)
+		return fail(err, errlen, "'%s' would be written but no write was asked for (add -w)", o->output);
+	const char *wpath = o->output;
+	const char *rpath = o->input ? o->input : o->output;
+
+	plan->jobs = calloc(IOTEST_MAX_STEPS, sizeof *plan->jobs);
+	if (!plan->jobs)
+		return fail(err, errlen, "out of memory");
+	if (writes) {
+		for (size_t i = 0; i < npats; i++) {
+			if ((rc = add_job(o, plan, IOB_PHASE_WRITE, &pats[i], o->truncate && i == 0, wpath, err, errlen)))
+				goto bad;
+			if ((o->verify_all || (o->verify_last && i == npats - 1)) &&
+			    (rc = add_job(o, plan, IOB_PHASE_VERIFY, &pats[i], 0, rpath, err, errlen)))
+				goto bad;
+		}
+		if (reads && !verify && (rc = add_job(o, plan, IOB_PHASE_READ, &pats[npats - 1], 0, rpath, err, errlen)))
+			goto bad;
+	} else if ((rc = add_job(o, plan, verify ? IOB_PHASE_VERIFY : IOB_PHASE_READ, &pats[npats - 1], 0, rpath,
+				 err, errlen))) {
+		goto bad;
+	}
+	return 0;
+bad:
+	iotest_plan_free(plan);
+	return rc;
+}
+
+void iotest_plan_free(struct iotest_plan *plan)
+{
+	free(plan->jobs);
+	memset(plan, 0, sizeof *plan);
+}
+
+static const char *kind_text(enum iob_path_kind k)
+{
+	switch (k) {
+	case IOB_PATH_BLOCKDEV:
+		return "a block device";
+	case IOB_PATH_CHARDEV:
+		return "a character device";
+	case IOB_PATH_DIRECTORY:
+		return "a directory";
+	case IOB_PATH_OTHER:
+		return "a fifo or socket";
+	default:
+		return "not a regular file";
+	}
+}
+
+/* The target checks, worded for iotest's options. */
+static int check_path(const struct iotest_opts *o, const char *path, int writes, char *err, size_t errlen)
+{
+	enum iob_path_kind k = iob_path_kind(path, 1);
+	if (k == IOB_PATH_REGULAR)
+		return 0;
+	if (k == IOB_PATH_MISSING) {
+		if (iob_path_kind(path, 0) == IOB_PATH_SYMLINK)
+			return fail(err, errlen, "'%s' is a dangling symlink", path);
+		if (!writes)
+			return fail(err, errlen, "'%s' does not exist (nothing to read)", path);
+		return 0;
+	}
+	if (k == IOB_PATH_BLOCKDEV || k == IOB_PATH_CHARDEV) {
+		if (o->allow_device)
+			return 0;
+		return fail(err, errlen, "'%s' is %s: iotest refuses to %s a device unless --allow-device is given",
+			    path, kind_text(k), writes ? "overwrite" : "read");
+	}
+	return fail(err, errlen, "'%s' is %s, not a file", path, kind_text(k));
+}
+
+int iotest_plan_check(const struct iotest_opts *o, const struct iotest_plan *plan, const struct iob_registry *reg,
+		      char *err, size_t errlen)
+{
+	char why[1024];
+	for (size_t i = 0; i < plan->njobs; i++) {
+		int writes = plan->jobs[i].phases & IOB_PHASE_BIT(IOB_PHASE_WRITE);
+		/* a read after a write of the same file reads what the run wrote */
+		int written = 0;
+		for (size_t k = 0; k < i; k++)
+			if ((plan->jobs[k].phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) &&
+			    strcmp(plan->paths[k], plan->paths[i]) == 0)
+				written = 1;
+		if (!written && check_path(o, plan->paths[i], writes, err, errlen))
+			return IOB_EXIT_USAGE;
+	}
+	struct iob_suite suite = {.njobs = plan->njobs, .jobs = plan->jobs};
+	if (iob_suite_check(&suite, reg, why, sizeof why) != 0) {
+		const char *msg = why;
+		if (msg[0] == '[' && strstr(msg, "] "))
+			msg = strstr(msg, "] ") + 2; /* the job name means nothing to an iotest user */
+		return fail(err, errlen, "%s", msg);
+	}
+	return 0;
+}
+
+/* Characters an INI value cannot carry as iniparser reads it. */
+static int ini_safe(const char *s)
+{
+	size_t n = strlen(s);
+	if (n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+		return 0;
+	return !strpbrk(s, ";#\"'\\\n\r") && !strstr(s, "${");
+}
+
+int iotest_plan_dump(FILE *f, const struct iotest_opts *o, const struct iotest_plan *plan, const char *cmdline,
+		     char *err, size_t errlen)
+{
+	struct iob_job *jobs = calloc(plan->njobs, sizeof *jobs);
+	if (!jobs)
+		return fail(err, errlen, "out of memory");
+	for (size_t i = 0; i < plan->njobs; i++) {
+		jobs[i] = plan->jobs[i];
+		char *abs = realpath(jobs[i].dir, NULL);
+		if (!abs || strlen(abs) >= sizeof jobs[i].dir) {
+			free(abs);
+			free(jobs);
+			return fail(err, errlen, "cannot resolve the directory of '%s'", plan->paths[i]);
+		}
+		snprintf(jobs[i].dir, sizeof jobs[i].dir, "%s", abs);
+		free(abs);
+		if (!ini_safe(jobs[i].dir) || !ini_safe(jobs[i].filename)) {
+			free(jobs);
+			return fail(err, errlen,
+				    "cannot write '%s' into a profile: the name holds a character an INI value "
+				    "cannot carry (; # quotes backslash ${ or edge blanks)",
+				    plan->paths[i]);
+		}
+	}
+	fprintf(f, "; iobench profile written by iotest --dump-profile for:\n;   %s\n", cmdline);
+	fprintf(f, "; %zu pass%s, one job section each, run in order by `iobench run`; the file is kept.\n",
+		plan->njobs, plan->njobs == 1 ? "" : "es");
+	if (o->drop)
+		fprintf(f, "; -%c (drop caches) has no profile key: read and verify passes evict the file instead.\n",
+			o->drop == IOTEST_PRIV_SUDO ? 'D' : 'd');
+	if (o->sync)
+		fprintf(f, "; -%c (sync after each write pass) has no profile key; fsync still applies.\n",
+			o->sync == IOTEST_PRIV_SUDO ? 'Y' : 'y');
+	if (o->snooze_s > 0)
+		fprintf(f, "; -z (snooze after writes) has no profile key.\n");
+	if (o->comment || o->curt || o->verbose)
+		fprintf(f, "; -c, -C and -v shape iotest's own output; iobench prints its own.\n");
+	fprintf(f, "\n");
+	int rc = iob_profile_write(f, jobs, plan->njobs, NULL);
+	free(jobs);
+	if (rc != 0 || fflush(f) != 0)
+		return fail(err, errlen, "writing the profile failed");
+	return 0;
+}

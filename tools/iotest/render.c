@@ -1,0 +1,248 @@
+/*
+ * render.c - the "iotest" output: the legacy iotest lines, as an output
+ * plugin compiled into the tool.  It only formats what the records carry;
+ * every figure was computed by the core.
+ *
+ * Records it knows (run.c builds them):
+ *   comment          comment              -> the text on a line of its own
+ *   cache_drop       mem_free_*_bytes     -> "MemFree: 1.845 2.881" (GiB, 3 decimals)
+ *   iotest_settings  (verbose only)       -> two "iotest: ..." lines
+ *   iotest           one pass             -> [MemFree line] and the pass line:
+ *     normal  HOST write 1024.0 mb in 1 kb blocks 0x45 at 103.79 mb/s in 9.9 seconds: 20160622.225020 FILE
+ *     curt    HOST write 1024 mb 1 kb 0x00 109.11 mb/s 9.4 secs
+ *   mb = 2^20 bytes, kb = 2^10 bytes; the rate is bytes / unrounded seconds
+ *   (the core's bw_bytes_per_s scaled to mb).  An interrupted pass gets
+ *   " (interrupted)" at the end of its line.  Other kinds are ignored.
+ * Notes (cache caveats) are not printed: iotest prints them on stderr, so
+ * stdout keeps the legacy shape.
+ *
+ * Args: "curt", "verbose" or "curt+verbose".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/plugin.h"
+#include "iotest.h"
+
+struct render_state {
+	struct iob_sink sink;
+	int curt, verbose;
+	int err;
+};
+
+static const struct iob_field *render_field(const struct iob_record *r, const char *key)
+{
+	for (size_t i = 0; i < r->nfields; i++)
+		if (r->fields[i].key && strcmp(r->fields[i].key, key) == 0)
+			return &r->fields[i];
+	return NULL;
+}
+
+static const char *render_str(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = render_field(r, key);
+	return f && f->type == IOB_T_STR && f->v.s ? f->v.s : "";
+}
+
+static uint64_t render_u64(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = render_field(r, key);
+	return f && f->type == IOB_T_U64 ? f->v.u : 0;
+}
+
+static double render_f64(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = render_field(r, key);
+	return f && f->type == IOB_T_F64 ? f->v.f : 0.0;
+}
+
+static int render_bool(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = render_field(r, key);
+	return f && f->type == IOB_T_BOOL ? f->v.b : 0;
+}
+
+static int render_put(struct render_state *st, const char *fmt, ...) IOB_PRINTF(2, 3);
+static int render_put(struct render_state *st, const char *fmt, ...)
+{
+	char line[8192];
+	va_list ap;
+	if (st->err)
+		return st->err;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return st->err = -EINVAL;
+	size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+	int rc = st->sink.write(st->sink.ctx, line, len);
+	if (rc < 0)
+		st->err = rc;
+	return rc < 0 ? rc : 0;
+}
+
+const char *iotest_verb(const char *op)
+{
+	if (strcmp(op, "verify") == 0)
+		return "ver.";
+	return op; /* "write", "read" */
+}
+
+static const double MB = 1048576.0, GIB = 1073741824.0;
+
+static void render_ns(double ns, char *buf, size_t len)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+}
+
+static uint64_t render_pct(const struct iob_latency *l, double rank)
+{
+	for (size_t i = 0; i < l->npct; i++)
+		if (l->pct[i] == rank)
+			return l->value[i];
+	return l->max;
+}
+
+static int render_pass(struct render_state *st, const struct iob_record *r)
+{
+	const char *host = render_str(r, "host"), *op = render_str(r, "op");
+	double mb = (double)render_u64(r, "bytes") / MB;
+	uint64_t kb = render_u64(r, "block_size_bytes") >> 10;
+	unsigned label = (unsigned)(render_u64(r, "pattern_label") & 0xffu);
+	double rate = render_f64(r, "bw_bytes_per_s") / MB, secs = render_f64(r, "elapsed_s");
+	const char *tail = strcmp(render_str(r, "status"), "interrupted") == 0 ? " (interrupted)" : "";
+
+	if (render_bool(r, "cache_dropped"))
+		render_put(st, "MemFree: %.3f %.3f\n", (double)render_u64(r, "mem_free_before_bytes") / GIB,
+			   (double)render_u64(r, "mem_free_after_bytes") / GIB);
+	if (st->curt)
+		render_put(st, "%s %s %.0f mb %" PRIu64 " kb 0x%02x %.2f mb/s %.1f secs%s\n", host, iotest_verb(op), mb,
+			   kb, label, rate, secs, tail);
+	else
+		render_put(st, "%s %s %.1f mb in %" PRIu64 " kb blocks 0x%02x at %.2f mb/s in %.1f seconds: %s %s%s\n",
+			   host, iotest_verb(op), mb, kb, label, rate, secs, render_str(r, "stamp"),
+			   render_str(r, "file"), tail);
+	if (st->verbose) {
+		const struct iob_field *lf = render_field(r, "lat_ns");
+		char mean[32] = "-", p99[32] = "-", max[32] = "-";
+		if (lf && lf->type == IOB_T_LAT && lf->v.lat && lf->v.lat->count) {
+			render_ns(lf->v.lat->mean, mean, sizeof mean);
+			render_ns((double)render_pct(lf->v.lat, 99.0), p99, sizeof p99);
+			render_ns((double)lf->v.lat->max, max, sizeof max);
+		}
+		render_put(st,
+			   "iotest: pass %" PRIu64 " %s %s: %" PRIu64 " bytes in %" PRIu64
+			   " I/O calls, %.6f s, sync %.6f s; latency mean %s, p99 %s, max %s\n",
+			   render_u64(r, "pass"), op, render_str(r, "pattern"), render_u64(r, "bytes"),
+			   render_u64(r, "ops"), secs, render_f64(r, "sync_s"), mean, p99, max);
+	}
+	return st->err;
+}
+
+static int render_settings(struct render_state *st, const struct iob_record *r)
+{
+	if (!st->verbose)
+		return 0;
+	render_put(st, "%s: version %s on %s: %" PRIu64 " pass%s of %" PRIu64 " bytes in %" PRIu64
+		       "-byte blocks: %s\n",
+		   render_str(r, "tool"), render_str(r, "version"), render_str(r, "host"), render_u64(r, "passes"),
+		   render_u64(r, "passes") == 1 ? "" : "es", render_u64(r, "size_bytes"),
+		   render_u64(r, "block_size_bytes"), render_str(r, "plan"));
+	render_put(st, "iotest: seed %" PRIu64 ", fsync %s, backend %s, drop caches %s, sync %s, snooze %g s\n",
+		   render_u64(r, "seed"), render_bool(r, "fsync") ? "on" : "off", render_str(r, "backend"),
+		   render_str(r, "drop_caches"), render_str(r, "sync"), render_f64(r, "snooze_s"));
+	return st->err;
+}
+
+static int render_open(const struct iob_sink *sink, const char *args, void **state)
+{
+	struct render_state *st;
+	int curt = 0, verbose = 0;
+	if (!sink || !sink->write || !state)
+		return -EINVAL;
+	if (args && *args) {
+		char buf[64];
+		if (strlen(args) >= sizeof buf)
+			return -EINVAL;
+		snprintf(buf, sizeof buf, "%s", args);
+		char *save = NULL;
+		for (char *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
+			if (strcmp(t, "curt") == 0)
+				curt = 1;
+			else if (strcmp(t, "verbose") == 0)
+				verbose = 1;
+			else
+				return -EINVAL;
+		}
+	}
+	st = calloc(1, sizeof *st);
+	if (!st)
+		return -ENOMEM;
+	st->sink = *sink;
+	st->curt = curt;
+	st->verbose = verbose;
+	*state = st;
+	return 0;
+}
+
+static int render_begin_run(void *state, const struct iob_run_info *run)
+{
+	(void)run;
+	return ((struct render_state *)state)->err;
+}
+
+static int render_record(void *state, const struct iob_record *rec)
+{
+	struct render_state *st = state;
+	if (strcmp(rec->kind, "iotest") == 0)
+		return render_pass(st, rec);
+	if (strcmp(rec->kind, "cache_drop") == 0)
+		return render_put(st, "MemFree: %.3f %.3f\n", (double)render_u64(rec, "mem_free_before_bytes") / GIB,
+				  (double)render_u64(rec, "mem_free_after_bytes") / GIB);
+	if (strcmp(rec->kind, "comment") == 0)
+		return render_put(st, "%s\n", render_str(rec, "comment"));
+	if (strcmp(rec->kind, "iotest_settings") == 0)
+		return render_settings(st, rec);
+	return 0;
+}
+
+static int render_end_run(void *state, const struct iob_run_end *end)
+{
+	(void)end;
+	return ((struct render_state *)state)->err;
+}
+
+static int render_close(void *state)
+{
+	free(state);
+	return 0;
+}
+
+static const struct iob_output_ops render_ops = {
+	.open = render_open,
+	.begin_run = render_begin_run,
+	.record = render_record,
+	.end_run = render_end_run,
+	.close = render_close,
+};
+
+const struct iob_plugin iotest_render_plugin = {
+	IOB_PLUGIN_HEADER,
+	.kind = IOB_PLUGIN_OUTPUT,
+	.caps = 0,
+	.name = "iotest",
+	.summary = "the legacy iotest result lines (args: curt, verbose)",
+	.ops_size = sizeof(struct iob_output_ops),
+	.output = &render_ops,
+};
