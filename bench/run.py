@@ -160,23 +160,31 @@ def scenario_b():
     ratio("b_seq1m_read_cached", "bigread", "dd")
 
 
+def settle(path):
+    """Same starting state for every write contender: no old file, nothing
+    dirty, and (as root) an empty page cache."""
+    if os.path.exists(path):
+        os.unlink(path)
+    os.sync()
+    if os.geteuid() == 0:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+
+
 def scenario_c():
     f = os.path.join(A.dir, "c1g.dat")
 
     def iotest():
-        if os.path.exists(f):
-            os.unlink(f)
-        out = sh([binp("iotest"), "--output", "json", "-s", "1024", "-b", "1024", "-p", "0", "-w", f]).stdout
+        settle(f)
+        out = sh([binp("iotest"), "--format", "json", "-s", "1024", "-b", "1024", "-p", "0", "-w", f]).stdout
         return json.loads(out)["records"][0]["bw_bytes_per_s"]
 
     def dd():
-        if os.path.exists(f):
-            os.unlink(f)
+        settle(f)
         return dd_rate(sh(["dd", "if=/dev/zero", f"of={f}", "bs=1M", "count=1024", "conv=fsync"]).stderr)
 
     def fio():
-        if os.path.exists(f):
-            os.unlink(f)
+        settle(f)
         j = fio_json(["--name=c", f"--filename={f}", "--rw=write", "--bs=1m", "--ioengine=psync", "--size=1g",
                       "--end_fsync=1"])
         return j["write"]["bw_bytes"]

@@ -431,12 +431,21 @@ void iob_install_stop_handlers(volatile sig_atomic_t *flag)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+#if defined(__linux__)
+#include <linux/magic.h> /* TMPFS_MAGIC, RAMFS_MAGIC */
+#include <sys/vfs.h>
+#endif
+
 int iob_dio_alignment(const char *path, uint32_t *align)
 {
 #if defined(__linux__) && defined(STATX_DIOALIGN) && defined(O_TMPFILE)
+	struct statfs sf;
 	struct statx sx;
 	int fd, rc;
 
+	/* a memory file system's page cache is its storage: nothing to bypass */
+	if (statfs(path, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC))
+		return -EINVAL;
 	if (iob_path_kind(path, 1) == IOB_PATH_DIRECTORY)
 		fd = open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	else

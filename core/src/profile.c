@@ -697,6 +697,10 @@ static void write_size(FILE *f, const char *key, uint64_t v)
 int iob_profile_write(FILE *f, const struct iob_job *jobs, size_t njobs, const char *comment)
 {
 	char pat[64];
+	/* a profile value is one line: refuse before writing anything */
+	for (size_t i = 0; i < njobs; i++)
+		if (strpbrk(jobs[i].backend, "\r\n") || strpbrk(jobs[i].dir, "\r\n") || strpbrk(jobs[i].filename, "\r\n"))
+			return -EINVAL;
 	if (comment)
 		fprintf(f, "; %s\n", comment);
 	for (size_t i = 0; i < njobs; i++) {

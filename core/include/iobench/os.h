@@ -96,7 +96,8 @@ int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes);
 /* The offset and length alignment direct (O_DIRECT) I/O needs for files at
  * `path`: a regular file, or a directory where files would be created (probed
  * through an unnamed O_TMPFILE, so no name appears and nothing is left).
- * Returns 0, -EINVAL when that file system cannot do direct I/O at all, or
+ * Returns 0, -EINVAL when that file system cannot do direct I/O at all or is
+ * a memory file system (tmpfs, ramfs: its page cache is the storage), or
  * -ENOTSUP when the OS cannot tell. */
 int iob_dio_alignment(const char *path, uint32_t *align);
 

@@ -35,7 +35,8 @@ void iob_suite_free(struct iob_suite *suite);
 
 /* Apply one KEY = VALUE to a job (the same table profiles use). */
 int iob_job_set(struct iob_job *job, const char *key, const char *value, char *err, size_t errlen);
-/* Write jobs as a profile that iob_profile_load reads back to equal jobs. */
+/* Write jobs as a profile that iob_profile_load reads back to equal jobs.
+ * -EINVAL, with nothing written, when a name or path holds a line break. */
 int iob_profile_write(FILE *f, const struct iob_job *jobs, size_t njobs, const char *comment);
 
 #endif

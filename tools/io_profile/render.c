@@ -1,0 +1,273 @@
+/*
+ * render.c - the "io_profile" output plugin, compiled into the tool: the
+ * legacy io_profile layout.  It formats what the core and the tool recorded
+ * and computes nothing (the rates are the core's bw_bytes_per_s and
+ * ops_per_s; for these jobs every counted operation moved exactly its size,
+ * so bytes / time is operations x size / time).
+ *
+ *   IO profile test parameters            once, at the first IOP_REC_TEST
+ *   --------------------------
+ *   Date: ... Location: host:dir  File mode: ...  Synch mode: ...
+ *   File size: ...  Reads (Writes) from X to Y bytes  Repetitions ...
+ *
+ *   Conducting write test...              at each IOP_REC_TEST
+ *   I/O size [bytes], operations, ...     the CSV header
+ *   2,1000,0.012345,162012.345678,81006.172839   one "phase" record each
+ *   Done with write test                  when the next test starts, or at
+ *                                         the end of a run that succeeded
+ *   then the IOP_REC_FILES line and "(interrupted)".  The run's notes are
+ *   not printed here: the tool puts them on stderr as they arise, as iotest
+ *   does, so stdout keeps the legacy layout.
+ *
+ * Args: "quiet" prints only the CSV header and rows of each test, the blocks
+ * separated by one empty line.  A row of a run that asked to bypass the cache
+ * whose phase did not report direct I/O ends in ",not bypassed".  Phase
+ * records that failed are not rows (the error goes to stderr).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "io_profile.h"
+#include "iobench/plugin.h"
+
+#define IOPR_CSV_HEADER "I/O size [bytes], operations, time [s], throughput [bytes/s], I/O rate [1/s]\n"
+
+struct iopr {
+	struct iob_sink sink;
+	int quiet;
+	int err;	 /* first sink error, sticky */
+	int header_done; /* the parameter block is out */
+	char test[16];	 /* the open test block, "" when none */
+	int bypass;	 /* the open test asked to bypass the cache */
+	char host[256];
+	char date[64];
+	char files[IOB_PATH_MAX + 512]; /* the IOP_REC_FILES line, "" when none */
+};
+
+static int iopr_printf(struct iopr *st, const char *fmt, ...) IOB_PRINTF(2, 3);
+static int iopr_printf(struct iopr *st, const char *fmt, ...)
+{
+	char buf[IOB_PATH_MAX + 1024];
+	va_list ap;
+	if (st->err)
+		return st->err;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return st->err = -EINVAL;
+	size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+	int rc = st->sink.write(st->sink.ctx, buf, len);
+	if (rc < 0)
+		st->err = rc;
+	return rc;
+}
+
+/* ---- record fields -------------------------------------------------------- */
+
+static const struct iob_field *field(const struct iob_record *r, const char *key, uint32_t type)
+{
+	for (size_t i = 0; i < r->nfields; i++)
+		if (r->fields[i].key && strcmp(r->fields[i].key, key) == 0)
+			return r->fields[i].type == type ? &r->fields[i] : NULL;
+	return NULL;
+}
+
+static const char *fstr(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = field(r, key, IOB_T_STR);
+	return f && f->v.s ? f->v.s : "";
+}
+
+static uint64_t fu64(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = field(r, key, IOB_T_U64);
+	return f ? f->v.u : 0;
+}
+
+static double ff64(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = field(r, key, IOB_T_F64);
+	return f ? f->v.f : 0.0;
+}
+
+static int fbool(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = field(r, key, IOB_T_BOOL);
+	return f ? f->v.b : 0;
+}
+
+/* ---- pieces of the layout ------------------------------------------------- */
+
+/* "2024-05-01T10:00:00+0200" as the original printed dates: ctime's layout. */
+static void legacy_date(const char *iso, char *out, size_t len)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	snprintf(out, len, "%s", iso ? iso : "");
+	if (!iso || sscanf(iso, "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+			   &tm.tm_min, &tm.tm_sec) != 6)
+		return;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	tm.tm_isdst = -1;
+	if (mktime(&tm) != (time_t)-1) /* fills in the weekday */
+		strftime(out, len, "%a %b %e %H:%M:%S %Y", &tm);
+}
+
+static void parameter_block(struct iopr *st, const struct iob_record *r)
+{
+	char mode[IOB_PATH_MAX + 64];
+	if (strcmp(fstr(r, "layout"), "tree") == 0)
+		snprintf(mode, sizeof mode,
+			 "Multi-file filesystem, %" PRIu64 " levels, %" PRIu64 " files per level",
+			 fu64(r, "tree_levels"), fu64(r, "tree_files"));
+	else
+		snprintf(mode, sizeof mode, "Single file, %s", fstr(r, "filename"));
+	iopr_printf(st, "IO profile test parameters\n--------------------------\n");
+	iopr_printf(st, "Date: %s\nLocation: %s:%s\nFile mode: %s\nSynch mode: %s\n", st->date, st->host,
+		    fstr(r, "dir"), mode, fstr(r, "io_method"));
+	iopr_printf(st, "File size: %" PRIu64 " bytes\n", fu64(r, "file_size_bytes"));
+	iopr_printf(st, "Reads (Writes) from %" PRIu64 " to %" PRIu64 " bytes\n",
+		    fu64(r, "io_size_min_bytes"), fu64(r, "io_size_max_bytes"));
+	iopr_printf(st, "Repetitions per read (write) size: %" PRIu64 "\n\n", fu64(r, "repetitions"));
+	st->header_done = 1;
+}
+
+static void close_block(struct iopr *st)
+{
+	if (!st->test[0])
+		return;
+	if (st->quiet)
+		iopr_printf(st, "\n");
+	else
+		iopr_printf(st, "Done with %s test\n\n", st->test);
+	st->test[0] = '\0';
+}
+
+static void start_test(struct iopr *st, const struct iob_record *r)
+{
+	if (!st->quiet && !st->header_done)
+		parameter_block(st, r);
+	close_block(st);
+	snprintf(st->test, sizeof st->test, "%s", fstr(r, "test"));
+	st->bypass = fbool(r, "bypass");
+	if (!st->quiet)
+		iopr_printf(st, "Conducting %s test...\n", st->test);
+	iopr_printf(st, IOPR_CSV_HEADER);
+}
+
+static void row(struct iopr *st, const struct iob_record *r)
+{
+	const char *status = fstr(r, "status");
+	if (!st->test[0] || (strcmp(status, "ok") != 0 && strcmp(status, "interrupted") != 0))
+		return;
+	iopr_printf(st, "%" PRIu64 ",%" PRIu64 ",%f,%f,%f%s\n", fu64(r, "block_size_bytes"), fu64(r, "ops"),
+		    ff64(r, "elapsed_s"), ff64(r, "bw_bytes_per_s"), ff64(r, "ops_per_s"),
+		    st->bypass && !fbool(r, "direct") ? ",not bypassed" : "");
+}
+
+void iop_files_line(const struct iob_record *r, char *buf, size_t len)
+{
+	uint64_t n = fu64(r, "files"), size = fu64(r, "file_size_bytes");
+	uint64_t rf = fu64(r, "removed_files"), rd = fu64(r, "removed_dirs"),
+		 kept = fu64(r, "kept_existing_files");
+	int tree = strcmp(fstr(r, "layout"), "tree") == 0;
+	const char *path = fstr(r, "path");
+	if (!fbool(r, "removed")) {
+		if (tree)
+			snprintf(buf, len,
+				 "Test files left behind: %" PRIu64 " files of %" PRIu64
+				 " bytes in the tree %s",
+				 n, size, path);
+		else
+			snprintf(buf, len, "Test file left behind: %s (%" PRIu64 " bytes)", path, size);
+		return;
+	}
+	char extra[128] = "";
+	if (kept)
+		snprintf(extra, sizeof extra, "; %" PRIu64 " file%s that existed before the run kept", kept,
+			 kept == 1 ? "" : "s");
+	snprintf(buf, len,
+		 "Test files removed: %" PRIu64 " file%s and %" PRIu64
+		 " director%s this run created, at %s%s",
+		 rf, rf == 1 ? "" : "s", rd, rd == 1 ? "y" : "ies", path, extra);
+}
+
+/* ---- ops ------------------------------------------------------------------ */
+
+static int iopr_open(const struct iob_sink *sink, const char *args, void **state)
+{
+	if (args && strcmp(args, "quiet") != 0)
+		return -EINVAL; /* the outputs layer names the output and the args */
+	struct iopr *st = calloc(1, sizeof *st);
+	if (!st)
+		return -ENOMEM;
+	st->sink = *sink;
+	st->quiet = args != NULL;
+	*state = st;
+	return 0;
+}
+
+static int iopr_begin_run(void *state, const struct iob_run_info *run)
+{
+	struct iopr *st = state;
+	snprintf(st->host, sizeof st->host, "%s", run->host ? run->host : "");
+	legacy_date(run->started, st->date, sizeof st->date);
+	return st->err;
+}
+
+static int iopr_record(void *state, const struct iob_record *rec)
+{
+	struct iopr *st = state;
+	if (strcmp(rec->kind, IOP_REC_TEST) == 0)
+		start_test(st, rec);
+	else if (strcmp(rec->kind, "phase") == 0)
+		row(st, rec);
+	else if (strcmp(rec->kind, IOP_REC_FILES) == 0)
+		iop_files_line(rec, st->files, sizeof st->files);
+	return st->err;
+}
+
+static int iopr_end_run(void *state, const struct iob_run_end *end)
+{
+	struct iopr *st = state;
+	if (st->quiet)
+		return st->err;
+	if (st->test[0] && end->status == 0 && !end->interrupted)
+		iopr_printf(st, "Done with %s test\n", st->test);
+	if (st->files[0])
+		iopr_printf(st, "\n%s\n", st->files);
+	if (end->interrupted)
+		iopr_printf(st, "(interrupted)\n");
+	return st->err;
+}
+
+static int iopr_close(void *state)
+{
+	free(state);
+	return 0;
+}
+
+static const struct iob_output_ops iopr_ops = {
+    .open = iopr_open,
+    .begin_run = iopr_begin_run,
+    .record = iopr_record,
+    .end_run = iopr_end_run,
+    .close = iopr_close,
+};
+
+const struct iob_plugin iop_render_plugin = {
+    IOB_PLUGIN_HEADER,
+    .kind = IOB_PLUGIN_OUTPUT,
+    .caps = 0,
+    .name = "io_profile",
+    .summary = "the legacy io_profile layout: parameter block and CSV rows (io_profile:quiet = CSV only)",
+    .ops_size = sizeof(struct iob_output_ops),
+    .output = &iopr_ops,
+};
