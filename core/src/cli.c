@@ -30,8 +30,12 @@ int iob_cli_fail(int code, const char *fmt, ...)
 
 void iob_cli_report_load_errors(const struct iob_registry *reg)
 {
+	/* a broken plugin nobody asked for does not stop a run; it is named when
+	 * asked for (iob_registry_missing), in 'iobench plugins', and here with -v;
+	 * a plugin directory that is missing or untrusted is always worth a warning */
 	for (size_t i = 0; i < reg->nerrors; i++)
-		fprintf(stderr, "%s: warning: %s\n", iob_log_program(), reg->errors[i]);
+		iob_log(reg->error_kind[i] || reg->error_name[i][0] ? IOB_LOG_INFO : IOB_LOG_WARN, NULL, "%s",
+			reg->errors[i]);
 }
 
 int iob_cli_exit_code(int status, int signal_number)

@@ -37,10 +37,36 @@ const struct iob_host iob_host_table = {
 	.now_ns = iob_now_ns,
 };
 
+static void add_error_named(struct iob_registry *reg, const char *path, uint32_t kind, const char *name,
+			    const char *why)
+{
+	if (reg->nerrors >= IOB_MAX_LOAD_ERRORS)
+		return;
+	size_t i = reg->nerrors++;
+	snprintf(reg->errors[i], sizeof reg->errors[0], "plugin %s: %s", path, why);
+	reg->error_kind[i] = kind;
+	snprintf(reg->error_name[i], sizeof reg->error_name[0], "%s", name ? name : "");
+	if (kind || (name && *name))
+		return;
+	/* guess from the file name: iob-backend-NAME.so, iob-output-NAME.so */
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	static const struct {
+		const char *prefix;
+		uint32_t kind;
+	} kinds[] = {{"iob-backend-", IOB_PLUGIN_BACKEND}, {"iob-output-", IOB_PLUGIN_OUTPUT}};
+	for (size_t k = 0; k < 2; k++) {
+		size_t pl = strlen(kinds[k].prefix);
+		if (strncmp(base, kinds[k].prefix, pl) == 0) {
+			reg->error_kind[i] = kinds[k].kind;
+			snprintf(reg->error_name[i], sizeof reg->error_name[0], "%.*s", (int)strcspn(base + pl, "."),
+				 base + pl);
+		}
+	}
+}
+
 static void add_error(struct iob_registry *reg, const char *path, const char *why)
 {
-	if (reg->nerrors < IOB_MAX_LOAD_ERRORS)
-		snprintf(reg->errors[reg->nerrors++], sizeof reg->errors[0], "plugin %s: %s", path, why);
+	add_error_named(reg, path, 0, NULL, why);
 }
 
 static int valid_name(const char *s)
@@ -204,7 +230,7 @@ int iob_registry_load_file(struct iob_registry *reg, const char *path)
 	}
 	int rc = iob_plugin_validate(p, why, sizeof why);
 	if (rc != 0) {
-		add_error(reg, path, why);
+		add_error_named(reg, path, p->kind, p->name && strlen(p->name) < 32 ? p->name : NULL, why);
 		iob_dl_close(dl);
 		return rc;
 	}
@@ -312,6 +338,26 @@ const struct iob_loaded *iob_registry_find(const struct iob_registry *reg, enum 
 		if (reg->plugins[i].desc.kind == (uint32_t)kind && strcmp(reg->plugins[i].desc.name, name) == 0)
 			return &reg->plugins[i];
 	return NULL;
+}
+
+void iob_registry_missing(const struct iob_registry *reg, enum iob_plugin_kind kind, const char *name, char *msg,
+			  size_t len)
+{
+	const char *kname = kind == IOB_PLUGIN_BACKEND ? "backend" : "output";
+	for (size_t i = 0; i < reg->nerrors; i++)
+		if (reg->error_kind[i] == (uint32_t)kind && strcmp(reg->error_name[i], name) == 0) {
+			snprintf(msg, len, "%s '%s' could not be loaded: %s", kname, name, reg->errors[i]);
+			return;
+		}
+	char names[512] = "";
+	for (size_t i = 0; i < reg->nplugins; i++)
+		if (reg->plugins[i].desc.kind == (uint32_t)kind) {
+			size_t l = strlen(names);
+			snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", reg->plugins[i].desc.name);
+		}
+	snprintf(msg, len, kind == IOB_PLUGIN_BACKEND ? "%s '%s' is not loaded (available: %s)"
+						       : "unknown %s '%s' (available: %s)",
+		 kname, name, names[0] ? names : "none; see 'iobench plugins'");
 }
 
 void iob_registry_unload(struct iob_registry *reg)

@@ -84,14 +84,7 @@ int iob_output_spec_parse(const char *text, const struct iob_registry *reg, stru
 		}
 		snprintf(it->name, sizeof it->name, "%s", item);
 		if (!iob_registry_find(reg, IOB_PLUGIN_OUTPUT, it->name)) {
-			char names[512] = "";
-			for (size_t i = 0; i < reg->nplugins; i++)
-				if (reg->plugins[i].desc.kind == IOB_PLUGIN_OUTPUT) {
-					size_t l = strlen(names);
-					snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "",
-						 reg->plugins[i].desc.name);
-				}
-			snprintf(err, errlen, "unknown output '%s' (available: %s)", it->name, names[0] ? names : "none");
+			iob_registry_missing(reg, IOB_PLUGIN_OUTPUT, it->name, err, errlen);
 			return -EINVAL;
 		}
 		if (!it->file[0] || strcmp(it->file, "-") == 0) {

@@ -81,14 +81,9 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 {
 	const struct iob_loaded *b = iob_registry_find(reg, IOB_PLUGIN_BACKEND, job->backend);
 	if (!b) {
-		char names[512] = "";
-		for (size_t i = 0; i < reg->nplugins; i++)
-			if (reg->plugins[i].desc.kind == IOB_PLUGIN_BACKEND) {
-				size_t l = strlen(names);
-				snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", reg->plugins[i].desc.name);
-			}
-		snprintf(err, errlen, "[%s] backend '%s' is not loaded (available: %s)", job->name, job->backend,
-			 names[0] ? names : "none; see 'iobench plugins'");
+		char why[1024];
+		iob_registry_missing(reg, IOB_PLUGIN_BACKEND, job->backend, why, sizeof why);
+		snprintf(err, errlen, "[%s] %s", job->name, why);
 		return -ENOENT;
 	}
 	if ((job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) && !(b->desc.caps & IOB_CAP_WRITE)) {

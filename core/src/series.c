@@ -37,15 +37,15 @@ static size_t assign_group(double *speed, unsigned char *merged, size_t from, si
 	return to - from > 1 ? to - from : 0;
 }
 
-int iob_series_speeds(const struct iob_series *s, uint64_t resolution_ns, double *speed, unsigned char *merged,
-		      size_t *nmerged)
+int iob_series_speeds(const struct iob_series *s, uint64_t resolution_ns, double *speed,
+		      unsigned char *merged, size_t *nmerged)
 {
 	const uint64_t res = resolution_ns ? resolution_ns : 1;
-	size_t start = 0;             /* first block of the open group */
+	size_t start = 0;	      /* first block of the open group */
 	uint64_t gbytes = 0, gns = 0; /* its sums */
-	size_t last = SIZE_MAX;       /* first block of the last closed group */
+	size_t last = SIZE_MAX;	      /* first block of the last closed group */
 	uint64_t lbytes = 0, lns = 0; /* its sums */
-	size_t lmerged = 0;           /* merged blocks counted for it */
+	size_t lmerged = 0;	      /* merged blocks counted for it */
 	size_t count = 0, n = s->n;
 
 	if (n == 0)

@@ -451,9 +451,11 @@ int iop_plan(const struct iop_opts *opts, const struct iob_registry *reg, struct
 				    "-b means the direct backend; it cannot be combined with --backend %s",
 				    o.backend);
 	const struct iob_loaded *b = iob_registry_find(reg, IOB_PLUGIN_BACKEND, backend);
-	if (!b)
-		return iob_cli_fail(IOB_EXIT_USAGE, "backend '%s' is not loaded (see 'iobench plugins')",
-				    backend);
+	if (!b) {
+		char why[1024];
+		iob_registry_missing(reg, IOB_PLUGIN_BACKEND, backend, why, sizeof why);
+		return iob_cli_fail(IOB_EXIT_USAGE, "%s", why);
+	}
 	p->bypass = (b->desc.caps & IOB_CAP_DIRECT) != 0;
 	if (o.reps == 0)
 		return iob_cli_fail(IOB_EXIT_USAGE, "-n 0: every size needs at least one repetition");

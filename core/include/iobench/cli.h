@@ -21,7 +21,7 @@ enum {
 
 /* Print "PROGRAM: error: MESSAGE" on stderr and return code. */
 int iob_cli_fail(int code, const char *fmt, ...) IOB_PRINTF(2, 3);
-/* Warn once per plugin that failed to load. */
+/* Log (at info level: shown with -v) each plugin that failed to load. */
 void iob_cli_report_load_errors(const struct iob_registry *reg);
 /* The exit code for a run's status (0, IOB_STATUS_MISMATCH, -errno) and the
  * signal that stopped it (0 if none): 128 + signal when interrupted. */

@@ -40,6 +40,10 @@ struct iob_registry {
 	struct iob_loaded plugins[IOB_MAX_PLUGINS];
 	size_t nerrors;
 	char errors[IOB_MAX_LOAD_ERRORS][512]; /* one line each */
+	/* what each failed file would have provided: kind (0 if unknown) and
+	 * name (from its descriptor, else from its iob-KIND-NAME file name) */
+	uint32_t error_kind[IOB_MAX_LOAD_ERRORS];
+	char error_name[IOB_MAX_LOAD_ERRORS][32];
 	size_t nshadowed;
 	char shadowed[IOB_MAX_LOAD_ERRORS][512];
 	size_t ndirs;
@@ -59,6 +63,10 @@ int iob_registry_add_static(struct iob_registry *reg, const struct iob_plugin *p
 const struct iob_loaded *iob_registry_find(const struct iob_registry *reg, enum iob_plugin_kind kind,
 					    const char *name);
 void iob_registry_unload(struct iob_registry *reg);
+/* One line for a plugin that was asked for but is not loaded: why its file
+ * failed to load, if one did, else which plugins of that kind there are. */
+void iob_registry_missing(const struct iob_registry *reg, enum iob_plugin_kind kind, const char *name, char *msg,
+			  size_t len);
 /* Validate a descriptor against this core; 0 or -errno with a reason. */
 int iob_plugin_validate(const struct iob_plugin *p, char *why, size_t whylen);
 

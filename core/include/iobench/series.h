@@ -81,8 +81,8 @@ size_t iob_series_drop_empty(struct iob_series *s);
  * *nmerged (when not NULL) their count.  resolution_ns of 0 counts as 1.
  * Returns 0, or -ERANGE when the series is empty or measured no time at
  * all (speed is then left untouched). */
-int iob_series_speeds(const struct iob_series *s, uint64_t resolution_ns, double *speed, unsigned char *merged,
-		      size_t *nmerged);
+int iob_series_speeds(const struct iob_series *s, uint64_t resolution_ns, double *speed,
+		      unsigned char *merged, size_t *nmerged);
 
 /* Summary figures of a set of values (all zero for n == 0). */
 struct iob_stats {
@@ -103,7 +103,7 @@ void iob_stats_sorted(const double *sorted, size_t n, struct iob_stats *st);
 int iob_stats_compute(const double *v, size_t n, struct iob_stats *all, struct iob_stats *robust);
 
 struct iob_cliff_params {
-	size_t min_run;      /* blocks required on each side, at least */
+	size_t min_run;	     /* blocks required on each side, at least */
 	double min_run_frac; /* ... and at least this fraction of the series */
 	double max_ratio;    /* after / before must be at most this */
 	double min_share;    /* share of each side on its side of the midpoint */
@@ -111,11 +111,11 @@ struct iob_cliff_params {
 void iob_cliff_defaults(struct iob_cliff_params *p);
 
 struct iob_cliff {
-	int found;           /* 1: a cliff was found and the fields below describe it */
-	size_t block;        /* first block of the slow part (the split k) */
-	double before;       /* median speed of blocks [0, block) */
-	double after;        /* median speed of blocks [block, n) */
-	double ratio;        /* after / before */
+	int found;	     /* 1: a cliff was found and the fields below describe it */
+	size_t block;	     /* first block of the slow part (the split k) */
+	double before;	     /* median speed of blocks [0, block) */
+	double after;	     /* median speed of blocks [block, n) */
+	double ratio;	     /* after / before */
 	double share_before; /* share of blocks before the split above the midpoint */
 	double share_after;  /* share of blocks after it below the midpoint */
 	const char *why;     /* found == 0: why the best candidate was rejected */
