@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Hostile input, table-driven, across the four binaries and INI profiles.
+
+Each row: the binary, its arguments (with {d} for the scratch directory, {p}
+for a profile written from the row's text, {bad_abi} for a directory holding a
+plugin of another ABI major), optional standard input, the fragment the one
+error line must contain, and the exit code.  For every row: exactly one line on
+stderr containing the fragment, the exit code, and the scratch directory
+unchanged (no file created; the 'victim' file neither truncated nor touched).
+Prints 'N passed, N failed'."""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+BIG = "x" * (10 << 20)
+JUNK = "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\xff\xfe\x00\x01"
+
+# (binary, args, profile text or None, stdin or None, fragment, exit code)
+ROWS = [
+    # --- iobench and profiles ---
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "", None, "no job sections", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[global]\nsize = 1M\n", None, "no job sections", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nsize = 0\n", None, "size must be at least 1 byte", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nsize = -1\n", None, "negative size '-1'", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nsize = 99999999999999999999\n", None, "too large", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nsize = 12 parsecs\n", None, "[a] size", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nsize = 4Q\n", None, "unknown unit 'Q'", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nsize = 4mb\n", None, "ambiguous unit", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nsize = nan\n", None, "'nan' is not a size", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nsize = inf\n", None, "'inf' is not a size", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nsize = 0.5\n", None, "not a whole number of bytes", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nblock_size = 0\n", None, "block_size must be at least", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nblock_size = 4G\n", None, "larger than the 2 GiB limit", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nops = -3\n", None, "[a] ops", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nloops = 0\n", None, "loops must be at least 1", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nseed = 99999999999999999999\n", None, "too large", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nbogus_key = 1\n", None, "[a] bogus_key: unknown key", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[global]\nwhat = 1\n[a]\n", None, "[global] what: unknown key", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\n[a]\n", None, "duplicate section [a]", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nsize = 1M\nsize = 2M\n", None, "duplicate key", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[global]\ninclude = loop.ini\n[a]\n", None, "include loop", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[global]\ninclude = nowhere.ini\n[a]\n", None, "does not exist", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\ndescription = " + BIG + "\n", None, "over the 1000-character limit", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], JUNK, None, "binary data", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nbackend = nosuch\n", None, "backend 'nosuch' is not loaded", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}", "--plugin-dir", "{bad_abi}"], "[a]\nbackend = fake\n", None,
+     "built for plugin ABI 99.0", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\naccess = diagonal\n", None, "access 'diagonal'", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nphases = write,erase\n", None, "unknown phase 'erase'", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\npattern = plaid\n", None, "unknown pattern 'plaid'", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nfsync = perhaps\n", None, "'perhaps' is not a boolean", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\ndir = ${IOB_HOSTILE_UNSET}\n", None, "IOB_HOSTILE_UNSET is not set", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nfilename = victim\nallow_devices = false\nsize = 99T\n",
+     None, "not enough space", 2),
+    ("iobench", ["run", "{p}"], "[a]\ndir = /dev\nfilename = null\n", None, "is a character device", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "size = 1M\n[a]\n", None, "outside any section", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a\n", None, "bad section header", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}", "--output", "xml"], "[a]\n", None, "unknown output 'xml'", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}", "--output", "json=/nonexistent/o.json"], "[a]\n", None,
+     "does not exist", 2),
+    ("iobench", ["run", "{p}", "--dir", "/nonexistent"], "[a]\n", None, "dir '/nonexistent' does not exist", 2),
+    ("iobench", ["run", "{d}/missing.ini"], None, None, "no such profile", 2),
+    ("iobench", ["explode"], None, None, "unknown command 'explode'", 2),
+    ("iobench", ["run", "{p}", "--frobnicate"], "[a]\n", None, "unknown option '--frobnicate'", 2),
+    # --- iotest ---
+    ("iotest", ["-s", "0", "{d}/new"], None, None, "size '0'", 2),
+    ("iotest", ["-s", "-5", "{d}/new"], None, None, "size '-5' is negative", 2),
+    ("iotest", ["-s", "99999999999999999999", "{d}/new"], None, None, "too large", 2),
+    ("iotest", ["-s", "12x", "{d}/new"], None, None, "size '12x'", 2),
+    ("iotest", ["-s", "nan", "{d}/new"], None, None, "size 'nan'", 2),
+    ("iotest", ["-s", "", "{d}/new"], None, None, "size", 2),
+    ("iotest", ["-b", "3", "{d}/new"], None, None, "block size '3'", 2),
+    ("iotest", ["-b", "0", "{d}/new"], None, None, "block size '0'", 2),
+    ("iotest", ["-b", "99999999999999999999", "{d}/new"], None, None, "block size", 2),
+    ("iotest", ["-p", "9", "{d}/new"], None, None, "bad pattern '9'", 2),
+    ("iotest", ["-p", "/zz", "{d}/new"], None, None, "bad pattern '/zz'", 2),
+    ("iotest", ["-p", "=", "{d}/new"], None, None, "bad pattern '='", 2),
+    ("iotest", ["--bogus", "{d}/new"], None, None, "unknown option '--bogus'", 2),
+    ("iotest", ["-Q", "{d}/new"], None, None, "unknown option '-Q'", 2),
+    ("iotest", ["-s", "1", "/dev/null"], None, None, "is a character device", 2),
+    ("iotest", ["-s", "1", "{d}"], None, None, "is a directory", 2),
+    ("iotest", ["-z", "-1", "{d}/new"], None, None, "snooze '-1'", 2),
+    ("iotest", ["-s", "1", "--backend", "nosuch", "{d}/new"], None, None, "backend 'nosuch' is not loaded", 2),
+    ("iotest", ["-s", "1", "--plugin-dir", "{bad_abi}", "--backend", "fake", "{d}/new"], None, None,
+     "built for plugin ABI 99.0", 2),
+    ("iotest", ["-s", "1", "--format", "xml", "{d}/new"], None, None, "unknown output 'xml'", 2),
+    ("iotest", ["-s", "1", "-i"], None, None, "needs a value", 2),
+    ("iotest", ["-s", "1", "--seed", "x", "{d}/new"], None, None, "seed", 2),
+    # --- io_profile ---
+    ("io_profile", ["-d", "{d}", "-m", "100", "-M", "10"], None, None, "-m 100 is above -M 10", 2),
+    ("io_profile", ["-d", "{d}", "-n", "0"], None, None, "-n 0", 2),
+    ("io_profile", ["-d", "{d}", "-l", "1000", "-M", "65536"], None, None, "-l 1000 is smaller", 2),
+    ("io_profile", ["-d", "{d}", "-l", "abc"], None, None, "'abc' is not a size", 2),
+    ("io_profile", ["-d", "{d}", "-m", "-1"], None, None, "negative size '-1'", 2),
+    ("io_profile", ["-d", "{d}", "-M", "99999999999999999999"], None, None, "too large", 2),
+    ("io_profile", ["-d", "{d}", "-n", "nan"], None, None, "'nan' is not a non-negative whole number", 2),
+    ("io_profile", ["-d", "/nonexistent"], None, None, "does not exist", 2),
+    ("io_profile", ["-d", "{d}", "--bogus"], None, None, "unknown option '--bogus'", 2),
+    ("io_profile", ["-d", "{d}", "-b", "-m", "3"], None, None, "cannot bypass the buffer cache", 2),
+    ("io_profile", ["-d", "{d}", "-r"], None, None, "does not exist", 2),
+    ("io_profile", ["-d", "{d}", "--backend", "nosuch"], None, None, "backend 'nosuch' is not loaded", 2),
+    ("io_profile", ["-d", "{d}", "-o", "xml"], None, None, "unknown output 'xml'", 2),
+    ("io_profile", ["-d", "{d}", "-l", "99999999999999999999"], None, None, "too large", 2),
+]
+
+BIGREAD_ROWS = [
+    ("bigread", ["in={d}/victim", "bufsize=0"], None, None, "bufsize", 2),
+    ("bigread", ["in={d}/victim", "bufsize=-1"], None, None, "bufsize", 2),
+    ("bigread", ["in={d}/victim", "bufsize=abc"], None, None, "bufsize", 2),
+    ("bigread", ["in={d}/victim", "bufsize=nan"], None, None, "bufsize", 2),
+    ("bigread", ["in={d}/victim", "bufsize=99999999999999999999"], None, None, "bufsize", 2),
+    ("bigread", ["in={d}/missing", "bufsize=0.001"], None, None, "missing", 2),
+    ("bigread", ["in={d}/empty", "bufsize=0.001"], None, None, "empty", 2),
+    ("bigread", ["in={d}", "bufsize=0.001"], None, None, "directory", 2),
+    ("bigread", ["in={d}/victim", "bufsize=0.001", "mode=7"], None, None, "mode", 2),
+    ("bigread", ["in={d}/victim", "bufsize=0.001", "colour=red"], None, None, "colour", 2),
+    ("bigread", ["--bogus"], None, None, "--bogus", 2),
+    ("bigread", ["-", "0.001"], None, "", "gave no data", 2),
+]
+
+
+def snapshot(d):
+    out = {}
+    for root, dirs, files in os.walk(d):
+        for n in dirs + files:
+            p = os.path.join(root, n)
+            st = os.lstat(p)
+            out[os.path.relpath(p, d)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--bad-abi", required=True)
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    rows = ROWS + (BIGREAD_ROWS if os.path.exists(os.path.join(a.bin, "bigread")) else [])
+    passed, failed = 0, []
+    top = tempfile.mkdtemp(prefix="hostile-", dir=a.work)
+    d = os.path.join(top, "scratch")
+    os.mkdir(d)
+    with open(os.path.join(d, "victim"), "w") as f:
+        f.write("precious data\n" * 4096)
+    open(os.path.join(d, "empty"), "w").close()
+    with open(os.path.join(top, "loop.ini"), "w") as f:
+        f.write("[global]\ninclude = p.ini\n[b]\n")
+    env = dict(os.environ)
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    env.pop("IOB_HOSTILE_UNSET", None)
+    for i, (tool, args, text, stdin, frag, code) in enumerate(rows):
+        prof = os.path.join(top, "p.ini")
+        if text is not None:
+            with open(prof, "w", errors="surrogateescape") as f:
+                f.write(text)
+        before = snapshot(d)
+        argv = [x.replace("{d}", d).replace("{p}", prof).replace("{bad_abi}", a.bad_abi) for x in args]
+        p = subprocess.run([os.path.join(a.bin, tool), *argv], capture_output=True, text=True, errors="replace",
+                           input=stdin, env=env, cwd=d, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        after = snapshot(d)
+        problems = []
+        if p.returncode != code:
+            problems.append(f"exit {p.returncode}, want {code}")
+        if len(lines) != 1 or frag not in lines[0]:
+            problems.append(f"stderr {p.stderr.strip()[:400]!r} is not one line with {frag!r}")
+        if after != before:
+            problems.append(f"the directory changed: {sorted(set(after.items()) ^ set(before.items()))}")
+        if problems:
+            failed.append(f"row {i} {tool} {' '.join(args)[:80]}: " + "; ".join(problems))
+        else:
+            passed += 1
+    subprocess.run(["rm", "-rf", top])
+    for f in failed:
+        print("FAIL", f)
+    print(f"{len(rows)} hostile inputs")
+    print(f"{passed} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
