@@ -1,0 +1,187 @@
+/*
+ * slowafter.c - a test-only backend, "slowafter", that reads a file with
+ * pread and paces every call, so a test decides the speed bigread sees and
+ * can plant a cliff at a known offset.  Built as iob-backend-slowafter.so in
+ * its own directory of the build tree; never installed.
+ *
+ * Set through the environment (read at each open):
+ *   IOB_SLOWAFTER_RATE     pace of every read in bytes per second; a call that
+ *                          moved n bytes lasts at least n / RATE (0: no pacing)
+ *   IOB_SLOWAFTER_BYTES    reads starting at or past this offset last FACTOR
+ *                          times longer (unset: never)
+ *   IOB_SLOWAFTER_FACTOR   the slowdown after BYTES (default 5)
+ *   IOB_SLOWAFTER_JITTER   each call's pace times 1 + JITTER * u, u uniform in
+ *                          [-1, 1) (default 0)
+ *   IOB_SLOWAFTER_OUTLIER  chance that a call lasts 10 times longer (default 0)
+ *   IOB_SLOWAFTER_SEED     seed for jitter and outliers (default 1)
+ *   IOB_SLOWAFTER_CLOCK    "wall" (default): sleep until the time has passed
+ *                          on the monotonic clock; "cpu": spin until this
+ *                          process has used that much CPU time, so the CPU
+ *                          clocks (bigread mode=2) see the pace exactly
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iobench/plugin.h"
+
+#define SLOW_NAME "slowafter"
+
+struct slow_file {
+	int fd;
+	double rate;	/* bytes per second, 0 = unpaced */
+	uint64_t after; /* offset where the slowdown starts */
+	double factor;
+	double jitter;
+	double outlier;
+	uint64_t rng;
+	int cpu; /* pace on process CPU time instead of wall time */
+};
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
+
+static double slow_env_double(const char *name, double def)
+{
+	const char *v = getenv(name);
+	return v && *v ? strtod(v, NULL) : def;
+}
+
+static uint64_t slow_env_u64(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	return v && *v ? strtoull(v, NULL, 10) : def;
+}
+
+/* Uniform in [0, 1). */
+static double slow_u01(struct slow_file *f)
+{
+	uint64_t z = (f->rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return (double)(z >> 11) / 9007199254740992.0;
+}
+
+static uint64_t slow_now(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int slow_open(const struct iob_open_args *args, void **handle)
+{
+	if (args->flags & (IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC))
+		return -EINVAL;
+	struct slow_file *f = calloc(1, sizeof *f);
+	if (!f)
+		return -ENOMEM;
+	f->fd = open(args->path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		int e = errno;
+		free(f);
+		return -e;
+	}
+	const char *clock = getenv("IOB_SLOWAFTER_CLOCK");
+	f->rate = slow_env_double("IOB_SLOWAFTER_RATE", 0.0);
+	f->after = slow_env_u64("IOB_SLOWAFTER_BYTES", UINT64_MAX);
+	f->factor = slow_env_double("IOB_SLOWAFTER_FACTOR", 5.0);
+	f->jitter = slow_env_double("IOB_SLOWAFTER_JITTER", 0.0);
+	f->outlier = slow_env_double("IOB_SLOWAFTER_OUTLIER", 0.0);
+	f->rng = slow_env_u64("IOB_SLOWAFTER_SEED", 1);
+	f->cpu = clock && strcmp(clock, "cpu") == 0;
+	*handle = f;
+	return 0;
+}
+
+static int slow_close(void *handle)
+{
+	struct slow_file *f = handle;
+	int rc = close(f->fd) < 0 ? -errno : 0;
+	free(f);
+	return rc;
+}
+
+/* Wait until `ns` have passed since `start` on the pacing clock. */
+static void slow_wait(const struct slow_file *f, uint64_t start, uint64_t ns)
+{
+	if (f->cpu) {
+		while (slow_now(CLOCK_PROCESS_CPUTIME_ID) - start < ns)
+			;
+		return;
+	}
+	uint64_t end = start + ns;
+	struct timespec ts = {.tv_sec = (time_t)(end / 1000000000u), .tv_nsec = (long)(end % 1000000000u)};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static int64_t slow_read_at(void *handle, void *buf, size_t len, uint64_t off)
+{
+	struct slow_file *f = handle;
+	uint64_t start = slow_now(f->cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC);
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(f->fd, (char *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	if (f->rate > 0.0 && done > 0) {
+		double ns = (double)done * 1e9 / f->rate;
+		if (off >= f->after)
+			ns *= f->factor;
+		if (f->jitter > 0.0)
+			ns *= 1.0 + f->jitter * (2.0 * slow_u01(f) - 1.0);
+		if (f->outlier > 0.0 && slow_u01(f) < f->outlier)
+			ns *= 10.0;
+		slow_wait(f, start, (uint64_t)ns);
+	}
+	return (int64_t)done;
+}
+
+static int slow_info(void *handle, struct iob_file_info *info)
+{
+	struct slow_file *f = handle;
+	struct stat st;
+	if (fstat(f->fd, &st) < 0)
+		return -errno;
+	info->size = (uint64_t)st.st_size;
+	info->mem_align = 1;
+	info->io_align = 1;
+	return 0;
+}
+
+static const struct iob_backend_ops slow_ops = {
+    .open = slow_open,
+    .close = slow_close,
+    .read_at = slow_read_at,
+    .info = slow_info,
+};
+
+static const struct iob_plugin slow_plugin = {
+    IOB_PLUGIN_HEADER,
+    .kind = IOB_PLUGIN_BACKEND,
+    .caps = IOB_CAP_READ,
+    .name = SLOW_NAME,
+    .summary = "test only: pread paced to a set rate, slower past a set offset",
+    .ops_size = sizeof(struct iob_backend_ops),
+    .backend = &slow_ops,
+};
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
+{
+	if (!host || host->abi_major != IOB_ABI_MAJOR)
+		return NULL;
+	return &slow_plugin;
+}

@@ -1,0 +1,435 @@
+/*
+ * test_series.c - the core's series statistics (iobench/series.h): block
+ * speeds and the clock-resolution rule, the summary figures and their
+ * quartile definition, the robust subset, and the cliff detector on planted
+ * steps and on many noisy flat series.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/series.h"
+
+/* ---- a small deterministic generator for synthetic series ---- */
+
+static uint64_t rng_state;
+
+static void rng_seed(uint64_t s)
+{
+	rng_state = s * 0x9e3779b97f4a7c15ull + 1;
+}
+
+static double rng_u01(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return (double)(z >> 11) / 9007199254740992.0;
+}
+
+static double rng_gauss(void)
+{
+	double a = rng_u01(), b = rng_u01();
+	if (a < 1e-300)
+		a = 1e-300;
+	return sqrt(-2.0 * log(a)) * cos(6.283185307179586 * b);
+}
+
+/* ---- quantiles and summary figures ---- */
+
+static void test_quantile_definition(void **state)
+{
+	(void)state;
+	const double four[] = {1, 2, 3, 4};
+	const double five[] = {1, 2, 3, 4, 5};
+	/* type 7: h = (n - 1) p, linear between neighbours */
+	assert_true(iob_quantile_sorted(four, 4, 0.25) == 1.75);
+	assert_true(iob_quantile_sorted(four, 4, 0.5) == 2.5);
+	assert_true(iob_quantile_sorted(four, 4, 0.75) == 3.25);
+	assert_true(iob_quantile_sorted(five, 5, 0.25) == 2.0);
+	assert_true(iob_quantile_sorted(five, 5, 0.5) == 3.0);
+	assert_true(iob_quantile_sorted(five, 5, 0.75) == 4.0);
+	assert_true(iob_quantile_sorted(five, 5, 0.0) == 1.0);
+	assert_true(iob_quantile_sorted(five, 5, 1.0) == 5.0);
+	assert_true(iob_quantile_sorted(five, 1, 0.5) == 1.0);
+}
+
+static void test_median_is_sorted(void **state)
+{
+	(void)state;
+	/* the legacy tool took the middle of the unsorted data (here 2) */
+	const double v[] = {5, 1, 2, 6, 4, 3};
+	struct iob_stats all;
+	assert_int_equal(iob_stats_compute(v, 6, &all, NULL), 0);
+	assert_true(all.median == 3.5);
+	const double odd[] = {9, 1, 7, 3, 5};
+	assert_int_equal(iob_stats_compute(odd, 5, &all, NULL), 0);
+	assert_true(all.median == 5.0);
+}
+
+static void test_known_series_and_robust_subset(void **state)
+{
+	(void)state;
+	/* sorted: 1 10 11 12 12 13 14 15 40; q1 = 11, q3 = 14, IQR 3,
+	 * fences [6.5, 18.5]: 1 and 40 leave, 7 values stay */
+	const double v[] = {10, 11, 12, 12, 13, 14, 15, 40, 1};
+	struct iob_stats all, rob;
+	assert_int_equal(iob_stats_compute(v, 9, &all, &rob), 0);
+	assert_int_equal(all.n, 9);
+	assert_true(all.min == 1 && all.max == 40);
+	assert_true(fabs(all.mean - 128.0 / 9.0) < 1e-12);
+	assert_true(all.median == 12);
+	assert_true(fabs(all.rms - 9.88576729757121) < 1e-12);
+	assert_true(all.q1 == 11 && all.q3 == 14);
+	assert_int_equal(rob.n, 7);
+	assert_true(rob.min == 10 && rob.max == 15);
+	assert_true(fabs(rob.mean - 87.0 / 7.0) < 1e-12);
+	assert_true(rob.median == 12);
+	assert_true(fabs(rob.rms - 1.5907898179514348) < 1e-12);
+}
+
+static void test_robust_fences_inclusive(void **state)
+{
+	(void)state;
+	/* q1 = 20, q3 = 40, upper fence exactly 70: kept */
+	const double at[] = {10, 20, 20, 30, 30, 40, 40, 50, 70};
+	/* the same with 70.5: dropped */
+	const double past[] = {10, 20, 20, 30, 30, 40, 40, 50, 70.5};
+	/* IQR 0: only the values equal to the quartiles stay */
+	const double flat[] = {0, 4, 4, 4, 4, 4, 4, 4, 8};
+	struct iob_stats all, rob;
+	assert_int_equal(iob_stats_compute(at, 9, &all, &rob), 0);
+	assert_int_equal(rob.n, 9);
+	assert_int_equal(iob_stats_compute(past, 9, &all, &rob), 0);
+	assert_int_equal(rob.n, 8);
+	assert_true(rob.max == 50);
+	assert_int_equal(iob_stats_compute(flat, 9, &all, &rob), 0);
+	assert_int_equal(rob.n, 7);
+	assert_true(rob.min == 4 && rob.max == 4 && rob.rms == 0);
+}
+
+static void test_stats_empty_and_single(void **state)
+{
+	(void)state;
+	struct iob_stats all, rob;
+	assert_int_equal(iob_stats_compute(NULL, 0, &all, &rob), 0);
+	assert_int_equal(all.n, 0);
+	assert_int_equal(rob.n, 0);
+	const double one[] = {42};
+	assert_int_equal(iob_stats_compute(one, 1, &all, &rob), 0);
+	assert_true(all.n == 1 && all.median == 42 && all.rms == 0 && rob.n == 1);
+}
+
+/* ---- block speeds and the clock's resolution ---- */
+
+static void test_drop_empty(void **state)
+{
+	(void)state;
+	uint64_t bytes[] = {5, 0, 7, 0};
+	uint64_t ns[] = {1, 2, 3, 4};
+	struct iob_series s = {.n = 4, .cap = 4, .bytes = bytes, .ns = ns};
+	assert_int_equal(iob_series_drop_empty(&s), 2);
+	assert_true(bytes[0] == 5 && ns[0] == 1 && bytes[1] == 7 && ns[1] == 3);
+}
+
+static void test_speeds_plain(void **state)
+{
+	(void)state;
+	uint64_t bytes[] = {1000, 500};
+	uint64_t ns[] = {1000, 1000};
+	struct iob_series s = {.n = 2, .bytes = bytes, .ns = ns};
+	double sp[2];
+	unsigned char m[2];
+	size_t nm = 99;
+	assert_int_equal(iob_series_speeds(&s, 1, sp, m, &nm), 0);
+	assert_true(sp[0] == 1e9 && sp[1] == 5e8); /* a short block counts its own bytes */
+	assert_int_equal(nm, 0);
+	assert_true(m[0] == 0 && m[1] == 0);
+}
+
+static void test_speeds_merge_zero_time(void **state)
+{
+	(void)state;
+	/* blocks 0 and 1 measured nothing: merged with block 2 */
+	uint64_t bytes[] = {100, 100, 100, 100};
+	uint64_t ns[] = {0, 0, 200, 100};
+	struct iob_series s = {.n = 4, .bytes = bytes, .ns = ns};
+	double sp[4];
+	unsigned char m[4];
+	size_t nm;
+	assert_int_equal(iob_series_speeds(&s, 1, sp, m, &nm), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_true(sp[i] == 1.5e9);
+		assert_int_equal(m[i], 1);
+	}
+	assert_true(sp[3] == 1e9);
+	assert_int_equal(m[3], 0);
+	assert_int_equal(nm, 3);
+}
+
+static void test_speeds_tail_joins_previous(void **state)
+{
+	(void)state;
+	uint64_t bytes[] = {100, 100, 100, 100};
+	uint64_t ns[] = {100, 100, 0, 0};
+	struct iob_series s = {.n = 4, .bytes = bytes, .ns = ns};
+	double sp[4];
+	unsigned char m[4];
+	size_t nm;
+	assert_int_equal(iob_series_speeds(&s, 1, sp, m, &nm), 0);
+	assert_true(sp[0] == 1e9);
+	for (int i = 1; i < 4; i++)
+		assert_true(sp[i] == 3e9); /* 300 bytes in 100 ns */
+	assert_int_equal(m[0], 0);
+	assert_int_equal(nm, 3);
+}
+
+static void test_speeds_coarse_resolution(void **state)
+{
+	(void)state;
+	/* 1 us clock: 400 ns readings are below it and are grouped to 1200 ns */
+	uint64_t bytes[] = {300, 300, 300, 300};
+	uint64_t ns[] = {400, 400, 400, 5000};
+	struct iob_series s = {.n = 4, .bytes = bytes, .ns = ns};
+	double sp[4];
+	size_t nm;
+	assert_int_equal(iob_series_speeds(&s, 1000, sp, NULL, &nm), 0);
+	for (int i = 0; i < 3; i++)
+		assert_true(sp[i] == 900.0 * 1e9 / 1200.0);
+	assert_true(sp[3] == 300.0 * 1e9 / 5000.0);
+	assert_int_equal(nm, 3);
+}
+
+static void test_speeds_no_time_at_all(void **state)
+{
+	(void)state;
+	uint64_t bytes[] = {100, 100};
+	uint64_t ns[] = {0, 0};
+	struct iob_series s = {.n = 2, .bytes = bytes, .ns = ns};
+	double sp[2] = {-1, -1};
+	assert_int_equal(iob_series_speeds(&s, 1000, sp, NULL, NULL), -ERANGE);
+	assert_true(sp[0] == -1 && sp[1] == -1);
+	struct iob_series empty = {0};
+	assert_int_equal(iob_series_speeds(&empty, 1, sp, NULL, NULL), -ERANGE);
+	/* some time, but less than the resolution: one group, still finite */
+	ns[1] = 10;
+	assert_int_equal(iob_series_speeds(&s, 1000, sp, NULL, NULL), 0);
+	assert_true(isfinite(sp[0]) && sp[0] == sp[1] && sp[0] == 200.0 * 1e8);
+}
+
+static void test_speeds_always_finite(void **state)
+{
+	(void)state;
+	enum { N = 5000 };
+	uint64_t *bytes = malloc(N * sizeof *bytes), *ns = malloc(N * sizeof *ns);
+	double *sp = malloc(N * sizeof *sp);
+	assert_non_null(bytes);
+	assert_non_null(ns);
+	assert_non_null(sp);
+	rng_seed(7);
+	for (size_t i = 0; i < N; i++) {
+		bytes[i] = 1 + (uint64_t)(rng_u01() * 1e6);
+		ns[i] = rng_u01() < 0.7 ? 0 : (uint64_t)(rng_u01() * 4000); /* a coarse CPU clock */
+	}
+	ns[N / 2] = 1; /* at least some time */
+	struct iob_series s = {.n = N, .bytes = bytes, .ns = ns};
+	assert_int_equal(iob_series_speeds(&s, 1000, sp, NULL, NULL), 0);
+	for (size_t i = 0; i < N; i++)
+		assert_true(isfinite(sp[i]) && sp[i] > 0);
+	free(bytes);
+	free(ns);
+	free(sp);
+}
+
+/* ---- the cliff detector ---- */
+
+static void step_series(double *v, size_t n, size_t k0, double before, double after, double noise)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] = (i < k0 ? before : after) * (1.0 + noise * (2.0 * rng_u01() - 1.0));
+}
+
+static void test_cliff_clean_step_exact(void **state)
+{
+	(void)state;
+	double v[100];
+	struct iob_cliff c;
+	step_series(v, 100, 37, 2000, 185, 0);
+	assert_int_equal(iob_cliff_find(v, 100, NULL, &c), 0);
+	assert_int_equal(c.found, 1);
+	assert_int_equal(c.block, 37);
+	assert_true(c.before == 2000 && c.after == 185);
+	assert_true(fabs(c.ratio - 185.0 / 2000.0) < 1e-12);
+	assert_true(c.share_before == 1.0 && c.share_after == 1.0);
+}
+
+static void test_cliff_planted_noisy_with_outliers(void **state)
+{
+	(void)state;
+	enum { N = 300 };
+	double v[N];
+	size_t k0s[] = {20, 75, 150, 240, 280};
+	for (uint64_t seed = 1; seed <= 50; seed++)
+		for (size_t j = 0; j < sizeof k0s / sizeof k0s[0]; j++) {
+			rng_seed(seed * 31 + j);
+			step_series(v, N, k0s[j], 1000, 200, 0.3);
+			/* single slow blocks before the cliff, single fast ones after */
+			v[k0s[j] / 2] = 20;
+			v[k0s[j] / 3] = 50;
+			v[(k0s[j] + N) / 2] = 3000;
+			struct iob_cliff c;
+			assert_int_equal(iob_cliff_find(v, N, NULL, &c), 0);
+			assert_int_equal(c.found, 1);
+			assert_true(labs((long)c.block - (long)k0s[j]) <= 2);
+			assert_true(c.ratio > 0.15 && c.ratio < 0.25);
+		}
+}
+
+static void test_cliff_halving_found(void **state)
+{
+	(void)state;
+	double v[120];
+	rng_seed(3);
+	step_series(v, 120, 60, 1000, 500, 0.1);
+	struct iob_cliff c;
+	assert_int_equal(iob_cliff_find(v, 120, NULL, &c), 0);
+	assert_int_equal(c.found, 1);
+	assert_true(labs((long)c.block - 60) <= 2);
+}
+
+/* Noisy but flat: multiplicative noise of several kinds, with outliers; no
+ * series may raise an alarm. */
+static void test_cliff_no_false_alarm(void **state)
+{
+	(void)state;
+	enum { MAXN = 2000 };
+	static double v[MAXN];
+	const size_t lens[] = {16, 20, 30, 50, 100, 300, 1000, 2000};
+	long alarms = 0, series = 0;
+	for (int kind = 0; kind < 3; kind++)
+		for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
+			for (uint64_t seed = 1; seed <= 250; seed++) {
+				size_t n = lens[l];
+				rng_seed(seed * 1009 + l * 17 + (uint64_t)kind);
+				for (size_t i = 0; i < n; i++) {
+					double x;
+					if (kind == 0)
+						x = 1.0 + 0.3 * (2.0 * rng_u01() - 1.0); /* +-30% */
+					else if (kind == 1)
+						x = exp(0.2 * rng_gauss()); /* log-normal, sigma 0.2 */
+					else
+						x = 1.0 + 0.15 * (2.0 * rng_u01() - 1.0);
+					if (rng_u01() < (kind == 2 ? 0.05 : 0.02))
+						x *= 0.1; /* a stalled block */
+					v[i] = 800.0 * x;
+				}
+				struct iob_cliff c;
+				assert_int_equal(iob_cliff_find(v, n, NULL, &c), 0);
+				alarms += c.found;
+				series++;
+			}
+	assert_int_equal(series, 3 * 8 * 250);
+	assert_int_equal(alarms, 0);
+}
+
+static void test_cliff_rejections(void **state)
+{
+	(void)state;
+	double v[200];
+	struct iob_cliff c;
+
+	/* too short to tell */
+	step_series(v, 12, 6, 1000, 100, 0);
+	assert_int_equal(iob_cliff_find(v, 12, NULL, &c), 0);
+	assert_int_equal(c.found, 0);
+	assert_string_equal(c.why, "too few blocks");
+
+	/* a dip that recovers */
+	rng_seed(11);
+	step_series(v, 200, 200, 1000, 1000, 0.1);
+	for (size_t i = 80; i < 110; i++)
+		v[i] *= 0.2;
+	assert_int_equal(iob_cliff_find(v, 200, NULL, &c), 0);
+	assert_int_equal(c.found, 0);
+
+	/* fast and slow blocks alternating: bimodal but flat */
+	for (size_t i = 0; i < 200; i++)
+		v[i] = i % 2 ? 1000 : 200;
+	assert_int_equal(iob_cliff_find(v, 200, NULL, &c), 0);
+	assert_int_equal(c.found, 0);
+
+	/* a rise is not a drop */
+	step_series(v, 200, 100, 200, 1000, 0.1);
+	assert_int_equal(iob_cliff_find(v, 200, NULL, &c), 0);
+	assert_int_equal(c.found, 0);
+
+	/* a 25% drop is too small */
+	step_series(v, 200, 100, 1000, 750, 0.05);
+	assert_int_equal(iob_cliff_find(v, 200, NULL, &c), 0);
+	assert_int_equal(c.found, 0);
+	assert_string_equal(c.why, "drop too small");
+}
+
+static void test_cliff_gradual_slide(void **state)
+{
+	(void)state;
+	double v[200];
+	for (size_t i = 0; i < 200; i++)
+		v[i] = 1000.0 - 900.0 * (double)i / 199.0;
+	struct iob_cliff c;
+	assert_int_equal(iob_cliff_find(v, 200, NULL, &c), 0);
+	assert_int_equal(c.found, 1);
+	assert_true(c.block >= 80 && c.block <= 120);
+}
+
+static void test_cliff_params(void **state)
+{
+	(void)state;
+	struct iob_cliff_params p;
+	iob_cliff_defaults(&p);
+	assert_int_equal(p.min_run, 8);
+	assert_true(p.min_run_frac == 0.05 && p.max_ratio == 0.6 && p.min_share == 0.8);
+	/* a looser ratio finds the 25% drop the defaults refuse */
+	double v[200];
+	rng_seed(5);
+	step_series(v, 200, 100, 1000, 750, 0.05);
+	p.max_ratio = 0.8;
+	struct iob_cliff c;
+	assert_int_equal(iob_cliff_find(v, 200, &p, &c), 0);
+	assert_int_equal(c.found, 1);
+	assert_true(labs((long)c.block - 100) <= 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_quantile_definition),
+	    cmocka_unit_test(test_median_is_sorted),
+	    cmocka_unit_test(test_known_series_and_robust_subset),
+	    cmocka_unit_test(test_robust_fences_inclusive),
+	    cmocka_unit_test(test_stats_empty_and_single),
+	    cmocka_unit_test(test_drop_empty),
+	    cmocka_unit_test(test_speeds_plain),
+	    cmocka_unit_test(test_speeds_merge_zero_time),
+	    cmocka_unit_test(test_speeds_tail_joins_previous),
+	    cmocka_unit_test(test_speeds_coarse_resolution),
+	    cmocka_unit_test(test_speeds_no_time_at_all),
+	    cmocka_unit_test(test_speeds_always_finite),
+	    cmocka_unit_test(test_cliff_clean_step_exact),
+	    cmocka_unit_test(test_cliff_planted_noisy_with_outliers),
+	    cmocka_unit_test(test_cliff_halving_found),
+	    cmocka_unit_test(test_cliff_no_false_alarm),
+	    cmocka_unit_test(test_cliff_rejections),
+	    cmocka_unit_test(test_cliff_gradual_slide),
+	    cmocka_unit_test(test_cliff_params),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
