@@ -146,9 +146,8 @@ def scenario_b():
     def bigread():
         out = sh([binp("bigread"), "--output", "json", f"in={f}", "bufsize=0.0009765625"]).stdout
         doc = json.loads(out)
-        s = [r for r in doc["records"] if r.get("kind") == "summary"]
-        rec = s[0] if s else doc["records"][-1]
-        return rec["bw_bytes_per_s"]
+        rec = [r for r in doc["records"] if r.get("kind") == "summary"][0]
+        return rec["bytes"] / rec["elapsed_s"]
 
     rounds("b_seq1m_read_cached", {
         "bigread": bigread,
