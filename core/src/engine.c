@@ -222,9 +222,10 @@ static int after_io(struct phase *ph, size_t fi, int64_t n, size_t len, uint64_t
 			int64_t why = ph->ops->write_at(ph->handles[fi], ph->buf + n, len - (size_t)n, off + (uint64_t)n);
 			int err = why < 0 ? (int)why : -EIO;
 			fail(ph, err, "write", ph->spec->files[fi], off, len);
-			snprintf(r->error, sizeof r->error, "short write (%lld of %zu bytes) at offset %llu of %s%s%s",
-				 (long long)n, len, (unsigned long long)off, ph->spec->files[fi], why < 0 ? ": " : "",
-				 why < 0 ? strerror(-err) : "");
+			snprintf(r->error, sizeof r->error,
+				 "short write (%lld of %zu bytes) at offset %llu of %s: %s%s", (long long)n, len,
+				 (unsigned long long)off, ph->spec->files[fi], strerror(-err),
+				 why < 0 ? "" : " (the backend wrote part of the block and gave no reason)");
 			return err;
 		}
 		return 1;
@@ -238,9 +239,10 @@ static int short_read(struct phase *ph, size_t fi, int64_t n, size_t len, uint64
 	struct iob_phase_result *r = ph->r;
 	fail(ph, -EIO, "read", ph->spec->files[fi], off, len);
 	snprintf(r->error, sizeof r->error,
-		 "short read (%lld of %zu bytes) at offset %llu of %s, before its end at %llu bytes: the file "
-		 "shrank or the backend misbehaved",
-		 (long long)n, len, (unsigned long long)off, ph->spec->files[fi], (unsigned long long)size);
+		 "short read (%lld of %zu bytes) at offset %llu of %s, before its end at %llu bytes: %s (the "
+		 "file shrank or the backend misbehaved)",
+		 (long long)n, len, (unsigned long long)off, ph->spec->files[fi], (unsigned long long)size,
+		 strerror(EIO));
 	return -EIO;
 }
 
@@ -297,6 +299,10 @@ static int run_seq_file(struct phase *ph, size_t fi)
 				c1 = sclock != IOB_CLOCK_WALL ? iob_clock_ns(sclock) : 0;
 				r->series.bytes[r->series.n] = n > 0 ? (uint64_t)n : 0;
 				r->series.ns[r->series.n++] = sclock != IOB_CLOCK_WALL ? c1 - c0 : t1 - t0;
+			}
+			if (n == -EINTR && s->stop && *s->stop) {
+				r->interrupted = 1; /* a stream read cut short by the stop signal */
+				return 0;
 			}
 			int st = after_io(ph, fi, n, len, off);
 			if (st < 0)
@@ -364,18 +370,25 @@ static int run_random(struct phase *ph)
 			n = ops->write_at(ph->handles[fi], ph->buf, bs, off);
 		else
 			n = ops->read_at(ph->handles[fi], ph->buf, bs, off);
-		if (s->reopen && n >= 0 && close_one(ph, fi) < 0)
+		/* a short transfer keeps its handle: after_io asks the rest of a write once */
+		if (s->reopen && n == (int64_t)bs && close_one(ph, fi) < 0)
 			return r->status;
 		uint64_t t1 = iob_ticks();
 		iob_hist_record(h, t1 - t0);
+		if (n == -EINTR && s->stop && *s->stop) {
+			r->interrupted = 1;
+			return 0;
+		}
 		int st = after_io(ph, fi, n, bs, off);
 		if (st < 0)
 			return st;
 		if (st > 0 && !ph->write) {
 			fail(ph, -EIO, "read", s->files[fi], off, bs);
 			snprintf(r->error, sizeof r->error,
-				 "read at offset %llu of %s ended early: the file is shorter than %llu bytes",
-				 (unsigned long long)off, s->files[fi], (unsigned long long)fsize);
+				 "short read (%lld of %zu bytes) at offset %llu of %s, inside its size of "
+				 "%llu bytes: %s (the file is shorter than that, or the backend misbehaved)",
+				 (long long)n, bs, (unsigned long long)off, s->files[fi],
+				 (unsigned long long)fsize, strerror(EIO));
 			return r->status;
 		}
 	}

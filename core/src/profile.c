@@ -44,7 +44,10 @@ static int set_str(const char *key, const char *value, char *dst, size_t dstlen,
 		snprintf(err, errlen, "%s is longer than %zu characters", key, dstlen - 1);
 		return -ENAMETOOLONG;
 	}
-	snprintf(dst, dstlen, "%s", value);
+	/* zero the rest too: a shorter value over a [global] one leaves no stale
+	 * bytes, so jobs with equal settings are equal byte for byte */
+	memset(dst, 0, dstlen);
+	memcpy(dst, value, strlen(value));
 	return 0;
 }
 
@@ -281,6 +284,12 @@ static int prescan(const char *path, char ***sections, size_t *nsec, char *err, 
 			}
 			*close = '\0';
 			char *name = trim(t + 1);
+			if (!*name) { /* "[  ]": no name, as "[]" (a job must be named) */
+				snprintf(err, errlen, "%s:%zu: bad section header: the name is empty", path,
+					 lineno);
+				rc = -EINVAL;
+				break;
+			}
 			lower(name);
 			for (const char *c = name; *c; c++)
 				if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '-' || *c == '.')) {

@@ -5,14 +5,15 @@
  *
  * Edges:
  *  - read_at loops until len bytes or end of file, so a short count always
- *    means end of file; EINTR is retried.
+ *    means end of file; EINTR is retried, except on standard input.
  *  - write_at keeps writing while the kernel makes progress; a call that makes
  *    none (or fails after some bytes went out) ends the loop and the bytes
  *    written so far are returned, so the error shows on the next call.
  *  - Path "-" is standard input (fd 0), read-only and strictly sequential via
  *    read(2): an offset behind the current position returns -ESPIPE, one
  *    ahead of it is reached by reading and discarding into the caller's
- *    buffer.  fd 0 is never closed.
+ *    buffer.  fd 0 is never closed.  A read of it that a signal interrupts
+ *    returns -EINTR (a pipe may stay silent forever; the host stops there).
  *  - Block devices report their size with lseek(SEEK_END).
  */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
@@ -141,8 +142,6 @@ static int64_t posix_stream_read(struct posix_file *f, void *buf, size_t len, ui
 	while (f->pos < off) {
 		uint64_t gap = off - f->pos;
 		n = read(f->fd, buf, gap < len ? (size_t)gap : len);
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0)
 			return -errno;
 		if (n == 0)
@@ -151,8 +150,6 @@ static int64_t posix_stream_read(struct posix_file *f, void *buf, size_t len, ui
 	}
 	while (done < len) {
 		n = read(f->fd, (char *)buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0)
 			return -errno;
 		if (n == 0)

@@ -15,7 +15,8 @@
  *  - Path "-" is standard input: read-only and sequential.  Reading at the
  *    current position works, an offset behind it returns -ESPIPE, one ahead
  *    of it is reached by reading and discarding into the caller's buffer.
- *    stdin is never closed.
+ *    stdin is never closed.  A read of it that a signal interrupts returns
+ *    -EINTR (a pipe may stay silent forever; the host stops there).
  *  - sync is fflush + fsync(fileno); truncate flushes first, then ftruncate.
  */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
@@ -179,7 +180,8 @@ static int stdio_seek(struct stdio_file *f, uint64_t off, enum stdio_dir dir)
 	return 0;
 }
 
-/* fread until len bytes or end of file; EINTR is retried. */
+/* fread until len bytes or end of file; EINTR is retried, except on
+ * standard input. */
 static int64_t stdio_fill(struct stdio_file *f, void *buf, size_t len)
 {
 	size_t done = 0, n;
@@ -194,7 +196,7 @@ static int64_t stdio_fill(struct stdio_file *f, void *buf, size_t len)
 		if (ferror(f->fp)) {
 			int rc = stdio_err(EIO);
 			clearerr(f->fp);
-			if (rc == -EINTR)
+			if (rc == -EINTR && !f->stream)
 				continue;
 			f->pos_known = 0;
 			return rc;

@@ -283,6 +283,8 @@ def case_errors(ctx):
     expect_refusal(ctx, [f, "bufsize=abc"], "not a number")
     expect_refusal(ctx, [f, "0.1x"], "bufsize")
     expect_refusal(ctx, [f, "0.1", "mode=7"], "mode '7'")
+    expect_refusal(ctx, [f, "0.1", "mode=7\n8"], "mode '7\\x0a8'")  # one line, whatever the text
+    expect_refusal(ctx, [f, "\nn=x"], "unknown keyword in '\\x0an=x'")
     expect_refusal(ctx, ["bufsize=0.1"], "no input")
     expect_refusal(ctx, [ctx.path("missing.dat"), "0.01"], "no such file")
     expect_refusal(ctx, [ctx.path("adir"), "0.01"], "is a directory")

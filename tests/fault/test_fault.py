@@ -3,7 +3,12 @@
 wraps posix) under each injected failure, and check the guarantees: a one-line
 error naming the operation, file, offset and errno text; the documented exit
 code; output already printed stays well formed (one JSON document with an
-"error" member; whole CSV rows).  Prints 'N passed, N failed'."""
+"error" member; whole CSV rows; whole legacy lines, a failed pass never shown
+as a whole one).  iobench runs with json and csv; iotest, io_profile and
+bigread with their legacy output, json and csv.  Prints 'N passed, N failed'.
+
+Usage: test_fault.py --bin DIR --fault-dir DIR --plugin-dir DIR --work DIR [TOOL...]
+(TOOL: iobench iotest io_profile bigread; all when none is named)."""
 import argparse
 import csv
 import json
@@ -77,16 +82,284 @@ def iobench_cases(tmp):
                   f"left behind: {os.listdir(d)}")
 
 
+# ---- the legacy tools: shared checks ----------------------------------------------
+
+OUTPUTS = ("legacy", "json", "csv")
+
+
+def check_stderr(name, tool, stderr, pattern):
+    """Exactly one error line, matching pattern; every other line a warning
+    (or io_profile's line saying where its files are)."""
+    lines = stderr.splitlines()
+    errors = [l for l in lines if l.startswith(f"{tool}: error: ")]
+    others = [l for l in lines if l not in errors and not l.startswith(f"{tool}: warning: ")
+              and not (tool == "io_profile" and l.startswith("io_profile: Test file"))]
+    check(name + " one error line", len(errors) == 1 and re.search(pattern, errors[0]) is not None,
+          f"stderr {stderr!r} !~ {pattern}")
+    check(name + " nothing else on stderr", not others, f"unexpected stderr lines {others!r}")
+
+
+def check_json(name, stdout, pattern):
+    """One document, status error with the message; returns it (or None)."""
+    try:
+        doc = json.loads(stdout)
+    except ValueError as e:
+        check(name + " json", False, f"{e}: {stdout[-2000:]!r}")
+        return None
+    check(name + " json", doc.get("status") == "error" and doc.get("interrupted") is False and
+          re.search(pattern, doc.get("error", "")) is not None, f"document tail {stdout[-600:]!r}")
+    return doc
+
+
+def csv_blocks(stdout):
+    """The tables of a csv output (blocks split by an empty line), each a list
+    of rows, the header first."""
+    blocks, cur = [], []
+    for line in stdout.split("\n")[:-1] if stdout else []:
+        if line == "":
+            blocks.append(cur)
+            cur = []
+        else:
+            cur.append(line)
+    if cur:
+        blocks.append(cur)
+    return [list(csv.reader(b)) for b in blocks]
+
+
+def check_csv(name, stdout):
+    blocks = csv_blocks(stdout)
+    whole = all(len(r) == len(b[0]) for b in blocks for r in b)
+    check(name + " csv", (not stdout or stdout.endswith("\n")) and whole, stdout[-2000:])
+    return [dict(zip(b[0], r)) for b in blocks for r in b[1:]]
+
+
+def check_lines(name, stdout, patterns):
+    """Legacy output: whole lines, each matching one of the patterns."""
+    lines = stdout.split("\n")
+    bad = [l for l in lines[:-1] if not any(re.match(p, l) for p in patterns)]
+    check(name + " whole lines", (not stdout or stdout.endswith("\n")) and not bad,
+          f"bad lines {bad!r} in {stdout[-2000:]!r}")
+    return lines[:-1]
+
+
+def run_tool(tool, args, fault, d, out):
+    p = run(tool, args, fault, d)
+    name = f"{tool} [{fault}] {out}"
+    return p, name
+
+
+# ---- iotest ------------------------------------------------------------------------
+
+IOTEST_LINE = (r"^\S+ (write|read|ver\.) \d+\.\d mb in 64 kb blocks 0x[0-9a-f]{2} at \d+\.\d\d mb/s in "
+               r"\d+\.\d seconds: \d{8}\.\d{6} f( \((interrupted|failed)\))?$")
+
+
+def iotest_cases(tmp):
+    # fault, extra args, passes printed ("ok"/"failed"), regex for the error
+    cases = [
+        ("op=write,err=EIO,after_calls=3", ["-w"], ["failed"],
+         r"write pass 1: write of 65536 bytes at offset 196608 of \./f failed: Input/output error$"),
+        ("op=write,err=ENOSPC,after_bytes=524288", ["-w"], ["failed"],
+         r"write pass 1: write of 65536 bytes at offset 524288 of \./f failed: No space left on device$"),
+        ("op=write,err=short,after_calls=2", ["-w"], ["failed"],
+         r"write pass 1: short write \(32768 of 65536 bytes\) at offset 131072 of \./f: Input/output error"),
+        ("op=write,err=EIO,after_calls=0,persist=0", ["-w"], [],
+         r"write pass 1: write of 65536 bytes at offset 0 of \./f failed: Input/output error$"),
+        ("op=sync,err=EIO", ["-w"], ["failed"], r"write pass 1: sync of \./f failed: Input/output error$"),
+        ("op=close,err=EIO", ["-w"], ["failed"], r"write pass 1: close of \./f failed: Input/output error$"),
+        ("op=read,err=EIO,after_calls=5", ["-wr"], ["ok", "failed"],
+         r"read pass 2: read of 65536 bytes at offset 327680 of \./f failed: Input/output error$"),
+        ("op=read,err=short,after_calls=1,persist=0", ["-we"], ["ok", "failed"],
+         r"verify pass 2: short read \(32768 of 65536 bytes\) at offset 65536 of \./f, before its end at "
+         r"1048576 bytes: Input/output error"),
+        ("op=open,err=EIO,after_calls=1", ["-wr"], ["ok"],
+         r"read pass 2: open of \./f failed: Input/output error$"),
+    ]
+    for fault, extra, passes, pattern in cases:
+        for out in OUTPUTS:
+            d = tempfile.mkdtemp(dir=tmp)
+            fmt = [] if out == "legacy" else ["--format", out]
+            p, name = run_tool("iotest", ["--backend", "fault", "-s", "1", "-b", "64", *extra, *fmt, "f"], fault,
+                               d, out)
+            check(name + " exit", p.returncode == 1, f"exit {p.returncode}, want 1: {p.stderr}")
+            check_stderr(name, "iotest", p.stderr, r"^iotest: error: " + pattern)
+            if out == "legacy":
+                lines = check_lines(name, p.stdout, [IOTEST_LINE])
+                got = ["failed" if l.endswith(" (failed)") else "ok" for l in lines]
+                whole = [l for l in lines if not l.endswith(" (failed)")]
+                check(name + " failed pass marked", got == passes and
+                      all(" 1.0 mb in " in l for l in whole), f"passes {got}, want {passes}: {p.stdout!r}")
+            elif out == "json":
+                doc = check_json(name, p.stdout, pattern)
+                got = [r["status"] for r in doc["records"]] if doc else None
+                want = [s if s == "ok" else "error" for s in passes]
+                check(name + " records", got == want, f"statuses {got}, want {want}")
+            else:
+                rows = check_csv(name, p.stdout)
+                got = [r.get("status") for r in rows]
+                want = [s if s == "ok" else "error" for s in passes]
+                check(name + " rows", got == want, f"statuses {got}, want {want}")
+
+
+# ---- io_profile ----------------------------------------------------------------------
+
+IOP_LINES = [r"^$", r"^IO profile test parameters$", r"^-+$", r"^Date: .+$", r"^Location: \S+:/.*$",
+             r"^File mode: .+$", r"^Synch mode: .+$", r"^File size: \d+ bytes$",
+             r"^Reads \(Writes\) from \d+ to \d+ bytes$", r"^Repetitions per read \(write\) size: \d+$",
+             r"^Conducting (write|read) test\.\.\.$", r"^Done with (write|read) test$",
+             r"^I/O size \[bytes\], operations, time \[s\], throughput \[bytes/s\], I/O rate \[1/s\]$",
+             r"^\d+,\d+,\d+\.\d{6},\d+\.\d{6},\d+\.\d{6}$", r"^Test files? (left behind|removed).*$"]
+IOP_ROW = re.compile(r"^(\d+),(\d+),")
+
+
+def iop_legacy_tests(lines):
+    """{test: (rows, done)} from the legacy lines."""
+    tests, cur = {}, None
+    for l in lines:
+        m = re.match(r"^Conducting (\w+) test", l)
+        if m:
+            cur = m.group(1)
+            tests[cur] = [[], False]
+        elif cur and IOP_ROW.match(l):
+            tests[cur][0].append(int(IOP_ROW.match(l).group(1)))
+        elif cur and l == f"Done with {cur} test":
+            tests[cur][1] = True
+    return {k: (v[0], v[1]) for k, v in tests.items()}
+
+
+def io_profile_cases(tmp):
+    sizes = [4096, 8192, 16384, 32768, 65536]
+    single = ["-s", "-l", "1M"]
+    tree = ["--levels", "1", "--files", "3", "-l", "1M"]
+    F = r"\./io_profile_file\.out"
+    # fault, layout args, {test: (rows, done)} of the legacy output, files
+    # ("whole", "incomplete" or None: no file left), regex for the error
+    cases = [
+        ("op=write,err=EIO,after_calls=30", single, {"write": (sizes[:1], False)}, "whole",
+         rf"job io_profile-write: write of 8192 bytes at offset \d+ of {F} failed: Input/output error$"),
+        ("op=write,err=short,after_calls=30", single, {"write": (sizes[:1], False)}, "whole",
+         rf"job io_profile-write: short write \(4096 of 8192 bytes\) at offset \d+ of {F}: Input/output error"),
+        ("op=write,err=ENOSPC,after_calls=0", single, {}, None,
+         rf"job io_profile-create: write of 1048576 bytes at offset 0 of {F} failed: No space left on device$"),
+        ("op=write,err=ENOSPC,after_calls=1", tree, {}, "incomplete",
+         r"job io_profile-create: write of 1048576 bytes at offset 0 of \./dir0/file1 failed: No space left on "
+         r"device$"),
+        ("op=sync,err=EIO", single, {}, "incomplete",
+         rf"job io_profile-create: sync of {F} failed: Input/output error$"),
+        ("op=read,err=EIO,after_calls=60", single, {"write": (sizes, True), "read": (sizes[:2], False)}, "whole",
+         rf"job io_profile-read: read of 16384 bytes at offset \d+ of {F} failed: Input/output error$"),
+        ("op=read,err=short,after_calls=60,persist=0", single,
+         {"write": (sizes, True), "read": (sizes[:2], False)}, "whole",
+         rf"job io_profile-read: short read \(8192 of 16384 bytes\) at offset \d+ of {F}, inside its size of "
+         r"1048576 bytes: Input/output error"),
+        ("op=open,err=EIO,after_calls=5", single, {}, "whole",
+         rf"job io_profile-warmup: open of {F} failed: Input/output error$"),
+        ("op=close,err=EIO,after_calls=40", single, {"write": (sizes[:1], False)}, "whole",
+         rf"job io_profile-write: close of {F} failed: Input/output error$"),
+    ]
+    for fault, layout, tests, files, pattern in cases:
+        for out in OUTPUTS:
+            d = tempfile.mkdtemp(dir=tmp)
+            fmt = [] if out == "legacy" else ["-o", out]
+            args = ["--backend", "fault", *layout, "-m", "4K", "-M", "64K", "-n", "20", "--warmup", "10", *fmt]
+            p, name = run_tool("io_profile", args, fault, d, out)
+            check(name + " exit", p.returncode == 1, f"exit {p.returncode}, want 1: {p.stderr}")
+            check_stderr(name, "io_profile", p.stderr, r"^io_profile: error: " + pattern)
+            left = sorted(os.listdir(d))
+            check(name + " files", (files is None) == (left == []), f"left {left}, want {files}")
+            if out == "legacy":
+                lines = check_lines(name, p.stdout, IOP_LINES)
+                got = iop_legacy_tests(lines)
+                check(name + " tests", got == tests, f"tests {got}, want {tests}: {p.stdout!r}")
+                said = [l for l in lines if l.startswith("Test file")]
+                want = [] if files is None else ["incomplete" if files == "incomplete" else "whole"]
+                check(name + " files line", [("incomplete" if "incomplete" in l else "whole") for l in said] == want,
+                      f"files line {said}, want {want}")
+            elif out == "json":
+                doc = check_json(name, p.stdout, pattern)
+                recs = doc["records"] if doc else []
+                phases = [r for r in recs if r["kind"] == "phase"]
+                check(name + " records", all(r["status"] in ("ok", "error") for r in phases) and
+                      [r["status"] for r in phases if r["status"] != "ok"] in ([], ["error"]), phases)
+                fl = [r for r in recs if r["kind"] == "io_profile_files"]
+                check(name + " files record", (files is None and not fl) or
+                      (len(fl) == 1 and fl[0].get("complete") == (files == "whole")), fl)
+            else:
+                rows = check_csv(name, p.stdout)
+                fl = [r for r in rows if "removed_files" in r]
+                check(name + " files row", (files is None and not fl) or
+                      (len(fl) == 1 and fl[0].get("complete") == ("true" if files == "whole" else "false")), fl)
+
+
+# ---- bigread -------------------------------------------------------------------------
+
+BIGREAD_LINES = [r"^BufSize: 65536 bytes$", r"^\d+ \d+\.\d{3}$",
+                 r"^Speed: n=\d+ min=\S+ max=\S+ mean=\S+ median=\S+ rms=\S+ \((all|robust)\)$",
+                 r"^Cliff: .*$", r"^Note: .+$"]
+
+
+def bigread_cases(tmp):
+    data = os.path.join(tmp, "in.dat")
+    with open(data, "wb") as f:
+        f.write(os.urandom(4 << 20))
+    IN = r"\S*in\.dat"
+    # fault, blocks reported (None: any), regex for the error
+    cases = [
+        ("op=read,err=EIO,after_calls=5", 5,
+         rf"read of 65536 bytes at offset 327680 of {IN} failed: Input/output error$"),
+        ("op=read,err=EIO,after_bytes=1048576", 16,
+         rf"read of 65536 bytes at offset 1048576 of {IN} failed: Input/output error$"),
+        ("op=read,err=short,after_calls=5,persist=0", 6,
+         rf"short read \(32768 of 65536 bytes\) at offset 327680 of {IN}, before its end at 4194304 bytes: "
+         r"Input/output error"),
+        ("op=read,err=EIO,after_calls=0", 0, rf"read of 65536 bytes at offset 0 of {IN} failed: Input/output error$"),
+        ("op=open,err=EIO,after_calls=1", 0, rf"open of {IN} failed: Input/output error$"),
+        ("op=close,err=EIO,after_calls=1", 64, rf"close of {IN} failed: Input/output error$"),
+    ]
+    for fault, blocks, pattern in cases:
+        for out in OUTPUTS:
+            fmt = [] if out == "legacy" else ["-o", out]
+            p, name = run_tool("bigread", ["-b", "fault", data, "64K", *fmt], fault, tmp, out)
+            check(name + " exit", p.returncode == 1, f"exit {p.returncode}, want 1: {p.stderr}")
+            check_stderr(name, "bigread", p.stderr, r"^bigread: error: " + pattern)
+            if out == "legacy":
+                lines = check_lines(name, p.stdout, BIGREAD_LINES)
+                got = len([l for l in lines if re.match(r"^\d+ ", l)])
+                noted = any(l.startswith("Note: the read failed") for l in lines)
+                check(name + " blocks", got == blocks and noted == (blocks > 0),
+                      f"{got} blocks (want {blocks}), failure noted {noted}: {p.stdout!r}")
+            elif out == "json":
+                doc = check_json(name, p.stdout, pattern)
+                recs = doc["records"] if doc else []
+                got = len([r for r in recs if r["kind"] == "block"])
+                summ = [r["status"] for r in recs if r["kind"] == "summary"]
+                check(name + " records", got == blocks and summ == (["error"] if blocks else []),
+                      f"{got} blocks, summary {summ}")
+            else:
+                rows = check_csv(name, p.stdout)
+                got = len([r for r in rows if "speed_bytes_per_s" in r and "index" in r])
+                check(name + " rows", got == blocks, f"{got} block rows, want {blocks}")
+
+
+TOOLS = {"iobench": iobench_cases, "iotest": iotest_cases, "io_profile": io_profile_cases,
+         "bigread": bigread_cases}
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
     for a in ("--bin", "--fault-dir", "--plugin-dir", "--work"):
         ap.add_argument(a, required=True)
+    ap.add_argument("tools", nargs="*", default=[])
     A = ap.parse_args()
+    for t in A.tools:
+        if t not in TOOLS:
+            ap.error(f"unknown tool {t!r} (one of {', '.join(TOOLS)})")
     os.makedirs(A.work, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="fault-", dir=A.work)
     try:
-        iobench_cases(tmp)
+        for tool in A.tools or TOOLS:
+            TOOLS[tool](tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for f in failures:

@@ -571,6 +571,8 @@ def case_bad_input(d):
         (["--bogus"], "unknown option '--bogus'"),
         (["-l"], "option '-l' needs a value"),
         (["extra"], "unexpected argument 'extra'"),
+        (["extra\nline"], "unexpected argument 'extra\\x0aline'"),
+        (["--levels", "5\n"], "--levels: '5\\x0a' is not a non-negative whole number"),
         (["-d", os.path.join(d, "missing")], "does not exist"),
         (["-l", "1T"], "not enough space"),
         (["-o", "json=" + os.path.join(d, "no", "x.json")], "does not exist"),

@@ -115,6 +115,31 @@ static void test_round_trip(void **s)
 	iob_suite_free(&b);
 }
 
+/* A section's shorter value over a [global] one: the job equals, byte for
+ * byte, the one read back from its dump (found by fuzz_profile). */
+static void test_round_trip_global_override(void **s)
+{
+	(void)s;
+	struct iob_suite a, b;
+	char err[1024] = "", *text = NULL;
+	size_t len = 0;
+	assert_int_equal(iob_profile_load_string("ov", "[global]\nbackend = poirot\ndir = /tmp/long/dir\n"
+						       "filename = a-long-file-name\n[x]\nbackend = pos\n"
+						       "dir = /t\nfilename = f\n",
+						 &a, err, sizeof err),
+			 0);
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(iob_profile_write(f, a.jobs, a.njobs, NULL), 0);
+	fclose(f);
+	assert_int_equal(iob_profile_load_string("ov-back", text, &b, err, sizeof err), 0);
+	assert_int_equal(b.njobs, 1);
+	assert_memory_equal(&a.jobs[0], &b.jobs[0], sizeof a.jobs[0]);
+	free(text);
+	iob_suite_free(&a);
+	iob_suite_free(&b);
+}
+
 static void test_round_trip_awkward_text(void **s)
 {
 	(void)s;
@@ -172,6 +197,7 @@ static void test_errors(void **s)
 	expect_error("[j]\nfsync = maybe\n", "[j] fsync", "maybe");
 	expect_error("[j]\npattern = plaid\n", "[j] pattern", "plaid");
 	expect_error("[j]\nsize=1M\n[j]\nsize=2M\n", "duplicate section [j]", NULL);
+	expect_error("[   ]\nsize=1M\n", "bad section header", "empty"); /* found by fuzz_profile */
 	expect_error("[j]\nsize=1M\nsize=2M\n", "[j] size", "duplicate key");
 	expect_error("size = 1M\n[j]\n", "outside any section", NULL);
 	expect_error("[global]\nblcok = 1\n[j]\n", "[global] blcok", "unknown key");
@@ -242,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_inheritance_and_order),
 		cmocka_unit_test(test_include_and_env),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_round_trip_global_override),
 		cmocka_unit_test(test_round_trip_awkward_text),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_include_loop),

@@ -76,7 +76,8 @@ int bigread_parse_mode(const char *text, enum iob_clock *clock, char *err, size_
 			return 0;
 		}
 	snprintf(err, errlen,
-		 "mode '%s' is not one of 0 (user CPU), 1 (system CPU), 2 (process CPU), 3 (wall)", text);
+		 "mode '%s' is not one of 0 (user CPU), 1 (system CPU), 2 (process CPU), 3 (wall)",
+		 IOB_Q(text));
 	return -EINVAL;
 }
 
@@ -96,18 +97,18 @@ int bigread_parse_bufsize(const char *text, uint64_t *bytes, char *err, size_t e
 
 	if (iob_parse_double(text, &gib, why, sizeof why) == 0) {
 		if (!(gib > 0.0)) {
-			snprintf(err, errlen, "bufsize must be more than 0 GiB (got '%s')", text);
+			snprintf(err, errlen, "bufsize must be more than 0 GiB (got '%s')", IOB_Q(text));
 			return -EINVAL;
 		}
 		double b = gib * 1073741824.0; /* GiB, 2^30 */
 		if (b >= (double)BIGREAD_MAX_BUFSIZE + 1.0) {
 			snprintf(err, errlen, "bufsize %s GiB is more than one read can take (at most 2 GiB)",
-				 text);
+				 IOB_Q(text));
 			return -EINVAL;
 		}
 		n = (uint64_t)b; /* truncated, as the legacy tool did */
 		if (n == 0) {
-			snprintf(err, errlen, "bufsize %s GiB is less than one byte", text);
+			snprintf(err, errlen, "bufsize %s GiB is less than one byte", IOB_Q(text));
 			return -EINVAL;
 		}
 	} else if (has_letter(text) && (isdigit((unsigned char)text[0]) || text[0] == '.')) {
@@ -116,17 +117,17 @@ int bigread_parse_bufsize(const char *text, uint64_t *bytes, char *err, size_t e
 			return -EINVAL;
 		}
 		if (n == 0) {
-			snprintf(err, errlen, "bufsize must be more than 0 bytes (got '%s')", text);
+			snprintf(err, errlen, "bufsize must be more than 0 bytes (got '%s')", IOB_Q(text));
 			return -EINVAL;
 		}
 		if (n > BIGREAD_MAX_BUFSIZE) {
 			snprintf(err, errlen, "bufsize %s is more than one read can take (at most 2 GiB)",
-				 text);
+				 IOB_Q(text));
 			return -EINVAL;
 		}
 	} else {
 		snprintf(err, errlen, "bufsize '%s' is not a number (GiB, e.g. 0.1; or a size such as 64M)",
-			 text);
+			 IOB_Q(text));
 		return -EINVAL;
 	}
 	*bytes = n;
@@ -241,19 +242,20 @@ static int parse_option(int argc, char **argv, int *i, struct bigread_args *a, c
 				o = &optdefs[k];
 		if (o && arg[2]) {
 			if (!o->takes_value) {
-				snprintf(err, errlen, "unknown option '%s' (options are not bundled)", arg);
+				snprintf(err, errlen, "unknown option '%s' (options are not bundled)",
+					 IOB_Q(arg));
 				return -EINVAL;
 			}
 			value = arg + 2;
 		}
 	}
 	if (!o) {
-		snprintf(err, errlen, "unknown option '%s'", arg);
+		snprintf(err, errlen, "unknown option '%s'", IOB_Q(arg));
 		return -EINVAL;
 	}
 	if (o->takes_value && !value) {
 		if (*i + 1 >= argc) {
-			snprintf(err, errlen, "option '%s' needs a value", arg);
+			snprintf(err, errlen, "option '%s' needs a value", IOB_Q(arg));
 			return -EINVAL;
 		}
 		value = argv[++*i];
@@ -304,7 +306,7 @@ int bigread_parse_args(int argc, char **argv, struct bigread_args *a, char *err,
 		if (p != P_COUNT) {
 			if (given[p]) {
 				snprintf(err, errlen, "%s= is given twice ('%s' and '%s')", param_names[p],
-					 given[p], arg);
+					 IOB_Q(given[p]), IOB_Q(arg));
 				return -EINVAL;
 			}
 			given[p] = arg;
@@ -317,12 +319,12 @@ int bigread_parse_args(int argc, char **argv, struct bigread_args *a, char *err,
 			    err, errlen,
 			    "unknown keyword in '%s' (known: in=, bufsize=, mode=; a file name holding '=' "
 			    "goes after --)",
-			    arg);
+			    IOB_Q(arg));
 			return -EINVAL;
 		}
 		if (nbare == P_COUNT) {
 			snprintf(err, errlen, "too many arguments: '%s' (expected at most FILE BUFSIZE MODE)",
-				 arg);
+				 IOB_Q(arg));
 			return -EINVAL;
 		}
 		bare[nbare++] = arg;
@@ -334,7 +336,8 @@ int bigread_parse_args(int argc, char **argv, struct bigread_args *a, char *err,
 			next++;
 		if (next == P_COUNT) {
 			snprintf(err, errlen,
-				 "too many arguments: '%s' (in=, bufsize= and mode= are all given)", bare[b]);
+				 "too many arguments: '%s' (in=, bufsize= and mode= are all given)",
+				 IOB_Q(bare[b]));
 			return -EINVAL;
 		}
 		given[next] = bare[b];

@@ -9,6 +9,7 @@
  *   Speed: n= min= max= mean= median= rms= (robust)
  *   Cliff: block= offset= before= after= ratio=        (only when one was found)
  *   Note: ...                                          (each caveat, at the end)
+ *   Note: interrupted: ... / Note: the read failed: ...  (a partial summary)
  *
  * Speeds print with three decimals and never in exponent form.  Errors are
  * not printed here: the tool says them once on stderr.
@@ -28,7 +29,8 @@
 
 struct legacy_state {
 	struct iob_sink sink;
-	int err; /* first sink error, sticky */
+	int err;     /* first sink error, sticky */
+	int summary; /* a summary was printed */
 };
 
 static void legacy_printf(struct legacy_state *st, const char *fmt, ...) IOB_PRINTF(2, 3);
@@ -118,6 +120,7 @@ static int legacy_record(void *state, const struct iob_record *rec)
 		legacy_printf(st, "%" PRIu64 " %.3f\n", u64_of(rec, BR_K_INDEX),
 			      f64_of(rec, BR_K_SPEED) / MIB);
 	} else if (strcmp(kind, BR_REC_SUMMARY) == 0) {
+		st->summary = 1;
 		legacy_speed_line(st, rec, "speed_", "all");
 		legacy_speed_line(st, rec, "robust_", "robust");
 		if (bool_of(rec, "cliff"))
@@ -139,6 +142,9 @@ static int legacy_end_run(void *state, const struct iob_run_end *end)
 	if (end->interrupted)
 		legacy_printf(
 		    st, "Note: interrupted: the figures cover only the blocks read before the signal\n");
+	else if (end->status != 0 && st->summary)
+		legacy_printf(st, "Note: the read failed: the figures cover only the blocks read before the "
+				  "error\n");
 	return st->err;
 }
 

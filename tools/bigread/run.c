@@ -333,7 +333,6 @@ static int read_and_report(struct run *r)
 
 	if (iob_outputs_open(&r->out, r->reg, &r->spec, err, sizeof err) != 0)
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
-	iob_cli_trap_signals();
 	iob_cli_run_info(&info, "bigread", r->source);
 	iob_outputs_begin(r->out, &info.info);
 
@@ -409,6 +408,9 @@ static uint64_t engine_block(const struct run *r)
 
 static int run_checked(struct run *r)
 {
+	/* from here a signal stops the run and is reported: the cache probe
+	 * of a large file can take a while before the read begins */
+	iob_cli_trap_signals();
 	int code = pick_backend(r);
 	if (code != IOB_EXIT_OK)
 		return code;

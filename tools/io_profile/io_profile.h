@@ -2,7 +2,8 @@
  * io_profile.h - the io_profile tool: random-access size sweeps over one file
  * or a tree of files, as the legacy io_profile ran them, on the iobench core.
  *
- * The tool is three pieces, each a file:
+ * The tool is a small static library (io_profile_tool, so tests and fuzzers
+ * can call its parser) of three pieces, each a file:
  *   options.c  the legacy command line -> struct iop_opts -> the jobs below
  *   run.c      runs the jobs through the core runner, emits the tool's own
  *              records around the sweeps, removes what the run created
@@ -72,6 +73,7 @@ struct iop_opts {
 	const char *dir;     /* --dir, default "." */
 	const char *plugin_dirs[IOP_MAX_PLUGIN_DIRS];
 	size_t nplugin_dirs;
+	int help, version;  /* -h, -v: print that and stop (the rest is not parsed) */
 	char cmdline[2048]; /* the command line, for the run facts and the profile */
 };
 
@@ -87,12 +89,15 @@ struct iop_plan {
 };
 enum { IOP_JOB_CREATE = 0, IOP_JOB_WARMUP = 1, IOP_JOB_WRITE = 2, IOP_JOB_READ = 3 };
 
-/* options.c.  Return 0 to go on, IOP_DONE when the run is over (help,
- * version), or an exit code after printing a one-line error. */
-#define IOP_DONE (-1)
-int iop_parse_args(int argc, char **argv, struct iop_opts *o);
+/* options.c.  iop_parse_args parses argv into *o (defaults first), prints
+ * nothing and touches no file: 0, or IOB_EXIT_USAGE with a one-line reason
+ * in err.  -h and -v only set o->help and o->version.  It may be called again
+ * (getopt is reset each time).  iop_plan returns 0 or an exit code after
+ * printing a one-line error. */
+int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t errlen);
 int iop_plan(const struct iop_opts *o, const struct iob_registry *reg, struct iop_plan *p);
 void iop_usage(FILE *f);
+void iop_version(FILE *f);
 
 /* run.c: print the profile, or run the plan; return the exit code. */
 int iop_dump_profile(const struct iop_opts *o, const struct iop_plan *p);

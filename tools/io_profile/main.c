@@ -1,8 +1,9 @@
 /*
  * io_profile - random-access size sweeps over one file or a tree of files,
- * the legacy io_profile's measurements on the iobench core.  A thin main:
- * options become jobs (options.c), the core runs them (run.c), the compiled-in
- * "io_profile" output prints the legacy layout (render.c).
+ * the legacy io_profile's measurements on the iobench core.  A thin main over
+ * the io_profile_tool library: options become jobs (options.c), the core runs
+ * them (run.c), the compiled-in "io_profile" output prints the legacy layout
+ * (render.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,12 +29,20 @@ int main(int argc, char **argv)
 {
 	struct iop_opts o;
 	struct iob_output_spec spec;
+	char err[2048];
 	int rc;
 
 	iob_log_set_program(IOP_TOOL);
-	rc = iop_parse_args(argc, argv, &o);
+	rc = iop_parse_args(argc, argv, &o, err, sizeof err);
 	if (rc)
-		return rc == IOP_DONE ? IOB_EXIT_OK : rc;
+		return iob_cli_fail(rc, "%s", err);
+	if (o.version || o.help) {
+		if (o.version)
+			iop_version(stdout);
+		else
+			iop_usage(stdout);
+		return IOB_EXIT_OK;
+	}
 	struct iob_registry *reg = calloc(1, sizeof *reg);
 	struct iop_plan *plan = calloc(1, sizeof *plan);
 	if (!reg || !plan) {

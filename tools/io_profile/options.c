@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,35 +93,51 @@ static void join_cmdline(struct iop_opts *o, int argc, char **argv)
 			*c = '?';
 }
 
-static int parse_size(const char *opt, const char *text, uint64_t *out)
+void iop_version(FILE *f)
 {
-	char err[256];
-	if (iob_parse_size(text, out, err, sizeof err) != 0)
-		return iob_cli_fail(IOB_EXIT_USAGE, "%s: %s", opt, err);
+	fprintf(f, "io_profile %s (iobench, plugin ABI %d.%d): io_profile V1.00 sweeps on the iobench core\n",
+		IOB_VERSION, IOB_ABI_MAJOR, IOB_ABI_MINOR);
+}
+
+static int usage_error(char *err, size_t errlen, const char *fmt, ...) IOB_PRINTF(3, 4);
+static int usage_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return IOB_EXIT_USAGE;
+}
+
+static int parse_size(const char *opt, const char *text, uint64_t *out, char *err, size_t errlen)
+{
+	char why[256];
+	if (iob_parse_size(text, out, why, sizeof why) != 0)
+		return usage_error(err, errlen, "%s: %s", opt, why);
 	return 0;
 }
 
-static int parse_count(const char *opt, const char *text, uint64_t *out)
+static int parse_count(const char *opt, const char *text, uint64_t *out, char *err, size_t errlen)
 {
-	char err[256];
-	if (iob_parse_u64(text, out, err, sizeof err) != 0)
-		return iob_cli_fail(IOB_EXIT_USAGE, "%s: %s", opt, err);
+	char why[256];
+	if (iob_parse_u64(text, out, why, sizeof why) != 0)
+		return usage_error(err, errlen, "%s: %s", opt, why);
 	return 0;
 }
 
-static int parse_u32(const char *opt, const char *text, uint32_t *out)
+static int parse_u32(const char *opt, const char *text, uint32_t *out, char *err, size_t errlen)
 {
 	uint64_t v;
-	int rc = parse_count(opt, text, &v);
+	int rc = parse_count(opt, text, &v, err, errlen);
 	if (rc)
 		return rc;
 	if (v > UINT32_MAX)
-		return iob_cli_fail(IOB_EXIT_USAGE, "%s: %s is too large", opt, text);
+		return usage_error(err, errlen, "%s: %s is too large", opt, IOB_Q(text));
 	*out = (uint32_t)v;
 	return 0;
 }
 
-int iop_parse_args(int argc, char **argv, struct iop_opts *o)
+int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t errlen)
 {
 	static const struct option longopts[] = {
 	    {"levels", required_argument, NULL, OPT_LEVELS},
@@ -155,6 +172,7 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o)
 	o->seed = defaults.seed;
 	join_cmdline(o, argc, argv);
 
+	optind = 0; /* full reset: the parser may run more than once (tests, fuzzers) */
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":sl:m:M:n:brqkd:o:vh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -162,18 +180,18 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o)
 			o->single = 1;
 			break;
 		case 'l':
-			rc = parse_size("-l", optarg, &o->file_size);
+			rc = parse_size("-l", optarg, &o->file_size, err, errlen);
 			o->file_size_set = 1;
 			break;
 		case 'm':
-			rc = parse_size("-m", optarg, &o->min_io);
+			rc = parse_size("-m", optarg, &o->min_io, err, errlen);
 			o->min_io_set = 1;
 			break;
 		case 'M':
-			rc = parse_size("-M", optarg, &o->max_io);
+			rc = parse_size("-M", optarg, &o->max_io, err, errlen);
 			break;
 		case 'n':
-			rc = parse_count("-n", optarg, &o->reps);
+			rc = parse_count("-n", optarg, &o->reps, err, errlen);
 			break;
 		case 'b':
 			o->bypass = 1;
@@ -194,19 +212,19 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o)
 			o->outspec = optarg;
 			break;
 		case OPT_LEVELS:
-			rc = parse_u32("--levels", optarg, &o->levels);
+			rc = parse_u32("--levels", optarg, &o->levels, err, errlen);
 			break;
 		case OPT_FILES:
-			rc = parse_u32("--files", optarg, &o->files);
+			rc = parse_u32("--files", optarg, &o->files, err, errlen);
 			break;
 		case OPT_BACKEND:
 			o->backend = optarg;
 			break;
 		case OPT_SEED:
-			rc = parse_count("--seed", optarg, &o->seed);
+			rc = parse_count("--seed", optarg, &o->seed, err, errlen);
 			break;
 		case OPT_WARMUP:
-			rc = parse_count("--warmup", optarg, &o->warmup);
+			rc = parse_count("--warmup", optarg, &o->warmup, err, errlen);
 			break;
 		case OPT_REMOVE:
 			o->remove = 1;
@@ -216,35 +234,34 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o)
 			break;
 		case OPT_PLUGIN_DIR:
 			if (o->nplugin_dirs == IOP_MAX_PLUGIN_DIRS)
-				return iob_cli_fail(IOB_EXIT_USAGE,
-						    "too many --plugin-dir options (at most %d)",
-						    IOP_MAX_PLUGIN_DIRS);
+				return usage_error(err, errlen, "too many --plugin-dir options (at most %d)",
+						   IOP_MAX_PLUGIN_DIRS);
 			o->plugin_dirs[o->nplugin_dirs++] = optarg;
 			break;
 		case 'v':
-			printf("io_profile %s (iobench, plugin ABI %d.%d): io_profile V1.00 sweeps on the "
-			       "iobench core\n",
-			       IOB_VERSION, IOB_ABI_MAJOR, IOB_ABI_MINOR);
-			return IOP_DONE;
+			o->version = 1; /* as before: the rest of the line is not looked at */
+			return 0;
 		case 'h':
-			iop_usage(stdout);
-			return IOP_DONE;
+			o->help = 1;
+			return 0;
 		case ':':
-			return iob_cli_fail(IOB_EXIT_USAGE, "option '%s' needs a value (see io_profile -h)",
-					    argv[optind - 1]);
+			return usage_error(err, errlen, "option '%s' needs a value (see io_profile -h)",
+					   IOB_Q(argv[optind - 1]));
 		default:
-			if (optopt)
-				return iob_cli_fail(IOB_EXIT_USAGE,
-						    "unknown option '-%c' (see io_profile -h)", optopt);
-			return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see io_profile -h)",
-					    argv[optind - 1]);
+			if (optopt) {
+				char name[3] = {'-', (char)optopt, '\0'};
+				return usage_error(err, errlen, "unknown option '%s' (see io_profile -h)",
+						   IOB_Q(name));
+			}
+			return usage_error(err, errlen, "unknown option '%s' (see io_profile -h)",
+					   IOB_Q(argv[optind - 1]));
 		}
 	}
 	if (rc)
 		return rc;
 	if (optind < argc)
-		return iob_cli_fail(IOB_EXIT_USAGE,
-				    "unexpected argument '%s' (io_profile takes options only)", argv[optind]);
+		return usage_error(err, errlen, "unexpected argument '%s' (io_profile takes options only)",
+				   IOB_Q(argv[optind]));
 	return 0;
 }
 

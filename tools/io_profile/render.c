@@ -179,6 +179,21 @@ void iop_files_line(const struct iob_record *r, char *buf, size_t len)
 		 kept = fu64(r, "kept_existing_files");
 	int tree = strcmp(fstr(r, "layout"), "tree") == 0;
 	const char *path = fstr(r, "path");
+	if (!fbool(r, "removed") && !fbool(r, "complete")) {
+		/* the run stopped while creating them: never shown as whole files */
+		if (tree)
+			snprintf(buf, len,
+				 "Test files left behind, incomplete (the run stopped while creating them): "
+				 "%" PRIu64 " files in the tree %s, %" PRIu64 " of them shorter than %" PRIu64
+				 " bytes",
+				 n, path, fu64(r, "short_files"), size);
+		else
+			snprintf(buf, len,
+				 "Test file left behind, incomplete (the run stopped while creating it): %s "
+				 "(%" PRIu64 " of %" PRIu64 " bytes)",
+				 path, fu64(r, "present_bytes"), size);
+		return;
+	}
 	if (!fbool(r, "removed")) {
 		if (tree)
 			snprintf(buf, len,

@@ -68,7 +68,9 @@ static void rec_test(struct iob_recbuf *rb, const struct iop_opts *o, const stru
 struct made {
 	struct iob_filelist fl;
 	int *file, *dir;
-	uint64_t present; /* target files there at the end of the sweeps */
+	uint64_t present;		     /* target files there at the end of the sweeps */
+	uint64_t short_files, present_bytes; /* of those: shorter than the file size; their bytes */
+	int complete;			     /* the create job finished and no file is short */
 	uint64_t removed_files, removed_dirs, kept_files;
 };
 
@@ -88,10 +90,19 @@ static int made_init(struct made *m, const struct iob_job *job)
 	return 0;
 }
 
-static void made_count(struct made *m)
+/* What is there now; created: the create job ran to its end. */
+static void made_count(struct made *m, uint64_t size, int created)
 {
-	for (size_t i = 0; i < m->fl.n; i++)
-		m->present += iob_path_kind(m->fl.paths[i], 0) == IOB_PATH_REGULAR;
+	for (size_t i = 0; i < m->fl.n; i++) {
+		uint64_t sz = 0;
+		if (iob_path_kind(m->fl.paths[i], 0) != IOB_PATH_REGULAR)
+			continue;
+		m->present++;
+		if (iob_file_size(m->fl.paths[i], &sz) == 0)
+			m->present_bytes += sz;
+		m->short_files += sz < size;
+	}
+	m->complete = created && m->short_files == 0;
 }
 
 static void made_remove(struct made *m, struct iob_notes *notes)
@@ -139,6 +150,9 @@ static void rec_files(struct iob_recbuf *rb, const struct iop_opts *o, const str
 	iob_rec_str(rb, "layout", tree ? "tree" : "file");
 	iob_rec_u64(rb, "files", IOB_UNIT_COUNT, m->present);
 	iob_rec_u64(rb, "file_size_bytes", IOB_UNIT_BYTES, j->size);
+	iob_rec_bool(rb, "complete", m->complete);
+	iob_rec_u64(rb, "short_files", IOB_UNIT_COUNT, m->short_files);
+	iob_rec_u64(rb, "present_bytes", IOB_UNIT_BYTES, m->present_bytes);
 	iob_rec_bool(rb, "removed", o->remove);
 	iob_rec_u64(rb, "removed_files", IOB_UNIT_COUNT, m->removed_files);
 	iob_rec_u64(rb, "removed_dirs", IOB_UNIT_COUNT, m->removed_dirs);
@@ -181,9 +195,10 @@ static int run_job(const struct iob_job *job, struct iob_run_ctx *ctx, struct io
 	return rc;
 }
 
-/* The create and warm-up jobs, then the sweeps. */
+/* The create and warm-up jobs, then the sweeps; *created says whether the
+ * create job ran to its end. */
 static int run_jobs(const struct iop_opts *o, const struct iop_plan *p, struct iob_run_ctx *ctx,
-		    struct iob_run_ctx *quiet, struct iob_recbuf *rb, size_t *printed)
+		    struct iob_run_ctx *quiet, struct iob_recbuf *rb, size_t *printed, int *created)
 {
 	const struct iob_job *rj = &p->job[IOP_JOB_READ];
 	int rc = 0;
@@ -202,6 +217,7 @@ static int run_jobs(const struct iop_opts *o, const struct iop_plan *p, struct i
 	warn_new_notes(ctx->notes, printed);
 	if (p->use[IOP_JOB_CREATE])
 		rc = run_job(&p->job[IOP_JOB_CREATE], quiet, ctx, printed);
+	*created = rc == 0 && !ctx->interrupted;
 	if (rc == 0 && !ctx->interrupted && p->use[IOP_JOB_WARMUP])
 		rc = run_job(&p->job[IOP_JOB_WARMUP], quiet, ctx, printed);
 	for (int i = IOP_JOB_WRITE; i <= IOP_JOB_READ && rc == 0 && !ctx->interrupted; i++) {
@@ -242,9 +258,10 @@ int iop_run(const struct iop_opts *o, const struct iop_plan *p, const struct iob
 	*quiet = (struct iob_run_ctx){.reg = reg, .out = NULL, .notes = scratch, .stop = &iob_cli_stop};
 
 	size_t printed = 0;
-	int status = run_jobs(o, p, ctx, quiet, rb, &printed);
+	int created = 0;
+	int status = run_jobs(o, p, ctx, quiet, rb, &printed, &created);
 	int sig = (int)iob_cli_stop;
-	made_count(&m);
+	made_count(&m, p->job[IOP_JOB_READ].size, created);
 	if (o->remove)
 		made_remove(&m, notes);
 	warn_new_notes(notes, &printed);

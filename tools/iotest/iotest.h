@@ -24,6 +24,7 @@
 #include "iobench/loader.h"
 #include "iobench/pattern.h"
 #include "iobench/plugin.h"
+#include "iobench/units.h"
 
 #define IOTEST_MAX_PATTERNS 64
 #define IOTEST_MAX_STEPS (2 * IOTEST_MAX_PATTERNS + 1)
@@ -31,6 +32,10 @@
 #define IOTEST_DEFAULT_BLOCK_KB 1u
 #define IOTEST_DEFAULT_SEED 281374660ull /* the core's default seed (docs/profiles.md) */
 #define IOTEST_MAX_SNOOZE_S 86400.0
+
+/* A file name quoted for a one-line message: control characters as \xNN,
+ * cut (with "...") only past 1000 characters. */
+#define IOTEST_QPATH(path) iob_quote((path), (char[1024]){0}, 1024)
 
 /* How -d/-D and -y/-Y are carried out. */
 enum iotest_priv {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "iobench/cli.h"
+#include "iobench/units.h"
 #include "iotest.h"
 
 enum {
@@ -144,11 +145,11 @@ static int parse_size(const char *text, struct iotest_opts *o, char *err, size_t
 		return fail(err, errlen,
 			    text[0] == '-' ? "size '%s' is negative: give a whole number of mb, at least 1"
 					   : "size '%s' is not a whole number of mb (e.g. -s 128)",
-			    text);
+			    IOB_Q(text));
 	if (rc == -ERANGE || v > (UINT64_MAX >> 21))
-		return fail(err, errlen, "size '%s' mb is too large (over 2^43 mb)", text);
+		return fail(err, errlen, "size '%s' mb is too large (over 2^43 mb)", IOB_Q(text));
 	if (v == 0)
-		return fail(err, errlen, "size '%s' mb: give at least 1 mb", text);
+		return fail(err, errlen, "size '%s' mb: give at least 1 mb", IOB_Q(text));
 	o->size_mb = v;
 	return 0;
 }
@@ -159,16 +160,16 @@ static int parse_block(const char *text, struct iotest_opts *o, char *err, size_
 	int rc = parse_whole(text, &v);
 	if (rc == -EINVAL)
 		return fail(err, errlen,
-			    "block size '%s' is not a whole number of kb (e.g. -b 1, -b 4, -b 1024)", text);
+			    "block size '%s' is not a whole number of kb (e.g. -b 1, -b 4, -b 1024)", IOB_Q(text));
 	if (rc == -ERANGE || v > (2097152u))
-		return fail(err, errlen, "block size '%s' kb is over the limit of 2097152 kb (2 GiB)", text);
+		return fail(err, errlen, "block size '%s' kb is over the limit of 2097152 kb (2 GiB)", IOB_Q(text));
 	if (v == 0)
-		return fail(err, errlen, "block size '%s' kb: give at least 1 kb", text);
+		return fail(err, errlen, "block size '%s' kb: give at least 1 kb", IOB_Q(text));
 	if (1024 % v != 0 && v % 1024 != 0)
 		return fail(err, errlen,
 			    "block size '%s' kb is neither a divisor of 1024 (1, 2, 4 ... 512) nor a multiple of "
 			    "1024 (1024, 2048, 3072 ...)",
-			    text);
+			    IOB_Q(text));
 	o->block_kb = v;
 	return 0;
 }
@@ -180,7 +181,7 @@ static int parse_snooze(const char *text, struct iotest_opts *o, char *err, size
 	double v = strtod(text, &end);
 	if (!*text || end == text || *end || errno || !isfinite(v) || v < 0 || v > IOTEST_MAX_SNOOZE_S ||
 	    !(isdigit((unsigned char)text[0]) || text[0] == '.'))
-		return fail(err, errlen, "snooze '%s' is not a number of seconds from 0 to 86400", text);
+		return fail(err, errlen, "snooze '%s' is not a number of seconds from 0 to 86400", IOB_Q(text));
 	o->snooze_s = v;
 	return 0;
 }
@@ -223,7 +224,7 @@ int iotest_parse_patterns(const char *text, struct iotest_opts *o, char *err, si
 				snprintf(err, errlen,
 					 "bad pattern '%s': 4 (complement of the previous pattern) has no previous "
 					 "pattern",
-					 text);
+					 IOB_Q(text));
 				return IOB_EXIT_USAGE;
 			}
 			p = o->patterns[o->npatterns - 1];
@@ -231,7 +232,8 @@ int iotest_parse_patterns(const char *text, struct iotest_opts *o, char *err, si
 			break;
 		case '=':
 			if (!text[i]) {
-				snprintf(err, errlen, "bad pattern '%s': '=' at the end needs a character (e.g. =A)", text);
+				snprintf(err, errlen, "bad pattern '%s': '=' at the end needs a character (e.g. =A)",
+					 IOB_Q(text));
 				return IOB_EXIT_USAGE;
 			}
 			p.kind = IOB_PAT_BYTE;
@@ -242,7 +244,7 @@ int iotest_parse_patterns(const char *text, struct iotest_opts *o, char *err, si
 			int lo = hi >= 0 && text[i + 1] ? hexval((unsigned char)text[i + 1]) : -1;
 			if (hi < 0 || lo < 0) {
 				snprintf(err, errlen, "bad pattern '%s': '/' at position %zu needs two hex digits (e.g. /0f)",
-					 text, at + 1);
+					 IOB_Q(text), at + 1);
 				return IOB_EXIT_USAGE;
 			}
 			p.kind = IOB_PAT_BYTE;
@@ -252,7 +254,7 @@ int iotest_parse_patterns(const char *text, struct iotest_opts *o, char *err, si
 		}
 		default:
 			snprintf(err, errlen,
-				 "bad pattern '%s': '%c' at position %zu is not one of 0 1 2 3 4 =c /hh", text,
+				 "bad pattern '%s': '%c' at position %zu is not one of 0 1 2 3 4 =c /hh", IOB_Q(text),
 				 isprint((unsigned char)c) ? c : '?', at + 1);
 			return IOB_EXIT_USAGE;
 		}
@@ -313,7 +315,8 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 		if (!*arg)
 			return fail(err, errlen, "-o needs a file name");
 		if (o->output)
-			return fail(err, errlen, "two files to write: '%s' and '%s' (give one)", o->output, arg);
+			return fail(err, errlen, "two files to write: '%s' and '%s' (give one)",
+				    IOTEST_QPATH(o->output), IOTEST_QPATH(arg));
 		o->output = arg;
 		return 0;
 	case 'z':
@@ -357,7 +360,8 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 		return undocumented(c, err, errlen);
 	case OPT_SEED:
 		if (parse_whole(arg, &v) != 0)
-			return fail(err, errlen, "seed '%s' is not a whole number from 0 to 18446744073709551615", arg);
+			return fail(err, errlen, "seed '%s' is not a whole number from 0 to 18446744073709551615",
+				    IOB_Q(arg));
 		o->seed = v;
 		return 0;
 	case OPT_BACKEND:
@@ -407,14 +411,14 @@ int iotest_parse_args(int argc, char **argv, struct iotest_opts *o, char *err, s
 			if (optopt > 0 && optopt < 256)
 				snprintf(name, sizeof name, "-%c", optopt);
 			snprintf(err, errlen, "unknown option '%s' (see iotest --help)",
-				 optopt > 0 && optopt < 256 ? name : self);
+				 IOB_Q(optopt > 0 && optopt < 256 ? name : self));
 			return IOB_EXIT_USAGE;
 		}
 		if (c == ':') {
 			if (optopt > 0 && optopt < 256)
 				snprintf(err, errlen, "option -%c needs a value (see iotest --help)", optopt);
 			else
-				snprintf(err, errlen, "option '%s' needs a value (see iotest --help)", self);
+				snprintf(err, errlen, "option '%s' needs a value (see iotest --help)", IOB_Q(self));
 			return IOB_EXIT_USAGE;
 		}
 		if ((rc = one_option(c, optarg, o, err, errlen)) != 0)
@@ -428,7 +432,8 @@ int iotest_parse_args(int argc, char **argv, struct iotest_opts *o, char *err, s
 		if (!argv[i][0])
 			return fail(err, errlen, "empty file name");
 		if (o->output)
-			return fail(err, errlen, "two files to write: '%s' and '%s' (give one)", o->output, argv[i]);
+			return fail(err, errlen, "two files to write: '%s' and '%s' (give one)",
+				    IOTEST_QPATH(o->output), IOTEST_QPATH(argv[i]));
 		o->output = argv[i];
 	}
 	return 0;

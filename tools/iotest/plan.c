@@ -38,9 +38,9 @@ static int split_path(const char *path, struct iob_job *job, char *err, size_t e
 	const char *base = slash ? slash + 1 : path;
 	size_t dlen = slash ? (size_t)(slash - path) : 0;
 	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-		return fail(err, errlen, "'%s' names a directory, not a file", path);
+		return fail(err, errlen, "'%s' names a directory, not a file", IOTEST_QPATH(path));
 	if (strlen(base) >= sizeof job->filename || dlen >= sizeof job->dir)
-		return fail(err, errlen, "file name '%s' is too long", path);
+		return fail(err, errlen, "file name '%s' is too long", IOTEST_QPATH(path));
 	snprintf(job->filename, sizeof job->filename, "%s", base);
 	if (!slash)
 		snprintf(job->dir, sizeof job->dir, ".");
@@ -60,7 +60,7 @@ static int add_job(const struct iotest_opts *o, struct iotest_plan *plan, enum i
 	iob_job_defaults(j);
 	snprintf(j->name, sizeof j->name, "pass%zu-%s", plan->njobs + 1, iob_phase_name(phase));
 	if (strlen(o->backend) >= sizeof j->backend)
-		return fail(err, errlen, "backend name '%s' is too long", o->backend);
+		return fail(err, errlen, "backend name '%s' is too long", IOB_Q(o->backend));
 	snprintf(j->backend, sizeof j->backend, "%s", o->backend);
 	int rc = split_path(path, j, err, errlen);
 	if (rc)
@@ -109,8 +109,11 @@ int iotest_plan_build(const struct iotest_opts *o, struct iotest_plan *plan, cha
 			    o->input ? "no file to write: -i names the file read; give the file written as the "
 				       "argument or with -o"
 				     : "no file given (e.g. iotest -s 128 FILE)");
+	if (!writes && !o->output && !o->input)
+		return fail(err, errlen, "no file given to read (e.g. iotest -r FILE)");
 	if (!writes && o->output && o->input)
-		return fail(err, errlen, "'%s' would be written but no write was asked for (add -w)", o->output);
+		return fail(err, errlen, "'%s' would be written but no write was asked for (add -w)",
+			    IOTEST_QPATH(o->output));
 	const char *wpath = o->output;
 	const char *rpath = o->input ? o->input : o->output;
 
@@ -167,18 +170,18 @@ static int check_path(const struct iotest_opts *o, const char *path, int writes,
 		return 0;
 	if (k == IOB_PATH_MISSING) {
 		if (iob_path_kind(path, 0) == IOB_PATH_SYMLINK)
-			return fail(err, errlen, "'%s' is a dangling symlink", path);
+			return fail(err, errlen, "'%s' is a dangling symlink", IOTEST_QPATH(path));
 		if (!writes)
-			return fail(err, errlen, "'%s' does not exist (nothing to read)", path);
+			return fail(err, errlen, "'%s' does not exist (nothing to read)", IOTEST_QPATH(path));
 		return 0;
 	}
 	if (k == IOB_PATH_BLOCKDEV || k == IOB_PATH_CHARDEV) {
 		if (o->allow_device)
 			return 0;
 		return fail(err, errlen, "'%s' is %s: iotest refuses to %s a device unless --allow-device is given",
-			    path, kind_text(k), writes ? "overwrite" : "read");
+			    IOTEST_QPATH(path), kind_text(k), writes ? "overwrite" : "read");
 	}
-	return fail(err, errlen, "'%s' is %s, not a file", path, kind_text(k));
+	return fail(err, errlen, "'%s' is %s, not a file", IOTEST_QPATH(path), kind_text(k));
 }
 
 int iotest_plan_check(const struct iotest_opts *o, const struct iotest_plan *plan, const struct iob_registry *reg,
@@ -227,7 +230,8 @@ int iotest_plan_dump(FILE *f, const struct iotest_opts *o, const struct iotest_p
 		if (!abs || strlen(abs) >= sizeof jobs[i].dir) {
 			free(abs);
 			free(jobs);
-			return fail(err, errlen, "cannot resolve the directory of '%s'", plan->paths[i]);
+			return fail(err, errlen, "cannot resolve the directory of '%s'",
+				    IOTEST_QPATH(plan->paths[i]));
 		}
 		snprintf(jobs[i].dir, sizeof jobs[i].dir, "%s", abs);
 		free(abs);
@@ -236,7 +240,7 @@ int iotest_plan_dump(FILE *f, const struct iotest_opts *o, const struct iotest_p
 			return fail(err, errlen,
 				    "cannot write '%s' into a profile: the name holds a character an INI value "
 				    "cannot carry (; # quotes backslash ${ or edge blanks)",
-				    plan->paths[i]);
+				    IOTEST_QPATH(plan->paths[i]));
 		}
 	}
 	fprintf(f, "; iobench profile written by iotest --dump-profile for:\n;   %s\n", cmdline);

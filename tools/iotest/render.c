@@ -12,7 +12,8 @@
  *     curt    HOST write 1024 mb 1 kb 0x00 109.11 mb/s 9.4 secs
  *   mb = 2^20 bytes, kb = 2^10 bytes; the rate is bytes / unrounded seconds
  *   (the core's bw_bytes_per_s scaled to mb).  An interrupted pass gets
- *   " (interrupted)" at the end of its line.  Other kinds are ignored.
+ *   " (interrupted)" at the end of its line, a pass that failed (an I/O
+ *   error, a failed fsync or close) " (failed)".  Other kinds are ignored.
  * Notes (cache caveats) are not printed: iotest prints them on stderr, so
  * stdout keeps the legacy shape.
  *
@@ -121,7 +122,10 @@ static int render_pass(struct render_state *st, const struct iob_record *r)
 	uint64_t kb = render_u64(r, "block_size_bytes") >> 10;
 	unsigned label = (unsigned)(render_u64(r, "pattern_label") & 0xffu);
 	double rate = render_f64(r, "bw_bytes_per_s") / MB, secs = render_f64(r, "elapsed_s");
-	const char *tail = strcmp(render_str(r, "status"), "interrupted") == 0 ? " (interrupted)" : "";
+	const char *status = render_str(r, "status");
+	const char *tail = strcmp(status, "interrupted") == 0 ? " (interrupted)"
+			   : strcmp(status, "error") == 0   ? " (failed)"
+							    : "";
 
 	if (render_bool(r, "cache_dropped"))
 		render_put(st, "MemFree: %.3f %.3f\n", (double)render_u64(r, "mem_free_before_bytes") / GIB,
