@@ -7,7 +7,7 @@
  *   rawloop read-seq FILE BS              read(2) to end of file
  *   rawloop write-seq FILE BS BYTES       write(2) BYTES then fsync, file truncated first
  *   rawloop mmap-rand FILE BS OPS SEED    memcpy from a MAP_SHARED mapping at random aligned offsets
- *   rawloop mmap-seq FILE BS              memcpy the whole mapping block by block
+ *   rawloop mmap-seq FILE BS [LOOPS]      memcpy the whole mapping block by block, LOOPS times
  *   rawloop direct-rand FILE BS OPS SEED  O_DIRECT preads at random aligned offsets
  *   rawloop rss CMD ARGS...               run CMD, print its peak RSS in KiB: forked from
  *                                         this small process, so the figure is CMD's own
@@ -153,12 +153,13 @@ int main(int argc, char **argv)
 			die("mmap");
 		t0 = now();
 		if (!strcmp(mode, "mmap-seq")) {
-			for (size_t off = 0; off < size; off += bs) {
-				size_t n = size - off < bs ? size - off : bs;
-				memcpy(buf, m + off, n);
-				bytes += n;
-				ops++;
-			}
+			for (uint64_t loop = 0; loop < (arg ? arg : 1); loop++)
+				for (size_t off = 0; off < size; off += bs) {
+					size_t n = size - off < bs ? size - off : bs;
+					memcpy(buf, m + off, n);
+					bytes += n;
+					ops++;
+				}
 		} else {
 			uint64_t slots = (size - bs) / bs + 1;
 			for (uint64_t i = 0; i < arg; i++) {

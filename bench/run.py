@@ -7,6 +7,7 @@ ratios the targets are stated in, and writes the same as JSON.
 
   bench/run.py --build build [--dir DIR] [--rounds 5] [--json out.json] [--only a,b]
 
+Contenders run in rotating order (round i starts with contender i).
 Scenarios (docs/performance.md):
   a  4 KiB random reads of a page-cached 64 MiB file, one thread, latency
      recorded: iobench posix vs raw pread loop vs fio psync
@@ -96,9 +97,11 @@ def dd_rate(stderr):
 def rounds(name, contenders, unit):
     """Run contenders interleaved; return {name: median} and record it."""
     vals = {c: [] for c in contenders}
-    for _ in range(A.rounds):
-        for c, fn in contenders.items():
-            vals[c].append(fn())
+    names = list(contenders)
+    for i in range(A.rounds):
+        # rotate who goes first, so no contender always follows the same one
+        for c in names[i % len(names):] + names[:i % len(names)]:
+            vals[c].append(contenders[c]())
     med = {c: statistics.median(v) for c, v in vals.items()}
     RESULTS[name] = {"unit": unit, "median": med, "samples": vals}
     return med
@@ -202,7 +205,7 @@ def scenario_d():
     seq = profile("[d]\nbackend = mmap\nfilename = a64.dat\nblock_size = 1M\nsize = 64M\nloops = 16\nphases = read\n")
     rounds("d_mmap_seq1m_cached", {
         "iobench": lambda: iobench_json(seq)[0]["bw_bytes_per_s"],
-        "raw": lambda: statistics.median(rawloop("mmap-seq", f, MiB)["bw_bytes_per_s"] for _ in range(1)),
+        "raw": lambda: rawloop("mmap-seq", f, MiB, 16)["bw_bytes_per_s"],
     }, "bytes/s")
     show("d_mmap_seq1m_cached")
     ratio("d_mmap_seq1m_cached", "iobench", "raw", lo=0.90)
