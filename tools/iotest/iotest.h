@@ -68,6 +68,8 @@ struct iotest_opts {
 
 /* Parse argv.  Returns 0, or IOB_EXIT_USAGE with a one-line reason in err.
  * -h/-V only set opts->help/version.  Touches no file. */
+/* Write a one-line refusal into err; returns IOB_EXIT_USAGE. */
+int iotest_fail(char *err, size_t errlen, const char *fmt, ...) IOB_PRINTF(3, 4);
 int iotest_parse_args(int argc, char **argv, struct iotest_opts *opts, char *err, size_t errlen);
 /* Append the passes of one -p string (0 1 2 3 4 =c /hh) to opts->patterns. */
 int iotest_parse_patterns(const char *text, struct iotest_opts *opts, char *err, size_t errlen);

@@ -109,8 +109,7 @@ void iotest_usage(FILE *f)
 		IOTEST_DEFAULT_SEED);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) IOB_PRINTF(3, 4);
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int iotest_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -142,14 +141,14 @@ static int parse_size(const char *text, struct iotest_opts *o, char *err, size_t
 	uint64_t v;
 	int rc = parse_whole(text, &v);
 	if (rc == -EINVAL)
-		return fail(err, errlen,
+		return iotest_fail(err, errlen,
 			    text[0] == '-' ? "size '%s' is negative: give a whole number of mb, at least 1"
 					   : "size '%s' is not a whole number of mb (e.g. -s 128)",
 			    IOB_Q(text));
 	if (rc == -ERANGE || v > (UINT64_MAX >> 21))
-		return fail(err, errlen, "size '%s' mb is too large (over 2^43 mb)", IOB_Q(text));
+		return iotest_fail(err, errlen, "size '%s' mb is too large (over 2^43 mb)", IOB_Q(text));
 	if (v == 0)
-		return fail(err, errlen, "size '%s' mb: give at least 1 mb", IOB_Q(text));
+		return iotest_fail(err, errlen, "size '%s' mb: give at least 1 mb", IOB_Q(text));
 	o->size_mb = v;
 	return 0;
 }
@@ -159,14 +158,14 @@ static int parse_block(const char *text, struct iotest_opts *o, char *err, size_
 	uint64_t v;
 	int rc = parse_whole(text, &v);
 	if (rc == -EINVAL)
-		return fail(err, errlen,
+		return iotest_fail(err, errlen,
 			    "block size '%s' is not a whole number of kb (e.g. -b 1, -b 4, -b 1024)", IOB_Q(text));
 	if (rc == -ERANGE || v > (2097152u))
-		return fail(err, errlen, "block size '%s' kb is over the limit of 2097152 kb (2 GiB)", IOB_Q(text));
+		return iotest_fail(err, errlen, "block size '%s' kb is over the limit of 2097152 kb (2 GiB)", IOB_Q(text));
 	if (v == 0)
-		return fail(err, errlen, "block size '%s' kb: give at least 1 kb", IOB_Q(text));
+		return iotest_fail(err, errlen, "block size '%s' kb: give at least 1 kb", IOB_Q(text));
 	if (1024 % v != 0 && v % 1024 != 0)
-		return fail(err, errlen,
+		return iotest_fail(err, errlen,
 			    "block size '%s' kb is neither a divisor of 1024 (1, 2, 4 ... 512) nor a multiple of "
 			    "1024 (1024, 2048, 3072 ...)",
 			    IOB_Q(text));
@@ -181,7 +180,7 @@ static int parse_snooze(const char *text, struct iotest_opts *o, char *err, size
 	double v = strtod(text, &end);
 	if (!*text || end == text || *end || errno || !isfinite(v) || v < 0 || v > IOTEST_MAX_SNOOZE_S ||
 	    !(isdigit((unsigned char)text[0]) || text[0] == '.'))
-		return fail(err, errlen, "snooze '%s' is not a number of seconds from 0 to 86400", IOB_Q(text));
+		return iotest_fail(err, errlen, "snooze '%s' is not a number of seconds from 0 to 86400", IOB_Q(text));
 	o->snooze_s = v;
 	return 0;
 }
@@ -308,14 +307,14 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 		return iotest_parse_patterns(arg, o, err, errlen);
 	case 'i':
 		if (!*arg)
-			return fail(err, errlen, "-i needs a file name");
+			return iotest_fail(err, errlen, "-i needs a file name");
 		o->input = arg;
 		return 0;
 	case 'o':
 		if (!*arg)
-			return fail(err, errlen, "-o needs a file name");
+			return iotest_fail(err, errlen, "-o needs a file name");
 		if (o->output)
-			return fail(err, errlen, "two files to write: '%s' and '%s' (give one)",
+			return iotest_fail(err, errlen, "two files to write: '%s' and '%s' (give one)",
 				    IOTEST_QPATH(o->output), IOTEST_QPATH(arg));
 		o->output = arg;
 		return 0;
@@ -360,7 +359,7 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 		return undocumented(c, err, errlen);
 	case OPT_SEED:
 		if (parse_whole(arg, &v) != 0)
-			return fail(err, errlen, "seed '%s' is not a whole number from 0 to 18446744073709551615",
+			return iotest_fail(err, errlen, "seed '%s' is not a whole number from 0 to 18446744073709551615",
 				    IOB_Q(arg));
 		o->seed = v;
 		return 0;
@@ -372,7 +371,7 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 		return 0;
 	case OPT_PLUGIN_DIR:
 		if (o->nplugin_dirs == IOB_MAX_PLUGIN_DIRS)
-			return fail(err, errlen, "too many --plugin-dir options");
+			return iotest_fail(err, errlen, "too many --plugin-dir options");
 		o->plugin_dirs[o->nplugin_dirs++] = arg;
 		return 0;
 	case OPT_DUMP_PROFILE:
@@ -382,7 +381,7 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 		o->allow_device = 1;
 		return 0;
 	}
-	return fail(err, errlen, "internal error: option not handled");
+	return iotest_fail(err, errlen, "internal error: option not handled");
 }
 
 static void defaults(struct iotest_opts *o)
@@ -428,11 +427,11 @@ int iotest_parse_args(int argc, char **argv, struct iotest_opts *o, char *err, s
 		return 0;
 	for (int i = optind; i < argc; i++) {
 		if (strcmp(argv[i], "-") == 0)
-			return fail(err, errlen, "'-' is not a file iotest can use (drop caches is -d)");
+			return iotest_fail(err, errlen, "'-' is not a file iotest can use (drop caches is -d)");
 		if (!argv[i][0])
-			return fail(err, errlen, "empty file name");
+			return iotest_fail(err, errlen, "empty file name");
 		if (o->output)
-			return fail(err, errlen, "two files to write: '%s' and '%s' (give one)",
+			return iotest_fail(err, errlen, "two files to write: '%s' and '%s' (give one)",
 				    IOTEST_QPATH(o->output), IOTEST_QPATH(argv[i]));
 		o->output = argv[i];
 	}

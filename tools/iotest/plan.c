@@ -21,15 +21,6 @@
 #include "iobench/runner.h"
 #include "iotest.h"
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) IOB_PRINTF(3, 4);
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return IOB_EXIT_USAGE;
-}
 
 /* Split path into the job's dir and filename. */
 static int split_path(const char *path, struct iob_job *job, char *err, size_t errlen)
@@ -38,9 +29,9 @@ static int split_path(const char *path, struct iob_job *job, char *err, size_t e
 	const char *base = slash ? slash + 1 : path;
 	size_t dlen = slash ? (size_t)(slash - path) : 0;
 	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-		return fail(err, errlen, "'%s' names a directory, not a file", IOTEST_QPATH(path));
+		return iotest_fail(err, errlen, "'%s' names a directory, not a file", IOTEST_QPATH(path));
 	if (strlen(base) >= sizeof job->filename || dlen >= sizeof job->dir)
-		return fail(err, errlen, "file name '%s' is too long", IOTEST_QPATH(path));
+		return iotest_fail(err, errlen, "file name '%s' is too long", IOTEST_QPATH(path));
 	snprintf(job->filename, sizeof job->filename, "%s", base);
 	if (!slash)
 		snprintf(job->dir, sizeof job->dir, ".");
@@ -55,12 +46,12 @@ static int add_job(const struct iotest_opts *o, struct iotest_plan *plan, enum i
 		   const struct iob_pattern *pat, int truncate, const char *path, char *err, size_t errlen)
 {
 	if (plan->njobs >= IOTEST_MAX_STEPS)
-		return fail(err, errlen, "too many passes");
+		return iotest_fail(err, errlen, "too many passes");
 	struct iob_job *j = &plan->jobs[plan->njobs];
 	iob_job_defaults(j);
 	snprintf(j->name, sizeof j->name, "pass%zu-%s", plan->njobs + 1, iob_phase_name(phase));
 	if (strlen(o->backend) >= sizeof j->backend)
-		return fail(err, errlen, "backend name '%s' is too long", IOB_Q(o->backend));
+		return iotest_fail(err, errlen, "backend name '%s' is too long", IOB_Q(o->backend));
 	snprintf(j->backend, sizeof j->backend, "%s", o->backend);
 	int rc = split_path(path, j, err, errlen);
 	if (rc)
@@ -105,21 +96,21 @@ int iotest_plan_build(const struct iotest_opts *o, struct iotest_plan *plan, cha
 		plan->rounded = 1;
 	}
 	if (writes && !o->output)
-		return fail(err, errlen, "%s",
+		return iotest_fail(err, errlen, "%s",
 			    o->input ? "no file to write: -i names the file read; give the file written as the "
 				       "argument or with -o"
 				     : "no file given (e.g. iotest -s 128 FILE)");
 	if (!writes && !o->output && !o->input)
-		return fail(err, errlen, "no file given to read (e.g. iotest -r FILE)");
+		return iotest_fail(err, errlen, "no file given to read (e.g. iotest -r FILE)");
 	if (!writes && o->output && o->input)
-		return fail(err, errlen, "'%s' would be written but no write was asked for (add -w)",
+		return iotest_fail(err, errlen, "'%s' would be written but no write was asked for (add -w)",
 			    IOTEST_QPATH(o->output));
 	const char *wpath = o->output;
 	const char *rpath = o->input ? o->input : o->output;
 
 	plan->jobs = calloc(IOTEST_MAX_STEPS, sizeof *plan->jobs);
 	if (!plan->jobs)
-		return fail(err, errlen, "out of memory");
+		return iotest_fail(err, errlen, "out of memory");
 	if (writes) {
 		for (size_t i = 0; i < npats; i++) {
 			if ((rc = add_job(o, plan, IOB_PHASE_WRITE, &pats[i], o->truncate && i == 0, wpath, err, errlen)))
@@ -170,18 +161,18 @@ static int check_path(const struct iotest_opts *o, const char *path, int writes,
 		return 0;
 	if (k == IOB_PATH_MISSING) {
 		if (iob_path_kind(path, 0) == IOB_PATH_SYMLINK)
-			return fail(err, errlen, "'%s' is a dangling symlink", IOTEST_QPATH(path));
+			return iotest_fail(err, errlen, "'%s' is a dangling symlink", IOTEST_QPATH(path));
 		if (!writes)
-			return fail(err, errlen, "'%s' does not exist (nothing to read)", IOTEST_QPATH(path));
+			return iotest_fail(err, errlen, "'%s' does not exist (nothing to read)", IOTEST_QPATH(path));
 		return 0;
 	}
 	if (k == IOB_PATH_BLOCKDEV || k == IOB_PATH_CHARDEV) {
 		if (o->allow_device)
 			return 0;
-		return fail(err, errlen, "'%s' is %s: iotest refuses to %s a device unless --allow-device is given",
+		return iotest_fail(err, errlen, "'%s' is %s: iotest refuses to %s a device unless --allow-device is given",
 			    IOTEST_QPATH(path), kind_text(k), writes ? "overwrite" : "read");
 	}
-	return fail(err, errlen, "'%s' is %s, not a file", IOTEST_QPATH(path), kind_text(k));
+	return iotest_fail(err, errlen, "'%s' is %s, not a file", IOTEST_QPATH(path), kind_text(k));
 }
 
 int iotest_plan_check(const struct iotest_opts *o, const struct iotest_plan *plan, const struct iob_registry *reg,
@@ -204,7 +195,7 @@ int iotest_plan_check(const struct iotest_opts *o, const struct iotest_plan *pla
 		const char *msg = why;
 		if (msg[0] == '[' && strstr(msg, "] "))
 			msg = strstr(msg, "] ") + 2; /* the job name means nothing to an iotest user */
-		return fail(err, errlen, "%s", msg);
+		return iotest_fail(err, errlen, "%s", msg);
 	}
 	return 0;
 }
@@ -223,21 +214,21 @@ int iotest_plan_dump(FILE *f, const struct iotest_opts *o, const struct iotest_p
 {
 	struct iob_job *jobs = calloc(plan->njobs, sizeof *jobs);
 	if (!jobs)
-		return fail(err, errlen, "out of memory");
+		return iotest_fail(err, errlen, "out of memory");
 	for (size_t i = 0; i < plan->njobs; i++) {
 		jobs[i] = plan->jobs[i];
 		char *abs = realpath(jobs[i].dir, NULL);
 		if (!abs || strlen(abs) >= sizeof jobs[i].dir) {
 			free(abs);
 			free(jobs);
-			return fail(err, errlen, "cannot resolve the directory of '%s'",
+			return iotest_fail(err, errlen, "cannot resolve the directory of '%s'",
 				    IOTEST_QPATH(plan->paths[i]));
 		}
 		snprintf(jobs[i].dir, sizeof jobs[i].dir, "%s", abs);
 		free(abs);
 		if (!ini_safe(jobs[i].dir) || !ini_safe(jobs[i].filename)) {
 			free(jobs);
-			return fail(err, errlen,
+			return iotest_fail(err, errlen,
 				    "cannot write '%s' into a profile: the name holds a character an INI value "
 				    "cannot carry (; # quotes backslash ${ or edge blanks)",
 				    IOTEST_QPATH(plan->paths[i]));
@@ -260,6 +251,6 @@ int iotest_plan_dump(FILE *f, const struct iotest_opts *o, const struct iotest_p
 	int rc = iob_profile_write(f, jobs, plan->njobs, NULL);
 	free(jobs);
 	if (rc != 0 || fflush(f) != 0)
-		return fail(err, errlen, "writing the profile failed");
+		return iotest_fail(err, errlen, "writing the profile failed");
 	return 0;
 }

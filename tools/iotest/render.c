@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "iobench/plugin.h"
+#include "iobench/units.h"
 #include "iotest.h"
 
 struct render_state {
@@ -95,17 +96,6 @@ const char *iotest_verb(const char *op)
 
 static const double MB = 1048576.0, GIB = 1073741824.0;
 
-static void render_ns(double ns, char *buf, size_t len)
-{
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.1f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", ns / 1e9);
-}
 
 static uint64_t render_pct(const struct iob_latency *l, double rank)
 {
@@ -141,9 +131,9 @@ static int render_pass(struct render_state *st, const struct iob_record *r)
 		const struct iob_field *lf = render_field(r, "lat_ns");
 		char mean[32] = "-", p99[32] = "-", max[32] = "-";
 		if (lf && lf->type == IOB_T_LAT && lf->v.lat && lf->v.lat->count) {
-			render_ns(lf->v.lat->mean, mean, sizeof mean);
-			render_ns((double)render_pct(lf->v.lat, 99.0), p99, sizeof p99);
-			render_ns((double)lf->v.lat->max, max, sizeof max);
+			iob_format_ns(lf->v.lat->mean, mean, sizeof mean);
+			iob_format_ns((double)render_pct(lf->v.lat, 99.0), p99, sizeof p99);
+			iob_format_ns((double)lf->v.lat->max, max, sizeof max);
 		}
 		render_put(st,
 			   "iotest: pass %" PRIu64 " %s %s: %" PRIu64 " bytes in %" PRIu64
