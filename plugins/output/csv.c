@@ -41,23 +41,18 @@
 #include <string.h>
 
 #include "iobench/plugin.h"
+#include "textbuf.h"
 
 #define CSV_NAME "csv"
 
 static const struct iob_host *csv_host;
-
-struct csv_buf {
-	char *data;
-	size_t len, cap;
-	int oom; /* an append failed: the buffer must not be written */
-};
 
 struct csv_state {
 	struct iob_sink sink;
 	int begun, ended;
 	int err;      /* first sink error; sticky */
 	char *header; /* current header row, without line ending; NULL before the first */
-	struct csv_buf hdr, row;
+	struct textbuf hdr, row;
 };
 
 static void csv_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
@@ -74,119 +69,43 @@ static void csv_log(int level, const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Growable text buffer.                                                     */
-
-static void csv_buf_add(struct csv_buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 1024;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->data, cap);
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->data = p;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
-static void csv_buf_str(struct csv_buf *b, const char *s)
-{
-	csv_buf_add(b, s, strlen(s));
-}
-
-static void csv_buf_printf(struct csv_buf *b, const char *fmt, ...) IOB_PRINTF(2, 3);
-static void csv_buf_printf(struct csv_buf *b, const char *fmt, ...)
-{
-	char tmp[128];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		b->oom = 1; /* only short numbers go through here */
-		return;
-	}
-	csv_buf_add(b, tmp, (size_t)n);
-}
-
-static void csv_buf_clear(struct csv_buf *b)
-{
-	b->len = 0;
-	b->oom = 0;
-	if (b->data)
-		b->data[0] = '\0';
-}
-
-/* ------------------------------------------------------------------------ */
 /* Cells.                                                                    */
 
 /* Shortest of %.15g..%.17g reading back as v, with '.' as the decimal point
  * whatever the locale says. */
-static void csv_fmt_double(double v, char *out, size_t outlen)
-{
-	char tmp[48];
-	if (!isfinite(v))
-		v = 0.0;
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
-		if (strtod(tmp, NULL) == v)
-			break;
-	}
-	size_t o = 0;
-	int in_point = 0;
-	for (const char *p = tmp; *p && o + 1 < outlen; p++) {
-		if (isdigit((unsigned char)*p) || *p == '-' || *p == '+' || *p == 'e') {
-			out[o++] = *p;
-			in_point = 0;
-		} else if (!in_point) {
-			out[o++] = '.'; /* the locale's decimal point, maybe several bytes */
-			in_point = 1;
-		}
-	}
-	out[o] = '\0';
-}
-
 /* One cell, quoted when it holds a comma, a quote, CR or LF. */
-static void csv_put_text(struct csv_buf *b, const char *s)
+static void csv_put_text(struct textbuf *b, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
-		csv_buf_str(b, s);
+		textbuf_str(b, s);
 		return;
 	}
-	csv_buf_add(b, "\"", 1);
+	textbuf_add(b, "\"", 1);
 	for (const char *q = strchr(s, '"'); q; s = q + 1, q = strchr(s, '"')) {
-		csv_buf_add(b, s, (size_t)(q - s) + 1); /* up to and with the quote */
-		csv_buf_add(b, "\"", 1);                 /* doubled */
+		textbuf_add(b, s, (size_t)(q - s) + 1); /* up to and with the quote */
+		textbuf_add(b, "\"", 1);                 /* doubled */
 	}
-	csv_buf_str(b, s);
-	csv_buf_add(b, "\"", 1);
+	textbuf_str(b, s);
+	textbuf_add(b, "\"", 1);
 }
 
-static void csv_sep(struct csv_buf *b, size_t *ncell)
+static void csv_sep(struct textbuf *b, size_t *ncell)
 {
 	if ((*ncell)++)
-		csv_buf_add(b, ",", 1);
+		textbuf_add(b, ",", 1);
 }
 
-static void csv_put_f64(struct csv_buf *b, double v)
+static void csv_put_f64(struct textbuf *b, double v)
 {
 	char num[48];
-	csv_fmt_double(v, num, sizeof(num));
-	csv_buf_str(b, num);
+	textbuf_fmt_double(v, num, sizeof(num));
+	textbuf_str(b, num);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Header and row of one record.                                             */
 
-static void csv_header_cell(struct csv_buf *b, size_t *ncell, const char *key, const char *suffix)
+static void csv_header_cell(struct textbuf *b, size_t *ncell, const char *key, const char *suffix)
 {
 	csv_sep(b, ncell);
 	if (!suffix) {
@@ -205,7 +124,7 @@ static void csv_header_cell(struct csv_buf *b, size_t *ncell, const char *key, c
 	free(name);
 }
 
-static void csv_build_header(struct csv_buf *b, const struct iob_record *rec)
+static void csv_build_header(struct textbuf *b, const struct iob_record *rec)
 {
 	static const char *const fixed[] = {"_count", "_min", "_max", "_mean", "_stddev"};
 	size_t ncell = 0;
@@ -222,7 +141,7 @@ static void csv_build_header(struct csv_buf *b, const struct iob_record *rec)
 		size_t n = (lat && lat->pct && lat->value) ? lat->npct : 0;
 		for (size_t k = 0; k < n; k++) {
 			char rank[48], suffix[52];
-			csv_fmt_double(lat->pct[k], rank, sizeof(rank));
+			textbuf_fmt_double(lat->pct[k], rank, sizeof(rank));
 			for (char *p = rank; *p; p++)
 				if (!isalnum((unsigned char)*p))
 					*p = '_';
@@ -232,7 +151,7 @@ static void csv_build_header(struct csv_buf *b, const struct iob_record *rec)
 	}
 }
 
-static void csv_put_lat(struct csv_buf *b, size_t *ncell, const struct iob_latency *lat)
+static void csv_put_lat(struct textbuf *b, size_t *ncell, const struct iob_latency *lat)
 {
 	if (!lat) {
 		for (int k = 0; k < 5; k++)
@@ -240,17 +159,17 @@ static void csv_put_lat(struct csv_buf *b, size_t *ncell, const struct iob_laten
 		return;
 	}
 	csv_sep(b, ncell);
-	csv_buf_printf(b, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", lat->count, lat->min, lat->max);
+	textbuf_printf(b, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", lat->count, lat->min, lat->max);
 	csv_put_f64(b, lat->mean);
-	csv_buf_add(b, ",", 1);
+	textbuf_add(b, ",", 1);
 	csv_put_f64(b, lat->stddev);
 	size_t n = (lat->pct && lat->value) ? lat->npct : 0;
 	for (size_t k = 0; k < n; k++)
-		csv_buf_printf(b, ",%" PRIu64, lat->value[k]);
+		textbuf_printf(b, ",%" PRIu64, lat->value[k]);
 	*ncell += 4 + n;
 }
 
-static void csv_build_row(struct csv_buf *b, const struct iob_record *rec)
+static void csv_build_row(struct textbuf *b, const struct iob_record *rec)
 {
 	size_t ncell = 0;
 	for (size_t i = 0; i < rec->nfields; i++) {
@@ -262,10 +181,10 @@ static void csv_build_row(struct csv_buf *b, const struct iob_record *rec)
 		csv_sep(b, &ncell);
 		switch (f->type) {
 		case IOB_T_U64:
-			csv_buf_printf(b, "%" PRIu64, f->v.u);
+			textbuf_printf(b, "%" PRIu64, f->v.u);
 			break;
 		case IOB_T_I64:
-			csv_buf_printf(b, "%" PRId64, f->v.i);
+			textbuf_printf(b, "%" PRId64, f->v.i);
 			break;
 		case IOB_T_F64:
 			csv_put_f64(b, f->v.f);
@@ -275,13 +194,13 @@ static void csv_build_row(struct csv_buf *b, const struct iob_record *rec)
 				csv_put_text(b, f->v.s);
 			break;
 		case IOB_T_BOOL:
-			csv_buf_str(b, f->v.b ? "true" : "false");
+			textbuf_str(b, f->v.b ? "true" : "false");
 			break;
 		default:
 			break; /* a type from a later ABI: empty cell */
 		}
 	}
-	csv_buf_add(b, "\n", 1);
+	textbuf_add(b, "\n", 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -329,9 +248,9 @@ static int csv_begin_run(void *state, const struct iob_run_info *run)
 /* Start a new header block when rec's header differs from the current one. */
 static int csv_header_for(struct csv_state *st, const struct iob_record *rec)
 {
-	struct csv_buf *h = &st->hdr;
-	csv_buf_clear(h);
-	csv_buf_add(h, "\n", 1); /* the empty line before a second block */
+	struct textbuf *h = &st->hdr;
+	textbuf_clear(h);
+	textbuf_add(h, "\n", 1); /* the empty line before a second block */
 	csv_build_header(h, rec);
 	if (h->oom)
 		return -ENOMEM;
@@ -340,7 +259,7 @@ static int csv_header_for(struct csv_state *st, const struct iob_record *rec)
 	char *copy = strdup(h->data + 1);
 	if (!copy)
 		return -ENOMEM;
-	csv_buf_add(h, "\n", 1);
+	textbuf_add(h, "\n", 1);
 	if (h->oom) {
 		free(copy);
 		return -ENOMEM;
@@ -365,7 +284,7 @@ static int csv_record(void *state, const struct iob_record *rec)
 		return -EINVAL;
 	int rc = csv_header_for(st, rec);
 	if (rc == 0) {
-		csv_buf_clear(&st->row);
+		textbuf_clear(&st->row);
 		csv_build_row(&st->row, rec);
 		rc = st->row.oom ? -ENOMEM : csv_write(st, st->row.data, st->row.len);
 	}
@@ -392,8 +311,8 @@ static int csv_close(void *state)
 	if (!st)
 		return 0;
 	free(st->header);
-	free(st->hdr.data);
-	free(st->row.data);
+	textbuf_free(&st->hdr);
+	textbuf_free(&st->row);
 	free(st);
 	return 0;
 }

@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "iobench/plugin.h"
+#include "textbuf.h"
 
 #define HUMAN_NAME "human"
 #define HUMAN_SHORT_STR 16 /* longer strings leave the row for the key=value line */
@@ -64,12 +65,6 @@ enum human_place {
 	HUMAN_DETAIL = 2, /* key=value on the detail line */
 };
 
-struct human_buf {
-	char *data;
-	size_t len, cap;
-	int oom;
-};
-
 /* How records of the current block are laid out. */
 struct human_layout {
 	char *sig;             /* kind and keys, to notice when a new block starts */
@@ -84,7 +79,7 @@ struct human_state {
 	int begun, ended;
 	int err; /* first sink error; sticky */
 	struct human_layout lay;
-	struct human_buf out, cell, line;
+	struct textbuf out, cell, line;
 };
 
 static void human_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
@@ -100,68 +95,16 @@ static void human_log(int level, const char *fmt, ...)
 	human_host->log(level, HUMAN_NAME, "%s", text);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Growable text buffer.                                                     */
-
-static void human_buf_add(struct human_buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->data, cap);
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->data = p;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
-static void human_buf_str(struct human_buf *b, const char *s)
-{
-	human_buf_add(b, s, strlen(s));
-}
-
-static void human_buf_printf(struct human_buf *b, const char *fmt, ...) IOB_PRINTF(2, 3);
-static void human_buf_printf(struct human_buf *b, const char *fmt, ...)
-{
-	char tmp[128];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		b->oom = 1; /* only short numbers go through here */
-		return;
-	}
-	human_buf_add(b, tmp, (size_t)n);
-}
-
-static void human_buf_clear(struct human_buf *b)
-{
-	b->len = 0;
-	b->oom = 0;
-	if (b->data)
-		b->data[0] = '\0';
-}
-
 /* Append a string for a terminal: control characters become '?'. */
-static void human_buf_text(struct human_buf *b, const char *s)
+static void human_buf_text(struct textbuf *b, const char *s)
 {
 	if (!s) {
-		human_buf_str(b, "-");
+		textbuf_str(b, "-");
 		return;
 	}
 	for (const char *p = s; *p; p++) {
 		unsigned char c = (unsigned char)*p;
-		human_buf_add(b, c < 0x20 || c == 0x7f ? "?" : p, 1);
+		textbuf_add(b, c < 0x20 || c == 0x7f ? "?" : p, 1);
 	}
 }
 
@@ -175,54 +118,54 @@ static size_t human_width(const char *s)
 	return w;
 }
 
-static void human_pad(struct human_buf *b, size_t n)
+static void human_pad(struct textbuf *b, size_t n)
 {
 	static const char spaces[] = "                                ";
 	while (n > 0) {
 		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
-		human_buf_add(b, spaces, k);
+		textbuf_add(b, spaces, k);
 		n -= k;
 	}
 }
 
 /* Append text in a column of `width`, right- or left-aligned. */
-static void human_put_cell(struct human_buf *b, const char *text, size_t width, int right)
+static void human_put_cell(struct textbuf *b, const char *text, size_t width, int right)
 {
 	size_t w = human_width(text);
 	size_t pad = w < width ? width - w : 0;
 	if (right)
 		human_pad(b, pad);
-	human_buf_str(b, text);
+	textbuf_str(b, text);
 	if (!right)
 		human_pad(b, pad);
 }
 
 /* Move a finished line into out, without trailing blanks. */
-static void human_end_line(struct human_buf *out, struct human_buf *line)
+static void human_end_line(struct textbuf *out, struct textbuf *line)
 {
 	size_t n = line->len;
 	while (n > 0 && line->data[n - 1] == ' ')
 		n--;
 	if (line->oom)
 		out->oom = 1;
-	human_buf_add(out, line->data ? line->data : "", n);
-	human_buf_add(out, "\n", 1);
-	human_buf_clear(line);
+	textbuf_add(out, line->data ? line->data : "", n);
+	textbuf_add(out, "\n", 1);
+	textbuf_clear(line);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Numbers, scaled for display only.                                         */
 
 /* 3-4 significant digits: 1.00, 43.67, 436.7, 1023. */
-static void human_sig(struct human_buf *b, double v, const char *unit)
+static void human_sig(struct textbuf *b, double v, const char *unit)
 {
 	double a = fabs(v);
 	int prec = a < 100.0 ? 2 : a < 1000.0 ? 1 : 0;
-	human_buf_printf(b, "%.*f%s", prec, v, unit);
+	textbuf_printf(b, "%.*f%s", prec, v, unit);
 }
 
 /* Bytes (per_s = 0) or bytes per second (per_s = 1) in 2^10 steps. */
-static void human_bytes(struct human_buf *b, double v, int per_s)
+static void human_bytes(struct textbuf *b, double v, int per_s)
 {
 	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 	size_t i = 0;
@@ -233,13 +176,13 @@ static void human_bytes(struct human_buf *b, double v, int per_s)
 	char u[16];
 	snprintf(u, sizeof(u), " %s%s", unit[i], per_s ? "/s" : "");
 	if (i == 0 && v == floor(v))
-		human_buf_printf(b, "%.0f%s", v, u);
+		textbuf_printf(b, "%.0f%s", v, u);
 	else
 		human_sig(b, v, u);
 }
 
 /* Nanoseconds as ns, us, ms or s. */
-static void human_ns(struct human_buf *b, double v)
+static void human_ns(struct textbuf *b, double v)
 {
 	static const char *const unit[] = {" ns", " us", " ms", " s"};
 	size_t i = 0;
@@ -248,13 +191,13 @@ static void human_ns(struct human_buf *b, double v)
 		i++;
 	}
 	if (i == 0 && v == floor(v))
-		human_buf_printf(b, "%.0f%s", v, unit[i]);
+		textbuf_printf(b, "%.0f%s", v, unit[i]);
 	else
 		human_sig(b, v, unit[i]);
 }
 
 /* Operations per second, with k/M/G once large. */
-static void human_ops_rate(struct human_buf *b, double v)
+static void human_ops_rate(struct textbuf *b, double v)
 {
 	static const char *const unit[] = {"", "k", "M", "G", "T"};
 	size_t i = 0;
@@ -299,7 +242,7 @@ static int human_is_scaled(const struct iob_field *f)
 }
 
 /* The value of a non-latency field as text. */
-static void human_value(struct human_buf *b, const struct iob_field *f)
+static void human_value(struct textbuf *b, const struct iob_field *f)
 {
 	if (human_is_scaled(f)) {
 		double v = human_number(f);
@@ -314,7 +257,7 @@ static void human_value(struct human_buf *b, const struct iob_field *f)
 			human_ns(b, v);
 			return;
 		case IOB_UNIT_S:
-			human_buf_printf(b, "%.3f s", v);
+			textbuf_printf(b, "%.3f s", v);
 			return;
 		default:
 			human_ops_rate(b, v);
@@ -323,28 +266,28 @@ static void human_value(struct human_buf *b, const struct iob_field *f)
 	}
 	switch (f->type) {
 	case IOB_T_U64:
-		human_buf_printf(b, "%" PRIu64, f->v.u);
+		textbuf_printf(b, "%" PRIu64, f->v.u);
 		break;
 	case IOB_T_I64:
-		human_buf_printf(b, "%" PRId64, f->v.i);
+		textbuf_printf(b, "%" PRId64, f->v.i);
 		break;
 	case IOB_T_F64:
-		human_buf_printf(b, "%.6g", human_number(f));
+		textbuf_printf(b, "%.6g", human_number(f));
 		break;
 	case IOB_T_STR:
 		human_buf_text(b, f->v.s);
 		break;
 	case IOB_T_BOOL:
-		human_buf_str(b, f->v.b ? "yes" : "no");
+		textbuf_str(b, f->v.b ? "yes" : "no");
 		break;
 	default:
-		human_buf_str(b, "?");
+		textbuf_str(b, "?");
 		break;
 	}
 }
 
 /* The key without the unit suffix its shown value carries. */
-static void human_label(struct human_buf *b, const struct iob_field *f)
+static void human_label(struct textbuf *b, const struct iob_field *f)
 {
 	static const struct {
 		uint32_t unit;
@@ -368,7 +311,7 @@ static void human_label(struct human_buf *b, const struct iob_field *f)
 			return;
 		}
 		human_buf_text(b, copy);
-		human_buf_str(b, strip[i].replace);
+		textbuf_str(b, strip[i].replace);
 		free(copy);
 		return;
 	}
@@ -389,15 +332,15 @@ static void human_layout_free(struct human_layout *lay)
 /* Kind, then each key, type and unit: equal signatures share a layout. */
 static char *human_signature(const struct iob_record *rec)
 {
-	struct human_buf b = {0};
-	human_buf_str(&b, rec->kind ? rec->kind : "");
+	struct textbuf b = {0};
+	textbuf_str(&b, rec->kind ? rec->kind : "");
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct iob_field *f = &rec->fields[i];
-		human_buf_printf(&b, "\n%u/%u:", (unsigned)f->type, (unsigned)f->unit);
-		human_buf_str(&b, f->key ? f->key : "");
+		textbuf_printf(&b, "\n%u/%u:", (unsigned)f->type, (unsigned)f->unit);
+		textbuf_str(&b, f->key ? f->key : "");
 	}
 	if (b.oom) {
-		free(b.data);
+		textbuf_free(&b);
 		return NULL;
 	}
 	return b.data ? b.data : strdup("");
@@ -416,11 +359,11 @@ static int human_layout_make(struct human_state *st, const struct iob_record *re
 		return -ENOMEM;
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct iob_field *f = &rec->fields[i];
-		struct human_buf *c = &st->cell;
-		human_buf_clear(c);
+		struct textbuf *c = &st->cell;
+		textbuf_clear(c);
 		human_label(c, f);
 		size_t label_w = c->data ? human_width(c->data) : 0;
-		human_buf_clear(c);
+		textbuf_clear(c);
 		human_value(c, f);
 		size_t value_w = c->data ? human_width(c->data) : 0;
 		if (f->type == IOB_T_LAT) {
@@ -445,18 +388,18 @@ static int human_is_right(const struct iob_field *f)
 /* "\n[kind]\n" and the header line of the row columns. */
 static void human_put_header(struct human_state *st, const struct iob_record *rec)
 {
-	struct human_buf *out = &st->out, *line = &st->line, *c = &st->cell;
-	human_buf_str(out, "\n[");
+	struct textbuf *out = &st->out, *line = &st->line, *c = &st->cell;
+	textbuf_str(out, "\n[");
 	human_buf_text(out, rec->kind ? rec->kind : "");
-	human_buf_str(out, "]\n");
+	textbuf_str(out, "]\n");
 	int any = 0;
 	for (size_t i = 0; i < rec->nfields; i++) {
 		if (st->lay.place[i] != HUMAN_ROW)
 			continue;
-		human_buf_clear(c);
+		textbuf_clear(c);
 		human_label(c, &rec->fields[i]);
 		if (any++)
-			human_buf_str(line, HUMAN_GAP);
+			textbuf_str(line, HUMAN_GAP);
 		human_put_cell(line, c->data ? c->data : "", st->lay.width[i],
 			       human_is_right(&rec->fields[i]));
 	}
@@ -466,15 +409,15 @@ static void human_put_header(struct human_state *st, const struct iob_record *re
 
 static void human_put_row(struct human_state *st, const struct iob_record *rec)
 {
-	struct human_buf *line = &st->line, *c = &st->cell;
+	struct textbuf *line = &st->line, *c = &st->cell;
 	int any = 0;
 	for (size_t i = 0; i < rec->nfields; i++) {
 		if (st->lay.place[i] != HUMAN_ROW)
 			continue;
-		human_buf_clear(c);
+		textbuf_clear(c);
 		human_value(c, &rec->fields[i]);
 		if (any++)
-			human_buf_str(line, HUMAN_GAP);
+			textbuf_str(line, HUMAN_GAP);
 		human_put_cell(line, c->data ? c->data : "", st->lay.width[i],
 			       human_is_right(&rec->fields[i]));
 	}
@@ -483,13 +426,13 @@ static void human_put_row(struct human_state *st, const struct iob_record *rec)
 }
 
 /* One latency item: "p99  45.60 us", the value in a fixed width. */
-static void human_lat_item(struct human_buf *line, struct human_buf *c, const char *label, double ns)
+static void human_lat_item(struct textbuf *line, struct textbuf *c, const char *label, double ns)
 {
-	human_buf_clear(c);
+	textbuf_clear(c);
 	human_ns(c, ns);
-	human_buf_str(line, HUMAN_GAP);
-	human_buf_str(line, label);
-	human_buf_str(line, " ");
+	textbuf_str(line, HUMAN_GAP);
+	textbuf_str(line, label);
+	textbuf_str(line, " ");
 	human_put_cell(line, c->data ? c->data : "", 9, 1);
 }
 
@@ -497,14 +440,14 @@ static void human_put_lat(struct human_state *st, const struct iob_field *f)
 {
 	static const double ranks[] = {50.0, 99.0, 99.9};
 	static const char *const names[] = {"p50", "p99", "p99.9"};
-	struct human_buf *line = &st->line, *c = &st->cell;
+	struct textbuf *line = &st->line, *c = &st->cell;
 	const struct iob_latency *lat = f->v.lat;
-	human_buf_str(line, HUMAN_INDENT);
-	human_buf_clear(c);
+	textbuf_str(line, HUMAN_INDENT);
+	textbuf_clear(c);
 	human_label(c, f);
 	human_put_cell(line, c->data ? c->data : "", st->lay.latlabel_width, 0);
 	if (!lat || lat->count == 0) {
-		human_buf_str(line, HUMAN_GAP "(no samples)");
+		textbuf_str(line, HUMAN_GAP "(no samples)");
 		human_end_line(&st->out, line);
 		return;
 	}
@@ -520,14 +463,14 @@ static void human_put_lat(struct human_state *st, const struct iob_field *f)
 
 static void human_put_detail(struct human_state *st, const struct iob_record *rec)
 {
-	struct human_buf *line = &st->line;
+	struct textbuf *line = &st->line;
 	int any = 0;
 	for (size_t i = 0; i < rec->nfields; i++) {
 		if (st->lay.place[i] != HUMAN_DETAIL)
 			continue;
-		human_buf_str(line, any++ ? HUMAN_GAP : HUMAN_INDENT);
+		textbuf_str(line, any++ ? HUMAN_GAP : HUMAN_INDENT);
 		human_label(line, &rec->fields[i]);
-		human_buf_str(line, "=");
+		textbuf_str(line, "=");
 		human_value(line, &rec->fields[i]);
 	}
 	if (any)
@@ -554,9 +497,9 @@ static int human_flush(struct human_state *st)
 		st->err = rc;
 	if (rc > 0)
 		rc = 0;
-	human_buf_clear(&st->out);
-	human_buf_clear(&st->line);
-	human_buf_clear(&st->cell);
+	textbuf_clear(&st->out);
+	textbuf_clear(&st->line);
+	textbuf_clear(&st->cell);
 	return rc;
 }
 
@@ -589,19 +532,19 @@ static int human_begin_run(void *state, const struct iob_run_info *run)
 	st->begun = 1;
 	if (!run || run->struct_size < HUMAN_RUN_INFO_V1_SIZE)
 		return 0;
-	struct human_buf *out = &st->out;
+	struct textbuf *out = &st->out;
 	human_buf_text(out, run->tool);
-	human_buf_str(out, " ");
+	textbuf_str(out, " ");
 	human_buf_text(out, run->version);
-	human_buf_str(out, " on ");
+	textbuf_str(out, " on ");
 	human_buf_text(out, run->host);
-	human_buf_str(out, ", started ");
+	textbuf_str(out, ", started ");
 	human_buf_text(out, run->started);
-	human_buf_str(out, "\n");
+	textbuf_str(out, "\n");
 	if (run->source) {
-		human_buf_str(out, "source: ");
+		textbuf_str(out, "source: ");
 		human_buf_text(out, run->source);
-		human_buf_str(out, "\n");
+		textbuf_str(out, "\n");
 	}
 	return human_flush(st);
 }
@@ -626,7 +569,7 @@ static int human_record(void *state, const struct iob_record *rec)
 		int rc = human_layout_make(st, rec, sig);
 		if (rc) {
 			human_layout_free(&st->lay);
-			human_buf_clear(&st->cell);
+			textbuf_clear(&st->cell);
 			human_log(IOB_LOG_ERROR, "out of memory laying out a record for %s", st->sink.name);
 			return rc;
 		}
@@ -653,27 +596,27 @@ static int human_end_run(void *state, const struct iob_run_end *end)
 		human_log(IOB_LOG_ERROR, "end_run on %s got no valid run end", st->sink.name);
 		return st->err ? st->err : -EINVAL;
 	}
-	struct human_buf *out = &st->out;
-	human_buf_str(out, "\n");
+	struct textbuf *out = &st->out;
+	textbuf_str(out, "\n");
 	for (size_t i = 0; end->notes && i < end->nnotes; i++) {
 		if (!end->notes[i])
 			continue;
-		human_buf_str(out, "note: ");
+		textbuf_str(out, "note: ");
 		human_buf_text(out, end->notes[i]);
-		human_buf_str(out, "\n");
+		textbuf_str(out, "\n");
 	}
 	if (end->status != 0) {
-		human_buf_str(out, "error: ");
+		textbuf_str(out, "error: ");
 		if (end->error)
 			human_buf_text(out, end->error);
 		else
-			human_buf_printf(out, "run failed (status %d)", end->status);
-		human_buf_str(out, "\n");
+			textbuf_printf(out, "run failed (status %d)", end->status);
+		textbuf_str(out, "\n");
 	}
 	if (end->interrupted)
-		human_buf_str(out, "(interrupted)\n");
+		textbuf_str(out, "(interrupted)\n");
 	if (out->len == 1)
-		human_buf_clear(out); /* nothing to say: no blank line either */
+		textbuf_clear(out); /* nothing to say: no blank line either */
 	return human_flush(st);
 }
 
@@ -683,9 +626,9 @@ static int human_close(void *state)
 	if (!st)
 		return 0;
 	human_layout_free(&st->lay);
-	free(st->out.data);
-	free(st->cell.data);
-	free(st->line.data);
+	textbuf_free(&st->out);
+	textbuf_free(&st->cell);
+	textbuf_free(&st->line);
 	free(st);
 	return 0;
 }

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "iobench/plugin.h"
+#include "textbuf.h"
 
 #define JSON_NAME "json"
 #define JSON_NO_RESULT "run ended without a result"
@@ -56,18 +57,12 @@ enum json_stage {
 	JSON_ENDED = 2,  /* the document is complete */
 };
 
-struct json_buf {
-	char *data;
-	size_t len, cap;
-	int oom; /* an append failed: the buffer must not be written */
-};
-
 struct json_state {
 	struct iob_sink sink;
 	enum json_stage stage;
 	size_t nrecords;
 	int err; /* first sink error; sticky */
-	struct json_buf buf;
+	struct textbuf buf;
 };
 
 static void json_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
@@ -81,65 +76,6 @@ static void json_log(int level, const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	json_host->log(level, JSON_NAME, "%s", line);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Growable text buffer.                                                     */
-
-static void json_buf_reserve(struct json_buf *b, size_t more)
-{
-	if (b->oom)
-		return;
-	if (b->len + more + 1 <= b->cap)
-		return;
-	size_t cap = b->cap ? b->cap : 1024;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	char *p = realloc(b->data, cap);
-	if (!p) {
-		b->oom = 1;
-		return;
-	}
-	b->data = p;
-	b->cap = cap;
-}
-
-static void json_buf_add(struct json_buf *b, const char *s, size_t n)
-{
-	json_buf_reserve(b, n);
-	if (b->oom)
-		return;
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
-static void json_buf_str(struct json_buf *b, const char *s)
-{
-	json_buf_add(b, s, strlen(s));
-}
-
-static void json_buf_printf(struct json_buf *b, const char *fmt, ...) IOB_PRINTF(2, 3);
-static void json_buf_printf(struct json_buf *b, const char *fmt, ...)
-{
-	char tmp[128];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		b->oom = 1; /* only short numbers go through here */
-		return;
-	}
-	json_buf_add(b, tmp, (size_t)n);
-}
-
-static void json_buf_clear(struct json_buf *b)
-{
-	b->len = 0;
-	b->oom = 0;
-	if (b->data)
-		b->data[0] = '\0';
 }
 
 /* Write len bytes to the sink; a failure is remembered and ends all output. */
@@ -164,7 +100,7 @@ static int json_flush(struct json_state *st)
 	} else {
 		rc = json_write(st, st->buf.data ? st->buf.data : "", st->buf.len);
 	}
-	json_buf_clear(&st->buf);
+	textbuf_clear(&st->buf);
 	return rc;
 }
 
@@ -181,37 +117,15 @@ static int json_write_fallback_tail(struct json_state *st)
 
 /* Shortest of %.15g..%.17g reading back as v, with '.' as the decimal point
  * whatever the locale says.  v must be finite. */
-static void json_fmt_double(double v, char *out, size_t outlen)
-{
-	char tmp[48];
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
-		if (strtod(tmp, NULL) == v)
-			break;
-	}
-	size_t o = 0;
-	int in_point = 0;
-	for (const char *p = tmp; *p && o + 1 < outlen; p++) {
-		if (isdigit((unsigned char)*p) || *p == '-' || *p == '+' || *p == 'e') {
-			out[o++] = *p;
-			in_point = 0;
-		} else if (!in_point) {
-			out[o++] = '.'; /* the locale's decimal point, maybe several bytes */
-			in_point = 1;
-		}
-	}
-	out[o] = '\0';
-}
-
-static void json_put_f64(struct json_buf *b, double v)
+static void json_put_f64(struct textbuf *b, double v)
 {
 	char num[48];
 	if (!isfinite(v))
 		v = 0.0;
-	json_fmt_double(v, num, sizeof(num));
-	json_buf_str(b, num);
+	textbuf_fmt_double(v, num, sizeof(num));
+	textbuf_str(b, num);
 	if (!strpbrk(num, ".e"))
-		json_buf_str(b, ".0"); /* keep an F64 recognisable as a float */
+		textbuf_str(b, ".0"); /* keep an F64 recognisable as a float */
 }
 
 /* Length (2..4) of the valid UTF-8 sequence at s, or 0 when it is invalid
@@ -244,76 +158,76 @@ static size_t json_utf8_len(const unsigned char *s)
 	return n;
 }
 
-static void json_put_str(struct json_buf *b, const char *s)
+static void json_put_str(struct textbuf *b, const char *s)
 {
 	if (!s) {
-		json_buf_str(b, "null");
+		textbuf_str(b, "null");
 		return;
 	}
 	const unsigned char *p = (const unsigned char *)s;
-	json_buf_add(b, "\"", 1);
+	textbuf_add(b, "\"", 1);
 	while (*p) {
 		const unsigned char *run = p;
 		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
 			p++;
-		json_buf_add(b, (const char *)run, (size_t)(p - run));
+		textbuf_add(b, (const char *)run, (size_t)(p - run));
 		if (!*p)
 			break;
 		if (*p == '"' || *p == '\\') {
 			char esc[2] = {'\\', (char)*p};
-			json_buf_add(b, esc, 2);
+			textbuf_add(b, esc, 2);
 			p++;
 		} else if (*p < 0x20 || *p == 0x7f) {
-			json_buf_printf(b, "\\u%04x", (unsigned)*p);
+			textbuf_printf(b, "\\u%04x", (unsigned)*p);
 			p++;
 		} else {
 			size_t n = json_utf8_len(p);
 			if (n) {
-				json_buf_add(b, (const char *)p, n);
+				textbuf_add(b, (const char *)p, n);
 				p += n;
 			} else {
-				json_buf_str(b, "\\ufffd");
+				textbuf_str(b, "\\ufffd");
 				p++;
 			}
 		}
 	}
-	json_buf_add(b, "\"", 1);
+	textbuf_add(b, "\"", 1);
 }
 
-static void json_put_lat(struct json_buf *b, const struct iob_latency *lat)
+static void json_put_lat(struct textbuf *b, const struct iob_latency *lat)
 {
 	if (!lat) {
-		json_buf_str(b, "null");
+		textbuf_str(b, "null");
 		return;
 	}
-	json_buf_printf(b, "{\"count\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"mean\":",
+	textbuf_printf(b, "{\"count\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"mean\":",
 			lat->count, lat->min, lat->max);
 	json_put_f64(b, lat->mean);
-	json_buf_str(b, ",\"stddev\":");
+	textbuf_str(b, ",\"stddev\":");
 	json_put_f64(b, lat->stddev);
-	json_buf_str(b, ",\"percentiles\":{");
+	textbuf_str(b, ",\"percentiles\":{");
 	size_t n = (lat->pct && lat->value) ? lat->npct : 0;
 	for (size_t i = 0; i < n; i++) {
 		char rank[48];
 		double p = isfinite(lat->pct[i]) ? lat->pct[i] : 0.0;
-		json_fmt_double(p, rank, sizeof(rank));
-		json_buf_str(b, i ? ",\"" : "\"");
-		json_buf_str(b, rank);
-		json_buf_printf(b, "\":%" PRIu64, lat->value[i]);
+		textbuf_fmt_double(p, rank, sizeof(rank));
+		textbuf_str(b, i ? ",\"" : "\"");
+		textbuf_str(b, rank);
+		textbuf_printf(b, "\":%" PRIu64, lat->value[i]);
 	}
-	json_buf_str(b, "}}");
+	textbuf_str(b, "}}");
 }
 
-static void json_put_field(struct json_buf *b, const struct iob_field *f)
+static void json_put_field(struct textbuf *b, const struct iob_field *f)
 {
 	json_put_str(b, f->key ? f->key : "");
-	json_buf_add(b, ":", 1);
+	textbuf_add(b, ":", 1);
 	switch (f->type) {
 	case IOB_T_U64:
-		json_buf_printf(b, "%" PRIu64, f->v.u);
+		textbuf_printf(b, "%" PRIu64, f->v.u);
 		break;
 	case IOB_T_I64:
-		json_buf_printf(b, "%" PRId64, f->v.i);
+		textbuf_printf(b, "%" PRId64, f->v.i);
 		break;
 	case IOB_T_F64:
 		json_put_f64(b, f->v.f);
@@ -322,13 +236,13 @@ static void json_put_field(struct json_buf *b, const struct iob_field *f)
 		json_put_str(b, f->v.s);
 		break;
 	case IOB_T_BOOL:
-		json_buf_str(b, f->v.b ? "true" : "false");
+		textbuf_str(b, f->v.b ? "true" : "false");
 		break;
 	case IOB_T_LAT:
 		json_put_lat(b, f->v.lat);
 		break;
 	default:
-		json_buf_str(b, "null"); /* a type from a later ABI */
+		textbuf_str(b, "null"); /* a type from a later ABI */
 		break;
 	}
 }
@@ -336,44 +250,44 @@ static void json_put_field(struct json_buf *b, const struct iob_field *f)
 /* ------------------------------------------------------------------------ */
 /* Document pieces.                                                          */
 
-static void json_put_head(struct json_buf *b, const struct iob_run_info *run)
+static void json_put_head(struct textbuf *b, const struct iob_run_info *run)
 {
 	static const struct iob_run_info none = {0};
 	if (!run || run->struct_size < JSON_RUN_INFO_V1_SIZE)
 		run = &none;
-	json_buf_str(b, "{\"tool\":");
+	textbuf_str(b, "{\"tool\":");
 	json_put_str(b, run->tool);
-	json_buf_str(b, ",\"version\":");
+	textbuf_str(b, ",\"version\":");
 	json_put_str(b, run->version);
-	json_buf_str(b, ",\"host\":");
+	textbuf_str(b, ",\"host\":");
 	json_put_str(b, run->host);
-	json_buf_str(b, ",\"started\":");
+	textbuf_str(b, ",\"started\":");
 	json_put_str(b, run->started);
-	json_buf_str(b, ",\"source\":");
+	textbuf_str(b, ",\"source\":");
 	json_put_str(b, run->source);
-	json_buf_str(b, ",\n\"records\":[");
+	textbuf_str(b, ",\n\"records\":[");
 }
 
 /* Everything after the last record.  error is NULL for a successful run. */
-static void json_put_tail(struct json_buf *b, const struct iob_run_end *end, const char *error)
+static void json_put_tail(struct textbuf *b, const struct iob_run_end *end, const char *error)
 {
-	json_buf_str(b, "\n],\n\"notes\":[");
+	textbuf_str(b, "\n],\n\"notes\":[");
 	size_t k = 0;
 	for (size_t i = 0; end && end->notes && i < end->nnotes; i++) {
 		if (!end->notes[i])
 			continue;
-		json_buf_str(b, k++ ? "," : "");
+		textbuf_str(b, k++ ? "," : "");
 		json_put_str(b, end->notes[i]);
 	}
-	json_buf_str(b, "],\n\"status\":");
-	json_buf_str(b, error ? "\"error\"" : "\"ok\"");
-	json_buf_str(b, ",\"interrupted\":");
-	json_buf_str(b, end && end->interrupted ? "true" : "false");
+	textbuf_str(b, "],\n\"status\":");
+	textbuf_str(b, error ? "\"error\"" : "\"ok\"");
+	textbuf_str(b, ",\"interrupted\":");
+	textbuf_str(b, end && end->interrupted ? "true" : "false");
 	if (error) {
-		json_buf_str(b, ",\"error\":");
+		textbuf_str(b, ",\"error\":");
 		json_put_str(b, error);
 	}
-	json_buf_str(b, "}\n");
+	textbuf_str(b, "}\n");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -425,14 +339,14 @@ static int json_record(void *state, const struct iob_record *rec)
 		return st->err;
 	if (!rec || (rec->nfields && !rec->fields))
 		return -EINVAL;
-	struct json_buf *b = &st->buf;
-	json_buf_str(b, st->nrecords ? ",\n{\"kind\":" : "\n{\"kind\":");
+	struct textbuf *b = &st->buf;
+	textbuf_str(b, st->nrecords ? ",\n{\"kind\":" : "\n{\"kind\":");
 	json_put_str(b, rec->kind ? rec->kind : "");
 	for (size_t i = 0; i < rec->nfields; i++) {
-		json_buf_add(b, ",", 1);
+		textbuf_add(b, ",", 1);
 		json_put_field(b, &rec->fields[i]);
 	}
-	json_buf_add(b, "}", 1);
+	textbuf_add(b, "}", 1);
 	int rc = json_flush(st);
 	if (rc == 0)
 		st->nrecords++;
@@ -479,7 +393,7 @@ static int json_close(void *state)
 		if (rc == -ENOMEM && !st->err && st->stage == JSON_BEGUN)
 			rc = json_write_fallback_tail(st);
 	}
-	free(st->buf.data);
+	textbuf_free(&st->buf);
 	free(st);
 	return rc;
 }
