@@ -56,6 +56,7 @@
 #endif
 
 #include "iobench/plugin.h"
+#include "fdio.h"
 
 #define DIRECT_NAME "direct"
 #define DIRECT_MIN_ALIGN 512u
@@ -182,25 +183,12 @@ static int direct_on_memory_fs(const char *path)
 
 static int direct_oflags(const struct iob_open_args *args, int *oflags)
 {
-	uint32_t fl = args->flags;
-	int o;
-
-	if ((fl & IOB_OPEN_TRUNC) && !(fl & IOB_OPEN_WRITE)) {
+	if (fdio_oflags(args->flags, oflags) < 0) {
 		direct_host->log(IOB_LOG_ERROR, DIRECT_NAME, "%s: truncate requested on a read-only open",
 				 args->path);
 		return -EINVAL;
 	}
-	if ((fl & IOB_OPEN_READ) && (fl & IOB_OPEN_WRITE))
-		o = O_RDWR;
-	else if (fl & IOB_OPEN_WRITE)
-		o = O_WRONLY;
-	else
-		o = O_RDONLY;
-	if (fl & IOB_OPEN_CREATE)
-		o |= O_CREAT;
-	if (fl & IOB_OPEN_TRUNC)
-		o |= O_TRUNC;
-	*oflags = o | O_DIRECT | O_CLOEXEC;
+	*oflags |= O_DIRECT;
 	return 0;
 }
 
@@ -285,52 +273,19 @@ static int direct_check(const struct direct_file *f, const char *what, const voi
 static int64_t direct_read_at(void *handle, void *buf, size_t len, uint64_t off)
 {
 	struct direct_file *f = handle;
-	size_t done = 0;
-	ssize_t n;
-	int rc;
+	int rc = direct_check(f, "direct read", buf, len, off);
 
-	rc = direct_check(f, "direct read", buf, len, off);
-	if (rc < 0)
-		return rc;
-	while (done < len) {
-		n = pread(f->fd, (char *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		done += (size_t)n;
-		/* 0 is end of file; a count that is not a block multiple ended in
-		 * the file's last, partial block.  Either way nothing follows. */
-		if (n == 0 || ((size_t)n & (f->io_align - 1)) != 0)
-			break;
-	}
-	return (int64_t)done;
+	/* a count that is not a block multiple ended in the file's last,
+	 * partial block: nothing follows it */
+	return rc < 0 ? rc : fdio_pread_full(f->fd, buf, len, off, f->io_align - 1);
 }
 
 static int64_t direct_write_at(void *handle, const void *buf, size_t len, uint64_t off)
 {
 	struct direct_file *f = handle;
-	size_t done = 0;
-	ssize_t n;
-	int rc;
+	int rc = direct_check(f, "direct write", buf, len, off);
 
-	rc = direct_check(f, "direct write", buf, len, off);
-	if (rc < 0)
-		return rc;
-	while (done < len) {
-		n = pwrite(f->fd, (const char *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			if (done > 0)
-				break; /* report the short count; the error repeats next call */
-			return -errno;
-		}
-		done += (size_t)n;
-		if (n == 0 || ((size_t)n & (f->io_align - 1)) != 0)
-			break; /* no progress, or the rest would be misaligned */
-	}
-	return (int64_t)done;
+	return rc < 0 ? rc : fdio_pwrite_full(f->fd, buf, len, off, f->io_align - 1);
 }
 
 static int direct_sync(void *handle)
@@ -339,26 +294,17 @@ static int direct_sync(void *handle)
 
 	/* O_DIRECT skips the page cache, not the device's write cache or the
 	 * file system's metadata: fsync is still what makes data durable. */
-	if (fsync(f->fd) < 0)
-		return -errno;
-	return 0;
+	return fdio_sync(f->fd);
 }
 
 static int direct_info(void *handle, struct iob_file_info *info)
 {
 	struct direct_file *f = handle;
-	struct stat st;
+	uint32_t stream;
+	int rc = fdio_size(f->fd, &info->size, &stream);
 
-	if (fstat(f->fd, &st) < 0)
-		return -errno;
-	if (S_ISBLK(st.st_mode)) {
-		off_t end = lseek(f->fd, 0, SEEK_END);
-		if (end < 0)
-			return -errno;
-		info->size = (uint64_t)end;
-	} else {
-		info->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-	}
+	if (rc < 0)
+		return rc;
 	info->mem_align = f->mem_align;
 	info->io_align = f->io_align;
 	info->direct = 1;
@@ -369,14 +315,8 @@ static int direct_info(void *handle, struct iob_file_info *info)
 static int direct_truncate(void *handle, uint64_t size)
 {
 	struct direct_file *f = handle;
-	int rc;
 
-	if (size > (uint64_t)INT64_MAX)
-		return -EFBIG;
-	do {
-		rc = ftruncate(f->fd, (off_t)size);
-	} while (rc < 0 && errno == EINTR);
-	return rc < 0 ? -errno : 0;
+	return fdio_truncate(f->fd, size);
 }
 
 static int direct_control(void *handle, int op, void *arg)

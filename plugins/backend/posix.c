@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "iobench/plugin.h"
+#include "fdio.h"
 
 #define POSIX_NAME "posix"
 
@@ -43,25 +44,11 @@ IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_hos
 
 static int posix_oflags(const struct iob_open_args *args, int *oflags)
 {
-	uint32_t f = args->flags;
-	int o;
-
-	if ((f & IOB_OPEN_TRUNC) && !(f & IOB_OPEN_WRITE)) {
+	if (fdio_oflags(args->flags, oflags) < 0) {
 		posix_host->log(IOB_LOG_ERROR, POSIX_NAME, "%s: truncate requested on a read-only open",
 				args->path);
 		return -EINVAL;
 	}
-	if ((f & IOB_OPEN_READ) && (f & IOB_OPEN_WRITE))
-		o = O_RDWR;
-	else if (f & IOB_OPEN_WRITE)
-		o = O_WRONLY;
-	else
-		o = O_RDONLY;
-	if (f & IOB_OPEN_CREATE)
-		o |= O_CREAT;
-	if (f & IOB_OPEN_TRUNC)
-		o |= O_TRUNC;
-	*oflags = o | O_CLOEXEC;
 	return 0;
 }
 
@@ -163,67 +150,31 @@ static int64_t posix_stream_read(struct posix_file *f, void *buf, size_t len, ui
 static int64_t posix_read_at(void *handle, void *buf, size_t len, uint64_t off)
 {
 	struct posix_file *f = handle;
-	size_t done = 0;
-	ssize_t n;
 
 	if (f->stream)
 		return posix_stream_read(f, buf, len, off);
-	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
-		return -EINVAL;
-	while (done < len) {
-		n = pread(f->fd, (char *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break; /* end of file */
-		done += (size_t)n;
-	}
-	return (int64_t)done;
+	return fdio_pread_full(f->fd, buf, len, off, 0);
 }
 
 static int64_t posix_write_at(void *handle, const void *buf, size_t len, uint64_t off)
 {
 	struct posix_file *f = handle;
-	size_t done = 0;
-	ssize_t n;
 
 	if (f->stream)
 		return -EBADF;
-	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
-		return -EINVAL;
-	while (done < len) {
-		n = pwrite(f->fd, (const char *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			if (done > 0)
-				break; /* report the short count; the error repeats next call */
-			return -errno;
-		}
-		if (n == 0)
-			break; /* no progress: report what was written */
-		done += (size_t)n;
-	}
-	return (int64_t)done;
+	return fdio_pwrite_full(f->fd, buf, len, off, 0);
 }
 
 static int posix_sync(void *handle)
 {
 	struct posix_file *f = handle;
 
-	if (f->stream)
-		return 0; /* nothing was written */
-	if (fsync(f->fd) < 0)
-		return -errno;
-	return 0;
+	return f->stream ? 0 : fdio_sync(f->fd); /* nothing was written to stdin */
 }
 
 static int posix_info(void *handle, struct iob_file_info *info)
 {
 	struct posix_file *f = handle;
-	struct stat st;
 
 	info->mem_align = 1;
 	info->io_align = 1;
@@ -233,35 +184,14 @@ static int posix_info(void *handle, struct iob_file_info *info)
 		info->is_stream = 1;
 		return 0;
 	}
-	if (fstat(f->fd, &st) < 0)
-		return -errno;
-	if (S_ISREG(st.st_mode)) {
-		info->size = (uint64_t)st.st_size;
-	} else if (S_ISBLK(st.st_mode)) {
-		off_t end = lseek(f->fd, 0, SEEK_END);
-		if (end < 0)
-			return -errno;
-		info->size = (uint64_t)end;
-	} else {
-		info->size = 0;
-		info->is_stream = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode);
-	}
-	return 0;
+	return fdio_size(f->fd, &info->size, &info->is_stream);
 }
 
 static int posix_truncate(void *handle, uint64_t size)
 {
 	struct posix_file *f = handle;
-	int rc;
 
-	if (f->stream)
-		return -EBADF;
-	if (size > (uint64_t)INT64_MAX)
-		return -EFBIG;
-	do {
-		rc = ftruncate(f->fd, (off_t)size);
-	} while (rc < 0 && errno == EINTR);
-	return rc < 0 ? -errno : 0;
+	return f->stream ? -EBADF : fdio_truncate(f->fd, size);
 }
 
 static int posix_control(void *handle, int op, void *arg)

@@ -1,0 +1,103 @@
+/*
+ * fdio.c - file-descriptor helpers for the fd-based backends (fdio.h).
+ */
+#include "fdio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int fdio_oflags(uint32_t flags, int *oflags)
+{
+	int o;
+	if ((flags & IOB_OPEN_TRUNC) && !(flags & IOB_OPEN_WRITE))
+		return -EINVAL;
+	if ((flags & IOB_OPEN_READ) && (flags & IOB_OPEN_WRITE))
+		o = O_RDWR;
+	else if (flags & IOB_OPEN_WRITE)
+		o = O_WRONLY;
+	else
+		o = O_RDONLY;
+	if (flags & IOB_OPEN_CREATE)
+		o |= O_CREAT;
+	if (flags & IOB_OPEN_TRUNC)
+		o |= O_TRUNC;
+	*oflags = o | O_CLOEXEC;
+	return 0;
+}
+
+int64_t fdio_pread_full(int fd, void *buf, size_t len, uint64_t off, size_t partial_mask)
+{
+	size_t done = 0;
+	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
+		return -EINVAL;
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		done += (size_t)n;
+		if (n == 0 || ((size_t)n & partial_mask) != 0)
+			break; /* end of file, or the file's last partial block */
+	}
+	return (int64_t)done;
+}
+
+int64_t fdio_pwrite_full(int fd, const void *buf, size_t len, uint64_t off, size_t partial_mask)
+{
+	size_t done = 0;
+	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
+		return -EINVAL;
+	while (done < len) {
+		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			if (done > 0)
+				break; /* report the short count; the error repeats next call */
+			return -errno;
+		}
+		done += (size_t)n;
+		if (n == 0 || ((size_t)n & partial_mask) != 0)
+			break; /* no progress, or the rest would be misaligned */
+	}
+	return (int64_t)done;
+}
+
+int fdio_sync(int fd)
+{
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+int fdio_truncate(int fd, uint64_t size)
+{
+	int rc;
+	if (size > (uint64_t)INT64_MAX)
+		return -EFBIG;
+	do {
+		rc = ftruncate(fd, (off_t)size);
+	} while (rc < 0 && errno == EINTR);
+	return rc < 0 ? -errno : 0;
+}
+
+int fdio_size(int fd, uint64_t *size, uint32_t *is_stream)
+{
+	struct stat st;
+	*size = 0;
+	*is_stream = 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode)) {
+		*size = (uint64_t)st.st_size;
+	} else if (S_ISBLK(st.st_mode)) {
+		off_t end = lseek(fd, 0, SEEK_END);
+		if (end < 0)
+			return -errno;
+		*size = (uint64_t)end;
+	} else {
+		*is_stream = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode);
+	}
+	return 0;
+}

@@ -1,0 +1,30 @@
+/*
+ * fdio.h - file-descriptor helpers shared by the fd-based backends (posix,
+ * direct), compiled into each; nothing is exported.  All return -errno on
+ * failure.
+ */
+#ifndef IOB_BACKEND_FDIO_H
+#define IOB_BACKEND_FDIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iobench/plugin.h"
+
+/* open(2) flags for IOB_OPEN_* flags (plus O_CLOEXEC); -EINVAL for truncate
+ * without write. */
+int fdio_oflags(uint32_t flags, int *oflags);
+/* pread until len bytes or end of file, retrying EINTR.  A transfer whose
+ * size has bits in partial_mask (a partial block under O_DIRECT) also ends
+ * the read; pass 0 for none. */
+int64_t fdio_pread_full(int fd, void *buf, size_t len, uint64_t off, size_t partial_mask);
+/* pwrite until len bytes, retrying EINTR; after partial progress an error or
+ * a zero-byte write returns the short count (the error repeats next call). */
+int64_t fdio_pwrite_full(int fd, const void *buf, size_t len, uint64_t off, size_t partial_mask);
+int fdio_sync(int fd);
+int fdio_truncate(int fd, uint64_t size);
+/* Size of a regular file or block device; 0 for anything else, with
+ * *is_stream set for pipes, character devices and sockets. */
+int fdio_size(int fd, uint64_t *size, uint32_t *is_stream);
+
+#endif
