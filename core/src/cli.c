@@ -12,6 +12,7 @@
 #include "iobench/log.h"
 #include "iobench/os.h"
 #include "iobench/runner.h"
+#include "iobench/units.h"
 #include "iobench/version.h"
 
 volatile sig_atomic_t iob_cli_stop;
@@ -24,7 +25,10 @@ int iob_cli_fail(int code, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	fflush(stdout);
-	fprintf(stderr, "%s: error: %s\n", iob_log_program(), msg);
+	/* one line whatever a path or value in it holds: control characters escaped */
+	char line[sizeof msg + 1024];
+	iob_quote(msg, line, sizeof line);
+	fprintf(stderr, "%s: error: %s\n", iob_log_program(), line);
 	return code;
 }
 

@@ -2,6 +2,7 @@
  * log.c - the core's logging channel (iobench/log.h).
  */
 #include "iobench/log.h"
+#include "iobench/units.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,10 +49,12 @@ void iob_log(int level, const char *who, const char *fmt, ...)
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
 	const char *lvl = level >= 0 && level <= IOB_LOG_DEBUG ? names[level] : "log";
+	char one[sizeof msg + 256];
+	iob_quote(msg, one, sizeof one); /* one line, whatever a path in it holds */
 	if (who && *who && strcmp(who, log_program) != 0)
-		snprintf(line, sizeof line, "%s: %s: %s: %s", log_program, who, lvl, msg);
+		snprintf(line, sizeof line, "%s: %s: %s: %s", log_program, who, lvl, one);
 	else
-		snprintf(line, sizeof line, "%s: %s: %s", log_program, lvl, msg);
+		snprintf(line, sizeof line, "%s: %s: %s", log_program, lvl, one);
 	if (log_hook) {
 		log_hook(level, line, log_hook_arg);
 		return;

@@ -3,6 +3,7 @@
  * (iobench/result.h).
  */
 #include "iobench/result.h"
+#include "iobench/units.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -142,9 +143,11 @@ void iob_notes_add(struct iob_notes *n, const char *fmt, ...)
 	va_list ap;
 	if (!n)
 		return;
+	char raw[sizeof n->text[0]];
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
+	iob_quote(raw, text, sizeof text); /* a note is one line */
 	for (size_t i = 0; i < n->n; i++)
 		if (strcmp(n->text[i], text) == 0)
 			return; /* say each caveat once */

@@ -64,6 +64,7 @@ ROWS = [
     ("iobench", ["run", "{d}/missing.ini"], None, None, "no such profile", 2),
     ("iobench", ["explode"], None, None, "unknown command 'explode'", 2),
     ("iobench", ["run", "{p}", "--frobnicate"], "[a]\n", None, "unknown option '--frobnicate'", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}/new\nline"], "[a]\nphases = read\n", None, "new\\x0aline", 2),
     # --- iotest ---
     ("iotest", ["-s", "0", "{d}/new"], None, None, "size '0'", 2),
     ("iotest", ["-s", "-5", "{d}/new"], None, None, "size '-5' is negative", 2),
@@ -88,6 +89,7 @@ ROWS = [
     ("iotest", ["-s", "1", "--format", "xml", "{d}/new"], None, None, "unknown output 'xml'", 2),
     ("iotest", ["-s", "1", "-i"], None, None, "needs a value", 2),
     ("iotest", ["-s", "1", "--seed", "x", "{d}/new"], None, None, "seed", 2),
+    ("iotest", ["-s", "1", "-r", "{d}/new\nline/f"], None, None, "new\\x0aline", 2),
     # --- io_profile ---
     ("io_profile", ["-d", "{d}", "-m", "100", "-M", "10"], None, None, "-m 100 is above -M 10", 2),
     ("io_profile", ["-d", "{d}", "-n", "0"], None, None, "-n 0", 2),
@@ -146,6 +148,7 @@ def main():
     with open(os.path.join(d, "victim"), "w") as f:
         f.write("precious data\n" * 4096)
     open(os.path.join(d, "empty"), "w").close()
+    os.mkdir(os.path.join(d, "new\nline"))  # a directory whose name holds a newline
     with open(os.path.join(top, "loop.ini"), "w") as f:
         f.write("[global]\ninclude = p.ini\n[b]\n")
     env = dict(os.environ)
