@@ -301,17 +301,19 @@ static int run_seq_file(struct phase *ph, size_t fi)
 				return fail(ph, -ENOMEM, "series growth for", s->files[fi], UINT64_MAX, 0);
 			if (series && sclock != IOB_CLOCK_WALL)
 				c0 = iob_clock_ns(sclock);
-			uint64_t t0 = iob_ticks();
+			uint64_t t0 = series ? iob_now_ns() : iob_ticks();
 			if (write)
 				n = ops->write_at(hd, ph->buf, len, off);
 			else
 				n = ops->read_at(hd, ph->buf, len, off);
-			uint64_t t1 = iob_ticks();
+			uint64_t t1 = series ? iob_now_ns() : iob_ticks();
 			iob_hist_record(h, t1 - t0);
 			if (series) {
 				c1 = sclock != IOB_CLOCK_WALL ? iob_clock_ns(sclock) : 0;
 				r->series.bytes[r->series.n] = n > 0 ? (uint64_t)n : 0;
 				r->series.ns[r->series.n++] = sclock != IOB_CLOCK_WALL ? c1 - c0 : t1 - t0;
+				if (s->on_sample)
+					s->on_sample(s->sample_arg, &r->series);
 			}
 			if (n == -EINTR && s->stop && *s->stop) {
 				r->interrupted = 1; /* a stream read cut short by the stop signal */
@@ -477,12 +479,10 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	if (r->elapsed_ns == 0)
 		r->elapsed_ns = 1;
 	/* per-I/O times were taken in ticks: convert with this phase's own ratio */
-	double ns_per_tick = iob_ticks_tsc && end_tick > start_tick
+	/* (a series phase timed its I/O with clock_gettime: already ns) */
+	double ns_per_tick = iob_ticks_tsc && end_tick > start_tick && !(s->record_series && s->access == IOB_ACCESS_SEQ)
 				     ? (double)r->elapsed_ns / (double)(end_tick - start_tick) : 1.0;
 	iob_hist_set_scale(r->hist, ns_per_tick);
-	if (s->record_series && s->series_clock == IOB_CLOCK_WALL && ns_per_tick != 1.0)
-		for (size_t i = 0; i < r->series.n; i++)
-			r->series.ns[i] = (uint64_t)((double)r->series.ns[i] * ns_per_tick + 0.5);
 	for (size_t i = 0; i < s->nfiles; i++) {
 		if (ph.handles[i])
 			ph.ops->close(ph.handles[i]);

@@ -198,7 +198,19 @@ int iob_outputs_begin(struct iob_outputs *o, const struct iob_run_info *run)
 
 int iob_outputs_record(struct iob_outputs *o, const struct iob_record *rec)
 {
-	EACH(o, record(o->state[i], rec));
+	int first = 0;
+	for (size_t i = 0; o && i < o->n; i++) {
+		if (!o->plugin[i])
+			continue;
+		int rc = o->plugin[i]->output.record(o->state[i], rec);
+		if (rc < 0 && !first)
+			first = rc;
+		/* records come between phases or between blocks, never inside a timed
+		 * call: push each out, so a pipe sees it now and a kill loses none */
+		if (o->file[i].f)
+			fflush(o->file[i].f);
+	}
+	return first;
 }
 
 int iob_outputs_end(struct iob_outputs *o, const struct iob_run_end *end)

@@ -77,6 +77,45 @@ int iob_series_speeds(const struct iob_series *s, uint64_t resolution_ns, double
 	return 0;
 }
 
+void iob_speed_stream_init(struct iob_speed_stream *st, uint64_t resolution_ns)
+{
+	memset(st, 0, sizeof *st);
+	st->res = resolution_ns ? resolution_ns : 1;
+}
+
+int iob_speed_stream_next(struct iob_speed_stream *st, const struct iob_series *s, size_t *from, size_t *to,
+			  double *speed)
+{
+	while (st->next < s->n) {
+		size_t i = st->next++;
+		if (s->bytes[i] == 0)
+			continue;
+		size_t b = st->blocks++;
+		st->gbytes += s->bytes[i];
+		st->gns += s->ns[i];
+		if (st->gns < st->res)
+			continue;
+		/* group [start, b] closed: the one before it is final now */
+		int had = st->pending;
+		size_t f = st->pfrom, t = st->pto;
+		uint64_t pb = st->pbytes, pn = st->pns;
+		st->pending = 1;
+		st->pfrom = st->start;
+		st->pto = b + 1;
+		st->pbytes = st->gbytes;
+		st->pns = st->gns;
+		st->start = b + 1;
+		st->gbytes = st->gns = 0;
+		if (had) {
+			*from = f;
+			*to = t;
+			*speed = (double)pb * 1e9 / (double)pn; /* as assign_group */
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -257,6 +257,44 @@ static void step_series(double *v, size_t n, size_t k0, double before, double af
 		v[i] = (i < k0 ? before : after) * (1.0 + noise * (2.0 * rng_u01() - 1.0));
 }
 
+/* Streaming gives, for every block it hands out, the speed the whole-series
+ * computation gives, on random series with many sub-resolution blocks, and
+ * hands out every block but the last closed group and any unfinished tail. */
+static void test_speed_stream_matches_batch(void **state)
+{
+	(void)state;
+	uint64_t seed = 12345;
+	for (int trial = 0; trial < 500; trial++) {
+		size_t n = 1 + (size_t)(trial % 60);
+		uint64_t bytes[64], ns[64];
+		struct iob_series s = {.n = 0, .cap = 64, .bytes = bytes, .ns = ns};
+		double batch[64], streamed[64];
+		unsigned char got[64] = {0};
+		struct iob_speed_stream st;
+		iob_speed_stream_init(&st, 1000);
+		size_t from, to, handed = 0;
+		double v;
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			bytes[i] = 4096;
+			ns[i] = (seed >> 33) % 3 == 0 ? 0 : (seed >> 40) % 3000; /* many below 1000 */
+			s.n = i + 1;
+			while (iob_speed_stream_next(&st, &s, &from, &to, &v)) {
+				assert_int_equal(from, handed); /* in order, no gaps */
+				for (size_t k = from; k < to; k++) {
+					streamed[k] = v;
+					got[k] = 1;
+				}
+				handed = to;
+			}
+		}
+		if (iob_series_speeds(&s, 1000, batch, NULL, NULL) != 0)
+			continue; /* no time at all: nothing to compare */
+		for (size_t k = 0; k < handed; k++)
+			assert_true(got[k] && streamed[k] == batch[k]);
+	}
+}
+
 static void test_cliff_clean_step_exact(void **state)
 {
 	(void)state;
@@ -422,6 +460,7 @@ int main(void)
 	    cmocka_unit_test(test_speeds_tail_joins_previous),
 	    cmocka_unit_test(test_speeds_coarse_resolution),
 	    cmocka_unit_test(test_speeds_no_time_at_all),
+	    cmocka_unit_test(test_speed_stream_matches_batch),
 	    cmocka_unit_test(test_speeds_always_finite),
 	    cmocka_unit_test(test_cliff_clean_step_exact),
 	    cmocka_unit_test(test_cliff_planted_noisy_with_outliers),

@@ -38,6 +38,11 @@ struct run {
 	int evicted;
 	char source[1024];
 	char err[2048];
+	/* blocks reported while the read goes on (iob_speed_stream) */
+	struct iob_speed_stream stream;
+	size_t emitted;       /* blocks [0, emitted) have their records out */
+	uint64_t emitted_off; /* and their bytes */
+	int input_emitted;
 };
 
 static void join_args(int argc, char **argv, char *buf, size_t len)
@@ -177,6 +182,7 @@ static void emit_input(struct run *r)
 	iob_rec_bool(b, "cache_known", r->resident_known);
 	iob_rec_f64(b, "cache_resident_pct", IOB_UNIT_NONE, r->resident_pct);
 	iob_outputs_record(r->out, &b->rec);
+	r->input_emitted = 1;
 }
 
 /* Append the figures of st under keys "<prefix>n", "<prefix>min_bytes_per_s" ... */
@@ -249,25 +255,49 @@ static int compute_figures(struct run *r, struct iob_series *s, struct figures *
 	return rc;
 }
 
-/* One "block" record each; returns the bytes of all blocks and, in
- * *cliff_off, the offset of the cliff's block. */
+static void emit_block(struct run *r, size_t i, uint64_t off, uint64_t bytes, uint64_t ns, double speed,
+		       int merged)
+{
+	struct iob_recbuf *b = &r->rb;
+	iob_rec_reset(b, BR_REC_BLOCK);
+	iob_rec_u64(b, BR_K_INDEX, IOB_UNIT_COUNT, i);
+	iob_rec_u64(b, "offset_bytes", IOB_UNIT_BYTES, off);
+	iob_rec_u64(b, "bytes", IOB_UNIT_BYTES, bytes);
+	iob_rec_u64(b, "time_ns", IOB_UNIT_NS, ns);
+	iob_rec_f64(b, BR_K_SPEED, IOB_UNIT_BYTES_PER_S, speed);
+	iob_rec_bool(b, "merged", merged);
+	iob_outputs_record(r->out, &b->rec);
+}
+
+/* The engine's per-block hook: report every block whose speed is final. */
+static void stream_blocks(void *arg, const struct iob_series *s)
+{
+	struct run *r = arg;
+	size_t from, to;
+	double speed;
+	while (iob_speed_stream_next(&r->stream, s, &from, &to, &speed)) {
+		if (!r->input_emitted)
+			emit_input(r);
+		for (size_t i = from; i < to; i++) {
+			emit_block(r, i, r->emitted_off, s->bytes[i], s->ns[i], speed, to - from > 1);
+			r->emitted_off += s->bytes[i];
+		}
+		r->emitted = to;
+	}
+}
+
+/* The "block" records not streamed yet; returns the bytes of all blocks and,
+ * in *cliff_off, the offset of the cliff's block. */
 static uint64_t emit_blocks(struct run *r, const struct iob_series *s, const struct figures *f,
 			    uint64_t *cliff_off)
 {
-	struct iob_recbuf *b = &r->rb;
 	uint64_t off = 0;
 	*cliff_off = 0;
 	for (size_t i = 0; i < f->n; i++) {
 		if (f->cliff.found && i == f->cliff.block)
 			*cliff_off = off;
-		iob_rec_reset(b, BR_REC_BLOCK);
-		iob_rec_u64(b, BR_K_INDEX, IOB_UNIT_COUNT, i);
-		iob_rec_u64(b, "offset_bytes", IOB_UNIT_BYTES, off);
-		iob_rec_u64(b, "bytes", IOB_UNIT_BYTES, s->bytes[i]);
-		iob_rec_u64(b, "time_ns", IOB_UNIT_NS, s->ns[i]);
-		iob_rec_f64(b, BR_K_SPEED, IOB_UNIT_BYTES_PER_S, f->speed[i]);
-		iob_rec_bool(b, "merged", f->merged[i]);
-		iob_outputs_record(r->out, &b->rec);
+		if (i >= r->emitted)
+			emit_block(r, i, off, s->bytes[i], s->ns[i], f->speed[i], f->merged[i]);
 		off += s->bytes[i];
 	}
 	return off;
@@ -348,7 +378,10 @@ static int read_and_report(struct run *r)
 	    .record_series = 1,
 	    .series_clock = r->a.clock,
 	    .stop = &iob_cli_stop,
+	    .on_sample = stream_blocks,
+	    .sample_arg = r,
 	};
+	iob_speed_stream_init(&r->stream, iob_clock_resolution_ns(r->a.clock));
 	struct iob_phase_result pr;
 	int status = iob_phase_run(&spec, &pr);
 	int sig = (int)iob_cli_stop;
@@ -369,9 +402,10 @@ static int read_and_report(struct run *r)
 		status = -ENODATA;
 		code = IOB_EXIT_USAGE;
 	} else if (pr.bytes > 0 || sig) {
-		/* the input record comes after the read, so that an empty stream
-		 * prints nothing but its error; every line appears at the end anyway */
-		emit_input(r);
+		/* the input record comes with the first block, so that an empty
+		 * stream prints nothing but its error */
+		if (!r->input_emitted)
+			emit_input(r);
 		int rc = emit_results(r, &pr);
 		if (rc < 0 && status >= 0) {
 			status = rc;

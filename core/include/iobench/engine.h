@@ -42,8 +42,15 @@ struct iob_phase_spec {
 	int fsync;             /* write: sync each file before closing it (timed) */
 	int truncate;          /* write: open with IOB_OPEN_TRUNC */
 	int reopen;            /* open/close around every I/O (timed) */
-	int record_series;     /* fill result->series, one sample per I/O */
+	int record_series;     /* fill result->series, one sample per I/O; sequential
+				* access only, timed with clock_gettime rather than ticks
+				* (one sample per large block: the clock's cost does not matter,
+				* and every sample is in ns as soon as it is taken) */
 	enum iob_clock series_clock;
+	/* With record_series: called after every sample is appended, outside the
+	 * timed call, so a tool can report blocks as they come.  May be NULL. */
+	void (*on_sample)(void *arg, const struct iob_series *series);
+	void *sample_arg;
 	volatile sig_atomic_t *stop; /* set by a signal handler to stop early; may be NULL */
 	int fill_once;         /* write: fill the buffer once (as at offset 0), no refill per I/O */
 };

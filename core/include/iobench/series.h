@@ -87,6 +87,30 @@ size_t iob_series_drop_empty(struct iob_series *s);
 int iob_series_speeds(const struct iob_series *s, uint64_t resolution_ns, double *speed,
 		      unsigned char *merged, size_t *nmerged);
 
+/* The same speeds as the samples arrive, for tools that print each block as
+ * it is read.  A group of blocks is final once the group after it has
+ * closed (the last closed group may still absorb an unfinished tail), so
+ * every speed handed out here is the one iob_series_speeds gives for the
+ * whole series; the blocks not handed out by the end are the caller's to
+ * take from iob_series_speeds.  Samples that moved no bytes are skipped, and
+ * block indices count only the others (as after iob_series_drop_empty). */
+struct iob_speed_stream {
+	uint64_t res;
+	size_t next;             /* next sample to look at */
+	size_t blocks;           /* non-empty samples seen */
+	size_t start;            /* first block of the open group */
+	uint64_t gbytes, gns;    /* its sums */
+	int pending;             /* a closed group waits to become final */
+	size_t pfrom, pto;       /* its blocks */
+	uint64_t pbytes, pns;    /* its sums */
+};
+void iob_speed_stream_init(struct iob_speed_stream *st, uint64_t resolution_ns);
+/* Look at the samples appended since the last call.  When a group becomes
+ * final, return 1 with its blocks [*from, *to) and their speed in bytes per
+ * second; call again until it returns 0. */
+int iob_speed_stream_next(struct iob_speed_stream *st, const struct iob_series *s, size_t *from, size_t *to,
+			  double *speed);
+
 /* Summary figures of a set of values (all zero for n == 0). */
 struct iob_stats {
 	size_t n;
