@@ -48,7 +48,8 @@ struct iob_phase_spec {
 				* and every sample is in ns as soon as it is taken) */
 	enum iob_clock series_clock;
 	/* With record_series: called after every sample is appended, outside the
-	 * timed call, so a tool can report blocks as they come.  May be NULL. */
+	 * timed call, so a tool can report blocks as they come; its time is left
+	 * out of the phase's elapsed_ns.  May be NULL. */
 	void (*on_sample)(void *arg, const struct iob_series *series);
 	void *sample_arg;
 	volatile sig_atomic_t *stop; /* set by a signal handler to stop early; may be NULL */
@@ -65,7 +66,9 @@ struct iob_phase_result {
 	uint64_t ops;        /* completed I/O calls */
 	uint64_t skipped;    /* random ops skipped because they crossed the end */
 	uint64_t short_ops;  /* I/O that moved fewer bytes than asked (end of file) */
-	uint64_t elapsed_ns; /* wall time of the phase: opens, I/O, syncs, closes */
+	uint64_t elapsed_ns; /* wall time of the phase: opens, I/O, syncs, closes;
+			      * not the time spent in spec->on_sample (hook_ns) */
+	uint64_t hook_ns;    /* time spent in spec->on_sample */
 	uint64_t sync_ns;    /* part of elapsed_ns spent in sync */
 	struct iob_hist *hist; /* per-I/O latency, owned by the result */
 	struct iob_series series;
