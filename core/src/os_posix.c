@@ -19,6 +19,10 @@
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <linux/magic.h> /* TMPFS_MAGIC, RAMFS_MAGIC */
+#include <sys/vfs.h>
+#endif
 
 uint64_t iob_now_ns(void)
 {
@@ -430,11 +434,6 @@ void iob_install_stop_handlers(volatile sig_atomic_t *flag)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 }
-
-#if defined(__linux__)
-#include <linux/magic.h> /* TMPFS_MAGIC, RAMFS_MAGIC */
-#include <sys/vfs.h>
-#endif
 
 int iob_dio_alignment(const char *path, uint32_t *align)
 {

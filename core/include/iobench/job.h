@@ -55,7 +55,7 @@ struct iob_job {
 	int fsync;                    /* write phase: sync before close (counted in time) */
 	int truncate;                 /* write phase: truncate the file on open */
 	int reopen;                   /* open and close around every I/O (io_profile) */
-	int keep_files;               /* leave the files behind (default 1) */
+	int keep_files;               /* leave the files behind (default 0: remove what the job made) */
 	int allow_devices;            /* permit block/char devices as targets */
 	int evict_before_read;        /* evict the files from page cache before read phases */
 	int fill_once;                /* write phases: one buffer, filled as at offset 0, written everywhere */
