@@ -40,6 +40,8 @@ void iob_job_defaults(struct iob_job *job)
 	job->pattern.seed = job->seed;
 	job->fsync = 1;
 	job->keep_files = 0;
+	job->random_map = 1;
+	job->series_clock = IOB_CLOCK_WALL;
 }
 
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)

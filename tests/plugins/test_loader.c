@@ -64,7 +64,7 @@ static void test_bad_abi(void **s)
 	(void)s;
 	struct iob_registry *reg = load(BAD_DIR "/bad_abi");
 	assert_null(iob_registry_find(reg, IOB_PLUGIN_BACKEND, "fake"));
-	expect_error(reg, "iob-backend-badabi.so", "built for plugin ABI 99.0, this iobench speaks ABI 1.0");
+	expect_error(reg, "iob-backend-badabi.so", "built for plugin ABI 99.1, this iobench speaks ABI 1.1");
 	done(reg);
 }
 

@@ -59,6 +59,13 @@ struct iob_job {
 	int allow_devices;            /* permit block/char devices as targets */
 	int evict_before_read;        /* evict the files from page cache before read phases */
 	int fill_once;                /* write phases: one buffer, filled as at offset 0, written everywhere */
+	int random_map;               /* random: every slot once per pass, in a random order (default 1);
+				       * 0 draws with replacement (io_profile's way), leaving holes */
+	int series;                   /* sequential reads: one "block" record per I/O, with block
+				       * speeds, summary and cliff (bigread) */
+	enum iob_clock series_clock;  /* with series: the clock each block is timed with */
+	int follow_symlinks;          /* a symlinked target is followed (default 0: refused) */
+	char backend_options[256];    /* "k=v,..." handed to the backend's open */
 };
 
 /* Defaults shared by profiles and tools (docs/profiles.md). */

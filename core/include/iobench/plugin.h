@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define IOB_ABI_MAJOR 1
-#define IOB_ABI_MINOR 0
+#define IOB_ABI_MINOR 1
 
 #define IOB_PLUGIN_ENTRY_NAME "iob_plugin_entry"
 
@@ -80,6 +80,9 @@ struct iob_host {
 #define IOB_OPEN_WRITE 0x02u  /* the handle will be written */
 #define IOB_OPEN_CREATE 0x04u /* create the file if missing */
 #define IOB_OPEN_TRUNC 0x08u  /* truncate to zero on open */
+/* ABI 1.1: refuse a symbolic link as the last path component (O_NOFOLLOW,
+ * -ELOOP); the core sets it unless the job allows symlinked targets. */
+#define IOB_OPEN_NOFOLLOW 0x10u
 
 /* Capability flags (struct iob_plugin.caps for backends). */
 #define IOB_CAP_READ (1u << 0)      /* read_at is implemented */
@@ -98,6 +101,14 @@ struct iob_open_args {
 	uint32_t mode;      /* permission bits when creating, e.g. 0644 */
 	uint64_t size_hint; /* bytes a write phase will reach, 0 if unknown */
 	/* --- end of ABI 1.0 --- */
+	/* Backend options from the job's backend_options key, "k=v,k2=v2", or
+	 * NULL.  A backend refuses a key it does not know with -EINVAL after
+	 * logging one line naming it. */
+	const char *options;
+	/* I/Os the core may keep in flight on this handle; 0 or 1 = one at a
+	 * time (read_at/write_at).  Above 1 only for IOB_CAP_ASYNC backends. */
+	uint32_t queue_depth;
+	/* --- end of ABI 1.1 --- */
 };
 
 /* What the core must know about an open handle before any I/O. */
@@ -109,6 +120,20 @@ struct iob_file_info {
 	uint32_t direct;     /* nonzero when this handle's I/O bypasses the page cache */
 	uint32_t is_stream;  /* nonzero for a pipe or terminal (no size, no seeking) */
 	/* --- end of ABI 1.0 --- */
+	/* What the opened handle is (fstat on the descriptor, not the path): the
+	 * core decides "device or regular file" from this.  0 = unknown. */
+	uint32_t file_type; /* enum iob_file_type */
+	uint64_t dev, ino;  /* identity of the opened file; 0, 0 if unknown */
+	/* --- end of ABI 1.1 --- */
+};
+
+enum iob_file_type {
+	IOB_FILE_UNKNOWN = 0,
+	IOB_FILE_REGULAR = 1,
+	IOB_FILE_BLOCKDEV = 2,
+	IOB_FILE_CHARDEV = 3,
+	IOB_FILE_STREAM = 4, /* fifo, socket, terminal */
+	IOB_FILE_OTHER = 5,
 };
 
 struct iob_backend_ops {
