@@ -160,10 +160,19 @@ struct iob_backend_ops {
 	/* Optional (required with IOB_CAP_TRUNCATE).  Set the file size. */
 	int (*truncate)(void *handle, uint64_t size);
 	/* Optional.  Escape hatch for backend-specific requests; an unknown op
-	 * returns -ENOTSUP.  `arg` is owned by the caller. */
+	 * returns -ENOTSUP.  `arg` is owned by the caller.  The core calls
+	 * IOB_CTL_CHECK_OPTIONS (below) with handle NULL. */
 	int (*control)(void *handle, int op, void *arg);
 	/* --- end of ABI 1.0 --- */
 };
+
+/* control() requests the core makes (ABI 1.1). */
+/* Check backend options before anything is opened or created: handle is
+ * NULL, arg is the option text ("k=v,..."; never NULL).  Return 0 when every
+ * key is known and its value valid, else -EINVAL after one host log line
+ * naming the bad key or value.  A backend without control() accepts only an
+ * empty option text. */
+#define IOB_CTL_CHECK_OPTIONS 1
 
 /* ------------------------------------------------------------------------ */
 /* The result model: what outputs render.  All memory is owned by the core  */
@@ -255,6 +264,9 @@ struct iob_sink {
 	int (*write)(void *ctx, const char *data, size_t len);
 	const char *name; /* "stdout" or the file path, for messages */
 	int is_terminal;  /* nonzero when a person is probably reading */
+	/* --- end of ABI 1.0 --- */
+	size_t struct_size; /* sizeof(struct iob_sink) in the core (1.1 and later) */
+	/* --- end of ABI 1.1 --- */
 };
 
 struct iob_output_ops {
