@@ -96,14 +96,18 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 	if (dir)
 		for (size_t i = 0; i < suite.njobs; i++)
 			snprintf(suite.jobs[i].dir, sizeof suite.jobs[i].dir, "%s", dir);
-	if (iob_suite_check(&suite, reg, err, sizeof err) != 0)
-		rc = iob_cli_fail(IOB_EXIT_USAGE, "%s: %s", profile, err);
-	else if (iob_output_spec_parse(outspec, reg, &spec, err, sizeof err) != 0)
+	if (iob_output_spec_parse(outspec, reg, &spec, err, sizeof err) != 0) {
 		rc = iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
-	else if (strcmp(cmd, "check") == 0)
-		rc = printf("%s: %zu job(s) OK\n", profile, suite.njobs) < 0 ? IOB_EXIT_FAIL : IOB_EXIT_OK;
-	else
-		rc = iob_cli_run_suite(reg, &spec, &suite, "iobench", profile);
+	} else if (strcmp(cmd, "check") == 0) {
+		if (iob_suite_check(&suite, reg, err, sizeof err) != 0)
+			rc = iob_cli_fail(IOB_EXIT_USAGE, "%s: %s", profile, err);
+		else
+			rc = printf("%s: %zu job(s) OK\n", profile, suite.njobs) < 0 ? IOB_EXIT_FAIL : IOB_EXIT_OK;
+	} else {
+		struct iob_run_opts ro = {
+			.tool = "iobench", .source = profile, .outputs = &spec, .source_in_errors = 1};
+		rc = iob_run_main(reg, &ro, &suite);
+	}
 	iob_suite_free(&suite);
 	return rc;
 }

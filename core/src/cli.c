@@ -11,9 +11,7 @@
 
 #include "iobench/log.h"
 #include "iobench/os.h"
-#include "iobench/runner.h"
 #include "iobench/units.h"
-#include "iobench/version.h"
 
 volatile sig_atomic_t iob_cli_stop;
 
@@ -58,19 +56,6 @@ void iob_cli_trap_signals(void)
 	iob_install_stop_handlers(&iob_cli_stop);
 }
 
-void iob_cli_run_info(struct iob_cli_run *r, const char *tool, const char *source)
-{
-	memset(r, 0, sizeof *r);
-	iob_hostname(r->host, sizeof r->host);
-	iob_time_iso8601(r->started, sizeof r->started);
-	r->info.struct_size = sizeof r->info;
-	r->info.tool = tool;
-	r->info.version = IOB_VERSION;
-	r->info.host = r->host;
-	r->info.started = r->started;
-	r->info.source = source;
-}
-
 int iob_cli_end_run(struct iob_outputs *out, const struct iob_notes *notes, int status, int interrupted,
 		    const char *error)
 {
@@ -84,46 +69,4 @@ int iob_cli_end_run(struct iob_outputs *out, const struct iob_notes *notes, int 
 		.notes = notes ? notes->ptr : NULL,
 	};
 	return iob_outputs_end(out, &end);
-}
-
-int iob_cli_run_suite(const struct iob_registry *reg, const struct iob_output_spec *spec,
-		      const struct iob_suite *suite, const char *tool, const char *source)
-{
-	char err[2048];
-	struct iob_outputs *out;
-	struct iob_notes *notes = calloc(1, sizeof *notes);
-	struct iob_run_ctx *ctx = calloc(1, sizeof *ctx);
-	struct iob_cli_run run;
-
-	if (!notes || !ctx) {
-		free(notes);
-		free(ctx);
-		return iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
-	}
-	if (iob_outputs_open(&out, reg, spec, err, sizeof err) != 0) {
-		free(notes);
-		free(ctx);
-		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
-	}
-	iob_cli_trap_signals();
-	iob_cli_run_info(&run, tool, source);
-	iob_outputs_begin(out, &run.info);
-	ctx->reg = reg;
-	ctx->out = out;
-	ctx->notes = notes;
-	ctx->stop = &iob_cli_stop;
-	int status = iob_suite_run(suite, ctx);
-	int sig = (int)iob_cli_stop;
-	if (sig && !ctx->error[0])
-		snprintf(ctx->error, sizeof ctx->error, "interrupted by signal %d", sig);
-	iob_cli_end_run(out, notes, status, sig != 0, ctx->error);
-	int crc = iob_outputs_close(out);
-	int code = iob_cli_exit_code(status, sig);
-	if (status != 0 || sig)
-		iob_cli_fail(code, "%s", ctx->error);
-	else if (crc < 0)
-		code = iob_cli_fail(IOB_EXIT_FAIL, "writing the results failed: %s", strerror(-crc));
-	free(notes);
-	free(ctx);
-	return code;
 }

@@ -53,6 +53,47 @@ static uint64_t rng_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* A random permutation of [0, n) that needs no memory: a four-round Feistel
+ * network over the smallest even number of bits covering n, walked until it
+ * lands inside [0, n) (a bijection of the larger domain, restricted by cycle
+ * walking, is a bijection of [0, n)).  The domain is under 4n, so a draw
+ * takes under four walks on average.  Random writes use it so that a pass
+ * touches every block exactly once and leaves no hole. */
+struct perm {
+	uint64_t n, mask;
+	unsigned half;
+	uint64_t key[4];
+};
+
+static void perm_init(struct perm *p, uint64_t n, uint64_t seed)
+{
+	unsigned bits = 2;
+	while (bits < 64 && ((uint64_t)1 << bits) < n)
+		bits++;
+	bits += bits & 1u;
+	p->n = n;
+	p->half = bits / 2;
+	p->mask = p->half >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << p->half) - 1;
+	for (int i = 0; i < 4; i++)
+		p->key[i] = rng_next(&seed);
+}
+
+static inline uint64_t perm_at(const struct perm *p, uint64_t x)
+{
+	do {
+		uint64_t l = x >> p->half, r = x & p->mask;
+		for (int i = 0; i < 4; i++) {
+			uint64_t f = (r ^ p->key[i]) * 0x9e3779b97f4a7c15ull;
+			f ^= f >> 29;
+			uint64_t t = l ^ (f & p->mask);
+			l = r;
+			r = t;
+		}
+		x = (l << p->half) | r;
+	} while (x >= p->n);
+	return x;
+}
+
 /* Everything a phase holds while it runs. */
 struct phase {
 	const struct iob_phase_spec *spec;
@@ -60,6 +101,7 @@ struct phase {
 	const struct iob_backend_ops *ops;
 	void **handles;
 	int *created; /* file did not exist before this phase opened it */
+	int *checked; /* what was opened has been checked (fstat through info) */
 	unsigned char *buf, *scratch;
 	size_t buflen;
 	uint32_t io_align;
@@ -81,24 +123,53 @@ static int fail(struct phase *ph, int err, const char *what, const char *file, u
 	return err;
 }
 
+/* Decide on what was opened, not on a path: a device swapped in for the
+ * checked file after the checks is refused here, before any I/O. */
+static int check_opened(struct phase *ph, size_t i)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct iob_file_info info = {.struct_size = sizeof info};
+	ph->checked[i] = 1;
+	if (s->allow_devices || ph->ops->info(ph->handles[i], &info) < 0)
+		return 0;
+	if (info.file_type != IOB_FILE_BLOCKDEV && info.file_type != IOB_FILE_CHARDEV)
+		return 0;
+	ph->ops->close(ph->handles[i]);
+	ph->handles[i] = NULL;
+	fail(ph, -EPERM, "open of", s->files[i], UINT64_MAX, 0);
+	snprintf(ph->r->error, sizeof ph->r->error,
+		 "%s turned out to be a %s device when opened; refusing to touch it (allow devices to test one)",
+		 s->files[i], info.file_type == IOB_FILE_BLOCKDEV ? "block" : "character");
+	return -EPERM;
+}
+
 static int open_one(struct phase *ph, size_t i)
 {
 	const struct iob_phase_spec *s = ph->spec;
 	struct iob_open_args a = {
 		.struct_size = sizeof a,
 		.path = s->files[i],
-		.flags = ph->open_flags,
+		.flags = ph->open_flags | (s->follow_symlinks ? 0 : IOB_OPEN_NOFOLLOW),
 		.mode = 0644,
 		.size_hint = ph->write ? s->file_size : 0,
+		.options = s->backend_options && *s->backend_options ? s->backend_options : NULL,
+		.queue_depth = 1,
 	};
 	if (ph->write && !ph->created[i] && strcmp(s->files[i], "-") != 0)
-		ph->created[i] = iob_path_kind(s->files[i], 1) == IOB_PATH_MISSING ? 1 : ph->created[i];
+		ph->created[i] = iob_path_kind(s->files[i], 0) == IOB_PATH_MISSING ? 1 : ph->created[i];
 	int rc = ph->ops->open(&a, &ph->handles[i]);
 	if (rc < 0) {
 		ph->handles[i] = NULL;
+		if (rc == -ELOOP && !s->follow_symlinks) {
+			fail(ph, rc, "open of", s->files[i], UINT64_MAX, 0);
+			snprintf(ph->r->error, sizeof ph->r->error,
+				 "open of %s refused: it is a symbolic link (set follow_symlinks = true to allow it)",
+				 s->files[i]);
+			return rc;
+		}
 		return fail(ph, rc, "open of", s->files[i], UINT64_MAX, 0);
 	}
-	return 0;
+	return ph->checked[i] ? 0 : check_opened(ph, i);
 }
 
 static int close_one(struct phase *ph, size_t i)
@@ -164,6 +235,15 @@ static int prepare(struct phase *ph)
 		}
 	}
 	ph->buflen = (size_t)bs;
+	if (s->phase == IOB_PHASE_READ && s->access == IOB_ACCESS_SEQ && s->nfiles == 1 && !info.is_stream &&
+	    info.size < bs) {
+		/* a file smaller than the block needs no larger buffer: the reads
+		 * are the same (a 1 GiB bigread block over a 4 KiB file) */
+		uint64_t unit = ph->io_align > 4096 ? ph->io_align : 4096;
+		uint64_t need = info.size ? (info.size + unit - 1) / unit * unit : unit;
+		if (need < bs)
+			ph->buflen = (size_t)need;
+	}
 	ph->buf = iob_alloc_aligned(mem_align, ph->buflen);
 	ph->scratch = ph->verify ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
 	if (!ph->buf || (ph->verify && !ph->scratch))
@@ -199,6 +279,14 @@ __attribute__((noinline)) static int after_io_slow(struct phase *ph, size_t fi, 
 {
 	struct iob_phase_result *r = ph->r;
 	const char *what = ph->write ? "write" : "read";
+	if (n > (int64_t)len || n < -4095) {
+		fail(ph, -EPROTO, what, ph->spec->files[fi], off, len);
+		snprintf(r->error, sizeof r->error,
+			 "backend %s broke its contract: %s of %zu bytes at offset %llu of %s returned %lld",
+			 ph->spec->backend->desc.name, what, len, (unsigned long long)off, ph->spec->files[fi],
+			 (long long)n);
+		return -EPROTO;
+	}
 	if (n < 0)
 		return fail(ph, (int)n, what, ph->spec->files[fi], off, len);
 	r->bytes += (uint64_t)n;
@@ -238,7 +326,7 @@ __attribute__((noinline)) static int after_io_slow(struct phase *ph, size_t fi, 
  * additions; everything else goes out of line. */
 static inline int after_io(struct phase *ph, size_t fi, int64_t n, size_t len, uint64_t off)
 {
-	if (n == (int64_t)len && !ph->verify) {
+	if (__builtin_expect(n == (int64_t)len && !ph->verify, 1)) {
 		ph->r->bytes += len;
 		ph->r->ops++;
 		return 0;
@@ -312,13 +400,8 @@ static int run_seq_file(struct phase *ph, size_t fi)
 				c1 = sclock != IOB_CLOCK_WALL ? iob_clock_ns(sclock) : 0;
 				r->series.bytes[r->series.n] = n > 0 ? (uint64_t)n : 0;
 				r->series.ns[r->series.n++] = sclock != IOB_CLOCK_WALL ? c1 - c0 : t1 - t0;
-				if (s->on_sample) {
-					/* the tool's reporting is not the workload: keep it out
-					 * of the phase time */
-					uint64_t h0 = iob_now_ns();
+				if (s->on_sample)
 					s->on_sample(s->sample_arg, &r->series);
-					r->hook_ns += iob_now_ns() - h0;
-				}
 			}
 			if (n == -EINTR && s->stop && *s->stop) {
 				r->interrupted = 1; /* a stream read cut short by the stop signal */
@@ -352,6 +435,9 @@ static int run_random(struct phase *ph)
 	const uint64_t nops = s->ops ? s->ops : (fsize / bs) * s->nfiles;
 	const uint64_t slots = fsize >= bs ? (fsize - bs) / align + 1 : 0;
 	uint64_t rng = s->seed ^ 0x5bd1e9955bd1e995ull;
+	const int mapped = s->random_map && !s->skip_past_end;
+	const uint64_t total = slots * s->nfiles; /* slots of all files */
+	struct perm perm;
 
 	if (fsize < bs) {
 		r->status = -EINVAL;
@@ -363,18 +449,31 @@ static int run_random(struct phase *ph)
 		for (size_t i = 0; i < s->nfiles; i++)
 			if (!ph->handles[i] && open_one(ph, i) < 0)
 				return r->status;
-	for (uint64_t i = 0; i < nops; i++) {
-		size_t fi = s->nfiles > 1 ? (size_t)(rng_next(&rng) % s->nfiles) : 0;
+	if (mapped)
+		perm_init(&perm, total, rng);
+	for (uint64_t i = 0, slot = 0; i < nops; i++) {
+		size_t fi = 0;
 		uint64_t off;
-		if (s->skip_past_end) {
-			off = rng_next(&rng) % fsize;
-			off -= off % align;
-			if (off + bs > fsize) {
-				r->skipped++;
-				continue;
+		if (mapped) {
+			if (slot == total) { /* another pass: another order */
+				perm_init(&perm, total, rng_next(&rng));
+				slot = 0;
 			}
+			uint64_t x = perm_at(&perm, slot++);
+			fi = s->nfiles > 1 ? (size_t)(x / slots) : 0;
+			off = (x % slots) * align;
 		} else {
-			off = (rng_next(&rng) % slots) * align;
+			fi = s->nfiles > 1 ? (size_t)(rng_next(&rng) % s->nfiles) : 0;
+			if (s->skip_past_end) {
+				off = rng_next(&rng) % fsize;
+				off -= off % align;
+				if (off + bs > fsize) {
+					r->skipped++;
+					continue;
+				}
+			} else {
+				off = (rng_next(&rng) % slots) * align;
+			}
 		}
 		if (s->stop && *s->stop) {
 			r->interrupted = 1;
@@ -451,9 +550,11 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	ph.open_flags = ph.write ? IOB_OPEN_WRITE | IOB_OPEN_CREATE | (s->truncate ? IOB_OPEN_TRUNC : 0) : IOB_OPEN_READ;
 	ph.handles = calloc(s->nfiles, sizeof *ph.handles);
 	ph.created = calloc(s->nfiles, sizeof *ph.created);
-	if (!ph.handles || !ph.created) {
+	ph.checked = calloc(s->nfiles, sizeof *ph.checked);
+	if (!ph.handles || !ph.created || !ph.checked) {
 		free(ph.handles);
 		free(ph.created);
+		free(ph.checked);
 		r->status = -ENOMEM;
 		snprintf(r->error, sizeof r->error, "out of memory for %zu file handles", s->nfiles);
 		return r->status;
@@ -477,7 +578,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 		}
 	}
 	uint64_t end_tick = iob_ticks();
-	r->elapsed_ns = iob_now_ns() - start - r->hook_ns;
+	r->elapsed_ns = iob_now_ns() - start;
 	have_io = have_io && iob_proc_io(&rchar1, &wchar1, NULL) == 0;
 	r->os_read_bytes = have_io ? rchar1 - rchar0 : UINT64_MAX;
 	r->os_write_bytes = have_io ? wchar1 - wchar0 : UINT64_MAX;
@@ -497,6 +598,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	}
 	free(ph.handles);
 	free(ph.created);
+	free(ph.checked);
 	iob_free_aligned(ph.buf);
 	iob_free_aligned(ph.scratch);
 	if (r->status == 0 && r->bad_blocks)

@@ -16,7 +16,11 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <spawn.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
@@ -289,6 +293,138 @@ int iob_drop_caches(void)
 	int rc = n == 2 ? 0 : (n < 0 ? -errno : -EIO);
 	close(fd);
 	return rc;
+}
+
+/* ---- facts about a run's system and targets, holes, quiet commands ---- */
+
+int iob_file_holes(const char *path, uint64_t len, uint64_t *hole_bytes)
+{
+	*hole_bytes = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENOTSUP;
+	}
+	uint64_t end = len && len < (uint64_t)st.st_size ? len : (uint64_t)st.st_size;
+	uint64_t off = 0, holes = 0;
+	while (off < end) {
+		off_t hole = lseek(fd, (off_t)off, SEEK_HOLE);
+		if (hole < 0) {
+			int e = errno;
+			close(fd);
+			return e == EINVAL ? -ENOTSUP : -e;
+		}
+		if ((uint64_t)hole >= end)
+			break;
+		off_t data = lseek(fd, hole, SEEK_DATA);
+		uint64_t next = data < 0 ? end : (uint64_t)data < end ? (uint64_t)data : end;
+		holes += next - (uint64_t)hole;
+		off = next;
+	}
+	close(fd);
+	*hole_bytes = holes;
+	return 0;
+}
+
+void iob_kernel(char *buf, size_t len)
+{
+	struct utsname u;
+	if (uname(&u) == 0)
+		snprintf(buf, len, "%s %s %s", u.sysname, u.release, u.machine);
+	else
+		snprintf(buf, len, "unknown");
+}
+
+/* The mount holding path: file-system type and source, from the line of
+ * /proc/self/mountinfo whose major:minor is the path's st_dev. */
+int iob_fs_facts(const char *path, char *fstype, size_t fslen, uint64_t *block_size, char *device, size_t devlen)
+{
+	struct stat st;
+	struct statvfs vfs;
+	snprintf(fstype, fslen, "unknown");
+	snprintf(device, devlen, "unknown");
+	*block_size = 0;
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (statvfs(path, &vfs) == 0)
+		*block_size = vfs.f_bsize;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -ENOTSUP;
+	char line[4096];
+	char want[32];
+	snprintf(want, sizeof want, "%u:%u", major(st.st_dev), minor(st.st_dev));
+	while (fgets(line, sizeof line, f)) {
+		/* id parent major:minor root mountpoint opts [tags] - fstype source superopts */
+		char *save = NULL, *tok = strtok_r(line, " ", &save);
+		int field = 0, match = 0;
+		for (; tok; tok = strtok_r(NULL, " ", &save), field++)
+			if (field == 2) {
+				match = strcmp(tok, want) == 0;
+				break;
+			}
+		if (!match)
+			continue;
+		char *sep = strstr(save ? save : "", " - ");
+		if (!sep)
+			continue;
+		char *type = strtok_r(sep + 3, " ", &save);
+		char *src = type ? strtok_r(NULL, " \n", &save) : NULL;
+		if (type)
+			snprintf(fstype, fslen, "%s", type);
+		if (src)
+			snprintf(device, devlen, "%s", src);
+	}
+	fclose(f);
+	return 0;
+}
+
+int iob_path_access(const char *path, int write)
+{
+	return access(path, write ? W_OK : R_OK) == 0 ? 0 : -errno;
+}
+
+int iob_path_device(const char *path, uint64_t *dev)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -errno;
+	*dev = (uint64_t)st.st_dev;
+	return 0;
+}
+
+extern char **environ;
+
+int iob_run_quiet(char *const argv[])
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int status = 0, rc;
+
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return -ENOMEM;
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0)
+		return -rc;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EPERM;
+}
+
+void iob_sleep_ns(uint64_t ns, volatile sig_atomic_t *stop)
+{
+	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
+	while ((ts.tv_sec > 0 || ts.tv_nsec > 0) && !(stop && *stop))
+		if (nanosleep(&ts, &ts) == 0)
+			break;
 }
 
 void *iob_dl_open(const char *path, char *err, size_t errlen)

@@ -101,7 +101,13 @@ const struct iob_field *iob_rec_get(const struct iob_record *r, const char *key)
 	return NULL;
 }
 
-static const char *status_name(const struct iob_phase_result *r)
+void iob_rec_absent(struct iob_recbuf *b, const char *key, enum iob_unit unit)
+{
+	struct iob_field *f = add(b, key, IOB_T_STR, unit);
+	f->v.s = NULL;
+}
+
+const char *iob_phase_status_name(const struct iob_phase_result *r)
 {
 	if (r->interrupted)
 		return "interrupted";
@@ -110,15 +116,24 @@ static const char *status_name(const struct iob_phase_result *r)
 	return r->status < 0 ? "error" : "ok";
 }
 
-void iob_rec_phase(struct iob_recbuf *b, const char *job, const char *backend, const char *file,
+void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *file,
 		   const struct iob_phase_result *r)
 {
+	char pat[64];
+	int write = r->phase == IOB_PHASE_WRITE, bad = r->bad_blocks != 0;
+	iob_pattern_name(&job->pattern, pat, sizeof pat);
 	iob_rec_reset(b, "phase");
-	iob_rec_str(b, "job", job);
+	iob_rec_str(b, "job", job->name);
 	iob_rec_str(b, "phase", iob_phase_name(r->phase));
-	iob_rec_str(b, "backend", backend);
+	iob_rec_str(b, "backend", job->backend);
 	iob_rec_str(b, "file", file);
+	iob_rec_str(b, "access", job->access == IOB_ACCESS_RAND ? "random" : "sequential");
 	iob_rec_u64(b, "block_size_bytes", IOB_UNIT_BYTES, r->block_size);
+	iob_rec_u64(b, "size_bytes", IOB_UNIT_BYTES, job->size);
+	iob_rec_str(b, "pattern", pat);
+	iob_rec_u64(b, "seed", IOB_UNIT_NONE, job->seed);
+	iob_rec_bool(b, "fsync", write && job->fsync);
+	iob_rec_bool(b, "truncate", write && job->truncate);
 	iob_rec_u64(b, "bytes", IOB_UNIT_BYTES, r->bytes);
 	iob_rec_u64(b, "ops", IOB_UNIT_OPS, r->ops);
 	iob_rec_u64(b, "skipped_ops", IOB_UNIT_OPS, r->skipped);
@@ -132,9 +147,20 @@ void iob_rec_phase(struct iob_recbuf *b, const char *job, const char *backend, c
 	if (r->os_read_bytes != UINT64_MAX) {
 		iob_rec_u64(b, "os_read_bytes", IOB_UNIT_BYTES, r->os_read_bytes);
 		iob_rec_u64(b, "os_write_bytes", IOB_UNIT_BYTES, r->os_write_bytes);
+	} else {
+		iob_rec_absent(b, "os_read_bytes", IOB_UNIT_BYTES);
+		iob_rec_absent(b, "os_write_bytes", IOB_UNIT_BYTES);
 	}
 	iob_rec_u64(b, "verify_bad_blocks", IOB_UNIT_COUNT, r->bad_blocks);
-	iob_rec_str(b, "status", status_name(r));
+	if (bad) {
+		iob_rec_u64(b, "first_bad_offset", IOB_UNIT_BYTES, r->first_bad_offset);
+		iob_rec_u64(b, "expected_byte", IOB_UNIT_NONE, r->expected);
+		iob_rec_u64(b, "found_byte", IOB_UNIT_NONE, r->found);
+	} else {
+		iob_rec_absent(b, "first_bad_offset", IOB_UNIT_BYTES);
+		iob_rec_absent(b, "expected_byte", IOB_UNIT_NONE);
+		iob_rec_absent(b, "found_byte", IOB_UNIT_NONE);
+	}
 }
 
 void iob_notes_add(struct iob_notes *n, const char *fmt, ...)

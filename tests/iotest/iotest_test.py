@@ -8,6 +8,8 @@ timing thresholds: rates are only checked for consistency with the printed
 size and time (or, with json, exactly against the same record).
 Environment: IOTEST, IOBENCH (binaries), IOTEST_WORK (scratch parent).
 """
+import csv
+import io
 import json
 import os
 import re
@@ -328,7 +330,7 @@ def case_no_sync(d):
     for opt in ["-W", "-n", "--no-sync"]:
         r = run([opt, "-s", "1", "x", "--format", "json"], d)
         rec = json.loads(r.out)["records"][0]
-        check(rec["op"] == "write" and rec["fsync"] is False, "%s: no fsync: %r" % (opt, r))
+        check(rec["phase"] == "write" and rec["fsync"] is False, "%s: no fsync: %r" % (opt, r))
         check("without fsync" in r.err, "%s warns: %r" % (opt, r))
     r = run(["-s", "1", "x", "--format", "json"], d)
     check(json.loads(r.out)["records"][0]["fsync"] is True, "fsync by default")
@@ -372,7 +374,7 @@ def case_drop_and_sync(d):
     check(seq(r) == "MMR", "drop before and after the read: %r" % r)
     r = run(["--drop-caches", "-y", "-C", "-s", "1", "x", "-w", "--format", "json"], d)
     doc = json.loads(r.out)
-    check([x["kind"] for x in doc["records"]] == ["cache_drop", "iotest"], "records: %r" % r)
+    check([x["kind"] for x in doc["records"]] == ["cache_drop", "phase"], "records: %r" % r)
     rec = doc["records"][1]
     check(rec["cache_dropped"] is True and rec["mem_free_before_bytes"] > 0, "drop figures: %r" % rec)
     check(rec["sync_s"] > 0, "sync time counted in the pass")
@@ -448,8 +450,8 @@ def case_format_json_csv(d):
     r = run(["--format", "iotest,json=r.json", "-p", "01", "-s", "2", "x", "-a"], d)
     doc = json.load(open(os.path.join(d, "r.json")))
     check(doc["tool"] == "iotest" and doc["status"] == "ok", "json document: %r" % doc)
-    recs = [x for x in doc["records"] if x["kind"] == "iotest"]
-    check([x["op"] for x in recs] == ["write", "verify", "write", "verify"], "ops: %r" % recs)
+    recs = [x for x in doc["records"] if x["kind"] == "phase"]
+    check([x["phase"] for x in recs] == ["write", "verify", "write", "verify"], "ops: %r" % recs)
     check(len(doc["notes"]) >= 1, "json carries the caveats")
     for line, rec in zip(r.lines, recs):
         check(rec["bytes"] == 2 * MB and rec["block_size_bytes"] == 1024, "sizes: %r" % rec)
@@ -457,16 +459,15 @@ def case_format_json_csv(d):
         m = NORMAL.match(line)
         check(m and m["rate"] == "%.2f" % (rec["bw_bytes_per_s"] / MB), "line rate from the record: %s" % line)
         check(m["secs"] == "%.1f" % rec["elapsed_s"] and m["stamp"] == rec["stamp"], "line time: %s" % line)
-        check(int(m["label"], 16) == rec["pattern_label"] and m["host"] == rec["host"], "label/host")
+        check(int(m["label"], 16) == rec["pattern_label"] and m["host"] == doc["host"], "label/host")
     r = run(["--format", "csv", "-s", "1", "x", "-rw"], d)
-    rows = r.out.splitlines()
-    head = rows[0].split(",")
-    check(len(rows) == 3 and head[:5] == ["host", "pass", "op", "file", "bytes"], "csv: %r" % r)
-    check([row.split(",")[2] for row in rows[1:]] == ["write", "read"], "csv ops")
-    check(all(row.split(",")[4] == str(MB) for row in rows[1:]), "csv bytes")
+    rows = list(csv.DictReader(io.StringIO(r.out)))
+    check(len(rows) == 2 and all(k in rows[0] for k in ("phase", "file", "bytes", "pass")), "csv: %r" % r)
+    check([row["phase"] for row in rows] == ["write", "read"], "csv ops")
+    check(all(row["bytes"] == str(MB) for row in rows), "csv bytes")
     check("page cache" in r.err and "page cache" not in r.out, "caveats on stderr only")
     r = run(["--format", "human", "-s", "1", "x"], d)
-    check("[iotest]" in r.out, "human: %r" % r)
+    check("[phase]" in r.out, "human: %r" % r)
     r = run(["--format", "iotest:curt", "-s", "1", "x"], d)
     check(CURT.match(r.lines[0]), "iotest:curt: %r" % r)
 

@@ -36,27 +36,14 @@ void bigread_usage(FILE *f)
 		   "  -e, --evict          evict FILE from the page cache before reading it (no\n"
 		   "                       root needed), so the read comes from the device\n"
 		   "      --allow-devices  permit a block device as FILE (read only)\n"
+		   "      --backend-options TEXT  k=v,... handed to the backend\n"
+		   "      --dump-profile   print the equivalent iobench profile and exit\n"
 		   "  -P, --plugin-dir D   search D for plugins first (repeatable)\n"
 		   "  -v, --verbose        more on stderr, including a rejected cliff candidate\n"
 		   "  -h, --help           this text;  -V, --version  the version\n"
 		   "\n"
 		   "Speeds are MiB/s (2^20 bytes per second).  Exit status: 0 ok, 1 the read\n"
 		   "failed, 2 bad input, 130/143 interrupted.  See bigread(1).\n");
-}
-
-const char *bigread_clock_name(enum iob_clock clock)
-{
-	switch (clock) {
-	case IOB_CLOCK_USER:
-		return "user";
-	case IOB_CLOCK_SYSTEM:
-		return "system";
-	case IOB_CLOCK_PROCESS:
-		return "process";
-	case IOB_CLOCK_WALL:
-	default:
-		return "wall";
-	}
 }
 
 int bigread_parse_mode(const char *text, enum iob_clock *clock, char *err, size_t errlen)
@@ -176,6 +163,7 @@ struct optdef {
 static const struct optdef optdefs[] = {
     {'b', "backend", 1}, {'o', "output", 1}, {'P', "plugin-dir", 1}, {'e', "evict", 0},
     {'v', "verbose", 0}, {'h', "help", 0},   {'V', "version", 0},    {0, "allow-devices", 0},
+    {1, "dump-profile", 0}, {2, "backend-options", 1},
 };
 
 static int apply_option(struct bigread_args *a, const struct optdef *o, const char *v, char *err,
@@ -207,6 +195,12 @@ static int apply_option(struct bigread_args *a, const struct optdef *o, const ch
 		return 0;
 	case 'V':
 		a->version = 1;
+		return 0;
+	case 1:
+		a->dump_profile = 1;
+		return 0;
+	case 2:
+		a->backend_options = v;
 		return 0;
 	default:
 		a->allow_devices = 1;

@@ -5,9 +5,10 @@
  * tests call the parser directly.
  *
  * Records the run hands to its outputs (docs/man/bigread.1, RECORDS):
- *   "input"   once, before the read: what is read and how it is timed;
+ *   "series"  once, before the first block: what is read and how it is timed;
  *   "block"   once per block, in file order;
- *   "summary" once, after the last block: the figures and the cliff.
+ *   "phase"   once, after the last block: the core's phase record with the
+ *             block figures and the cliff.
  */
 #ifndef BIGREAD_H
 #define BIGREAD_H
@@ -18,14 +19,14 @@
 
 #include "iobench/job.h"
 #include "iobench/loader.h"
-#include "iobench/os.h"
 
-/* Record kinds and the keys the legacy renderer reads (the full lists are
- * in bigread(1)). */
-#define BR_REC_INPUT "input"
+/* Record kinds and the keys the legacy renderer reads: the core's series
+ * records (iobench/blocks.h) and its phase record (the full lists are in
+ * bigread(1)). */
+#define BR_REC_INPUT "series"
 #define BR_REC_BLOCK "block"
-#define BR_REC_SUMMARY "summary"
-#define BR_K_BUFSIZE "bufsize_bytes"
+#define BR_REC_SUMMARY "phase"
+#define BR_K_BUFSIZE "block_size_bytes"
 #define BR_K_INDEX "index"
 #define BR_K_SPEED "speed_bytes_per_s"
 
@@ -44,6 +45,8 @@ struct bigread_args {
 	const char *outspec;   /* --output, default "bigread" */
 	const char *plugin_dirs[IOB_MAX_PLUGIN_DIRS];
 	size_t nplugin_dirs;
+	const char *backend_options; /* --backend-options, NULL for none */
+	int dump_profile;  /* print the equivalent profile instead of reading */
 	int evict;	   /* evict the file from the page cache first */
 	int allow_devices; /* a block device may be read */
 	int verbose;
@@ -63,7 +66,6 @@ int bigread_parse_args(int argc, char **argv, struct bigread_args *a, char *err,
 int bigread_parse_bufsize(const char *text, uint64_t *bytes, char *err, size_t errlen);
 /* mode= text: 0 user, 1 system, 2 process CPU, 3 wall; or those names. */
 int bigread_parse_mode(const char *text, enum iob_clock *clock, char *err, size_t errlen);
-const char *bigread_clock_name(enum iob_clock clock);
 
 void bigread_usage(FILE *f);
 

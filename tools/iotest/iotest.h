@@ -5,10 +5,9 @@
  * call each stage directly:
  *   opts.c        argv -> struct iotest_opts        (touches nothing)
  *   plan.c        opts -> a list of jobs, one per pass; --dump-profile
- *   run.c         runs the passes on the engine, emits records, caveats
+ *   run.c         runs the passes through the core runner, with hooks for
+ *                 iotest's sync, cache drops, snooze and record fields
  *   render.c      the "iotest" output plugin: the legacy stdout lines
- *   privileged.c  drop caches and sync, directly, through sudo -n, or the
- *                 per-file fallback
  * The legacy behaviour and the decisions taken where the original is silent
  * are documented in docs/man/iotest.1.
  */
@@ -20,10 +19,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "iobench/job.h"
 #include "iobench/loader.h"
-#include "iobench/pattern.h"
 #include "iobench/plugin.h"
+#include "iobench/runner.h"
 #include "iobench/units.h"
 
 #define IOTEST_MAX_PATTERNS 64
@@ -37,17 +35,10 @@
  * cut (with "...") only past 1000 characters. */
 #define IOTEST_QPATH(path) iob_quote((path), (char[1024]){0}, 1024)
 
-/* How -d/-D and -y/-Y are carried out. */
-enum iotest_priv {
-	IOTEST_PRIV_NONE = 0,
-	IOTEST_PRIV_DIRECT = 1, /* lower case: as this user */
-	IOTEST_PRIV_SUDO = 2,   /* upper case: through sudo -n unless already root */
-};
-
 struct iotest_opts {
 	int read, write, nosync, verify_last, verify_all, truncate;
 	int curt, verbose;
-	enum iotest_priv drop, sync;
+	enum iob_priv drop, sync;
 	uint64_t size_mb;
 	uint64_t block_kb;
 	size_t npatterns;
@@ -108,11 +99,5 @@ extern const struct iob_plugin iotest_render_plugin;
 
 /* The verb the legacy lines use: "write", "read", "ver.". */
 const char *iotest_verb(const char *op);
-
-/* Drop caches / sync (privileged.c).  `path` is the file evicted when the
- * whole cache cannot be dropped.  *how is set to a short description of what
- * was done ("drop_caches", "sudo drop_caches", "evicted FILE only"). */
-int iotest_drop_caches(enum iotest_priv mode, const char *path, const char **how);
-int iotest_sync(enum iotest_priv mode, const char **how);
 
 #endif

@@ -337,16 +337,16 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 		o->help = 1;
 		return 0;
 	case 'd':
-		o->drop = o->drop == IOTEST_PRIV_SUDO ? IOTEST_PRIV_SUDO : IOTEST_PRIV_DIRECT;
+		o->drop = o->drop == IOB_PRIV_SUDO ? IOB_PRIV_SUDO : IOB_PRIV_SELF;
 		return 0;
 	case 'D':
-		o->drop = IOTEST_PRIV_SUDO;
+		o->drop = IOB_PRIV_SUDO;
 		return 0;
 	case 'y':
-		o->sync = o->sync == IOTEST_PRIV_SUDO ? IOTEST_PRIV_SUDO : IOTEST_PRIV_DIRECT;
+		o->sync = o->sync == IOB_PRIV_SUDO ? IOB_PRIV_SUDO : IOB_PRIV_SELF;
 		return 0;
 	case 'Y':
-		o->sync = IOTEST_PRIV_SUDO;
+		o->sync = IOB_PRIV_SUDO;
 		return 0;
 	case 'R':
 	case 'T':

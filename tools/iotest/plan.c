@@ -69,7 +69,7 @@ static int add_job(const struct iotest_opts *o, struct iotest_plan *plan, enum i
 	j->truncate = truncate;
 	j->keep_files = 1;
 	j->allow_devices = o->allow_device;
-	j->evict_before_read = phase != IOB_PHASE_WRITE && o->drop != IOTEST_PRIV_NONE;
+	j->evict_before_read = phase != IOB_PHASE_WRITE && o->drop != IOB_PRIV_NONE;
 	plan->paths[plan->njobs] = path;
 	plan->njobs++;
 	return 0;
@@ -190,13 +190,10 @@ int iotest_plan_check(const struct iotest_opts *o, const struct iotest_plan *pla
 		if (!written && check_path(o, plan->paths[i], writes, err, errlen))
 			return IOB_EXIT_USAGE;
 	}
+	/* a run makes the core's checks when it opens; a dump makes them here */
 	struct iob_suite suite = {.njobs = plan->njobs, .jobs = plan->jobs};
-	if (iob_suite_check(&suite, reg, why, sizeof why) != 0) {
-		const char *msg = why;
-		if (msg[0] == '[' && strstr(msg, "] "))
-			msg = strstr(msg, "] ") + 2; /* the job name means nothing to an iotest user */
-		return iotest_fail(err, errlen, "%s", msg);
-	}
+	if (o->dump_profile && iob_suite_check(&suite, reg, why, sizeof why) != 0)
+		return iotest_fail(err, errlen, "%s", iob_error_without_job(why));
 	return 0;
 }
 
@@ -239,10 +236,10 @@ int iotest_plan_dump(FILE *f, const struct iotest_opts *o, const struct iotest_p
 		plan->njobs, plan->njobs == 1 ? "" : "es");
 	if (o->drop)
 		fprintf(f, "; -%c (drop caches) has no profile key: read and verify passes evict the file instead.\n",
-			o->drop == IOTEST_PRIV_SUDO ? 'D' : 'd');
+			o->drop == IOB_PRIV_SUDO ? 'D' : 'd');
 	if (o->sync)
 		fprintf(f, "; -%c (sync after each write pass) has no profile key; fsync still applies.\n",
-			o->sync == IOTEST_PRIV_SUDO ? 'Y' : 'y');
+			o->sync == IOB_PRIV_SUDO ? 'Y' : 'y');
 	if (o->snooze_s > 0)
 		fprintf(f, "; -z (snooze after writes) has no profile key.\n");
 	if (o->comment || o->curt || o->verbose)

@@ -7,9 +7,11 @@
  *   comment          comment              -> the text on a line of its own
  *   cache_drop       mem_free_*_bytes     -> "MemFree: 1.845 2.881" (GiB, 3 decimals)
  *   iotest_settings  (verbose only)       -> two "iotest: ..." lines
- *   iotest           one pass             -> [MemFree line] and the pass line:
+ *   phase            one pass             -> [MemFree line] and the pass line:
  *     normal  HOST write 1024.0 mb in 1 kb blocks 0x45 at 103.79 mb/s in 9.9 seconds: 20160622.225020 FILE
  *     curt    HOST write 1024 mb 1 kb 0x00 109.11 mb/s 9.4 secs
+ *   (the core's phase record, with iotest's fields after the base keys: pass,
+ *   path as typed, stamp...; the host comes from the run facts)
  *   mb = 2^20 bytes, kb = 2^10 bytes; the rate is bytes / unrounded seconds
  *   (the core's bw_bytes_per_s scaled to mb).  An interrupted pass gets
  *   " (interrupted)" at the end of its line, a pass that failed (an I/O
@@ -34,6 +36,7 @@ struct render_state {
 	struct iob_sink sink;
 	int curt, verbose;
 	int err;
+	char host[256];
 };
 
 static const struct iob_field *render_field(const struct iob_record *r, const char *key)
@@ -107,7 +110,7 @@ static uint64_t render_pct(const struct iob_latency *l, double rank)
 
 static int render_pass(struct render_state *st, const struct iob_record *r)
 {
-	const char *host = render_str(r, "host"), *op = render_str(r, "op");
+	const char *host = st->host, *op = render_str(r, "phase");
 	double mb = (double)render_u64(r, "bytes") / MB;
 	uint64_t kb = render_u64(r, "block_size_bytes") >> 10;
 	unsigned label = (unsigned)(render_u64(r, "pattern_label") & 0xffu);
@@ -123,10 +126,10 @@ static int render_pass(struct render_state *st, const struct iob_record *r)
 	if (st->curt)
 		render_put(st, "%s %s %.0f mb %" PRIu64 " kb 0x%02x %.2f mb/s %.1f secs%s\n", host, iotest_verb(op), mb,
 			   kb, label, rate, secs, tail);
-	else
+	else /* a control character in the name is escaped: it can never forge a line */
 		render_put(st, "%s %s %.1f mb in %" PRIu64 " kb blocks 0x%02x at %.2f mb/s in %.1f seconds: %s %s%s\n",
 			   host, iotest_verb(op), mb, kb, label, rate, secs, render_str(r, "stamp"),
-			   render_str(r, "file"), tail);
+			   iob_quote(render_str(r, "path"), (char[4200]){0}, 4200), tail);
 	if (st->verbose) {
 		const struct iob_field *lf = render_field(r, "lat_ns");
 		char mean[32] = "-", p99[32] = "-", max[32] = "-";
@@ -192,14 +195,15 @@ static int render_open(const struct iob_sink *sink, const char *args, void **sta
 
 static int render_begin_run(void *state, const struct iob_run_info *run)
 {
-	(void)run;
-	return ((struct render_state *)state)->err;
+	struct render_state *st = state;
+	snprintf(st->host, sizeof st->host, "%s", run && run->host ? run->host : "");
+	return st->err;
 }
 
 static int render_record(void *state, const struct iob_record *rec)
 {
 	struct render_state *st = state;
-	if (strcmp(rec->kind, "iotest") == 0)
+	if (strcmp(rec->kind, "phase") == 0 && render_field(rec, "pass"))
 		return render_pass(st, rec);
 	if (strcmp(rec->kind, "cache_drop") == 0)
 		return render_put(st, "MemFree: %.3f %.3f\n", (double)render_u64(rec, "mem_free_before_bytes") / GIB,

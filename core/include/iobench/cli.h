@@ -1,6 +1,6 @@
 /*
  * iobench/cli.h - what every binary's main shares: exit codes, one-line
- * errors, signal handling, and running a suite into a set of outputs.
+ * errors and signal handling.  The run itself is runner.h's.
  */
 #ifndef IOBENCH_CLI_H
 #define IOBENCH_CLI_H
@@ -31,20 +31,8 @@ int iob_cli_exit_code(int status, int signal_number);
 extern volatile sig_atomic_t iob_cli_stop;
 void iob_cli_trap_signals(void);
 
-/* Fill a run_info for `tool` with host, version and start time. */
-struct iob_cli_run {
-	struct iob_run_info info;
-	char host[256];
-	char started[64];
-};
-void iob_cli_run_info(struct iob_cli_run *r, const char *tool, const char *source);
 /* Hand the run's end to the outputs: notes, status and error. */
 int iob_cli_end_run(struct iob_outputs *out, const struct iob_notes *notes, int status, int interrupted,
 		    const char *error);
-
-/* Open outputs, run the suite, close outputs; print the error line on
- * failure; return the exit code. */
-int iob_cli_run_suite(const struct iob_registry *reg, const struct iob_output_spec *spec,
-		      const struct iob_suite *suite, const char *tool, const char *source);
 
 #endif

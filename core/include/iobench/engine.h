@@ -13,9 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "iobench/hist.h"
-#include "iobench/job.h"
 #include "iobench/loader.h"
 #include "iobench/os.h"
+#include "iobench/pattern.h"
+#include "iobench/phase.h"
 
 /* Per-I/O samples, for tools that report every block (bigread).  16 bytes a
  * sample, grown geometrically outside the timed call. */
@@ -36,7 +37,9 @@ struct iob_phase_spec {
 	uint64_t ops;          /* random: operations, 0 = file_size / block_size */
 	uint32_t loops;        /* sequential: passes, 0 = 1 */
 	uint64_t offset_align; /* random: 0 = block_size */
-	int skip_past_end;
+	int skip_past_end;     /* random: draw in [0, file_size), with replacement */
+	int random_map;        /* random: every slot once per pass, in a random order;
+				* 0 draws offsets with replacement (leaves holes) */
 	struct iob_pattern pattern;
 	uint64_t seed;
 	int fsync;             /* write: sync each file before closing it (timed) */
@@ -48,12 +51,15 @@ struct iob_phase_spec {
 				* and every sample is in ns as soon as it is taken) */
 	enum iob_clock series_clock;
 	/* With record_series: called after every sample is appended, outside the
-	 * timed call, so a tool can report blocks as they come; its time is left
-	 * out of the phase's elapsed_ns.  May be NULL. */
+	 * per-I/O clock reads but inside the phase time (a reported rate includes
+	 * everything done during the phase).  May be NULL. */
 	void (*on_sample)(void *arg, const struct iob_series *series);
 	void *sample_arg;
 	volatile sig_atomic_t *stop; /* set by a signal handler to stop early; may be NULL */
 	int fill_once;         /* write: fill the buffer once (as at offset 0), no refill per I/O */
+	const char *backend_options; /* handed to every open; may be NULL */
+	int follow_symlinks;   /* 0: open with IOB_OPEN_NOFOLLOW */
+	int allow_devices;     /* 0: an opened block or character device is refused */
 };
 
 /* Positive status: the data read back did not match the pattern. */
@@ -66,9 +72,8 @@ struct iob_phase_result {
 	uint64_t ops;        /* completed I/O calls */
 	uint64_t skipped;    /* random ops skipped because they crossed the end */
 	uint64_t short_ops;  /* I/O that moved fewer bytes than asked (end of file) */
-	uint64_t elapsed_ns; /* wall time of the phase: opens, I/O, syncs, closes;
-			      * not the time spent in spec->on_sample (hook_ns) */
-	uint64_t hook_ns;    /* time spent in spec->on_sample */
+	uint64_t elapsed_ns; /* wall time of the phase: opens, I/O, syncs, closes, and
+			      * whatever spec->on_sample did */
 	uint64_t sync_ns;    /* part of elapsed_ns spent in sync */
 	struct iob_hist *hist; /* per-I/O latency, owned by the result */
 	struct iob_series series;

@@ -9,24 +9,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "iobench/pattern.h"
 #include "iobench/os.h"
-
-#define IOB_NAME_MAX 64
-#define IOB_PATH_MAX 4096
-
-enum iob_access {
-	IOB_ACCESS_SEQ = 0,  /* offsets 0, bs, 2bs, ... to the end of each file */
-	IOB_ACCESS_RAND = 1, /* uniformly drawn offsets, see offset_align/skip_past_end */
-};
-
-enum iob_phase {
-	IOB_PHASE_WRITE = 0,
-	IOB_PHASE_READ = 1,
-	IOB_PHASE_VERIFY = 2,
-};
-#define IOB_PHASE_BIT(p) (1u << (p))
-const char *iob_phase_name(enum iob_phase p);
+#include "iobench/pattern.h"
+#include "iobench/phase.h"
 
 enum iob_layout {
 	IOB_LAYOUT_FILE = 0, /* one file: dir/filename */

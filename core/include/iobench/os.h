@@ -71,7 +71,26 @@ void iob_sync_all(void);
 /* Drop the whole page cache (writes /proc/sys/vm/drop_caches; needs root). */
 int iob_drop_caches(void);
 
-/* Dynamic loading. */
+/* Bytes of holes (never written, read as zeros without reaching storage) in
+ * the first len bytes of a regular file (len 0: all of it), found with
+ * SEEK_HOLE/SEEK_DATA.  -ENOTSUP where the OS or file system cannot tell. */
+int iob_file_holes(const char *path, uint64_t len, uint64_t *hole_bytes);
+/* "Linux 6.1.0 x86_64" */
+void iob_kernel(char *buf, size_t len);
+/* The file system holding path: its type ("ext4", "tmpfs"), block size and
+ * the device or source it is mounted from; "unknown" where not found. */
+int iob_fs_facts(const char *path, char *fstype, size_t fslen, uint64_t *block_size, char *device, size_t devlen);
+/* 0 when this user may read (write != 0: write) the existing path, else
+ * -errno (access(2): the real user's rights). */
+int iob_path_access(const char *path, int write);
+/* Identity of the file system holding path (st_dev). */
+int iob_path_device(const char *path, uint64_t *dev);
+/* Run argv (looked up on PATH) with stdio on /dev/null; 0 when it exited 0. */
+int iob_run_quiet(char *const argv[]);
+/* Sleep ns nanoseconds; returns early once *stop is set (stop may be NULL). */
+void iob_sleep_ns(uint64_t ns, volatile sig_atomic_t *stop);
+
+/* Dynamic loading. *//* Dynamic loading. */
 void *iob_dl_open(const char *path, char *err, size_t errlen);
 void *iob_dl_sym(void *handle, const char *name);
 void iob_dl_close(void *handle);

@@ -244,6 +244,9 @@ struct iob_run_info {
 	const char *started; /* ISO 8601 local time with offset */
 	const char *source;  /* profile path or command line, may be NULL */
 	/* --- end of ABI 1.0 --- */
+	const char *kernel;  /* "Linux 6.1.0 x86_64": the OS and its release */
+	uint32_t schema;     /* version of the record schema (docs/outputs.md) */
+	/* --- end of ABI 1.1 --- */
 };
 
 /* How the run ended, given once after the last record. */

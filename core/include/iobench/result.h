@@ -8,10 +8,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "iobench/plugin.h"
 #include "iobench/engine.h"
+#include "iobench/job.h"
+#include "iobench/plugin.h"
 
-#define IOB_REC_MAX_FIELDS 48
+/* The version of the record schema (docs/outputs.md): 2 is the one "phase"
+ * record of every binary. */
+#define IOB_SCHEMA_VERSION 2
+
+#define IOB_REC_MAX_FIELDS 96
 #define IOB_REC_STRBUF 8192
 
 struct iob_recbuf {
@@ -32,13 +37,23 @@ void iob_rec_f64(struct iob_recbuf *b, const char *key, enum iob_unit unit, doub
 void iob_rec_str(struct iob_recbuf *b, const char *key, const char *v);
 void iob_rec_bool(struct iob_recbuf *b, const char *key, int v);
 void iob_rec_lat(struct iob_recbuf *b, const char *key, const struct iob_hist *h);
+/* A value that was not measured: present as a key (so every record of a
+ * kind has the same keys), absent as a value (a NULL string: JSON null, an
+ * empty CSV cell). */
+void iob_rec_absent(struct iob_recbuf *b, const char *key, enum iob_unit unit);
 const struct iob_field *iob_rec_get(const struct iob_record *r, const char *key);
 
-/* The standard "phase" record: job, phase, backend, file, block_size_bytes,
- * bytes, ops, skipped_ops, elapsed_s, bw_bytes_per_s, ops_per_s, lat_ns,
- * direct, verify_bad_blocks, status. */
-void iob_rec_phase(struct iob_recbuf *b, const char *job, const char *backend, const char *file,
+/* The base keys of the "phase" record, the same for every binary
+ * (docs/outputs.md): job, phase, backend, file, access, block_size_bytes,
+ * size_bytes, pattern, seed, fsync, bytes, ops, skipped_ops, elapsed_s,
+ * sync_s, bw_bytes_per_s, ops_per_s, lat_ns, direct, os_read_bytes,
+ * os_write_bytes, verify_bad_blocks, first_bad_offset, expected_byte,
+ * found_byte.  The runner adds the read facts and status after them, then
+ * a series' summary and the tool's own fields. */
+void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *file,
 		   const struct iob_phase_result *r);
+/* "ok", "mismatch", "error" or "interrupted". */
+const char *iob_phase_status_name(const struct iob_phase_result *r);
 
 /* Caveats collected during a run, printed by every output at the end. */
 #define IOB_MAX_NOTES 32

@@ -1,45 +1,134 @@
 /*
- * iobench/runner.h - runs whole jobs and suites: expands the block-size
- * sweep and phases of each job into engine phases, prepares and removes
- * files, probes the page cache, and hands one "phase" record per phase to
- * the outputs.  Used by `iobench run` and by legacy tools that need no more.
+ * iobench/runner.h - the one run path.  Every binary turns its command line
+ * into a suite of jobs and hands it here; the runner is the only caller of
+ * the engine and owns the run lifecycle once for all of them:
+ *
+ *   iob_run_open    outputs opened, stop signals trapped, run facts handed over
+ *   iob_run_record  a tool's own records (a comment, its settings)
+ *   iob_run_suite   every check first (nothing is created before), then each
+ *                   job: files, the block-size sweep and its phases, caveats
+ *                   (caveats.h) before and after each phase, one "phase"
+ *                   record per phase, the files the job made removed
+ *   iob_run_finish  the run's end and notes to the outputs, outputs closed
+ *                   and checked, the error line, the exit code
+ *
+ * A tool adds behaviour only through the hooks below; it never drives the
+ * engine or probes the OS itself, so whatever the runner gains, every binary
+ * gains.
  */
 #ifndef IOBENCH_RUNNER_H
 #define IOBENCH_RUNNER_H
 
 #include <signal.h>
-#include "iobench/engine.h"
+#include "iobench/caveats.h"
+#include "iobench/job.h"
 #include "iobench/output.h"
 #include "iobench/profile.h"
 #include "iobench/result.h"
 
-struct iob_run_ctx {
-	const struct iob_registry *reg;
-	struct iob_outputs *out;       /* may be NULL: no records emitted */
-	struct iob_notes *notes;       /* caveats are appended here */
-	volatile sig_atomic_t *stop;   /* may be NULL */
-	char error[1024];              /* the first failure, one line */
-	int interrupted;
+struct iob_run;
+
+/* Hooks a tool may give (every one optional).  `j` is the job's index in
+ * the suite.  They run outside the phase's time unless stated. */
+struct iob_run_hooks {
+	void *arg;
+	/* Before job j starts (after every check): emit the tool's records for
+	 * it, drop caches.  Returns 0 to run the job with its records, 1 to run
+	 * it unrecorded (a preparation: no phase records, its notes dropped), or
+	 * a negative errno to stop the run (after iob_run_fail). */
+	int (*before_job)(void *arg, struct iob_run *run, size_t j);
+	/* After the engine ran a phase of job j, before its record: the tool may
+	 * add to r->elapsed_ns the time of work that belongs to the phase
+	 * (iotest's sync after a write, timed as the original timed it), add
+	 * notes, or fail the phase (r->status).  Returns 0 or the status that
+	 * ends the run. */
+	int (*end_phase)(void *arg, struct iob_run *run, size_t j, struct iob_phase_result *r);
+	/* Extra fields for the phase record, after the core's own. */
+	void (*record_fields)(void *arg, struct iob_run *run, size_t j, const struct iob_phase_result *r,
+			      struct iob_recbuf *rb);
+	/* After the phase record went to the outputs (iotest's snooze). */
+	void (*after_phase)(void *arg, struct iob_run *run, size_t j, const struct iob_phase_result *r);
 };
 
-/* Every check that can be made without touching a file: the job is valid,
- * its backend is loaded and can do the phases asked, its directory exists,
- * its targets are plain files (devices only with allow_devices), a read-only
- * job's files exist, and there is room for what it writes.  One-line reason
- * in err. */
-int iob_job_check(const struct iob_job *job, const struct iob_registry *reg, char *err, size_t errlen);
-/* The same for a whole suite, where a read-only job may read what an earlier
- * job of the suite writes and keeps. */
-int iob_suite_check(const struct iob_suite *suite, const struct iob_registry *reg, char *err, size_t errlen);
-/* Check every job, then run them in order.  Returns 0, IOB_STATUS_MISMATCH or
- * -errno; ctx->error says what failed. */
-int iob_suite_run(const struct iob_suite *suite, struct iob_run_ctx *ctx);
-int iob_job_run(const struct iob_job *job, struct iob_run_ctx *ctx);
+struct iob_run_opts {
+	const char *tool;			/* "iobench", "iotest", ... */
+	const char *source;			/* profile path or command line; may be NULL */
+	const struct iob_output_spec *outputs;	/* what to write, where */
+	const struct iob_run_hooks *hooks;	/* may be NULL */
+	/* Nonzero: every note is also printed on stderr as it arises, as
+	 * "<tool>: warning: <note>" (the legacy tools keep stdout's shape). */
+	int warn_live;
+	/* Error messages leave out the "[job] " prefix (the legacy tools' job
+	 * names mean nothing to their users). */
+	int hide_job_names;
+	/* A refusal of the suite's checks starts with "<source>: " (a profile's
+	 * path). */
+	int source_in_errors;
+};
 
-/* Caveat when 10% or more of these files is in the page cache (measured with
- * mincore just before a read); `what` names the phase. */
-void iob_cache_residency_note(struct iob_notes *notes, const char *what, const char *const *files, size_t nfiles);
-/* Caveat when a data set of total_bytes is under twice physical memory. */
-void iob_cache_memory_note(struct iob_notes *notes, const char *what, uint64_t total_bytes);
+struct iob_run {
+	const struct iob_registry *reg;
+	struct iob_run_opts opts;
+	struct iob_outputs *out;
+	struct iob_notes notes;
+	size_t notes_printed;
+	volatile sig_atomic_t *stop;
+	const struct iob_suite *suite;	/* the suite being run */
+	size_t suite_job;		/* the job running now (or last run) */
+	int interrupted;
+	int usage;			/* the failure is bad input: exit 2 */
+	int quiet;			/* the current job is unrecorded */
+	char host[256];
+	char started[64];
+	char kernel[256];
+	/* the file system of the running job's directory */
+	char fs_type[64], device[256];
+	uint64_t fs_block_size;
+	struct iob_run_info info;
+	struct iob_recbuf rb;
+	char error[2048];		/* the first failure, one line */
+};
+
+/* Check the whole suite (iob_suite_check: nothing is created before), then
+ * open the outputs, trap stop signals and hand the run facts to the outputs.
+ * On failure, print the error line and return NULL with *code the exit code
+ * (2 for bad input). */
+struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_run_opts *opts,
+			     const struct iob_suite *suite, int *code);
+/* A tool's own record (not a phase). */
+void iob_run_record(struct iob_run *run, const struct iob_record *rec);
+/* Add a note (a caveat) to the run. */
+void iob_run_note(struct iob_run *run, const char *fmt, ...) IOB_PRINTF(2, 3);
+/* Record the run's first failure (one line).  usage: it is bad input. */
+void iob_run_fail(struct iob_run *run, int usage, const char *fmt, ...) IOB_PRINTF(3, 4);
+/* Has a stop signal arrived? */
+int iob_run_stopped(const struct iob_run *run);
+/* Sleep, returning early on a stop signal. */
+void iob_run_sleep(struct iob_run *run, double seconds);
+/* Run the suite checked at open, its jobs in order.  Returns 0,
+ * IOB_STATUS_MISMATCH or -errno. */
+int iob_run_suite(struct iob_run *run);
+/* End the run: notes and status to the outputs, outputs closed (a failure to
+ * write results is an error), the error line printed, everything freed.
+ * Returns the exit code. */
+int iob_run_finish(struct iob_run *run, int status);
+
+/* Every check that can be made without touching a file: each job is valid,
+ * its backend is loaded and can do the phases asked and accepts its
+ * options, its directory exists, its targets are plain files (devices only
+ * with allow_devices, symlinks only with follow_symlinks), readable or
+ * writable as the job needs, a read-only job's files exist and are not
+ * empty (unless an earlier job of the suite writes them), and the file
+ * system has room for everything the whole suite writes.  One-line reason
+ * in err; every failure here is bad input (exit 2). */
+int iob_suite_check(const struct iob_suite *suite, const struct iob_registry *reg, char *err, size_t errlen);
+int iob_job_check(const struct iob_job *job, const struct iob_registry *reg, char *err, size_t errlen);
+
+/* Check, open outputs, run the suite, finish: the whole life of a plain
+ * run.  Returns the exit code. */
+int iob_run_main(const struct iob_registry *reg, const struct iob_run_opts *opts, const struct iob_suite *suite);
+
+/* msg without a leading "[job] ". */
+const char *iob_error_without_job(const char *msg);
 
 #endif

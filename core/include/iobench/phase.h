@@ -1,0 +1,27 @@
+/*
+ * iobench/phase.h - the words a phase of I/O is described in, shared by the
+ * job spec (job.h), the engine (engine.h) and the result model: which way
+ * the bytes go, in what order, and how long a path may be.  It owns no
+ * policy; it exists so that the engine needs to know nothing of jobs.
+ */
+#ifndef IOBENCH_PHASE_H
+#define IOBENCH_PHASE_H
+
+#define IOB_NAME_MAX 64
+#define IOB_PATH_MAX 4096
+
+enum iob_access {
+	IOB_ACCESS_SEQ = 0,  /* offsets 0, bs, 2bs, ... to the end of each file */
+	IOB_ACCESS_RAND = 1, /* randomly ordered offsets, see random_map/offset_align/skip_past_end */
+};
+
+enum iob_phase {
+	IOB_PHASE_WRITE = 0,
+	IOB_PHASE_READ = 1,
+	IOB_PHASE_VERIFY = 2,
+};
+#define IOB_PHASE_BIT(p) (1u << (p))
+/* "write", "read", "verify" */
+const char *iob_phase_name(enum iob_phase p);
+
+#endif
