@@ -222,8 +222,9 @@ static char *trim(char *s)
 	return s;
 }
 
-/* Structure checks iniparser does not make.  Fills sections in file order. */
-static int prescan(const char *path, char ***sections, size_t *nsec, char *err, size_t errlen)
+/* Structure checks iniparser does not make.  Fills sections in file order;
+ * *bom says the file starts with a UTF-8 byte order mark (skipped here). */
+static int prescan(const char *path, char ***sections, size_t *nsec, int *bom, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
 	char *line = NULL, cur[256] = "";
@@ -234,6 +235,7 @@ static int prescan(const char *path, char ***sections, size_t *nsec, char *err, 
 
 	*sections = NULL;
 	*nsec = 0;
+	*bom = 0;
 	if (!f) {
 		int e = errno;
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
@@ -241,6 +243,11 @@ static int prescan(const char *path, char ***sections, size_t *nsec, char *err, 
 	}
 	while (rc == 0 && (len = getline(&line, &cap, f)) != -1) {
 		lineno++;
+		if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+			memmove(line, line + 3, (size_t)len - 2); /* the terminating NUL too */
+			len -= 3;
+			*bom = 1;
+		}
 		if (memchr(line, '\0', (size_t)len) || (len > 0 && memchr(line, '\x7f', (size_t)len))) {
 			snprintf(err, errlen, "%s:%zu: binary data (not a text profile)", path, lineno);
 			rc = -EINVAL;
@@ -438,8 +445,72 @@ static int capture_iniparser_error(const char *fmt, ...)
 	return 0;
 }
 
+/* A private copy of the file without its byte order mark, for iniparser. */
+static int copy_without_bom(const char *path, char *tmp, size_t tmplen)
+{
+	FILE *f = fopen(path, "rbe");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	int rc = 0;
+	if (!f)
+		return -errno;
+	for (;;) {
+		if (len == cap) {
+			char *t = realloc(text, cap = cap ? cap * 2 : 65536);
+			if (!t) {
+				rc = -ENOMEM;
+				break;
+			}
+			text = t;
+		}
+		size_t got = fread(text + len, 1, cap - len, f);
+		len += got;
+		if (got == 0) {
+			rc = ferror(f) ? -EIO : 0;
+			break;
+		}
+	}
+	fclose(f);
+	if (rc == 0 && (len < 3 || memcmp(text, "\xef\xbb\xbf", 3) != 0))
+		rc = -EAGAIN; /* changed since the pre-scan */
+	if (rc == 0)
+		rc = iob_write_temp(text + 3, len - 3, tmp, tmplen);
+	free(text);
+	return rc;
+}
+
+/* iniparser's dictionary of path (of a copy without its BOM), or NULL with
+ * a one-line reason naming path. */
+static dictionary *parse_ini(const char *path, int bom, char *err, size_t errlen)
+{
+	char tmp[4096];
+	const char *src = path;
+	if (bom) {
+		int rc = copy_without_bom(path, tmp, sizeof tmp);
+		if (rc) {
+			snprintf(err, errlen, "%s: cannot read it again: %s", path, strerror(-rc));
+			return NULL;
+		}
+		src = tmp;
+	}
+	iniparser_msg[0] = '\0';
+	iniparser_set_error_callback(capture_iniparser_error);
+	dictionary *d = iniparser_load(src);
+	if (bom)
+		iob_remove_file(tmp);
+	if (!d) {
+		char *at = bom ? strstr(iniparser_msg, tmp) : NULL;
+		if (at) /* name the user's file, not the copy */
+			snprintf(err, errlen, "%s: %.*s%s%s", path, (int)(at - iniparser_msg), iniparser_msg, path,
+				 at + strlen(tmp));
+		else
+			snprintf(err, errlen, "%s: %s", path, iniparser_msg[0] ? iniparser_msg : "cannot be parsed");
+	}
+	return d;
+}
+
 struct loadctx {
-	const char *stack[MAX_INCLUDE_DEPTH];
+	const char *stack[IOB_MAX_INCLUDE_DEPTH + 1]; /* the profile, then its nested includes */
 	size_t depth;
 	struct iob_suite *suite;
 };
@@ -553,18 +624,16 @@ static int load_file(struct loadctx *ctx, const char *path, struct kvlist *globa
 			snprintf(err, errlen, "%s: include loop: %s is already being read", path, real);
 			return -ELOOP;
 		}
-	if (ctx->depth >= MAX_INCLUDE_DEPTH) {
-		snprintf(err, errlen, "%s: includes nested more than %d deep", path, MAX_INCLUDE_DEPTH);
+	if (ctx->depth > IOB_MAX_INCLUDE_DEPTH) {
+		snprintf(err, errlen, "%s: includes nested more than %d deep", path, IOB_MAX_INCLUDE_DEPTH);
 		return -ELOOP;
 	}
-	rc = prescan(path, &sections, &nsec, err, errlen);
+	int bom;
+	rc = prescan(path, &sections, &nsec, &bom, err, errlen);
 	if (rc)
 		return rc;
-	iniparser_msg[0] = '\0';
-	iniparser_set_error_callback(capture_iniparser_error);
-	dictionary *d = iniparser_load(path);
+	dictionary *d = parse_ini(path, bom, err, errlen);
 	if (!d) {
-		snprintf(err, errlen, "%s: %s", path, iniparser_msg[0] ? iniparser_msg : "cannot be parsed");
 		rc = -EINVAL;
 		goto out;
 	}

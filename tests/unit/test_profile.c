@@ -262,6 +262,73 @@ static void test_load_string(void **s)
 	iob_suite_free(&suite);
 }
 
+/* ---- exactness: BOM, include depth ---------------------------------------- */
+
+static void test_bom(void **s)
+{
+	(void)s;
+	struct iob_suite suite;
+	char err[1024] = "";
+	put("bom-inc.ini", "\xef\xbb\xbf[global]\nblock_size = 8K\n\n[inc-job]\n");
+	const char *p = put("bom.ini", "\xef\xbb\xbf[global]\ninclude = bom-inc.ini\nsize = 1M\n[top-job]\n");
+	if (iob_profile_load(p, &suite, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(suite.njobs, 2);
+	assert_string_equal(suite.jobs[0].name, "inc-job");
+	assert_int_equal(suite.jobs[0].block_size, 8192);
+	assert_string_equal(suite.jobs[1].name, "top-job");
+	assert_int_equal(suite.jobs[1].size, 1048576);
+	assert_int_equal(suite.jobs[1].block_size, 8192);
+	iob_suite_free(&suite);
+	assert_int_equal(iob_profile_load_string("m", "\xef\xbb\xbf[m]\nsize = 4K\n", &suite, err, sizeof err), 0);
+	assert_string_equal(suite.jobs[0].name, "m");
+	iob_suite_free(&suite);
+	/* a first key line works too; an error still names the user's file */
+	p = put("bom-key.ini", "\xef\xbb\xbf[j]\nsize = 2K\n");
+	assert_int_equal(iob_profile_load(p, &suite, err, sizeof err), 0);
+	assert_int_equal(suite.jobs[0].size, 2048);
+	iob_suite_free(&suite);
+	expect_error("\xef\xbb\xbf[j]\nsize = 2X\n", "bad.ini: [j] size", "unknown unit");
+	/* only at the very start: elsewhere it is not skipped */
+	expect_error("[j]\n\xef\xbb\xbfsize = 1M\n", "unknown key", NULL);
+	expect_error(" \xef\xbb\xbf[j]\n", "expected 'key = value'", NULL);
+}
+
+/* inc1.ini includes inc2.ini ... incN.ini: `levels` nested includes below
+ * the profile. */
+static int load_nested(int levels, char *err, size_t errlen)
+{
+	char name[32], text[128];
+	for (int i = 1; i <= levels; i++) {
+		snprintf(name, sizeof name, "inc%d.ini", i);
+		if (i < levels)
+			snprintf(text, sizeof text, "[global]\ninclude = inc%d.ini\n", i + 1);
+		else
+			snprintf(text, sizeof text, "[global]\nsize = 12K\n");
+		put(name, text);
+	}
+	const char *p = put("nest.ini", "[global]\ninclude = inc1.ini\n[j]\n");
+	struct iob_suite suite;
+	int rc = iob_profile_load(p, &suite, err, errlen);
+	if (rc == 0) {
+		assert_int_equal(suite.jobs[0].size, 12288);
+		iob_suite_free(&suite);
+	}
+	return rc;
+}
+
+static void test_include_depth(void **s)
+{
+	(void)s;
+	char err[1024] = "";
+	if (load_nested(IOB_MAX_INCLUDE_DEPTH, err, sizeof err) != 0)
+		fail_msg("16 nested includes refused: %s", err);
+	assert_int_equal(IOB_MAX_INCLUDE_DEPTH, 16); /* docs/profiles.md says 16 */
+	assert_int_equal(load_nested(IOB_MAX_INCLUDE_DEPTH + 1, err, sizeof err), -ELOOP);
+	assert_non_null(strstr(err, "inc17.ini: includes nested more than 16 deep"));
+	assert_null(strchr(err, '\n'));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +341,8 @@ int main(void)
 		cmocka_unit_test(test_include_loop),
 		cmocka_unit_test(test_binary_junk),
 		cmocka_unit_test(test_load_string),
+		cmocka_unit_test(test_bom),
+		cmocka_unit_test(test_include_depth),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -10,6 +10,8 @@
  *    variable without a default is an error.
  *  - An unknown key, a bad value, a duplicate section or key, an empty
  *    profile: one-line error "FILE: [SECTION] KEY: reason".
+ *  - A UTF-8 byte order mark at the very start of a file is skipped.
+ *  - Includes nest at most IOB_MAX_INCLUDE_DEPTH files below the profile.
  * Keys, units and defaults: docs/profiles.md.
  */
 #ifndef IOBENCH_PROFILE_H
@@ -20,6 +22,7 @@
 #include "iobench/job.h"
 
 #define IOB_MAX_JOBS 256
+#define IOB_MAX_INCLUDE_DEPTH 16 /* 16 nested includes are read, a 17th is refused */
 
 struct iob_suite {
 	size_t njobs;
