@@ -23,11 +23,13 @@ static void usage(FILE *f)
 		"usage: iobench run PROFILE.ini [--output LIST] [--dir DIR] [--plugin-dir DIR]...\n"
 		"       iobench check PROFILE.ini [--dir DIR] [--plugin-dir DIR]...\n"
 		"       iobench plugins [--plugin-dir DIR]...\n"
+		"       iobench keys [--markdown]\n"
 		"       iobench --help | --version\n"
 		"\n"
 		"  run      run every job of the profile, in file order\n"
 		"  check    load and check the profile and plugins; run nothing, create nothing\n"
 		"  plugins  list the plugins found, where from, and their ABI version\n"
+		"  keys     list every profile key: type, unit, default, meaning\n"
 		"\n"
 		"  -o, --output LIST   outputs, comma-separated NAME[:ARGS][=FILE] (default: human);\n"
 		"                      e.g. --output human,json=run.json\n"
@@ -59,6 +61,17 @@ static int list_plugins(const struct iob_registry *reg)
 	for (size_t i = 0; i < reg->nerrors; i++)
 		printf("not loaded: %s\n", reg->errors[i]);
 	return 0;
+}
+
+/* `iobench keys [--markdown]`: the key table; loads no plugin. */
+static int list_keys(int argc, char **argv)
+{
+	int markdown = argc == 1 && strcmp(argv[0], "--markdown") == 0;
+	if (argc > 1 || (argc == 1 && !markdown))
+		return iob_cli_fail(IOB_EXIT_USAGE, "'keys' takes only --markdown (got '%s')", argv[argc - 1]);
+	if (iob_keys_print(stdout, markdown) != 0 || fflush(stdout) != 0)
+		return iob_cli_fail(IOB_EXIT_FAIL, "cannot write the key list to standard output");
+	return IOB_EXIT_OK;
 }
 
 /* The option getopt just refused, as the user typed it. */
@@ -157,6 +170,8 @@ int main(int argc, char **argv)
 		return IOB_EXIT_USAGE;
 	}
 	const char *cmd = argv[optind++];
+	if (strcmp(cmd, "keys") == 0)
+		return list_keys(argc - optind, argv + optind);
 	/* options may also follow the command and the profile */
 	const char *profile = NULL;
 	while (optind < argc) {

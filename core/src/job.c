@@ -3,6 +3,7 @@
  */
 #include "iobench/job.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,60 @@ void iob_job_defaults(struct iob_job *job)
 	job->keep_files = 0;
 	job->random_map = 1;
 	job->series_clock = IOB_CLOCK_WALL;
+}
+
+/* "k=v,k2=v2": keys of letters, digits, _ - . and no empty item.  What the
+ * keys mean is the backend's to check. */
+static int check_backend_options(const struct iob_job *job, char *err, size_t errlen)
+{
+	const char *o = job->backend_options;
+	if (!memchr(o, '\0', sizeof job->backend_options)) {
+		snprintf(err, errlen, "[%s] backend_options is not terminated", job->name);
+		return -EINVAL;
+	}
+	while (*o) {
+		size_t item = strcspn(o, ","), klen = strcspn(o, "=,");
+		int ok = klen > 0 && klen < item;
+		for (size_t i = 0; ok && i < klen; i++)
+			ok = isalnum((unsigned char)o[i]) || o[i] == '_' || o[i] == '-' || o[i] == '.';
+		for (size_t i = 0; ok && i < item; i++)
+			ok = (unsigned char)o[i] >= 0x20 && o[i] != 0x7f;
+		if (!ok) {
+			snprintf(err, errlen,
+				 "[%s] backend_options item '%.*s' is not key=value (write k=v,k2=v2; keys use letters, "
+				 "digits, _ - .)",
+				 job->name, (int)(item > 64 ? 64 : item), o);
+			return -EINVAL;
+		}
+		o += item;
+		if (*o == ',' && *++o == '\0') {
+			snprintf(err, errlen, "[%s] backend_options ends with ',' (write k=v,k2=v2)", job->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int validate_series_and_options(const struct iob_job *job, char *err, size_t errlen)
+{
+	const char *n = job->name;
+	if (job->series && job->access != IOB_ACCESS_SEQ) {
+		snprintf(err, errlen, "[%s] series times sequential reads: set access = seq or series = false", n);
+		return -EINVAL;
+	}
+	if (job->series && (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE))) {
+		snprintf(err, errlen, "[%s] series times reads only: drop write from phases or set series = false", n);
+		return -EINVAL;
+	}
+	if ((unsigned)job->series_clock > (unsigned)IOB_CLOCK_WALL) {
+		snprintf(err, errlen, "[%s] series_clock %d is not a known clock", n, (int)job->series_clock);
+		return -EINVAL;
+	}
+	if (!job->series && job->series_clock != IOB_CLOCK_WALL) {
+		snprintf(err, errlen, "[%s] series_clock applies only with series = true", n);
+		return -EINVAL;
+	}
+	return check_backend_options(job, err, errlen);
 }
 
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
@@ -114,7 +169,7 @@ int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 		snprintf(err, errlen, "[%s] reopen applies to random access only", n);
 		return -EINVAL;
 	}
-	return 0;
+	return validate_series_and_options(job, err, errlen);
 }
 
 static char *join(const char *a, const char *b)

@@ -1,6 +1,8 @@
 /*
  * profile.c - INI profiles to job specs (iobench/profile.h).
  *
+ * The key table (iob_keys) is the one list of job keys: iob_job_set parses
+ * by it, iob_profile_write writes by it, and `iobench keys` prints it.
  * iniparser reads the values; a light pre-scan of the raw text catches what
  * iniparser would silently accept: duplicate sections and keys, keys outside
  * any section, binary junk, and lines too long for it.
@@ -20,144 +22,458 @@
 #include "iobench/plugin.h"
 #include "iobench/units.h"
 
-#define MAX_INCLUDE_DEPTH 16
 #define MAX_LINE 1000 /* iniparser's own limit is 1024 */
 
-/* ---- job keys ------------------------------------------------------------ */
+/* ---- the key table --------------------------------------------------------- */
 
-static int set_u32(const char *key, const char *value, uint32_t *dst, char *err, size_t errlen)
+#define FIELD(f) offsetof(struct iob_job, f), sizeof(((struct iob_job *)0)->f)
+
+_Static_assert(sizeof(enum iob_access) == sizeof(int) && sizeof(enum iob_layout) == sizeof(int) &&
+		   sizeof(enum iob_clock) == sizeof(int),
+	       "enum keys are stored as int");
+
+static const struct iob_key_word layout_words[] = {
+    {"file", IOB_LAYOUT_FILE}, {"tree", IOB_LAYOUT_TREE}, {NULL, 0}};
+static const struct iob_key_word access_words[] = {{"seq", IOB_ACCESS_SEQ},
+						   {"rand", IOB_ACCESS_RAND},
+						   {"sequential", IOB_ACCESS_SEQ},
+						   {"random", IOB_ACCESS_RAND},
+						   {NULL, 0}};
+static const struct iob_key_word phase_words[] = {{"write", IOB_PHASE_BIT(IOB_PHASE_WRITE)},
+						  {"read", IOB_PHASE_BIT(IOB_PHASE_READ)},
+						  {"verify", IOB_PHASE_BIT(IOB_PHASE_VERIFY)},
+						  {NULL, 0}};
+static const struct iob_key_word clock_words[] = {{"wall", IOB_CLOCK_WALL},
+						  {"user", IOB_CLOCK_USER},
+						  {"system", IOB_CLOCK_SYSTEM},
+						  {"process", IOB_CLOCK_PROCESS},
+						  {NULL, 0}};
+
+static int set_seed(struct iob_job *job, const char *value, char *err, size_t errlen)
 {
-	uint64_t v;
-	int rc = iob_parse_u64(value, &v, err, errlen);
-	if (rc == 0 && v > UINT32_MAX) {
-		snprintf(err, errlen, "%s '%s' is too large", key, IOB_Q(value));
-		rc = -ERANGE;
-	}
+	uint64_t u;
+	int rc = iob_parse_u64(value, &u, err, errlen);
 	if (rc == 0)
-		*dst = (uint32_t)v;
+		job->seed = job->pattern.seed = u;
 	return rc;
 }
 
-static int set_str(const char *key, const char *value, char *dst, size_t dstlen, char *err, size_t errlen)
+static const struct iob_key key_table[] = {
+    {"description", IOB_KEY_STRING, "", "", "free text, ignored", NULL, 0, 0, NULL},
+    {"backend", IOB_KEY_STRING, "plugin name", "posix",
+     "backend plugin that moves the bytes ('iobench plugins' lists them)", NULL, FIELD(backend), NULL},
+    {"backend_options", IOB_KEY_STRING, "k=v,...", "",
+     "options handed to the backend's open; the backend refuses an unknown one before anything is created",
+     NULL, FIELD(backend_options), NULL},
+    {"dir", IOB_KEY_PATH, "", ".", "directory holding the job's files; must exist; --dir overrides it", NULL,
+     FIELD(dir), NULL},
+    {"filename", IOB_KEY_PATH, "", "iobench.<job>.dat",
+     "the file in dir (layout file); - is standard input (read-only, stream backends)", NULL, FIELD(filename),
+     NULL},
+    {"layout", IOB_KEY_ENUM, "", "file", "one file, or a tree of files (tree_levels, tree_files)",
+     layout_words, FIELD(layout), NULL},
+    {"tree_levels", IOB_KEY_COUNT, "levels", "3",
+     "layout tree: depth, dir/dir0, dir/dir0/dir1, ... (at most 64)", NULL, FIELD(tree_levels), NULL},
+    {"tree_files", IOB_KEY_COUNT, "files", "4",
+     "layout tree: files per level, file0 ... fileN-1 in each dirK", NULL, FIELD(tree_files), NULL},
+    {"access", IOB_KEY_ENUM, "", "seq",
+     "sequential offsets, or random ones (sequential and random are accepted too)", access_words,
+     FIELD(access), NULL},
+    {"phases", IOB_KEY_LIST, "", "write,read", "phases to run, always in the order write, read, verify",
+     phase_words, FIELD(phases), NULL},
+    {"block_size", IOB_KEY_SIZE, "bytes", "4K", "bytes per I/O (at most 2 GiB)", NULL, FIELD(block_size),
+     NULL},
+    {"block_size_max", IOB_KEY_SIZE, "bytes", "0",
+     "sweep: every phase again at block_size, 2x, 4x ... up to this; 0 = no sweep", NULL,
+     FIELD(block_size_max), NULL},
+    {"size", IOB_KEY_SIZE, "bytes", "64M", "bytes per file", NULL, FIELD(size), NULL},
+    {"ops", IOB_KEY_COUNT, "I/O calls", "0",
+     "random access: I/O calls per phase (and block size); 0 = size / block_size x files", NULL, FIELD(ops),
+     NULL},
+    {"loops", IOB_KEY_COUNT, "passes", "1", "sequential access: passes over each file per phase", NULL,
+     FIELD(loops), NULL},
+    {"offset_align", IOB_KEY_SIZE, "bytes", "0",
+     "random access: offsets are multiples of this; 0 = block_size", NULL, FIELD(offset_align), NULL},
+    {"random_map", IOB_KEY_BOOL, "", "true",
+     "random access: every slot once per pass, in a random order; false draws with replacement (holes), as "
+     "io_profile did",
+     NULL, FIELD(random_map), NULL},
+    {"skip_past_end", IOB_KEY_BOOL, "", "false",
+     "random access: draw offsets in [0, size) and skip (count, not do) an I/O crossing the end, as "
+     "io_profile "
+     "did",
+     NULL, FIELD(skip_past_end), NULL},
+    {"pattern", IOB_KEY_PATTERN, "", "random",
+     "data written and expected by verify: zero, ones, text, random, byte:0xNN, char:C; ~ prefix = "
+     "complement",
+     NULL, FIELD(pattern), NULL},
+    {"seed", IOB_KEY_COUNT, "", "280225732", "seeds random offsets and the random pattern", NULL, FIELD(seed),
+     set_seed},
+    {"fsync", IOB_KEY_BOOL, "", "true", "write phases sync each file before closing it; the time counts",
+     NULL, FIELD(fsync), NULL},
+    {"truncate", IOB_KEY_BOOL, "", "false", "write phases truncate the file when opening it", NULL,
+     FIELD(truncate), NULL},
+    {"reopen", IOB_KEY_BOOL, "", "false",
+     "random access: open and close the file around every I/O (timed), as io_profile did", NULL,
+     FIELD(reopen), NULL},
+    {"keep_files", IOB_KEY_BOOL, "", "false",
+     "leave the files behind; otherwise remove the files and directories the job created (never older ones)",
+     NULL, FIELD(keep_files), NULL},
+    {"allow_devices", IOB_KEY_BOOL, "", "false",
+     "permit block and character devices as targets (refused otherwise, also behind symlinks)", NULL,
+     FIELD(allow_devices), NULL},
+    {"follow_symlinks", IOB_KEY_BOOL, "", "false",
+     "a target that is a symbolic link is refused unless true; devices stay refused without allow_devices",
+     NULL, FIELD(follow_symlinks), NULL},
+    {"evict_before_read", IOB_KEY_BOOL, "", "false",
+     "write back and evict the files from the page cache before read and verify phases", NULL,
+     FIELD(evict_before_read), NULL},
+    {"fill_once", IOB_KEY_BOOL, "", "false",
+     "write phases write one buffer filled as at offset 0 everywhere, as io_profile did; verify is refused "
+     "with it",
+     NULL, FIELD(fill_once), NULL},
+    {"series", IOB_KEY_BOOL, "", "false",
+     "sequential reads: one block record per I/O, with block speeds, summary and cliff, as bigread reports",
+     NULL, FIELD(series), NULL},
+    {"series_clock", IOB_KEY_ENUM, "", "wall",
+     "with series: the clock each block is timed with (user, system, process: this process's CPU time)",
+     clock_words, FIELD(series_clock), NULL},
+};
+
+const struct iob_key *iob_keys(size_t *n)
 {
-	if (strlen(value) >= dstlen) {
-		snprintf(err, errlen, "%s is longer than %zu characters", key, dstlen - 1);
-		return -ENAMETOOLONG;
-	}
-	/* zero the rest too: a shorter value over a [global] one leaves no stale
-	 * bytes, so jobs with equal settings are equal byte for byte */
-	memset(dst, 0, dstlen);
-	memcpy(dst, value, strlen(value));
-	return 0;
+	*n = sizeof key_table / sizeof key_table[0];
+	return key_table;
 }
 
-static int set_phases(const char *value, uint32_t *dst, char *err, size_t errlen)
+const struct iob_key *iob_key_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++)
+		if (strcmp(key_table[i].name, name) == 0)
+			return &key_table[i];
+	return NULL;
+}
+
+const char *iob_key_type_name(enum iob_key_type type)
+{
+	switch (type) {
+	case IOB_KEY_SIZE:
+		return "size";
+	case IOB_KEY_COUNT:
+		return "count";
+	case IOB_KEY_BOOL:
+		return "bool";
+	case IOB_KEY_ENUM:
+		return "enum";
+	case IOB_KEY_LIST:
+		return "list";
+	case IOB_KEY_STRING:
+		return "string";
+	case IOB_KEY_PATH:
+		return "path";
+	case IOB_KEY_PATTERN:
+		return "pattern";
+	}
+	return "?";
+}
+
+/* "a, b, c": the allowed words of an enum or list key. */
+static void word_list(const struct iob_key *k, const char *sep, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (const struct iob_key_word *w = k->words; w && w->word && o < len; w++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", w == k->words ? "" : sep, w->word);
+}
+
+static int set_enum(const struct iob_key *k, const char *value, int *dst, char *err, size_t errlen)
+{
+	for (const struct iob_key_word *w = k->words; w->word; w++)
+		if (strcmp(value, w->word) == 0) {
+			*dst = w->value;
+			return 0;
+		}
+	char words[160];
+	word_list(k, ", ", words, sizeof words);
+	snprintf(err, errlen, "%s '%s' is not one of %s", k->name, IOB_Q(value), words);
+	return -EINVAL;
+}
+
+static int set_list(const struct iob_key *k, const char *value, uint32_t *dst, char *err, size_t errlen)
 {
 	uint32_t bits = 0;
 	char buf[128];
 	if (strlen(value) >= sizeof buf) {
-		snprintf(err, errlen, "phases '%s' is too long", IOB_Q(value));
+		snprintf(err, errlen, "%s '%s' is too long", k->name, IOB_Q(value));
 		return -EINVAL;
 	}
 	snprintf(buf, sizeof buf, "%s", value);
 	char *save = NULL;
 	for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-		uint32_t bit = strcmp(t, "write") == 0 ? IOB_PHASE_BIT(IOB_PHASE_WRITE)
-			: strcmp(t, "read") == 0 ? IOB_PHASE_BIT(IOB_PHASE_READ)
-			: strcmp(t, "verify") == 0 ? IOB_PHASE_BIT(IOB_PHASE_VERIFY) : 0;
-		if (!bit) {
-			snprintf(err, errlen, "unknown phase '%s' in '%s' (use write, read, verify)", IOB_Q(t), IOB_Q(value));
+		const struct iob_key_word *w = k->words;
+		while (w->word && strcmp(t, w->word) != 0)
+			w++;
+		if (!w->word) {
+			char words[160];
+			word_list(k, ", ", words, sizeof words);
+			size_t nl = strlen(k->name); /* "phases": "unknown phase" */
+			snprintf(err, errlen, "unknown %.*s '%s' in '%s' (use %s)",
+				 (int)(nl > 1 && k->name[nl - 1] == 's' ? nl - 1 : nl), k->name, IOB_Q(t),
+				 IOB_Q(value), words);
 			return -EINVAL;
 		}
-		bits |= bit;
+		bits |= (uint32_t)w->value;
 	}
 	if (!bits) {
-		snprintf(err, errlen, "phases is empty");
+		snprintf(err, errlen, "%s is empty", k->name);
 		return -EINVAL;
 	}
 	*dst = bits;
 	return 0;
 }
 
+static int set_count(const struct iob_key *k, const char *value, void *dst, char *err, size_t errlen)
+{
+	uint64_t v;
+	int rc = iob_parse_u64(value, &v, err, errlen);
+	if (rc)
+		return rc;
+	if (k->width == sizeof(uint32_t)) {
+		if (v > UINT32_MAX) {
+			snprintf(err, errlen, "%s '%s' is too large (limit %u)", k->name, IOB_Q(value),
+				 UINT32_MAX);
+			return -ERANGE;
+		}
+		uint32_t v32 = (uint32_t)v;
+		memcpy(dst, &v32, sizeof v32);
+	} else {
+		memcpy(dst, &v, sizeof v);
+	}
+	return 0;
+}
+
+static int set_text(const struct iob_key *k, const char *value, char *dst, char *err, size_t errlen)
+{
+	size_t n = strlen(value);
+	if (n >= k->width) {
+		snprintf(err, errlen, "%s is longer than %zu characters", k->name, k->width - 1);
+		return -ENAMETOOLONG;
+	}
+	/* zero the rest too: a shorter value over a [global] one leaves no stale
+	 * bytes, so jobs with equal settings are equal byte for byte */
+	memset(dst, 0, k->width);
+	memcpy(dst, value, n);
+	return 0;
+}
+
+static int key_set(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	void *dst = (char *)job + k->offset;
+	if (k->set)
+		return k->set(job, value, err, errlen);
+	if (k->width == 0)
+		return 0;
+	switch (k->type) {
+	case IOB_KEY_SIZE:
+		return iob_parse_size(value, dst, err, errlen);
+	case IOB_KEY_COUNT:
+		return set_count(k, value, dst, err, errlen);
+	case IOB_KEY_BOOL:
+		return iob_parse_bool(value, dst, err, errlen);
+	case IOB_KEY_ENUM:
+		return set_enum(k, value, dst, err, errlen);
+	case IOB_KEY_LIST:
+		return set_list(k, value, dst, err, errlen);
+	case IOB_KEY_STRING:
+	case IOB_KEY_PATH:
+		return set_text(k, value, dst, err, errlen);
+	case IOB_KEY_PATTERN:
+		return iob_pattern_parse(value, dst, err, errlen);
+	}
+	snprintf(err, errlen, "%s: key of unknown type", k->name);
+	return -EINVAL;
+}
+
+/* Edit distance with adjacent transpositions, for the unknown-key hint. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[34][34];
+	if (la > 32 || lb > 32)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1];
+			size_t v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+static void unknown_key(const char *key, char *err, size_t errlen)
+{
+	const char *best = NULL;
+	size_t bestd = SIZE_MAX, n = strlen(key);
+	for (size_t i = 0; i <= sizeof key_table / sizeof key_table[0]; i++) {
+		const char *name = i < sizeof key_table / sizeof key_table[0] ? key_table[i].name : "include";
+		size_t dd = distance(key, name);
+		if (dd < bestd) {
+			bestd = dd;
+			best = name;
+		}
+	}
+	if (best && bestd <= 2 && bestd < n)
+		snprintf(err, errlen, "unknown key (did you mean %s? 'iobench keys' lists every key)", best);
+	else
+		snprintf(err, errlen, "unknown key ('iobench keys' lists every key)");
+}
+
 int iob_job_set(struct iob_job *job, const char *key, const char *value, char *err, size_t errlen)
 {
-	uint64_t u;
-	int rc;
+	const struct iob_key *k = iob_key_find(key);
+	if (!k) {
+		unknown_key(key, err, errlen);
+		return -ENOENT;
+	}
+	return key_set(k, job, value, err, errlen);
+}
 
-	if (strcmp(key, "description") == 0)
-		return 0;
-	if (strcmp(key, "backend") == 0)
-		return set_str(key, value, job->backend, sizeof job->backend, err, errlen);
-	if (strcmp(key, "dir") == 0)
-		return set_str(key, value, job->dir, sizeof job->dir, err, errlen);
-	if (strcmp(key, "filename") == 0)
-		return set_str(key, value, job->filename, sizeof job->filename, err, errlen);
-	if (strcmp(key, "layout") == 0) {
-		if (strcmp(value, "file") == 0)
-			job->layout = IOB_LAYOUT_FILE;
-		else if (strcmp(value, "tree") == 0)
-			job->layout = IOB_LAYOUT_TREE;
-		else {
-			snprintf(err, errlen, "layout '%s' is neither file nor tree", IOB_Q(value));
-			return -EINVAL;
+static int put(char *buf, size_t len, const char *fmt, ...) IOB_PRINTF(3, 4);
+static int put(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+}
+
+int iob_key_format(const struct iob_key *k, const struct iob_job *job, char *buf, size_t len)
+{
+	const void *src = (const char *)job + k->offset;
+	int iv;
+	uint32_t u32;
+	uint64_t u64;
+	if (k->width == 0)
+		return -ENOENT;
+	switch (k->type) {
+	case IOB_KEY_SIZE:
+		memcpy(&u64, src, sizeof u64);
+		return put(buf, len, "%llu", (unsigned long long)u64);
+	case IOB_KEY_COUNT:
+		if (k->width == sizeof u32) {
+			memcpy(&u32, src, sizeof u32);
+			return put(buf, len, "%u", u32);
 		}
-		return 0;
+		memcpy(&u64, src, sizeof u64);
+		return put(buf, len, "%llu", (unsigned long long)u64);
+	case IOB_KEY_BOOL:
+		memcpy(&iv, src, sizeof iv);
+		return put(buf, len, "%s", iv ? "true" : "false");
+	case IOB_KEY_ENUM:
+		memcpy(&iv, src, sizeof iv);
+		for (const struct iob_key_word *w = k->words; w->word; w++)
+			if (w->value == iv)
+				return put(buf, len, "%s", w->word);
+		return -EINVAL;
+	case IOB_KEY_LIST: {
+		memcpy(&u32, src, sizeof u32);
+		size_t o = 0;
+		uint32_t left = u32;
+		if (len)
+			buf[0] = '\0';
+		for (const struct iob_key_word *w = k->words; w->word; w++)
+			if (left & (uint32_t)w->value) {
+				if (put(buf + o, len - o, "%s%s", o ? "," : "", w->word))
+					return -ENOSPC;
+				o += strlen(buf + o);
+				left &= ~(uint32_t)w->value;
+			}
+		return left || !u32 ? -EINVAL : 0;
 	}
-	if (strcmp(key, "tree_levels") == 0)
-		return set_u32(key, value, &job->tree_levels, err, errlen);
-	if (strcmp(key, "tree_files") == 0)
-		return set_u32(key, value, &job->tree_files, err, errlen);
-	if (strcmp(key, "access") == 0) {
-		if (strcmp(value, "seq") == 0 || strcmp(value, "sequential") == 0)
-			job->access = IOB_ACCESS_SEQ;
-		else if (strcmp(value, "rand") == 0 || strcmp(value, "random") == 0)
-			job->access = IOB_ACCESS_RAND;
-		else {
-			snprintf(err, errlen, "access '%s' is neither seq nor rand", IOB_Q(value));
+	case IOB_KEY_STRING:
+	case IOB_KEY_PATH:
+		if (!memchr(src, '\0', k->width))
 			return -EINVAL;
-		}
+		return put(buf, len, "%s", (const char *)src);
+	case IOB_KEY_PATTERN:
+		iob_pattern_name(src, buf, len);
 		return 0;
 	}
-	if (strcmp(key, "phases") == 0)
-		return set_phases(value, &job->phases, err, errlen);
-	if (strcmp(key, "block_size") == 0)
-		return iob_parse_size(value, &job->block_size, err, errlen);
-	if (strcmp(key, "block_size_max") == 0)
-		return iob_parse_size(value, &job->block_size_max, err, errlen);
-	if (strcmp(key, "size") == 0)
-		return iob_parse_size(value, &job->size, err, errlen);
-	if (strcmp(key, "offset_align") == 0)
-		return iob_parse_size(value, &job->offset_align, err, errlen);
-	if (strcmp(key, "ops") == 0)
-		return iob_parse_u64(value, &job->ops, err, errlen);
-	if (strcmp(key, "loops") == 0)
-		return set_u32(key, value, &job->loops, err, errlen);
-	if (strcmp(key, "pattern") == 0)
-		return iob_pattern_parse(value, &job->pattern, err, errlen);
-	if (strcmp(key, "seed") == 0) {
-		rc = iob_parse_u64(value, &u, err, errlen);
-		if (rc == 0)
-			job->seed = job->pattern.seed = u;
-		return rc;
+	return -EINVAL;
+}
+
+/* The type column: "enum: seq|rand", "list: write,read,verify". */
+static void type_text(const struct iob_key *k, const char *sep, char *buf, size_t len)
+{
+	char words[160];
+	if (k->type != IOB_KEY_ENUM && k->type != IOB_KEY_LIST) {
+		snprintf(buf, len, "%s", iob_key_type_name(k->type));
+		return;
 	}
-	static const struct {
-		const char *key;
-		size_t off;
-	} bools[] = {
-		{"skip_past_end", offsetof(struct iob_job, skip_past_end)},
-		{"fsync", offsetof(struct iob_job, fsync)},
-		{"truncate", offsetof(struct iob_job, truncate)},
-		{"reopen", offsetof(struct iob_job, reopen)},
-		{"keep_files", offsetof(struct iob_job, keep_files)},
-		{"allow_devices", offsetof(struct iob_job, allow_devices)},
-		{"evict_before_read", offsetof(struct iob_job, evict_before_read)},
-		{"fill_once", offsetof(struct iob_job, fill_once)},
-	};
-	for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++)
-		if (strcmp(key, bools[i].key) == 0)
-			return iob_parse_bool(value, (int *)((char *)job + bools[i].off), err, errlen);
-	snprintf(err, errlen, "unknown key");
-	return -ENOENT;
+	if (k->type == IOB_KEY_LIST) /* "list: write,read,verify" */
+		sep = strchr(sep, '|') ? "`, `" : ",";
+	/* the spellings written back, not the aliases */
+	size_t o = 0;
+	words[0] = '\0';
+	for (const struct iob_key_word *w = k->words; w->word; w++) {
+		const struct iob_key_word *first = k->words;
+		while (first->value != w->value)
+			first++;
+		if (first == w)
+			o += (size_t)snprintf(words + o, sizeof words - o, "%s%s", o ? sep : "", w->word);
+	}
+	snprintf(buf, len, "%s: %s", iob_key_type_name(k->type), words);
+}
+
+int iob_keys_print(FILE *f, int markdown)
+{
+	const size_t n = sizeof key_table / sizeof key_table[0];
+	char type[200];
+	int wname = 3, wtype = 4, wunit = 4, wdef = 7;
+	for (size_t i = 0; i < n && !markdown; i++) {
+		type_text(&key_table[i], "|", type, sizeof type);
+		const char *def = key_table[i].def[0] ? key_table[i].def : "(empty)";
+		wname = (int)strlen(key_table[i].name) > wname ? (int)strlen(key_table[i].name) : wname;
+		wtype = (int)strlen(type) > wtype ? (int)strlen(type) : wtype;
+		wunit = (int)strlen(key_table[i].unit) > wunit ? (int)strlen(key_table[i].unit) : wunit;
+		wdef = (int)strlen(def) > wdef ? (int)strlen(def) : wdef;
+	}
+	if (markdown)
+		fprintf(f, "| key | type | unit | default | meaning |\n|---|---|---|---|---|\n");
+	else
+		fprintf(f, "%-*s  %-*s  %-*s  %-*s  %s\n", wname, "KEY", wtype, "TYPE", wunit, "UNIT", wdef,
+			"DEFAULT", "MEANING");
+	for (size_t i = 0; i < n; i++) {
+		const struct iob_key *k = &key_table[i];
+		if (markdown) {
+			type_text(k, "` \\| `", type, sizeof type);
+			char *colon = strchr(type, ':');
+			if (colon) /* "enum: `seq` \| `rand`" */
+				fprintf(f, "| `%s` | %.*s: `%s` | %s | %s%s%s | %s |\n", k->name,
+					(int)(colon - type), type, colon + 2, k->unit, k->def[0] ? "`" : "",
+					k->def[0] ? k->def : "(empty)", k->def[0] ? "`" : "", k->meaning);
+			else
+				fprintf(f, "| `%s` | %s | %s | %s%s%s | %s |\n", k->name, type, k->unit,
+					k->def[0] ? "`" : "", k->def[0] ? k->def : "(empty)",
+					k->def[0] ? "`" : "", k->meaning);
+		} else {
+			type_text(k, "|", type, sizeof type);
+			fprintf(f, "%-*s  %-*s  %-*s  %-*s  %s\n", wname, k->name, wtype, type, wunit,
+				k->unit[0] ? k->unit : "-", wdef, k->def[0] ? k->def : "(empty)", k->meaning);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
 }
 
 /* ---- the raw pre-scan ---------------------------------------------------- */
@@ -222,8 +538,9 @@ static char *trim(char *s)
 	return s;
 }
 
-/* Structure checks iniparser does not make.  Fills sections in file order. */
-static int prescan(const char *path, char ***sections, size_t *nsec, char *err, size_t errlen)
+/* Structure checks iniparser does not make.  Fills sections in file order;
+ * *bom says the file starts with a UTF-8 byte order mark (skipped here). */
+static int prescan(const char *path, char ***sections, size_t *nsec, int *bom, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
 	char *line = NULL, cur[256] = "";
@@ -234,6 +551,7 @@ static int prescan(const char *path, char ***sections, size_t *nsec, char *err, 
 
 	*sections = NULL;
 	*nsec = 0;
+	*bom = 0;
 	if (!f) {
 		int e = errno;
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
@@ -241,6 +559,11 @@ static int prescan(const char *path, char ***sections, size_t *nsec, char *err, 
 	}
 	while (rc == 0 && (len = getline(&line, &cap, f)) != -1) {
 		lineno++;
+		if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+			memmove(line, line + 3, (size_t)len - 2); /* the terminating NUL too */
+			len -= 3;
+			*bom = 1;
+		}
 		if (memchr(line, '\0', (size_t)len) || (len > 0 && memchr(line, '\x7f', (size_t)len))) {
 			snprintf(err, errlen, "%s:%zu: binary data (not a text profile)", path, lineno);
 			rc = -EINVAL;
@@ -438,8 +761,72 @@ static int capture_iniparser_error(const char *fmt, ...)
 	return 0;
 }
 
+/* A private copy of the file without its byte order mark, for iniparser. */
+static int copy_without_bom(const char *path, char *tmp, size_t tmplen)
+{
+	FILE *f = fopen(path, "rbe");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	int rc = 0;
+	if (!f)
+		return -errno;
+	for (;;) {
+		if (len == cap) {
+			char *t = realloc(text, cap = cap ? cap * 2 : 65536);
+			if (!t) {
+				rc = -ENOMEM;
+				break;
+			}
+			text = t;
+		}
+		size_t got = fread(text + len, 1, cap - len, f);
+		len += got;
+		if (got == 0) {
+			rc = ferror(f) ? -EIO : 0;
+			break;
+		}
+	}
+	fclose(f);
+	if (rc == 0 && (len < 3 || memcmp(text, "\xef\xbb\xbf", 3) != 0))
+		rc = -EAGAIN; /* changed since the pre-scan */
+	if (rc == 0)
+		rc = iob_write_temp(text + 3, len - 3, tmp, tmplen);
+	free(text);
+	return rc;
+}
+
+/* iniparser's dictionary of path (of a copy without its BOM), or NULL with
+ * a one-line reason naming path. */
+static dictionary *parse_ini(const char *path, int bom, char *err, size_t errlen)
+{
+	char tmp[4096];
+	const char *src = path;
+	if (bom) {
+		int rc = copy_without_bom(path, tmp, sizeof tmp);
+		if (rc) {
+			snprintf(err, errlen, "%s: cannot read it again: %s", path, strerror(-rc));
+			return NULL;
+		}
+		src = tmp;
+	}
+	iniparser_msg[0] = '\0';
+	iniparser_set_error_callback(capture_iniparser_error);
+	dictionary *d = iniparser_load(src);
+	if (bom)
+		iob_remove_file(tmp);
+	if (!d) {
+		char *at = bom ? strstr(iniparser_msg, tmp) : NULL;
+		if (at) /* name the user's file, not the copy */
+			snprintf(err, errlen, "%s: %.*s%s%s", path, (int)(at - iniparser_msg), iniparser_msg, path,
+				 at + strlen(tmp));
+		else
+			snprintf(err, errlen, "%s: %s", path, iniparser_msg[0] ? iniparser_msg : "cannot be parsed");
+	}
+	return d;
+}
+
 struct loadctx {
-	const char *stack[MAX_INCLUDE_DEPTH];
+	const char *stack[IOB_MAX_INCLUDE_DEPTH + 1]; /* the profile, then its nested includes */
 	size_t depth;
 	struct iob_suite *suite;
 };
@@ -553,18 +940,16 @@ static int load_file(struct loadctx *ctx, const char *path, struct kvlist *globa
 			snprintf(err, errlen, "%s: include loop: %s is already being read", path, real);
 			return -ELOOP;
 		}
-	if (ctx->depth >= MAX_INCLUDE_DEPTH) {
-		snprintf(err, errlen, "%s: includes nested more than %d deep", path, MAX_INCLUDE_DEPTH);
+	if (ctx->depth > IOB_MAX_INCLUDE_DEPTH) {
+		snprintf(err, errlen, "%s: includes nested more than %d deep", path, IOB_MAX_INCLUDE_DEPTH);
 		return -ELOOP;
 	}
-	rc = prescan(path, &sections, &nsec, err, errlen);
+	int bom;
+	rc = prescan(path, &sections, &nsec, &bom, err, errlen);
 	if (rc)
 		return rc;
-	iniparser_msg[0] = '\0';
-	iniparser_set_error_callback(capture_iniparser_error);
-	dictionary *d = iniparser_load(path);
+	dictionary *d = parse_ini(path, bom, err, errlen);
 	if (!d) {
-		snprintf(err, errlen, "%s: %s", path, iniparser_msg[0] ? iniparser_msg : "cannot be parsed");
 		rc = -EINVAL;
 		goto out;
 	}
@@ -698,57 +1083,44 @@ static void write_text(FILE *f, const char *key, const char *v)
 	fputc('\n', f);
 }
 
-static void write_size(FILE *f, const char *key, uint64_t v)
+/* Every value of the job as text, checked before anything is written. */
+static int job_writable(const struct iob_job *j)
 {
-	fprintf(f, "%s = %llu\n", key, (unsigned long long)v);
+	char buf[IOB_PATH_MAX + 64];
+	size_t n;
+	const struct iob_key *k = iob_keys(&n);
+	if (!memchr(j->name, '\0', sizeof j->name) || strpbrk(j->name, "\r\n[]"))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		int rc = iob_key_format(&k[i], j, buf, sizeof buf);
+		if (rc == -ENOENT)
+			continue;
+		if (rc || strpbrk(buf, "\r\n")) /* a profile value is one line */
+			return -EINVAL;
+	}
+	return 0;
 }
 
 int iob_profile_write(FILE *f, const struct iob_job *jobs, size_t njobs, const char *comment)
 {
-	char pat[64];
-	/* a profile value is one line: refuse before writing anything */
+	char buf[IOB_PATH_MAX + 64];
+	size_t n;
+	const struct iob_key *k = iob_keys(&n);
 	for (size_t i = 0; i < njobs; i++)
-		if (strpbrk(jobs[i].backend, "\r\n") || strpbrk(jobs[i].dir, "\r\n") || strpbrk(jobs[i].filename, "\r\n"))
+		if (job_writable(&jobs[i]) != 0)
 			return -EINVAL;
 	if (comment)
 		fprintf(f, "; %s\n", comment);
 	for (size_t i = 0; i < njobs; i++) {
-		const struct iob_job *j = &jobs[i];
-		fprintf(f, "%s[%s]\n", i || comment ? "\n" : "", j->name);
-		write_text(f, "backend", j->backend);
-		write_text(f, "dir", j->dir);
-		fprintf(f, "layout = %s\n", j->layout == IOB_LAYOUT_TREE ? "tree" : "file");
-		if (j->layout == IOB_LAYOUT_TREE)
-			fprintf(f, "tree_levels = %u\ntree_files = %u\n", j->tree_levels, j->tree_files);
-		else
-			write_text(f, "filename", j->filename);
-		fprintf(f, "access = %s\n", j->access == IOB_ACCESS_RAND ? "rand" : "seq");
-		fprintf(f, "phases = %s%s%s%s%s\n", (j->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) ? "write" : "",
-			(j->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) && (j->phases & ~IOB_PHASE_BIT(IOB_PHASE_WRITE)) ? "," : "",
-			(j->phases & IOB_PHASE_BIT(IOB_PHASE_READ)) ? "read" : "",
-			(j->phases & IOB_PHASE_BIT(IOB_PHASE_READ)) && (j->phases & IOB_PHASE_BIT(IOB_PHASE_VERIFY)) ? "," : "",
-			(j->phases & IOB_PHASE_BIT(IOB_PHASE_VERIFY)) ? "verify" : "");
-		write_size(f, "block_size", j->block_size);
-		if (j->block_size_max)
-			write_size(f, "block_size_max", j->block_size_max);
-		write_size(f, "size", j->size);
-		if (j->ops)
-			fprintf(f, "ops = %llu\n", (unsigned long long)j->ops);
-		fprintf(f, "loops = %u\n", j->loops);
-		if (j->offset_align)
-			write_size(f, "offset_align", j->offset_align);
-		fprintf(f, "skip_past_end = %s\n", j->skip_past_end ? "true" : "false");
-		iob_pattern_name(&j->pattern, pat, sizeof pat);
-		fprintf(f, "pattern = %s\n", pat);
-		fprintf(f, "seed = %llu\n", (unsigned long long)j->seed);
-		fprintf(f, "fsync = %s\n", j->fsync ? "true" : "false");
-		fprintf(f, "truncate = %s\n", j->truncate ? "true" : "false");
-		fprintf(f, "reopen = %s\n", j->reopen ? "true" : "false");
-		fprintf(f, "keep_files = %s\n", j->keep_files ? "true" : "false");
-		fprintf(f, "allow_devices = %s\n", j->allow_devices ? "true" : "false");
-		fprintf(f, "evict_before_read = %s\n", j->evict_before_read ? "true" : "false");
-		if (j->fill_once)
-			fprintf(f, "fill_once = true\n");
+		fprintf(f, "%s[%s]\n", i || comment ? "\n" : "", jobs[i].name);
+		for (size_t x = 0; x < n; x++) {
+			if (iob_key_format(&k[x], &jobs[i], buf, sizeof buf) != 0)
+				continue; /* a key that sets nothing */
+			if (k[x].type == IOB_KEY_STRING || k[x].type == IOB_KEY_PATH)
+				write_text(f, k[x].name, buf);
+			else
+				fprintf(f, "%s = %s\n", k[x].name, buf);
+		}
 	}
 	return ferror(f) ? -EIO : 0;
 }

@@ -38,12 +38,12 @@ static const struct suffix suffixes[] = {
 	{"TB", 1000000000000ull},
 };
 
-/* Digits of an unsigned decimal with an optional fraction; returns the end. */
-static const char *scan_number(const char *p, uint64_t *whole, uint64_t *frac, uint64_t *fracscale, int *overflow)
+/* Digits of an unsigned decimal with an optional fraction; returns the end.
+ * The fraction's digits are [*frac, *frac_end). */
+static const char *scan_number(const char *p, uint64_t *whole, const char **frac, const char **frac_end,
+			       int *overflow)
 {
 	*whole = 0;
-	*frac = 0;
-	*fracscale = 1;
 	*overflow = 0;
 	while (isdigit((unsigned char)*p)) {
 		unsigned d = (unsigned)(*p - '0');
@@ -53,22 +53,36 @@ static const char *scan_number(const char *p, uint64_t *whole, uint64_t *frac, u
 			*whole = *whole * 10 + d;
 		p++;
 	}
+	*frac = *frac_end = p;
 	if (*p == '.') {
-		p++;
-		while (isdigit((unsigned char)*p)) {
-			if (*fracscale <= UINT64_MAX / 100) { /* keep 18 digits at most */
-				*frac = *frac * 10 + (uint64_t)(*p - '0');
-				*fracscale *= 10;
-			}
+		*frac = ++p;
+		while (isdigit((unsigned char)*p))
 			p++;
-		}
+		*frac_end = p;
 	}
 	return p;
 }
 
+/* The bytes of 0.DIGITS x mult, exactly, or -1 when that is not a whole
+ * number.  From the last digit up: t = d * mult + carry must end in 0 at
+ * every step, and carry = t / 10 stays below mult, so nothing overflows
+ * (mult is at most 10^12) however many digits there are. */
+static int64_t fraction_bytes(const char *frac, const char *end, uint64_t mult)
+{
+	uint64_t carry = 0;
+	for (const char *p = end; p > frac; p--) {
+		uint64_t t = (uint64_t)(p[-1] - '0') * mult + carry;
+		if (t % 10)
+			return -1;
+		carry = t / 10;
+	}
+	return (int64_t)carry;
+}
+
 int iob_parse_size(const char *text, uint64_t *out, char *err, size_t errlen)
 {
-	uint64_t whole, frac, scale;
+	uint64_t whole;
+	const char *frac, *frac_end;
 	int overflow;
 
 	if (!text || !*text) {
@@ -87,7 +101,7 @@ int iob_parse_size(const char *text, uint64_t *out, char *err, size_t errlen)
 			 IOB_Q(text));
 		return -EINVAL;
 	}
-	const char *end = scan_number(p, &whole, &frac, &scale, &overflow);
+	const char *end = scan_number(p, &whole, &frac, &frac_end, &overflow);
 	char unit[8];
 	size_t ulen = 0;
 	while (end[ulen] && !isspace((unsigned char)end[ulen]) && ulen < sizeof unit - 1) {
@@ -122,20 +136,16 @@ int iob_parse_size(const char *text, uint64_t *out, char *err, size_t errlen)
 		return -ERANGE;
 	}
 	uint64_t bytes = whole * mult;
-	if (frac) {
-		/* frac / scale * mult must be a whole number of bytes. */
-		long double part = (long double)frac * (long double)mult / (long double)scale;
-		uint64_t ipart = (uint64_t)part;
-		if ((long double)ipart != part) {
-			snprintf(err, errlen, "size '%s' is not a whole number of bytes", IOB_Q(text));
-			return -EINVAL;
-		}
-		if (bytes > UINT64_MAX - ipart) {
-			snprintf(err, errlen, "size '%s' is too large (limit 2^64-1 bytes)", IOB_Q(text));
-			return -ERANGE;
-		}
-		bytes += ipart;
+	int64_t part = fraction_bytes(frac, frac_end, mult);
+	if (part < 0) {
+		snprintf(err, errlen, "size '%s' is not a whole number of bytes", IOB_Q(text));
+		return -EINVAL;
 	}
+	if (bytes > UINT64_MAX - (uint64_t)part) {
+		snprintf(err, errlen, "size '%s' is too large (limit 2^64-1 bytes)", IOB_Q(text));
+		return -ERANGE;
+	}
+	bytes += (uint64_t)part;
 	*out = bytes;
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* Unit tests for INI profiles: inheritance from [global], include, ${VAR},
- * round trip through iob_profile_write, and one-line errors naming the file,
- * section and key. */
+ * round trip through iob_profile_write, one-line errors naming the file,
+ * section and key, the key table, a BOM and the include-depth limit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -262,18 +262,348 @@ static void test_load_string(void **s)
 	iob_suite_free(&suite);
 }
 
+/* ---- the key table ------------------------------------------------------- */
+
+static void test_key_table(void **s)
+{
+	(void)s;
+	size_t n;
+	const struct iob_key *k = iob_keys(&n);
+	struct iob_job dflt, job;
+	char err[1024], a[512], b[512];
+	iob_job_defaults(&dflt);
+	assert_true(n >= 30);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = k[i].name;
+		assert_ptr_equal(iob_key_find(name), &k[i]);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(k[j].name, name);
+		for (const char *c = name; *c; c++)
+			assert_true((*c >= 'a' && *c <= 'z') || *c == '_');
+		/* one line, and safe inside a markdown table cell */
+		assert_true(k[i].meaning[0] && !strpbrk(k[i].meaning, "|\n") && !strpbrk(k[i].def, "|\n"));
+		assert_true((k[i].type == IOB_KEY_ENUM || k[i].type == IOB_KEY_LIST) == (k[i].words != NULL));
+		if (k[i].width == 0) {
+			assert_int_equal(iob_key_format(&k[i], &dflt, a, sizeof a), -ENOENT);
+			continue;
+		}
+		/* the default's text is what a defaults job holds (filename's
+		 * default is derived from the section name when the job is built) */
+		job = dflt;
+		assert_int_equal(iob_key_format(&k[i], &dflt, a, sizeof a), 0);
+		if (strcmp(name, "filename") != 0) {
+			if (iob_job_set(&job, name, k[i].def, err, sizeof err) != 0)
+				fail_msg("%s: default '%s' does not parse: %s", name, k[i].def, err);
+			assert_memory_equal(&job, &dflt, sizeof job);
+		}
+		/* the formatted default parses back to the same job */
+		assert_int_equal(iob_job_set(&job, name, a, err, sizeof err), 0);
+		assert_int_equal(iob_key_format(&k[i], &job, b, sizeof b), 0);
+		assert_string_equal(a, b);
+	}
+	assert_null(iob_key_find("include"));
+	assert_null(iob_key_find("BLOCK_SIZE"));
+	assert_string_equal(iob_key_type_name(IOB_KEY_SIZE), "size");
+	assert_int_equal(iob_key_format(iob_key_find("size"), &dflt, a, 3), -ENOSPC);
+	job = dflt;
+	job.access = (enum iob_access)7;
+	assert_int_equal(iob_key_format(iob_key_find("access"), &job, a, sizeof a), -EINVAL);
+}
+
+/* Two jobs that between them set every key to a value other than its
+ * default; both read back from their dump equal, byte for byte. */
+static const char *every_key[][3] = {
+    /* key, value in [a], value in [b] (NULL: left at its default) */
+    {"description", "any text", "x"},
+    {"backend", "stdio", "mmap"},
+    {"backend_options", "fail_at=4096,errno=eio", "a.b-c_d="},
+    {"dir", "/tmp/it's $$ here", "rel/dir"},
+    {"filename", "data.bin", "-"},
+    {"layout", "tree", NULL},
+    {"tree_levels", "2", NULL},
+    {"tree_files", "5", NULL},
+    {"access", "random", "sequential"},
+    {"phases", "read,write", "verify,read"},
+    {"block_size", "8K", "1M"},
+    {"block_size_max", "64K", NULL},
+    {"size", "1.5M", "2G"},
+    {"ops", "77", NULL},
+    {"loops", NULL, "3"},
+    {"offset_align", "512", NULL},
+    {"random_map", "false", NULL},
+    {"skip_past_end", "yes", NULL},
+    {"pattern", "~byte:0x0f", "text"},
+    {"seed", "9", "18446744073709551615"},
+    {"fsync", "off", NULL},
+    {"truncate", "on", NULL},
+    {"reopen", "1", NULL},
+    {"keep_files", "true", "true"},
+    {"allow_devices", "true", NULL},
+    {"follow_symlinks", NULL, "true"},
+    {"evict_before_read", NULL, "true"},
+    {"fill_once", "true", NULL},
+    {"series", NULL, "true"},
+    {"series_clock", NULL, "process"},
+};
+
+static void test_every_key_round_trips(void **s)
+{
+	(void)s;
+	size_t n, nrows = sizeof every_key / sizeof every_key[0];
+	const struct iob_key *k = iob_keys(&n);
+	struct iob_suite a, b;
+	struct iob_job dflt;
+	char err[1024] = "", text[8192], x[512], y[512];
+	iob_job_defaults(&dflt);
+	/* every key of the table has a row: a new key needs one here */
+	for (size_t i = 0; i < n; i++) {
+		size_t r = 0;
+		while (r < nrows && strcmp(every_key[r][0], k[i].name) != 0)
+			r++;
+		if (r == nrows)
+			fail_msg("key %s is not in every_key[]", k[i].name);
+	}
+	size_t o = (size_t)snprintf(text, sizeof text, "[a]\n");
+	for (size_t r = 0; r < nrows; r++)
+		if (every_key[r][1])
+			o += (size_t)snprintf(text + o, sizeof text - o, "%s = %s\n", every_key[r][0],
+					      every_key[r][1]);
+	o += (size_t)snprintf(text + o, sizeof text - o, "[b]\n");
+	for (size_t r = 0; r < nrows; r++)
+		if (every_key[r][2])
+			o += (size_t)snprintf(text + o, sizeof text - o, "%s = %s\n", every_key[r][0],
+					      every_key[r][2]);
+	if (iob_profile_load_string("every", text, &a, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(a.njobs, 2);
+	/* each key with a field moved off its default in at least one job */
+	for (size_t i = 0; i < n; i++) {
+		if (k[i].width == 0)
+			continue;
+		assert_int_equal(iob_key_format(&k[i], &dflt, x, sizeof x), 0);
+		int moved = 0;
+		for (size_t j = 0; j < 2; j++) {
+			assert_int_equal(iob_key_format(&k[i], &a.jobs[j], y, sizeof y), 0);
+			moved |= strcmp(x, y) != 0;
+		}
+		if (!moved)
+			fail_msg("key %s keeps its default '%s' in both jobs", k[i].name, x);
+	}
+	assert_int_equal(a.jobs[0].seed, 9);
+	assert_int_equal(a.jobs[0].pattern.seed, 9);
+	assert_int_equal(a.jobs[0].size, 1572864);
+	assert_int_equal(a.jobs[1].series_clock, IOB_CLOCK_PROCESS);
+	assert_string_equal(a.jobs[0].dir, "/tmp/it's $ here");
+	char *dump = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&dump, &len);
+	assert_non_null(f);
+	assert_int_equal(iob_profile_write(f, a.jobs, a.njobs, "every key"), 0);
+	fclose(f);
+	if (iob_profile_load_string("every-back", dump, &b, err, sizeof err) != 0)
+		fail_msg("%s\n%s", err, dump);
+	assert_int_equal(b.njobs, 2);
+	for (size_t j = 0; j < 2; j++)
+		assert_memory_equal(&a.jobs[j], &b.jobs[j], sizeof a.jobs[j]);
+	assert_null(strstr(dump, "description"));
+	free(dump);
+	iob_suite_free(&b);
+	/* a section name that could not be read back is refused, nothing written */
+	snprintf(a.jobs[0].name, sizeof a.jobs[0].name, "a]b");
+	dump = NULL;
+	f = open_memstream(&dump, &len);
+	assert_int_equal(iob_profile_write(f, a.jobs, a.njobs, NULL), -EINVAL);
+	fclose(f);
+	assert_int_equal(len, 0);
+	free(dump);
+	iob_suite_free(&a);
+}
+
+static void test_unknown_key_hint(void **s)
+{
+	(void)s;
+	struct iob_job job;
+	char err[1024];
+	iob_job_defaults(&job);
+	assert_int_equal(iob_job_set(&job, "blcok_size", "4K", err, sizeof err), -ENOENT);
+	assert_non_null(strstr(err, "unknown key (did you mean block_size?"));
+	assert_int_equal(iob_job_set(&job, "serie", "1", err, sizeof err), -ENOENT);
+	assert_non_null(strstr(err, "did you mean series?"));
+	assert_int_equal(iob_job_set(&job, "xyzzy_plugh", "1", err, sizeof err), -ENOENT);
+	assert_non_null(strstr(err, "unknown key ('iobench keys' lists every key)"));
+	assert_int_equal(iob_job_set(&job, "a", "1", err, sizeof err), -ENOENT);
+	assert_null(strstr(err, "did you mean"));
+	expect_error("[global]\nincldue = x.ini\n[j]\n", "[global] incldue", "did you mean include?");
+	expect_error("[j]\nseries_clok = wall\n", "[j] series_clok", "did you mean series_clock?");
+}
+
+static void test_new_keys(void **s)
+{
+	(void)s;
+	struct iob_suite suite;
+	char err[1024] = "";
+	assert_int_equal(iob_profile_load_string("d", "[j]\n", &suite, err, sizeof err), 0);
+	assert_int_equal(suite.jobs[0].random_map, 1);
+	assert_int_equal(suite.jobs[0].series, 0);
+	assert_int_equal(suite.jobs[0].series_clock, IOB_CLOCK_WALL);
+	assert_int_equal(suite.jobs[0].follow_symlinks, 0);
+	assert_string_equal(suite.jobs[0].backend_options, "");
+	iob_suite_free(&suite);
+	const char *clocks[][2] = {{"wall", "3"}, {"user", "0"}, {"system", "1"}, {"process", "2"}};
+	for (size_t i = 0; i < 4; i++) {
+		char text[128];
+		snprintf(text, sizeof text, "[j]\nphases = read\nseries = true\nseries_clock = %s\n",
+			 clocks[i][0]);
+		assert_int_equal(iob_profile_load_string("c", text, &suite, err, sizeof err), 0);
+		assert_int_equal(suite.jobs[0].series_clock, atoi(clocks[i][1]));
+		iob_suite_free(&suite);
+	}
+	assert_int_equal(iob_profile_load_string("o",
+						 "[j]\nbackend_options = fail_at=4096,errno=eio,flag=\n"
+						 "random_map = no\nfollow_symlinks = yes\naccess = rand\n",
+						 &suite, err, sizeof err),
+			 0);
+	assert_string_equal(suite.jobs[0].backend_options, "fail_at=4096,errno=eio,flag=");
+	assert_int_equal(suite.jobs[0].random_map, 0);
+	assert_int_equal(suite.jobs[0].follow_symlinks, 1);
+	iob_suite_free(&suite);
+	expect_error("[j]\nseries = true\nphases = read\naccess = rand\n", "series", "access = seq");
+	expect_error("[j]\nseries = true\n", "series", "drop write from phases");
+	expect_error("[j]\nseries_clock = user\nphases = read\n", "series_clock applies only with series",
+		     NULL);
+	expect_error("[j]\nseries_clock = sys\n", "[j] series_clock",
+		     "not one of wall, user, system, process");
+	expect_error("[j]\nseries = sometimes\n", "[j] series", "not a boolean");
+	expect_error("[j]\nrandom_map = 2\n", "[j] random_map", "not a boolean");
+	expect_error("[j]\nfollow_symlinks = maybe\n", "[j] follow_symlinks", "not a boolean");
+	expect_error("[j]\nbackend_options = a=1,,b=2\n", "backend_options item ''", "key=value");
+	expect_error("[j]\nbackend_options = =1\n", "backend_options item '=1'", NULL);
+	expect_error("[j]\nbackend_options = novalue\n", "backend_options item 'novalue'", NULL);
+	expect_error("[j]\nbackend_options = a=1,\n", "backend_options ends with ','", NULL);
+	expect_error("[j]\nbackend_options = a b=1\n", "backend_options item 'a b=1'", NULL);
+}
+
+/* ---- exactness: BOM, include depth ---------------------------------------- */
+
+static void test_bom(void **s)
+{
+	(void)s;
+	struct iob_suite suite;
+	char err[1024] = "";
+	put("bom-inc.ini", "\xef\xbb\xbf[global]\nblock_size = 8K\n\n[inc-job]\n");
+	const char *p = put("bom.ini", "\xef\xbb\xbf[global]\ninclude = bom-inc.ini\nsize = 1M\n[top-job]\n");
+	if (iob_profile_load(p, &suite, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(suite.njobs, 2);
+	assert_string_equal(suite.jobs[0].name, "inc-job");
+	assert_int_equal(suite.jobs[0].block_size, 8192);
+	assert_string_equal(suite.jobs[1].name, "top-job");
+	assert_int_equal(suite.jobs[1].size, 1048576);
+	assert_int_equal(suite.jobs[1].block_size, 8192);
+	iob_suite_free(&suite);
+	assert_int_equal(
+	    iob_profile_load_string("m", "\xef\xbb\xbf[m]\nsize = 4K\n", &suite, err, sizeof err), 0);
+	assert_string_equal(suite.jobs[0].name, "m");
+	iob_suite_free(&suite);
+	/* a first key line works too; an error still names the user's file */
+	p = put("bom-key.ini", "\xef\xbb\xbf[j]\nsize = 2K\n");
+	assert_int_equal(iob_profile_load(p, &suite, err, sizeof err), 0);
+	assert_int_equal(suite.jobs[0].size, 2048);
+	iob_suite_free(&suite);
+	expect_error("\xef\xbb\xbf[j]\nsize = 2X\n", "bad.ini: [j] size", "unknown unit");
+	/* only at the very start: elsewhere it is not skipped */
+	expect_error("[j]\n\xef\xbb\xbfsize = 1M\n", "unknown key", NULL);
+	expect_error(" \xef\xbb\xbf[j]\n", "expected 'key = value'", NULL);
+}
+
+/* inc1.ini includes inc2.ini ... incN.ini: `levels` nested includes below
+ * the profile. */
+static int load_nested(int levels, char *err, size_t errlen)
+{
+	char name[32], text[128];
+	for (int i = 1; i <= levels; i++) {
+		snprintf(name, sizeof name, "inc%d.ini", i);
+		if (i < levels)
+			snprintf(text, sizeof text, "[global]\ninclude = inc%d.ini\n", i + 1);
+		else
+			snprintf(text, sizeof text, "[global]\nsize = 12K\n");
+		put(name, text);
+	}
+	const char *p = put("nest.ini", "[global]\ninclude = inc1.ini\n[j]\n");
+	struct iob_suite suite;
+	int rc = iob_profile_load(p, &suite, err, errlen);
+	if (rc == 0) {
+		assert_int_equal(suite.jobs[0].size, 12288);
+		iob_suite_free(&suite);
+	}
+	return rc;
+}
+
+static void test_include_depth(void **s)
+{
+	(void)s;
+	char err[1024] = "";
+	if (load_nested(IOB_MAX_INCLUDE_DEPTH, err, sizeof err) != 0)
+		fail_msg("16 nested includes refused: %s", err);
+	assert_int_equal(IOB_MAX_INCLUDE_DEPTH, 16); /* docs/profiles.md says 16 */
+	assert_int_equal(load_nested(IOB_MAX_INCLUDE_DEPTH + 1, err, sizeof err), -ELOOP);
+	assert_non_null(strstr(err, "inc17.ini: includes nested more than 16 deep"));
+	assert_null(strchr(err, '\n'));
+}
+
+static void test_keys_print(void **s)
+{
+	(void)s;
+	size_t n;
+	const struct iob_key *k = iob_keys(&n);
+	for (int md = 0; md <= 1; md++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		assert_non_null(f);
+		assert_int_equal(iob_keys_print(f, md), 0);
+		fclose(f);
+		/* a header (two lines for markdown), then one line per key, in order */
+		char *line = text;
+		size_t lines = 0;
+		for (char *nl; (nl = strchr(line, '\n')); line = nl + 1, lines++) {
+			*nl = '\0';
+			size_t row = lines - (md ? 2 : 1);
+			if (lines < (md ? 2u : 1u))
+				continue;
+			assert_true(row < n);
+			char want[64];
+			snprintf(want, sizeof want, md ? "| `%s` | " : "%s ", k[row].name);
+			if (strncmp(line, want, strlen(want)) != 0)
+				fail_msg("line '%s' does not start with '%s'", line, want);
+			assert_non_null(strstr(line, k[row].meaning));
+			if (md)
+				assert_true(line[strlen(line) - 1] == '|');
+		}
+		assert_int_equal(lines, n + (md ? 2 : 1));
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_inheritance_and_order),
-		cmocka_unit_test(test_include_and_env),
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_round_trip_global_override),
-		cmocka_unit_test(test_round_trip_awkward_text),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_include_loop),
-		cmocka_unit_test(test_binary_junk),
-		cmocka_unit_test(test_load_string),
+	    cmocka_unit_test(test_inheritance_and_order),
+	    cmocka_unit_test(test_include_and_env),
+	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_round_trip_global_override),
+	    cmocka_unit_test(test_round_trip_awkward_text),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_include_loop),
+	    cmocka_unit_test(test_binary_junk),
+	    cmocka_unit_test(test_load_string),
+	    cmocka_unit_test(test_key_table),
+	    cmocka_unit_test(test_every_key_round_trips),
+	    cmocka_unit_test(test_unknown_key_hint),
+	    cmocka_unit_test(test_new_keys),
+	    cmocka_unit_test(test_bom),
+	    cmocka_unit_test(test_include_depth),
+	    cmocka_unit_test(test_keys_print),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -55,6 +55,17 @@ static void test_sizes(void **s)
 	ok(" 8K ", 8192);
 	ok("18446744073709551615", UINT64_MAX);
 	ok("16777215T", 16777215ull << 40);
+	/* exact: integer arithmetic, however many digits */
+	ok("1.50K", 1536);
+	ok(".5K", 512);
+	ok("0.0", 0);
+	ok("1.0000000000000000000000000000000000000K", 1024);
+	ok("0.0000000000009094947017729282379150390625T", 1); /* 2^-40 x 2^40 */
+	ok("0.0009765625000000000000000000000000000000K", 1);   /* 2^-10 x 2^10 */
+	ok("0.001KB", 1);
+	ok("1.5MB", 1500000);
+	ok("16777215.9999999999990905052982270717620849609375T", UINT64_MAX);
+	ok("18446744073709551.615KB", UINT64_MAX);
 }
 
 static void test_bad_sizes(void **s)
@@ -71,6 +82,16 @@ static void test_bad_sizes(void **s)
 	bad("4K4", -EINVAL, "unknown unit");
 	bad("0.5", -EINVAL, "whole number");
 	bad("1.0001K", -EINVAL, "whole number");
+	/* 1024 + 1024e-19: a double rounds it to 1024; exactly it is no whole byte */
+	bad("1.0000000000000000001K", -EINVAL, "whole number");
+	bad("0.0000000000009094947017729282379150390624T", -EINVAL, "whole number");
+	bad("0.00000000000000000000000000000000000000000000000000000000001G", -EINVAL, "whole number");
+	bad("0.5B", -EINVAL, "whole number");
+	bad("1.5", -EINVAL, "whole number");
+	bad("16777215.9999999999990905052982270717620849609376T", -EINVAL, "whole number");
+	bad("18446744073709551615.5K", -ERANGE, "too large");
+	bad("18446744073709551.616KB", -ERANGE, "too large"); /* the fraction tips it over */
+	bad("16777215.99999999999909050529822707176208496093750000001T", -EINVAL, "whole number");
 	bad("nan", -EINVAL, "not a size");
 	bad("inf", -EINVAL, "not a size");
 	bad("99999999999999999999", -ERANGE, "too large");

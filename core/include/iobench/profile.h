@@ -10,7 +10,13 @@
  *    variable without a default is an error.
  *  - An unknown key, a bad value, a duplicate section or key, an empty
  *    profile: one-line error "FILE: [SECTION] KEY: reason".
- * Keys, units and defaults: docs/profiles.md.
+ *  - A UTF-8 byte order mark at the very start of a file is skipped.
+ *  - Includes nest at most IOB_MAX_INCLUDE_DEPTH files below the profile.
+ *  - Each job is validated once (iob_job_validate), after all its keys.
+ *
+ * Every job key is one row of a table (iob_keys()): parsing (iob_job_set),
+ * writing (iob_profile_write), the unknown-key hint, `iobench keys` and the
+ * key table of docs/profiles.md all come from it.
  */
 #ifndef IOBENCH_PROFILE_H
 #define IOBENCH_PROFILE_H
@@ -20,6 +26,54 @@
 #include "iobench/job.h"
 
 #define IOB_MAX_JOBS 256
+#define IOB_MAX_INCLUDE_DEPTH 16 /* 16 nested includes are read, a 17th is refused */
+
+enum iob_key_type {
+	IOB_KEY_SIZE,    /* bytes, optional unit suffix (docs/profiles.md, Units); uint64_t */
+	IOB_KEY_COUNT,   /* plain non-negative decimal integer; uint32_t or uint64_t */
+	IOB_KEY_BOOL,    /* true/false, yes/no, on/off, 1/0; int */
+	IOB_KEY_ENUM,    /* one of `words`; an int-sized enum */
+	IOB_KEY_LIST,    /* comma-separated `words`, OR-ed together; uint32_t */
+	IOB_KEY_STRING,  /* free text, kept as written; char array */
+	IOB_KEY_PATH,    /* a file or directory name (UTF-8); char array */
+	IOB_KEY_PATTERN, /* a data pattern (iob_pattern_parse); struct iob_pattern */
+};
+
+struct iob_key_word {
+	const char *word; /* NULL ends a list */
+	int value;        /* the enum value, or the bit of a list */
+};
+
+struct iob_key {
+	const char *name;    /* lower case, as written in a profile */
+	enum iob_key_type type;
+	const char *unit;    /* "bytes", "passes"...; "" when the type says it all */
+	const char *def;     /* the default, as text ("" = empty) */
+	const char *meaning; /* one line */
+	/* enum and list: allowed words; the first word of a value is the one
+	 * written back, later ones are accepted aliases */
+	const struct iob_key_word *words;
+	/* How it is set on struct iob_job: `width` bytes at `offset`, parsed by
+	 * `type`; width 0 = the key sets nothing (description).  A non-NULL
+	 * `set` replaces the generic store (seed also sets pattern.seed). */
+	size_t offset, width;
+	int (*set)(struct iob_job *job, const char *value, char *err, size_t errlen);
+};
+
+/* The table, in the order profiles are written and keys are listed. */
+const struct iob_key *iob_keys(size_t *n);
+/* The key named `name`, or NULL. */
+const struct iob_key *iob_key_find(const char *name);
+/* "size", "enum"...: the type's name as `iobench keys` prints it. */
+const char *iob_key_type_name(enum iob_key_type type);
+/* The job's value of `key` as profile text that iob_job_set reads back to
+ * the same value.  -ENOENT for a key that sets nothing, -EINVAL for a value
+ * out of the key's range, -ENOSPC when buf is too small. */
+int iob_key_format(const struct iob_key *key, const struct iob_job *job, char *buf, size_t len);
+/* Every key, one per line with type, unit, default and meaning, aligned;
+ * with `markdown`, the table of docs/profiles.md instead.  -EIO on a write
+ * error. */
+int iob_keys_print(FILE *f, int markdown);
 
 struct iob_suite {
 	size_t njobs;
@@ -33,10 +87,14 @@ int iob_profile_load_string(const char *name, const char *text, struct iob_suite
 			    size_t errlen);
 void iob_suite_free(struct iob_suite *suite);
 
-/* Apply one KEY = VALUE to a job (the same table profiles use). */
+/* Apply one KEY = VALUE to a job (the same table profiles use).  No
+ * cross-key checks: those are iob_job_validate's.  -ENOENT for an unknown
+ * key, with the nearest known key (or `iobench keys`) in err. */
 int iob_job_set(struct iob_job *job, const char *key, const char *value, char *err, size_t errlen);
-/* Write jobs as a profile that iob_profile_load reads back to equal jobs.
- * -EINVAL, with nothing written, when a name or path holds a line break. */
+/* Write jobs as a profile that iob_profile_load reads back to equal jobs:
+ * every key of the table that sets a field, in table order.  -EINVAL, with
+ * nothing written, when a name or value holds a line break or a value is
+ * out of its key's range. */
 int iob_profile_write(FILE *f, const struct iob_job *jobs, size_t njobs, const char *comment);
 
 #endif

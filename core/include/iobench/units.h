@@ -10,6 +10,8 @@
  * "kb", "mb", "gb", "Kb"... are refused as ambiguous (bits or bytes, 2^10 or
  * 10^3?).  A decimal fraction is allowed when the result is a whole number of
  * bytes ("1.5K" = 1536, "0.5" is refused).  Overflow past 2^64-1 is refused.
+ * Parsing is exact, in integers, with any number of digits: no double, so
+ * "1.0000000000000000001K" is refused rather than rounded to 1024.
  */
 #ifndef IOBENCH_UNITS_H
 #define IOBENCH_UNITS_H
