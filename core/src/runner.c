@@ -22,6 +22,8 @@ const char *iob_error_without_job(const char *msg)
 {
 	if (msg[0] == '[' && strstr(msg, "] "))
 		return strstr(msg, "] ") + 2;
+	if (strncmp(msg, "job ", 4) == 0 && strstr(msg, ": "))
+		return strstr(msg, ": ") + 2;
 	return msg;
 }
 
@@ -180,18 +182,22 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 	return rc;
 }
 
-/* Does an earlier job of the suite write the files job i reads? */
-static int written_before(const struct iob_suite *suite, size_t i)
+/* The last earlier job of the suite that writes and keeps the files job i
+ * uses, or NULL. */
+static const struct iob_job *writer_before(const struct iob_suite *suite, size_t i)
 {
-	const struct iob_job *j = &suite->jobs[i];
+	const struct iob_job *j = &suite->jobs[i], *found = NULL;
 	for (size_t k = 0; k < i; k++) {
 		const struct iob_job *w = &suite->jobs[k];
 		if ((w->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) && w->keep_files && w->layout == j->layout &&
-		    strcmp(w->dir, j->dir) == 0 && (j->layout == IOB_LAYOUT_TREE || strcmp(w->filename, j->filename) == 0))
-			return 1;
+		    strcmp(w->dir, j->dir) == 0 &&
+		    (j->layout == IOB_LAYOUT_FILE ? strcmp(w->filename, j->filename) == 0
+						  : w->tree_levels == j->tree_levels && w->tree_files == j->tree_files))
+			found = w;
 	}
-	return 0;
+	return found;
 }
+
 
 /* Space for the whole suite: the files kept by earlier jobs stay, the files
  * of a job that removes them are gone after it.  Per file system. */
@@ -252,8 +258,12 @@ int iob_suite_check(const struct iob_suite *suite, const struct iob_registry *re
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < suite->njobs && rc == 0; i++)
-		rc = job_check(&suite->jobs[i], reg, written_before(suite, i), &need[i], err, errlen);
+	for (size_t i = 0; i < suite->njobs && rc == 0; i++) {
+		const struct iob_job *w = writer_before(suite, i), *j = &suite->jobs[i];
+		rc = job_check(j, reg, w != NULL, &need[i], err, errlen);
+		if (w && need[i]) /* those files are there by then: only growth needs room */
+			need[i] = j->size > w->size ? (need[i] / j->size) * (j->size - w->size) : 0;
+	}
 	if (rc == 0)
 		rc = check_space(suite, need, err, errlen);
 	free(need);
@@ -445,6 +455,7 @@ static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struc
 	else
 		iob_rec_absent(rb, "fs_block_size_bytes", IOB_UNIT_BYTES);
 	iob_rec_str(rb, "device", fs && strcmp(run->device, "unknown") ? run->device : NULL);
+	iob_rec_bool(rb, "evicted", r->phase != IOB_PHASE_WRITE && job->evict_before_read);
 	if (facts->resident_known)
 		iob_rec_f64(rb, "resident_before_pct", IOB_UNIT_NONE, facts->resident_pct);
 	else
@@ -548,7 +559,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 			 job->name, (unsigned long long)r.bad_blocks, (unsigned long long)r.first_bad_offset, r.bad_file,
 			 r.expected, r.found);
 	else if (rc < 0)
-		iob_run_fail(run, rc == -EINVAL && r.ops == 0, "[%s] %s", job->name, r.error);
+		iob_run_fail(run, rc == -EINVAL && r.ops == 0, "job %s: %s", job->name, r.error);
 	if (h && h->after_phase)
 		h->after_phase(h->arg, run, j, &r);
 	iob_phase_result_free(&r);
