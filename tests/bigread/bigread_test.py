@@ -8,7 +8,14 @@ from the printed per-block lines, a planted cliff found where it was planted
 (by the test-only backend "slowafter", which paces reads and slows down past
 a set offset), silence on flat series, bounded memory, one-line refusals.
 
-usage: bigread_test.py --bin BIGREAD --plugin-dir DIR --rss-probe PROBE --work DIR [--sanitize] CASE
+Timing cases run on a virtual clock: the test library vclock.c, preloaded,
+answers every clock bigread reads (IOBENCH_NO_TSC=1 keeps the engine off the
+TSC) and moves only when slowafter sleeps out its pace.  Each block then
+lasts exactly what the pace says, whatever the machine is doing, and the
+test asserts the exact lines that implies (model_* below replays slowafter).
+
+usage: bigread_test.py --bin BIGREAD --plugin-dir DIR --rss-probe PROBE --vclock LIB --work DIR
+                       [--sanitize] CASE
 """
 import argparse
 import json
@@ -47,6 +54,7 @@ class Ctx:
         self.plugin_dir = opts.plugin_dir
         self.sanitize = opts.sanitize
         self.rss_probe = opts.rss_probe
+        self.vclock = opts.vclock
         self.tmp = tmp
 
     def path(self, name):
@@ -76,6 +84,15 @@ class Ctx:
 
     def slow(self, args, env):
         return self.run(["--plugin-dir", self.plugin_dir, "-b", "slowafter"] + args, env=env)
+
+    def virtual(self, args, env, cpu="user"):
+        """bigread through slowafter on the virtual clock; `cpu` says which
+        CPU clock (user or sys) moves with it ("none": neither)."""
+        e = dict(env, LD_PRELOAD=self.vclock, IOBENCH_NO_TSC="1", IOBTEST_VCLOCK_CPU=cpu)
+        if self.sanitize:
+            # the preloaded clock comes before the sanitizer runtime
+            e["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+        return self.slow(args, e)
 
 
 class Parsed:
@@ -179,6 +196,78 @@ def check_summary(p, label):
               "%s: (robust) %s printed %.3f, recomputed %.6f" % (label, k, p.robust[k], want[k]))
 
 
+# ---- the virtual clock's model: what slowafter's pace makes every block last ----
+
+def model_u01(state):
+    """slowafter's generator (splitmix64): (u in [0, 1), new state)."""
+    state = (state + 0x9e3779b97f4a7c15) & 0xFFFFFFFFFFFFFFFF
+    z = state
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & 0xFFFFFFFFFFFFFFFF
+    z ^= z >> 31
+    return (z >> 11) / 9007199254740992.0, state
+
+
+def model_ns(sizes, rate, after=None, factor=5.0, jitter=0.0, outlier=0.0, seed=1):
+    """The nanoseconds each read lasts, as slowafter computes its pace."""
+    out, off, rng = [], 0, seed
+    for n in sizes:
+        ns = n * 1e9 / rate
+        if after is not None and off >= after:
+            ns *= factor
+        if jitter > 0.0:
+            u, rng = model_u01(rng)
+            ns *= 1.0 + jitter * (2.0 * u - 1.0)
+        if outlier > 0.0:
+            u, rng = model_u01(rng)
+            if u < outlier:
+                ns *= 10.0
+        out.append(int(ns))
+        off += n
+    return out
+
+
+def model_stats(s):
+    """series.c's figures of a sorted list, in its order of operations."""
+    n, total = len(s), 0.0
+    for x in s:
+        total += x
+    mean = total / n
+    ss = 0.0
+    for x in s:
+        ss += (x - mean) * (x - mean)
+    return {"n": n, "min": s[0], "max": s[-1], "mean": mean, "median": quantile(s, 0.5),
+            "rms": math.sqrt(ss / n), "q1": quantile(s, 0.25), "q3": quantile(s, 0.75)}
+
+
+def model_lines(sizes, ns, cliff=None):
+    """bigread's exact lines for blocks of `sizes` bytes lasting `ns` each;
+    `cliff` (block, before, after) when the series has one."""
+    speeds = [b * 1e9 / t for b, t in zip(sizes, ns)]
+    lines = ["BufSize: %d bytes" % sizes[0]] + ["%d %.3f" % (i, v / MIB) for i, v in enumerate(speeds)]
+    s = sorted(speeds)
+    a = model_stats(s)
+    lo, hi = a["q1"] - 1.5 * (a["q3"] - a["q1"]), a["q3"] + 1.5 * (a["q3"] - a["q1"])
+    r = model_stats([x for x in s if lo <= x <= hi])
+    for fig, label in ((a, "all"), (r, "robust")):
+        lines.append("Speed: n=%d min=%.3f max=%.3f mean=%.3f median=%.3f rms=%.3f (%s)" % (
+            fig["n"], fig["min"] / MIB, fig["max"] / MIB, fig["mean"] / MIB, fig["median"] / MIB,
+            fig["rms"] / MIB, label))
+    if cliff is not None:
+        block, before, after = cliff
+        lines.append("Cliff: block=%d offset=%d before=%.3f after=%.3f ratio=%.3f" % (
+            block, sum(sizes[:block]), before / MIB, after / MIB, after / before))
+    return lines, speeds
+
+
+def check_exact(out, want, label):
+    """The printed lines before the notes are exactly `want`."""
+    got = [l for l in out.splitlines() if not l.startswith("Note: ")]
+    for i, (g, w) in enumerate(zip(got, want)):
+        check(g == w, "%s: line %d is %r, the virtual clock implies %r" % (label, i + 1, g, w))
+    check(len(got) == len(want), "%s: %d lines, wanted %d:\n%s" % (label, len(got), len(want), out))
+
+
 # ---- cases ----
 
 def case_keyword(ctx):
@@ -220,40 +309,36 @@ def case_stdin(ctx):
     check(len(Parsed(out).blocks) == 2, "exact pipe: %d blocks, wanted 2" % len(Parsed(out).blocks))
 
 
-def split_clock_run(ctx, args):
-    """mode=0 and 1 read the kernel's user/system split, which it samples at
-    the scheduler tick: a short run may see no time at all in one of them.
-    Then bigread must refuse with its one documented line; else print
-    well-formed lines.  Returns the parsed output or None."""
-    rc, out, err = ctx.run(args)
-    if rc == 0:
-        return Parsed(out)
-    check(rc == 1 and "measured no time at all" in err and len(err.splitlines()) == 1,
-          "%s: exit %d, %r" % (" ".join(args), rc, err))
-    check(re.search(r"\b(inf|nan)\b", out, re.IGNORECASE) is None, "printed inf/nan")
-    check(not any(BLOCK_RE.match(l) for l in out.splitlines()), "block lines without speeds")
-    print("note: %s: the clock saw no time" % " ".join(args))
-    return None
+CPU_REFUSAL = ("bigread: error: the %s CPU clock measured no time at all over %d block(s), so no speed can "
+               "be given (the kernel splits CPU time into user and system at its scheduler tick, and no "
+               "tick fell there); use mode=2 (process CPU) or mode=3 (wall)")
 
 
 def case_summary(ctx):
+    # real reads: the summary is what the printed blocks imply
     f = ctx.make_file("sum.dat", 4 * MIB)
-    for mode in ("3", "2", "1"):
-        args = [f, str(2.0 ** -16), mode]  # 16 KiB blocks
-        p = split_clock_run(ctx, args) if mode == "1" else ok_run(ctx, args)[0]
-        if p is None:
-            continue
+    for mode in ("3", "2"):
+        p, _ = ok_run(ctx, [f, str(2.0 ** -16), mode])  # 16 KiB blocks
         check(p.bufsize == 16384 and len(p.blocks) == 256, "mode %s: %r %d" % (mode, p.bufsize, len(p.blocks)))
         check_summary(p, "mode " + mode)
-    # a noisy paced series with stalls: the robust subset leaves them out
+    # a noisy paced series with stalls, on the virtual clock: exact figures,
+    # and the robust subset leaves the stalls out
     g = ctx.make_file("noisy.dat", 64 * 65536)
-    rc, out, err = ctx.slow([g, "64K"], {"IOB_SLOWAFTER_RATE": str(64 * MIB), "IOB_SLOWAFTER_JITTER": "0.2",
-                                          "IOB_SLOWAFTER_OUTLIER": "0.08", "IOB_SLOWAFTER_SEED": "3"})
-    check(rc == 0, "slowafter noisy: exit %d: %s" % (rc, err))
-    p = Parsed(out)
-    check(len(p.blocks) == 64, "noisy: %d blocks" % len(p.blocks))
-    check_summary(p, "noisy")
-    check(p.robust["n"] < p.all["n"], "noisy: the stalls stayed in the robust subset")
+    pace = {"rate": 64 * MIB, "jitter": 0.2, "outlier": 0.08, "seed": 3}
+    env = {"IOB_SLOWAFTER_RATE": str(pace["rate"]), "IOB_SLOWAFTER_JITTER": str(pace["jitter"]),
+           "IOB_SLOWAFTER_OUTLIER": str(pace["outlier"]), "IOB_SLOWAFTER_SEED": str(pace["seed"])}
+    sizes = [65536] * 64
+    want, speeds = model_lines(sizes, model_ns(sizes, **pace))
+    stalls = sum(1 for v in speeds if v < 0.2 * 64 * MIB)
+    check(stalls >= 2, "the model planted %d stalls; pick another seed" % stalls)
+    for mode, cpu in (("3", "user"), ("2", "user"), ("2", "sys")):
+        rc, out, err = ctx.virtual([g, "64K", mode], env, cpu=cpu)
+        check(rc == 0, "noisy mode %s: exit %d: %s" % (mode, rc, err))
+        check_exact(out, want, "noisy mode %s (%s)" % (mode, cpu))
+        p = Parsed(out)
+        check_summary(p, "noisy")
+        check(p.robust["n"] == p.all["n"] - stalls, "noisy: robust n %d, %d blocks and %d stalls" % (
+            p.robust["n"], p.all["n"], stalls))
 
 
 def expect_refusal(ctx, args, needle, stdin=None, shell=False, as_user=None):
@@ -306,26 +391,30 @@ def case_errors(ctx):
         expect_refusal(ctx, [locked, "0.01"], "Permission denied")
 
 
-def planted(ctx, mode, clock, rate):
-    f = ctx.make_file("cliff.dat", 64 * MIB)
-    env = {"IOB_SLOWAFTER_RATE": str(rate), "IOB_SLOWAFTER_BYTES": str(24 * MIB),
-           "IOB_SLOWAFTER_FACTOR": "5", "IOB_SLOWAFTER_CLOCK": clock}
-    rc, out, err = ctx.slow(["in=" + f, "bufsize=0.0009765625", "mode=" + mode], env)  # 1 MiB
-    check(rc == 0, "planted (%s): exit %d: %s" % (clock, rc, err))
-    p = Parsed(out)
-    check(len(p.blocks) == 64, "planted: %d blocks" % len(p.blocks))
-    check(p.cliff is not None, "planted cliff at block 24 not found (%s clock):\n%s" % (clock, out))
-    c = p.cliff
-    check(abs(c["block"] - 24) <= 2, "cliff at block %d, planted at 24" % c["block"])
-    check(c["offset"] == c["block"] * MIB, "cliff offset %d for block %d" % (c["offset"], c["block"]))
-    check(c["after"] < c["before"] and 0.1 <= c["ratio"] <= 0.6, "cliff levels %r" % c)
-    check(abs(c["ratio"] - c["after"] / c["before"]) < 0.002, "cliff ratio %r" % c)
-    check_summary(p, "planted")
+# 1 MiB blocks at 250 MiB/s: 4 ms each, 20 ms past 24 MiB.  Whole
+# microseconds, so the user and system clocks (getrusage) see them exactly.
+PLANT_RATE = 250 * MIB
+PLANT_ENV = {"IOB_SLOWAFTER_RATE": str(PLANT_RATE), "IOB_SLOWAFTER_BYTES": str(24 * MIB),
+             "IOB_SLOWAFTER_FACTOR": "5"}
 
 
 def case_cliff(ctx):
-    planted(ctx, "3", "wall", 256 * MIB)   # 4 ms a block, 20 ms past 24 MiB
-    planted(ctx, "2", "cpu", 1024 * MIB)   # 1 ms of CPU a block, 5 ms past 24 MiB
+    f = ctx.make_file("cliff.dat", 64 * MIB)
+    sizes = [MIB] * 64
+    ns = model_ns(sizes, PLANT_RATE, after=24 * MIB, factor=5.0)
+    check(ns[:24] == [4000000] * 24 and ns[24:] == [20000000] * 40, "model %r" % ns)
+    want, _ = model_lines(sizes, ns, cliff=(24, 250.0 * MIB, 50.0 * MIB))
+    check(want[-1] == "Cliff: block=24 offset=25165824 before=250.000 after=50.000 ratio=0.200", want[-1])
+    check(want[-3] == "Speed: n=64 min=50.000 max=250.000 mean=125.000 median=50.000 rms=96.825 (all)",
+          want[-3])
+    # every clock: wall, process CPU, and user or system CPU time when the
+    # virtual clock moves that one
+    for mode, cpu in (("3", "none"), ("wall", "user"), ("2", "user"), ("cpu", "sys"), ("0", "user"),
+                      ("user", "user"), ("1", "sys"), ("sys", "sys")):
+        rc, out, err = ctx.virtual(["in=" + f, "bufsize=0.0009765625", "mode=" + mode], PLANT_ENV, cpu=cpu)
+        check(rc == 0, "planted, mode %s: exit %d: %s" % (mode, rc, err))
+        check_exact(out, want, "planted, mode %s (%s time moves)" % (mode, cpu))
+        check_summary(Parsed(out), "planted, mode " + mode)
 
 
 def no_cliff(ctx, args, env=None, tries=3):
@@ -345,12 +434,17 @@ def case_flat(ctx):
     f = ctx.make_file("flat.dat", 16 * MIB)
     p = no_cliff(ctx, [f, "256K"])
     check(len(p.blocks) == 64, "flat file: %d blocks" % len(p.blocks))
-    # paced at 2 ms a block, +-30% jitter, 5% of blocks stalled tenfold
+    # paced at 2 ms a block, +-30% jitter, 5% of blocks stalled tenfold, on
+    # the virtual clock: exactly these series, and no cliff in any of them
     g = ctx.make_file("flat64.dat", 64 * MIB)
-    for seed in ("1", "2", "3"):
-        p = no_cliff(ctx, [g, "1M"], env={"IOB_SLOWAFTER_RATE": str(512 * MIB), "IOB_SLOWAFTER_JITTER": "0.3",
-                                          "IOB_SLOWAFTER_OUTLIER": "0.05", "IOB_SLOWAFTER_SEED": seed})
-        check(len(p.blocks) == 64, "paced flat: %d blocks" % len(p.blocks))
+    sizes = [MIB] * 64
+    for seed in (1, 2, 3):
+        env = {"IOB_SLOWAFTER_RATE": str(512 * MIB), "IOB_SLOWAFTER_JITTER": "0.3",
+               "IOB_SLOWAFTER_OUTLIER": "0.05", "IOB_SLOWAFTER_SEED": str(seed)}
+        want, _ = model_lines(sizes, model_ns(sizes, 512 * MIB, jitter=0.3, outlier=0.05, seed=seed))
+        rc, out, err = ctx.virtual([g, "1M"], env)
+        check(rc == 0, "paced flat, seed %d: exit %d: %s" % (seed, rc, err))
+        check_exact(out, want, "paced flat, seed %d" % seed)
 
 
 def max_rss_kib(ctx, args):
@@ -382,11 +476,28 @@ def case_modes(ctx):
         p, _ = ok_run(ctx, [f, "1M", mode])
         check(len(p.blocks) == 8, "mode %s: %d blocks" % (mode, len(p.blocks)))
         check_summary(p, "mode " + mode)
-    for mode in ("0", "1", "user", "sys"):
-        p = split_clock_run(ctx, [f, "1M", mode])
-        if p is not None:
-            check(len(p.blocks) == 8, "mode %s: %d blocks" % (mode, len(p.blocks)))
-            check_summary(p, "mode " + mode)
+    # The user and system clocks (mode 0 and 1) on the virtual clock: the
+    # one that moves gives exact speeds; the one that does not gives the
+    # documented refusal, exit 1 and no block line; mode 2 (their sum) is
+    # exact either way.  Every mode is named in its caveat.
+    sizes = [MIB] * 8
+    want, _ = model_lines(sizes, model_ns(sizes, PLANT_RATE, after=24 * MIB, factor=5.0))
+    for cpu, measured, idle in (("user", ("0", "user"), ("1", "sys")), ("sys", ("1", "sys"), ("0", "user"))):
+        other = "system" if cpu == "user" else "user"
+        for mode in measured + ("2",):
+            rc, out, err = ctx.virtual([f, "1M", mode], PLANT_ENV, cpu=cpu)
+            check(rc == 0, "mode %s with %s time moving: exit %d: %s" % (mode, cpu, rc, err))
+            check_exact(out, want, "mode %s (%s time moves)" % (mode, cpu))
+            check(any(n.startswith("mode=%s times " % ("2" if mode == "2" else measured[0])) for n in
+                      Parsed(out).notes), "mode %s: no CPU clock caveat: %r" % (mode, out))
+        for mode in idle:
+            rc, out, err = ctx.virtual([f, "1M", mode], PLANT_ENV, cpu=cpu)
+            label = "mode %s with only %s time moving" % (mode, cpu)
+            check(rc == 1, "%s: exit %d, wanted 1 (%r)" % (label, rc, err))
+            check(err == CPU_REFUSAL % (other, 8) + "\n", "%s: stderr %r" % (label, err))
+            check(not any(BLOCK_RE.match(l) or l.startswith(("Speed:", "Cliff:")) for l in out.splitlines()),
+                  "%s: speeds printed: %r" % (label, out))
+            check(re.search(r"\b(inf|nan)\b", out, re.IGNORECASE) is None, "%s: inf/nan: %r" % (label, out))
 
 
 def case_outputs(ctx):
@@ -462,6 +573,7 @@ def main():
     ap.add_argument("--plugin-dir", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--rss-probe", required=True)
+    ap.add_argument("--vclock", required=True)
     ap.add_argument("--sanitize", action="store_true")
     ap.add_argument("case", choices=sorted(CASES))
     opts = ap.parse_args()

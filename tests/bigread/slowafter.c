@@ -14,16 +14,17 @@
  *                          [-1, 1) (default 0)
  *   IOB_SLOWAFTER_OUTLIER  chance that a call lasts 10 times longer (default 0)
  *   IOB_SLOWAFTER_SEED     seed for jitter and outliers (default 1)
- *   IOB_SLOWAFTER_CLOCK    "wall" (default): sleep until the time has passed
- *                          on the monotonic clock; "cpu": spin until this
- *                          process has used that much CPU time, so the CPU
- *                          clocks (bigread mode=2) see the pace exactly
+ *
+ * A call sleeps on CLOCK_MONOTONIC until its pace has passed since it began.
+ * Under the virtual clock (vclock.c, preloaded) that sleep takes no real
+ * time and moves the clock, and the CPU clocks, by exactly the pace: every
+ * block then lasts exactly what the settings say, on every clock bigread
+ * can use, however busy the machine is.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,7 +41,6 @@ struct slow_file {
 	double jitter;
 	double outlier;
 	uint64_t rng;
-	int cpu; /* pace on process CPU time instead of wall time */
 };
 
 IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
@@ -67,10 +67,10 @@ static double slow_u01(struct slow_file *f)
 	return (double)(z >> 11) / 9007199254740992.0;
 }
 
-static uint64_t slow_now(clockid_t id)
+static uint64_t slow_now(void)
 {
 	struct timespec ts;
-	clock_gettime(id, &ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -87,14 +87,12 @@ static int slow_open(const struct iob_open_args *args, void **handle)
 		free(f);
 		return -e;
 	}
-	const char *clock = getenv("IOB_SLOWAFTER_CLOCK");
 	f->rate = slow_env_double("IOB_SLOWAFTER_RATE", 0.0);
 	f->after = slow_env_u64("IOB_SLOWAFTER_BYTES", UINT64_MAX);
 	f->factor = slow_env_double("IOB_SLOWAFTER_FACTOR", 5.0);
 	f->jitter = slow_env_double("IOB_SLOWAFTER_JITTER", 0.0);
 	f->outlier = slow_env_double("IOB_SLOWAFTER_OUTLIER", 0.0);
 	f->rng = slow_env_u64("IOB_SLOWAFTER_SEED", 1);
-	f->cpu = clock && strcmp(clock, "cpu") == 0;
 	*handle = f;
 	return 0;
 }
@@ -107,14 +105,9 @@ static int slow_close(void *handle)
 	return rc;
 }
 
-/* Wait until `ns` have passed since `start` on the pacing clock. */
-static void slow_wait(const struct slow_file *f, uint64_t start, uint64_t ns)
+/* Wait until `ns` have passed since `start` on the monotonic clock. */
+static void slow_wait(uint64_t start, uint64_t ns)
 {
-	if (f->cpu) {
-		while (slow_now(CLOCK_PROCESS_CPUTIME_ID) - start < ns)
-			;
-		return;
-	}
 	uint64_t end = start + ns;
 	struct timespec ts = {.tv_sec = (time_t)(end / 1000000000u), .tv_nsec = (long)(end % 1000000000u)};
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -124,7 +117,7 @@ static void slow_wait(const struct slow_file *f, uint64_t start, uint64_t ns)
 static int64_t slow_read_at(void *handle, void *buf, size_t len, uint64_t off)
 {
 	struct slow_file *f = handle;
-	uint64_t start = slow_now(f->cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC);
+	uint64_t start = slow_now();
 	size_t done = 0;
 
 	while (done < len) {
@@ -145,7 +138,7 @@ static int64_t slow_read_at(void *handle, void *buf, size_t len, uint64_t off)
 			ns *= 1.0 + f->jitter * (2.0 * slow_u01(f) - 1.0);
 		if (f->outlier > 0.0 && slow_u01(f) < f->outlier)
 			ns *= 10.0;
-		slow_wait(f, start, (uint64_t)ns);
+		slow_wait(start, (uint64_t)ns);
 	}
 	return (int64_t)done;
 }
