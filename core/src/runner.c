@@ -473,10 +473,12 @@ static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struc
 		if (rc < 0)
 			iob_run_fail(run, 0, "[%s] %s", job->name, err);
 	}
+	if (rc < 0)
+		return rc; /* no figures to give: the error says why */
 	if (h && h->record_fields)
 		h->record_fields(h->arg, run, pr->j, r, rb);
 	iob_run_record(run, &rb->rec);
-	return rc;
+	return 0;
 }
 
 static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, const struct iob_filelist *fl,
