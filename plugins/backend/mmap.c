@@ -23,7 +23,7 @@
  *    was truncated under the mapping (by another process), the disk is full
  *    when a written page of a sparse extension needs a block, or the device
  *    failed.  Every copy runs under a guard (sigsetjmp with a process-wide
- *    SIGBUS handler installed by the entry) that turns a fault inside the
+ *    SIGBUS handler, put in place at every open) that turns a fault inside the
  *    mapping being copied into an error: read_at returns -EIO; write_at
  *    returns -EIO when the file is now shorter than the write's end, else
  *    -ENOSPC.  A SIGBUS anywhere else goes to the handler that was there
@@ -47,6 +47,7 @@
 #include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,18 +123,28 @@ static void mmap_on_bus(int sig, siginfo_t *si, void *uc)
 	raise(SIGBUS);
 }
 
+/* Make mmap_on_bus the SIGBUS handler, chaining to the one found there.
+ * Called at every open (not per I/O): whoever installed a handler after us
+ * (a test harness, a library) is chained to rather than left to swallow our
+ * faults.  A spin lock keeps opens on several threads from racing here. */
 static void mmap_install_guard(void)
 {
-	struct sigaction sa;
+	static atomic_flag lock = ATOMIC_FLAG_INIT;
+	struct sigaction sa, cur;
 
-	if (mmap_bus_installed)
-		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = mmap_on_bus;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGBUS, &sa, &mmap_old_bus) == 0)
-		mmap_bus_installed = 1;
+	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
+		;
+	if (sigaction(SIGBUS, NULL, &cur) == 0 &&
+	    !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == mmap_on_bus)) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = mmap_on_bus;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		mmap_old_bus = cur; /* set before ours can run */
+		if (sigaction(SIGBUS, &sa, NULL) == 0)
+			mmap_bus_installed = 1;
+	}
+	atomic_flag_clear_explicit(&lock, memory_order_release);
 }
 
 /* dlclose: hand SIGBUS back, unless someone replaced our handler since. */
@@ -289,6 +300,7 @@ static int mmap_open(const struct iob_open_args *args, void **handle)
 	rc = bopts_each(bopts_of(args), mmap_host, MMAP_NAME, mmap_option, &populate);
 	if (rc < 0)
 		return rc;
+	mmap_install_guard();
 	if ((fl & IOB_OPEN_TRUNC) && !(fl & IOB_OPEN_WRITE)) {
 		mmap_host->log(IOB_LOG_ERROR, MMAP_NAME, "%s: truncate requested on a read-only open",
 			       args->path);
@@ -464,6 +476,5 @@ IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_hos
 	if (!host || host->abi_major != IOB_ABI_MAJOR)
 		return NULL; /* a host of another major: its log cannot be trusted */
 	mmap_host = host;
-	mmap_install_guard();
 	return &mmap_plugin;
 }
