@@ -142,13 +142,17 @@ static int spec_check_overlap(const struct iob_output_spec *spec, char *err, siz
 		for (size_t j = 0; j < i && !rc; j++) {
 			const struct iob_output_item *b = &spec->item[j];
 			if (b->file[0] && file_key_same(&keys[i], &keys[j])) {
-				snprintf(err, errlen, "outputs %s and %s write to the same file ('%s' and '%s'): give each its own file",
+				snprintf(err, errlen,
+					 "outputs %s and %s write to the same file ('%s' and '%s'): "
+					 "give each its own file",
 					 b->name, a->name, b->file, a->file);
 				rc = -EINVAL;
 			}
 		}
 		if (!rc && have_stdout && file_key_same(&keys[i], &keys[spec->n])) {
-			snprintf(err, errlen, "output %s file '%s' is where standard output (output %s) goes: give it another file",
+			snprintf(err, errlen,
+				 "output %s file '%s' is where standard output (output %s) goes: "
+				 "give it another file",
 				 a->name, a->file, to_stdout->name);
 			rc = -EINVAL;
 		}

@@ -200,8 +200,8 @@ static int fault_option(void *ctx, const char *key, const char *val)
 				found = 1;
 			}
 		if (!found) {
-			host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option op=%s: one of read, write, sync, open, close",
-				  val);
+			host->log(IOB_LOG_ERROR, FAULT_NAME,
+				  "backend option op=%s: one of read, write, sync, open, close", val);
 			return -EINVAL;
 		}
 	} else if (strcmp(key, "err") == 0) {
