@@ -554,21 +554,75 @@ static volatile sig_atomic_t *stop_flag;
 
 static void on_stop_signal(int sig)
 {
-	if (stop_flag)
+	if (stop_flag && !*stop_flag)
 		*stop_flag = sig;
-	/* a second signal ends the process the default way */
-	signal(sig, SIG_DFL);
+	/* a second signal ends the process the default way; SIGPIPE stays
+	 * caught, so every later write to the closed pipe fails with EPIPE */
+	if (sig != SIGPIPE)
+		signal(sig, SIG_DFL);
 }
 
 void iob_install_stop_handlers(volatile sig_atomic_t *flag)
 {
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop_signal;
 	sigemptyset(&sa.sa_mask);
 	stop_flag = flag;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static enum iob_path_kind kind_of_mode(mode_t m)
+{
+	if (S_ISREG(m))
+		return IOB_PATH_REGULAR;
+	if (S_ISDIR(m))
+		return IOB_PATH_DIRECTORY;
+	if (S_ISBLK(m))
+		return IOB_PATH_BLOCKDEV;
+	if (S_ISCHR(m))
+		return IOB_PATH_CHARDEV;
+	return IOB_PATH_OTHER;
+}
+
+int iob_file_identity(const char *path, uint64_t *dev, uint64_t *ino, enum iob_path_kind *kind)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -errno;
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	*kind = kind_of_mode(st.st_mode);
+	return 0;
+}
+
+int iob_stream_identity(FILE *f, uint64_t *dev, uint64_t *ino, enum iob_path_kind *kind)
+{
+	struct stat st;
+	int fd = fileno(f);
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return -errno;
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	*kind = kind_of_mode(st.st_mode);
+	return 0;
+}
+
+int iob_real_path(const char *path, char *out, size_t outlen)
+{
+	char *r = realpath(path, NULL);
+	if (!r)
+		return -errno;
+	size_t n = strlen(r);
+	if (n >= outlen) {
+		free(r);
+		return -ENAMETOOLONG;
+	}
+	memcpy(out, r, n + 1);
+	free(r);
+	return 0;
 }
 
 int iob_dio_alignment(const char *path, uint32_t *align)

@@ -4,6 +4,7 @@
 #include "iobench/output.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 struct sink_file {
 	FILE *f;
 	int own;
-	int err; /* first write error, -errno */
+	int err; /* first write error, -errno; sticky */
 };
 
 struct iob_outputs {
@@ -23,20 +24,184 @@ struct iob_outputs {
 	void *state[IOB_MAX_OUTPUTS];
 	struct sink_file file[IOB_MAX_OUTPUTS];
 	struct iob_sink sink[IOB_MAX_OUTPUTS];
-	char name[IOB_MAX_OUTPUTS][4096];
+	char name[IOB_MAX_OUTPUTS][4096];  /* sink name: "stdout" or the file */
+	char oname[IOB_MAX_OUTPUTS][64];   /* output name, for messages */
 	int ended;
+	int status;      /* first error of any output, -errno; sticky */
+	char error[4400]; /* its one-line message, "" while status == 0 */
 };
 
+/* Every piece goes out at once (fwrite, then fflush), and both are checked:
+ * nothing of ours stays in the stream's buffer for a later, unchecked flush
+ * to lose, and errno is read right where the write failed. */
 static int sink_write(void *ctx, const char *data, size_t len)
 {
 	struct sink_file *sf = ctx;
 	if (sf->err)
 		return sf->err;
-	if (len && fwrite(data, 1, len, sf->f) != len) {
+	errno = 0;
+	if ((len && fwrite(data, 1, len, sf->f) != len) || fflush(sf->f) != 0 || ferror(sf->f))
 		sf->err = errno ? -errno : -EIO;
-		return sf->err;
+	return sf->err;
+}
+
+/* Remember the first failure, with a message naming the output and its file. */
+static void note_error(struct iob_outputs *o, size_t i, int rc)
+{
+	if (rc >= 0 || o->status)
+		return;
+	if (o->file[i].err)
+		rc = o->file[i].err; /* the sink's own errno says more than a plugin's relay */
+	o->status = rc;
+	snprintf(o->error, sizeof o->error, "output %s to %s: %s", o->oname[i], o->name[i], strerror(-rc));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Which file a path names, to tell whether two paths are one file.          */
+
+struct file_key {
+	int exists;          /* dev and ino are valid */
+	int chardev;         /* a character device: /dev/null may be shared */
+	uint64_t dev, ino;
+	char norm[4096 + 256]; /* realpath of the parent + "/" + name; "" if unknown */
+};
+
+static void file_key_of(const char *path, struct file_key *k)
+{
+	enum iob_path_kind kind;
+	char dir[4096];
+	const char *name;
+
+	memset(k, 0, sizeof *k);
+	if (iob_file_identity(path, &k->dev, &k->ino, &kind) == 0) {
+		k->exists = 1;
+		k->chardev = kind == IOB_PATH_CHARDEV;
 	}
-	return 0;
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir) {
+		dir[1] = '\0';
+		name = path + 1;
+	} else if (slash) {
+		*slash = '\0';
+		name = path + (slash - dir) + 1;
+	} else {
+		snprintf(dir, sizeof dir, ".");
+		name = path;
+	}
+	char real[4096];
+	if (iob_real_path(dir, real, sizeof real) == 0)
+		snprintf(k->norm, sizeof k->norm, "%s%s%s", real, strcmp(real, "/") == 0 ? "" : "/", name);
+}
+
+/* One file: the same device and inode, or (for files still to be made) the
+ * same normalised path.  Character devices are never "the same file". */
+static int file_key_same(const struct file_key *a, const struct file_key *b)
+{
+	if (a->chardev || b->chardev)
+		return 0;
+	if (a->exists && b->exists)
+		return a->dev == b->dev && a->ino == b->ino;
+	return !a->exists && !b->exists && a->norm[0] && strcmp(a->norm, b->norm) == 0;
+}
+
+/* Identity of standard output when it is a regular file (redirected). */
+static int stdout_key(struct file_key *k)
+{
+	enum iob_path_kind kind;
+	memset(k, 0, sizeof *k);
+	if (iob_stream_identity(stdout, &k->dev, &k->ino, &kind) != 0 || kind != IOB_PATH_REGULAR)
+		return 0;
+	k->exists = 1;
+	return 1;
+}
+
+/* Two outputs on one file (or on the file stdout goes to) would interleave
+ * and leave neither valid. */
+static int spec_check_overlap(const struct iob_output_spec *spec, char *err, size_t errlen)
+{
+	struct file_key *keys = calloc(spec->n + 1, sizeof *keys);
+	const struct iob_output_item *to_stdout = NULL;
+	int rc = 0;
+
+	if (!keys) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < spec->n; i++) {
+		if (spec->item[i].file[0])
+			file_key_of(spec->item[i].file, &keys[i]);
+		else
+			to_stdout = &spec->item[i];
+	}
+	int have_stdout = to_stdout && stdout_key(&keys[spec->n]);
+	for (size_t i = 0; i < spec->n && !rc; i++) {
+		const struct iob_output_item *a = &spec->item[i];
+		if (!a->file[0])
+			continue;
+		for (size_t j = 0; j < i && !rc; j++) {
+			const struct iob_output_item *b = &spec->item[j];
+			if (b->file[0] && file_key_same(&keys[i], &keys[j])) {
+				snprintf(err, errlen,
+					 "outputs %s and %s write to the same file ('%s' and '%s'): "
+					 "give each its own file",
+					 b->name, a->name, b->file, a->file);
+				rc = -EINVAL;
+			}
+		}
+		if (!rc && have_stdout && file_key_same(&keys[i], &keys[spec->n])) {
+			snprintf(err, errlen,
+				 "output %s file '%s' is where standard output (output %s) goes: "
+				 "give it another file",
+				 a->name, a->file, to_stdout->name);
+			rc = -EINVAL;
+		}
+	}
+	free(keys);
+	return rc;
+}
+
+int iob_output_spec_check_paths(const struct iob_output_spec *spec, const char *const *protect, size_t nprotect,
+				char *err, size_t errlen)
+{
+	struct file_key *out = calloc(1, sizeof *out), *prot = calloc(1, sizeof *prot);
+	int rc = 0;
+
+	if (!out || !prot) {
+		free(out);
+		free(prot);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < spec->n && !rc; i++) {
+		const struct iob_output_item *it = &spec->item[i];
+		int is_stdout = !it->file[0];
+		if (!is_stdout)
+			file_key_of(it->file, out);
+		else if (!stdout_key(out))
+			continue; /* a terminal or a pipe: nothing to overwrite */
+		for (size_t j = 0; j < nprotect && !rc; j++) {
+			if (!protect[j] || !protect[j][0])
+				continue;
+			file_key_of(protect[j], prot);
+			if (!file_key_same(out, prot))
+				continue;
+			if (is_stdout)
+				snprintf(err, errlen,
+					 "standard output (output %s) goes to '%s', which this run reads or writes: "
+					 "send it elsewhere",
+					 it->name, protect[j]);
+			else
+				snprintf(err, errlen,
+					 "output %s file '%s' is '%s', which this run reads or writes: choose another "
+					 "output file",
+					 it->name, it->file, protect[j]);
+			rc = -EINVAL;
+		}
+	}
+	free(out);
+	free(prot);
+	return rc;
 }
 
 int iob_output_spec_parse(const char *text, const struct iob_registry *reg, struct iob_output_spec *out,
@@ -117,14 +282,14 @@ int iob_output_spec_parse(const char *text, const struct iob_registry *reg, stru
 		}
 		out->n++;
 		if (!end)
-			break;
+			return spec_check_overlap(out, err, errlen);
 		p = end + 1;
 		if (!*p) {
 			snprintf(err, errlen, "bad --output list '%s': trailing comma", text);
 			return -EINVAL;
 		}
 	}
-	return 0;
+	return spec_check_overlap(out, err, errlen);
 }
 
 int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, const struct iob_output_spec *spec,
@@ -140,6 +305,7 @@ int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, c
 		const struct iob_output_item *it = &spec->item[i];
 		const struct iob_loaded *pl = iob_registry_find(reg, IOB_PLUGIN_OUTPUT, it->name);
 		struct sink_file *sf = &o->file[i];
+		snprintf(o->oname[i], sizeof o->oname[i], "%s", it->name);
 		if (!pl) {
 			snprintf(err, errlen, "unknown output '%s'", it->name);
 			iob_outputs_close(o);
@@ -164,6 +330,7 @@ int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, c
 			.write = sink_write,
 			.name = o->name[i],
 			.is_terminal = isatty(fileno(sf->f)),
+			.struct_size = sizeof(struct iob_sink),
 		};
 		o->plugin[i] = pl;
 		o->n = i + 1;
@@ -181,15 +348,13 @@ int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, c
 }
 
 #define EACH(o, call)                                                                                        \
-	int first = 0;                                                                                       \
 	for (size_t i = 0; o && i < o->n; i++) {                                                             \
 		if (!o->plugin[i])                                                                           \
 			continue;                                                                            \
-		int rc = o->plugin[i]->output.call;                                                          \
-		if (rc < 0 && !first)                                                                        \
-			first = rc;                                                                          \
+		note_error(o, i, o->plugin[i]->output.call);                                                 \
+		note_error(o, i, o->file[i].err);                                                            \
 	}                                                                                                    \
-	return first
+	return o ? o->status : 0
 
 int iob_outputs_begin(struct iob_outputs *o, const struct iob_run_info *run)
 {
@@ -198,19 +363,9 @@ int iob_outputs_begin(struct iob_outputs *o, const struct iob_run_info *run)
 
 int iob_outputs_record(struct iob_outputs *o, const struct iob_record *rec)
 {
-	int first = 0;
-	for (size_t i = 0; o && i < o->n; i++) {
-		if (!o->plugin[i])
-			continue;
-		int rc = o->plugin[i]->output.record(o->state[i], rec);
-		if (rc < 0 && !first)
-			first = rc;
-		/* records come between phases or between blocks, never inside a timed
-		 * call: push each out, so a pipe sees it now and a kill loses none */
-		if (o->file[i].f)
-			fflush(o->file[i].f);
-	}
-	return first;
+	/* each sink write is flushed at once: a pipe sees every record as it
+	 * comes, and a kill loses none */
+	EACH(o, record(o->state[i], rec));
 }
 
 int iob_outputs_end(struct iob_outputs *o, const struct iob_run_end *end)
@@ -220,25 +375,49 @@ int iob_outputs_end(struct iob_outputs *o, const struct iob_run_end *end)
 	EACH(o, end_run(o->state[i], end));
 }
 
-int iob_outputs_close(struct iob_outputs *o)
+const char *iob_outputs_error(const struct iob_outputs *o)
 {
-	int first = 0;
+	return o && o->status ? o->error : NULL;
+}
+
+/* Flush and, for a file, close what output i wrote to; -errno or 0. */
+static int close_file(struct sink_file *sf)
+{
+	int rc = 0;
+	if (!sf->f)
+		return 0;
+	errno = 0;
+	if (fflush(sf->f) != 0 || ferror(sf->f))
+		rc = errno ? -errno : -EIO;
+	if (sf->own) {
+		errno = 0;
+		if (fclose(sf->f) != 0 && !rc)
+			rc = errno ? -errno : -EIO;
+	}
+	sf->f = NULL;
+	return rc;
+}
+
+int iob_outputs_close_err(struct iob_outputs *o, char *err, size_t errlen)
+{
+	if (err && errlen)
+		err[0] = '\0';
 	if (!o)
 		return 0;
 	for (size_t i = 0; i < o->n; i++) {
-		if (o->plugin[i]) {
-			int rc = o->plugin[i]->output.close(o->state[i]);
-			if (rc < 0 && !first)
-				first = rc;
-		}
-		struct sink_file *sf = &o->file[i];
-		if (sf->f && fflush(sf->f) != 0 && !first)
-			first = -errno;
-		if (sf->own && sf->f && fclose(sf->f) != 0 && !first)
-			first = -errno;
-		if (sf->err && !first)
-			first = sf->err;
+		if (o->plugin[i])
+			note_error(o, i, o->plugin[i]->output.close(o->state[i]));
+		note_error(o, i, o->file[i].err);
+		note_error(o, i, close_file(&o->file[i]));
 	}
+	int rc = o->status;
+	if (rc && err && errlen)
+		snprintf(err, errlen, "%s", o->error);
 	free(o);
-	return first;
+	return rc;
+}
+
+int iob_outputs_close(struct iob_outputs *o)
+{
+	return iob_outputs_close_err(o, NULL, 0);
 }

@@ -34,6 +34,10 @@
  *    count the kernel gives; reads at or past the end return 0.
  *  - Files whose size is not a block multiple are made by writing whole
  *    blocks and truncating.
+ *  - IOB_OPEN_NOFOLLOW opens with O_NOFOLLOW: a symlink fails with -ELOOP.
+ *    info() takes file_type, dev and ino from fstat on the open descriptor.
+ *  - Backend options: none.  Any key is refused with -EINVAL, at
+ *    IOB_CTL_CHECK_OPTIONS and at open.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* O_DIRECT, statx; the build defines it, a lone compile may not */
@@ -56,6 +60,7 @@
 #endif
 
 #include "iobench/plugin.h"
+#include "bopts.h"
 #include "fdio.h"
 
 #define DIRECT_NAME "direct"
@@ -148,7 +153,7 @@ static void direct_find_alignment(struct direct_file *f, const char *path)
 /* Nonzero when path (or, for a file still to be created, its directory)
  * lives on a memory file system.  Device nodes are exempt: /dev itself is a
  * devtmpfs, the disk behind /dev/sda is not. */
-static int direct_on_memory_fs(const char *path)
+static int direct_on_memory_fs(const char *path, uint32_t flags)
 {
 #if defined(__linux__) && defined(TMPFS_MAGIC) && defined(RAMFS_MAGIC)
 	struct statfs sf;
@@ -156,6 +161,8 @@ static int direct_on_memory_fs(const char *path)
 	char dir[4096];
 	char *slash;
 
+	if ((flags & IOB_OPEN_NOFOLLOW) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return 0; /* open refuses it with -ELOOP */
 	if (stat(path, &st) == 0) {
 		if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
 			return 0;
@@ -177,6 +184,8 @@ static int direct_on_memory_fs(const char *path)
 	}
 	return sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
 #else
+	(void)path;
+	(void)flags;
 	return 0;
 #endif
 }
@@ -192,15 +201,25 @@ static int direct_oflags(const struct iob_open_args *args, int *oflags)
 	return 0;
 }
 
+static int direct_option(void *ctx, const char *key, const char *val)
+{
+	(void)ctx;
+	(void)val;
+	return bopts_unknown(direct_host, DIRECT_NAME, key, NULL);
+}
+
 static int direct_open(const struct iob_open_args *args, void **handle)
 {
 	struct direct_file *f;
 	int oflags, fd, rc;
 
+	rc = bopts_each(bopts_of(args), direct_host, DIRECT_NAME, direct_option, NULL);
+	if (rc < 0)
+		return rc;
 	rc = direct_oflags(args, &oflags);
 	if (rc < 0)
 		return rc;
-	if (direct_on_memory_fs(args->path)) {
+	if (direct_on_memory_fs(args->path, args->flags)) {
 		direct_host->log(
 		    IOB_LOG_ERROR, DIRECT_NAME,
 		    "O_DIRECT not supported on %s's file system: it is a memory file system "
@@ -208,11 +227,9 @@ static int direct_open(const struct iob_open_args *args, void **handle)
 		    args->path);
 		return -EINVAL;
 	}
-	do {
-		fd = open(args->path, oflags, (mode_t)args->mode);
-	} while (fd < 0 && errno == EINTR);
+	fd = fdio_open(args->path, oflags, args->mode);
 	if (fd < 0) {
-		rc = -errno;
+		rc = fd;
 		if (rc == -EINVAL)
 			direct_host->log(
 			    IOB_LOG_ERROR, DIRECT_NAME,
@@ -303,6 +320,8 @@ static int direct_info(void *handle, struct iob_file_info *info)
 	uint32_t stream;
 	int rc = fdio_size(f->fd, &info->size, &stream);
 
+	if (rc == 0)
+		rc = fdio_identity(f->fd, info, 0);
 	if (rc < 0)
 		return rc;
 	info->mem_align = f->mem_align;
@@ -321,9 +340,8 @@ static int direct_truncate(void *handle, uint64_t size)
 
 static int direct_control(void *handle, int op, void *arg)
 {
-	(void)handle;
-	(void)op;
-	(void)arg;
+	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
+		return bopts_each(arg, direct_host, DIRECT_NAME, direct_option, NULL);
 	return -ENOTSUP;
 }
 

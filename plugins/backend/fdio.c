@@ -4,6 +4,7 @@
 #include "fdio.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,6 +24,8 @@ int fdio_oflags(uint32_t flags, int *oflags)
 		o |= O_CREAT;
 	if (flags & IOB_OPEN_TRUNC)
 		o |= O_TRUNC;
+	if (flags & IOB_OPEN_NOFOLLOW)
+		o |= O_NOFOLLOW;
 	*oflags = o | O_CLOEXEC;
 	return 0;
 }
@@ -100,4 +103,38 @@ int fdio_size(int fd, uint64_t *size, uint32_t *is_stream)
 		*is_stream = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode);
 	}
 	return 0;
+}
+
+int fdio_identity(int fd, struct iob_file_info *info, int stream)
+{
+	size_t need = offsetof(struct iob_file_info, ino) + sizeof(info->ino);
+	struct stat st;
+
+	if (info->struct_size < need)
+		return 0; /* a 1.0 core: it has no room for them */
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (stream || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+		info->file_type = IOB_FILE_STREAM;
+	else if (S_ISREG(st.st_mode))
+		info->file_type = IOB_FILE_REGULAR;
+	else if (S_ISBLK(st.st_mode))
+		info->file_type = IOB_FILE_BLOCKDEV;
+	else if (S_ISCHR(st.st_mode))
+		info->file_type = isatty(fd) ? IOB_FILE_STREAM : IOB_FILE_CHARDEV;
+	else
+		info->file_type = IOB_FILE_OTHER;
+	info->dev = (uint64_t)st.st_dev;
+	info->ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
+int fdio_open(const char *path, int oflags, uint32_t mode)
+{
+	int fd;
+
+	do {
+		fd = open(path, oflags, (mode_t)mode);
+	} while (fd < 0 && errno == EINTR);
+	return fd < 0 ? -errno : fd;
 }

@@ -11,8 +11,9 @@
 
 #include "iobench/plugin.h"
 
-/* open(2) flags for IOB_OPEN_* flags (plus O_CLOEXEC); -EINVAL for truncate
- * without write. */
+/* open(2) flags for IOB_OPEN_* flags (plus O_CLOEXEC; IOB_OPEN_NOFOLLOW is
+ * O_NOFOLLOW, so a symlink fails with -ELOOP); -EINVAL for truncate without
+ * write. */
 int fdio_oflags(uint32_t flags, int *oflags);
 /* pread until len bytes or end of file, retrying EINTR.  A transfer whose
  * size has bits in partial_mask (a partial block under O_DIRECT) also ends
@@ -26,5 +27,11 @@ int fdio_truncate(int fd, uint64_t size);
 /* Size of a regular file or block device; 0 for anything else, with
  * *is_stream set for pipes, character devices and sockets. */
 int fdio_size(int fd, uint64_t *size, uint32_t *is_stream);
+/* Fill the ABI 1.1 members of info (file_type, dev, ino) from fstat on the
+ * open descriptor, when the core's struct has them; `stream` forces
+ * IOB_FILE_STREAM (standard input read sequentially). */
+int fdio_identity(int fd, struct iob_file_info *info, int stream);
+/* Open path with oflags and mode, retrying EINTR; the descriptor or -errno. */
+int fdio_open(const char *path, int oflags, uint32_t mode);
 
 #endif

@@ -19,9 +19,25 @@
  *  - A read running past `size` returns the bytes up to it; at or past it, 0.
  *  - Only a write that crosses map_len makes system calls (amortised by the
  *    geometric growth, and avoided entirely when size_hint is given).
- *  - Another process truncating the file while it is mapped makes the kernel
- *    raise SIGBUS on access; that is outside what a backend can guard.
+ *  - A page the kernel cannot back makes it raise SIGBUS on access: the file
+ *    was truncated under the mapping (by another process), the disk is full
+ *    when a written page of a sparse extension needs a block, or the device
+ *    failed.  Every copy runs under a guard (sigsetjmp with a process-wide
+ *    SIGBUS handler, put in place at every open) that turns a fault inside the
+ *    mapping being copied into an error: read_at returns -EIO; write_at
+ *    returns -EIO when the file is now shorter than the write's end, else
+ *    -ENOSPC.  A SIGBUS anywhere else goes to the handler that was there
+ *    before (the default one kills the process, as without this backend).
+ *    The guard costs a sigsetjmp without a signal-mask save per call: no
+ *    system call.
  *  - sync does not shrink an over-extended file; close does.
+ *  - IOB_OPEN_NOFOLLOW opens with O_NOFOLLOW: a symlink fails with -ELOOP.
+ *    info() takes file_type, dev and ino from fstat on the open descriptor.
+ *  - Backend options: populate=0|1 (default 0).  populate=1 maps with
+ *    MAP_POPULATE: the kernel reads the file and fills the page tables when
+ *    the mapping is made (at open and at each growth), so a later read phase
+ *    measures copies from memory rather than page faults.  Other keys are
+ *    refused with -EINVAL.
  */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* the build defines _GNU_SOURCE; a lone -std=c11 compile may not */
@@ -29,6 +45,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,12 +56,16 @@
 #include <unistd.h>
 
 #include "iobench/plugin.h"
+#include "bopts.h"
+#include "fdio.h"
 
 #define MMAP_NAME "mmap"
 
 struct mmap_file {
 	int fd;
 	int writable;
+	int populate;       /* backend option populate=1: MAP_POPULATE */
+	char *path;         /* for messages */
 	unsigned char *map; /* NULL when map_len == 0 */
 	uint64_t map_len;   /* bytes mapped == bytes in the file on disk */
 	uint64_t size;      /* logical size */
@@ -52,6 +75,124 @@ struct mmap_file {
 static const struct iob_host *mmap_host;
 
 IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
+
+/* ------------------------------------------------------------------------ */
+/* The SIGBUS guard.                                                         */
+
+/* One per thread: the mapping a copy is touching, and where to go back to.
+ * initial-exec TLS: reading it from the signal handler allocates nothing. */
+struct mmap_guard {
+	const unsigned char *lo, *hi;
+	volatile sig_atomic_t armed;
+	sigjmp_buf back;
+};
+
+#if defined(__GNUC__)
+#define MMAP_TLS __thread __attribute__((tls_model("initial-exec")))
+#else
+#define MMAP_TLS _Thread_local
+#endif
+static MMAP_TLS struct mmap_guard mmap_guard;
+static struct sigaction mmap_old_bus;
+static int mmap_bus_installed;
+
+static void mmap_on_bus(int sig, siginfo_t *si, void *uc)
+{
+	struct mmap_guard *g = &mmap_guard;
+	struct sigaction dfl;
+
+	if (g->armed && si && (const unsigned char *)si->si_addr >= g->lo &&
+	    (const unsigned char *)si->si_addr < g->hi) {
+		g->armed = 0;
+		siglongjmp(g->back, 1); /* SA_NODEFER: SIGBUS is not left blocked */
+	}
+	if (mmap_old_bus.sa_flags & SA_SIGINFO) {
+		mmap_old_bus.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (mmap_old_bus.sa_handler != SIG_DFL && mmap_old_bus.sa_handler != SIG_IGN) {
+		mmap_old_bus.sa_handler(sig);
+		return;
+	}
+	/* not ours and nobody else's: die of it, as without this backend (an
+	 * ignored SIGBUS from a fault would repeat forever) */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGBUS, &dfl, NULL);
+	raise(SIGBUS);
+}
+
+/* Make mmap_on_bus the SIGBUS handler, chaining to the one found there.
+ * Called at every open (not per I/O): whoever installed a handler after us
+ * (a test harness, a library) is chained to rather than left to swallow our
+ * faults.  A spin lock keeps opens on several threads from racing here. */
+static void mmap_install_guard(void)
+{
+	static atomic_flag lock = ATOMIC_FLAG_INIT;
+	struct sigaction sa, cur;
+
+	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
+		;
+	if (sigaction(SIGBUS, NULL, &cur) == 0 &&
+	    !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == mmap_on_bus)) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = mmap_on_bus;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		mmap_old_bus = cur; /* set before ours can run */
+		if (sigaction(SIGBUS, &sa, NULL) == 0)
+			mmap_bus_installed = 1;
+	}
+	atomic_flag_clear_explicit(&lock, memory_order_release);
+}
+
+/* dlclose: hand SIGBUS back, unless someone replaced our handler since. */
+__attribute__((destructor)) static void mmap_uninstall_guard(void)
+{
+	struct sigaction cur;
+
+	if (!mmap_bus_installed || sigaction(SIGBUS, NULL, &cur) != 0)
+		return;
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == mmap_on_bus)
+		sigaction(SIGBUS, &mmap_old_bus, NULL);
+	mmap_bus_installed = 0;
+}
+
+/* What a fault during a copy of [off, end) means. */
+static int mmap_fault_error(const struct mmap_file *f, int writing, uint64_t off, uint64_t end)
+{
+	struct stat st;
+	int rc = -EIO;
+
+	if (writing && fstat(f->fd, &st) == 0 && (uint64_t)st.st_size >= end)
+		rc = -ENOSPC; /* the file covers the range: no block to back a page */
+	mmap_host->log(IOB_LOG_INFO, MMAP_NAME,
+		       "%s: the mapping faulted (SIGBUS) %s bytes %" PRIu64 "..%" PRIu64 ": %s", f->path,
+		       writing ? "writing" : "reading", off, end,
+		       rc == -EIO ? "the file is shorter than its mapping (truncated under it?) or unreadable"
+				  : "the file system could not back the written pages (full?)");
+	return rc;
+}
+
+/* memcpy between the mapping (at off) and a caller buffer, under the guard.
+ * Returns n or the error of a fault. */
+static int64_t mmap_copy(struct mmap_file *f, void *dst, const void *src, size_t n, int writing, uint64_t off)
+{
+	struct mmap_guard *g = &mmap_guard;
+
+	g->lo = f->map;
+	g->hi = f->map + f->map_len;
+	if (sigsetjmp(g->back, 0) != 0)
+		return mmap_fault_error(f, writing, off, off + n);
+	g->armed = 1;
+	memcpy(dst, src, n);
+	g->armed = 0;
+	return (int64_t)n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Mapping.                                                                  */
 
 /* Replace the mapping with one of new_len bytes (none for 0).  The file must
  * already be at least new_len bytes long. */
@@ -63,7 +204,12 @@ static int mmap_remap(struct mmap_file *f, uint64_t new_len)
 		return -EFBIG;
 	if (new_len > 0) {
 		int prot = PROT_READ | (f->writable ? PROT_WRITE : 0);
-		p = mmap(NULL, (size_t)new_len, prot, MAP_SHARED, f->fd, 0);
+		int flags = MAP_SHARED;
+#ifdef MAP_POPULATE
+		if (f->populate)
+			flags |= MAP_POPULATE;
+#endif
+		p = mmap(NULL, (size_t)new_len, prot, flags, f->fd, 0);
 		if (p == MAP_FAILED)
 			return -errno;
 	}
@@ -122,12 +268,39 @@ static int mmap_setup(struct mmap_file *f, const struct iob_open_args *args)
 	return mmap_remap(f, on_disk);
 }
 
+static int mmap_option(void *ctx, const char *key, const char *val)
+{
+	int *populate = ctx;
+
+	if (strcmp(key, "populate") != 0)
+		return bopts_unknown(mmap_host, MMAP_NAME, key, "populate");
+	if (bopts_bool(mmap_host, MMAP_NAME, key, val, populate) < 0)
+		return -EINVAL;
+#ifndef MAP_POPULATE
+	if (*populate) {
+		mmap_host->log(IOB_LOG_ERROR, MMAP_NAME, "backend option populate=1: this OS has no MAP_POPULATE");
+		return -EINVAL;
+	}
+#endif
+	return 0;
+}
+
+static void mmap_free(struct mmap_file *f)
+{
+	free(f->path);
+	free(f);
+}
+
 static int mmap_open(const struct iob_open_args *args, void **handle)
 {
 	struct mmap_file *f;
 	uint32_t fl = args->flags;
-	int oflags, rc;
+	int oflags, rc, populate = 0;
 
+	rc = bopts_each(bopts_of(args), mmap_host, MMAP_NAME, mmap_option, &populate);
+	if (rc < 0)
+		return rc;
+	mmap_install_guard();
 	if ((fl & IOB_OPEN_TRUNC) && !(fl & IOB_OPEN_WRITE)) {
 		mmap_host->log(IOB_LOG_ERROR, MMAP_NAME, "%s: truncate requested on a read-only open",
 			       args->path);
@@ -137,6 +310,12 @@ static int mmap_open(const struct iob_open_args *args, void **handle)
 	if (!f)
 		return -ENOMEM;
 	f->writable = (fl & IOB_OPEN_WRITE) != 0;
+	f->populate = populate;
+	f->path = strdup(args->path);
+	if (!f->path) {
+		free(f);
+		return -ENOMEM;
+	}
 	f->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (f->page == 0 || f->page > (1u << 30))
 		f->page = 4096;
@@ -146,12 +325,12 @@ static int mmap_open(const struct iob_open_args *args, void **handle)
 		oflags |= O_CREAT;
 	if (fl & IOB_OPEN_TRUNC)
 		oflags |= O_TRUNC;
-	do {
-		f->fd = open(args->path, oflags, (mode_t)args->mode);
-	} while (f->fd < 0 && errno == EINTR);
+	if (fl & IOB_OPEN_NOFOLLOW)
+		oflags |= O_NOFOLLOW;
+	f->fd = fdio_open(args->path, oflags, args->mode);
 	if (f->fd < 0) {
-		rc = -errno;
-		free(f);
+		rc = f->fd;
+		mmap_free(f);
 		return rc;
 	}
 	rc = mmap_setup(f, args);
@@ -160,7 +339,7 @@ static int mmap_open(const struct iob_open_args *args, void **handle)
 		if (f->map)
 			munmap(f->map, (size_t)f->map_len);
 		close(f->fd);
-		free(f);
+		mmap_free(f);
 		return rc;
 	}
 	*handle = f;
@@ -181,7 +360,7 @@ static int mmap_close(void *handle)
 	}
 	if (close(f->fd) < 0 && rc == 0)
 		rc = -errno;
-	free(f);
+	mmap_free(f);
 	return rc;
 }
 
@@ -197,14 +376,14 @@ static int64_t mmap_read_at(void *handle, void *buf, size_t len, uint64_t off)
 		n = len;
 	if (n > (uint64_t)INT64_MAX)
 		n = (uint64_t)INT64_MAX;
-	memcpy(buf, f->map + off, (size_t)n);
-	return (int64_t)n;
+	return mmap_copy(f, buf, f->map + off, (size_t)n, 0, off);
 }
 
 static int64_t mmap_write_at(void *handle, const void *buf, size_t len, uint64_t off)
 {
 	struct mmap_file *f = handle;
 	uint64_t end;
+	int64_t n;
 	int rc;
 
 	if (!f->writable)
@@ -219,10 +398,12 @@ static int64_t mmap_write_at(void *handle, const void *buf, size_t len, uint64_t
 		if (rc < 0)
 			return rc;
 	}
-	memcpy(f->map + off, buf, len);
+	n = mmap_copy(f, f->map + off, buf, len, 1, off);
+	if (n < 0)
+		return n;
 	if (end > f->size)
 		f->size = end;
-	return (int64_t)len;
+	return n;
 }
 
 static int mmap_sync(void *handle)
@@ -243,7 +424,7 @@ static int mmap_info(void *handle, struct iob_file_info *info)
 	info->io_align = 1;
 	info->direct = 0;
 	info->is_stream = 0;
-	return 0;
+	return fdio_identity(f->fd, info, 0);
 }
 
 static int mmap_truncate(void *handle, uint64_t size)
@@ -262,9 +443,10 @@ static int mmap_truncate(void *handle, uint64_t size)
 
 static int mmap_control(void *handle, int op, void *arg)
 {
-	(void)handle;
-	(void)op;
-	(void)arg;
+	int populate = 0;
+
+	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
+		return bopts_each(arg, mmap_host, MMAP_NAME, mmap_option, &populate);
 	return -ENOTSUP;
 }
 

@@ -15,6 +15,10 @@
  *    buffer.  fd 0 is never closed.  A read of it that a signal interrupts
  *    returns -EINTR (a pipe may stay silent forever; the host stops there).
  *  - Block devices report their size with lseek(SEEK_END).
+ *  - IOB_OPEN_NOFOLLOW opens with O_NOFOLLOW: a symlink fails with -ELOOP.
+ *    info() takes file_type, dev and ino from fstat on the open descriptor.
+ *  - Backend options: none.  Any key is refused with -EINVAL, at
+ *    IOB_CTL_CHECK_OPTIONS and at open.
  */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* the build defines _GNU_SOURCE; a lone -std=c11 compile may not */
@@ -28,6 +32,7 @@
 #include <unistd.h>
 
 #include "iobench/plugin.h"
+#include "bopts.h"
 #include "fdio.h"
 
 #define POSIX_NAME "posix"
@@ -52,6 +57,13 @@ static int posix_oflags(const struct iob_open_args *args, int *oflags)
 	return 0;
 }
 
+static int posix_option(void *ctx, const char *key, const char *val)
+{
+	(void)ctx;
+	(void)val;
+	return bopts_unknown(posix_host, POSIX_NAME, key, NULL);
+}
+
 static int posix_open_stream(const struct iob_open_args *args, struct posix_file *f)
 {
 	if (args->flags & (IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC)) {
@@ -69,6 +81,9 @@ static int posix_open(const struct iob_open_args *args, void **handle)
 	struct posix_file *f;
 	int oflags, fd, rc;
 
+	rc = bopts_each(bopts_of(args), posix_host, POSIX_NAME, posix_option, NULL);
+	if (rc < 0)
+		return rc;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -86,13 +101,10 @@ static int posix_open(const struct iob_open_args *args, void **handle)
 		free(f);
 		return rc;
 	}
-	do {
-		fd = open(args->path, oflags, (mode_t)args->mode);
-	} while (fd < 0 && errno == EINTR);
+	fd = fdio_open(args->path, oflags, args->mode);
 	if (fd < 0) {
-		rc = -errno;
 		free(f);
-		return rc;
+		return fd;
 	}
 	f->fd = fd;
 	*handle = f;
@@ -175,10 +187,14 @@ static int posix_sync(void *handle)
 static int posix_info(void *handle, struct iob_file_info *info)
 {
 	struct posix_file *f = handle;
+	int rc;
 
 	info->mem_align = 1;
 	info->io_align = 1;
 	info->direct = 0;
+	rc = fdio_identity(f->fd, info, f->stream);
+	if (rc < 0)
+		return rc;
 	if (f->stream) {
 		info->size = 0;
 		info->is_stream = 1;
@@ -196,9 +212,8 @@ static int posix_truncate(void *handle, uint64_t size)
 
 static int posix_control(void *handle, int op, void *arg)
 {
-	(void)handle;
-	(void)op;
-	(void)arg;
+	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
+		return bopts_each(arg, posix_host, POSIX_NAME, posix_option, NULL);
 	return -ENOTSUP;
 }
 

@@ -4,10 +4,9 @@
  * measures the C library's buffering on top of the page cache.
  *
  * Edges:
- *  - Open modes: read only is "r"; writing is "r+" (the file is kept), or
- *    "w+" with IOB_OPEN_TRUNC.  IOB_OPEN_CREATE without IOB_OPEN_TRUNC never
- *    truncates: "r+" is tried first and only a missing file is created (with
- *    open(O_CREAT) so args->mode is honoured, then fdopen).
+ *  - Open: one open(2) with the IOB_OPEN_* flags mapped to O_CREAT, O_TRUNC
+ *    and O_NOFOLLOW (so args->mode is honoured and a symlink fails with
+ *    -ELOOP), then fdopen "r" for reading only or "r+" for writing.
  *  - The stream position is tracked, and fseeko is skipped when the next I/O
  *    starts where the last one ended in the same direction.  Changing between
  *    reading and writing always seeks, as ISO C requires.
@@ -18,6 +17,10 @@
  *    stdin is never closed.  A read of it that a signal interrupts returns
  *    -EINTR (a pipe may stay silent forever; the host stops there).
  *  - sync is fflush + fsync(fileno); truncate flushes first, then ftruncate.
+ *  - info() takes file_type, dev and ino from fstat on the stream's
+ *    descriptor.
+ *  - Backend options: none.  Any key is refused with -EINVAL, at
+ *    IOB_CTL_CHECK_OPTIONS and at open.
  */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* the build defines _GNU_SOURCE; a lone -std=c11 compile may not */
@@ -32,6 +35,8 @@
 #include <unistd.h>
 
 #include "iobench/plugin.h"
+#include "bopts.h"
+#include "fdio.h"
 
 #define STDIO_NAME "stdio"
 
@@ -58,16 +63,35 @@ static int stdio_err(int fallback)
 	return errno ? -errno : -fallback;
 }
 
-/* Create a missing file honouring args->mode, as a stream opened "mode". */
-static FILE *stdio_create(const struct iob_open_args *args, int extra, const char *mode)
+static int stdio_option(void *ctx, const char *key, const char *val)
 {
+	(void)ctx;
+	(void)val;
+	return bopts_unknown(stdio_host, STDIO_NAME, key, NULL);
+}
+
+/* One open(2) (so args->mode, O_NOFOLLOW and O_CLOEXEC apply), then a stream
+ * on the descriptor: "r" for reading only, "r+" for writing, which never
+ * truncates by itself. */
+static FILE *stdio_fopen(const struct iob_open_args *args)
+{
+	int writing = (args->flags & IOB_OPEN_WRITE) != 0;
+	int oflags = O_CLOEXEC | (writing ? O_RDWR : O_RDONLY);
 	FILE *fp;
 	int fd, saved;
 
-	fd = open(args->path, O_RDWR | O_CREAT | O_CLOEXEC | extra, (mode_t)args->mode);
+	if (args->flags & IOB_OPEN_CREATE)
+		oflags |= O_CREAT;
+	if (args->flags & IOB_OPEN_TRUNC)
+		oflags |= O_TRUNC;
+	if (args->flags & IOB_OPEN_NOFOLLOW)
+		oflags |= O_NOFOLLOW;
+	do {
+		fd = open(args->path, oflags, (mode_t)args->mode);
+	} while (fd < 0 && errno == EINTR);
 	if (fd < 0)
 		return NULL;
-	fp = fdopen(fd, mode);
+	fp = fdopen(fd, writing ? "r+" : "r");
 	if (!fp) {
 		saved = errno;
 		close(fd);
@@ -76,41 +100,14 @@ static FILE *stdio_create(const struct iob_open_args *args, int extra, const cha
 	return fp;
 }
 
-static FILE *stdio_fopen(const struct iob_open_args *args)
-{
-	uint32_t fl = args->flags;
-	int create = (fl & IOB_OPEN_CREATE) != 0;
-	FILE *fp;
-
-	if (!(fl & IOB_OPEN_WRITE)) {
-		fp = fopen(args->path, "re");
-		if (!fp && errno == ENOENT && create)
-			fp = stdio_create(args, 0, "r");
-		return fp;
-	}
-	if (fl & IOB_OPEN_TRUNC) {
-		if (create)
-			return stdio_create(args, O_TRUNC, "w+");
-		fp = fopen(args->path, "r+e"); /* "w+" would create a missing file */
-		if (fp && ftruncate(fileno(fp), 0) < 0) {
-			int saved = errno;
-			fclose(fp);
-			errno = saved;
-			return NULL;
-		}
-		return fp;
-	}
-	fp = fopen(args->path, "r+e");
-	if (!fp && errno == ENOENT && create)
-		fp = stdio_create(args, 0, "r+");
-	return fp;
-}
-
 static int stdio_open(const struct iob_open_args *args, void **handle)
 {
 	struct stdio_file *f;
 	int rc;
 
+	rc = bopts_each(bopts_of(args), stdio_host, STDIO_NAME, stdio_option, NULL);
+	if (rc < 0)
+		return rc;
 	if ((args->flags & IOB_OPEN_TRUNC) && !(args->flags & IOB_OPEN_WRITE)) {
 		stdio_host->log(IOB_LOG_ERROR, STDIO_NAME, "%s: truncate requested on a read-only open",
 				args->path);
@@ -285,10 +282,14 @@ static int stdio_info(void *handle, struct iob_file_info *info)
 {
 	struct stdio_file *f = handle;
 	struct stat st;
+	int rc;
 
 	info->mem_align = 1;
 	info->io_align = 1;
 	info->direct = 0;
+	rc = fdio_identity(fileno(f->fp), info, f->stream);
+	if (rc < 0)
+		return rc;
 	if (f->stream) {
 		info->size = 0;
 		info->is_stream = 1;
@@ -322,9 +323,8 @@ static int stdio_truncate(void *handle, uint64_t size)
 
 static int stdio_control(void *handle, int op, void *arg)
 {
-	(void)handle;
-	(void)op;
-	(void)arg;
+	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
+		return bopts_each(arg, stdio_host, STDIO_NAME, stdio_option, NULL);
 	return -ENOTSUP;
 }
 

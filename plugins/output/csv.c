@@ -21,6 +21,8 @@
  *    value is kept, inside a quoted cell.
  *  - Cells holding a comma, a double quote, CR or LF are quoted, with inner
  *    quotes doubled.  Others are written bare.
+ *  - A field of a type this output does not know (from a later ABI) is
+ *    skipped: no header cell, no row cell.
  *  - U64/I64 as integers; F64 as the shortest of %.15g/%.16g/%.17g that
  *    reads back to the same double ('.' as decimal point in every locale, 0
  *    for inf or nan); BOOL as true/false; a NULL string as an empty cell.
@@ -124,6 +126,12 @@ static void csv_header_cell(struct textbuf *b, size_t *ncell, const char *key, c
 	free(name);
 }
 
+/* Types this output knows; fields of others are skipped (see the top). */
+static int csv_known_type(const struct iob_field *f)
+{
+	return f->type <= IOB_T_LAT;
+}
+
 static void csv_build_header(struct textbuf *b, const struct iob_record *rec)
 {
 	static const char *const fixed[] = {"_count", "_min", "_max", "_mean", "_stddev"};
@@ -131,6 +139,8 @@ static void csv_build_header(struct textbuf *b, const struct iob_record *rec)
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct iob_field *f = &rec->fields[i];
 		const char *key = f->key ? f->key : "";
+		if (!csv_known_type(f))
+			continue;
 		if (f->type != IOB_T_LAT) {
 			csv_header_cell(b, &ncell, key, NULL);
 			continue;
@@ -174,6 +184,8 @@ static void csv_build_row(struct textbuf *b, const struct iob_record *rec)
 	size_t ncell = 0;
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct iob_field *f = &rec->fields[i];
+		if (!csv_known_type(f))
+			continue;
 		if (f->type == IOB_T_LAT) {
 			csv_put_lat(b, &ncell, f->v.lat);
 			continue;
@@ -197,7 +209,7 @@ static void csv_build_row(struct textbuf *b, const struct iob_record *rec)
 			textbuf_str(b, f->v.b ? "true" : "false");
 			break;
 		default:
-			break; /* a type from a later ABI: empty cell */
+			break; /* not reached: csv_known_type */
 		}
 	}
 	textbuf_add(b, "\n", 1);

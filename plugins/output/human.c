@@ -25,7 +25,9 @@
  *    backend), and numbers measured in bytes, bytes/s, ns, s or ops/s;
  *  - latency line: each LAT field, mean, p50, p99, p99.9 (the ranks the record
  *    has) and max;
- *  - key=value line: longer strings (file paths), booleans and plain counts.
+ *  - key=value line: longer strings (file paths), booleans and plain counts;
+ *  - nowhere: a field of a type this output does not know (from a later
+ *    ABI) is skipped.
  * Column labels are the keys without the unit suffix the value now shows
  * (block_size_bytes -> block_size, bw_bytes_per_s -> bw, ops_per_s -> ops/s).
  *
@@ -63,6 +65,7 @@ enum human_place {
 	HUMAN_ROW = 0,    /* a column of the aligned row */
 	HUMAN_LATLINE = 1, /* a latency line of its own */
 	HUMAN_DETAIL = 2, /* key=value on the detail line */
+	HUMAN_SKIP = 3,   /* a type from a later ABI: not shown */
 };
 
 /* How records of the current block are laid out. */
@@ -346,6 +349,14 @@ static char *human_signature(const struct iob_record *rec)
 	return b.data ? b.data : strdup("");
 }
 
+/* Field types this output knows.  A field of another type (one a later ABI
+ * adds) is skipped: the record is shown without it, as an older renderer
+ * cannot know how to print it. */
+static int human_known_type(const struct iob_field *f)
+{
+	return f->type <= IOB_T_LAT;
+}
+
 /* Decide where each field of a block goes, from the block's first record. */
 static int human_layout_make(struct human_state *st, const struct iob_record *rec, char *sig)
 {
@@ -366,7 +377,9 @@ static int human_layout_make(struct human_state *st, const struct iob_record *re
 		textbuf_clear(c);
 		human_value(c, f);
 		size_t value_w = c->data ? human_width(c->data) : 0;
-		if (f->type == IOB_T_LAT) {
+		if (!human_known_type(f)) {
+			lay->place[i] = HUMAN_SKIP;
+		} else if (f->type == IOB_T_LAT) {
 			lay->place[i] = HUMAN_LATLINE;
 			if (label_w > lay->latlabel_width)
 				lay->latlabel_width = label_w;

@@ -22,7 +22,9 @@
  * an invalid sequence replaced by \ufffd (file names need not be UTF-8); a
  * NULL string is null; BOOL true/false; LAT as
  *   {"count":n,"min":n,"max":n,"mean":x,"stddev":x,"percentiles":{"50":n,..}}
- * with percentile ranks printed like %g ("99.9").  Schema: docs/outputs.md.
+ * with percentile ranks printed like %g ("99.9").  A field of a type this
+ * output does not know (from a later ABI) is skipped, key and all: the
+ * record stays valid JSON without it.  Schema: docs/outputs.md.
  *
  * Each piece is built in memory and handed to the sink in one write.  After
  * the sink fails once, nothing more is written and every later call returns
@@ -218,6 +220,12 @@ static void json_put_lat(struct textbuf *b, const struct iob_latency *lat)
 	textbuf_str(b, "}}");
 }
 
+/* Types this output knows; fields of others are skipped (see the top). */
+static int json_known_type(const struct iob_field *f)
+{
+	return f->type <= IOB_T_LAT;
+}
+
 static void json_put_field(struct textbuf *b, const struct iob_field *f)
 {
 	json_put_str(b, f->key ? f->key : "");
@@ -242,7 +250,7 @@ static void json_put_field(struct textbuf *b, const struct iob_field *f)
 		json_put_lat(b, f->v.lat);
 		break;
 	default:
-		textbuf_str(b, "null"); /* a type from a later ABI */
+		textbuf_str(b, "null"); /* not reached: json_known_type */
 		break;
 	}
 }
@@ -343,6 +351,8 @@ static int json_record(void *state, const struct iob_record *rec)
 	textbuf_str(b, st->nrecords ? ",\n{\"kind\":" : "\n{\"kind\":");
 	json_put_str(b, rec->kind ? rec->kind : "");
 	for (size_t i = 0; i < rec->nfields; i++) {
+		if (!json_known_type(&rec->fields[i]))
+			continue;
 		textbuf_add(b, ",", 1);
 		json_put_field(b, &rec->fields[i]);
 	}

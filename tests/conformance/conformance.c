@@ -308,6 +308,119 @@ static void test_info_sanity(void **state)
 	be_close_ok(h);
 }
 
+/* ABI 1.1: what was opened, from fstat on the descriptor (not the path). */
+static void test_info_identity(void **state)
+{
+	const char *p = path_of("identity");
+	const char *alias = path_of("identity-link");
+	struct iob_file_info fi;
+	struct stat st;
+	void *h;
+
+	write_ref_file(p, 2 * g_bs, 3);
+	assert_int_equal(stat(p, &st), 0);
+	h = be_open_ok(p, IOB_OPEN_READ, 0);
+	be_info(h, &fi);
+	assert_int_equal(fi.file_type, IOB_FILE_REGULAR);
+	assert_true(fi.dev == (uint64_t)st.st_dev);
+	assert_true(fi.ino == (uint64_t)st.st_ino);
+	/* the handle keeps naming the file it opened when the path moves on */
+	assert_int_equal(rename(p, alias), 0);
+	write_ref_file(p, g_bs, 4);
+	be_info(h, &fi);
+	assert_true(fi.ino == (uint64_t)st.st_ino);
+	be_close_ok(h);
+	unlink(alias);
+}
+
+/* ABI 1.1: IOB_OPEN_NOFOLLOW refuses a symlink with -ELOOP, for reading and
+ * for writing, and neither the link nor its target changes; without the flag
+ * the link is followed. */
+static void test_nofollow(void **state)
+{
+	const char *target = path_of("nofollow-target");
+	const char *link_path = path_of("nofollow-link");
+	const char *missing = path_of("nofollow-missing");
+	const uint32_t wflags = IOB_OPEN_READ | IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC;
+	struct stat st;
+	void *h;
+
+	write_ref_file(target, 2 * g_bs, 5);
+	assert_int_equal(symlink(target, link_path), 0);
+	assert_int_equal(be_open(link_path, IOB_OPEN_READ | IOB_OPEN_NOFOLLOW, 0, &h), -ELOOP);
+	assert_int_equal(be_open(link_path, wflags | IOB_OPEN_NOFOLLOW, 0, &h), -ELOOP);
+	assert_int_equal(disk_size(target), 2 * g_bs); /* not truncated */
+	/* a dangling link is not created through either */
+	assert_int_equal(symlink(missing, path_of("nofollow-dangling")), 0);
+	assert_int_equal(be_open(path_of("nofollow-dangling"), wflags | IOB_OPEN_NOFOLLOW, 0, &h), -ELOOP);
+	assert_int_equal(lstat(missing, &st), -1);
+	/* a regular file opens as before with the flag */
+	h = be_open_ok(target, IOB_OPEN_READ | IOB_OPEN_NOFOLLOW, 0);
+	read_expect(h, 0, g_bs, (int64_t)g_bs, 5);
+	be_close_ok(h);
+	h = be_open_ok(link_path, IOB_OPEN_READ, 0);
+	read_expect(h, g_bs, g_bs, (int64_t)g_bs, 5);
+	be_close_ok(h);
+	unlink(link_path);
+	unlink(path_of("nofollow-dangling"));
+}
+
+static int open_with_options(const char *path, const char *options, void **h)
+{
+	struct iob_open_args a = {
+		.struct_size = sizeof a, .path = path, .flags = IOB_OPEN_READ, .mode = 0644, .options = options};
+	*h = NULL;
+	return g_ops->open(&a, h);
+}
+
+/* ABI 1.1 backend options: an unknown key is refused with -EINVAL and one
+ * error line naming it, by IOB_CTL_CHECK_OPTIONS (handle NULL) and by open;
+ * an empty text and NULL are accepted. */
+static void test_backend_options(void **state)
+{
+	const char *p = path_of("options");
+	char text[] = "no_such_key_xyz=1";
+	void *h;
+
+	write_ref_file(p, g_bs, 6);
+	if (g_ops->control) {
+		char empty[] = "";
+		log_reset();
+		assert_int_equal(g_ops->control(NULL, IOB_CTL_CHECK_OPTIONS, text), -EINVAL);
+		assert_true(log_find("no_such_key_xyz", NULL) >= 0);
+		assert_int_equal(g_ops->control(NULL, IOB_CTL_CHECK_OPTIONS, empty), 0);
+		assert_int_equal(g_ops->control(NULL, 0x7fff, empty), -ENOTSUP);
+	}
+	log_reset();
+	assert_int_equal(open_with_options(p, text, &h), -EINVAL);
+	assert_null(h);
+	assert_true(log_find("no_such_key_xyz", NULL) >= 0);
+	assert_int_equal(open_with_options(p, "", &h), 0);
+	be_close_ok(h);
+	assert_int_equal(open_with_options(p, NULL, &h), 0);
+	be_close_ok(h);
+}
+
+/* Another process truncates the file under an open handle: reads then give
+ * 0 (end of file) or a negative errno, never more than asked, and never
+ * kill the process (mmap: SIGBUS on its mapping becomes -EIO). */
+static void test_truncated_under_handle(void **state)
+{
+	const char *p = path_of("shrunk");
+	uint8_t *buf = buf_new(g_bs);
+	void *h;
+
+	write_ref_file(p, 8 * g_bs, 7);
+	h = be_open_ok(p, IOB_OPEN_READ, 0);
+	read_expect(h, 0, g_bs, (int64_t)g_bs, 7);
+	assert_int_equal(truncate(p, 0), 0);
+	int64_t n = g_ops->read_at(h, buf, g_bs, 4 * g_bs);
+	assert_true(n == 0 || (n < 0 && n >= -4095));
+	assert_true(all_bytes(buf + g_bs, TAIL, SENTINEL));
+	be_close_ok(h);
+	free(buf);
+}
+
 static void test_roundtrip(void **state)
 {
 	const char *p = path_of("roundtrip");
@@ -999,6 +1112,10 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_descriptor),
 		cmocka_unit_test(test_info_sanity),
+		cmocka_unit_test(test_info_identity),
+		cmocka_unit_test(test_nofollow),
+		cmocka_unit_test(test_backend_options),
+		cmocka_unit_test(test_truncated_under_handle),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_odd_size),
 		cmocka_unit_test(test_empty_file),

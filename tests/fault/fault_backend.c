@@ -2,19 +2,26 @@
  * fault_backend.c - a test-only backend, "fault", that wraps another backend
  * and injects failures, for the reliability tests (never installed).
  *
- * Configured from the environment when the plugin is loaded:
- *   IOB_FAULT_WRAP  path of the backend .so to wrap (required)
- *   IOB_FAULT       comma-separated settings:
+ * Configured by its backend options (profile key backend_options, the tools'
+ * --backend-options), checked by IOB_CTL_CHECK_OPTIONS and applied at every
+ * open.  The counters below run over the whole process; they start again
+ * only when an open brings another option text.
+ *     wrap=PATH                       the backend .so to wrap (required)
  *     op=read|write|sync|open|close   which operation fails (default write)
  *     err=EIO|ENOSPC|EINTR|short|fill errno to return, "short": move half, or
  *                                     "fill": fill the file system holding the
  *                                     file (a side file .iob-filler next to it),
  *                                     then forward the call, which then meets
- *                                     the kernel's own ENOSPC
+ *                                     the kernel's own ENOSPC, or
+ *                                     "truncate": cut the file to zero bytes
+ *                                     (truncate(2) on its path, as another
+ *                                     process would), then forward the call
  *     after_calls=N                   fail from the (N+1)-th call of op on
  *     after_bytes=N                   fail once op has moved N bytes
  *     persist=0|1                     every call after that (1, default) or once
- * It forwards everything else to the wrapped backend unchanged.
+ * It forwards everything else to the wrapped backend unchanged (without
+ * options).  Its capabilities are those of the posix backend without
+ * IOB_CAP_STREAM; a wrapped backend needing more (direct) is not supported.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -26,22 +33,34 @@
 #include <string.h>
 
 #include "iobench/plugin.h"
+#include "bopts.h"
+
+#define FAULT_NAME "fault"
+#define FAULT_KEYS "wrap, op, err, after_calls, after_bytes, persist"
 
 enum fault_op { F_READ, F_WRITE, F_SYNC, F_OPEN, F_CLOSE };
 
 static const struct iob_host *host;
 static const struct iob_plugin *inner;
 static struct iob_backend_ops inner_ops;
-static struct {
+static char inner_path[4096]; /* the .so inner came from */
+
+struct fault_cfg {
 	enum fault_op op;
 	int err; /* negative errno, or 0 for a short transfer */
 	unsigned long long after_calls, after_bytes;
 	int persist;
 	unsigned long long calls, bytes;
 	int fired;
-	int fill;
+	int fill;     /* err=fill; 2 once filled */
+	int truncate; /* err=truncate */
+	char wrap[4096];
 	char last_path[4096];
-} cfg = {.op = F_WRITE, .err = -EIO, .persist = 1};
+};
+static const struct fault_cfg cfg_default = {.op = F_WRITE, .err = -EIO, .persist = 1};
+static struct fault_cfg cfg = {.op = F_WRITE, .err = -EIO, .persist = 1};
+static char cfg_text[BOPTS_MAX_TEXT]; /* the option text cfg was made from */
+static int cfg_set;
 
 /* Should this call of `op` fail?  Counts it either way. */
 static int should_fail(enum fault_op op, size_t len)
@@ -86,12 +105,19 @@ static void fill_disk(void)
 	close(fd);
 }
 
+static int fault_configure(const char *text);
+
 static int fault_open(const struct iob_open_args *a, void **h)
 {
+	int rc = fault_configure(bopts_of(a));
+	if (rc < 0)
+		return rc;
 	snprintf(cfg.last_path, sizeof cfg.last_path, "%s", a->path);
 	if (should_fail(F_OPEN, 0))
 		return cfg.err ? cfg.err : -EIO;
-	return inner_ops.open(a, h);
+	struct iob_open_args inner_args = *a;
+	inner_args.options = NULL;
+	return inner_ops.open(&inner_args, h);
 }
 
 static int fault_close(void *h)
@@ -105,6 +131,11 @@ static int fault_close(void *h)
 static int64_t fault_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
 	if (should_fail(F_READ, len)) {
+		if (cfg.truncate) {
+			if (truncate(cfg.last_path, 0) < 0)
+				return -errno;
+			return inner_ops.read_at(h, buf, len, off);
+		}
 		if (cfg.err)
 			return cfg.err;
 		return inner_ops.read_at(h, buf, len / 2, off);
@@ -118,6 +149,11 @@ static int64_t fault_write_at(void *h, const void *buf, size_t len, uint64_t off
 		if (cfg.fill) {
 			fill_disk();
 			cfg.fill = 2; /* once */
+			return inner_ops.write_at(h, buf, len, off);
+		}
+		if (cfg.truncate) {
+			if (truncate(cfg.last_path, 0) < 0)
+				return -errno;
 			return inner_ops.write_at(h, buf, len, off);
 		}
 		if (cfg.err)
@@ -144,6 +180,130 @@ static int fault_truncate(void *h, uint64_t size)
 	return inner_ops.truncate ? inner_ops.truncate(h, size) : -ENOTSUP;
 }
 
+/* One option into *c; -EINVAL (logged) for a bad key or value. */
+static int fault_option(void *ctx, const char *key, const char *val)
+{
+	struct fault_cfg *c = ctx;
+	if (strcmp(key, "wrap") == 0) {
+		if (!*val || strlen(val) >= sizeof c->wrap) {
+			host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option wrap='%s': give the path of a backend .so",
+				  val);
+			return -EINVAL;
+		}
+		snprintf(c->wrap, sizeof c->wrap, "%s", val);
+	} else if (strcmp(key, "op") == 0) {
+		static const char *const names[] = {"read", "write", "sync", "open", "close"};
+		int found = 0;
+		for (int i = 0; i < 5; i++)
+			if (strcmp(val, names[i]) == 0) {
+				c->op = (enum fault_op)i;
+				found = 1;
+			}
+		if (!found) {
+			host->log(IOB_LOG_ERROR, FAULT_NAME,
+				  "backend option op=%s: one of read, write, sync, open, close", val);
+			return -EINVAL;
+		}
+	} else if (strcmp(key, "err") == 0) {
+		c->err = strcmp(val, "EIO") == 0      ? -EIO
+			 : strcmp(val, "ENOSPC") == 0 ? -ENOSPC
+			 : strcmp(val, "EINTR") == 0  ? -EINTR
+			 : strcmp(val, "short") == 0  ? 0
+			 : strcmp(val, "fill") == 0   ? -ENOSPC
+			 : strcmp(val, "truncate") == 0 ? -EIO
+							: 1;
+		c->fill = strcmp(val, "fill") == 0;
+		c->truncate = strcmp(val, "truncate") == 0;
+		if (c->err == 1) {
+			host->log(IOB_LOG_ERROR, FAULT_NAME,
+				  "backend option err=%s: one of EIO, ENOSPC, EINTR, short, fill, truncate", val);
+			return -EINVAL;
+		}
+	} else if (strcmp(key, "after_calls") == 0 || strcmp(key, "after_bytes") == 0) {
+		char *end;
+		unsigned long long v = strtoull(val, &end, 10);
+		if (!*val || *end) {
+			host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option %s=%s: not a count", key, val);
+			return -EINVAL;
+		}
+		*(key[6] == 'c' ? &c->after_calls : &c->after_bytes) = v;
+	} else if (strcmp(key, "persist") == 0) {
+		return bopts_bool(host, FAULT_NAME, key, val, &c->persist);
+	} else {
+		return bopts_unknown(host, FAULT_NAME, key, FAULT_KEYS);
+	}
+	return 0;
+}
+
+/* Parse text into *c; wrap= is required. */
+static int fault_parse(const char *text, struct fault_cfg *c)
+{
+	*c = cfg_default;
+	int rc = bopts_each(text, host, FAULT_NAME, fault_option, c);
+	if (rc < 0)
+		return rc;
+	if (!c->wrap[0]) {
+		host->log(IOB_LOG_ERROR, FAULT_NAME,
+			  "backend option wrap= is required: the path of the backend .so to wrap");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Load the backend at path (once per process; another path is refused). */
+static int fault_load_inner(const char *path)
+{
+	if (inner)
+		return strcmp(path, inner_path) == 0 ? 0 : -EINVAL;
+	void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	iob_plugin_entry_fn entry = NULL;
+	void *sym = dl ? dlsym(dl, IOB_PLUGIN_ENTRY_NAME) : NULL;
+	memcpy(&entry, &sym, sizeof entry);
+	const struct iob_plugin *p = entry ? entry(host) : NULL;
+	if (!p || p->kind != IOB_PLUGIN_BACKEND || !p->backend) {
+		host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option wrap=%s: cannot load a backend from it", path);
+		if (dl)
+			dlclose(dl);
+		return -EINVAL;
+	}
+	memset(&inner_ops, 0, sizeof inner_ops);
+	memcpy(&inner_ops, p->backend, p->ops_size < sizeof inner_ops ? p->ops_size : sizeof inner_ops);
+	snprintf(inner_path, sizeof inner_path, "%s", path);
+	inner = p;
+	return 0;
+}
+
+/* Apply the option text of an open: a text seen before keeps the counters. */
+static int fault_configure(const char *text)
+{
+	struct fault_cfg c;
+	if (!text)
+		text = "";
+	if (cfg_set && strcmp(text, cfg_text) == 0)
+		return 0;
+	int rc = fault_parse(text, &c);
+	if (rc == 0)
+		rc = fault_load_inner(c.wrap);
+	if (rc < 0)
+		return rc;
+	cfg = c;
+	snprintf(cfg_text, sizeof cfg_text, "%s", text);
+	cfg_set = 1;
+	return 0;
+}
+
+static int fault_control(void *h, int op, void *arg)
+{
+	if (!h && op == IOB_CTL_CHECK_OPTIONS && arg) {
+		struct fault_cfg c;
+		int rc = fault_parse(arg, &c);
+		return rc < 0 ? rc : fault_load_inner(c.wrap);
+	}
+	if (h && inner_ops.control)
+		return inner_ops.control(h, op, arg);
+	return -ENOTSUP;
+}
+
 static const struct iob_backend_ops fault_ops = {
 	.open = fault_open,
 	.close = fault_close,
@@ -152,79 +312,23 @@ static const struct iob_backend_ops fault_ops = {
 	.sync = fault_sync,
 	.info = fault_info,
 	.truncate = fault_truncate,
+	.control = fault_control,
 };
 
-static struct iob_plugin fault_plugin = {
+static const struct iob_plugin fault_plugin = {
 	IOB_PLUGIN_HEADER,
 	.kind = IOB_PLUGIN_BACKEND,
-	.name = "fault",
+	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE,
+	.name = FAULT_NAME,
 	.summary = "test only: wraps a backend and injects errors, short reads and writes",
 	.ops_size = sizeof(struct iob_backend_ops),
 	.backend = &fault_ops,
 };
 
-static int parse_cfg(const char *text)
-{
-	char buf[256];
-	snprintf(buf, sizeof buf, "%s", text ? text : "");
-	char *save = NULL;
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(t, '=');
-		if (!eq)
-			return -1;
-		*eq++ = '\0';
-		if (strcmp(t, "op") == 0) {
-			static const char *names[] = {"read", "write", "sync", "open", "close"};
-			int found = 0;
-			for (int i = 0; i < 5; i++)
-				if (strcmp(eq, names[i]) == 0) {
-					cfg.op = (enum fault_op)i;
-					found = 1;
-				}
-			if (!found)
-				return -1;
-		} else if (strcmp(t, "err") == 0) {
-			cfg.err = strcmp(eq, "EIO") == 0      ? -EIO
-				  : strcmp(eq, "ENOSPC") == 0 ? -ENOSPC
-				  : strcmp(eq, "EINTR") == 0  ? -EINTR
-				  : strcmp(eq, "short") == 0  ? 0
-				  : strcmp(eq, "fill") == 0   ? -ENOSPC
-							      : 1;
-			cfg.fill = strcmp(eq, "fill") == 0;
-			if (cfg.err == 1)
-				return -1;
-		} else if (strcmp(t, "after_calls") == 0) {
-			cfg.after_calls = strtoull(eq, NULL, 10);
-		} else if (strcmp(t, "after_bytes") == 0) {
-			cfg.after_bytes = strtoull(eq, NULL, 10);
-		} else if (strcmp(t, "persist") == 0) {
-			cfg.persist = atoi(eq) != 0;
-		} else {
-			return -1;
-		}
-	}
-	return 0;
-}
-
 const struct iob_plugin *iob_plugin_entry(const struct iob_host *h)
 {
+	if (!h || h->abi_major != IOB_ABI_MAJOR)
+		return NULL;
 	host = h;
-	const char *wrap = getenv("IOB_FAULT_WRAP");
-	if (!wrap || parse_cfg(getenv("IOB_FAULT")) != 0) {
-		host->log(IOB_LOG_ERROR, "fault", "set IOB_FAULT_WRAP=<backend .so> and a valid IOB_FAULT");
-		return NULL;
-	}
-	void *dl = dlopen(wrap, RTLD_NOW | RTLD_LOCAL);
-	iob_plugin_entry_fn entry = NULL;
-	void *sym = dl ? dlsym(dl, IOB_PLUGIN_ENTRY_NAME) : NULL;
-	memcpy(&entry, &sym, sizeof entry);
-	inner = entry ? entry(h) : NULL;
-	if (!inner || inner->kind != IOB_PLUGIN_BACKEND) {
-		host->log(IOB_LOG_ERROR, "fault", "cannot wrap %s", wrap);
-		return NULL;
-	}
-	memcpy(&inner_ops, inner->backend,
-	       inner->ops_size < sizeof inner_ops ? inner->ops_size : sizeof inner_ops);
-	fault_plugin.caps = inner->caps & ~IOB_CAP_STREAM;
 	return &fault_plugin;
 }

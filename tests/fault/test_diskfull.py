@@ -39,18 +39,23 @@ def run(tool, args, cwd, fill_after=10):
     fill_after writes: the up-front space check passes, then the kernel
     itself answers ENOSPC."""
     env = dict(os.environ)
-    env["IOB_FAULT_WRAP"] = os.path.join(A.plugin_dir, "iob-backend-posix.so")
-    env["IOB_FAULT"] = f"op=write,err=fill,after_calls={fill_after}"
     env["IOBENCH_PLUGIN_PATH"] = A.fault_dir
-    return subprocess.run([os.path.join(A.bin, tool), *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=120)
+    opts = [] if tool == "iobench" else ["--backend-options", fault_options(fill_after)]
+    return subprocess.run([os.path.join(A.bin, tool), *opts, *args], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=120)
+
+
+def fault_options(fill_after):
+    """The fault backend's options: wrap posix, fill the disk after fill_after writes."""
+    posix = os.path.join(A.plugin_dir, "iob-backend-posix.so")
+    return f"wrap={posix},op=write,err=fill,after_calls={fill_after}"
 
 
 def iobench_case(mnt):
     prof = os.path.join(mnt, "..", "full.ini")
     with open(prof, "w") as f:
         f.write("[global]\nbackend = fault\nsize = 1M\nblock_size = 64K\nphases = write\nkeep_files = true\n"
-                "[one]\n[two]\n")
+                f"backend_options = {fault_options(20)}\n[one]\n[two]\n")
     p = run("iobench", ["run", prof, "--dir", mnt, "--output", "json"], mnt, fill_after=20)
     lines = p.stderr.strip().splitlines()
     check("iobench exit", p.returncode == 1, f"exit {p.returncode}: {p.stderr}")

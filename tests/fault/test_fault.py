@@ -24,12 +24,18 @@ failures = []
 passed = 0
 
 
-def run(tool, args, fault, tmp, stdin=None):
+def fault_options(fault, wrap="posix"):
+    """The fault backend's option text: the backend to wrap, then the fault."""
+    return f"wrap={os.path.join(A.plugin_dir, f'iob-backend-{wrap}.so')},{fault}"
+
+
+def run(tool, args, fault, tmp, stdin=None, wrap="posix"):
+    """Run a legacy tool on the fault backend, configured through
+    --backend-options (iobench takes backend_options in its profile)."""
     env = dict(os.environ)
-    env["IOB_FAULT_WRAP"] = os.path.join(A.plugin_dir, "iob-backend-posix.so")
-    env["IOB_FAULT"] = fault
     env["IOBENCH_PLUGIN_PATH"] = A.fault_dir
-    return subprocess.run([os.path.join(A.bin, tool), *args], capture_output=True, text=True, env=env,
+    opts = ["--backend-options", fault_options(fault, wrap)] if tool != "iobench" else []
+    return subprocess.run([os.path.join(A.bin, tool), *opts, *args], capture_output=True, text=True, env=env,
                           cwd=tmp, input=stdin, timeout=120)
 
 
@@ -42,25 +48,30 @@ def check(name, cond, detail):
 
 
 def iobench_cases(tmp):
-    prof = os.path.join(tmp, "f.ini")
-    with open(prof, "w") as f:
-        f.write("[f]\nbackend = fault\nsize = 1M\nblock_size = 64K\nphases = write,read,verify\n")
-    file = os.path.join(tmp, "iobench.f.dat")
     cases = [
-        # fault, exit, regex for the stderr line
-        ("op=write,err=EIO,after_calls=3", 1, r"write of 65536 bytes at offset 196608 of .*iobench\.f\.dat failed: Input/output error"),
-        ("op=write,err=ENOSPC,after_bytes=524288", 1, r"write of 65536 bytes at offset 524288 of .* failed: No space left on device"),
-        ("op=write,err=short,after_calls=2", 1, r"short write \(32768 of 65536 bytes\) at offset 131072 of .*iobench\.f\.dat"),
-        ("op=read,err=EIO,after_calls=5", 1, r"read of 65536 bytes at offset 327680 of .* failed: Input/output error"),
-        ("op=read,err=short,after_calls=1,persist=0", 1, r"short read \(32768 of 65536 bytes\) at offset 65536 of .*before its end"),
-        ("op=sync,err=EIO", 1, r"sync of .*iobench\.f\.dat failed: Input/output error"),
-        ("op=open,err=EIO,after_calls=1", 1, r"open of .*iobench\.f\.dat failed: Input/output error"),
-        ("op=write,err=EIO,after_calls=0,persist=0", 1, r"write of 65536 bytes at offset 0 of"),
+        # fault, exit, regex for the stderr line, phases with a record and their statuses
+        ("op=write,err=EIO,after_calls=3", 1, r"write of 65536 bytes at offset 196608 of .*iobench\.f\.dat failed: Input/output error",
+         [("write", "error")]),
+        ("op=write,err=ENOSPC,after_bytes=524288", 1, r"write of 65536 bytes at offset 524288 of .* failed: No space left on device",
+         [("write", "error")]),
+        ("op=write,err=short,after_calls=2", 1, r"short write \(32768 of 65536 bytes\) at offset 131072 of .*iobench\.f\.dat",
+         [("write", "error")]),
+        ("op=read,err=EIO,after_calls=5", 1, r"read of 65536 bytes at offset 327680 of .* failed: Input/output error",
+         [("write", "ok"), ("read", "error")]),
+        ("op=read,err=short,after_calls=1,persist=0", 1, r"short read \(32768 of 65536 bytes\) at offset 65536 of .*before its end",
+         [("write", "ok"), ("read", "error")]),
+        ("op=sync,err=EIO", 1, r"sync of .*iobench\.f\.dat failed: Input/output error", [("write", "error")]),
+        # a phase that fails before its first I/O completes leaves no record
+        ("op=open,err=EIO,after_calls=1", 1, r"open of .*iobench\.f\.dat failed: Input/output error",
+         [("write", "ok")]),
+        ("op=write,err=EIO,after_calls=0,persist=0", 1, r"write of 65536 bytes at offset 0 of", []),
     ]
-    for fault, code, pattern in cases:
+    for fault, code, pattern, phases in cases:
         for out in ("json", "csv"):
             d = tempfile.mkdtemp(dir=tmp)
-            shutil.copy(prof, d)
+            with open(os.path.join(d, "f.ini"), "w") as f:
+                f.write("[f]\nbackend = fault\nsize = 1M\nblock_size = 64K\nphases = write,read,verify\n"
+                        f"backend_options = {fault_options(fault)}\n")
             p = run("iobench", ["run", "f.ini", "--dir", d, "--output", out], fault, d)
             name = f"iobench [{fault}] {out}"
             lines = p.stderr.strip().splitlines()
@@ -71,15 +82,22 @@ def iobench_cases(tmp):
                 try:
                     doc = json.loads(p.stdout)
                     ok = doc["status"] == "error" and re.search(pattern, doc["error"]) is not None
+                    got = [(r.get("phase"), r.get("status")) for r in doc["records"]]
                 except ValueError as e:
-                    ok, doc = False, str(e)
+                    ok, doc, got = False, str(e), None
                 check(name + " json", ok, f"document {doc!r}")
+                check(name + " json records", got == phases, f"records {got}, want {phases}")
             else:
                 rows = list(csv.reader(p.stdout.splitlines()))
-                ok = all(len(r) == len(rows[0]) for r in rows) if rows else True
-                check(name + " csv", ok and p.stdout.endswith("\n") if rows else True, p.stdout)
-            check(name + " no temp file", not os.path.exists(os.path.join(d, "iobench.f.dat")),
-                  f"left behind: {os.listdir(d)}")
+                if phases:  # a header and one whole row per record
+                    whole = len(rows) >= 2 and all(len(r) == len(rows[0]) for r in rows) and p.stdout.endswith("\n")
+                else:  # no record: csv writes nothing at all (no header)
+                    whole = p.stdout == ""
+                check(name + " csv", whole, p.stdout)
+                got = [(r.get("phase"), r.get("status")) for r in (dict(zip(rows[0], r)) for r in rows[1:])] \
+                    if rows else []
+                check(name + " csv rows", got == phases, f"rows {got}, want {phases}")
+            check(name + " no temp file", os.listdir(d) == ["f.ini"], f"left behind: {os.listdir(d)}")
 
 
 # ---- the legacy tools: shared checks ----------------------------------------------
@@ -201,6 +219,35 @@ def iotest_cases(tmp):
                 check(name + " rows", got == want, f"statuses {got}, want {want}")
 
 
+def iotest_mmap_cases(tmp):
+    """The mmap backend with its file truncated under the mapping (the fault
+    backend truncates it, as another process would, then forwards the call):
+    the access raises SIGBUS, which mmap must turn into an I/O error - exit 1,
+    the failed pass marked, complete JSON - never a crash."""
+    cases = [
+        ("op=read,err=truncate,after_calls=3", ["-wr"], ["ok", "failed"],
+         r"read pass 2: read of 65536 bytes at offset 196608 of \./f failed: Input/output error$"),
+        ("op=write,err=truncate,after_calls=3", ["-w"], ["failed"],
+         r"write pass 1: write of 65536 bytes at offset 196608 of \./f failed: Input/output error$"),
+    ]
+    for fault, extra, passes, pattern in cases:
+        d = tempfile.mkdtemp(dir=tmp)
+        js = os.path.join(d, "o.json")
+        p = run("iotest", ["--backend", "fault", "-s", "1", "-b", "64", *extra, "--format", "iotest,json=" + js, "f"],
+                fault, d, wrap="mmap")
+        name = f"iotest mmap [{fault}]"
+        check(name + " exit", p.returncode == 1, f"exit {p.returncode}, want 1: {p.stderr}")
+        check_stderr(name, "iotest", p.stderr, r"^iotest: error: " + pattern)
+        lines = check_lines(name, p.stdout, [IOTEST_LINE])
+        got = ["failed" if l.endswith(" (failed)") else "ok" for l in lines]
+        check(name + " failed pass marked", got == passes, f"passes {got}, want {passes}: {p.stdout!r}")
+        with open(js) as f:
+            doc = check_json(name, f.read(), pattern)
+        got = [r["status"] for r in doc["records"]] if doc else None
+        want = [s if s == "ok" else "error" for s in passes]
+        check(name + " records", got == want, f"statuses {got}, want {want}")
+
+
 # ---- io_profile ----------------------------------------------------------------------
 
 IOP_LINES = [r"^$", r"^IO profile test parameters$", r"^-+$", r"^Date: .+$", r"^Location: \S+:/.*$",
@@ -225,6 +272,18 @@ def iop_legacy_tests(lines):
         elif cur and l == f"Done with {cur} test":
             tests[cur][1] = True
     return {k: (v[0], v[1]) for k, v in tests.items()}
+
+
+def iop_phase_records(tests, sizes):
+    """(job, block size, status) of the phase records a run with these legacy
+    tests gives: each size done is ok; an unfinished test ends with the size
+    that failed."""
+    out = []
+    for test, (rows, done) in tests.items():
+        out += [(f"io_profile-{test}", size, "ok") for size in rows]
+        if not done:
+            out.append((f"io_profile-{test}", sizes[len(rows)], "error"))
+    return out
 
 
 def io_profile_cases(tmp):
@@ -278,14 +337,19 @@ def io_profile_cases(tmp):
             elif out == "json":
                 doc = check_json(name, p.stdout, pattern)
                 recs = doc["records"] if doc else []
-                phases = [r for r in recs if r["kind"] == "phase"]
-                check(name + " records", all(r["status"] in ("ok", "error") for r in phases) and
-                      [r["status"] for r in phases if r["status"] != "ok"] in ([], ["error"]), phases)
+                got = [(r.get("job"), r.get("block_size_bytes"), r.get("status")) for r in recs
+                       if r["kind"] == "phase"]
+                want = iop_phase_records(tests, sizes)
+                check(name + " records", got == want, f"phase records {got}, want {want}")
                 fl = [r for r in recs if r["kind"] == "io_profile_files"]
                 check(name + " files record", (files is None and not fl) or
                       (len(fl) == 1 and fl[0].get("complete") == (files == "whole")), fl)
             else:
                 rows = check_csv(name, p.stdout)
+                got = [(r.get("job"), int(r["block_size_bytes"]), r.get("status")) for r in rows
+                       if "block_size_bytes" in r and "status" in r]
+                want = iop_phase_records(tests, sizes)
+                check(name + " rows", got == want, f"phase rows {got}, want {want}")
                 fl = [r for r in rows if "removed_files" in r]
                 check(name + " files row", (files is None and not fl) or
                       (len(fl) == 1 and fl[0].get("complete") == ("true" if files == "whole" else "false")), fl)
@@ -341,7 +405,7 @@ def bigread_cases(tmp):
                 check(name + " rows", got == blocks, f"{got} block rows, want {blocks}")
 
 
-TOOLS = {"iobench": iobench_cases, "iotest": iotest_cases, "io_profile": io_profile_cases,
+TOOLS = {"iobench": iobench_cases, "iotest": lambda tmp: (iotest_cases(tmp), iotest_mmap_cases(tmp)), "io_profile": io_profile_cases,
          "bigread": bigread_cases}
 
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Signals: for each of the four binaries, start a run sized to last tens of
-seconds, stop one with SIGINT and another with SIGTERM, and check the
-guarantees (docs/architecture.md, "Exit codes"): the run stops soon after the
-signal, exits 130 or 143, prints its partial results marked interrupted (the
+seconds, stop one with SIGINT, another with SIGTERM and a third with SIGHUP,
+and check the guarantees (docs/architecture.md, "Exit codes"): the run stops
+soon after the signal, exits 130, 143 or 129, prints its partial results marked interrupted (the
 legacy marker on stdout and "interrupted": true in a json file written at the
 same time), says why in one error line, and leaves no temporary file it
 promised to remove (iobench with keep_files = false, io_profile --remove).
-bigread is also stopped while its read waits on a silent pipe.
+bigread is also stopped while its read waits on a silent pipe.  Each binary
+is also run with its standard output a pipe whose reader is gone: SIGPIPE
+ends the run the same way, with exit 141.
 
 The stop time is measured from sending the signal to the exit of the process.
 The target is one second; the assertion allows STOP_LIMIT (2 s) because this
@@ -268,6 +270,57 @@ def bigread_case(sig, stalled=False):
     shutil.rmtree(d, ignore_errors=True)
 
 
+# ---- a closed standard output ---------------------------------------------------
+
+def closed_pipe_case(tool):
+    """Standard output is a pipe nobody reads any more (its read end is
+    closed before the run starts, as after `| head -c 1`): the first write
+    raises SIGPIPE, which must end the run like SIGTERM - exit 141, one error
+    line, the json file complete and marked interrupted, the run's own
+    scratch files removed - never a silent exit 0 or a death mid-document."""
+    d = tempfile.mkdtemp(prefix=f"{tool}-closed-pipe-", dir=A.work)
+    data = os.path.join(d, "data")
+    os.mkdir(data)
+    js = os.path.join(d, "o.json")
+    b = os.path.join(A.bin, tool)
+    if tool == "iobench":
+        prof = os.path.join(d, "p.ini")
+        with open(prof, "w") as f:
+            f.write("[p]\nsize = 1M\nblock_size = 64K\nphases = write,read\nkeep_files = false\n")
+        args = [b, "run", prof, "--dir", data, "--output", "human,json=" + js]
+    elif tool == "iotest":
+        args = [b, "-s", "1", "-b", "64", "-wr", "--format", "iotest,json=" + js, "f"]
+    elif tool == "io_profile":
+        args = [b, "-s", "-l", "256K", "-m", "4K", "-M", "8K", "-n", "4", "--warmup", "0", "--remove", "-d", data,
+                "-o", "io_profile,json=" + js]
+    else:
+        src = os.path.join(data, "in.dat")
+        with open(src, "wb") as f:
+            f.write(b"\0" * (1 << 20))
+        args = [b, src, "64K", "-o", "bigread,json=" + js]
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run(args, cwd=data, stdin=subprocess.DEVNULL, stdout=w, stderr=subprocess.PIPE, text=True,
+                           env=env(), timeout=60)
+    finally:
+        os.close(w)
+    name = f"{tool} closed stdout"
+    check(f"{name} exit", p.returncode == 128 + signal.SIGPIPE, f"exit {p.returncode}, want 141: {p.stderr[-1500:]!r}")
+    check_error_line(name, tool, p.stderr, int(signal.SIGPIPE))
+    try:
+        with open(js) as f:
+            doc = json.load(f)
+        ok = doc["interrupted"] is True and doc["status"] == "error" and "signal 13" in doc.get("error", "")
+    except (OSError, ValueError) as e:
+        ok, doc = False, str(e)
+    check(f"{name} json complete and interrupted", ok, doc)
+    left = sorted(os.listdir(data))
+    want = {"iobench": [], "iotest": ["f"], "io_profile": [], "bigread": ["in.dat"]}[tool]
+    check(f"{name} scratch files removed", left == want, f"left {left}, want {want}")
+    shutil.rmtree(d, ignore_errors=True)
+
+
 TOOLS = {"iobench": iobench_case, "iotest": iotest_case, "io_profile": io_profile_case, "bigread": bigread_case}
 
 
@@ -284,10 +337,11 @@ def main():
     A.work = os.path.join(os.path.abspath(A.work), "signals")
     os.makedirs(A.work, exist_ok=True)
     for tool in A.tools or TOOLS:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             TOOLS[tool](sig)
         if tool == "bigread":
             bigread_case(signal.SIGINT, stalled=True)
+        closed_pipe_case(tool)
     for name, took in stop_times:
         print(f"stop time: {name}: {took:.3f} s")
     for f in failures:

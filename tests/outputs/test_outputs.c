@@ -690,6 +690,53 @@ static void test_outputs_refuse_arguments(void **state)
 	}
 }
 
+/* A field of a type from a later ABI (99 here) is skipped, key and all: the
+ * output is byte for byte what the same records give without it, wherever it
+ * sits (first, middle, last), and the json stays a valid document. */
+#define FUTURE_FIELD {.key = "future", .type = 99, .unit = IOB_UNIT_BYTES, .v.u = 7}
+static void test_outputs_skip_unknown_field_types(void **state)
+{
+	static const struct iob_field plain[] = {
+		{.key = "job", .type = IOB_T_STR, .v.s = "j"},
+		{.key = "bytes", .type = IOB_T_U64, .unit = IOB_UNIT_BYTES, .v.u = 4096},
+		{.key = "lat_ns", .type = IOB_T_LAT, .unit = IOB_UNIT_NS, .v.lat = &lat1},
+		{.key = "ok", .type = IOB_T_BOOL, .v.b = 1},
+	};
+	static const struct iob_field with_future[] = {
+		FUTURE_FIELD,
+		{.key = "job", .type = IOB_T_STR, .v.s = "j"},
+		{.key = "bytes", .type = IOB_T_U64, .unit = IOB_UNIT_BYTES, .v.u = 4096},
+		FUTURE_FIELD,
+		{.key = "lat_ns", .type = IOB_T_LAT, .unit = IOB_UNIT_NS, .v.lat = &lat1},
+		{.key = "ok", .type = IOB_T_BOOL, .v.b = 1},
+		FUTURE_FIELD,
+	};
+	static const struct iob_record plain_recs[] = {
+		{.kind = "phase", .nfields = NFIELDS(plain), .fields = plain},
+		{.kind = "phase", .nfields = NFIELDS(plain), .fields = plain},
+	};
+	static const struct iob_record future_recs[] = {
+		{.kind = "phase", .nfields = NFIELDS(with_future), .fields = with_future},
+		{.kind = "phase", .nfields = NFIELDS(with_future), .fields = with_future},
+	};
+	for (size_t i = 0; i < NFIELDS(all_outputs); i++) {
+		struct memsink want = {0}, got = {0};
+		render(output(all_outputs[i]), &want, plain_recs, NFIELDS(plain_recs), &end_ok);
+		render(output(all_outputs[i]), &got, future_recs, NFIELDS(future_recs), &end_ok);
+		assert_true(want.len > 0);
+		assert_null(strstr(memsink_text(&got), "future"));
+		assert_string_equal(memsink_text(&got), memsink_text(&want));
+		if (strcmp(all_outputs[i], "json") == 0) {
+			static const char *const checks[] = {
+				"[list(r.keys()) for r in d['records']] == [['kind','job','bytes','lat_ns','ok']] * 2",
+			};
+			check_json(&got, checks, NFIELDS(checks));
+		}
+		memsink_free(&want);
+		memsink_free(&got);
+	}
+}
+
 /* Calls out of order are refused, not rendered. */
 static void test_outputs_refuse_calls_out_of_order(void **state)
 {
@@ -732,6 +779,7 @@ int main(void)
 		cmocka_unit_test(test_sink_fails_midway),
 		cmocka_unit_test(test_outputs_refuse_arguments),
 		cmocka_unit_test(test_outputs_refuse_calls_out_of_order),
+		cmocka_unit_test(test_outputs_skip_unknown_field_types),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

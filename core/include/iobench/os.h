@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <signal.h>
 
 /* Monotonic wall clock in nanoseconds. */
@@ -105,9 +106,22 @@ int iob_list_dir(const char *dir, void (*fn)(void *arg, const char *name), void 
 /* Write text to a new private temporary file; its path goes to path. */
 int iob_write_temp(const char *text, size_t len, char *path, size_t pathlen);
 
-/* Install SIGINT/SIGTERM handlers that set *flag to the signal number (the
- * first signal only; a second one of the same kind kills as usual). */
+/* Install handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE that set *flag
+ * to the signal number (the first signal only), so the run stops at the next
+ * check with partial results and exits 128 + n.  A second SIGINT, SIGTERM or
+ * SIGHUP kills as usual.  SIGPIPE stays caught: a write to a closed pipe then
+ * fails with EPIPE, which the outputs report, instead of killing the process
+ * before it can finish its other outputs and remove its scratch files. */
 void iob_install_stop_handlers(volatile sig_atomic_t *flag);
+
+/* Identity of the file at path (stat, following symlinks): device, inode and
+ * kind.  -errno when it cannot be stat()ed (-ENOENT: missing). */
+int iob_file_identity(const char *path, uint64_t *dev, uint64_t *ino, enum iob_path_kind *kind);
+/* The same for what an open stream refers to (e.g. stdout). */
+int iob_stream_identity(FILE *f, uint64_t *dev, uint64_t *ino, enum iob_path_kind *kind);
+/* Absolute path of an existing path with every symlink, "." and ".."
+ * resolved (realpath); -errno on failure, -ENAMETOOLONG when out is short. */
+int iob_real_path(const char *path, char *out, size_t outlen);
 
 /* /proc/self/io rchar and wchar, -ENOTSUP elsewhere. */
 int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes);

@@ -26,19 +26,47 @@ struct iob_output_spec {
 };
 
 /* Parse and check a spec against the registry (names exist, stdout used once,
- * FILE's directory exists).  Touches no file. */
+ * FILE's directory exists, no two outputs on one file).  Touches no file.
+ *
+ * "One file" means the same device and inode for files that exist (so other
+ * spellings, symlinks and hard links are caught), and the same normalised
+ * path (realpath of the directory + the name) for files still to be made.
+ * Character devices (/dev/null) may be shared.  An output file that is where
+ * a redirected standard output already goes, while another output writes to
+ * stdout, is refused too. */
 int iob_output_spec_parse(const char *text, const struct iob_registry *reg, struct iob_output_spec *out,
 			  char *err, size_t errlen);
+/* Refuse an output that would write over one of the `protect` paths (the
+ * jobs' data files, the profile and its includes: whatever the run reads or
+ * writes), by the same rule of "one file".  Standard output counts when it
+ * is redirected to a regular file.  Returns 0, or -EINVAL with a one-line
+ * message naming the output's file and the protected path.  Call it after
+ * iob_output_spec_parse and before anything is created.  NULL or empty
+ * entries in protect are skipped. */
+int iob_output_spec_check_paths(const struct iob_output_spec *spec, const char *const *protect, size_t nprotect,
+				char *err, size_t errlen);
 
 struct iob_outputs;
 int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg,
 		     const struct iob_output_spec *spec, char *err, size_t errlen);
-/* These call every output in turn; the first error is returned (as -errno)
- * but every output still gets the call, so each can finish its document. */
+/* These call every output in turn, and every output still gets the call
+ * after another failed, so each can finish its document.  Every write of
+ * results is flushed and checked at once.  The first failure of any output -
+ * its plugin returned an error, or writing or flushing its sink failed - is
+ * kept: these return it (as -errno) from then on, 0 before. */
 int iob_outputs_begin(struct iob_outputs *o, const struct iob_run_info *run);
 int iob_outputs_record(struct iob_outputs *o, const struct iob_record *rec);
 int iob_outputs_end(struct iob_outputs *o, const struct iob_run_end *end);
-/* Close outputs and files; returns the first error (e.g. a failed fclose). */
+/* The kept failure as one line naming the output and its file, e.g.
+ * "output json to /dev/full: No space left on device"; NULL when none.
+ * Valid until close. */
+const char *iob_outputs_error(const struct iob_outputs *o);
+/* Close outputs and files (fflush, ferror and fclose checked); returns the
+ * first failure of the whole run, including one found only now, and copies
+ * its message into err when err is not NULL ("" when none).  Failing to
+ * write results is a failed run: exit 1. */
+int iob_outputs_close_err(struct iob_outputs *o, char *err, size_t errlen);
+/* iob_outputs_close_err(o, NULL, 0). */
 int iob_outputs_close(struct iob_outputs *o);
 
 #endif

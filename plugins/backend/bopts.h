@@ -1,0 +1,34 @@
+/*
+ * bopts.h - backend options ("k=v,k2=v2", struct iob_open_args.options and
+ * IOB_CTL_CHECK_OPTIONS), parsed the same way by every in-tree backend and
+ * the test-only fault backend; compiled into each, nothing is exported.
+ *
+ * Syntax: items separated by ','; each item is key=value with a non-empty
+ * key; the value may be empty and runs to the next ','.  Spaces are part of
+ * keys and values (the profile parser has already trimmed the text).  An
+ * empty text has no items.  Every refusal logs one line through the host and
+ * returns -EINVAL.
+ */
+#ifndef IOB_BACKEND_BOPTS_H
+#define IOB_BACKEND_BOPTS_H
+
+#include <stddef.h>
+
+#include "iobench/plugin.h"
+
+#define BOPTS_MAX_TEXT 1024 /* longer option texts are refused */
+
+/* Call fn(ctx, key, value) for each item of text (NULL: none), in order.
+ * Returns 0, the first negative value fn returns, or -EINVAL (logged as
+ * plugin `who`) for a malformed text. */
+int bopts_each(const char *text, const struct iob_host *host, const char *who,
+	       int (*fn)(void *ctx, const char *key, const char *val), void *ctx);
+/* Log "unknown backend option 'KEY' for WHO (it takes: KNOWN)" and return
+ * -EINVAL.  known is a comma-separated list, or NULL for a backend that takes
+ * no options. */
+int bopts_unknown(const struct iob_host *host, const char *who, const char *key, const char *known);
+/* "0" or "1" into *out; otherwise log naming key and value and return -EINVAL. */
+int bopts_bool(const struct iob_host *host, const char *who, const char *key, const char *val, int *out);
+/* args->options when the core's struct is new enough to carry it, else NULL. */
+const char *bopts_of(const struct iob_open_args *args);
+#endif
