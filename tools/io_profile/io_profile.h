@@ -69,6 +69,7 @@ struct iop_opts {
 	int remove;	     /* --remove */
 	int dump;	     /* --dump-profile */
 	const char *backend; /* --backend, NULL = stdio (direct with -b) */
+	const char *backend_options; /* --backend-options, NULL = none */
 	const char *outspec; /* --output, NULL = io_profile */
 	const char *dir;     /* --dir, default "." */
 	const char *plugin_dirs[IOP_MAX_PLUGIN_DIRS];

@@ -27,6 +27,7 @@ enum {
 	OPT_REMOVE,
 	OPT_DUMP,
 	OPT_PLUGIN_DIR,
+	OPT_BACKEND_OPTIONS,
 };
 
 void iop_usage(FILE *f)
@@ -65,6 +66,7 @@ void iop_usage(FILE *f)
 		"      --warmup N untimed random reads before the sweeps (default %llu, 0: none)\n"
 		"      --dump-profile  print the equivalent iobench profile and exit\n"
 		"      --plugin-dir DIR  search DIR for plugins first (repeatable)\n"
+		"      --backend-options TEXT  k=v,... handed to the backend\n"
 		"  -v, --version  print the version and exit\n"
 		"  -h, --help     print this help and exit\n"
 		"\n"
@@ -151,6 +153,7 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 	    {"dump-profile", no_argument, NULL, OPT_DUMP},
 	    {"dir", required_argument, NULL, 'd'},
 	    {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
+	    {"backend-options", required_argument, NULL, OPT_BACKEND_OPTIONS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"version", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -220,6 +223,9 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 		case OPT_BACKEND:
 			o->backend = optarg;
 			break;
+		case OPT_BACKEND_OPTIONS:
+			o->backend_options = optarg;
+			break;
 		case OPT_SEED:
 			rc = parse_count("--seed", optarg, &o->seed, err, errlen);
 			break;
@@ -283,6 +289,7 @@ static void base_job(const struct iop_opts *o, const char *backend, struct iob_j
 	iob_job_defaults(j);
 	snprintf(j->name, sizeof j->name, "io_profile-%s", name);
 	snprintf(j->backend, sizeof j->backend, "%s", backend);
+	snprintf(j->backend_options, sizeof j->backend_options, "%s", o->backend_options ? o->backend_options : "");
 	snprintf(j->dir, sizeof j->dir, "%s", o->dir);
 	if (o->single) {
 		j->layout = IOB_LAYOUT_FILE;

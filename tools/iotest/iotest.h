@@ -49,6 +49,7 @@ struct iotest_opts {
 	const char *comment;
 	uint64_t seed;
 	const char *backend;
+	const char *backend_options; /* --backend-options, NULL for none */
 	const char *format; /* --format list; NULL = "iotest" */
 	const char *plugin_dirs[IOB_MAX_PLUGIN_DIRS];
 	size_t nplugin_dirs;

@@ -24,6 +24,7 @@ enum {
 	OPT_PLUGIN_DIR,
 	OPT_DUMP_PROFILE,
 	OPT_ALLOW_DEVICE,
+	OPT_BACKEND_OPTIONS,
 };
 
 /* Letters of the legacy synopsis: H R T P: I: O: S: B: Z: have no documented
@@ -59,6 +60,7 @@ static const struct option long_opts[] = {
 	{"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
 	{"dump-profile", no_argument, NULL, OPT_DUMP_PROFILE},
 	{"allow-device", no_argument, NULL, OPT_ALLOW_DEVICE},
+	{"backend-options", required_argument, NULL, OPT_BACKEND_OPTIONS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -102,6 +104,7 @@ void iotest_usage(FILE *f)
 		"                       lines, default), human, csv, json; e.g. --format iotest,json=run.json\n"
 		"  --plugin-dir DIR     search DIR for plugins first (repeatable)\n"
 		"  --allow-device       permit a block or character device as the file\n"
+		"  --backend-options TEXT  k=v,... handed to the backend\n"
 		"  --dump-profile       print the equivalent iobench profile and exit (creates nothing)\n"
 		"\n"
 		"Exit status: 0 ok, 1 I/O failure, 2 bad input, 3 verify mismatch, 128+N stopped by signal N.\n"
@@ -379,6 +382,9 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 		return 0;
 	case OPT_ALLOW_DEVICE:
 		o->allow_device = 1;
+		return 0;
+	case OPT_BACKEND_OPTIONS:
+		o->backend_options = arg;
 		return 0;
 	}
 	return iotest_fail(err, errlen, "internal error: option not handled");

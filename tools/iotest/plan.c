@@ -53,6 +53,9 @@ static int add_job(const struct iotest_opts *o, struct iotest_plan *plan, enum i
 	if (strlen(o->backend) >= sizeof j->backend)
 		return iotest_fail(err, errlen, "backend name '%s' is too long", IOB_Q(o->backend));
 	snprintf(j->backend, sizeof j->backend, "%s", o->backend);
+	if (o->backend_options && strlen(o->backend_options) >= sizeof j->backend_options)
+		return iotest_fail(err, errlen, "--backend-options '%s' is too long", IOB_Q(o->backend_options));
+	snprintf(j->backend_options, sizeof j->backend_options, "%s", o->backend_options ? o->backend_options : "");
 	int rc = split_path(path, j, err, errlen);
 	if (rc)
 		return rc;
