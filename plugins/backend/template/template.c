@@ -9,7 +9,9 @@
  *   3. Add `iob_add_plugin(backend foo foo.c)` to plugins/backend/CMakeLists.txt
  *      and `foo` to the backend list in tests/conformance/CMakeLists.txt.
  *   4. Build, then run: ctest -R conformance.foo --output-on-failure
- * Out of tree, build it against the installed header instead:
+ * An installed iobench ships this file as share/iobench/template/template.c
+ * (it is never installed as a plugin).  Out of tree, build a copy against
+ * the installed header:
  *   cc -shared $(pkg-config --cflags iobench-plugin) -o iob-backend-foo.so foo.c
  * and see docs/plugin-guide.md for the rules in full.
  *
@@ -32,6 +34,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,6 +85,8 @@ static int template_open(const struct iob_open_args *args, void **handle)
 		oflags |= O_CREAT; /* without IOB_OPEN_TRUNC, existing data must survive */
 	if (fl & IOB_OPEN_TRUNC)
 		oflags |= O_TRUNC;
+	if (fl & IOB_OPEN_NOFOLLOW)
+		oflags |= O_NOFOLLOW; /* ABI 1.1: a symlink as the last component fails with -ELOOP */
 	oflags |= O_CLOEXEC; /* tools may run helpers; do not leak the descriptor */
 
 	do {
@@ -206,12 +211,22 @@ static int template_truncate(void *handle, uint64_t size)
 }
 
 /* control: optional escape hatch.  Every op this backend does not know
- * (here: all of them) returns -ENOTSUP.  Leaving it NULL is also fine. */
+ * returns -ENOTSUP.  The one the core makes is IOB_CTL_CHECK_OPTIONS, with
+ * handle NULL and the job's backend_options text ("k=v,...") as arg, before
+ * anything is opened: this backend has no options, so any key is refused,
+ * named in one log line.  A backend with options parses them here and again
+ * from args->options in open. */
 static int template_control(void *handle, int op, void *arg)
 {
 	(void)handle;
-	(void)op;
-	(void)arg;
+	if (op == IOB_CTL_CHECK_OPTIONS) {
+		const char *text = arg;
+		if (!*text)
+			return 0;
+		template_host->log(IOB_LOG_ERROR, TEMPLATE_NAME, "unknown option '%.*s' (this backend has none)",
+				   (int)strcspn(text, ","), text);
+		return -EINVAL;
+	}
 	return -ENOTSUP;
 }
 
