@@ -699,10 +699,11 @@ int iob_run_isolated(void (*fn)(void *arg, void *out, size_t outlen), void *arg,
 	}
 	close(p[0]);
 	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	pid_t w;
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
-	if (got == outlen && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
+	if (got == outlen && (w < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0)))
+		return 0; /* (w < 0: SIGCHLD ignored, the status is gone; the result came) */
 	if (WIFSIGNALED(status))
 		snprintf(why, whylen, "crashed (signal %d, %s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else
