@@ -8,6 +8,7 @@ lists every refusal and prints every string escaped.
 Usage: test_hostile_plugins.py --bin DIR --work DIR --plugins DIR"""
 import argparse
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -34,13 +35,21 @@ def run(a, tool, *args):
     return subprocess.run([os.path.join(a.bin, tool), *args], capture_output=True, env=env, timeout=240)
 
 
-def one_error_line(p):
-    lines = p.stderr.decode("utf-8", "replace").splitlines()
-    return lines[0] if len(lines) == 1 else None
+SANITIZER = re.compile(r"runtime error:|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer")
+
+
+def one_error_line(p, tool):
+    """The tool's one error line.  In a sanitizer build the trial child's report
+    of the plugin's crash comes first: allowed only when it is one."""
+    text = p.stderr.decode("utf-8", "replace")
+    lines = text.splitlines()
+    mine = [l for l in lines if l.startswith(tool + ": ")]
+    if len(mine) != 1 or (len(lines) > 1 and not SANITIZER.search(text)):
+        return None
+    return mine[0]
 
 
 def main():
-    import re
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--work", required=True)
@@ -68,7 +77,7 @@ def main():
         # 2. asking for one: a one-line refusal naming the file and why, exit 2
         for name, why in HOSTILE.items():
             p = run(a, "iotest", "-s", "1", "--plugin-dir", hostile, "--backend", name, os.path.join(d, "g"))
-            line = one_error_line(p)
+            line = one_error_line(p, "iotest")
             check(f"iotest --backend {name}", p.returncode == 2 and line is not None
                   and f"iob-backend-{name}.so" in line and re.search(why, line) is not None,
                   f"exit {p.returncode}, stderr {p.stderr[-800:]!r}")
@@ -76,7 +85,7 @@ def main():
             with open(prof, "w") as f:
                 f.write(f"[a]\nbackend = {name}\nsize = 1M\n")
             p = run(a, "iobench", "check", prof, "--plugin-dir", hostile)
-            line = one_error_line(p)
+            line = one_error_line(p, "iobench")
             check(f"iobench check backend={name}", p.returncode == 2 and line is not None
                   and re.search(why, line) is not None, f"exit {p.returncode}, stderr {p.stderr[-800:]!r}")
         # 3. the listing: every refusal, every string escaped
