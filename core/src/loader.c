@@ -105,7 +105,8 @@ int iob_plugin_validate(const struct iob_plugin *p, char *why, size_t whylen)
 			: ((p->caps & IOB_CAP_TRUNCATE) && (p->ops_size < offsetof(struct iob_backend_ops, truncate) +
 							   sizeof(o->truncate) || !o->truncate)) ? "truncate"
 			: ((p->caps & IOB_CAP_ASYNC) && (p->ops_size < offsetof(struct iob_backend_ops, reap) +
-							sizeof(o->reap) || !o->submit || !o->reap)) ? "submit and reap (it claims IOB_CAP_ASYNC)"
+							sizeof(o->reap) || !o->submit || !o->reap))
+				? "submit and reap (it claims IOB_CAP_ASYNC)"
 			: NULL;
 		if (!(p->caps & (IOB_CAP_READ | IOB_CAP_WRITE)) && !missing)
 			missing = "read_at or write_at";

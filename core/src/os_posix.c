@@ -397,7 +397,8 @@ static int open_dir_checked(const char *dir, char *why, size_t whylen)
 		if (next < 0) {
 			int e = errno;
 			snprintf(why, whylen, "%s: %s", shown,
-				 e == ELOOP || e == ENOTDIR ? "no longer a directory (a symbolic link now?)" : strerror(e));
+				 e == ELOOP || e == ENOTDIR ? "no longer a directory (a symbolic link now?)"
+							    : strerror(e));
 			rc = -e;
 			break;
 		}
