@@ -16,6 +16,7 @@
 #include "iobench/runner.h"
 #include "iobench/version.h"
 #include "iobench/cli.h"
+#include "iobench/units.h"
 
 static void usage(FILE *f)
 {
@@ -41,25 +42,60 @@ static void usage(FILE *f)
 		"130/143 interrupted by SIGINT/SIGTERM.  Profiles: docs/profiles.md.\n");
 }
 
+/* A plugin's string for one line of `iobench plugins`: invalid UTF-8 bytes
+ * become \xNN here, control bytes in iob_quote.  Returns out. */
+static const char *plugin_text(const char *text, char *out, size_t outlen)
+{
+	char utf8[4096];
+	size_t o = 0;
+	for (const unsigned char *p = (const unsigned char *)text; *p && o + 5 < sizeof utf8;) {
+		size_t n = *p < 0x80 ? 1 : *p >= 0xc2 && *p <= 0xdf ? 2 : *p >= 0xe0 && *p <= 0xef ? 3
+			 : *p >= 0xf0 && *p <= 0xf4 ? 4 : 0;
+		size_t k = 1;
+		while (k < n && (p[k] & 0xc0) == 0x80)
+			k++;
+		/* no overlong forms, no surrogates, nothing above U+10FFFF, and no
+		 * C1 controls (U+0080-U+009F: some terminals obey them) */
+		int ok = n && k == n && !(p[0] == 0xe0 && p[1] < 0xa0) && !(p[0] == 0xed && p[1] > 0x9f) &&
+			 !(p[0] == 0xf0 && p[1] < 0x90) && !(p[0] == 0xf4 && p[1] > 0x8f) &&
+			 !(p[0] == 0xc2 && p[1] < 0xa0);
+		if (ok && o + n < sizeof utf8) {
+			memcpy(utf8 + o, p, n);
+			o += n;
+			p += n;
+		} else {
+			o += (size_t)snprintf(utf8 + o, sizeof utf8 - o, "\\x%02x", *p++);
+		}
+	}
+	utf8[o] = '\0';
+	return iob_quote(utf8, out, outlen);
+}
+
 static int list_plugins(const struct iob_registry *reg)
 {
+	char a[1024], b[4200], c[1024];
+	/* load everything (each plugin is tried in a child first, so a broken
+	 * one is listed, not fatal) */
+	for (size_t i = 0; i < reg->nplugins; i++)
+		iob_registry_find(reg, (enum iob_plugin_kind)reg->plugins[i].desc.kind, reg->plugins[i].name);
 	printf("search path:\n");
 	for (size_t i = 0; i < reg->ndirs; i++)
-		printf("  %s\n", reg->dirs[i]);
+		printf("  %s\n", plugin_text(reg->dirs[i], b, sizeof b));
 	printf("%-8s %-10s %-5s %-s\n", "KIND", "NAME", "ABI", "FROM / SUMMARY");
 	for (int kind = IOB_PLUGIN_BACKEND; kind <= IOB_PLUGIN_OUTPUT; kind++)
 		for (size_t i = 0; i < reg->nplugins; i++) {
 			const struct iob_loaded *l = &reg->plugins[i];
-			if (l->desc.kind != (uint32_t)kind)
+			if (l->desc.kind != (uint32_t)kind || l->state != IOB_PLUGIN_LOADED)
 				continue;
 			printf("%-8s %-10s %u.%-3u %s\n%-26s %s\n", kind == IOB_PLUGIN_BACKEND ? "backend" : "output",
-			       l->desc.name, l->desc.abi_major, l->desc.abi_minor, l->path, "",
-			       l->desc.summary ? l->desc.summary : "");
+			       plugin_text(l->name, a, sizeof a), l->desc.abi_major, l->desc.abi_minor,
+			       plugin_text(l->path, b, sizeof b), "",
+			       plugin_text(l->desc.summary ? l->desc.summary : "", c, sizeof c));
 		}
 	for (size_t i = 0; i < reg->nshadowed; i++)
-		printf("shadowed: %s\n", reg->shadowed[i]);
+		printf("shadowed: %s\n", plugin_text(reg->shadowed[i], b, sizeof b));
 	for (size_t i = 0; i < reg->nerrors; i++)
-		printf("not loaded: %s\n", reg->errors[i]);
+		printf("not loaded: %s\n", plugin_text(reg->errors[i], b, sizeof b));
 	return 0;
 }
 

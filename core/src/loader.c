@@ -10,15 +10,13 @@
 
 #include "iobench/log.h"
 #include "iobench/os.h"
+#include "iobench/units.h"
 
 #ifndef IOB_PLUGIN_RELDIR
 #define IOB_PLUGIN_RELDIR "../lib/iobench/plugins"
 #endif
 #ifndef IOB_PLUGIN_INSTALL_FULLDIR
 #define IOB_PLUGIN_INSTALL_FULLDIR ""
-#endif
-#ifndef IOB_PLUGIN_BUILD_DIR
-#define IOB_PLUGIN_BUILD_DIR ""
 #endif
 
 #if defined(_WIN32)
@@ -106,6 +104,9 @@ int iob_plugin_validate(const struct iob_plugin *p, char *why, size_t whylen)
 			: ((p->caps & IOB_CAP_SYNC) && !o->sync) ? "sync"
 			: ((p->caps & IOB_CAP_TRUNCATE) && (p->ops_size < offsetof(struct iob_backend_ops, truncate) +
 							   sizeof(o->truncate) || !o->truncate)) ? "truncate"
+			: ((p->caps & IOB_CAP_ASYNC) && (p->ops_size < offsetof(struct iob_backend_ops, reap) +
+							sizeof(o->reap) || !o->submit || !o->reap))
+				? "submit and reap (it claims IOB_CAP_ASYNC)"
 			: NULL;
 		if (!(p->caps & (IOB_CAP_READ | IOB_CAP_WRITE)) && !missing)
 			missing = "read_at or write_at";
@@ -137,48 +138,78 @@ static const char *kind_name(uint32_t kind)
 	return kind == IOB_PLUGIN_BACKEND ? "backend" : kind == IOB_PLUGIN_OUTPUT ? "output" : "plugin";
 }
 
-/* Copy a validated descriptor into the registry; -EEXIST on a duplicate. */
-static int registry_add(struct iob_registry *reg, const struct iob_plugin *p, const char *path, void *dl)
+/* iob-backend-NAME.so / iob-output-NAME.so: kind and name, or 0. */
+static uint32_t parse_file_name(const char *base, char *name, size_t namelen)
 {
-	const struct iob_loaded *prev = iob_registry_find(reg, (enum iob_plugin_kind)p->kind, p->name);
-	if (prev) {
-		char why[512];
-		if (prev->dl && strcmp(prev->path, path) != 0) {
-			/* same directory: a real duplicate; earlier directory: shadowed */
-			const char *a = strrchr(prev->path, '/'), *b = strrchr(path, '/');
-			size_t la = a ? (size_t)(a - prev->path) : 0, lb = b ? (size_t)(b - path) : 0;
-			if (la != lb || strncmp(prev->path, path, la) != 0) {
-				if (reg->nshadowed < IOB_MAX_LOAD_ERRORS) {
-					snprintf(why, sizeof why, "%s %s from %s is shadowed by %s", kind_name(p->kind),
-						 p->name, path, prev->path);
-					memcpy(reg->shadowed[reg->nshadowed++], why, sizeof reg->shadowed[0]);
-				}
-				return -EEXIST;
-			}
-		}
-		snprintf(why, sizeof why, "duplicate %s name '%s' (already loaded from %s)", kind_name(p->kind),
-			 p->name, prev->path);
-		add_error(reg, path, why);
-		return -EEXIST;
+	static const struct {
+		const char *prefix;
+		uint32_t kind;
+	} kinds[] = {{"iob-backend-", IOB_PLUGIN_BACKEND}, {"iob-output-", IOB_PLUGIN_OUTPUT}};
+	size_t len = strlen(base), sl = strlen(PLUGIN_SUFFIX);
+	for (size_t k = 0; k < 2; k++) {
+		size_t pl = strlen(kinds[k].prefix);
+		if (len <= pl + sl || strncmp(base, kinds[k].prefix, pl) != 0 ||
+		    strcmp(base + len - sl, PLUGIN_SUFFIX) != 0 || len - pl - sl >= namelen)
+			continue;
+		snprintf(name, namelen, "%.*s", (int)(len - pl - sl), base + pl);
+		return valid_name(name) ? kinds[k].kind : 0;
 	}
+	return 0;
+}
+
+/* The registry's plugin of that kind and name, in any state. */
+static struct iob_loaded *entry_of(const struct iob_registry *reg, uint32_t kind, const char *name)
+{
+	/* the registry is a cache filled on demand (see loader.h) */
+	struct iob_registry *r = (struct iob_registry *)reg;
+	for (size_t i = 0; i < r->nplugins; i++)
+		if (r->plugins[i].desc.kind == kind && strcmp(r->plugins[i].name, name) == 0)
+			return &r->plugins[i];
+	return NULL;
+}
+
+static struct iob_loaded *new_entry(struct iob_registry *reg, uint32_t kind, const char *name, const char *path)
+{
 	if (reg->nplugins >= IOB_MAX_PLUGINS) {
-		add_error(reg, path, "too many plugins loaded");
-		return -ENOSPC;
+		add_error_named(reg, path, kind, name, "too many plugins on the search path");
+		return NULL;
 	}
-	struct iob_loaded *l = &reg->plugins[reg->nplugins];
+	struct iob_loaded *l = &reg->plugins[reg->nplugins++];
 	memset(l, 0, sizeof *l);
+	l->fd = -1;
+	l->desc.kind = kind;
+	snprintf(l->name, sizeof l->name, "%s", name);
+	l->desc.name = l->name;
+	snprintf(l->path, sizeof l->path, "%s", path);
+	return l;
+}
+
+static int refuse(struct iob_registry *reg, struct iob_loaded *l, const char *why, int rc)
+{
+	l->state = IOB_PLUGIN_REFUSED;
+	snprintf(l->why, sizeof l->why, "%s", why);
+	add_error_named(reg, l->path, l->desc.kind, l->name, why);
+	return rc;
+}
+
+/* Copy a validated descriptor and its ops into l. */
+static void adopt(struct iob_loaded *l, const struct iob_plugin *p, void *dl, int fd)
+{
+	memset(&l->desc, 0, sizeof l->desc);
+	memset(&l->backend, 0, sizeof l->backend);
+	memset(&l->output, 0, sizeof l->output);
 	memcpy(&l->desc, p, p->struct_size < sizeof l->desc ? p->struct_size : sizeof l->desc);
 	size_t n = p->ops_size;
 	if (p->kind == IOB_PLUGIN_BACKEND)
 		memcpy(&l->backend, p->backend, n < sizeof l->backend ? n : sizeof l->backend);
 	else
 		memcpy(&l->output, p->output, n < sizeof l->output ? n : sizeof l->output);
+	l->desc.name = l->name;
 	l->desc.backend = p->kind == IOB_PLUGIN_BACKEND ? &l->backend : NULL;
 	l->desc.output = p->kind == IOB_PLUGIN_OUTPUT ? &l->output : NULL;
-	snprintf(l->path, sizeof l->path, "%s", path);
 	l->dl = dl;
-	reg->nplugins++;
-	return 0;
+	l->fd = fd;
+	l->state = IOB_PLUGIN_LOADED;
 }
 
 int iob_registry_add_static(struct iob_registry *reg, const struct iob_plugin *p)
@@ -188,60 +219,184 @@ int iob_registry_add_static(struct iob_registry *reg, const struct iob_plugin *p
 		add_error(reg, "(built in)", why);
 		return -EINVAL;
 	}
-	return registry_add(reg, p, "(built in)", NULL);
+	const struct iob_loaded *prev = entry_of(reg, p->kind, p->name);
+	if (prev) {
+		snprintf(why, sizeof why, "duplicate %s name '%s' (already found in %s)", kind_name(p->kind), p->name,
+			 prev->path);
+		add_error(reg, "(built in)", why);
+		return -EEXIST;
+	}
+	struct iob_loaded *l = new_entry(reg, p->kind, p->name, "(built in)");
+	if (!l)
+		return -ENOSPC;
+	adopt(l, p, NULL, -1);
+	return 0;
+}
+
+/* Load the checked file open on *fd, run its entry and validate what it
+ * returns against the kind and name of its file name.  On success *dl and *p
+ * are set; else -errno with a reason. */
+static int dl_load(int *fd, uint32_t kind, const char *name, void **dl, const struct iob_plugin **p, char *why,
+		   size_t whylen)
+{
+	char err[1024];
+	*dl = iob_dl_open_fd(fd, err, sizeof err);
+	if (!*dl) {
+		snprintf(why, whylen, "not a loadable shared object (%s)", err);
+		return -ENOEXEC;
+	}
+	int rc = 0;
+	void *sym = iob_dl_sym(*dl, IOB_PLUGIN_ENTRY_NAME);
+	if (!sym) {
+		snprintf(why, whylen, "no entry symbol " IOB_PLUGIN_ENTRY_NAME " (not an iobench plugin?)");
+		rc = -ENOEXEC;
+	} else if (iob_dl_sym_is_code(sym) == 0) {
+		snprintf(why, whylen, IOB_PLUGIN_ENTRY_NAME " is data, not a function (not an iobench plugin?)");
+		rc = -ENOEXEC;
+	}
+	if (rc == 0) {
+		iob_plugin_entry_fn entry;
+		memcpy(&entry, &sym, sizeof entry);
+		*p = entry(&iob_host_table);
+		if (!*p) {
+			snprintf(why, whylen, "the plugin refused to load (its entry returned NULL)");
+			rc = -ECANCELED;
+		} else if ((rc = iob_plugin_validate(*p, why, whylen)) == 0) {
+			if ((*p)->kind != kind) {
+				snprintf(why, whylen, "the file name says %s but the plugin is a %s", kind_name(kind),
+					 kind_name((*p)->kind));
+				rc = -EINVAL;
+			} else if (strcmp((*p)->name, name) != 0) {
+				snprintf(why, whylen, "the plugin calls itself '%s' but its file name says '%s' "
+						      "(rename the file iob-%s-%s%s)",
+					 (*p)->name, name, kind_name(kind), (*p)->name, PLUGIN_SUFFIX);
+				rc = -EINVAL;
+			}
+		}
+	}
+	if (rc != 0) {
+		iob_dl_close(*dl);
+		*dl = NULL;
+	}
+	return rc;
+}
+
+/* What the trial load in a child process reports back. */
+struct trial {
+	int fd;
+	uint32_t kind;
+	const char *name;
+};
+struct trial_result {
+	int rc;
+	char why[512];
+};
+
+static void trial_load(void *arg, void *out, size_t outlen)
+{
+	const struct trial *t = arg;
+	struct trial_result *r = out;
+	void *dl;
+	const struct iob_plugin *p;
+	int fd = t->fd;
+	(void)outlen;
+	r->why[0] = '\0';
+	r->rc = dl_load(&fd, t->kind, t->name, &dl, &p, r->why, sizeof r->why);
+}
+
+static int load_entry(struct iob_registry *reg, struct iob_loaded *l)
+{
+	char why[1024], dir[4096];
+	const char *slash = strrchr(l->path, '/');
+	snprintf(dir, sizeof dir, "%.*s", (int)(slash - l->path), l->path);
+	int fd = iob_plugin_open(dir[0] ? dir : "/", slash + 1, why, sizeof why);
+	if (fd < 0)
+		return refuse(reg, l, why, fd);
+	/* a trial run in a child first: a plugin that crashes or exits while it
+	 * loads is refused instead of taking the run down */
+	struct trial t = {fd, l->desc.kind, l->name};
+	struct trial_result r;
+	memset(&r, 0, sizeof r);
+	int rc = iob_run_isolated(trial_load, &t, &r, sizeof r, why, sizeof why);
+	if (rc == -ECHILD || (rc == 0 && r.rc != 0)) {
+		char msg[1100];
+		if (rc == 0)
+			snprintf(msg, sizeof msg, "%s", r.why);
+		else
+			snprintf(msg, sizeof msg, "%s while loading (a plugin must never crash or exit)", why);
+		iob_fd_close(fd);
+		return refuse(reg, l, msg, rc == 0 ? r.rc : -ENOEXEC);
+	}
+	/* (no child could be started: load in this process, as the run asked) */
+	void *dl;
+	const struct iob_plugin *p;
+	rc = dl_load(&fd, l->desc.kind, l->name, &dl, &p, why, sizeof why);
+	if (rc != 0) {
+		iob_fd_close(fd);
+		return refuse(reg, l, why, rc);
+	}
+	adopt(l, p, dl, fd);
+	return 0;
+}
+
+/* Record candidate `base` in directory `dir` (a real path): its kind and
+ * name from the file name, and the trust check.  No plugin code runs. */
+static struct iob_loaded *add_candidate(struct iob_registry *reg, const char *dir, const char *base, int *rc)
+{
+	char path[4096 + 256], name[64], why[1024];
+	snprintf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", base);
+	uint32_t kind = parse_file_name(base, name, sizeof name);
+	*rc = -EINVAL;
+	if (!kind) {
+		add_error(reg, path, "not named iob-backend-NAME" PLUGIN_SUFFIX " or iob-output-NAME" PLUGIN_SUFFIX
+				     " with NAME of 1-31 of [a-z0-9_]; not loaded");
+		return NULL;
+	}
+	struct iob_loaded *prev = entry_of(reg, kind, name);
+	if (prev) {
+		*rc = -EEXIST;
+		if (reg->nshadowed < IOB_MAX_LOAD_ERRORS) {
+			snprintf(why, sizeof why, "%s %s from %s is shadowed by %s", kind_name(kind), name, path,
+				 prev->path);
+			snprintf(reg->shadowed[reg->nshadowed++], sizeof reg->shadowed[0], "%s", why);
+		}
+		return NULL;
+	}
+	struct iob_loaded *l = new_entry(reg, kind, name, path);
+	if (!l) {
+		*rc = -ENOSPC;
+		return NULL;
+	}
+	int fd = iob_plugin_open(dir, base, why, sizeof why);
+	if (fd < 0) {
+		*rc = refuse(reg, l, why, fd);
+		return l;
+	}
+	iob_fd_close(fd);
+	*rc = 0;
+	return l;
 }
 
 int iob_registry_load_file(struct iob_registry *reg, const char *path)
 {
-	char why[1024];
-	enum iob_path_kind k = iob_path_kind(path, 1);
-	if (k == IOB_PATH_MISSING) {
+	char dir[4096], real[4096];
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	if (iob_real_path(dir, real, sizeof real) != 0) {
 		add_error(reg, path, "no such file");
 		return -ENOENT;
 	}
-	if (k != IOB_PATH_REGULAR) {
-		add_error(reg, path, "not a regular file");
-		return -EINVAL;
-	}
-	if (iob_check_trusted(path, why, sizeof why) != 0) {
-		add_error(reg, path, why);
-		return -EPERM;
-	}
-	void *dl = iob_dl_open(path, why, sizeof why);
-	if (!dl) {
-		char msg[1100];
-		snprintf(msg, sizeof msg, "not a loadable shared object (%s)", why);
-		add_error(reg, path, msg);
-		return -ENOEXEC;
-	}
-	iob_plugin_entry_fn entry;
-	void *sym = iob_dl_sym(dl, IOB_PLUGIN_ENTRY_NAME);
-	memcpy(&entry, &sym, sizeof entry);
-	if (!sym) {
-		add_error(reg, path, "no entry symbol " IOB_PLUGIN_ENTRY_NAME " (not an iobench plugin?)");
-		iob_dl_close(dl);
-		return -ENOEXEC;
-	}
-	const struct iob_plugin *p = entry(&iob_host_table);
-	if (!p) {
-		add_error(reg, path, "the plugin refused to load (its entry returned NULL)");
-		iob_dl_close(dl);
-		return -ECANCELED;
-	}
-	int rc = iob_plugin_validate(p, why, sizeof why);
-	if (rc != 0) {
-		add_error_named(reg, path, p->kind, p->name && strlen(p->name) < 32 ? p->name : NULL, why);
-		iob_dl_close(dl);
+	int rc;
+	struct iob_loaded *l = add_candidate(reg, real, base, &rc);
+	if (!l || rc != 0)
 		return rc;
-	}
-	rc = registry_add(reg, p, path, dl);
-	if (rc != 0)
-		iob_dl_close(dl);
-	return rc;
+	return load_entry(reg, l);
 }
 
 struct scan {
-	struct iob_registry *reg;
 	char names[IOB_MAX_PLUGINS * 2][256];
 	size_t n;
 };
@@ -261,9 +416,9 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-static void load_dir(struct iob_registry *reg, const char *dir)
+static void scan_dir(struct iob_registry *reg, const char *dir)
 {
-	char why[512];
+	char why[1024];
 	if (iob_check_trusted(dir, why, sizeof why) != 0) {
 		add_error(reg, dir, why);
 		return;
@@ -271,13 +426,11 @@ static void load_dir(struct iob_registry *reg, const char *dir)
 	struct scan *s = calloc(1, sizeof *s);
 	if (!s)
 		return;
-	s->reg = reg;
 	if (iob_list_dir(dir, collect, s) == 0) {
 		qsort(s->names, s->n, sizeof s->names[0], cmp_names); /* deterministic order */
 		for (size_t i = 0; i < s->n; i++) {
-			char path[4096 + 256];
-			snprintf(path, sizeof path, "%s/%s", dir, s->names[i]);
-			iob_registry_load_file(reg, path);
+			int rc;
+			add_candidate(reg, dir, s->names[i], &rc);
 		}
 	}
 	free(s);
@@ -288,7 +441,7 @@ static void add_dir(struct iob_registry *reg, const char *dir)
 	if (!dir || !*dir || reg->ndirs >= IOB_MAX_PLUGIN_DIRS)
 		return;
 	char real[4096];
-	if (!realpath(dir, real))
+	if (iob_real_path(dir, real, sizeof real) != 0)
 		snprintf(real, sizeof real, "%s", dir);
 	for (size_t i = 0; i < reg->ndirs; i++)
 		if (strcmp(reg->dirs[i], real) == 0)
@@ -310,7 +463,8 @@ int iob_registry_load(struct iob_registry *reg, const char *const *extra_dirs, s
 	const char *env = getenv("IOBENCH_PLUGIN_PATH");
 	if (env && *env) {
 		char *copy = strdup(env), *save = NULL;
-		for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save))
+		for (char *d = copy ? strtok_r(copy, IOB_PATH_LIST_SEP, &save) : NULL; d;
+		     d = strtok_r(NULL, IOB_PATH_LIST_SEP, &save))
 			if (iob_path_kind(d, 1) == IOB_PATH_DIRECTORY)
 				add_dir(reg, d);
 		free(copy);
@@ -324,45 +478,83 @@ int iob_registry_load(struct iob_registry *reg, const char *const *extra_dirs, s
 	}
 	if (iob_path_kind(IOB_PLUGIN_INSTALL_FULLDIR, 1) == IOB_PATH_DIRECTORY)
 		add_dir(reg, IOB_PLUGIN_INSTALL_FULLDIR);
-	if (iob_path_kind(IOB_PLUGIN_BUILD_DIR, 1) == IOB_PATH_DIRECTORY)
-		add_dir(reg, IOB_PLUGIN_BUILD_DIR);
 	for (size_t i = 0; i < reg->ndirs; i++)
-		load_dir(reg, reg->dirs[i]);
+		scan_dir(reg, reg->dirs[i]);
 	return 0;
 }
 
 const struct iob_loaded *iob_registry_find(const struct iob_registry *reg, enum iob_plugin_kind kind,
 					    const char *name)
 {
-	for (size_t i = 0; i < reg->nplugins; i++)
-		if (reg->plugins[i].desc.kind == (uint32_t)kind && strcmp(reg->plugins[i].desc.name, name) == 0)
-			return &reg->plugins[i];
-	return NULL;
+	if (!name)
+		return NULL;
+	struct iob_loaded *l = entry_of(reg, (uint32_t)kind, name);
+	if (l && l->state == IOB_PLUGIN_FOUND)
+		load_entry((struct iob_registry *)reg, l); /* the registry is a cache: see loader.h */
+	return l && l->state == IOB_PLUGIN_LOADED ? l : NULL;
 }
 
 void iob_registry_missing(const struct iob_registry *reg, enum iob_plugin_kind kind, const char *name, char *msg,
 			  size_t len)
 {
-	const char *kname = kind == IOB_PLUGIN_BACKEND ? "backend" : "output";
-	for (size_t i = 0; i < reg->nerrors; i++)
+	const char *kname = kind_name(kind);
+	iob_registry_find(reg, kind, name);
+	const struct iob_loaded *l = name ? entry_of(reg, (uint32_t)kind, name) : NULL;
+	if (l && l->state == IOB_PLUGIN_REFUSED) {
+		snprintf(msg, len, "%s '%s' could not be loaded: plugin %s: %s", kname, name, l->path, l->why);
+		return;
+	}
+	for (size_t i = 0; name && i < reg->nerrors; i++)
 		if (reg->error_kind[i] == (uint32_t)kind && strcmp(reg->error_name[i], name) == 0) {
 			snprintf(msg, len, "%s '%s' could not be loaded: %s", kname, name, reg->errors[i]);
 			return;
 		}
 	char names[512] = "";
 	for (size_t i = 0; i < reg->nplugins; i++)
-		if (reg->plugins[i].desc.kind == (uint32_t)kind) {
-			size_t l = strlen(names);
-			snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", reg->plugins[i].desc.name);
+		if (reg->plugins[i].desc.kind == (uint32_t)kind && reg->plugins[i].state != IOB_PLUGIN_REFUSED) {
+			size_t n = strlen(names);
+			snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", reg->plugins[i].name);
 		}
 	snprintf(msg, len, kind == IOB_PLUGIN_BACKEND ? "%s '%s' is not loaded (available: %s)"
 						       : "unknown %s '%s' (available: %s)",
-		 kname, name, names[0] ? names : "none; see 'iobench plugins'");
+		 kname, name ? name : "", names[0] ? names : "none; see 'iobench plugins'");
+}
+
+int iob_backend_check_options(const struct iob_loaded *b, const char *options, char *err, size_t errlen)
+{
+	if (!options || !*options)
+		return 0;
+	char q[256];
+	iob_quote(options, q, sizeof q);
+	if (!b->backend.control) {
+		snprintf(err, errlen, "backend %s: takes no backend_options (got '%s'); remove them", b->name, q);
+		return -EINVAL;
+	}
+	/* the backend gets its own copy: control's argument is not const */
+	char *copy = strdup(options);
+	if (!copy) {
+		snprintf(err, errlen, "backend %s: out of memory checking backend_options", b->name);
+		return -ENOMEM;
+	}
+	int rc = b->backend.control(NULL, IOB_CTL_CHECK_OPTIONS, copy);
+	free(copy);
+	if (rc == 0)
+		return 0;
+	if (rc == -ENOTSUP)
+		snprintf(err, errlen, "backend %s: takes no backend_options (got '%s'); remove them", b->name, q);
+	else
+		snprintf(err, errlen, "backend %s: backend_options '%s' refused (%s); see its log line above", b->name,
+			 q, rc < 0 && rc > -4096 ? strerror(-rc) : "bad return value");
+	return -EINVAL;
 }
 
 void iob_registry_unload(struct iob_registry *reg)
 {
-	for (size_t i = 0; i < reg->nplugins; i++)
+	for (size_t i = 0; i < reg->nplugins; i++) {
 		iob_dl_close(reg->plugins[i].dl);
+		iob_fd_close(reg->plugins[i].fd);
+		reg->plugins[i].dl = NULL;
+		reg->plugins[i].fd = -1;
+	}
 	reg->nplugins = 0;
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,24 +466,133 @@ void iob_exe_dir(char *buf, size_t len)
 	snprintf(buf, len, "%s", path);
 }
 
-int iob_check_trusted(const char *path, char *why, size_t whylen)
+/* The plugin trust rules, applied to an opened descriptor (see
+ * docs/security.md): owned by root or the effective user; a plugin file, and
+ * the directory holding it (`leaf`), writable by nobody else; an ancestor
+ * directory writable by others only when sticky (like /tmp), since then
+ * nobody else can rename or remove the entry below it that we checked. */
+static int check_trusted_fd(int fd, const char *shown, int leaf, char *why, size_t whylen)
 {
 	struct stat st;
-	if (stat(path, &st) != 0) {
-		snprintf(why, whylen, "%s", strerror(errno));
-		return -errno;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		snprintf(why, whylen, "%s: %s", shown, strerror(e));
+		return -e;
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(why, whylen, "%s is writable by %s (mode %04o); refusing to load plugins from it",
-			 S_ISDIR(st.st_mode) ? "directory" : "file",
-			 (st.st_mode & S_IWOTH) ? "anyone" : "its group", (unsigned)(st.st_mode & 07777));
-		return -EPERM;
+	int dir = S_ISDIR(st.st_mode);
+	if (!dir && !S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "%s is not a regular file; refusing to load it", shown);
+		return -EINVAL;
 	}
 	if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		snprintf(why, whylen, "owned by uid %u, neither root nor you; refusing to load it",
-			 (unsigned)st.st_uid);
+		snprintf(why, whylen, "%s %s is owned by uid %u, neither root nor you; refusing to load %s",
+			 dir ? "directory" : "file", shown, (unsigned)st.st_uid, dir ? "plugins from it" : "it");
 		return -EPERM;
 	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (!dir || leaf || !(st.st_mode & S_ISVTX))) {
+		snprintf(why, whylen, "%s %s is writable by %s (mode %04o); refusing to load %s",
+			 dir ? "directory" : "file", shown, (st.st_mode & S_IWOTH) ? "anyone" : "its group",
+			 (unsigned)(st.st_mode & 07777), dir ? "plugins from it" : "it");
+		return -EPERM;
+	}
+	return 0;
+}
+
+#ifdef O_PATH
+#define DIR_WALK_FLAGS (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#else
+#define DIR_WALK_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#endif
+
+/* Open directory `dir` by walking from / one component at a time, never
+ * following a link, and check every directory on the way.  Returns the
+ * directory's descriptor or -errno with a reason in why. */
+static int open_dir_checked(const char *dir, char *why, size_t whylen)
+{
+	char real[PATH_MAX], shown[PATH_MAX];
+	if (!realpath(dir, real)) {
+		int e = errno;
+		snprintf(why, whylen, "%s: %s", dir, e == ENOENT ? "no such file or directory" : strerror(e));
+		return -e;
+	}
+	int fd = open("/", DIR_WALK_FLAGS);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(why, whylen, "/: %s", strerror(e));
+		return -e;
+	}
+	int rc = check_trusted_fd(fd, "/", strcmp(real, "/") == 0, why, whylen);
+	size_t len = 0;
+	shown[0] = '\0';
+	for (char *save = NULL, *c = strtok_r(real, "/", &save); c && rc == 0; c = strtok_r(NULL, "/", &save)) {
+		len += (size_t)snprintf(shown + len, sizeof shown - len, "/%s", c);
+		if (len >= sizeof shown)
+			len = sizeof shown - 1;
+		int next = openat(fd, c, DIR_WALK_FLAGS);
+		if (next < 0) {
+			int e = errno;
+			snprintf(why, whylen, "%s: %s", shown,
+				 e == ELOOP || e == ENOTDIR ? "no longer a directory (a symbolic link now?)"
+							    : strerror(e));
+			rc = -e;
+			break;
+		}
+		close(fd);
+		fd = next;
+		const char *rest = save && *save ? save : NULL;
+		rc = check_trusted_fd(fd, shown, rest == NULL, why, whylen);
+	}
+	if (rc != 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/* Open plugin file `name` in `dir` on checked descriptors (see
+ * iob_plugin_open); the directory alone when name is NULL. */
+static int open_checked(const char *dir, const char *name, char *why, size_t whylen)
+{
+	int dfd = open_dir_checked(dir, why, whylen);
+	if (dfd < 0 || !name)
+		return dfd;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int e = errno;
+	close(dfd);
+	if (fd < 0) {
+		snprintf(why, whylen, "%s",
+			 e == ELOOP ? "is a symbolic link; plugins are loaded only from real files (name the file it "
+				      "points to)"
+			 : e == ENOENT ? "no such file"
+				       : strerror(e));
+		return -e;
+	}
+	char shown[PATH_MAX + 256];
+	snprintf(shown, sizeof shown, "%s/%s", dir, name);
+	int rc = check_trusted_fd(fd, shown, 1, why, whylen);
+	if (rc != 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+int iob_check_trusted(const char *path, char *why, size_t whylen)
+{
+	int fd;
+	if (iob_path_kind(path, 1) == IOB_PATH_DIRECTORY) {
+		fd = open_checked(path, NULL, why, whylen);
+	} else {
+		char dir[PATH_MAX];
+		const char *slash = strrchr(path, '/');
+		snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+		if (slash == path)
+			snprintf(dir, sizeof dir, "/");
+		fd = open_checked(dir, slash ? slash + 1 : path, why, whylen);
+	}
+	if (fd < 0)
+		return fd;
+	close(fd);
 	return 0;
 }
 
@@ -677,3 +787,117 @@ void iob_ticks_init(void)
 	iob_ticks_tsc = strcmp(src, "tsc") == 0 && !getenv("IOBENCH_NO_TSC");
 #endif
 }
+
+/* ------------------------------------------------------------------------ */
+/* Plugin loading on checked descriptors (loader.c).                        */
+
+int iob_plugin_open(const char *dir, const char *name, char *why, size_t whylen)
+{
+	return open_checked(dir, name, why, whylen);
+}
+
+void *iob_dl_open_fd(int *fd, char *err, size_t errlen)
+{
+	char name[64];
+	snprintf(name, sizeof name, "/proc/self/fd/%d", *fd);
+	/* The dynamic linker knows objects by the name they were opened under.
+	 * One still mapped under this name (a plugin that could not be unloaded)
+	 * would be handed back instead of ours: move to another number then. */
+	void *old = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+	if (old) {
+		dlclose(old);
+		int nfd = fcntl(*fd, F_DUPFD_CLOEXEC, *fd + 1);
+		if (nfd < 0) {
+			snprintf(err, errlen, "%s", strerror(errno));
+			return NULL;
+		}
+		close(*fd);
+		*fd = nfd;
+		snprintf(name, sizeof name, "/proc/self/fd/%d", *fd);
+	}
+	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		if (access("/proc/self/fd", X_OK) != 0)
+			snprintf(err, errlen, "cannot load through /proc/self/fd (is /proc mounted?)");
+		else
+			snprintf(err, errlen, "%s", e ? e : "unknown dlopen error");
+	}
+	return h;
+}
+
+int iob_dl_sym_is_code(void *sym)
+{
+#if defined(__GLIBC__)
+	Dl_info info;
+	const ElfW(Sym) *es = NULL;
+	if (!dladdr1(sym, &info, (void **)&es, RTLD_DL_SYMENT) || !es)
+		return -ENOTSUP;
+	int t = es->st_info & 0xf; /* ELF32_ST_TYPE and ELF64_ST_TYPE agree */
+	return t == STT_FUNC || t == STT_GNU_IFUNC;
+#else
+	(void)sym;
+	return -ENOTSUP;
+#endif
+}
+
+void iob_fd_close(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+int iob_run_isolated(void (*fn)(void *arg, void *out, size_t outlen), void *arg, void *out, size_t outlen,
+		     char *why, size_t whylen)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -errno;
+	fflush(stdout); /* a child that exits must not flush our buffers twice */
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		fn(arg, out, outlen);
+		const char *b = out;
+		size_t done = 0;
+		while (done < outlen) {
+			ssize_t n = write(p[1], b + done, outlen - done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				_exit(127);
+			done += (size_t)n;
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	size_t got = 0;
+	while (got < outlen) {
+		ssize_t n = read(p[0], (char *)out + got, outlen - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(p[0]);
+	int status = 0;
+	pid_t w;
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (got == outlen && (w < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0)))
+		return 0; /* (w < 0: SIGCHLD ignored, the status is gone; the result came) */
+	if (WIFSIGNALED(status))
+		snprintf(why, whylen, "crashed (signal %d, %s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(why, whylen, "exited (status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return -ECHILD;
+}
+

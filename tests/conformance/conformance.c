@@ -1038,10 +1038,11 @@ static void remove_tree(const char *dir)
 
 static int load_registry(void)
 {
-	const char *dirs[] = {IOB_PLUGIN_BUILD_DIR};
+	/* the template is built into a test-only directory, not the plugin dir */
+	const char *dirs[] = {IOB_PLUGIN_BUILD_DIR, IOB_TEMPLATE_PLUGIN_DIR};
 
 	memset(&g_reg, 0, sizeof g_reg);
-	iob_registry_load(&g_reg, dirs, 1);
+	iob_registry_load(&g_reg, dirs, 2);
 	for (size_t i = 0; i < g_reg.nerrors; i++)
 		fprintf(stderr, "load error: %s\n", g_reg.errors[i]);
 	return 0;
@@ -1053,6 +1054,10 @@ static int from_build_tree(const struct iob_loaded *l)
 	char want[PATH_MAX], got[PATH_MAX];
 
 	if (!realpath(IOB_PLUGIN_BUILD_DIR, want) || !realpath(l->path, got))
+		return 0;
+	if (strncmp(got, want, strlen(want)) == 0 && got[strlen(want)] == '/')
+		return 1;
+	if (!realpath(IOB_TEMPLATE_PLUGIN_DIR, want))
 		return 0;
 	return strncmp(got, want, strlen(want)) == 0 && got[strlen(want)] == '/';
 }

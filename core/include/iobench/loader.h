@@ -1,19 +1,32 @@
 /*
- * iobench/loader.h - finding, loading and validating plugins.
+ * iobench/loader.h - finding, checking and loading plugins.
  *
- * Search order (first directory that provides a name wins; a later plugin of
- * the same kind and name is listed as shadowed and not loaded):
+ * Search order (first directory that provides a kind and name wins; a later
+ * file of the same kind and name is listed as shadowed and never loaded):
  *   1. every --plugin-dir given, in order
  *   2. IOBENCH_PLUGIN_PATH, a ':'-separated list
  *   3. <directory of the executable>/<relative installed plugin dir>
- *      (the build tree uses the installed layout, so this also finds it)
+ *      (the build tree mirrors the installed layout, so a build-tree binary
+ *      finds the build tree's plugins here, and an installed one the
+ *      installed plugins; the build tree is never compiled in)
  *   4. the compiled-in install directory
- *   5. the compiled-in build-tree directory
- * Only files named iob-*.so (iob-*.dll on Windows) are considered; the
- * current directory is never searched unless named explicitly.
+ * Only files named iob-backend-NAME.so or iob-output-NAME.so (.dll on
+ * Windows), NAME of [a-z0-9_], are considered; the current directory is never
+ * searched unless named explicitly.
+ *
+ * Two steps (docs/security.md):
+ *  - iob_registry_load only scans: it records each candidate by its file
+ *    name, with the result of the trust check on the opened file.  No plugin
+ *    code runs.
+ *  - iob_registry_find loads the one plugin asked for, on first use: it
+ *    reopens and rechecks the file, loads it first in a child process (a
+ *    plugin that crashes or exits while loading is refused, not fatal), then
+ *    dlopens the checked descriptor through /proc/self/fd, calls the entry
+ *    and validates the descriptor (ABI, ops, name = file name).
  *
  * Every failure becomes one line naming the file and the reason; a failed
- * plugin is recorded (iobench plugins shows it) and skipped.
+ * plugin is recorded (iobench plugins shows it; iob_registry_missing says it
+ * whenever it is asked for) and skipped.
  */
 #ifndef IOBENCH_LOADER_H
 #define IOBENCH_LOADER_H
@@ -25,14 +38,26 @@
 #define IOB_MAX_PLUGIN_DIRS 16
 #define IOB_MAX_LOAD_ERRORS 32
 
-/* A loaded plugin, with the descriptor and ops copied into full-size zeroed
- * structs so every hook the plugin did not know about reads NULL. */
+enum iob_plugin_state {
+	IOB_PLUGIN_FOUND = 0,   /* scanned and trusted, not loaded yet */
+	IOB_PLUGIN_LOADED = 1,  /* loaded and valid: desc and ops are usable */
+	IOB_PLUGIN_REFUSED = 2, /* refused; why says it */
+};
+
+/* A plugin of the registry.  desc.kind and desc.name are always valid (from
+ * the file name); the rest of desc and the ops only when state is LOADED,
+ * copied into full-size zeroed structs so every hook the plugin did not know
+ * about reads NULL. */
 struct iob_loaded {
 	struct iob_plugin desc;
-	struct iob_backend_ops backend; /* valid for backends */
-	struct iob_output_ops output;   /* valid for outputs */
+	struct iob_backend_ops backend; /* valid for loaded backends */
+	struct iob_output_ops output;   /* valid for loaded outputs */
 	char path[4096];                /* file it came from, or "(built in)" */
 	void *dl;                       /* dlopen handle, NULL when built in */
+	int state;                      /* enum iob_plugin_state */
+	int fd;                         /* the checked file, open while loaded; -1 */
+	char name[32];                  /* desc.name points here */
+	char why[512];                  /* one-line reason when REFUSED */
 };
 
 struct iob_registry {
@@ -53,21 +78,36 @@ struct iob_registry {
 /* The host table handed to every plugin. */
 extern const struct iob_host iob_host_table;
 
-/* Build the search path (extra_dirs may be NULL) and load every plugin on
- * it.  Returns 0; problems are recorded in reg->errors. */
+/* Build the search path (extra_dirs may be NULL) and scan it: record every
+ * candidate by file name and trust check.  Runs no plugin code.  Returns 0;
+ * problems are recorded in reg->errors. */
 int iob_registry_load(struct iob_registry *reg, const char *const *extra_dirs, size_t nextra);
-/* Load one plugin file; returns 0 or -errno with a line in reg->errors. */
+/* Add one plugin file (named iob-KIND-NAME.so) and load it now; returns 0
+ * or -errno with a line in reg->errors. */
 int iob_registry_load_file(struct iob_registry *reg, const char *path);
 /* Register a plugin compiled into the binary (a tool's legacy renderer). */
 int iob_registry_add_static(struct iob_registry *reg, const struct iob_plugin *p);
+/* The plugin of that kind and name, loading it on first use; NULL when there
+ * is none or it was refused (iob_registry_missing says why).  Loading
+ * changes the registry although it is passed const: the registry is a cache
+ * that is filled on demand, so a registry must never be defined const.  Not
+ * thread-safe while a plugin is being loaded: resolve plugins from one
+ * thread before starting others (the runner does). */
 const struct iob_loaded *iob_registry_find(const struct iob_registry *reg, enum iob_plugin_kind kind,
 					    const char *name);
 void iob_registry_unload(struct iob_registry *reg);
-/* One line for a plugin that was asked for but is not loaded: why its file
- * failed to load, if one did, else which plugins of that kind there are. */
+/* One line for a plugin that was asked for but is not available: why its
+ * file was refused, if one was, else which plugins of that kind there are.
+ * Loads the plugin first if nobody asked for it yet. */
 void iob_registry_missing(const struct iob_registry *reg, enum iob_plugin_kind kind, const char *name, char *msg,
 			  size_t len);
 /* Validate a descriptor against this core; 0 or -errno with a reason. */
 int iob_plugin_validate(const struct iob_plugin *p, char *why, size_t whylen);
+/* Check a job's backend_options text against backend b before anything is
+ * opened: 0 when options is NULL or empty, or when b's
+ * control(NULL, IOB_CTL_CHECK_OPTIONS, text) returns 0; else -EINVAL with one
+ * line "backend NAME: ..." in err (a backend without control refuses any
+ * non-empty text). */
+int iob_backend_check_options(const struct iob_loaded *b, const char *options, char *err, size_t errlen);
 
 #endif

@@ -97,8 +97,9 @@ void *iob_dl_sym(void *handle, const char *name);
 void iob_dl_close(void *handle);
 /* Directory holding the running executable, or "" if unknown. */
 void iob_exe_dir(char *buf, size_t len);
-/* Owner-and-mode check for a plugin file or directory: -EPERM (with a reason
- * in why) when writable by anyone but its owner and root. */
+/* The plugin trust check (docs/security.md) on a plugin file or directory,
+ * done on descriptors as iob_plugin_open does: 0, or -errno (-EPERM for an
+ * untrusted owner or mode) with a one-line reason in why. */
 int iob_check_trusted(const char *path, char *why, size_t whylen);
 /* List entries of a directory: calls fn for every name (not . or ..). */
 int iob_list_dir(const char *dir, void (*fn)(void *arg, const char *name), void *arg);
@@ -133,5 +134,34 @@ int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes);
  * a memory file system (tmpfs, ramfs: its page cache is the storage), or
  * -ENOTSUP when the OS cannot tell. */
 int iob_dio_alignment(const char *path, uint32_t *align);
+
+/* Open plugin file `name` (no directory part) in directory `dir` for
+ * loading: walk from / to dir one component at a time without following
+ * links, checking each directory on its descriptor (owned by root or the
+ * effective user; not writable by group or others, except a sticky ancestor
+ * such as /tmp); open the file with O_NOFOLLOW (a symbolic link is refused)
+ * and check it the same way on its descriptor.  Returns the descriptor
+ * (close-on-exec) or -errno with a one-line reason in why. */
+int iob_plugin_open(const char *dir, const char *name, char *why, size_t whylen);
+/* dlopen the file open on *fd through /proc/self/fd/N, so what is loaded is
+ * what was checked.  *fd may be replaced by a duplicate (the old one is then
+ * closed); keep it open while the object stays loaded.  NULL with a reason. */
+void *iob_dl_open_fd(int *fd, char *err, size_t errlen);
+/* 1 when a symbol from iob_dl_sym is a function, 0 when it is data,
+ * -ENOTSUP when the OS cannot tell. */
+int iob_dl_sym_is_code(void *sym);
+void iob_fd_close(int fd);
+/* Run fn(arg, out, outlen) in a short-lived child process and copy what it
+ * left in out back.  0 when fn returned; -ECHILD with a reason in why ("crashed
+ * (signal 11, ...)", "exited (status 0)") when the child died
+ * first; another -errno when no child could be started. */
+int iob_run_isolated(void (*fn)(void *arg, void *out, size_t outlen), void *arg, void *out, size_t outlen,
+		     char *why, size_t whylen);
+/* Separator of directory lists such as IOBENCH_PLUGIN_PATH. */
+#if defined(_WIN32)
+#define IOB_PATH_LIST_SEP ";"
+#else
+#define IOB_PATH_LIST_SEP ":"
+#endif
 
 #endif

@@ -19,6 +19,27 @@
  * Errors cross the boundary as negative errno values (-EIO, -ENOSPC, ...);
  * detail goes through host->log.  A plugin never exits, aborts, or writes to
  * stdout or stderr on its own.
+ *
+ * Loading (docs/security.md): the core reads a plugin's kind and name from
+ * its file name, iob-<kind>-<name>.so, and runs no plugin code until a run
+ * asks for that plugin (or `iobench plugins` lists everything).  The
+ * descriptor's kind and name must match the file name.  Before loading a
+ * plugin into its own process the core may load it once in a short-lived
+ * child process, to learn whether loading crashes or exits; so a constructor
+ * or the entry must have no effect outside the process (no files, no I/O).
+ *
+ * Threading (ABI 1.1 makes this a promise both ways):
+ *  - the entry is called once per process, before any op, from one thread;
+ *  - one handle (backend open() result, output state) is never used by two
+ *    threads at once: the core serialises every call on it;
+ *  - distinct handles may be used concurrently from different threads, so
+ *    state shared between handles (globals, the host pointer excepted) needs
+ *    the plugin's own locking, or better, does not exist;
+ *  - the host table's functions may be called from any thread.
+ *
+ * Text: every string crossing the boundary, paths included, is UTF-8 and
+ * NUL-terminated.  The core escapes plugin names and summaries before it
+ * prints them, but a summary should still be one plain line.
  */
 #ifndef IOBENCH_PLUGIN_H
 #define IOBENCH_PLUGIN_H
@@ -90,16 +111,23 @@ struct iob_host {
 #define IOB_CAP_SYNC (1u << 2)      /* sync pushes data to stable storage */
 #define IOB_CAP_DIRECT (1u << 3)    /* I/O bypasses the OS page cache */
 #define IOB_CAP_ALIGNED (1u << 4)   /* buffers/offsets/lengths must follow iob_file_info alignment */
-#define IOB_CAP_TRUNCATE (1u << 5)  /* truncate is implemented */
+#define IOB_CAP_TRUNCATE (1u << 5)  /* truncate is implemented (not called by this core; optional) */
 #define IOB_CAP_STREAM (1u << 6)    /* path "-" reads standard input, strictly sequentially */
-#define IOB_CAP_SIZE_HINT (1u << 7) /* benefits from iob_open_args.size_hint (e.g. mmap) */
+/* Deprecated and ignored: the core always passes size_hint, whatever the
+ * caps say.  Kept so old plugins still build; new ones should not set it. */
+#define IOB_CAP_SIZE_HINT (1u << 7)
+/* ABI 1.1, reserved for the queued engine: submit and reap are implemented
+ * and queue_depth above 1 is honoured.  The loader refuses a plugin that
+ * claims it without both ops.  This core does not call them yet. */
+#define IOB_CAP_ASYNC (1u << 8)
 
 struct iob_open_args {
 	size_t struct_size; /* sizeof(struct iob_open_args) in the core */
-	const char *path;   /* file to open; "-" is stdin for IOB_CAP_STREAM backends */
+	const char *path;   /* file to open, UTF-8; "-" is stdin for IOB_CAP_STREAM backends */
 	uint32_t flags;     /* IOB_OPEN_* */
 	uint32_t mode;      /* permission bits when creating, e.g. 0644 */
-	uint64_t size_hint; /* bytes a write phase will reach, 0 if unknown */
+	uint64_t size_hint; /* bytes a write phase will reach, 0 if unknown; always
+			     * passed (IOB_CAP_SIZE_HINT is ignored) */
 	/* --- end of ABI 1.0 --- */
 	/* Backend options from the job's backend_options key, "k=v,k2=v2", or
 	 * NULL.  A backend refuses a key it does not know with -EINVAL after
@@ -136,6 +164,19 @@ enum iob_file_type {
 	IOB_FILE_OTHER = 5,
 };
 
+/* One queued I/O (ABI 1.1, IOB_CAP_ASYNC).  The core fills every member but
+ * result and owns the struct and the buffer; the backend sets result before
+ * reap returns the I/O: bytes moved (with the read_at/write_at rules for
+ * short counts) or -errno. */
+struct iob_io {
+	void *buf;      /* data to write, or room for len bytes read */
+	size_t len;     /* bytes to move */
+	uint64_t off;   /* file offset */
+	uint32_t write; /* nonzero: write buf at off; zero: read into buf */
+	int64_t result; /* set by the backend: bytes moved or -errno */
+	void *user;     /* the core's, never touched by the backend */
+};
+
 struct iob_backend_ops {
 	/* Required.  Open args->path; on success store a backend-owned handle in
 	 * *handle and return 0.  Returns -errno on failure. */
@@ -157,13 +198,34 @@ struct iob_backend_ops {
 	int (*sync)(void *handle);
 	/* Required.  Fill *info (the core zeroes it and sets struct_size). */
 	int (*info)(void *handle, struct iob_file_info *info);
-	/* Optional (required with IOB_CAP_TRUNCATE).  Set the file size. */
+	/* Optional (required with IOB_CAP_TRUNCATE).  Set the file size.  Not
+	 * called by this core: kept for layout and for tools built on the ABI. */
 	int (*truncate)(void *handle, uint64_t size);
 	/* Optional.  Escape hatch for backend-specific requests; an unknown op
 	 * returns -ENOTSUP.  `arg` is owned by the caller.  The core calls
 	 * IOB_CTL_CHECK_OPTIONS (below) with handle NULL. */
 	int (*control)(void *handle, int op, void *arg);
 	/* --- end of ABI 1.0 --- */
+	/* Optional (required with IOB_CAP_ASYNC); reserved for the queued engine
+	 * and not yet called by this core.  Queue n I/Os (1 <= n, and at most the
+	 * open args' queue_depth minus those already in flight) and return
+	 * without waiting: the number queued (0..n; the rest may be submitted
+	 * again later) or -errno when none was.  ios[] and every struct iob_io
+	 * and its buffer belong to the core; the backend keeps only the iob_io
+	 * pointers, and they, their buffers and their fields stay valid and
+	 * untouched by the core until reap hands them back.  Buffers and
+	 * offsets follow the alignment info() reports.  Not on the same handle
+	 * as a read_at/write_at still running (one thread per handle). */
+	int (*submit)(void *handle, struct iob_io *const *ios, size_t n);
+	/* Optional (required with IOB_CAP_ASYNC).  Wait until at least min
+	 * submitted I/Os (min <= in flight) have finished, store up to max of the
+	 * finished ones in done[] (owned by the core, room for max), with each
+	 * one's result set, and return how many it stored (min..max), or -errno
+	 * (-EINTR when a signal interrupted the wait: the I/Os stay in flight).
+	 * min 0 never waits.  Every submitted I/O is reaped exactly once, before
+	 * close; close with I/Os in flight waits for or cancels them. */
+	int (*reap)(void *handle, struct iob_io **done, size_t min, size_t max);
+	/* --- end of ABI 1.1 --- */
 };
 
 /* control() requests the core makes (ABI 1.1). */
@@ -226,7 +288,9 @@ struct iob_field {
 };
 
 /* One row of results.  Within a run, records of the same `kind` carry the
- * same keys in the same order. */
+ * same keys in the same order.  An output meets a field whose `type` it does
+ * not know (a newer core's) by skipping that field, with nothing printed for
+ * it, and renders the rest: a newer type never makes a record fail. */
 struct iob_record {
 	/* "phase", "iotest", "io_profile", "block", ...; no field may be keyed
 	 * "kind" (outputs print the kind under that key) */

@@ -9,7 +9,9 @@
  *   3. Add `iob_add_plugin(backend foo foo.c)` to plugins/backend/CMakeLists.txt
  *      and `foo` to the backend list in tests/conformance/CMakeLists.txt.
  *   4. Build, then run: ctest -R conformance.foo --output-on-failure
- * Out of tree, build it against the installed header instead:
+ * An installed iobench ships this file as share/iobench/template/template.c
+ * (it is never installed as a plugin).  Out of tree, build a copy against
+ * the installed header:
  *   cc -shared $(pkg-config --cflags iobench-plugin) -o iob-backend-foo.so foo.c
  * and see docs/plugin-guide.md for the rules in full.
  *
@@ -29,9 +31,11 @@
 #define _POSIX_C_SOURCE 200809L /* pread, pwrite, O_CLOEXEC under a strict -std=c11 */
 #endif
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,12 +64,17 @@ IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_hos
  * after return: copy what you need to keep.  Fields added after ABI 1.0
  * would be read only when args->struct_size covers them.
  */
+static int template_control(void *handle, int op, void *arg);
+
 static int template_open(const struct iob_open_args *args, void **handle)
 {
 	struct template_file *f;
 	uint32_t fl = args->flags;
 	int oflags, fd, rc;
 
+	/* ABI 1.1: options come with every open; this backend has none */
+	if (args->struct_size > offsetof(struct iob_open_args, options) && args->options && *args->options)
+		return template_control(NULL, IOB_CTL_CHECK_OPTIONS, (void *)args->options);
 	if ((fl & IOB_OPEN_TRUNC) && !(fl & IOB_OPEN_WRITE)) {
 		/* A log line tells the user what went wrong; the errno says what kind. */
 		template_host->log(IOB_LOG_ERROR, TEMPLATE_NAME, "%s: truncate requested on a read-only open",
@@ -82,6 +91,8 @@ static int template_open(const struct iob_open_args *args, void **handle)
 		oflags |= O_CREAT; /* without IOB_OPEN_TRUNC, existing data must survive */
 	if (fl & IOB_OPEN_TRUNC)
 		oflags |= O_TRUNC;
+	if (fl & IOB_OPEN_NOFOLLOW)
+		oflags |= O_NOFOLLOW; /* ABI 1.1: a symlink as the last component fails with -ELOOP */
 	oflags |= O_CLOEXEC; /* tools may run helpers; do not leak the descriptor */
 
 	do {
@@ -192,6 +203,17 @@ static int template_info(void *handle, struct iob_file_info *info)
 	info->io_align = 1;
 	info->direct = 0;    /* this backend goes through the page cache */
 	info->is_stream = 0; /* no IOB_CAP_STREAM, so never a pipe */
+	/* ABI 1.1: what was opened, from the descriptor (only when the core's
+	 * struct has the members) */
+	if (info->struct_size >= offsetof(struct iob_file_info, ino) + sizeof info->ino) {
+		info->file_type = S_ISREG(st.st_mode)	? IOB_FILE_REGULAR
+				  : S_ISBLK(st.st_mode) ? IOB_FILE_BLOCKDEV
+				  : S_ISCHR(st.st_mode) ? IOB_FILE_CHARDEV
+				  : S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? IOB_FILE_STREAM
+										 : IOB_FILE_OTHER;
+		info->dev = (uint64_t)st.st_dev;
+		info->ino = (uint64_t)st.st_ino;
+	}
 	return 0;
 }
 
@@ -206,12 +228,22 @@ static int template_truncate(void *handle, uint64_t size)
 }
 
 /* control: optional escape hatch.  Every op this backend does not know
- * (here: all of them) returns -ENOTSUP.  Leaving it NULL is also fine. */
+ * returns -ENOTSUP.  The one the core makes is IOB_CTL_CHECK_OPTIONS, with
+ * handle NULL and the job's backend_options text ("k=v,...") as arg, before
+ * anything is opened: this backend has no options, so any key is refused,
+ * named in one log line.  A backend with options parses them here and again
+ * from args->options in open. */
 static int template_control(void *handle, int op, void *arg)
 {
 	(void)handle;
-	(void)op;
-	(void)arg;
+	if (op == IOB_CTL_CHECK_OPTIONS) {
+		const char *text = arg;
+		if (!*text)
+			return 0;
+		template_host->log(IOB_LOG_ERROR, TEMPLATE_NAME, "unknown option '%.*s' (this backend has none)",
+				   (int)strcspn(text, ","), text);
+		return -EINVAL;
+	}
 	return -ENOTSUP;
 }
 
