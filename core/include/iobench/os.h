@@ -61,8 +61,7 @@ int iob_remove_dir(const char *path);
 /* 0 when the current user can create files in directory `dir`. */
 int iob_dir_writable(const char *dir);
 
-/* Page-cache residency of a file: resident and total pages (mincore).  Returns
- * -ENOTSUP where the OS cannot tell. */
+/* Page-cache residency of a whole file: iob_cache_residency_range(path, 0, 0, ...). */
 int iob_cache_residency(const char *path, uint64_t *resident_pages, uint64_t *total_pages);
 /* Write back and evict one file from the page cache (fsync + fadvise). */
 int iob_cache_evict(const char *path);
@@ -100,5 +99,18 @@ int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes);
  * a memory file system (tmpfs, ramfs: its page cache is the storage), or
  * -ENOTSUP when the OS cannot tell. */
 int iob_dio_alignment(const char *path, uint32_t *align);
+
+/* Page-cache residency of the bytes [off, off + len) of a regular file (len 0:
+ * to its end), clipped to the file's size: *total_pages is the number of pages
+ * the range touches, *resident_pages how many of them are in the page cache.
+ * Uses cachestat(2) where the kernel has it (Linux 6.5+; IOBENCH_NO_CACHESTAT
+ * set skips it), else mincore(2) on a mapping of the range, every page up to
+ * 4096 pages and a stratified sample of 4096 pages beyond (then the resident
+ * count is an estimate: see os_posix.c for its error).  Costs microseconds
+ * with cachestat and at most about a millisecond with the sample, whatever the
+ * range's size.  Returns 0, -ENOTSUP for a path that is not a regular file or
+ * where the OS cannot tell, or another negative errno. */
+int iob_cache_residency_range(const char *path, uint64_t off, uint64_t len, uint64_t *resident_pages,
+			      uint64_t *total_pages);
 
 #endif
