@@ -30,6 +30,7 @@ def expect(cond, msg):
 
 
 def load_bench():
+    sys.dont_write_bytecode = True  # leave no __pycache__ in the source tree
     spec = importlib.util.spec_from_file_location("bench_run", ARGS.bench)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
