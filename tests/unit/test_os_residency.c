@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
@@ -74,21 +75,28 @@ static void evict(void)
 	close(fd);
 }
 
-/* Read [off, off + len) with readahead off, so only those pages come in. */
-static void read_range(uint64_t off, uint64_t len)
+/* Read [off, off + len) (page-aligned) through a mapping with readahead off,
+ * so only those pages come in, and keep them mapped until release(): on a
+ * shared machine someone may drop the page cache at any time (drop_caches),
+ * and that leaves mapped pages alone. */
+static void *read_range(uint64_t off, uint64_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	unsigned char *buf = malloc(MiB);
-	assert_true(fd >= 0 && buf);
-	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
-	for (uint64_t done = 0; done < len;) {
-		size_t n = len - done < MiB ? (size_t)(len - done) : (size_t)MiB;
-		ssize_t got = pread(fd, buf, n, (off_t)(off + done));
-		assert_true(got > 0);
-		done += (uint64_t)got;
-	}
-	free(buf);
+	assert_true(fd >= 0);
+	unsigned char *m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, (off_t)off);
 	close(fd);
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(madvise(m, (size_t)len, MADV_RANDOM), 0);
+	unsigned sum = 0;
+	for (uint64_t i = 0; i < len; i += psize)
+		sum += ((volatile unsigned char *)m)[i];
+	(void)sum;
+	return m;
+}
+
+static void release(void *m, uint64_t len)
+{
+	munmap(m, (size_t)len);
 }
 
 static void probe(uint64_t off, uint64_t len, uint64_t *res, uint64_t *tot)
@@ -123,8 +131,9 @@ static void evicted_then_read(int fallback)
 	if (res > pages / 20)
 		fail_msg("%s: %llu of %llu pages resident just after eviction", fallback ? "mincore" : "default",
 			 (unsigned long long)res, (unsigned long long)tot);
-	read_range(0, size);
+	void *held = read_range(0, size);
 	assert_int_equal(iob_cache_residency(path, &res, &tot), 0);
+	release(held, size);
 	assert_int_equal(tot, pages);
 	if (res < pages - pages / 20)
 		fail_msg("%s: only %llu of %llu pages resident after reading the file",
@@ -142,7 +151,7 @@ static void half_read(int fallback)
 	}
 	use_fallback(fallback);
 	evict();
-	read_range(half, half); /* the second half: readahead cannot reach back into the first */
+	void *held = read_range(half, half); /* the second half: readahead never reaches back */
 	probe(half, half, &res, &tot);
 	assert_int_equal(tot, hpages);
 	if (res < hpages - hpages / 20)
@@ -155,6 +164,7 @@ static void half_read(int fallback)
 			 (unsigned long long)tot);
 	/* a range under 4096 pages is probed page by page, never sampled */
 	probe(half - 8 * MiB, 16 * MiB, &res, &tot);
+	release(held, half);
 	assert_int_equal(tot, 16 * MiB / psize);
 	if (res < 8 * MiB / psize - 8 || res > 8 * MiB / psize + 64)
 		fail_msg("16 MiB across the middle: %llu of %llu pages resident, want about half",
