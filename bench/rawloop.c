@@ -1,7 +1,13 @@
 /*
  * rawloop - the floor iobench is measured against: the plainest loops of
  * system calls that do the same I/O, with nothing else in them.  Prints one
- * JSON object: {"mode":..., "bytes":..., "ops":..., "seconds":..., "bw_bytes_per_s":..., "ops_per_s":...}
+ * JSON object saying what it did, so a comparison can check it did the same
+ * work as its rival (bench/run.py refuses to compare otherwise):
+ *   {"mode":..., "file":..., "block_size":..., "bytes":..., "ops":..., "seconds":...,
+ *    "bw_bytes_per_s":..., "ops_per_s":...}
+ * bytes are those the calls returned (or copied), ops the calls (or copies) that
+ * moved them; a read-seq loop's last read, which returns 0 at the end of the file,
+ * is not an op.
  *
  *   rawloop pread-rand FILE BS OPS SEED   random aligned preads, offsets drawn as iobench draws them
  *   rawloop read-seq FILE BS              read(2) to end of file
@@ -48,12 +54,20 @@ static void die(const char *what)
 	exit(1);
 }
 
-static void report(const char *mode, uint64_t bytes, uint64_t ops, double secs)
+static void report(const char *mode, const char *path, size_t bs, uint64_t bytes, uint64_t ops, double secs)
 {
-	printf("{\"mode\":\"%s\",\"bytes\":%llu,\"ops\":%llu,\"seconds\":%.9f,\"bw_bytes_per_s\":%.3f,"
+	printf("{\"mode\":\"%s\",\"file\":\"", mode);
+	for (const char *c = path; *c; c++) /* a JSON string: escape what must be */
+		if (*c == '"' || *c == '\\')
+			printf("\\%c", *c);
+		else if ((unsigned char)*c < 0x20)
+			printf("\\u%04x", (unsigned char)*c);
+		else
+			putchar(*c);
+	printf("\",\"block_size\":%zu,\"bytes\":%llu,\"ops\":%llu,\"seconds\":%.9f,\"bw_bytes_per_s\":%.3f,"
 	       "\"ops_per_s\":%.3f}\n",
-	       mode, (unsigned long long)bytes, (unsigned long long)ops, secs, (double)bytes / secs,
-	       (double)ops / secs);
+	       bs, (unsigned long long)bytes, (unsigned long long)ops, secs, secs > 0 ? (double)bytes / secs : 0.0,
+	       secs > 0 ? (double)ops / secs : 0.0);
 }
 
 static int peak_rss(char **argv)
@@ -175,7 +189,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rawloop: unknown mode %s\n", mode);
 		return 2;
 	}
-	report(mode, bytes, ops, t1 - t0);
+	report(mode, path, bs, bytes, ops, t1 - t0);
 	free(buf);
 	return 0;
 }

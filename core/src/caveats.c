@@ -13,8 +13,7 @@
 /* Resident share of the first len bytes of path (len 0: whole file). */
 static int residency(const char *path, uint64_t len, uint64_t *res, uint64_t *tot)
 {
-	(void)len;
-	return iob_cache_residency(path, res, tot);
+	return iob_cache_residency_range(path, 0, len, res, tot);
 }
 
 static void memory_note(struct iob_notes *notes, const char *what, uint64_t total_bytes, const char *why)

@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 HOSTILE = {
-    "exit": r"exited \(status 0\) while loading",
+    "exit": r"called exit\(\) while loading",
     "crash": r"(crashed \(signal 11|exited \(status 1\)).* while loading",  # ASan turns SEGV into exit 1
     "ctor": r"(crashed \(signal 11|exited \(status 1\)).* while loading",
     "data": r"iob_plugin_entry is data, not a function",
