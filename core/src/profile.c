@@ -919,10 +919,9 @@ static int build_job(const char *path, const char *sec, const struct kvlist *glo
 		return rc;
 	if (!job->filename[0])
 		snprintf(job->filename, sizeof job->filename, "iobench.%s.dat", job->name);
-	if (iob_job_validate(job, why, sizeof why) != 0) {
-		snprintf(err, errlen, "%s: %s", path, why);
-		return -EINVAL;
-	}
+	/* the job as a whole (keys that contradict each other) is validated once,
+	 * by the runner's checks (iob_suite_check), for profiles and legacy
+	 * command lines alike */
 	return 0;
 }
 

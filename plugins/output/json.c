@@ -4,7 +4,7 @@
  * The document is written in pieces as the run goes, so a run that fails
  * midway still leaves one complete document behind:
  *
- *   begin_run   {"tool":..,"version":..,"host":..,"started":..,"source":..,
+ *   begin_run   {"tool":..,"version":..,"host":..,"started":..,"source":..,"kernel":..,"schema":N,
  *               "records":[
  *   record      {"kind":"phase",<key>:<value>,...}       (one line each)
  *   end_run     ],
@@ -273,6 +273,15 @@ static void json_put_head(struct textbuf *b, const struct iob_run_info *run)
 	json_put_str(b, run->started);
 	textbuf_str(b, ",\"source\":");
 	json_put_str(b, run->source);
+	/* ABI 1.1: the kernel and the record schema's version (a 1.0 core has
+	 * neither: the schema is then 1) */
+	int v11 = run->struct_size >= offsetof(struct iob_run_info, schema) + sizeof run->schema;
+	textbuf_str(b, ",\"kernel\":");
+	json_put_str(b, v11 ? run->kernel : NULL);
+	char schema[16];
+	snprintf(schema, sizeof schema, "%u", v11 && run->schema ? run->schema : 1u);
+	textbuf_str(b, ",\"schema\":");
+	textbuf_str(b, schema);
 	textbuf_str(b, ",\n\"records\":[");
 }
 

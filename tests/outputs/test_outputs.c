@@ -298,8 +298,8 @@ static void test_json_full_run_with_error(void **state)
 	static const char *const checks[] = {
 		"d['tool'] == 'iobench' and d['version'] == '0.1.0' and d['host'] == 'node1'",
 		"d['started'] == '2024-05-01T10:00:00+02:00' and d['source'] == 'profiles/seq.ini'",
-		"list(d.keys()) == ['tool','version','host','started','source','records','notes','status',"
-		"'interrupted','error']",
+		"list(d.keys()) == ['tool','version','host','started','source','kernel','schema','records','notes',"
+		"'status','interrupted','error']",
 		"[r['kind'] for r in d['records']] == ['phase','phase','summary','other','phase']",
 		"d['records'][0]['job'] == 'seq,1'",
 		"d['records'][0]['file'] == '/tmp/iobench \"q\" test/seq.dat'",
@@ -377,7 +377,7 @@ static void test_json_exact_shape(void **state)
 	assert_int_equal(ops->close(st), 0);
 	assert_string_equal(memsink_text(&m),
 			    "{\"tool\":\"iobench\",\"version\":\"0.1.0\",\"host\":\"node1\","
-			    "\"started\":\"2024-05-01T10:00:00+02:00\",\"source\":null,\n"
+			    "\"started\":\"2024-05-01T10:00:00+02:00\",\"source\":null,\"kernel\":null,\"schema\":1,\n"
 			    "\"records\":[\n"
 			    "{\"kind\":\"phase\",\"job\":\"j\",\"bytes\":4096,\"elapsed_s\":2.0,\"ok\":true,"
 			    "\"delta\":-3,\"lat_ns\":{\"count\":2,\"min\":10,\"max\":20,\"mean\":15.0,"
