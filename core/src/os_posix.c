@@ -353,6 +353,17 @@ int iob_path_device(const char *path, uint64_t *dev)
 	return 0;
 }
 
+long iob_getline(char **line, size_t *cap, FILE *f)
+{
+	ssize_t n = getline(line, cap, f);
+	return n < 0 ? -1 : (long)n;
+}
+
+int iob_is_terminal(FILE *f)
+{
+	return isatty(fileno(f));
+}
+
 extern char **environ;
 
 int iob_run_quiet(char *const argv[])

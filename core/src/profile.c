@@ -8,6 +8,7 @@
  * any section, binary junk, and lines too long for it.
  */
 #include "iobench/profile.h"
+#include "iobench/os.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -545,7 +546,7 @@ static int prescan(const char *path, char ***sections, size_t *nsec, int *bom, c
 	FILE *f = fopen(path, "re");
 	char *line = NULL, cur[256] = "";
 	size_t cap = 0, lineno = 0;
-	ssize_t len;
+	long len;
 	int rc = 0, cont = 0;
 	struct kvlist seen = {0};
 
@@ -557,7 +558,7 @@ static int prescan(const char *path, char ***sections, size_t *nsec, int *bom, c
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
 		return -e;
 	}
-	while (rc == 0 && (len = getline(&line, &cap, f)) != -1) {
+	while (rc == 0 && (len = iob_getline(&line, &cap, f)) != -1) {
 		lineno++;
 		if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
 			memmove(line, line + 3, (size_t)len - 2); /* the terminating NUL too */
@@ -932,7 +933,7 @@ static int load_file(struct loadctx *ctx, const char *path, struct kvlist *globa
 	size_t nsec = 0;
 	int rc;
 
-	if (!realpath(path, real))
+	if (iob_real_path(path, real, sizeof real) != 0)
 		snprintf(real, sizeof real, "%s", path);
 	for (size_t i = 0; i < ctx->depth; i++)
 		if (strcmp(ctx->stack[i], real) == 0) {

@@ -85,6 +85,11 @@ int iob_fs_facts(const char *path, char *fstype, size_t fslen, uint64_t *block_s
 int iob_path_access(const char *path, int write);
 /* Identity of the file system holding path (st_dev). */
 int iob_path_device(const char *path, uint64_t *dev);
+/* One line of f into *line (grown as needed, with its newline); its length,
+ * or -1 at end of file or on error (getline). */
+long iob_getline(char **line, size_t *cap, FILE *f);
+/* Is f a terminal? */
+int iob_is_terminal(FILE *f);
 /* Run argv (looked up on PATH) with stdio on /dev/null; 0 when it exited 0. */
 int iob_run_quiet(char *const argv[]);
 /* Sleep ns nanoseconds; returns early once *stop is set (stop may be NULL). */
