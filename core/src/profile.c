@@ -1124,3 +1124,15 @@ int iob_profile_write(FILE *f, const struct iob_job *jobs, size_t njobs, const c
 	}
 	return ferror(f) ? -EIO : 0;
 }
+
+int iob_job_resolve_dir(struct iob_job *job, char *err, size_t errlen)
+{
+	char real[IOB_PATH_MAX];
+	int rc = iob_real_path(job->dir, real, sizeof real);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot resolve directory '%s': %s", job->dir, strerror(-rc));
+		return rc;
+	}
+	snprintf(job->dir, sizeof job->dir, "%s", real);
+	return 0;
+}

@@ -558,6 +558,36 @@ def case_interrupt(ctx):
     check_summary(p, "interrupted")
 
 
+def case_dump_profile(ctx):
+    """--dump-profile prints the one job bigread runs; iobench run on it, from
+    another directory, gives the same records as bigread itself."""
+    f = ctx.make_file("d.dat", 8 * MIB)
+    rc, prof, err = ctx.run([f, "1M", "--dump-profile"])
+    check(rc == 0 and "series = true" in prof and "phases = read" in prof, "dump: %d %r %r" % (rc, prof, err))
+    ini = ctx.path("d.ini")
+    with open(ini, "w") as fh:
+        fh.write(prof)
+    iobench = os.path.join(os.path.dirname(ctx.bin), "iobench")
+    p = subprocess.run([iobench, "run", ini, "--output", "json"], cwd="/", stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=50)
+    check(p.returncode == 0, "iobench run on the dump: %d %r" % (p.returncode, p.stderr))
+    via = json.loads(p.stdout)["records"]
+    rc, out, err = ctx.run([f, "1M", "-o", "json"])
+    check(rc == 0, "bigread json: %d %r" % (rc, err))
+    own = json.loads(out)["records"]
+    check([r["kind"] for r in via] == [r["kind"] for r in own], "kinds %r vs %r" % (via, own))
+    check([list(r.keys()) for r in via] == [list(r.keys()) for r in own], "keys differ")
+    for a, b in zip(via, own):
+        if a["kind"] == "block":
+            check((a["index"], a["offset_bytes"], a["bytes"]) == (b["index"], b["offset_bytes"], b["bytes"]),
+                  "block %r vs %r" % (a, b))
+        if a["kind"] == "phase":
+            check(a["bytes"] == b["bytes"] == 8 * MIB and a["blocks"] == b["blocks"] == 8, "phase %r vs %r" % (a, b))
+            check(a["file"] == b["file"] and a["series_clock"] == b["series_clock"] == "wall", "phase %r" % a)
+    rc, prof, err = ctx.run(["-", "1M", "--dump-profile"])
+    check(rc == 0 and "filename = -" in prof and "backend = stdio" in prof, "stdin dump: %r %r" % (prof, err))
+
+
 def case_help(ctx):
     rc, out, err = ctx.run(["--help"])
     check(rc == 0 and out.startswith("usage: bigread") and "bufsize=GIB" in out, "--help: %d %r" % (rc, err))

@@ -113,6 +113,8 @@ static int run_or_dump(const struct bigread_args *a, const struct iob_registry *
 	if (a->dump_profile) {
 		if (iob_suite_check(&suite, reg, err, sizeof err) != 0)
 			return iob_cli_fail(IOB_EXIT_USAGE, "%s", iob_error_without_job(err));
+		if (!is_stdin && iob_job_resolve_dir(&job, err, sizeof err) != 0)
+			return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
 		printf("; %s\n; The same read for 'iobench run FILE'.\n", source);
 		if (iob_profile_write(stdout, &job, 1, "bigread's one job") != 0 || fflush(stdout) != 0)
 			return iob_cli_fail(IOB_EXIT_FAIL, "writing the profile failed");

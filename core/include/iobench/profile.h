@@ -87,6 +87,9 @@ int iob_profile_load_string(const char *name, const char *text, struct iob_suite
 			    size_t errlen);
 void iob_suite_free(struct iob_suite *suite);
 
+/* Make job->dir absolute (symlinks resolved), so a dumped profile runs the
+ * same from any directory.  0, or -errno with a one-line reason. */
+int iob_job_resolve_dir(struct iob_job *job, char *err, size_t errlen);
 /* Apply one KEY = VALUE to a job (the same table profiles use).  No
  * cross-key checks: those are iob_job_validate's.  -ENOENT for an unknown
  * key, with the nearest known key (or `iobench keys`) in err. */
