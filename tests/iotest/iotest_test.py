@@ -591,6 +591,17 @@ def case_dump_profile(d):
     doc = json.load(open(os.path.join(d, "run.json")))
     got = [(x["job"], x["phase"], x["bytes"], x["status"]) for x in doc["records"]]
     check(got == [(n, n.split("-")[1], 2 * MB, "ok") for n in want], "iobench ran the same passes: %s" % got)
+    # one record schema: iotest's own records are iobench's phase records, the
+    # same base keys in the same order, with iotest's fields after them
+    own = json.loads(run(["-p", "013/0f4", "-t", "-s", "2", "x", "-a", "--format", "json"], d).out)
+    mine = [x for x in own["records"] if x["kind"] == "phase"]
+    check(len(mine) == len(doc["records"]), "iotest records: %r" % own["records"])
+    for a, b in zip(mine, doc["records"]):
+        base = list(b.keys())
+        check(list(a.keys())[:len(base)] == base and a["phase"] == b["phase"] and a["bytes"] == b["bytes"],
+              "iotest record %r vs iobench's %r" % (list(a.keys()), base))
+        check(all(k in a for k in ("direct", "os_read_bytes", "os_write_bytes", "ops_per_s", "pass", "stamp")),
+              "checkable fields: %r" % a)
     run(["-C", "-p", "013/0f4", "-s", "2", "x", "-er"], d)  # and wrote what iotest expects
     all_bytes(os.path.join(d, "x"), 0xf0, 2 * MB)
     # a random pass with a seed round-trips too
