@@ -332,14 +332,33 @@ static void human_layout_free(struct human_layout *lay)
 	memset(lay, 0, sizeof(*lay));
 }
 
-/* Kind, then each key, type and unit: equal signatures share a layout. */
+/* Field types this output knows.  A field of another type (one a later ABI
+ * adds) is skipped: the record is shown without it, as an older renderer
+ * cannot know how to print it. */
+static int human_known_type(const struct iob_field *f)
+{
+	return f->type <= IOB_T_LAT;
+}
+
+/* An absent value (a NULL string where other records of the kind carry a
+ * number): it keeps its key, and the block's layout. */
+static int human_is_absent(const struct iob_field *f)
+{
+	return f->type == IOB_T_STR && !f->v.s;
+}
+
+/* Kind, then each key and unit (and whether it is a latency or a type this
+ * output does not know): equal signatures share a layout.  A value's other
+ * types do not count, so records that measured a value and records where
+ * it is absent stay in one block. */
 static char *human_signature(const struct iob_record *rec)
 {
 	struct textbuf b = {0};
 	textbuf_str(&b, rec->kind ? rec->kind : "");
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct iob_field *f = &rec->fields[i];
-		textbuf_printf(&b, "\n%u/%u:", (unsigned)f->type, (unsigned)f->unit);
+		textbuf_printf(&b, "\n%c/%u:", f->type == IOB_T_LAT ? 'L' : human_known_type(f) ? 'v' : '?',
+			       (unsigned)f->unit);
 		textbuf_str(&b, f->key ? f->key : "");
 	}
 	if (b.oom) {
@@ -349,13 +368,6 @@ static char *human_signature(const struct iob_record *rec)
 	return b.data ? b.data : strdup("");
 }
 
-/* Field types this output knows.  A field of another type (one a later ABI
- * adds) is skipped: the record is shown without it, as an older renderer
- * cannot know how to print it. */
-static int human_known_type(const struct iob_field *f)
-{
-	return f->type <= IOB_T_LAT;
-}
 
 /* Decide where each field of a block goes, from the block's first record. */
 static int human_layout_make(struct human_state *st, const struct iob_record *rec, char *sig)
@@ -383,7 +395,9 @@ static int human_layout_make(struct human_state *st, const struct iob_record *re
 			lay->place[i] = HUMAN_LATLINE;
 			if (label_w > lay->latlabel_width)
 				lay->latlabel_width = label_w;
-		} else if (human_is_scaled(f) || (f->type == IOB_T_STR && value_w <= HUMAN_SHORT_STR)) {
+		} else if (human_is_scaled(f) || (human_is_absent(f) && f->unit != IOB_UNIT_NONE &&
+						   f->unit != IOB_UNIT_COUNT) ||
+			   (f->type == IOB_T_STR && !human_is_absent(f) && value_w <= HUMAN_SHORT_STR)) {
 			lay->place[i] = HUMAN_ROW;
 			lay->width[i] = label_w > value_w ? label_w : value_w;
 		} else {
