@@ -140,8 +140,11 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 	struct iob_output_spec spec;
 	char err[2048];
 	int rc;
-	if (iob_profile_load(profile, &suite, err, sizeof err) != 0)
-		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
+	if (iob_profile_load(profile, &suite, err, sizeof err) != 0) {
+		char shown[sizeof err * 4];
+		/* a section name or value may hold invalid UTF-8: shown as \xNN */
+		return iob_cli_fail(IOB_EXIT_USAGE, "%s", plugin_text(err, shown, sizeof shown));
+	}
 	if (dir)
 		for (size_t i = 0; i < suite.njobs; i++)
 			snprintf(suite.jobs[i].dir, sizeof suite.jobs[i].dir, "%s", dir);

@@ -568,6 +568,25 @@ void iob_run_record(struct iob_run *run, const struct iob_record *rec)
 		iob_outputs_record(run->out, rec);
 }
 
+/* Log lines while the outputs open: the first error is held, the rest
+ * printed as usual. */
+struct held_log {
+	char line[1200];  /* the held error line */
+	char reason[1200]; /* its text after "error: " */
+};
+
+static void hold_log(int level, const char *line, void *arg)
+{
+	struct held_log *h = arg;
+	const char *why = strstr(line, "error: ");
+	if (level != IOB_LOG_ERROR || h->reason[0] || !why) {
+		fprintf(stderr, "%s\n", line);
+		return;
+	}
+	snprintf(h->line, sizeof h->line, "%s", line);
+	snprintf(h->reason, sizeof h->reason, "%s", why + 7);
+}
+
 struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_run_opts *opts,
 			     const struct iob_suite *suite, int *code)
 {
@@ -589,11 +608,23 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	run->reg = reg;
 	run->opts = *opts;
 	run->stop = &iob_cli_stop;
-	if (iob_outputs_open(&run->out, reg, opts->outputs, err, sizeof err) != 0) {
+	/* an output that refuses its arguments says why through the log: that
+	 * reason goes into the one error line instead of a line of its own */
+	struct held_log held;
+	memset(&held, 0, sizeof held);
+	iob_log_set_hook(hold_log, &held);
+	int orc = iob_outputs_open(&run->out, reg, opts->outputs, err, sizeof err);
+	iob_log_set_hook(NULL, NULL);
+	if (orc != 0) {
 		free(run);
-		*code = iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
+		char *tail = held.reason[0] ? strrchr(err, ':') : NULL;
+		if (tail)
+			*tail = '\0';
+		*code = iob_cli_fail(IOB_EXIT_USAGE, "%s%s%s", err, tail ? ": " : "", tail ? held.reason : "");
 		return NULL;
 	}
+	if (held.reason[0])
+		fprintf(stderr, "%s\n", held.line);
 	iob_cli_trap_signals();
 	iob_hostname(run->host, sizeof run->host);
 	iob_time_iso8601(run->started, sizeof run->started);
@@ -891,7 +922,7 @@ static void cleanup_note(struct iob_run *run, const struct made *m, const char *
 static void remove_made_from(struct iob_run *run, size_t from, uint64_t *files, uint64_t *dirs)
 {
 	struct iob_pins *ps = run->pins;
-	for (size_t k = ps->nmade; ps && k-- > from;) {
+	for (size_t k = ps->nmade; k-- > from;) {
 		struct made *m = &ps->made[k];
 		int at = ps->pin[m->pin].fd;
 		struct iob_identity now;
