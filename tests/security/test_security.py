@@ -390,6 +390,65 @@ def case_io_profile_escapes(tmp):
     expect("\\x1b" in p.stdout + p.stderr, "the left-behind line does not show the escaped name")
 
 
+def case_device_swap_snooze(tmp):
+    """iotest's snooze between two passes: the file is swapped for a
+    character device node (as root) or a link to a file (anyone).  The second
+    pass opens what is there now and refuses it, exit 1, writing nothing."""
+    f = os.path.join(tmp, "f")
+    other = write(os.path.join(tmp, "other"), "keep me\n" * 512)
+    for kind in ("link", "device"):
+        if kind == "device" and os.geteuid() != 0:
+            print("skipped the device half: needs root to make a device node")
+            continue
+        before = snapshot(tmp)
+        p = subprocess.Popen([os.path.join(BIN, "iotest"), "-s", "1", "-p", "01", "-z", "3", f],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = p.stdout.readline()  # the first pass's line: its snooze has begun
+        os.kill(p.pid, signal.SIGSTOP)
+        expect(first, f"{kind}: no first pass line")
+        os.unlink(f)
+        if kind == "link":
+            os.symlink(other, f)
+        else:
+            os.mknod(f, 0o600 | 0o020000, os.makedev(1, 3))  # like /dev/null
+        os.kill(p.pid, signal.SIGCONT)
+        o, e = p.communicate(timeout=120)
+        want = "symbolic link" if kind == "link" else "character device"
+        expect(p.returncode == 1 and want in e, f"{kind}: {p.returncode} {e!r}")
+        with open(other) as fh:
+            expect(fh.read() == "keep me\n" * 512, f"{kind}: the other file changed")
+        os.unlink(f)
+        expect(snapshot(tmp) == {k: v for k, v in before.items() if k != "f"}, f"{kind}: something changed")
+
+
+def case_planted_target_link(tmp):
+    """A link planted where the data file goes (aimed at a root-only file) is
+    refused before anything is written, by iotest, iobench and io_profile."""
+    secret = write(os.path.join(tmp, "secret"), "root only\n" * 100)
+    os.chmod(secret, 0o600)
+    os.symlink(secret, os.path.join(tmp, "f"))
+    os.symlink(secret, os.path.join(tmp, "io_profile_file.out"))
+    before = snapshot(tmp)
+    p = run("iotest", "-s", "1", "-t", os.path.join(tmp, "f"))
+    expect(p.returncode == 2 and "symbolic link" in p.stderr, f"iotest: {p.returncode} {p.stderr!r}")
+    prof = write(os.path.join(tmp, "p.ini"), "[a]\nfilename = f\nsize = 4K\ntruncate = true\n")
+    before = snapshot(tmp)
+    for cmd in ("check", "run"):
+        p = run("iobench", cmd, prof, "--dir", tmp)
+        expect(p.returncode == 2 and "symbolic link" in p.stderr, f"iobench {cmd}: {p.returncode} {p.stderr!r}")
+    p = run("io_profile", "-d", tmp, "-s", "-l", "64K", "-M", "16K")
+    expect(p.returncode == 2 and "symbolic link" in p.stderr, f"io_profile: {p.returncode} {p.stderr!r}")
+    expect(snapshot(tmp) == before, "something changed")
+
+
+def case_empty_stdin(tmp):
+    """Empty standard input is bad input, not a measurement of 0 bytes."""
+    prof = write(os.path.join(tmp, "s.ini"), "[s]\nfilename = -\nphases = read\nblock_size = 64K\n")
+    p = run("iobench", "run", prof, "--output", "json", input="")
+    expect(p.returncode == 2 and "gave no data" in p.stderr and len(p.stderr.splitlines()) == 1,
+           f"{p.returncode} {p.stderr!r}")
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
