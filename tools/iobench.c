@@ -140,22 +140,32 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 	struct iob_output_spec spec;
 	char err[2048];
 	int rc;
-	if (iob_profile_load(profile, &suite, err, sizeof err) != 0)
-		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
+	if (iob_profile_load(profile, &suite, err, sizeof err) != 0) {
+		char shown[sizeof err * 4];
+		/* a section name or value may hold invalid UTF-8: shown as \xNN */
+		return iob_cli_fail(IOB_EXIT_USAGE, "%s", plugin_text(err, shown, sizeof shown));
+	}
 	if (dir)
 		for (size_t i = 0; i < suite.njobs; i++)
 			snprintf(suite.jobs[i].dir, sizeof suite.jobs[i].dir, "%s", dir);
 	if (iob_output_spec_parse(outspec, reg, &spec, err, sizeof err) != 0) {
 		rc = iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
-	} else if (strcmp(cmd, "check") == 0) {
-		if (iob_suite_check(&suite, reg, err, sizeof err) != 0)
+	} else {
+		/* the profile and its includes are never written: not as data, not as output */
+		struct iob_run_opts ro = {.tool = "iobench",
+					  .source = profile,
+					  .outputs = &spec,
+					  .source_in_errors = 1,
+					  .protect = (const char *const *)suite.sources,
+					  .nprotect = suite.nsources};
+		if (strcmp(cmd, "run") == 0)
+			rc = iob_run_main(reg, &ro, &suite);
+		else if (iob_run_check(reg, &ro, &suite, err, sizeof err) != 0)
 			rc = iob_cli_fail(IOB_EXIT_USAGE, "%s: %s", profile, err);
 		else
-			rc = printf("%s: %zu job(s) OK\n", profile, suite.njobs) < 0 ? IOB_EXIT_FAIL : IOB_EXIT_OK;
-	} else {
-		struct iob_run_opts ro = {
-			.tool = "iobench", .source = profile, .outputs = &spec, .source_in_errors = 1};
-		rc = iob_run_main(reg, &ro, &suite);
+			rc = printf("%s: %zu job(s) OK\n", profile, suite.njobs) < 0 || fflush(stdout) != 0
+				 ? IOB_EXIT_FAIL
+				 : IOB_EXIT_OK;
 	}
 	iob_suite_free(&suite);
 	return rc;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "iobench/os.h"
+#include "iobench/runner.h"
 
 int iob_ledger_init(struct iob_ledger *l, const struct iob_job *job)
 {
@@ -39,30 +40,13 @@ void iob_ledger_count(struct iob_ledger *l, uint64_t size)
 	}
 }
 
-void iob_ledger_remove(struct iob_ledger *l, struct iob_notes *notes)
+void iob_ledger_remove(struct iob_ledger *l, struct iob_run *run)
 {
-	for (size_t i = 0; i < l->fl.n; i++) {
-		if (!l->made_file[i]) {
-			l->kept_files++;
-			continue;
-		}
-		if (iob_path_kind(l->fl.paths[i], 0) != IOB_PATH_REGULAR)
-			continue;
-		int rc = iob_remove_file(l->fl.paths[i]);
-		if (rc == 0)
-			l->removed_files++;
-		else
-			iob_notes_add(notes, "could not remove %s: %s", l->fl.paths[i], strerror(-rc));
-	}
-	for (size_t i = l->fl.ndirs; i-- > 0;) {
-		if (!l->made_dir[i] || iob_path_kind(l->fl.dirs[i], 0) != IOB_PATH_DIRECTORY)
-			continue;
-		int rc = iob_remove_dir(l->fl.dirs[i]);
-		if (rc == 0)
-			l->removed_dirs++;
-		else
-			iob_notes_add(notes, "kept directory %s: %s", l->fl.dirs[i], strerror(-rc));
-	}
+	for (size_t i = 0; i < l->fl.n; i++)
+		l->kept_files += !l->made_file[i];
+	/* only what the run itself created, as it created it, through the
+	 * directories it held open: never a path looked up again now */
+	iob_run_remove_made(run, &l->removed_files, &l->removed_dirs);
 }
 
 void iob_ledger_free(struct iob_ledger *l)

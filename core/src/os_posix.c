@@ -395,6 +395,90 @@ void iob_sleep_ns(uint64_t ns, volatile sig_atomic_t *stop)
 			break;
 }
 
+/* ---- directories held open (runner.c, ledger.c): decide on what was opened */
+
+static enum iob_path_kind kind_of_mode(mode_t m);
+
+static int at_fd(int at)
+{
+	return at == IOB_AT_CWD ? AT_FDCWD : at;
+}
+
+static void fill_identity(const struct stat *st, struct iob_identity *id)
+{
+	if (!id)
+		return;
+	id->dev = (uint64_t)st->st_dev;
+	id->ino = (uint64_t)st->st_ino;
+	id->kind = S_ISLNK(st->st_mode) ? IOB_PATH_SYMLINK : kind_of_mode(st->st_mode);
+	id->uid = (uint32_t)st->st_uid;
+}
+
+int iob_dir_open_at(int at, const char *name, int follow, struct iob_identity *id)
+{
+	int fd = openat(at_fd(at), name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0) {
+		int e = errno;
+		struct stat st;
+		/* O_NOFOLLOW on a link gives ELOOP, or ENOTDIR with O_DIRECTORY */
+		if (!follow && fstatat(at_fd(at), name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			return -ELOOP;
+		return -e;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	fill_identity(&st, id);
+	return fd;
+}
+
+int iob_mkdir_at(int at, const char *name)
+{
+	return mkdirat(at_fd(at), name, 0755) == 0 ? 0 : -errno;
+}
+
+int iob_stat_at(int at, const char *name, struct iob_identity *id)
+{
+	struct stat st;
+	if (fstatat(at_fd(at), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return -errno;
+	fill_identity(&st, id);
+	return 0;
+}
+
+int iob_remove_at(int at, const char *name, int dir)
+{
+	return unlinkat(at_fd(at), name, dir ? AT_REMOVEDIR : 0) == 0 ? 0 : -errno;
+}
+
+int iob_path_of_fd(int fd, const char *name, char *out, size_t outlen)
+{
+#if defined(__linux__)
+	char probe[64];
+	struct stat a, b;
+	snprintf(probe, sizeof probe, "/proc/self/fd/%d", fd);
+	/* the magic link must lead to the very directory held open */
+	if (stat(probe, &a) != 0 || fstat(fd, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return -ENOTSUP;
+	int n = snprintf(out, outlen, "%s/%s", probe, name);
+	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
+#else
+	(void)fd;
+	(void)name;
+	(void)out;
+	(void)outlen;
+	return -ENOTSUP;
+#endif
+}
+
+uint32_t iob_euid(void)
+{
+	return (uint32_t)geteuid();
+}
+
 void *iob_dl_open(const char *path, char *err, size_t errlen)
 {
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -954,6 +954,11 @@ static int load_file(struct loadctx *ctx, const char *path, struct kvlist *globa
 		goto out;
 	}
 	ctx->stack[ctx->depth++] = real;
+	char **src = realloc(ctx->suite->sources, (ctx->suite->nsources + 1) * sizeof *src);
+	if (src && (src[ctx->suite->nsources] = strdup(real)) != NULL)
+		ctx->suite->nsources++;
+	if (src)
+		ctx->suite->sources = src;
 
 	/* [global]: includes first, then this file's own keys on top */
 	struct kvlist mine = {0};
@@ -1058,6 +1063,9 @@ int iob_profile_load_string(const char *name, const char *text, struct iob_suite
 
 void iob_suite_free(struct iob_suite *suite)
 {
+	for (size_t i = 0; i < suite->nsources; i++)
+		free(suite->sources[i]);
+	free(suite->sources);
 	free(suite->jobs);
 	memset(suite, 0, sizeof *suite);
 }

@@ -65,6 +65,19 @@ ROWS = [
     ("iobench", ["explode"], None, None, "unknown command 'explode'", 2),
     ("iobench", ["run", "{p}", "--frobnicate"], "[a]\n", None, "unknown option '--frobnicate'", 2),
     ("iobench", ["run", "{p}", "--dir", "{d}/new\nline"], "[a]\nphases = read\n", None, "new\\x0aline", 2),
+    # --- issue 15: refused before anything is created ---
+    ("iobench", ["run", "{p}"], "[a]\ndir = ..\nfilename = p.ini\nsize = 1M\n", None, "reads as its profile", 2),
+    ("iobench", ["check", "{p}"], "[a]\ndir = ..\nfilename = p.ini\nsize = 1M\n", None, "reads as its profile", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}", "--output", "json={p}"], "[a]\nsize = 1M\n", None,
+     "which this run reads or writes", 2),
+    ("iobench", ["check", "{p}", "--dir", "{d}", "--output", "json={d}/victim"], "[a]\nfilename = victim\n", None,
+     "which this run reads or writes", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}", "--output", "json:bogus"], "[a]\nsize = 1M\n", None,
+     "takes no arguments", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nfilename = " + "n" * 300 + "\n", None,
+     "over the limit of 255 bytes for one file name; use a shorter filename", 2),
+    ("iobench", ["check", "{p}", "--dir", "{d}/" + "d" * 256], "[a]\n", None, "use a shorter dir", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}"], "[a\udcff]\nsize = 1M\n", None, "'a\\xff'", 2),
     # --- iotest ---
     ("iotest", ["-s", "0", "{d}/new"], None, None, "size '0'", 2),
     ("iotest", ["-s", "-5", "{d}/new"], None, None, "size '-5' is negative", 2),
@@ -90,6 +103,9 @@ ROWS = [
     ("iotest", ["-s", "1", "-i"], None, None, "needs a value", 2),
     ("iotest", ["-s", "1", "--seed", "x", "{d}/new"], None, None, "seed", 2),
     ("iotest", ["-s", "1", "-r", "{d}/new\nline/f"], None, None, "new\\x0aline", 2),
+    ("iotest", ["-e", "-s", "1", "--format", "iotest,json={d}/victim", "{d}/victim"], None, None,
+     "which this run reads or writes", 2),
+    ("iotest", ["-s", "1", "{d}/" + "n" * 300], None, None, "over the limit of 255 bytes", 2),
     # --- io_profile ---
     ("io_profile", ["-d", "{d}", "-m", "100", "-M", "10"], None, None, "-m 100 is above -M 10", 2),
     ("io_profile", ["-d", "{d}", "-n", "0"], None, None, "-n 0", 2),
@@ -105,6 +121,7 @@ ROWS = [
     ("io_profile", ["-d", "{d}", "--backend", "nosuch"], None, None, "backend 'nosuch' is not loaded", 2),
     ("io_profile", ["-d", "{d}", "-o", "xml"], None, None, "unknown output 'xml'", 2),
     ("io_profile", ["-d", "{d}", "-l", "99999999999999999999"], None, None, "too large", 2),
+    ("io_profile", ["-d", "{d}", "-s", "-o", "csv={d}/io_profile_file.out"], None, None, "which this run reads or writes", 2),
 ]
 
 BIGREAD_ROWS = [

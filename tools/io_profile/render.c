@@ -34,6 +34,7 @@
 
 #include "io_profile.h"
 #include "iobench/plugin.h"
+#include "iobench/units.h"
 
 #define IOPR_CSV_HEADER "I/O size [bytes], operations, time [s], throughput [bytes/s], I/O rate [1/s]\n"
 
@@ -129,9 +130,13 @@ static void parameter_block(struct iopr *st, const struct iob_record *r)
 			 fu64(r, "tree_levels"), fu64(r, "tree_files"));
 	else
 		snprintf(mode, sizeof mode, "Single file, %s", fstr(r, "filename"));
+	/* names are escaped: a newline or a control byte in one never forges a
+	 * line or reaches the terminal raw */
+	char host[1100], dir[IOB_PATH_MAX + 512], qmode[IOB_PATH_MAX + 512], method[1100];
 	iopr_printf(st, "IO profile test parameters\n--------------------------\n");
-	iopr_printf(st, "Date: %s\nLocation: %s:%s\nFile mode: %s\nSynch mode: %s\n", st->date, st->host,
-		    fstr(r, "dir"), mode, fstr(r, "io_method"));
+	iopr_printf(st, "Date: %s\nLocation: %s:%s\nFile mode: %s\nSynch mode: %s\n", st->date,
+		    iob_quote(st->host, host, sizeof host), iob_quote(fstr(r, "dir"), dir, sizeof dir),
+		    iob_quote(mode, qmode, sizeof qmode), iob_quote(fstr(r, "io_method"), method, sizeof method));
 	iopr_printf(st, "File size: %" PRIu64 " bytes\n", fu64(r, "file_size_bytes"));
 	iopr_printf(st, "Reads (Writes) from %" PRIu64 " to %" PRIu64 " bytes\n",
 		    fu64(r, "io_size_min_bytes"), fu64(r, "io_size_max_bytes"));
@@ -178,7 +183,8 @@ void iop_files_line(const struct iob_record *r, char *buf, size_t len)
 	uint64_t rf = fu64(r, "removed_files"), rd = fu64(r, "removed_dirs"),
 		 kept = fu64(r, "kept_existing_files");
 	int tree = strcmp(fstr(r, "layout"), "tree") == 0;
-	const char *path = fstr(r, "path");
+	char shown[IOB_PATH_MAX + 512];
+	const char *path = iob_quote(fstr(r, "path"), shown, sizeof shown); /* one line, whatever it holds */
 	if (!fbool(r, "removed") && !fbool(r, "complete")) {
 		/* the run stopped while creating them: never shown as whole files */
 		if (tree)

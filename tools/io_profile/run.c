@@ -160,7 +160,7 @@ int iop_run(const struct iop_opts *o, const struct iop_plan *p, const struct iob
 	int created = p->use[IOP_JOB_CREATE] && (status == 0 || run->suite_job > 0);
 	iob_ledger_count(&m, p->job[IOP_JOB_READ].size);
 	if (o->remove)
-		iob_ledger_remove(&m, &run->notes);
+		iob_ledger_remove(&m, run);
 	char line[IOB_PATH_MAX + 512] = "";
 	if (p->use[IOP_JOB_CREATE] && (m.present || m.removed_dirs)) {
 		rec_files(r.rb, o, p, &m, created && m.short_files == 0);

@@ -11,6 +11,8 @@
 #include "iobench/job.h"
 #include "iobench/result.h"
 
+struct iob_run;
+
 struct iob_ledger {
 	struct iob_filelist fl;
 	int *made_file, *made_dir;
@@ -24,9 +26,11 @@ struct iob_ledger {
 int iob_ledger_init(struct iob_ledger *l, const struct iob_job *job);
 /* Count the job's files that are there now (size is the full size). */
 void iob_ledger_count(struct iob_ledger *l, uint64_t size);
-/* Remove the files and directories that did not exist at init; a failure
- * becomes a note. */
-void iob_ledger_remove(struct iob_ledger *l, struct iob_notes *notes);
+/* Remove what `run` created (iob_run_remove_made: only through the
+ * directories the run held open, and only entries that are still what it
+ * created; anything else is kept and becomes a note), counting it; files
+ * that existed at init are counted as kept. */
+void iob_ledger_remove(struct iob_ledger *l, struct iob_run *run);
 void iob_ledger_free(struct iob_ledger *l);
 
 #endif

@@ -95,6 +95,36 @@ int iob_run_quiet(char *const argv[]);
 /* Sleep ns nanoseconds; returns early once *stop is set (stop may be NULL). */
 void iob_sleep_ns(uint64_t ns, volatile sig_atomic_t *stop);
 
+/* Directories held open, so that a path swapped mid-run changes nothing:
+ * runner.c opens a job's directory chain once and works relative to it. */
+#define IOB_AT_CWD (-100) /* `at` meaning the current directory */
+struct iob_identity {
+	uint64_t dev, ino;
+	enum iob_path_kind kind; /* IOB_PATH_SYMLINK for a link itself */
+	uint32_t uid;		 /* owner */
+};
+/* Open directory `name` relative to the directory open on `at` (IOB_AT_CWD:
+ * the current directory; an absolute name ignores at), following a final
+ * symlink only when follow != 0.  Returns the descriptor (close-on-exec),
+ * with what was opened in *id (may be NULL), or -errno: -ELOOP when name is
+ * a symlink that was not followed, -ENOTDIR when it is not a directory. */
+int iob_dir_open_at(int at, const char *name, int follow, struct iob_identity *id);
+/* Create directory `name` (one level) in the directory open on `at`; -EEXIST
+ * when anything is there already. */
+int iob_mkdir_at(int at, const char *name);
+/* What `name` in the directory open on `at` is, without following a link. */
+int iob_stat_at(int at, const char *name, struct iob_identity *id);
+/* Remove the entry `name` of the directory open on `at` (unlinkat: a link
+ * is removed itself, never followed); dir != 0 removes an empty directory. */
+int iob_remove_at(int at, const char *name, int dir);
+/* A path that reaches `name` inside the directory open on fd whatever later
+ * happens to the directory's own path ("/proc/self/fd/N/name"), so code that
+ * opens by path opens relative to what was checked.  -ENOTSUP where the OS
+ * has no such path (then only the path remains: see docs/security.md). */
+int iob_path_of_fd(int fd, const char *name, char *out, size_t outlen);
+/* The effective user id. */
+uint32_t iob_euid(void);
+
 /* Dynamic loading. *//* Dynamic loading. */
 void *iob_dl_open(const char *path, char *err, size_t errlen);
 void *iob_dl_sym(void *handle, const char *name);

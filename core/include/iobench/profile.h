@@ -78,6 +78,11 @@ int iob_keys_print(FILE *f, int markdown);
 struct iob_suite {
 	size_t njobs;
 	struct iob_job *jobs; /* njobs entries, heap */
+	/* the profile and every file it includes, as read (resolved paths,
+	 * heap; none for a suite a tool built): a run must never write them
+	 * (iob_run_opts.protect) */
+	size_t nsources;
+	char **sources;
 };
 
 int iob_profile_load(const char *path, struct iob_suite *suite, char *err, size_t errlen);

@@ -64,7 +64,15 @@ struct iob_run_opts {
 	/* A refusal of the suite's checks starts with "<source>: " (a profile's
 	 * path). */
 	int source_in_errors;
+	/* Files the run must never write: the profile and its includes
+	 * (struct iob_suite's sources).  A job whose data file is one of them,
+	 * or an output on one of them, is refused by iob_run_check.  May be
+	 * NULL. */
+	const char *const *protect;
+	size_t nprotect;
 };
+
+struct iob_pins;
 
 struct iob_run {
 	const struct iob_registry *reg;
@@ -87,9 +95,11 @@ struct iob_run {
 	struct iob_run_info info;
 	struct iob_recbuf rb;
 	char error[2048];		/* the first failure, one line */
+	/* directories the run holds open, and what it made in them */
+	struct iob_pins *pins;
 };
 
-/* Check the whole suite (iob_suite_check: nothing is created before), then
+/* Check the whole suite (iob_run_check: nothing is created before), then
  * open the outputs, trap stop signals and hand the run facts to the outputs.
  * On failure, print the error line and return NULL with *code the exit code
  * (2 for bad input). */
@@ -115,14 +125,36 @@ int iob_run_finish(struct iob_run *run, int status);
 
 /* Every check that can be made without touching a file: each job is valid,
  * its backend is loaded and can do the phases asked and accepts its
- * options, its directory exists, its targets are plain files (devices only
- * with allow_devices, symlinks only with follow_symlinks), readable or
+ * options, its directory exists (a symlinked one only when the link is
+ * owned by root or the user, or with follow_symlinks), its targets and tree
+ * directories are plain files and directories (devices only with
+ * allow_devices, symlinks only with follow_symlinks), no name is over the
+ * file system's limits, direct I/O sizes fit the target file system's
+ * alignment (backends with IOB_CAP_DIRECT), readable or
  * writable as the job needs, a read-only job's files exist and are not
  * empty (unless an earlier job of the suite writes them), and the file
  * system has room for everything the whole suite writes.  One-line reason
  * in err; every failure here is bad input (exit 2). */
 int iob_suite_check(const struct iob_suite *suite, const struct iob_registry *reg, char *err, size_t errlen);
 int iob_job_check(const struct iob_job *job, const struct iob_registry *reg, char *err, size_t errlen);
+
+/* iob_suite_check, then what needs the run's options: no job's data file is
+ * one of opts->protect (`filename = self.ini`), and no output overlaps a
+ * job's data file, a protected file or another output
+ * (iob_output_spec_check_paths).  Touches no file; 0 or -errno with a
+ * one-line reason (bad input, exit 2).  iob_run_open and `iobench check`
+ * call it. */
+int iob_run_check(const struct iob_registry *reg, const struct iob_run_opts *opts, const struct iob_suite *suite,
+		  char *err, size_t errlen);
+
+/* Remove everything the run created and has not removed yet (files, then
+ * directories, deepest first), working only through the directories it holds
+ * open (unlinkat): an entry that is no longer what the run created (replaced,
+ * or turned into a link, during the run) is kept and noted, and nothing
+ * outside those directories is ever reached.  Counts what was removed.  For
+ * tools that keep the files through the jobs and clean up at the end
+ * (io_profile --remove, through iob_ledger_remove). */
+void iob_run_remove_made(struct iob_run *run, uint64_t *files, uint64_t *dirs);
 
 /* Check, open outputs, run the suite, finish: the whole life of a plain
  * run.  Returns the exit code. */

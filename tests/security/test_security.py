@@ -1,0 +1,478 @@
+#!/usr/bin/env python3
+"""Security and reliability cases of issue 15, one per cause, run as whoever
+runs ctest (root in CI) and, where it matters, as an unprivileged user too
+(setpriv to 'nobody'; skipped with the reason when not root).
+
+  python3 test_security.py --bin DIR --work DIR CASE
+
+Exit 0 pass, 1 fail, 77 skip.  Race cases are bounded loops: the assertion
+is about what must never happen (a file outside the run's directory changed
+or removed), never about timing."""
+import argparse
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SKIP = 77
+BIN = ""
+FAILS = []
+
+
+def expect(cond, what):
+    if not cond:
+        FAILS.append(str(what)[:600])
+
+
+def run(tool, *args, user=None, cwd=None, env=None, input=None, timeout=120):
+    argv = [os.path.join(BIN, tool), *args]
+    if user is not None:
+        argv = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", *argv]
+    e = dict(os.environ)
+    e.pop("IOBENCH_PLUGIN_PATH", None)
+    e.update(env or {})
+    return subprocess.run(argv, capture_output=True, text=True, errors="replace", cwd=cwd, env=e, input=input,
+                          timeout=timeout)
+
+
+def write(path, text, mode="w"):
+    with open(path, mode) as f:
+        f.write(text)
+    return path
+
+
+def snapshot(top):
+    """Every entry under top: kind, size, mtime and the first bytes."""
+    out = {}
+    for root, dirs, files in os.walk(top):
+        for n in dirs + files:
+            p = os.path.join(root, n)
+            st = os.lstat(p)
+            head = b""
+            if os.path.isfile(p) and not os.path.islink(p):
+                with open(p, "rb") as f:
+                    head = f.read(64)
+            out[os.path.relpath(p, top)] = (st.st_mode, st.st_size, st.st_mtime_ns, head)
+    return out
+
+
+def nobody():
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return None
+    try:
+        return pwd.getpwnam("nobody")
+    except KeyError:
+        return None
+
+
+def chown_tree(top, user):
+    for root, dirs, files in os.walk(top):
+        for n in dirs + files:
+            os.lchown(os.path.join(root, n), user.pw_uid, user.pw_gid)
+    os.chown(top, user.pw_uid, user.pw_gid)
+
+
+def make_victims(out, levels=2, files=2):
+    """A tree shaped like io_profile's, full of data that must not change."""
+    p = out
+    for lvl in range(levels):
+        if lvl:
+            p = os.path.join(p, f"dir{lvl}")
+        os.makedirs(p, exist_ok=True)
+        for f in range(files):
+            write(os.path.join(p, f"file{f}"), b"precious" * 8192, "wb")
+
+
+IOP_ARGS = ["--levels", "2", "--files", "2", "-l", "64K", "-m", "4K", "-M", "16K", "-n", "200", "--warmup",
+            "10", "--remove", "-q"]
+
+
+def race_io_profile(tmp, user, rounds):
+    """Swap dir0 for a symlink to a victim tree, back and forth, while
+    io_profile creates, sweeps and removes.  Nothing outside -d may change."""
+    d = os.path.join(tmp, "d")
+    out = os.path.join(tmp, "outside")
+    make_victims(out)
+    if user:
+        chown_tree(out, user)  # the victim is the user's own: only the path aims it
+        os.chmod(tmp, 0o755)
+    before = snapshot(out)
+    hit = {"swaps": 0}
+    codes = {}
+    for i in range(rounds):
+        shutil.rmtree(d, ignore_errors=True)
+        os.mkdir(d)
+        if user:
+            os.chown(d, user.pw_uid, user.pw_gid)
+        stop = threading.Event()
+
+        def swapper():
+            while not stop.is_set():
+                try:
+                    os.rename(os.path.join(d, "dir0"), os.path.join(d, "dir0.real"))
+                except OSError:
+                    time.sleep(0.0005)
+                    continue
+                try:
+                    os.symlink(out, os.path.join(d, "dir0"))
+                    hit["swaps"] += 1
+                    time.sleep(0.002)
+                    os.unlink(os.path.join(d, "dir0"))
+                finally:
+                    os.rename(os.path.join(d, "dir0.real"), os.path.join(d, "dir0"))
+                time.sleep(0.001)
+
+        t = threading.Thread(target=swapper)
+        t.start()
+        try:
+            p = run("io_profile", "-d", d, *IOP_ARGS, user=user)
+        finally:
+            stop.set()
+            t.join()
+        codes[p.returncode] = codes.get(p.returncode, 0) + 1
+        expect(p.returncode in (0, 1, 2), f"round {i}: exit {p.returncode}: {p.stderr[-300:]}")
+        now = snapshot(out)
+        if now != before:
+            changed = sorted(k for k in set(now) | set(before) if now.get(k) != before.get(k))
+            expect(False, f"round {i}: files outside -d changed or went: {changed}")
+            break
+    print(f"{rounds} rounds, {hit['swaps']} swaps, exit codes {codes}")
+
+
+def case_race_io_profile_root(tmp):
+    race_io_profile(tmp, None, 100)
+
+
+def case_race_io_profile_user(tmp):
+    u = nobody()
+    if not u:
+        print("skipped: needs root and setpriv to run as 'nobody'")
+        return SKIP
+    race_io_profile(tmp, u, 50)
+
+
+def wait_for(path, proc, limit=60.0):
+    t0 = time.monotonic()
+    while not os.path.exists(path):
+        if proc.poll() is not None or time.monotonic() - t0 > limit:
+            return False
+        time.sleep(0.002)
+    return True
+
+
+def case_swap_then_remove(tmp):
+    """Stop io_profile once its tree exists, swap dir0 for a link to a victim
+    tree, let it go on and stop it: the sweeps and --remove work on the
+    directory that was opened; the link and the victim stay."""
+    d = os.path.join(tmp, "d")
+    out = os.path.join(tmp, "outside")
+    os.mkdir(d)
+    make_victims(out)
+    before = snapshot(out)
+    argv = [os.path.join(BIN, "io_profile"), "-d", d, "--levels", "2", "--files", "2", "-l", "64K", "-m", "4K",
+            "-M", "16K", "-n", "2000000", "--warmup", "0", "--remove", "-q"]
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if not wait_for(os.path.join(d, "dir0", "dir1", "file1"), p):
+        p.kill()
+        p.communicate()
+        expect(False, "io_profile never made its tree")
+        return
+    os.kill(p.pid, signal.SIGSTOP)
+    os.rename(os.path.join(d, "dir0"), os.path.join(d, "moved"))
+    os.symlink(out, os.path.join(d, "dir0"))
+    os.kill(p.pid, signal.SIGCONT)
+    time.sleep(0.05)
+    p.send_signal(signal.SIGTERM)
+    o, e = p.communicate(timeout=120)
+    expect(snapshot(out) == before, "the victim tree changed")
+    expect(os.path.islink(os.path.join(d, "dir0")), "the planted link was removed")
+    expect("no longer what this run created" in e, f"no note about the replaced directory: {e!r}")
+    # what the run made in the directory it held is gone: only the emptied directory stays
+    left = sorted(os.listdir(os.path.join(d, "moved")))
+    expect(left == [], f"files the run made were left: {left}")
+
+
+def case_cleanup_swap_iobench(tmp):
+    """iobench's own cleanup (keep_files = false) after the tree's directory
+    was swapped for a link: the victim stays, the link stays."""
+    d = os.path.join(tmp, "d")
+    out = os.path.join(tmp, "outside")
+    os.mkdir(d)
+    make_victims(out, levels=1, files=2)
+    before = snapshot(out)
+    prof = write(os.path.join(tmp, "t.ini"),
+                 "[t]\nlayout = tree\ntree_levels = 1\ntree_files = 2\nsize = 64K\nblock_size = 4K\n"
+                 "access = rand\nops = 200000000\nphases = write,read\nfsync = false\n")
+    p = subprocess.Popen([os.path.join(BIN, "iobench"), "run", prof, "--dir", d], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    if not wait_for(os.path.join(d, "dir0", "file1"), p):
+        p.kill()
+        p.communicate()
+        expect(False, "iobench never made its tree")
+        return
+    os.kill(p.pid, signal.SIGSTOP)
+    os.rename(os.path.join(d, "dir0"), os.path.join(d, "moved"))
+    os.symlink(out, os.path.join(d, "dir0"))
+    os.kill(p.pid, signal.SIGCONT)
+    time.sleep(0.05)
+    p.send_signal(signal.SIGTERM)
+    o, e = p.communicate(timeout=120)
+    expect(p.returncode == 143, f"exit {p.returncode}: {e[-300:]}")
+    expect(snapshot(out) == before, "the victim tree changed")
+    expect(os.path.islink(os.path.join(d, "dir0")), "the planted link was removed")
+    expect(sorted(os.listdir(os.path.join(d, "moved"))) == [], "files the job made were left")
+
+
+def case_planted_tree_link(tmp):
+    """A dir0 that is already a symlink is refused before anything runs, by
+    io_profile and by iobench (and by `iobench check`)."""
+    d = os.path.join(tmp, "d")
+    out = os.path.join(tmp, "outside")
+    os.mkdir(d)
+    make_victims(out)
+    os.symlink(out, os.path.join(d, "dir0"))
+    before, dbefore = snapshot(out), snapshot(d)
+    p = run("io_profile", "-d", d, *IOP_ARGS)
+    expect(p.returncode == 2 and "symbolic link" in p.stderr, f"io_profile: {p.returncode} {p.stderr!r}")
+    prof = write(os.path.join(tmp, "t.ini"), "[t]\nlayout = tree\ntree_levels = 2\ntree_files = 2\nsize = 64K\n")
+    for cmd in ("check", "run"):
+        p = run("iobench", cmd, prof, "--dir", d)
+        expect(p.returncode == 2 and "symbolic link" in p.stderr, f"iobench {cmd}: {p.returncode} {p.stderr!r}")
+    expect(snapshot(out) == before and snapshot(d) == dbefore, "something changed")
+
+
+def case_job_dir_link_owner(tmp):
+    """A symlinked dir is followed when root or the user owns the link, and
+    refused when another user planted it (unless follow_symlinks)."""
+    real = os.path.join(tmp, "real")
+    os.mkdir(real)
+    link = os.path.join(tmp, "link")
+    os.symlink(real, link)
+    prof = write(os.path.join(tmp, "p.ini"), "[a]\nsize = 64K\n")
+    p = run("iobench", "check", prof, "--dir", link)
+    expect(p.returncode == 0, f"own link refused: {p.stderr!r}")
+    u = nobody()
+    if not u:
+        print("skipped the planted-link half: needs root to own a link as 'nobody'")
+        return
+    os.lchown(link, u.pw_uid, u.pw_gid)
+    p = run("iobench", "check", prof, "--dir", link)
+    expect(p.returncode == 2 and "owned by another user" in p.stderr, f"{p.returncode} {p.stderr!r}")
+    p = run("iobench", "run", prof, "--dir", link)
+    expect(p.returncode == 2 and os.listdir(real) == [], f"{p.returncode} {p.stderr!r} {os.listdir(real)}")
+    write(prof, "[a]\nsize = 64K\nfollow_symlinks = true\n")
+    p = run("iobench", "check", prof, "--dir", link)
+    expect(p.returncode == 0, f"follow_symlinks did not allow it: {p.stderr!r}")
+
+
+def case_profile_is_data(tmp):
+    """A job whose data file is its own profile or an include is refused by
+    run and by check; the files are untouched."""
+    write(os.path.join(tmp, "inc.ini"), "[global]\nsize = 64K\n")
+    for target in ("self.ini", "inc.ini"):
+        prof = write(os.path.join(tmp, "self.ini"),
+                     f"[global]\ninclude = inc.ini\n[a]\ndir = {tmp}\nfilename = {target}\n")
+        before = snapshot(tmp)
+        for cmd in ("check", "run"):
+            p = run("iobench", cmd, prof)
+            expect(p.returncode == 2 and "reads as its profile" in p.stderr and len(p.stderr.splitlines()) == 1,
+                   f"{cmd} {target}: {p.returncode} {p.stderr!r}")
+        expect(snapshot(tmp) == before, f"{target}: something changed")
+
+
+def case_output_overlaps(tmp):
+    """An output on the data file, on the profile or an include, or two on
+    one file: refused before anything is written (exit 2)."""
+    data = write(os.path.join(tmp, "f"), "data" * 1024)
+    before = snapshot(tmp)
+    p = run("iotest", "-e", "-s", "1", "--format", f"iotest,json={data}", data)
+    expect(p.returncode == 2 and "which this run reads or writes" in p.stderr, f"iotest: {p.returncode} {p.stderr!r}")
+    os.unlink(data)
+    p = run("iotest", "-e", "-s", "1", "--format", "iotest,json=f", "f", cwd=tmp)
+    expect(p.returncode == 2 and not os.path.exists(data), f"iotest new: {p.returncode} {p.stderr!r}")
+    write(data, "data" * 1024)
+    write(os.path.join(tmp, "inc.ini"), "[global]\nsize = 64K\n")
+    prof = write(os.path.join(tmp, "p.ini"), "[global]\ninclude = inc.ini\n[a]\nfilename = f\n")
+    before = snapshot(tmp)
+    for out in ("json=p.ini", "csv=inc.ini", "json=f", "json=x,csv=x"):
+        for cmd in ("check", "run"):
+            p = run("iobench", cmd, "p.ini", "--dir", tmp, "--output", out, cwd=tmp)
+            expect(p.returncode == 2 and len(p.stderr.splitlines()) == 1, f"{cmd} {out}: {p.returncode} {p.stderr!r}")
+    p = run("io_profile", "-d", tmp, "-s", "-l", "64K", "-M", "16K", "-o", f"csv={tmp}/io_profile_file.out")
+    expect(p.returncode == 2, f"io_profile: {p.returncode} {p.stderr!r}")
+    expect(snapshot(tmp) == before, "something changed")
+
+
+def direct_ok(tmp):
+    p = run("iobench", "check", write(os.path.join(tmp, "probe.ini"), "[a]\nbackend = direct\nsize = 1M\n"),
+            "--dir", tmp)
+    os.unlink(os.path.join(tmp, "probe.ini"))
+    return p.returncode == 0
+
+
+def case_direct_alignment_at_check(tmp):
+    """Misaligned direct I/O is found by check and before any job runs: an
+    earlier job of the suite does not run first."""
+    if not direct_ok(tmp):
+        print("skipped: this file system cannot do direct I/O")
+        return SKIP
+    prof = write(os.path.join(tmp, "d.ini"),
+                 "[first]\nsize = 64K\nkeep_files = true\nfilename = first\n"
+                 "[d]\nbackend = direct\nsize = 1M\nblock_size = 1000\n")
+    for cmd in ("check", "run"):
+        p = run("iobench", cmd, prof, "--dir", tmp)
+        expect(p.returncode == 2 and "not a multiple of" in p.stderr, f"{cmd}: {p.returncode} {p.stderr!r}")
+    expect(sorted(os.listdir(tmp)) == ["d.ini"], os.listdir(tmp))
+    p = run("iotest", "--backend", "direct", "-s", "1", "-b", "512", os.path.join(tmp, "x"))
+    expect(p.returncode in (0, 2), f"iotest: {p.returncode} {p.stderr!r}")
+    if p.returncode == 2:
+        expect("not a multiple of" in p.stderr and not os.path.exists(os.path.join(tmp, "x")), p.stderr)
+
+
+def case_long_names(tmp):
+    """A name over NAME_MAX or a path over PATH_MAX is refused by check and by
+    every tool, exit 2, with a whole message (not cut mid-word)."""
+    long = "n" * 300
+    prof = write(os.path.join(tmp, "p.ini"), f"[a]\nfilename = {long}\nsize = 64K\n")
+    for cmd in ("check", "run"):
+        p = run("iobench", cmd, prof, "--dir", tmp)
+        expect(p.returncode == 2 and p.stderr.rstrip().endswith("use a shorter filename"),
+               f"{cmd}: {p.returncode} {p.stderr!r}")
+    p = run("iotest", "-s", "1", os.path.join(tmp, long))
+    expect(p.returncode == 2 and "over the limit of 255 bytes" in p.stderr, f"iotest: {p.returncode} {p.stderr!r}")
+    deep = tmp + ("/" + "d" * 200) * 22
+    p = run("iobench", "check", prof, "--dir", deep)
+    expect(p.returncode == 2 and len(p.stderr.splitlines()) == 1, f"deep: {p.returncode} {p.stderr!r}")
+    p = run("io_profile", "-d", os.path.join(tmp, long))
+    expect(p.returncode == 2 and "over the limit" in p.stderr, f"io_profile: {p.returncode} {p.stderr!r}")
+    expect(sorted(os.listdir(tmp)) == ["p.ini"], os.listdir(tmp))
+
+
+def case_permission_user(tmp):
+    """As an unprivileged user: a target without permission is bad input,
+    found by check and by every tool before anything is created."""
+    u = nobody()
+    if not u:
+        print("skipped: needs root and setpriv to run as 'nobody'")
+        return SKIP
+    os.chmod(tmp, 0o755)
+    secret = write(os.path.join(tmp, "secret"), "root only\n" * 100)
+    os.chmod(secret, 0o600)
+    prof = write(os.path.join(tmp, "p.ini"), "[a]\nfilename = secret\nsize = 4K\n")
+    os.chmod(prof, 0o644)
+    before = snapshot(tmp)
+    p = run("iobench", "check", prof, "--dir", tmp, user=u)
+    expect(p.returncode == 2 and "cannot write" in p.stderr, f"check: {p.returncode} {p.stderr!r}")
+    p = run("iotest", "-s", "1", secret, user=u)
+    expect(p.returncode == 2, f"iotest: {p.returncode} {p.stderr!r}")
+    p = run("iotest", "-r", "-s", "1", secret, user=u)
+    expect(p.returncode == 2 and "cannot read" in p.stderr, f"iotest -r: {p.returncode} {p.stderr!r}")
+    p = run("io_profile", "-d", tmp, "-s", user=u)
+    expect(p.returncode == 2, f"io_profile in a root directory: {p.returncode} {p.stderr!r}")
+    expect(snapshot(tmp) == before, "something changed")
+
+
+def case_io_profile_escapes(tmp):
+    """io_profile's legacy lines and its files line escape names: a newline
+    or ESC in the directory never forges a line or reaches the terminal."""
+    d = os.path.join(tmp, "a\nForged: 1\x1b[31m")
+    os.mkdir(d)
+    p = run("io_profile", "-d", d, "-s", "-l", "64K", "-m", "4K", "-M", "8K", "-n", "10", "--warmup", "0")
+    expect(p.returncode == 0, f"{p.returncode} {p.stderr!r}")
+    expect("\x1b" not in p.stdout + p.stderr, "ESC reached the output")
+    expect(not any(l.startswith("Forged") for l in (p.stdout + p.stderr).splitlines()), "a line was forged")
+    expect(any(l.startswith("Location:") and "\\x0a" in l for l in p.stdout.splitlines()), p.stdout[:400])
+    expect("\\x1b" in p.stdout + p.stderr, "the left-behind line does not show the escaped name")
+
+
+def case_device_swap_snooze(tmp):
+    """iotest's snooze between two passes: the file is swapped for a
+    character device node (as root) or a link to a file (anyone).  The second
+    pass opens what is there now and refuses it, exit 1, writing nothing."""
+    f = os.path.join(tmp, "f")
+    other = write(os.path.join(tmp, "other"), "keep me\n" * 512)
+    for kind in ("link", "device"):
+        if kind == "device" and os.geteuid() != 0:
+            print("skipped the device half: needs root to make a device node")
+            continue
+        before = snapshot(tmp)
+        p = subprocess.Popen([os.path.join(BIN, "iotest"), "-s", "1", "-p", "01", "-z", "3", f],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = p.stdout.readline()  # the first pass's line: its snooze has begun
+        os.kill(p.pid, signal.SIGSTOP)
+        expect(first, f"{kind}: no first pass line")
+        os.unlink(f)
+        if kind == "link":
+            os.symlink(other, f)
+        else:
+            os.mknod(f, 0o600 | 0o020000, os.makedev(1, 3))  # like /dev/null
+        os.kill(p.pid, signal.SIGCONT)
+        o, e = p.communicate(timeout=120)
+        want = "symbolic link" if kind == "link" else "character device"
+        expect(p.returncode == 1 and want in e, f"{kind}: {p.returncode} {e!r}")
+        with open(other) as fh:
+            expect(fh.read() == "keep me\n" * 512, f"{kind}: the other file changed")
+        os.unlink(f)
+        expect(snapshot(tmp) == {k: v for k, v in before.items() if k != "f"}, f"{kind}: something changed")
+
+
+def case_planted_target_link(tmp):
+    """A link planted where the data file goes (aimed at a root-only file) is
+    refused before anything is written, by iotest, iobench and io_profile."""
+    secret = write(os.path.join(tmp, "secret"), "root only\n" * 100)
+    os.chmod(secret, 0o600)
+    os.symlink(secret, os.path.join(tmp, "f"))
+    os.symlink(secret, os.path.join(tmp, "io_profile_file.out"))
+    before = snapshot(tmp)
+    p = run("iotest", "-s", "1", "-t", os.path.join(tmp, "f"))
+    expect(p.returncode == 2 and "symbolic link" in p.stderr, f"iotest: {p.returncode} {p.stderr!r}")
+    prof = write(os.path.join(tmp, "p.ini"), "[a]\nfilename = f\nsize = 4K\ntruncate = true\n")
+    before = snapshot(tmp)
+    for cmd in ("check", "run"):
+        p = run("iobench", cmd, prof, "--dir", tmp)
+        expect(p.returncode == 2 and "symbolic link" in p.stderr, f"iobench {cmd}: {p.returncode} {p.stderr!r}")
+    p = run("io_profile", "-d", tmp, "-s", "-l", "64K", "-M", "16K")
+    expect(p.returncode == 2 and "symbolic link" in p.stderr, f"io_profile: {p.returncode} {p.stderr!r}")
+    expect(snapshot(tmp) == before, "something changed")
+
+
+def case_empty_stdin(tmp):
+    """Empty standard input is bad input, not a measurement of 0 bytes."""
+    prof = write(os.path.join(tmp, "s.ini"), "[s]\nfilename = -\nphases = read\nblock_size = 64K\n")
+    p = run("iobench", "run", prof, "--output", "json", input="")
+    expect(p.returncode == 2 and "gave no data" in p.stderr and len(p.stderr.splitlines()) == 1,
+           f"{p.returncode} {p.stderr!r}")
+
+
+CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+
+
+def main():
+    global BIN
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("case", choices=sorted(CASES))
+    a = ap.parse_args()
+    BIN = a.bin
+    os.makedirs(a.work, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=a.case + "-", dir=a.work)
+    try:
+        rc = CASES[a.case](tmp)
+    finally:
+        subprocess.run(["rm", "-rf", tmp])
+    if rc == SKIP:
+        return SKIP
+    for f in FAILS:
+        print("FAIL", a.case + ":", f)
+    print(f"{a.case}: {'failed' if FAILS else 'passed'}")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
