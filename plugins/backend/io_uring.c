@@ -495,21 +495,26 @@ static int uring_open(const struct iob_open_args *args, void **handle)
 }
 
 /* Wait for every I/O still in flight and drop its completion (close must not
- * return while the kernel may still write into a buffer). */
+ * return while the kernel may still write into a buffer).  submit_and_wait,
+ * not wait_cqe: requests a transient failure left in the SQ must go first. */
 static int uring_drain(struct uring_file *f)
 {
 	struct io_uring_cqe *cqe;
-	int rc = 0;
+	unsigned head, seen;
+	int rc;
 
 	while (f->inflight > 0) {
-		rc = io_uring_wait_cqe(&f->ring, &cqe);
-		if (rc == -EINTR)
-			continue;
-		if (rc < 0)
+		rc = io_uring_submit_and_wait(&f->ring, 1);
+		if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
 			return rc;
-		if (io_uring_cqe_get_data(cqe) != NULL)
-			f->inflight--;
-		io_uring_cqe_seen(&f->ring, cqe);
+		seen = 0;
+		io_uring_for_each_cqe(&f->ring, head, cqe)
+		{
+			if (io_uring_cqe_get_data(cqe) != NULL)
+				f->inflight--;
+			seen++;
+		}
+		io_uring_cq_advance(&f->ring, seen);
 	}
 	return 0;
 }
@@ -587,9 +592,11 @@ static int uring_wait_one(struct uring_file *f)
 	struct io_uring_cqe *cqe;
 	int rc, res;
 
+	/* retried until the request is in: returning with it still in the SQ
+	 * would leave a completion behind for the next call to mistake */
 	do {
 		rc = io_uring_submit_and_wait(&f->ring, 1);
-	} while (rc == -EINTR);
+	} while (rc == -EINTR || rc == -EAGAIN || rc == -EBUSY);
 	if (rc < 0)
 		return rc;
 	do {
