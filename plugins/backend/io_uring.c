@@ -1,0 +1,837 @@
+/*
+ * io_uring.c - the "io_uring" backend: reads, writes and fsync through a
+ * Linux io_uring (liburing), one ring per handle.
+ *
+ * Two ways in, on the same ring:
+ *  - read_at/write_at (what the synchronous engine calls): one request
+ *    submitted and waited for in a single io_uring_enter; a short count is
+ *    resubmitted for the rest, with the same rules as posix (a read is short
+ *    only at end of file; a write returns what went out before an error).
+ *  - submit/reap (IOB_CAP_ASYNC, for the queued engine): submit queues up to
+ *    the ring's free slots and returns how many it took; reap waits until at
+ *    least `min` completions are ready and hands back up to `max`, each with
+ *    iob_io.result set to what the kernel said (bytes, a short count as it
+ *    is, or -errno) and iob_io.user untouched.  Completions come back in the
+ *    order the kernel finished them.  Nothing is consumed from the ring
+ *    before the wait succeeds, so -EINTR leaves every I/O in flight.
+ *  The two must not overlap: read_at/write_at/sync with I/Os in flight
+ *  return -EBUSY.  The ring has open_args.queue_depth entries (0 or 1 -> 1,
+ *  rounded up to a power of two, at most 4096; a larger depth is clamped, and
+ *  submit never accepts more than the ring holds).
+ *
+ * Options (backend_options, "k=v,..."; IOB_CTL_CHECK_OPTIONS checks them):
+ *  - direct=0|1   O_DIRECT.  Caps are per plugin, so the plugin does not
+ *                 claim IOB_CAP_DIRECT/ALIGNED: info() reports direct = 1 and
+ *                 the alignment per handle, worked out as the direct backend
+ *                 does (statx STATX_DIOALIGN, else BLKSSZGET, else 4096); tmpfs
+ *                 and ramfs are refused before anything is created; misaligned
+ *                 requests get -EINVAL and one log line, the kernel uncalled.
+ *  - regfiles=0|1 register the descriptor (io_uring_register_files) and use
+ *                 IOSQE_FIXED_FILE.
+ *  - regbufs=0|1  fixed buffers.  The core owns the buffers, so they are
+ *                 registered on first use: the first I/O from a buffer address
+ *                 not yet known registers [buf, buf+len) in a slot of a sparse
+ *                 table (2 x ring entries + 2 slots; that one I/O pays a
+ *                 registration system call), later I/O inside a registered
+ *                 range uses READ_FIXED/WRITE_FIXED.  When the table is full,
+ *                 further new buffers go unregistered (one warning per
+ *                 handle).  Registration pins the pages, so a caller using
+ *                 regbufs must keep every buffer it passes allocated until it
+ *                 closes the handle: the engine does (it frees its buffers
+ *                 after closing its files).  Pinned pages count against
+ *                 RLIMIT_MEMLOCK for an unprivileged user; a refused
+ *                 registration fails that I/O with its -errno and one line.
+ *  - sqpoll=0|1   IORING_SETUP_SQPOLL: a kernel thread polls the submission
+ *                 queue (idle after 50 ms), which costs a CPU while it spins.
+ *
+ * Refusal: when the kernel refuses io_uring (io_uring_setup fails with EPERM,
+ * because /proc/sys/kernel/io_uring_disabled is 2, or 1 for a user outside
+ * kernel.io_uring_group; or with ENOSYS, a kernel without io_uring or a
+ * filter forbidding it), open returns that -errno after one line saying so
+ * and what to use instead.  The ring is set up before the file is opened, so
+ * a refused open creates nothing.  There is no fallback to another method.
+ *
+ * sync is IORING_OP_FSYNC on the ring.  info() takes file_type, dev and ino
+ * from fstat on the descriptor; IOB_OPEN_NOFOLLOW is O_NOFOLLOW (-ELOOP).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_DIRECT, statx; the build defines it, a lone compile may not */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <linux/fs.h>    /* BLKSSZGET */
+#include <linux/magic.h> /* TMPFS_MAGIC, RAMFS_MAGIC */
+#include <sys/vfs.h>
+
+#include <liburing.h>
+
+#include "iobench/plugin.h"
+#include "bopts.h"
+#include "fdio.h"
+
+#define URING_NAME "io_uring"
+#define URING_MAX_ENTRIES 4096u
+#define URING_MIN_ALIGN 512u
+#define URING_FALLBACK_ALIGN 4096u
+#define URING_SQPOLL_IDLE_MS 50u
+#define URING_KNOWN "direct, regfiles, regbufs, sqpoll"
+#define URING_SYNC_TAG 0 /* user_data of a read_at/write_at/sync request */
+
+struct uring_opts {
+	int direct, regfiles, regbufs, sqpoll;
+};
+
+struct uring_regbuf {
+	uintptr_t base;
+	size_t len;
+};
+
+struct uring_file {
+	struct io_uring ring;
+	int ring_ok;
+	int fd;
+	int sqe_fd;         /* fd, or 0 (the fixed-file index) with regfiles */
+	uint8_t sqe_flags;  /* IOSQE_FIXED_FILE with regfiles */
+	struct uring_opts o;
+	uint32_t entries;   /* ring size: the most I/Os in flight */
+	uint32_t inflight;  /* submitted and not yet reaped */
+	uint32_t mem_align; /* direct: buffer alignment; else 1 */
+	uint32_t io_align;  /* direct: offset and length alignment; else 1 */
+	/* regbufs: slots[0..nreg) registered; hash maps a base address to its
+	 * slot + 1 (0 = empty), open addressing, hmask + 1 entries */
+	struct uring_regbuf *slots;
+	uint32_t nslots, nreg, hmask, last;
+	uint32_t *hash;
+	int full_warned;
+};
+
+static const struct iob_host *uring_host;
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
+
+/* ------------------------------------------------------------------------ */
+/* Options.                                                                  */
+
+static int uring_option(void *ctx, const char *key, const char *val)
+{
+	struct uring_opts *o = ctx;
+
+	if (strcmp(key, "direct") == 0)
+		return bopts_bool(uring_host, URING_NAME, key, val, &o->direct);
+	if (strcmp(key, "regfiles") == 0)
+		return bopts_bool(uring_host, URING_NAME, key, val, &o->regfiles);
+	if (strcmp(key, "regbufs") == 0)
+		return bopts_bool(uring_host, URING_NAME, key, val, &o->regbufs);
+	if (strcmp(key, "sqpoll") == 0)
+		return bopts_bool(uring_host, URING_NAME, key, val, &o->sqpoll);
+	return bopts_unknown(uring_host, URING_NAME, key, URING_KNOWN);
+}
+
+/* ------------------------------------------------------------------------ */
+/* O_DIRECT: memory file systems and alignment (as plugins/backend/direct.c). */
+
+static uint32_t uring_pow2_at_least(uint32_t v)
+{
+	uint32_t p = URING_MIN_ALIGN;
+
+	while (p < v && p < (1u << 30))
+		p <<= 1;
+	return p;
+}
+
+/* Nonzero when path (or the directory a new file would go in) is on tmpfs
+ * or ramfs; device nodes are exempt. */
+static int uring_on_memory_fs(const char *path, uint32_t flags)
+{
+	struct statfs sf;
+	struct stat st;
+	char dir[4096];
+	char *slash;
+
+	if ((flags & IOB_OPEN_NOFOLLOW) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return 0; /* open refuses it with -ELOOP */
+	if (stat(path, &st) == 0) {
+		if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode) || statfs(path, &sf) != 0)
+			return 0;
+	} else {
+		if (errno != ENOENT || strlen(path) >= sizeof(dir))
+			return 0;
+		memcpy(dir, path, strlen(path) + 1);
+		slash = strrchr(dir, '/');
+		if (!slash)
+			memcpy(dir, ".", 2);
+		else if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+		if (statfs(dir, &sf) != 0)
+			return 0;
+	}
+	return sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
+}
+
+static int uring_align_statx(int fd, uint32_t *mem, uint32_t *io)
+{
+#if defined(STATX_DIOALIGN) && defined(AT_EMPTY_PATH)
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) &&
+	    sx.stx_dio_offset_align != 0) {
+		*io = sx.stx_dio_offset_align;
+		*mem = sx.stx_dio_mem_align > *io ? sx.stx_dio_mem_align : *io;
+		return 0;
+	}
+#endif
+	return -ENOTSUP;
+}
+
+static int uring_align_blkssz(int fd, uint32_t *mem, uint32_t *io)
+{
+	struct stat st;
+	char dev[64];
+	int bfd, ssz = 0, rc;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode)) {
+		rc = ioctl(fd, BLKSSZGET, &ssz);
+	} else {
+		snprintf(dev, sizeof(dev), "/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+		bfd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (bfd < 0)
+			return -errno;
+		rc = ioctl(bfd, BLKSSZGET, &ssz);
+		close(bfd);
+	}
+	if (rc < 0 || ssz <= 0)
+		return -ENOTSUP;
+	*mem = *io = (uint32_t)ssz;
+	return 0;
+}
+
+static void uring_find_alignment(struct uring_file *f, const char *path)
+{
+	uint32_t mem = 0, io = 0;
+	const char *how = "statx(STATX_DIOALIGN)";
+
+	if (uring_align_statx(f->fd, &mem, &io) < 0) {
+		how = "BLKSSZGET";
+		if (uring_align_blkssz(f->fd, &mem, &io) < 0) {
+			how = "default, device not queryable";
+			mem = io = URING_FALLBACK_ALIGN;
+		}
+	}
+	f->mem_align = uring_pow2_at_least(mem);
+	f->io_align = uring_pow2_at_least(io);
+	uring_host->log(IOB_LOG_DEBUG, URING_NAME,
+			"%s: alignment %" PRIu32 " (buffer), %" PRIu32 " (offset, length) from %s", path,
+			f->mem_align, f->io_align, how);
+}
+
+/* Refuse what O_DIRECT cannot do; one log line on refusal. */
+static int uring_check(const struct uring_file *f, int write, const void *buf, size_t len, uint64_t off)
+{
+	const char *what = write ? "io_uring write" : "io_uring read";
+
+	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off || len > UINT32_MAX)
+		return -EINVAL;
+	if (f->io_align <= 1)
+		return 0;
+	if (((uintptr_t)buf & (f->mem_align - 1)) != 0) {
+		uring_host->log(IOB_LOG_ERROR, URING_NAME,
+				"%s refused: buffer address %p is not a multiple of %" PRIu32, what, buf,
+				f->mem_align);
+		return -EINVAL;
+	}
+	if ((off & (f->io_align - 1)) != 0) {
+		uring_host->log(IOB_LOG_ERROR, URING_NAME,
+				"%s refused: offset %" PRIu64 " is not a multiple of %" PRIu32, what, off,
+				f->io_align);
+		return -EINVAL;
+	}
+	if ((len & (f->io_align - 1)) != 0) {
+		uring_host->log(IOB_LOG_ERROR, URING_NAME,
+				"%s refused: length %zu is not a multiple of %" PRIu32, what, len, f->io_align);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Registered buffers.                                                       */
+
+static uint32_t uring_hash_of(const struct uring_file *f, uintptr_t base)
+{
+	return (uint32_t)(((uint64_t)base >> 4) * 0x9e3779b97f4a7c15ull >> 32) & f->hmask;
+}
+
+static int uring_regbufs_init(struct uring_file *f)
+{
+	uint32_t hsize = 1;
+	int rc;
+
+	f->nslots = 2 * f->entries + 2;
+	while (hsize < 2 * f->nslots)
+		hsize <<= 1;
+	f->hmask = hsize - 1;
+	f->slots = calloc(f->nslots, sizeof(*f->slots));
+	f->hash = calloc(hsize, sizeof(*f->hash));
+	if (!f->slots || !f->hash)
+		return -ENOMEM;
+	rc = io_uring_register_buffers_sparse(&f->ring, f->nslots);
+	if (rc < 0)
+		uring_host->log(IOB_LOG_ERROR, URING_NAME,
+				"regbufs=1: registering a table of %" PRIu32 " buffers failed: %s", f->nslots,
+				strerror(-rc));
+	return rc;
+}
+
+/* The slot holding [buf, buf+len), registering it on first use; -1 when it
+ * goes unregistered (table full), or -errno. */
+static int uring_regbuf_slot(struct uring_file *f, void *buf, size_t len)
+{
+	const uintptr_t b = (uintptr_t)buf;
+	const struct uring_regbuf *last = &f->slots[f->last];
+	uint32_t h = uring_hash_of(f, b);
+	struct iovec iov;
+	int rc;
+
+	if (f->nreg && b >= last->base && b + len <= last->base + last->len)
+		return (int)f->last;
+	for (; f->hash[h]; h = (h + 1) & f->hmask) {
+		const struct uring_regbuf *s = &f->slots[f->hash[h] - 1];
+		if (s->base == b && len <= s->len) {
+			f->last = f->hash[h] - 1;
+			return (int)f->last;
+		}
+	}
+	if (f->nreg == f->nslots) {
+		if (!f->full_warned)
+			uring_host->log(IOB_LOG_WARN, URING_NAME,
+					"regbufs=1: all %" PRIu32 " buffer slots are in use; new buffers from "
+					"here on are used unregistered",
+					f->nslots);
+		f->full_warned = 1;
+		return -1;
+	}
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	rc = io_uring_register_buffers_update_tag(&f->ring, f->nreg, &iov, NULL, 1);
+	if (rc < 0) {
+		uring_host->log(IOB_LOG_ERROR, URING_NAME,
+				"regbufs=1: registering a %zu-byte buffer failed: %s (pinned buffers count "
+				"against RLIMIT_MEMLOCK; raise it or drop regbufs)",
+				len, strerror(-rc));
+		return rc;
+	}
+	f->slots[f->nreg].base = b;
+	f->slots[f->nreg].len = len;
+	f->hash[h] = f->nreg + 1;
+	f->last = f->nreg++;
+	return (int)f->last;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Open and close.                                                           */
+
+static uint32_t uring_entries(const struct iob_open_args *args)
+{
+	size_t need = offsetof(struct iob_open_args, queue_depth) + sizeof(args->queue_depth);
+	uint32_t qd = args->struct_size >= need ? args->queue_depth : 1;
+	uint32_t e = 1;
+
+	if (qd > URING_MAX_ENTRIES) {
+		uring_host->log(IOB_LOG_INFO, URING_NAME,
+				"queue depth %" PRIu32 " is above %u: the ring holds %u, and submit accepts no "
+				"more in flight",
+				qd, URING_MAX_ENTRIES, URING_MAX_ENTRIES);
+		qd = URING_MAX_ENTRIES;
+	}
+	while (e < qd)
+		e <<= 1;
+	return e;
+}
+
+static int uring_disabled_value(void)
+{
+	FILE *fp = fopen("/proc/sys/kernel/io_uring_disabled", "re");
+	int v = -1;
+
+	if (fp) {
+		if (fscanf(fp, "%d", &v) != 1)
+			v = -1;
+		fclose(fp);
+	}
+	return v;
+}
+
+static void uring_log_refusal(int rc)
+{
+	int v = uring_disabled_value();
+
+	if (rc == -EPERM && v >= 1)
+		uring_host->log(IOB_LOG_ERROR, URING_NAME,
+				"io_uring is disabled for this process (/proc/sys/kernel/io_uring_disabled = %d%s); "
+				"use backend posix or direct, or ask the administrator to enable it",
+				v, v == 1 ? ", and this user is not in kernel.io_uring_group" : "");
+	else
+		uring_host->log(IOB_LOG_ERROR, URING_NAME,
+				"io_uring is refused here: io_uring_setup failed with %s (a kernel without "
+				"io_uring, or a sandbox forbidding it); use backend posix or direct",
+				strerror(-rc));
+}
+
+static int uring_ring_init(struct uring_file *f)
+{
+	struct io_uring_params p;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	if (f->o.sqpoll) {
+		p.flags |= IORING_SETUP_SQPOLL;
+		p.sq_thread_idle = URING_SQPOLL_IDLE_MS;
+	}
+	rc = io_uring_queue_init_params(f->entries, &f->ring, &p);
+	if (rc < 0) {
+		if (rc == -EPERM || rc == -ENOSYS)
+			uring_log_refusal(rc);
+		else
+			uring_host->log(IOB_LOG_ERROR, URING_NAME,
+					"io_uring_setup of a %" PRIu32 "-entry ring failed: %s", f->entries,
+					strerror(-rc));
+		return rc;
+	}
+	f->ring_ok = 1;
+	return 0;
+}
+
+static void uring_free(struct uring_file *f)
+{
+	if (f->ring_ok)
+		io_uring_queue_exit(&f->ring);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->slots);
+	free(f->hash);
+	free(f);
+}
+
+static int uring_open_file(struct uring_file *f, const struct iob_open_args *args)
+{
+	int oflags, rc;
+
+	if (fdio_oflags(args->flags, &oflags) < 0) {
+		uring_host->log(IOB_LOG_ERROR, URING_NAME, "%s: truncate requested on a read-only open",
+				args->path);
+		return -EINVAL;
+	}
+	if (f->o.direct)
+		oflags |= O_DIRECT;
+	f->fd = fdio_open(args->path, oflags, args->mode);
+	if (f->fd < 0) {
+		rc = f->fd;
+		if (rc == -EINVAL && f->o.direct)
+			uring_host->log(IOB_LOG_ERROR, URING_NAME,
+					"O_DIRECT not supported on %s's file system; use a file on a disk-backed "
+					"file system, or drop direct=1 and accept the page cache",
+					args->path);
+		return rc;
+	}
+	return 0;
+}
+
+static int uring_open(const struct iob_open_args *args, void **handle)
+{
+	struct uring_file *f;
+	int rc;
+
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->fd = -1;
+	f->mem_align = f->io_align = 1;
+	rc = bopts_each(bopts_of(args), uring_host, URING_NAME, uring_option, &f->o);
+	if (rc == 0 && f->o.direct && uring_on_memory_fs(args->path, args->flags)) {
+		uring_host->log(IOB_LOG_ERROR, URING_NAME,
+				"O_DIRECT not supported on %s's file system: it is a memory file system "
+				"(tmpfs/ramfs), whose page cache is the storage; use a disk-backed file system",
+				args->path);
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		f->entries = uring_entries(args);
+		rc = uring_ring_init(f); /* before the file: a refusal creates nothing */
+	}
+	if (rc == 0)
+		rc = uring_open_file(f, args);
+	if (rc == 0 && f->o.regfiles) {
+		rc = io_uring_register_files(&f->ring, &f->fd, 1);
+		if (rc < 0)
+			uring_host->log(IOB_LOG_ERROR, URING_NAME, "regfiles=1: registering %s failed: %s",
+					args->path, strerror(-rc));
+	}
+	if (rc == 0 && f->o.regbufs)
+		rc = uring_regbufs_init(f);
+	if (rc < 0) {
+		uring_free(f);
+		return rc;
+	}
+	f->sqe_fd = f->o.regfiles ? 0 : f->fd;
+	f->sqe_flags = f->o.regfiles ? IOSQE_FIXED_FILE : 0;
+	if (f->o.direct)
+		uring_find_alignment(f, args->path);
+	*handle = f;
+	return 0;
+}
+
+/* Wait for every I/O still in flight and drop its completion (close must not
+ * return while the kernel may still write into a buffer).  submit_and_wait,
+ * not wait_cqe: requests a transient failure left in the SQ must go first. */
+static int uring_drain(struct uring_file *f)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, seen;
+	int rc;
+
+	while (f->inflight > 0) {
+		rc = io_uring_submit_and_wait(&f->ring, 1);
+		if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
+			return rc;
+		seen = 0;
+		io_uring_for_each_cqe(&f->ring, head, cqe)
+		{
+			if (io_uring_cqe_get_data(cqe) != NULL)
+				f->inflight--;
+			seen++;
+		}
+		io_uring_cq_advance(&f->ring, seen);
+	}
+	return 0;
+}
+
+static int uring_close(void *handle)
+{
+	struct uring_file *f = handle;
+	int rc = uring_drain(f);
+
+	io_uring_queue_exit(&f->ring);
+	f->ring_ok = 0;
+	if (close(f->fd) < 0 && rc == 0)
+		rc = -errno;
+	f->fd = -1;
+	uring_free(f);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Preparing a request.                                                      */
+
+/* A free SQE.  Fewer requests are in flight than the ring has entries, so a
+ * full SQ only holds requests the kernel has not taken yet: push them (or,
+ * with sqpoll, wait for the polling thread, which may post a completion
+ * before it moves the SQ head), then try once more. */
+static struct io_uring_sqe *uring_get_sqe(struct uring_file *f)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&f->ring);
+
+	if (sqe)
+		return sqe;
+	if (f->o.sqpoll)
+		io_uring_sqring_wait(&f->ring);
+	else
+		io_uring_submit(&f->ring);
+	return io_uring_get_sqe(&f->ring);
+}
+
+/* Take an SQE and fill it for one read or write: the registered-buffer
+ * lookup comes first, so a failure leaves the SQ untouched.  Returns the SQE,
+ * or NULL with *err set (-EBUSY: the SQ is full; or a registration -errno). */
+static struct io_uring_sqe *uring_prep(struct uring_file *f, int write, void *buf, size_t len, uint64_t off,
+				       int *err)
+{
+	struct io_uring_sqe *sqe;
+	int slot = -1;
+
+	if (f->o.regbufs) {
+		slot = uring_regbuf_slot(f, buf, len);
+		if (slot < -1) {
+			*err = slot;
+			return NULL;
+		}
+	}
+	sqe = uring_get_sqe(f);
+	if (!sqe) {
+		*err = -EBUSY;
+		return NULL;
+	}
+	if (slot >= 0 && write)
+		io_uring_prep_write_fixed(sqe, f->sqe_fd, buf, (unsigned)len, off, slot);
+	else if (slot >= 0)
+		io_uring_prep_read_fixed(sqe, f->sqe_fd, buf, (unsigned)len, off, slot);
+	else if (write)
+		io_uring_prep_write(sqe, f->sqe_fd, buf, (unsigned)len, off);
+	else
+		io_uring_prep_read(sqe, f->sqe_fd, buf, (unsigned)len, off);
+	sqe->flags |= f->sqe_flags;
+	return sqe;
+}
+
+/* Submit what is in the SQ and wait for the one synchronous completion. */
+static int uring_wait_one(struct uring_file *f)
+{
+	struct io_uring_cqe *cqe;
+	int rc, res;
+
+	/* retried until the request is in: returning with it still in the SQ
+	 * would leave a completion behind for the next call to mistake */
+	do {
+		rc = io_uring_submit_and_wait(&f->ring, 1);
+	} while (rc == -EINTR || rc == -EAGAIN || rc == -EBUSY);
+	if (rc < 0)
+		return rc;
+	do {
+		rc = io_uring_wait_cqe(&f->ring, &cqe);
+	} while (rc == -EINTR);
+	if (rc < 0)
+		return rc;
+	res = cqe->res;
+	io_uring_cqe_seen(&f->ring, cqe);
+	return res;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Synchronous ops: one request, submitted and waited for in one enter.     */
+
+static int64_t uring_one(struct uring_file *f, int write, void *buf, size_t len, uint64_t off)
+{
+	int err = 0;
+	struct io_uring_sqe *sqe = uring_prep(f, write, buf, len, off, &err);
+
+	if (!sqe)
+		return err;
+	io_uring_sqe_set_data(sqe, URING_SYNC_TAG);
+	return uring_wait_one(f);
+}
+
+static int64_t uring_read_at(void *handle, void *buf, size_t len, uint64_t off)
+{
+	struct uring_file *f = handle;
+	const size_t partial = f->io_align - 1;
+	size_t done = 0;
+	int rc = uring_check(f, 0, buf, len, off);
+
+	if (rc < 0)
+		return rc;
+	if (f->inflight)
+		return -EBUSY;
+	while (done < len) {
+		int64_t n = uring_one(f, 0, (char *)buf + done, len - done, off + done);
+		if (n == -EINTR || n == -EAGAIN)
+			continue;
+		if (n < 0)
+			return n;
+		done += (size_t)n;
+		if (n == 0 || ((size_t)n & partial) != 0)
+			break; /* end of file, or the file's last partial block */
+	}
+	return (int64_t)done;
+}
+
+static int64_t uring_write_at(void *handle, const void *buf, size_t len, uint64_t off)
+{
+	struct uring_file *f = handle;
+	const size_t partial = f->io_align - 1;
+	size_t done = 0;
+	int rc = uring_check(f, 1, buf, len, off);
+
+	if (rc < 0)
+		return rc;
+	if (f->inflight)
+		return -EBUSY;
+	while (done < len) {
+		int64_t n = uring_one(f, 1, (char *)(uintptr_t)buf + done, len - done, off + done);
+		if (n == -EINTR || n == -EAGAIN)
+			continue;
+		if (n < 0) {
+			if (done > 0)
+				break; /* report the short count; the error repeats next call */
+			return n;
+		}
+		done += (size_t)n;
+		if (n == 0 || ((size_t)n & partial) != 0)
+			break; /* no progress, or the rest would be misaligned */
+	}
+	return (int64_t)done;
+}
+
+static int uring_sync(void *handle)
+{
+	struct uring_file *f = handle;
+	struct io_uring_sqe *sqe;
+	int res;
+
+	if (f->inflight)
+		return -EBUSY;
+	sqe = uring_get_sqe(f);
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_fsync(sqe, f->sqe_fd, 0);
+	sqe->flags |= f->sqe_flags;
+	io_uring_sqe_set_data(sqe, URING_SYNC_TAG);
+	res = uring_wait_one(f);
+	return res < 0 ? res : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Queued ops.                                                               */
+
+static int uring_submit(void *handle, struct iob_io *const *ios, size_t n)
+{
+	struct uring_file *f = handle;
+	size_t room = f->entries - f->inflight, k;
+	int rc = 0;
+
+	if (n > room)
+		n = room;
+	if (n == 0)
+		return -EAGAIN; /* the ring is full: reap first */
+	for (k = 0; k < n; k++) {
+		struct iob_io *io = ios[k];
+		struct io_uring_sqe *sqe;
+
+		rc = uring_check(f, io->write != 0, io->buf, io->len, io->off);
+		if (rc < 0)
+			break;
+		sqe = uring_prep(f, io->write != 0, io->buf, io->len, io->off, &rc);
+		if (!sqe)
+			break;
+		io_uring_sqe_set_data(sqe, io);
+	}
+	if (k == 0)
+		return rc;
+	f->inflight += (uint32_t)k;
+	/* Requests the kernel did not take now (EAGAIN, EBUSY, EINTR) stay in
+	 * the SQ and go with the next enter, in reap: they count as queued. */
+	do {
+		rc = io_uring_submit(&f->ring);
+	} while (rc == -EINTR);
+	if (rc < 0 && rc != -EAGAIN && rc != -EBUSY)
+		uring_host->log(IOB_LOG_WARN, URING_NAME, "io_uring_enter failed: %s (retried at the next reap)",
+				strerror(-rc));
+	return (int)k;
+}
+
+static int uring_reap(void *handle, struct iob_io **done, size_t min, size_t max)
+{
+	struct uring_file *f = handle;
+	struct io_uring_cqe *cqe;
+	unsigned head, seen = 0;
+	size_t got = 0;
+	int rc;
+
+	if (min > f->inflight)
+		min = f->inflight; /* never wait for what cannot come */
+	if (min > max)
+		min = max;
+	if (min == 0 && io_uring_sq_ready(&f->ring) > 0)
+		io_uring_submit(&f->ring); /* push what submit left behind, without waiting */
+	while (io_uring_cq_ready(&f->ring) < min) {
+		/* nothing is consumed before this succeeds: -EINTR loses nothing */
+		rc = io_uring_submit_and_wait(&f->ring, (unsigned)min);
+		if (rc < 0 && rc != -EAGAIN && rc != -EBUSY)
+			return rc;
+	}
+	io_uring_for_each_cqe(&f->ring, head, cqe)
+	{
+		struct iob_io *io = io_uring_cqe_get_data(cqe);
+
+		if (got == max)
+			break;
+		seen++;
+		if (!io)
+			continue; /* not a queued request's */
+		io->result = cqe->res;
+		done[got++] = io;
+	}
+	io_uring_cq_advance(&f->ring, seen);
+	f->inflight -= (uint32_t)got;
+	return (int)got;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Information.                                                              */
+
+static int uring_info(void *handle, struct iob_file_info *info)
+{
+	struct uring_file *f = handle;
+	uint32_t stream;
+	int rc = fdio_size(f->fd, &info->size, &stream);
+
+	if (rc == 0)
+		rc = fdio_identity(f->fd, info, 0);
+	if (rc < 0)
+		return rc;
+	info->mem_align = f->mem_align;
+	info->io_align = f->io_align;
+	info->direct = f->o.direct ? 1 : 0;
+	info->is_stream = stream;
+	return 0;
+}
+
+static int uring_truncate(void *handle, uint64_t size)
+{
+	struct uring_file *f = handle;
+
+	return fdio_truncate(f->fd, size);
+}
+
+static int uring_control(void *handle, int op, void *arg)
+{
+	struct uring_opts o = {0};
+
+	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
+		return bopts_each(arg, uring_host, URING_NAME, uring_option, &o);
+	return -ENOTSUP;
+}
+
+static const struct iob_backend_ops uring_ops = {
+	.open = uring_open,
+	.close = uring_close,
+	.read_at = uring_read_at,
+	.write_at = uring_write_at,
+	.sync = uring_sync,
+	.info = uring_info,
+	.truncate = uring_truncate,
+	.control = uring_control,
+	.submit = uring_submit,
+	.reap = uring_reap,
+};
+
+static const struct iob_plugin uring_plugin = {
+	IOB_PLUGIN_HEADER,
+	.kind = IOB_PLUGIN_BACKEND,
+	/* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
+	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC,
+	.name = URING_NAME,
+	.summary = "Linux io_uring (liburing): queued reads and writes; O_DIRECT with direct=1",
+	.ops_size = sizeof(struct iob_backend_ops),
+	.backend = &uring_ops,
+};
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
+{
+	if (!host || host->abi_major != IOB_ABI_MAJOR)
+		return NULL; /* a host of another major: its log cannot be trusted */
+	uring_host = host;
+	return &uring_plugin;
+}
