@@ -28,16 +28,15 @@ static void memory_note(struct iob_notes *notes, const char *what, uint64_t tota
 	}
 }
 
-void iob_caveat_before_read(struct iob_notes *notes, const char *what, const struct iob_read_plan *p,
-			    struct iob_read_facts *facts)
+void iob_caveat_measure_read(const struct iob_read_plan *p, struct iob_read_facts *facts)
 {
 	uint64_t res = 0, tot = 0, holes = 0, bytes = 0;
-	int rknown = 0, hknown = 0, stream = 0;
+	int rknown = 0, hknown = 0;
 	memset(facts, 0, sizeof *facts);
 	for (size_t i = 0; i < p->nfiles; i++) {
 		uint64_t r = 0, t = 0, h = 0, sz = 0;
 		if (strcmp(p->files[i], "-") == 0) {
-			stream = 1;
+			facts->stream = 1;
 			continue;
 		}
 		if (residency(p->files[i], p->len, &r, &t) == 0) {
@@ -51,7 +50,21 @@ void iob_caveat_before_read(struct iob_notes *notes, const char *what, const str
 			hknown = 1;
 		}
 	}
-	if (stream)
+	if (rknown && tot) {
+		facts->resident_known = 1;
+		facts->resident_pct = 100.0 * (double)res / (double)tot;
+	}
+	if (hknown && bytes) {
+		facts->holes_known = 1;
+		facts->hole_pct = 100.0 * (double)holes / (double)bytes;
+	}
+	facts->bytes = bytes;
+}
+
+void iob_caveat_read_notes(struct iob_notes *notes, const char *what, const struct iob_read_plan *p,
+			   const struct iob_read_facts *facts, int direct)
+{
+	if (facts->stream)
 		iob_notes_add(notes,
 			      "standard input: the speed is that of whatever feeds it (a pipe includes its writer and "
 			      "the cache behind it), not of one device, and its cache state is unknown");
@@ -61,35 +74,27 @@ void iob_caveat_before_read(struct iob_notes *notes, const char *what, const str
 			      "a slow device can look fast; the wall clock does not",
 			      what, p->clock == IOB_CLOCK_USER ? "user" : p->clock == IOB_CLOCK_SYSTEM ? "system"
 												: "process");
-	if (rknown && tot) {
-		facts->resident_known = 1;
-		facts->resident_pct = 100.0 * (double)res / (double)tot;
-		if (!p->bypass && facts->resident_pct >= IOB_RESIDENT_NOTE_PCT)
-			iob_notes_add(notes,
-				      p->evicted ? "%s: %.0f%% of the data was still in the page cache after eviction (a "
-						   "memory file system, or pages held elsewhere): its rate measures memory, "
-						   "not storage"
-						 : "%s: %.0f%% of the data was in the page cache before the read: its rate "
-						   "measures memory, not storage (evict it first, or use the direct backend)",
-				      what, facts->resident_pct);
-	}
-	if (hknown && bytes) {
-		facts->holes_known = 1;
-		facts->hole_pct = 100.0 * (double)holes / (double)bytes;
-		if (holes)
-			iob_notes_add(notes,
-				      "%s: %.1f%% of the bytes read are holes (never written): reading a hole returns "
-				      "zeros without reaching storage, so its rate is not the device's",
-				      what, facts->hole_pct);
-	}
-	if (p->bypass || stream || !bytes)
+	if (!direct && facts->resident_known && facts->resident_pct >= IOB_RESIDENT_NOTE_PCT)
+		iob_notes_add(notes,
+			      p->evicted ? "%s: %.0f%% of the data was still in the page cache after eviction (a "
+					   "memory file system, or pages held elsewhere): its rate measures memory, "
+					   "not storage"
+					 : "%s: %.0f%% of the data was in the page cache before the read: its rate "
+					   "measures memory, not storage (evict it first, or use the direct backend)",
+			      what, facts->resident_pct);
+	if (facts->holes_known && facts->hole_pct > 0)
+		iob_notes_add(notes,
+			      "%s: %.1f%% of the bytes read are holes (never written): reading a hole returns zeros "
+			      "without reaching storage, so its rate is not the device's",
+			      what, facts->hole_pct);
+	if (direct || facts->stream || !facts->bytes)
 		return;
-	if (!rknown)
-		memory_note(notes, what, bytes, "its residency could not be measured, so reads may be served from the "
-						"page cache");
-	else if (p->reads > bytes)
-		memory_note(notes, what, bytes, "the phase reads it more than once, so the later reads may be served "
-						"from the page cache");
+	if (!facts->resident_known)
+		memory_note(notes, what, facts->bytes,
+			    "its residency could not be measured, so reads may be served from the page cache");
+	else if (p->reads > facts->bytes)
+		memory_note(notes, what, facts->bytes,
+			    "the phase reads it more than once, so the later reads may be served from the page cache");
 }
 
 uint64_t iob_caveat_short_phase_ns(void)

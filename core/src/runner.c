@@ -987,29 +987,21 @@ static void on_block(void *arg, const struct iob_series *s)
 	iob_blocks_stream(&pr->blocks, s, pr->run->quiet ? NULL : pr->run->out);
 }
 
-static void phase_notes(struct iob_run *run, const struct iob_job *job, const struct iob_loaded *b,
-			const struct job_files *jf, enum iob_phase phase, uint64_t bs, struct iob_read_facts *facts)
+/* What a read phase is about to read, for the caveats. */
+static void read_plan(const struct iob_job *job, const struct job_files *jf, uint64_t bs,
+		      struct iob_read_plan *plan)
 {
-	const struct iob_filelist *fl = &jf->fl;
-	char what[160];
-	memset(facts, 0, sizeof *facts);
-	if (phase == IOB_PHASE_WRITE || run->quiet)
-		return;
-	snprintf(what, sizeof what, "job %s, %s phase", job->name, iob_phase_name(phase));
-	uint64_t per_pass = job->size * fl->n;
+	uint64_t per_pass = job->size * jf->fl.n;
 	uint64_t reads = job->access == IOB_ACCESS_RAND ? (job->ops ? job->ops * bs : per_pass)
 							: per_pass * job->loops;
-	struct iob_read_plan plan = {
+	*plan = (struct iob_read_plan){
 		.files = (const char *const *)jf->open, /* probe what is opened */
-		.nfiles = fl->n,
+		.nfiles = jf->fl.n,
 		.len = job->series ? 0 : job->size, /* a series read goes to the end */
 		.reads = job->series ? 0 : reads,
-		.bypass = (b->desc.caps & IOB_CAP_DIRECT) != 0,
 		.evicted = job->evict_before_read,
 		.clock = job->series ? job->series_clock : IOB_CLOCK_WALL,
 	};
-	iob_caveat_before_read(&run->notes, what, &plan, facts);
-	print_live_notes(run);
 }
 
 /* The phase record; a series' summary may fail (returned). */
@@ -1105,7 +1097,12 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 		for (size_t i = 0; i < fl->n; i++)
 			if (!is_stdin(fl->paths[i]))
 				iob_cache_evict(jf->open[i]);
-	phase_notes(run, job, b, jf, phase, bs, &facts);
+	struct iob_read_plan plan;
+	int reads = phase != IOB_PHASE_WRITE && !run->quiet;
+	memset(&facts, 0, sizeof facts);
+	read_plan(job, jf, bs, &plan);
+	if (reads)
+		iob_caveat_measure_read(&plan, &facts);
 	int rc = iob_phase_run(&spec, &r);
 	unmask(r.error, sizeof r.error, jf);
 	unmask(r.bad_file, sizeof r.bad_file, jf);
@@ -1124,6 +1121,9 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 		run->interrupted = 1;
 	if (!run->quiet) {
 		snprintf(what, sizeof what, "job %s, %s phase", job->name, iob_phase_name(phase));
+		if (reads) /* the handles' own word on the cache decides, not the plugin's caps */
+			iob_caveat_read_notes(&run->notes, what, &plan, &facts,
+					      r.direct || (r.ops == 0 && (b->desc.caps & IOB_CAP_DIRECT)));
 		iob_caveat_after_phase(&run->notes, what, &r, b->desc.name, (b->desc.caps & IOB_CAP_DIRECT) != 0);
 	}
 	if (r.ops || rc == 0 || r.interrupted || rc == IOB_STATUS_MISMATCH) {

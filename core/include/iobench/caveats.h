@@ -33,6 +33,8 @@ struct iob_read_facts {
 	double resident_pct; /* of the bytes the phase reads */
 	int holes_known;
 	double hole_pct;     /* of the bytes the phase reads */
+	int stream;	     /* standard input is read */
+	uint64_t bytes;	     /* of the files' ranges read, measured */
 };
 
 /* What a read phase is about to do, for the notes before it. */
@@ -41,17 +43,20 @@ struct iob_read_plan {
 	size_t nfiles;
 	uint64_t len;	   /* bytes read from the start of each file; 0: to the end */
 	uint64_t reads;	   /* bytes the phase reads in all (0: unknown) */
-	int bypass;	   /* the backend bypasses the page cache */
 	int evicted;	   /* the files were just evicted from the page cache */
 	enum iob_clock clock; /* what the phase's figures are timed with */
 };
-/* Before a read or verify: measure residency and holes of the range read
- * (skipped for "-"), and add the notes they call for: data already cached
- * (or still cached after eviction), holes, standard input, a CPU clock, and
- * a data set small enough that a phase reading it more than once is served
- * from memory (or whose residency could not be measured). */
-void iob_caveat_before_read(struct iob_notes *notes, const char *what, const struct iob_read_plan *plan,
-			    struct iob_read_facts *facts);
+/* Just before a read or verify: measure residency and holes of the range
+ * read (skipped for "-").  Measures only: the notes come after the phase,
+ * when it is known whether its handles bypassed the page cache. */
+void iob_caveat_measure_read(const struct iob_read_plan *plan, struct iob_read_facts *facts);
+/* After it: the notes the facts call for: data already cached (or still
+ * cached after eviction) unless the reads bypassed the cache (`direct`),
+ * holes, standard input, a CPU clock, and a data set small enough that a
+ * phase reading it more than once is served from memory (or whose residency
+ * could not be measured). */
+void iob_caveat_read_notes(struct iob_notes *notes, const char *what, const struct iob_read_plan *plan,
+			   const struct iob_read_facts *facts, int direct);
 /* After a phase: direct I/O not in effect, too short to time. */
 void iob_caveat_after_phase(struct iob_notes *notes, const char *what, const struct iob_phase_result *r,
 			    const char *backend, int backend_bypasses);
