@@ -15,7 +15,10 @@
  *                                     the kernel's own ENOSPC, or
  *                                     "truncate": cut the file to zero bytes
  *                                     (truncate(2) on its path, as another
- *                                     process would), then forward the call
+ *                                     process would), then forward the call, or
+ *                                     "over": forward the call, then claim
+ *                                     one byte more than was asked (a backend
+ *                                     breaking its contract)
  *     after_calls=N                   fail from the (N+1)-th call of op on
  *     after_bytes=N                   fail once op has moved N bytes
  *     persist=0|1                     every call after that (1, default) or once
@@ -54,6 +57,7 @@ struct fault_cfg {
 	int fired;
 	int fill;     /* err=fill; 2 once filled */
 	int truncate; /* err=truncate */
+	int over;     /* err=over */
 	char wrap[4096];
 	char last_path[4096];
 };
@@ -131,6 +135,10 @@ static int fault_close(void *h)
 static int64_t fault_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
 	if (should_fail(F_READ, len)) {
+		if (cfg.over) {
+			int64_t n = inner_ops.read_at(h, buf, len, off);
+			return n < 0 ? n : (int64_t)len + 1;
+		}
 		if (cfg.truncate) {
 			if (truncate(cfg.last_path, 0) < 0)
 				return -errno;
@@ -146,6 +154,10 @@ static int64_t fault_read_at(void *h, void *buf, size_t len, uint64_t off)
 static int64_t fault_write_at(void *h, const void *buf, size_t len, uint64_t off)
 {
 	if (should_fail(F_WRITE, len)) {
+		if (cfg.over) {
+			int64_t n = inner_ops.write_at(h, buf, len, off);
+			return n < 0 ? n : (int64_t)len + 1;
+		}
 		if (cfg.fill) {
 			fill_disk();
 			cfg.fill = 2; /* once */
@@ -211,12 +223,14 @@ static int fault_option(void *ctx, const char *key, const char *val)
 			 : strcmp(val, "short") == 0  ? 0
 			 : strcmp(val, "fill") == 0   ? -ENOSPC
 			 : strcmp(val, "truncate") == 0 ? -EIO
+			 : strcmp(val, "over") == 0   ? -EIO
 							: 1;
 		c->fill = strcmp(val, "fill") == 0;
+		c->over = strcmp(val, "over") == 0;
 		c->truncate = strcmp(val, "truncate") == 0;
 		if (c->err == 1) {
 			host->log(IOB_LOG_ERROR, FAULT_NAME,
-				  "backend option err=%s: one of EIO, ENOSPC, EINTR, short, fill, truncate", val);
+				  "backend option err=%s: one of EIO, ENOSPC, EINTR, short, fill, truncate, over", val);
 			return -EINVAL;
 		}
 	} else if (strcmp(key, "after_calls") == 0 || strcmp(key, "after_bytes") == 0) {

@@ -76,6 +76,28 @@ def iobench_case(mnt):
     check("iobench first job whole", len(one) == 1 and one[0]["status"] == "ok" and one[0]["bytes"] == 1 << 20, one)
 
 
+def suite_space_case(mnt):
+    """A suite whose jobs each fit but together do not: the whole suite's need
+    is checked before anything is written (exit 2, nothing created), for
+    `iobench check` and `iobench run` alike; the same jobs without keeping
+    their files fit (each job's files are gone before the next)."""
+    clear(mnt)
+    prof = os.path.join(mnt, "..", "two.ini")
+    for keep, want in (("true", 2), ("false", 0)):
+        with open(prof, "w") as f:
+            f.write(f"[global]\nsize = 3M\nblock_size = 1M\nphases = write\nkeep_files = {keep}\n"
+                    "[one]\n[two]\n")
+        for cmd in ("check", "run"):
+            p = run("iobench", [cmd, prof, "--dir", mnt], mnt)
+            name = f"suite space keep={keep} {cmd}"
+            check(name + " exit", p.returncode == want, f"exit {p.returncode}, want {want}: {p.stderr}")
+            if want:
+                check(name + " says why", re.search(r"\[two\] not enough space in .*the suite needs 6\.00 MiB",
+                                                    p.stderr) is not None and p.stderr.count("\n") == 1, p.stderr)
+                check(name + " created nothing", files_under(mnt) == {}, files_under(mnt))
+        clear(mnt)
+
+
 def clear(mnt):
     """Empty the file system between runs (the filler file too)."""
     for name in os.listdir(mnt):
@@ -241,6 +263,7 @@ def main():
         return 0
     try:
         iobench_case(mnt)
+        suite_space_case(mnt)
         iotest_cases(mnt)
         io_profile_cases(mnt)
     finally:

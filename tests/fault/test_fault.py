@@ -65,6 +65,13 @@ def iobench_cases(tmp):
         ("op=open,err=EIO,after_calls=1", 1, r"open of .*iobench\.f\.dat failed: Input/output error",
          [("write", "ok")]),
         ("op=write,err=EIO,after_calls=0,persist=0", 1, r"write of 65536 bytes at offset 0 of", []),
+        # a backend that claims more than it was asked for is a backend error, never a memory error
+        ("op=read,err=over,after_calls=2", 1,
+         r"backend fault broke its contract: read of 65536 bytes at offset 131072 of .*iobench\.f\.dat returned 65537",
+         [("write", "ok"), ("read", "error")]),
+        ("op=write,err=over,after_calls=1", 1,
+         r"backend fault broke its contract: write of 65536 bytes at offset 65536 of .*iobench\.f\.dat returned 65537",
+         [("write", "error")]),
     ]
     for fault, code, pattern, phases in cases:
         for out in ("json", "csv"):
