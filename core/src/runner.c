@@ -29,6 +29,13 @@ const char *iob_error_without_job(const char *msg)
 
 /* ------------------------------------------------------------------ checks */
 
+int iob_target_size(const char *path, uint64_t *size)
+{
+	if (iob_path_kind(path, 1) != IOB_PATH_REGULAR)
+		return -EINVAL;
+	return iob_file_size(path, size);
+}
+
 static int is_stdin(const char *path)
 {
 	return strcmp(path, "-") == 0;

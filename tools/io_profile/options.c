@@ -12,7 +12,6 @@
 
 #include "io_profile.h"
 #include "iobench/cli.h"
-#include "iobench/os.h"
 #include "iobench/plugin.h"
 #include "iobench/runner.h"
 #include "iobench/units.h"
@@ -370,7 +369,7 @@ static int read_only_size(const struct iop_opts *o, struct iop_plan *p, uint64_t
 		return iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
 	for (size_t i = 0; i < fl.n; i++) {
 		uint64_t sz;
-		if (iob_path_kind(fl.paths[i], 1) != IOB_PATH_REGULAR || iob_file_size(fl.paths[i], &sz) != 0)
+		if (iob_target_size(fl.paths[i], &sz) != 0)
 			continue; /* the target checks name what is wrong with it */
 		if (o->file_size_set && sz < o->file_size) {
 			int rc = iob_cli_fail(IOB_EXIT_USAGE, "-r: %s has %llu bytes, fewer than -l %llu",
@@ -392,21 +391,18 @@ static int direct_alignment(struct iop_opts *o, struct iop_plan *p)
 {
 	struct iob_filelist fl;
 	uint32_t a = 0;
+	uint64_t sz;
+	char why[IOB_PATH_MAX + 200];
 	const char *probe = o->dir;
 	if (iob_job_files(&p->job[IOP_JOB_READ], &fl) != 0)
 		return iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
-	if (iob_path_kind(fl.paths[0], 1) == IOB_PATH_REGULAR)
+	if (iob_target_size(fl.paths[0], &sz) == 0)
 		probe = fl.paths[0];
-	int rc = iob_dio_alignment(probe, &a);
+	/* the core's policy: 4096 where the OS cannot tell */
+	int rc = iob_caveat_direct_alignment(probe, &a, why, sizeof why);
 	iob_filelist_free(&fl);
 	if (rc == -EINVAL)
-		return iob_cli_fail(
-		    IOB_EXIT_USAGE,
-		    "-b: the file system holding %s cannot bypass the buffer cache (no O_DIRECT, or a "
-		    "memory file system such as tmpfs); run without -b, or in a directory on a disk",
-		    o->dir);
-	if (rc != 0 || a == 0)
-		a = 4096; /* what the direct backend assumes when the OS cannot tell */
+		return iob_cli_fail(IOB_EXIT_USAGE, "-b: %s; run without -b, or in a directory on a disk", why);
 	p->dio_align = a;
 	if (!o->min_io_set) {
 		o->min_io = a;
@@ -518,7 +514,9 @@ int iop_plan(const struct iop_opts *opts, const struct iob_registry *reg, struct
 		return too_small(&o, p);
 	build_jobs(&o, p, backend);
 	describe_io(&o, p, backend);
-	if (!realpath(o.dir, p->absdir))
-		snprintf(p->absdir, sizeof p->absdir, "%s", o.dir);
+	struct iob_job where = p->job[IOP_JOB_READ];
+	char why[512];
+	snprintf(p->absdir, sizeof p->absdir, "%s",
+		 iob_job_resolve_dir(&where, why, sizeof why) == 0 ? where.dir : o.dir);
 	return check_suite(p, reg);
 }

@@ -216,16 +216,13 @@ int iotest_plan_dump(FILE *f, const struct iotest_opts *o, const struct iotest_p
 	if (!jobs)
 		return iotest_fail(err, errlen, "out of memory");
 	for (size_t i = 0; i < plan->njobs; i++) {
+		char why[512];
 		jobs[i] = plan->jobs[i];
-		char *abs = realpath(jobs[i].dir, NULL);
-		if (!abs || strlen(abs) >= sizeof jobs[i].dir) {
-			free(abs);
+		if (iob_job_resolve_dir(&jobs[i], why, sizeof why) != 0) {
 			free(jobs);
 			return iotest_fail(err, errlen, "cannot resolve the directory of '%s'",
 				    IOTEST_QPATH(plan->paths[i]));
 		}
-		snprintf(jobs[i].dir, sizeof jobs[i].dir, "%s", abs);
-		free(abs);
 		if (!ini_safe(jobs[i].dir) || !ini_safe(jobs[i].filename)) {
 			free(jobs);
 			return iotest_fail(err, errlen,

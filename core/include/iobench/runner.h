@@ -160,6 +160,10 @@ void iob_run_remove_made(struct iob_run *run, uint64_t *files, uint64_t *dirs);
  * run.  Returns the exit code. */
 int iob_run_main(const struct iob_registry *reg, const struct iob_run_opts *opts, const struct iob_suite *suite);
 
+/* The size of an existing regular file at path (a tool sizing its jobs from
+ * files that are there, as io_profile -r does); -errno otherwise. */
+int iob_target_size(const char *path, uint64_t *size);
+
 /* msg without a leading "[job] ". */
 const char *iob_error_without_job(const char *msg);
 
