@@ -1,6 +1,7 @@
 /*
- * runner.c - the one run path (iobench/runner.h): checks, jobs, phases,
- * records, and the run's life from outputs opened to exit code.
+ * runner.c - the one run path (iobench/runner.h): jobs, phases, records,
+ * and the run's life from outputs opened to exit code.  The checks made
+ * before anything is created are check.c's.
  */
 #include "iobench/runner.h"
 
@@ -17,6 +18,7 @@
 #include "iobench/os.h"
 #include "iobench/units.h"
 #include "iobench/version.h"
+#include "check.h"
 
 const char *iob_error_without_job(const char *msg)
 {
@@ -25,500 +27,6 @@ const char *iob_error_without_job(const char *msg)
 	if (strncmp(msg, "job ", 4) == 0 && strstr(msg, ": "))
 		return strstr(msg, ": ") + 2;
 	return msg;
-}
-
-/* ------------------------------------------------------------------ checks */
-
-int iob_target_size(const char *path, uint64_t *size)
-{
-	if (iob_path_kind(path, 1) != IOB_PATH_REGULAR)
-		return -EINVAL;
-	return iob_file_size(path, size);
-}
-
-static int is_stdin(const char *path)
-{
-	return strcmp(path, "-") == 0;
-}
-
-/* Refuse what is not a plain file (devices only when allowed, symlinks only
- * when followed), check access and existence.  Adds to *existing the bytes
- * already there that a write reuses.  Touches nothing. */
-static int check_target(const struct iob_job *job, const char *path, int writes, int may_be_missing,
-			uint64_t *existing, char *err, size_t errlen)
-{
-	enum iob_path_kind k = iob_path_kind(path, 1);
-	enum iob_path_kind lk = iob_path_kind(path, 0);
-	int device = k == IOB_PATH_BLOCKDEV || k == IOB_PATH_CHARDEV;
-	if (device && !job->allow_devices) {
-		snprintf(err, errlen, "[%s] %s is a %s device%s; refusing to touch it (set allow_devices = true)",
-			 job->name, path, k == IOB_PATH_BLOCKDEV ? "block" : "character",
-			 lk == IOB_PATH_SYMLINK ? " behind a symlink" : "");
-		return -EPERM;
-	}
-	if (lk == IOB_PATH_SYMLINK && k == IOB_PATH_MISSING) {
-		snprintf(err, errlen, "[%s] %s is a dangling symlink", job->name, path);
-		return -ENOENT;
-	}
-	if (lk == IOB_PATH_SYMLINK && !job->follow_symlinks) {
-		snprintf(err, errlen,
-			 "[%s] %s is a symbolic link; refusing to follow it (a link planted in a shared directory "
-			 "could aim the job at another file; set follow_symlinks = true to allow it)",
-			 job->name, path);
-		return -ELOOP;
-	}
-	if (k == IOB_PATH_DIRECTORY || k == IOB_PATH_OTHER) {
-		snprintf(err, errlen, "[%s] %s is %s, not a file", job->name, path,
-			 k == IOB_PATH_DIRECTORY ? "a directory" : "a fifo or socket");
-		return -EISDIR;
-	}
-	if (k == IOB_PATH_MISSING) {
-		if (!writes && !may_be_missing) {
-			snprintf(err, errlen,
-				 "[%s] %s does not exist (no such file; a read-only job reads existing files)",
-				 job->name, path);
-			return -ENOENT;
-		}
-		return 0;
-	}
-	int acc = iob_path_access(path, writes);
-	if (acc < 0) {
-		snprintf(err, errlen, "[%s] cannot %s %s: %s", job->name, writes ? "write" : "read", path,
-			 strerror(-acc));
-		return -EACCES;
-	}
-	uint64_t sz = 0;
-	if (device) {
-		*existing += job->size; /* a device holds its own space, not its directory's */
-	} else if (iob_file_size(path, &sz) == 0) {
-		if (!writes && sz == 0 && !may_be_missing) {
-			snprintf(err, errlen, "[%s] %s is empty: there is nothing to read", job->name, path);
-			return -ENODATA;
-		}
-		*existing += sz < job->size ? sz : job->size;
-	}
-	return 0;
-}
-
-/* dir without trailing slashes (a trailing slash would follow a final link) */
-static void strip_slashes(const char *dir, char *out, size_t len)
-{
-	snprintf(out, len, "%s", dir);
-	size_t n = strlen(out);
-	while (n > 1 && out[n - 1] == '/')
-		out[--n] = '\0';
-}
-
-/* A symlinked job directory is followed when the link is owned by root or
- * by the user running the job (so not planted by another user in a shared
- * directory), or with follow_symlinks. */
-static int dir_link_trusted(const struct iob_job *job, const char *dir)
-{
-	struct iob_identity id;
-	if (job->follow_symlinks)
-		return 1;
-	if (iob_stat_at(IOB_AT_CWD, dir, &id) != 0 || id.kind != IOB_PATH_SYMLINK)
-		return 1;
-	return id.uid == 0 || id.uid == iob_euid();
-}
-
-/* Show at most 48 bytes of a long name, escaped, ending in "..." */
-static const char *short_name(const char *name, size_t n, char *out, size_t outlen)
-{
-	char head[64];
-	snprintf(head, sizeof head, "%.*s%s", (int)(n > 48 ? 48 : n), name, n > 48 ? "..." : "");
-	return iob_quote(head, out, outlen);
-}
-
-/* A name component over NAME_MAX or a path over PATH_MAX fails at open, as
- * ENAMETOOLONG, after earlier jobs ran: refuse it now. */
-#define IOB_NAME_COMPONENT_MAX 255
-static int check_name_lengths(const struct iob_job *job, const struct iob_filelist *fl, char *err,
-			      size_t errlen)
-{
-	char shown[256];
-	const char *names[2] = {job->dir, job->layout == IOB_LAYOUT_FILE ? job->filename : ""};
-	for (int k = 0; k < 2; k++)
-		for (const char *c = names[k]; *c;) {
-			size_t n = strcspn(c, "/");
-			if (n > IOB_NAME_COMPONENT_MAX) {
-				snprintf(err, errlen,
-					 "[%s] the name '%s' is %zu bytes, over the limit of %d bytes for one file "
-					 "name; use a shorter %s",
-					 job->name, short_name(c, n, shown, sizeof shown), n, IOB_NAME_COMPONENT_MAX,
-					 k ? "filename" : "dir");
-				return -ENAMETOOLONG;
-			}
-			c += n + (c[n] == '/');
-		}
-	for (size_t i = 0; i < fl->n; i++) {
-		size_t n = strlen(fl->paths[i]);
-		if (n >= IOB_PATH_MAX) {
-			snprintf(err, errlen,
-				 "[%s] the path '%s' is %zu bytes, over the limit of %d bytes for a path; use a "
-				 "shorter dir",
-				 job->name, short_name(fl->paths[i], n, shown, sizeof shown), n, IOB_PATH_MAX - 1);
-			return -ENAMETOOLONG;
-		}
-	}
-	return 0;
-}
-
-/* Directories of a tree: missing (made by the job) or real directories;
- * a symlink only with follow_symlinks. */
-static int check_tree_dirs(const struct iob_job *job, const struct iob_filelist *fl, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < fl->ndirs; i++) {
-		enum iob_path_kind lk = iob_path_kind(fl->dirs[i], 0);
-		if (lk == IOB_PATH_MISSING || lk == IOB_PATH_DIRECTORY)
-			continue;
-		if (lk == IOB_PATH_SYMLINK && job->follow_symlinks &&
-		    iob_path_kind(fl->dirs[i], 1) == IOB_PATH_DIRECTORY)
-			continue;
-		char q[IOB_PATH_MAX + 64];
-		if (lk == IOB_PATH_SYMLINK)
-			snprintf(err, errlen,
-				 "[%s] %s is a symbolic link; refusing to follow it (a link planted in a shared "
-				 "directory could aim the job elsewhere; set follow_symlinks = true to allow it)",
-				 job->name, iob_quote(fl->dirs[i], q, sizeof q));
-		else
-			snprintf(err, errlen, "[%s] %s is in the way: the tree needs a directory there", job->name,
-				 iob_quote(fl->dirs[i], q, sizeof q));
-		return lk == IOB_PATH_SYMLINK ? -ELOOP : -ENOTDIR;
-	}
-	return 0;
-}
-
-static int check_targets(const struct iob_job *job, const struct iob_filelist *fl, int may_be_missing,
-			 uint64_t *need, char *err, size_t errlen)
-{
-	int writes = (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) != 0;
-	*need = 0;
-	if (is_stdin(fl->paths[0]))
-		return 0;
-	int rc = check_name_lengths(job, fl, err, errlen);
-	if (rc)
-		return rc;
-	enum iob_path_kind dk = iob_path_kind(job->dir, 1);
-	if (dk != IOB_PATH_DIRECTORY) {
-		snprintf(err, errlen, "[%s] dir '%s' %s", job->name, job->dir,
-			 dk == IOB_PATH_MISSING ? "does not exist" : "is not a directory");
-		return -ENOENT;
-	}
-	char dir[IOB_PATH_MAX];
-	strip_slashes(job->dir, dir, sizeof dir);
-	if (!dir_link_trusted(job, dir)) {
-		snprintf(err, errlen,
-			 "[%s] dir '%s' is a symbolic link owned by another user; refusing to follow it (set "
-			 "follow_symlinks = true to allow it)",
-			 job->name, job->dir);
-		return -ELOOP;
-	}
-	if ((rc = check_tree_dirs(job, fl, err, errlen)) != 0)
-		return rc;
-	uint64_t existing = 0;
-	int all_devices = 1;
-	for (size_t i = 0; i < fl->n; i++) {
-		rc = check_target(job, fl->paths[i], writes, may_be_missing, &existing, err, errlen);
-		if (rc)
-			return rc;
-		enum iob_path_kind k = iob_path_kind(fl->paths[i], 1);
-		all_devices &= k == IOB_PATH_BLOCKDEV || k == IOB_PATH_CHARDEV;
-	}
-	/* a device is written in place: its directory need not be writable */
-	if (writes && !all_devices && iob_dir_writable(job->dir) != 0) {
-		snprintf(err, errlen, "[%s] dir '%s' is not writable", job->name, job->dir);
-		return -EACCES;
-	}
-	if (writes) {
-		uint64_t total = job->size > UINT64_MAX / fl->n ? UINT64_MAX : job->size * fl->n;
-		*need = total > existing ? total - existing : 0;
-	}
-	return 0;
-}
-
-static int check_backend(const struct iob_job *job, const struct iob_loaded *b, char *err, size_t errlen)
-{
-	if (!job->backend_options[0])
-		return 0;
-	int rc = b->backend.control ? b->backend.control(NULL, IOB_CTL_CHECK_OPTIONS, (void *)job->backend_options)
-				    : -EINVAL;
-	if (rc < 0)
-		snprintf(err, errlen, "[%s] backend %s refuses backend_options '%s'%s", job->name, b->desc.name,
-			 job->backend_options, b->backend.control ? "" : " (it takes no options)");
-	return rc < 0 ? -EINVAL : 0;
-}
-
-/* Direct I/O: the file system must be able to bypass its cache, and the
- * block size, random offset alignment and written size must be multiples of
- * its alignment.  Found here rather than at open, after earlier jobs ran. */
-static int check_direct(const struct iob_job *job, const struct iob_loaded *b, const struct iob_filelist *fl,
-			char *err, size_t errlen)
-{
-	if (!(b->desc.caps & IOB_CAP_DIRECT))
-		return 0;
-	const char *probe = iob_path_kind(fl->paths[0], 1) == IOB_PATH_REGULAR ? fl->paths[0] : job->dir;
-	uint32_t align = 0;
-	int rc = iob_dio_alignment(probe, &align);
-	if (rc == -EINVAL) {
-		char why[IOB_PATH_MAX + 256];
-		iob_caveat_direct_alignment(probe, &align, why, sizeof why);
-		snprintf(err, errlen, "[%s] backend %s: %s; use a backend that goes through the cache, or a disk", job->name,
-			 b->desc.name, why);
-		return -EINVAL;
-	}
-	if (rc != 0 || align <= 1 || !(b->desc.caps & IOB_CAP_ALIGNED))
-		return 0;
-	int writes = (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) != 0;
-	const char *bad = NULL;
-	uint64_t val = 0;
-	if (job->block_size % align) {
-		bad = "block size";
-		val = job->block_size;
-	} else if (job->access == IOB_ACCESS_RAND && job->offset_align && job->offset_align % align) {
-		bad = "offset alignment";
-		val = job->offset_align;
-	} else if (writes && job->size % align) {
-		bad = "file size";
-		val = job->size;
-	}
-	if (!bad)
-		return 0;
-	snprintf(err, errlen,
-		 "[%s] %s %llu is not a multiple of %u bytes, the alignment direct I/O needs on the file system "
-		 "of %s (backend %s cannot serve it through the cache)",
-		 job->name, bad, (unsigned long long)val, align, probe, b->desc.name);
-	return -EINVAL;
-}
-
-static int job_check(const struct iob_job *job, const struct iob_registry *reg, int may_be_missing, uint64_t *need,
-		     char *err, size_t errlen)
-{
-	const struct iob_loaded *b = iob_registry_find(reg, IOB_PLUGIN_BACKEND, job->backend);
-	*need = 0;
-	if (!b) {
-		char why[1024];
-		iob_registry_missing(reg, IOB_PLUGIN_BACKEND, job->backend, why, sizeof why);
-		snprintf(err, errlen, "[%s] %s", job->name, why);
-		return -ENOENT;
-	}
-	if ((job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) && !(b->desc.caps & IOB_CAP_WRITE)) {
-		snprintf(err, errlen, "[%s] backend '%s' cannot write", job->name, job->backend);
-		return -ENOTSUP;
-	}
-	if ((job->phases & ~IOB_PHASE_BIT(IOB_PHASE_WRITE)) && !(b->desc.caps & IOB_CAP_READ)) {
-		snprintf(err, errlen, "[%s] backend '%s' cannot read", job->name, job->backend);
-		return -ENOTSUP;
-	}
-	int rc = check_backend(job, b, err, errlen);
-	if (rc)
-		return rc;
-	if (is_stdin(job->filename)) {
-		if (!(b->desc.caps & IOB_CAP_STREAM) || (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) ||
-		    job->access != IOB_ACCESS_SEQ) {
-			snprintf(err, errlen, "[%s] standard input needs a stream-capable backend, sequential reads only",
-				 job->name);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	struct iob_filelist fl;
-	if ((rc = iob_job_validate(job, err, errlen)) != 0)
-		return rc;
-	if ((rc = iob_job_files(job, &fl)) != 0) {
-		snprintf(err, errlen, "[%s] out of memory listing files", job->name);
-		return rc;
-	}
-	rc = check_targets(job, &fl, may_be_missing, need, err, errlen);
-	if (rc == 0)
-		rc = check_direct(job, b, &fl, err, errlen);
-	iob_filelist_free(&fl);
-	return rc;
-}
-
-/* The last earlier job of the suite that writes and keeps the files job i
- * uses, or NULL. */
-static const struct iob_job *writer_before(const struct iob_suite *suite, size_t i)
-{
-	const struct iob_job *j = &suite->jobs[i], *found = NULL;
-	for (size_t k = 0; k < i; k++) {
-		const struct iob_job *w = &suite->jobs[k];
-		if ((w->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) && w->keep_files && w->layout == j->layout &&
-		    strcmp(w->dir, j->dir) == 0 &&
-		    (j->layout == IOB_LAYOUT_FILE ? strcmp(w->filename, j->filename) == 0
-						  : w->tree_levels == j->tree_levels && w->tree_files == j->tree_files))
-			found = w;
-	}
-	return found;
-}
-
-
-/* Space for the whole suite: the files kept by earlier jobs stay, the files
- * of a job that removes them are gone after it.  Per file system. */
-struct space {
-	uint64_t dev, kept, avail;
-	int known;
-};
-
-static int check_space(const struct iob_suite *suite, const uint64_t *need, char *err, size_t errlen)
-{
-	struct space fs[16];
-	size_t nfs = 0;
-	for (size_t i = 0; i < suite->njobs; i++) {
-		const struct iob_job *j = &suite->jobs[i];
-		uint64_t dev = 0;
-		if (!need[i] || iob_path_device(j->dir, &dev) != 0)
-			continue;
-		size_t f = 0;
-		while (f < nfs && fs[f].dev != dev)
-			f++;
-		if (f == nfs) {
-			if (nfs == sizeof fs / sizeof fs[0])
-				continue;
-			fs[nfs] = (struct space){.dev = dev};
-			fs[nfs].known = iob_fs_free_bytes(j->dir, &fs[nfs].avail) == 0;
-			nfs++;
-		}
-		uint64_t total = fs[f].kept + need[i];
-		if (total < need[i])
-			total = UINT64_MAX;
-		if (fs[f].known && total > fs[f].avail) {
-			char a[32], b[32];
-			iob_format_bytes((double)total, a, sizeof a);
-			iob_format_bytes((double)fs[f].avail, b, sizeof b);
-			snprintf(err, errlen,
-				 "[%s] not enough space in %s: the suite needs %s there by the end of this job, %s is "
-				 "free",
-				 j->name, j->dir, a, b);
-			return -ENOSPC;
-		}
-		if (j->keep_files)
-			fs[f].kept = total;
-	}
-	return 0;
-}
-
-int iob_job_check(const struct iob_job *job, const struct iob_registry *reg, char *err, size_t errlen)
-{
-	struct iob_suite one = {.njobs = 1, .jobs = (struct iob_job *)job};
-	return iob_suite_check(&one, reg, err, errlen);
-}
-
-int iob_suite_check(const struct iob_suite *suite, const struct iob_registry *reg, char *err, size_t errlen)
-{
-	uint64_t *need = calloc(suite->njobs ? suite->njobs : 1, sizeof *need);
-	int rc = 0;
-	if (!need) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < suite->njobs && rc == 0; i++) {
-		const struct iob_job *w = writer_before(suite, i), *j = &suite->jobs[i];
-		rc = job_check(j, reg, w != NULL, &need[i], err, errlen);
-		if (w && need[i]) /* those files are there by then: only growth needs room */
-			need[i] = j->size > w->size ? (need[i] / j->size) * (j->size - w->size) : 0;
-	}
-	if (rc == 0)
-		rc = check_space(suite, need, err, errlen);
-	free(need);
-	return rc;
-}
-
-/* Files a job reads or writes, and the protected ones, as one list (owned
- * strings; *n entries). */
-static char **run_paths(const struct iob_suite *suite, size_t *n)
-{
-	size_t cap = 16, k = 0;
-	char **v = malloc(cap * sizeof *v);
-	for (size_t i = 0; v && i < suite->njobs; i++) {
-		struct iob_filelist fl;
-		if (iob_job_files(&suite->jobs[i], &fl) != 0)
-			goto fail;
-		for (size_t f = 0; f < fl.n; f++) {
-			if (is_stdin(fl.paths[f]))
-				continue;
-			if (k == cap) {
-				char **nv = realloc(v, (cap *= 2) * sizeof *v);
-				if (!nv) {
-					iob_filelist_free(&fl);
-					goto fail;
-				}
-				v = nv;
-			}
-			v[k++] = fl.paths[f];
-			fl.paths[f] = NULL;
-		}
-		iob_filelist_free(&fl);
-	}
-	*n = k;
-	return v;
-fail:
-	for (size_t i = 0; i < k; i++)
-		free(v[i]);
-	free(v);
-	return NULL;
-}
-
-/* A job's data file that is the profile or one of its includes. */
-static int check_protected(const struct iob_suite *suite, const struct iob_run_opts *opts, char *err,
-			   size_t errlen)
-{
-	for (size_t i = 0; i < suite->njobs; i++) {
-		struct iob_filelist fl;
-		const struct iob_job *job = &suite->jobs[i];
-		if (iob_job_files(job, &fl) != 0) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		int rc = 0;
-		for (size_t f = 0; f < fl.n && !rc; f++) {
-			uint64_t dev, ino, pdev, pino;
-			enum iob_path_kind k, pk;
-			if (is_stdin(fl.paths[f]) || iob_file_identity(fl.paths[f], &dev, &ino, &k) != 0)
-				continue;
-			for (size_t p = 0; p < opts->nprotect && !rc; p++)
-				if (opts->protect[p] && iob_file_identity(opts->protect[p], &pdev, &pino, &pk) == 0 &&
-				    pdev == dev && pino == ino) {
-					snprintf(err, errlen,
-						 "[%s] the data file %s is %s, which this run reads as its profile: "
-						 "choose another filename",
-						 job->name, fl.paths[f], opts->protect[p]);
-					rc = -EINVAL;
-				}
-		}
-		iob_filelist_free(&fl);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-int iob_run_check(const struct iob_registry *reg, const struct iob_run_opts *opts, const struct iob_suite *suite,
-		  char *err, size_t errlen)
-{
-	int rc = iob_suite_check(suite, reg, err, errlen);
-	if (rc == 0)
-		rc = check_protected(suite, opts, err, errlen);
-	if (rc || !opts->outputs)
-		return rc;
-	size_t n = 0;
-	char **paths = run_paths(suite, &n);
-	const char **all = paths ? malloc((n + opts->nprotect + 1) * sizeof *all) : NULL;
-	if (!all) {
-		free(paths);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		all[i] = paths[i];
-	for (size_t i = 0; i < opts->nprotect; i++)
-		all[n + i] = opts->protect[i];
-	rc = iob_output_spec_check_paths(opts->outputs, all, n + opts->nprotect, err, errlen);
-	for (size_t i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
-	free(all);
-	return rc;
 }
 
 /* -------------------------------------------------------------- lifecycle */
@@ -776,15 +284,15 @@ static int pins_find(const struct iob_pins *ps, const char *path, size_t *at)
 }
 
 /* The job's own directory, held open.  A final symlink is followed only as
- * the checks allowed it (dir_link_trusted). */
+ * the checks allowed it (iob_dir_link_trusted). */
 static int pin_job_dir(struct iob_run *run, const struct iob_job *job, size_t *at)
 {
 	char dir[IOB_PATH_MAX];
-	strip_slashes(job->dir, dir, sizeof dir);
+	iob_strip_slashes(job->dir, dir, sizeof dir);
 	if (pins_find(run->pins, dir, at))
 		return 0;
 	int fd = iob_dir_open_at(IOB_AT_CWD, dir, 0, NULL);
-	if (fd == -ELOOP && dir_link_trusted(job, dir))
+	if (fd == -ELOOP && iob_dir_link_trusted(job, dir))
 		fd = iob_dir_open_at(IOB_AT_CWD, dir, 1, NULL);
 	if (fd < 0) {
 		iob_run_fail(run, fd == -ELOOP, "[%s] cannot open dir '%s': %s", job->name, job->dir,
@@ -875,7 +383,7 @@ static int job_files_open(struct iob_run *run, const struct iob_job *job, struct
 		iob_run_fail(run, 0, "out of memory");
 		return -ENOMEM;
 	}
-	if (is_stdin(jf->fl.paths[0])) {
+	if (iob_is_stdin_path(jf->fl.paths[0])) {
 		free(dirpin);
 		jf->open[0] = strdup("-");
 		return jf->open[0] ? 0 : -ENOMEM;
@@ -1022,7 +530,7 @@ static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struc
 	char file[IOB_PATH_MAX];
 	snprintf(file, sizeof file, "%s", job->layout == IOB_LAYOUT_TREE ? job->dir : fl->paths[0]);
 	iob_rec_phase(rb, job, file, r);
-	int fs = !is_stdin(file);
+	int fs = !iob_is_stdin_path(file);
 	iob_rec_str(rb, "fs_type", fs && strcmp(run->fs_type, "unknown") ? run->fs_type : NULL);
 	if (fs && run->fs_block_size)
 		iob_rec_u64(rb, "fs_block_size_bytes", IOB_UNIT_BYTES, run->fs_block_size);
@@ -1102,7 +610,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	}
 	if (phase != IOB_PHASE_WRITE && job->evict_before_read)
 		for (size_t i = 0; i < fl->n; i++)
-			if (!is_stdin(fl->paths[i]))
+			if (!iob_is_stdin_path(fl->paths[i]))
 				iob_cache_evict(jf->open[i]);
 	struct iob_read_plan plan;
 	int reads = phase != IOB_PHASE_WRITE && !run->quiet;
@@ -1113,7 +621,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	int rc = iob_phase_run(&spec, &r);
 	unmask(r.error, sizeof r.error, jf);
 	unmask(r.bad_file, sizeof r.bad_file, jf);
-	if (rc >= 0 && !r.interrupted && is_stdin(fl->paths[0]) && r.bytes == 0) {
+	if (rc >= 0 && !r.interrupted && iob_is_stdin_path(fl->paths[0]) && r.bytes == 0) {
 		iob_run_fail(run, 1, "standard input gave no data: there is nothing to read");
 		iob_phase_result_free(&r);
 		iob_blocks_free(&pr.blocks);
