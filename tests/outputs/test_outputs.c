@@ -469,13 +469,7 @@ static void test_csv_exact(void **state)
 	assert_string_equal(memsink_text(&m),
 			    CSV_PHASE_HEADER CSV_PHASE_ROW1
 			    "\"line1\nline2\",read,back\\slash," FILE2 ",1048576,1048576,1,1,1048576,1,"
-			    "1,777,777,777,0,777,777,777,777,777,true,-5\n"
-			    "\n"
-			    "jobs,total_bytes,note,ratio,tail_ns_count,tail_ns_min,tail_ns_max,tail_ns_mean,"
-			    "tail_ns_stddev\n"
-			    "2,2147483648,,0.1,,,,,\n"
-			    "3,0,\"a,b\",0.3333333333333333,,,,,\n"
-			    "\n" CSV_PHASE_HEADER CSV_PHASE_ROW1);
+			    "1,777,777,777,0,777,777,777,777,777,true,-5\n" CSV_PHASE_ROW1);
 	memsink_free(&m);
 }
 
@@ -488,13 +482,14 @@ static void test_csv_empty_run_writes_nothing(void **state)
 	memsink_free(&m);
 }
 
-/* Each header block and each row is one write: 1 header + 2 rows + 1 header
- * block + 2 rows + 1 header block + 1 row. */
+/* The header and each row is one write: 1 header + 3 phase rows (the
+ * summary and other records are not phase rows: left out of a sink that is
+ * not a regular file). */
 static void test_csv_one_write_per_row(void **state)
 {
 	struct memsink m = {0};
 	render(output("csv"), &m, records, NFIELDS(records), &end_ok);
-	assert_int_equal(m.calls, 8);
+	assert_int_equal(m.calls, 4);
 	memsink_free(&m);
 }
 
@@ -505,7 +500,7 @@ static void test_csv_keys_needing_quotes(void **state)
 		{.key = "say \"hi\"", .type = IOB_T_STR, .v.s = "\r"},
 		{.key = "plain", .type = IOB_T_STR, .v.s = ""},
 	};
-	static const struct iob_record rec = {.kind = "k", .nfields = NFIELDS(fields), .fields = fields};
+	static const struct iob_record rec = {.kind = "phase", .nfields = NFIELDS(fields), .fields = fields};
 	struct memsink m = {0};
 	render(output("csv"), &m, &rec, 1, &end_ok);
 	assert_string_equal(memsink_text(&m), "\"a,b\",\"say \"\"hi\"\"\",plain\n1,\"\r\",\n");
