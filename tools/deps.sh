@@ -5,7 +5,7 @@ set -eu
 
 need=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in build-essential cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev python3 strace $*; do
+for pkg in build-essential cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev python3 strace librsvg2-bin $*; do
 	have_pkg "$pkg" || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0

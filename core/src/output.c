@@ -312,7 +312,8 @@ int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, c
 			return -EINVAL;
 		}
 		if (it->file[0]) {
-			sf->f = fopen(it->file, "we");
+			/* "append" (csv:append=FILE) keeps what the file holds */
+			sf->f = fopen(it->file, strcmp(it->args, "append") == 0 ? "ae" : "we");
 			if (!sf->f) {
 				int e = errno;
 				snprintf(err, errlen, "cannot create output file '%s': %s", it->file, strerror(e));

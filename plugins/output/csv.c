@@ -1,17 +1,27 @@
 /*
  * csv.c - the "csv" output: records as comma-separated rows (RFC 4180 quoting).
  *
- * Shape (docs/outputs.md):
- *  - A header row of the field keys of the first record, then one row per
- *    record.  Nothing is written for the run facts, notes or the run's
- *    status: CSV has no place for them.  The core reports errors on stderr
- *    and the human and json outputs carry the notes; every row already
- *    written is whole, so a failed run leaves a valid, shorter file.
- *  - When a record's header (its flattened keys) differs from the current
- *    one - another kind with other keys, or a latency with other ranks - an
- *    empty line and a new header row start a new block.  Records of another
- *    kind with the same keys continue the current block.  The kind itself is
- *    not a column.
+ * Shape (docs/outputs.md, "csv"): every file holds one table, one header
+ * row and rows with its columns, so any CSV reader imports it as it is.
+ *  - A table is the records of one kind with one header (their flattened
+ *    keys).  The main table is the first of kind "phase" (CSV_MAIN_KIND).
+ *  - On a regular file FILE (csv=FILE), the main table goes to FILE and every
+ *    other table to a file beside it: FILE without a ".csv" ending, then
+ *    ".<kind>.csv" (run.csv -> run.block.csv), or ".<kind>.<n>.csv" for the
+ *    n-th table of one kind (n >= 2).  A side file is created when its first
+ *    record arrives; characters of the kind other than [0-9A-Za-z_-] become
+ *    '_'.
+ *  - On anything else (standard output, a pipe, /dev/null) only the main
+ *    table is written; at the end one warning names what was left out.
+ *  - Argument "append" (csv:append=FILE, a regular file only): the core opens
+ *    FILE for appending; each table adds rows to its file when the file is
+ *    empty or missing (after writing the header) or when its first line is
+ *    exactly the table's header, and refuses otherwise (a one-line error,
+ *    nothing written to that file).  Nothing is written before the first
+ *    record, so a refused header is an output error of the run.
+ *  - Nothing is written for the run facts, notes or the run's status: CSV
+ *    has no place for them.  Every row already written is whole, so a failed
+ *    run leaves valid, shorter files.
  *  - A LAT field `k` flattens to k_count, k_min, k_max, k_mean, k_stddev and
  *    k_p<rank> per percentile, the rank printed like %g with every character
  *    other than [0-9A-Za-z] replaced by '_' (lat_ns_p99_9).  A NULL latency
@@ -27,8 +37,8 @@
  *    reads back to the same double ('.' as decimal point in every locale, 0
  *    for inf or nan); BOOL as true/false; a NULL string as an empty cell.
  *
- * Each header block and each row goes to the sink in a single write.  After
- * the sink fails once, nothing more is written and every later call returns
+ * Each header and each row goes to its file in a single write.  After a
+ * write fails once, nothing more is written and every later call returns
  * that error.
  */
 #include <ctype.h>
@@ -41,6 +51,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "iobench/plugin.h"
 #include "textbuf.h"
@@ -49,11 +61,28 @@
 
 static const struct iob_host *csv_host;
 
+#define CSV_MAIN_KIND "phase"
+#define CSV_MAX_TABLES 64
+
+/* One table: the records of one kind with one header, and where they go. */
+struct csv_table {
+	char *kind;
+	char *header;      /* without line ending */
+	FILE *f;           /* a side file; NULL for the main sink or when left out */
+	char *path;        /* the side file's name, for messages */
+	int on_sink;       /* the main table */
+	uint64_t left_out; /* rows not written (the sink is not a regular file) */
+};
+
 struct csv_state {
 	struct iob_sink sink;
 	int begun, ended;
-	int err;      /* first sink error; sticky */
-	char *header; /* current header row, without line ending; NULL before the first */
+	int err;          /* first write error; sticky */
+	int to_file;      /* the sink is a regular file: side files beside it */
+	int append;       /* csv:append */
+	char *old_header; /* append: the first line the main file had, or NULL */
+	struct csv_table tab[CSV_MAX_TABLES];
+	size_t ntab;
 	struct textbuf hdr, row;
 };
 
@@ -228,12 +257,173 @@ static int csv_write(struct csv_state *st, const char *data, size_t len)
 	return rc < 0 ? rc : 0;
 }
 
+/* One whole write to a side file, flushed and checked. */
+static int csv_write_side(struct csv_state *st, struct csv_table *t, const char *data, size_t len)
+{
+	if (st->err)
+		return st->err;
+	errno = 0;
+	if ((len && fwrite(data, 1, len, t->f) != len) || fflush(t->f) != 0 || ferror(t->f)) {
+		st->err = errno ? -errno : -EIO;
+		csv_log(IOB_LOG_ERROR, "cannot write '%s': %s", t->path, strerror(-st->err));
+	}
+	return st->err;
+}
+
+/* The first line of a file, without its ending: 1 and *line (malloc'd), 0
+ * when the file is missing or empty, -errno when it cannot be read. */
+static int csv_first_line(const char *path, char **line)
+{
+	*line = NULL;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	struct textbuf b = {0};
+	char chunk[512];
+	int rc = 0;
+	while (fgets(chunk, sizeof(chunk), f)) {
+		size_t n = strlen(chunk);
+		int done = n && chunk[n - 1] == '\n';
+		textbuf_add(&b, chunk, n - (size_t)done);
+		if (done)
+			break;
+	}
+	if (ferror(f))
+		rc = -EIO;
+	else if (b.oom)
+		rc = -ENOMEM;
+	fclose(f);
+	if (rc == 0 && b.data) {
+		*line = b.data;
+		return 1;
+	}
+	textbuf_free(&b);
+	return rc;
+}
+
+/* Whether the sink is a regular file of that name (not standard output). */
+static int csv_sink_is_file(const struct iob_sink *sink)
+{
+	struct stat sb, so;
+	if (!sink->name || stat(sink->name, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return 0;
+	if (strcmp(sink->name, "stdout") == 0 && fstat(STDOUT_FILENO, &so) == 0 && so.st_dev == sb.st_dev &&
+	    so.st_ino == sb.st_ino)
+		return 0; /* the core's name for standard output, redirected to a file */
+	return 1;
+}
+
+/* FILE without ".csv", ".<kind>[.<n>].csv". */
+static char *csv_side_path(const char *main, const char *kind, size_t n)
+{
+	size_t ml = strlen(main), kl = strlen(kind);
+	if (ml > 4 && strcmp(main + ml - 4, ".csv") == 0)
+		ml -= 4;
+	char *p = malloc(ml + kl + 40);
+	if (!p)
+		return NULL;
+	memcpy(p, main, ml);
+	p[ml] = '.';
+	for (size_t i = 0; i < kl; i++) {
+		char c = kind[i];
+		p[ml + 1 + i] = isalnum((unsigned char)c) || c == '_' || c == '-' ? c : '_';
+	}
+	if (n > 1)
+		snprintf(p + ml + 1 + kl, 40, ".%zu.csv", n);
+	else
+		snprintf(p + ml + 1 + kl, 40, ".csv");
+	return p;
+}
+
+/* Append mode: may rows under `header` go into a file whose first line is
+ * `have` (NULL: empty)?  1 write the header first, 0 no header, -EINVAL. */
+static int csv_append_check(const char *path, const char *have, const char *header, const char *kind)
+{
+	if (!have)
+		return 1;
+	if (strcmp(have, header) == 0)
+		return 0;
+	csv_log(IOB_LOG_ERROR,
+		"csv:append: '%s' has other columns than this run's %s rows (its header starts '%.60s', this "
+		"run's '%.60s'): append to a file from the same kind of run, or write a new file",
+		path, kind, have, header);
+	return -EINVAL;
+}
+
+/* Set up the table for a record of `kind` under `header` (a new one). */
+static int csv_table_new(struct csv_state *st, const char *kind, const char *header, struct csv_table **out)
+{
+	if (st->ntab == CSV_MAX_TABLES) {
+		csv_log(IOB_LOG_ERROR, "more than %d tables (kinds and headers) in one run on %s", CSV_MAX_TABLES,
+			st->sink.name);
+		return -E2BIG;
+	}
+	size_t nth = 1;
+	int main_taken = 0;
+	for (size_t i = 0; i < st->ntab; i++) {
+		nth += strcmp(st->tab[i].kind, kind) == 0;
+		main_taken |= st->tab[i].on_sink;
+	}
+	struct csv_table *t = &st->tab[st->ntab];
+	memset(t, 0, sizeof(*t));
+	t->kind = strdup(kind);
+	t->header = strdup(header);
+	if (!t->kind || !t->header) {
+		free(t->kind);
+		free(t->header);
+		return -ENOMEM;
+	}
+	st->ntab++;
+	*out = t;
+	int write_header = 1;
+	if (!main_taken && strcmp(kind, CSV_MAIN_KIND) == 0) {
+		t->on_sink = 1;
+		if (st->append)
+			write_header = csv_append_check(st->sink.name, st->old_header, header, kind);
+	} else if (st->to_file) {
+		t->path = csv_side_path(st->sink.name, kind, nth);
+		if (!t->path)
+			return -ENOMEM;
+		if (st->append) {
+			char *have = NULL;
+			int rc = csv_first_line(t->path, &have);
+			write_header = rc < 0 ? rc : csv_append_check(t->path, have, header, kind);
+			free(have);
+			if (rc < 0)
+				csv_log(IOB_LOG_ERROR, "cannot read '%s': %s", t->path, strerror(-rc));
+		}
+		if (write_header >= 0) {
+			t->f = fopen(t->path, st->append ? "a" : "w");
+			if (!t->f) {
+				int e = errno;
+				csv_log(IOB_LOG_ERROR, "cannot create '%s' for the %s rows: %s", t->path, kind,
+					strerror(e));
+				return -e;
+			}
+		}
+	} else {
+		return 0; /* left out: counted, named at the end */
+	}
+	if (write_header <= 0)
+		return write_header;
+	struct textbuf *h = &st->hdr;
+	textbuf_clear(h);
+	textbuf_str(h, header);
+	textbuf_add(h, "\n", 1);
+	if (h->oom)
+		return -ENOMEM;
+	return t->on_sink ? csv_write(st, h->data, h->len) : csv_write_side(st, t, h->data, h->len);
+}
+
 static int csv_open(const struct iob_sink *sink, const char *args, void **state)
 {
 	if (!sink || !sink->write || !state)
 		return -EINVAL;
-	if (args && *args) {
-		csv_log(IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output csv or csv=FILE", args);
+	int append = args && strcmp(args, "append") == 0;
+	if (args && *args && !append) {
+		csv_log(IOB_LOG_ERROR,
+			"takes no argument but append (got \"%s\"); use --output csv, csv=FILE or csv:append=FILE",
+			args);
 		return -EINVAL;
 	}
 	struct csv_state *st = calloc(1, sizeof(*st));
@@ -242,6 +432,24 @@ static int csv_open(const struct iob_sink *sink, const char *args, void **state)
 	st->sink = *sink;
 	if (!st->sink.name)
 		st->sink.name = "output";
+	st->to_file = csv_sink_is_file(&st->sink);
+	st->append = append;
+	if (append && !st->to_file) {
+		csv_log(IOB_LOG_ERROR, "csv:append needs a regular file to add to ('%s' is not): use csv:append=FILE",
+			st->sink.name);
+		free(st);
+		return -EINVAL;
+	}
+	if (append) {
+		int rc = csv_first_line(st->sink.name, &st->old_header);
+		if (rc < 0 || (rc == 1 && !st->old_header[0])) {
+			csv_log(IOB_LOG_ERROR, "csv:append: '%s' %s: append to a CSV file this output wrote",
+				st->sink.name, rc < 0 ? strerror(-rc) : "does not start with a header line");
+			free(st->old_header);
+			free(st);
+			return rc < 0 ? rc : -EINVAL;
+		}
+	}
 	*state = st;
 	return 0;
 }
@@ -254,33 +462,7 @@ static int csv_begin_run(void *state, const struct iob_run_info *run)
 		return -EINVAL;
 	}
 	st->begun = 1;
-	return st->err; /* the header waits for the first record */
-}
-
-/* Start a new header block when rec's header differs from the current one. */
-static int csv_header_for(struct csv_state *st, const struct iob_record *rec)
-{
-	struct textbuf *h = &st->hdr;
-	textbuf_clear(h);
-	textbuf_add(h, "\n", 1); /* the empty line before a second block */
-	csv_build_header(h, rec);
-	if (h->oom)
-		return -ENOMEM;
-	if (st->header && strcmp(st->header, h->data + 1) == 0)
-		return 0;
-	char *copy = strdup(h->data + 1);
-	if (!copy)
-		return -ENOMEM;
-	textbuf_add(h, "\n", 1);
-	if (h->oom) {
-		free(copy);
-		return -ENOMEM;
-	}
-	int first = st->header == NULL;
-	int rc = csv_write(st, h->data + first, h->len - (size_t)first);
-	free(st->header);
-	st->header = copy;
-	return rc;
+	return st->err; /* headers wait for the first record of each table */
 }
 
 static int csv_record(void *state, const struct iob_record *rec)
@@ -294,15 +476,43 @@ static int csv_record(void *state, const struct iob_record *rec)
 		return st->err;
 	if (!rec || (rec->nfields && !rec->fields))
 		return -EINVAL;
-	int rc = csv_header_for(st, rec);
-	if (rc == 0) {
-		textbuf_clear(&st->row);
-		csv_build_row(&st->row, rec);
-		rc = st->row.oom ? -ENOMEM : csv_write(st, st->row.data, st->row.len);
+	const char *kind = rec->kind ? rec->kind : "";
+	struct textbuf *h = &st->hdr;
+	textbuf_clear(h);
+	csv_build_header(h, rec);
+	if (h->oom || !h->data) {
+		textbuf_str(h, ""); /* a record without fields: an empty header */
+		if (h->oom) {
+			csv_log(IOB_LOG_ERROR, "out of memory formatting a header for %s", st->sink.name);
+			return -ENOMEM;
+		}
 	}
-	if (rc == -ENOMEM)
+	struct csv_table *t = NULL;
+	for (size_t i = 0; i < st->ntab && !t; i++)
+		if (strcmp(st->tab[i].kind, kind) == 0 && strcmp(st->tab[i].header, h->data) == 0)
+			t = &st->tab[i];
+	int rc = 0;
+	if (!t) {
+		char *header = strdup(h->data);
+		rc = header ? csv_table_new(st, kind, header, &t) : -ENOMEM;
+		free(header);
+		if (rc < 0) {
+			if (!st->err)
+				st->err = rc;
+			return rc;
+		}
+	}
+	if (!t->on_sink && !t->f) {
+		t->left_out++;
+		return 0;
+	}
+	textbuf_clear(&st->row);
+	csv_build_row(&st->row, rec);
+	if (st->row.oom) {
 		csv_log(IOB_LOG_ERROR, "out of memory formatting a row for %s", st->sink.name);
-	return rc;
+		return -ENOMEM;
+	}
+	return t->on_sink ? csv_write(st, st->row.data, st->row.len) : csv_write_side(st, t, st->row.data, st->row.len);
 }
 
 static int csv_end_run(void *state, const struct iob_run_end *end)
@@ -314,7 +524,22 @@ static int csv_end_run(void *state, const struct iob_run_end *end)
 		return -EINVAL;
 	}
 	st->ended = 1;
-	return st->err; /* nothing to add: see the top of this file */
+	struct textbuf b = {0};
+	for (size_t i = 0; i < st->ntab; i++) {
+		if (!st->tab[i].left_out)
+			continue;
+		textbuf_printf(&b, "%s%" PRIu64 " ", b.len ? ", " : "", st->tab[i].left_out);
+		textbuf_str(&b, st->tab[i].kind);
+		if (strcmp(st->tab[i].kind, CSV_MAIN_KIND) == 0)
+			textbuf_str(&b, " (other columns)");
+	}
+	if (b.len && !b.oom)
+		csv_log(IOB_LOG_WARN,
+			"%s holds only the table of %s records; left out: %s rows (give csv=FILE for one file "
+			"per table)",
+			st->sink.name, CSV_MAIN_KIND, b.data);
+	textbuf_free(&b);
+	return st->err; /* nothing else to add: see the top of this file */
 }
 
 static int csv_close(void *state)
@@ -322,11 +547,22 @@ static int csv_close(void *state)
 	struct csv_state *st = state;
 	if (!st)
 		return 0;
-	free(st->header);
+	int rc = 0;
+	for (size_t i = 0; i < st->ntab; i++) {
+		struct csv_table *t = &st->tab[i];
+		if (t->f && fclose(t->f) != 0 && !rc) {
+			rc = -errno;
+			csv_log(IOB_LOG_ERROR, "cannot write '%s': %s", t->path, strerror(errno));
+		}
+		free(t->kind);
+		free(t->header);
+		free(t->path);
+	}
+	free(st->old_header);
 	textbuf_free(&st->hdr);
 	textbuf_free(&st->row);
 	free(st);
-	return 0;
+	return rc;
 }
 
 static const struct iob_output_ops csv_ops = {
@@ -342,7 +578,7 @@ static const struct iob_plugin csv_plugin = {
 	.kind = IOB_PLUGIN_OUTPUT,
 	.caps = 0,
 	.name = CSV_NAME,
-	.summary = "records as CSV rows under a header of their keys (RFC 4180 quoting, LF endings)",
+	.summary = "records as CSV tables, one per file, each under a header of its keys (RFC 4180 quoting)",
 	.ops_size = sizeof(struct iob_output_ops),
 	.output = &csv_ops,
 };

@@ -129,6 +129,26 @@ def check_stderr(name, tool, stderr, pattern):
     check(f"{name} nothing else on stderr", not others, others)
 
 
+def csv_fmt(out, fmt):
+    """csv goes to files outside the full disk, one per table (docs/outputs.md);
+    returns (args, directory or None)."""
+    if out != "csv":
+        return fmt, None
+    d = tempfile.mkdtemp(dir=A.work)
+    return [fmt[0], "csv=" + os.path.join(d, "o.csv")], d
+
+
+def csv_text(name, d):
+    """The csv files of directory d, each checked to be one table, as the
+    blank-line-separated text parse_output reads."""
+    texts = []
+    for fn in sorted(os.listdir(d)):
+        t = open(os.path.join(d, fn), newline="").read()
+        check(f"{name} {fn} one table", "\n\n" not in t, t[-400:])
+        texts.append(t)
+    return "\n".join(texts)
+
+
 def parse_output(name, out, stdout, patterns, error):
     """The records of a json or csv output, or the lines of a legacy one;
     checks each is whole (and the json document's error)."""
@@ -175,14 +195,14 @@ def iotest_cases(mnt):
             if existing:
                 with open(os.path.join(mnt, "f"), "wb") as f:
                     f.write(b"\0" * existing)
-            fmt = [] if out == "legacy" else ["--format", out]
+            fmt, csvdir = csv_fmt(out, [] if out == "legacy" else ["--format", out])
             p = run("iotest", ["--backend", "fault", "-s", "2", "-b", "64", *fmt, "f"], mnt, fill_after)
             name = f"iotest existing={existing} {out}"
             err = (rf"write pass 1: (write of 65536 bytes|short write \(\d+ of 65536 bytes\)) at offset {offset} of "
                    r"\./f(:| failed:) No space left on device")
             check(f"{name} exit", p.returncode == 1, f"exit {p.returncode}: {p.stderr}")
             check_stderr(name, "iotest", p.stderr, r"^iotest: error: " + err)
-            got = parse_output(name, out, p.stdout, [IOTEST_LINE], err)
+            got = parse_output(name, out, csv_text(name, csvdir) if csvdir else p.stdout, [IOTEST_LINE], err)
             if out == "legacy":
                 check(f"{name} partial pass marked", len(got) == 1 and got[0].endswith(" (failed)") and
                       " 2.0 mb " not in got[0], got)
@@ -212,14 +232,14 @@ def io_profile_cases(mnt):
     for layout, extra, fill_after, what, file, offset, whole, partial in cases:
         for out in ("legacy", "json", "csv"):
             clear(mnt)
-            fmt = [] if out == "legacy" else ["-o", out]
+            fmt, csvdir = csv_fmt(out, [] if out == "legacy" else ["-o", out])
             args = ["--backend", "fault", *layout, "-m", "4K", "-M", "64K", "-n", "20", *extra, *fmt]
             p = run("io_profile", args, mnt, fill_after)
             name = f"io_profile {' '.join(layout + extra)} {out}"
             err = rf"job io_profile-create: ({what}) at {offset} of {file}(:| failed:) No space left on device"
             check(f"{name} exit", p.returncode == 1, f"exit {p.returncode}: {p.stderr}")
             check_stderr(name, "io_profile", p.stderr, r"^io_profile: error: " + err)
-            got = parse_output(name, out, p.stdout, IOP_LINES, err)
+            got = parse_output(name, out, csv_text(name, csvdir) if csvdir else p.stdout, IOP_LINES, err)
             left = files_under(mnt)
             if whole is None:  # --remove: everything the run made is gone
                 check(f"{name} removed", left == {}, left)

@@ -11,6 +11,7 @@ Usage: test_fault.py --bin DIR --fault-dir DIR --plugin-dir DIR --work DIR [TOOL
 (TOOL: iobench iotest io_profile bigread; all when none is named)."""
 import argparse
 import csv
+import io
 import json
 import os
 import re
@@ -136,26 +137,28 @@ def check_json(name, stdout, pattern):
     return doc
 
 
-def csv_blocks(stdout):
-    """The tables of a csv output (blocks split by an empty line), each a list
-    of rows, the header first."""
-    blocks, cur = [], []
-    for line in stdout.split("\n")[:-1] if stdout else []:
-        if line == "":
-            blocks.append(cur)
-            cur = []
-        else:
-            cur.append(line)
-    if cur:
-        blocks.append(cur)
-    return [list(csv.reader(b)) for b in blocks]
+def csv_fmt(out, fmt):
+    """The output option of a legacy tool: csv goes to a file in a directory
+    of its own (one file per table, docs/outputs.md), the others to stdout.
+    Returns (args, csv directory or None)."""
+    if out != "csv":
+        return fmt, None
+    d = tempfile.mkdtemp(dir=A.work)
+    return [fmt[0], "csv=" + os.path.join(d, "o.csv")], d
 
 
-def check_csv(name, stdout):
-    blocks = csv_blocks(stdout)
-    whole = all(len(r) == len(b[0]) for b in blocks for r in b)
-    check(name + " csv", (not stdout or stdout.endswith("\n")) and whole, stdout[-2000:])
-    return [dict(zip(b[0], r)) for b in blocks for r in b[1:]]
+def check_csv(name, csvdir):
+    """Every file the csv output wrote (o.csv and o.<kind>.csv) is one table:
+    one header, the same number of cells on every row.  Returns the rows of
+    all of them as dicts."""
+    rows = []
+    for fn in sorted(os.listdir(csvdir)):
+        text = open(os.path.join(csvdir, fn), newline="").read()
+        table = list(csv.reader(io.StringIO(text)))
+        whole = all(len(r) == len(table[0]) for r in table)
+        check(name + " csv " + fn, (not text or text.endswith("\n")) and whole, text[-2000:])
+        rows += [dict(zip(table[0], r)) for r in table[1:]]
+    return rows
 
 
 def check_lines(name, stdout, patterns):
@@ -203,7 +206,7 @@ def iotest_cases(tmp):
     for fault, extra, passes, pattern in cases:
         for out in OUTPUTS:
             d = tempfile.mkdtemp(dir=tmp)
-            fmt = [] if out == "legacy" else ["--format", out]
+            fmt, csvdir = csv_fmt(out, [] if out == "legacy" else ["--format", out])
             p, name = run_tool("iotest", ["--backend", "fault", "-s", "1", "-b", "64", *extra, *fmt, "f"], fault,
                                d, out)
             check(name + " exit", p.returncode == 1, f"exit {p.returncode}, want 1: {p.stderr}")
@@ -220,7 +223,7 @@ def iotest_cases(tmp):
                 want = [s if s == "ok" else "error" for s in passes]
                 check(name + " records", got == want, f"statuses {got}, want {want}")
             else:
-                rows = check_csv(name, p.stdout)
+                rows = check_csv(name, csvdir)
                 got = [r.get("status") for r in rows]
                 want = [s if s == "ok" else "error" for s in passes]
                 check(name + " rows", got == want, f"statuses {got}, want {want}")
@@ -326,7 +329,7 @@ def io_profile_cases(tmp):
     for fault, layout, tests, files, pattern in cases:
         for out in OUTPUTS:
             d = tempfile.mkdtemp(dir=tmp)
-            fmt = [] if out == "legacy" else ["-o", out]
+            fmt, csvdir = csv_fmt(out, [] if out == "legacy" else ["-o", out])
             args = ["--backend", "fault", *layout, "-m", "4K", "-M", "64K", "-n", "20", "--warmup", "10", *fmt]
             p, name = run_tool("io_profile", args, fault, d, out)
             check(name + " exit", p.returncode == 1, f"exit {p.returncode}, want 1: {p.stderr}")
@@ -352,7 +355,7 @@ def io_profile_cases(tmp):
                 check(name + " files record", (files is None and not fl) or
                       (len(fl) == 1 and fl[0].get("complete") == (files == "whole")), fl)
             else:
-                rows = check_csv(name, p.stdout)
+                rows = check_csv(name, csvdir)
                 got = [(r.get("job"), int(r["block_size_bytes"]), r.get("status")) for r in rows
                        if "block_size_bytes" in r and "status" in r]
                 want = iop_phase_records(tests, sizes)
@@ -389,7 +392,7 @@ def bigread_cases(tmp):
     ]
     for fault, blocks, pattern in cases:
         for out in OUTPUTS:
-            fmt = [] if out == "legacy" else ["-o", out]
+            fmt, csvdir = csv_fmt(out, [] if out == "legacy" else ["-o", out])
             p, name = run_tool("bigread", ["-b", "fault", data, "64K", *fmt], fault, tmp, out)
             check(name + " exit", p.returncode == 1, f"exit {p.returncode}, want 1: {p.stderr}")
             check_stderr(name, "bigread", p.stderr, r"^bigread: error: " + pattern)
@@ -407,7 +410,7 @@ def bigread_cases(tmp):
                 check(name + " records", got == blocks and summ == (["error"] if blocks else []),
                       f"{got} blocks, summary {summ}")
             else:
-                rows = check_csv(name, p.stdout)
+                rows = check_csv(name, csvdir)
                 got = len([r for r in rows if "speed_bytes_per_s" in r and "index" in r])
                 check(name + " rows", got == blocks, f"{got} block rows, want {blocks}")
 

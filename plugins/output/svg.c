@@ -1,0 +1,1026 @@
+/*
+ * svg.c - the "svg" output: one self-contained SVG picture per run.
+ *
+ * The records are kept as they arrive and drawn at end_run, in one write.
+ * What is drawn depends on what the run produced (docs/outputs.md, "svg"):
+ *  - io_profile (an "io_profile_test" record was seen): two panels against
+ *    the I/O size (block_size_bytes, log2 axis): throughput (MiB/s, log10
+ *    axis) and IOPS (linear), one line per job and phase (write, read);
+ *  - a series (bigread: "series" and "block" records): one panel per series,
+ *    the speed of every block (MiB/s) against its offset, with the cliff
+ *    (cliff_offset_bytes) and the robust median of its phase record marked;
+ *  - anything else: the latency percentile curve of every phase record with
+ *    a latency (x: the percentile on a "nines" axis, y: ns on a log10 axis).
+ * Every panel has axes with units, tick labels, a title and a legend.  No
+ * script, no external reference, no font file: any SVG renderer shows it.
+ *
+ * Marks a test or a script can find: tick lines carry class "xtick"/"ytick"
+ * and data-value (in the record's unit), the cliff line class "cliff" and
+ * data-offset-bytes, the median line class "median" and data-bytes-per-s.
+ *
+ * Statistics are the core's: this output only places values on axes.  A
+ * series of more than SVG_MAX_POINTS blocks is drawn as the lowest and the
+ * highest speed of each of SVG_MAX_POINTS / 2 runs of blocks, so a dip is
+ * never smoothed away.  After the sink fails nothing more is written and
+ * every later call returns that error.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/plugin.h"
+#include "textbuf.h"
+
+#define SVG_NAME "svg"
+#define SVG_MAX_POINTS 2000
+#define SVG_W 920.0
+#define SVG_PANEL_H 380.0
+#define SVG_TOP 56.0
+#define SVG_ML 84.0  /* left margin of a panel: tick labels and the y label */
+#define SVG_MR 250.0 /* right margin: the legend */
+#define SVG_MT 34.0  /* panel title */
+#define SVG_MB 54.0  /* tick labels and the x label */
+#define MIB 1048576.0
+
+#define SVG_RUN_INFO_V1_SIZE (offsetof(struct iob_run_info, source) + sizeof(const char *))
+
+static const struct iob_host *svg_host;
+
+static const char *const svg_colors[] = {"#1b6ac9", "#d9480f", "#2b8a3e", "#862e9c",
+					 "#c2255c", "#5c940d", "#0b7285", "#e67700"};
+#define SVG_NCOLORS (sizeof(svg_colors) / sizeof(svg_colors[0]))
+
+struct svg_pts {
+	double *x, *y;
+	size_t n, cap;
+};
+
+/* One phase record: a point of the io_profile sweep, a latency curve. */
+struct svg_phase {
+	char *job, *phase;
+	double bs, bw, iops;
+	size_t npct;
+	double *pct, *val;
+};
+
+/* One "series" record, its blocks, and the summary of its phase record. */
+struct svg_series {
+	char *job, *file;
+	double block_size;
+	struct svg_pts blocks; /* offset bytes, bytes per second */
+	double end;            /* offset past the last block */
+	int summary, cliff;
+	double cliff_offset, cliff_before, cliff_after, median;
+};
+
+struct svg_state {
+	struct iob_sink sink;
+	int begun, ended, drawn;
+	int err;
+	char *tool, *host, *started;
+	int profile; /* an io_profile_test record was seen */
+	struct svg_phase *ph;
+	size_t nph, capph;
+	struct svg_series *se;
+	size_t nse, capse;
+	int oom;
+	struct textbuf out;
+};
+
+static void svg_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
+static void svg_log(int level, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	if (!svg_host || !svg_host->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	svg_host->log(level, SVG_NAME, "%s", line);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Keeping the records.                                                      */
+
+static char *svg_strdup(struct svg_state *st, const char *s)
+{
+	char *c = strdup(s ? s : "");
+	if (!c)
+		st->oom = 1;
+	return c;
+}
+
+static int svg_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 16;
+	while (c < need)
+		c *= 2;
+	void *q = realloc(*p, c * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static void svg_pts_add(struct svg_state *st, struct svg_pts *p, double x, double y)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		double *nx = realloc(p->x, cap * sizeof(double));
+		if (nx)
+			p->x = nx;
+		double *ny = nx ? realloc(p->y, cap * sizeof(double)) : NULL;
+		if (!nx || !ny) {
+			st->oom = 1;
+			return;
+		}
+		p->y = ny;
+		p->cap = cap;
+	}
+	p->x[p->n] = x;
+	p->y[p->n] = y;
+	p->n++;
+}
+
+static const struct iob_field *svg_field(const struct iob_record *rec, const char *key)
+{
+	for (size_t i = 0; i < rec->nfields; i++)
+		if (rec->fields[i].key && strcmp(rec->fields[i].key, key) == 0)
+			return &rec->fields[i];
+	return NULL;
+}
+
+/* A numeric field as a double; 0 when absent or not a number. */
+static int svg_num(const struct iob_record *rec, const char *key, double *v)
+{
+	const struct iob_field *f = svg_field(rec, key);
+	*v = 0;
+	if (!f)
+		return 0;
+	switch (f->type) {
+	case IOB_T_U64:
+		*v = (double)f->v.u;
+		return 1;
+	case IOB_T_I64:
+		*v = (double)f->v.i;
+		return 1;
+	case IOB_T_F64:
+		*v = isfinite(f->v.f) ? f->v.f : 0;
+		return isfinite(f->v.f);
+	default:
+		return 0;
+	}
+}
+
+static const char *svg_str(const struct iob_record *rec, const char *key)
+{
+	const struct iob_field *f = svg_field(rec, key);
+	return f && f->type == IOB_T_STR && f->v.s ? f->v.s : "";
+}
+
+static int svg_bool(const struct iob_record *rec, const char *key)
+{
+	const struct iob_field *f = svg_field(rec, key);
+	return f && f->type == IOB_T_BOOL && f->v.b;
+}
+
+static void svg_keep_phase(struct svg_state *st, const struct iob_record *rec)
+{
+	if (svg_grow((void **)&st->ph, &st->capph, st->nph + 1, sizeof(*st->ph)) < 0) {
+		st->oom = 1;
+		return;
+	}
+	struct svg_phase *p = &st->ph[st->nph++];
+	memset(p, 0, sizeof(*p));
+	p->job = svg_strdup(st, svg_str(rec, "job"));
+	p->phase = svg_strdup(st, svg_str(rec, "phase"));
+	svg_num(rec, "block_size_bytes", &p->bs);
+	svg_num(rec, "bw_bytes_per_s", &p->bw);
+	svg_num(rec, "ops_per_s", &p->iops);
+	const struct iob_field *f = svg_field(rec, "lat_ns");
+	const struct iob_latency *lat = f && f->type == IOB_T_LAT ? f->v.lat : NULL;
+	if (lat && lat->count && lat->pct && lat->value && lat->npct) {
+		p->pct = calloc(lat->npct, sizeof(double));
+		p->val = calloc(lat->npct, sizeof(double));
+		if (!p->pct || !p->val) {
+			st->oom = 1;
+			return;
+		}
+		for (size_t i = 0; i < lat->npct; i++) {
+			p->pct[i] = lat->pct[i];
+			p->val[i] = (double)lat->value[i];
+		}
+		p->npct = lat->npct;
+	}
+	/* the summary of a series goes with the last series of this job */
+	double blocks;
+	if (!svg_num(rec, "blocks", &blocks))
+		return;
+	for (size_t i = st->nse; i-- > 0;) {
+		struct svg_series *s = &st->se[i];
+		if (s->summary || strcmp(s->job, p->job ? p->job : "") != 0)
+			continue;
+		s->summary = 1;
+		s->cliff = svg_bool(rec, "cliff") && svg_num(rec, "cliff_offset_bytes", &s->cliff_offset);
+		svg_num(rec, "cliff_before_bytes_per_s", &s->cliff_before);
+		svg_num(rec, "cliff_after_bytes_per_s", &s->cliff_after);
+		svg_num(rec, "robust_median_bytes_per_s", &s->median);
+		break;
+	}
+}
+
+static void svg_keep(struct svg_state *st, const struct iob_record *rec)
+{
+	const char *kind = rec->kind ? rec->kind : "";
+	if (strcmp(kind, "io_profile_test") == 0) {
+		st->profile = 1;
+	} else if (strcmp(kind, "series") == 0) {
+		if (svg_grow((void **)&st->se, &st->capse, st->nse + 1, sizeof(*st->se)) < 0) {
+			st->oom = 1;
+			return;
+		}
+		struct svg_series *s = &st->se[st->nse++];
+		memset(s, 0, sizeof(*s));
+		s->job = svg_strdup(st, svg_str(rec, "job"));
+		s->file = svg_strdup(st, svg_str(rec, "file"));
+		svg_num(rec, "block_size_bytes", &s->block_size);
+	} else if (strcmp(kind, "block") == 0 && st->nse) {
+		struct svg_series *s = &st->se[st->nse - 1];
+		double off, bytes, speed;
+		if (svg_num(rec, "offset_bytes", &off) && svg_num(rec, "speed_bytes_per_s", &speed)) {
+			svg_num(rec, "bytes", &bytes);
+			svg_pts_add(st, &s->blocks, off, speed);
+			if (off + bytes > s->end)
+				s->end = off + bytes;
+		}
+	} else if (strcmp(kind, "phase") == 0) {
+		svg_keep_phase(st, rec);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Text.                                                                     */
+
+/* Coordinates with two decimals and '.' whatever the locale. */
+static void svg_coord(struct textbuf *b, double v)
+{
+	char tmp[64];
+	if (!isfinite(v))
+		v = 0;
+	snprintf(tmp, sizeof(tmp), "%.2f", v);
+	for (char *p = tmp; *p; p++)
+		if (*p != '-' && (*p < '0' || *p > '9'))
+			*p = '.';
+	textbuf_str(b, tmp);
+}
+
+/* Text content or an attribute value: XML escapes; control characters and
+ * bytes of invalid UTF-8 become '?' so the document always parses. */
+static void svg_text(struct textbuf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned c = *p;
+		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		int ok = len > 0 && !(len == 2 && c < 0xc2);
+		for (size_t k = 1; ok && k < len; k++)
+			ok = (p[k] & 0xc0) == 0x80;
+		if (!ok) {
+			textbuf_add(b, "?", 1);
+			p++;
+			continue;
+		}
+		if (len > 1) {
+			textbuf_add(b, (const char *)p, len);
+		} else if (c == '&') {
+			textbuf_str(b, "&amp;");
+		} else if (c == '<') {
+			textbuf_str(b, "&lt;");
+		} else if (c == '>') {
+			textbuf_str(b, "&gt;");
+		} else if (c == '"') {
+			textbuf_str(b, "&quot;");
+		} else if (c < 0x20 || c == 0x7f) {
+			textbuf_add(b, "?", 1);
+		} else {
+			textbuf_add(b, (const char *)p, 1);
+		}
+		p += len;
+	}
+}
+
+/* <text x= y= [anchor] [extra attrs]>s</text> */
+static void svg_label(struct textbuf *b, double x, double y, const char *anchor, const char *attrs, const char *s)
+{
+	textbuf_str(b, "<text x=\"");
+	svg_coord(b, x);
+	textbuf_str(b, "\" y=\"");
+	svg_coord(b, y);
+	textbuf_str(b, "\"");
+	if (anchor) {
+		textbuf_str(b, " text-anchor=\"");
+		textbuf_str(b, anchor);
+		textbuf_str(b, "\"");
+	}
+	if (attrs) {
+		textbuf_str(b, " ");
+		textbuf_str(b, attrs);
+	}
+	textbuf_str(b, ">");
+	svg_text(b, s);
+	textbuf_str(b, "</text>\n");
+}
+
+static void svg_line(struct textbuf *b, const char *cls, double x1, double y1, double x2, double y2,
+		     const char *style)
+{
+	textbuf_str(b, "<line");
+	if (cls) {
+		textbuf_str(b, " class=\"");
+		textbuf_str(b, cls);
+		textbuf_str(b, "\"");
+	}
+	textbuf_str(b, " x1=\"");
+	svg_coord(b, x1);
+	textbuf_str(b, "\" y1=\"");
+	svg_coord(b, y1);
+	textbuf_str(b, "\" x2=\"");
+	svg_coord(b, x2);
+	textbuf_str(b, "\" y2=\"");
+	svg_coord(b, y2);
+	textbuf_str(b, "\" ");
+	textbuf_str(b, style);
+	textbuf_str(b, "/>\n");
+}
+
+/* A number for a tick label: %g, '.' whatever the locale. */
+static void svg_num_text(char *out, size_t len, double v)
+{
+	const char *suffix = "";
+	if (fabs(v) >= 1e6) {
+		v /= 1e6;
+		suffix = "M";
+	} else if (fabs(v) >= 1e4) {
+		v /= 1e3;
+		suffix = "k";
+	}
+	snprintf(out, len, "%.4g%s", v, suffix);
+	for (char *p = out; *p; p++)
+		if (*p == ',')
+			*p = '.';
+}
+
+/* ------------------------------------------------------------------------ */
+/* Axes.                                                                     */
+
+enum svg_scale { SVG_LIN = 0, SVG_LOG10 = 1, SVG_LOG2 = 2, SVG_NINES = 3 };
+
+struct svg_axis {
+	enum svg_scale scale;
+	double lo, hi;   /* in the record's unit */
+	double p0, p1;   /* pixels of lo and hi */
+	double div;      /* tick labels show value / div */
+	const char *lab; /* axis label with its unit */
+	int bytes_ticks; /* LOG2 ticks labelled as sizes (512 B, 4 KiB) */
+	int ns_ticks;    /* LOG10 ticks labelled as times (1 us, 10 ms) */
+};
+
+static double svg_t(const struct svg_axis *a, double v)
+{
+	switch (a->scale) {
+	case SVG_LOG10:
+		return log10(v > 0 ? v : 1e-300);
+	case SVG_LOG2:
+		return log2(v > 0 ? v : 1e-300);
+	case SVG_NINES:
+		return -log10(1.0 - (v < 99.9999 ? v : 99.9999) / 100.0);
+	default:
+		return v;
+	}
+}
+
+static double svg_map(const struct svg_axis *a, double v)
+{
+	double t0 = svg_t(a, a->lo), t1 = svg_t(a, a->hi), t = svg_t(a, v);
+	if (t1 == t0)
+		return (a->p0 + a->p1) / 2;
+	return a->p0 + (t - t0) / (t1 - t0) * (a->p1 - a->p0);
+}
+
+/* A linear axis from 0 (or lo) to a round hi; returns the tick step. */
+static double svg_lin_range(struct svg_axis *a, double lo, double hi)
+{
+	if (!(hi > lo))
+		hi = lo + 1;
+	double raw = (hi - lo) / 6, mag = pow(10, floor(log10(raw))), step = 10 * mag;
+	static const double mult[] = {1, 2, 2.5, 5, 10};
+	for (size_t i = 0; i < sizeof(mult) / sizeof(mult[0]); i++)
+		if (mult[i] * mag >= raw) {
+			step = mult[i] * mag;
+			break;
+		}
+	a->lo = floor(lo / step) * step;
+	a->hi = ceil(hi / step) * step;
+	return step;
+}
+
+static void svg_fmt_size(char *out, size_t len, double v)
+{
+	static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	size_t i = 0;
+	while (v >= 1024 && i + 1 < sizeof(u) / sizeof(u[0])) {
+		v /= 1024;
+		i++;
+	}
+	char n[32];
+	svg_num_text(n, sizeof(n), v);
+	snprintf(out, len, "%s %s", n, u[i]);
+}
+
+static void svg_fmt_ns(char *out, size_t len, double v)
+{
+	static const char *const u[] = {"ns", "us", "ms", "s"};
+	size_t i = 0;
+	while (v >= 1000 && i + 1 < sizeof(u) / sizeof(u[0])) {
+		v /= 1000;
+		i++;
+	}
+	char n[32];
+	svg_num_text(n, sizeof(n), v);
+	snprintf(out, len, "%s %s", n, u[i]);
+}
+
+static void svg_tick(struct textbuf *b, const struct svg_axis *a, int xaxis, double v, const char *label,
+		     double f0, double f1)
+{
+	double p = svg_map(a, v);
+	char attrs[96], num[48];
+	textbuf_fmt_double(v, num, sizeof(num));
+	snprintf(attrs, sizeof(attrs), "data-value=\"%s\" stroke=\"#d0d0d0\" stroke-width=\"1\"", num);
+	if (xaxis) {
+		svg_line(b, "xtick", p, f0, p, f1, attrs);
+		svg_label(b, p, f1 + 16, "middle", NULL, label);
+	} else {
+		svg_line(b, "ytick", f0, p, f1, p, attrs);
+		svg_label(b, f0 - 6, p + 4, "end", NULL, label);
+	}
+}
+
+/* Grid lines and tick labels of one axis; f0..f1 the other axis' pixels. */
+static void svg_ticks(struct textbuf *b, const struct svg_axis *a, int xaxis, double step, double f0, double f1)
+{
+	char lab[48];
+	if (a->scale == SVG_LIN) {
+		for (double v = a->lo; v <= a->hi + step / 1e6; v += step) {
+			svg_num_text(lab, sizeof(lab), fabs(v) < step / 1e6 ? 0 : v / a->div);
+			svg_tick(b, a, xaxis, v, lab, f0, f1);
+		}
+	} else if (a->scale == SVG_LOG10) {
+		for (double e = floor(log10(a->lo / a->div)); e <= ceil(log10(a->hi / a->div)); e++) {
+			double v = pow(10, e) * a->div;
+			if (v < a->lo * 0.999 || v > a->hi * 1.001)
+				continue;
+			if (a->ns_ticks)
+				svg_fmt_ns(lab, sizeof(lab), v);
+			else
+				svg_num_text(lab, sizeof(lab), v / a->div);
+			svg_tick(b, a, xaxis, v, lab, f0, f1);
+		}
+	} else if (a->scale == SVG_LOG2) {
+		double e0 = ceil(log2(a->lo)), e1 = floor(log2(a->hi));
+		double every = e1 - e0 > 12 ? 2 : 1;
+		for (double e = e0; e <= e1; e += every) {
+			double v = pow(2, e);
+			if (a->bytes_ticks)
+				svg_fmt_size(lab, sizeof(lab), v);
+			else
+				svg_num_text(lab, sizeof(lab), v);
+			svg_tick(b, a, xaxis, v, lab, f0, f1);
+		}
+	} else {
+		static const double ranks[] = {50, 90, 99, 99.9, 99.99, 99.999};
+		for (size_t i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++) {
+			if (ranks[i] > a->hi + 1e-9)
+				break;
+			svg_num_text(lab, sizeof(lab), ranks[i]);
+			svg_tick(b, a, xaxis, ranks[i], lab, f0, f1);
+		}
+	}
+}
+
+/* The frame, ticks and labels of a panel whose top is at y0. */
+static void svg_frame(struct textbuf *b, double y0, const char *title, struct svg_axis *x, double xstep,
+		      struct svg_axis *y, double ystep)
+{
+	double l = SVG_ML, r = SVG_W - SVG_MR, t = y0 + SVG_MT, bot = y0 + SVG_PANEL_H - SVG_MB;
+	x->p0 = l;
+	x->p1 = r;
+	y->p0 = bot;
+	y->p1 = t;
+	svg_label(b, l, y0 + 20, NULL, "font-size=\"14\" font-weight=\"bold\"", title);
+	svg_ticks(b, x, 1, xstep, t, bot);
+	svg_ticks(b, y, 0, ystep, l, r);
+	textbuf_str(b, "<rect x=\"");
+	svg_coord(b, l);
+	textbuf_str(b, "\" y=\"");
+	svg_coord(b, t);
+	textbuf_str(b, "\" width=\"");
+	svg_coord(b, r - l);
+	textbuf_str(b, "\" height=\"");
+	svg_coord(b, bot - t);
+	textbuf_str(b, "\" fill=\"none\" stroke=\"#333\" stroke-width=\"1\"/>\n");
+	svg_label(b, (l + r) / 2, bot + 40, "middle", NULL, x->lab);
+	char attrs[96];
+	double cy = (t + bot) / 2;
+	snprintf(attrs, sizeof(attrs), "transform=\"rotate(-90 %d %d)\"", (int)(l - 62), (int)cy);
+	svg_label(b, l - 62, cy, "middle", attrs, y->lab);
+}
+
+static void svg_polyline(struct textbuf *b, const struct svg_axis *x, const struct svg_axis *y, const double *xs,
+			 const double *ys, size_t n, const char *color, const char *cls)
+{
+	textbuf_str(b, "<polyline class=\"");
+	textbuf_str(b, cls);
+	textbuf_str(b, "\" fill=\"none\" stroke=\"");
+	textbuf_str(b, color);
+	textbuf_str(b, "\" stroke-width=\"1.8\" stroke-linejoin=\"round\" points=\"");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			textbuf_add(b, " ", 1);
+		svg_coord(b, svg_map(x, xs[i]));
+		textbuf_add(b, ",", 1);
+		svg_coord(b, svg_map(y, ys[i]));
+	}
+	textbuf_str(b, "\"/>\n");
+}
+
+static void svg_dots(struct textbuf *b, const struct svg_axis *x, const struct svg_axis *y, const double *xs,
+		     const double *ys, size_t n, const char *color)
+{
+	for (size_t i = 0; i < n; i++) {
+		textbuf_str(b, "<circle cx=\"");
+		svg_coord(b, svg_map(x, xs[i]));
+		textbuf_str(b, "\" cy=\"");
+		svg_coord(b, svg_map(y, ys[i]));
+		textbuf_str(b, "\" r=\"2.6\" fill=\"");
+		textbuf_str(b, color);
+		textbuf_str(b, "\"/>\n");
+	}
+}
+
+/* Legend entry i of a panel whose top is at y0. */
+static void svg_legend(struct textbuf *b, double y0, size_t i, const char *color, const char *dash,
+		       const char *text)
+{
+	double x = SVG_W - SVG_MR + 14, y = y0 + SVG_MT + 12 + 18.0 * (double)i;
+	char style[128];
+	snprintf(style, sizeof(style), "stroke=\"%s\" stroke-width=\"2.5\"%s%s%s", color, dash ? " stroke-dasharray=\"" : "",
+		 dash ? dash : "", dash ? "\"" : "");
+	svg_line(b, "legend", x, y - 4, x + 22, y - 4, style);
+	svg_label(b, x + 28, y, NULL, NULL, text);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The three pictures.                                                       */
+
+static int svg_same(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* io_profile: lines of (job, phase) against the I/O size. */
+static size_t svg_draw_profile(struct svg_state *st, struct textbuf *b, double y0)
+{
+	size_t ngroups = 0;
+	size_t *group = calloc(st->nph + 1, sizeof(size_t)), *first = calloc(st->nph + 1, sizeof(size_t));
+	double *xs = calloc(st->nph + 1, sizeof(double)), *ys = calloc(st->nph + 1, sizeof(double));
+	if (!group || !first || !xs || !ys) {
+		st->oom = 1;
+		goto out;
+	}
+	double xlo = 0, xhi = 0, bwlo = 0, bwhi = 0, iohi = 0;
+	int distinct_phases = 1;
+	for (size_t i = 0; i < st->nph; i++) {
+		struct svg_phase *p = &st->ph[i];
+		size_t g = 0;
+		while (g < ngroups && !(svg_same(st->ph[first[g]].job, p->job) &&
+					svg_same(st->ph[first[g]].phase, p->phase)))
+			g++;
+		if (g == ngroups) {
+			for (size_t k = 0; k < ngroups; k++)
+				if (svg_same(st->ph[first[k]].phase, p->phase))
+					distinct_phases = 0;
+			first[ngroups++] = i;
+		}
+		group[i] = g;
+		if (p->bs <= 0 || p->bw <= 0)
+			continue;
+		xlo = xlo == 0 || p->bs < xlo ? p->bs : xlo;
+		xhi = p->bs > xhi ? p->bs : xhi;
+		bwlo = bwlo == 0 || p->bw < bwlo ? p->bw : bwlo;
+		bwhi = p->bw > bwhi ? p->bw : bwhi;
+		iohi = p->iops > iohi ? p->iops : iohi;
+	}
+	if (xhi <= 0) {
+		xlo = 1;
+		xhi = 2;
+		bwlo = MIB;
+		bwhi = 10 * MIB;
+		iohi = 1;
+	}
+	if (xhi <= xlo)
+		xhi = xlo * 2;
+	for (int panel = 0; panel < 2; panel++) {
+		double py = y0 + panel * SVG_PANEL_H;
+		struct svg_axis x = {.scale = SVG_LOG2, .lo = xlo, .hi = xhi, .div = 1,
+				     .lab = "I/O size (bytes, log2 scale)", .bytes_ticks = 1};
+		struct svg_axis y = {.scale = SVG_LOG10, .div = MIB, .lab = "throughput (MiB/s, log10 scale)"};
+		double ystep = 0;
+		if (panel == 0) {
+			y.lo = pow(10, floor(log10(bwlo / MIB))) * MIB;
+			y.hi = pow(10, ceil(log10(bwhi / MIB))) * MIB;
+			if (y.hi <= y.lo)
+				y.hi = y.lo * 10;
+		} else {
+			y.scale = SVG_LIN;
+			y.div = 1;
+			y.lab = "IOPS (operations per second)";
+			ystep = svg_lin_range(&y, 0, iohi);
+		}
+		svg_frame(b, py, panel == 0 ? "Throughput against I/O size" : "IOPS against I/O size", &x, 0, &y,
+			  ystep);
+		for (size_t g = 0; g < ngroups; g++) {
+			size_t n = 0;
+			for (size_t i = 0; i < st->nph; i++) {
+				struct svg_phase *p = &st->ph[i];
+				if (group[i] != g || p->bs <= 0 || p->bw <= 0)
+					continue;
+				xs[n] = p->bs;
+				ys[n++] = panel == 0 ? p->bw : p->iops;
+			}
+			const char *color = svg_colors[g % SVG_NCOLORS];
+			svg_polyline(b, &x, &y, xs, ys, n, color, panel == 0 ? "throughput" : "iops");
+			svg_dots(b, &x, &y, xs, ys, n, color);
+			struct textbuf name = {0};
+			const struct svg_phase *p = &st->ph[first[g]];
+			if (!distinct_phases) {
+				textbuf_str(&name, p->job ? p->job : "");
+				textbuf_str(&name, " ");
+			}
+			textbuf_str(&name, p->phase ? p->phase : "");
+			svg_legend(b, py, g, color, NULL, name.oom || !name.data ? "" : name.data);
+			textbuf_free(&name);
+		}
+	}
+out:
+	free(group);
+	free(first);
+	free(xs);
+	free(ys);
+	return 2;
+}
+
+/* Thin a long series to the lowest and highest speed of each run of blocks. */
+static size_t svg_thin(const struct svg_pts *p, double *xs, double *ys)
+{
+	if (p->n <= SVG_MAX_POINTS) {
+		memcpy(xs, p->x, p->n * sizeof(double));
+		memcpy(ys, p->y, p->n * sizeof(double));
+		return p->n;
+	}
+	size_t bins = SVG_MAX_POINTS / 2, n = 0;
+	for (size_t k = 0; k < bins; k++) {
+		size_t a = p->n * k / bins, e = p->n * (k + 1) / bins, lo = a, hi = a;
+		for (size_t i = a; i < e; i++) {
+			if (p->y[i] < p->y[lo])
+				lo = i;
+			if (p->y[i] > p->y[hi])
+				hi = i;
+		}
+		size_t first = lo < hi ? lo : hi, second = lo < hi ? hi : lo;
+		xs[n] = p->x[first];
+		ys[n++] = p->y[first];
+		if (second != first) {
+			xs[n] = p->x[second];
+			ys[n++] = p->y[second];
+		}
+	}
+	return n;
+}
+
+static void svg_draw_series(struct svg_state *st, struct textbuf *b, const struct svg_series *s, double y0)
+{
+	double ymax = 0, end = s->end;
+	for (size_t i = 0; i < s->blocks.n; i++)
+		ymax = s->blocks.y[i] > ymax ? s->blocks.y[i] : ymax;
+	if (s->median > ymax)
+		ymax = s->median;
+	if (end <= 0)
+		end = s->block_size > 0 ? s->block_size : 1;
+	double div = end >= 2.0 * 1073741824 ? 1073741824 : end >= 2 * MIB ? MIB : 1024;
+	const char *xl = div == MIB ? "offset in the file (MiB)" : div == 1024 ? "offset in the file (KiB)"
+									       : "offset in the file (GiB)";
+	struct svg_axis x = {.scale = SVG_LIN, .div = div, .lab = xl};
+	struct svg_axis y = {.scale = SVG_LIN, .div = MIB, .lab = "speed of the block (MiB/s)"};
+	double xstep = svg_lin_range(&x, 0, end / div) * div;
+	x.lo *= div;
+	x.hi *= div;
+	double ystep = svg_lin_range(&y, 0, (ymax > 0 ? ymax : MIB) / MIB) * MIB;
+	y.lo *= MIB;
+	y.hi *= MIB;
+	char title[600];
+	snprintf(title, sizeof(title), "Speed per block: %s (job %s)", s->file, s->job);
+	svg_frame(b, y0, title, &x, xstep, &y, ystep);
+
+	double *xs = calloc(s->blocks.n + 1, sizeof(double)), *ys = calloc(s->blocks.n + 1, sizeof(double));
+	if (!xs || !ys) {
+		st->oom = 1;
+		free(xs);
+		free(ys);
+		return;
+	}
+	size_t n = svg_thin(&s->blocks, xs, ys);
+	svg_polyline(b, &x, &y, xs, ys, n, svg_colors[0], "speed");
+	free(xs);
+	free(ys);
+	size_t leg = 0;
+	svg_legend(b, y0, leg++, svg_colors[0], NULL, "speed per block");
+	char attrs[160], num[48], text[160], a[48], c[48];
+	if (s->summary && s->median > 0) {
+		double py = svg_map(&y, s->median);
+		textbuf_fmt_double(s->median, num, sizeof(num));
+		snprintf(attrs, sizeof(attrs),
+			 "data-bytes-per-s=\"%s\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"", num,
+			 svg_colors[2]);
+		svg_line(b, "median", x.p0, py, x.p1, py, attrs);
+		svg_num_text(a, sizeof(a), s->median / MIB);
+		snprintf(text, sizeof(text), "robust median %s MiB/s", a);
+		svg_legend(b, y0, leg++, svg_colors[2], "6 4", text);
+	}
+	if (s->cliff) {
+		double px = svg_map(&x, s->cliff_offset);
+		textbuf_fmt_double(s->cliff_offset, num, sizeof(num));
+		snprintf(attrs, sizeof(attrs),
+			 "data-offset-bytes=\"%s\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"3 3\"", num,
+			 svg_colors[1]);
+		svg_line(b, "cliff", px, y.p1, px, y.p0, attrs);
+		svg_fmt_size(a, sizeof(a), s->cliff_offset);
+		snprintf(text, sizeof(text), "cliff at %s", a);
+		svg_legend(b, y0, leg++, svg_colors[1], "3 3", text);
+		svg_num_text(a, sizeof(a), s->cliff_before / MIB);
+		svg_num_text(c, sizeof(c), s->cliff_after / MIB);
+		snprintf(text, sizeof(text), "%s to %s MiB/s", a, c);
+		svg_label(b, SVG_W - SVG_MR + 42, y0 + SVG_MT + 12 + 18.0 * (double)leg, NULL, NULL, text);
+	} else if (s->summary) {
+		svg_label(b, SVG_W - SVG_MR + 14, y0 + SVG_MT + 12 + 18.0 * (double)leg, NULL, NULL, "no cliff found");
+	}
+}
+
+/* Anything else: the latency percentiles of every phase. */
+static size_t svg_draw_latency(struct svg_state *st, struct textbuf *b, double y0)
+{
+	double lo = 0, hi = 0, top = 50;
+	for (size_t i = 0; i < st->nph; i++)
+		for (size_t k = 0; k < st->ph[i].npct; k++) {
+			double v = st->ph[i].val[k] > 0 ? st->ph[i].val[k] : 1;
+			lo = lo == 0 || v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+			top = st->ph[i].pct[k] > top ? st->ph[i].pct[k] : top;
+		}
+	if (hi <= 0) {
+		lo = 1000;
+		hi = 10000;
+	}
+	struct svg_axis x = {.scale = SVG_NINES, .lo = 0, .hi = top, .div = 1,
+			     .lab = "percentile (scale of nines: 90, 99, 99.9 equally spaced)"};
+	struct svg_axis y = {.scale = SVG_LOG10, .div = 1, .lab = "latency per I/O (log10 scale)", .ns_ticks = 1};
+	y.lo = pow(10, floor(log10(lo)));
+	y.hi = pow(10, ceil(log10(hi)));
+	if (y.hi <= y.lo)
+		y.hi = y.lo * 10;
+	svg_frame(b, y0, "Latency percentiles per phase", &x, 0, &y, 0);
+	size_t drawn = 0;
+	for (size_t i = 0; i < st->nph; i++) {
+		struct svg_phase *p = &st->ph[i];
+		if (!p->npct)
+			continue;
+		double *vals = calloc(p->npct, sizeof(double));
+		if (!vals) {
+			st->oom = 1;
+			break;
+		}
+		for (size_t k = 0; k < p->npct; k++)
+			vals[k] = p->val[k] > 0 ? p->val[k] : 1;
+		const char *color = svg_colors[drawn % SVG_NCOLORS];
+		svg_polyline(b, &x, &y, p->pct, vals, p->npct, color, "latency");
+		svg_dots(b, &x, &y, p->pct, vals, p->npct, color);
+		free(vals);
+		if (drawn < 16) {
+			char text[200], bs[48];
+			svg_fmt_size(bs, sizeof(bs), p->bs);
+			snprintf(text, sizeof(text), "%.24s %s %s", p->job ? p->job : "", p->phase ? p->phase : "", bs);
+			svg_legend(b, y0, drawn, color, NULL, text);
+		} else if (drawn == 16) {
+			svg_legend(b, y0, drawn, "#888", NULL, "(more, not named)");
+		}
+		drawn++;
+	}
+	if (!drawn)
+		svg_label(b, (SVG_ML + SVG_W - SVG_MR) / 2, y0 + SVG_PANEL_H / 2, "middle", NULL,
+			  "no latency was recorded");
+	return 1;
+}
+
+static int svg_render(struct svg_state *st, int status, int interrupted, const char *error)
+{
+	st->drawn = 1;
+	size_t panels = st->profile ? 2 : st->nse ? st->nse : 1;
+	double h = SVG_TOP + (double)panels * SVG_PANEL_H + 10;
+	struct textbuf *b = &st->out, body = {0};
+	textbuf_clear(b);
+	if (st->profile)
+		svg_draw_profile(st, &body, SVG_TOP);
+	else if (st->nse)
+		for (size_t i = 0; i < st->nse; i++)
+			svg_draw_series(st, &body, &st->se[i], SVG_TOP + (double)i * SVG_PANEL_H);
+	else
+		svg_draw_latency(st, &body, SVG_TOP);
+
+	textbuf_str(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		       "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
+	svg_coord(b, SVG_W);
+	textbuf_str(b, "\" height=\"");
+	svg_coord(b, h);
+	textbuf_str(b, "\" viewBox=\"0 0 ");
+	svg_coord(b, SVG_W);
+	textbuf_str(b, " ");
+	svg_coord(b, h);
+	textbuf_str(b, "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n");
+	char head[512];
+	snprintf(head, sizeof(head), "%s on %s, started %s", st->tool ? st->tool : "iobench",
+		 st->host ? st->host : "?", st->started ? st->started : "?");
+	textbuf_str(b, "<title>");
+	svg_text(b, head);
+	textbuf_str(b, "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
+	svg_label(b, SVG_ML, 22, NULL, "font-size=\"15\"", head);
+	if (status || interrupted) {
+		char why[600];
+		snprintf(why, sizeof(why), "%s%s%s", interrupted ? "(interrupted) " : "", status ? "error: " : "",
+			 status && error ? error : "");
+		svg_label(b, SVG_ML, 40, NULL, "fill=\"#c92a2a\"", why);
+	}
+	if (!body.oom && body.data)
+		textbuf_add(b, body.data, body.len);
+	textbuf_str(b, "</svg>\n");
+	int oom = body.oom || b->oom || st->oom;
+	textbuf_free(&body);
+	if (oom) {
+		svg_log(IOB_LOG_ERROR, "out of memory drawing the picture for %s", st->sink.name);
+		return -ENOMEM;
+	}
+	if (st->err)
+		return st->err;
+	int rc = st->sink.write(st->sink.ctx, b->data, b->len);
+	if (rc < 0)
+		st->err = rc;
+	return rc < 0 ? rc : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ops.                                                                      */
+
+static int svg_open(const struct iob_sink *sink, const char *args, void **state)
+{
+	if (!sink || !sink->write || !state)
+		return -EINVAL;
+	if (args && *args) {
+		svg_log(IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output svg=FILE.svg", args);
+		return -EINVAL;
+	}
+	struct svg_state *st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->sink = *sink;
+	if (!st->sink.name)
+		st->sink.name = "output";
+	*state = st;
+	return 0;
+}
+
+static int svg_begin_run(void *state, const struct iob_run_info *run)
+{
+	struct svg_state *st = state;
+	if (st->begun) {
+		svg_log(IOB_LOG_ERROR, "begin_run called twice on %s", st->sink.name);
+		return -EINVAL;
+	}
+	st->begun = 1;
+	if (run && run->struct_size >= SVG_RUN_INFO_V1_SIZE) {
+		st->tool = run->tool ? svg_strdup(st, run->tool) : NULL;
+		st->host = run->host ? svg_strdup(st, run->host) : NULL;
+		st->started = run->started ? svg_strdup(st, run->started) : NULL;
+	}
+	return st->oom ? -ENOMEM : 0;
+}
+
+static int svg_record(void *state, const struct iob_record *rec)
+{
+	struct svg_state *st = state;
+	if (!st->begun || st->ended) {
+		svg_log(IOB_LOG_ERROR, "record outside a run on %s", st->sink.name);
+		return -EINVAL;
+	}
+	if (!rec || (rec->nfields && !rec->fields))
+		return -EINVAL;
+	svg_keep(st, rec);
+	if (st->oom) {
+		svg_log(IOB_LOG_ERROR, "out of memory keeping a record for %s", st->sink.name);
+		return -ENOMEM;
+	}
+	return st->err;
+}
+
+static int svg_end_run(void *state, const struct iob_run_end *end)
+{
+	struct svg_state *st = state;
+	if (!st->begun || st->ended) {
+		svg_log(IOB_LOG_ERROR, "end_run %s on %s", st->ended ? "called twice" : "before begin_run",
+			st->sink.name);
+		return -EINVAL;
+	}
+	st->ended = 1;
+	return svg_render(st, end ? end->status : -1, end ? end->interrupted : 0,
+			  end ? end->error : "run ended without a result");
+}
+
+static void svg_free_series(struct svg_series *s)
+{
+	free(s->job);
+	free(s->file);
+	free(s->blocks.x);
+	free(s->blocks.y);
+}
+
+static int svg_close(void *state)
+{
+	struct svg_state *st = state;
+	if (!st)
+		return 0;
+	int rc = 0;
+	if (st->begun && !st->drawn)
+		rc = svg_render(st, -1, 0, "run ended without a result");
+	for (size_t i = 0; i < st->nph; i++) {
+		free(st->ph[i].job);
+		free(st->ph[i].phase);
+		free(st->ph[i].pct);
+		free(st->ph[i].val);
+	}
+	for (size_t i = 0; i < st->nse; i++)
+		svg_free_series(&st->se[i]);
+	free(st->ph);
+	free(st->se);
+	free(st->tool);
+	free(st->host);
+	free(st->started);
+	textbuf_free(&st->out);
+	free(st);
+	return rc;
+}
+
+static const struct iob_output_ops svg_ops = {
+	.open = svg_open,
+	.begin_run = svg_begin_run,
+	.record = svg_record,
+	.end_run = svg_end_run,
+	.close = svg_close,
+};
+
+static const struct iob_plugin svg_plugin = {
+	IOB_PLUGIN_HEADER,
+	.kind = IOB_PLUGIN_OUTPUT,
+	.caps = 0,
+	.name = SVG_NAME,
+	.summary = "one SVG picture per run: io_profile sweeps, bigread speed per block and cliff, latency "
+		   "percentiles",
+	.ops_size = sizeof(struct iob_output_ops),
+	.output = &svg_ops,
+};
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
+{
+	if (!host || host->abi_major != IOB_ABI_MAJOR)
+		return NULL; /* the layout of a foreign host table is unknown: nothing to log with */
+	svg_host = host;
+	return &svg_plugin;
+}

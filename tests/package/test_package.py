@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The Debian package, built and used as a user would.
+
+  deb          cpack -G DEB builds the .deb (name, version, Depends on the
+               iniparser runtime); dpkg -x unpacks it into a temporary
+               directory; from there, with IOBENCH_PLUGIN_PATH unset,
+               `iobench plugins` finds the unpacked plugins (and nothing from
+               the build tree) and one short job runs; the man pages, docs
+               and completions are in place
+  manpages     every man page of the build tree is well-formed roff (groff
+               -ww) and all have one .TH date, version and manual name
+  completion   the bash completion, sourced in bash: `iobench r` completes to
+               run, `iotest --for` to --format
+
+usage: test_package.py --build DIR --source DIR --work DIR CASE
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+failures = []
+
+
+def check(ok, msg):
+    print(("ok: " if ok else "FAIL: ") + msg)
+    if not ok:
+        failures.append(msg)
+    return ok
+
+
+def sh(cmd, **kw):
+    env = dict(os.environ)
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    env.update(kw.pop("env", {}))
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=300, **kw)
+
+
+def case_deb(o):
+    for tool in ("cpack", "dpkg", "dpkg-deb"):
+        if not shutil.which(tool):
+            print("SKIP: %s not found (Debian's dpkg and CMake's cpack are needed)" % tool)
+            sys.exit(77)
+    p = sh(["cpack", "--config", os.path.join(o.build, "CPackConfig.cmake"), "-G", "DEB", "-B", o.work])
+    debs = glob.glob(os.path.join(o.work, "*.deb"))
+    if not check(p.returncode == 0 and len(debs) == 1, "cpack -G DEB builds one .deb (%s)" % p.stderr[-800:]):
+        return
+    deb = debs[0]
+    info = sh(["dpkg-deb", "-f", deb, "Package", "Version", "Depends", "Maintainer"]).stdout
+    check(re.search(r"^Package: iobench$", info, re.M) is not None, "package name iobench")
+    check(re.search(r"^Depends: .*libiniparser1", info, re.M) is not None, "depends on libiniparser1: %s" % info)
+    check(re.search(r"^Maintainer: \S", info, re.M) is not None, "has a maintainer")
+    root = os.path.join(o.work, "root")
+    p = sh(["dpkg", "-x", deb, root])
+    check(p.returncode == 0, "dpkg -x unpacks it")
+    iobench = os.path.join(root, "usr", "bin", "iobench")
+    for b in ("iobench", "iotest", "io_profile", "bigread"):
+        check(os.access(os.path.join(root, "usr", "bin", b), os.X_OK), "usr/bin/%s" % b)
+    p = sh([iobench, "plugins"])
+    check(p.returncode == 0, "iobench plugins runs from the unpacked tree (%s)" % p.stderr.strip())
+    plug = os.path.realpath(os.path.join(root, "usr"))
+    names = re.findall(r"^(backend|output)\s+(\S+)\s+\S+\s+(\S+)", p.stdout, re.M)
+    got = {(k, n) for k, n, _ in names}
+    want = {("backend", b) for b in ("posix", "stdio", "direct", "mmap")} | \
+        {("output", x) for x in ("human", "csv", "json", "svg")}
+    check(want <= got, "every shipped plugin is found (%s)" % sorted(got))
+    check(names and all(os.path.realpath(f).startswith(plug + os.sep) for _, _, f in names),
+          "every plugin comes from the unpacked tree, none from the build tree")
+    prof = os.path.join(o.work, "short.ini")
+    with open(prof, "w") as f:
+        f.write("[short]\nsize = 1M\nblock_size = 64K\nphases = write,read,verify\n")
+    data = os.path.join(o.work, "data")
+    os.makedirs(data)
+    p = sh([iobench, "run", prof, "--dir", data, "--output", "human,json=" + os.path.join(o.work, "r.json")])
+    check(p.returncode == 0 and "short" in p.stdout, "one short job runs (%s)" % p.stderr.strip()[-400:])
+    check(os.listdir(data) == [], "and cleans up after itself")
+    share = os.path.join(root, "usr", "share")
+    for f in ("doc/iobench/profiles.md", "doc/iobench/outputs.md", "doc/iobench/architecture.md",
+              "doc/iobench/plugin-guide.md", "doc/iobench/security.md", "doc/iobench/performance.md",
+              "bash-completion/completions/iobench", "bash-completion/completions/iotest",
+              "bash-completion/completions/io_profile", "bash-completion/completions/bigread",
+              "iobench/configs/default.ini"):
+        check(os.path.isfile(os.path.join(share, f)), "usr/share/" + f)
+    pages = glob.glob(os.path.join(share, "man", "man1", "*.1*"))
+    check(len(pages) == 4, "four man pages (%s)" % [os.path.basename(x) for x in pages])
+
+
+def th_lines(pages):
+    out = {}
+    for p in pages:
+        with open(p) as f:
+            out[os.path.basename(p)] = f.readline().rstrip("\n")
+    return out
+
+
+def case_manpages(o):
+    pages = sorted(glob.glob(os.path.join(o.build, "man", "*.1")))
+    check(sorted(os.path.basename(p) for p in pages) == ["bigread.1", "io_profile.1", "iobench.1", "iotest.1"],
+          "the build tree holds the four man pages")
+    ths = th_lines(pages)
+    fields = set()
+    for name, th in ths.items():
+        m = re.match(r'^\.TH (\S+) 1 "(\d{4}-\d\d-\d\d)" "iobench (\d+\.\d+\.\d+)" "([^"@]+)"$', th)
+        check(m is not None and m.group(1) == name[:-2].upper(), "%s: %s" % (name, th))
+        if m:
+            fields.add(m.groups()[1:])
+    check(len(fields) == 1, "one date, version and manual name in every header: %s" % fields)
+    version = open(os.path.join(o.source, "CMakeLists.txt")).read()
+    v = re.search(r"project\(iobench VERSION (\S+)", version).group(1)
+    check(all(f[1] == v for f in fields), "the version is the project's (%s)" % v)
+    if shutil.which("groff"):
+        for p in pages:
+            r = sh(["groff", "-man", "-ww", "-z", p])
+            check(r.returncode == 0 and r.stderr == "", "%s is well-formed roff %s" % (os.path.basename(p), r.stderr))
+    else:
+        print("skipped: groff not installed, roff not checked")
+    text = open(os.path.join(o.build, "man", "iobench.1")).read()
+    for sect in ("COMMANDS", "OPTIONS", "PROFILES", "OUTPUTS", "EXIT STATUS", "FILES", "SEE ALSO"):
+        check(".SH " + sect in text, "iobench(1) has " + sect)
+    for cmd in ("run", "check", "plugins", "keys"):
+        check(re.search(r"^\.B(I)? %s\b" % cmd, text, re.M) is not None, "iobench(1) describes " + cmd)
+
+
+def complete(o, fn, words):
+    script = ('source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); %s; '
+              'printf "%%s\\n" "${COMPREPLY[@]}"' % fn)
+    env = {"PATH": os.path.join(o.build, "bin") + os.pathsep + os.environ.get("PATH", "")}
+    p = sh(["bash", "--norc", "--noprofile", "-c", script, "bash",
+            os.path.join(o.source, "tools", "completions", "iobench.bash")] + words, env=env, cwd=o.work)
+    check(p.returncode == 0 and p.stderr == "", "bash sources the completion (%s)" % p.stderr.strip())
+    return [l for l in p.stdout.split("\n") if l]
+
+
+def case_completion(o):
+    if not shutil.which("bash"):
+        print("SKIP: bash not found")
+        sys.exit(77)
+    got = complete(o, "_iobench", ["iobench", "r"])
+    check(got == ["run"], "iobench r -> %s" % got)
+    got = complete(o, "_iobench_iotest", ["iotest", "--for"])
+    check(got == ["--format"], "iotest --for -> %s" % got)
+    got = complete(o, "_iobench", ["iobench", "run", "x.ini", "--output", "human,j"])
+    check(got == ["human,json"], "an output list completes its last item -> %s" % got)
+    got = complete(o, "_iobench_bigread", ["bigread", "--backend", "d"])
+    check(got == ["direct"], "bigread --backend d -> %s" % got)
+    got = complete(o, "_iobench_io_profile", ["io_profile", "--rem"])
+    check(got == ["--remove"], "io_profile --rem -> %s" % got)
+    out = sh(["bash", "--norc", "--noprofile", "-c", 'source "$1"; complete -p', "bash",
+              os.path.join(o.source, "tools", "completions", "iobench.bash")]).stdout
+    for b in ("iobench", "iotest", "io_profile", "bigread"):
+        check(re.search(r"complete -F \S+ %s$" % b, out, re.M) is not None, "registered for " + b)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("case", choices=["deb", "manpages", "completion"])
+    o = ap.parse_args()
+    o.work = os.path.join(o.work, o.case)
+    shutil.rmtree(o.work, ignore_errors=True)
+    os.makedirs(o.work)
+    globals()["case_" + o.case](o)
+    print("%d failed" % len(failures))
+    if not failures:
+        shutil.rmtree(o.work, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

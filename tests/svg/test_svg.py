@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""The svg output, drawn by the real tools and rendered by a real renderer.
+
+Each case makes one picture with a binary (bigread on a file with a planted
+cliff, io_profile, iobench run), with a json output of the same run beside
+it, then:
+  - parses the SVG as XML;
+  - renders it to PNG with rsvg-convert (Debian librsvg2-bin) and checks the
+    picture is not blank: the pixel values vary and enough pixels are not
+    background;
+  - checks what is drawn against the records: the cliff line's x against the
+    x axis' tick marks and cliff_offset_bytes, the median line's y against
+    robust_median_bytes_per_s, one line per io_profile sweep with one point
+    per I/O size, one latency curve per phase.
+
+usage: test_svg.py --bin-dir DIR --plugin-dir DIR --vclock LIB --work DIR
+                   [--sanitize] CASE
+Exit 77 (skip) when rsvg-convert is not installed.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+import zlib
+
+NS = "{http://www.w3.org/2000/svg}"
+MIB = 1 << 20
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(ok, msg):
+    if not ok:
+        fail(msg)
+    print("ok: " + msg)
+
+
+def run(cmd, env=None, cwd=None):
+    e = dict(os.environ)
+    e.pop("IOBENCH_PLUGIN_PATH", None)
+    if env:
+        e.update(env)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, cwd=cwd, timeout=120)
+    if p.returncode != 0:
+        fail("%s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr.decode()[-2000:]))
+    return p
+
+
+def png_pixels(path):
+    """(width, height, rows of RGBA bytes) of an 8-bit RGBA or RGB PNG."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        fail(path + " is not a PNG")
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, typ = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if typ == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            if depth != 8 or ctype not in (2, 6) or interlace:
+                fail("unexpected PNG format depth %d type %d interlace %d" % (depth, ctype, interlace))
+            bpp = 4 if ctype == 6 else 3
+        elif typ == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev, i = [], bytearray(stride), 0
+    for _ in range(h):
+        f = raw[i]
+        line = bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, bpp, rows
+
+
+def check_not_blank(svg, work):
+    png = os.path.join(work, os.path.basename(svg) + ".png")
+    p = subprocess.run(["rsvg-convert", "-o", png, svg], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    check(p.returncode == 0 and os.path.getsize(png) > 0, "rsvg-convert renders %s (%s)" % (svg, p.stderr.decode()))
+    w, h, bpp, rows = png_pixels(png)
+    grey = []
+    for row in rows:
+        for x in range(0, w * bpp, bpp):
+            grey.append((row[x] + row[x + 1] + row[x + 2]) // 3)
+    mean = sum(grey) / len(grey)
+    var = sum((g - mean) ** 2 for g in grey) / len(grey)
+    inked = sum(1 for g in grey if g < 200) / len(grey)
+    check(w >= 400 and h >= 300, "picture is %dx%d" % (w, h))
+    check(var > 100, "pixel variance %.1f is not that of a blank picture" % var)
+    check(inked > 0.01, "%.2f%% of the pixels are drawn" % (100 * inked))
+
+
+def load_svg(path):
+    text = open(path, encoding="utf-8").read()
+    check(text.startswith("<?xml") and "<script" not in text and "href" not in text,
+          "%s is a self-contained SVG document" % path)
+    return ET.fromstring(text)
+
+
+def lines(root, cls):
+    return [e for e in root.iter(NS + "line") if e.get("class") == cls]
+
+
+def axis_scale(ticks, attr):
+    """Pixel position as a linear function of value, from the tick lines."""
+    pts = sorted({(float(t.get("data-value")), float(t.get(attr))) for t in ticks})
+    check(len(pts) >= 2, "an axis has at least two ticks")
+    (v0, p0), (v1, p1) = pts[0], pts[-1]
+    for v, p in pts:  # every tick on one straight line: the axis is linear
+        check(abs(p0 + (v - v0) * (p1 - p0) / (v1 - v0) - p) < 0.02, "tick %g at %.2f on the scale" % (v, p))
+    return lambda v: p0 + (v - v0) * (p1 - p0) / (v1 - v0)
+
+
+def records(path, kind):
+    return [r for r in json.load(open(path))["records"] if r["kind"] == kind]
+
+
+def case_bigread(o):
+    data = os.path.join(o.work, "cliff.dat")
+    with open(data, "wb") as f:
+        f.write(os.urandom(48 * MIB))
+    svg, js = os.path.join(o.work, "bigread.svg"), os.path.join(o.work, "bigread.json")
+    env = {"LD_PRELOAD": o.vclock, "IOBENCH_NO_TSC": "1", "IOBTEST_VCLOCK_CPU": "none",
+           "IOB_SLOWAFTER_RATE": str(200 * MIB), "IOB_SLOWAFTER_BYTES": str(29 * MIB),
+           "IOB_SLOWAFTER_JITTER": "0.05"}
+    if o.sanitize:
+        env["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+    run([os.path.join(o.bin_dir, "bigread"), "--plugin-dir", o.plugin_dir, "-b", "slowafter", data, "1M",
+         "-o", "svg=%s,json=%s" % (svg, js)], env=env)
+    phase = records(js, "phase")[0]
+    check(phase["cliff"] is True and phase["cliff_offset_bytes"] == 29 * MIB,
+          "the records find the planted cliff at 29 MiB")
+    root = load_svg(svg)
+    xscale = axis_scale(lines(root, "xtick"), "x1")
+    yscale = axis_scale(lines(root, "ytick"), "y1")
+    cliff = lines(root, "cliff")
+    check(len(cliff) == 1, "one cliff line")
+    c = cliff[0]
+    check(int(float(c.get("data-offset-bytes"))) == phase["cliff_offset_bytes"], "the cliff line names its offset")
+    x = float(c.get("x1"))
+    check(abs(x - xscale(phase["cliff_offset_bytes"])) < 0.02 and float(c.get("x2")) == x,
+          "the cliff line sits at x %.2f, where the axis puts %d bytes" % (x, phase["cliff_offset_bytes"]))
+    med = lines(root, "median")
+    check(len(med) == 1, "one robust median line")
+    y = float(med[0].get("y1"))
+    check(abs(y - yscale(phase["robust_median_bytes_per_s"])) < 0.02,
+          "the median line sits at y %.2f, where the axis puts the robust median" % y)
+    blocks = records(js, "block")
+    poly = [e for e in root.iter(NS + "polyline") if e.get("class") == "speed"]
+    check(len(poly) == 1, "one speed line")
+    pts = [tuple(map(float, p.split(","))) for p in poly[0].get("points").split()]
+    check(len(pts) == len(blocks), "one point per block (%d)" % len(blocks))
+    for (px, py), b in zip(pts, blocks):
+        if abs(px - xscale(b["offset_bytes"])) > 0.02 or abs(py - yscale(b["speed_bytes_per_s"])) > 0.02:
+            fail("block %d drawn at %.2f,%.2f" % (b["index"], px, py))
+    check(True, "every block at its offset and speed")
+    check_not_blank(svg, o.work)
+
+
+def case_io_profile(o):
+    svg, js = os.path.join(o.work, "io_profile.svg"), os.path.join(o.work, "io_profile.json")
+    run([os.path.join(o.bin_dir, "io_profile"), "-s", "-l", "1M", "-M", "4096", "-n", "50",
+         "--remove", "-d", o.work, "-o", "svg=%s,json=%s" % (svg, js)])
+    phases = records(js, "phase")
+    sizes = sorted({p["block_size_bytes"] for p in phases})
+    root = load_svg(svg)
+    for cls in ("throughput", "iops"):
+        poly = [e for e in root.iter(NS + "polyline") if e.get("class") == cls]
+        check(len(poly) == 2, "%s: two lines, write and read" % cls)
+        for p in poly:
+            check(len(p.get("points").split()) == len(sizes), "%s: a point per I/O size (%d)" % (cls, len(sizes)))
+    texts = [t.text for t in root.iter(NS + "text")]
+    check("write" in texts and "read" in texts, "the legend names write and read")
+    check(any(t and "log2" in t for t in texts) and any(t and "MiB/s" in t for t in texts), "axes state units")
+    # the x axis is log2: the ticks of 2^k are equally spaced
+    ticks = sorted({(float(t.get("data-value")), float(t.get("x1"))) for t in lines(root, "xtick")})
+    check(len({v for v, _ in ticks}) == len(ticks), "both panels put each size at one x")
+    gaps = {round(b[1] - a[1], 1) for a, b in zip(ticks, ticks[1:])}
+    check(len(ticks) >= 3 and len(gaps) == 1, "log2 ticks equally spaced %s" % gaps)
+    check_not_blank(svg, o.work)
+
+
+def case_iobench(o):
+    prof = os.path.join(o.work, "lat.ini")
+    with open(prof, "w") as f:
+        f.write("[a]\nsize = 4M\nblock_size = 64K\nphases = write,read\n"
+                "[b]\nsize = 2M\nblock_size = 4K\naccess = rand\nphases = write,read\n")
+    svg, js = os.path.join(o.work, "iobench.svg"), os.path.join(o.work, "iobench.json")
+    run([os.path.join(o.bin_dir, "iobench"), "--plugin-dir", o.plugin_dir, "run", prof, "--dir", o.work,
+         "--output", "svg=%s,json=%s" % (svg, js)])
+    phases = [p for p in records(js, "phase") if p["lat_ns"] and p["lat_ns"]["count"]]
+    root = load_svg(svg)
+    poly = [e for e in root.iter(NS + "polyline") if e.get("class") == "latency"]
+    check(len(poly) == len(phases) == 4, "one latency curve per phase (%d)" % len(phases))
+    yticks = lines(root, "ytick")
+    vals = sorted(float(t.get("data-value")) for t in yticks)
+    check(all(abs(b / a - 10) < 1e-9 for a, b in zip(vals, vals[1:])), "y ticks are decades (log scale)")
+    texts = " ".join(t.text or "" for t in root.iter(NS + "text"))
+    check("percentile" in texts and "latency" in texts and "a write" in texts, "axis labels and legend")
+    check_not_blank(svg, o.work)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--plugin-dir", required=True)
+    ap.add_argument("--vclock", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--sanitize", action="store_true")
+    ap.add_argument("case", choices=["bigread", "io_profile", "iobench"])
+    o = ap.parse_args()
+    if not shutil.which("rsvg-convert"):
+        print("SKIP: rsvg-convert not installed (Debian librsvg2-bin; tools/deps.sh installs it)")
+        sys.exit(77)
+    o.work = os.path.join(o.work, o.case)
+    shutil.rmtree(o.work, ignore_errors=True)
+    os.makedirs(o.work)
+    globals()["case_" + o.case](o)
+    shutil.rmtree(o.work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
