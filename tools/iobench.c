@@ -39,7 +39,7 @@ static void usage(FILE *f)
 		"  -v, --verbose       more messages on stderr\n"
 		"\n"
 		"Exit status: 0 ok, 1 run failed (I/O error), 2 bad input, 3 verify mismatch,\n"
-		"130/143 interrupted by SIGINT/SIGTERM.  Profiles: docs/profiles.md.\n");
+		"130/143 interrupted by SIGINT/SIGTERM.  Profile keys: iobench keys; the manual: iobench(1).\n");
 }
 
 /* A plugin's string for one line of `iobench plugins`: invalid UTF-8 bytes

@@ -422,8 +422,8 @@ static void type_text(const struct iob_key *k, const char *sep, char *buf, size_
 		snprintf(buf, len, "%s", iob_key_type_name(k->type));
 		return;
 	}
-	if (k->type == IOB_KEY_LIST) /* "list: write,read,verify" */
-		sep = strchr(sep, '|') ? "`, `" : ",";
+	if (k->type == IOB_KEY_LIST) /* "list: write,read,verify"; markdown: `write`, `read` */
+		sep = strchr(sep, '`') ? "`, `" : ",";
 	/* the spellings written back, not the aliases */
 	size_t o = 0;
 	words[0] = '\0';
