@@ -71,6 +71,7 @@ static uint64_t rng_next(uint64_t *s)
 /* Latency sampling.                                                         */
 
 #define LAT_BATCH 64u       /* I/Os per batch of a cost check */
+#define LAT_CHECK_BATCHES 8 /* batches per check, alternately timed and not */
 #define LAT_LEVELS 9u       /* k up to 2^(LAT_LEVELS - 1) = 256 */
 #define LAT_MAX_SHARE 0.02  /* timing may cost at most this share of the I/O's time */
 #define LAT_SLOW_NS 20000.0 /* an I/O this slow is timed every time (see lat_event) */
@@ -116,7 +117,7 @@ struct lat_sampler {
 	unsigned left;   /* how many of them are unused */
 	uint64_t rng;
 	int batch;       /* batch of the check in progress, -1 when none */
-	uint64_t batch_t0, batch_ticks[4];
+	uint64_t batch_t0, batch_ticks[LAT_CHECK_BATCHES];
 	uint64_t next_check;
 	double overhead; /* last measured cost of timing one I/O, ticks */
 	struct iob_hist *lv[LAT_LEVELS]; /* lv[LAT_LEVELS - 1] is the result's histogram */
@@ -173,9 +174,10 @@ static inline void lat_record(struct lat_sampler *s, uint64_t ticks)
 	iob_hist_record(s->lv[level < LAT_LEVELS - 1 ? level : LAT_LEVELS - 1], ticks);
 }
 
-/* A check: four batches of LAT_BATCH I/Os, timed as wholes: every I/O timed,
- * timed at the current rate (at k = 1: none timed), again, and again.  The
- * difference is what timing costs in this phase, against the I/O's own time;
+/* A check: LAT_CHECK_BATCHES batches of LAT_BATCH I/Os, timed as wholes,
+ * alternately every I/O timed and timed at the current rate (at k = 1: none
+ * timed).  The fastest batch of each kind gives what timing costs in this
+ * phase, against the I/O's own time (the fastest, as noise only adds time);
  * k grows until that cost, shared over k I/Os, is at most LAT_MAX_SHARE of
  * their time.  The cost is never taken below the process's floor.  When the
  * first batch shows I/Os of LAT_SLOW_NS or more at k = 1, the check ends
@@ -196,16 +198,17 @@ __attribute__((noinline)) static void lat_event(struct lat_sampler *s, uint64_t 
 	}
 	s->batch_ticks[s->batch++] = t - s->batch_t0;
 	s->batch_t0 = t;
-	int done = s->batch == 4;
+	int done = s->batch == LAT_CHECK_BATCHES;
 	if (s->batch == 1 && s->m == 0 &&
 	    (double)s->batch_ticks[0] >= LAT_SLOW_NS * ticks_per_ns * LAT_BATCH)
 		done = 1;
 	else if (done) {
-		double all = (double)(s->batch_ticks[0] < s->batch_ticks[2] ? s->batch_ticks[0] : s->batch_ticks[2]);
-		double cur = (double)(s->batch_ticks[1] < s->batch_ticks[3] ? s->batch_ticks[1] : s->batch_ticks[3]);
+		uint64_t best[2] = {UINT64_MAX, UINT64_MAX}; /* every I/O timed; at the current rate */
+		for (int b = 0; b < LAT_CHECK_BATCHES; b++)
+			if (s->batch_ticks[b] < best[b & 1])
+				best[b & 1] = s->batch_ticks[b];
+		double all = (double)best[0] / LAT_BATCH, cur = (double)best[1] / LAT_BATCH;
 		double frac = 1.0 / (double)(1u << s->m), own;
-		all /= LAT_BATCH;
-		cur /= LAT_BATCH;
 		if (s->m == 0)
 			frac = 0; /* the other batches timed nothing */
 		double o = (all - cur) / (1.0 - frac);
@@ -667,8 +670,11 @@ static int run_random(struct phase *ph)
 				slot = 0;
 			}
 			uint64_t x = perm_at(&perm, slot++);
-			fi = multi ? (size_t)(x / slots) : 0;
-			off = (x % slots) * align;
+			if (multi) { /* a 64-bit division: only when there is a file to pick */
+				fi = (size_t)(x / slots);
+				x %= slots;
+			}
+			off = x * align;
 		} else {
 			fi = multi ? (size_t)(rng_next(&rng) % s->nfiles) : 0;
 			if (skip_past_end) {
