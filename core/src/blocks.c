@@ -72,7 +72,7 @@ static void emit_block(struct iob_blocks *b, struct iob_outputs *out, size_t i, 
 	iob_rec_u64(rb, "time_ns", IOB_UNIT_NS, ns);
 	iob_rec_f64(rb, "speed_bytes_per_s", IOB_UNIT_BYTES_PER_S, speed);
 	iob_rec_bool(rb, "merged", merged);
-	iob_outputs_record(out, &rb->rec);
+	iob_outputs_record_batch(out, &rb->rec);
 	b->emitted_off += bytes;
 }
 

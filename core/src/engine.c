@@ -2,9 +2,23 @@
  * engine.c - runs one phase of I/O and measures it (iobench/engine.h).
  *
  * The loops below are the hot path: per I/O they do one indirect call into
- * the backend, two clock reads and an O(1) histogram record.  Pattern fills
- * for offset-dependent patterns and verification happen outside the two
- * clock reads (but inside the phase's wall time, which is what rates use).
+ * the backend, a few integer operations to decide whether this I/O is in the
+ * latency sample, and for a sampled I/O two clock reads and an O(1)
+ * histogram record.  Pattern fills for offset-dependent patterns and
+ * verification happen outside the two clock reads (but inside the phase's
+ * wall time, which is what rates use).
+ *
+ * Latency sampling (docs/performance.md, "Timing that does not distort"):
+ * reading the clock around an I/O costs more than the reads themselves when
+ * the I/O is a copy from memory (the clock read waits for the copy, and the
+ * next copy can no longer overlap it), so the engine measures what timing
+ * costs in the phase itself.  Each I/O is in the sample independently with
+ * probability 1/k, k a power of two; k starts at 1 and only grows, when a
+ * check finds that timing k I/Os in k would cost more than 2% of their own
+ * time.  Every sample carries a random level (level >= j with probability
+ * 2^-j), kept in one histogram per level; raising k to 2^j drops the levels
+ * below j, so the samples taken before are thinned to the new rate and the
+ * final sample is uniform over the whole phase.
  */
 #include "iobench/engine.h"
 
@@ -51,6 +65,180 @@ static uint64_t rng_next(uint64_t *s)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Latency sampling.                                                         */
+
+#define LAT_BATCH 64u       /* I/Os per batch of a cost check */
+#define LAT_CHECK_BATCHES 8 /* batches per check, alternately timed and not */
+#define LAT_LEVELS 9u       /* k up to 2^(LAT_LEVELS - 1) = 256 */
+#define LAT_MAX_SHARE 0.02  /* timing may cost at most this share of the I/O's time */
+#define LAT_SLOW_NS 20000.0 /* an I/O this slow is timed every time (see lat_event) */
+
+/* What timing costs when nothing is timed but the clock: two tick reads and
+ * a histogram record, in ticks; measured once per process. */
+static double timing_floor_ticks, ticks_per_ns = 1.0;
+
+static void measure_timing_floor(void)
+{
+	static int done;
+	if (done)
+		return;
+	done = 1;
+	struct iob_hist *h = iob_hist_new();
+	if (!h)
+		return; /* no floor: the checks in the phase still measure */
+	double best = 0;
+	uint64_t n0 = iob_now_ns(), k0 = iob_ticks();
+	for (int rep = 0; rep < 8; rep++) {
+		uint64_t a = iob_ticks();
+		for (int i = 0; i < 256; i++) {
+			uint64_t t0 = iob_ticks();
+			uint64_t t1 = iob_ticks();
+			iob_hist_record(h, t1 - t0);
+		}
+		double per = (double)(iob_ticks() - a) / 256.0;
+		if (rep == 0 || per < best)
+			best = per;
+	}
+	uint64_t n1 = iob_now_ns(), k1 = iob_ticks();
+	timing_floor_ticks = best;
+	if (iob_ticks_tsc && n1 > n0 && k1 > k0)
+		ticks_per_ns = (double)(k1 - k0) / (double)(n1 - n0);
+	iob_hist_free(h);
+}
+
+struct lat_sampler {
+	uint64_t event;  /* loop index of the next batch boundary or check */
+	unsigned m;      /* k = 2^m */
+	int all, none;   /* in a check's batch: time every I/O, or none */
+	uint64_t bits;   /* random bits for the draws */
+	unsigned left;   /* how many of them are unused */
+	uint64_t rng;
+	int batch;       /* batch of the check in progress, -1 when none */
+	uint64_t batch_t0, batch_ticks[LAT_CHECK_BATCHES];
+	uint64_t next_check;
+	double overhead; /* last measured cost of timing one I/O, ticks */
+	struct iob_hist *lv[LAT_LEVELS]; /* lv[LAT_LEVELS - 1] is the result's histogram */
+};
+
+static int lat_init(struct lat_sampler *s, struct iob_hist *h, uint64_t seed, int adaptive)
+{
+	memset(s, 0, sizeof *s);
+	s->rng = seed ^ 0x2545f4914f6cdd1dull;
+	s->batch = -1;
+	s->event = adaptive ? 0 : UINT64_MAX;
+	s->overhead = timing_floor_ticks;
+	s->lv[LAT_LEVELS - 1] = h;
+	for (unsigned i = 0; i + 1 < LAT_LEVELS; i++)
+		if (!(s->lv[i] = iob_hist_new()))
+			return -ENOMEM;
+	return 0;
+}
+
+/* Merge the levels still in the sample into the result's histogram. */
+static void lat_finish(struct lat_sampler *s, struct iob_phase_result *r)
+{
+	struct iob_hist *h = s->lv[LAT_LEVELS - 1];
+	for (unsigned i = 0; i + 1 < LAT_LEVELS; i++) {
+		if (s->lv[i] && i >= s->m && h)
+			iob_hist_merge(h, s->lv[i]);
+		iob_hist_free(s->lv[i]);
+		s->lv[i] = NULL;
+	}
+	r->lat_sample_every = 1u << s->m;
+	r->lat_samples = h ? h->count : 0;
+	r->lat_timing_ns = s->overhead / ticks_per_ns;
+}
+
+/* Is this I/O in the sample?  Probability 2^-m. */
+static inline int lat_draw(struct lat_sampler *s)
+{
+	if (s->m == 0)
+		return 1;
+	if (s->left < s->m) {
+		s->bits = rng_next(&s->rng);
+		s->left = 64;
+	}
+	int in = (s->bits & ((1ull << s->m) - 1)) == 0;
+	s->bits >>= s->m;
+	s->left -= s->m;
+	return in;
+}
+
+/* Record a sampled I/O at its level: m plus a geometric draw. */
+static inline void lat_record(struct lat_sampler *s, uint64_t ticks)
+{
+	unsigned level = s->m + (unsigned)__builtin_ctzll(rng_next(&s->rng) | (1ull << 63));
+	iob_hist_record(s->lv[level < LAT_LEVELS - 1 ? level : LAT_LEVELS - 1], ticks);
+}
+
+/* A check: LAT_CHECK_BATCHES batches of LAT_BATCH I/Os, timed as wholes,
+ * alternately every I/O timed and timed at the current rate (at k = 1: none
+ * timed).  The fastest batch of each kind gives what timing costs in this
+ * phase, against the I/O's own time (the fastest, as noise only adds time);
+ * k grows until that cost, shared over k I/Os, is at most LAT_MAX_SHARE of
+ * their time.  The cost is never taken below the process's floor.  When the
+ * first batch shows I/Os of LAT_SLOW_NS or more at k = 1, the check ends
+ * there (timing costs at most a few hundred ns, under 2% of such an I/O),
+ * so slow I/O keeps every I/O in the sample.  Checks run at I/O 0, 4096,
+ * 65536, 2^20 and every 2^22 after, so k follows a phase that gets cheaper
+ * (a mapping whose pages are all faulted in). */
+__attribute__((noinline)) static void lat_event(struct lat_sampler *s, uint64_t i)
+{
+	uint64_t t = iob_ticks();
+	if (s->batch < 0) {
+		s->batch = 0;
+		s->all = 1;
+		s->none = 0;
+		s->batch_t0 = t;
+		s->event = i + LAT_BATCH;
+		return;
+	}
+	s->batch_ticks[s->batch++] = t - s->batch_t0;
+	s->batch_t0 = t;
+	int done = s->batch == LAT_CHECK_BATCHES;
+	if (s->batch == 1 && s->m == 0 &&
+	    (double)s->batch_ticks[0] >= LAT_SLOW_NS * ticks_per_ns * LAT_BATCH)
+		done = 1;
+	else if (done) {
+		uint64_t best[2] = {UINT64_MAX, UINT64_MAX}; /* every I/O timed; at the current rate */
+		for (int b = 0; b < LAT_CHECK_BATCHES; b++)
+			if (s->batch_ticks[b] < best[b & 1])
+				best[b & 1] = s->batch_ticks[b];
+		double all = (double)best[0] / LAT_BATCH, cur = (double)best[1] / LAT_BATCH;
+		double frac = 1.0 / (double)(1u << s->m), own;
+		if (s->m == 0)
+			frac = 0; /* the other batches timed nothing */
+		double o = (all - cur) / (1.0 - frac);
+		if (o < timing_floor_ticks)
+			o = timing_floor_ticks;
+		own = cur - frac * o;
+		if (own < 1.0)
+			own = 1.0;
+		unsigned m = s->m;
+		while (m + 1 < LAT_LEVELS && o > LAT_MAX_SHARE * (double)(1u << m) * own)
+			m++;
+		s->overhead = o;
+		if (m > s->m) {
+			s->m = m;
+			s->left = 0;
+		}
+	}
+	if (done) {
+		s->batch = -1;
+		s->all = s->none = 0;
+		s->event = s->next_check = s->next_check < 4096 ? 4096
+					 : s->next_check < ((uint64_t)1 << 20) ? s->next_check * 16
+									    : s->next_check + ((uint64_t)1 << 22);
+		if (s->event <= i)
+			s->event = i + 1;
+		return;
+	}
+	s->all = !(s->batch & 1);
+	s->none = (s->batch & 1) && s->m == 0;
+	s->event = i + LAT_BATCH;
 }
 
 /* A random permutation of [0, n) that needs no memory: a four-round Feistel
@@ -107,6 +295,8 @@ struct phase {
 	uint32_t io_align;
 	uint32_t open_flags;
 	int write, verify, fill_each;
+	struct lat_sampler lat;
+	uint64_t nio; /* I/O calls so far (the sampler's clock) */
 };
 
 static int fail(struct phase *ph, int err, const char *what, const char *file, uint64_t off, size_t len)
@@ -359,6 +549,7 @@ static int run_seq_file(struct phase *ph, size_t fi)
 	const size_t bs = ph->buflen;
 	const int write = ph->write, series = s->record_series;
 	const enum iob_clock sclock = s->series_clock;
+	struct lat_sampler *lat = &ph->lat;
 
 	if (!ph->handles[fi] && open_one(ph, fi) < 0)
 		return r->status;
@@ -389,13 +580,23 @@ static int run_seq_file(struct phase *ph, size_t fi)
 				return fail(ph, -ENOMEM, "series growth for", s->files[fi], UINT64_MAX, 0);
 			if (series && sclock != IOB_CLOCK_WALL)
 				c0 = iob_clock_ns(sclock);
-			uint64_t t0 = series ? iob_now_ns() : iob_ticks();
+			if (__builtin_expect(ph->nio == lat->event, 0))
+				lat_event(lat, ph->nio);
+			ph->nio++;
+			const int in = lat_draw(lat), timed = (in | lat->all) & !lat->none;
+			uint64_t t0 = series ? iob_now_ns() : timed ? iob_ticks() : 0, t1 = 0;
 			if (write)
 				n = ops->write_at(hd, ph->buf, len, off);
 			else
 				n = ops->read_at(hd, ph->buf, len, off);
-			uint64_t t1 = series ? iob_now_ns() : iob_ticks();
-			iob_hist_record(h, t1 - t0);
+			if (series) {
+				t1 = iob_now_ns();
+				iob_hist_record(h, t1 - t0);
+			} else if (timed) {
+				t1 = iob_ticks();
+				if (in)
+					lat_record(lat, t1 - t0);
+			}
 			if (series) {
 				c1 = sclock != IOB_CLOCK_WALL ? iob_clock_ns(sclock) : 0;
 				r->series.bytes[r->series.n] = n > 0 ? (uint64_t)n : 0;
@@ -428,7 +629,7 @@ static int run_random(struct phase *ph)
 	const struct iob_phase_spec *s = ph->spec;
 	struct iob_phase_result *r = ph->r;
 	const struct iob_backend_ops *ops = ph->ops;
-	struct iob_hist *h = r->hist;
+	struct lat_sampler *lat = &ph->lat;
 	const size_t bs = ph->buflen;
 	const uint64_t fsize = s->file_size;
 	const uint64_t align = s->offset_align ? s->offset_align : bs;
@@ -437,6 +638,14 @@ static int run_random(struct phase *ph)
 	uint64_t rng = s->seed ^ 0x5bd1e9955bd1e995ull;
 	const int mapped = s->random_map && !s->skip_past_end;
 	const uint64_t total = slots * s->nfiles; /* slots of all files */
+	/* loop invariants in locals: the backend call may write any memory, so
+	 * the compiler would reload fields after every call */
+	const int reopen = s->reopen, write = ph->write, fill = ph->write && ph->fill_each;
+	const int multi = s->nfiles > 1, skip_past_end = s->skip_past_end;
+	volatile sig_atomic_t *const stop = s->stop;
+	unsigned char *const buf = ph->buf;
+	void *hd0 = NULL; /* the one handle, when there is one and it stays open */
+	int64_t (*const read_at)(void *, void *, size_t, uint64_t) = ops->read_at;
 	struct perm perm;
 
 	if (fsize < bs) {
@@ -449,6 +658,7 @@ static int run_random(struct phase *ph)
 		for (size_t i = 0; i < s->nfiles; i++)
 			if (!ph->handles[i] && open_one(ph, i) < 0)
 				return r->status;
+	hd0 = ph->handles[0];
 	if (mapped)
 		perm_init(&perm, total, rng);
 	for (uint64_t i = 0, slot = 0; i < nops; i++) {
@@ -460,11 +670,14 @@ static int run_random(struct phase *ph)
 				slot = 0;
 			}
 			uint64_t x = perm_at(&perm, slot++);
-			fi = s->nfiles > 1 ? (size_t)(x / slots) : 0;
-			off = (x % slots) * align;
+			if (multi) { /* a 64-bit division: only when there is a file to pick */
+				fi = (size_t)(x / slots);
+				x %= slots;
+			}
+			off = x * align;
 		} else {
-			fi = s->nfiles > 1 ? (size_t)(rng_next(&rng) % s->nfiles) : 0;
-			if (s->skip_past_end) {
+			fi = multi ? (size_t)(rng_next(&rng) % s->nfiles) : 0;
+			if (skip_past_end) {
 				off = rng_next(&rng) % fsize;
 				off -= off % align;
 				if (off + bs > fsize) {
@@ -475,26 +688,35 @@ static int run_random(struct phase *ph)
 				off = (rng_next(&rng) % slots) * align;
 			}
 		}
-		if (s->stop && *s->stop) {
+		if (stop && *stop) {
 			r->interrupted = 1;
 			return 0;
 		}
-		if (ph->write && ph->fill_each)
-			iob_pattern_fill(&s->pattern, ph->buf, bs, off);
+		if (fill)
+			iob_pattern_fill(&s->pattern, buf, bs, off);
 		int64_t n;
-		uint64_t t0 = iob_ticks();
-		if (s->reopen && open_one(ph, fi) < 0)
+		if (__builtin_expect(ph->nio == lat->event, 0))
+			lat_event(lat, ph->nio);
+		ph->nio++;
+		const int in = lat_draw(lat), timed = (in | lat->all) & !lat->none;
+		uint64_t t0 = timed ? iob_ticks() : 0;
+		if (reopen && open_one(ph, fi) < 0)
 			return r->status;
-		if (ph->write)
-			n = ops->write_at(ph->handles[fi], ph->buf, bs, off);
+		if (write)
+			n = ops->write_at(ph->handles[fi], buf, bs, off);
+		else if (!multi && !reopen)
+			n = read_at(hd0, buf, bs, off);
 		else
-			n = ops->read_at(ph->handles[fi], ph->buf, bs, off);
+			n = read_at(ph->handles[fi], buf, bs, off);
 		/* a short transfer keeps its handle: after_io asks the rest of a write once */
-		if (s->reopen && n == (int64_t)bs && close_one(ph, fi) < 0)
+		if (reopen && n == (int64_t)bs && close_one(ph, fi) < 0)
 			return r->status;
-		uint64_t t1 = iob_ticks();
-		iob_hist_record(h, t1 - t0);
-		if (n == -EINTR && s->stop && *s->stop) {
+		if (timed) {
+			uint64_t t1 = iob_ticks();
+			if (in)
+				lat_record(lat, t1 - t0);
+		}
+		if (n == -EINTR && stop && *stop) {
 			r->interrupted = 1;
 			return 0;
 		}
@@ -526,6 +748,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	iob_phase_result_init(r);
 	r->phase = s->phase;
 	r->block_size = s->block_size;
+	r->lat_sample_every = 1;
 	r->hist = iob_hist_new();
 	if (!r->hist) {
 		r->status = -ENOMEM;
@@ -561,6 +784,17 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	}
 
 	iob_ticks_init();
+	measure_timing_floor();
+	/* a series phase times every I/O with clock_gettime: one sample a block */
+	if (lat_init(&ph.lat, r->hist, s->seed, !(s->record_series && s->access == IOB_ACCESS_SEQ)) < 0) {
+		lat_finish(&ph.lat, r);
+		free(ph.handles);
+		free(ph.created);
+		free(ph.checked);
+		r->status = -ENOMEM;
+		snprintf(r->error, sizeof r->error, "out of memory for the latency sample's histograms");
+		return r->status;
+	}
 	uint64_t rchar0 = 0, wchar0 = 0, rchar1 = 0, wchar1 = 0;
 	int have_io = iob_proc_io(&rchar0, &wchar0, NULL) == 0;
 	uint64_t start = iob_now_ns(), start_tick = iob_ticks();
@@ -588,6 +822,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	/* (a series phase timed its I/O with clock_gettime: already ns) */
 	double ns_per_tick = iob_ticks_tsc && end_tick > start_tick && !(s->record_series && s->access == IOB_ACCESS_SEQ)
 				     ? (double)r->elapsed_ns / (double)(end_tick - start_tick) : 1.0;
+	lat_finish(&ph.lat, r);
 	iob_hist_set_scale(r->hist, ns_per_tick);
 	for (size_t i = 0; i < s->nfiles; i++) {
 		if (ph.handles[i])

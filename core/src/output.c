@@ -31,16 +31,34 @@ struct iob_outputs {
 	char error[4400]; /* its one-line message, "" while status == 0 */
 };
 
-/* Every piece goes out at once (fwrite, then fflush), and both are checked:
- * nothing of ours stays in the stream's buffer for a later, unchecked flush
- * to lose, and errno is read right where the write failed. */
+/* Pieces are buffered by the stream, not flushed one by one.  The stream is
+ * flushed at the end of every call into the outputs (begin, record, end,
+ * close) except iob_outputs_record_batch on a sink that is not a terminal:
+ * a series' block records, one a block, would otherwise cost a write(2)
+ * each inside the phase time.  Those go out when the stream's buffer fills
+ * (fwrite then reports a failed write, with errno) or with the next flushed
+ * call; each of those is checked.  A flush
+ * made by someone else (fflush(stdout) before a message on stderr) that
+ * failed leaves the stream's error flag set: the next write or the close
+ * sees it.  Nothing is lost to an unchecked flush. */
 static int sink_write(void *ctx, const char *data, size_t len)
 {
 	struct sink_file *sf = ctx;
 	if (sf->err)
 		return sf->err;
 	errno = 0;
-	if ((len && fwrite(data, 1, len, sf->f) != len) || fflush(sf->f) != 0 || ferror(sf->f))
+	if ((len && fwrite(data, 1, len, sf->f) != len) || ferror(sf->f))
+		sf->err = errno ? -errno : -EIO;
+	return sf->err;
+}
+
+/* Push out what the stream holds; -errno or 0 (sticky, like sink_write). */
+static int sink_flush(struct sink_file *sf)
+{
+	if (sf->err || !sf->f)
+		return sf->err;
+	errno = 0;
+	if (fflush(sf->f) != 0 || ferror(sf->f))
 		sf->err = errno ? -errno : -EIO;
 	return sf->err;
 }
@@ -353,7 +371,7 @@ int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, c
 		if (!o->plugin[i])                                                                           \
 			continue;                                                                            \
 		note_error(o, i, o->plugin[i]->output.call);                                                 \
-		note_error(o, i, o->file[i].err);                                                            \
+		note_error(o, i, sink_flush(&o->file[i]));                                                   \
 	}                                                                                                    \
 	return o ? o->status : 0
 
@@ -364,9 +382,20 @@ int iob_outputs_begin(struct iob_outputs *o, const struct iob_run_info *run)
 
 int iob_outputs_record(struct iob_outputs *o, const struct iob_record *rec)
 {
-	/* each sink write is flushed at once: a pipe sees every record as it
-	 * comes, and a kill loses none */
 	EACH(o, record(o->state[i], rec));
+}
+
+int iob_outputs_record_batch(struct iob_outputs *o, const struct iob_record *rec)
+{
+	for (size_t i = 0; o && i < o->n; i++) {
+		if (!o->plugin[i])
+			continue;
+		note_error(o, i, o->plugin[i]->output.record(o->state[i], rec));
+		if (o->sink[i].is_terminal)
+			sink_flush(&o->file[i]);
+		note_error(o, i, o->file[i].err);
+	}
+	return o ? o->status : 0;
 }
 
 int iob_outputs_end(struct iob_outputs *o, const struct iob_run_end *end)

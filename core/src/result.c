@@ -143,6 +143,10 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	iob_rec_f64(b, "ops_per_s", IOB_UNIT_OPS_PER_S, iob_phase_iops(r));
 	if (r->hist)
 		iob_rec_lat(b, "lat_ns", r->hist);
+	/* the latency summary is of a uniform sample of the I/Os when timing each
+	 * would have cost more than 2% of it: 1 in lat_sampled_every */
+	iob_rec_u64(b, "lat_sampled_every", IOB_UNIT_COUNT, r->lat_sample_every ? r->lat_sample_every : 1);
+	iob_rec_u64(b, "lat_samples", IOB_UNIT_COUNT, r->lat_samples);
 	iob_rec_bool(b, "direct", r->direct);
 	if (r->os_read_bytes != UINT64_MAX) {
 		iob_rec_u64(b, "os_read_bytes", IOB_UNIT_BYTES, r->os_read_bytes);

@@ -14,6 +14,11 @@ observer outside the process sees (issue 16).
   elapsed_covers_io_bigread  the start of its first I/O call to the end of its last
   no_holes_seq_write    a file the job wrote has no hole before its end, so a later
   no_holes_rand_write   read of it reads data, not holes (SEEK_HOLE)
+  latency_sampled_labelled  I/Os too cheap to time each (mmap, 4 KiB random reads
+                        of a small cached file) give latency from a sample, and the
+                        record says so: lat_sampled_every > 1, and lat_samples is
+                        the latency count (skips until the record carries them;
+                        unit_engine_sampling checks the engine's result directly)
 
 Correctness, not speed: every bound holds on a busy machine.  Records of kind
 "phase" and "iotest" (to be renamed "phase") are both accepted.  A case skips
@@ -454,6 +459,30 @@ def case_no_holes_rand_write(tmp):
                        "random_map (issue 8) lands, after which this case must pass")
     expect(not hs, f"{f} after a random write phase: {describe(hs)}: a later read of it reads holes")
     print(f"ok {f}: {describe(hs)}")
+
+
+def case_latency_sampled_labelled(tmp):
+    f = os.path.join(tmp, "small.dat")
+    with open(f, "wb") as out:
+        out.write(os.urandom(4 * MIB))
+    with open(f, "rb") as src:  # cached: each read is a copy from memory
+        while src.read(MIB):
+            pass
+    ops = 200000
+    prof = write(os.path.join(tmp, "p.ini"), "[cheap]\nbackend = mmap\nfilename = small.dat\naccess = rand\n"
+                 f"block_size = 4K\nsize = 4M\nops = {ops}\nphases = read\n")
+    p = run([tool("iobench"), "run", prof, "--dir", tmp, "--output", "json"])
+    rec = records(json.loads(p.stdout))[0]
+    if "lat_sampled_every" not in rec:
+        raise Skip("the phase record carries no lat_sampled_every yet (the runner is to add the engine's "
+                   "lat_sample_every and lat_samples to it)")
+    k, n, lat = rec["lat_sampled_every"], rec["lat_samples"], rec["lat_ns"]
+    expect(rec["ops"] == ops and rec["bytes"] == ops * 4 * KIB, f"work: {rec['ops']} ops, {rec['bytes']} bytes")
+    expect(k > 1 and k & (k - 1) == 0, f"lat_sampled_every = {k}: 4 KiB copies from memory cost less than "
+           "fifty times two clock reads, so they must be sampled, 1 in a power of two")
+    expect(lat["count"] == n and 0 < n < ops, f"latency count {lat['count']}, lat_samples {n}, ops {ops}")
+    expect(0.5 * ops / k - 20 < n < 1.5 * ops / k + 20, f"{n} samples for 1 in {k} of {ops} I/Os")
+    print(f"ok: latency from 1 in {k} I/Os, {n} samples of {ops}")
 
 
 def main():

@@ -1,8 +1,10 @@
 /*
  * iobench/engine.h - runs one phase (write, read or verify) of I/O against a
- * backend and measures it.  The engine owns every timing decision: two
- * monotonic clock reads around each backend call, an O(1) histogram record,
- * and nothing else per I/O (no allocation, formatting, locking or logging).
+ * backend and measures it.  The engine owns every timing decision: for each
+ * I/O in the latency sample (every I/O, or a uniform random 1 in k when
+ * timing each would cost more than 2% of the I/O's own time) two clock reads
+ * around the backend call and an O(1) histogram record; nothing else per I/O
+ * (no allocation, formatting, locking or logging).
  * Opening, buffer allocation, alignment checks and cache probes all happen
  * before the clock starts; errors are formatted after it stops.
  */
@@ -75,7 +77,13 @@ struct iob_phase_result {
 	uint64_t elapsed_ns; /* wall time of the phase: opens, I/O, syncs, closes, and
 			      * whatever spec->on_sample did */
 	uint64_t sync_ns;    /* part of elapsed_ns spent in sync */
-	struct iob_hist *hist; /* per-I/O latency, owned by the result */
+	struct iob_hist *hist; /* per-I/O latency of the sampled I/Os, owned by the result */
+	/* Latency sampling (docs/performance.md): each I/O was in the sample with
+	 * probability 1/lat_sample_every (1 = every I/O was timed); lat_samples is
+	 * the number of I/Os in it (hist->count).  Throughput never depends on it. */
+	uint32_t lat_sample_every;
+	uint64_t lat_samples;
+	double lat_timing_ns; /* what timing one I/O was measured to cost, ns */
 	struct iob_series series;
 	int direct;          /* every handle bypassed the page cache */
 	/* what the kernel counted for this process over the phase (/proc/self/io

@@ -51,12 +51,20 @@ int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg,
 		     const struct iob_output_spec *spec, char *err, size_t errlen);
 /* These call every output in turn, and every output still gets the call
  * after another failed, so each can finish its document.  Every write of
- * results is flushed and checked at once.  The first failure of any output -
- * its plugin returned an error, or writing or flushing its sink failed - is
- * kept: these return it (as -errno) from then on, 0 before. */
+ * results is checked; each of these calls flushes what its outputs wrote
+ * (and what batched records left), so a reader sees each record as it comes.
+ * The first failure of any output - its plugin returned an error, or writing
+ * or flushing its sink failed - is kept: these return it (as -errno) from
+ * then on, 0 before. */
 int iob_outputs_begin(struct iob_outputs *o, const struct iob_run_info *run);
 int iob_outputs_record(struct iob_outputs *o, const struct iob_record *rec);
 int iob_outputs_end(struct iob_outputs *o, const struct iob_run_end *end);
+/* A record among many that come together while a phase runs (a series'
+ * block records): a file or a pipe gets them in batches, written when the
+ * stream's buffer fills and flushed by the next iob_outputs_record,
+ * iob_outputs_end or close; a terminal still sees each at once.  Errors are
+ * checked and kept as above. */
+int iob_outputs_record_batch(struct iob_outputs *o, const struct iob_record *rec);
 /* The kept failure as one line naming the output and its file, e.g.
  * "output json to /dev/full: No space left on device"; NULL when none.
  * Valid until close. */
