@@ -38,9 +38,11 @@ void iob_phase_result_init(struct iob_phase_result *r)
 void iob_phase_result_free(struct iob_phase_result *r)
 {
 	iob_hist_free(r->hist);
+	iob_hist_free(r->hist_write);
 	free(r->series.bytes);
 	free(r->series.ns);
 	r->hist = NULL;
+	r->hist_write = NULL;
 	memset(&r->series, 0, sizeof r->series);
 }
 

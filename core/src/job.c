@@ -18,6 +18,8 @@ const char *iob_phase_name(enum iob_phase p)
 		return "read";
 	case IOB_PHASE_VERIFY:
 		return "verify";
+	case IOB_PHASE_MIXED:
+		return "mixed";
 	}
 	return "?";
 }
@@ -42,6 +44,9 @@ void iob_job_defaults(struct iob_job *job)
 	job->fsync = 1;
 	job->keep_files = 0;
 	job->random_map = 1;
+	job->threads = 1;
+	job->iodepth = 1;
+	job->rwmix_read = 50;
 	job->series_clock = IOB_CLOCK_WALL;
 }
 

@@ -51,6 +51,13 @@ struct iob_job {
 	enum iob_clock series_clock;  /* with series: the clock each block is timed with */
 	int follow_symlinks;          /* a symlinked target is followed (default 0: refused) */
 	char backend_options[256];    /* "k=v,..." handed to the backend's open */
+	/* streams and queue depth (docs/profiles.md) */
+	uint32_t threads;             /* streams run at once (default 1) */
+	int shared_file;              /* streams share the job's files (default: <file>.<i> each) */
+	uint32_t iodepth;             /* I/Os in flight per stream (default 1) */
+	uint64_t runtime_ns;          /* 0, or each phase ends at this time limit */
+	uint64_t ramp_ns;             /* I/O before the measured window, not counted */
+	uint32_t rwmix_read;          /* phase mixed: % reads (default 50) */
 };
 
 /* Defaults shared by profiles and tools (docs/profiles.md). */

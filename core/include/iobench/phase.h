@@ -19,6 +19,7 @@ enum iob_phase {
 	IOB_PHASE_WRITE = 0,
 	IOB_PHASE_READ = 1,
 	IOB_PHASE_VERIFY = 2,
+	IOB_PHASE_MIXED = 3, /* reads and writes, rwmix_read % reads */
 };
 #define IOB_PHASE_BIT(p) (1u << (p))
 /* "write", "read", "verify" */
