@@ -310,11 +310,49 @@ int iob_output_spec_parse(const char *text, const struct iob_registry *reg, stru
 	return spec_check_overlap(out, err, errlen);
 }
 
+static int discard_write(void *ctx, const char *data, size_t len)
+{
+	(void)ctx;
+	(void)data;
+	(void)len;
+	return 0;
+}
+
+/* Every output accepts its arguments, tried on a sink that keeps nothing:
+ * a refusal must come before any file is created or emptied. */
+static int outputs_try(const struct iob_registry *reg, const struct iob_output_spec *spec, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < spec->n; i++) {
+		const struct iob_output_item *it = &spec->item[i];
+		const struct iob_loaded *pl = iob_registry_find(reg, IOB_PLUGIN_OUTPUT, it->name);
+		const struct iob_sink trial = {.ctx = NULL,
+					       .write = discard_write,
+					       .name = it->file[0] ? it->file : "stdout",
+					       .struct_size = sizeof(struct iob_sink)};
+		void *st = NULL;
+		if (!pl) {
+			snprintf(err, errlen, "unknown output '%s'", it->name);
+			return -EINVAL;
+		}
+		int rc = pl->output.open(&trial, it->args[0] ? it->args : NULL, &st);
+		if (rc < 0) {
+			snprintf(err, errlen, "output '%s' refused to open%s%s: %s", it->name, it->args[0] ? " with " : "",
+				 it->args, strerror(-rc));
+			return rc;
+		}
+		pl->output.close(st);
+	}
+	return 0;
+}
+
 int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, const struct iob_output_spec *spec,
 		     char *err, size_t errlen)
 {
-	struct iob_outputs *o = calloc(1, sizeof *o);
 	*out = NULL;
+	int trc = outputs_try(reg, spec, err, errlen);
+	if (trc < 0)
+		return trc;
+	struct iob_outputs *o = calloc(1, sizeof *o);
 	if (!o) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -348,7 +386,7 @@ int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, c
 			.ctx = sf,
 			.write = sink_write,
 			.name = o->name[i],
-			.is_terminal = isatty(fileno(sf->f)),
+			.is_terminal = iob_is_terminal(sf->f),
 			.struct_size = sizeof(struct iob_sink),
 		};
 		o->plugin[i] = pl;

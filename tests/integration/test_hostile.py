@@ -74,6 +74,11 @@ ROWS = [
      "which this run reads or writes", 2),
     ("iobench", ["run", "{p}", "--dir", "{d}", "--output", "json:bogus"], "[a]\nsize = 1M\n", None,
      "takes no arguments", 2),
+    # an output that refuses its arguments does so before its file is created or emptied
+    ("iobench", ["run", "{p}", "--dir", "{d}", "--output", "csv:bogus={d}/victim"], "[a]\nsize = 1M\n", None,
+     "refused to open with bogus", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}", "--output", "human,csv:bogus={d}/new.csv"], "[a]\nsize = 1M\n",
+     None, "refused to open with bogus", 2),
     ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nfilename = " + "n" * 300 + "\n", None,
      "over the limit of 255 bytes for one file name; use a shorter filename", 2),
     ("iobench", ["check", "{p}", "--dir", "{d}/" + "d" * 256], "[a]\n", None, "use a shorter dir", 2),
