@@ -305,6 +305,8 @@ static int csv_first_line(const char *path, char **line)
 static int csv_sink_is_file(const struct iob_sink *sink)
 {
 	struct stat sb, so;
+	if (sink->name && strcmp(sink->name, "stdout") != 0 && stat(sink->name, &sb) != 0 && errno == ENOENT)
+		return 1; /* a file the core will create (its arguments are tried first) */
 	if (!sink->name || stat(sink->name, &sb) != 0 || !S_ISREG(sb.st_mode))
 		return 0;
 	if (strcmp(sink->name, "stdout") == 0 && fstat(STDOUT_FILENO, &so) == 0 && so.st_dev == sb.st_dev &&
