@@ -364,6 +364,28 @@ int iob_is_terminal(FILE *f)
 	return isatty(fileno(f));
 }
 
+int iob_write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int iob_stream_fd(FILE *f)
+{
+	return fileno(f);
+}
+
 extern char **environ;
 
 int iob_run_quiet(char *const argv[])

@@ -12,10 +12,16 @@
 
 #include "iobench/os.h"
 
+/* Results are buffered here, not in stdio: a stop signal interrupting a
+ * write to a full pipe must neither cut nor lose a line (stdio's state after
+ * an interrupted write is not something to build on). */
+#define SINK_BUF 65536
 struct sink_file {
 	FILE *f;
 	int own;
 	int err; /* first write error, -errno; sticky */
+	size_t used;
+	char buf[SINK_BUF];
 };
 
 struct iob_outputs {
@@ -31,36 +37,44 @@ struct iob_outputs {
 	char error[4400]; /* its one-line message, "" while status == 0 */
 };
 
-/* Pieces are buffered by the stream, not flushed one by one.  The stream is
- * flushed at the end of every call into the outputs (begin, record, end,
+/* Pieces are buffered in the sink, not written one by one.  The buffer is
+ * written at the end of every call into the outputs (begin, record, end,
  * close) except iob_outputs_record_batch on a sink that is not a terminal:
  * a series' block records, one a block, would otherwise cost a write(2)
- * each inside the phase time.  Those go out when the stream's buffer fills
- * (fwrite then reports a failed write, with errno) or with the next flushed
- * call; each of those is checked.  A flush
- * made by someone else (fflush(stdout) before a message on stderr) that
- * failed leaves the stream's error flag set: the next write or the close
- * sees it.  Nothing is lost to an unchecked flush. */
+ * each inside the phase time.  Those go out when the buffer fills or with
+ * the next flushed call.  Every write(2) is checked; the first error is kept
+ * and the run fails with it.  Nothing is lost to an unchecked flush. */
+/* Push out what the buffer holds (a write interrupted by a stop signal goes
+ * on where it stopped); -errno or 0, sticky. */
+static int sink_flush(struct sink_file *sf)
+{
+	if (sf->err || !sf->f || !sf->used)
+		return sf->err;
+	if (sf->f == stdout)
+		fflush(stdout); /* anything printed through stdio goes first */
+	int rc = iob_write_all(iob_stream_fd(sf->f), sf->buf, sf->used);
+	sf->used = 0;
+	if (rc < 0)
+		sf->err = rc;
+	return sf->err;
+}
+
 static int sink_write(void *ctx, const char *data, size_t len)
 {
 	struct sink_file *sf = ctx;
 	if (sf->err)
 		return sf->err;
-	errno = 0;
-	if ((len && fwrite(data, 1, len, sf->f) != len) || ferror(sf->f))
-		sf->err = errno ? -errno : -EIO;
-	return sf->err;
-}
-
-/* Push out what the stream holds; -errno or 0 (sticky, like sink_write). */
-static int sink_flush(struct sink_file *sf)
-{
-	if (sf->err || !sf->f)
+	if (len > SINK_BUF - sf->used && sink_flush(sf) < 0)
 		return sf->err;
-	errno = 0;
-	if (fflush(sf->f) != 0 || ferror(sf->f))
-		sf->err = errno ? -errno : -EIO;
-	return sf->err;
+	if (len >= SINK_BUF) {
+		if (sf->f == stdout)
+			fflush(stdout);
+		int rc = iob_write_all(iob_stream_fd(sf->f), data, len);
+		return rc < 0 ? (sf->err = rc) : 0;
+	}
+	memcpy(sf->buf + sf->used, data, len);
+	sf->used += len;
+	return 0;
 }
 
 /* Remember the first failure, with a message naming the output and its file. */
@@ -451,12 +465,9 @@ const char *iob_outputs_error(const struct iob_outputs *o)
 /* Flush and, for a file, close what output i wrote to; -errno or 0. */
 static int close_file(struct sink_file *sf)
 {
-	int rc = 0;
 	if (!sf->f)
 		return 0;
-	errno = 0;
-	if (fflush(sf->f) != 0 || ferror(sf->f))
-		rc = errno ? -errno : -EIO;
+	int rc = sink_flush(sf);
 	if (sf->own) {
 		errno = 0;
 		if (fclose(sf->f) != 0 && !rc)

@@ -264,7 +264,8 @@ def bigread_case(sig, stalled=False):
     check(f"{name} legacy marked", "\nNote: interrupted: " in out and out.endswith("\n"), out[-500:])
     check_error_line(name, "bigread", err, sig)
     recs = check_json(name, js)
-    check(f"{name} json blocks", len([r for r in recs if r["kind"] == "block"]) == len(blocks), len(recs))
+    check(f"{name} json blocks", len([r for r in recs if r["kind"] == "block"]) == len(blocks),
+          (len([r for r in recs if r["kind"] == "block"]), len(blocks)))
     want = ["o.json"] + ([] if feeder else ["sparse.dat"])
     check(f"{name} no other file", sorted(os.listdir(d)) == want, os.listdir(d))
     shutil.rmtree(d, ignore_errors=True)

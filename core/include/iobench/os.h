@@ -90,6 +90,11 @@ int iob_path_device(const char *path, uint64_t *dev);
 long iob_getline(char **line, size_t *cap, FILE *f);
 /* Is f a terminal? */
 int iob_is_terminal(FILE *f);
+/* Write all len bytes to descriptor fd, going on after a signal interrupts
+ * the write or after a partial write; 0 or -errno. */
+int iob_write_all(int fd, const void *data, size_t len);
+/* The descriptor under a stdio stream. */
+int iob_stream_fd(FILE *f);
 /* Run argv (looked up on PATH) with stdio on /dev/null; 0 when it exited 0. */
 int iob_run_quiet(char *const argv[]);
 /* Sleep ns nanoseconds; returns early once *stop is set (stop may be NULL). */
