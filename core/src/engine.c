@@ -124,6 +124,7 @@ struct lat_sampler {
 	double overhead; /* last measured cost of timing one I/O, ticks */
 	struct iob_hist *lv[LAT_LEVELS]; /* lv[LAT_LEVELS - 1] is the result's histogram */
 	struct iob_hist *lvw[LAT_LEVELS]; /* mixed phases: the same for writes, else NULL */
+	unsigned depth;	 /* I/Os in flight: 1, or the queued loop's iodepth */
 };
 
 /* hw: the result's write histogram of a mixed phase, else NULL. */
@@ -132,6 +133,7 @@ static int lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist *
 	memset(s, 0, sizeof *s);
 	s->rng = seed ^ 0x2545f4914f6cdd1dull;
 	s->batch = -1;
+	s->depth = 1;
 	s->event = adaptive ? 0 : UINT64_MAX;
 	s->overhead = timing_floor_ticks;
 	s->lv[LAT_LEVELS - 1] = h;
@@ -217,7 +219,12 @@ static inline void lat_record_dir(struct lat_sampler *s, uint64_t ticks, int wri
  * their time.  The cost is never taken below the process's floor.  When the
  * first batch shows I/Os of LAT_SLOW_NS or more at k = 1, the check ends
  * there (timing costs at most a few hundred ns, under 2% of such an I/O),
- * so slow I/O keeps every I/O in the sample.  Checks run at I/O 0, 4096,
+ * so slow I/O keeps every I/O in the sample.  In the queued loop a batch's
+ * time per I/O is the time between completions; each request is in flight
+ * about depth times that (Little's law, the queue kept full), and that is
+ * the time the exit compares with (timing a queued request costs a record
+ * and a share of two clock reads per submit and per reap, no more than in
+ * the loops of one I/O at a time).  Checks run at I/O 0, 4096,
  * 65536, 2^20 and every 2^22 after, so k follows a phase that gets cheaper
  * (a mapping whose pages are all faulted in). */
 __attribute__((noinline)) static void lat_event(struct lat_sampler *s, uint64_t i)
@@ -235,7 +242,7 @@ __attribute__((noinline)) static void lat_event(struct lat_sampler *s, uint64_t 
 	s->batch_t0 = t;
 	int done = s->batch == LAT_CHECK_BATCHES;
 	if (s->batch == 1 && s->m == 0 &&
-	    (double)s->batch_ticks[0] >= LAT_SLOW_NS * ticks_per_ns * LAT_BATCH)
+	    (double)s->batch_ticks[0] * s->depth >= LAT_SLOW_NS * ticks_per_ns * LAT_BATCH)
 		done = 1;
 	else if (done) {
 		uint64_t best[2] = {UINT64_MAX, UINT64_MAX}; /* every I/O timed; at the current rate */
@@ -1370,21 +1377,26 @@ static int queue_submit(struct phase *ph)
 		size_t fi = ((struct req *)q->pend[i]->user)->fi, j = i + 1;
 		while (j < q->np && ((struct req *)q->pend[j]->user)->fi == fi)
 			j++;
-		int rc = ph->ops->submit(ph->handles[fi], &q->pend[i], j - i);
-		if (rc == -EAGAIN)
-			rc = 0; /* full: reap first */
-		if (rc < 0 || (size_t)rc > j - i) {
-			struct req *rq = q->pend[i]->user;
-			if (rc > 0)
-				return broke_contract(ph, fi, rq->write, rc, j - i, rq->off);
-			return fail(ph, rc, rq->write ? "queued write" : "queued read", ph->spec->files[fi],
-				    rq->off + rq->done, rq->len - rq->done);
+		/* a backend may take part of a run: offer it the rest until it takes none */
+		while (i < j) {
+			int rc = ph->ops->submit(ph->handles[fi], &q->pend[i], j - i);
+			if (rc == -EAGAIN)
+				rc = 0; /* full: reap first */
+			if (rc < 0 || (size_t)rc > j - i) {
+				struct req *rq = q->pend[i]->user;
+				if (rc > 0)
+					return broke_contract(ph, fi, rq->write, rc, j - i, rq->off);
+				return fail(ph, rc, rq->write ? "queued write" : "queued read", ph->spec->files[fi],
+					    rq->off + rq->done, rq->len - rq->done);
+			}
+			if (rc == 0)
+				break;
+			q->infl[fi] += (uint32_t)rc;
+			q->inflight += (uint64_t)rc;
+			i += (size_t)rc;
 		}
-		q->infl[fi] += (uint32_t)rc;
-		q->inflight += (uint64_t)rc;
-		for (size_t k = i + (size_t)rc; k < j; k++)
-			q->pend[keep++] = q->pend[k];
-		i = j;
+		for (; i < j; i++)
+			q->pend[keep++] = q->pend[i];
 	}
 	q->np = keep;
 	if (q->np && q->inflight == 0) {
@@ -1659,6 +1671,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	if (ok) {
 		iob_ticks_init();
 		measure_timing_floor();
+		ph.lat.depth = ph.queued ? s->iodepth : 1;
 		ph.event = ph.lat.event < ph.check_at ? ph.lat.event : ph.check_at;
 		window_start(&ph); /* a phase that fails to start still says how long it tried */
 		ph.ramping = s->ramp_ns > 0;
