@@ -30,20 +30,20 @@
 static unsigned char data[FILE_SIZE];
 
 static struct {
-	uint32_t depth;            /* open args' queue_depth */
+	uint32_t depth; /* open args' queue_depth */
 	struct iob_io *inflight[MAXQ];
-	size_t n;                  /* in flight now */
-	size_t max_n;              /* the most at once */
+	size_t n;     /* in flight now */
+	size_t max_n; /* the most at once */
 	uint64_t rng;
 	uint64_t submitted, completions, shorts;
 	uint64_t read_bytes, write_bytes, reads_done, writes_done;
-	uint64_t left_at_close;    /* requests in flight when a handle was closed */
-	uint64_t bad;              /* requests out of bounds or misformed */
-	uint64_t stop_after;       /* set *stop after this many submissions (0: never) */
+	uint64_t left_at_close; /* requests in flight when a handle was closed */
+	uint64_t bad;		/* requests out of bounds or misformed */
+	uint64_t stop_after;	/* set *stop after this many submissions (0: never) */
 	volatile sig_atomic_t *stop;
-	int eintr_once;            /* after the stop, one reap returns -EINTR */
-	uint64_t reap_sleep_ns;    /* each blocking reap sleeps this long */
-	uint64_t sync_calls;       /* read_at/write_at: must stay 0 */
+	int eintr_once;		/* after the stop, one reap returns -EINTR */
+	uint64_t reap_sleep_ns; /* each blocking reap sleeps this long */
+	uint64_t sync_calls;	/* read_at/write_at: must stay 0 */
 } fa;
 
 static uint64_t fa_rand(void)
@@ -236,7 +236,8 @@ static void test_queued_writes_fill_file(void **state)
 	static unsigned char want[FILE_SIZE];
 	struct iob_pattern pat = {.kind = IOB_PAT_RANDOM, .seed = 7};
 	for (int seq = 0; seq < 2; seq++) {
-		struct iob_phase_spec s = spec_for(IOB_PHASE_WRITE, seq ? IOB_ACCESS_SEQ : IOB_ACCESS_RAND, 8);
+		struct iob_phase_spec s =
+		    spec_for(IOB_PHASE_WRITE, seq ? IOB_ACCESS_SEQ : IOB_ACCESS_RAND, 8);
 		struct iob_phase_result r;
 		memset(data, 0, sizeof data);
 		assert_int_equal(iob_phase_run(&s, &r), 0);

@@ -30,8 +30,8 @@ static struct {
 	uint64_t reads, writes, opens;
 	uint64_t read_bytes, write_bytes;
 	uint64_t min_off, max_end;
-	uint64_t pace_ns;       /* each read sleeps this long */
-	uint64_t flag_at;       /* set *flag when the call count reaches it (0: never) */
+	uint64_t pace_ns; /* each read sleeps this long */
+	uint64_t flag_at; /* set *flag when the call count reaches it (0: never) */
 	volatile int *flag;
 	uint64_t ready_calls, reads_at_ready, opens_at_ready;
 } fk;
@@ -156,7 +156,7 @@ static void test_runtime_ends_near_limit(void **state)
 	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND);
 	struct iob_phase_result r;
 	const uint64_t limit = 50000000; /* 50 ms */
-	s.ops = 100000;                  /* 100000 reads of 200 us: 20 s */
+	s.ops = 100000;			 /* 100000 reads of 200 us: 20 s */
 	s.runtime_ns = limit;
 	fk.pace_ns = 200000;
 	assert_int_equal(iob_phase_run(&s, &r), 0);
