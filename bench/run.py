@@ -28,6 +28,10 @@ Scenarios (docs/performance.md):
   d  mmap backend cached reads vs a raw copy-from-mapping loop (1 MiB sequential
      and 4 KiB random)
   e  direct backend 4 KiB random reads vs fio direct=1 (device-bound)
+  q  io_uring backend (direct=1) 4 KiB random reads at iodepth 32 vs fio
+     ioengine=io_uring iodepth=32 direct=1 (IOPS, and CPU time per I/O from
+     each tool's own account), and io_uring at iodepth 1 vs the direct backend;
+     prints "not runnable" when iobench does not know the iodepth key yet
   startup  load every plugin and parse a profile (iobench check), median wall time
   rss      peak RSS of a 1 GiB run
   accuracy reported bytes vs /proc/self/io, reported rate vs bytes / wall time
@@ -55,11 +59,11 @@ WORK_TOLERANCE = 0.001  # contenders whose work differs by more are not compared
 # Sizes of the full run, and of --quick (tiny: checks the script end to end, not speed).
 SIZES = {
     "a_file": 64 * MiB, "ops": 500000, "direct_ops": 20000, "b_file": 1024 * MiB, "c_bytes": 1024 * MiB,
-    "d_loops": 16, "e_file": 256 * MiB, "startup_runs": 30, "rss_file": 1024 * MiB,
+    "d_loops": 16, "e_file": 256 * MiB, "startup_runs": 30, "rss_file": 1024 * MiB, "uring_ops": 100000,
 }
 QUICK = {
     "a_file": 4 * MiB, "ops": 2000, "direct_ops": 300, "b_file": 16 * MiB, "c_bytes": 16 * MiB,
-    "d_loops": 2, "e_file": 8 * MiB, "startup_runs": 3, "rss_file": 16 * MiB,
+    "d_loops": 2, "e_file": 8 * MiB, "startup_runs": 3, "rss_file": 16 * MiB, "uring_ops": 300,
 }
 S = dict(SIZES)
 
@@ -296,11 +300,11 @@ def fio_or(reason_or_fn):
     return reason_or_fn if A.fio else "fio not installed (tools/deps.sh fio)"
 
 
-def fio_rand_args(f, size, ops, bs=4096):
+def fio_rand_args(f, size, ops, bs=4096, engine="psync"):
     """fio stops at number_ios only if nothing stops it sooner: io_size (which
     defaults to size) is set to twice the work, so number_ios is what ends the
     job; its total_ios then says whether it did."""
-    return [f"--filename={f}", "--rw=randread", f"--bs={bs}", "--ioengine=psync", f"--size={size}",
+    return [f"--filename={f}", "--rw=randread", f"--bs={bs}", f"--ioengine={engine}", f"--size={size}",
             f"--io_size={2 * ops * bs}", f"--number_ios={ops}"]
 
 
@@ -456,6 +460,83 @@ def scenario_e():
     ratio("e_direct_rand4k", "iobench", "raw")
 
 
+CPU = {}  # scenario -> contender -> [CPU ns per I/O, one per sample]
+
+
+def iobench_cpu(name, prof):
+    """iobench's IOPS, noting the CPU time per I/O its phase record states."""
+    p, wall = timed([binp("iobench"), "run", prof, "--dir", A.dir, "--output", "json"])
+    r = parse_records(p.stdout)[0]
+    if r.get("cpu_ns_per_io") is not None:
+        CPU.setdefault(name, {}).setdefault("iobench", []).append(r["cpu_ns_per_io"])
+    return Sample(r["ops_per_s"], r["bytes"], r["ops"], wall)
+
+
+def fio_cpu(name, args):
+    """fio's IOPS, noting its CPU time per I/O: (usr_cpu + sys_cpu) % of its
+    job_runtime, over its total_ios."""
+    p, wall = timed(["fio", "--output-format=json", *args])
+    nbytes, ios, _, job = parse_fio(p.stdout)
+    cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100.0 * job["job_runtime"] / 1e3
+    CPU.setdefault(name, {}).setdefault("fio", []).append(cpu_s * 1e9 / ios if ios else 0.0)
+    return Sample(job["read"]["iops"], nbytes, ios, wall)
+
+
+def cpu_ratio(name, a, b, hi):
+    """Ratio of the median CPU time per I/O of a to b's (equal work is
+    checked by the IOPS comparison of the same samples)."""
+    got = CPU.get(name, {})
+    if a not in got or b not in got:
+        print(f"  {a}/{b} CPU per I/O: not compared ({a if a not in got else b} stated no CPU time)")
+        return None
+    ma, mb = statistics.median(got[a]), statistics.median(got[b])
+    r = ma / mb if mb else 0.0
+    ok = r <= hi
+    RESULTS[name].setdefault("cpu_ns_per_io", {a: got[a], b: got[b]})
+    RESULTS[name].setdefault("ratios", {})[f"{a}/{b} cpu_ns_per_io"] = {"valid": True, "value": r,
+                                                                     "target": f"<= {hi}", "met": ok}
+    print(f"  CPU per I/O: {a} {ma:,.0f} ns, {b} {mb:,.0f} ns; {a}/{b} = {r:.3f}  "
+          f"(target <= {hi}: {'met' if ok else 'MISSED'})")
+    return r
+
+
+def scenario_q():
+    f = make_file(os.path.join(A.dir, "e.dat"), S["e_file"])
+    why = direct_works(f)
+    if why:
+        print(f"q_uring: skipped: O_DIRECT does not work under {A.dir} ({why})")
+        RESULTS["q_uring_rand4k_qd32"] = {"skipped": f"O_DIRECT does not work under {A.dir}: {why}"}
+        return
+    ops = S["uring_ops"]
+    base = (f"filename = e.dat\naccess = rand\nblock_size = 4K\nsize = {S['e_file']}\nops = {ops}\n"
+            "phases = read\n")
+    q32 = profile(f"[q32]\nbackend = io_uring\nbackend_options = direct=1\niodepth = 32\n{base}")
+    q1 = profile(f"[q1]\nbackend = io_uring\nbackend_options = direct=1\niodepth = 1\n{base}")
+    d1 = profile(f"[d1]\nbackend = direct\n{base}")
+    p = subprocess.run([binp("iobench"), "check", q32, "--dir", A.dir], capture_output=True, text=True)
+    if p.returncode != 0:
+        why = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"
+        msg = ("not runnable: iobench refuses iodepth" if "iodepth" in p.stderr
+               else "not runnable: iobench refuses the io_uring profile")
+        print(f"q_uring_rand4k_qd32: {msg} ({why})")
+        RESULTS["q_uring_rand4k_qd32"] = {"skipped": f"{msg}: {why}"}
+        return
+    name = "q_uring_rand4k_qd32"
+    rounds(name, {
+        "iobench": lambda: iobench_cpu(name, q32),
+        "fio": fio_or(lambda: fio_cpu(name, ["--name=q", *fio_rand_args(f, S["e_file"], ops, engine="io_uring"),
+                                             "--direct=1", "--iodepth=32"])),
+    }, "IOPS")
+    ratio(name, "iobench", "fio", lo=0.97)
+    if "fio" in CPU.get(name, {}):
+        cpu_ratio(name, "iobench", "fio", hi=0.7)
+    rounds("q_uring_qd1_vs_direct", {
+        "uring": lambda: iobench(q1, "ops_per_s"),
+        "direct": lambda: iobench(d1, "ops_per_s"),
+    }, "IOPS")
+    ratio("q_uring_qd1_vs_direct", "uring", "direct", lo=0.95, hi=1.05)
+
+
 def scenario_startup():
     prof = os.path.join(A.src, "configs", "default.ini")
     times = []
@@ -519,7 +600,7 @@ def scenario_selftest_unequal():
 
 
 SCENARIOS = {"a": scenario_a, "b": scenario_b, "c": scenario_c, "d": scenario_d, "e": scenario_e,
-             "startup": scenario_startup, "rss": scenario_rss, "accuracy": scenario_accuracy}
+             "q": scenario_q, "startup": scenario_startup, "rss": scenario_rss, "accuracy": scenario_accuracy}
 
 
 def invalid_ratios():

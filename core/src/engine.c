@@ -123,34 +123,60 @@ struct lat_sampler {
 	uint64_t next_check;
 	double overhead; /* last measured cost of timing one I/O, ticks */
 	struct iob_hist *lv[LAT_LEVELS]; /* lv[LAT_LEVELS - 1] is the result's histogram */
+	struct iob_hist *lvw[LAT_LEVELS]; /* mixed phases: the same for writes, else NULL */
+	unsigned depth;	 /* I/Os in flight: 1, or the queued loop's iodepth */
 };
 
-static int lat_init(struct lat_sampler *s, struct iob_hist *h, uint64_t seed, int adaptive)
+/* hw: the result's write histogram of a mixed phase, else NULL. */
+static int lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist *hw, uint64_t seed, int adaptive)
 {
 	memset(s, 0, sizeof *s);
 	s->rng = seed ^ 0x2545f4914f6cdd1dull;
 	s->batch = -1;
+	s->depth = 1;
 	s->event = adaptive ? 0 : UINT64_MAX;
 	s->overhead = timing_floor_ticks;
 	s->lv[LAT_LEVELS - 1] = h;
-	for (unsigned i = 0; i + 1 < LAT_LEVELS; i++)
+	s->lvw[LAT_LEVELS - 1] = hw;
+	for (unsigned i = 0; i + 1 < LAT_LEVELS; i++) {
 		if (!(s->lv[i] = iob_hist_new()))
 			return -ENOMEM;
+		if (hw && !(s->lvw[i] = iob_hist_new()))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
-/* Merge the levels still in the sample into the result's histogram. */
+/* Forget every sample (the end of a ramp); k and the cost figures stay. */
+static void lat_reset(struct lat_sampler *s)
+{
+	for (unsigned i = 0; i < LAT_LEVELS; i++) {
+		if (s->lv[i])
+			iob_hist_reset(s->lv[i]);
+		if (s->lvw[i])
+			iob_hist_reset(s->lvw[i]);
+	}
+}
+
+static void lat_merge_levels(struct lat_sampler *s, struct iob_hist **lv)
+{
+	struct iob_hist *h = lv[LAT_LEVELS - 1];
+	for (unsigned i = 0; i + 1 < LAT_LEVELS; i++) {
+		if (lv[i] && i >= s->m && h)
+			iob_hist_merge(h, lv[i]);
+		iob_hist_free(lv[i]);
+		lv[i] = NULL;
+	}
+}
+
+/* Merge the levels still in the sample into the result's histograms. */
 static void lat_finish(struct lat_sampler *s, struct iob_phase_result *r)
 {
-	struct iob_hist *h = s->lv[LAT_LEVELS - 1];
-	for (unsigned i = 0; i + 1 < LAT_LEVELS; i++) {
-		if (s->lv[i] && i >= s->m && h)
-			iob_hist_merge(h, s->lv[i]);
-		iob_hist_free(s->lv[i]);
-		s->lv[i] = NULL;
-	}
+	struct iob_hist *h = s->lv[LAT_LEVELS - 1], *hw = s->lvw[LAT_LEVELS - 1];
+	lat_merge_levels(s, s->lv);
+	lat_merge_levels(s, s->lvw);
 	r->lat_sample_every = 1u << s->m;
-	r->lat_samples = h ? h->count : 0;
+	r->lat_samples = (h ? h->count : 0) + (hw ? hw->count : 0);
 	r->lat_timing_ns = s->overhead / ticks_per_ns;
 }
 
@@ -176,6 +202,15 @@ static inline void lat_record(struct lat_sampler *s, uint64_t ticks)
 	iob_hist_record(s->lv[level < LAT_LEVELS - 1 ? level : LAT_LEVELS - 1], ticks);
 }
 
+/* The same for the loops that mix directions: writes of a mixed phase go to
+ * the write histograms. */
+static inline void lat_record_dir(struct lat_sampler *s, uint64_t ticks, int write)
+{
+	struct iob_hist **lv = write && s->lvw[LAT_LEVELS - 1] ? s->lvw : s->lv;
+	unsigned level = s->m + (unsigned)__builtin_ctzll(rng_next(&s->rng) | (1ull << 63));
+	iob_hist_record(lv[level < LAT_LEVELS - 1 ? level : LAT_LEVELS - 1], ticks);
+}
+
 /* A check: LAT_CHECK_BATCHES batches of LAT_BATCH I/Os, timed as wholes,
  * alternately every I/O timed and timed at the current rate (at k = 1: none
  * timed).  The fastest batch of each kind gives what timing costs in this
@@ -184,7 +219,12 @@ static inline void lat_record(struct lat_sampler *s, uint64_t ticks)
  * their time.  The cost is never taken below the process's floor.  When the
  * first batch shows I/Os of LAT_SLOW_NS or more at k = 1, the check ends
  * there (timing costs at most a few hundred ns, under 2% of such an I/O),
- * so slow I/O keeps every I/O in the sample.  Checks run at I/O 0, 4096,
+ * so slow I/O keeps every I/O in the sample.  In the queued loop a batch's
+ * time per I/O is the time between completions; each request is in flight
+ * about depth times that (Little's law, the queue kept full), and that is
+ * the time the exit compares with (timing a queued request costs a record
+ * and a share of two clock reads per submit and per reap, no more than in
+ * the loops of one I/O at a time).  Checks run at I/O 0, 4096,
  * 65536, 2^20 and every 2^22 after, so k follows a phase that gets cheaper
  * (a mapping whose pages are all faulted in). */
 __attribute__((noinline)) static void lat_event(struct lat_sampler *s, uint64_t i)
@@ -202,7 +242,7 @@ __attribute__((noinline)) static void lat_event(struct lat_sampler *s, uint64_t 
 	s->batch_t0 = t;
 	int done = s->batch == LAT_CHECK_BATCHES;
 	if (s->batch == 1 && s->m == 0 &&
-	    (double)s->batch_ticks[0] >= LAT_SLOW_NS * ticks_per_ns * LAT_BATCH)
+	    (double)s->batch_ticks[0] * s->depth >= LAT_SLOW_NS * ticks_per_ns * LAT_BATCH)
 		done = 1;
 	else if (done) {
 		uint64_t best[2] = {UINT64_MAX, UINT64_MAX}; /* every I/O timed; at the current rate */
@@ -284,6 +324,48 @@ static inline uint64_t perm_at(const struct perm *p, uint64_t x)
 	return x;
 }
 
+/* The offsets of the loops that are not the plain synchronous ones (mixed
+ * phases, the queued loop): the same orders as run_seq_file and run_random,
+ * drawn one I/O at a time. */
+struct gen {
+	int seq;
+	size_t nfiles, bs;
+	int whole_blocks;	     /* reads ask for whole blocks (aligned I/O): EOF makes the last short */
+	const uint64_t *start, *end; /* sequential: each file's region */
+	size_t fi;
+	uint64_t off;
+	uint32_t loop, loops;	     /* passes over each file; UINT32_MAX: round robin, no end */
+	uint64_t round_ios;	     /* I/Os of this round (round robin stops after an empty one) */
+	struct perm perm;	     /* random */
+	uint64_t slots, total, align, fsize, rng, slot, left;
+	int mapped, multi, skip;
+	uint64_t *skipped;
+};
+
+/* One request of the queued loop. */
+struct req {
+	struct iob_io io; /* io.user points back here */
+	unsigned char *buf;
+	uint64_t off;	  /* the whole request */
+	size_t len;
+	size_t done;	  /* bytes moved so far: a short transfer is resubmitted for the rest */
+	uint64_t t0;	  /* ticks at the first submission, for a timed request */
+	size_t fi;
+	uint8_t in, timed, stamped, write, dirty; /* dirty: the buffer holds read data */
+};
+
+struct queue {
+	uint32_t depth;
+	struct req *reqs;
+	struct req **free;
+	size_t nfree;
+	struct iob_io **pend; /* to submit: new requests and the rest of short ones */
+	size_t np;
+	struct iob_io **done;
+	uint32_t *infl;	      /* in flight per file */
+	uint64_t inflight;
+};
+
 /* Everything a phase holds while it runs. */
 struct phase {
 	const struct iob_phase_spec *spec;
@@ -293,12 +375,25 @@ struct phase {
 	int *created; /* file did not exist before this phase opened it */
 	int *checked; /* what was opened has been checked (fstat through info) */
 	unsigned char *buf, *scratch;
-	size_t buflen;
+	unsigned char *rbuf; /* mixed, one at a time: reads land here, buf keeps the pattern */
+	size_t buflen, mem_align;
 	uint32_t io_align;
 	uint32_t open_flags;
-	int write, verify, fill_each;
+	int write, verify, fill_each, mixed, queued;
 	struct lat_sampler lat;
-	uint64_t nio; /* I/O calls so far (the sampler's clock) */
+	uint64_t nio;	   /* I/O calls so far (the sampler's clock) */
+	uint64_t event;	   /* min(lat.event, check_at): the loops compare nio with it */
+	uint64_t check_at; /* next look at the clock and first_done; UINT64_MAX: never */
+	uint64_t check_ns, check_nio; /* the last look */
+	/* the measured window (window_start) */
+	int ramping, ended, fd_seen, have_io, have_cpu;
+	uint64_t ramp_end, deadline, start_ns, start_tick;
+	uint64_t rchar0, wchar0, cpu_user0, cpu_sys0;
+	uint64_t mix_rng;
+	/* mixed and queued: every file open from the start, its region */
+	uint64_t *fstart, *fend;
+	struct gen gen;
+	struct queue q;
 };
 
 static int fail(struct phase *ph, int err, const char *what, const char *file, uint64_t off, size_t len)
@@ -345,7 +440,7 @@ static int open_one(struct phase *ph, size_t i)
 		.mode = 0644,
 		.size_hint = ph->write ? s->file_size : 0,
 		.options = s->backend_options && *s->backend_options ? s->backend_options : NULL,
-		.queue_depth = 1,
+		.queue_depth = ph->queued ? s->iodepth : 1,
 	};
 	if (ph->write && !ph->created[i] && strcmp(s->files[i], "-") != 0)
 		ph->created[i] = iob_path_kind(s->files[i], 0) == IOB_PATH_MISSING ? 1 : ph->created[i];
@@ -385,6 +480,100 @@ static int sync_one(struct phase *ph, size_t i)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The measured window: ramp, time limit, first done.                        */
+
+#define CHECK_NS 50000u	 /* look at the clock about this often (ns of I/O between looks) */
+#define CHECK_MAX_IOS 64 /* and at least every this many I/Os */
+enum { PH_GO = 0, PH_END = 1, PH_WINDOW = 2 };
+
+/* Start (or start again, at the end of a ramp) the measured window: forget
+ * everything counted so far, take the kernel's and the CPU's counters, start
+ * the clock and the time limit. */
+static void window_start(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct iob_phase_result *r = ph->r;
+	r->bytes = r->ops = r->skipped = r->short_ops = 0;
+	r->bytes_read = r->bytes_written = r->ops_read = r->ops_written = 0;
+	r->bad_blocks = 0;
+	r->first_bad_offset = 0;
+	r->expected = r->found = 0;
+	r->bad_file[0] = '\0';
+	r->series.n = 0;
+	lat_reset(&ph->lat);
+	ph->ramping = 0;
+	ph->have_io = iob_proc_io(&ph->rchar0, &ph->wchar0, NULL) == 0;
+	ph->have_cpu = iob_thread_cpu(&ph->cpu_user0, &ph->cpu_sys0) == 0;
+	ph->start_ns = iob_now_ns();
+	ph->start_tick = iob_ticks();
+	ph->deadline = s->runtime_ns ? ph->start_ns + s->runtime_ns : 0;
+	ph->check_ns = ph->start_ns;
+	ph->check_nio = ph->nio;
+}
+
+/* What this stream had done when it first saw first_done set. */
+static void first_done_note(struct phase *ph)
+{
+	ph->fd_seen = 1;
+	ph->r->first_done_bytes = ph->r->bytes;
+	ph->r->first_done_ops = ph->r->ops;
+}
+
+/* The stream's measured work is over: a stream that finishes first notes
+ * its own totals, then tells the others. */
+static void first_done_finish(struct phase *ph)
+{
+	if (!ph->fd_seen)
+		first_done_note(ph);
+	if (ph->spec->first_done)
+		__atomic_store_n(ph->spec->first_done, 1, __ATOMIC_RELAXED);
+}
+
+/* A look at the clock and at first_done, every few I/Os (as often as
+ * CHECK_NS of I/O, at most CHECK_MAX_IOS apart).  Returns PH_END when the time
+ * limit has passed, PH_WINDOW when the ramp is over (the caller forgets what
+ * it did and calls window_start), PH_GO otherwise. */
+static int phase_check(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	uint64_t now = iob_now_ns(), ios = ph->nio - ph->check_nio, step = CHECK_MAX_IOS;
+	int ev = PH_GO;
+	if (ph->ramping) {
+		if (now >= ph->ramp_end)
+			ev = PH_WINDOW;
+	} else if (ph->deadline && now >= ph->deadline) {
+		ev = PH_END;
+	}
+	if (s->first_done && !ph->fd_seen && !ph->ramping && __atomic_load_n(s->first_done, __ATOMIC_RELAXED))
+		first_done_note(ph);
+	if (ios && now > ph->check_ns) {
+		uint64_t per = (now - ph->check_ns) / ios; /* ns per I/O since the last look */
+		step = per ? CHECK_NS / per : CHECK_MAX_IOS;
+		step = step < 1 ? 1 : step > CHECK_MAX_IOS ? CHECK_MAX_IOS : step;
+	} else if (ios == 0) {
+		step = 1;
+	}
+	ph->check_ns = now;
+	ph->check_nio = ph->nio;
+	ph->check_at = ph->nio + step;
+	return ev;
+}
+
+/* The loops' one per-I/O test: nio reached the next event (a latency cost
+ * check, a look at the clock).  Out of line: the loops pay a compare. */
+__attribute__((noinline)) static int phase_event(struct phase *ph)
+{
+	uint64_t i = ph->nio;
+	int ev = PH_GO;
+	if (i == ph->lat.event)
+		lat_event(&ph->lat, i);
+	if (i == ph->check_at)
+		ev = phase_check(ph);
+	ph->event = ph->lat.event < ph->check_at ? ph->lat.event : ph->check_at;
+	return ev;
+}
+
 /* Query the first file for alignment and direct I/O; check the spec fits. */
 static int prepare(struct phase *ph)
 {
@@ -402,6 +591,7 @@ static int prepare(struct phase *ph)
 	ph->r->direct = info.direct != 0;
 	ph->io_align = info.io_align ? info.io_align : 1;
 	size_t mem_align = info.mem_align > 4096 ? info.mem_align : 4096;
+	ph->mem_align = mem_align;
 	uint64_t bs = s->block_size;
 	if (ph->io_align > 1) {
 		uint64_t oa = s->offset_align ? s->offset_align : bs;
@@ -413,7 +603,7 @@ static int prepare(struct phase *ph)
 		} else if (s->access == IOB_ACCESS_RAND && oa % ph->io_align) {
 			bad = "offset alignment";
 			val = oa;
-		} else if (ph->write && s->file_size % ph->io_align) {
+		} else if ((ph->write || ph->mixed) && s->file_size % ph->io_align) {
 			bad = "file size";
 			val = s->file_size;
 		}
@@ -438,13 +628,94 @@ static int prepare(struct phase *ph)
 	}
 	ph->buf = iob_alloc_aligned(mem_align, ph->buflen);
 	ph->scratch = ph->verify ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
-	if (!ph->buf || (ph->verify && !ph->scratch))
+	ph->rbuf = ph->mixed && !ph->queued ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
+	if (!ph->buf || (ph->verify && !ph->scratch) || (ph->mixed && !ph->queued && !ph->rbuf))
 		return fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
-	if (ph->write)
+	if (ph->write || ph->mixed)
 		iob_pattern_fill(&s->pattern, ph->buf, ph->buflen, 0);
 	else
 		memset(ph->buf, 0, ph->buflen);
+	if (ph->rbuf)
+		memset(ph->rbuf, 0, ph->buflen);
 	return 0;
+}
+
+/* Mixed and queued phases: every file open before the clock starts, each
+ * one's region (sequential access; random access draws over file_size). */
+static int open_all(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	ph->fstart = calloc(s->nfiles, sizeof *ph->fstart);
+	ph->fend = calloc(s->nfiles, sizeof *ph->fend);
+	if (!ph->fstart || !ph->fend)
+		return fail(ph, -ENOMEM, "region table for", s->files[0], UINT64_MAX, 0);
+	for (size_t i = 0; i < s->nfiles; i++) {
+		struct iob_file_info info = {.struct_size = sizeof info};
+		if (!ph->handles[i] && open_one(ph, i) < 0)
+			return ph->r->status;
+		int rc = ph->ops->info(ph->handles[i], &info);
+		if (rc < 0)
+			return fail(ph, rc, "query of", s->files[i], UINT64_MAX, 0);
+		if (info.is_stream) {
+			fail(ph, -EINVAL, "open of", s->files[i], UINT64_MAX, 0);
+			snprintf(ph->r->error, sizeof ph->r->error,
+				 "%s is a stream: a %s phase needs a file it can seek in (use iodepth = 1 and a read "
+				 "phase for a stream)",
+				 s->files[i], ph->queued ? "queued" : "mixed");
+			return -EINVAL;
+		}
+		uint64_t size = s->file_size;
+		if (!ph->write && (size == 0 || (!ph->mixed && info.size < size)))
+			size = info.size; /* reads: to the end of the file as it is now */
+		if (s->access == IOB_ACCESS_RAND) {
+			ph->fstart[i] = 0;
+			ph->fend[i] = s->file_size;
+			continue;
+		}
+		uint64_t a = s->region_off < size ? s->region_off : size, e = size;
+		if (s->region_len && s->region_len < size - a)
+			e = a + s->region_len;
+		ph->fstart[i] = a;
+		ph->fend[i] = e;
+	}
+	return 0;
+}
+
+/* The queued loop's requests, each with its own buffer, before the clock. */
+static int queue_alloc(struct phase *ph)
+{
+	struct queue *q = &ph->q;
+	const struct iob_phase_spec *s = ph->spec;
+	q->depth = s->iodepth;
+	q->reqs = calloc(q->depth, sizeof *q->reqs);
+	q->free = calloc(q->depth, sizeof *q->free);
+	q->pend = calloc(q->depth, sizeof *q->pend);
+	q->done = calloc(q->depth, sizeof *q->done);
+	q->infl = calloc(s->nfiles, sizeof *q->infl);
+	if (!q->reqs || !q->free || !q->pend || !q->done || !q->infl)
+		return fail(ph, -ENOMEM, "request table for", s->files[0], UINT64_MAX, 0);
+	for (uint32_t i = 0; i < q->depth; i++) {
+		struct req *rq = &q->reqs[i];
+		rq->buf = iob_alloc_aligned(ph->mem_align, ph->buflen);
+		if (!rq->buf)
+			return fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
+		memcpy(rq->buf, ph->buf, ph->buflen); /* the pattern, or zeros */
+		rq->io.user = rq;
+		q->free[q->nfree++] = rq;
+	}
+	return 0;
+}
+
+static void queue_free(struct queue *q)
+{
+	if (q->reqs)
+		for (uint32_t i = 0; i < q->depth; i++)
+			iob_free_aligned(q->reqs[i].buf);
+	free(q->reqs);
+	free(q->free);
+	free(q->pend);
+	free(q->done);
+	free(q->infl);
 }
 
 static int series_reserve(struct iob_series *se)
@@ -464,6 +735,33 @@ static int series_reserve(struct iob_series *se)
 	return 0;
 }
 
+/* Check n bytes read into buf from offset off of file fi against the pattern. */
+static void verify_piece(struct phase *ph, size_t fi, const unsigned char *buf, size_t n, uint64_t off)
+{
+	struct iob_phase_result *r = ph->r;
+	size_t first = 0;
+	uint8_t exp = 0, got = 0;
+	if (iob_pattern_check(&ph->spec->pattern, buf, n, off, ph->scratch, &first, &exp, &got)) {
+		if (r->bad_blocks++ == 0) {
+			r->first_bad_offset = off + first;
+			r->expected = exp;
+			r->found = got;
+			snprintf(r->bad_file, sizeof r->bad_file, "%s", ph->spec->files[fi]);
+		}
+	}
+}
+
+/* A backend returned what it may not: more than asked, or no errno. */
+static int broke_contract(struct phase *ph, size_t fi, int write, int64_t n, size_t len, uint64_t off)
+{
+	const char *what = write ? "write" : "read";
+	fail(ph, -EPROTO, what, ph->spec->files[fi], off, len);
+	snprintf(ph->r->error, sizeof ph->r->error,
+		 "backend %s broke its contract: %s of %zu bytes at offset %llu of %s returned %lld",
+		 ph->spec->backend->desc.name, what, len, (unsigned long long)off, ph->spec->files[fi], (long long)n);
+	return -EPROTO;
+}
+
 /* After an I/O returned n: verify, account; returns 0 to go on, 1 at EOF,
  * negative on error.  The out-of-line part of after_io. */
 __attribute__((noinline)) static int after_io_slow(struct phase *ph, size_t fi, int64_t n, size_t len,
@@ -471,31 +769,14 @@ __attribute__((noinline)) static int after_io_slow(struct phase *ph, size_t fi, 
 {
 	struct iob_phase_result *r = ph->r;
 	const char *what = ph->write ? "write" : "read";
-	if (n > (int64_t)len || n < -4095) {
-		fail(ph, -EPROTO, what, ph->spec->files[fi], off, len);
-		snprintf(r->error, sizeof r->error,
-			 "backend %s broke its contract: %s of %zu bytes at offset %llu of %s returned %lld",
-			 ph->spec->backend->desc.name, what, len, (unsigned long long)off, ph->spec->files[fi],
-			 (long long)n);
-		return -EPROTO;
-	}
+	if (n > (int64_t)len || n < -4095)
+		return broke_contract(ph, fi, ph->write, n, len, off);
 	if (n < 0)
 		return fail(ph, (int)n, what, ph->spec->files[fi], off, len);
 	r->bytes += (uint64_t)n;
 	r->ops++;
-	if (ph->verify && n > 0) {
-		size_t first = 0;
-		uint8_t exp = 0, got = 0;
-		if (iob_pattern_check(&ph->spec->pattern, ph->buf, (size_t)n, off, ph->scratch, &first, &exp,
-				      &got)) {
-			if (r->bad_blocks++ == 0) {
-				r->first_bad_offset = off + first;
-				r->expected = exp;
-				r->found = got;
-				snprintf(r->bad_file, sizeof r->bad_file, "%s", ph->spec->files[fi]);
-			}
-		}
-	}
+	if (ph->verify && n > 0)
+		verify_piece(ph, fi, ph->buf, (size_t)n, off);
 	if ((size_t)n < len) {
 		r->short_ops++;
 		if (ph->write) {
@@ -539,7 +820,11 @@ static int short_read(struct phase *ph, size_t fi, int64_t n, size_t len, uint64
 	return -EIO;
 }
 
-static int run_seq_file(struct phase *ph, size_t fi)
+/* Passes over file fi, from the start of its region to its end; loops_arg
+ * UINT32_MAX: until the time limit (or a pass that moves nothing).  A ramp
+ * runs passes until it is over, then the measured window starts again at the
+ * start of the region with loops_arg passes. */
+static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 {
 	const struct iob_phase_spec *s = ph->spec;
 	struct iob_phase_result *r = ph->r;
@@ -547,7 +832,7 @@ static int run_seq_file(struct phase *ph, size_t fi)
 	struct iob_hist *h = r->hist;
 	void *hd;
 	uint64_t size = s->file_size;
-	uint32_t loops = s->loops ? s->loops : 1;
+	uint32_t loops = ph->ramping ? UINT32_MAX : loops_arg;
 	const size_t bs = ph->buflen;
 	const int write = ph->write, series = s->record_series;
 	const enum iob_clock sclock = s->series_clock;
@@ -564,17 +849,33 @@ static int run_seq_file(struct phase *ph, size_t fi)
 		else
 			size = UINT64_MAX;
 	}
+	/* this stream's region of the file (a shared file: disjoint regions) */
+	const uint64_t start = s->region_off < size ? s->region_off : size;
+	const uint64_t end = s->region_len && s->region_len < size - start ? start + s->region_len : size;
 	for (uint32_t loop = 0; loop < loops && r->status >= 0; loop++) {
-		uint64_t off = 0;
-		while (off < size) {
-			size_t len = size - off < bs ? (size_t)(size - off) : bs;
+		uint64_t off = start, moved = 0;
+		int restart = 0;
+		while (off < end) {
+			size_t len = end - off < bs ? (size_t)(end - off) : bs;
 			int64_t n;
-			if (!write && ph->io_align > 1)
+			if (!write && ph->io_align > 1 && end == size)
 				len = bs; /* aligned reads ask for whole blocks; EOF makes them short */
 			uint64_t c0 = 0, c1 = 0;
 			if (s->stop && *s->stop) {
 				r->interrupted = 1;
 				return 0;
+			}
+			if (__builtin_expect(ph->nio == ph->event, 0)) {
+				int ev = phase_event(ph);
+				if (ev == PH_END) {
+					ph->ended = 1;
+					goto done;
+				}
+				if (ev == PH_WINDOW) {
+					window_start(ph);
+					restart = 1;
+					break;
+				}
 			}
 			if (write && ph->fill_each)
 				iob_pattern_fill(&s->pattern, ph->buf, len, off);
@@ -582,8 +883,6 @@ static int run_seq_file(struct phase *ph, size_t fi)
 				return fail(ph, -ENOMEM, "series growth for", s->files[fi], UINT64_MAX, 0);
 			if (series && sclock != IOB_CLOCK_WALL)
 				c0 = iob_clock_ns(sclock);
-			if (__builtin_expect(ph->nio == lat->event, 0))
-				lat_event(lat, ph->nio);
 			ph->nio++;
 			const int in = lat_draw(lat), timed = (in | lat->all) & !lat->none;
 			uint64_t t0 = series ? iob_now_ns() : timed ? iob_ticks() : 0, t1 = 0;
@@ -614,16 +913,39 @@ static int run_seq_file(struct phase *ph, size_t fi)
 			if (st < 0)
 				return st;
 			off += (uint64_t)n;
+			moved += (uint64_t)n;
 			if (st > 0 || n == 0) {
-				if (size != UINT64_MAX && off < size)
+				if (size != UINT64_MAX && off < end)
 					return short_read(ph, fi, n, len, off - (uint64_t)n, size);
 				break; /* end of file */
 			}
 		}
+		if (restart) { /* the ramp is over: the window starts at the region's start */
+			loops = loops_arg;
+			loop = UINT32_MAX; /* the loop's increment makes it 0 */
+			continue;
+		}
+		if (loops == UINT32_MAX && moved == 0)
+			break; /* no end but the time limit, and nothing to move: stop */
 	}
+done:
 	if (write && s->fsync && sync_one(ph, fi) < 0)
 		return r->status;
 	return close_one(ph, fi);
+}
+
+/* The random order's seed: the ramp draws another order than the window,
+ * so that it does not warm exactly the blocks the window reads first. */
+static uint64_t rand_seed(const struct iob_phase_spec *s, int ramp)
+{
+	return s->seed ^ 0x5bd1e9955bd1e995ull ^ (ramp ? 0x6a09e667f3bcc909ull : 0);
+}
+
+/* Operations of a random phase: the spec's, else a file's worth of blocks
+ * per file; with a time limit and no count, no end but the limit. */
+static uint64_t rand_ops(const struct iob_phase_spec *s, uint64_t bs)
+{
+	return s->ops ? s->ops : s->runtime_ns ? UINT64_MAX : (s->file_size / bs) * s->nfiles;
 }
 
 static int run_random(struct phase *ph)
@@ -635,9 +957,9 @@ static int run_random(struct phase *ph)
 	const size_t bs = ph->buflen;
 	const uint64_t fsize = s->file_size;
 	const uint64_t align = s->offset_align ? s->offset_align : bs;
-	const uint64_t nops = s->ops ? s->ops : (fsize / bs) * s->nfiles;
+	const uint64_t nops = rand_ops(s, bs);
 	const uint64_t slots = fsize >= bs ? (fsize - bs) / align + 1 : 0;
-	uint64_t rng = s->seed ^ 0x5bd1e9955bd1e995ull;
+	uint64_t rng = rand_seed(s, ph->ramping), limit = ph->ramping ? UINT64_MAX : nops;
 	const int mapped = s->random_map && !s->skip_past_end;
 	const uint64_t total = slots * s->nfiles; /* slots of all files */
 	/* loop invariants in locals: the backend call may write any memory, so
@@ -663,7 +985,7 @@ static int run_random(struct phase *ph)
 	hd0 = ph->handles[0];
 	if (mapped)
 		perm_init(&perm, total, rng);
-	for (uint64_t i = 0, slot = 0; i < nops; i++) {
+	for (uint64_t i = 0, slot = 0; i < limit; i++) {
 		size_t fi = 0;
 		uint64_t off;
 		if (mapped) {
@@ -694,11 +1016,26 @@ static int run_random(struct phase *ph)
 			r->interrupted = 1;
 			return 0;
 		}
+		if (__builtin_expect(ph->nio == ph->event, 0)) {
+			int ev = phase_event(ph);
+			if (ev == PH_END) {
+				ph->ended = 1;
+				break;
+			}
+			if (ev == PH_WINDOW) { /* the ramp is over: the window draws its own order */
+				window_start(ph);
+				rng = rand_seed(s, 0);
+				if (mapped)
+					perm_init(&perm, total, rng);
+				slot = 0;
+				limit = nops;
+				i = UINT64_MAX; /* the loop's increment makes it 0 */
+				continue;
+			}
+		}
 		if (fill)
 			iob_pattern_fill(&s->pattern, buf, bs, off);
 		int64_t n;
-		if (__builtin_expect(ph->nio == lat->event, 0))
-			lat_event(lat, ph->nio);
 		ph->nio++;
 		const int in = lat_draw(lat), timed = (in | lat->all) & !lat->none;
 		uint64_t t0 = timed ? iob_ticks() : 0;
@@ -744,6 +1081,572 @@ static int run_random(struct phase *ph)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Mixed phases and the queued loop.                                         */
+
+/* Set g to the start of its order: the ramp's (no end but the ramp's time)
+ * or the measured window's. */
+static void gen_reset(struct phase *ph, int ramp)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct gen *g = &ph->gen;
+	const int unlimited = ramp || (s->runtime_ns && !s->loops);
+	g->fi = 0;
+	g->loop = 0;
+	g->round_ios = 0;
+	g->off = g->start[0];
+	/* sequential: a file's passes in a row; no end: one pass each in turn */
+	g->loops = unlimited ? UINT32_MAX : s->loops ? s->loops : 1;
+	g->rng = rand_seed(s, ramp);
+	g->slot = 0;
+	g->left = ramp ? UINT64_MAX : rand_ops(s, g->bs);
+	if (g->mapped)
+		perm_init(&g->perm, g->total, g->rng);
+}
+
+static int gen_init(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct gen *g = &ph->gen;
+	g->seq = s->access == IOB_ACCESS_SEQ;
+	g->nfiles = s->nfiles;
+	g->bs = ph->buflen;
+	g->whole_blocks = !ph->write && !ph->mixed && ph->io_align > 1;
+	g->start = ph->fstart;
+	g->end = ph->fend;
+	g->fsize = s->file_size;
+	g->align = s->offset_align ? s->offset_align : g->bs;
+	g->slots = g->fsize >= g->bs ? (g->fsize - g->bs) / g->align + 1 : 0;
+	g->total = g->slots * s->nfiles;
+	g->mapped = s->random_map && !s->skip_past_end;
+	g->multi = s->nfiles > 1;
+	g->skip = s->skip_past_end;
+	g->skipped = &ph->r->skipped;
+	if (!g->seq && g->fsize < g->bs) {
+		ph->r->status = -EINVAL;
+		snprintf(ph->r->error, sizeof ph->r->error, "file size %llu is smaller than the block size %zu",
+			 (unsigned long long)g->fsize, g->bs);
+		return -EINVAL;
+	}
+	gen_reset(ph, ph->ramping);
+	return 0;
+}
+
+/* The next I/O: file, offset and length.  0 when the order is done. */
+static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
+{
+	if (g->seq) {
+		for (;;) {
+			if (g->off < g->end[g->fi]) {
+				uint64_t rest = g->end[g->fi] - g->off;
+				*len = g->whole_blocks || rest >= g->bs ? g->bs : (size_t)rest;
+				*fi = g->fi;
+				*off = g->off;
+				g->off += *len;
+				g->round_ios++;
+				return 1;
+			}
+			if (g->loops == UINT32_MAX) { /* round robin */
+				if (++g->fi == g->nfiles) {
+					g->fi = 0;
+					if (!g->round_ios)
+						return 0; /* nothing to move in any file */
+					g->round_ios = 0;
+				}
+			} else if (++g->loop >= g->loops) {
+				g->loop = 0;
+				if (++g->fi == g->nfiles)
+					return 0;
+			}
+			g->off = g->start[g->fi];
+		}
+	}
+	while (g->left) {
+		if (g->left != UINT64_MAX)
+			g->left--;
+		uint64_t x;
+		*fi = 0;
+		if (g->mapped) {
+			if (g->slot == g->total) { /* another pass: another order */
+				perm_init(&g->perm, g->total, rng_next(&g->rng));
+				g->slot = 0;
+			}
+			x = perm_at(&g->perm, g->slot++);
+			if (g->multi) {
+				*fi = (size_t)(x / g->slots);
+				x %= g->slots;
+			}
+			*off = x * g->align;
+		} else {
+			*fi = g->multi ? (size_t)(rng_next(&g->rng) % g->nfiles) : 0;
+			if (g->skip) {
+				x = rng_next(&g->rng) % g->fsize;
+				x -= x % g->align;
+				if (x + g->bs > g->fsize) {
+					(*g->skipped)++;
+					continue;
+				}
+				*off = x;
+			} else {
+				*off = (rng_next(&g->rng) % g->slots) * g->align;
+			}
+		}
+		*len = g->bs;
+		return 1;
+	}
+	return 0;
+}
+
+/* Mixed phases: is the next I/O a write?  Reads with probability
+ * rwmix_read %. */
+static inline int mix_write(struct phase *ph)
+{
+	uint64_t x = rng_next(&ph->mix_rng) >> 32;
+	return ((x * 100u) >> 32) >= ph->spec->rwmix_read;
+}
+
+/* Account n bytes moved by one transfer of the mixed and queued loops (len
+ * asked at off of file fi, in buf): bytes by direction, verification.
+ * Returns 0 for a whole transfer, 1 for a short one, negative on error.
+ * Operations are counted by the caller, once per request. */
+static int account(struct phase *ph, size_t fi, int write, const unsigned char *buf, int64_t n, size_t len,
+		   uint64_t off)
+{
+	struct iob_phase_result *r = ph->r;
+	if (n > (int64_t)len || n < -4095)
+		return broke_contract(ph, fi, write, n, len, off);
+	if (n < 0)
+		return fail(ph, (int)n, write ? "write" : "read", ph->spec->files[fi], off, len);
+	r->bytes += (uint64_t)n;
+	if (write)
+		r->bytes_written += (uint64_t)n;
+	else
+		r->bytes_read += (uint64_t)n;
+	if (ph->verify && n > 0)
+		verify_piece(ph, fi, buf, (size_t)n, off);
+	return (size_t)n < len;
+}
+
+static void count_op(struct phase *ph, int write)
+{
+	ph->r->ops++;
+	if (write)
+		ph->r->ops_written++;
+	else
+		ph->r->ops_read++;
+}
+
+/* A transfer made no progress before the end of the file. */
+static int no_progress(struct phase *ph, size_t fi, int write, int64_t n, size_t len, uint64_t off)
+{
+	if (!write)
+		return short_read(ph, fi, n, len, off, ph->fend[fi]);
+	fail(ph, -EIO, "write", ph->spec->files[fi], off, len);
+	snprintf(ph->r->error, sizeof ph->r->error,
+		 "short write (%lld of %zu bytes) at offset %llu of %s: %s (the backend stopped early and gave "
+		 "no reason)",
+		 (long long)n, len, (unsigned long long)off, ph->spec->files[fi], strerror(EIO));
+	return -EIO;
+}
+
+/* A mixed phase, one I/O at a time: each I/O a read with probability
+ * rwmix_read %, else a write of the pattern. */
+static int run_mixed(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct iob_phase_result *r = ph->r;
+	const struct iob_backend_ops *ops = ph->ops;
+	struct lat_sampler *lat = &ph->lat;
+	for (;;) {
+		size_t fi, len;
+		uint64_t off;
+		if (s->stop && *s->stop) {
+			r->interrupted = 1;
+			return 0;
+		}
+		if (__builtin_expect(ph->nio == ph->event, 0)) {
+			int ev = phase_event(ph);
+			if (ev == PH_END)
+				break;
+			if (ev == PH_WINDOW) {
+				window_start(ph);
+				gen_reset(ph, 0);
+				continue;
+			}
+		}
+		if (!gen_next(&ph->gen, &fi, &off, &len))
+			break;
+		ph->nio++;
+		const int w = mix_write(ph);
+		if (w && ph->fill_each)
+			iob_pattern_fill(&s->pattern, ph->buf, len, off);
+		const int in = lat_draw(lat), timed = (in | lat->all) & !lat->none;
+		uint64_t t0 = timed ? iob_ticks() : 0;
+		int64_t n = w ? ops->write_at(ph->handles[fi], ph->buf, len, off)
+			      : ops->read_at(ph->handles[fi], ph->rbuf, len, off);
+		if (timed) {
+			uint64_t t1 = iob_ticks();
+			if (in)
+				lat_record_dir(lat, t1 - t0, w);
+		}
+		if (n == -EINTR && s->stop && *s->stop) {
+			r->interrupted = 1;
+			return 0;
+		}
+		int st = account(ph, fi, w, w ? ph->buf : ph->rbuf, n, len, off);
+		if (st < 0)
+			return st;
+		count_op(ph, w);
+		if (st > 0) {
+			r->short_ops++;
+			if (w || off + (uint64_t)n < ph->fend[fi])
+				return no_progress(ph, fi, w, n, len, off);
+		}
+	}
+	return 0;
+}
+
+/* Queued loop: take new requests from the order until the queue is full. */
+static void queue_fill(struct phase *ph, int *mode)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct queue *q = &ph->q;
+	struct lat_sampler *lat = &ph->lat;
+	while (q->nfree) {
+		size_t fi, len;
+		uint64_t off;
+		if (__builtin_expect(ph->nio == ph->event, 0)) {
+			int ev = phase_event(ph);
+			if (ev != PH_GO) {
+				*mode = ev; /* PH_END: no more new requests; PH_WINDOW: drain, then start */
+				return;
+			}
+		}
+		if (!gen_next(&ph->gen, &fi, &off, &len)) {
+			*mode = PH_END;
+			return;
+		}
+		ph->nio++;
+		struct req *rq = q->free[--q->nfree];
+		const int w = ph->mixed ? mix_write(ph) : ph->write;
+		if (w && (ph->fill_each || rq->dirty)) {
+			if (ph->fill_each)
+				iob_pattern_fill(&s->pattern, rq->buf, len, off);
+			else
+				iob_pattern_fill(&s->pattern, rq->buf, ph->buflen, 0);
+			rq->dirty = 0;
+		}
+		rq->dirty |= !w;
+		rq->write = (uint8_t)w;
+		rq->fi = fi;
+		rq->off = off;
+		rq->len = len;
+		rq->done = 0;
+		rq->in = (uint8_t)lat_draw(lat);
+		rq->timed = (uint8_t)((rq->in | lat->all) & !lat->none);
+		rq->stamped = 0;
+		rq->io.buf = rq->buf;
+		rq->io.len = len;
+		rq->io.off = off;
+		rq->io.write = (uint32_t)w;
+		rq->io.result = 0;
+		q->pend[q->np++] = &rq->io;
+	}
+}
+
+/* Submit what is pending, a run of requests on the same file per call; what
+ * the backend does not take stays pending.  0, or negative on error. */
+static int queue_submit(struct phase *ph)
+{
+	struct queue *q = &ph->q;
+	size_t i = 0, keep = 0;
+	uint64_t t = 0;
+	int have_t = 0;
+	for (size_t k = 0; k < q->np; k++) {
+		struct req *rq = q->pend[k]->user;
+		if (rq->timed && !rq->stamped) {
+			if (!have_t) {
+				t = iob_ticks();
+				have_t = 1;
+			}
+			rq->t0 = t;
+			rq->stamped = 1;
+		}
+	}
+	while (i < q->np) {
+		size_t fi = ((struct req *)q->pend[i]->user)->fi, j = i + 1;
+		while (j < q->np && ((struct req *)q->pend[j]->user)->fi == fi)
+			j++;
+		/* a backend may take part of a run: offer it the rest until it takes none */
+		while (i < j) {
+			int rc = ph->ops->submit(ph->handles[fi], &q->pend[i], j - i);
+			if (rc == -EAGAIN)
+				rc = 0; /* full: reap first */
+			if (rc < 0 || (size_t)rc > j - i) {
+				struct req *rq = q->pend[i]->user;
+				if (rc > 0)
+					return broke_contract(ph, fi, rq->write, rc, j - i, rq->off);
+				return fail(ph, rc, rq->write ? "queued write" : "queued read", ph->spec->files[fi],
+					    rq->off + rq->done, rq->len - rq->done);
+			}
+			if (rc == 0)
+				break;
+			q->infl[fi] += (uint32_t)rc;
+			q->inflight += (uint64_t)rc;
+			i += (size_t)rc;
+		}
+		for (; i < j; i++)
+			q->pend[keep++] = q->pend[i];
+	}
+	q->np = keep;
+	if (q->np && q->inflight == 0) {
+		struct req *rq = q->pend[0]->user;
+		fail(ph, -EPROTO, "queued I/O on", ph->spec->files[rq->fi], UINT64_MAX, 0);
+		snprintf(ph->r->error, sizeof ph->r->error,
+			 "backend %s broke its contract: it took no I/O for %s with none in flight",
+			 ph->spec->backend->desc.name, ph->spec->files[rq->fi]);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* Wait for completions: on the one file with I/O in flight, or, with
+ * several, whichever has some ready (else wait on the busiest).  Returns how
+ * many are in q->done, or negative. */
+static int queue_reap(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct queue *q = &ph->q;
+	size_t busy = 0, nbusy = 0;
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (q->infl[i]) {
+			if (!nbusy++ || q->infl[i] > q->infl[busy])
+				busy = i;
+		}
+	if (nbusy > 1)
+		for (size_t i = 0; i < s->nfiles; i++) {
+			if (!q->infl[i])
+				continue;
+			int n = ph->ops->reap(ph->handles[i], q->done, 0, q->depth);
+			if (n != 0)
+				return n;
+		}
+	int n = ph->ops->reap(ph->handles[busy], q->done, 1, q->depth);
+	return n == 0 ? -EPROTO : n;
+}
+
+/* One completion: account it, resubmit the rest of a short transfer, time a
+ * request in the latency sample.  Returns 0, or negative on error. */
+static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64_t *t1, int *have_t1)
+{
+	struct queue *q = &ph->q;
+	const size_t want = rq->len - rq->done;
+	const int64_t n = rq->io.result;
+	int st = account(ph, rq->fi, rq->write, rq->buf + rq->done, n, want, rq->off + rq->done);
+	if (st < 0) {
+		q->free[q->nfree++] = rq;
+		return st;
+	}
+	rq->done += (size_t)n;
+	if (st > 0) {
+		ph->r->short_ops++;
+		int eof = !rq->write && rq->off + rq->done >= ph->fend[rq->fi];
+		if (!eof && n == 0) {
+			q->free[q->nfree++] = rq;
+			return no_progress(ph, rq->fi, rq->write, (int64_t)rq->done, rq->len, rq->off);
+		}
+		if (!eof && !stopping) { /* the rest, as one more transfer of the same request */
+			rq->io.buf = rq->buf + rq->done;
+			rq->io.len = rq->len - rq->done;
+			rq->io.off = rq->off + rq->done;
+			rq->io.result = 0;
+			q->pend[q->np++] = &rq->io;
+			return 0;
+		}
+	}
+	count_op(ph, rq->write);
+	if (rq->timed) {
+		if (!*have_t1) {
+			*t1 = iob_ticks();
+			*have_t1 = 1;
+		}
+		if (rq->in)
+			lat_record_dir(&ph->lat, *t1 - rq->t0, rq->write);
+	}
+	q->free[q->nfree++] = rq;
+	return 0;
+}
+
+/* The queued loop (iodepth > 1, an IOB_CAP_ASYNC backend): keep iodepth
+ * requests in flight, account them in completion order.  A stop, an error
+ * or the end of a ramp takes no new request and reaps every one in flight
+ * before going on: nothing is left in flight or unaccounted. */
+static int run_queued(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct queue *q = &ph->q;
+	int mode = PH_GO, stopping = 0;
+	for (;;) {
+		if (!stopping && ((s->stop && *s->stop) || ph->r->status < 0)) {
+			ph->r->interrupted = ph->r->status >= 0;
+			stopping = 1;
+		}
+		if (stopping && q->np) { /* never submitted again: what they moved is counted */
+			for (size_t k = 0; k < q->np; k++) {
+				struct req *rq = q->pend[k]->user;
+				if (rq->done)
+					count_op(ph, rq->write);
+				q->free[q->nfree++] = rq;
+			}
+			q->np = 0;
+		}
+		if (mode == PH_GO && !stopping)
+			queue_fill(ph, &mode);
+		if (q->np && queue_submit(ph) < 0)
+			continue; /* stopping from now on */
+		if (q->inflight == 0) {
+			if (q->np)
+				continue;
+			if (mode == PH_WINDOW && !stopping) { /* the ramp is drained: the window starts */
+				window_start(ph);
+				gen_reset(ph, 0);
+				mode = PH_GO;
+				continue;
+			}
+			break;
+		}
+		int n = queue_reap(ph);
+		if (n == -EINTR)
+			continue; /* a signal: the I/Os are still in flight; the loop's top sees a stop */
+		if (n < 0 || (size_t)n > q->depth) {
+			if (n > 0)
+				n = -EPROTO;
+			fail(ph, n, "completion wait on", s->files[0], UINT64_MAX, 0);
+			break; /* the backend's close waits for or cancels what is left */
+		}
+		uint64_t t1 = 0;
+		int have_t1 = 0;
+		for (int k = 0; k < n; k++) {
+			struct req *rq = q->done[k]->user;
+			q->infl[rq->fi]--;
+			q->inflight--;
+			queue_complete(ph, rq, stopping, &t1, &have_t1);
+		}
+	}
+	if (mode == PH_END)
+		ph->ended = 1;
+	return ph->r->status;
+}
+
+/* Refuse a spec the engine cannot run: -EINVAL with one line in r->error. */
+static int check_spec(const struct iob_phase_spec *s, struct iob_phase_result *r, int write, int mixed)
+{
+	const char *name = s->backend->desc.name;
+	uint32_t caps = s->backend->desc.caps;
+	uint32_t need = mixed ? IOB_CAP_READ | IOB_CAP_WRITE : write ? IOB_CAP_WRITE : IOB_CAP_READ;
+	const char *why = (caps & need) != need				? "the backend cannot do it"
+			  : s->nfiles == 0				? "no files"
+			  : write && !s->file_size			? "file size is 0"
+			  : !s->block_size || s->block_size > ((uint64_t)1 << 31) ? "bad block size"
+			  : s->phase > IOB_PHASE_MIXED			? "unknown phase"
+			  : mixed && s->rwmix_read > 100		? "rwmix_read is above 100"
+									: NULL;
+	if (why)
+		snprintf(r->error, sizeof r->error, "%s phase not possible: %s", iob_phase_name(s->phase), why);
+	else if (s->iodepth > 1 && (!(caps & IOB_CAP_ASYNC) || !s->backend->backend.submit || !s->backend->backend.reap))
+		snprintf(r->error, sizeof r->error,
+			 "iodepth %u needs a backend that queues I/O, and backend %s does not (use iodepth = 1, or "
+			 "a backend such as io_uring)",
+			 s->iodepth, name);
+	else if (s->iodepth > 1 && (s->reopen || s->record_series))
+		snprintf(r->error, sizeof r->error, "iodepth %u cannot be used with %s (use iodepth = 1)", s->iodepth,
+			 s->reopen ? "reopening the file around every I/O" : "a per-block series");
+	else if (mixed && (s->reopen || s->record_series))
+		snprintf(r->error, sizeof r->error, "a mixed phase cannot be used with %s",
+			 s->reopen ? "reopening the file around every I/O" : "a per-block series");
+	else if (s->ramp_ns && s->record_series)
+		snprintf(r->error, sizeof r->error,
+			 "ramp_time cannot be used with a per-block series (every block is reported as it is read)");
+	else
+		return 0;
+	r->status = -EINVAL;
+	return -EINVAL;
+}
+
+/* Histograms, handle tables and the latency sampler; -ENOMEM with r->error. */
+static int phase_setup(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct iob_phase_result *r = ph->r;
+	const char *what = NULL;
+	r->hist = iob_hist_new();
+	r->hist_write = ph->mixed ? iob_hist_new() : NULL;
+	ph->handles = calloc(s->nfiles, sizeof *ph->handles);
+	ph->created = calloc(s->nfiles, sizeof *ph->created);
+	ph->checked = calloc(s->nfiles, sizeof *ph->checked);
+	if (!r->hist || (ph->mixed && !r->hist_write))
+		what = "out of memory for the latency histogram";
+	else if (!ph->handles || !ph->created || !ph->checked)
+		what = "out of memory for the file handles";
+	else if (lat_init(&ph->lat, r->hist, r->hist_write, s->seed, !(s->record_series && s->access == IOB_ACCESS_SEQ)) < 0)
+		what = "out of memory for the latency sample's histograms";
+	if (!what)
+		return 0;
+	r->status = -ENOMEM;
+	snprintf(r->error, sizeof r->error, "%s", what);
+	return -ENOMEM;
+}
+
+/* Sequential phases, file after file; with a time limit and no loop count,
+ * one pass over each file in turn until the limit. */
+static void run_seq_all(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct iob_phase_result *r = ph->r;
+	const int no_end = s->runtime_ns && !s->loops;
+	if (no_end && s->nfiles > 1) {
+		for (;;) {
+			uint64_t before = ph->nio;
+			for (size_t i = 0; i < s->nfiles && r->status >= 0 && !r->interrupted && !ph->ended; i++)
+				run_seq_file(ph, i, 1);
+			if (r->status < 0 || r->interrupted || ph->ended || ph->nio == before)
+				return;
+		}
+	}
+	uint32_t loops = no_end ? UINT32_MAX : s->loops ? s->loops : 1;
+	for (size_t i = 0; i < s->nfiles && r->status >= 0 && !r->interrupted && !ph->ended; i++)
+		run_seq_file(ph, i, loops);
+}
+
+/* After a mixed or queued phase: sync (write phases asked to) and close. */
+static void finish_all(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	for (size_t i = 0; i < s->nfiles && ph->r->status >= 0 && !ph->r->interrupted; i++) {
+		if (ph->handles[i] && (ph->write || ph->mixed) && s->fsync && sync_one(ph, i) < 0)
+			return;
+		if (close_one(ph, i) < 0)
+			return;
+	}
+}
+
+/* Open what the loops need before the clock: mixed and queued phases every
+ * file and every request; random access every file (unless reopened). */
+static int phase_open(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	if (ph->queued || ph->mixed) {
+		if (open_all(ph) < 0 || (ph->queued && queue_alloc(ph) < 0))
+			return ph->r->status;
+		return gen_init(ph);
+	}
+	if (s->access == IOB_ACCESS_RAND && !s->reopen)
+		for (size_t i = 0; i < s->nfiles; i++)
+			if (!ph->handles[i] && open_one(ph, i) < 0)
+				return ph->r->status;
+	return 0;
+}
+
 int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 {
 	struct phase ph = {.spec = s, .r = r};
@@ -751,82 +1654,86 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	r->phase = s->phase;
 	r->block_size = s->block_size;
 	r->lat_sample_every = 1;
-	r->hist = iob_hist_new();
-	if (!r->hist) {
-		r->status = -ENOMEM;
-		snprintf(r->error, sizeof r->error, "out of memory for the latency histogram");
-		return r->status;
-	}
 	ph.ops = &s->backend->backend;
 	ph.write = s->phase == IOB_PHASE_WRITE;
 	ph.verify = s->phase == IOB_PHASE_VERIFY;
-	uint32_t need = ph.write ? IOB_CAP_WRITE : IOB_CAP_READ;
-	if (!(s->backend->desc.caps & need) || s->nfiles == 0 || s->block_size == 0 ||
-	    s->block_size > ((uint64_t)1 << 31) || (ph.write && s->file_size == 0)) {
-		r->status = -EINVAL;
-		snprintf(r->error, sizeof r->error, "%s phase not possible: %s", iob_phase_name(s->phase),
-			 !(s->backend->desc.caps & need) ? "the backend cannot do it"
-			 : s->nfiles == 0		 ? "no files"
-			 : ph.write && !s->file_size	 ? "file size is 0"
-							 : "bad block size");
-		return r->status;
-	}
-	ph.fill_each = ph.write && !iob_pattern_is_constant(&s->pattern) && !s->fill_once;
-	ph.open_flags = ph.write ? IOB_OPEN_WRITE | IOB_OPEN_CREATE | (s->truncate ? IOB_OPEN_TRUNC : 0) : IOB_OPEN_READ;
-	ph.handles = calloc(s->nfiles, sizeof *ph.handles);
-	ph.created = calloc(s->nfiles, sizeof *ph.created);
-	ph.checked = calloc(s->nfiles, sizeof *ph.checked);
-	if (!ph.handles || !ph.created || !ph.checked) {
-		free(ph.handles);
-		free(ph.created);
-		free(ph.checked);
-		r->status = -ENOMEM;
-		snprintf(r->error, sizeof r->error, "out of memory for %zu file handles", s->nfiles);
-		return r->status;
-	}
+	ph.mixed = s->phase == IOB_PHASE_MIXED;
+	ph.queued = s->iodepth > 1;
+	ph.fill_each = (ph.write || ph.mixed) && !iob_pattern_is_constant(&s->pattern) && !s->fill_once;
+	ph.open_flags = ph.write   ? IOB_OPEN_WRITE | IOB_OPEN_CREATE | (s->truncate ? IOB_OPEN_TRUNC : 0)
+			: ph.mixed ? IOB_OPEN_READ | IOB_OPEN_WRITE
+				   : IOB_OPEN_READ;
+	ph.mix_rng = s->seed ^ 0x94d049bb133111ebull;
+	ph.check_at = s->runtime_ns || s->ramp_ns || s->first_done ? 0 : UINT64_MAX;
+	ph.ramping = s->ramp_ns > 0;
 
-	iob_ticks_init();
-	measure_timing_floor();
-	/* a series phase times every I/O with clock_gettime: one sample a block */
-	if (lat_init(&ph.lat, r->hist, s->seed, !(s->record_series && s->access == IOB_ACCESS_SEQ)) < 0) {
-		lat_finish(&ph.lat, r);
-		free(ph.handles);
-		free(ph.created);
-		free(ph.checked);
-		r->status = -ENOMEM;
-		snprintf(r->error, sizeof r->error, "out of memory for the latency sample's histograms");
-		return r->status;
+	int ok = check_spec(s, r, ph.write, ph.mixed) == 0 && phase_setup(&ph) == 0;
+	if (ok) {
+		iob_ticks_init();
+		measure_timing_floor();
+		ph.lat.depth = ph.queued ? s->iodepth : 1;
+		ph.event = ph.lat.event < ph.check_at ? ph.lat.event : ph.check_at;
+		window_start(&ph); /* a phase that fails to start still says how long it tried */
+		ph.ramping = s->ramp_ns > 0;
+		ok = prepare(&ph) == 0 && phase_open(&ph) == 0;
 	}
-	uint64_t rchar0 = 0, wchar0 = 0, rchar1 = 0, wchar1 = 0;
-	int have_io = iob_proc_io(&rchar0, &wchar0, NULL) == 0;
-	uint64_t start = iob_now_ns(), start_tick = iob_ticks();
-	if (prepare(&ph) == 0) {
-		/* the clock starts here: opening file 0 for the probe is not timed */
-		start = iob_now_ns();
-		start_tick = iob_ticks();
-		if (s->access == IOB_ACCESS_SEQ) {
-			for (size_t i = 0; i < s->nfiles && r->status >= 0 && !r->interrupted; i++)
-				run_seq_file(&ph, i);
+	/* every stream reaches the runner's barrier, whatever happened to it */
+	if (s->ready)
+		s->ready(s->ready_arg);
+	if (ok) {
+		/* the clock starts here: opening the files and the buffers are not timed */
+		window_start(&ph);
+		if (s->ramp_ns) {
+			ph.ramping = 1;
+			ph.ramp_end = ph.start_ns + s->ramp_ns;
+		}
+		if (ph.queued) {
+			run_queued(&ph);
+			finish_all(&ph);
+		} else if (ph.mixed) {
+			run_mixed(&ph);
+			finish_all(&ph);
+		} else if (s->access == IOB_ACCESS_SEQ) {
+			run_seq_all(&ph);
 		} else {
 			if (s->reopen)
 				close_one(&ph, 0);
 			run_random(&ph);
 		}
+		if (ph.ramping)
+			window_start(&ph); /* it ended within its ramp: the window is empty */
 	}
-	uint64_t end_tick = iob_ticks();
-	r->elapsed_ns = iob_now_ns() - start;
-	have_io = have_io && iob_proc_io(&rchar1, &wchar1, NULL) == 0;
-	r->os_read_bytes = have_io ? rchar1 - rchar0 : UINT64_MAX;
-	r->os_write_bytes = have_io ? wchar1 - wchar0 : UINT64_MAX;
+	uint64_t end_tick = iob_ticks(), end_ns = iob_now_ns();
+	r->start_ns = ph.start_ns ? ph.start_ns : end_ns;
+	r->elapsed_ns = end_ns - r->start_ns;
+	uint64_t rchar1 = 0, wchar1 = 0, u1 = 0, s1 = 0;
+	int have_io = ph.have_io && iob_proc_io(&rchar1, &wchar1, NULL) == 0;
+	r->os_read_bytes = have_io ? rchar1 - ph.rchar0 : UINT64_MAX;
+	r->os_write_bytes = have_io ? wchar1 - ph.wchar0 : UINT64_MAX;
+	if (ph.have_cpu && iob_thread_cpu(&u1, &s1) == 0) {
+		r->cpu_user_ns = u1 - ph.cpu_user0;
+		r->cpu_sys_ns = s1 - ph.cpu_sys0;
+	}
 	if (r->elapsed_ns == 0)
 		r->elapsed_ns = 1;
+	r->end_ns = r->start_ns + r->elapsed_ns;
 	/* per-I/O times were taken in ticks: convert with this phase's own ratio */
 	/* (a series phase timed its I/O with clock_gettime: already ns) */
-	double ns_per_tick = iob_ticks_tsc && end_tick > start_tick && !(s->record_series && s->access == IOB_ACCESS_SEQ)
-				     ? (double)r->elapsed_ns / (double)(end_tick - start_tick) : 1.0;
+	double ns_per_tick = iob_ticks_tsc && end_tick > ph.start_tick && !(s->record_series && s->access == IOB_ACCESS_SEQ)
+				     ? (double)r->elapsed_ns / (double)(end_tick - ph.start_tick) : 1.0;
 	lat_finish(&ph.lat, r);
-	iob_hist_set_scale(r->hist, ns_per_tick);
-	for (size_t i = 0; i < s->nfiles; i++) {
+	if (r->hist)
+		iob_hist_set_scale(r->hist, ns_per_tick);
+	if (r->hist_write)
+		iob_hist_set_scale(r->hist_write, ns_per_tick);
+	if (!ph.mixed) { /* one direction: its figures are the totals */
+		r->bytes_read = ph.write ? 0 : r->bytes;
+		r->ops_read = ph.write ? 0 : r->ops;
+		r->bytes_written = ph.write ? r->bytes : 0;
+		r->ops_written = ph.write ? r->ops : 0;
+	}
+	first_done_finish(&ph);
+	for (size_t i = 0; ph.handles && i < s->nfiles; i++) {
 		if (ph.handles[i])
 			ph.ops->close(ph.handles[i]);
 		/* a file this phase created but could not even start on goes away */
@@ -836,8 +1743,12 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	free(ph.handles);
 	free(ph.created);
 	free(ph.checked);
+	free(ph.fstart);
+	free(ph.fend);
+	queue_free(&ph.q); /* after the closes: a backend may hold the buffers until then */
 	iob_free_aligned(ph.buf);
 	iob_free_aligned(ph.scratch);
+	iob_free_aligned(ph.rbuf);
 	if (r->status == 0 && r->bad_blocks)
 		r->status = IOB_STATUS_MISMATCH;
 	return r->status;

@@ -1143,3 +1143,18 @@ int iob_cache_residency_range(const char *path, uint64_t off, uint64_t len, uint
 	*total_pages = npages;
 	return 0;
 }
+
+int iob_thread_cpu(uint64_t *user_ns, uint64_t *sys_ns)
+{
+#if defined(RUSAGE_THREAD)
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return -errno;
+	*user_ns = tv_ns(ru.ru_utime);
+	*sys_ns = tv_ns(ru.ru_stime);
+	return 0;
+#else
+	*user_ns = *sys_ns = 0;
+	return -ENOTSUP;
+#endif
+}

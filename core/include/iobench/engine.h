@@ -62,7 +62,7 @@ struct iob_phase_spec {
 	const char *backend_options; /* handed to every open; may be NULL */
 	int follow_symlinks;   /* 0: open with IOB_OPEN_NOFOLLOW */
 	int allow_devices;     /* 0: an opened block or character device is refused */
-	/* Streams and queue depth (docs/architecture.md, "Streams"): */
+	/* Streams and queue depth (docs/architecture.md, "Streams in the engine"): */
 	uint32_t iodepth;      /* I/Os in flight; 0/1: one at a time (read_at/write_at),
 				* above 1: the queued loop over an IOB_CAP_ASYNC backend */
 	uint64_t runtime_ns;   /* 0, or the phase ends at this time limit (or after its
@@ -71,13 +71,15 @@ struct iob_phase_spec {
 	uint32_t rwmix_read;   /* phase IOB_PHASE_MIXED: reads with this probability (%) */
 	uint64_t region_off, region_len; /* sequential: this stream's part of each file;
 					  * 0, 0 = the whole file */
-	/* Called once when every file is open and every buffer allocated, just
-	 * before the clock starts (the runner's barrier across streams).  May be
-	 * NULL. */
+	/* Called exactly once per iob_phase_run when every file is open and
+	 * every buffer allocated, just before the clock starts (the runner's
+	 * barrier across streams); also when the phase failed before it could
+	 * start, so a barrier never waits for it.  May be NULL. */
 	void (*ready)(void *arg);
 	void *ready_arg;
 	/* Shared by the streams of a phase: the first to finish sets it; each
-	 * stream notes what it had done when it first sees it set.  May be NULL. */
+	 * stream notes what it had done when it first sees it set (looked at
+	 * with the clock, at most 64 I/Os apart).  May be NULL. */
 	volatile int *first_done;
 };
 
@@ -121,7 +123,8 @@ struct iob_phase_result {
 	uint64_t cpu_user_ns, cpu_sys_ns; /* this thread's CPU time over the phase */
 	uint64_t bytes_read, bytes_written, ops_read, ops_written; /* by direction */
 	struct iob_hist *hist_write;	 /* mixed phases: write latency (hist: reads); owned */
-	uint64_t first_done_bytes, first_done_ops; /* done when *first_done was first seen set */
+	uint64_t first_done_bytes, first_done_ops; /* done when *first_done was first seen set,
+						    * or the totals of a stream that ended first */
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);

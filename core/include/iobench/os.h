@@ -216,4 +216,8 @@ int iob_run_isolated(void (*fn)(void *arg, void *out, size_t outlen), void *arg,
 int iob_cache_residency_range(const char *path, uint64_t off, uint64_t len, uint64_t *resident_pages,
 			      uint64_t *total_pages);
 
+/* CPU time the calling thread has used so far, user and system, in ns
+ * (getrusage RUSAGE_THREAD); -ENOTSUP where the OS cannot tell. */
+int iob_thread_cpu(uint64_t *user_ns, uint64_t *sys_ns);
+
 #endif

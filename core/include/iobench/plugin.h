@@ -116,9 +116,9 @@ struct iob_host {
 /* Deprecated and ignored: the core always passes size_hint, whatever the
  * caps say.  Kept so old plugins still build; new ones should not set it. */
 #define IOB_CAP_SIZE_HINT (1u << 7)
-/* ABI 1.1, reserved for the queued engine: submit and reap are implemented
- * and queue_depth above 1 is honoured.  The loader refuses a plugin that
- * claims it without both ops.  This core does not call them yet. */
+/* ABI 1.1, for the queued engine: submit and reap are implemented and
+ * queue_depth above 1 is honoured.  The loader refuses a plugin that claims
+ * it without both ops.  The engine calls them for iodepth > 1. */
 #define IOB_CAP_ASYNC (1u << 8)
 
 struct iob_open_args {
@@ -206,8 +206,8 @@ struct iob_backend_ops {
 	 * IOB_CTL_CHECK_OPTIONS (below) with handle NULL. */
 	int (*control)(void *handle, int op, void *arg);
 	/* --- end of ABI 1.0 --- */
-	/* Optional (required with IOB_CAP_ASYNC); reserved for the queued engine
-	 * and not yet called by this core.  Queue n I/Os (1 <= n, and at most the
+	/* Optional (required with IOB_CAP_ASYNC); called by the engine's queued
+	 * loop (iodepth > 1).  Queue n I/Os (1 <= n, and at most the
 	 * open args' queue_depth minus those already in flight) and return
 	 * without waiting: the number queued (0..n; the rest may be submitted
 	 * again later) or -errno when none was.  ios[] and every struct iob_io
