@@ -127,6 +127,9 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 		st->spec.nfiles = nfiles;
 		if (!per_stream_files && base->access == IOB_ACCESS_SEQ && base->file_size)
 			region(base, i, n, &st->spec);
+		/* random offsets: each stream its own sequence (stream 0 the job's);
+		 * the data pattern keeps its own seed, so verify reads what was written */
+		st->spec.seed = base->seed + (uint64_t)i * 0x9e3779b97f4a7c15ull;
 		st->spec.ready = stream_ready;
 		st->spec.ready_arg = st;
 		st->spec.first_done = &ps.first_done;

@@ -5,6 +5,9 @@
  *  - Every stream gets a copy of the phase spec: its own files (stream-major
  *    slices of `files`) or, sharing the job's files, for sequential access
  *    its own region [i*size/N, (i+1)*size/N) of each file.
+ *  - Random offsets: stream i draws from seed + i * 0x9e3779b97f4a7c15 (stream
+ *    0 from the job's seed), so streams on a shared file do not repeat each
+ *    other's offsets; the pattern keeps its own seed.
  *  - They start together: spec.ready is a barrier wait, so no stream's clock
  *    starts before every stream has its files open and its buffers
  *    allocated.  A stream that fails before that still arrives at the
