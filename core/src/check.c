@@ -18,6 +18,9 @@
 #include "check.h"
 
 
+/* Phases that write: write, and mixed (its writes may create the file). */
+#define WRITING_PHASES (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))
+
 int iob_target_size(const char *path, uint64_t *size)
 {
 	if (iob_path_kind(path, 1) != IOB_PATH_REGULAR)
@@ -191,7 +194,7 @@ static int check_tree_dirs(const struct iob_job *job, const struct iob_filelist 
 static int check_targets(const struct iob_job *job, const struct iob_filelist *fl, int may_be_missing,
 			 uint64_t *need, char *err, size_t errlen)
 {
-	int writes = (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) != 0;
+	int writes = (job->phases & WRITING_PHASES) != 0;
 	*need = 0;
 	if (iob_is_stdin_path(fl->paths[0]))
 		return 0;
@@ -268,7 +271,7 @@ static int check_direct(const struct iob_job *job, const struct iob_loaded *b, c
 	}
 	if (rc != 0 || align <= 1 || !(b->desc.caps & IOB_CAP_ALIGNED))
 		return 0;
-	int writes = (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) != 0;
+	int writes = (job->phases & WRITING_PHASES) != 0;
 	const char *bad = NULL;
 	uint64_t val = 0;
 	if (job->block_size % align) {
@@ -301,7 +304,7 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 		snprintf(err, errlen, "[%s] %s", job->name, why);
 		return -ENOENT;
 	}
-	if ((job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) && !(b->desc.caps & IOB_CAP_WRITE)) {
+	if ((job->phases & WRITING_PHASES) && !(b->desc.caps & IOB_CAP_WRITE)) {
 		snprintf(err, errlen, "[%s] backend '%s' cannot write", job->name, job->backend);
 		return -ENOTSUP;
 	}
@@ -325,7 +328,7 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 				 job->name, job->threads);
 			return -EINVAL;
 		}
-		if (!(b->desc.caps & IOB_CAP_STREAM) || (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) ||
+		if (!(b->desc.caps & IOB_CAP_STREAM) || (job->phases & WRITING_PHASES) ||
 		    job->access != IOB_ACCESS_SEQ) {
 			snprintf(err, errlen, "[%s] standard input needs a stream-capable backend, sequential reads only",
 				 job->name);
