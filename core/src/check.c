@@ -18,6 +18,9 @@
 #include "check.h"
 
 
+/* Phases that write: write, and mixed (its writes may create the file). */
+#define WRITING_PHASES (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))
+
 int iob_target_size(const char *path, uint64_t *size)
 {
 	if (iob_path_kind(path, 1) != IOB_PATH_REGULAR)
@@ -141,7 +144,17 @@ static int check_name_lengths(const struct iob_job *job, const struct iob_fileli
 			c += n + (c[n] == '/');
 		}
 	for (size_t i = 0; i < fl->n; i++) {
-		size_t n = strlen(fl->paths[i]);
+		const char *slash = strrchr(fl->paths[i], '/');
+		const char *last = slash ? slash + 1 : fl->paths[i];
+		size_t n = strlen(last); /* a stream's ".<i>" may take a name over the limit */
+		if (n > IOB_NAME_COMPONENT_MAX) {
+			snprintf(err, errlen,
+				 "[%s] the name '%s' is %zu bytes, over the limit of %d bytes for one file name; use a "
+				 "shorter filename",
+				 job->name, short_name(last, n, shown, sizeof shown), n, IOB_NAME_COMPONENT_MAX);
+			return -ENAMETOOLONG;
+		}
+		n = strlen(fl->paths[i]);
 		if (n >= IOB_PATH_MAX) {
 			snprintf(err, errlen,
 				 "[%s] the path '%s' is %zu bytes, over the limit of %d bytes for a path; use a "
@@ -181,7 +194,7 @@ static int check_tree_dirs(const struct iob_job *job, const struct iob_filelist 
 static int check_targets(const struct iob_job *job, const struct iob_filelist *fl, int may_be_missing,
 			 uint64_t *need, char *err, size_t errlen)
 {
-	int writes = (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) != 0;
+	int writes = (job->phases & WRITING_PHASES) != 0;
 	*need = 0;
 	if (iob_is_stdin_path(fl->paths[0]))
 		return 0;
@@ -258,7 +271,7 @@ static int check_direct(const struct iob_job *job, const struct iob_loaded *b, c
 	}
 	if (rc != 0 || align <= 1 || !(b->desc.caps & IOB_CAP_ALIGNED))
 		return 0;
-	int writes = (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) != 0;
+	int writes = (job->phases & WRITING_PHASES) != 0;
 	const char *bad = NULL;
 	uint64_t val = 0;
 	if (job->block_size % align) {
@@ -291,7 +304,7 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 		snprintf(err, errlen, "[%s] %s", job->name, why);
 		return -ENOENT;
 	}
-	if ((job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) && !(b->desc.caps & IOB_CAP_WRITE)) {
+	if ((job->phases & WRITING_PHASES) && !(b->desc.caps & IOB_CAP_WRITE)) {
 		snprintf(err, errlen, "[%s] backend '%s' cannot write", job->name, job->backend);
 		return -ENOTSUP;
 	}
@@ -302,8 +315,20 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 	int rc = check_backend(job, b, err, errlen);
 	if (rc)
 		return rc;
+	if (job->iodepth > 1 && !(b->desc.caps & IOB_CAP_ASYNC)) {
+		snprintf(err, errlen,
+			 "[%s] iodepth %u needs a backend that can keep I/Os in flight; backend '%s' does one at a "
+			 "time (set iodepth = 1, or use io_uring)",
+			 job->name, job->iodepth, b->desc.name);
+		return -ENOTSUP;
+	}
 	if (iob_is_stdin_path(job->filename)) {
-		if (!(b->desc.caps & IOB_CAP_STREAM) || (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) ||
+		if (job->threads != 1) {
+			snprintf(err, errlen, "[%s] threads %u: standard input can be read by one stream only (threads = 1)",
+				 job->name, job->threads);
+			return -EINVAL;
+		}
+		if (!(b->desc.caps & IOB_CAP_STREAM) || (job->phases & WRITING_PHASES) ||
 		    job->access != IOB_ACCESS_SEQ) {
 			snprintf(err, errlen, "[%s] standard input needs a stream-capable backend, sequential reads only",
 				 job->name);
@@ -332,7 +357,11 @@ static const struct iob_job *writer_before(const struct iob_suite *suite, size_t
 	const struct iob_job *j = &suite->jobs[i], *found = NULL;
 	for (size_t k = 0; k < i; k++) {
 		const struct iob_job *w = &suite->jobs[k];
+		/* the same files: per-stream copies only for the same number of streams */
+		int same_streams = iob_job_stream_files(w) == iob_job_stream_files(j) &&
+				   (!iob_job_stream_files(j) || w->threads == j->threads);
 		if ((w->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) && w->keep_files && w->layout == j->layout &&
+		    same_streams &&
 		    strcmp(w->dir, j->dir) == 0 &&
 		    (j->layout == IOB_LAYOUT_FILE ? strcmp(w->filename, j->filename) == 0
 						  : w->tree_levels == j->tree_levels && w->tree_files == j->tree_files))

@@ -504,7 +504,7 @@ static void window_start(struct phase *ph)
 	lat_reset(&ph->lat);
 	ph->ramping = 0;
 	ph->have_io = iob_proc_io(&ph->rchar0, &ph->wchar0, NULL) == 0;
-	ph->have_cpu = iob_thread_cpu(&ph->cpu_user0, &ph->cpu_sys0) == 0;
+	ph->have_cpu = iob_cpu_times_ns(1, &ph->cpu_user0, &ph->cpu_sys0) == 0;
 	ph->start_ns = iob_now_ns();
 	ph->start_tick = iob_ticks();
 	ph->deadline = s->runtime_ns ? ph->start_ns + s->runtime_ns : 0;
@@ -1710,7 +1710,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	int have_io = ph.have_io && iob_proc_io(&rchar1, &wchar1, NULL) == 0;
 	r->os_read_bytes = have_io ? rchar1 - ph.rchar0 : UINT64_MAX;
 	r->os_write_bytes = have_io ? wchar1 - ph.wchar0 : UINT64_MAX;
-	if (ph.have_cpu && iob_thread_cpu(&u1, &s1) == 0) {
+	if (ph.have_cpu && iob_cpu_times_ns(1, &u1, &s1) == 0) {
 		r->cpu_user_ns = u1 - ph.cpu_user0;
 		r->cpu_sys_ns = s1 - ph.cpu_sys0;
 	}

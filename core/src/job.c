@@ -104,9 +104,44 @@ static int validate_series_and_options(const struct iob_job *job, char *err, siz
 	return check_backend_options(job, err, errlen);
 }
 
+/* threads, iodepth, rwmix_read, and what streams cannot do */
+static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
+{
+	const char *n = job->name;
+	if (job->threads < 1 || job->threads > IOB_THREADS_MAX) {
+		snprintf(err, errlen, "[%s] threads %u is out of range: give 1 to %u", n, job->threads,
+			 IOB_THREADS_MAX);
+		return -EINVAL;
+	}
+	if (job->iodepth < 1 || job->iodepth > IOB_IODEPTH_MAX) {
+		snprintf(err, errlen, "[%s] iodepth %u is out of range: give 1 to %u", n, job->iodepth,
+			 IOB_IODEPTH_MAX);
+		return -EINVAL;
+	}
+	if (job->rwmix_read > 100) {
+		snprintf(err, errlen, "[%s] rwmix_read %u is out of range: give a percentage, 0 to 100", n,
+			 job->rwmix_read);
+		return -EINVAL;
+	}
+	if (job->threads > 1 && strcmp(job->filename, "-") == 0) {
+		snprintf(err, errlen, "[%s] threads %u: standard input can be read by one stream only (threads = 1)", n,
+			 job->threads);
+		return -EINVAL;
+	}
+	if (job->threads > 1 && job->series) {
+		snprintf(err, errlen, "[%s] threads %u: series records one stream's blocks; set threads = 1", n,
+			 job->threads);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 {
 	const char *n = job->name;
+	int rc = validate_streams(job, err, errlen);
+	if (rc)
+		return rc;
 	if (job->block_size == 0) {
 		snprintf(err, errlen, "[%s] block_size must be at least 1 byte", n);
 		return -EINVAL;
@@ -186,7 +221,48 @@ static char *join(const char *a, const char *b)
 	return s;
 }
 
+int iob_job_stream_files(const struct iob_job *job)
+{
+	return job->threads > 1 && !job->shared_file && strcmp(job->filename, "-") != 0;
+}
+
+/* Stream i's copy of every file, "<file>.<i>", stream-major. */
+static int stream_copies(const struct iob_job *job, struct iob_filelist *out)
+{
+	size_t nbase = out->n, n = nbase * job->threads;
+	char **paths = calloc(n, sizeof *paths);
+	if (!paths)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *base = out->paths[i % nbase];
+		size_t len = strlen(base) + 16;
+		if ((paths[i] = malloc(len)) == NULL) {
+			for (size_t k = 0; k < i; k++)
+				free(paths[k]);
+			free(paths);
+			return -ENOMEM;
+		}
+		snprintf(paths[i], len, "%s.%zu", base, i / nbase);
+	}
+	for (size_t i = 0; i < nbase; i++)
+		free(out->paths[i]);
+	free(out->paths);
+	out->paths = paths;
+	out->n = n;
+	return 0;
+}
+
+static int job_base_files(const struct iob_job *job, struct iob_filelist *out);
+
 int iob_job_files(const struct iob_job *job, struct iob_filelist *out)
+{
+	int rc = job_base_files(job, out);
+	if (rc == 0 && iob_job_stream_files(job) && (rc = stream_copies(job, out)) != 0)
+		iob_filelist_free(out);
+	return rc;
+}
+
+static int job_base_files(const struct iob_job *job, struct iob_filelist *out)
 {
 	memset(out, 0, sizeof *out);
 	if (job->layout == IOB_LAYOUT_FILE) {

@@ -1,5 +1,9 @@
 /*
- * log.c - the core's logging channel (iobench/log.h).
+ * log.c - the core's logging channel (iobench/log.h).  Safe from stream
+ * threads: the level, program name and hook are set by the runner's thread
+ * before any stream starts and only read after; each line is formatted on
+ * the caller's stack and written with one stdio call (stdio locks the
+ * stream), so lines from two threads never interleave.
  */
 #include "iobench/log.h"
 #include "iobench/units.h"

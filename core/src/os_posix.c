@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -688,7 +689,8 @@ int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes)
 {
 	/* Our own reads of /proc/self/io count in rchar too: remember them and
 	 * leave them out, so callers see only the I/O they did. */
-	static uint64_t self_read;
+	static uint64_t self_read; /* every thread's reads of it: atomic */
+	extern _Thread_local uint64_t iob_thread_self_read;
 	char buf[1024];
 	int fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -701,13 +703,14 @@ int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes)
 	unsigned long long v;
 	for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		if (sscanf(line, "rchar: %llu", &v) == 1 && rchar)
-			*rchar = v - self_read;
+			*rchar = v - __atomic_load_n(&self_read, __ATOMIC_RELAXED);
 		else if (sscanf(line, "wchar: %llu", &v) == 1 && wchar)
 			*wchar = v;
 		else if (sscanf(line, "read_bytes: %llu", &v) == 1 && read_bytes)
 			*read_bytes = v;
 	}
-	self_read += (uint64_t)n;
+	__atomic_add_fetch(&self_read, (uint64_t)n, __ATOMIC_RELAXED);
+	iob_thread_self_read += (uint64_t)n; /* it counts in this thread's rchar too */
 	return 0;
 }
 
@@ -841,12 +844,8 @@ int iob_dio_alignment(const char *path, uint32_t *align)
 
 int iob_ticks_tsc;
 
-void iob_ticks_init(void)
+static void ticks_decide(void)
 {
-	static int done;
-	if (done)
-		return;
-	done = 1;
 #ifdef IOB_HAVE_TSC
 	/* The kernel only picks "tsc" as its clock source when the TSC is
 	 * invariant and synchronized across CPUs: trust its judgement. */
@@ -859,6 +858,14 @@ void iob_ticks_init(void)
 	}
 	iob_ticks_tsc = strcmp(src, "tsc") == 0 && !getenv("IOBENCH_NO_TSC");
 #endif
+}
+
+/* Safe from any number of streams at once: decided once, before any of
+ * them reads iob_ticks_tsc. */
+void iob_ticks_init(void)
+{
+	static int once;
+	iob_once(&once, ticks_decide);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1144,17 +1151,171 @@ int iob_cache_residency_range(const char *path, uint64_t off, uint64_t len, uint
 	return 0;
 }
 
-int iob_thread_cpu(uint64_t *user_ns, uint64_t *sys_ns)
+/* ------------------------------------------------------------------------ */
+/* Threads, barriers, once, per-thread accounting (streams.c).              */
+
+struct iob_thread {
+	pthread_t id;
+	void (*fn)(void *);
+	void *arg;
+};
+
+static void *thread_main(void *p)
 {
-#if defined(RUSAGE_THREAD)
-	struct rusage ru;
-	if (getrusage(RUSAGE_THREAD, &ru) != 0)
-		return -errno;
-	*user_ns = tv_ns(ru.ru_utime);
-	*sys_ns = tv_ns(ru.ru_stime);
+	struct iob_thread *t = p;
+	t->fn(t->arg);
+	return NULL;
+}
+
+int iob_thread_start(struct iob_thread **out, void (*fn)(void *arg), void *arg)
+{
+	struct iob_thread *t = calloc(1, sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	t->fn = fn;
+	t->arg = arg;
+	/* stop signals are handled by the thread that started the streams */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int rc = pthread_create(&t->id, NULL, thread_main, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		free(t);
+		return -rc;
+	}
+	*out = t;
 	return 0;
+}
+
+void iob_thread_join(struct iob_thread *t)
+{
+	if (!t)
+		return;
+	pthread_join(t->id, NULL);
+	free(t);
+}
+
+struct iob_barrier {
+	pthread_mutex_t lock;
+	pthread_cond_t all_here;
+	unsigned count, here;
+	unsigned long round;
+};
+
+int iob_barrier_init(struct iob_barrier **out, unsigned count)
+{
+	struct iob_barrier *b = calloc(1, sizeof *b);
+	if (!b)
+		return -ENOMEM;
+	int rc = pthread_mutex_init(&b->lock, NULL);
+	if (rc == 0 && (rc = pthread_cond_init(&b->all_here, NULL)) != 0)
+		pthread_mutex_destroy(&b->lock);
+	if (rc != 0) {
+		free(b);
+		return -rc;
+	}
+	b->count = count ? count : 1;
+	*out = b;
+	return 0;
+}
+
+/* one arrival; the last of a round releases it.  Called with the lock. */
+static int barrier_arrive_locked(struct iob_barrier *b)
+{
+	if (++b->here < b->count)
+		return 0;
+	b->here = 0;
+	b->round++;
+	pthread_cond_broadcast(&b->all_here);
+	return 1;
+}
+
+void iob_barrier_wait(struct iob_barrier *b)
+{
+	pthread_mutex_lock(&b->lock);
+	unsigned long round = b->round;
+	if (!barrier_arrive_locked(b))
+		while (b->round == round)
+			pthread_cond_wait(&b->all_here, &b->lock);
+	pthread_mutex_unlock(&b->lock);
+}
+
+void iob_barrier_arrive(struct iob_barrier *b)
+{
+	pthread_mutex_lock(&b->lock);
+	barrier_arrive_locked(b);
+	pthread_mutex_unlock(&b->lock);
+}
+
+void iob_barrier_destroy(struct iob_barrier *b)
+{
+	if (!b)
+		return;
+	pthread_cond_destroy(&b->all_here);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+static pthread_mutex_t once_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* fn must not call iob_once itself (one lock serves every flag) */
+void iob_once(int *flag, void (*fn)(void))
+{
+	if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&once_lock);
+	if (!__atomic_load_n(flag, __ATOMIC_RELAXED)) {
+		fn();
+		__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&once_lock);
+}
+
+/* this thread's reads of /proc/self/io and /proc/thread-self/io, which
+ * count in its rchar: left out of what iob_proc_thread_io reports */
+_Thread_local uint64_t iob_thread_self_read;
+
+int iob_proc_thread_io(uint64_t *rchar, uint64_t *wchar)
+{
+	uint64_t *self_read = &iob_thread_self_read;
+	char buf[1024];
+	int fd = open("/proc/thread-self/io", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOTSUP;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -ENOTSUP;
+	buf[n] = '\0';
+	unsigned long long v;
+	int found = 0;
+	for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (sscanf(line, "rchar: %llu", &v) == 1) {
+			*rchar = v - *self_read;
+			found |= 1;
+		} else if (sscanf(line, "wchar: %llu", &v) == 1) {
+			*wchar = v;
+			found |= 2;
+		}
+	}
+	*self_read += (uint64_t)n;
+	return found == 3 ? 0 : -ENOTSUP;
+}
+
+int iob_cpu_times_ns(int thread, uint64_t *user_ns, uint64_t *sys_ns)
+{
+	struct rusage ru;
+#ifdef RUSAGE_THREAD
+	int who = thread ? RUSAGE_THREAD : RUSAGE_SELF;
 #else
-	*user_ns = *sys_ns = 0;
-	return -ENOTSUP;
+	int who = RUSAGE_SELF;
+	if (thread)
+		return -ENOTSUP;
 #endif
+	if (getrusage(who, &ru) != 0)
+		return -errno;
+	*user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000ull;
+	*sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+	return 0;
 }

@@ -3,6 +3,7 @@
  * (iobench/pattern.h).
  */
 #include "iobench/pattern.h"
+#include "iobench/os.h"
 #include "iobench/units.h"
 
 #include <ctype.h>
@@ -17,7 +18,7 @@
 #define TEXT_PERIOD (TEXT_LINE * TEXT_LINES)
 
 static unsigned char text_table[TEXT_PERIOD];
-static int text_ready;
+static int text_ready; /* iob_once: streams may fill text buffers at once */
 
 static void text_init(void)
 {
@@ -28,7 +29,6 @@ static void text_init(void)
 			l[pos] = (unsigned char)(0x20 + (line + pos * 7u) % 95u);
 		l[TEXT_LINE - 1] = '\n';
 	}
-	text_ready = 1;
 }
 
 static inline uint64_t mix64(uint64_t x)
@@ -94,8 +94,7 @@ static void fill_random(uint64_t seed, unsigned char *buf, size_t len, uint64_t 
 
 static void fill_text(unsigned char *buf, size_t len, uint64_t off)
 {
-	if (!text_ready)
-		text_init();
+	iob_once(&text_ready, text_init);
 	size_t pos = (size_t)(off % TEXT_PERIOD), done = 0;
 	while (done < len) {
 		size_t n = TEXT_PERIOD - pos;

@@ -43,6 +43,7 @@ static const struct iob_key_word access_words[] = {{"seq", IOB_ACCESS_SEQ},
 static const struct iob_key_word phase_words[] = {{"write", IOB_PHASE_BIT(IOB_PHASE_WRITE)},
 						  {"read", IOB_PHASE_BIT(IOB_PHASE_READ)},
 						  {"verify", IOB_PHASE_BIT(IOB_PHASE_VERIFY)},
+						  {"mixed", IOB_PHASE_BIT(IOB_PHASE_MIXED)},
 						  {NULL, 0}};
 static const struct iob_key_word clock_words[] = {{"wall", IOB_CLOCK_WALL},
 						  {"user", IOB_CLOCK_USER},
@@ -80,7 +81,7 @@ static const struct iob_key key_table[] = {
     {"access", IOB_KEY_ENUM, "", "seq",
      "sequential offsets, or random ones (sequential and random are accepted too)", access_words,
      FIELD(access), NULL},
-    {"phases", IOB_KEY_LIST, "", "write,read", "phases to run, always in the order write, read, verify",
+    {"phases", IOB_KEY_LIST, "", "write,read", "phases to run, always in the order write, read, verify, mixed (reads and writes: rwmix_read)",
      phase_words, FIELD(phases), NULL},
     {"block_size", IOB_KEY_SIZE, "bytes", "4K", "bytes per I/O (at most 2 GiB)", NULL, FIELD(block_size),
      NULL},
@@ -139,6 +140,25 @@ static const struct iob_key key_table[] = {
     {"series_clock", IOB_KEY_ENUM, "", "wall",
      "with series: the clock each block is timed with (user, system, process: this process's CPU time)",
      clock_words, FIELD(series_clock), NULL},
+    {"threads", IOB_KEY_COUNT, "streams", "1",
+     "streams run at once (1 to 4096), each on its own thread and its own files <file>.<i> unless shared_file; "
+     "every phase gives one record per stream and one aggregate",
+     NULL, FIELD(threads), NULL},
+    {"shared_file", IOB_KEY_BOOL, "", "false",
+     "all streams use the job's files: sequential streams each take an equal part of every file, random "
+     "ones draw over the whole file",
+     NULL, FIELD(shared_file), NULL},
+    {"iodepth", IOB_KEY_COUNT, "I/Os", "1",
+     "I/Os in flight per stream (1 to 65536); above 1 needs a backend that can queue (io_uring)", NULL,
+     FIELD(iodepth), NULL},
+    {"runtime", IOB_KEY_DURATION, "", "0s",
+     "each phase ends at this time limit, or after its ops or loops, whichever comes first; 0s = no limit",
+     NULL, FIELD(runtime_ns), NULL},
+    {"ramp_time", IOB_KEY_DURATION, "", "0s", "I/O done in each phase before its measured window, not counted",
+     NULL, FIELD(ramp_ns), NULL},
+    {"rwmix_read", IOB_KEY_COUNT, "percent", "50",
+     "phase mixed: each I/O is a read with this probability (0 to 100), a write otherwise", NULL,
+     FIELD(rwmix_read), NULL},
 };
 
 const struct iob_key *iob_keys(size_t *n)
@@ -174,6 +194,8 @@ const char *iob_key_type_name(enum iob_key_type type)
 		return "path";
 	case IOB_KEY_PATTERN:
 		return "pattern";
+	case IOB_KEY_DURATION:
+		return "duration";
 	}
 	return "?";
 }
@@ -267,6 +289,56 @@ static int set_text(const struct iob_key *k, const char *value, char *dst, char 
 	return 0;
 }
 
+static const struct {
+	const char *unit;
+	uint64_t ns;
+} duration_units[] = {{"h", 3600000000000ull}, {"m", 60000000000ull}, {"s", 1000000000ull},
+		      {"ms", 1000000ull},	   {"us", 1000ull},	   {"ns", 1}};
+
+/* "5s", "500ms", "2m", "1h", "100us", "7ns": a whole number and its unit. */
+static int set_duration(const struct iob_key *k, const char *value, uint64_t *dst, char *err, size_t errlen)
+{
+	const char *p = value;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '-') {
+		snprintf(err, errlen, "%s '%s' is negative: give a duration such as 5s or 500ms", k->name,
+			 IOB_Q(value));
+		return -ERANGE;
+	}
+	uint64_t v = 0;
+	const char *d = p;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) {
+			snprintf(err, errlen, "%s '%s' is too large", k->name, IOB_Q(value));
+			return -ERANGE;
+		}
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (p == d) {
+		snprintf(err, errlen, "%s '%s' is not a duration (write a whole number and a unit: 5s, 500ms, 2m, 1h, "
+				      "100us)",
+			 k->name, IOB_Q(value));
+		return -EINVAL;
+	}
+	if (!*p) {
+		snprintf(err, errlen, "%s '%s' has no unit (write %s followed by h, m, s, ms, us or ns, e.g. %ss)",
+			 k->name, IOB_Q(value), IOB_Q(value), IOB_Q(value));
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++)
+		if (strcmp(p, duration_units[i].unit) == 0) {
+			if (v > UINT64_MAX / duration_units[i].ns) {
+				snprintf(err, errlen, "%s '%s' is too large", k->name, IOB_Q(value));
+				return -ERANGE;
+			}
+			*dst = v * duration_units[i].ns;
+			return 0;
+		}
+	snprintf(err, errlen, "%s '%s' has an unknown unit (use h, m, s, ms, us or ns)", k->name, IOB_Q(value));
+	return -EINVAL;
+}
+
 static int key_set(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen)
 {
 	void *dst = (char *)job + k->offset;
@@ -290,6 +362,8 @@ static int key_set(const struct iob_key *k, struct iob_job *job, const char *val
 		return set_text(k, value, dst, err, errlen);
 	case IOB_KEY_PATTERN:
 		return iob_pattern_parse(value, dst, err, errlen);
+	case IOB_KEY_DURATION:
+		return set_duration(k, value, dst, err, errlen);
 	}
 	snprintf(err, errlen, "%s: key of unknown type", k->name);
 	return -EINVAL;
@@ -410,6 +484,15 @@ int iob_key_format(const struct iob_key *k, const struct iob_job *job, char *buf
 	case IOB_KEY_PATTERN:
 		iob_pattern_name(src, buf, len);
 		return 0;
+	case IOB_KEY_DURATION: /* the largest unit that says it exactly */
+		memcpy(&u64, src, sizeof u64);
+		if (u64 == 0)
+			return put(buf, len, "0s");
+		for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++)
+			if (u64 % duration_units[i].ns == 0)
+				return put(buf, len, "%llu%s", (unsigned long long)(u64 / duration_units[i].ns),
+					   duration_units[i].unit);
+		return -EINVAL;
 	}
 	return -EINVAL;
 }

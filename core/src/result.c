@@ -1,6 +1,7 @@
 /*
  * result.c - building records of the result model, and run notes
- * (iobench/result.h).
+ * (iobench/result.h).  A record buffer and a notes list each belong to one
+ * thread: the runner builds records and adds notes on its own thread only.
  */
 #include "iobench/result.h"
 #include "iobench/units.h"
@@ -165,6 +166,44 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 		iob_rec_absent(b, "expected_byte", IOB_UNIT_NONE);
 		iob_rec_absent(b, "found_byte", IOB_UNIT_NONE);
 	}
+}
+
+void iob_rec_phase_cpu(struct iob_recbuf *b, const struct iob_phase_result *r)
+{
+	uint64_t cpu = r->cpu_user_ns + r->cpu_sys_ns;
+	iob_rec_f64(b, "cpu_user_s", IOB_UNIT_S, (double)r->cpu_user_ns / 1e9);
+	iob_rec_f64(b, "cpu_sys_s", IOB_UNIT_S, (double)r->cpu_sys_ns / 1e9);
+	if (r->ops)
+		iob_rec_f64(b, "cpu_ns_per_io", IOB_UNIT_NS, (double)cpu / (double)r->ops);
+	else
+		iob_rec_absent(b, "cpu_ns_per_io", IOB_UNIT_NS);
+	if (r->phase != IOB_PHASE_MIXED)
+		return;
+	iob_rec_u64(b, "bytes_read", IOB_UNIT_BYTES, r->bytes_read);
+	iob_rec_u64(b, "bytes_written", IOB_UNIT_BYTES, r->bytes_written);
+	iob_rec_u64(b, "ops_read", IOB_UNIT_OPS, r->ops_read);
+	iob_rec_u64(b, "ops_written", IOB_UNIT_OPS, r->ops_written);
+	if (r->hist_write)
+		iob_rec_lat(b, "lat_write_ns", r->hist_write);
+	else
+		iob_rec_absent(b, "lat_write_ns", IOB_UNIT_NS);
+}
+
+void iob_rec_aggregate(struct iob_recbuf *b, const struct iob_aggregate *a)
+{
+	iob_rec_u64(b, "streams", IOB_UNIT_COUNT, a->streams);
+	if (a->first_done_known)
+		iob_rec_f64(b, "first_done_bw_bytes_per_s", IOB_UNIT_BYTES_PER_S, a->first_done_bw);
+	else
+		iob_rec_absent(b, "first_done_bw_bytes_per_s", IOB_UNIT_BYTES_PER_S);
+	iob_rec_f64(b, "last_done_bw_bytes_per_s", IOB_UNIT_BYTES_PER_S, a->last_done_bw);
+	iob_rec_f64(b, "stream_bw_min_bytes_per_s", IOB_UNIT_BYTES_PER_S, a->stream_bw_min);
+	iob_rec_f64(b, "stream_bw_max_bytes_per_s", IOB_UNIT_BYTES_PER_S, a->stream_bw_max);
+	iob_rec_bool(b, "partial", a->partial);
+	if (a->status != 0)
+		iob_rec_u64(b, "failed_stream", IOB_UNIT_COUNT, a->failed_stream);
+	else
+		iob_rec_absent(b, "failed_stream", IOB_UNIT_COUNT);
 }
 
 void iob_notes_add(struct iob_notes *n, const char *fmt, ...)

@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iobench/aggregate.h"
 #include "iobench/blocks.h"
 #include "iobench/cli.h"
 #include "iobench/engine.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
+#include "iobench/streams.h"
 #include "iobench/units.h"
 #include "iobench/version.h"
 #include "check.h"
@@ -395,7 +397,8 @@ static int job_files_open(struct iob_run *run, const struct iob_job *job, struct
 				  &dirpin[i]);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char p[IOB_PATH_MAX + 64];
-		jf->pin[i] = job->layout == IOB_LAYOUT_TREE ? dirpin[i / job->tree_files] : top;
+		size_t nbase = n / (iob_job_stream_files(job) ? job->threads : 1); /* stream copies: stream-major */
+		jf->pin[i] = job->layout == IOB_LAYOUT_TREE ? dirpin[(i % nbase) / job->tree_files] : top;
 		int fd = run->pins->pin[jf->pin[i]].fd;
 		const char *name = base_name(jf->fl.paths[i]);
 		/* where the OS has no such path, only the path itself remains */
@@ -519,16 +522,28 @@ static void read_plan(const struct iob_job *job, const struct job_files *jf, uin
 	};
 }
 
-/* The phase record; a series' summary may fail (returned). */
+/* The file a record names: the job's file (or tree directory). */
+static void record_file(const struct iob_job *job, const struct iob_filelist *fl, char *file, size_t len)
+{
+	if (job->layout == IOB_LAYOUT_TREE)
+		snprintf(file, len, "%s", job->dir);
+	else if (iob_job_stream_files(job)) /* the streams' files are <file>.<i> */
+		snprintf(file, len, "%s/%s", job->dir, job->filename);
+	else
+		snprintf(file, len, "%s", fl->paths[0]);
+}
+
+/* The phase record (with agg: the aggregate of the phase's streams); a
+ * series' summary may fail (returned). */
 static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struct iob_phase_result *r,
-		      const struct iob_read_facts *facts)
+		      const struct iob_read_facts *facts, const struct iob_aggregate *agg)
 {
 	struct iob_run *run = pr->run;
 	const struct iob_job *job = pr->job;
 	const struct iob_run_hooks *h = run->opts.hooks;
 	struct iob_recbuf *rb = &run->rb;
-	char file[IOB_PATH_MAX];
-	snprintf(file, sizeof file, "%s", job->layout == IOB_LAYOUT_TREE ? job->dir : fl->paths[0]);
+	char file[IOB_PATH_MAX + 64];
+	record_file(job, fl, file, sizeof file);
 	iob_rec_phase(rb, job, file, r);
 	int fs = !iob_is_stdin_path(file);
 	iob_rec_str(rb, "fs_type", fs && strcmp(run->fs_type, "unknown") ? run->fs_type : NULL);
@@ -547,6 +562,9 @@ static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struc
 	else
 		iob_rec_absent(rb, "holes_pct", IOB_UNIT_NONE);
 	iob_rec_str(rb, "status", iob_phase_status_name(r));
+	iob_rec_phase_cpu(rb, r);
+	if (agg)
+		iob_rec_aggregate(rb, agg);
 	int rc = 0;
 	if (pr->blocks.rb) {
 		char err[1024];
@@ -561,6 +579,68 @@ static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struc
 		h->record_fields(h->arg, run, pr->j, r, rb);
 	iob_run_record(run, &rb->rec);
 	return 0;
+}
+
+/* One stream's record: the phase base keys, its index, status and CPU. */
+static void emit_stream(struct iob_run *run, const struct iob_job *job, const struct job_files *jf, size_t i,
+			const struct iob_streams *st)
+{
+	struct iob_recbuf *rb = &run->rb;
+	char file[IOB_PATH_MAX + 64];
+	size_t nbase = jf->fl.n / (iob_job_stream_files(job) ? st->n : 1);
+	if (job->layout == IOB_LAYOUT_TREE)
+		snprintf(file, sizeof file, "%s", job->dir);
+	else
+		snprintf(file, sizeof file, "%s", jf->fl.paths[iob_job_stream_files(job) ? i * nbase : 0]);
+	iob_rec_phase(rb, job, file, &st->r[i]);
+	rb->rec.kind = "stream";
+	iob_rec_u64(rb, "stream", IOB_UNIT_COUNT, i);
+	/* "stopped": cut short because another stream of the phase failed */
+	iob_rec_str(rb, "status", st->cut[i] ? "stopped" : iob_phase_status_name(&st->r[i]));
+	iob_rec_phase_cpu(rb, &st->r[i]);
+	iob_run_record(run, &rb->rec);
+}
+
+/* The phase on job->threads streams: their records, then the aggregate in
+ * *r (its histograms borrowed from *agg). */
+static int run_streams(struct iob_run *run, const struct iob_job *job, struct job_files *jf,
+		       const struct iob_phase_spec *spec, struct iob_streams *st, struct iob_aggregate *agg,
+		       struct iob_phase_result *r)
+{
+	size_t n = job->threads, per = iob_job_stream_files(job);
+	size_t nfiles = per ? jf->fl.n / n : jf->fl.n;
+	int rc = iob_streams_run(spec, n, (const char *const *)jf->open, nfiles, per, run->stop, st);
+	if (rc == 0) {
+		const struct iob_phase_result **v = calloc(n, sizeof *v);
+		for (size_t i = 0; v && i < n; i++)
+			v[i] = &st->r[i];
+		rc = v ? iob_aggregate(v, n, agg) : -ENOMEM;
+		free(v);
+	}
+	if (rc != 0) {
+		iob_streams_free(st);
+		iob_phase_result_init(r);
+		r->phase = spec->phase;
+		r->status = rc;
+		snprintf(r->error, sizeof r->error, "cannot start %zu streams: %s", n, strerror(-rc));
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unmask(st->r[i].error, sizeof st->r[i].error, jf);
+		unmask(st->r[i].bad_file, sizeof st->r[i].bad_file, jf);
+		if (!run->quiet)
+			emit_stream(run, job, jf, i, st);
+	}
+	iob_aggregate_as_result(agg, r);
+	if (agg->status != 0) { /* the failed stream's words, naming it */
+		const struct iob_phase_result *f = &st->r[agg->failed_stream];
+		snprintf(r->error, sizeof r->error, "stream %zu: %s", agg->failed_stream, f->error);
+		r->first_bad_offset = f->first_bad_offset;
+		r->expected = f->expected;
+		r->found = f->found;
+		snprintf(r->bad_file, sizeof r->bad_file, "%s", f->bad_file);
+	}
+	return r->status;
 }
 
 static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, struct job_files *jf,
@@ -593,9 +673,16 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 		.backend_options = job->backend_options,
 		.follow_symlinks = job->follow_symlinks,
 		.allow_devices = job->allow_devices,
+		.iodepth = job->iodepth,
+		.runtime_ns = job->runtime_ns,
+		.ramp_ns = job->ramp_ns,
+		.rwmix_read = job->rwmix_read,
 	};
 	struct iob_phase_result r;
 	struct iob_read_facts facts;
+	struct iob_streams st = {0};
+	struct iob_aggregate agg = {0};
+	int streams = job->threads > 1;
 	char what[160];
 
 	if (job->series && phase == IOB_PHASE_READ) {
@@ -618,9 +705,21 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	read_plan(job, jf, bs, &plan);
 	if (reads)
 		iob_caveat_measure_read(&plan, &facts);
-	int rc = iob_phase_run(&spec, &r);
-	unmask(r.error, sizeof r.error, jf);
-	unmask(r.bad_file, sizeof r.bad_file, jf);
+	int rc;
+	if (streams) {
+		rc = run_streams(run, job, jf, &spec, &st, &agg, &r);
+	} else {
+		uint64_t u0 = 0, s0 = 0, u1 = 0, s1 = 0;
+		int cpu = iob_cpu_times_ns(1, &u0, &s0) == 0;
+		rc = iob_phase_run(&spec, &r);
+		/* until engine.c fills the CPU times: this thread's around the phase */
+		if (cpu && r.cpu_user_ns == 0 && r.cpu_sys_ns == 0 && iob_cpu_times_ns(1, &u1, &s1) == 0) {
+			r.cpu_user_ns = u1 - u0;
+			r.cpu_sys_ns = s1 - s0;
+		}
+		unmask(r.error, sizeof r.error, jf);
+		unmask(r.bad_file, sizeof r.bad_file, jf);
+	}
 	if (rc >= 0 && !r.interrupted && iob_is_stdin_path(fl->paths[0]) && r.bytes == 0) {
 		iob_run_fail(run, 1, "standard input gave no data: there is nothing to read");
 		iob_phase_result_free(&r);
@@ -641,23 +740,31 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 					      r.direct || (r.ops == 0 && (b->desc.caps & IOB_CAP_DIRECT)));
 		iob_caveat_after_phase(&run->notes, what, &r, b->desc.name, (b->desc.caps & IOB_CAP_DIRECT) != 0);
 	}
-	if (r.ops || rc == 0 || r.interrupted || rc == IOB_STATUS_MISMATCH) {
-		int er = emit_phase(&pr, fl, &r, &facts);
+	if (r.ops || rc == 0 || r.interrupted || rc == IOB_STATUS_MISMATCH || (streams && st.n)) {
+		int er = emit_phase(&pr, fl, &r, &facts, streams && st.n ? &agg : NULL);
 		if (er < 0 && rc >= 0)
 			rc = er;
 	}
 	print_live_notes(run);
+	char sw[48] = "";
+	if (streams && agg.status)
+		snprintf(sw, sizeof sw, " (first in stream %zu)", agg.failed_stream);
 	if (rc == IOB_STATUS_MISMATCH && !run->error[0])
 		snprintf(run->error, sizeof run->error,
-			 "verify failed in job %s: %llu bad block(s); first bad byte at offset %llu of %s: expected "
+			 "verify failed in job %s: %llu bad block(s)%s; first bad byte at offset %llu of %s: expected "
 			 "0x%02x, found 0x%02x",
-			 job->name, (unsigned long long)r.bad_blocks, (unsigned long long)r.first_bad_offset, r.bad_file,
-			 r.expected, r.found);
+			 job->name, (unsigned long long)r.bad_blocks, sw,
+			 (unsigned long long)r.first_bad_offset, r.bad_file, r.expected, r.found);
 	else if (rc < 0)
 		iob_run_fail(run, rc == -EINVAL && r.ops == 0, "job %s: %s", job->name, r.error);
 	if (h && h->after_phase)
 		h->after_phase(h->arg, run, j, &r);
-	iob_phase_result_free(&r);
+	if (streams) { /* r borrowed the aggregate's histograms */
+		iob_aggregate_free(&agg);
+		iob_streams_free(&st);
+	} else {
+		iob_phase_result_free(&r);
+	}
 	iob_blocks_free(&pr.blocks);
 	return rc;
 }
@@ -687,7 +794,7 @@ static int run_job(struct iob_run *run, size_t j)
 	rc = job_files_open(run, job, &jf);
 	uint64_t top = job->block_size_max ? job->block_size_max : job->block_size;
 	for (uint64_t bs = job->block_size; rc == 0 && bs <= top && !*run->stop; bs *= 2) {
-		for (int p = IOB_PHASE_WRITE; p <= IOB_PHASE_VERIFY && rc == 0 && !*run->stop; p++)
+		for (int p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED && rc == 0 && !*run->stop; p++)
 			if (job->phases & IOB_PHASE_BIT(p)) {
 				rc = run_phase(run, j, b, &jf, (enum iob_phase)p, bs);
 				note_made(run, &jf);

@@ -28,6 +28,7 @@
  */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include <errno.h>
@@ -66,8 +67,22 @@ static struct fault_cfg cfg = {.op = F_WRITE, .err = -EIO, .persist = 1};
 static char cfg_text[BOPTS_MAX_TEXT]; /* the option text cfg was made from */
 static int cfg_set;
 
+/* Streams call the backend from several threads: the counters are the
+ * process's, kept under one lock. */
+static pthread_mutex_t cfg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int should_fail_locked(enum fault_op op, size_t len);
+
 /* Should this call of `op` fail?  Counts it either way. */
 static int should_fail(enum fault_op op, size_t len)
+{
+	pthread_mutex_lock(&cfg_lock);
+	int rc = should_fail_locked(op, len);
+	pthread_mutex_unlock(&cfg_lock);
+	return rc;
+}
+
+static int should_fail_locked(enum fault_op op, size_t len)
 {
 	if (op != cfg.op)
 		return 0;
@@ -113,10 +128,13 @@ static int fault_configure(const char *text);
 
 static int fault_open(const struct iob_open_args *a, void **h)
 {
+	pthread_mutex_lock(&cfg_lock);
 	int rc = fault_configure(bopts_of(a));
+	if (rc == 0)
+		snprintf(cfg.last_path, sizeof cfg.last_path, "%s", a->path);
+	pthread_mutex_unlock(&cfg_lock);
 	if (rc < 0)
 		return rc;
-	snprintf(cfg.last_path, sizeof cfg.last_path, "%s", a->path);
 	if (should_fail(F_OPEN, 0))
 		return cfg.err ? cfg.err : -EIO;
 	struct iob_open_args inner_args = *a;

@@ -162,6 +162,44 @@ static void test_stddev_and_merge(void **s)
 	iob_hist_free(b);
 }
 
+/* Two scales: iob_hist_merge converts the second histogram's ticks to the
+ * first's unit; every percentile stays within the stated 1% of the exact
+ * percentile of the concatenated samples (in ns), min and max exactly. */
+static void test_merge_different_scales(void **s)
+{
+	(void)s;
+	enum { N = 30000 };
+	uint64_t *ns = malloc(2 * N * sizeof *ns);
+	struct iob_hist *a = iob_hist_new(), *b = iob_hist_new();
+	assert_non_null(ns);
+	const double sa = 0.35714, sb = 1.7;
+	for (size_t i = 0; i < N; i++) {
+		uint64_t ta = 2000 + rnd() % 400000, tb = 100 + rnd() % 9000;
+		iob_hist_record(a, ta);
+		iob_hist_record(b, tb);
+		ns[i] = (uint64_t)llround((double)ta * sa);
+		ns[N + i] = (uint64_t)llround((double)tb * sb);
+	}
+	iob_hist_set_scale(a, sa);
+	iob_hist_set_scale(b, sb);
+	iob_hist_merge(a, b);
+	qsort(ns, 2 * N, sizeof *ns, cmp_u64);
+	assert_int_equal(a->count, 2 * N);
+	assert_true(llabs((long long)iob_hist_min_ns(a) - (long long)ns[0]) <= 1);
+	assert_true(llabs((long long)iob_hist_max_ns(a) - (long long)ns[2 * N - 1]) <= 1);
+	for (size_t i = 0; i < IOB_NPCT; i++) {
+		double p = iob_default_pct[i];
+		uint64_t want = exact_pct(ns, 2 * N, p), got = iob_hist_percentile(a, p);
+		double err = fabs((double)got - (double)want) / (double)want;
+		if (err > 0.01)
+			fail_msg("p%g: merged %llu, exact %llu (error %.4f)", p, (unsigned long long)got,
+				 (unsigned long long)want, err);
+	}
+	iob_hist_free(a);
+	iob_hist_free(b);
+	free(ns);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_no_clamping_full_range),
 		cmocka_unit_test(test_bucket_layout),
 		cmocka_unit_test(test_stddev_and_merge),
+		cmocka_unit_test(test_merge_different_scales),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -330,7 +330,7 @@ static const char *every_key[][3] = {
     {"tree_levels", "2", NULL},
     {"tree_files", "5", NULL},
     {"access", "random", "sequential"},
-    {"phases", "read,write", "verify,read"},
+    {"phases", "read,write,mixed", "verify,read"},
     {"block_size", "8K", "1M"},
     {"block_size_max", "64K", NULL},
     {"size", "1.5M", "2G"},
@@ -351,6 +351,12 @@ static const char *every_key[][3] = {
     {"fill_once", "true", NULL},
     {"series", NULL, "true"},
     {"series_clock", NULL, "process"},
+    {"threads", "3", NULL},
+    {"shared_file", "true", NULL},
+    {"iodepth", "8", "65536"},
+    {"runtime", "90s", "2m"},
+    {"ramp_time", "500ms", "100us"},
+    {"rwmix_read", "70", "0"},
 };
 
 static void test_every_key_round_trips(void **s)

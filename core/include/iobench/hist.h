@@ -37,7 +37,18 @@ extern const double iob_default_pct[IOB_NPCT];
 struct iob_hist *iob_hist_new(void); /* zeroed, heap; NULL on ENOMEM */
 void iob_hist_free(struct iob_hist *h);
 void iob_hist_reset(struct iob_hist *h);
+/* Add from's samples to into.  With one scale (or into empty: it takes
+ * from's) bucket by bucket, exactly; with different scales as
+ * iob_hist_merge_ns (weight 1). */
 void iob_hist_merge(struct iob_hist *into, const struct iob_hist *from);
+/* Add from's samples, each counted `weight` times, converted to into's unit:
+ * an empty into with no scale takes ns (ns_per_tick 1).  Exact when the
+ * scales are equal; otherwise each of from's buckets goes whole to the
+ * bucket of into holding its midpoint, so a percentile of the merge stays
+ * within 1% of the exact percentile of the samples (hist.c).  This is how
+ * streams' histograms, each in ticks of its own measured ratio, are merged
+ * (aggregate.c). */
+void iob_hist_merge_ns(struct iob_hist *into, const struct iob_hist *from, uint64_t weight);
 
 static inline unsigned iob_hist_index(uint64_t v)
 {

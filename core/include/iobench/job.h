@@ -65,7 +65,13 @@ void iob_job_defaults(struct iob_job *job);
 /* Check a job for consistency; a one-line reason in err.  No file is touched. */
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen);
 
-/* The files a job touches, as full paths (tree order: level 0 first). */
+#define IOB_THREADS_MAX 4096u
+#define IOB_IODEPTH_MAX 65536u
+
+/* The files a job touches, as full paths (tree order: level 0 first).  With
+ * threads = N > 1 and no shared_file, every stream has its own copy of each
+ * file, "<file>.<i>" (i = 0..N-1), listed stream by stream: stream i's are
+ * paths[i * n / N] to paths[(i + 1) * n / N - 1]. */
 struct iob_filelist {
 	size_t n;
 	char **paths;  /* n paths */
@@ -74,5 +80,8 @@ struct iob_filelist {
 };
 int iob_job_files(const struct iob_job *job, struct iob_filelist *out);
 void iob_filelist_free(struct iob_filelist *fl);
+/* Nonzero when each stream has files of its own (threads > 1, no
+ * shared_file). */
+int iob_job_stream_files(const struct iob_job *job);
 
 #endif

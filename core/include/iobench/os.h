@@ -216,8 +216,28 @@ int iob_run_isolated(void (*fn)(void *arg, void *out, size_t outlen), void *arg,
 int iob_cache_residency_range(const char *path, uint64_t off, uint64_t len, uint64_t *resident_pages,
 			      uint64_t *total_pages);
 
-/* CPU time the calling thread has used so far, user and system, in ns
- * (getrusage RUSAGE_THREAD); -ENOTSUP where the OS cannot tell. */
-int iob_thread_cpu(uint64_t *user_ns, uint64_t *sys_ns);
+/* Threads (streams.c).  A thread runs fn(arg) once; join waits for it and
+ * frees it.  0 or -errno. */
+struct iob_thread;
+int iob_thread_start(struct iob_thread **t, void (*fn)(void *arg), void *arg);
+void iob_thread_join(struct iob_thread *t);
+/* A barrier for `count` threads: each waiter blocks until `count` have
+ * arrived, then all go on; it may be used again for the next round. */
+struct iob_barrier;
+int iob_barrier_init(struct iob_barrier **b, unsigned count);
+void iob_barrier_wait(struct iob_barrier *b);
+/* Count as arrived without waiting (a thread that will never wait: a stream
+ * that failed, or one that could not be started). */
+void iob_barrier_arrive(struct iob_barrier *b);
+void iob_barrier_destroy(struct iob_barrier *b);
+/* Run fn exactly once in the process, however many threads call this with
+ * the same *flag (initially 0); every caller returns after fn has run. */
+void iob_once(int *flag, void (*fn)(void));
+/* /proc/thread-self/io rchar and wchar of the calling thread (its own reads
+ * of that file left out), -ENOTSUP elsewhere. */
+int iob_proc_thread_io(uint64_t *rchar, uint64_t *wchar);
+/* CPU time used so far, user and system, in ns: of the calling thread
+ * (thread != 0, RUSAGE_THREAD) or of the whole process. */
+int iob_cpu_times_ns(int thread, uint64_t *user_ns, uint64_t *sys_ns);
 
 #endif

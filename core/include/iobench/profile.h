@@ -37,6 +37,7 @@ enum iob_key_type {
 	IOB_KEY_STRING,  /* free text, kept as written; char array */
 	IOB_KEY_PATH,    /* a file or directory name (UTF-8); char array */
 	IOB_KEY_PATTERN, /* a data pattern (iob_pattern_parse); struct iob_pattern */
+	IOB_KEY_DURATION, /* a time with its unit: ns, us, ms, s, m, h ("5s", "500ms"); uint64_t ns */
 };
 
 struct iob_key_word {

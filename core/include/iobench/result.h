@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "iobench/aggregate.h"
 #include "iobench/engine.h"
 #include "iobench/job.h"
 #include "iobench/plugin.h"
@@ -52,10 +53,25 @@ const struct iob_field *iob_rec_get(const struct iob_record *r, const char *key)
  * a series' summary and the tool's own fields. */
 void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *file,
 		   const struct iob_phase_result *r);
+/* Keys every phase record has after the read facts and status
+ * (docs/outputs.md): cpu_user_s, cpu_sys_s, cpu_ns_per_io (the CPU time of
+ * the phase's threads, per completed I/O; absent without I/O); for a mixed
+ * phase also bytes_read, bytes_written, ops_read, ops_written and
+ * lat_write_ns (lat_ns is then the reads'). */
+void iob_rec_phase_cpu(struct iob_recbuf *b, const struct iob_phase_result *r);
+/* The aggregate's own keys, after those (a "phase" record of N > 1
+ * streams): streams, first_done_bw_bytes_per_s (absent when the streams did
+ * not say what they had done when the first finished),
+ * last_done_bw_bytes_per_s, stream_bw_min_bytes_per_s,
+ * stream_bw_max_bytes_per_s, partial (some stream failed or was stopped)
+ * and failed_stream (absent when none failed). */
+void iob_rec_aggregate(struct iob_recbuf *b, const struct iob_aggregate *a);
 /* "ok", "mismatch", "error" or "interrupted". */
 const char *iob_phase_status_name(const struct iob_phase_result *r);
 
-/* Caveats collected during a run, printed by every output at the end. */
+/* Caveats collected during a run, printed by every output at the end.
+ * Not safe for threads: a run adds notes only from the thread that runs it
+ * (streams are joined before their notes are added). */
 #define IOB_MAX_NOTES 32
 struct iob_notes {
 	size_t n;

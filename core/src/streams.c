@@ -1,0 +1,165 @@
+/*
+ * streams.c - one phase on N threads at once (iobench/streams.h).
+ */
+#include "iobench/streams.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/os.h"
+
+struct phase_streams;
+
+struct stream {
+	struct phase_streams *ps;
+	size_t i;
+	struct iob_phase_spec spec;
+	struct iob_phase_result *r;
+	struct iob_thread *thread;
+	int arrived; /* this stream has waited at the start barrier */
+	int done;    /* atomic: the stream's phase returned */
+};
+
+struct phase_streams {
+	struct iob_barrier *start;
+	volatile sig_atomic_t stop; /* written with __atomic stores, read by the engine */
+	volatile int first_done;
+	struct stream *s;
+};
+
+static void stream_ready(void *arg)
+{
+	struct stream *st = arg;
+	st->arrived = 1;
+	iob_barrier_wait(st->ps->start);
+}
+
+static void stream_main(void *arg)
+{
+	struct stream *st = arg;
+	struct iob_phase_result *r = st->r;
+	uint64_t rc0 = 0, wc0 = 0, rc1 = 0, wc1 = 0, u0 = 0, s0 = 0, u1 = 0, s1 = 0;
+	int io = iob_proc_thread_io(&rc0, &wc0) == 0;
+	int cpu = iob_cpu_times_ns(1, &u0, &s0) == 0;
+	uint64_t t0 = iob_now_ns();
+	iob_phase_run(&st->spec, r);
+	uint64_t t1 = iob_now_ns();
+	cpu = cpu && iob_cpu_times_ns(1, &u1, &s1) == 0;
+	io = io && iob_proc_thread_io(&rc1, &wc1) == 0;
+	if (!st->arrived) /* failed before its files were open: let the others go */
+		iob_barrier_arrive(st->ps->start);
+	if (r->status < 0)
+		__atomic_store_n(&st->ps->stop, 1, __ATOMIC_RELAXED);
+	/* the kernel's count for this thread alone: the engine's is the process's */
+	r->os_read_bytes = io ? rc1 - rc0 : UINT64_MAX;
+	r->os_write_bytes = io ? wc1 - wc0 : UINT64_MAX;
+	/* Until the engine fills start_ns/end_ns and the CPU times, the window and
+	 * the CPU are this thread's own readings around its whole phase (opens
+	 * included).  Remove once engine.c sets them. */
+	if (r->end_ns == 0) {
+		r->start_ns = t0;
+		r->end_ns = t1;
+	}
+	if (r->cpu_user_ns == 0 && r->cpu_sys_ns == 0 && cpu) {
+		r->cpu_user_ns = u1 - u0;
+		r->cpu_sys_ns = s1 - s0;
+	}
+	__atomic_store_n(&st->done, 1, __ATOMIC_RELEASE);
+}
+
+void iob_streams_free(struct iob_streams *s)
+{
+	for (size_t i = 0; s->r && i < s->n; i++)
+		iob_phase_result_free(&s->r[i]);
+	free(s->r);
+	free(s->cut);
+	memset(s, 0, sizeof *s);
+}
+
+/* Stream i's part of a shared file, sequential access: [i*size/N, (i+1)*size/N),
+ * on block boundaries so every stream's I/Os are whole blocks. */
+static void region(const struct iob_phase_spec *base, size_t i, size_t n, struct iob_phase_spec *spec)
+{
+	uint64_t bs = base->block_size, blocks = base->file_size / bs;
+	uint64_t b0 = blocks * i / n, b1 = blocks * (i + 1) / n;
+	spec->region_off = b0 * bs;
+	spec->region_len = i + 1 == n ? base->file_size - b0 * bs : (b1 - b0) * bs;
+}
+
+/* Wait for every stream, raising the phase's stop flag when a stop signal
+ * arrives or a stream failed. */
+static void supervise(struct phase_streams *ps, size_t n, volatile sig_atomic_t *run_stop)
+{
+	for (;;) {
+		size_t done = 0;
+		for (size_t i = 0; i < n; i++)
+			done += __atomic_load_n(&ps->s[i].done, __ATOMIC_ACQUIRE) != 0;
+		if (done == n)
+			return;
+		if (run_stop && *run_stop)
+			__atomic_store_n(&ps->stop, 1, __ATOMIC_RELAXED);
+		iob_sleep_ns(2000000, NULL);
+	}
+}
+
+int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *const *files, size_t nfiles,
+		    int per_stream_files, volatile sig_atomic_t *run_stop, struct iob_streams *out)
+{
+	struct phase_streams ps;
+	memset(out, 0, sizeof *out);
+	memset(&ps, 0, sizeof ps);
+	if (n == 0)
+		return -EINVAL;
+	out->r = calloc(n, sizeof *out->r);
+	out->cut = calloc(n, sizeof *out->cut);
+	ps.s = calloc(n, sizeof *ps.s);
+	int rc = out->r && out->cut && ps.s ? iob_barrier_init(&ps.start, (unsigned)n) : -ENOMEM;
+	size_t started = 0;
+	for (size_t i = 0; i < n && rc == 0; i++, started++) {
+		struct stream *st = &ps.s[i];
+		st->ps = &ps;
+		st->i = i;
+		st->r = &out->r[i];
+		iob_phase_result_init(st->r);
+		st->spec = *base;
+		st->spec.files = per_stream_files ? files + i * nfiles : base->files;
+		st->spec.nfiles = nfiles;
+		if (!per_stream_files && base->access == IOB_ACCESS_SEQ && base->file_size)
+			region(base, i, n, &st->spec);
+		/* random offsets: each stream its own sequence (stream 0 the job's);
+		 * the data pattern keeps its own seed, so verify reads what was written */
+		st->spec.seed = base->seed + (uint64_t)i * 0x9e3779b97f4a7c15ull;
+		st->spec.ready = stream_ready;
+		st->spec.ready_arg = st;
+		st->spec.first_done = &ps.first_done;
+		st->spec.stop = &ps.stop;
+		rc = iob_thread_start(&st->thread, stream_main, st);
+	}
+	if (rc != 0 && started) {
+		/* the streams already started wait at the barrier for the rest:
+		 * stop them and stand in for the missing ones */
+		__atomic_store_n(&ps.stop, 1, __ATOMIC_RELAXED);
+		for (size_t i = started; i < n; i++)
+			iob_barrier_arrive(ps.start);
+	}
+	if (started == n)
+		supervise(&ps, n, run_stop);
+	for (size_t i = 0; i < started; i++)
+		iob_thread_join(ps.s[i].thread);
+	iob_barrier_destroy(ps.start);
+	free(ps.s);
+	out->n = n;
+	if (rc != 0) {
+		iob_streams_free(out);
+		return rc;
+	}
+	/* a stream stopped with no stop signal was stopped by another's failure */
+	int signalled = run_stop && *run_stop;
+	for (size_t i = 0; i < n; i++)
+		if (out->r[i].interrupted && !signalled) {
+			out->r[i].interrupted = 0;
+			out->cut[i] = 1;
+		}
+	return 0;
+}

@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""Streams (threads = N) through `iobench run`, JSON output:
+
+- per-stream files <file>.<i>, or one shared file; nothing else created;
+- one "stream" record per stream and one aggregate "phase" record: the
+  aggregate's bytes and ops are the streams' sums, and equal the kernel's
+  counts (the sums of each stream's /proc/thread-self/io deltas); its
+  elapsed time spans every stream's (IOR's rule: last end - first start);
+  its latency holds every stream's sample;
+- threads = 1 gives no stream record and no aggregate keys;
+- bad input: one line naming the value, exit 2, nothing created;
+- ENOSPC in one of 8 streams (the fault backend: one write of the whole
+  process fails, whichever stream makes it) ends the phase: exit 1, the
+  error names the stream and the offset, the aggregate is marked partial;
+- SIGINT during 8 streams: exit 130, records marked interrupted.
+
+Usage: test_streams.py --bin DIR --plugin-dir DIR --fault-dir DIR --work DIR
+Prints 'N passed, N failed'."""
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+A = None
+failures = []
+passed = 0
+
+
+def check(name, cond, detail=""):
+    global passed
+    if cond:
+        passed += 1
+    else:
+        failures.append(f"{name}: {detail}")
+
+
+def iobench(profile, d, js=None, env_extra=None, timeout=300):
+    env = dict(os.environ)
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    if env_extra:
+        env.update(env_extra)
+    args = [os.path.join(A.bin, "iobench"), "run", profile, "--plugin-dir", A.plugin_dir]
+    if js:
+        args += ["--output", "json=" + js]
+    return subprocess.run(args, cwd=d, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def profile(d, name, body):
+    p = os.path.join(d, name + ".ini")
+    with open(p, "w") as f:
+        f.write(body)
+    return p
+
+
+def records(js):
+    with open(js) as f:
+        return json.load(f)["records"]
+
+
+def by_phase(recs, kind, phase):
+    return [r for r in recs if r["kind"] == kind and r.get("phase") == phase]
+
+
+def check_aggregate(name, recs, phase, n):
+    streams = by_phase(recs, "stream", phase)
+    agg = by_phase(recs, "phase", phase)
+    check(name + ": one record per stream", len(streams) == n, f"{len(streams)} stream records")
+    check(name + ": one aggregate", len(agg) == 1, f"{len(agg)} phase records")
+    if len(streams) != n or len(agg) != 1:
+        return None
+    a = agg[0]
+    check(name + ": stream indexes", sorted(s["stream"] for s in streams) == list(range(n)),
+          str([s["stream"] for s in streams]))
+    check(name + ": streams key", a["streams"] == n, str(a.get("streams")))
+    for key in ("bytes", "ops"):
+        total = sum(s[key] for s in streams)
+        check(f"{name}: aggregate {key} = sum of streams", a[key] == total, f"{a[key]} != {total}")
+    kernel = "os_write_bytes" if phase == "write" else "os_read_bytes"
+    ksum = sum(s[kernel] for s in streams)
+    check(f"{name}: each stream's {kernel} is its bytes",
+          all(s[kernel] == s["bytes"] for s in streams), str([(s[kernel], s["bytes"]) for s in streams]))
+    check(f"{name}: aggregate {kernel} = sum of the streams' = bytes", a[kernel] == ksum == a["bytes"],
+          f"{a[kernel]}, {ksum}, {a['bytes']}")
+    longest = max(s["elapsed_s"] for s in streams)
+    check(name + ": the window spans every stream", a["elapsed_s"] >= longest * (1 - 1e-9),
+          f"{a['elapsed_s']} < {longest}")
+    if a["elapsed_s"] > 0:
+        bw = a["bytes"] / a["elapsed_s"]
+        check(name + ": bw = bytes / window", abs(a["bw_bytes_per_s"] - bw) <= 1e-6 * bw,
+              f"{a['bw_bytes_per_s']} vs {bw}")
+    check(name + ": stream bw spread", a["stream_bw_min_bytes_per_s"] <= a["stream_bw_max_bytes_per_s"] and
+          a["stream_bw_min_bytes_per_s"] == min(s["bw_bytes_per_s"] for s in streams) and
+          a["stream_bw_max_bytes_per_s"] == max(s["bw_bytes_per_s"] for s in streams), str(a))
+    check(name + ": merged latency holds every sample",
+          a["lat_ns"]["count"] == sum(s["lat_ns"]["count"] for s in streams) and
+          a["lat_ns"]["min"] == min(s["lat_ns"]["min"] for s in streams) and
+          a["lat_ns"]["max"] == max(s["lat_ns"]["max"] for s in streams),
+          f"{a['lat_ns']['count']}, {[s['lat_ns']['count'] for s in streams]}")
+    cpu = sum(s["cpu_user_s"] + s["cpu_sys_s"] for s in streams)
+    check(name + ": CPU is the streams' sum", abs(a["cpu_user_s"] + a["cpu_sys_s"] - cpu) < 1e-6,
+          f"{a['cpu_user_s'] + a['cpu_sys_s']} vs {cpu}")
+    check(name + ": not partial", a["partial"] is False and a["status"] == "ok", str(a["status"]))
+    return a
+
+
+def test_own_files(work):
+    d = tempfile.mkdtemp(dir=work)
+    data = os.path.join(d, "data")
+    os.mkdir(data)
+    p = profile(d, "own", f"[own]\ndir = {data}\nfilename = f.dat\nsize = 1M\nblock_size = 64K\n"
+                "threads = 4\nphases = write,read\nkeep_files = true\n")
+    js = os.path.join(d, "out.json")
+    r = iobench(p, d, js)
+    check("own files: exit 0", r.returncode == 0, r.stderr)
+    if r.returncode != 0:
+        return
+    names = sorted(os.listdir(data))
+    check("own files: <file>.<i> for i < 4, nothing else", names == [f"f.dat.{i}" for i in range(4)], str(names))
+    check("own files: each of size", all(os.path.getsize(os.path.join(data, n)) == 1 << 20 for n in names),
+          str([os.path.getsize(os.path.join(data, n)) for n in names]))
+    recs = records(js)
+    for phase in ("write", "read"):
+        check_aggregate("own files " + phase, recs, phase, 4)
+    files = sorted(s["file"] for s in recs if s["kind"] == "stream" and s["phase"] == "write")
+    check("own files: stream records name their files",
+          files == [os.path.join(data, f"f.dat.{i}") for i in range(4)], str(files))
+    shutil.rmtree(d)
+
+
+def test_shared(work):
+    d = tempfile.mkdtemp(dir=work)
+    data = os.path.join(d, "data")
+    os.mkdir(data)
+    p = profile(d, "shared", f"[shared]\ndir = {data}\nfilename = s.dat\nsize = 2M\nblock_size = 64K\n"
+                "threads = 4\nshared_file = true\nphases = write,read\nkeep_files = true\n")
+    js = os.path.join(d, "out.json")
+    r = iobench(p, d, js)
+    check("shared file: exit 0", r.returncode == 0, r.stderr)
+    if r.returncode != 0:
+        return
+    names = os.listdir(data)
+    check("shared file: one file", names == ["s.dat"], str(names))
+    check("shared file: of the job's size", os.path.getsize(os.path.join(data, "s.dat")) == 2 << 20,
+          str(os.path.getsize(os.path.join(data, "s.dat"))))
+    recs = records(js)
+    for phase in ("write", "read"):
+        check_aggregate("shared file " + phase, recs, phase, 4)
+    shutil.rmtree(d)
+
+
+def test_one_thread(work):
+    d = tempfile.mkdtemp(dir=work)
+    p = profile(d, "one", f"[one]\ndir = {d}\nsize = 256K\nblock_size = 64K\nphases = write,read\n")
+    js = os.path.join(d, "out.json")
+    r = iobench(p, d, js)
+    check("threads = 1: exit 0", r.returncode == 0, r.stderr)
+    if r.returncode != 0:
+        return
+    recs = records(js)
+    check("threads = 1: no stream records", not [x for x in recs if x["kind"] == "stream"],
+          str([x["kind"] for x in recs]))
+    ph = [x for x in recs if x["kind"] == "phase"]
+    check("threads = 1: two phase records", len(ph) == 2, str(len(ph)))
+    for x in ph:
+        check("threads = 1: no aggregate keys", "streams" not in x and "partial" not in x, str(list(x)))
+        check("threads = 1: cpu keys", all(k in x for k in ("cpu_user_s", "cpu_sys_s", "cpu_ns_per_io")) and
+              x["cpu_ns_per_io"] is not None, str(x))
+    shutil.rmtree(d)
+
+
+BAD = [
+    ("threads = 0", "threads 0"),
+    ("threads = 4097", "threads 4097"),
+    ("iodepth = 0", "iodepth 0"),
+    ("iodepth = 65537", "iodepth 65537"),
+    ("iodepth = 2", "posix"),
+    ("runtime = 5", "'5'"),
+    ("runtime = -5s", "'-5s'"),
+    ("ramp_time = 10", "'10'"),
+    ("rwmix_read = 101", "rwmix_read 101"),
+    ("phases = write,sideways", "sideways"),
+]
+
+
+def test_bad_input(work):
+    for line, named in BAD:
+        d = tempfile.mkdtemp(dir=work)
+        data = os.path.join(d, "data")
+        os.mkdir(data)
+        extra = "" if line.startswith("threads") else "threads = 2\n"
+        p = profile(d, "bad", f"[bad]\ndir = {data}\nsize = 64K\n{extra}{line}\n")
+        r = iobench(p, d, os.path.join(d, "out.json"))
+        err = r.stderr.strip().split("\n")
+        check(f"bad {line}: exit 2", r.returncode == 2, f"{r.returncode}: {r.stderr}")
+        check(f"bad {line}: one line naming the value", len(err) == 1 and named in err[0], r.stderr)
+        check(f"bad {line}: nothing created", os.listdir(data) == [] and not os.path.exists(
+            os.path.join(d, "out.json")), str(os.listdir(data)))
+        shutil.rmtree(d)
+    # more streams than the free space holds, for the whole suite
+    d = tempfile.mkdtemp(dir=work)
+    data = os.path.join(d, "data")
+    os.mkdir(data)
+    st = os.statvfs(data)
+    free = st.f_bavail * st.f_frsize
+    size = free // 1000 + (1 << 20)  # 1000 streams of it do not fit; one does
+    p = profile(d, "space", f"[fits]\ndir = {data}\nsize = {size}\nkeep_files = false\n"
+                f"[toomany]\ndir = {data}\nsize = {size}\nthreads = 1000\n")
+    r = iobench(p, d)
+    check("threads over the free space: exit 2", r.returncode == 2, f"{r.returncode}: {r.stderr}")
+    check("threads over the free space: says so, naming the job",
+          "not enough space" in r.stderr and "[toomany]" in r.stderr and len(r.stderr.strip().split("\n")) == 1,
+          r.stderr)
+    check("threads over the free space: nothing created", os.listdir(data) == [], str(os.listdir(data)))
+    p = profile(d, "shared", f"[shared]\ndir = {data}\nsize = {size}\nthreads = 1000\nshared_file = true\n"
+                "phases = write\n")
+    r = subprocess.run([os.path.join(A.bin, "iobench"), "check", p, "--plugin-dir", A.plugin_dir],
+                       capture_output=True, text=True)
+    check("a shared file needs room once", r.returncode == 0, r.stderr)
+    shutil.rmtree(d)
+
+
+def test_enospc(work):
+    d = tempfile.mkdtemp(dir=work)
+    data = os.path.join(d, "data")
+    os.mkdir(data)
+    wrap = os.path.join(A.plugin_dir, "iob-backend-posix.so")
+    # 8 streams of 1 MiB in 64 KiB writes: the write after 3 MiB in all fails, once
+    p = profile(d, "full", f"[full]\ndir = {data}\nbackend = fault\nsize = 1M\nblock_size = 64K\n"
+                f"threads = 8\nphases = write\n"
+                f"backend_options = wrap={wrap},op=write,err=ENOSPC,after_bytes=3145728,persist=0\n")
+    js = os.path.join(d, "out.json")
+    r = iobench(p, d, js, {"IOBENCH_PLUGIN_PATH": A.fault_dir})
+    err = r.stderr.strip().split("\n")
+    check("ENOSPC in one stream: exit 1", r.returncode == 1, f"{r.returncode}: {r.stderr}")
+    check("ENOSPC: the error names a stream, the offset and the reason",
+          any("stream " in e and "at offset " in e and "No space left on device" in e for e in err), r.stderr)
+    recs = records(js)
+    streams = by_phase(recs, "stream", "write")
+    agg = by_phase(recs, "phase", "write")
+    check("ENOSPC: 8 stream records and an aggregate", len(streams) == 8 and len(agg) == 1,
+          f"{len(streams)}, {len(agg)}")
+    if len(streams) == 8 and len(agg) == 1:
+        a = agg[0]
+        bad = [s for s in streams if s["status"] == "error"]
+        check("ENOSPC: one stream failed", len(bad) == 1, str([s["status"] for s in streams]))
+        check("ENOSPC: the aggregate is partial and names it",
+              a["partial"] is True and a["status"] == "error" and bad and a["failed_stream"] == bad[0]["stream"],
+              str(a))
+        check("ENOSPC: the error names the failed stream", bad and f"stream {bad[0]['stream']}:" in r.stderr,
+              r.stderr)
+        check("ENOSPC: the others are ok or stopped",
+              all(s["status"] in ("ok", "stopped") for s in streams if s not in bad), str(streams))
+        check("ENOSPC: the aggregate's bytes are the streams'", a["bytes"] == sum(s["bytes"] for s in streams),
+              str(a["bytes"]))
+        check("ENOSPC: less than everything was written", a["bytes"] < 8 << 20, str(a["bytes"]))
+    check("ENOSPC: the job's files are removed", os.listdir(data) == [], str(os.listdir(data)))
+    shutil.rmtree(d)
+
+
+def test_sigint(work):
+    d = tempfile.mkdtemp(dir=work)
+    data = os.path.join(d, "data")
+    os.mkdir(data)
+    big = os.path.join(data, "sparse.dat")
+    with open(big, "wb") as f:
+        f.truncate(64 << 30)  # a sparse file: reading it takes tens of seconds, and no space
+    p = profile(d, "long", f"[long]\ndir = {data}\nfilename = sparse.dat\nsize = 64G\nblock_size = 4K\n"
+                "threads = 8\nshared_file = true\nphases = read\n")
+    js = os.path.join(d, "out.json")
+    env = dict(os.environ)
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    proc = subprocess.Popen([os.path.join(A.bin, "iobench"), "run", p, "--plugin-dir", A.plugin_dir,
+                             "--output", "json=" + js], cwd=d, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    running = proc.poll() is None
+    check("SIGINT: the run was still going", running, "it ended before the signal")
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    took = time.monotonic() - t0
+    print(f"SIGINT with 8 streams: stopped in {took:.3f} s")
+    check("SIGINT: exit 130", proc.returncode == 130, f"{proc.returncode}: {err}")
+    check("SIGINT: stopped within a few seconds", took < 10, f"{took:.1f} s")
+    if running and proc.returncode == 130:
+        recs = records(js)
+        streams = by_phase(recs, "stream", "read")
+        agg = by_phase(recs, "phase", "read")
+        check("SIGINT: every stream recorded, interrupted", len(streams) == 8 and
+              all(s["status"] == "interrupted" for s in streams), str([s["status"] for s in streams]))
+        check("SIGINT: the aggregate is interrupted and partial", len(agg) == 1 and
+              agg[0]["status"] == "interrupted" and agg[0]["partial"] is True, str(agg))
+    shutil.rmtree(d)
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    for a in ("--bin", "--plugin-dir", "--fault-dir", "--work"):
+        ap.add_argument(a, required=True)
+    A = ap.parse_args()
+    os.makedirs(A.work, exist_ok=True)
+    for t in (test_own_files, test_shared, test_one_thread, test_bad_input, test_enospc, test_sigint):
+        t(A.work)
+    for f in failures:
+        print("FAIL", f)
+    print(f"{passed} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
