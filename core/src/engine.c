@@ -82,12 +82,8 @@ static uint64_t rng_next(uint64_t *s)
  * a histogram record, in ticks; measured once per process. */
 static double timing_floor_ticks, ticks_per_ns = 1.0;
 
-static void measure_timing_floor(void)
+static void measure_timing_floor_once(void)
 {
-	static int done;
-	if (done)
-		return;
-	done = 1;
 	struct iob_hist *h = iob_hist_new();
 	if (!h)
 		return; /* no floor: the checks in the phase still measure */
@@ -109,6 +105,20 @@ static void measure_timing_floor(void)
 	if (iob_ticks_tsc && n1 > n0 && k1 > k0)
 		ticks_per_ns = (double)(k1 - k0) / (double)(n1 - n0);
 	iob_hist_free(h);
+}
+
+/* Once per process, whichever stream gets here first. */
+static void measure_timing_floor(void)
+{
+	static int once;
+	iob_once(&once, measure_timing_floor_once);
+}
+
+/* A stop flag set by a signal handler or by the runner's thread (streams):
+ * read atomically. */
+static inline int stopped(const volatile sig_atomic_t *stop)
+{
+	return stop && __atomic_load_n(stop, __ATOMIC_RELAXED);
 }
 
 struct lat_sampler {
@@ -861,7 +871,7 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			if (!write && ph->io_align > 1 && end == size)
 				len = bs; /* aligned reads ask for whole blocks; EOF makes them short */
 			uint64_t c0 = 0, c1 = 0;
-			if (s->stop && *s->stop) {
+			if (stopped(s->stop)) {
 				r->interrupted = 1;
 				return 0;
 			}
@@ -905,7 +915,7 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 				if (s->on_sample)
 					s->on_sample(s->sample_arg, &r->series);
 			}
-			if (n == -EINTR && s->stop && *s->stop) {
+			if (n == -EINTR && stopped(s->stop)) {
 				r->interrupted = 1; /* a stream read cut short by the stop signal */
 				return 0;
 			}
@@ -1012,7 +1022,7 @@ static int run_random(struct phase *ph)
 				off = (rng_next(&rng) % slots) * align;
 			}
 		}
-		if (stop && *stop) {
+		if (stopped(stop)) {
 			r->interrupted = 1;
 			return 0;
 		}
@@ -1055,7 +1065,7 @@ static int run_random(struct phase *ph)
 			if (in)
 				lat_record(lat, t1 - t0);
 		}
-		if (n == -EINTR && stop && *stop) {
+		if (n == -EINTR && stopped(stop)) {
 			r->interrupted = 1;
 			return 0;
 		}
@@ -1260,7 +1270,7 @@ static int run_mixed(struct phase *ph)
 	for (;;) {
 		size_t fi, len;
 		uint64_t off;
-		if (s->stop && *s->stop) {
+		if (stopped(s->stop)) {
 			r->interrupted = 1;
 			return 0;
 		}
@@ -1289,7 +1299,7 @@ static int run_mixed(struct phase *ph)
 			if (in)
 				lat_record_dir(lat, t1 - t0, w);
 		}
-		if (n == -EINTR && s->stop && *s->stop) {
+		if (n == -EINTR && stopped(s->stop)) {
 			r->interrupted = 1;
 			return 0;
 		}
@@ -1487,7 +1497,7 @@ static int run_queued(struct phase *ph)
 	struct queue *q = &ph->q;
 	int mode = PH_GO, stopping = 0;
 	for (;;) {
-		if (!stopping && ((s->stop && *s->stop) || ph->r->status < 0)) {
+		if (!stopping && ((stopped(s->stop)) || ph->r->status < 0)) {
 			ph->r->interrupted = ph->r->status >= 0;
 			stopping = 1;
 		}
