@@ -709,14 +709,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	if (streams) {
 		rc = run_streams(run, job, jf, &spec, &st, &agg, &r);
 	} else {
-		uint64_t u0 = 0, s0 = 0, u1 = 0, s1 = 0;
-		int cpu = iob_cpu_times_ns(1, &u0, &s0) == 0;
 		rc = iob_phase_run(&spec, &r);
-		/* until engine.c fills the CPU times: this thread's around the phase */
-		if (cpu && r.cpu_user_ns == 0 && r.cpu_sys_ns == 0 && iob_cpu_times_ns(1, &u1, &s1) == 0) {
-			r.cpu_user_ns = u1 - u0;
-			r.cpu_sys_ns = s1 - s0;
-		}
 		unmask(r.error, sizeof r.error, jf);
 		unmask(r.bad_file, sizeof r.bad_file, jf);
 	}

@@ -39,13 +39,9 @@ static void stream_main(void *arg)
 {
 	struct stream *st = arg;
 	struct iob_phase_result *r = st->r;
-	uint64_t rc0 = 0, wc0 = 0, rc1 = 0, wc1 = 0, u0 = 0, s0 = 0, u1 = 0, s1 = 0;
+	uint64_t rc0 = 0, wc0 = 0, rc1 = 0, wc1 = 0;
 	int io = iob_proc_thread_io(&rc0, &wc0) == 0;
-	int cpu = iob_cpu_times_ns(1, &u0, &s0) == 0;
-	uint64_t t0 = iob_now_ns();
 	iob_phase_run(&st->spec, r);
-	uint64_t t1 = iob_now_ns();
-	cpu = cpu && iob_cpu_times_ns(1, &u1, &s1) == 0;
 	io = io && iob_proc_thread_io(&rc1, &wc1) == 0;
 	if (!st->arrived) /* failed before its files were open: let the others go */
 		iob_barrier_arrive(st->ps->start);
@@ -54,17 +50,6 @@ static void stream_main(void *arg)
 	/* the kernel's count for this thread alone: the engine's is the process's */
 	r->os_read_bytes = io ? rc1 - rc0 : UINT64_MAX;
 	r->os_write_bytes = io ? wc1 - wc0 : UINT64_MAX;
-	/* Until the engine fills start_ns/end_ns and the CPU times, the window and
-	 * the CPU are this thread's own readings around its whole phase (opens
-	 * included).  Remove once engine.c sets them. */
-	if (r->end_ns == 0) {
-		r->start_ns = t0;
-		r->end_ns = t1;
-	}
-	if (r->cpu_user_ns == 0 && r->cpu_sys_ns == 0 && cpu) {
-		r->cpu_user_ns = u1 - u0;
-		r->cpu_sys_ns = s1 - s0;
-	}
 	__atomic_store_n(&st->done, 1, __ATOMIC_RELEASE);
 }
 
