@@ -64,8 +64,6 @@
 #include "fdio.h"
 
 #define DIRECT_NAME "direct"
-#define DIRECT_MIN_ALIGN 512u
-#define DIRECT_FALLBACK_ALIGN 4096u
 
 struct direct_file {
 	int fd;
@@ -77,117 +75,13 @@ static const struct iob_host *direct_host;
 
 IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
 
-static uint32_t direct_pow2_at_least(uint32_t v)
-{
-	uint32_t p = DIRECT_MIN_ALIGN;
-
-	while (p < v && p < (1u << 30))
-		p <<= 1;
-	return p;
-}
-
-/* Step 1: the file system's answer, when kernel and headers have one. */
-static int direct_align_statx(int fd, uint32_t *mem, uint32_t *io)
-{
-#if defined(STATX_DIOALIGN) && defined(AT_EMPTY_PATH)
-	struct statx sx;
-
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) &&
-	    sx.stx_dio_offset_align != 0) {
-		*io = sx.stx_dio_offset_align;
-		*mem = sx.stx_dio_mem_align > *io ? sx.stx_dio_mem_align : *io;
-		return 0;
-	}
-#endif
-	return -ENOTSUP;
-}
-
-/* Step 2: the logical block size of the block device behind fd. */
-static int direct_align_blkssz(int fd, uint32_t *mem, uint32_t *io)
-{
-#if defined(__linux__) && defined(BLKSSZGET)
-	struct stat st;
-	char dev[64];
-	int bfd, ssz = 0, rc;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISBLK(st.st_mode)) {
-		rc = ioctl(fd, BLKSSZGET, &ssz);
-	} else {
-		snprintf(dev, sizeof(dev), "/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
-		bfd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		if (bfd < 0)
-			return -errno;
-		rc = ioctl(bfd, BLKSSZGET, &ssz);
-		close(bfd);
-	}
-	if (rc < 0 || ssz <= 0)
-		return -ENOTSUP;
-	*mem = *io = (uint32_t)ssz;
-	return 0;
-#else
-	return -ENOTSUP;
-#endif
-}
-
 static void direct_find_alignment(struct direct_file *f, const char *path)
 {
-	uint32_t mem = 0, io = 0;
-	const char *how = "statx(STATX_DIOALIGN)";
-
-	if (direct_align_statx(f->fd, &mem, &io) < 0) {
-		how = "BLKSSZGET";
-		if (direct_align_blkssz(f->fd, &mem, &io) < 0) {
-			how = "default, device not queryable";
-			mem = io = DIRECT_FALLBACK_ALIGN;
-		}
-	}
-	f->mem_align = direct_pow2_at_least(mem);
-	f->io_align = direct_pow2_at_least(io);
+	const char *how;
+	fdio_dio_alignment(f->fd, &f->mem_align, &f->io_align, &how);
 	direct_host->log(IOB_LOG_DEBUG, DIRECT_NAME,
 			 "%s: alignment %" PRIu32 " (buffer), %" PRIu32 " (offset, length) from %s", path,
 			 f->mem_align, f->io_align, how);
-}
-
-/* Nonzero when path (or, for a file still to be created, its directory)
- * lives on a memory file system.  Device nodes are exempt: /dev itself is a
- * devtmpfs, the disk behind /dev/sda is not. */
-static int direct_on_memory_fs(const char *path, uint32_t flags)
-{
-#if defined(__linux__) && defined(TMPFS_MAGIC) && defined(RAMFS_MAGIC)
-	struct statfs sf;
-	struct stat st;
-	char dir[4096];
-	char *slash;
-
-	if ((flags & IOB_OPEN_NOFOLLOW) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-		return 0; /* open refuses it with -ELOOP */
-	if (stat(path, &st) == 0) {
-		if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
-			return 0;
-		if (statfs(path, &sf) != 0)
-			return 0;
-	} else {
-		if (errno != ENOENT || strlen(path) >= sizeof(dir))
-			return 0;
-		memcpy(dir, path, strlen(path) + 1);
-		slash = strrchr(dir, '/');
-		if (!slash)
-			memcpy(dir, ".", 2);
-		else if (slash == dir)
-			dir[1] = '\0';
-		else
-			*slash = '\0';
-		if (statfs(dir, &sf) != 0)
-			return 0;
-	}
-	return sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
-#else
-	(void)path;
-	(void)flags;
-	return 0;
-#endif
 }
 
 static int direct_oflags(const struct iob_open_args *args, int *oflags)
@@ -219,7 +113,7 @@ static int direct_open(const struct iob_open_args *args, void **handle)
 	rc = direct_oflags(args, &oflags);
 	if (rc < 0)
 		return rc;
-	if (direct_on_memory_fs(args->path, args->flags)) {
+	if (fdio_on_memory_fs(args->path, args->flags)) {
 		direct_host->log(
 		    IOB_LOG_ERROR, DIRECT_NAME,
 		    "O_DIRECT not supported on %s's file system: it is a memory file system "

@@ -8,6 +8,13 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/magic.h>
+#include <linux/fs.h>
+#include <sys/vfs.h>
+#include <sys/sysmacros.h>
+#include <sys/ioctl.h>
+#include <string.h>
+#include <stdio.h>
 
 int fdio_oflags(uint32_t flags, int *oflags)
 {
@@ -138,3 +145,115 @@ int fdio_open(const char *path, int oflags, uint32_t mode)
 	} while (fd < 0 && errno == EINTR);
 	return fd < 0 ? -errno : fd;
 }
+
+/* ---- O_DIRECT probes (fdio.h) ---- */
+
+static uint32_t fdio_pow2_at_least(uint32_t v)
+{
+	uint32_t p = 512u;
+
+	while (p < v && p < (1u << 30))
+		p <<= 1;
+	return p;
+}
+
+/* Step 1: the file system's answer, when kernel and headers have one. */
+static int fdio_align_statx(int fd, uint32_t *mem, uint32_t *io)
+{
+#if defined(STATX_DIOALIGN) && defined(AT_EMPTY_PATH)
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) &&
+	    sx.stx_dio_offset_align != 0) {
+		*io = sx.stx_dio_offset_align;
+		*mem = sx.stx_dio_mem_align > *io ? sx.stx_dio_mem_align : *io;
+		return 0;
+	}
+#endif
+	return -ENOTSUP;
+}
+
+/* Step 2: the logical block size of the block device behind fd. */
+static int fdio_align_blkssz(int fd, uint32_t *mem, uint32_t *io)
+{
+#if defined(__linux__) && defined(BLKSSZGET)
+	struct stat st;
+	char dev[64];
+	int bfd, ssz = 0, rc;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode)) {
+		rc = ioctl(fd, BLKSSZGET, &ssz);
+	} else {
+		snprintf(dev, sizeof(dev), "/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+		bfd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (bfd < 0)
+			return -errno;
+		rc = ioctl(bfd, BLKSSZGET, &ssz);
+		close(bfd);
+	}
+	if (rc < 0 || ssz <= 0)
+		return -ENOTSUP;
+	*mem = *io = (uint32_t)ssz;
+	return 0;
+#else
+	return -ENOTSUP;
+#endif
+}
+
+void fdio_dio_alignment(int fd, uint32_t *mem, uint32_t *io, const char **how)
+{
+	*mem = *io = 0;
+	*how = "statx(STATX_DIOALIGN)";
+	if (fdio_align_statx(fd, mem, io) < 0) {
+		*how = "BLKSSZGET";
+		if (fdio_align_blkssz(fd, mem, io) < 0) {
+			*how = "default, device not queryable";
+			*mem = *io = 4096;
+		}
+	}
+	*mem = fdio_pow2_at_least(*mem);
+	*io = fdio_pow2_at_least(*io);
+}
+
+/* Nonzero when path (or, for a file still to be created, its directory)
+ * lives on a memory file system.  Device nodes are exempt: /dev itself is a
+ * devtmpfs, the disk behind /dev/sda is not. */
+int fdio_on_memory_fs(const char *path, uint32_t flags)
+{
+#if defined(__linux__) && defined(TMPFS_MAGIC) && defined(RAMFS_MAGIC)
+	struct statfs sf;
+	struct stat st;
+	char dir[4096];
+	char *slash;
+
+	if ((flags & IOB_OPEN_NOFOLLOW) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return 0; /* open refuses it with -ELOOP */
+	if (stat(path, &st) == 0) {
+		if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
+			return 0;
+		if (statfs(path, &sf) != 0)
+			return 0;
+	} else {
+		if (errno != ENOENT || strlen(path) >= sizeof(dir))
+			return 0;
+		memcpy(dir, path, strlen(path) + 1);
+		slash = strrchr(dir, '/');
+		if (!slash)
+			memcpy(dir, ".", 2);
+		else if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+		if (statfs(dir, &sf) != 0)
+			return 0;
+	}
+	return sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
+#else
+	(void)path;
+	(void)flags;
+	return 0;
+#endif
+}
+

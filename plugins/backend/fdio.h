@@ -1,6 +1,7 @@
 /*
  * fdio.h - file-descriptor helpers shared by the fd-based backends (posix,
- * direct), compiled into each; nothing is exported.  All return -errno on
+ * direct, io_uring, stdio, mmap), compiled into each; nothing is exported.
+ * All return -errno on
  * failure.
  */
 #ifndef IOB_BACKEND_FDIO_H
@@ -33,5 +34,16 @@ int fdio_size(int fd, uint64_t *size, uint32_t *is_stream);
 int fdio_identity(int fd, struct iob_file_info *info, int stream);
 /* Open path with oflags and mode, retrying EINTR; the descriptor or -errno. */
 int fdio_open(const char *path, int oflags, uint32_t mode);
+
+/* O_DIRECT (direct, io_uring direct=1).  The buffer and offset/length
+ * alignment direct I/O on fd needs, as powers of two of at least 512: the
+ * file system's answer (statx STATX_DIOALIGN), else the logical block size of
+ * the device behind it (BLKSSZGET), else 4096; *how says which. */
+void fdio_dio_alignment(int fd, uint32_t *mem, uint32_t *io, const char **how);
+/* Nonzero when path (or the directory a new file would go in) is on a memory
+ * file system (tmpfs, ramfs: its page cache is the storage, nothing can
+ * bypass it); device nodes are exempt (/dev is a devtmpfs, the disk behind
+ * /dev/sda is not), and so is a symlink that IOB_OPEN_NOFOLLOW refuses. */
+int fdio_on_memory_fs(const char *path, uint32_t flags);
 
 #endif

@@ -81,8 +81,6 @@
 
 #define URING_NAME "io_uring"
 #define URING_MAX_ENTRIES 4096u
-#define URING_MIN_ALIGN 512u
-#define URING_FALLBACK_ALIGN 4096u
 #define URING_SQPOLL_IDLE_MS 50u
 #define URING_KNOWN "direct, regfiles, regbufs, sqpoll"
 #define URING_SYNC_TAG 0 /* user_data of a read_at/write_at/sync request */
@@ -138,101 +136,12 @@ static int uring_option(void *ctx, const char *key, const char *val)
 }
 
 /* ------------------------------------------------------------------------ */
-/* O_DIRECT: memory file systems and alignment (as plugins/backend/direct.c). */
-
-static uint32_t uring_pow2_at_least(uint32_t v)
-{
-	uint32_t p = URING_MIN_ALIGN;
-
-	while (p < v && p < (1u << 30))
-		p <<= 1;
-	return p;
-}
-
-/* Nonzero when path (or the directory a new file would go in) is on tmpfs
- * or ramfs; device nodes are exempt. */
-static int uring_on_memory_fs(const char *path, uint32_t flags)
-{
-	struct statfs sf;
-	struct stat st;
-	char dir[4096];
-	char *slash;
-
-	if ((flags & IOB_OPEN_NOFOLLOW) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-		return 0; /* open refuses it with -ELOOP */
-	if (stat(path, &st) == 0) {
-		if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode) || statfs(path, &sf) != 0)
-			return 0;
-	} else {
-		if (errno != ENOENT || strlen(path) >= sizeof(dir))
-			return 0;
-		memcpy(dir, path, strlen(path) + 1);
-		slash = strrchr(dir, '/');
-		if (!slash)
-			memcpy(dir, ".", 2);
-		else if (slash == dir)
-			dir[1] = '\0';
-		else
-			*slash = '\0';
-		if (statfs(dir, &sf) != 0)
-			return 0;
-	}
-	return sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
-}
-
-static int uring_align_statx(int fd, uint32_t *mem, uint32_t *io)
-{
-#if defined(STATX_DIOALIGN) && defined(AT_EMPTY_PATH)
-	struct statx sx;
-
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) &&
-	    sx.stx_dio_offset_align != 0) {
-		*io = sx.stx_dio_offset_align;
-		*mem = sx.stx_dio_mem_align > *io ? sx.stx_dio_mem_align : *io;
-		return 0;
-	}
-#endif
-	return -ENOTSUP;
-}
-
-static int uring_align_blkssz(int fd, uint32_t *mem, uint32_t *io)
-{
-	struct stat st;
-	char dev[64];
-	int bfd, ssz = 0, rc;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISBLK(st.st_mode)) {
-		rc = ioctl(fd, BLKSSZGET, &ssz);
-	} else {
-		snprintf(dev, sizeof(dev), "/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
-		bfd = open(dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		if (bfd < 0)
-			return -errno;
-		rc = ioctl(bfd, BLKSSZGET, &ssz);
-		close(bfd);
-	}
-	if (rc < 0 || ssz <= 0)
-		return -ENOTSUP;
-	*mem = *io = (uint32_t)ssz;
-	return 0;
-}
+/* O_DIRECT: memory file systems and alignment (fdio.c, shared with direct.c). */
 
 static void uring_find_alignment(struct uring_file *f, const char *path)
 {
-	uint32_t mem = 0, io = 0;
-	const char *how = "statx(STATX_DIOALIGN)";
-
-	if (uring_align_statx(f->fd, &mem, &io) < 0) {
-		how = "BLKSSZGET";
-		if (uring_align_blkssz(f->fd, &mem, &io) < 0) {
-			how = "default, device not queryable";
-			mem = io = URING_FALLBACK_ALIGN;
-		}
-	}
-	f->mem_align = uring_pow2_at_least(mem);
-	f->io_align = uring_pow2_at_least(io);
+	const char *how;
+	fdio_dio_alignment(f->fd, &f->mem_align, &f->io_align, &how);
 	uring_host->log(IOB_LOG_DEBUG, URING_NAME,
 			"%s: alignment %" PRIu32 " (buffer), %" PRIu32 " (offset, length) from %s", path,
 			f->mem_align, f->io_align, how);
@@ -461,7 +370,7 @@ static int uring_open(const struct iob_open_args *args, void **handle)
 	f->fd = -1;
 	f->mem_align = f->io_align = 1;
 	rc = bopts_each(bopts_of(args), uring_host, URING_NAME, uring_option, &f->o);
-	if (rc == 0 && f->o.direct && uring_on_memory_fs(args->path, args->flags)) {
+	if (rc == 0 && f->o.direct && fdio_on_memory_fs(args->path, args->flags)) {
 		uring_host->log(IOB_LOG_ERROR, URING_NAME,
 				"O_DIRECT not supported on %s's file system: it is a memory file system "
 				"(tmpfs/ramfs), whose page cache is the storage; use a disk-backed file system",
