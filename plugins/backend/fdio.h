@@ -1,8 +1,7 @@
 /*
  * fdio.h - file-descriptor helpers shared by the fd-based backends (posix,
  * direct, io_uring, stdio, mmap), compiled into each; nothing is exported.
- * All return -errno on
- * failure.
+ * All return -errno on failure.
  */
 #ifndef IOB_BACKEND_FDIO_H
 #define IOB_BACKEND_FDIO_H
