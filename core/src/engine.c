@@ -1677,10 +1677,12 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	ph.check_at = s->runtime_ns || s->ramp_ns || s->first_done ? 0 : UINT64_MAX;
 	ph.ramping = s->ramp_ns > 0;
 
+	/* the clock and what timing costs, once per process, before the sampler
+	 * (lat_init, in phase_setup) reads them: streams start phases at once */
+	iob_ticks_init();
+	measure_timing_floor();
 	int ok = check_spec(s, r, ph.write, ph.mixed) == 0 && phase_setup(&ph) == 0;
 	if (ok) {
-		iob_ticks_init();
-		measure_timing_floor();
 		ph.lat.depth = ph.queued ? s->iodepth : 1;
 		ph.event = ph.lat.event < ph.check_at ? ph.lat.event : ph.check_at;
 		window_start(&ph); /* a phase that fails to start still says how long it tried */
