@@ -158,27 +158,9 @@ static int direct_close(void *handle)
 static int direct_check(const struct direct_file *f, const char *what, const void *buf, size_t len,
 			uint64_t off)
 {
-	if (((uintptr_t)buf & (f->mem_align - 1)) != 0) {
-		direct_host->log(IOB_LOG_ERROR, DIRECT_NAME,
-				 "%s refused: buffer address %p is not a multiple of %" PRIu32, what, buf,
-				 f->mem_align);
-		return -EINVAL;
-	}
-	if ((off & (f->io_align - 1)) != 0) {
-		direct_host->log(IOB_LOG_ERROR, DIRECT_NAME,
-				 "%s refused: offset %" PRIu64 " is not a multiple of %" PRIu32, what, off,
-				 f->io_align);
-		return -EINVAL;
-	}
-	if ((len & (f->io_align - 1)) != 0) {
-		direct_host->log(IOB_LOG_ERROR, DIRECT_NAME,
-				 "%s refused: length %zu is not a multiple of %" PRIu32, what, len,
-				 f->io_align);
-		return -EINVAL;
-	}
 	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
 		return -EINVAL;
-	return 0;
+	return fdio_dio_check(direct_host, DIRECT_NAME, what, f->mem_align, f->io_align, buf, len, off);
 }
 
 static int64_t direct_read_at(void *handle, void *buf, size_t len, uint64_t off)

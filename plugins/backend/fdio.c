@@ -4,6 +4,7 @@
 #include "fdio.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -257,3 +258,23 @@ int fdio_on_memory_fs(const char *path, uint32_t flags)
 #endif
 }
 
+int fdio_dio_check(const struct iob_host *host, const char *who, const char *what, uint32_t mem_align,
+		   uint32_t io_align, const void *buf, size_t len, uint64_t off)
+{
+	if (((uintptr_t)buf & (mem_align - 1)) != 0) {
+		host->log(IOB_LOG_ERROR, who, "%s refused: buffer address %p is not a multiple of %" PRIu32, what,
+			  buf, mem_align);
+		return -EINVAL;
+	}
+	if ((off & (io_align - 1)) != 0) {
+		host->log(IOB_LOG_ERROR, who, "%s refused: offset %" PRIu64 " is not a multiple of %" PRIu32, what,
+			  off, io_align);
+		return -EINVAL;
+	}
+	if ((len & (io_align - 1)) != 0) {
+		host->log(IOB_LOG_ERROR, who, "%s refused: length %zu is not a multiple of %" PRIu32, what, len,
+			  io_align);
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -44,5 +44,10 @@ void fdio_dio_alignment(int fd, uint32_t *mem, uint32_t *io, const char **how);
  * bypass it); device nodes are exempt (/dev is a devtmpfs, the disk behind
  * /dev/sda is not), and so is a symlink that IOB_OPEN_NOFOLLOW refuses. */
 int fdio_on_memory_fs(const char *path, uint32_t flags);
+/* Refuse a transfer O_DIRECT cannot do (buffer address, offset or length not
+ * a multiple of the alignments), with one log line through host naming
+ * `who` and `what` ("direct read"); -EINVAL, or 0. */
+int fdio_dio_check(const struct iob_host *host, const char *who, const char *what, uint32_t mem_align,
+		   uint32_t io_align, const void *buf, size_t len, uint64_t off);
 
 #endif

@@ -150,30 +150,12 @@ static void uring_find_alignment(struct uring_file *f, const char *path)
 /* Refuse what O_DIRECT cannot do; one log line on refusal. */
 static int uring_check(const struct uring_file *f, int write, const void *buf, size_t len, uint64_t off)
 {
-	const char *what = write ? "io_uring write" : "io_uring read";
-
 	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off || len > UINT32_MAX)
 		return -EINVAL;
 	if (f->io_align <= 1)
 		return 0;
-	if (((uintptr_t)buf & (f->mem_align - 1)) != 0) {
-		uring_host->log(IOB_LOG_ERROR, URING_NAME,
-				"%s refused: buffer address %p is not a multiple of %" PRIu32, what, buf,
-				f->mem_align);
-		return -EINVAL;
-	}
-	if ((off & (f->io_align - 1)) != 0) {
-		uring_host->log(IOB_LOG_ERROR, URING_NAME,
-				"%s refused: offset %" PRIu64 " is not a multiple of %" PRIu32, what, off,
-				f->io_align);
-		return -EINVAL;
-	}
-	if ((len & (f->io_align - 1)) != 0) {
-		uring_host->log(IOB_LOG_ERROR, URING_NAME,
-				"%s refused: length %zu is not a multiple of %" PRIu32, what, len, f->io_align);
-		return -EINVAL;
-	}
-	return 0;
+	return fdio_dio_check(uring_host, URING_NAME, write ? "io_uring write" : "io_uring read", f->mem_align,
+			      f->io_align, buf, len, off);
 }
 
 /* ------------------------------------------------------------------------ */
