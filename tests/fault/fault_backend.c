@@ -22,9 +22,17 @@
  *     after_calls=N                   fail from the (N+1)-th call of op on
  *     after_bytes=N                   fail once op has moved N bytes
  *     persist=0|1                     every call after that (1, default) or once
+ *     tally=PATH                      at exit, write to PATH one line
+ *                                     "submitted S reaped R bytes B": the
+ *                                     queued I/Os the engine submitted, those
+ *                                     it reaped and the bytes they moved, over
+ *                                     the whole process (an outside check that
+ *                                     nothing was left in flight)
  * It forwards everything else to the wrapped backend unchanged (without
  * options).  Its capabilities are those of the posix backend without
- * IOB_CAP_STREAM; a wrapped backend needing more (direct) is not supported.
+ * IOB_CAP_STREAM, plus IOB_CAP_ASYNC: submit and reap are forwarded when the
+ * wrapped backend has them (io_uring) and refused with -ENOTSUP when it has
+ * not.  A wrapped backend needing more (direct) is not supported.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -40,7 +48,7 @@
 #include "bopts.h"
 
 #define FAULT_NAME "fault"
-#define FAULT_KEYS "wrap, op, err, after_calls, after_bytes, persist"
+#define FAULT_KEYS "wrap, op, err, after_calls, after_bytes, persist, tally"
 
 enum fault_op { F_READ, F_WRITE, F_SYNC, F_OPEN, F_CLOSE };
 
@@ -61,6 +69,7 @@ struct fault_cfg {
 	int over;     /* err=over */
 	char wrap[4096];
 	char last_path[4096];
+	char tally[4096];
 };
 static const struct fault_cfg cfg_default = {.op = F_WRITE, .err = -EIO, .persist = 1};
 static struct fault_cfg cfg = {.op = F_WRITE, .err = -EIO, .persist = 1};
@@ -259,6 +268,12 @@ static int fault_option(void *ctx, const char *key, const char *val)
 			return -EINVAL;
 		}
 		*(key[6] == 'c' ? &c->after_calls : &c->after_bytes) = v;
+	} else if (strcmp(key, "tally") == 0) {
+		if (!*val || strlen(val) >= sizeof c->tally) {
+			host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option tally='%s': give a file path", val);
+			return -EINVAL;
+		}
+		snprintf(c->tally, sizeof c->tally, "%s", val);
 	} else if (strcmp(key, "persist") == 0) {
 		return bopts_bool(host, FAULT_NAME, key, val, &c->persist);
 	} else {
@@ -305,6 +320,20 @@ static int fault_load_inner(const char *path)
 	return 0;
 }
 
+/* Queued I/O, counted for tally=. */
+static unsigned long long tally_submitted, tally_reaped, tally_bytes;
+static char tally_path[4096];
+
+static void tally_write(void)
+{
+	FILE *f = fopen(tally_path, "we");
+	if (!f)
+		return;
+	fprintf(f, "submitted %llu reaped %llu bytes %llu\n", __atomic_load_n(&tally_submitted, __ATOMIC_RELAXED),
+		__atomic_load_n(&tally_reaped, __ATOMIC_RELAXED), __atomic_load_n(&tally_bytes, __ATOMIC_RELAXED));
+	fclose(f);
+}
+
 /* Apply the option text of an open: a text seen before keeps the counters. */
 static int fault_configure(const char *text)
 {
@@ -321,7 +350,34 @@ static int fault_configure(const char *text)
 	cfg = c;
 	snprintf(cfg_text, sizeof cfg_text, "%s", text);
 	cfg_set = 1;
+	if (c.tally[0] && !tally_path[0]) {
+		snprintf(tally_path, sizeof tally_path, "%s", c.tally);
+		atexit(tally_write);
+	}
 	return 0;
+}
+
+static int fault_submit(void *h, struct iob_io *const *ios, size_t n)
+{
+	if (!inner_ops.submit)
+		return -ENOTSUP;
+	int rc = inner_ops.submit(h, ios, n);
+	if (rc > 0)
+		__atomic_add_fetch(&tally_submitted, (unsigned long long)rc, __ATOMIC_RELAXED);
+	return rc;
+}
+
+static int fault_reap(void *h, struct iob_io **done, size_t min, size_t max)
+{
+	if (!inner_ops.reap)
+		return -ENOTSUP;
+	int rc = inner_ops.reap(h, done, min, max);
+	for (int i = 0; i < rc; i++)
+		if (done[i]->result > 0)
+			__atomic_add_fetch(&tally_bytes, (unsigned long long)done[i]->result, __ATOMIC_RELAXED);
+	if (rc > 0)
+		__atomic_add_fetch(&tally_reaped, (unsigned long long)rc, __ATOMIC_RELAXED);
+	return rc;
 }
 
 static int fault_control(void *h, int op, void *arg)
@@ -345,12 +401,14 @@ static const struct iob_backend_ops fault_ops = {
 	.info = fault_info,
 	.truncate = fault_truncate,
 	.control = fault_control,
+	.submit = fault_submit,
+	.reap = fault_reap,
 };
 
 static const struct iob_plugin fault_plugin = {
 	IOB_PLUGIN_HEADER,
 	.kind = IOB_PLUGIN_BACKEND,
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE,
+	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC,
 	.name = FAULT_NAME,
 	.summary = "test only: wraps a backend and injects errors, short reads and writes",
 	.ops_size = sizeof(struct iob_backend_ops),

@@ -12,7 +12,10 @@
 - ENOSPC in one of 8 streams (the fault backend: one write of the whole
   process fails, whichever stream makes it) ends the phase: exit 1, the
   error names the stream and the offset, the aggregate is marked partial;
-- SIGINT during 8 streams: exit 130, records marked interrupted.
+- SIGINT during 8 streams: exit 130, records marked interrupted;
+- SIGINT during 8 streams at iodepth 32 (io_uring, through the fault
+  backend's tally, an outside count of the queued I/Os): exit 130, every
+  submitted I/O reaped, and the bytes they moved are the records' bytes.
 
 Usage: test_streams.py --bin DIR --plugin-dir DIR --fault-dir DIR --work DIR
 Prints 'N passed, N failed'."""
@@ -302,6 +305,71 @@ def test_sigint(work):
     shutil.rmtree(d)
 
 
+def uring_usable():
+    try:
+        with open("/proc/sys/kernel/io_uring_disabled") as f:
+            return f.read().strip() in ("0", "")
+    except OSError:
+        return True
+
+
+def test_sigint_queued(work):
+    wrap = os.path.join(A.plugin_dir, "iob-backend-io_uring.so")
+    if not os.path.exists(wrap) or not uring_usable():
+        print("SIGINT at iodepth 32: not run: no io_uring backend, or io_uring is disabled here")
+        return
+    d = tempfile.mkdtemp(dir=work)
+    data = os.path.join(d, "data")
+    os.mkdir(data)
+    with open(os.path.join(data, "sparse.dat"), "wb") as f:
+        f.truncate(64 << 30)
+    tally = os.path.join(d, "tally")
+    p = profile(d, "deep", f"[deep]\ndir = {data}\nfilename = sparse.dat\nsize = 64G\nblock_size = 4K\n"
+                "threads = 8\nshared_file = true\niodepth = 32\naccess = random\nphases = read\n"
+                f"backend = fault\nbackend_options = wrap={wrap},op=open,after_calls=1000000,tally={tally}\n")
+    js = os.path.join(d, "out.json")
+    env = dict(os.environ)
+    env["IOBENCH_PLUGIN_PATH"] = A.fault_dir
+    proc = subprocess.Popen([os.path.join(A.bin, "iobench"), "run", p, "--plugin-dir", A.plugin_dir,
+                             "--output", "json=" + js], cwd=d, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    running = proc.poll() is None
+    check("SIGINT at iodepth 32: the run was still going", running, "it ended before the signal")
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    took = time.monotonic() - t0
+    print(f"SIGINT with 8 streams at iodepth 32: stopped in {took:.3f} s")
+    check("SIGINT at iodepth 32: exit 130", proc.returncode == 130, f"{proc.returncode}: {err}")
+    check("SIGINT at iodepth 32: stopped within a few seconds", took < 5, f"{took:.1f} s")
+    if running and proc.returncode == 130:
+        recs = records(js)
+        streams = by_phase(recs, "stream", "read")
+        agg = by_phase(recs, "phase", "read")
+        check("SIGINT at iodepth 32: 8 interrupted streams", len(streams) == 8 and
+              all(s["status"] == "interrupted" for s in streams), str([s["status"] for s in streams]))
+        try:
+            with open(tally) as f:
+                words = f.read().split()
+            t = dict(zip(words[0::2], (int(w) for w in words[1::2])))
+        except (OSError, ValueError) as e:
+            t = {}
+            check("SIGINT at iodepth 32: the backend's tally", False, str(e))
+        if t and len(agg) == 1:
+            a = agg[0]
+            check("SIGINT at iodepth 32: every submitted I/O was reaped", t["submitted"] == t["reaped"] > 0, str(t))
+            check("SIGINT at iodepth 32: the bytes reaped are the records' bytes",
+                  t["bytes"] == a["bytes"] == sum(s["bytes"] for s in streams), f"{t} vs {a['bytes']}")
+            check("SIGINT at iodepth 32: ops are whole 4 KiB reads", a["bytes"] == a["ops"] * 4096,
+                  f"{a['bytes']} vs {a['ops']}")
+    shutil.rmtree(d)
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
@@ -309,7 +377,8 @@ def main():
         ap.add_argument(a, required=True)
     A = ap.parse_args()
     os.makedirs(A.work, exist_ok=True)
-    for t in (test_own_files, test_shared, test_one_thread, test_bad_input, test_enospc, test_sigint):
+    for t in (test_own_files, test_shared, test_one_thread, test_bad_input, test_enospc, test_sigint,
+              test_sigint_queued):
         t(A.work)
     for f in failures:
         print("FAIL", f)
