@@ -324,8 +324,13 @@ static int fault_load_inner(const char *path)
 static unsigned long long tally_submitted, tally_reaped, tally_bytes;
 static char tally_path[4096];
 
-static void tally_write(void)
+/* A destructor, not atexit(): it runs when the plugin is unloaded or at
+ * exit, whichever comes first (ThreadSanitizer's atexit would call it after
+ * an unload). */
+__attribute__((destructor)) static void tally_write(void)
 {
+	if (!tally_path[0])
+		return;
 	FILE *f = fopen(tally_path, "we");
 	if (!f)
 		return;
@@ -350,10 +355,8 @@ static int fault_configure(const char *text)
 	cfg = c;
 	snprintf(cfg_text, sizeof cfg_text, "%s", text);
 	cfg_set = 1;
-	if (c.tally[0] && !tally_path[0]) {
+	if (c.tally[0] && !tally_path[0])
 		snprintf(tally_path, sizeof tally_path, "%s", c.tally);
-		atexit(tally_write);
-	}
 	return 0;
 }
 
