@@ -257,7 +257,13 @@ static int check_backend(const struct iob_job *job, const struct iob_loaded *b, 
 static int check_direct(const struct iob_job *job, const struct iob_loaded *b, const struct iob_filelist *fl,
 			char *err, size_t errlen)
 {
-	if (!(b->desc.caps & IOB_CAP_DIRECT))
+	uint32_t caps = b->desc.caps;
+	if (b->backend.control && job->backend_options[0]) { /* options may make it direct (io_uring's direct=1) */
+		struct iob_option_caps q = {.options = job->backend_options, .caps = caps};
+		if (b->backend.control(NULL, IOB_CTL_OPTION_CAPS, &q) == 0)
+			caps = q.caps;
+	}
+	if (!(caps & IOB_CAP_DIRECT))
 		return 0;
 	const char *probe = iob_path_kind(fl->paths[0], 1) == IOB_PATH_REGULAR ? fl->paths[0] : job->dir;
 	uint32_t align = 0;
@@ -269,7 +275,7 @@ static int check_direct(const struct iob_job *job, const struct iob_loaded *b, c
 			 b->desc.name, why);
 		return -EINVAL;
 	}
-	if (rc != 0 || align <= 1 || !(b->desc.caps & IOB_CAP_ALIGNED))
+	if (rc != 0 || align <= 1 || !(caps & IOB_CAP_ALIGNED))
 		return 0;
 	int writes = (job->phases & WRITING_PHASES) != 0;
 	const char *bad = NULL;

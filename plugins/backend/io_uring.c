@@ -692,6 +692,13 @@ static int uring_control(void *handle, int op, void *arg)
 
 	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
 		return bopts_each(arg, uring_host, URING_NAME, uring_option, &o);
+	if (!handle && op == IOB_CTL_OPTION_CAPS && arg) {
+		struct iob_option_caps *q = arg;
+		int rc = bopts_each(q->options, uring_host, URING_NAME, uring_option, &o);
+		if (rc == 0 && o.direct)
+			q->caps |= IOB_CAP_DIRECT | IOB_CAP_ALIGNED;
+		return rc;
+	}
 	return -ENOTSUP;
 }
 

@@ -313,6 +313,41 @@ def uring_usable():
         return True
 
 
+def test_uring_direct_checked(work):
+    """io_uring with direct=1 is a direct-I/O backend to the checks: a job on a
+    memory file system, or with a block size direct I/O cannot serve, is refused
+    before the suite's first job runs, and nothing is created."""
+    if not os.path.exists(os.path.join(A.plugin_dir, "iob-backend-io_uring.so")):
+        print("io_uring direct=1 checks: not run: no io_uring backend")
+        return
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+    import odirect
+    cases = []
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK) and odirect.fs_type(shm) in odirect.MEMORY_FS:
+        cases.append((shm, "block_size = 4K", "cannot bypass the buffer cache"))
+    if not odirect.direct_refused(work):
+        cases.append((work, "block_size = 1000", "block size 1000"))
+    if not cases:
+        print("io_uring direct=1 checks: not run: no memory file system and no direct I/O here")
+    for where, bs, named in cases:
+        d = tempfile.mkdtemp(dir=where)
+        data = os.path.join(d, "data")
+        os.mkdir(data)
+        # a first job that would write, so a refusal at open would come too late
+        p = profile(d, "udirect", f"[first]\ndir = {data}\nsize = 64K\nphases = write\n"
+                    f"[deep]\ndir = {data}\nsize = 64K\n{bs}\nbackend = io_uring\nbackend_options = direct=1\n"
+                    "iodepth = 4\nphases = write,read\n")
+        r = iobench(p, d, os.path.join(d, "out.json"))
+        err = r.stderr.strip().split("\n")
+        check(f"io_uring direct=1 in {where} ({bs}): exit 2", r.returncode == 2, f"{r.returncode}: {r.stderr}")
+        check(f"io_uring direct=1 in {where} ({bs}): one line naming it",
+              len(err) == 1 and named in err[0] and "[deep]" in err[0], r.stderr)
+        check(f"io_uring direct=1 in {where} ({bs}): nothing created, not even the first job's file",
+              os.listdir(data) == [] and not os.path.exists(os.path.join(d, "out.json")), str(os.listdir(data)))
+        shutil.rmtree(d)
+
+
 def test_sigint_queued(work):
     wrap = os.path.join(A.plugin_dir, "iob-backend-io_uring.so")
     if not os.path.exists(wrap) or not uring_usable():
@@ -378,7 +413,7 @@ def main():
     A = ap.parse_args()
     os.makedirs(A.work, exist_ok=True)
     for t in (test_own_files, test_shared, test_one_thread, test_bad_input, test_enospc, test_sigint,
-              test_sigint_queued):
+              test_sigint_queued, test_uring_direct_checked):
         t(A.work)
     for f in failures:
         print("FAIL", f)

@@ -235,6 +235,18 @@ struct iob_backend_ops {
  * naming the bad key or value.  A backend without control() accepts only an
  * empty option text. */
 #define IOB_CTL_CHECK_OPTIONS 1
+/* The capabilities the backend has with these options, for a backend whose
+ * options change them (io_uring's direct=1 makes it a direct-I/O backend):
+ * handle is NULL, arg is a struct iob_option_caps whose options are already
+ * checked and whose caps hold the plugin's own.  Set caps and return 0, or
+ * return -ENOTSUP (the plugin's caps stand).  The core asks before anything
+ * is opened, so that a direct job on a file system without direct I/O is
+ * refused with the other checks, not at its open. */
+#define IOB_CTL_OPTION_CAPS 2
+struct iob_option_caps {
+	const char *options; /* the option text ("k=v,..."; never NULL) */
+	uint32_t caps;       /* in: the plugin's caps; out: with these options */
+};
 
 /* ------------------------------------------------------------------------ */
 /* The result model: what outputs render.  All memory is owned by the core  */
