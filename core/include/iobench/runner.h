@@ -73,6 +73,7 @@ struct iob_run_opts {
 };
 
 struct iob_pins;
+struct iob_livecsv;
 
 struct iob_run {
 	const struct iob_registry *reg;
@@ -97,6 +98,8 @@ struct iob_run {
 	char error[2048];		/* the first failure, one line */
 	/* directories the run holds open, and what it made in them */
 	struct iob_pins *pins;
+	/* the jobs' live CSV files (intervals.h), open for the whole run */
+	struct iob_livecsv *livecsv;
 };
 
 /* Check the whole suite (iob_run_check: nothing is created before), then
