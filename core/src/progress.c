@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iobench/intervals.h"
 #include "iobench/os.h"
 #include "iobench/units.h"
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "iobench/cli.h"
+#include "iobench/progress.h"
 #include "iobench/units.h"
 #include "iotest.h"
 
@@ -25,6 +26,7 @@ enum {
 	OPT_DUMP_PROFILE,
 	OPT_ALLOW_DEVICE,
 	OPT_BACKEND_OPTIONS,
+	OPT_PROGRESS,
 };
 
 /* Letters of the legacy synopsis: H R T P: I: O: S: B: Z: have no documented
@@ -61,6 +63,7 @@ static const struct option long_opts[] = {
 	{"dump-profile", no_argument, NULL, OPT_DUMP_PROFILE},
 	{"allow-device", no_argument, NULL, OPT_ALLOW_DEVICE},
 	{"backend-options", required_argument, NULL, OPT_BACKEND_OPTIONS},
+	{"progress", required_argument, NULL, OPT_PROGRESS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -106,6 +109,8 @@ void iotest_usage(FILE *f)
 		"  --allow-device       permit a block or character device as the file\n"
 		"  --backend-options TEXT  k=v,... handed to the backend\n"
 		"  --dump-profile       print the equivalent iobench profile and exit (creates nothing)\n"
+		"  --progress=WHEN      a progress line on stderr while a pass runs: auto (when stderr\n"
+		"                       is a terminal), always or never\n"
 		"\n"
 		"Exit status: 0 ok, 1 I/O failure, 2 bad input, 3 verify mismatch, 128+N stopped by signal N.\n"
 		"See iotest(1).\n",
@@ -385,6 +390,10 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 		return 0;
 	case OPT_BACKEND_OPTIONS:
 		o->backend_options = arg;
+		return 0;
+	case OPT_PROGRESS:
+		if (iob_progress_parse(arg, &iob_progress_mode) != 0)
+			return iotest_fail(err, errlen, "--progress '%s': give auto, always or never", IOB_Q(arg));
 		return 0;
 	}
 	return iotest_fail(err, errlen, "internal error: option not handled");

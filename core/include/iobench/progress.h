@@ -17,9 +17,11 @@
 #ifndef IOBENCH_PROGRESS_H
 #define IOBENCH_PROGRESS_H
 
+#include <stddef.h>
 #include <stdint.h>
-#include "iobench/intervals.h"
 #include "iobench/live.h"
+
+struct iob_intervals;
 
 enum iob_progress_mode {
 	IOB_PROGRESS_AUTO = 0, /* on when stderr is a terminal */
