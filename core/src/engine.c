@@ -545,7 +545,7 @@ static void first_done_finish(struct phase *ph)
  * asked for (final: always).  The snapshot holds every level of the sample,
  * in ticks scaled by the process's tick ratio (a series phase: ns), so the
  * observer's differences of two snapshots are exact. */
-__attribute__((noinline)) static void live_publish(struct phase *ph, int final)
+__attribute__((noinline)) static void live_publish(struct phase *ph, uint64_t now, int final)
 {
 	const struct iob_phase_spec *s = ph->spec;
 	struct iob_live *l = s->live;
@@ -569,6 +569,9 @@ __attribute__((noinline)) static void live_publish(struct phase *ph, int final)
 	}
 	int ns = !iob_ticks_tsc || (s->record_series && s->access == IOB_ACCESS_SEQ);
 	l->snap->ns_per_tick = ns ? 1.0 : 1.0 / ticks_per_ns;
+	l->snap_bytes = ph->r->bytes;
+	l->snap_ops = ph->r->ops;
+	l->snap_ns = now;
 	l->snap_ramping = ph->ramping;
 	iob_live_unlock(l);
 	__atomic_store_n(&l->got, want, __ATOMIC_RELEASE);
@@ -602,7 +605,7 @@ static int phase_check(struct phase *ph)
 	ph->check_nio = ph->nio;
 	ph->check_at = ph->nio + step;
 	if (s->live)
-		live_publish(ph, 0);
+		live_publish(ph, now, 0);
 	return ev;
 }
 
@@ -1770,7 +1773,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	double ns_per_tick = iob_ticks_tsc && end_tick > ph.start_tick && !(s->record_series && s->access == IOB_ACCESS_SEQ)
 				     ? (double)r->elapsed_ns / (double)(end_tick - ph.start_tick) : 1.0;
 	if (s->live)
-		live_publish(&ph, 1);
+		live_publish(&ph, r->end_ns, 1);
 	lat_finish(&ph.lat, r);
 	if (r->hist)
 		iob_hist_set_scale(r->hist, ns_per_tick);

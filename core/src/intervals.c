@@ -82,34 +82,38 @@ static void hist_diff(struct iob_hist *d, const struct iob_hist *a, const struct
 		d->max = a->max;
 }
 
-int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns)
+int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns, int final)
 {
-	uint64_t bytes = 0, ops = 0, start = 0;
+	uint64_t bytes = 0, ops = 0, start = 0, at = 0;
 	int ramping = 0;
-	if (iv->lat)
-		iob_hist_reset(iv->cur);
+	iob_hist_reset(iv->cur);
 	for (size_t i = 0; i < iv->nstreams; i++) {
 		struct iob_live *l = &iv->live[i];
-		if (iv->lat) { /* the snapshot first: the counters below are as new or newer */
-			iob_live_lock(l);
-			if (!l->snap_ramping)
-				iob_hist_merge(iv->cur, l->snap);
-			iob_live_unlock(l);
-		}
-		int r = __atomic_load_n(&l->ramping, __ATOMIC_RELAXED);
-		uint64_t s = __atomic_load_n(&l->start_ns, __ATOMIC_RELAXED);
-		ramping |= r;
+		/* bytes, ops and latency from one snapshot, so they agree: a stream
+		 * that has not answered yet gives its last one (what it did since
+		 * goes to the next interval) */
+		iob_live_lock(l);
+		int r = l->snap_ramping;
 		if (!r) {
-			bytes += __atomic_load_n(&l->bytes, __ATOMIC_RELAXED);
-			ops += __atomic_load_n(&l->ops, __ATOMIC_RELAXED);
+			iob_hist_merge(iv->cur, l->snap);
+			bytes += l->snap_bytes;
+			ops += l->snap_ops;
+			at = l->snap_ns > at ? l->snap_ns : at;
 		}
+		iob_live_unlock(l);
+		uint64_t s = __atomic_load_n(&l->start_ns, __ATOMIC_RELAXED);
+		ramping |= r | __atomic_load_n(&l->ramping, __ATOMIC_RELAXED);
 		if (s && (!start || s < start))
 			start = s;
 	}
 	if (ramping)
 		return 0; /* the window has not started for every stream */
+	/* the interval ends at the latest snapshot: its figures are of then */
+	now_ns = at ? at : now_ns;
 	if (!iv->window_ns)
 		iv->window_ns = start && start < now_ns ? start : now_ns;
+	if (iv->prev_end && now_ns <= iv->prev_end && !final)
+		return 0; /* no stream has answered since the last interval */
 	uint64_t from = iv->prev_end ? iv->prev_end : iv->window_ns;
 	if (iv->n == iv->cap) {
 		size_t cap = iv->cap ? iv->cap * 2 : 64;
@@ -126,17 +130,15 @@ int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns)
 	in->len_ns = now_ns > from ? now_ns - from : 0;
 	in->bytes = bytes > iv->prev_bytes ? bytes - iv->prev_bytes : 0;
 	in->ops = ops > iv->prev_ops ? ops - iv->prev_ops : 0;
-	if (iv->lat) {
-		hist_diff(iv->diff, iv->cur, iv->prev);
-		in->lat_samples = iv->diff->count;
-		if (in->lat_samples) {
-			in->p50_ns = iob_hist_percentile(iv->diff, 50);
-			in->p99_ns = iob_hist_percentile(iv->diff, 99);
-		}
-		struct iob_hist *t = iv->prev;
-		iv->prev = iv->cur;
-		iv->cur = t;
+	hist_diff(iv->diff, iv->cur, iv->prev);
+	in->lat_samples = iv->diff->count;
+	if (in->lat_samples) {
+		in->p50_ns = iob_hist_percentile(iv->diff, 50);
+		in->p99_ns = iob_hist_percentile(iv->diff, 99);
 	}
+	struct iob_hist *t = iv->prev;
+	iv->prev = iv->cur;
+	iv->cur = t;
 	iv->prev_bytes = bytes > iv->prev_bytes ? bytes : iv->prev_bytes;
 	iv->prev_ops = ops > iv->prev_ops ? ops : iv->prev_ops;
 	iv->prev_end = now_ns;

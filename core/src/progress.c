@@ -36,7 +36,8 @@ int iob_progress_wanted(enum iob_progress_mode mode)
 }
 
 /* The line on stderr: drawn by the observer, cleared by whoever prints
- * next.  `line_lock` is taken with an atomic exchange around each write. */
+ * next.  `line_lock` is taken with an atomic exchange around each write;
+ * `line_drawn` (atomic) lets a printer skip the lock when nothing is drawn. */
 static int line_lock, line_drawn;
 
 static void line_take(void)
@@ -56,10 +57,10 @@ void iob_progress_clear(void)
 	if (!__atomic_load_n(&line_drawn, __ATOMIC_ACQUIRE))
 		return;
 	line_take();
-	if (line_drawn) {
+	if (__atomic_load_n(&line_drawn, __ATOMIC_RELAXED)) {
 		fputs("\r\033[K", stderr);
 		fflush(stderr);
-		line_drawn = 0;
+		__atomic_store_n(&line_drawn, 0, __ATOMIC_RELAXED);
 	}
 	line_give();
 }
@@ -151,7 +152,7 @@ static void draw(struct iob_observer *o, uint64_t now)
 	line_take();
 	fputs(line, stderr); /* one write: stderr is unbuffered */
 	fflush(stderr);
-	line_drawn = 1;
+	__atomic_store_n(&line_drawn, 1, __ATOMIC_RELEASE);
 	line_give();
 }
 
@@ -164,7 +165,7 @@ static void close_interval(struct iob_observer *o)
 	while (!iob_intervals_answered(iv) && !__atomic_load_n(&o->stop, __ATOMIC_ACQUIRE) && iob_now_ns() < until)
 		iob_sleep_ns(1000000, NULL);
 	if (!__atomic_load_n(&o->stop, __ATOMIC_ACQUIRE))
-		iob_intervals_take(iv, iob_now_ns());
+		iob_intervals_take(iv, iob_now_ns(), 0);
 }
 
 static void observe(void *arg)

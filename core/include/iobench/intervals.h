@@ -1,9 +1,10 @@
 /*
  * iobench/intervals.h - a phase's time series (log_interval): one interval
  * record every log_interval of the measured window, from what the phase's
- * streams publish (live.h).  Bytes and ops of an interval are differences of
- * the streams' counters; its latency is the difference of two snapshots of
- * the streams' cumulative histograms (exact: bucket by bucket, one scale).
+ * streams publish (live.h).  Bytes, ops and latency of an interval are
+ * differences of two snapshots each stream took at one look at the clock
+ * (counters and cumulative latency histogram together, so they agree; the
+ * histograms' difference is exact: bucket by bucket, one scale).
  * The last interval ends at the phase's end, so the intervals' bytes and ops
  * add up to the phase's.
  *
@@ -34,7 +35,7 @@ struct iob_interval {
 struct iob_intervals {
 	struct iob_live *live; /* the phase's streams */
 	size_t nstreams;
-	int lat;               /* latency snapshots asked for */
+	int lat;               /* intervals logged: snapshots asked for */
 	struct iob_hist *cur, *prev, *diff;
 	uint64_t prev_bytes, prev_ops, prev_end; /* the last interval's end (absolute ns; 0: none) */
 	uint64_t window_ns;    /* the measured window's start (absolute ns) */
@@ -47,17 +48,19 @@ struct iob_intervals {
 	int csv_error;         /* a write failed (errno) */
 };
 
-/* lat: take latency snapshots (allocates live[i].snap).  -ENOMEM. */
+/* lat: the phase logs intervals (allocates the streams' snapshots,
+ * live[i].snap); 0: only the progress line reads live.  -ENOMEM. */
 int iob_intervals_init(struct iob_intervals *iv, struct iob_live *live, size_t nstreams, int lat);
 /* Ask every stream for a snapshot (the observer, at an interval's end). */
 void iob_intervals_ask(struct iob_intervals *iv);
 /* Have all streams answered the last question? */
 int iob_intervals_answered(const struct iob_intervals *iv);
-/* Close the interval ending now (absolute CLOCK_MONOTONIC ns).  A stream
- * still in its ramp means no interval yet (returns 0); 1 when one was
- * added; -ENOMEM.  final: the phase is over (every stream's last
- * snapshot is in). */
-int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns);
+/* Close the interval ending at the latest of the streams' snapshots (now_ns,
+ * absolute CLOCK_MONOTONIC, when there is none).  A stream still in its ramp,
+ * or no snapshot since the last interval (unless final), means no interval
+ * yet (returns 0); 1 when one was added; -ENOMEM.  final: the phase is over
+ * (every stream's last snapshot is in). */
+int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns, int final);
 /* Free what init allocated (live[i].snap too). */
 void iob_intervals_free(struct iob_intervals *iv);
 

@@ -20,12 +20,14 @@ struct iob_live {
 	/* Latency snapshots, only when snap is not NULL (interval records):
 	 * the observer raises `want` (atomic); at its next look at the clock
 	 * the stream copies its cumulative latency histogram (every level of
-	 * the sample, reads and writes, in ns through ns_per_tick) into snap
-	 * under `lock` (an
+	 * the sample, reads and writes, in ns through ns_per_tick), its bytes and
+	 * ops and the time into snap, snap_bytes, snap_ops, snap_ns under `lock` (an
 	 * atomic flag: the stream only ever waits for the observer's copy),
 	 * then stores `got = want` (release).  The phase's end takes one last
 	 * snapshot whatever `want` says. */
 	struct iob_hist *snap;
+	uint64_t snap_bytes, snap_ops;
+	uint64_t snap_ns;    /* when it was taken (CLOCK_MONOTONIC) */
 	int snap_ramping;    /* the snapshot was taken in the ramp */
 	unsigned want, got;
 	int lock;
