@@ -495,6 +495,8 @@ static int sync_one(struct phase *ph, size_t i)
 
 #define CHECK_NS 50000u	 /* look at the clock about this often (ns of I/O between looks) */
 #define CHECK_MAX_IOS 64 /* and at least every this many I/Os */
+#define LIVE_CHECK_NS 1000000u /* the same when only the observer needs the looks */
+#define LIVE_CHECK_MAX_IOS 1024
 enum { PH_GO = 0, PH_END = 1, PH_WINDOW = 2 };
 
 /* Start (or start again, at the end of a ramp) the measured window: forget
@@ -584,7 +586,10 @@ __attribute__((noinline)) static void live_publish(struct phase *ph, uint64_t no
 static int phase_check(struct phase *ph)
 {
 	const struct iob_phase_spec *s = ph->spec;
-	uint64_t now = iob_now_ns(), ios = ph->nio - ph->check_nio, step = CHECK_MAX_IOS;
+	/* looked at only for the observer (live.h): less often */
+	const int live_only = !s->runtime_ns && !s->ramp_ns && !s->first_done;
+	const uint64_t every_ns = live_only ? LIVE_CHECK_NS : CHECK_NS, most = live_only ? LIVE_CHECK_MAX_IOS : CHECK_MAX_IOS;
+	uint64_t now = iob_now_ns(), ios = ph->nio - ph->check_nio, step = most;
 	int ev = PH_GO;
 	if (ph->ramping) {
 		if (now >= ph->ramp_end)
@@ -596,8 +601,8 @@ static int phase_check(struct phase *ph)
 		first_done_note(ph);
 	if (ios && now > ph->check_ns) {
 		uint64_t per = (now - ph->check_ns) / ios; /* ns per I/O since the last look */
-		step = per ? CHECK_NS / per : CHECK_MAX_IOS;
-		step = step < 1 ? 1 : step > CHECK_MAX_IOS ? CHECK_MAX_IOS : step;
+		step = per ? every_ns / per : most;
+		step = step < 1 ? 1 : step > most ? most : step;
 	} else if (ios == 0) {
 		step = 1;
 	}
