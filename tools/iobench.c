@@ -134,8 +134,9 @@ enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV };
 static const char *log_interval, *livecsv;
 
 /* --progress, --log-interval, --livecsv: checked as soon as they are read
- * (one line, exit 2, nothing created).  Returns 0 or the exit code. */
-static int time_option(int c, const char *arg)
+ * (one line, exit 2, nothing created); any other option is unknown.
+ * Returns 0 or the exit code. */
+static int time_option(int c, const char *arg, char **argv)
 {
 	char err[1024];
 	struct iob_job scratch;
@@ -143,15 +144,17 @@ static int time_option(int c, const char *arg)
 	if (c == OPT_PROGRESS) {
 		if (iob_progress_parse(arg, &iob_progress_mode) != 0)
 			return iob_cli_fail(IOB_EXIT_USAGE, "--progress '%s': give auto, always or never", IOB_Q(arg));
+	} else if (c != OPT_LOG_INTERVAL && c != OPT_LIVECSV) {
+		return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", bad_option(argv));
 	} else if (c == OPT_LOG_INTERVAL) {
 		if (iob_job_set(&scratch, "log_interval", arg, err, sizeof err) != 0)
-			return iob_cli_fail(IOB_EXIT_USAGE, "--%s", err);
+			return iob_cli_fail(IOB_EXIT_USAGE, "--log-interval: %s", err);
 		log_interval = arg;
 	} else {
 		if (!*arg)
 			return iob_cli_fail(IOB_EXIT_USAGE, "--livecsv needs a file name");
 		if (iob_job_set(&scratch, "livecsv", arg, err, sizeof err) != 0)
-			return iob_cli_fail(IOB_EXIT_USAGE, "--%s", err);
+			return iob_cli_fail(IOB_EXIT_USAGE, "--livecsv: %s", err);
 		livecsv = arg;
 	}
 	return 0;
@@ -201,7 +204,7 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 			snprintf(suite.jobs[i].dir, sizeof suite.jobs[i].dir, "%s", dir);
 	if (time_options_apply(&suite, err, sizeof err) != 0) {
 		iob_suite_free(&suite);
-		return iob_cli_fail(IOB_EXIT_USAGE, "--%s", err);
+		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
 	}
 	if (iob_output_spec_parse(outspec, reg, &spec, err, sizeof err) != 0) {
 		rc = iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
@@ -258,22 +261,16 @@ int main(int argc, char **argv)
 		case 'v':
 			iob_log_set_level(IOB_LOG_DEBUG);
 			break;
-		case OPT_PROGRESS:
-		case OPT_LOG_INTERVAL:
-		case OPT_LIVECSV: {
-			int trc = time_option(c, optarg);
-			if (trc)
-				return trc;
-			break;
-		}
 		case 'h':
 			usage(stdout);
 			return 0;
 		case 'V':
 			printf("iobench %s (plugin ABI %d.%d)\n", IOB_VERSION, IOB_ABI_MAJOR, IOB_ABI_MINOR);
 			return 0;
-		default:
-			return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", bad_option(argv));
+		default: /* --progress, --log-interval, --livecsv, or unknown */
+			if ((c = time_option(c, optarg, argv)) != 0)
+				return c;
+			break;
 		}
 	}
 	if (optind >= argc) {
@@ -307,19 +304,13 @@ int main(int argc, char **argv)
 		case 'v':
 			iob_log_set_level(IOB_LOG_DEBUG);
 			break;
-		case OPT_PROGRESS:
-		case OPT_LOG_INTERVAL:
-		case OPT_LIVECSV: {
-			int trc = time_option(c, optarg);
-			if (trc)
-				return trc;
-			break;
-		}
 		case 'h':
 			usage(stdout);
 			return 0;
-		default:
-			return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", bad_option(argv));
+		default: /* --progress, --log-interval, --livecsv, or unknown */
+			if ((c = time_option(c, optarg, argv)) != 0)
+				return c;
+			break;
 		}
 	}
 
