@@ -588,7 +588,8 @@ static int phase_check(struct phase *ph)
 	const struct iob_phase_spec *s = ph->spec;
 	/* looked at only for the observer (live.h): less often */
 	const int live_only = !s->runtime_ns && !s->ramp_ns && !s->first_done;
-	const uint64_t every_ns = live_only ? LIVE_CHECK_NS : CHECK_NS, most = live_only ? LIVE_CHECK_MAX_IOS : CHECK_MAX_IOS;
+	const uint64_t every_ns = live_only ? LIVE_CHECK_NS : CHECK_NS;
+	const uint64_t most = live_only ? LIVE_CHECK_MAX_IOS : CHECK_MAX_IOS;
 	uint64_t now = iob_now_ns(), ios = ph->nio - ph->check_nio, step = most;
 	int ev = PH_GO;
 	if (ph->ramping) {

@@ -152,13 +152,14 @@ int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns, int final)
 		}
 		/* one row, one write, flushed: a reader sees whole rows as they come */
 		char row[1024];
-		int len = snprintf(row, sizeof row, "%s,%s,%llu,%u,%.6f,%.6f,%llu,%llu,%.3f,%.3f,%llu,%s,%s\n",
-				   iv->job, iv->phase, (unsigned long long)iv->block_size, in->index,
-				   (double)in->end_ns / 1e9, s, (unsigned long long)in->bytes,
-				   (unsigned long long)in->ops, s > 0 ? (double)in->bytes / s : 0.0,
-				   s > 0 ? (double)in->ops / s : 0.0, (unsigned long long)in->lat_samples, p50, p99);
-		if (len < 0 || (size_t)len >= sizeof row || fwrite(row, 1, (size_t)len, iv->csv) != (size_t)len ||
-		    fflush(iv->csv) != 0)
+		int len = snprintf(
+		    row, sizeof row, "%s,%s,%llu,%u,%.6f,%.6f,%llu,%llu,%.3f,%.3f,%llu,%s,%s\n", iv->job,
+		    iv->phase, (unsigned long long)iv->block_size, in->index, (double)in->end_ns / 1e9, s,
+		    (unsigned long long)in->bytes, (unsigned long long)in->ops,
+		    s > 0 ? (double)in->bytes / s : 0.0, s > 0 ? (double)in->ops / s : 0.0,
+		    (unsigned long long)in->lat_samples, p50, p99);
+		if (len < 0 || (size_t)len >= sizeof row ||
+		    fwrite(row, 1, (size_t)len, iv->csv) != (size_t)len || fflush(iv->csv) != 0)
 			iv->csv_error = errno ? errno : EIO;
 	}
 	return 1;
@@ -166,8 +167,9 @@ int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns, int final)
 
 int iob_intervals_csv_header(FILE *f)
 {
-	static const char h[] = "job,phase,block_size_bytes,interval,time_s,interval_s,bytes,ops,bw_bytes_per_s,"
-				"ops_per_s,lat_samples,lat_p50_ns,lat_p99_ns\n";
+	static const char h[] =
+	    "job,phase,block_size_bytes,interval,time_s,interval_s,bytes,ops,bw_bytes_per_s,"
+	    "ops_per_s,lat_samples,lat_p50_ns,lat_p99_ns\n";
 	return fwrite(h, 1, sizeof h - 1, f) == sizeof h - 1 && fflush(f) == 0 ? 0 : -(errno ? errno : EIO);
 }
 
@@ -271,7 +273,8 @@ int iob_livecsv_close(struct iob_livecsv *lc, char *err, size_t errlen)
 			e = errno ? errno : EIO;
 		if (e && !rc) {
 			rc = -e;
-			snprintf(err, errlen, "livecsv %s: writing failed: %s", IOB_Q(lc->path[i]), strerror(e));
+			snprintf(err, errlen, "livecsv %s: writing failed: %s", IOB_Q(lc->path[i]),
+				 strerror(e));
 		}
 	}
 	livecsv_free(lc);

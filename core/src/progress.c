@@ -68,8 +68,8 @@ void iob_progress_clear(void)
 struct iob_observer {
 	struct iob_observe_cfg cfg;
 	struct iob_thread *thread;
-	int stop; /* atomic */
-	uint64_t t0;                  /* the observer's start */
+	int stop;				/* atomic */
+	uint64_t t0;				/* the observer's start */
 	uint64_t last_ns, last_bytes, last_ops; /* the last draw */
 };
 
@@ -125,7 +125,8 @@ static void draw(struct iob_observer *o, uint64_t now)
 		if (c->expect_bytes) {
 			frac = (double)bytes / (double)c->expect_bytes;
 			if (bytes && t > 0)
-				eta = (double)(c->expect_bytes - (bytes < c->expect_bytes ? bytes : c->expect_bytes)) /
+				eta = (double)(c->expect_bytes -
+					       (bytes < c->expect_bytes ? bytes : c->expect_bytes)) /
 				      ((double)bytes / t);
 		}
 		if (c->runtime_ns) {
@@ -147,8 +148,8 @@ static void draw(struct iob_observer *o, uint64_t now)
 	fmt_rate(iops, io, sizeof io);
 	if (eta >= 0)
 		fmt_eta(eta, e, sizeof e);
-	snprintf(line, sizeof line, "\r%s: %.24s %s %s  %s  %s IOPS%s%s\033[K", c->tool, c->job, c->phase, what, mib,
-		 io, eta >= 0 ? "  ETA " : "", eta >= 0 ? e : "");
+	snprintf(line, sizeof line, "\r%s: %.24s %s %s  %s  %s IOPS%s%s\033[K", c->tool, c->job, c->phase,
+		 what, mib, io, eta >= 0 ? "  ETA " : "", eta >= 0 ? e : "");
 	line_take();
 	fputs(line, stderr); /* one write: stderr is unbuffered */
 	fflush(stderr);
@@ -162,7 +163,8 @@ static void close_interval(struct iob_observer *o)
 	struct iob_intervals *iv = o->cfg.iv;
 	iob_intervals_ask(iv);
 	uint64_t until = iob_now_ns() + ANSWER_NS;
-	while (!iob_intervals_answered(iv) && !__atomic_load_n(&o->stop, __ATOMIC_ACQUIRE) && iob_now_ns() < until)
+	while (!iob_intervals_answered(iv) && !__atomic_load_n(&o->stop, __ATOMIC_ACQUIRE) &&
+	       iob_now_ns() < until)
 		iob_sleep_ns(1000000, NULL);
 	if (!__atomic_load_n(&o->stop, __ATOMIC_ACQUIRE))
 		iob_intervals_take(iv, iob_now_ns(), 0);

@@ -132,7 +132,8 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	 * before any output file is created */
 	run->livecsv = calloc(1, sizeof *run->livecsv);
 	if (!run->livecsv || iob_livecsv_open(run->livecsv, suite, err, sizeof err) != 0) {
-		*code = run->livecsv ? iob_cli_fail(IOB_EXIT_USAGE, "%s", err) : iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
+		*code = run->livecsv ? iob_cli_fail(IOB_EXIT_USAGE, "%s", err)
+				     : iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
 		free(run->livecsv);
 		free(run);
 		return NULL;

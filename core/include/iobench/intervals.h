@@ -24,28 +24,28 @@
 #include "iobench/result.h"
 
 struct iob_interval {
-	uint32_t index;   /* 0, 1, ... */
-	uint64_t end_ns;  /* end of the interval, since the measured window's start */
-	uint64_t len_ns;  /* its length (the first and last may be shorter) */
+	uint32_t index;	 /* 0, 1, ... */
+	uint64_t end_ns; /* end of the interval, since the measured window's start */
+	uint64_t len_ns; /* its length (the first and last may be shorter) */
 	uint64_t bytes, ops;
-	uint64_t lat_samples; /* I/Os of the interval in the latency sample */
+	uint64_t lat_samples;	 /* I/Os of the interval in the latency sample */
 	uint64_t p50_ns, p99_ns; /* meaningful when lat_samples > 0 */
 };
 
 struct iob_intervals {
 	struct iob_live *live; /* the phase's streams */
 	size_t nstreams;
-	int lat;               /* intervals logged: snapshots asked for */
+	int lat; /* intervals logged: snapshots asked for */
 	struct iob_hist *cur, *prev, *diff;
 	uint64_t prev_bytes, prev_ops, prev_end; /* the last interval's end (absolute ns; 0: none) */
-	uint64_t window_ns;    /* the measured window's start (absolute ns) */
+	uint64_t window_ns;			 /* the measured window's start (absolute ns) */
 	struct iob_interval *v;
 	size_t n, cap;
 	/* the live CSV, when a job names one: a row per interval, flushed */
 	FILE *csv;
 	const char *job, *phase;
 	uint64_t block_size;
-	int csv_error;         /* a write failed (errno) */
+	int csv_error; /* a write failed (errno) */
 };
 
 /* lat: the phase logs intervals (allocates the streams' snapshots,

@@ -15,7 +15,7 @@
 struct iob_live {
 	/* Written by the stream (relaxed atomics), read by the observer. */
 	uint64_t bytes, ops; /* done so far in the measured window */
-	int ramping;         /* 1 while the stream is in its ramp */
+	int ramping;	     /* 1 while the stream is in its ramp */
 	uint64_t start_ns;   /* the measured window's start (CLOCK_MONOTONIC) */
 	/* Latency snapshots, only when snap is not NULL (interval records):
 	 * the observer raises `want` (atomic); at its next look at the clock
@@ -27,8 +27,8 @@ struct iob_live {
 	 * snapshot whatever `want` says. */
 	struct iob_hist *snap;
 	uint64_t snap_bytes, snap_ops;
-	uint64_t snap_ns;    /* when it was taken (CLOCK_MONOTONIC) */
-	int snap_ramping;    /* the snapshot was taken in the ramp */
+	uint64_t snap_ns; /* when it was taken (CLOCK_MONOTONIC) */
+	int snap_ramping; /* the snapshot was taken in the ramp */
 	unsigned want, got;
 	int lock;
 };

@@ -41,11 +41,11 @@ struct iob_observe_cfg {
 	const char *tool, *job, *phase;
 	struct iob_live *live; /* one per stream */
 	size_t nstreams;
-	int progress;            /* draw the line */
-	uint64_t expect_bytes;   /* what the phase will move in all, 0: unknown */
-	uint64_t runtime_ns;     /* the phase's time limit, 0: none */
+	int progress;	       /* draw the line */
+	uint64_t expect_bytes; /* what the phase will move in all, 0: unknown */
+	uint64_t runtime_ns;   /* the phase's time limit, 0: none */
 	uint64_t ramp_ns;
-	uint64_t interval_ns;    /* log_interval, 0: none */
+	uint64_t interval_ns;	  /* log_interval, 0: none */
 	struct iob_intervals *iv; /* with interval_ns: where the intervals go */
 };
 
