@@ -15,7 +15,7 @@
 
 #define DRAW_NS 500000000ull  /* redraw the line this often */
 #define NAP_NS 10000000ull    /* the thread looks at its stop flag this often */
-#define ANSWER_NS 50000000ull /* wait at most this for the streams' snapshots */
+#define ANSWER_NS 1000000000ull /* wait at most this for the streams' snapshots */
 
 enum iob_progress_mode iob_progress_mode = IOB_PROGRESS_AUTO;
 
@@ -157,12 +157,15 @@ static void draw(struct iob_observer *o, uint64_t now)
 	line_give();
 }
 
-/* Close an interval: ask for the streams' snapshots, give them a moment. */
+/* Close an interval: ask for the streams' snapshots and give them time to
+ * answer (a stream answers at its next look at the clock: after the I/O in
+ * progress), up to half an interval, at most ANSWER_NS. */
 static void close_interval(struct iob_observer *o)
 {
 	struct iob_intervals *iv = o->cfg.iv;
+	uint64_t wait = o->cfg.interval_ns / 2 < ANSWER_NS ? o->cfg.interval_ns / 2 : ANSWER_NS;
 	iob_intervals_ask(iv);
-	uint64_t until = iob_now_ns() + ANSWER_NS;
+	uint64_t until = iob_now_ns() + wait;
 	while (!iob_intervals_answered(iv) && !__atomic_load_n(&o->stop, __ATOMIC_ACQUIRE) &&
 	       iob_now_ns() < until)
 		iob_sleep_ns(1000000, NULL);

@@ -184,9 +184,17 @@ def interval_sums(recs, name, phase_rec, interval_s):
     iv = [r for r in recs if r["kind"] == "interval"]
     check(f"{name}: indexes", [r["interval"] for r in iv] == list(range(len(iv))), str(len(iv)))
     want = phase_rec["elapsed_s"] / interval_s
-    # one interval per log_interval of the window, the last one shorter
-    check(f"{name}: count about elapsed / interval", abs(len(iv) - want) <= 1.5,
+    # one interval per log_interval of the window, the last one shorter; an
+    # interval ends when the stream answers the observer (after the I/O in
+    # progress), so a machine busy enough to delay the answer past the next
+    # interval's end merges two: the count is at most one over, lengths vary
+    lens = sorted(r["interval_s"] for r in iv)
+    check(f"{name}: count about elapsed / interval", want / 2 <= len(iv) <= want + 1.5,
           f"{len(iv)} intervals over {phase_rec['elapsed_s']:.3f} s at {interval_s} s")
+    check(f"{name}: most intervals last log_interval", lens and abs(lens[len(lens) // 2] - interval_s) < interval_s / 4,
+          str(lens))
+    check(f"{name}: the intervals cover the window", iv and abs(iv[-1]["time_s"] - phase_rec["elapsed_s"]) < 0.05
+          and abs(sum(lens) - iv[-1]["time_s"]) < 1e-6, f"{iv[-1]['time_s'] if iv else None} {sum(lens)}")
     check(f"{name}: bytes add up", sum(r["bytes"] for r in iv) == phase_rec["bytes"],
           f"{[r['bytes'] for r in iv]} vs {phase_rec['bytes']}")
     check(f"{name}: ops add up", sum(r["ops"] for r in iv) == phase_rec["ops"])
@@ -238,9 +246,7 @@ def test_intervals_streams_ramp():
     with open(js) as f:
         recs = records(f.read())
     ph = [r for r in recs if r["kind"] == "phase"][0]
-    iv = interval_sums(recs, "ramp", ph, 0.25)
-    check("ramp: the last interval ends with the window", iv and abs(iv[-1]["time_s"] - ph["elapsed_s"]) < 0.05,
-          f"{iv[-1]['time_s'] if iv else None} vs {ph['elapsed_s']}")
+    interval_sums(recs, "ramp", ph, 0.25)
 
 
 def test_livecsv():
