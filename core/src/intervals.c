@@ -207,6 +207,7 @@ static void livecsv_free(struct iob_livecsv *lc)
 	free(lc->path);
 	free(lc->f);
 	free(lc->error);
+	free(lc->created);
 	memset(lc, 0, sizeof *lc);
 }
 
@@ -219,7 +220,8 @@ int iob_livecsv_open(struct iob_livecsv *lc, const struct iob_suite *suite, char
 	lc->path = calloc(cap, sizeof *lc->path);
 	lc->f = calloc(cap, sizeof *lc->f);
 	lc->error = calloc(cap, sizeof *lc->error);
-	if (!lc->path || !lc->f || !lc->error) {
+	lc->created = calloc(cap, sizeof *lc->created);
+	if (!lc->path || !lc->f || !lc->error || !lc->created) {
 		livecsv_free(lc);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -228,29 +230,42 @@ int iob_livecsv_open(struct iob_livecsv *lc, const struct iob_suite *suite, char
 		const char *p = suite->jobs[j].livecsv;
 		if (!p[0] || iob_livecsv_file(lc, p, NULL))
 			continue;
-		FILE *f = fopen(p, "we");
+		/* made by this call (exclusive creation), or there before: only
+		 * what it made is ever removed */
+		FILE *f = fopen(p, "wxe");
+		int made = f != NULL;
+		if (!f && errno == EEXIST)
+			f = fopen(p, "we");
 		int rc = f ? 0 : -(errno ? errno : EIO);
 		char *dup = f ? strdup(p) : NULL;
-		if (f && dup) { /* created: from here on it is removed on failure */
+		if (f && dup) {
 			lc->f[lc->n] = f;
+			lc->created[lc->n] = made;
 			lc->path[lc->n++] = dup;
 			rc = iob_intervals_csv_header(f);
 		} else if (f) {
 			fclose(f);
-			remove(p);
+			if (made)
+				remove(p);
 			rc = -ENOMEM;
 		}
 		if (rc) {
 			snprintf(err, errlen, "livecsv %s: cannot create it: %s", IOB_Q(p), strerror(-rc));
-			for (size_t i = 0; i < lc->n; i++) {
+			iob_livecsv_unmake(lc);
+			for (size_t i = 0; i < lc->n; i++)
 				fclose(lc->f[i]);
-				remove(lc->path[i]);
-			}
 			livecsv_free(lc);
 			return rc;
 		}
 	}
 	return 0;
+}
+
+void iob_livecsv_unmake(struct iob_livecsv *lc)
+{
+	for (size_t i = 0; i < lc->n; i++)
+		if (lc->created[i])
+			remove(lc->path[i]);
 }
 
 FILE *iob_livecsv_file(struct iob_livecsv *lc, const char *path, int **error)

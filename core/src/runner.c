@@ -147,8 +147,7 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	iob_log_set_hook(NULL, NULL);
 	if (orc != 0) {
 		char lerr[16];
-		for (size_t i = 0; i < run->livecsv->n; i++)
-			remove(run->livecsv->path[i]);
+		iob_livecsv_unmake(run->livecsv);
 		iob_livecsv_close(run->livecsv, lerr, sizeof lerr);
 		free(run->livecsv);
 		free(run);

@@ -19,7 +19,9 @@ time but that lower bound.
   the end it is one table (csv module), a row per interval record;
 - bad input: log_interval 0, -1s, abc, 5ms (profile and --log-interval),
   livecsv without log_interval, livecsv on the profile itself, livecsv in a
-  missing directory: one line naming the value, exit 2, nothing created.
+  missing directory: one line naming the value, exit 2, nothing created; a
+  livecsv that cannot be written (a device node, as root) is refused and the
+  node left where it was.
 
 Usage: test_live.py --bin DIR --plugin-dir DIR --slow-dir DIR --work DIR [--only CASE]
 Prints 'N passed, N failed'."""
@@ -320,6 +322,23 @@ def test_refused():
             check(f"{name}: nothing created or changed", after == before and f.read() == text, str(after))
 
 
+def test_livecsv_device():
+    """A livecsv that cannot be written at creation (a copy of /dev/full):
+    one line, exit 2, no output created, and the file that was there (the
+    device node) is left alone: only what the run made is ever removed."""
+    if os.geteuid() != 0:
+        print("livecsv on a device: not run: making a device node needs root")
+        return "skip"
+    d = workdir()
+    node = os.path.join(d, "full")
+    os.mknod(node, 0o666 | 0o020000, os.makedev(1, 7))
+    p = iobench(d, profile(d, read_job()), "--livecsv", node, "--output", "json=" + os.path.join(d, "o.json"))
+    check("livecsv on a device: exit 2, one line", p.returncode == 2 and p.stderr.count("\n") == 1
+          and "full" in p.stderr, f"{p.returncode} {p.stderr!r}")
+    check("livecsv on a device: the node stays", os.path.exists(node) and not os.path.isfile(node))
+    check("livecsv on a device: no output created", not os.path.exists(os.path.join(d, "o.json")))
+
+
 CASES = {
     "progress_always": test_progress_always,
     "progress_off": test_progress_never_and_auto_pipe,
@@ -330,6 +349,7 @@ CASES = {
     "intervals_streams_ramp": test_intervals_streams_ramp,
     "livecsv": test_livecsv,
     "refused": test_refused,
+    "livecsv_device": test_livecsv_device,
 }
 
 
@@ -342,8 +362,8 @@ def main():
     A = ap.parse_args()
     os.makedirs(A.work, exist_ok=True)
     for name, fn in CASES.items():
-        if not A.only or A.only == name:
-            fn()
+        if (not A.only or A.only == name) and fn() == "skip" and A.only:
+            return 77
     for f in failures:
         print("FAIL", f)
     print(f"{passed} passed, {len(failures)} failed")

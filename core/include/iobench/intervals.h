@@ -77,13 +77,17 @@ struct iob_livecsv {
 	size_t n;
 	char **path;
 	FILE **f;
-	int *error; /* a write failed: errno */
+	int *error;   /* a write failed: errno */
+	int *created; /* it did not exist before: removed if the run cannot start */
 };
 /* Open every file; on failure a one-line reason and nothing left open
- * (files already created are removed). */
+ * (files this call created are removed; nothing that was there before, a
+ * device least of all, ever is). */
 int iob_livecsv_open(struct iob_livecsv *lc, const struct iob_suite *suite, char *err, size_t errlen);
 /* The open file for a job's livecsv path (NULL: none), and its error slot. */
 FILE *iob_livecsv_file(struct iob_livecsv *lc, const char *path, int **error);
+/* Remove the files the run created (it could not start after all). */
+void iob_livecsv_unmake(struct iob_livecsv *lc);
 /* Close them all; -errno with a one-line reason for the first that failed. */
 int iob_livecsv_close(struct iob_livecsv *lc, char *err, size_t errlen);
 
