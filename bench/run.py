@@ -555,10 +555,10 @@ def scenario_t():
     one = profile(f"[t1]\n{base}ops = {ops}\n")
     two = profile(f"[t2]\n{base}threads = 2\nshared_file = true\nops = {ops // 2}\n")
     rounds("t_threads_rand4k_cached", {
-        "2 streams": lambda: iobench(two, "ops_per_s"),
-        "1 stream": lambda: iobench(one, "ops_per_s"),
+        "streams2": lambda: iobench(two, "ops_per_s"),
+        "streams1": lambda: iobench(one, "ops_per_s"),
     }, "IOPS")
-    ratio("t_threads_rand4k_cached", "2 streams", "1 stream", lo=1.8)
+    ratio("t_threads_rand4k_cached", "streams2", "streams1", lo=1.8)
 
 
 def scenario_r():
