@@ -626,7 +626,7 @@ static char *trim(char *s)
  * *bom says the file starts with a UTF-8 byte order mark (skipped here). */
 static int prescan(const char *path, char ***sections, size_t *nsec, int *bom, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = iob_fopen(path, "re");
 	char *line = NULL, cur[256] = "";
 	size_t cap = 0, lineno = 0;
 	long len;
@@ -663,7 +663,7 @@ static int prescan(const char *path, char ***sections, size_t *nsec, int *bom, c
 		if (rc)
 			break;
 		if (len > MAX_LINE) {
-			snprintf(err, errlen, "%s:%zu: line is %zd characters long, over the %d-character limit", path,
+			snprintf(err, errlen, "%s:%zu: line is %ld characters long, over the %d-character limit", path,
 				 lineno, len, MAX_LINE);
 			rc = -E2BIG;
 			break;
@@ -848,7 +848,7 @@ static int capture_iniparser_error(const char *fmt, ...)
 /* A private copy of the file without its byte order mark, for iniparser. */
 static int copy_without_bom(const char *path, char *tmp, size_t tmplen)
 {
-	FILE *f = fopen(path, "rbe");
+	FILE *f = iob_fopen(path, "rbe");
 	char *text = NULL;
 	size_t len = 0, cap = 0;
 	int rc = 0;

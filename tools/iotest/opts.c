@@ -141,7 +141,7 @@ static int parse_whole(const char *text, uint64_t *out)
 
 static int parse_size(const char *text, struct iotest_opts *o, char *err, size_t errlen)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int rc = parse_whole(text, &v);
 	if (rc == -EINVAL)
 		return iotest_fail(err, errlen,
@@ -158,7 +158,7 @@ static int parse_size(const char *text, struct iotest_opts *o, char *err, size_t
 
 static int parse_block(const char *text, struct iotest_opts *o, char *err, size_t errlen)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int rc = parse_whole(text, &v);
 	if (rc == -EINVAL)
 		return iotest_fail(err, errlen,
