@@ -578,7 +578,8 @@ int iob_fs_facts(const char *path, char *fstype, size_t fslen, uint64_t *block_s
 	free(w);
 	if (!ok)
 		return last_err();
-	if (GetVolumeInformationW(vol, NULL, 0, NULL, NULL, NULL, fs, MAX_PATH))
+	/* under wine the volume is a Linux directory: its type is not Windows' to tell */
+	if (!iob_wine_version() && GetVolumeInformationW(vol, NULL, 0, NULL, NULL, NULL, fs, MAX_PATH))
 		narrow(fs, fstype, fslen, 0);
 	narrow(vol, device, devlen, 0);
 	DWORD spc, bps, fc, tc;

@@ -62,7 +62,7 @@ static int set_seed(struct iob_job *job, const char *value, char *err, size_t er
 
 static const struct iob_key key_table[] = {
     {"description", IOB_KEY_STRING, "", "", "free text, ignored", NULL, 0, 0, NULL},
-    {"backend", IOB_KEY_STRING, "plugin name", "posix",
+    {"backend", IOB_KEY_STRING, "plugin name", IOB_DEFAULT_BACKEND,
      "backend plugin that moves the bytes ('iobench plugins' lists them)", NULL, FIELD(backend), NULL},
     {"backend_options", IOB_KEY_STRING, "k=v,...", "",
      "options handed to the backend's open; the backend refuses an unknown one before anything is created",

@@ -169,6 +169,11 @@ int iob_run_finish(struct iob_run *run, int status)
 	if (status != 0 && !run->error[0])
 		snprintf(run->error, sizeof run->error, "the run failed");
 	const char *error = run->opts.hide_job_names ? iob_error_without_job(run->error) : run->error;
+	const char *wine = iob_wine_version();
+	if (wine && !run->usage)
+		iob_notes_add(&run->notes, "measured under wine %s, which ignores FILE_FLAG_NO_BUFFERING and "
+				       "FILE_FLAG_WRITE_THROUGH (its files go through Linux's page cache): these are "
+				       "not Windows figures", wine);
 	/* with nothing measured because the input was bad, the caveats have
 	 * nothing to qualify */
 	iob_cli_end_run(run->out, run->usage ? NULL : &run->notes, status, sig != 0 || run->interrupted, error);
