@@ -124,7 +124,7 @@ if [ ! -f "$prefix/lib/libiniparser.a" ] || [ ! -f "$prefix/lib/libcmocka.a" ]; 
 		{ cat "$deps/obj/cmocka.log" >&2; exit 1; }
 	cmake --build "$deps/obj/cmocka" -j2 >>"$deps/obj/cmocka.log" 2>&1 ||
 		{ cat "$deps/obj/cmocka.log" >&2; exit 1; }
-	lib=$(find "$deps/obj/cmocka" -name 'libcmocka*.a' | head -n 1)
+	lib=$(find "$deps/obj/cmocka" -name 'libcmocka-static.a' | head -n 1)
 	[ -n "$lib" ] || { echo "windows.sh: the cmocka build made no static library" >&2; exit 1; }
 	cp "$lib" "$prefix/lib/libcmocka.a"
 	cp "$cmk/include/cmocka.h" "$prefix/include/"
