@@ -397,6 +397,12 @@ const char *iob_wine_version(void)
 	return NULL;
 }
 
+void iob_utf8_args(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+}
+
 extern char **environ;
 
 int iob_run_quiet(char *const argv[])

@@ -11,6 +11,7 @@
 #include "iobench/ticks.h"
 
 #include <windows.h>
+#include <shellapi.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <io.h>
@@ -1060,6 +1061,31 @@ int iob_write_temp(const char *text, size_t len, char *path, size_t pathlen)
 	}
 	CloseHandle(h);
 	return narrow(file, path, pathlen, 1);
+}
+
+/* main's argv is in the ANSI code page: rebuild it from the UTF-16 command
+ * line.  The strings live as long as the process. */
+void iob_utf8_args(int *argc, char ***argv)
+{
+	int n = 0;
+	wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
+	if (!w || n <= 0)
+		return;
+	char **out = calloc((size_t)n + 1, sizeof *out);
+	for (int i = 0; out && i < n; i++) {
+		int len = WideCharToMultiByte(CP_UTF8, 0, w[i], -1, NULL, 0, NULL, NULL);
+		out[i] = len > 0 ? malloc((size_t)len) : NULL;
+		if (!out[i]) {
+			out = NULL; /* keep the original argv (a leak of what was made, once) */
+			break;
+		}
+		WideCharToMultiByte(CP_UTF8, 0, w[i], -1, out[i], len, NULL, NULL);
+	}
+	LocalFree(w);
+	if (!out)
+		return;
+	*argc = n;
+	*argv = out;
 }
 
 /* ---- Ctrl-C, Ctrl-Break, closing the console ---- */

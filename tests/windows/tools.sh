@@ -1,0 +1,105 @@
+#!/bin/sh
+# The Windows binaries run under wine (tests/windows/CMakeLists.txt):
+#   tools.sh WINE BINDIR WORKDIR CASE
+# Windows writes text with CRLF line ends; they are stripped before matching.
+set -u
+wine=$1
+bin=$2
+work=$3
+case=$4
+rm -rf "$work/$case"
+mkdir -p "$work/$case" || exit 1
+cd "$work/$case" || exit 1
+fail() {
+	echo "FAIL ($case): $*" >&2
+	echo "--- stdout"; cat out 2>/dev/null
+	echo "--- stderr"; cat err 2>/dev/null
+	exit 1
+}
+# run EXE ARGS...: out, err (CR removed), rc
+run() {
+	exe=$1
+	shift
+	"$wine" "$bin/$exe.exe" "$@" >out.raw 2>err.raw </dev/null
+	rc=$?
+	tr -d '\r' <out.raw >out
+	tr -d '\r' <err.raw >err
+}
+
+case $case in
+curt)
+	# the legacy curt line: host write 4 mb 1 kb 0x45 RATE mb/s TIME secs
+	run iotest -C -s 4 x
+	[ "$rc" -eq 0 ] || fail "exit $rc"
+	[ "$(wc -l <out)" -eq 1 ] || fail "not one line"
+	grep -Eq '^[^ ]+ write 4 mb 1 kb 0x45 [0-9]+\.[0-9]+ mb/s [0-9]+\.[0-9]+ secs$' out || fail "not the curt line"
+	[ "$(wc -c <x)" -eq 4194304 ] || fail "x is not 4 MiB"
+	grep -q 'measured under wine' err || fail "no wine note on stderr"
+	;;
+plugins)
+	run iobench plugins
+	[ "$rc" -eq 0 ] || fail "exit $rc"
+	grep -Eq '^  .*/bin/plugins$' out || fail "the search path is not bin/plugins next to the .exe"
+	grep -Eq '^backend +win32 +1\.[0-9]+ ' out || fail "win32 backend not listed"
+	grep -Eq '^backend +direct +1\.[0-9]+ ' out || fail "direct backend not listed"
+	grep -Eq '^output +json ' out || fail "json output not listed"
+	;;
+io_profile_bypass)
+	# -b: the direct backend, which is unbuffered + write-through here
+	run io_profile -b -n 4 -m 4k -M 8k -l 1m
+	[ "$rc" -eq 0 ] || fail "exit $rc"
+	grep -q '^Synch mode: Bypassing the buffer cache (unbuffered + write-through, backend direct)' out ||
+		fail "not unbuffered + write-through"
+	[ "$(grep -c '^[48][0-9]*,4,' out)" -eq 4 ] || fail "not two sizes written and read"
+	;;
+utf8_run)
+	# a profile run in a directory with a non-ASCII name given on the command
+	# line, unbuffered, with a JSON document beside the human output
+	d='d\303\257r-\342\202\254'
+	d=$(printf "$d")
+	mkdir "$d"
+	printf '[global]\nbackend = win32\nbackend_options = unbuffered=1,write_through=1\nsize = 1M\n[seq]\naccess = seq\nblock_size = 64K\nphases = write,read,verify\n' >p.ini
+	run iobench run p.ini --dir "$d" --output human,json=out.json
+	[ "$rc" -eq 0 ] || fail "exit $rc"
+	grep -q "\"file\":\"$d/iobench.seq.dat\"" out.json || fail "the UTF-8 path is not in the JSON"
+	grep -q '"direct":true' out.json || fail "unbuffered not reported as direct"
+	grep -q '(wine ' out.json || fail "the kernel line does not say wine"
+	grep -q 'not Windows figures' out.json || fail "no wine note in the JSON"
+	[ "$(grep -o '"kind":"phase"' out.json | wc -l)" -eq 3 ] || fail "not three phases"
+	! grep -o '"status":"[^"]*"' out.json | grep -qv '"ok"' || fail "a phase or the run is not ok"
+	;;
+misaligned)
+	# unbuffered with a block that is no multiple of the sector size: refused
+	printf '[global]\nbackend = win32\nbackend_options = unbuffered=1\nsize = 1M\n[odd]\naccess = seq\nblock_size = 1000\nphases = write\n' >p.ini
+	run iobench run p.ini
+	[ "$rc" -ne 0 ] || fail "a misaligned unbuffered job ran"
+	[ "$(grep -c . err)" -ge 1 ] || fail "no message"
+	grep -q '1000' err || fail "the message does not name the block size"
+	;;
+bad_input)
+	run iotest -s 0 x
+	[ "$rc" -eq 2 ] || fail "iotest -s 0: exit $rc"
+	[ "$(wc -l <err)" -eq 1 ] || fail "iotest -s 0: not one line"
+	[ ! -e x ] || fail "iotest -s 0 created x"
+	printf '[global]\nbackend = win32\nbackend_options = unbuffered=2\nsize = 1M\n[j]\nphases = write\n' >p.ini
+	run iobench run p.ini
+	[ "$rc" -eq 2 ] || fail "unbuffered=2: exit $rc"
+	grep -q "unbuffered" err || fail "unbuffered=2: the message does not name the option"
+	[ -z "$(ls | grep -v -e '^p.ini$' -e '^out' -e '^err')" ] || fail "unbuffered=2 created files"
+	run iobench run missing.ini
+	[ "$rc" -eq 2 ] || fail "missing profile: exit $rc"
+	run bigread
+	[ "$rc" -eq 2 ] || fail "bigread without a file: exit $rc"
+	;;
+bigread)
+	run iotest -C -s 2 data
+	[ "$rc" -eq 0 ] || fail "iotest: exit $rc"
+	run bigread data
+	[ "$rc" -eq 0 ] || fail "exit $rc"
+	grep -q . out || fail "no output"
+	;;
+*)
+	fail "unknown case"
+	;;
+esac
+echo "ok ($case)"
