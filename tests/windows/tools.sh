@@ -98,6 +98,30 @@ bigread)
 	[ "$rc" -eq 0 ] || fail "exit $rc"
 	grep -q . out || fail "no output"
 	;;
+interrupt)
+	# Ctrl-C: wine turns SIGINT into CTRL_C_EVENT for the console handler;
+	# the run stops with partial results, removes its file and exits 130
+	printf '[global]\nbackend = win32\nsize = 16M\nruntime = 60s\n[w]\naccess = rand\nblock_size = 4K\nphases = write\n' >p.ini
+	"$wine" "$bin/iobench.exe" run p.ini --output human,json=o.json >out.raw 2>err.raw </dev/null &
+	pid=$!
+	n=0
+	until [ -e iobench.w.dat ] || [ "$n" -ge 300 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ -e iobench.w.dat ] || { kill -KILL "$pid"; fail "the run did not start"; }
+	sleep 0.5
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	tr -d '\r' <out.raw >out
+	tr -d '\r' <err.raw >err
+	[ "$rc" -eq 130 ] || fail "exit $rc, not 130"
+	grep -q '"interrupted":true' o.json || fail "the JSON does not say interrupted"
+	grep -q '"kind":"phase"' o.json || fail "no partial results"
+	[ "$(grep -c . err)" -eq 1 ] || fail "not one line on stderr"
+	[ ! -e iobench.w.dat ] || fail "the run left its file behind"
+	;;
 *)
 	fail "unknown case"
 	;;
