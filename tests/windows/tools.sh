@@ -98,6 +98,19 @@ bigread)
 	[ "$rc" -eq 0 ] || fail "exit $rc"
 	grep -q . out || fail "no output"
 	;;
+not_measured)
+	# no eviction, no residency probe on Windows: said, never claimed
+	printf '[global]\nbackend = win32\nsize = 1M\nevict_before_read = true\n[seq]\naccess = seq\nblock_size = 64K\nphases = write,read\n' >p.ini
+	run iobench run p.ini --output json=o.json
+	[ "$rc" -eq 0 ] || fail "exit $rc"
+	grep -q '"evicted":true' o.json && fail "claims an eviction that did not happen"
+	grep -q '"phase":"read".*"evicted":false' o.json || fail "the read does not say evicted false"
+	grep -q '"resident_before_pct":null' o.json || fail "a residency figure was made up"
+	grep -q 'cannot evict a file from its cache' o.json || fail "no note about the eviction"
+	run iotest -C -s 2 -d y
+	[ "$rc" -eq 0 ] || fail "iotest -d: exit $rc"
+	grep -q 'could not be evicted either (not supported on this OS)' err || fail "iotest -d does not say it"
+	;;
 interrupt)
 	# Ctrl-C: wine turns SIGINT into CTRL_C_EVENT for the console handler;
 	# the run stops with partial results, removes its file and exits 130
