@@ -4,7 +4,8 @@
 #
 #   tools/windows.sh [BUILD_DIR]        (default: build-win)
 #
-# 1. installs what it needs (mingw-w64, wine64, dpkg-dev) through tools/deps.sh;
+# 1. installs what it needs (mingw-w64, wine64, dpkg-dev, groff-base, unzip)
+#    through tools/deps.sh;
 # 2. fetches the iniparser and cmocka source packages with apt-get source,
 #    through a private apt configuration whose deb-src lines reuse the
 #    mirrors this machine's own apt configuration names (no host name is
@@ -22,7 +23,7 @@ prefix="$deps/prefix"
 
 # ---- 1. packages (apt may be locked by another run: wait and retry) ----
 tries=0
-until tools/deps.sh gcc-mingw-w64-x86-64 wine64 dpkg-dev; do
+until tools/deps.sh gcc-mingw-w64-x86-64 wine64 dpkg-dev groff-base unzip; do
 	tries=$((tries + 1))
 	if [ "$tries" -ge 30 ]; then
 		echo "windows.sh: could not install the packages" >&2

@@ -135,6 +135,29 @@ interrupt)
 	[ "$(grep -c . err)" -eq 1 ] || fail "not one line on stderr"
 	[ ! -e iobench.w.dat ] || fail "the run left its file behind"
 	;;
+package)
+	# the zip (cpack in the build directory), unpacked and run from there
+	(cd "$IOB_BUILD_DIR" && "$IOB_CPACK" -G ZIP) >cpack.log 2>&1 || { cat cpack.log; fail "cpack failed"; }
+	zip=$(ls "$IOB_BUILD_DIR"/iobench-*-win64.zip)
+	unzip -q "$zip" -d unz || fail "cannot unzip $zip"
+	top=$(ls -d unz/iobench-*-win64)
+	for f in bin/iobench.exe bin/iotest.exe bin/io_profile.exe bin/bigread.exe \
+		bin/plugins/iob-backend-win32.dll bin/plugins/iob-backend-direct.dll bin/plugins/iob-output-json.dll \
+		configs/default.ini configs/direct.ini include/iobench/plugin.h doc/windows.md doc/README.md \
+		doc/man/iobench.1.txt doc/man/iotest.1.txt doc/man/io_profile.1.txt doc/man/bigread.1.txt; do
+		[ -s "$top/$f" ] || fail "$f missing from the zip"
+	done
+	grep -q '^NAME' "$top/doc/man/iotest.1.txt" || fail "the iotest manual is not plain text"
+	! grep -q "$(printf '\010')" "$top/doc/man/iotest.1.txt" || fail "the manual has overstrikes"
+	grep -q '^backend = win32$' "$top/configs/default.ini" || fail "default.ini does not use win32"
+	bin="$top/bin"
+	run iobench plugins
+	[ "$rc" -eq 0 ] || fail "plugins: exit $rc"
+	grep -Eq "^  .*/unz/iobench-[^/]*-win64/bin/plugins\$" out || fail "plugins not found next to the unpacked .exe"
+	grep -Eq '^backend +win32 ' out || fail "win32 not listed from the zip"
+	run iobench check "$top/configs/default.ini" --dir .
+	[ "$rc" -eq 0 ] || fail "check default.ini: exit $rc"
+	;;
 *)
 	fail "unknown case"
 	;;
