@@ -1033,7 +1033,6 @@ int iob_write_temp(const char *text, size_t len, char *path, size_t pathlen)
 	const char *tmp = getenv("TMPDIR");
 	wchar_t *wt = tmp && *tmp ? wide(tmp) : NULL;
 	if (wt) {
-		snprintf(path, pathlen, "%s", tmp);
 		wcsncpy(dir, wt, MAX_PATH);
 		dir[MAX_PATH] = 0;
 		free(wt);

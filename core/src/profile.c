@@ -845,8 +845,9 @@ static int capture_iniparser_error(const char *fmt, ...)
 	return 0;
 }
 
-/* A private copy of the file without its byte order mark, for iniparser. */
-static int copy_without_bom(const char *path, char *tmp, size_t tmplen)
+/* A private copy of the file for iniparser, without its byte order mark
+ * when bom != 0. */
+static int copy_without_bom(const char *path, char *tmp, size_t tmplen, int bom)
 {
 	FILE *f = iob_fopen(path, "rbe");
 	char *text = NULL;
@@ -871,10 +872,10 @@ static int copy_without_bom(const char *path, char *tmp, size_t tmplen)
 		}
 	}
 	fclose(f);
-	if (rc == 0 && (len < 3 || memcmp(text, "\xef\xbb\xbf", 3) != 0))
+	if (rc == 0 && bom && (len < 3 || memcmp(text, "\xef\xbb\xbf", 3) != 0))
 		rc = -EAGAIN; /* changed since the pre-scan */
 	if (rc == 0)
-		rc = iob_write_temp(text + 3, len - 3, tmp, tmplen);
+		rc = iob_write_temp(text + (bom ? 3 : 0), len - (bom ? 3 : 0), tmp, tmplen);
 	free(text);
 	return rc;
 }
@@ -885,8 +886,12 @@ static dictionary *parse_ini(const char *path, int bom, char *err, size_t errlen
 {
 	char tmp[4096];
 	const char *src = path;
-	if (bom) {
-		int rc = copy_without_bom(path, tmp, sizeof tmp);
+	int copy = bom;
+#ifdef _WIN32
+	copy = 1; /* iniparser opens by name in the ANSI code page: a copy under TEMP */
+#endif
+	if (copy) {
+		int rc = copy_without_bom(path, tmp, sizeof tmp, bom);
 		if (rc) {
 			snprintf(err, errlen, "%s: cannot read it again: %s", path, strerror(-rc));
 			return NULL;
@@ -896,10 +901,10 @@ static dictionary *parse_ini(const char *path, int bom, char *err, size_t errlen
 	iniparser_msg[0] = '\0';
 	iniparser_set_error_callback(capture_iniparser_error);
 	dictionary *d = iniparser_load(src);
-	if (bom)
+	if (copy)
 		iob_remove_file(tmp);
 	if (!d) {
-		char *at = bom ? strstr(iniparser_msg, tmp) : NULL;
+		char *at = copy ? strstr(iniparser_msg, tmp) : NULL;
 		if (at) /* name the user's file, not the copy */
 			snprintf(err, errlen, "%s: %.*s%s%s", path, (int)(at - iniparser_msg), iniparser_msg, path,
 				 at + strlen(tmp));

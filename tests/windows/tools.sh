@@ -58,8 +58,10 @@ utf8_run)
 	d='d\303\257r-\342\202\254'
 	d=$(printf "$d")
 	mkdir "$d"
-	printf '[global]\nbackend = win32\nbackend_options = unbuffered=1,write_through=1\nsize = 1M\n[seq]\naccess = seq\nblock_size = 64K\nphases = write,read,verify\n' >p.ini
-	run iobench run p.ini --dir "$d" --output human,json=out.json
+	prof="$d/pr\303\266fil.ini"
+	prof=$(printf "$prof")
+	printf '[global]\nbackend = win32\nbackend_options = unbuffered=1,write_through=1\nsize = 1M\n[seq]\naccess = seq\nblock_size = 64K\nphases = write,read,verify\n' >"$prof"
+	run iobench run "$prof" --dir "$d" --output human,json=out.json
 	[ "$rc" -eq 0 ] || fail "exit $rc"
 	grep -q "\"file\":\"$d/iobench.seq.dat\"" out.json || fail "the UTF-8 path is not in the JSON"
 	grep -q '"direct":true' out.json || fail "unbuffered not reported as direct"
