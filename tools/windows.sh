@@ -78,7 +78,7 @@ fetch_source() { # fetch_source PKG SUITE: unpacks into $deps/src, prints the di
 	(cd "$deps/src" && apt-get -q -o "Dir::Etc::SourceList=$apt/sources.list" \
 		-o Dir::Etc::SourceParts=/nonexistent -o "Dir::State::Lists=$apt/lists" \
 		-o "Dir::Cache=$apt/cache" -o Dir::State::status=/var/lib/dpkg/status \
-		-o APT::Sandbox::User=root -o Acquire::Languages=none \
+		-o "APT::Sandbox::User=$sandbox" -o Acquire::Languages=none \
 		source "$pkg/$suite" >"$deps/src/$pkg.log" 2>&1) || {
 		cat "$deps/src/$pkg.log" >&2
 		echo "windows.sh: apt-get source $pkg/$suite failed" >&2
@@ -90,6 +90,9 @@ fetch_source() { # fetch_source PKG SUITE: unpacks into $deps/src, prints the di
 if [ ! -f "$prefix/lib/libiniparser.a" ] || [ ! -f "$prefix/lib/libcmocka.a" ]; then
 	mkdir -p "$deps/src" "$prefix/lib" "$prefix/include"
 	apt="$deps/apt"
+	# apt run as root downloads as _apt, which cannot write this private
+	# directory: download as the user running this script
+	sandbox=$(id -un)
 	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
 	uris=$(mirror_uris)
 	if [ -z "$uris" ]; then
@@ -105,7 +108,7 @@ if [ ! -f "$prefix/lib/libiniparser.a" ] || [ ! -f "$prefix/lib/libcmocka.a" ]; 
 	done
 	apt-get -qq -o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
 		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" \
-		-o APT::Sandbox::User=root -o Acquire::Languages=none update
+		-o "APT::Sandbox::User=$sandbox" -o Acquire::Languages=none update
 
 	# iniparser: two C files, built straight into a static library.
 	ini=$(fetch_source iniparser trixie)
