@@ -183,6 +183,7 @@ int main(int argc, char **argv)
 	size_t nplugin_dirs = 0;
 	int c;
 
+	iob_utf8_args(&argc, &argv);
 	iob_log_set_program("iobench");
 	opterr = 0; /* our own one-line messages */
 	while ((c = getopt_long(argc, argv, "+o:d:P:vhV", longopts, NULL)) != -1) {

@@ -169,6 +169,11 @@ int iob_run_finish(struct iob_run *run, int status)
 	if (status != 0 && !run->error[0])
 		snprintf(run->error, sizeof run->error, "the run failed");
 	const char *error = run->opts.hide_job_names ? iob_error_without_job(run->error) : run->error;
+	const char *wine = iob_wine_version();
+	if (wine && !run->usage)
+		iob_notes_add(&run->notes, "measured under wine %s, which ignores FILE_FLAG_NO_BUFFERING and "
+				       "FILE_FLAG_WRITE_THROUGH (its files go through Linux's page cache): these are "
+				       "not Windows figures", wine);
 	/* with nothing measured because the input was bad, the caveats have
 	 * nothing to qualify */
 	iob_cli_end_run(run->out, run->usage ? NULL : &run->notes, status, sig != 0 || run->interrupted, error);
@@ -497,6 +502,7 @@ struct phase_run {
 	const struct iob_job *job;
 	size_t j;
 	struct iob_blocks blocks; /* series jobs: block records as they come */
+	int evict_failed;	  /* evict_before_read could not evict (Windows: no way to) */
 };
 
 static void on_block(void *arg, const struct iob_series *s)
@@ -552,7 +558,7 @@ static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struc
 	else
 		iob_rec_absent(rb, "fs_block_size_bytes", IOB_UNIT_BYTES);
 	iob_rec_str(rb, "device", fs && strcmp(run->device, "unknown") ? run->device : NULL);
-	iob_rec_bool(rb, "evicted", r->phase != IOB_PHASE_WRITE && job->evict_before_read);
+	iob_rec_bool(rb, "evicted", r->phase != IOB_PHASE_WRITE && job->evict_before_read && !pr->evict_failed);
 	if (facts->resident_known)
 		iob_rec_f64(rb, "resident_before_pct", IOB_UNIT_NONE, facts->resident_pct);
 	else
@@ -697,8 +703,8 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	}
 	if (phase != IOB_PHASE_WRITE && job->evict_before_read)
 		for (size_t i = 0; i < fl->n; i++)
-			if (!iob_is_stdin_path(fl->paths[i]))
-				iob_cache_evict(jf->open[i]);
+			if (!iob_is_stdin_path(fl->paths[i]) && iob_cache_evict(jf->open[i]) == -ENOTSUP)
+				pr.evict_failed = 1;
 	struct iob_read_plan plan;
 	int reads = phase != IOB_PHASE_WRITE && !run->quiet;
 	memset(&facts, 0, sizeof facts);
@@ -732,6 +738,9 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 			iob_caveat_read_notes(&run->notes, what, &plan, &facts,
 					      r.direct || (r.ops == 0 && (b->desc.caps & IOB_CAP_DIRECT)));
 		iob_caveat_after_phase(&run->notes, what, &r, b->desc.name, (b->desc.caps & IOB_CAP_DIRECT) != 0);
+		if (pr.evict_failed)
+			iob_notes_add(&run->notes, "%s: evict_before_read: this OS cannot evict a file from its cache, "
+						   "so the read may be served from memory", what);
 	}
 	if (r.ops || rc == 0 || r.interrupted || rc == IOB_STATUS_MISMATCH || (streams && st.n)) {
 		int er = emit_phase(&pr, fl, &r, &facts, streams && st.n ? &agg : NULL);

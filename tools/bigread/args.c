@@ -29,7 +29,7 @@ void bigread_usage(FILE *f)
 		   "                 CPU (user + system), 3 wall clock (default); CPU clocks leave\n"
 		   "                 out time spent waiting for the device\n"
 		   "\n"
-		   "  -b, --backend NAME   backend plugin (default: stdio for '-', posix for a\n"
+		   "  -b, --backend NAME   backend plugin (default: " IOB_STDIO_BACKEND " for '-', " IOB_DEFAULT_BACKEND " for a\n"
 		   "                       file; also direct, mmap)\n"
 		   "  -o, --output LIST    outputs, NAME[:ARGS][=FILE],... (default: bigread, the\n"
 		   "                       legacy lines; also human, csv, json)\n"

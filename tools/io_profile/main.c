@@ -32,6 +32,7 @@ int main(int argc, char **argv)
 	char err[2048];
 	int rc;
 
+	iob_utf8_args(&argc, &argv);
 	iob_log_set_program(IOP_TOOL);
 	rc = iop_parse_args(argc, argv, &o, err, sizeof err);
 	if (rc)

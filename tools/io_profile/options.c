@@ -58,7 +58,7 @@ void iop_usage(FILE *f)
 		"  -k, --keep-open  open each file once per size instead of around every I/O\n"
 		"      --remove   remove the files and directories this run created, at the end\n"
 		"  -d, --dir DIR  directory to work in (default: the current directory)\n"
-		"      --backend NAME  backend plugin (default stdio; direct with -b)\n"
+		"      --backend NAME  backend plugin (default " IOB_STDIO_BACKEND "; direct with -b)\n"
 		"  -o, --output LIST   outputs, e.g. io_profile (default), json, csv=rows.csv;\n"
 		"                 comma-separated NAME[:ARGS][=FILE]\n"
 		"      --seed N   seed of the random offsets and data (default %llu)\n"
@@ -349,7 +349,13 @@ static void describe_io(const struct iop_opts *o, struct iop_plan *p, const char
 	int stdio = strcmp(backend, "stdio") == 0;
 	char how[128];
 	if (p->bypass)
-		snprintf(how, sizeof how, "Bypassing the buffer cache (O_DIRECT, backend %s)", backend);
+		snprintf(how, sizeof how, "Bypassing the buffer cache (%s, backend %s)",
+#if defined(_WIN32)
+			 "unbuffered + write-through",
+#else
+			 "O_DIRECT",
+#endif
+			 backend);
 	else if (stdio)
 		snprintf(how, sizeof how, "Using libc streams (stdio) through the buffer cache");
 	else
@@ -461,7 +467,7 @@ static int check_suite(const struct iop_plan *p, const struct iob_registry *reg)
 int iop_plan(const struct iop_opts *opts, const struct iob_registry *reg, struct iop_plan *p)
 {
 	struct iop_opts o = *opts;
-	const char *backend = o.backend ? o.backend : o.bypass ? "direct" : "stdio";
+	const char *backend = o.backend ? o.backend : o.bypass ? "direct" : IOB_STDIO_BACKEND;
 	int rc;
 
 	memset(p, 0, sizeof *p);

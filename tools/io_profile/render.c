@@ -117,8 +117,10 @@ static void legacy_date(const char *iso, char *out, size_t len)
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
 	tm.tm_isdst = -1;
-	if (mktime(&tm) != (time_t)-1) /* fills in the weekday */
-		strftime(out, len, "%a %b %e %H:%M:%S %Y", &tm);
+	char day[16], clock[32]; /* %e spelled out: msvcrt's strftime lacks it */
+	if (mktime(&tm) != (time_t)-1 && /* fills in the weekday */
+	    strftime(day, sizeof day, "%a %b", &tm) && strftime(clock, sizeof clock, "%H:%M:%S %Y", &tm))
+		snprintf(out, len, "%s %2d %s", day, tm.tm_mday, clock);
 }
 
 static void parameter_block(struct iopr *st, const struct iob_record *r)

@@ -35,6 +35,7 @@ int main(int argc, char **argv)
 	char err[2048], cmdline[4096];
 	int code;
 
+	iob_utf8_args(&argc, &argv);
 	iob_log_set_program("iotest");
 	if (!o || !reg)
 		return iob_cli_fail(IOB_EXIT_FAIL, "out of memory");

@@ -99,7 +99,7 @@ void iotest_usage(FILE *f)
 		"\n"
 		"iobench additions:\n"
 		"  --seed N             seed of the random pattern (default %llu)\n"
-		"  --backend NAME       backend plugin moving the bytes (default posix)\n"
+		"  --backend NAME       backend plugin moving the bytes (default " IOB_DEFAULT_BACKEND ")\n"
 		"  --format LIST        outputs, comma-separated NAME[:ARGS][=FILE]: iotest (the legacy\n"
 		"                       lines, default), human, csv, json; e.g. --format iotest,json=run.json\n"
 		"  --plugin-dir DIR     search DIR for plugins first (repeatable)\n"
@@ -141,7 +141,7 @@ static int parse_whole(const char *text, uint64_t *out)
 
 static int parse_size(const char *text, struct iotest_opts *o, char *err, size_t errlen)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int rc = parse_whole(text, &v);
 	if (rc == -EINVAL)
 		return iotest_fail(err, errlen,
@@ -158,7 +158,7 @@ static int parse_size(const char *text, struct iotest_opts *o, char *err, size_t
 
 static int parse_block(const char *text, struct iotest_opts *o, char *err, size_t errlen)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int rc = parse_whole(text, &v);
 	if (rc == -EINVAL)
 		return iotest_fail(err, errlen,
@@ -396,7 +396,7 @@ static void defaults(struct iotest_opts *o)
 	o->size_mb = IOTEST_DEFAULT_SIZE_MB;
 	o->block_kb = IOTEST_DEFAULT_BLOCK_KB;
 	o->seed = IOTEST_DEFAULT_SEED;
-	o->backend = "posix";
+	o->backend = IOB_DEFAULT_BACKEND;
 }
 
 int iotest_parse_args(int argc, char **argv, struct iotest_opts *o, char *err, size_t errlen)

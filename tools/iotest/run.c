@@ -94,8 +94,15 @@ static void drop(struct run *r, struct iob_run *run, const char *path)
 					    "/proc/sys/vm/drop_caches failed)"
 					  : "drop caches needs root (or -D with sudo), or writing /proc/sys/vm/drop_caches "
 					    "failed";
-		iob_run_note(run, "%s: evicting only %s from the page cache (posix_fadvise) instead", why, path);
+		if (rc == -ENOTSUP) /* (Windows: neither exists) */
+			iob_run_note(run, "%s, and %s could not be evicted either (not supported on this OS): reads "
+					  "may be served from memory",
+				     why, path);
+		else
+			iob_run_note(run, "%s: evicting only %s from the page cache (posix_fadvise) instead", why, path);
 	}
+	if (rc == -ENOTSUP)
+		r->how = "none";
 }
 
 static void emit_initial_drop(struct run *r, struct iob_run *run)

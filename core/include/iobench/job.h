@@ -13,6 +13,17 @@
 #include "iobench/pattern.h"
 #include "iobench/phase.h"
 
+/* The backend a job uses unless it names one, and the buffered one the legacy
+ * tools default to: posix and stdio; on Windows both are win32 (posix and
+ * stdio are not built there, docs/windows.md). */
+#if defined(_WIN32)
+#define IOB_DEFAULT_BACKEND "win32"
+#define IOB_STDIO_BACKEND "win32"
+#else
+#define IOB_DEFAULT_BACKEND "posix"
+#define IOB_STDIO_BACKEND "stdio"
+#endif
+
 enum iob_layout {
 	IOB_LAYOUT_FILE = 0, /* one file: dir/filename */
 	IOB_LAYOUT_TREE = 1, /* dir/dir0/{file0..}, dir/dir0/dir1/{file0..}, ... */
@@ -20,7 +31,7 @@ enum iob_layout {
 
 struct iob_job {
 	char name[IOB_NAME_MAX];      /* section name */
-	char backend[IOB_NAME_MAX];   /* backend plugin name, default "posix" */
+	char backend[IOB_NAME_MAX];   /* backend plugin name, default IOB_DEFAULT_BACKEND */
 	char dir[IOB_PATH_MAX];       /* directory holding the files */
 	char filename[IOB_PATH_MAX];  /* file name within dir (layout file) */
 	enum iob_layout layout;
