@@ -129,7 +129,7 @@ _iobench_bigread() {
 		;;
 	*)
 		_iobench_files
-		COMPREPLY+=($(compgen -W "in= bufsize= mode=" -- "$cur"))
+		COMPREPLY+=($(compgen -W "in= bufsize= mode= debug= help=" -- "$cur"))
 		;;
 	esac
 }
