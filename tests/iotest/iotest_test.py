@@ -372,6 +372,12 @@ def case_drop_and_sync(d):
     check(seq(r) == "MMWMR", "drop at the start and after each pass: %r" % r)
     r = run(["-d", "-C", "-s", "1", "x", "-r"], d)
     check(seq(r) == "MMR", "drop before and after the read: %r" % r)
+    # the legacy man page's other spellings of -d: a lone - and --drop_caches
+    for spelling in (["-"], ["--drop_caches"]):
+        r = run(spelling + ["-C", "-s", "1", "x", "-rw"], d)
+        check(seq(r) == "MMWMR", "%s drops as -d does: %r" % (spelling, r))
+    r = run(["-C", "-s", "1", "./-"], d, expect=2)  # a file called - cannot be used
+    check(not os.path.exists(os.path.join(d, "-")) and len(r.err.splitlines()) == 1, "./-: %r" % r)
     dropped = run(["--drop-caches", "-y", "-C", "-s", "1", "x", "-w", "--format", "json"], d)
     doc = json.loads(dropped.out)
     check([x["kind"] for x in doc["records"]] == ["cache_drop", "phase"], "records: %r" % dropped)
@@ -521,7 +527,7 @@ BAD = [
     (["no/such/dir/x"], "no/such/dir"),
     (["sub"], "'sub' is a directory"),
     (["/dev/null"], "--allow-device"),
-    (["-"], "'-'"),
+    (["-"], "no file given"),  # a lone - is -d (the legacy spelling): still no file
 ]
 
 

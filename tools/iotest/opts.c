@@ -1,7 +1,8 @@
 /*
  * opts.c - iotest's command line (iotest.h).  The legacy letters keep their
  * man-page meanings; the letters the legacy synopsis lists without ever
- * explaining them are refused (except -H, help).  Nothing here touches a
+ * explaining them are refused (except -H, help); the legacy spellings of -d,
+ * a lone "-" and --drop_caches, are accepted.  Nothing here touches a
  * file: every value is checked so a run can refuse before creating anything.
  */
 #include <ctype.h>
@@ -89,7 +90,8 @@ void iotest_usage(FILE *f)
 		"  -c, --comment TEXT   print TEXT on a line of its own before the results\n"
 		"  -C, --curt           curt result lines\n"
 		"  -v, --verbose        also print the settings (with the random seed) and per-pass details\n"
-		"  -d, --drop-caches    drop the page cache at the start and after each pass, printing\n"
+		"  -d, -, --drop-caches, --drop_caches\n"
+		"                       drop the page cache at the start and after each pass, printing\n"
 		"                       MemFree before and after (GiB); without root only the file is evicted\n"
 		"  -D                   the same, through 'sudo -n' when not root\n"
 		"  -y, --sync           sync(2) after each write pass, counted in its time\n"
@@ -432,8 +434,11 @@ int iotest_parse_args(int argc, char **argv, struct iotest_opts *o, char *err, s
 	if (o->help || o->version)
 		return 0;
 	for (int i = optind; i < argc; i++) {
-		if (strcmp(argv[i], "-") == 0)
-			return iotest_fail(err, errlen, "'-' is not a file iotest can use (drop caches is -d)");
+		if (strcmp(argv[i], "-") == 0) { /* the legacy "-D | - | --drop_caches": -d */
+			if ((rc = one_option('d', NULL, o, err, errlen)) != 0)
+				return rc;
+			continue;
+		}
 		if (!argv[i][0])
 			return iotest_fail(err, errlen, "empty file name");
 		if (o->output)
