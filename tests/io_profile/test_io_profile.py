@@ -374,6 +374,8 @@ def bypass_writes_synchronous(d, block):
         return
     e = dict(os.environ)
     e.pop("IOBENCH_PLUGIN_PATH", None)
+    # LeakSanitizer cannot run under a tracer (it uses ptrace itself)
+    e["ASAN_OPTIONS"] = e.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
     for extra, dsync in (([], True), (["--backend-options", "dsync=0"], False)):
         trace = os.path.join(d, "openat.trace")
         p = subprocess.run(["strace", "-f", "-e", "trace=open,openat", "-o", trace,

@@ -163,11 +163,12 @@ def case_completion(o):
 
 def portable_build(o):
     """Configure and build iobench and io_profile with IOB_BUILTIN_PLUGINS=ON
-    in a directory kept between runs (a rerun only rebuilds what changed).
-    No sanitizer: the copies must run anywhere."""
+    in a directory kept between runs (a rerun only rebuilds what changed),
+    with the --define settings of the build under test (its build type and
+    sanitizer: the external plugins loaded into the copies carry it)."""
     bdir = os.path.join(os.path.dirname(o.work), "portable-build")
     cfg = [o.cmake, "-S", o.source, "-B", bdir, "-DIOB_BUILTIN_PLUGINS=ON", "-DBUILD_TESTING=OFF",
-           "-DIOB_WERROR=ON", "-DCMAKE_BUILD_TYPE=RelWithDebInfo"]
+           "-DIOB_WERROR=ON"] + ["-D" + d for d in o.define]
     if o.generator:
         cfg += ["-G", o.generator]
     if o.compiler:
@@ -279,6 +280,7 @@ def main():
     ap.add_argument("--generator", default="")
     ap.add_argument("--compiler", default="")
     ap.add_argument("--template-dir", default="")
+    ap.add_argument("--define", action="append", default=[], help="NAME=VALUE for the portable build")
     ap.add_argument("case", choices=["deb", "manpages", "completion", "portable"])
     o = ap.parse_args()
     o.work = os.path.join(o.work, o.case)
