@@ -12,6 +12,10 @@
  *     curt    HOST write 1024 mb 1 kb 0x00 109.11 mb/s 9.4 secs
  *   (the core's phase record, with iotest's fields after the base keys: pass,
  *   path as typed, stamp...; the host comes from the run facts)
+ *   stream           --threads, verbose only: "iotest: pass N stream I ..."
+ *   With --threads the phase record is the streams' aggregate: its bytes
+ *   are their total, its rate total bytes over first start to last end, its
+ *   path "FILE.{0..N-1}".
  *   mb = 2^20 bytes, kb = 2^10 bytes; the rate is bytes / unrounded seconds
  *   (the core's bw_bytes_per_s scaled to mb).  An interrupted pass gets
  *   " (interrupted)" at the end of its line, a pass that failed (an I/O
@@ -36,6 +40,7 @@ struct render_state {
 	struct iob_sink sink;
 	int curt, verbose;
 	int err;
+	uint64_t passes; /* pass records seen: a stream record belongs to the next */
 	char host[256];
 };
 
@@ -147,6 +152,19 @@ static int render_pass(struct render_state *st, const struct iob_record *r)
 	return st->err;
 }
 
+/* --threads, verbose: one line per stream, before its pass line. */
+static int render_stream(struct render_state *st, const struct iob_record *r)
+{
+	if (!st->verbose)
+		return 0;
+	return render_put(st,
+			  "iotest: pass %" PRIu64 " stream %" PRIu64 " %s: %" PRIu64
+			  " bytes, %.6f s, %.2f mb/s, %s: %s\n",
+			  st->passes + 1, render_u64(r, "stream"), render_str(r, "phase"), render_u64(r, "bytes"),
+			  render_f64(r, "elapsed_s"), render_f64(r, "bw_bytes_per_s") / MB, render_str(r, "status"),
+			  iob_quote(render_str(r, "file"), (char[4200]){0}, 4200));
+}
+
 static int render_settings(struct render_state *st, const struct iob_record *r)
 {
 	if (!st->verbose)
@@ -203,8 +221,12 @@ static int render_begin_run(void *state, const struct iob_run_info *run)
 static int render_record(void *state, const struct iob_record *rec)
 {
 	struct render_state *st = state;
-	if (strcmp(rec->kind, "phase") == 0 && render_field(rec, "pass"))
+	if (strcmp(rec->kind, "phase") == 0 && render_field(rec, "pass")) {
+		st->passes++;
 		return render_pass(st, rec);
+	}
+	if (strcmp(rec->kind, "stream") == 0)
+		return render_stream(st, rec);
 	if (strcmp(rec->kind, "cache_drop") == 0)
 		return render_put(st, "MemFree: %.3f %.3f\n", (double)render_u64(rec, "mem_free_before_bytes") / GIB,
 				  (double)render_u64(rec, "mem_free_after_bytes") / GIB);
