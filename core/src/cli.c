@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iobench/coord.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
 #include "iobench/units.h"
@@ -26,7 +27,9 @@ int iob_cli_fail(int code, const char *fmt, ...)
 	/* one line whatever a path or value in it holds: control characters escaped */
 	char line[sizeof msg + 1024];
 	iob_quote(msg, line, sizeof line);
-	fprintf(stderr, "%s: error: %s\n", iob_log_program(), line);
+	/* across MPI ranks the error is agreed first, and rank 0 says it */
+	if (iob_coord_rank() == 0)
+		fprintf(stderr, "%s: error: %s\n", iob_log_program(), line);
 	return code;
 }
 
