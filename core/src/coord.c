@@ -221,31 +221,3 @@ int iob_coord_agree(int status, const char *reason, const char *what, const char
 		snprintf(out, outlen, "%s", v.text);
 	return v.status;
 }
-
-int iob_coord_expand(char *s, size_t len)
-{
-	static const char key[] = "${RANK}";
-	char out[4096], num[16];
-	size_t o = 0;
-	snprintf(num, sizeof num, "%d", iob_coord_rank());
-	if (!strstr(s, key))
-		return 0;
-	for (const char *p = s; *p;) {
-		const char *add = p;
-		size_t n = 1;
-		if (strncmp(p, key, sizeof key - 1) == 0) {
-			add = num;
-			n = strlen(num);
-			p += sizeof key - 1;
-		} else {
-			p++;
-		}
-		if (o + n >= sizeof out || o + n >= len)
-			return -ENAMETOOLONG;
-		memcpy(out + o, add, n);
-		o += n;
-	}
-	out[o] = '\0';
-	memcpy(s, out, o + 1);
-	return 0;
-}

@@ -8,6 +8,7 @@
  * any section, binary junk, and lines too long for it.
  */
 #include "iobench/profile.h"
+#include "iobench/coord.h"
 #include "iobench/os.h"
 
 #include <ctype.h>
@@ -802,6 +803,12 @@ static int expand(const char *in, char *out, size_t outlen, char *err, size_t er
 					return -EINVAL;
 				}
 			const char *v = getenv(name);
+			char rank[16];
+			/* ${RANK}: the MPI rank under mpirun, else the variable, else 0 (docs/mpi.md) */
+			if (strcmp(name, "RANK") == 0 && (iob_coord_active() || !v)) {
+				snprintf(rank, sizeof rank, "%d", iob_coord_rank());
+				v = rank;
+			}
 			if (!v || (!*v && def))
 				v = def;
 			if (!v) {

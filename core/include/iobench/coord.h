@@ -68,8 +68,4 @@ void iob_coord_finish(void);
  * be NULL. */
 int iob_coord_agree(int status, const char *reason, const char *what, const char *same, char *out, size_t outlen);
 
-/* Replace every ${RANK} in s (len bytes) by this process's rank (0 without
- * a coordinator).  -ENAMETOOLONG when the result does not fit (s unchanged). */
-int iob_coord_expand(char *s, size_t len);
-
 #endif
