@@ -73,3 +73,16 @@ int iob_cli_end_run(struct iob_outputs *out, const struct iob_notes *notes, int 
 	};
 	return iob_outputs_end(out, &end);
 }
+
+int iob_cli_refuse_mpi(const char *tool)
+{
+	const char *var = iob_coord_launcher();
+	if (!var)
+		return 0;
+	const char *rank = getenv(var);
+	if (rank && strcmp(rank, "0") == 0)
+		fprintf(stderr, "%s: error: %s does not run across MPI ranks (started by an MPI launcher: %s is set); "
+				"run it without mpirun, or use iotest or iobench run under mpirun\n",
+			iob_log_program(), tool, var);
+	return IOB_EXIT_USAGE;
+}

@@ -15,7 +15,8 @@
   every rank at the end of that phase, exit 1, naming the rank, the
   aggregate marked partial; different command lines are refused; SIGINT to
   mpirun ends every rank with partial results, exit 130; a rank killed with
-  SIGKILL never leaves the others waiting (mpirun ends, non-zero).
+  SIGKILL never leaves the others waiting (mpirun ends, non-zero);
+- bigread and io_profile refuse to run under mpirun, with one line.
 
 Usage: test_mpi.py --bin DIR --plugin-dir DIR --fault-dir DIR --work DIR
                    --mpirun PATH --coord PATH
@@ -214,6 +215,18 @@ def test_enospc(d):
     check("enospc: rank 2 wrote 3 blocks", len(r2) == 1 and r2[0]["bytes"] == 3 * 65536, r2)
 
 
+def test_refused_tools(d):
+    f = os.path.join(d, "f")
+    with open(f, "wb") as fh:
+        fh.write(b"x" * 65536)
+    for tool, args in (("bigread", [f]), ("io_profile", ["-w", "-s", "1", os.path.join(d, "p")])):
+        p = mpirun([os.path.join(A.bin, tool)] + args)
+        lines = p.stderr.splitlines()
+        check(f"{tool}: refused under mpirun, exit 2", p.returncode == 2, (p.returncode, p.stderr))
+        check(f"{tool}: one line", len(lines) == 1 and "does not run across MPI ranks" in lines[0], p.stderr)
+    check("refused tools: nothing created", os.listdir(d) == ["f"], os.listdir(d))
+
+
 def rank_pids(binary, rank):
     """pids of processes running binary with PMI_RANK=rank (MPICH's hydra)."""
     out = []
@@ -304,8 +317,8 @@ def main():
         print("SKIP: the MPI coordinator was not built (no MPI found by CMake: install libmpich-dev and reconfigure)")
         return 77
     A.bin = os.path.abspath(A.bin)
-    tests = [test_iotest, test_iobench, test_shared, test_missing_dir, test_differ, test_enospc, test_sigint,
-             test_sigkill]
+    tests = [test_iotest, test_iobench, test_shared, test_missing_dir, test_differ, test_enospc, test_refused_tools,
+             test_sigint, test_sigkill]
     only = os.environ.get("MPI_TEST_ONLY")
     for t in tests:
         if only and t.__name__ != only:
