@@ -155,6 +155,10 @@ static const struct iob_key key_table[] = {
     {"runtime", IOB_KEY_DURATION, "", "0s",
      "each phase ends at this time limit, or after its ops or loops, whichever comes first; 0s = no limit",
      NULL, FIELD(runtime_ns), NULL},
+    {"stonewall", IOB_KEY_DURATION, "", "0s",
+     "across MPI ranks: every rank stops each phase this long after the ranks' common start, its planned "
+     "I/O unfinished (IOR's stonewalling; each rank's record says what it did); alone, a time limit; 0s = off",
+     NULL, FIELD(stonewall_ns), NULL},
     {"ramp_time", IOB_KEY_DURATION, "", "0s", "I/O done in each phase before its measured window, not counted",
      NULL, FIELD(ramp_ns), NULL},
     {"rwmix_read", IOB_KEY_COUNT, "percent", "50",

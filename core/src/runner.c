@@ -674,6 +674,20 @@ static int run_streams(struct iob_run *run, const struct iob_job *job, struct jo
 
 /* ---------------------------------------------- across MPI ranks (ranks.h) */
 
+/* stonewall: a time limit on the phase's planned I/O (it never makes a
+ * random phase unlimited, as runtime without ops does).  Every rank's clock
+ * starts when the start barrier returns, so every rank stops at the same
+ * moment of the common time line. */
+static void stonewall(const struct iob_job *job, struct iob_phase_spec *spec)
+{
+	if (!job->stonewall_ns)
+		return;
+	if (job->access == IOB_ACCESS_RAND && !spec->ops && !spec->runtime_ns)
+		spec->ops = spec->block_size ? spec->file_size / spec->block_size * spec->nfiles : 0;
+	if (!spec->runtime_ns || job->stonewall_ns < spec->runtime_ns)
+		spec->runtime_ns = job->stonewall_ns;
+}
+
 struct rank_start {
 	int rc;		  /* the start barrier's */
 	uint64_t epoch_ns; /* this rank's clock when it returned */
@@ -807,6 +821,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	if (reads)
 		iob_caveat_measure_read(&plan, &facts);
 	int rc;
+	stonewall(job, &spec);
 	if (iob_coord_active())
 		rank_phase_spec(job, &spec, &rs, streams);
 	if (streams) {

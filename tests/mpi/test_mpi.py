@@ -16,6 +16,8 @@
   aggregate marked partial; different command lines are refused; SIGINT to
   mpirun ends every rank with partial results, exit 130; a rank killed with
   SIGKILL never leaves the others waiting (mpirun ends, non-zero);
+- stonewall = 1s: every rank stops at the limit, far short of its plan, and
+  its record says what it did;
 - bigread and io_profile refuse to run under mpirun, with one line.
 
 Usage: test_mpi.py --bin DIR --plugin-dir DIR --fault-dir DIR --work DIR
@@ -215,6 +217,28 @@ def test_enospc(d):
     check("enospc: rank 2 wrote 3 blocks", len(r2) == 1 and r2[0]["bytes"] == 3 * 65536, r2)
 
 
+def test_stonewall(d):
+    for k in range(4):
+        os.mkdir(os.path.join(d, str(k)))
+    # 100000 passes of 1 MiB: far more than any rank writes in 1 s
+    prof = profile(d, "w", f"[job]\ndir = {d}/${{RANK}}\nfilename = f\nsize = 1M\nblock_size = 64K\n"
+                           "phases = write\nfsync = false\nloops = 100000\nstonewall = 1s\n")
+    js = os.path.join(d, "out.json")
+    t = time.monotonic()
+    p = mpirun([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js])
+    took = time.monotonic() - t
+    check("stonewall: exit 0", p.returncode == 0, p.stderr)
+    check("stonewall: ended well before the plan", took < 60, took)
+    recs = records(js) if os.path.exists(js) else []
+    ranks = [r for r in recs if r["kind"] == "rank"]
+    aggs = [r for r in recs if r["kind"] == "phase"]
+    check("stonewall: what each rank did", sorted(r["rank"] for r in ranks) == [0, 1, 2, 3]
+          and all(r["elapsed_s"] >= 1.0 and 0 < r["bytes"] < 100000 * MIB and r["status"] == "ok" for r in ranks),
+          [(r.get("rank"), r["elapsed_s"], r["bytes"]) for r in ranks])
+    check("stonewall: aggregate", len(aggs) == 1 and aggs[0]["bytes"] == sum(r["bytes"] for r in ranks)
+          and aggs[0]["elapsed_s"] >= 1.0, aggs)
+
+
 def test_refused_tools(d):
     f = os.path.join(d, "f")
     with open(f, "wb") as fh:
@@ -317,7 +341,7 @@ def main():
         print("SKIP: the MPI coordinator was not built (no MPI found by CMake: install libmpich-dev and reconfigure)")
         return 77
     A.bin = os.path.abspath(A.bin)
-    tests = [test_iotest, test_iobench, test_shared, test_missing_dir, test_differ, test_enospc, test_refused_tools,
+    tests = [test_iotest, test_iobench, test_shared, test_missing_dir, test_differ, test_enospc, test_stonewall, test_refused_tools,
              test_sigint, test_sigkill]
     only = os.environ.get("MPI_TEST_ONLY")
     for t in tests:
