@@ -6,6 +6,7 @@
 #include "ranks.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +291,20 @@ static int get_record(struct rbuf *r, struct rrec *x)
 	return r->err;
 }
 
+/* The result's plain counts, sent as they are. */
+static const size_t COUNTS[] = {
+	offsetof(struct iob_phase_result, block_size),	   offsetof(struct iob_phase_result, bytes),
+	offsetof(struct iob_phase_result, ops),		   offsetof(struct iob_phase_result, skipped),
+	offsetof(struct iob_phase_result, short_ops),	   offsetof(struct iob_phase_result, bytes_read),
+	offsetof(struct iob_phase_result, bytes_written),  offsetof(struct iob_phase_result, ops_read),
+	offsetof(struct iob_phase_result, ops_written),	   offsetof(struct iob_phase_result, elapsed_ns),
+	offsetof(struct iob_phase_result, sync_ns),	   offsetof(struct iob_phase_result, lat_samples),
+	offsetof(struct iob_phase_result, os_read_bytes),  offsetof(struct iob_phase_result, os_write_bytes),
+	offsetof(struct iob_phase_result, cpu_user_ns),	   offsetof(struct iob_phase_result, cpu_sys_ns),
+	offsetof(struct iob_phase_result, bad_blocks),
+};
+#define NCOUNTS (sizeof COUNTS / sizeof COUNTS[0])
+
 /* What one rank sends for a phase. */
 static void put_phase(struct wbuf *w, const char *host, const struct iob_record *rec,
 		      const struct iob_phase_result *r, uint64_t epoch_ns, int rc, const char *error, int sig)
@@ -300,30 +315,15 @@ static void put_phase(struct wbuf *w, const char *host, const struct iob_record 
 	put_str(w, error);
 	put_record(w, rec);
 	put_u64(w, (uint64_t)r->phase);
-	put_u64(w, r->block_size);
-	put_u64(w, r->bytes);
-	put_u64(w, r->ops);
-	put_u64(w, r->skipped);
-	put_u64(w, r->short_ops);
-	put_u64(w, r->bytes_read);
-	put_u64(w, r->bytes_written);
-	put_u64(w, r->ops_read);
-	put_u64(w, r->ops_written);
+	for (size_t i = 0; i < NCOUNTS; i++)
+		put(w, (const char *)r + COUNTS[i], sizeof(uint64_t));
 	/* the window from the rank's own epoch: what a tool added to the phase
 	 * (iotest's timed sync) is in elapsed_ns, so the end is start + elapsed */
 	uint64_t start = r->start_ns > epoch_ns ? r->start_ns - epoch_ns : 0;
 	put_u64(w, start);
 	put_u64(w, start + r->elapsed_ns);
-	put_u64(w, r->elapsed_ns);
-	put_u64(w, r->sync_ns);
 	put_u64(w, r->lat_sample_every);
-	put_u64(w, r->lat_samples);
-	put_u64(w, r->os_read_bytes);
-	put_u64(w, r->os_write_bytes);
-	put_u64(w, r->cpu_user_ns);
-	put_u64(w, r->cpu_sys_ns);
 	put_u64(w, (uint64_t)r->direct);
-	put_u64(w, r->bad_blocks);
 	put_u64(w, (uint64_t)(int64_t)r->status);
 	put_u64(w, (uint64_t)r->interrupted);
 	put_hist(w, r->hist);
@@ -352,27 +352,12 @@ static int get_phase(struct rbuf *b, uint64_t base, struct rphase *p)
 		return rc;
 	struct iob_phase_result *r = &p->r;
 	r->phase = (enum iob_phase)get_u64(b);
-	r->block_size = get_u64(b);
-	r->bytes = get_u64(b);
-	r->ops = get_u64(b);
-	r->skipped = get_u64(b);
-	r->short_ops = get_u64(b);
-	r->bytes_read = get_u64(b);
-	r->bytes_written = get_u64(b);
-	r->ops_read = get_u64(b);
-	r->ops_written = get_u64(b);
+	for (size_t i = 0; i < NCOUNTS; i++)
+		get(b, (char *)r + COUNTS[i], sizeof(uint64_t));
 	r->start_ns = base + get_u64(b);
 	r->end_ns = base + get_u64(b);
-	r->elapsed_ns = get_u64(b);
-	r->sync_ns = get_u64(b);
 	r->lat_sample_every = (uint32_t)get_u64(b);
-	r->lat_samples = get_u64(b);
-	r->os_read_bytes = get_u64(b);
-	r->os_write_bytes = get_u64(b);
-	r->cpu_user_ns = get_u64(b);
-	r->cpu_sys_ns = get_u64(b);
 	r->direct = (int)get_u64(b);
-	r->bad_blocks = get_u64(b);
 	r->status = (int)(int64_t)get_u64(b);
 	r->interrupted = (int)get_u64(b);
 	if ((rc = get_hist(b, &r->hist)) == 0)

@@ -126,11 +126,17 @@ def profile(d, name, body):
     return p
 
 
+def rank_profile(d, name, extra, ranks=range(4), size="1M", bs="64K"):
+    """A profile whose dir is d/name/${RANK}, with those rank directories made."""
+    for k in ranks:
+        os.makedirs(os.path.join(d, name, str(k)))
+    return profile(d, name, f"[job]\ndir = {d}/{name}/${{RANK}}\nfilename = f\nsize = {size}\n"
+                            f"block_size = {bs}\n{extra}")
+
+
 def test_iobench(d):
-    for k in range(4):
-        os.mkdir(os.path.join(d, str(k)))
-    prof = profile(d, "p", f"[job]\ndir = {d}/${{RANK}}\nfilename = f\nsize = 1M\nblock_size = 64K\n"
-                           "phases = write,read\nkeep_files = true\n")
+    prof = rank_profile(d, "p", "phases = write,read\nkeep_files = true\n")
+    d = os.path.join(d, "p")
     js = os.path.join(d, "out.json")
     p = mpirun([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "human,json=" + js])
     check("iobench: exit 0", p.returncode == 0, p.stderr)
@@ -169,9 +175,8 @@ def test_shared(d):
 
 
 def test_missing_dir(d):
-    for k in (0, 1, 3):
-        os.mkdir(os.path.join(d, str(k)))
-    prof = profile(d, "m", f"[job]\ndir = {d}/${{RANK}}\nfilename = f\nsize = 1M\nblock_size = 64K\n")
+    prof = rank_profile(d, "m", "", ranks=(0, 1, 3))
+    d = os.path.join(d, "m")
     p = mpirun([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json"])
     check("missing dir: exit 2", p.returncode == 2, (p.returncode, p.stderr))
     check("missing dir: rank named once", p.stderr.count("error: ") == 1 and "rank 2 (" in p.stderr, p.stderr)
@@ -196,10 +201,7 @@ def test_enospc(d):
         print("enospc: skipped: the fault backend was not built")
         return
     posix = os.path.join(A.plugin_dir, "iob-backend-posix.so")
-    for k in range(4):
-        os.mkdir(os.path.join(d, str(k)))
-    prof = profile(d, "e", f"[job]\ndir = {d}/${{RANK}}\nfilename = f\nsize = 1M\nblock_size = 64K\n"
-                           "phases = write,read\nbackend = fault\n"
+    prof = rank_profile(d, "e", "phases = write,read\nbackend = fault\n"
                            f"backend_options = wrap={posix},op=write,err=ENOSPC,after_calls=${{FAULT_AFTER:-1000}}\n")
     js = os.path.join(d, "out.json")
     base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "--plugin-dir", A.fault_dir,
@@ -218,11 +220,8 @@ def test_enospc(d):
 
 
 def test_stonewall(d):
-    for k in range(4):
-        os.mkdir(os.path.join(d, str(k)))
     # 100000 passes of 1 MiB: far more than any rank writes in 1 s
-    prof = profile(d, "w", f"[job]\ndir = {d}/${{RANK}}\nfilename = f\nsize = 1M\nblock_size = 64K\n"
-                           "phases = write\nfsync = false\nloops = 100000\nstonewall = 1s\n")
+    prof = rank_profile(d, "w", "phases = write\nfsync = false\nloops = 100000\nstonewall = 1s\n")
     js = os.path.join(d, "out.json")
     t = time.monotonic()
     p = mpirun([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js])
@@ -270,10 +269,8 @@ def rank_pids(binary, rank):
 
 
 def long_run(d, name):
-    for k in range(4):
-        os.makedirs(os.path.join(d, name, str(k)))
-    prof = profile(d, name, f"[job]\ndir = {d}/{name}/${{RANK}}\nfilename = f\nsize = 1M\nblock_size = 4K\n"
-                            "phases = write\nfsync = false\naccess = random\nops = 1000000000\nruntime = 60s\n")
+    prof = rank_profile(d, name, "phases = write\nfsync = false\naccess = random\nops = 1000000000\nruntime = 60s\n",
+                        bs="4K")
     js = os.path.join(d, name + ".json")
     cmd = [A.mpirun, "-n", "4", iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js]
     p = subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
