@@ -24,6 +24,7 @@ static struct {
 	void *dl;
 	int fd;
 	int rank, size;
+	int serialized;
 	int finished;
 	char host[256];
 } C = {.size = 1, .fd = -1};
@@ -95,7 +96,7 @@ int iob_coord_start(char *err, size_t errlen)
 		snprintf(err, errlen, "started by an MPI launcher (%s is set): %s", var, why);
 		return rc;
 	}
-	rc = C.ops->init(&C.rank, &C.size, why, sizeof why);
+	rc = C.ops->init(&C.rank, &C.size, &C.serialized, why, sizeof why);
 	if (rc != 0) {
 		snprintf(err, errlen, "%s", why);
 		C.ops = NULL;
@@ -118,6 +119,11 @@ int iob_coord_rank(void)
 int iob_coord_size(void)
 {
 	return iob_coord_active() ? C.size : 1;
+}
+
+int iob_coord_serialized(void)
+{
+	return iob_coord_active() && C.serialized;
 }
 
 int iob_coord_barrier(void)

@@ -701,13 +701,15 @@ static void rank_ready(void *arg)
 }
 
 /* The phase's start across ranks: the barrier after every file is open (the
- * engine's ready; streams: before they start), and with a shared file each
- * rank's own region (sequential) or own random offsets. */
+ * engine's ready; streams: stream 0's thread once every stream is ready, or
+ * before they start where MPI cannot take a call from another thread), and
+ * with a shared file each rank's own region (sequential) or own random
+ * offsets. */
 static void rank_phase_spec(const struct iob_job *job, struct iob_phase_spec *spec, struct rank_start *rs,
 			    int streams)
 {
 	uint64_t k = (uint64_t)iob_coord_rank(), n = (uint64_t)iob_coord_size();
-	if (streams) {
+	if (streams && !iob_coord_serialized()) {
 		rank_ready(rs);
 	} else {
 		spec->ready = rank_ready;

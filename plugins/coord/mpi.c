@@ -18,14 +18,19 @@ static int mpi_rc(int rc)
 	return rc == MPI_SUCCESS ? 0 : -EIO;
 }
 
-static int c_init(int *rank, int *size, char *err, size_t errlen)
+static int c_init(int *rank, int *size, int *serialized, char *err, size_t errlen)
 {
-	int inited = 0;
+	int inited = 0, provided = MPI_THREAD_SINGLE;
 	MPI_Initialized(&inited);
-	if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) {
-		snprintf(err, errlen, "MPI_Init failed");
+	/* serialized: a stream thread may make the start barrier's call while
+	 * the runner's thread makes none */
+	if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+		snprintf(err, errlen, "MPI_Init_thread failed");
 		return -EIO;
 	}
+	if (inited)
+		MPI_Query_thread(&provided);
+	*serialized = provided >= MPI_THREAD_SERIALIZED;
 	/* a failed call returns to us, so the run can say which rank failed */
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	if (MPI_Comm_rank(MPI_COMM_WORLD, rank) != MPI_SUCCESS || MPI_Comm_size(MPI_COMM_WORLD, size) != MPI_SUCCESS) {

@@ -9,6 +9,8 @@
 - iobench run: ${RANK} in dir gives each rank its directory; one "rank"
   record per rank and phase and one aggregate "phase" record; only rank 0
   writes the output (one JSON document, one human report);
+- threads = 2 on each rank: a rank record is its streams' aggregate, the
+  phase's aggregate is over the ranks;
 - shared_file across ranks: one file, each rank its own quarter;
 - faults: a rank whose directory is missing stops every rank before anything
   is created, exit 2, naming the rank; a rank meeting ENOSPC mid-run stops
@@ -157,6 +159,24 @@ def test_iobench(d):
     p1 = subprocess.run([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json"],
                         env=env(), capture_output=True, text=True, timeout=60)
     check("iobench without mpirun: ${RANK} is 0", p1.returncode == 0 and f"{d}/0/f" in p1.stdout, p1.stderr)
+
+
+def test_threads(d):
+    prof = rank_profile(d, "t", "phases = write,read\nthreads = 2\n")
+    js = os.path.join(d, "out.json")
+    p = mpirun([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js])
+    check("threads: exit 0", p.returncode == 0, p.stderr)
+    recs = records(js) if os.path.exists(js) else []
+    for phase in ("write", "read"):
+        ranks = [r for r in recs if r["kind"] == "rank" and r["phase"] == phase]
+        aggs = [r for r in recs if r["kind"] == "phase" and r["phase"] == phase]
+        streams = [r for r in recs if r["kind"] == "stream" and r["phase"] == phase]
+        check(f"threads {phase}: each rank its 2 streams' aggregate", sorted(r["rank"] for r in ranks) == [0, 1, 2, 3]
+              and all(r["streams"] == 2 and r["bytes"] == 2 * MIB for r in ranks), ranks)
+        check(f"threads {phase}: rank 0's stream records", sorted(r["stream"] for r in streams) == [0, 1], streams)
+        check(f"threads {phase}: aggregate over the ranks", len(aggs) == 1 and aggs[0]["bytes"] == 8 * MIB
+              and aggs[0]["ranks"] == 4 and aggs[0]["lat_ns"]["count"] == sum(r["lat_ns"]["count"] for r in ranks),
+              aggs)
 
 
 def test_shared(d):
@@ -338,7 +358,7 @@ def main():
         print("SKIP: the MPI coordinator was not built (no MPI found by CMake: install libmpich-dev and reconfigure)")
         return 77
     A.bin = os.path.abspath(A.bin)
-    tests = [test_iotest, test_iobench, test_shared, test_missing_dir, test_differ, test_enospc, test_stonewall, test_refused_tools,
+    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_enospc, test_stonewall, test_refused_tools,
              test_sigint, test_sigkill]
     only = os.environ.get("MPI_TEST_ONLY")
     for t in tests:

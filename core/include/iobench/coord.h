@@ -26,8 +26,10 @@ struct iob_coord_ops {
 	uint32_t abi;	      /* IOB_COORD_ABI */
 	uint32_t struct_size; /* sizeof (struct iob_coord_ops) */
 	const char *name;     /* "mpi" */
-	/* MPI_Init (unless already), rank and size; 0 or -errno with a reason */
-	int (*init)(int *rank, int *size, char *err, size_t errlen);
+	/* MPI_Init_thread (unless already), rank and size, and whether a thread
+	 * other than main may call MPI while main does not
+	 * (MPI_THREAD_SERIALIZED); 0 or -errno with a reason */
+	int (*init)(int *rank, int *size, int *serialized, char *err, size_t errlen);
 	int (*barrier)(void);
 	/* Every rank sends len bytes; rank 0 gets *all (malloc'd, free()) with
 	 * lens[size] lengths, back to back.  Other ranks get *all = NULL. */
@@ -54,6 +56,9 @@ int iob_coord_start(char *err, size_t errlen);
 int iob_coord_active(void);
 int iob_coord_rank(void); /* 0 without a coordinator */
 int iob_coord_size(void); /* 1 without a coordinator */
+/* Another thread than main may call iob_coord_barrier (while main makes no
+ * MPI call): the MPI library gave MPI_THREAD_SERIALIZED. */
+int iob_coord_serialized(void);
 int iob_coord_barrier(void);
 int iob_coord_gather(const void *buf, uint64_t len, void **all, uint64_t *lens);
 int iob_coord_bcast(void *buf, uint64_t len);
