@@ -149,6 +149,27 @@ int iob_coord_bcast(void *buf, uint64_t len)
 	return iob_coord_active() ? C.ops->bcast(buf, len) : 0;
 }
 
+int iob_coord_stop_post(int tag)
+{
+	return iob_coord_active() ? C.ops->stop_post(tag) : 0;
+}
+
+int iob_coord_stop_test(void)
+{
+	return iob_coord_active() ? C.ops->stop_test() : 0;
+}
+
+int iob_coord_stop_send(int tag)
+{
+	return iob_coord_active() ? C.ops->stop_send(tag) : 0;
+}
+
+void iob_coord_stop_cancel(void)
+{
+	if (iob_coord_active())
+		C.ops->stop_cancel();
+}
+
 void iob_coord_finish(void)
 {
 	if (!iob_coord_active())

@@ -543,3 +543,62 @@ int iob_ranks_open(const struct iob_run_opts *opts, const struct iob_suite *suit
 	free(same);
 	return rc;
 }
+
+/* ------------------------------------------------------------ the watch */
+
+struct iob_rank_watch {
+	struct iob_thread *t;
+	int tag;
+	volatile sig_atomic_t *flag;
+	int end;     /* atomic: 1 the phase ended, 2 it failed here */
+	int stopped; /* a stop message came */
+};
+
+static void watch_main(void *arg)
+{
+	struct iob_rank_watch *w = arg;
+	int posted = iob_coord_stop_post(w->tag) == 0;
+	for (;;) {
+		int end = __atomic_load_n(&w->end, __ATOMIC_ACQUIRE);
+		if (end == 2)
+			iob_coord_stop_send(w->tag);
+		if (end)
+			break;
+		if (posted && !w->stopped && iob_coord_stop_test()) {
+			int zero = 0;
+			w->stopped = 1;
+			__atomic_compare_exchange_n((int *)w->flag, &zero, IOB_RANKS_CUT, 0, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+		}
+		iob_sleep_ns(1000000, NULL);
+	}
+	if (posted)
+		iob_coord_stop_cancel();
+}
+
+struct iob_rank_watch *iob_ranks_watch(int tag, volatile sig_atomic_t *flag)
+{
+	if (iob_coord_size() < 2 || !iob_coord_serialized())
+		return NULL;
+	struct iob_rank_watch *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->tag = tag & 0x7fff; /* MPI guarantees tags up to 32767 */
+	w->flag = flag;
+	if (iob_thread_start(&w->t, watch_main, w) != 0) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int iob_ranks_unwatch(struct iob_rank_watch *w, int failed)
+{
+	if (!w)
+		return 0;
+	__atomic_store_n(&w->end, failed ? 2 : 1, __ATOMIC_RELEASE);
+	iob_thread_join(w->t);
+	int stopped = w->stopped;
+	free(w);
+	return stopped;
+}

@@ -9,6 +9,7 @@
 #ifndef IOBENCH_RANKS_H
 #define IOBENCH_RANKS_H
 
+#include <signal.h>
 #include <stdint.h>
 #include "iobench/runner.h"
 
@@ -27,6 +28,18 @@ struct iob_rank_verdict {
  * the status, with the one line in err. */
 int iob_ranks_open(const struct iob_run_opts *opts, const struct iob_suite *suite, int status, char *err,
 		   size_t errlen);
+
+/* Within a phase, from its start barrier to its exchange: a watcher thread
+ * waits for a stop message of the phase (tag: the phase's number, the same
+ * on every rank) and, when one comes, sets *flag (the engine's stop flag)
+ * to IOB_RANKS_CUT unless a signal set it already.  NULL (nothing watched)
+ * with one rank, or where MPI takes calls only from the main thread. */
+#define IOB_RANKS_CUT (-1)
+struct iob_rank_watch;
+struct iob_rank_watch *iob_ranks_watch(int tag, volatile sig_atomic_t *flag);
+/* End the watch; failed: this rank's phase failed, every other rank is told
+ * to stop.  Returns 1 when a stop message cut this rank's phase short. */
+int iob_ranks_unwatch(struct iob_rank_watch *w, int failed);
 
 /* epoch_ns: this rank's CLOCK_MONOTONIC when the phase's start barrier
  * returned; r's start_ns/end_ns are sent relative to it.  file: what the

@@ -691,6 +691,9 @@ static void stonewall(const struct iob_job *job, struct iob_phase_spec *spec)
 struct rank_start {
 	int rc;		  /* the start barrier's */
 	uint64_t epoch_ns; /* this rank's clock when it returned */
+	int tag;	  /* the phase's number, the same on every rank */
+	volatile sig_atomic_t *flag; /* the engine's stop flag */
+	struct iob_rank_watch *watch; /* stop messages of other ranks */
 };
 
 static void rank_ready(void *arg)
@@ -698,6 +701,7 @@ static void rank_ready(void *arg)
 	struct rank_start *rs = arg;
 	rs->rc = iob_coord_barrier();
 	rs->epoch_ns = iob_now_ns();
+	rs->watch = iob_ranks_watch(rs->tag, rs->flag);
 }
 
 /* The phase's start across ranks: the barrier after every file is open (the
@@ -708,7 +712,10 @@ static void rank_ready(void *arg)
 static void rank_phase_spec(const struct iob_job *job, struct iob_phase_spec *spec, struct rank_start *rs,
 			    int streams)
 {
+	static int phases;
 	uint64_t k = (uint64_t)iob_coord_rank(), n = (uint64_t)iob_coord_size();
+	rs->tag = phases++;
+	rs->flag = spec->stop;
 	if (streams && !iob_coord_serialized()) {
 		rank_ready(rs);
 	} else {
@@ -733,6 +740,10 @@ static int rank_phase_end(struct iob_run *run, size_t j, const char *file, const
 			  const struct iob_phase_result *r, const struct rank_start *rs, int rc)
 {
 	struct iob_rank_verdict v;
+	/* a stop message from a failed rank cut this phase: not a signal */
+	iob_ranks_unwatch(rs->watch, rc < 0);
+	int cut = IOB_RANKS_CUT;
+	__atomic_compare_exchange_n((int *)run->live_stop, &cut, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	const char *mine = rc ? (run->opts.hide_job_names ? iob_error_without_job(run->error) : run->error) : "";
 	iob_ranks_phase(run, j, file, rec, r, rs->epoch_ns, rc, mine, (int)*run->live_stop, &v);
 	if (v.sig)

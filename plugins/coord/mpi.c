@@ -121,6 +121,50 @@ static void c_abort(int code)
 	MPI_Abort(MPI_COMM_WORLD, code);
 }
 
+/* Stop messages: one receive posted per phase, tagged with the phase. */
+static MPI_Request stop_req = MPI_REQUEST_NULL;
+static int stop_buf;
+
+static int c_stop_post(int tag)
+{
+	return mpi_rc(MPI_Irecv(&stop_buf, 1, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &stop_req));
+}
+
+static int c_stop_test(void)
+{
+	int done = 0;
+	if (stop_req == MPI_REQUEST_NULL)
+		return 0;
+	if (MPI_Test(&stop_req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		return 0;
+	return done;
+}
+
+static int c_stop_send(int tag)
+{
+	int rank = 0, size = 1, one = 1, rc = 0;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	/* one int: sent eagerly, complete whether or not the other has it yet */
+	for (int k = 0; k < size; k++)
+		if (k != rank && MPI_Send(&one, 1, MPI_INT, k, tag, MPI_COMM_WORLD) != MPI_SUCCESS)
+			rc = -EIO;
+	return rc;
+}
+
+static void c_stop_cancel(void)
+{
+	if (stop_req == MPI_REQUEST_NULL)
+		return;
+	int done = 0;
+	MPI_Test(&stop_req, &done, MPI_STATUS_IGNORE);
+	if (!done) {
+		MPI_Cancel(&stop_req);
+		MPI_Wait(&stop_req, MPI_STATUS_IGNORE);
+	}
+	stop_req = MPI_REQUEST_NULL;
+}
+
 static const struct iob_coord_ops ops = {
 	.abi = IOB_COORD_ABI,
 	.struct_size = sizeof ops,
@@ -132,6 +176,10 @@ static const struct iob_coord_ops ops = {
 	.wtime = c_wtime,
 	.finalize = c_finalize,
 	.abort = c_abort,
+	.stop_post = c_stop_post,
+	.stop_test = c_stop_test,
+	.stop_send = c_stop_send,
+	.stop_cancel = c_stop_cancel,
 };
 
 IOB_EXPORT const struct iob_coord_ops *iob_coord_entry(void);

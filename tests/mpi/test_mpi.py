@@ -14,8 +14,8 @@
 - shared_file across ranks: one file, each rank its own quarter;
 - faults: a rank whose directory is missing stops every rank before anything
   is created, exit 2, naming the rank; a rank meeting ENOSPC mid-run stops
-  every rank at the end of that phase, exit 1, naming the rank, the
-  aggregate marked partial; different command lines are refused; SIGINT to
+  every rank within the phase (their 60 s phase ends at once, recorded as
+  interrupted), exit 1, naming the rank, the aggregate marked partial; different command lines are refused; SIGINT to
   mpirun ends every rank with partial results, exit 130; a rank killed with
   SIGKILL never leaves the others waiting (mpirun ends, non-zero);
 - stonewall = 1s: every rank stops at the limit, far short of its plan, and
@@ -222,14 +222,19 @@ def test_enospc(d):
         print("enospc: skipped: the fault backend was not built")
         return
     posix = os.path.join(A.plugin_dir, "iob-backend-posix.so")
-    prof = rank_profile(d, "e", "phases = write,read\nbackend = fault\n"
+    # the other ranks' phase would last 60 s: rank 2's failure must cut it short
+    prof = rank_profile(d, "e", "phases = write,read\nbackend = fault\nloops = 100000\nruntime = 60s\n"
                            f"backend_options = wrap={posix},op=write,err=ENOSPC,after_calls=${{FAULT_AFTER:-1000}}\n")
     js = os.path.join(d, "out.json")
     base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "--plugin-dir", A.fault_dir,
             "-o", "json=" + js]
     cmd = [A.mpirun, "-n", "2"] + base + [":", "-n", "1", "-env", "FAULT_AFTER", "3"] + base + [":", "-n", "1"] + base
-    p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=60)
+    t = time.monotonic()
+    p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
+    took = time.monotonic() - t
+    print(f"enospc: the run ended {took:.2f} s after it started")
     check("enospc: exit 1", p.returncode == 1, (p.returncode, p.stderr))
+    check("enospc: the others stopped mid-phase", took < 30, took)
     check("enospc: rank 2 named", "rank 2 (" in p.stderr and "No space left" in p.stderr, p.stderr)
     recs = records(js) if os.path.exists(js) else []
     aggs = [r for r in recs if r["kind"] == "phase"]
@@ -238,6 +243,9 @@ def test_enospc(d):
           aggs)
     r2 = [r for r in recs if r["kind"] == "rank" and r.get("rank") == 2]
     check("enospc: rank 2 wrote 3 blocks", len(r2) == 1 and r2[0]["bytes"] == 3 * 65536, r2)
+    others = [r for r in recs if r["kind"] == "rank" and r.get("rank") != 2]
+    check("enospc: the others cut short, what they did recorded", sorted(r["rank"] for r in others) == [0, 1, 3]
+          and all(r["status"] == "interrupted" for r in others), [(r.get("rank"), r["status"], r["bytes"]) for r in others])
 
 
 def test_stonewall(d):

@@ -40,6 +40,13 @@ struct iob_coord_ops {
 	double (*wtime)(void);
 	void (*finalize)(void);
 	void (*abort)(int code);
+	/* A stop message of phase `tag` (>= 0): post the receive of one from any
+	 * rank; test it (1 when one arrived); send one to every other rank;
+	 * cancel the posted receive.  Only one thread calls these at a time. */
+	int (*stop_post)(int tag);
+	int (*stop_test)(void);
+	int (*stop_send)(int tag);
+	void (*stop_cancel)(void);
 };
 typedef const struct iob_coord_ops *(*iob_coord_entry_fn)(void);
 
@@ -62,6 +69,11 @@ int iob_coord_serialized(void);
 int iob_coord_barrier(void);
 int iob_coord_gather(const void *buf, uint64_t len, void **all, uint64_t *lens);
 int iob_coord_bcast(void *buf, uint64_t len);
+/* Stop messages within a phase (ranks.c's watcher). */
+int iob_coord_stop_post(int tag);
+int iob_coord_stop_test(void);
+int iob_coord_stop_send(int tag);
+void iob_coord_stop_cancel(void);
 /* MPI_Finalize (once); nothing without a coordinator. */
 void iob_coord_finish(void);
 
