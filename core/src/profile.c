@@ -8,6 +8,7 @@
  * any section, binary junk, and lines too long for it.
  */
 #include "iobench/profile.h"
+#include "iobench/coord.h"
 #include "iobench/os.h"
 
 #include <ctype.h>
@@ -154,6 +155,10 @@ static const struct iob_key key_table[] = {
     {"runtime", IOB_KEY_DURATION, "", "0s",
      "each phase ends at this time limit, or after its ops or loops, whichever comes first; 0s = no limit",
      NULL, FIELD(runtime_ns), NULL},
+    {"stonewall", IOB_KEY_DURATION, "", "0s",
+     "across MPI ranks: every rank stops each phase this long after the ranks' common start, its planned "
+     "I/O unfinished (IOR's stonewalling; each rank's record says what it did); alone, a time limit; 0s = off",
+     NULL, FIELD(stonewall_ns), NULL},
     {"ramp_time", IOB_KEY_DURATION, "", "0s", "I/O done in each phase before its measured window, not counted",
      NULL, FIELD(ramp_ns), NULL},
     {"rwmix_read", IOB_KEY_COUNT, "percent", "50",
@@ -802,6 +807,12 @@ static int expand(const char *in, char *out, size_t outlen, char *err, size_t er
 					return -EINVAL;
 				}
 			const char *v = getenv(name);
+			char rank[16];
+			/* ${RANK}: the MPI rank under mpirun, else the variable, else 0 (docs/mpi.md) */
+			if (strcmp(name, "RANK") == 0 && (iob_coord_active() || !v)) {
+				snprintf(rank, sizeof rank, "%d", iob_coord_rank());
+				v = rank;
+			}
 			if (!v || (!*v && def))
 				v = def;
 			if (!v) {

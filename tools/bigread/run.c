@@ -138,6 +138,10 @@ int bigread_main(int argc, char **argv)
 	int code;
 
 	iob_log_set_program("bigread");
+	if ((code = iob_cli_refuse_mpi("bigread")) != 0) {
+		free(a);
+		return code;
+	}
 	if (!a)
 		return iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
 	if (bigread_parse_args(argc, argv, a, err, sizeof err) != 0) {
