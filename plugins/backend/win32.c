@@ -16,7 +16,9 @@
  *   write_through=0|1  FILE_FLAG_WRITE_THROUGH.
  *   access=sequential|random|normal
  *                      FILE_FLAG_SEQUENTIAL_SCAN / FILE_FLAG_RANDOM_ACCESS.
- * The direct build takes only access=.
+ * The direct build takes access= and dsync=0|1 (write-through, Windows'
+ * counterpart of O_DSYNC; on by default there, so io_profile -b's dsync=1
+ * changes nothing and dsync=0 turns it off).
  *
  * Edges:
  *  - read_at loops until len bytes or end of file (ERROR_HANDLE_EOF or a
@@ -41,7 +43,7 @@
 
 #ifdef IOB_WIN32_AS_DIRECT
 #define W32_NAME "direct"
-#define W32_KNOWN "access"
+#define W32_KNOWN "access,dsync"
 #else
 #define W32_NAME "win32"
 #define W32_KNOWN "unbuffered,write_through,access"
@@ -108,6 +110,9 @@ static int w32_option(void *ctx, const char *key, const char *val)
 	if (strcmp(key, "unbuffered") == 0)
 		return bopts_bool(w32_host, W32_NAME, key, val, &o->unbuffered);
 	if (strcmp(key, "write_through") == 0)
+		return bopts_bool(w32_host, W32_NAME, key, val, &o->write_through);
+#else
+	if (strcmp(key, "dsync") == 0)
 		return bopts_bool(w32_host, W32_NAME, key, val, &o->write_through);
 #endif
 	if (strcmp(key, "access") == 0) {

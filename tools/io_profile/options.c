@@ -352,6 +352,12 @@ static void build_jobs(const struct iop_opts *o, struct iop_plan *p, const char 
 	p->use[IOP_JOB_READ] = 1;
 }
 
+#ifdef _WIN32
+#define IOP_SYNC_WRITES "synchronous writes (write-through)"
+#else
+#define IOP_SYNC_WRITES "synchronous writes (O_DSYNC)"
+#endif
+
 /* Does the backend option text leave dsync on?  Its last dsync= item says. */
 static int dsync_on(const char *opts)
 {
@@ -386,7 +392,7 @@ static void describe_io(const struct iop_opts *o, struct iop_plan *p, const char
 		 o->keep_open ? "each file opened once per size"
 		 : stdio      ? "open, seek, write and flush (or read), close per operation"
 			      : "open, I/O, close per operation",
-		 dsync_on(p->job[IOP_JOB_WRITE].backend_options) ? "synchronous writes (O_DSYNC)" : "no fsync");
+		 dsync_on(p->job[IOP_JOB_WRITE].backend_options) ? IOP_SYNC_WRITES : "no fsync");
 }
 
 /* -r without -l: the smallest existing file sets the size. */
