@@ -32,6 +32,10 @@ Scenarios (docs/performance.md):
      ioengine=io_uring iodepth=32 direct=1 (IOPS, and CPU time per I/O from
      each tool's own account), and io_uring at iodepth 1 vs the direct backend;
      prints "not runnable" when iobench does not know the iodepth key yet
+  t  4 KiB random reads of a page-cached file: 2 streams (threads = 2, one
+     shared file, half the ops each) vs 1 stream doing all the ops (scaling)
+  r  a runtime = 5s phase (cached 4 KiB random reads): how far the phase's own
+     elapsed time and the whole process's wall time are from the limit
   startup  load every plugin and parse a profile (iobench check), median wall time
   rss      peak RSS of a 1 GiB run
   accuracy reported bytes vs /proc/self/io, reported rate vs bytes / wall time
@@ -60,10 +64,12 @@ WORK_TOLERANCE = 0.001  # contenders whose work differs by more are not compared
 SIZES = {
     "a_file": 64 * MiB, "ops": 500000, "direct_ops": 20000, "b_file": 1024 * MiB, "c_bytes": 1024 * MiB,
     "d_loops": 16, "e_file": 256 * MiB, "startup_runs": 30, "rss_file": 1024 * MiB, "uring_ops": 100000,
+    "runtime_s": 5,
 }
 QUICK = {
     "a_file": 4 * MiB, "ops": 2000, "direct_ops": 300, "b_file": 16 * MiB, "c_bytes": 16 * MiB,
     "d_loops": 2, "e_file": 8 * MiB, "startup_runs": 3, "rss_file": 16 * MiB, "uring_ops": 300,
+    "runtime_s": 1,
 }
 S = dict(SIZES)
 
@@ -336,7 +342,8 @@ def scenario_b():
         p, wall = timed([binp("bigread"), f"in={path}", "bufsize=1M"])
         nbytes = own_rchar() - io0 - len(p.stdout.encode()) - len(p.stderr.encode())
         bs = int(re.search(r"^BufSize: (\d+) bytes$", p.stdout, re.M).group(1))
-        return nbytes, len(re.findall(r"^\d+ \d+\.\d{3}$", p.stdout, re.M)), bs, wall
+        # block lines "INDEX SPEED", SPEED printed with %g as the legacy tool did
+        return nbytes, len(re.findall(r"^\d+ \d+(?:\.\d+)?(?:e[+-]\d+)?$", p.stdout, re.M)), bs, wall
 
     # what bigread reads besides its input (its configuration, /proc, plugin
     # headers): the kernel's count for a one-block file, less that block
@@ -541,6 +548,44 @@ def scenario_q():
     ratio("q_uring_qd1_vs_direct", "uring", "direct", lo=0.95, hi=1.05)
 
 
+def scenario_t():
+    f = make_file(os.path.join(A.dir, "a.dat"), S["a_file"])
+    warm(f)
+    ops = S["ops"] - S["ops"] % 2
+    base = f"filename = a.dat\naccess = rand\nblock_size = 4K\nsize = {S['a_file']}\nphases = read\n"
+    one = profile(f"[t1]\n{base}ops = {ops}\n")
+    two = profile(f"[t2]\n{base}threads = 2\nshared_file = true\nops = {ops // 2}\n")
+    rounds("t_threads_rand4k_cached", {
+        "streams2": lambda: iobench(two, "ops_per_s"),
+        "streams1": lambda: iobench(one, "ops_per_s"),
+    }, "IOPS")
+    ratio("t_threads_rand4k_cached", "streams2", "streams1", lo=1.8)
+
+
+def scenario_r():
+    """runtime = 5s: the aggregate phase's elapsed_s against the limit (target:
+    within 10 ms), and the whole process's wall time, which must cover it."""
+    f = make_file(os.path.join(A.dir, "a.dat"), S["a_file"])
+    warm(f)
+    limit = S["runtime_s"]
+    prof = profile(f"[r]\nfilename = a.dat\naccess = rand\nblock_size = 4K\nsize = {S['a_file']}\n"
+                   f"ops = 1000000000000\nruntime = {limit}s\nphases = read\n")
+    over, walls = [], []
+    for _ in range(A.rounds):
+        p, wall = timed([binp("iobench"), "run", prof, "--dir", A.dir, "--output", "json"])
+        rec = parse_records(p.stdout)[0]
+        over.append((rec["elapsed_s"] - limit) * 1e3)
+        walls.append(wall)
+    worst = max(over, key=abs)
+    covers = all(w >= limit + o / 1e3 for w, o in zip(walls, over))
+    ok = abs(worst) <= 10.0 and covers
+    RESULTS["r_runtime"] = {"unit": "ms past the limit", "limit_s": limit, "elapsed_minus_limit_ms": over,
+                            "process_wall_s": walls, "target": "within 10 ms", "met": ok}
+    print(f"r_runtime [runtime = {limit}s]\n  phase elapsed - limit: "
+          f"{', '.join(f'{o:+.3f}' for o in over)} ms; whole process {', '.join(f'{w:.3f}' for w in walls)} s "
+          f"(target within 10 ms: {'met' if ok else 'MISSED'})")
+
+
 def scenario_startup():
     prof = os.path.join(A.src, "configs", "default.ini")
     times = []
@@ -604,7 +649,7 @@ def scenario_selftest_unequal():
 
 
 SCENARIOS = {"a": scenario_a, "b": scenario_b, "c": scenario_c, "d": scenario_d, "e": scenario_e,
-             "q": scenario_q, "startup": scenario_startup, "rss": scenario_rss, "accuracy": scenario_accuracy}
+             "q": scenario_q, "t": scenario_t, "r": scenario_r, "startup": scenario_startup, "rss": scenario_rss, "accuracy": scenario_accuracy}
 
 
 def invalid_ratios():

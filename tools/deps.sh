@@ -5,7 +5,8 @@ set -eu
 
 need=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in build-essential cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev python3 strace librsvg2-bin $*; do
+# mpich and libmpich-dev: the MPI coordinator and the mpi tests (docs/mpi.md)
+for pkg in build-essential cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev python3 strace librsvg2-bin mpich libmpich-dev $*; do
 	have_pkg "$pkg" || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0

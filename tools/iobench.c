@@ -17,6 +17,7 @@
 #include "iobench/runner.h"
 #include "iobench/version.h"
 #include "iobench/cli.h"
+#include "iobench/coord.h"
 #include "iobench/units.h"
 
 static void usage(FILE *f)
@@ -243,7 +244,12 @@ int main(int argc, char **argv)
 	size_t nplugin_dirs = 0;
 	int c;
 
+	iob_utf8_args(&argc, &argv);
 	iob_log_set_program("iobench");
+	char cerr[2048];
+	/* under mpirun: MPI_Init before anything can exit (docs/mpi.md) */
+	if (iob_coord_start(cerr, sizeof cerr) != 0)
+		return iob_cli_fail(IOB_EXIT_USAGE, "%s", cerr);
 	opterr = 0; /* our own one-line messages */
 	while ((c = getopt_long(argc, argv, "+o:d:P:vhV", longopts, NULL)) != -1) {
 		switch (c) {

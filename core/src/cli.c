@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iobench/coord.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
 #include "iobench/progress.h"
@@ -28,7 +29,9 @@ int iob_cli_fail(int code, const char *fmt, ...)
 	/* one line whatever a path or value in it holds: control characters escaped */
 	char line[sizeof msg + 1024];
 	iob_quote(msg, line, sizeof line);
-	fprintf(stderr, "%s: error: %s\n", iob_log_program(), line);
+	/* across MPI ranks the error is agreed first, and rank 0 says it */
+	if (iob_coord_rank() == 0)
+		fprintf(stderr, "%s: error: %s\n", iob_log_program(), line);
 	return code;
 }
 
@@ -71,4 +74,17 @@ int iob_cli_end_run(struct iob_outputs *out, const struct iob_notes *notes, int 
 		.notes = notes ? notes->ptr : NULL,
 	};
 	return iob_outputs_end(out, &end);
+}
+
+int iob_cli_refuse_mpi(const char *tool)
+{
+	const char *var = iob_coord_launcher();
+	if (!var)
+		return 0;
+	const char *rank = getenv(var);
+	if (rank && strcmp(rank, "0") == 0)
+		fprintf(stderr, "%s: error: %s does not run across MPI ranks (started by an MPI launcher: %s is set); "
+				"run it without mpirun, or use iotest or iobench run under mpirun\n",
+			iob_log_program(), tool, var);
+	return IOB_EXIT_USAGE;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iobench/os.h"
 #include "iobench/units.h"
 
 int iob_intervals_init(struct iob_intervals *iv, struct iob_live *live, size_t nstreams, int lat)
@@ -232,10 +233,10 @@ int iob_livecsv_open(struct iob_livecsv *lc, const struct iob_suite *suite, char
 			continue;
 		/* made by this call (exclusive creation), or there before: only
 		 * what it made is ever removed */
-		FILE *f = fopen(p, "wxe");
+		FILE *f = iob_fopen(p, "wxe");
 		int made = f != NULL;
 		if (!f && errno == EEXIST)
-			f = fopen(p, "we");
+			f = iob_fopen(p, "we");
 		int rc = f ? 0 : -(errno ? errno : EIO);
 		char *dup = f ? strdup(p) : NULL;
 		if (f && dup) {

@@ -27,7 +27,7 @@ const char *iob_phase_name(enum iob_phase p)
 void iob_job_defaults(struct iob_job *job)
 {
 	memset(job, 0, sizeof *job);
-	snprintf(job->backend, sizeof job->backend, "posix");
+	snprintf(job->backend, sizeof job->backend, IOB_DEFAULT_BACKEND);
 	snprintf(job->dir, sizeof job->dir, ".");
 	job->layout = IOB_LAYOUT_FILE;
 	job->tree_levels = 3;

@@ -19,6 +19,16 @@
 #define IOB_PLUGIN_INSTALL_FULLDIR ""
 #endif
 
+/* The search path's entry for the plugins compiled into the binary. */
+#define BUILTIN_DIR "(built in)"
+
+#ifdef IOB_BUILTIN_PLUGINS
+/* The in-tree plugins' entry points, renamed at compile time and listed by
+ * the generated table (CMake option IOB_BUILTIN_PLUGINS), NULL-terminated. */
+typedef const struct iob_plugin *(*iob_builtin_entry)(const struct iob_host *host);
+extern const iob_builtin_entry iob_builtin_plugins[];
+#endif
+
 #if defined(_WIN32)
 #define PLUGIN_SUFFIX ".dll"
 #else
@@ -216,17 +226,17 @@ int iob_registry_add_static(struct iob_registry *reg, const struct iob_plugin *p
 {
 	char why[512];
 	if (iob_plugin_validate(p, why, sizeof why) != 0) {
-		add_error(reg, "(built in)", why);
+		add_error(reg, BUILTIN_DIR, why);
 		return -EINVAL;
 	}
 	const struct iob_loaded *prev = entry_of(reg, p->kind, p->name);
 	if (prev) {
 		snprintf(why, sizeof why, "duplicate %s name '%s' (already found in %s)", kind_name(p->kind), p->name,
 			 prev->path);
-		add_error(reg, "(built in)", why);
+		add_error(reg, BUILTIN_DIR, why);
 		return -EEXIST;
 	}
-	struct iob_loaded *l = new_entry(reg, p->kind, p->name, "(built in)");
+	struct iob_loaded *l = new_entry(reg, p->kind, p->name, BUILTIN_DIR);
 	if (!l)
 		return -ENOSPC;
 	adopt(l, p, NULL, -1);
@@ -442,6 +452,50 @@ static void add_dir(struct iob_registry *reg, const char *dir)
 	snprintf(reg->dirs[reg->ndirs++], sizeof reg->dirs[0], "%s", real);
 }
 
+/* The plugins compiled into the binary, registered as loaded (their code is
+ * this binary's own: there is no file to check or try in a child).  A plugin
+ * of the same kind and name already found, in a directory the user named,
+ * wins; the built-in one is listed as shadowed. */
+static void add_builtins(struct iob_registry *reg)
+{
+#ifdef IOB_BUILTIN_PLUGINS
+	for (const iob_builtin_entry *e = iob_builtin_plugins; *e; e++) {
+		const struct iob_plugin *p = (*e)(&iob_host_table);
+		char why[512];
+		if (!p) {
+			add_error(reg, BUILTIN_DIR, "a built-in plugin's entry returned no descriptor");
+			continue;
+		}
+		if (iob_plugin_validate(p, why, sizeof why) != 0) {
+			add_error(reg, BUILTIN_DIR, why);
+			continue;
+		}
+		const struct iob_loaded *prev = entry_of(reg, p->kind, p->name);
+		if (prev) {
+			snprintf(why, sizeof why, "%s %s " BUILTIN_DIR " is shadowed by %s", kind_name(p->kind),
+				 p->name, prev->path);
+			if (reg->nshadowed < IOB_MAX_LOAD_ERRORS)
+				snprintf(reg->shadowed[reg->nshadowed++], sizeof reg->shadowed[0], "%s", why);
+			continue;
+		}
+		struct iob_loaded *l = new_entry(reg, p->kind, p->name, BUILTIN_DIR);
+		if (l)
+			adopt(l, p, NULL, -1);
+	}
+#else
+	(void)reg;
+#endif
+}
+
+static int have_builtins(void)
+{
+#ifdef IOB_BUILTIN_PLUGINS
+	return iob_builtin_plugins[0] != NULL;
+#else
+	return 0;
+#endif
+}
+
 int iob_registry_load(struct iob_registry *reg, const char *const *extra_dirs, size_t nextra)
 {
 	char buf[4096];
@@ -462,6 +516,10 @@ int iob_registry_load(struct iob_registry *reg, const char *const *extra_dirs, s
 				add_dir(reg, d);
 		free(copy);
 	}
+	/* the directories the user named, then the built-in plugins, then the
+	 * ones beside the binary and the install directory */
+	if (have_builtins() && reg->ndirs < IOB_MAX_PLUGIN_DIRS)
+		snprintf(reg->dirs[reg->ndirs++], sizeof reg->dirs[0], "%s", BUILTIN_DIR);
 	iob_exe_dir(buf, sizeof buf);
 	if (buf[0]) {
 		char rel[4096 + 256];
@@ -471,8 +529,12 @@ int iob_registry_load(struct iob_registry *reg, const char *const *extra_dirs, s
 	}
 	if (iob_path_kind(IOB_PLUGIN_INSTALL_FULLDIR, 1) == IOB_PATH_DIRECTORY)
 		add_dir(reg, IOB_PLUGIN_INSTALL_FULLDIR);
-	for (size_t i = 0; i < reg->ndirs; i++)
-		scan_dir(reg, reg->dirs[i]);
+	for (size_t i = 0; i < reg->ndirs; i++) {
+		if (strcmp(reg->dirs[i], BUILTIN_DIR) == 0)
+			add_builtins(reg);
+		else
+			scan_dir(reg, reg->dirs[i]);
+	}
 	return 0;
 }
 

@@ -387,6 +387,22 @@ int iob_stream_fd(FILE *f)
 	return fileno(f);
 }
 
+FILE *iob_fopen(const char *path, const char *mode)
+{
+	return fopen(path, mode);
+}
+
+const char *iob_wine_version(void)
+{
+	return NULL;
+}
+
+void iob_utf8_args(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+}
+
 extern char **environ;
 
 int iob_run_quiet(char *const argv[])

@@ -383,7 +383,7 @@ int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, c
 		}
 		if (it->file[0]) {
 			/* "append" (csv:append=FILE) keeps what the file holds */
-			sf->f = fopen(it->file, strcmp(it->args, "append") == 0 ? "ae" : "we");
+			sf->f = iob_fopen(it->file, strcmp(it->args, "append") == 0 ? "ae" : "we");
 			if (!sf->f) {
 				int e = errno;
 				snprintf(err, errlen, "cannot create output file '%s': %s", it->file, strerror(e));

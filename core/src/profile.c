@@ -8,6 +8,7 @@
  * any section, binary junk, and lines too long for it.
  */
 #include "iobench/profile.h"
+#include "iobench/coord.h"
 #include "iobench/os.h"
 
 #include <ctype.h>
@@ -64,7 +65,7 @@ static int set_log_interval(struct iob_job *job, const char *value, char *err, s
 
 static const struct iob_key key_table[] = {
     {"description", IOB_KEY_STRING, "", "", "free text, ignored", NULL, 0, 0, NULL},
-    {"backend", IOB_KEY_STRING, "plugin name", "posix",
+    {"backend", IOB_KEY_STRING, "plugin name", IOB_DEFAULT_BACKEND,
      "backend plugin that moves the bytes ('iobench plugins' lists them)", NULL, FIELD(backend), NULL},
     {"backend_options", IOB_KEY_STRING, "k=v,...", "",
      "options handed to the backend's open; the backend refuses an unknown one before anything is created",
@@ -156,6 +157,10 @@ static const struct iob_key key_table[] = {
     {"runtime", IOB_KEY_DURATION, "", "0s",
      "each phase ends at this time limit, or after its ops or loops, whichever comes first; 0s = no limit",
      NULL, FIELD(runtime_ns), NULL},
+    {"stonewall", IOB_KEY_DURATION, "", "0s",
+     "across MPI ranks: every rank stops each phase this long after the ranks' common start, its planned "
+     "I/O unfinished (IOR's stonewalling; each rank's record says what it did); alone, a time limit; 0s = off",
+     NULL, FIELD(stonewall_ns), NULL},
     {"ramp_time", IOB_KEY_DURATION, "", "0s", "I/O done in each phase before its measured window, not counted",
      NULL, FIELD(ramp_ns), NULL},
     {"rwmix_read", IOB_KEY_COUNT, "percent", "50",
@@ -654,7 +659,7 @@ static char *trim(char *s)
  * *bom says the file starts with a UTF-8 byte order mark (skipped here). */
 static int prescan(const char *path, char ***sections, size_t *nsec, int *bom, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = iob_fopen(path, "re");
 	char *line = NULL, cur[256] = "";
 	size_t cap = 0, lineno = 0;
 	long len;
@@ -691,7 +696,7 @@ static int prescan(const char *path, char ***sections, size_t *nsec, int *bom, c
 		if (rc)
 			break;
 		if (len > MAX_LINE) {
-			snprintf(err, errlen, "%s:%zu: line is %zd characters long, over the %d-character limit", path,
+			snprintf(err, errlen, "%s:%zu: line is %ld characters long, over the %d-character limit", path,
 				 lineno, len, MAX_LINE);
 			rc = -E2BIG;
 			break;
@@ -830,6 +835,12 @@ static int expand(const char *in, char *out, size_t outlen, char *err, size_t er
 					return -EINVAL;
 				}
 			const char *v = getenv(name);
+			char rank[16];
+			/* ${RANK}: the MPI rank under mpirun, else the variable, else 0 (docs/mpi.md) */
+			if (strcmp(name, "RANK") == 0 && (iob_coord_active() || !v)) {
+				snprintf(rank, sizeof rank, "%d", iob_coord_rank());
+				v = rank;
+			}
 			if (!v || (!*v && def))
 				v = def;
 			if (!v) {
@@ -873,10 +884,11 @@ static int capture_iniparser_error(const char *fmt, ...)
 	return 0;
 }
 
-/* A private copy of the file without its byte order mark, for iniparser. */
-static int copy_without_bom(const char *path, char *tmp, size_t tmplen)
+/* A private copy of the file for iniparser, without its byte order mark
+ * when bom != 0. */
+static int copy_without_bom(const char *path, char *tmp, size_t tmplen, int bom)
 {
-	FILE *f = fopen(path, "rbe");
+	FILE *f = iob_fopen(path, "rbe");
 	char *text = NULL;
 	size_t len = 0, cap = 0;
 	int rc = 0;
@@ -899,10 +911,10 @@ static int copy_without_bom(const char *path, char *tmp, size_t tmplen)
 		}
 	}
 	fclose(f);
-	if (rc == 0 && (len < 3 || memcmp(text, "\xef\xbb\xbf", 3) != 0))
+	if (rc == 0 && bom && (len < 3 || memcmp(text, "\xef\xbb\xbf", 3) != 0))
 		rc = -EAGAIN; /* changed since the pre-scan */
 	if (rc == 0)
-		rc = iob_write_temp(text + 3, len - 3, tmp, tmplen);
+		rc = iob_write_temp(text + (bom ? 3 : 0), len - (bom ? 3 : 0), tmp, tmplen);
 	free(text);
 	return rc;
 }
@@ -913,8 +925,12 @@ static dictionary *parse_ini(const char *path, int bom, char *err, size_t errlen
 {
 	char tmp[4096];
 	const char *src = path;
-	if (bom) {
-		int rc = copy_without_bom(path, tmp, sizeof tmp);
+	int copy = bom;
+#ifdef _WIN32
+	copy = 1; /* iniparser opens by name in the ANSI code page: a copy under TEMP */
+#endif
+	if (copy) {
+		int rc = copy_without_bom(path, tmp, sizeof tmp, bom);
 		if (rc) {
 			snprintf(err, errlen, "%s: cannot read it again: %s", path, strerror(-rc));
 			return NULL;
@@ -924,10 +940,10 @@ static dictionary *parse_ini(const char *path, int bom, char *err, size_t errlen
 	iniparser_msg[0] = '\0';
 	iniparser_set_error_callback(capture_iniparser_error);
 	dictionary *d = iniparser_load(src);
-	if (bom)
+	if (copy)
 		iob_remove_file(tmp);
 	if (!d) {
-		char *at = bom ? strstr(iniparser_msg, tmp) : NULL;
+		char *at = copy ? strstr(iniparser_msg, tmp) : NULL;
 		if (at) /* name the user's file, not the copy */
 			snprintf(err, errlen, "%s: %.*s%s%s", path, (int)(at - iniparser_msg), iniparser_msg, path,
 				 at + strlen(tmp));

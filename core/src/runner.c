@@ -14,6 +14,7 @@
 #include "iobench/aggregate.h"
 #include "iobench/blocks.h"
 #include "iobench/cli.h"
+#include "iobench/coord.h"
 #include "iobench/engine.h"
 #include "iobench/intervals.h"
 #include "iobench/log.h"
@@ -23,6 +24,7 @@
 #include "iobench/units.h"
 #include "iobench/version.h"
 #include "check.h"
+#include "ranks.h"
 
 const char *iob_error_without_job(const char *msg)
 {
@@ -79,7 +81,7 @@ int iob_run_stopped(const struct iob_run *run)
 void iob_run_sleep(struct iob_run *run, double seconds)
 {
 	if (seconds > 0)
-		iob_sleep_ns((uint64_t)(seconds * 1e9), run->stop);
+		iob_sleep_ns((uint64_t)(seconds * 1e9), run->live_stop);
 }
 
 void iob_run_record(struct iob_run *run, const struct iob_record *rec)
@@ -107,16 +109,32 @@ static void hold_log(int level, const char *line, void *arg)
 	snprintf(h->reason, sizeof h->reason, "%s", why + 7);
 }
 
+/* The run could not start: the live CSV files it made go. */
+static void run_unmake_livecsv(struct iob_run *run)
+{
+	char lerr[16];
+	if (!run->livecsv)
+		return;
+	iob_livecsv_unmake(run->livecsv);
+	iob_livecsv_close(run->livecsv, lerr, sizeof lerr);
+	free(run->livecsv);
+	run->livecsv = NULL;
+}
+
 struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_run_opts *opts,
 			     const struct iob_suite *suite, int *code)
 {
 	char err[2048];
-	if (iob_run_check(reg, opts, suite, err, sizeof err) != 0) {
+	int crc = iob_run_check(reg, opts, suite, err, sizeof err);
+	if (iob_coord_active()) /* every rank passed, or all stop naming the first that did not */
+		crc = iob_ranks_open(opts, suite, crc, err, sizeof err);
+	if (crc != 0) {
 		const char *msg = opts->hide_job_names ? iob_error_without_job(err) : err;
 		if (opts->source_in_errors && opts->source)
 			*code = iob_cli_fail(IOB_EXIT_USAGE, "%s: %s", opts->source, msg);
 		else
 			*code = iob_cli_fail(IOB_EXIT_USAGE, "%s", msg);
+		iob_coord_finish(); /* every rank stops here: agreed */
 		return NULL;
 	}
 	struct iob_run *run = calloc(1, sizeof *run);
@@ -127,34 +145,52 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	run->suite = suite;
 	run->reg = reg;
 	run->opts = *opts;
-	run->stop = &iob_cli_stop;
-	/* the live CSV files first: one that cannot be made stops the run
-	 * before any output file is created */
-	run->livecsv = calloc(1, sizeof *run->livecsv);
-	if (!run->livecsv || iob_livecsv_open(run->livecsv, suite, err, sizeof err) != 0) {
-		*code = run->livecsv ? iob_cli_fail(IOB_EXIT_USAGE, "%s", err)
-				     : iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
-		free(run->livecsv);
-		free(run);
-		return NULL;
+	run->live_stop = &iob_cli_stop;
+	run->stop = iob_coord_active() ? &run->agreed_stop : &iob_cli_stop;
+	/* across ranks only rank 0 writes outputs and notes */
+	const struct iob_output_spec none = {0};
+	if (iob_coord_rank() != 0) {
+		run->opts.outputs = &none;
+		run->opts.warn_live = 0;
 	}
+	/* the live CSV files first (rank 0's, across ranks): one that cannot be
+	 * made stops the run before any output file is created */
+	run->livecsv = calloc(1, sizeof *run->livecsv);
+	int orc = run->livecsv ? 0 : -ENOMEM;
+	if (!run->livecsv)
+		snprintf(err, sizeof err, "out of memory");
+	else if (iob_coord_rank() == 0)
+		orc = iob_livecsv_open(run->livecsv, suite, err, sizeof err);
 	/* an output that refuses its arguments says why through the log: that
 	 * reason goes into the one error line instead of a line of its own */
 	struct held_log held;
 	memset(&held, 0, sizeof held);
-	iob_log_set_hook(hold_log, &held);
-	int orc = iob_outputs_open(&run->out, reg, opts->outputs, err, sizeof err);
-	iob_log_set_hook(NULL, NULL);
+	if (orc == 0) {
+		iob_log_set_hook(hold_log, &held);
+		orc = iob_outputs_open(&run->out, reg, run->opts.outputs, err, sizeof err);
+		iob_log_set_hook(NULL, NULL);
+	}
+	run->opts.outputs = opts->outputs;
+	if (iob_coord_active()) { /* rank 0's outputs opened, or every rank stops */
+		char why[2048];
+		snprintf(why, sizeof why, "%s", err);
+		if (iob_coord_agree(orc, why, NULL, NULL, err, sizeof err) != 0 && orc == 0) {
+			iob_outputs_close(run->out);
+			run_unmake_livecsv(run);
+			free(run);
+			iob_coord_finish();
+			*code = IOB_EXIT_USAGE;
+			return NULL;
+		}
+	}
 	if (orc != 0) {
-		char lerr[16];
-		iob_livecsv_unmake(run->livecsv);
-		iob_livecsv_close(run->livecsv, lerr, sizeof lerr);
-		free(run->livecsv);
+		run_unmake_livecsv(run);
 		free(run);
 		char *tail = held.reason[0] ? strrchr(err, ':') : NULL;
 		if (tail)
 			*tail = '\0';
 		*code = iob_cli_fail(IOB_EXIT_USAGE, "%s%s%s", err, tail ? ": " : "", tail ? held.reason : "");
+		iob_coord_finish();
 		return NULL;
 	}
 	if (held.reason[0])
@@ -186,6 +222,11 @@ int iob_run_finish(struct iob_run *run, int status)
 	if (status != 0 && !run->error[0])
 		snprintf(run->error, sizeof run->error, "the run failed");
 	const char *error = run->opts.hide_job_names ? iob_error_without_job(run->error) : run->error;
+	const char *wine = iob_wine_version();
+	if (wine && !run->usage)
+		iob_notes_add(&run->notes, "measured under wine %s, which ignores FILE_FLAG_NO_BUFFERING and "
+				       "FILE_FLAG_WRITE_THROUGH (its files go through Linux's page cache): these are "
+				       "not Windows figures", wine);
 	/* with nothing measured because the input was bad, the caveats have
 	 * nothing to qualify */
 	iob_cli_end_run(run->out, run->usage ? NULL : &run->notes, status, sig != 0 || run->interrupted, error);
@@ -203,6 +244,7 @@ int iob_run_finish(struct iob_run *run, int status)
 		code = iob_cli_fail(IOB_EXIT_FAIL, "%s", lerr);
 	pins_free(run->pins);
 	free(run);
+	iob_coord_finish();
 	return code;
 }
 
@@ -519,6 +561,7 @@ struct phase_run {
 	const struct iob_job *job;
 	size_t j;
 	struct iob_blocks blocks; /* series jobs: block records as they come */
+	int evict_failed;	  /* evict_before_read could not evict (Windows: no way to) */
 };
 
 static void on_block(void *arg, const struct iob_series *s)
@@ -659,7 +702,7 @@ static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struc
 	else
 		iob_rec_absent(rb, "fs_block_size_bytes", IOB_UNIT_BYTES);
 	iob_rec_str(rb, "device", fs && strcmp(run->device, "unknown") ? run->device : NULL);
-	iob_rec_bool(rb, "evicted", r->phase != IOB_PHASE_WRITE && job->evict_before_read);
+	iob_rec_bool(rb, "evicted", r->phase != IOB_PHASE_WRITE && job->evict_before_read && !pr->evict_failed);
 	if (facts->resident_known)
 		iob_rec_f64(rb, "resident_before_pct", IOB_UNIT_NONE, facts->resident_pct);
 	else
@@ -684,6 +727,8 @@ static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struc
 		return rc; /* no figures to give: the error says why */
 	if (h && h->record_fields)
 		h->record_fields(h->arg, run, pr->j, r, rb);
+	if (iob_coord_active())
+		return 1; /* built: rank 0 records it with the other ranks' (ranks.c) */
 	iob_run_record(run, &rb->rec);
 	return 0;
 }
@@ -716,7 +761,7 @@ static int run_streams(struct iob_run *run, const struct iob_job *job, struct jo
 {
 	size_t n = job->threads, per = iob_job_stream_files(job);
 	size_t nfiles = per ? jf->fl.n / n : jf->fl.n;
-	int rc = iob_streams_run(spec, n, (const char *const *)jf->open, nfiles, per, run->stop, st);
+	int rc = iob_streams_run(spec, n, (const char *const *)jf->open, nfiles, per, run->live_stop, st);
 	iob_observer_stop(ob->obs); /* before the stream records: nothing prints inside the line */
 	ob->obs = NULL;
 	if (rc == 0) {
@@ -752,6 +797,103 @@ static int run_streams(struct iob_run *run, const struct iob_job *job, struct jo
 	return r->status;
 }
 
+/* ---------------------------------------------- across MPI ranks (ranks.h) */
+
+/* stonewall: a time limit on the phase's planned I/O (it never makes a
+ * random phase unlimited, as runtime without ops does).  Every rank's clock
+ * starts when the start barrier returns, so every rank stops at the same
+ * moment of the common time line. */
+static void stonewall(const struct iob_job *job, struct iob_phase_spec *spec)
+{
+	if (!job->stonewall_ns)
+		return;
+	if (job->access == IOB_ACCESS_RAND && !spec->ops && !spec->runtime_ns)
+		spec->ops = spec->block_size ? spec->file_size / spec->block_size * spec->nfiles : 0;
+	if (!spec->runtime_ns || job->stonewall_ns < spec->runtime_ns)
+		spec->runtime_ns = job->stonewall_ns;
+}
+
+struct rank_start {
+	int rc;		  /* the start barrier's */
+	uint64_t epoch_ns; /* this rank's clock when it returned */
+	int tag;	  /* the phase's number, the same on every rank */
+	volatile sig_atomic_t *flag; /* the engine's stop flag */
+	struct iob_rank_watch *watch; /* stop messages of other ranks */
+};
+
+static void rank_ready(void *arg)
+{
+	struct rank_start *rs = arg;
+	rs->rc = iob_coord_barrier();
+	rs->epoch_ns = iob_now_ns();
+	rs->watch = iob_ranks_watch(rs->tag, rs->flag);
+}
+
+/* The phase's start across ranks: the barrier after every file is open (the
+ * engine's ready; streams: stream 0's thread once every stream is ready, or
+ * before they start where MPI cannot take a call from another thread), and
+ * with a shared file each rank's own region (sequential) or own random
+ * offsets. */
+static void rank_phase_spec(const struct iob_job *job, struct iob_phase_spec *spec, struct rank_start *rs,
+			    int streams)
+{
+	static int phases;
+	uint64_t k = (uint64_t)iob_coord_rank(), n = (uint64_t)iob_coord_size();
+	rs->tag = phases++;
+	rs->flag = spec->stop;
+	if (streams && !iob_coord_serialized()) {
+		rank_ready(rs);
+	} else {
+		spec->ready = rank_ready;
+		spec->ready_arg = rs;
+	}
+	spec->seed = job->seed + k * 0xbf58476d1ce4e5b9ull;
+	if (job->shared_file && n > 1) {
+		spec->truncate = 0; /* another rank may be writing its region already */
+		if (job->access == IOB_ACCESS_SEQ && spec->file_size) {
+			uint64_t bs = spec->block_size, blocks = spec->file_size / bs;
+			uint64_t b0 = blocks * k / n, b1 = blocks * (k + 1) / n;
+			spec->region_off = b0 * bs;
+			spec->region_len = k + 1 == n ? spec->file_size - b0 * bs : (b1 - b0) * bs;
+		}
+	}
+}
+
+/* The phase's end across ranks: every rank's record and result to rank 0,
+ * the verdict back; a failure or a stop anywhere becomes every rank's. */
+static int rank_phase_end(struct iob_run *run, size_t j, const char *file, const struct iob_record *rec,
+			  const struct iob_phase_result *r, const struct rank_start *rs, int rc)
+{
+	struct iob_rank_verdict v;
+	/* a stop message from a failed rank cut this phase: not a signal */
+	iob_ranks_unwatch(rs->watch, rc < 0);
+	int cut = IOB_RANKS_CUT;
+	__atomic_compare_exchange_n((int *)run->live_stop, &cut, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	const char *mine = rc ? (run->opts.hide_job_names ? iob_error_without_job(run->error) : run->error) : "";
+	iob_ranks_phase(run, j, file, rec, r, rs->epoch_ns, rc, mine, (int)*run->live_stop, &v);
+	if (v.sig)
+		run->agreed_stop = v.sig;
+	if (v.status != 0) {
+		snprintf(run->error, sizeof run->error, "%s", v.text);
+		if (rc == 0)
+			rc = v.status;
+	}
+	return rc;
+}
+
+/* A job's start across ranks: every rank has its files ready, or all stop. */
+static int rank_job_start(struct iob_run *run, int rc)
+{
+	char text[2048];
+	const char *mine = rc ? (run->opts.hide_job_names ? iob_error_without_job(run->error) : run->error) : "";
+	int a = iob_coord_agree(rc, mine, NULL, NULL, text, sizeof text);
+	if (a != 0) {
+		snprintf(run->error, sizeof run->error, "%s", text);
+		return rc ? rc : a;
+	}
+	return rc;
+}
+
 static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, struct job_files *jf,
 		     enum iob_phase phase, uint64_t bs)
 {
@@ -777,7 +919,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 		.fsync = job->fsync,
 		.truncate = job->truncate,
 		.reopen = job->reopen,
-		.stop = run->stop,
+		.stop = run->live_stop,
 		.fill_once = job->fill_once,
 		.backend_options = job->backend_options,
 		.follow_symlinks = job->follow_symlinks,
@@ -793,6 +935,8 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	struct iob_aggregate agg = {0};
 	int streams = job->threads > 1;
 	char what[160];
+	struct rank_start rs = {0};
+	int built = 0;
 
 	if (job->series && phase == IOB_PHASE_READ) {
 		spec.record_series = 1;
@@ -806,8 +950,8 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	}
 	if (phase != IOB_PHASE_WRITE && job->evict_before_read)
 		for (size_t i = 0; i < fl->n; i++)
-			if (!iob_is_stdin_path(fl->paths[i]))
-				iob_cache_evict(jf->open[i]);
+			if (!iob_is_stdin_path(fl->paths[i]) && iob_cache_evict(jf->open[i]) == -ENOTSUP)
+				pr.evict_failed = 1;
 	struct iob_read_plan plan;
 	int reads = phase != IOB_PHASE_WRITE && !run->quiet;
 	memset(&facts, 0, sizeof facts);
@@ -817,6 +961,9 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	struct observed ob;
 	observe_start(run, job, fl, phase, bs, &spec, &ob);
 	int rc;
+	stonewall(job, &spec);
+	if (iob_coord_active())
+		rank_phase_spec(job, &spec, &rs, streams);
 	if (streams) {
 		rc = run_streams(run, job, jf, &spec, &st, &agg, &r, &ob);
 	} else {
@@ -844,11 +991,15 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 			iob_caveat_read_notes(&run->notes, what, &plan, &facts,
 					      r.direct || (r.ops == 0 && (b->desc.caps & IOB_CAP_DIRECT)));
 		iob_caveat_after_phase(&run->notes, what, &r, b->desc.name, (b->desc.caps & IOB_CAP_DIRECT) != 0);
+		if (pr.evict_failed)
+			iob_notes_add(&run->notes, "%s: evict_before_read: this OS cannot evict a file from its cache, "
+						   "so the read may be served from memory", what);
 	}
 	if (r.ops || rc == 0 || r.interrupted || rc == IOB_STATUS_MISMATCH || (streams && st.n)) {
 		int er = emit_phase(&pr, fl, &r, &facts, streams && st.n ? &agg : NULL);
 		if (er < 0 && rc >= 0)
 			rc = er;
+		built = er == 1;
 	}
 	print_live_notes(run);
 	char sw[48] = "";
@@ -862,6 +1013,11 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 			 (unsigned long long)r.first_bad_offset, r.bad_file, r.expected, r.found);
 	else if (rc < 0)
 		iob_run_fail(run, rc == -EINVAL && r.ops == 0, "job %s: %s", job->name, r.error);
+	if (iob_coord_active()) { /* every rank, whatever happened to it */
+		char file[IOB_PATH_MAX + 64];
+		record_file(job, fl, file, sizeof file);
+		rc = rank_phase_end(run, j, file, built ? &run->rb.rec : NULL, &r, &rs, rc);
+	}
 	if (h && h->after_phase)
 		h->after_phase(h->arg, run, j, &r);
 	if (streams) { /* r borrowed the aggregate's histograms */
@@ -886,7 +1042,7 @@ static int run_job(struct iob_run *run, size_t j)
 	if (h && h->before_job) {
 		rc = h->before_job(h->arg, run, j);
 		if (rc < 0)
-			return rc;
+			return iob_coord_active() ? rank_job_start(run, rc) : rc;
 		run->quiet = rc == 1;
 	}
 	iob_fs_facts(job->dir, run->fs_type, sizeof run->fs_type, &run->fs_block_size, run->device,
@@ -897,6 +1053,8 @@ static int run_job(struct iob_run *run, size_t j)
 	}
 	size_t mark = run->pins->nmade;
 	rc = job_files_open(run, job, &jf);
+	if (iob_coord_active())
+		rc = rank_job_start(run, rc);
 	uint64_t top = job->block_size_max ? job->block_size_max : job->block_size;
 	for (uint64_t bs = job->block_size; rc == 0 && bs <= top && !*run->stop; bs *= 2) {
 		for (int p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED && rc == 0 && !*run->stop; p++)

@@ -23,6 +23,11 @@ struct stream {
 
 struct phase_streams {
 	struct iob_barrier *start;
+	/* base->ready (a run across MPI ranks: their start barrier), called by
+	 * stream 0 once every stream is ready; go releases the streams after it */
+	void (*outer)(void *arg);
+	void *outer_arg;
+	struct iob_barrier *go;
 	volatile sig_atomic_t stop; /* written with __atomic stores, read by the engine */
 	volatile int first_done;
 	struct stream *s;
@@ -33,6 +38,11 @@ static void stream_ready(void *arg)
 	struct stream *st = arg;
 	st->arrived = 1;
 	iob_barrier_wait(st->ps->start);
+	if (st->ps->outer) {
+		if (st->i == 0)
+			st->ps->outer(st->ps->outer_arg);
+		iob_barrier_wait(st->ps->go);
+	}
 }
 
 static void stream_main(void *arg)
@@ -43,7 +53,9 @@ static void stream_main(void *arg)
 	int io = iob_proc_thread_io(&rc0, &wc0) == 0;
 	iob_phase_run(&st->spec, r);
 	io = io && iob_proc_thread_io(&rc1, &wc1) == 0;
-	if (!st->arrived) /* failed before its files were open: let the others go */
+	if (!st->arrived && st->ps->outer) /* failed before its files were open: let the others go */
+		stream_ready(st);
+	else if (!st->arrived)
 		iob_barrier_arrive(st->ps->start);
 	if (r->status < 0)
 		__atomic_store_n(&st->ps->stop, 1, __ATOMIC_RELAXED);
@@ -100,6 +112,10 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 	out->cut = calloc(n, sizeof *out->cut);
 	ps.s = calloc(n, sizeof *ps.s);
 	int rc = out->r && out->cut && ps.s ? iob_barrier_init(&ps.start, (unsigned)n) : -ENOMEM;
+	ps.outer = base->ready;
+	ps.outer_arg = base->ready_arg;
+	if (rc == 0 && ps.outer)
+		rc = iob_barrier_init(&ps.go, (unsigned)n);
 	size_t started = 0;
 	for (size_t i = 0; i < n && rc == 0; i++, started++) {
 		struct stream *st = &ps.s[i];
@@ -126,14 +142,20 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 		/* the streams already started wait at the barrier for the rest:
 		 * stop them and stand in for the missing ones */
 		__atomic_store_n(&ps.stop, 1, __ATOMIC_RELAXED);
-		for (size_t i = started; i < n; i++)
+		for (size_t i = started; i < n; i++) {
 			iob_barrier_arrive(ps.start);
+			if (ps.go)
+				iob_barrier_arrive(ps.go);
+		}
 	}
+	if (rc != 0 && started == 0 && ps.outer)
+		ps.outer(ps.outer_arg); /* no stream 0 to reach it: the ranks still meet */
 	if (started == n)
 		supervise(&ps, n, run_stop);
 	for (size_t i = 0; i < started; i++)
 		iob_thread_join(ps.s[i].thread);
 	iob_barrier_destroy(ps.start);
+	iob_barrier_destroy(ps.go);
 	free(ps.s);
 	out->n = n;
 	if (rc != 0) {

@@ -36,7 +36,11 @@
  *    blocks and truncating.
  *  - IOB_OPEN_NOFOLLOW opens with O_NOFOLLOW: a symlink fails with -ELOOP.
  *    info() takes file_type, dev and ino from fstat on the open descriptor.
- *  - Backend options: none.  Any key is refused with -EINVAL, at
+ *  - Backend options: dsync=0|1 (default 0).  dsync=1 adds O_DSYNC, so each
+ *    write returns only once its data (and the metadata needed to read it
+ *    back) is on stable storage: with O_DIRECT that is the device's own
+ *    write cache flushed or bypassed, not just the transfer done (io_profile
+ *    -b uses it).  Any other key is refused with -EINVAL, at
  *    IOB_CTL_CHECK_OPTIONS and at open.
  */
 #ifndef _GNU_SOURCE
@@ -95,24 +99,32 @@ static int direct_oflags(const struct iob_open_args *args, int *oflags)
 	return 0;
 }
 
+struct direct_opts {
+	int dsync;
+};
+
 static int direct_option(void *ctx, const char *key, const char *val)
 {
-	(void)ctx;
-	(void)val;
-	return bopts_unknown(direct_host, DIRECT_NAME, key, NULL);
+	struct direct_opts *o = ctx;
+	if (strcmp(key, "dsync") == 0)
+		return bopts_bool(direct_host, DIRECT_NAME, key, val, &o->dsync);
+	return bopts_unknown(direct_host, DIRECT_NAME, key, "dsync=0|1");
 }
 
 static int direct_open(const struct iob_open_args *args, void **handle)
 {
 	struct direct_file *f;
+	struct direct_opts opts = {0};
 	int oflags, fd, rc;
 
-	rc = bopts_each(bopts_of(args), direct_host, DIRECT_NAME, direct_option, NULL);
+	rc = bopts_each(bopts_of(args), direct_host, DIRECT_NAME, direct_option, &opts);
 	if (rc < 0)
 		return rc;
 	rc = direct_oflags(args, &oflags);
 	if (rc < 0)
 		return rc;
+	if (opts.dsync)
+		oflags |= O_DSYNC;
 	if (fdio_on_memory_fs(args->path, args->flags)) {
 		direct_host->log(
 		    IOB_LOG_ERROR, DIRECT_NAME,
@@ -216,8 +228,10 @@ static int direct_truncate(void *handle, uint64_t size)
 
 static int direct_control(void *handle, int op, void *arg)
 {
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
-		return bopts_each(arg, direct_host, DIRECT_NAME, direct_option, NULL);
+	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg) {
+		struct direct_opts opts = {0};
+		return bopts_each(arg, direct_host, DIRECT_NAME, direct_option, &opts);
+	}
 	return -ENOTSUP;
 }
 

@@ -308,11 +308,13 @@ static void human_label(struct textbuf *b, const struct iob_field *f)
 		size_t slen = strlen(strip[i].suffix);
 		if (strip[i].unit != unit || klen <= slen || strcmp(key + klen - slen, strip[i].suffix) != 0)
 			continue;
-		char *copy = strndup(key, klen - slen);
+		char *copy = malloc(klen - slen + 1); /* (no strndup on Windows) */
 		if (!copy) {
 			b->oom = 1;
 			return;
 		}
+		memcpy(copy, key, klen - slen);
+		copy[klen - slen] = '\0';
 		human_buf_text(b, copy);
 		textbuf_str(b, strip[i].replace);
 		free(copy);

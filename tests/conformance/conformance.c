@@ -349,21 +349,29 @@ static void test_info_identity(void **state)
 	const char *p = path_of("identity");
 	const char *alias = path_of("identity-link");
 	struct iob_file_info fi;
-	struct stat st;
+	uint64_t dev, ino;
 	void *h;
 
 	write_ref_file(p, 2 * g_bs, 3);
+#ifdef _WIN32 /* the CRT's stat has no file identity (st_ino is 16 bits): the OS layer's */
+	enum iob_path_kind kind;
+	assert_int_equal(iob_file_identity(p, &dev, &ino, &kind), 0);
+#else
+	struct stat st;
 	assert_int_equal(stat(p, &st), 0);
+	dev = (uint64_t)st.st_dev;
+	ino = (uint64_t)st.st_ino;
+#endif
 	h = be_open_ok(p, IOB_OPEN_READ, 0);
 	be_info(h, &fi);
 	assert_int_equal(fi.file_type, IOB_FILE_REGULAR);
-	assert_true(fi.dev == (uint64_t)st.st_dev);
-	assert_true(fi.ino == (uint64_t)st.st_ino);
+	assert_true(fi.dev == dev);
+	assert_true(fi.ino == ino);
 	/* the handle keeps naming the file it opened when the path moves on */
 	assert_int_equal(rename(p, alias), 0);
 	write_ref_file(p, g_bs, 4);
 	be_info(h, &fi);
-	assert_true(fi.ino == (uint64_t)st.st_ino);
+	assert_true(fi.ino == ino);
 	be_close_ok(h);
 	unlink(alias);
 }
@@ -381,7 +389,16 @@ static void test_nofollow(void **state)
 	void *h;
 
 	write_ref_file(target, 2 * g_bs, 5);
+#ifdef _WIN32
+	/* symbolic links need a privilege on Windows, and wine 8 only pretends
+	 * to make them (tests/windows/compat/sys/wait.h checks) */
+	if (symlink(target, link_path) != 0) {
+		printf("  (no symbolic links can be made here: not tested)\n");
+		skip();
+	}
+#else
 	assert_int_equal(symlink(target, link_path), 0);
+#endif
 	assert_int_equal(be_open(link_path, IOB_OPEN_READ | IOB_OPEN_NOFOLLOW, 0, &h), -ELOOP);
 	assert_int_equal(be_open(link_path, wflags | IOB_OPEN_NOFOLLOW, 0, &h), -ELOOP);
 	assert_int_equal(disk_size(target), 2 * g_bs); /* not truncated */
@@ -656,6 +673,10 @@ static void test_create_mode(void **state)
 	struct stat st;
 	void *h = NULL;
 
+#ifdef _WIN32
+	printf("  (Windows files have no POSIX permission bits: not tested)\n");
+	skip();
+#endif
 	assert_int_equal(g_ops->open(&a, &h), 0);
 	be_close_ok(h);
 	assert_int_equal(stat(p, &st), 0);

@@ -22,6 +22,8 @@ ARGS = None
 SKIP = 77
 HEADER = "I/O size [bytes], operations, time [s], throughput [bytes/s], I/O rate [1/s]"
 ROW = re.compile(r"^(\d+),(\d+),(\d+\.\d{6}),(\d+\.\d{6}),(\d+\.\d{6})$")
+# the row a stop signal cut short: the five fields, then the documented mark
+ROW_INTERRUPTED = re.compile(r"^(\d+),(\d+),(\d+\.\d{6}),(\d+\.\d{6}),(\d+\.\d{6}),interrupted$")
 DEFAULT_SIZES = [2 << k for k in range(16)]  # 2 .. 65536
 
 
@@ -202,10 +204,14 @@ def case_defaults(d):
         expect(rows[-1][1] < 1000, f"{test}: no skipped op at 65536 bytes: {rows[-1]}")
     expect(sorted(listing(d)) == sorted(tree_paths(3, 4)), f"tree: {sorted(listing(d))}")
     expect(all(v in (None, 4194304) for v in listing(d).values()), listing(d))
-    expect(trailer == ["Test files left behind: 12 files of 4194304 bytes in the tree "
-                       f"{os.path.realpath(d)}/dir0"], trailer)
+    # the last line is the original's; where the files are goes to stderr
+    expect(trailer == [] and p.stdout.endswith("\nDone with read test\n"), (trailer, p.stdout[-100:]))
+    files_line = ("io_profile: Test files left behind: 12 files of 4194304 bytes in the tree "
+                  f"{os.path.realpath(d)}/dir0")
     # caveats go to stderr, as iotest's do; the data set is 48 MiB
     errs = p.stderr.splitlines()
+    expect(errs and errs[-1] == files_line, p.stderr)
+    errs = errs[:-1]
     expect(all(l.startswith("io_profile: warning: ") for l in errs), p.stderr)
     mem = int(re.search(r"^MemTotal:\s+(\d+) kB", open("/proc/meminfo").read(), re.M).group(1)) * 1024
     if 48 << 20 < 2 * mem:
@@ -224,7 +230,8 @@ def case_single_file(d):
     for rows in tests.values():
         expect(sizes(rows) == [2 << k for k in range(12)], sizes(rows))
     path = os.path.join(os.path.realpath(d), "io_profile_file.out")
-    expect(f"Test file left behind: {path} (262144 bytes)" in trailer, trailer)
+    expect(trailer == [] and p.stdout.endswith("\nDone with read test\n"), trailer)
+    expect(f"io_profile: Test file left behind: {path} (262144 bytes)\n" in p.stderr, p.stderr)
 
 
 def case_tree_shape(d):
@@ -352,7 +359,37 @@ def case_bypass(d):
     p = iop("-b", "-s", "-l", "1M", "-n", "5", cwd=d)
     params, _, _ = parse_legacy(p.stdout)
     expect(params["Synch mode"].startswith("Bypassing the buffer cache (O_DIRECT, backend direct)"), params)
+    expect(params["Synch mode"].endswith("; synchronous writes (O_DSYNC)"), params)
     expect(params["Reads (Writes)"] == f"Reads (Writes) from {block} to 65536 bytes", params)
+    bypass_writes_synchronous(d, block)
+
+
+def bypass_writes_synchronous(d, block):
+    """-b writes are synchronous, as the original's README says: every open of
+    the file for writing asks for O_DIRECT and O_DSYNC (strace sees the flags
+    the kernel got); --backend-options dsync=0 turns O_DSYNC off, and the
+    header says which."""
+    if not shutil.which("strace"):
+        print("note: strace is missing: the O_DSYNC flags are not checked from outside")
+        return
+    e = dict(os.environ)
+    e.pop("IOBENCH_PLUGIN_PATH", None)
+    # LeakSanitizer cannot run under a tracer (it uses ptrace itself)
+    e["ASAN_OPTIONS"] = e.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+    for extra, dsync in (([], True), (["--backend-options", "dsync=0"], False)):
+        trace = os.path.join(d, "openat.trace")
+        p = subprocess.run(["strace", "-f", "-e", "trace=open,openat", "-o", trace,
+                            os.path.join(ARGS.bin, "io_profile"), "-b", "-s", "-l", "1M", "-M", str(block * 2),
+                            "-n", "5", "--warmup", "0", *extra], cwd=d, capture_output=True, text=True, env=e,
+                           timeout=120)
+        expect(p.returncode == 0, f"strace io_profile -b {extra}: {p.returncode} {p.stderr[-1000:]}")
+        with open(trace) as f:
+            opens = [l for l in f if "io_profile_file.out" in l and ("O_WRONLY" in l or "O_RDWR" in l)]
+        os.unlink(trace)
+        expect(opens and all("O_DIRECT" in l and ("O_DSYNC" in l) == dsync for l in opens),
+               f"-b {extra}: opens for writing {opens[:3]}")
+        mode = parse_legacy(p.stdout)[0]["Synch mode"]
+        expect(mode.endswith("synchronous writes (O_DSYNC)" if dsync else "; no fsync"), mode)
 
 
 def case_bypass_refusals(d):
@@ -369,6 +406,10 @@ def case_bypass_refusals(d):
         p = iop("-b", *args, cwd=d, rc=2)
         expect(p.stdout == "" and p.stderr.count("\n") == 1 and text in p.stderr, f"{args}: {p.stderr!r}")
         expect(listing(d) == {}, f"{args}: created {listing(d)}")
+    # the direct backend's dsync option takes 0 or 1 only
+    p = iop("-b", "-s", "--backend-options", "dsync=2", cwd=d, rc=2)
+    expect(p.stdout == "" and "dsync=2: the value must be 0 or 1" in p.stderr, p.stderr)
+    expect(listing(d) == {}, f"dsync=2: created {listing(d)}")
 
 
 def case_read_only(d):
@@ -419,7 +460,8 @@ def case_remove(d):
     """--remove: takes away exactly what the run created."""
     p = iop("-l", "64K", "-n", "3", "-M", "64", "--remove", cwd=d)
     expect(listing(d) == {}, listing(d))
-    expect("Test files removed: 12 files and 3 directories this run created" in p.stdout, p.stdout)
+    expect("Test files removed: 12 files and 3 directories this run created" not in p.stdout and
+           "io_profile: Test files removed: 12 files and 3 directories this run created" in p.stderr, p.stderr)
     # dir0, a file of the tree and a file of the user's exist before: they stay;
     # the rest goes
     os.makedirs(os.path.join(d, "dir0"))
@@ -429,8 +471,8 @@ def case_remove(d):
     p = iop("-l", "64K", "-n", "3", "-M", "64", "--remove", cwd=d)
     expect(sorted(listing(d)) == ["dir0/", "dir0/file1", "dir0/mine.txt"], sorted(listing(d)))
     expect(open(os.path.join(d, "dir0/mine.txt")).read() == "keep me", "user file changed")
-    expect("11 files and 2 directories this run created" in p.stdout and
-           "1 file that existed before the run kept" in p.stdout, p.stdout)
+    expect("11 files and 2 directories this run created" in p.stderr and
+           "1 file that existed before the run kept" in p.stderr, p.stderr)
 
 
 def case_dump_profile(d):
@@ -620,9 +662,15 @@ def case_interrupted(d):
     expect("Done with write test" not in out and "Conducting read test" not in out, out)
     expect(err.strip().endswith("io_profile: error: interrupted by signal 2"), err)
     rows = [l for l in out.splitlines() if ROW.match(l)]
-    expect(len(rows) == 1, rows)  # the first size, stopped partway
-    parse_rows(rows)
-    expect("Test file left behind" in out and os.path.exists(target), out)
+    expect(not rows, rows)  # the first size, stopped partway: marked
+    cut = [l for l in out.splitlines() if ROW_INTERRUPTED.match(l)]
+    expect(len(cut) == 1 and cut[0].startswith("2,"), out)
+    m = ROW_INTERRUPTED.match(cut[0])
+    check_row(int(m.group(1)), int(m.group(2)), float(m.group(3)), float(m.group(4)), float(m.group(5)))
+    expect(0 < int(m.group(2)) < 1000000000, cut)
+    expect(out.endswith(cut[0] + "\n(interrupted)\n"), out[-200:])
+    expect("Test file left behind" not in out, out)
+    expect("io_profile: Test file left behind: " in err and os.path.exists(target), err)
 
 
 def case_install(d):

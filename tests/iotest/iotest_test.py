@@ -372,6 +372,12 @@ def case_drop_and_sync(d):
     check(seq(r) == "MMWMR", "drop at the start and after each pass: %r" % r)
     r = run(["-d", "-C", "-s", "1", "x", "-r"], d)
     check(seq(r) == "MMR", "drop before and after the read: %r" % r)
+    # the legacy man page's other spellings of -d: a lone - and --drop_caches
+    for spelling in (["-"], ["--drop_caches"]):
+        r = run(spelling + ["-C", "-s", "1", "x", "-rw"], d)
+        check(seq(r) == "MMWMR", "%s drops as -d does: %r" % (spelling, r))
+    r = run(["-C", "-s", "1", "./-"], d, expect=2)  # a file called - cannot be used
+    check(not os.path.exists(os.path.join(d, "-")) and len(r.err.splitlines()) == 1, "./-: %r" % r)
     dropped = run(["--drop-caches", "-y", "-C", "-s", "1", "x", "-w", "--format", "json"], d)
     doc = json.loads(dropped.out)
     check([x["kind"] for x in doc["records"]] == ["cache_drop", "phase"], "records: %r" % dropped)
@@ -449,6 +455,61 @@ def case_backends(d):
     check(seq(r) == "W" and r.err == "", "--plugin-dir: %r" % r)
 
 
+def case_threads(d):
+    """--threads N: N streams, each on its own FILE.<i>; one line per pass with
+    their total and the aggregate rate (the json aggregate's figures); the
+    default output is unchanged.  --iodepth maps onto the job key."""
+    # without --threads (or with 1): the one file and the legacy line
+    for extra in ([], ["--threads", "1", "--iodepth", "1"]):
+        r = run(extra + ["-s", "2", "-b", "64", "x"], d)
+        check(len(r.lines) == 1 and listing(d) == ["x"], "%s: %r" % (extra, r))
+        check_pass(r.lines[0], r, "write", 2.0, 64, 0x45, curt=False)
+        os.unlink(os.path.join(d, "x"))
+    r = run(["--threads", "3", "-s", "2", "-b", "64", "--format", "iotest,json=t.json", "x", "-e"], d)
+    check(listing(d) == ["t.json", "x.0", "x.1", "x.2"], "files: %s" % listing(d))
+    check(all(os.path.getsize(os.path.join(d, "x.%d" % i)) == 2 * MB for i in range(3)), "sizes")
+    check(len(r.lines) == 2, "two pass lines: %r" % r)
+    doc = json.load(open(os.path.join(d, "t.json")))
+    kinds = [x["kind"] for x in doc["records"]]
+    check(kinds == ["stream"] * 3 + ["phase"] + ["stream"] * 3 + ["phase"], "records: %s" % kinds)
+    phases = [x for x in doc["records"] if x["kind"] == "phase"]
+    for line, verb, rec in zip(r.lines, ("write", "ver."), phases):
+        m = check_pass(line, r, verb, 6.0, 64, 0x45, curt=False, file="x.{0..2}")
+        check(rec["streams"] == 3 and rec["bytes"] == 6 * MB, "aggregate: %r" % rec)
+        check(m["rate"] == "%.2f" % (rec["bw_bytes_per_s"] / MB), "line rate is the aggregate's: %s" % line)
+    streams = [x for x in doc["records"] if x["kind"] == "stream"]
+    check(sorted(os.path.basename(x["file"]) for x in streams[:3]) == ["x.0", "x.1", "x.2"], "stream files")
+    check(all(x["bytes"] == 2 * MB for x in streams), "each stream moved its file")
+    # verbose: a line per stream before its pass line
+    r = run(["--threads", "2", "-s", "1", "-C", "-v", "x", "-r"], d)
+    lines = [l for l in r.lines if l.startswith("iotest: pass 1 stream ")]
+    check(len(lines) == 2 and all(l.endswith(("x.0", "x.1")) for l in lines), "stream lines: %r" % r)
+    # a verify failure names the stream's file
+    flip(os.path.join(d, "x.1"), 70000)
+    r = run(["--threads", "3", "-s", "2", "-b", "64", "-C", "x", "-er"], d, expect=3)
+    check("x.1" in r.err and "offset 70000" in r.err, "the bad stream's file: %r" % r)
+    # --iodepth above 1 needs a backend that queues; refused before anything is made
+    e = os.path.join(d, "e")
+    os.mkdir(e)
+    r = run(["--threads", "2", "--iodepth", "8", "-s", "1", "y"], e, expect=2)
+    check("posix" in r.err and listing(e) == [], "iodepth on posix: %r" % r)
+    plugins = subprocess.run([IOBENCH, "plugins"], capture_output=True, text=True).stdout if IOBENCH else ""
+    if "io_uring" not in plugins:
+        print("note: no io_uring backend built: --iodepth 8 is not run")
+        return
+    r = run(["--backend", "io_uring", "--threads", "2", "--iodepth", "8", "-s", "2", "-b", "4", "-C",
+             "--format", "iotest,json=q.json", "y", "-e"], e, expect=None)
+    if r.rc == 2 and "io_uring" in r.err and "disabled" in r.err:
+        print("note: io_uring is disabled here: %s" % r.err.strip())
+        return
+    check(r.rc == 0 and seq(r) == "WV", "io_uring, depth 8: %r" % r)
+    doc = json.load(open(os.path.join(e, "q.json")))
+    recs = [x for x in doc["records"] if x["kind"] == "phase"]
+    check(all(x["streams"] == 2 and x["bytes"] == 4 * MB for x in recs), "io_uring aggregate: %r" % recs)
+    check("iodepth = 8" in run(["--backend", "io_uring", "--iodepth", "8", "-s", "1", "y", "--dump-profile"],
+                                e).out, "the profile carries iodepth")
+
+
 # ---- outputs ----------------------------------------------------------------------
 
 
@@ -521,7 +582,12 @@ BAD = [
     (["no/such/dir/x"], "no/such/dir"),
     (["sub"], "'sub' is a directory"),
     (["/dev/null"], "--allow-device"),
-    (["-"], "'-'"),
+    (["-"], "no file given"),
+    (["--threads", "0", "x"], "--threads '0'"),
+    (["--threads", "4097", "x"], "--threads '4097'"),
+    (["--threads", "two", "x"], "--threads 'two'"),
+    (["--iodepth", "0", "x"], "--iodepth '0'"),
+    (["--iodepth", "65537", "x"], "--iodepth '65537'"),  # a lone - is -d (the legacy spelling): still no file
 ]
 
 

@@ -92,6 +92,18 @@ static void test_grouped_options(void **state)
 	assert_int_equal(opts.drop, IOB_PRIV_SUDO); /* -D wins over -d, whatever the order */
 	assert_int_equal(opts.sync, IOB_PRIV_SUDO);
 
+	/* the legacy man page's "-D | - | --drop_caches": a lone - is -d, anywhere */
+	PARSE_OK("-", "x");
+	assert_int_equal(opts.drop, IOB_PRIV_SELF);
+	assert_string_equal(opts.output, "x");
+	PARSE_OK("x", "-");
+	assert_int_equal(opts.drop, IOB_PRIV_SELF);
+	assert_string_equal(opts.output, "x");
+	PARSE_OK("-D", "-", "x");
+	assert_int_equal(opts.drop, IOB_PRIV_SUDO);
+	PARSE_OK("--drop_caches", "x");
+	assert_int_equal(opts.drop, IOB_PRIV_SELF);
+
 	PARSE_OK("-n", "x");
 	assert_true(opts.write && opts.nosync);
 	PARSE_OK("-h");

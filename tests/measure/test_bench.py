@@ -72,10 +72,15 @@ def case_quick(tmp):
                        f"{name} {label}: {what} {wa} against {wb}, yet compared")
     want = {"a_rand4k_cached": sizes["ops"] * 4096, "b_seq1m_read_cached": sizes["b_file"],
             "c_seq1m_write_fsync": sizes["c_bytes"], "d_mmap_seq1m_cached": sizes["a_file"] * sizes["d_loops"],
-            "d_mmap_rand4k_cached": sizes["ops"] * 4096}
+            "d_mmap_rand4k_cached": sizes["ops"] * 4096,
+            "t_threads_rand4k_cached": (sizes["ops"] - sizes["ops"] % 2) * 4096}
     for name, nbytes in want.items():
         for c, w in res[name]["work"].items():
             expect(w["bytes"] == [nbytes], f"{name} {c}: did {w['bytes']} bytes, the scenario asks {nbytes}")
+    # a runtime-limited phase never ends before its limit, and the process lasts longer
+    rr = res["r_runtime"]
+    expect(all(o >= 0 for o in rr["elapsed_minus_limit_ms"]), f"r_runtime: ended before its limit: {rr}")
+    expect(all(w >= rr["limit_s"] for w in rr["process_wall_s"]), f"r_runtime: process shorter than the limit: {rr}")
     expect(valid >= 6, f"only {valid} equal-work ratios in the quick run")
     if shutil.which("fio"):
         expect(skipped == 0, "fio is installed, yet fio contenders were skipped")

@@ -11,11 +11,18 @@
                -ww) and all have one .TH date, version and manual name
   completion   the bash completion, sourced in bash: `iobench r` completes to
                run, `iotest --for` to --format
+  portable     a second build, configured here with -DIOB_BUILTIN_PLUGINS=ON
+               (iobench and io_profile only): each binary, copied alone into
+               an empty directory, lists the in-tree plugins as built in and
+               runs a job with them; an external .so (the template backend)
+               still loads from --plugin-dir; a .so of a built-in's name wins
+               from --plugin-dir and loses beside the binary
 
 usage: test_package.py --build DIR --source DIR --work DIR CASE
 """
 import argparse
 import glob
+import json
 import os
 import re
 import shutil
@@ -154,12 +161,127 @@ def case_completion(o):
         check(re.search(r"complete -F \S+ %s$" % b, out, re.M) is not None, "registered for " + b)
 
 
+def portable_build(o):
+    """Configure and build iobench and io_profile with IOB_BUILTIN_PLUGINS=ON
+    in a directory kept between runs (a rerun only rebuilds what changed),
+    with the --define settings of the build under test (its build type and
+    sanitizer: the external plugins loaded into the copies carry it)."""
+    bdir = os.path.join(os.path.dirname(o.work), "portable-build")
+    cfg = [o.cmake, "-S", o.source, "-B", bdir, "-DIOB_BUILTIN_PLUGINS=ON", "-DBUILD_TESTING=OFF",
+           "-DIOB_WERROR=ON"] + ["-D" + d for d in o.define]
+    if o.generator:
+        cfg += ["-G", o.generator]
+    if o.compiler:
+        cfg += ["-DCMAKE_C_COMPILER=" + o.compiler]
+    env = {"CFLAGS": "", "LDFLAGS": ""}
+    p = sh(cfg, env=env)
+    if not check(p.returncode == 0, "configure with -DIOB_BUILTIN_PLUGINS=ON (%s)" % p.stderr[-1500:]):
+        return None
+    p = sh([o.cmake, "--build", bdir, "-j2", "--target", "iobench", "io_profile"], env=env)
+    if not check(p.returncode == 0, "build iobench and io_profile (%s)" % (p.stdout[-1500:] + p.stderr[-1500:])):
+        return None
+    return os.path.join(bdir, "bin")
+
+
+def plugin_rows(out):
+    """`iobench plugins`: {(kind, name): from}, the shadowed lines."""
+    rows = dict(((m.group(1), m.group(2)), m.group(3))
+                for m in re.finditer(r"^(backend|output)\s+(\S+)\s+\d+\.\d+\s+(.+)$", out, re.M))
+    return rows, re.findall(r"^shadowed: (.+)$", out, re.M)
+
+
+def case_portable(o):
+    bindir = portable_build(o)
+    if not bindir:
+        return
+    main_plugins = os.path.join(o.build, "lib", "iobench", "plugins")
+    intree = sorted(tuple(re.match(r"iob-(backend|output)-(\w+)\.so$", f).groups())
+                    for f in os.listdir(main_plugins) if re.match(r"iob-(backend|output)-\w+\.so$", f))
+    check(len(intree) >= 8, "the main build has its in-tree plugins: %s" % intree)
+    # each binary alone in an empty directory: no lib/ beside it, no plugin path
+    alone = os.path.join(o.work, "alone")
+    os.makedirs(alone)
+    for b in ("iobench", "io_profile"):
+        shutil.copy2(os.path.join(bindir, b), alone)
+    iobench = os.path.join(alone, "iobench")
+    p = sh([iobench, "plugins"], cwd=alone)
+    rows, shadowed = plugin_rows(p.stdout)
+    check(p.returncode == 0 and sorted(rows) == intree and set(rows.values()) == {"(built in)"},
+          "the copied iobench lists every in-tree plugin as built in: %s" % p.stdout[-1500:])
+    check(re.search(r"^search path:\n  \(built in\)\n", p.stdout, re.M) is not None and not shadowed,
+          "its search path is the built-in plugins alone: %s" % p.stdout[:300])
+    prof = os.path.join(alone, "p.ini")
+    with open(prof, "w") as f:
+        f.write("[j]\nsize = 2M\nblock_size = 64K\nphases = write,read\nbackend = posix\n")
+    js = os.path.join(alone, "r.json")
+    p = sh([iobench, "run", prof, "--dir", alone, "--output", "json=" + js + ",csv"], cwd=alone)
+    ok = p.returncode == 0 and os.path.exists(js)
+    doc = json.load(open(js)) if ok else {}
+    phases = [r for r in doc.get("records", []) if r.get("kind") == "phase"]
+    check(ok and doc.get("status") == "ok" and [r["phase"] for r in phases] == ["write", "read"] and
+          all(r["bytes"] == 2 << 20 for r in phases) and "bytes" in p.stdout,
+          "a job runs with the built-in posix, json and csv: %s %s" % (
+              p.stderr[-800:], [(r["phase"], r["bytes"], r["status"]) for r in phases]))
+    # the static iniparser and liburing, when the build found them, leave
+    # only the C library's own to need
+    cache = open(os.path.join(os.path.dirname(bindir), "CMakeCache.txt")).read()
+    static = [lib for var, lib in (("IOB_INIPARSER_STATIC_LIBRARY", "libiniparser"),
+                                   ("IOB_URING_STATIC_LIBRARY", "liburing"))
+              if re.search(r"^%s:FILEPATH=/\S+\.a$" % var, cache, re.M)]
+    if shutil.which("readelf"):
+        needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", sh(["readelf", "-d", iobench]).stdout)
+        check(needed and not any(n.startswith(tuple(static)) for n in needed),
+              "linked statically: %s; the copy needs only %s" % (static, needed))
+    p = sh([os.path.join(alone, "io_profile"), "-s", "-l", "256K", "-M", "64", "-n", "5", "--remove"], cwd=alone)
+    check(p.returncode == 0 and p.stdout.endswith("\nDone with read test\n"),
+          "the copied io_profile runs with its built-in stdio backend: %s" % p.stderr[-800:])
+    # an external plugin still loads: the template backend, from --plugin-dir
+    if o.template_dir and os.path.isdir(o.template_dir):
+        with open(prof, "w") as f:
+            f.write("[t]\nsize = 1M\nblock_size = 64K\nphases = write,read\nbackend = template\n")
+        p = sh([iobench, "run", prof, "--dir", alone, "--plugin-dir", o.template_dir, "--output", "json"],
+               cwd=alone)
+        recs = json.loads(p.stdout)["records"] if p.returncode == 0 else []
+        check(p.returncode == 0 and [r.get("backend") for r in recs if r["kind"] == "phase"] == ["template"] * 2,
+              "an external .so backend loads beside the built-in ones: %s" % p.stderr[-800:])
+    else:
+        check(False, "the template backend's directory is given (--template-dir)")
+    # precedence: --plugin-dir (and IOBENCH_PLUGIN_PATH) before the built-in
+    # plugins, the built-in ones before the directory beside the binary
+    p = sh([iobench, "plugins", "--plugin-dir", main_plugins], cwd=alone)
+    rows, shadowed = plugin_rows(p.stdout)
+    real = os.path.realpath(main_plugins)
+    check(rows.get(("output", "json")) == os.path.join(real, "iob-output-json.so") and
+          "output json (built in) is shadowed by %s/iob-output-json.so" % real in shadowed,
+          "a .so from --plugin-dir replaces the built-in one of its name: %s" % p.stdout[-1500:])
+    p = sh([iobench, "plugins"], cwd=alone, env={"IOBENCH_PLUGIN_PATH": main_plugins})
+    rows, _ = plugin_rows(p.stdout)
+    check(rows.get(("backend", "posix")) == os.path.join(real, "iob-backend-posix.so"),
+          "so does one from IOBENCH_PLUGIN_PATH: %s" % p.stdout[-800:])
+    beside = os.path.join(o.work, "beside")
+    os.makedirs(os.path.join(beside, "bin"))
+    os.makedirs(os.path.join(beside, "lib", "iobench", "plugins"))
+    shutil.copy2(iobench, os.path.join(beside, "bin"))
+    shutil.copy2(os.path.join(main_plugins, "iob-output-json.so"), os.path.join(beside, "lib", "iobench", "plugins"))
+    p = sh([os.path.join(beside, "bin", "iobench"), "plugins"], cwd=beside)
+    rows, shadowed = plugin_rows(p.stdout)
+    near = os.path.realpath(os.path.join(beside, "lib", "iobench", "plugins", "iob-output-json.so"))
+    check(rows.get(("output", "json")) == "(built in)" and
+          "output json from %s is shadowed by (built in)" % near in shadowed,
+          "the built-in json wins over the .so beside the binary: %s" % p.stdout[-1500:])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("case", choices=["deb", "manpages", "completion"])
+    ap.add_argument("--cmake", default="cmake")
+    ap.add_argument("--generator", default="")
+    ap.add_argument("--compiler", default="")
+    ap.add_argument("--template-dir", default="")
+    ap.add_argument("--define", action="append", default=[], help="NAME=VALUE for the portable build")
+    ap.add_argument("case", choices=["deb", "manpages", "completion", "portable"])
     o = ap.parse_args()
     o.work = os.path.join(o.work, o.case)
     shutil.rmtree(o.work, ignore_errors=True)

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "iobench/engine.h"
+#include "iobench/os.h"
 
 #define FILE_SIZE (1u << 20)
 #define BS 4096u
@@ -155,9 +156,7 @@ static int fa_reap(void *handle, struct iob_io **done, size_t min, size_t max)
 		return -EINTR;
 	}
 	if (min && fa.reap_sleep_ns) {
-		struct timespec ts = {0, (long)fa.reap_sleep_ns};
-		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-			;
+		iob_sleep_ns(fa.reap_sleep_ns, NULL); /* never returns early, on Windows too */
 	}
 	size_t hi = max < fa.n ? max : fa.n;
 	size_t k = hi > min ? min + (size_t)(fa_rand() % (hi - min + 1)) : min;

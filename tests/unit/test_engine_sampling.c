@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "iobench/engine.h"
+#include "iobench/os.h"
 
 #define FILE_SIZE (1u << 20)
 static unsigned char data[FILE_SIZE];
@@ -48,9 +49,7 @@ static int64_t fake_read_at(void *handle, void *buf, size_t len, uint64_t off)
 	if (len > FILE_SIZE - off)
 		len = (size_t)(FILE_SIZE - off);
 	if (slow) {
-		struct timespec ts = {0, 100000};
-		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-			;
+		iob_sleep_ns(100000, NULL); /* never returns early, on Windows too */
 	}
 	memcpy(buf, data + off, len);
 	return (int64_t)len;

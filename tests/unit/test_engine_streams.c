@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "iobench/engine.h"
+#include "iobench/os.h"
 
 #define FILE_SIZE (1u << 20)
 #define BS 4096u
@@ -76,9 +77,7 @@ static int64_t fake_read_at(void *handle, void *buf, size_t len, uint64_t off)
 		len = (size_t)(FILE_SIZE - off);
 	fake_touch(off, len);
 	if (fk.pace_ns) {
-		struct timespec ts = {0, (long)fk.pace_ns};
-		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-			;
+		iob_sleep_ns(fk.pace_ns, NULL); /* never returns early, on Windows too */
 	}
 	memcpy(buf, data + off, len);
 	fk.read_bytes += len;

@@ -30,7 +30,7 @@ void bigread_usage(FILE *f)
 		   "                 CPU (user + system), 3 wall clock (default); CPU clocks leave\n"
 		   "                 out time spent waiting for the device\n"
 		   "\n"
-		   "  -b, --backend NAME   backend plugin (default: stdio for '-', posix for a\n"
+		   "  -b, --backend NAME   backend plugin (default: " IOB_STDIO_BACKEND " for '-', " IOB_DEFAULT_BACKEND " for a\n"
 		   "                       file; also direct, mmap)\n"
 		   "  -o, --output LIST    outputs, NAME[:ARGS][=FILE],... (default: bigread, the\n"
 		   "                       legacy lines; also human, csv, json)\n"
@@ -44,6 +44,9 @@ void bigread_usage(FILE *f)
 		   "  -P, --plugin-dir D   search D for plugins first (repeatable)\n"
 		   "  -v, --verbose        more on stderr, including a rejected cliff candidate\n"
 		   "  -h, --help           this text;  -V, --version  the version\n"
+		   "\n"
+		   "NEMO system keywords: debug=N (1 or more: as -v), help= (this text); yapp=,\n"
+		   "error=, review=, tcl=, outkeys= and np= are refused with the reason.\n"
 		   "\n"
 		   "Speeds are MiB/s (2^20 bytes per second).  Exit status: 0 ok, 1 the read\n"
 		   "failed, 2 bad input, 130/143 interrupted.  See bigread(1).\n");
@@ -266,6 +269,63 @@ static int parse_option(int argc, char **argv, int *i, struct bigread_args *a, c
 	return apply_option(a, o, value, err, errlen);
 }
 
+/* NEMO's system keywords, which every NEMO program takes: the ones bigread
+ * honours, and for the others why not (docs/man/bigread.1). */
+static const struct {
+	const char *name;
+	const char *why; /* NULL: honoured */
+} nemo_keys[] = {
+    {"debug", NULL},
+    {"help", NULL},
+    {"yapp", "bigread draws no plots with NEMO's yapp; for a picture of the block speeds use -o "
+	     "bigread,svg=FILE"},
+    {"error", "bigread does not go on past errors: it stops at the first failed read and reports the "
+	      "blocks read before it"},
+    {"review", "bigread has no interactive review of its parameters; give them on the command line"},
+    {"tcl", "bigread has no Tcl interpreter; give the parameters on the command line"},
+    {"outkeys", "bigread keeps no NEMO output keywords; for machine-readable figures use -o json=FILE"},
+    {"np", "bigread reads with one stream, so there are no threads for np= to set"},
+};
+
+/* debug=N: 0 quiet, 1 or more as -v (NEMO's levels go to 9). */
+static int set_debug(struct bigread_args *a, const char *v, char *err, size_t errlen)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+	if (!*v || *end || n < 0 || n > 9) {
+		snprintf(err, errlen, "debug='%s' is not a level from 0 to 9", IOB_Q(v));
+		return -EINVAL;
+	}
+	if (n >= 1)
+		a->verbose = 1;
+	return 0;
+}
+
+/* A NEMO system keyword in arg: 1 when handled, 0 when arg is none, or
+ * -EINVAL (a refused keyword, a bad debug level) with err set. */
+static int nemo_keyword(struct bigread_args *a, const char *arg, char *err, size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq)
+		return 0;
+	for (size_t k = 0; k < sizeof nemo_keys / sizeof nemo_keys[0]; k++) {
+		if (strlen(nemo_keys[k].name) != (size_t)(eq - arg) ||
+		    strncmp(nemo_keys[k].name, arg, (size_t)(eq - arg)) != 0)
+			continue;
+		if (nemo_keys[k].why) {
+			snprintf(err, errlen, "NEMO keyword %s= is not supported: %s", nemo_keys[k].name,
+				 nemo_keys[k].why);
+			return -EINVAL;
+		}
+		if (strcmp(nemo_keys[k].name, "help") == 0) {
+			a->help = 1; /* any value: NEMO's help= levels all print the keywords */
+			return 1;
+		}
+		return set_debug(a, eq + 1, err, errlen) == 0 ? 1 : -EINVAL;
+	}
+	return 0;
+}
+
 /* name=value for a known keyword: which, or P_COUNT. */
 static enum param keyword_of(const char *arg, const char **value)
 {
@@ -317,11 +377,18 @@ int bigread_parse_args(int argc, char **argv, struct bigread_args *a, char *err,
 				return -EINVAL;
 			continue;
 		}
+		if (!options_done) {
+			int rc = nemo_keyword(a, arg, err, errlen);
+			if (rc < 0)
+				return -EINVAL;
+			if (rc > 0)
+				continue;
+		}
 		if (strchr(arg, '=') && !options_done) {
 			snprintf(
 			    err, errlen,
-			    "unknown keyword in '%s' (known: in=, bufsize=, mode=; a file name holding '=' "
-			    "goes after --)",
+			    "unknown keyword in '%s' (known: in=, bufsize=, mode=, debug=, help=; a file name "
+			    "holding '=' goes after --)",
 			    IOB_Q(arg));
 			return -EINVAL;
 		}

@@ -7,5 +7,6 @@
 
 int main(int argc, char **argv)
 {
+	iob_utf8_args(&argc, &argv);
 	return bigread_main(argc, argv);
 }

@@ -8,17 +8,17 @@
  *   Speed: n= min= max= mean= median= rms= (all)       ("summary" record)
  *   Speed: n= min= max= mean= median= rms= (robust)
  *   Cliff: block= offset= before= after= ratio=        (only when one was found)
- *   Note: ...                                          (each caveat, at the end)
+ *
+ * and on standard error, at the end:
+ *   Note: ...                                          (each caveat)
  *   Note: interrupted: ... / Note: the read failed: ...  (a partial summary)
  *
- * Speeds print with three decimals and never in exponent form.  Block lines,
- * one per block, are built by hand (legacy_block_line); the sink batches them
- * when it is not a terminal (core/src/output.c).  Errors are
- * not printed here: the tool says them once on stderr.
+ * Numbers print with %g, as the legacy tool printed them.  The sink batches
+ * block lines when it is not a terminal (core/src/output.c).  Errors are not
+ * printed here: the tool says them once on stderr.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,53 +54,11 @@ static void legacy_printf(struct legacy_state *st, const char *fmt, ...)
 		st->err = rc;
 }
 
-static void legacy_write(struct legacy_state *st, const char *data, size_t len)
-{
-	if (st->err)
-		return;
-	int rc = st->sink.write(st->sink.ctx, data, len);
-	if (rc < 0)
-		st->err = rc;
-}
-
-/* Digits of v, backwards from end; returns where they start. */
-static char *put_u64(char *end, uint64_t v)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
-
-/* A block line, "INDEX SPEED\n" with SPEED as "%.3f" would print it, built
- * without printf: one per block, so it is the tool's own cost inside the
- * phase time.  Below 2^23 (8 TiB/s), v * 1000 is below 2^33 and within
- * 2^-20 of the exact product, so rounding it gives printf's digits except
- * within 1e-4 of a tie, which (like a negative, larger or non-finite value)
- * goes to snprintf. */
+/* A block line, "INDEX SPEED\n", SPEED with %g as the legacy tool printed
+ * it. */
 static void legacy_block_line(struct legacy_state *st, uint64_t index, double v)
 {
-	char line[64];
-	double scaled = v * 1000.0;
-	if (!(v >= 0.0 && v < 8388608.0) || fabs(scaled - floor(scaled) - 0.5) < 1e-4) {
-		int n = snprintf(line, sizeof line, "%" PRIu64 " %.3f\n", index, v);
-		if (n > 0)
-			legacy_write(st, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-		return;
-	}
-	uint64_t q = (uint64_t)llround(scaled);
-	char *end = line + sizeof line, *p = end;
-	*--p = '\n';
-	for (int i = 0; i < 3; i++) {
-		*--p = (char)('0' + q % 10);
-		q /= 10;
-	}
-	*--p = '.';
-	p = put_u64(p, q);
-	*--p = ' ';
-	p = put_u64(p, index);
-	legacy_write(st, p, (size_t)(end - p));
+	legacy_printf(st, "%" PRIu64 " %g\n", index, v);
 }
 
 static double f64_of(const struct iob_record *rec, const char *key)
@@ -139,7 +97,7 @@ static void legacy_speed_line(struct legacy_state *st, const struct iob_record *
 		v[i] = f64_of(rec, key) / MIB;
 	}
 	snprintf(key, sizeof key, "%sn", prefix);
-	legacy_printf(st, "Speed: n=%" PRIu64 " min=%.3f max=%.3f mean=%.3f median=%.3f rms=%.3f (%s)\n",
+	legacy_printf(st, "Speed: n=%" PRIu64 " min=%g max=%g mean=%g median=%g rms=%g (%s)\n",
 		      u64_of(rec, key), v[0], v[1], v[2], v[3], v[4], label);
 }
 
@@ -177,7 +135,7 @@ static int legacy_record(void *state, const struct iob_record *rec)
 		if (bool_of(rec, "cliff"))
 			legacy_printf(
 			    st,
-			    "Cliff: block=%" PRIu64 " offset=%" PRIu64 " before=%.3f after=%.3f ratio=%.3f\n",
+			    "Cliff: block=%" PRIu64 " offset=%" PRIu64 " before=%g after=%g ratio=%g\n",
 			    u64_of(rec, "cliff_block"), u64_of(rec, "cliff_offset_bytes"),
 			    f64_of(rec, "cliff_before_bytes_per_s") / MIB,
 			    f64_of(rec, "cliff_after_bytes_per_s") / MIB, f64_of(rec, "cliff_ratio"));
@@ -185,17 +143,31 @@ static int legacy_record(void *state, const struct iob_record *rec)
 	return st->err;
 }
 
+/* The notes go to standard error, "Note: TEXT" each, after whatever the
+ * sink holds (iotest and io_profile warn there too): stdout keeps only the
+ * legacy lines. */
+static void legacy_note(const char *fmt, ...) IOB_PRINTF(1, 2);
+static void legacy_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("Note: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
 static int legacy_end_run(void *state, const struct iob_run_end *end)
 {
 	struct legacy_state *st = state;
+	fflush(stdout);
 	for (size_t i = 0; i < end->nnotes; i++)
-		legacy_printf(st, "Note: %s\n", end->notes[i]);
+		legacy_note("%s", end->notes[i]);
 	if (end->interrupted)
-		legacy_printf(
-		    st, "Note: interrupted: the figures cover only the blocks read before the signal\n");
+		legacy_note("interrupted: the figures cover only the blocks read before the signal");
 	else if (end->status != 0 && st->summary)
-		legacy_printf(st, "Note: the read failed: the figures cover only the blocks read before the "
-				  "error\n");
+		legacy_note("the read failed: the figures cover only the blocks read before the error");
+	fflush(stderr);
 	return st->err;
 }
 

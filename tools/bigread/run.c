@@ -63,7 +63,7 @@ static int build_job(const struct bigread_args *a, int is_stdin, struct iob_job 
 {
 	iob_job_defaults(j);
 	snprintf(j->name, sizeof j->name, "bigread");
-	const char *backend = a->backend ? a->backend : is_stdin ? "stdio" : "posix";
+	const char *backend = a->backend ? a->backend : is_stdin ? IOB_STDIO_BACKEND : IOB_DEFAULT_BACKEND;
 	if (strlen(backend) >= sizeof j->backend)
 		return iob_cli_fail(IOB_EXIT_USAGE, "backend name '%s' is too long", IOB_Q(backend));
 	snprintf(j->backend, sizeof j->backend, "%s", backend);
@@ -138,6 +138,10 @@ int bigread_main(int argc, char **argv)
 	int code;
 
 	iob_log_set_program("bigread");
+	if ((code = iob_cli_refuse_mpi("bigread")) != 0) {
+		free(a);
+		return code;
+	}
 	if (!a)
 		return iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
 	if (bigread_parse_args(argc, argv, a, err, sizeof err) != 0) {

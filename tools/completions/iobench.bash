@@ -90,13 +90,14 @@ _iobench_iotest() {
 	-i | --input | -o | --output) _iobench_files; return ;;
 	--plugin-dir) _iobench_dirs; return ;;
 	--progress) _iobench_words "auto always never"; return ;;
-	-s | --size-mb | -b | --block-size | -p | --pattern | -c | --comment | --seed | --snooze | --backend-options)
+	-s | --size-mb | -b | --block-size | -p | --pattern | -c | --comment | --seed | --snooze | --backend-options | \
+	--threads | --iodepth)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		_iobench_words "--all --allow-device --backend --backend-options --block-size --comment --curt
---drop-caches --dump-profile --format --help --input --no-sync --output --pattern --plugin-dir --read --seed
---progress --size-mb --snooze --sync --truncate --verbose --verify --version --write"
+--drop-caches --dump-profile --format --help --input --iodepth --no-sync --output --pattern --plugin-dir --progress
+--read --seed --size-mb --snooze --sync --threads --truncate --verbose --verify --version --write"
 	else
 		_iobench_files
 	fi
@@ -136,7 +137,7 @@ _iobench_bigread() {
 		;;
 	*)
 		_iobench_files
-		COMPREPLY+=($(compgen -W "in= bufsize= mode=" -- "$cur"))
+		COMPREPLY+=($(compgen -W "in= bufsize= mode= debug= help=" -- "$cur"))
 		;;
 	esac
 }

@@ -34,10 +34,14 @@
 #define IOP_TOOL "io_profile"
 #define IOP_SINGLE_FILE "io_profile_file.out"
 #define IOP_MAX_PLUGIN_DIRS 16
+/* --backend-options, with room left in the job's text for -b's "dsync=1," */
+#define IOP_MAX_BACKEND_OPTIONS 246
 
 /* Record kinds the tool adds to the core's "phase" records. */
 #define IOP_REC_TEST "io_profile_test"	 /* before each sweep: its parameters */
 #define IOP_REC_FILES "io_profile_files" /* after the sweeps: where the files are */
+/* The last field of a row whose sweep a stop signal cut short (io_profile(1)). */
+#define IOP_ROW_INTERRUPTED "interrupted"
 
 /* The legacy defaults (../shared/LEGACY.md). */
 #define IOP_DEF_LEVELS 3

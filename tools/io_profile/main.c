@@ -32,7 +32,10 @@ int main(int argc, char **argv)
 	char err[2048];
 	int rc;
 
+	iob_utf8_args(&argc, &argv);
 	iob_log_set_program(IOP_TOOL);
+	if ((rc = iob_cli_refuse_mpi(IOP_TOOL)) != 0)
+		return rc;
 	rc = iop_parse_args(argc, argv, &o, err, sizeof err);
 	if (rc)
 		return iob_cli_fail(rc, "%s", err);

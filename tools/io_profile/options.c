@@ -53,14 +53,15 @@ void iop_usage(FILE *f)
 		"  -M SIZE        largest I/O size (default %llu)\n"
 		"  -n COUNT       repetitions per size (default %llu); an operation that would\n"
 		"                 cross the end of its file is skipped, so a row may show fewer\n"
-		"  -b             bypass the buffer cache: the direct backend (O_DIRECT); sizes\n"
-		"                 must be multiples of the device's logical block size\n"
+		"  -b             bypass the buffer cache: the direct backend (O_DIRECT), writes\n"
+		"                 synchronous (O_DSYNC; --backend-options dsync=0 drops it);\n"
+		"                 sizes must be multiples of the device's logical block size\n"
 		"  -r             read-only: only the read sweep, on an existing file or tree\n"
 		"  -q, --quiet    print only the CSV blocks (write, then read)\n"
 		"  -k, --keep-open  open each file once per size instead of around every I/O\n"
 		"      --remove   remove the files and directories this run created, at the end\n"
 		"  -d, --dir DIR  directory to work in (default: the current directory)\n"
-		"      --backend NAME  backend plugin (default stdio; direct with -b)\n"
+		"      --backend NAME  backend plugin (default " IOB_STDIO_BACKEND "; direct with -b)\n"
 		"  -o, --output LIST   outputs, e.g. io_profile (default), json, csv=rows.csv;\n"
 		"                 comma-separated NAME[:ARGS][=FILE]\n"
 		"      --seed N   seed of the random offsets and data (default %llu)\n"
@@ -229,6 +230,9 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 			break;
 		case OPT_BACKEND_OPTIONS:
 			o->backend_options = optarg;
+			if (strlen(optarg) > IOP_MAX_BACKEND_OPTIONS)
+				rc = usage_error(err, errlen, "--backend-options is too long (%zu bytes, at most %d)",
+						 strlen(optarg), IOP_MAX_BACKEND_OPTIONS);
 			break;
 		case OPT_PROGRESS:
 			if (iob_progress_parse(optarg, &iob_progress_mode) != 0)
@@ -297,7 +301,11 @@ static void base_job(const struct iop_opts *o, const char *backend, struct iob_j
 	iob_job_defaults(j);
 	snprintf(j->name, sizeof j->name, "io_profile-%s", name);
 	snprintf(j->backend, sizeof j->backend, "%s", backend);
-	snprintf(j->backend_options, sizeof j->backend_options, "%s", o->backend_options ? o->backend_options : "");
+	/* -b: writes synchronous as the original's were (O_DSYNC with O_DIRECT);
+	 * the user's options come after, so dsync=0 there turns it off */
+	const char *user = o->backend_options ? o->backend_options : "";
+	snprintf(j->backend_options, sizeof j->backend_options, "%s%s%s", o->bypass ? "dsync=1" : "",
+		 o->bypass && *user ? "," : "", user);
 	snprintf(j->dir, sizeof j->dir, "%s", o->dir);
 	if (o->single) {
 		j->layout = IOB_LAYOUT_FILE;
@@ -353,20 +361,47 @@ static void build_jobs(const struct iop_opts *o, struct iop_plan *p, const char 
 	p->use[IOP_JOB_READ] = 1;
 }
 
+#ifdef _WIN32
+#define IOP_SYNC_WRITES "synchronous writes (write-through)"
+#else
+#define IOP_SYNC_WRITES "synchronous writes (O_DSYNC)"
+#endif
+
+/* Does the backend option text leave dsync on?  Its last dsync= item says. */
+static int dsync_on(const char *opts)
+{
+	int on = 0;
+	for (const char *q = opts; q && *q;) {
+		if (strncmp(q, "dsync=", 6) == 0)
+			on = q[6] == '1' && (q[7] == ',' || q[7] == '\0');
+		q = strchr(q, ',');
+		if (q)
+			q++;
+	}
+	return on;
+}
+
 static void describe_io(const struct iop_opts *o, struct iop_plan *p, const char *backend)
 {
 	int stdio = strcmp(backend, "stdio") == 0;
 	char how[128];
 	if (p->bypass)
-		snprintf(how, sizeof how, "Bypassing the buffer cache (O_DIRECT, backend %s)", backend);
+		snprintf(how, sizeof how, "Bypassing the buffer cache (%s, backend %s)",
+#if defined(_WIN32)
+			 "unbuffered + write-through",
+#else
+			 "O_DIRECT",
+#endif
+			 backend);
 	else if (stdio)
 		snprintf(how, sizeof how, "Using libc streams (stdio) through the buffer cache");
 	else
 		snprintf(how, sizeof how, "Using backend %s through the buffer cache", backend);
-	snprintf(p->io_method, sizeof p->io_method, "%s; %s; no fsync", how,
+	snprintf(p->io_method, sizeof p->io_method, "%s; %s; %s", how,
 		 o->keep_open ? "each file opened once per size"
 		 : stdio      ? "open, seek, write and flush (or read), close per operation"
-			      : "open, I/O, close per operation");
+			      : "open, I/O, close per operation",
+		 dsync_on(p->job[IOP_JOB_WRITE].backend_options) ? IOP_SYNC_WRITES : "no fsync");
 }
 
 /* -r without -l: the smallest existing file sets the size. */
@@ -470,7 +505,7 @@ static int check_suite(const struct iop_plan *p, const struct iob_registry *reg)
 int iop_plan(const struct iop_opts *opts, const struct iob_registry *reg, struct iop_plan *p)
 {
 	struct iop_opts o = *opts;
-	const char *backend = o.backend ? o.backend : o.bypass ? "direct" : "stdio";
+	const char *backend = o.backend ? o.backend : o.bypass ? "direct" : IOB_STDIO_BACKEND;
 	int rc;
 
 	memset(p, 0, sizeof *p);

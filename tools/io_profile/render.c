@@ -14,10 +14,12 @@
  *   I/O size [bytes], operations, ...     the CSV header
  *   2,1000,0.012345,162012.345678,81006.172839   one "phase" record each
  *   Done with write test                  when the next test starts, or at
- *                                         the end of a run that succeeded
- *   then the IOP_REC_FILES line and "(interrupted)".  The run's notes are
- *   not printed here: the tool puts them on stderr as they arise, as iotest
- *   does, so stdout keeps the legacy layout.
+ *                                         the end of a run that succeeded:
+ *                                         the last line, as the original's
+ *   and "(interrupted)" after a stop signal, whose partial row ends in
+ *   ",interrupted" (IOP_ROW_INTERRUPTED).  The run's notes and the
+ *   IOP_REC_FILES line are not printed here: the tool puts them on stderr,
+ *   as iotest does its notes, so stdout keeps the legacy layout.
  *
  * Args: "quiet" prints only the CSV header and rows of each test, the blocks
  * separated by one empty line.  A row of a run that asked to bypass the cache
@@ -47,7 +49,6 @@ struct iopr {
 	int bypass;	 /* the open test asked to bypass the cache */
 	char host[256];
 	char date[64];
-	char files[IOB_PATH_MAX + 512]; /* the IOP_REC_FILES line, "" when none */
 };
 
 static int iopr_printf(struct iopr *st, const char *fmt, ...) IOB_PRINTF(2, 3);
@@ -117,8 +118,10 @@ static void legacy_date(const char *iso, char *out, size_t len)
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
 	tm.tm_isdst = -1;
-	if (mktime(&tm) != (time_t)-1) /* fills in the weekday */
-		strftime(out, len, "%a %b %e %H:%M:%S %Y", &tm);
+	char day[16], clock[32]; /* %e spelled out: msvcrt's strftime lacks it */
+	if (mktime(&tm) != (time_t)-1 && /* fills in the weekday */
+	    strftime(day, sizeof day, "%a %b", &tm) && strftime(clock, sizeof clock, "%H:%M:%S %Y", &tm))
+		snprintf(out, len, "%s %2d %s", day, tm.tm_mday, clock);
 }
 
 static void parameter_block(struct iopr *st, const struct iob_record *r)
@@ -172,9 +175,10 @@ static void row(struct iopr *st, const struct iob_record *r)
 	const char *status = fstr(r, "status");
 	if (!st->test[0] || (strcmp(status, "ok") != 0 && strcmp(status, "interrupted") != 0))
 		return;
-	iopr_printf(st, "%" PRIu64 ",%" PRIu64 ",%f,%f,%f%s\n", fu64(r, "block_size_bytes"), fu64(r, "ops"),
+	iopr_printf(st, "%" PRIu64 ",%" PRIu64 ",%f,%f,%f%s%s\n", fu64(r, "block_size_bytes"), fu64(r, "ops"),
 		    ff64(r, "elapsed_s"), ff64(r, "bw_bytes_per_s"), ff64(r, "ops_per_s"),
-		    st->bypass && !fbool(r, "direct") ? ",not bypassed" : "");
+		    st->bypass && !fbool(r, "direct") ? ",not bypassed" : "",
+		    strcmp(status, "interrupted") == 0 ? "," IOP_ROW_INTERRUPTED : "");
 }
 
 void iop_files_line(const struct iob_record *r, char *buf, size_t len)
@@ -250,8 +254,6 @@ static int iopr_record(void *state, const struct iob_record *rec)
 		start_test(st, rec);
 	else if (strcmp(rec->kind, "phase") == 0)
 		row(st, rec);
-	else if (strcmp(rec->kind, IOP_REC_FILES) == 0)
-		iop_files_line(rec, st->files, sizeof st->files);
 	return st->err;
 }
 
@@ -262,8 +264,6 @@ static int iopr_end_run(void *state, const struct iob_run_end *end)
 		return st->err;
 	if (st->test[0] && end->status == 0 && !end->interrupted)
 		iopr_printf(st, "Done with %s test\n", st->test);
-	if (st->files[0])
-		iopr_printf(st, "\n%s\n", st->files);
 	if (end->interrupted)
 		iopr_printf(st, "(interrupted)\n");
 	return st->err;

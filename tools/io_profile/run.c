@@ -85,15 +85,15 @@ static void rec_files(struct iob_recbuf *rb, const struct iop_opts *o, const str
 	iob_rec_u64(rb, "kept_existing_files", IOB_UNIT_COUNT, o->remove ? m->kept_files : 0);
 }
 
-/* Does the output on stdout show the IOP_REC_FILES record to a person? */
+/* Does the output on stdout show the IOP_REC_FILES record to a person?  The
+ * legacy layout does not: its last line is "Done with read test". */
 static int stdout_shows_files(const struct iob_output_spec *spec)
 {
 	for (size_t i = 0; i < spec->n; i++) {
 		const struct iob_output_item *it = &spec->item[i];
 		if (it->file[0])
 			continue;
-		return strcmp(it->name, "human") == 0 || strcmp(it->name, "json") == 0 ||
-		       (strcmp(it->name, "io_profile") == 0 && strcmp(it->args, "quiet") != 0);
+		return strcmp(it->name, "human") == 0 || strcmp(it->name, "json") == 0;
 	}
 	return 0;
 }
@@ -167,9 +167,10 @@ int iop_run(const struct iop_opts *o, const struct iop_plan *p, const struct iob
 		iob_run_record(run, &r.rb->rec);
 		iop_files_line(&r.rb->rec, line, sizeof line);
 	}
-	code = iob_run_finish(run, status);
+	/* before the error line, which stays the last on stderr */
 	if (line[0] && !stdout_shows_files(spec))
 		fprintf(stderr, "%s: %s\n", IOP_TOOL, line);
+	code = iob_run_finish(run, status);
 	iob_ledger_free(&m);
 	free(r.rb);
 	return code;

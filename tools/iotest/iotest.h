@@ -55,6 +55,8 @@ struct iotest_opts {
 	size_t nplugin_dirs;
 	int dump_profile;
 	int allow_device;
+	uint32_t threads; /* --threads: streams per pass, each on FILE.<i> (1: the legacy single file) */
+	uint32_t iodepth; /* --iodepth: I/Os in flight per stream */
 	int help, version;
 };
 
@@ -97,6 +99,10 @@ int iotest_run(const struct iotest_opts *opts, const struct iotest_plan *plan, c
 /* The legacy line renderer, an output plugin compiled into the tool.
  * Args: "curt", "verbose", or "curt+verbose". */
 extern const struct iob_plugin iotest_render_plugin;
+
+/* A pass's file as the lines name it: the path as typed, or with --threads
+ * the streams' files as "PATH.{0..N-1}" (written into buf). */
+const char *iotest_shown_path(const struct iob_job *job, const char *path, char *buf, size_t len);
 
 /* The verb the legacy lines use: "write", "read", "ver.". */
 const char *iotest_verb(const char *op);

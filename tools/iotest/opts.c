@@ -1,7 +1,8 @@
 /*
  * opts.c - iotest's command line (iotest.h).  The legacy letters keep their
  * man-page meanings; the letters the legacy synopsis lists without ever
- * explaining them are refused (except -H, help).  Nothing here touches a
+ * explaining them are refused (except -H, help); the legacy spellings of -d,
+ * a lone "-" and --drop_caches, are accepted.  Nothing here touches a
  * file: every value is checked so a run can refuse before creating anything.
  */
 #include <ctype.h>
@@ -26,6 +27,8 @@ enum {
 	OPT_DUMP_PROFILE,
 	OPT_ALLOW_DEVICE,
 	OPT_BACKEND_OPTIONS,
+	OPT_THREADS,
+	OPT_IODEPTH,
 	OPT_PROGRESS,
 };
 
@@ -63,6 +66,8 @@ static const struct option long_opts[] = {
 	{"dump-profile", no_argument, NULL, OPT_DUMP_PROFILE},
 	{"allow-device", no_argument, NULL, OPT_ALLOW_DEVICE},
 	{"backend-options", required_argument, NULL, OPT_BACKEND_OPTIONS},
+	{"threads", required_argument, NULL, OPT_THREADS},
+	{"iodepth", required_argument, NULL, OPT_IODEPTH},
 	{"progress", required_argument, NULL, OPT_PROGRESS},
 	{NULL, 0, NULL, 0},
 };
@@ -92,7 +97,8 @@ void iotest_usage(FILE *f)
 		"  -c, --comment TEXT   print TEXT on a line of its own before the results\n"
 		"  -C, --curt           curt result lines\n"
 		"  -v, --verbose        also print the settings (with the random seed) and per-pass details\n"
-		"  -d, --drop-caches    drop the page cache at the start and after each pass, printing\n"
+		"  -d, -, --drop-caches, --drop_caches\n"
+		"                       drop the page cache at the start and after each pass, printing\n"
 		"                       MemFree before and after (GiB); without root only the file is evicted\n"
 		"  -D                   the same, through 'sudo -n' when not root\n"
 		"  -y, --sync           sync(2) after each write pass, counted in its time\n"
@@ -102,13 +108,17 @@ void iotest_usage(FILE *f)
 		"\n"
 		"iobench additions:\n"
 		"  --seed N             seed of the random pattern (default %llu)\n"
-		"  --backend NAME       backend plugin moving the bytes (default posix)\n"
+		"  --backend NAME       backend plugin moving the bytes (default " IOB_DEFAULT_BACKEND ")\n"
 		"  --format LIST        outputs, comma-separated NAME[:ARGS][=FILE]: iotest (the legacy\n"
 		"                       lines, default), human, csv, json; e.g. --format iotest,json=run.json\n"
 		"  --plugin-dir DIR     search DIR for plugins first (repeatable)\n"
 		"  --allow-device       permit a block or character device as the file\n"
 		"  --backend-options TEXT  k=v,... handed to the backend\n"
 		"  --dump-profile       print the equivalent iobench profile and exit (creates nothing)\n"
+		"  --threads N          N streams at once, each on its own file FILE.<i> (1 to 4096);\n"
+		"                       each pass line gives their total and aggregate rate\n"
+		"  --iodepth N          I/Os in flight per stream (1 to 65536); above 1 needs a\n"
+		"                       backend that queues (--backend io_uring)\n"
 		"  --progress=WHEN      a progress line on stderr while a pass runs: auto (when stderr\n"
 		"                       is a terminal), always or never\n"
 		"\n"
@@ -146,7 +156,7 @@ static int parse_whole(const char *text, uint64_t *out)
 
 static int parse_size(const char *text, struct iotest_opts *o, char *err, size_t errlen)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int rc = parse_whole(text, &v);
 	if (rc == -EINVAL)
 		return iotest_fail(err, errlen,
@@ -163,7 +173,7 @@ static int parse_size(const char *text, struct iotest_opts *o, char *err, size_t
 
 static int parse_block(const char *text, struct iotest_opts *o, char *err, size_t errlen)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int rc = parse_whole(text, &v);
 	if (rc == -EINVAL)
 		return iotest_fail(err, errlen,
@@ -178,6 +188,16 @@ static int parse_block(const char *text, struct iotest_opts *o, char *err, size_
 			    "1024 (1024, 2048, 3072 ...)",
 			    IOB_Q(text));
 	o->block_kb = v;
+	return 0;
+}
+
+/* --threads, --iodepth: a whole number from 1 to max. */
+static int parse_count(const char *opt, const char *text, uint32_t max, uint32_t *out, char *err, size_t errlen)
+{
+	uint64_t v;
+	if (parse_whole(text, &v) != 0 || v < 1 || v > max)
+		return iotest_fail(err, errlen, "%s '%s' is not a whole number from 1 to %u", opt, IOB_Q(text), max);
+	*out = (uint32_t)v;
 	return 0;
 }
 
@@ -391,6 +411,10 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 	case OPT_BACKEND_OPTIONS:
 		o->backend_options = arg;
 		return 0;
+	case OPT_THREADS:
+		return parse_count("--threads", arg, IOB_THREADS_MAX, &o->threads, err, errlen);
+	case OPT_IODEPTH:
+		return parse_count("--iodepth", arg, IOB_IODEPTH_MAX, &o->iodepth, err, errlen);
 	case OPT_PROGRESS:
 		if (iob_progress_parse(arg, &iob_progress_mode) != 0)
 			return iotest_fail(err, errlen, "--progress '%s': give auto, always or never", IOB_Q(arg));
@@ -405,7 +429,9 @@ static void defaults(struct iotest_opts *o)
 	o->size_mb = IOTEST_DEFAULT_SIZE_MB;
 	o->block_kb = IOTEST_DEFAULT_BLOCK_KB;
 	o->seed = IOTEST_DEFAULT_SEED;
-	o->backend = "posix";
+	o->backend = IOB_DEFAULT_BACKEND;
+	o->threads = 1;
+	o->iodepth = 1;
 }
 
 int iotest_parse_args(int argc, char **argv, struct iotest_opts *o, char *err, size_t errlen)
@@ -441,8 +467,11 @@ int iotest_parse_args(int argc, char **argv, struct iotest_opts *o, char *err, s
 	if (o->help || o->version)
 		return 0;
 	for (int i = optind; i < argc; i++) {
-		if (strcmp(argv[i], "-") == 0)
-			return iotest_fail(err, errlen, "'-' is not a file iotest can use (drop caches is -d)");
+		if (strcmp(argv[i], "-") == 0) { /* the legacy "-D | - | --drop_caches": -d */
+			if ((rc = one_option('d', NULL, o, err, errlen)) != 0)
+				return rc;
+			continue;
+		}
 		if (!argv[i][0])
 			return iotest_fail(err, errlen, "empty file name");
 		if (o->output)

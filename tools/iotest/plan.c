@@ -73,6 +73,8 @@ static int add_job(const struct iotest_opts *o, struct iotest_plan *plan, enum i
 	j->keep_files = 1;
 	j->allow_devices = o->allow_device;
 	j->evict_before_read = phase != IOB_PHASE_WRITE && o->drop != IOB_PRIV_NONE;
+	j->threads = o->threads ? o->threads : 1;
+	j->iodepth = o->iodepth ? o->iodepth : 1;
 	plan->paths[plan->njobs] = path;
 	plan->njobs++;
 	return 0;
@@ -190,8 +192,19 @@ int iotest_plan_check(const struct iotest_opts *o, const struct iotest_plan *pla
 			if ((plan->jobs[k].phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) &&
 			    strcmp(plan->paths[k], plan->paths[i]) == 0)
 				written = 1;
-		if (!written && check_path(o, plan->paths[i], writes, err, errlen))
-			return IOB_EXIT_USAGE;
+		if (written)
+			continue;
+		if (!iob_job_stream_files(&plan->jobs[i])) {
+			if (check_path(o, plan->paths[i], writes, err, errlen))
+				return IOB_EXIT_USAGE;
+			continue;
+		}
+		for (uint32_t t = 0; t < plan->jobs[i].threads; t++) { /* --threads: FILE.<i> each */
+			char path[IOB_PATH_MAX + 16];
+			snprintf(path, sizeof path, "%s.%u", plan->paths[i], t);
+			if (check_path(o, path, writes, err, errlen))
+				return IOB_EXIT_USAGE;
+		}
 	}
 	/* a run makes the core's checks when it opens; a dump makes them here */
 	struct iob_suite suite = {.njobs = plan->njobs, .jobs = plan->jobs};

@@ -12,6 +12,10 @@
  *     curt    HOST write 1024 mb 1 kb 0x00 109.11 mb/s 9.4 secs
  *   (the core's phase record, with iotest's fields after the base keys: pass,
  *   path as typed, stamp...; the host comes from the run facts)
+ *   stream           --threads, verbose only: "iotest: pass N stream I ..."
+ *   With --threads the phase record is the streams' aggregate: its bytes
+ *   are their total, its rate total bytes over first start to last end, its
+ *   path "FILE.{0..N-1}".
  *   mb = 2^20 bytes, kb = 2^10 bytes; the rate is bytes / unrounded seconds
  *   (the core's bw_bytes_per_s scaled to mb).  An interrupted pass gets
  *   " (interrupted)" at the end of its line, a pass that failed (an I/O
@@ -36,6 +40,7 @@ struct render_state {
 	struct iob_sink sink;
 	int curt, verbose;
 	int err;
+	uint64_t passes; /* pass records seen: a stream record belongs to the next */
 	char host[256];
 };
 
@@ -108,9 +113,14 @@ static uint64_t render_pct(const struct iob_latency *l, double rank)
 	return l->max;
 }
 
-static int render_pass(struct render_state *st, const struct iob_record *r)
+/* host: the host column; "#all" for the aggregate of MPI ranks, which ends
+ * with "ranks N" (a script reading the legacy lines skips lines that start
+ * with '#') */
+static int render_pass(struct render_state *st, const struct iob_record *r, const char *host)
 {
-	const char *host = st->host, *op = render_str(r, "phase");
+	const char *op = render_str(r, "phase");
+	const struct iob_field *ranks = strcmp(host, "#all") == 0 ? render_field(r, "ranks") : NULL;
+	char all[48] = "";
 	double mb = (double)render_u64(r, "bytes") / MB;
 	uint64_t kb = render_u64(r, "block_size_bytes") >> 10;
 	unsigned label = (unsigned)(render_u64(r, "pattern_label") & 0xffu);
@@ -119,18 +129,25 @@ static int render_pass(struct render_state *st, const struct iob_record *r)
 	const char *tail = strcmp(status, "interrupted") == 0 ? " (interrupted)"
 			   : strcmp(status, "error") == 0   ? " (failed)"
 							    : "";
+	if (ranks && ranks->type == IOB_T_U64) {
+		snprintf(all, sizeof all, " ranks %" PRIu64 "%s", ranks->v.u, tail);
+		tail = all;
+	}
 
-	if (render_bool(r, "cache_dropped"))
+	if (render_bool(r, "cache_dropped") && !ranks)
 		render_put(st, "MemFree: %.3f %.3f\n", (double)render_u64(r, "mem_free_before_bytes") / GIB,
 			   (double)render_u64(r, "mem_free_after_bytes") / GIB);
 	if (st->curt)
 		render_put(st, "%s %s %.0f mb %" PRIu64 " kb 0x%02x %.2f mb/s %.1f secs%s\n", host, iotest_verb(op), mb,
 			   kb, label, rate, secs, tail);
+	else if (ranks) /* the ranks' files are NAME.0 ... NAME.N-1 */
+		render_put(st, "%s %s %.1f mb in %" PRIu64 " kb blocks 0x%02x at %.2f mb/s in %.1f seconds: %s%s\n",
+			   host, iotest_verb(op), mb, kb, label, rate, secs, render_str(r, "stamp"), tail);
 	else /* a control character in the name is escaped: it can never forge a line */
 		render_put(st, "%s %s %.1f mb in %" PRIu64 " kb blocks 0x%02x at %.2f mb/s in %.1f seconds: %s %s%s\n",
 			   host, iotest_verb(op), mb, kb, label, rate, secs, render_str(r, "stamp"),
 			   iob_quote(render_str(r, "path"), (char[4200]){0}, 4200), tail);
-	if (st->verbose) {
+	if (st->verbose && !ranks) {
 		const struct iob_field *lf = render_field(r, "lat_ns");
 		char mean[32] = "-", p99[32] = "-", max[32] = "-";
 		if (lf && lf->type == IOB_T_LAT && lf->v.lat && lf->v.lat->count) {
@@ -145,6 +162,19 @@ static int render_pass(struct render_state *st, const struct iob_record *r)
 			   render_u64(r, "ops"), secs, render_f64(r, "sync_s"), mean, p99, max);
 	}
 	return st->err;
+}
+
+/* --threads, verbose: one line per stream, before its pass line. */
+static int render_stream(struct render_state *st, const struct iob_record *r)
+{
+	if (!st->verbose)
+		return 0;
+	return render_put(st,
+			  "iotest: pass %" PRIu64 " stream %" PRIu64 " %s: %" PRIu64
+			  " bytes, %.6f s, %.2f mb/s, %s: %s\n",
+			  st->passes + 1, render_u64(r, "stream"), render_str(r, "phase"), render_u64(r, "bytes"),
+			  render_f64(r, "elapsed_s"), render_f64(r, "bw_bytes_per_s") / MB, render_str(r, "status"),
+			  iob_quote(render_str(r, "file"), (char[4200]){0}, 4200));
 }
 
 static int render_settings(struct render_state *st, const struct iob_record *r)
@@ -203,8 +233,16 @@ static int render_begin_run(void *state, const struct iob_run_info *run)
 static int render_record(void *state, const struct iob_record *rec)
 {
 	struct render_state *st = state;
-	if (strcmp(rec->kind, "phase") == 0 && render_field(rec, "pass"))
-		return render_pass(st, rec);
+	/* across MPI ranks: a "rank" record per rank (its own host), then the
+	 * aggregate "phase" record, which has "ranks" */
+	if (strcmp(rec->kind, "rank") == 0 && render_field(rec, "pass"))
+		return render_pass(st, rec, render_str(rec, "host"));
+	if (strcmp(rec->kind, "phase") == 0 && render_field(rec, "pass")) {
+		st->passes++;
+		return render_pass(st, rec, render_field(rec, "ranks") ? "#all" : st->host);
+	}
+	if (strcmp(rec->kind, "stream") == 0)
+		return render_stream(st, rec);
 	if (strcmp(rec->kind, "cache_drop") == 0)
 		return render_put(st, "MemFree: %.3f %.3f\n", (double)render_u64(rec, "mem_free_before_bytes") / GIB,
 				  (double)render_u64(rec, "mem_free_after_bytes") / GIB);

@@ -36,6 +36,14 @@ struct run {
 	const char *how;
 };
 
+const char *iotest_shown_path(const struct iob_job *j, const char *path, char *buf, size_t len)
+{
+	if (!iob_job_stream_files(j))
+		return path;
+	snprintf(buf, len, "%s.{0..%u}", path, j->threads - 1);
+	return buf;
+}
+
 static enum iob_phase job_phase(const struct iob_job *j)
 {
 	if (j->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE))
@@ -81,11 +89,32 @@ static void emit_settings(struct run *r, struct iob_run *run)
 			     (unsigned long long)p->size, (unsigned long long)p->block);
 }
 
-/* Drop caches (or evict the file) with free memory before and after. */
-static void drop(struct run *r, struct iob_run *run, const char *path)
+/* Drop caches, or evict the pass's file (with --threads, every stream's
+ * FILE.<i>), with free memory before and after. */
+static int drop_files(struct run *r, const struct iob_job *j, const char *path)
 {
+	struct iob_filelist fl;
+	if (!iob_job_stream_files(j) || iob_job_files(j, &fl) != 0)
+		return iob_cache_drop(r->o->drop, path, &r->how);
+	int rc = 0;
+	for (size_t k = 0; k < fl.n; k++) {
+		int one = iob_cache_drop(r->o->drop, fl.paths[k], &r->how);
+		if (one == 0)
+			break; /* the whole cache went */
+		if (rc >= 0)
+			rc = one;
+	}
+	iob_filelist_free(&fl);
+	return rc;
+}
+
+static void drop(struct run *r, struct iob_run *run, size_t i)
+{
+	const struct iob_job *j = &r->plan->jobs[i];
+	const char *path = r->plan->paths[i];
+	char shown[IOB_PATH_MAX + 32];
 	r->before = iob_cache_free_memory();
-	int rc = iob_cache_drop(r->o->drop, path, &r->how);
+	int rc = drop_files(r, j, path);
 	r->after = iob_cache_free_memory();
 	if (rc != 0 && !r->fallback_noted) {
 		r->fallback_noted = 1;
@@ -94,13 +123,21 @@ static void drop(struct run *r, struct iob_run *run, const char *path)
 					    "/proc/sys/vm/drop_caches failed)"
 					  : "drop caches needs root (or -D with sudo), or writing /proc/sys/vm/drop_caches "
 					    "failed";
-		iob_run_note(run, "%s: evicting only %s from the page cache (posix_fadvise) instead", why, path);
+		if (rc == -ENOTSUP) /* (Windows: neither exists) */
+			iob_run_note(run, "%s, and %s could not be evicted either (not supported on this OS): reads "
+					  "may be served from memory",
+				     why, iotest_shown_path(j, path, shown, sizeof shown));
+		else
+			iob_run_note(run, "%s: evicting only %s from the page cache (posix_fadvise) instead", why,
+				     iotest_shown_path(j, path, shown, sizeof shown));
 	}
+	if (rc == -ENOTSUP)
+		r->how = "none";
 }
 
 static void emit_initial_drop(struct run *r, struct iob_run *run)
 {
-	drop(r, run, r->plan->paths[0]);
+	drop(r, run, 0);
 	iob_rec_reset(r->rb, "cache_drop");
 	iob_rec_str(r->rb, "host", run->host);
 	iob_rec_str(r->rb, "when", "start");
@@ -114,15 +151,19 @@ static void emit_initial_drop(struct run *r, struct iob_run *run)
 static int check_length(struct run *r, struct iob_run *run, size_t i, struct iob_phase_result *res)
 {
 	const struct iob_job *j = &r->plan->jobs[i];
-	if (res->phase == IOB_PHASE_WRITE || res->bytes >= j->size)
+	/* with --threads every stream reads its own whole file */
+	uint64_t want = j->size * (iob_job_stream_files(j) ? j->threads : 1);
+	char shown[IOB_PATH_MAX + 32];
+	const char *path = iotest_shown_path(j, r->plan->paths[i], shown, sizeof shown);
+	if (res->phase == IOB_PHASE_WRITE || res->bytes >= want)
 		return 0;
 	if (res->phase == IOB_PHASE_READ) {
-		iob_run_note(run, "read of %s: only %llu of %llu bytes: the file is shorter than the size",
-			     r->plan->paths[i], (unsigned long long)res->bytes, (unsigned long long)j->size);
+		iob_run_note(run, "read of %s: only %llu of %llu bytes: the file is shorter than the size", path,
+			     (unsigned long long)res->bytes, (unsigned long long)want);
 		return 0;
 	}
 	iob_run_fail(run, 0, "verify of %s failed (pass %zu): the file holds only %llu of the %llu bytes expected",
-		     r->plan->paths[i], i + 1, (unsigned long long)res->bytes, (unsigned long long)j->size);
+		     path, i + 1, (unsigned long long)res->bytes, (unsigned long long)want);
 	res->status = IOB_STATUS_MISMATCH;
 	return IOB_STATUS_MISMATCH;
 }
@@ -130,11 +171,13 @@ static int check_length(struct run *r, struct iob_run *run, size_t i, struct iob
 static void describe_failure(struct run *r, struct iob_run *run, size_t i, const struct iob_phase_result *res)
 {
 	const struct iob_job *j = &r->plan->jobs[i];
+	/* with --threads the stream's own file, which the core names */
+	const char *path = iob_job_stream_files(j) && res->bad_file[0] ? res->bad_file : r->plan->paths[i];
 	if (res->status == IOB_STATUS_MISMATCH)
 		iob_run_fail(run, 0,
 			     "verify of %s failed (pass %zu, pattern 0x%02x): %llu bad block(s) of %llu bytes; first "
 			     "bad byte at offset %llu: expected 0x%02x, found 0x%02x",
-			     r->plan->paths[i], i + 1, iob_pattern_label(&j->pattern),
+			     path, i + 1, iob_pattern_label(&j->pattern),
 			     (unsigned long long)res->bad_blocks, (unsigned long long)j->block_size,
 			     (unsigned long long)res->first_bad_offset, res->expected, res->found);
 	else if (res->status < 0)
@@ -155,7 +198,7 @@ static int end_phase(void *arg, struct iob_run *run, size_t i, struct iob_phase_
 	}
 	iob_time_stamp(r->stamp, sizeof r->stamp);
 	if (o->drop && !res->interrupted && !iob_run_stopped(run) && (res->ops || res->status == 0)) {
-		drop(r, run, r->plan->paths[i]);
+		drop(r, run, i);
 		r->dropped = 1;
 	}
 	if (res->status == 0 && !res->interrupted)
@@ -171,8 +214,9 @@ static void record_fields(void *arg, struct iob_run *run, size_t i, const struct
 	const struct iob_job *j = &r->plan->jobs[i];
 	(void)run;
 	(void)res;
+	char shown[IOB_PATH_MAX + 32];
 	iob_rec_u64(b, "pass", IOB_UNIT_COUNT, i + 1);
-	iob_rec_str(b, "path", r->plan->paths[i]);
+	iob_rec_str(b, "path", iotest_shown_path(j, r->plan->paths[i], shown, sizeof shown));
 	iob_rec_u64(b, "pattern_label", IOB_UNIT_NONE, iob_pattern_label(&j->pattern));
 	iob_rec_str(b, "stamp", r->stamp);
 	iob_rec_bool(b, "cache_dropped", r->dropped);

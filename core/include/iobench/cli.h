@@ -35,4 +35,9 @@ void iob_cli_trap_signals(void);
 int iob_cli_end_run(struct iob_outputs *out, const struct iob_notes *notes, int status, int interrupted,
 		    const char *error);
 
+/* For the tools that do not run across MPI ranks (io_profile, bigread):
+ * under an MPI launcher, one line (from rank 0 only) and IOB_EXIT_USAGE;
+ * otherwise 0. */
+int iob_cli_refuse_mpi(const char *tool);
+
 #endif

@@ -13,6 +13,17 @@
 #include "iobench/pattern.h"
 #include "iobench/phase.h"
 
+/* The backend a job uses unless it names one, and the buffered one the legacy
+ * tools default to: posix and stdio; on Windows both are win32 (posix and
+ * stdio are not built there, docs/windows.md). */
+#if defined(_WIN32)
+#define IOB_DEFAULT_BACKEND "win32"
+#define IOB_STDIO_BACKEND "win32"
+#else
+#define IOB_DEFAULT_BACKEND "posix"
+#define IOB_STDIO_BACKEND "stdio"
+#endif
+
 enum iob_layout {
 	IOB_LAYOUT_FILE = 0, /* one file: dir/filename */
 	IOB_LAYOUT_TREE = 1, /* dir/dir0/{file0..}, dir/dir0/dir1/{file0..}, ... */
@@ -20,7 +31,7 @@ enum iob_layout {
 
 struct iob_job {
 	char name[IOB_NAME_MAX];      /* section name */
-	char backend[IOB_NAME_MAX];   /* backend plugin name, default "posix" */
+	char backend[IOB_NAME_MAX];   /* backend plugin name, default IOB_DEFAULT_BACKEND */
 	char dir[IOB_PATH_MAX];       /* directory holding the files */
 	char filename[IOB_PATH_MAX];  /* file name within dir (layout file) */
 	enum iob_layout layout;
@@ -56,6 +67,7 @@ struct iob_job {
 	int shared_file;              /* streams share the job's files (default: <file>.<i> each) */
 	uint32_t iodepth;             /* I/Os in flight per stream (default 1) */
 	uint64_t runtime_ns;          /* 0, or each phase ends at this time limit */
+	uint64_t stonewall_ns;        /* 0, or every rank stops each phase this long after the common start */
 	uint64_t ramp_ns;             /* I/O before the measured window, not counted */
 	uint32_t rwmix_read;          /* phase mixed: % reads (default 50) */
 	/* time series (docs/profiles.md, "Time series") */

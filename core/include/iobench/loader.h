@@ -5,11 +5,19 @@
  * file of the same kind and name is listed as shadowed and never loaded):
  *   1. every --plugin-dir given, in order
  *   2. IOBENCH_PLUGIN_PATH, a ':'-separated list
- *   3. <directory of the executable>/<relative installed plugin dir>
+ *   3. the plugins compiled into the binary, in a build with the CMake option
+ *      IOB_BUILTIN_PLUGINS (listed in the search path as "(built in)";
+ *      registered loaded, their entries called at iob_registry_load: the
+ *      code is the binary's own)
+ *   4. <directory of the executable>/<relative installed plugin dir>
  *      (the build tree mirrors the installed layout, so a build-tree binary
  *      finds the build tree's plugins here, and an installed one the
  *      installed plugins; the build tree is never compiled in)
- *   4. the compiled-in install directory
+ *   5. the compiled-in install directory
+ * So a plugin the user points at (1, 2) replaces a built-in one of the same
+ * kind and name, and a built-in one replaces what lies beside the binary or
+ * in the install directory (a portable binary copied onto a machine with
+ * another iobench installed keeps its own).
  * Only files named iob-backend-NAME.so or iob-output-NAME.so (.dll on
  * Windows), NAME of [a-z0-9_], are considered; the current directory is never
  * searched unless named explicitly.

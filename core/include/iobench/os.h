@@ -196,6 +196,13 @@ void iob_fd_close(int fd);
  * first; another -errno when no child could be started. */
 int iob_run_isolated(void (*fn)(void *arg, void *out, size_t outlen), void *arg, void *out, size_t outlen,
 		     char *why, size_t whylen);
+/* fopen with a UTF-8 path ("e" in mode: close-on-exec / not inherited). */
+FILE *iob_fopen(const char *path, const char *mode);
+/* Make argv UTF-8 (Windows: from the UTF-16 command line; elsewhere it is
+ * left as it is).  Call first in main. */
+void iob_utf8_args(int *argc, char ***argv);
+/* Wine's version when running under wine (Windows build), else NULL. */
+const char *iob_wine_version(void);
 /* Separator of directory lists such as IOBENCH_PLUGIN_PATH. */
 #if defined(_WIN32)
 #define IOB_PATH_LIST_SEP ";"

@@ -62,7 +62,10 @@ extern "C" {
 #define IOB_PLUGIN_EXPORT __attribute__((visibility("default")))
 #endif
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* mingw: C99 formats (%zu, %lld), as with __USE_MINGW_ANSI_STDIO */
+#define IOB_PRINTF(fmt, args) __attribute__((format(gnu_printf, fmt, args)))
+#elif defined(__GNUC__)
 #define IOB_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define IOB_PRINTF(fmt, args)

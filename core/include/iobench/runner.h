@@ -98,6 +98,12 @@ struct iob_run {
 	char error[2048];		/* the first failure, one line */
 	/* directories the run holds open, and what it made in them */
 	struct iob_pins *pins;
+	/* the signal flag the engine watches; *stop is the same flag, except in
+	 * a run across MPI ranks (docs/mpi.md), where it is agreed_stop: the
+	 * stop the ranks agreed on at the end of a phase, so that every rank
+	 * takes the same path through the suite */
+	volatile sig_atomic_t *live_stop;
+	volatile sig_atomic_t agreed_stop;
 	/* the jobs' live CSV files (intervals.h), open for the whole run */
 	struct iob_livecsv *livecsv;
 };

@@ -11,7 +11,12 @@
  *  - They start together: spec.ready is a barrier wait, so no stream's clock
  *    starts before every stream has its files open and its buffers
  *    allocated.  A stream that fails before that still arrives at the
- *    barrier (after its phase), so the others never wait forever.
+ *    barrier (after its phase), so the others never wait forever.  With
+ *    base->ready set (a run across MPI ranks: their start barrier), stream 0
+ *    calls it once every stream is ready, on its own thread (MPI is
+ *    initialised for that, MPI_THREAD_SERIALIZED), and the streams start
+ *    when it returns; it is called exactly once, even when the streams
+ *    cannot all be started.
  *  - spec.first_done points to one flag of the phase; spec.stop to a flag of
  *    the phase that the calling thread raises when a stop signal arrives
  *    (*run_stop) or a stream fails, so every stream stops.

@@ -1,0 +1,88 @@
+/*
+ * iobench/coord.h - runs across MPI ranks (issue 12, docs/mpi.md).
+ *
+ * The ordinary binaries never link an MPI library.  When a process was
+ * started by an MPI launcher (one of PMI_RANK, PMIX_RANK,
+ * OMPI_COMM_WORLD_RANK is set), iob_coord_start loads the coordinator
+ * module iob-coord-mpi.so (built only where CMake's FindMPI finds MPI; it
+ * is the only object that links libmpi), checked as a plugin is
+ * (docs/security.md), from <exe dir>/../lib/iobench/coord, then from the
+ * installed directory, and calls MPI_Init through it.  Without a launcher
+ * nothing is loaded and every function below acts as one rank of one.
+ *
+ * The module's ABI (struct iob_coord_ops) is private to this source tree:
+ * the module is built with the core and installed beside it.
+ */
+#ifndef IOBENCH_COORD_H
+#define IOBENCH_COORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOB_COORD_ABI 1
+#define IOB_COORD_ENTRY_NAME "iob_coord_entry"
+
+struct iob_coord_ops {
+	uint32_t abi;	      /* IOB_COORD_ABI */
+	uint32_t struct_size; /* sizeof (struct iob_coord_ops) */
+	const char *name;     /* "mpi" */
+	/* MPI_Init_thread (unless already), rank and size, and whether a thread
+	 * other than main may call MPI while main does not
+	 * (MPI_THREAD_SERIALIZED); 0 or -errno with a reason */
+	int (*init)(int *rank, int *size, int *serialized, char *err, size_t errlen);
+	int (*barrier)(void);
+	/* Every rank sends len bytes; rank 0 gets *all (malloc'd, free()) with
+	 * lens[size] lengths, back to back.  Other ranks get *all = NULL. */
+	int (*gather)(const void *buf, uint64_t len, void **all, uint64_t *lens);
+	/* len bytes from rank 0 to every rank */
+	int (*bcast)(void *buf, uint64_t len);
+	/* MPI_Wtime: seconds on this rank's clock */
+	double (*wtime)(void);
+	void (*finalize)(void);
+	void (*abort)(int code);
+	/* A stop message of phase `tag` (>= 0): post the receive of one from any
+	 * rank; test it (1 when one arrived); send one to every other rank;
+	 * cancel the posted receive.  Only one thread calls these at a time. */
+	int (*stop_post)(int tag);
+	int (*stop_test)(void);
+	int (*stop_send)(int tag);
+	void (*stop_cancel)(void);
+};
+typedef const struct iob_coord_ops *(*iob_coord_entry_fn)(void);
+
+/* The launcher variable found in the environment ("PMI_RANK", ...), or
+ * NULL when the process was not started by an MPI launcher. */
+const char *iob_coord_launcher(void);
+/* Start the coordinator when launched (call first thing in main, before
+ * anything can exit: a rank that ends before MPI_Init leaves the others
+ * waiting in theirs).  0 when not launched or started; -errno with a
+ * one-line reason (no coordinator module in this build, a refused module,
+ * MPI_Init failed). */
+int iob_coord_start(char *err, size_t errlen);
+/* A run across ranks is going on (started, even with one rank). */
+int iob_coord_active(void);
+int iob_coord_rank(void); /* 0 without a coordinator */
+int iob_coord_size(void); /* 1 without a coordinator */
+/* Another thread than main may call iob_coord_barrier (while main makes no
+ * MPI call): the MPI library gave MPI_THREAD_SERIALIZED. */
+int iob_coord_serialized(void);
+int iob_coord_barrier(void);
+int iob_coord_gather(const void *buf, uint64_t len, void **all, uint64_t *lens);
+int iob_coord_bcast(void *buf, uint64_t len);
+/* Stop messages within a phase (ranks.c's watcher). */
+int iob_coord_stop_post(int tag);
+int iob_coord_stop_test(void);
+int iob_coord_stop_send(int tag);
+void iob_coord_stop_cancel(void);
+/* MPI_Finalize (once); nothing without a coordinator. */
+void iob_coord_finish(void);
+
+/* Every rank gives its status (0 or not) and its one-line reason; every
+ * rank gets back the status of the lowest failing rank (0 when none) with
+ * "rank K (HOST): reason" in out.  `what` names what is compared as well:
+ * ranks whose `same` strings differ (command lines, profile contents) are
+ * refused, "rank K runs a different WHAT than rank 0" (-EINVAL).  same may
+ * be NULL. */
+int iob_coord_agree(int status, const char *reason, const char *what, const char *same, char *out, size_t outlen);
+
+#endif

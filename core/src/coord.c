@@ -1,0 +1,250 @@
+/*
+ * coord.c - finding and starting the MPI coordinator module, and the few
+ * collective steps the runner takes with it (iobench/coord.h).
+ */
+#include "iobench/coord.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/os.h"
+
+#ifndef IOB_COORD_RELDIR
+#define IOB_COORD_RELDIR "../lib/iobench/coord"
+#endif
+#ifndef IOB_COORD_INSTALL_FULLDIR
+#define IOB_COORD_INSTALL_FULLDIR ""
+#endif
+#define COORD_FILE "iob-coord-mpi.so"
+
+static struct {
+	const struct iob_coord_ops *ops;
+	void *dl;
+	int fd;
+	int rank, size;
+	int serialized;
+	int finished;
+	char host[256];
+} C = {.size = 1, .fd = -1};
+
+const char *iob_coord_launcher(void)
+{
+	static const char *const vars[] = {"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return vars[i];
+	}
+	return NULL;
+}
+
+/* Load the module from dir: the plugin trust check, then dlopen of what was
+ * checked.  0, or -errno with the reason in why. */
+static int load_from(const char *dir, char *why, size_t whylen)
+{
+	int fd = iob_plugin_open(dir, COORD_FILE, why, whylen);
+	if (fd < 0)
+		return fd;
+	char err[1024];
+	void *dl = iob_dl_open_fd(&fd, err, sizeof err);
+	if (!dl) {
+		iob_fd_close(fd);
+		snprintf(why, whylen, "%s/%s: not a loadable shared object (%s)", dir, COORD_FILE, err);
+		return -ENOEXEC;
+	}
+	void *sym = iob_dl_sym(dl, IOB_COORD_ENTRY_NAME);
+	iob_coord_entry_fn entry = NULL;
+	if (sym && iob_dl_sym_is_code(sym) != 0)
+		memcpy(&entry, &sym, sizeof entry);
+	const struct iob_coord_ops *ops = entry ? entry() : NULL;
+	if (!ops || ops->abi != IOB_COORD_ABI || ops->struct_size < sizeof *ops) {
+		iob_dl_close(dl);
+		iob_fd_close(fd);
+		snprintf(why, whylen, "%s/%s: not an iobench coordinator of this version", dir, COORD_FILE);
+		return -ENOEXEC;
+	}
+	C.ops = ops;
+	C.dl = dl;
+	C.fd = fd;
+	return 0;
+}
+
+int iob_coord_start(char *err, size_t errlen)
+{
+	const char *var = iob_coord_launcher();
+	if (!var || C.ops)
+		return 0;
+	char exe[4096], dir[4200], why[2048] = "";
+	iob_exe_dir(exe, sizeof exe);
+	snprintf(dir, sizeof dir, "%s/%s", exe, IOB_COORD_RELDIR);
+	int rc = -ENOENT;
+	if (exe[0] && iob_path_kind(dir, 1) == IOB_PATH_DIRECTORY)
+		rc = load_from(dir, why, sizeof why);
+	if (rc == -ENOENT && IOB_COORD_INSTALL_FULLDIR[0] &&
+	    iob_path_kind(IOB_COORD_INSTALL_FULLDIR, 1) == IOB_PATH_DIRECTORY)
+		rc = load_from(IOB_COORD_INSTALL_FULLDIR, why, sizeof why);
+	if (rc == -ENOENT) {
+		snprintf(err, errlen,
+			 "started by an MPI launcher (%s is set) but this build has no MPI coordinator (%s: it is "
+			 "built only where MPI was found); run without mpirun",
+			 var, COORD_FILE);
+		return rc;
+	}
+	if (rc != 0) {
+		snprintf(err, errlen, "started by an MPI launcher (%s is set): %s", var, why);
+		return rc;
+	}
+	rc = C.ops->init(&C.rank, &C.size, &C.serialized, why, sizeof why);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s", why);
+		C.ops = NULL;
+		return rc;
+	}
+	iob_hostname(C.host, sizeof C.host);
+	return 0;
+}
+
+int iob_coord_active(void)
+{
+	return C.ops != NULL && !C.finished;
+}
+
+int iob_coord_rank(void)
+{
+	return iob_coord_active() ? C.rank : 0;
+}
+
+int iob_coord_size(void)
+{
+	return iob_coord_active() ? C.size : 1;
+}
+
+int iob_coord_serialized(void)
+{
+	return iob_coord_active() && C.serialized;
+}
+
+int iob_coord_barrier(void)
+{
+	return iob_coord_active() ? C.ops->barrier() : 0;
+}
+
+int iob_coord_gather(const void *buf, uint64_t len, void **all, uint64_t *lens)
+{
+	if (!iob_coord_active()) {
+		*all = malloc(len ? len : 1);
+		if (!*all)
+			return -ENOMEM;
+		memcpy(*all, buf, len);
+		lens[0] = len;
+		return 0;
+	}
+	return C.ops->gather(buf, len, all, lens);
+}
+
+int iob_coord_bcast(void *buf, uint64_t len)
+{
+	return iob_coord_active() ? C.ops->bcast(buf, len) : 0;
+}
+
+int iob_coord_stop_post(int tag)
+{
+	return iob_coord_active() ? C.ops->stop_post(tag) : 0;
+}
+
+int iob_coord_stop_test(void)
+{
+	return iob_coord_active() ? C.ops->stop_test() : 0;
+}
+
+int iob_coord_stop_send(int tag)
+{
+	return iob_coord_active() ? C.ops->stop_send(tag) : 0;
+}
+
+void iob_coord_stop_cancel(void)
+{
+	if (iob_coord_active())
+		C.ops->stop_cancel();
+}
+
+void iob_coord_finish(void)
+{
+	if (!iob_coord_active())
+		return;
+	C.ops->finalize();
+	C.finished = 1;
+}
+
+/* FNV-1a: enough to tell two strings apart. */
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+struct vote {
+	int32_t status;
+	uint64_t same;
+	char host[256];
+	char reason[1536];
+};
+
+struct verdict {
+	int32_t status;
+	char text[2048];
+};
+
+int iob_coord_agree(int status, const char *reason, const char *what, const char *same, char *out, size_t outlen)
+{
+	struct vote mine;
+	struct verdict v;
+	memset(&mine, 0, sizeof mine);
+	memset(&v, 0, sizeof v);
+	mine.status = status;
+	mine.same = hash(same);
+	snprintf(mine.host, sizeof mine.host, "%s", C.host);
+	snprintf(mine.reason, sizeof mine.reason, "%s", reason ? reason : "");
+	if (!iob_coord_active()) {
+		if (status)
+			snprintf(out, outlen, "%s", mine.reason);
+		return status;
+	}
+	void *all = NULL;
+	uint64_t *lens = calloc((size_t)C.size, sizeof *lens);
+	int rc = lens ? iob_coord_gather(&mine, sizeof mine, &all, lens) : -ENOMEM;
+	if (C.rank == 0) {
+		const struct vote *vs = all;
+		if (rc != 0) {
+			v.status = rc;
+			snprintf(v.text, sizeof v.text, "rank 0 (%s): gathering the ranks' states failed: %s", C.host,
+				 strerror(-rc));
+		}
+		for (int k = 0; rc == 0 && k < C.size && !v.status; k++)
+			if (vs[k].status) {
+				v.status = vs[k].status;
+				snprintf(v.text, sizeof v.text, "rank %d (%s): %s", k, vs[k].host, vs[k].reason);
+			}
+		for (int k = 1; rc == 0 && same && k < C.size && !v.status; k++)
+			if (vs[k].same != vs[0].same) {
+				v.status = -EINVAL;
+				snprintf(v.text, sizeof v.text,
+					 "rank %d (%s) runs a different %s than rank 0: every rank must run the same", k,
+					 vs[k].host, what);
+			}
+	}
+	free(all);
+	free(lens);
+	int brc = iob_coord_bcast(&v, sizeof v);
+	if (brc != 0) {
+		snprintf(out, outlen, "rank %d (%s): the MPI broadcast failed", C.rank, C.host);
+		return brc;
+	}
+	if (v.status)
+		snprintf(out, outlen, "%s", v.text);
+	return v.status;
+}

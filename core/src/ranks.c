@@ -1,0 +1,604 @@
+/*
+ * ranks.c - one phase across MPI ranks (ranks.h): each rank's record and
+ * result serialized, gathered on rank 0, re-emitted there, aggregated by
+ * iob_aggregate, and a verdict broadcast back.
+ */
+#include "ranks.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/aggregate.h"
+#include "iobench/coord.h"
+#include "iobench/hist.h"
+#include "iobench/os.h"
+#include "iobench/result.h"
+
+/* ------------------------------------------------------------ the wire */
+
+struct wbuf {
+	unsigned char *p;
+	size_t n, cap;
+	int err;
+};
+
+static void put(struct wbuf *w, const void *v, size_t len)
+{
+	if (w->err)
+		return;
+	if (w->n + len > w->cap) {
+		size_t cap = w->cap ? w->cap : 4096;
+		while (cap < w->n + len)
+			cap *= 2;
+		unsigned char *p = realloc(w->p, cap);
+		if (!p) {
+			w->err = -ENOMEM;
+			return;
+		}
+		w->p = p;
+		w->cap = cap;
+	}
+	memcpy(w->p + w->n, v, len);
+	w->n += len;
+}
+
+static void put_u64(struct wbuf *w, uint64_t v)
+{
+	put(w, &v, sizeof v);
+}
+
+static void put_f64(struct wbuf *w, double v)
+{
+	put(w, &v, sizeof v);
+}
+
+static void put_str(struct wbuf *w, const char *s)
+{
+	uint64_t n = s ? strlen(s) : UINT64_MAX;
+	put_u64(w, n);
+	if (s)
+		put(w, s, (size_t)n);
+}
+
+struct rbuf {
+	const unsigned char *p;
+	size_t n, at;
+	int err;
+};
+
+static void get(struct rbuf *r, void *v, size_t len)
+{
+	if (r->err || r->at + len > r->n) {
+		r->err = -EPROTO;
+		memset(v, 0, len);
+		return;
+	}
+	memcpy(v, r->p + r->at, len);
+	r->at += len;
+}
+
+static uint64_t get_u64(struct rbuf *r)
+{
+	uint64_t v;
+	get(r, &v, sizeof v);
+	return v;
+}
+
+static double get_f64(struct rbuf *r)
+{
+	double v;
+	get(r, &v, sizeof v);
+	return v;
+}
+
+/* a string of the buffer, copied into the arena (NULL stays NULL) */
+static char *get_str(struct rbuf *r, char **arena, size_t *left)
+{
+	uint64_t n = get_u64(r);
+	if (r->err || n == UINT64_MAX)
+		return NULL;
+	if (n + 1 > *left || r->at + n > r->n) {
+		r->err = -EPROTO;
+		return NULL;
+	}
+	char *s = *arena;
+	memcpy(s, r->p + r->at, (size_t)n);
+	s[n] = '\0';
+	r->at += (size_t)n;
+	*arena += n + 1;
+	*left -= n + 1;
+	return s;
+}
+
+static void put_hist(struct wbuf *w, const struct iob_hist *h)
+{
+	put_u64(w, h != NULL);
+	if (!h)
+		return;
+	uint64_t used = 0;
+	for (unsigned i = 0; i < IOB_HIST_BUCKETS; i++)
+		used += h->bucket[i] != 0;
+	put_f64(w, h->ns_per_tick);
+	put_u64(w, h->count);
+	put_u64(w, h->min);
+	put_u64(w, h->max);
+	put_u64(w, h->sum);
+	put_f64(w, (double)h->sumsq);
+	put_u64(w, used);
+	for (unsigned i = 0; i < IOB_HIST_BUCKETS; i++)
+		if (h->bucket[i]) {
+			put_u64(w, i);
+			put_u64(w, h->bucket[i]);
+		}
+}
+
+static int get_hist(struct rbuf *r, struct iob_hist **out)
+{
+	*out = NULL;
+	if (!get_u64(r))
+		return r->err;
+	struct iob_hist *h = iob_hist_new();
+	if (!h)
+		return -ENOMEM;
+	h->ns_per_tick = get_f64(r);
+	h->count = get_u64(r);
+	h->min = get_u64(r);
+	h->max = get_u64(r);
+	h->sum = get_u64(r);
+	h->sumsq = get_f64(r);
+	uint64_t used = get_u64(r);
+	for (uint64_t k = 0; k < used && !r->err; k++) {
+		uint64_t i = get_u64(r), c = get_u64(r);
+		if (i >= IOB_HIST_BUCKETS)
+			r->err = -EPROTO;
+		else
+			h->bucket[i] = c;
+	}
+	*out = h;
+	return r->err;
+}
+
+static void put_record(struct wbuf *w, const struct iob_record *rec)
+{
+	put_u64(w, rec != NULL);
+	if (!rec)
+		return;
+	put_u64(w, rec->nfields);
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct iob_field *f = &rec->fields[i];
+		put_str(w, f->key);
+		put_u64(w, f->type);
+		put_u64(w, f->unit);
+		switch (f->type) {
+		case IOB_T_STR:
+			put_str(w, f->v.s);
+			break;
+		case IOB_T_LAT: {
+			const struct iob_latency *l = f->v.lat;
+			put_u64(w, l != NULL);
+			if (!l)
+				break;
+			put_u64(w, l->count);
+			put_u64(w, l->min);
+			put_u64(w, l->max);
+			put_f64(w, l->mean);
+			put_f64(w, l->stddev);
+			put_u64(w, l->npct);
+			for (size_t k = 0; k < l->npct; k++) {
+				put_f64(w, l->pct[k]);
+				put_u64(w, l->value[k]);
+			}
+			break;
+		}
+		case IOB_T_BOOL:
+			put_u64(w, f->v.b != 0);
+			break;
+		default: /* u64, i64 and f64: the union's 64 bits */
+			put_u64(w, f->v.u);
+			break;
+		}
+	}
+}
+
+/* A record received from a rank: fields, strings and latency summaries
+ * owned together. */
+struct rrec {
+	struct iob_record rec;
+	struct iob_field *fields; /* nfields + 2: room for rank and host */
+	struct iob_latency *lat;
+	double *pct;
+	uint64_t *val;
+	char *arena;
+};
+
+static void rrec_free(struct rrec *x)
+{
+	free(x->fields);
+	free(x->lat);
+	free(x->pct);
+	free(x->val);
+	free(x->arena);
+	memset(x, 0, sizeof *x);
+}
+
+static int get_record(struct rbuf *r, struct rrec *x)
+{
+	memset(x, 0, sizeof *x);
+	if (!get_u64(r))
+		return r->err;
+	uint64_t n = get_u64(r);
+	if (r->err || n > IOB_REC_MAX_FIELDS)
+		return -EPROTO;
+	size_t left = r->n - r->at + 1;
+	x->fields = calloc((size_t)n + 4, sizeof *x->fields);
+	x->lat = calloc((size_t)n + 1, sizeof *x->lat);
+	x->pct = calloc(((size_t)n + 1) * IOB_NPCT, sizeof *x->pct);
+	x->val = calloc(((size_t)n + 1) * IOB_NPCT, sizeof *x->val);
+	x->arena = malloc(left);
+	if (!x->fields || !x->lat || !x->pct || !x->val || !x->arena) {
+		rrec_free(x);
+		return -ENOMEM;
+	}
+	char *arena = x->arena;
+	for (uint64_t i = 0; i < n && !r->err; i++) {
+		struct iob_field *f = &x->fields[i];
+		f->key = get_str(r, &arena, &left);
+		f->type = (uint32_t)get_u64(r);
+		f->unit = (uint32_t)get_u64(r);
+		if (f->type == IOB_T_STR) {
+			f->v.s = get_str(r, &arena, &left);
+		} else if (f->type == IOB_T_LAT) {
+			if (!get_u64(r))
+				continue;
+			struct iob_latency *l = &x->lat[i];
+			double *pct = x->pct + i * IOB_NPCT;
+			uint64_t *val = x->val + i * IOB_NPCT;
+			l->count = get_u64(r);
+			l->min = get_u64(r);
+			l->max = get_u64(r);
+			l->mean = get_f64(r);
+			l->stddev = get_f64(r);
+			l->npct = (size_t)get_u64(r);
+			if (l->npct > IOB_NPCT) {
+				r->err = -EPROTO;
+				break;
+			}
+			for (size_t k = 0; k < l->npct; k++) {
+				pct[k] = get_f64(r);
+				val[k] = get_u64(r);
+			}
+			l->pct = pct;
+			l->value = val;
+			f->v.lat = l;
+		} else {
+			uint64_t v = get_u64(r);
+			if (f->type == IOB_T_BOOL)
+				f->v.b = (v & 0xff) != 0;
+			else
+				f->v.u = v;
+		}
+		if (!f->key)
+			r->err = -EPROTO;
+	}
+	x->rec.kind = "rank";
+	x->rec.fields = x->fields;
+	x->rec.nfields = (size_t)n;
+	if (r->err)
+		rrec_free(x);
+	return r->err;
+}
+
+/* The result's plain counts, sent as they are. */
+static const size_t COUNTS[] = {
+	offsetof(struct iob_phase_result, block_size),	   offsetof(struct iob_phase_result, bytes),
+	offsetof(struct iob_phase_result, ops),		   offsetof(struct iob_phase_result, skipped),
+	offsetof(struct iob_phase_result, short_ops),	   offsetof(struct iob_phase_result, bytes_read),
+	offsetof(struct iob_phase_result, bytes_written),  offsetof(struct iob_phase_result, ops_read),
+	offsetof(struct iob_phase_result, ops_written),	   offsetof(struct iob_phase_result, elapsed_ns),
+	offsetof(struct iob_phase_result, sync_ns),	   offsetof(struct iob_phase_result, lat_samples),
+	offsetof(struct iob_phase_result, os_read_bytes),  offsetof(struct iob_phase_result, os_write_bytes),
+	offsetof(struct iob_phase_result, cpu_user_ns),	   offsetof(struct iob_phase_result, cpu_sys_ns),
+	offsetof(struct iob_phase_result, bad_blocks),
+};
+#define NCOUNTS (sizeof COUNTS / sizeof COUNTS[0])
+
+/* What one rank sends for a phase. */
+static void put_phase(struct wbuf *w, const char *host, const struct iob_record *rec,
+		      const struct iob_phase_result *r, uint64_t epoch_ns, int rc, const char *error, int sig)
+{
+	put_str(w, host);
+	put_u64(w, (uint64_t)(int64_t)rc);
+	put_u64(w, (uint64_t)(int64_t)sig);
+	put_str(w, error);
+	put_record(w, rec);
+	put_u64(w, (uint64_t)r->phase);
+	for (size_t i = 0; i < NCOUNTS; i++)
+		put(w, (const char *)r + COUNTS[i], sizeof(uint64_t));
+	/* the window from the rank's own epoch: what a tool added to the phase
+	 * (iotest's timed sync) is in elapsed_ns, so the end is start + elapsed */
+	uint64_t start = r->start_ns > epoch_ns ? r->start_ns - epoch_ns : 0;
+	put_u64(w, start);
+	put_u64(w, start + r->elapsed_ns);
+	put_u64(w, r->lat_sample_every);
+	put_u64(w, (uint64_t)r->direct);
+	put_u64(w, (uint64_t)(int64_t)r->status);
+	put_u64(w, (uint64_t)r->interrupted);
+	put_hist(w, r->hist);
+	put_hist(w, r->hist_write);
+}
+
+struct rphase {
+	char *host, *error;
+	int rc, sig;
+	struct rrec rec;
+	struct iob_phase_result r;
+	char arena[4096];
+};
+
+static int get_phase(struct rbuf *b, uint64_t base, struct rphase *p)
+{
+	char *arena = p->arena;
+	size_t left = sizeof p->arena;
+	iob_phase_result_init(&p->r);
+	p->host = get_str(b, &arena, &left);
+	p->rc = (int)(int64_t)get_u64(b);
+	p->sig = (int)(int64_t)get_u64(b);
+	p->error = get_str(b, &arena, &left);
+	int rc = get_record(b, &p->rec);
+	if (rc)
+		return rc;
+	struct iob_phase_result *r = &p->r;
+	r->phase = (enum iob_phase)get_u64(b);
+	for (size_t i = 0; i < NCOUNTS; i++)
+		get(b, (char *)r + COUNTS[i], sizeof(uint64_t));
+	r->start_ns = base + get_u64(b);
+	r->end_ns = base + get_u64(b);
+	r->lat_sample_every = (uint32_t)get_u64(b);
+	r->direct = (int)get_u64(b);
+	r->status = (int)(int64_t)get_u64(b);
+	r->interrupted = (int)get_u64(b);
+	if ((rc = get_hist(b, &r->hist)) == 0)
+		rc = get_hist(b, &r->hist_write);
+	if (!p->host || !p->error)
+		rc = rc ? rc : -EPROTO;
+	return rc ? rc : b->err;
+}
+
+/* ------------------------------------------------------------ rank 0 */
+
+static void emit_rank(struct iob_run *run, size_t k, struct rphase *p)
+{
+	struct iob_field *f = &p->rec.fields[p->rec.rec.nfields];
+	f[0] = (struct iob_field){.key = "rank", .type = IOB_T_U64, .unit = IOB_UNIT_COUNT, .v.u = k};
+	f[1] = (struct iob_field){.key = "host", .type = IOB_T_STR, .unit = IOB_UNIT_NONE, .v.s = p->host};
+	p->rec.rec.nfields += 2;
+	iob_run_record(run, &p->rec.rec);
+}
+
+/* The aggregate "phase" record of the ranks' results. */
+static int emit_aggregate(struct iob_run *run, size_t j, const char *file, struct rphase *ps, size_t n,
+			  const struct iob_rank_verdict *v)
+{
+	const struct iob_job *job = &run->suite->jobs[j];
+	const struct iob_run_hooks *h = run->opts.hooks;
+	const struct iob_phase_result **rv = calloc(n, sizeof *rv);
+	struct iob_aggregate agg;
+	if (!rv)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		rv[k] = &ps[k].r;
+	int rc = iob_aggregate(rv, n, &agg);
+	free(rv);
+	if (rc != 0)
+		return rc;
+	struct iob_phase_result r;
+	iob_aggregate_as_result(&agg, &r);
+	if (v->status < 0 && r.status == 0)
+		r.status = v->status;
+	struct iob_recbuf *rb = &run->rb;
+	iob_rec_phase(rb, job, file, &r);
+	iob_rec_str(rb, "status", iob_phase_status_name(&r));
+	iob_rec_phase_cpu(rb, &r);
+	iob_rec_aggregate(rb, &agg);
+	iob_rec_u64(rb, "ranks", IOB_UNIT_COUNT, n);
+	if (v->rank >= 0)
+		iob_rec_u64(rb, "failed_rank", IOB_UNIT_COUNT, (uint64_t)v->rank);
+	else
+		iob_rec_absent(rb, "failed_rank", IOB_UNIT_COUNT);
+	if (h && h->record_fields)
+		h->record_fields(h->arg, run, j, &r, rb);
+	iob_run_record(run, &rb->rec);
+	iob_aggregate_free(&agg);
+	return 0;
+}
+
+static void judge(struct rphase *ps, size_t n, struct iob_rank_verdict *v)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (ps[k].sig > v->sig)
+			v->sig = ps[k].sig;
+		/* an error outranks a mismatch, the lowest rank first */
+		int worse = (ps[k].rc < 0 && v->status >= 0) || (ps[k].rc > 0 && v->status == 0);
+		if (worse) {
+			v->status = ps[k].rc;
+			v->rank = (int32_t)k;
+			snprintf(v->text, sizeof v->text, "rank %zu (%s): %s", k, ps[k].host,
+				 ps[k].error[0] ? ps[k].error : "failed");
+		}
+	}
+}
+
+int iob_ranks_phase(struct iob_run *run, size_t j, const char *file, const struct iob_record *rec,
+		    const struct iob_phase_result *r, uint64_t epoch_ns, int rc, const char *error, int sig,
+		    struct iob_rank_verdict *v)
+{
+	struct wbuf w = {0};
+	size_t n = (size_t)iob_coord_size();
+	memset(v, 0, sizeof *v);
+	v->rank = -1;
+	put_phase(&w, run->host, rec, r, epoch_ns, rc, error, sig);
+	void *all = NULL;
+	uint64_t *lens = calloc(n, sizeof *lens);
+	/* every rank gathers, even one whose buffer failed: none may wait */
+	int grc = iob_coord_gather(w.p, w.err ? 0 : w.n, &all, lens);
+	int erc = w.err ? w.err : grc;
+	free(w.p);
+	if (iob_coord_rank() == 0) {
+		struct rphase *ps = calloc(n, sizeof *ps);
+		size_t got = 0;
+		if (!ps && !erc)
+			erc = -ENOMEM;
+		uint64_t base = iob_now_ns(), at = 0;
+		for (size_t k = 0; !erc && k < n; k++, got++) {
+			struct rbuf b = {.p = (const unsigned char *)all + at, .n = (size_t)lens[k]};
+			at += lens[k];
+			erc = get_phase(&b, base, &ps[k]);
+			if (erc)
+				iob_phase_result_free(&ps[k].r);
+		}
+		if (erc) {
+			v->status = erc;
+			snprintf(v->text, sizeof v->text, "rank 0 (%s): gathering the ranks' results failed: %s",
+				 run->host, strerror(-erc));
+		} else {
+			judge(ps, n, v);
+			for (size_t k = 0; k < n; k++)
+				if (ps[k].rec.rec.nfields)
+					emit_rank(run, k, &ps[k]);
+			int arc = emit_aggregate(run, j, file, ps, n, v);
+			if (arc && !v->status) {
+				v->status = arc;
+				snprintf(v->text, sizeof v->text, "rank 0 (%s): aggregating the ranks failed: %s",
+					 run->host, strerror(-arc));
+			}
+		}
+		for (size_t k = 0; ps && k < got; k++) {
+			rrec_free(&ps[k].rec);
+			iob_phase_result_free(&ps[k].r);
+		}
+		free(ps);
+	}
+	free(all);
+	free(lens);
+	int brc = iob_coord_bcast(v, sizeof *v);
+	if (brc && !v->status) {
+		v->status = brc;
+		snprintf(v->text, sizeof v->text, "rank %d (%s): the MPI broadcast failed", iob_coord_rank(), run->host);
+	}
+	return erc ? erc : brc;
+}
+
+/* ------------------------------------------------------------ the start */
+
+/* What must be the same on every rank: the command line or profile path,
+ * then the contents of the profile and its includes. */
+static char *sameness(const struct iob_run_opts *opts)
+{
+	struct wbuf w = {0};
+	put_str(&w, opts->source ? opts->source : "");
+	for (size_t i = 0; i < opts->nprotect; i++) {
+		FILE *f = fopen(opts->protect[i], "re");
+		char buf[4096];
+		size_t n;
+		put_str(&w, opts->protect[i]);
+		while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+			for (size_t k = 0; k < n; k++) /* no NUL: the text is compared as a string */
+				put(&w, buf[k] ? &buf[k] : " ", 1);
+		if (f)
+			fclose(f);
+	}
+	put(&w, "", 1);
+	return w.err ? NULL : (char *)w.p;
+}
+
+int iob_ranks_open(const struct iob_run_opts *opts, const struct iob_suite *suite, int status, char *err,
+		   size_t errlen)
+{
+	char why[2048];
+	snprintf(why, sizeof why, "%s", status ? (opts->hide_job_names ? iob_error_without_job(err) : err) : "");
+	for (size_t j = 0; status == 0 && j < suite->njobs; j++) {
+		const struct iob_job *job = &suite->jobs[j];
+		if (job->series) {
+			status = -EINVAL;
+			snprintf(why, sizeof why, "job %s: a per-block series (bigread's records) cannot run across MPI ranks",
+				 job->name);
+		} else if (job->shared_file && job->threads > 1 && iob_coord_size() > 1) {
+			status = -EINVAL;
+			snprintf(why, sizeof why,
+				 "job %s: shared_file with threads > 1 cannot run across MPI ranks (use threads = 1: each "
+				 "rank then has its own region of the file)",
+				 job->name);
+		}
+	}
+	char *same = sameness(opts);
+	if (!same && status == 0) {
+		status = -ENOMEM;
+		snprintf(why, sizeof why, "out of memory");
+	}
+	int rc = iob_coord_agree(status, why, opts->nprotect ? "profile" : "command line", same ? same : "", err,
+				 errlen);
+	free(same);
+	return rc;
+}
+
+/* ------------------------------------------------------------ the watch */
+
+struct iob_rank_watch {
+	struct iob_thread *t;
+	int tag;
+	volatile sig_atomic_t *flag;
+	int end;     /* atomic: 1 the phase ended, 2 it failed here */
+	int stopped; /* a stop message came */
+};
+
+static void watch_main(void *arg)
+{
+	struct iob_rank_watch *w = arg;
+	int posted = iob_coord_stop_post(w->tag) == 0;
+	for (;;) {
+		int end = __atomic_load_n(&w->end, __ATOMIC_ACQUIRE);
+		if (end == 2)
+			iob_coord_stop_send(w->tag);
+		if (end)
+			break;
+		if (posted && !w->stopped && iob_coord_stop_test()) {
+			int zero = 0;
+			w->stopped = 1;
+			__atomic_compare_exchange_n((int *)w->flag, &zero, IOB_RANKS_CUT, 0, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+		}
+		iob_sleep_ns(1000000, NULL);
+	}
+	if (posted)
+		iob_coord_stop_cancel();
+}
+
+struct iob_rank_watch *iob_ranks_watch(int tag, volatile sig_atomic_t *flag)
+{
+	if (iob_coord_size() < 2 || !iob_coord_serialized())
+		return NULL;
+	struct iob_rank_watch *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->tag = tag & 0x7fff; /* MPI guarantees tags up to 32767 */
+	w->flag = flag;
+	if (iob_thread_start(&w->t, watch_main, w) != 0) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int iob_ranks_unwatch(struct iob_rank_watch *w, int failed)
+{
+	if (!w)
+		return 0;
+	__atomic_store_n(&w->end, failed ? 2 : 1, __ATOMIC_RELEASE);
+	iob_thread_join(w->t);
+	int stopped = w->stopped;
+	free(w);
+	return stopped;
+}

@@ -1,0 +1,52 @@
+/*
+ * ranks.h - one phase across MPI ranks (runner.c's side of issue 12,
+ * docs/mpi.md).  Every rank calls iob_ranks_phase once per phase, whatever
+ * happened to it: its phase record (or none), its result with its times
+ * taken from its own phase epoch, its status and error line.  Rank 0
+ * emits a "rank" record per rank and the aggregate "phase" record
+ * (iob_aggregate over the ranks' results); every rank gets the verdict.
+ */
+#ifndef IOBENCH_RANKS_H
+#define IOBENCH_RANKS_H
+
+#include <signal.h>
+#include <stdint.h>
+#include "iobench/runner.h"
+
+struct iob_rank_verdict {
+	int32_t status;	 /* the lowest failing rank's status, else a mismatch's, else 0 */
+	int32_t sig;	 /* a stop signal some rank received, else 0 */
+	int32_t rank;	 /* the failing rank, -1 when none */
+	char text[2048]; /* "rank K (HOST): its error" */
+};
+
+/* After the checks (status, reason: this rank's): the ranks agree, or all
+ * stop naming the first that failed.  Also refused across ranks: command
+ * lines or profiles that differ (opts->source and the contents of the
+ * protected files: the profile and its includes), series jobs (bigread's
+ * per-block records), and a shared file with threads > 1.  Returns 0 or
+ * the status, with the one line in err. */
+int iob_ranks_open(const struct iob_run_opts *opts, const struct iob_suite *suite, int status, char *err,
+		   size_t errlen);
+
+/* Within a phase, from its start barrier to its exchange: a watcher thread
+ * waits for a stop message of the phase (tag: the phase's number, the same
+ * on every rank) and, when one comes, sets *flag (the engine's stop flag)
+ * to IOB_RANKS_CUT unless a signal set it already.  NULL (nothing watched)
+ * with one rank, or where MPI takes calls only from the main thread. */
+#define IOB_RANKS_CUT (-1)
+struct iob_rank_watch;
+struct iob_rank_watch *iob_ranks_watch(int tag, volatile sig_atomic_t *flag);
+/* End the watch; failed: this rank's phase failed, every other rank is told
+ * to stop.  Returns 1 when a stop message cut this rank's phase short. */
+int iob_ranks_unwatch(struct iob_rank_watch *w, int failed);
+
+/* epoch_ns: this rank's CLOCK_MONOTONIC when the phase's start barrier
+ * returned; r's start_ns/end_ns are sent relative to it.  file: what the
+ * aggregate record names.  Returns 0 or -errno (the exchange failed: the
+ * verdict then says so). */
+int iob_ranks_phase(struct iob_run *run, size_t j, const char *file, const struct iob_record *rec,
+		    const struct iob_phase_result *r, uint64_t epoch_ns, int rc, const char *error, int sig,
+		    struct iob_rank_verdict *v);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * mpi.c - the MPI coordinator module (iobench/coord.h): the only object of
+ * iobench that links an MPI library.  The core loads it when a process was
+ * started by an MPI launcher; it only wraps the few MPI calls a run needs.
+ */
+#include <errno.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/coord.h"
+
+#define IOB_EXPORT __attribute__((visibility("default")))
+
+static int mpi_rc(int rc)
+{
+	return rc == MPI_SUCCESS ? 0 : -EIO;
+}
+
+static int c_init(int *rank, int *size, int *serialized, char *err, size_t errlen)
+{
+	int inited = 0, provided = MPI_THREAD_SINGLE;
+	MPI_Initialized(&inited);
+	/* serialized: a stream thread may make the start barrier's call while
+	 * the runner's thread makes none */
+	if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+		snprintf(err, errlen, "MPI_Init_thread failed");
+		return -EIO;
+	}
+	if (inited)
+		MPI_Query_thread(&provided);
+	*serialized = provided >= MPI_THREAD_SERIALIZED;
+	/* a failed call returns to us, so the run can say which rank failed */
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	if (MPI_Comm_rank(MPI_COMM_WORLD, rank) != MPI_SUCCESS || MPI_Comm_size(MPI_COMM_WORLD, size) != MPI_SUCCESS) {
+		snprintf(err, errlen, "MPI_Comm_rank/MPI_Comm_size failed");
+		return -EIO;
+	}
+	return 0;
+}
+
+static int c_barrier(void)
+{
+	return mpi_rc(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+static int c_gather(const void *buf, uint64_t len, void **all, uint64_t *lens)
+{
+	int rank = 0, size = 1;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	*all = NULL;
+	if (len > INT32_MAX)
+		return -EMSGSIZE;
+	int mine = (int)len;
+	int *counts = NULL, *displs = NULL;
+	char *out = NULL;
+	int rc = 0;
+	if (rank == 0) {
+		counts = calloc((size_t)size, sizeof *counts);
+		displs = calloc((size_t)size, sizeof *displs);
+		if (!counts || !displs)
+			rc = -ENOMEM;
+	}
+	/* every rank takes part in both calls whatever happened, so none waits */
+	int grc = mpi_rc(MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	if (rc == 0)
+		rc = grc;
+	uint64_t total = 0;
+	if (rank == 0 && rc == 0) {
+		for (int i = 0; i < size; i++) {
+			displs[i] = (int)total;
+			total += (uint64_t)counts[i];
+			lens[i] = (uint64_t)counts[i];
+		}
+		if (total > INT32_MAX)
+			rc = -EMSGSIZE;
+		else if (!(out = malloc(total ? total : 1)))
+			rc = -ENOMEM;
+	}
+	if (rank == 0 && rc != 0) { /* still receive, into nothing */
+		for (int i = 0; counts && displs && i < size; i++)
+			counts[i] = displs[i] = 0;
+	}
+	int vrc = mpi_rc(MPI_Gatherv(buf, mine, MPI_BYTE, out, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD));
+	if (rc == 0)
+		rc = vrc;
+	free(counts);
+	free(displs);
+	if (rc != 0) {
+		free(out);
+		return rc;
+	}
+	*all = out;
+	return 0;
+}
+
+static int c_bcast(void *buf, uint64_t len)
+{
+	if (len > INT32_MAX)
+		return -EMSGSIZE;
+	return mpi_rc(MPI_Bcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD));
+}
+
+static double c_wtime(void)
+{
+	return MPI_Wtime();
+}
+
+static void c_finalize(void)
+{
+	int fin = 0;
+	MPI_Finalized(&fin);
+	if (!fin)
+		MPI_Finalize();
+}
+
+static void c_abort(int code)
+{
+	MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+/* Stop messages: one receive posted per phase, tagged with the phase. */
+static MPI_Request stop_req = MPI_REQUEST_NULL;
+static int stop_buf;
+
+static int c_stop_post(int tag)
+{
+	return mpi_rc(MPI_Irecv(&stop_buf, 1, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &stop_req));
+}
+
+static int c_stop_test(void)
+{
+	int done = 0;
+	if (stop_req == MPI_REQUEST_NULL)
+		return 0;
+	if (MPI_Test(&stop_req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		return 0;
+	return done;
+}
+
+static int c_stop_send(int tag)
+{
+	int rank = 0, size = 1, one = 1, rc = 0;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	/* one int: sent eagerly, complete whether or not the other has it yet */
+	for (int k = 0; k < size; k++)
+		if (k != rank && MPI_Send(&one, 1, MPI_INT, k, tag, MPI_COMM_WORLD) != MPI_SUCCESS)
+			rc = -EIO;
+	return rc;
+}
+
+static void c_stop_cancel(void)
+{
+	if (stop_req == MPI_REQUEST_NULL)
+		return;
+	int done = 0;
+	MPI_Test(&stop_req, &done, MPI_STATUS_IGNORE);
+	if (!done) {
+		MPI_Cancel(&stop_req);
+		MPI_Wait(&stop_req, MPI_STATUS_IGNORE);
+	}
+	stop_req = MPI_REQUEST_NULL;
+}
+
+static const struct iob_coord_ops ops = {
+	.abi = IOB_COORD_ABI,
+	.struct_size = sizeof ops,
+	.name = "mpi",
+	.init = c_init,
+	.barrier = c_barrier,
+	.gather = c_gather,
+	.bcast = c_bcast,
+	.wtime = c_wtime,
+	.finalize = c_finalize,
+	.abort = c_abort,
+	.stop_post = c_stop_post,
+	.stop_test = c_stop_test,
+	.stop_send = c_stop_send,
+	.stop_cancel = c_stop_cancel,
+};
+
+IOB_EXPORT const struct iob_coord_ops *iob_coord_entry(void);
+IOB_EXPORT const struct iob_coord_ops *iob_coord_entry(void)
+{
+	return &ops;
+}
