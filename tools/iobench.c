@@ -13,6 +13,7 @@
 #include "iobench/log.h"
 #include "iobench/output.h"
 #include "iobench/profile.h"
+#include "iobench/progress.h"
 #include "iobench/runner.h"
 #include "iobench/version.h"
 #include "iobench/cli.h"
@@ -37,6 +38,12 @@ static void usage(FILE *f)
 		"                      e.g. --output human,json=run.json\n"
 		"  -d, --dir DIR       directory for every job's files (overrides the profile's dir)\n"
 		"  -P, --plugin-dir D  search D for plugins first (repeatable)\n"
+		"  --progress=WHEN     a progress line on stderr: auto (when stderr is a terminal),\n"
+		"                      always or never\n"
+		"  --log-interval DUR  an interval record this often in every phase (e.g. 1s;\n"
+		"                      overrides the profile's log_interval)\n"
+		"  --livecsv FILE      the interval records also to FILE, as the run goes (CSV;\n"
+		"                      log_interval 1s unless set)\n"
 		"  -v, --verbose       more messages on stderr\n"
 		"\n"
 		"Exit status: 0 ok, 1 run failed (I/O error), 2 bad input, 3 verify mismatch,\n"
@@ -122,6 +129,53 @@ static const char *bad_option(char **argv)
 	return argv[optind - 1];
 }
 
+enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV };
+
+/* The time-series options, given on the command line for every job. */
+static const char *log_interval, *livecsv;
+
+/* --progress, --log-interval, --livecsv: checked as soon as they are read
+ * (one line, exit 2, nothing created); any other option is unknown.
+ * Returns 0 or the exit code. */
+static int time_option(int c, const char *arg, char **argv)
+{
+	char err[1024];
+	struct iob_job scratch;
+	iob_job_defaults(&scratch);
+	if (c == OPT_PROGRESS) {
+		if (iob_progress_parse(arg, &iob_progress_mode) != 0)
+			return iob_cli_fail(IOB_EXIT_USAGE, "--progress '%s': give auto, always or never", IOB_Q(arg));
+	} else if (c != OPT_LOG_INTERVAL && c != OPT_LIVECSV) {
+		return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", bad_option(argv));
+	} else if (c == OPT_LOG_INTERVAL) {
+		if (iob_job_set(&scratch, "log_interval", arg, err, sizeof err) != 0)
+			return iob_cli_fail(IOB_EXIT_USAGE, "--log-interval: %s", err);
+		log_interval = arg;
+	} else {
+		if (!*arg)
+			return iob_cli_fail(IOB_EXIT_USAGE, "--livecsv needs a file name");
+		if (iob_job_set(&scratch, "livecsv", arg, err, sizeof err) != 0)
+			return iob_cli_fail(IOB_EXIT_USAGE, "--livecsv: %s", err);
+		livecsv = arg;
+	}
+	return 0;
+}
+
+/* Apply the command line's time-series options to every job. */
+static int time_options_apply(struct iob_suite *suite, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < suite->njobs; i++) {
+		struct iob_job *j = &suite->jobs[i];
+		if (log_interval && iob_job_set(j, "log_interval", log_interval, err, errlen) != 0)
+			return -EINVAL;
+		if (livecsv && iob_job_set(j, "livecsv", livecsv, err, errlen) != 0)
+			return -EINVAL;
+		if (livecsv && !j->log_interval_ns)
+			j->log_interval_ns = 1000000000ull;
+	}
+	return 0;
+}
+
 /* Everything after option parsing; owns no memory the caller must free. */
 static int command(struct iob_registry *reg, const char *cmd, const char *profile, const char *dir,
 		   const char *outspec)
@@ -149,6 +203,10 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 	if (dir)
 		for (size_t i = 0; i < suite.njobs; i++)
 			snprintf(suite.jobs[i].dir, sizeof suite.jobs[i].dir, "%s", dir);
+	if (time_options_apply(&suite, err, sizeof err) != 0) {
+		iob_suite_free(&suite);
+		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
+	}
 	if (iob_output_spec_parse(outspec, reg, &spec, err, sizeof err) != 0) {
 		rc = iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
 	} else {
@@ -177,7 +235,9 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'}, {"dir", required_argument, NULL, 'd'},
 		{"plugin-dir", required_argument, NULL, 'P'}, {"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
+		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
+		{"progress", required_argument, NULL, OPT_PROGRESS}, {"log-interval", required_argument, NULL, OPT_LOG_INTERVAL},
+		{"livecsv", required_argument, NULL, OPT_LIVECSV}, {NULL, 0, NULL, 0},
 	};
 	const char *outspec = "human", *dir = NULL;
 	const char *plugin_dirs[IOB_MAX_PLUGIN_DIRS];
@@ -213,8 +273,10 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("iobench %s (plugin ABI %d.%d)\n", IOB_VERSION, IOB_ABI_MAJOR, IOB_ABI_MINOR);
 			return 0;
-		default:
-			return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", bad_option(argv));
+		default: /* --progress, --log-interval, --livecsv, or unknown */
+			if ((c = time_option(c, optarg, argv)) != 0)
+				return c;
+			break;
 		}
 	}
 	if (optind >= argc) {
@@ -251,8 +313,10 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		default:
-			return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", bad_option(argv));
+		default: /* --progress, --log-interval, --livecsv, or unknown */
+			if ((c = time_option(c, optarg, argv)) != 0)
+				return c;
+			break;
 		}
 	}
 

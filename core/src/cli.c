@@ -12,6 +12,7 @@
 #include "iobench/coord.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
+#include "iobench/progress.h"
 #include "iobench/units.h"
 
 volatile sig_atomic_t iob_cli_stop;
@@ -23,6 +24,7 @@ int iob_cli_fail(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	iob_progress_clear();
 	fflush(stdout);
 	/* one line whatever a path or value in it holds: control characters escaped */
 	char line[sizeof msg + 1024];

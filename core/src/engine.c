@@ -495,6 +495,8 @@ static int sync_one(struct phase *ph, size_t i)
 
 #define CHECK_NS 50000u	 /* look at the clock about this often (ns of I/O between looks) */
 #define CHECK_MAX_IOS 64 /* and at least every this many I/Os */
+#define LIVE_CHECK_NS 1000000u /* the same when only the observer needs the looks */
+#define LIVE_CHECK_MAX_IOS 1024
 enum { PH_GO = 0, PH_END = 1, PH_WINDOW = 2 };
 
 /* Start (or start again, at the end of a ramp) the measured window: forget
@@ -540,6 +542,43 @@ static void first_done_finish(struct phase *ph)
 		__atomic_store_n(ph->spec->first_done, 1, __ATOMIC_RELAXED);
 }
 
+/* What the run's observer reads (live.h), at a look at the clock or, final,
+ * at the phase's end: the counters, and a latency snapshot when one was
+ * asked for (final: always).  The snapshot holds every level of the sample,
+ * in ticks scaled by the process's tick ratio (a series phase: ns), so the
+ * observer's differences of two snapshots are exact. */
+__attribute__((noinline)) static void live_publish(struct phase *ph, uint64_t now, int final)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct iob_live *l = s->live;
+	__atomic_store_n(&l->bytes, ph->r->bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->ops, ph->r->ops, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->ramping, ph->ramping, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->start_ns, ph->start_ns, __ATOMIC_RELAXED);
+	unsigned want = __atomic_load_n(&l->want, __ATOMIC_ACQUIRE);
+	if (!l->snap || (!final && want == __atomic_load_n(&l->got, __ATOMIC_RELAXED)))
+		return;
+	if (final)
+		iob_live_lock(l);
+	else if (__atomic_exchange_n(&l->lock, 1, __ATOMIC_ACQUIRE))
+		return; /* the observer is copying: next look */
+	iob_hist_reset(l->snap);
+	for (unsigned i = 0; i < LAT_LEVELS; i++) {
+		if (ph->lat.lv[i])
+			iob_hist_merge(l->snap, ph->lat.lv[i]);
+		if (ph->lat.lvw[i])
+			iob_hist_merge(l->snap, ph->lat.lvw[i]);
+	}
+	int ns = !iob_ticks_tsc || (s->record_series && s->access == IOB_ACCESS_SEQ);
+	l->snap->ns_per_tick = ns ? 1.0 : 1.0 / ticks_per_ns;
+	l->snap_bytes = ph->r->bytes;
+	l->snap_ops = ph->r->ops;
+	l->snap_ns = now;
+	l->snap_ramping = ph->ramping;
+	iob_live_unlock(l);
+	__atomic_store_n(&l->got, want, __ATOMIC_RELEASE);
+}
+
 /* A look at the clock and at first_done, every few I/Os (as often as
  * CHECK_NS of I/O, at most CHECK_MAX_IOS apart).  Returns PH_END when the time
  * limit has passed, PH_WINDOW when the ramp is over (the caller forgets what
@@ -547,7 +586,11 @@ static void first_done_finish(struct phase *ph)
 static int phase_check(struct phase *ph)
 {
 	const struct iob_phase_spec *s = ph->spec;
-	uint64_t now = iob_now_ns(), ios = ph->nio - ph->check_nio, step = CHECK_MAX_IOS;
+	/* looked at only for the observer (live.h): less often */
+	const int live_only = !s->runtime_ns && !s->ramp_ns && !s->first_done;
+	const uint64_t every_ns = live_only ? LIVE_CHECK_NS : CHECK_NS;
+	const uint64_t most = live_only ? LIVE_CHECK_MAX_IOS : CHECK_MAX_IOS;
+	uint64_t now = iob_now_ns(), ios = ph->nio - ph->check_nio, step = most;
 	int ev = PH_GO;
 	if (ph->ramping) {
 		if (now >= ph->ramp_end)
@@ -559,14 +602,16 @@ static int phase_check(struct phase *ph)
 		first_done_note(ph);
 	if (ios && now > ph->check_ns) {
 		uint64_t per = (now - ph->check_ns) / ios; /* ns per I/O since the last look */
-		step = per ? CHECK_NS / per : CHECK_MAX_IOS;
-		step = step < 1 ? 1 : step > CHECK_MAX_IOS ? CHECK_MAX_IOS : step;
+		step = per ? every_ns / per : most;
+		step = step < 1 ? 1 : step > most ? most : step;
 	} else if (ios == 0) {
 		step = 1;
 	}
 	ph->check_ns = now;
 	ph->check_nio = ph->nio;
 	ph->check_at = ph->nio + step;
+	if (s->live)
+		live_publish(ph, now, 0);
 	return ev;
 }
 
@@ -1674,7 +1719,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 			: ph.mixed ? IOB_OPEN_READ | IOB_OPEN_WRITE
 				   : IOB_OPEN_READ;
 	ph.mix_rng = s->seed ^ 0x94d049bb133111ebull;
-	ph.check_at = s->runtime_ns || s->ramp_ns || s->first_done ? 0 : UINT64_MAX;
+	ph.check_at = s->runtime_ns || s->ramp_ns || s->first_done || s->live ? 0 : UINT64_MAX;
 	ph.ramping = s->ramp_ns > 0;
 
 	/* the clock and what timing costs, once per process, before the sampler
@@ -1733,6 +1778,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	/* (a series phase timed its I/O with clock_gettime: already ns) */
 	double ns_per_tick = iob_ticks_tsc && end_tick > ph.start_tick && !(s->record_series && s->access == IOB_ACCESS_SEQ)
 				     ? (double)r->elapsed_ns / (double)(end_tick - ph.start_tick) : 1.0;
+	if (s->live)
+		live_publish(&ph, r->end_ns, 1);
 	lat_finish(&ph.lat, r);
 	if (r->hist)
 		iob_hist_set_scale(r->hist, ns_per_tick);

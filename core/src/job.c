@@ -97,6 +97,10 @@ static int validate_series_and_options(const struct iob_job *job, char *err, siz
 		snprintf(err, errlen, "[%s] series_clock %d is not a known clock", n, (int)job->series_clock);
 		return -EINVAL;
 	}
+	if (job->livecsv[0] && !job->log_interval_ns) {
+		snprintf(err, errlen, "[%s] livecsv needs log_interval (the CSV holds the interval records)", n);
+		return -EINVAL;
+	}
 	if (!job->series && job->series_clock != IOB_CLOCK_WALL) {
 		snprintf(err, errlen, "[%s] series_clock applies only with series = true", n);
 		return -EINVAL;

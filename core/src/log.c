@@ -6,6 +6,7 @@
  * stream), so lines from two threads never interleave.
  */
 #include "iobench/log.h"
+#include "iobench/progress.h"
 #include "iobench/units.h"
 
 #include <stdarg.h>
@@ -63,5 +64,6 @@ void iob_log(int level, const char *who, const char *fmt, ...)
 		log_hook(level, line, log_hook_arg);
 		return;
 	}
+	iob_progress_clear(); /* never inside the progress line */
 	fprintf(stderr, "%s\n", line);
 }

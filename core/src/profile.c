@@ -61,6 +61,8 @@ static int set_seed(struct iob_job *job, const char *value, char *err, size_t er
 	return rc;
 }
 
+static int set_log_interval(struct iob_job *job, const char *value, char *err, size_t errlen);
+
 static const struct iob_key key_table[] = {
     {"description", IOB_KEY_STRING, "", "", "free text, ignored", NULL, 0, 0, NULL},
     {"backend", IOB_KEY_STRING, "plugin name", IOB_DEFAULT_BACKEND,
@@ -164,6 +166,14 @@ static const struct iob_key key_table[] = {
     {"rwmix_read", IOB_KEY_COUNT, "percent", "50",
      "phase mixed: each I/O is a read with this probability (0 to 100), a write otherwise", NULL,
      FIELD(rwmix_read), NULL},
+    {"log_interval", IOB_KEY_DURATION, "", "0s",
+     "an interval record (time, bytes, ops, MiB/s, IOPS, p50 and p99 latency) this often in every phase (at "
+     "least 10ms); 0s = none",
+     NULL, FIELD(log_interval_ns), set_log_interval},
+    {"livecsv", IOB_KEY_PATH, "", "",
+     "write the interval records also to this CSV file as the run goes (one header, a row per interval, "
+     "flushed); needs log_interval",
+     NULL, FIELD(livecsv), NULL},
 };
 
 const struct iob_key *iob_keys(size_t *n)
@@ -203,6 +213,24 @@ const char *iob_key_type_name(enum iob_key_type type)
 		return "duration";
 	}
 	return "?";
+}
+
+#define LOG_INTERVAL_MIN_NS 10000000ull
+
+static int set_duration(const struct iob_key *k, const char *value, uint64_t *dst, char *err, size_t errlen);
+
+static int set_log_interval(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	uint64_t ns = 0;
+	int rc = set_duration(iob_key_find("log_interval"), value, &ns, err, errlen);
+	if (rc == 0 && ns && ns < LOG_INTERVAL_MIN_NS) {
+		snprintf(err, errlen, "log_interval '%s' is shorter than 10ms: give 0s (no intervals) or at least 10ms",
+			 IOB_Q(value));
+		return -ERANGE;
+	}
+	if (rc == 0)
+		job->log_interval_ns = ns;
+	return rc;
 }
 
 /* "a, b, c": the allowed words of an enum or list key. */

@@ -16,8 +16,10 @@
 #include "iobench/cli.h"
 #include "iobench/coord.h"
 #include "iobench/engine.h"
+#include "iobench/intervals.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
+#include "iobench/progress.h"
 #include "iobench/streams.h"
 #include "iobench/units.h"
 #include "iobench/version.h"
@@ -41,6 +43,7 @@ static void print_live_notes(struct iob_run *run)
 {
 	if (!run->opts.warn_live || run->notes_printed == run->notes.n)
 		return;
+	iob_progress_clear();
 	fflush(stdout);
 	for (; run->notes_printed < run->notes.n; run->notes_printed++)
 		fprintf(stderr, "%s: warning: %s\n", iob_log_program(), run->notes.text[run->notes_printed]);
@@ -106,6 +109,18 @@ static void hold_log(int level, const char *line, void *arg)
 	snprintf(h->reason, sizeof h->reason, "%s", why + 7);
 }
 
+/* The run could not start: the live CSV files it made go. */
+static void run_unmake_livecsv(struct iob_run *run)
+{
+	char lerr[16];
+	if (!run->livecsv)
+		return;
+	iob_livecsv_unmake(run->livecsv);
+	iob_livecsv_close(run->livecsv, lerr, sizeof lerr);
+	free(run->livecsv);
+	run->livecsv = NULL;
+}
+
 struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_run_opts *opts,
 			     const struct iob_suite *suite, int *code)
 {
@@ -138,19 +153,30 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 		run->opts.outputs = &none;
 		run->opts.warn_live = 0;
 	}
+	/* the live CSV files first (rank 0's, across ranks): one that cannot be
+	 * made stops the run before any output file is created */
+	run->livecsv = calloc(1, sizeof *run->livecsv);
+	int orc = run->livecsv ? 0 : -ENOMEM;
+	if (!run->livecsv)
+		snprintf(err, sizeof err, "out of memory");
+	else if (iob_coord_rank() == 0)
+		orc = iob_livecsv_open(run->livecsv, suite, err, sizeof err);
 	/* an output that refuses its arguments says why through the log: that
 	 * reason goes into the one error line instead of a line of its own */
 	struct held_log held;
 	memset(&held, 0, sizeof held);
-	iob_log_set_hook(hold_log, &held);
-	int orc = iob_outputs_open(&run->out, reg, run->opts.outputs, err, sizeof err);
+	if (orc == 0) {
+		iob_log_set_hook(hold_log, &held);
+		orc = iob_outputs_open(&run->out, reg, run->opts.outputs, err, sizeof err);
+		iob_log_set_hook(NULL, NULL);
+	}
 	run->opts.outputs = opts->outputs;
-	iob_log_set_hook(NULL, NULL);
 	if (iob_coord_active()) { /* rank 0's outputs opened, or every rank stops */
 		char why[2048];
 		snprintf(why, sizeof why, "%s", err);
 		if (iob_coord_agree(orc, why, NULL, NULL, err, sizeof err) != 0 && orc == 0) {
 			iob_outputs_close(run->out);
+			run_unmake_livecsv(run);
 			free(run);
 			iob_coord_finish();
 			*code = IOB_EXIT_USAGE;
@@ -158,6 +184,7 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 		}
 	}
 	if (orc != 0) {
+		run_unmake_livecsv(run);
 		free(run);
 		char *tail = held.reason[0] ? strrchr(err, ':') : NULL;
 		if (tail)
@@ -204,12 +231,17 @@ int iob_run_finish(struct iob_run *run, int status)
 	 * nothing to qualify */
 	iob_cli_end_run(run->out, run->usage ? NULL : &run->notes, status, sig != 0 || run->interrupted, error);
 	int crc = iob_outputs_close(run->out);
+	char lerr[4200];
+	int lrc = iob_livecsv_close(run->livecsv, lerr, sizeof lerr);
+	free(run->livecsv);
 	print_live_notes(run);
 	int code = run->usage && status != 0 ? IOB_EXIT_USAGE : iob_cli_exit_code(status, sig);
 	if (status != 0 || sig)
 		iob_cli_fail(code, "%s", error);
 	else if (crc < 0)
 		code = iob_cli_fail(IOB_EXIT_FAIL, "writing the results failed: %s", strerror(-crc));
+	else if (lrc < 0)
+		code = iob_cli_fail(IOB_EXIT_FAIL, "%s", lerr);
 	pins_free(run->pins);
 	free(run);
 	iob_coord_finish();
@@ -535,6 +567,7 @@ struct phase_run {
 static void on_block(void *arg, const struct iob_series *s)
 {
 	struct phase_run *pr = arg;
+	iob_progress_clear(); /* a block line never lands inside the progress line */
 	iob_blocks_stream(&pr->blocks, s, pr->run->quiet ? NULL : pr->run->out);
 }
 
@@ -553,6 +586,90 @@ static void read_plan(const struct iob_job *job, const struct job_files *jf, uin
 		.evicted = job->evict_before_read,
 		.clock = job->series ? job->series_clock : IOB_CLOCK_WALL,
 	};
+}
+
+/* What a phase will move in all, for the progress line's share done and
+ * ETA; 0 when it cannot be told (standard input, no end but a time limit). */
+static uint64_t expect_bytes(const struct iob_job *job, const struct iob_filelist *fl, uint64_t bs)
+{
+	uint64_t size = job->series ? 0 : job->size;
+	if (!size && (iob_is_stdin_path(fl->paths[0]) || iob_target_size(fl->paths[0], &size) != 0))
+		return 0;
+	if (job->access == IOB_ACCESS_RAND)
+		return job->ops ? job->ops * bs * job->threads : job->runtime_ns ? 0 : size / bs * bs * fl->n;
+	return size * fl->n * (job->loops ? job->loops : 1);
+}
+
+/* The phase's observer (progress.h): the progress line when wanted, the
+ * interval records when the job logs them.  Sets spec->live. */
+struct observed {
+	struct iob_live *live;
+	struct iob_intervals iv;
+	struct iob_observer *obs;
+	int logged;     /* interval records wanted */
+	int *csv_error; /* the live CSV's error slot */
+};
+
+static void observe_start(struct iob_run *run, const struct iob_job *job, const struct iob_filelist *fl,
+			  enum iob_phase phase, uint64_t bs, struct iob_phase_spec *spec, struct observed *ob)
+{
+	size_t n = job->threads > 1 ? job->threads : 1;
+	int line = iob_progress_wanted(iob_progress_mode);
+	memset(ob, 0, sizeof *ob);
+	ob->logged = job->log_interval_ns && !run->quiet;
+	if (!line && !ob->logged)
+		return;
+	if (!(ob->live = calloc(n, sizeof *ob->live)) || iob_intervals_init(&ob->iv, ob->live, n, ob->logged) != 0) {
+		iob_intervals_free(&ob->iv);
+		free(ob->live);
+		ob->live = NULL;
+		ob->logged = 0;
+		iob_run_note(run, "job %s, %s phase: out of memory for the progress line and the intervals", job->name,
+			     iob_phase_name(phase));
+		return;
+	}
+	ob->iv.csv = iob_livecsv_file(run->livecsv, job->livecsv, &ob->csv_error);
+	ob->iv.job = job->name;
+	ob->iv.phase = iob_phase_name(phase);
+	ob->iv.block_size = bs;
+	struct iob_observe_cfg oc = {
+		.tool = run->opts.tool,
+		.job = job->name,
+		.phase = iob_phase_name(phase),
+		.live = ob->live,
+		.nstreams = n,
+		.progress = line,
+		.expect_bytes = expect_bytes(job, fl, bs),
+		.runtime_ns = job->runtime_ns,
+		.ramp_ns = job->ramp_ns,
+		.interval_ns = ob->logged ? job->log_interval_ns : 0,
+		.iv = &ob->iv,
+	};
+	spec->live = ob->live;
+	ob->obs = iob_observer_start(&oc);
+}
+
+/* The phase is over: the observer stops, the last interval ends with the
+ * phase (so the intervals add up to it), and the interval records go out. */
+static void observe_finish(struct iob_run *run, struct observed *ob, const struct iob_phase_result *r)
+{
+	iob_observer_stop(ob->obs);
+	if (ob->logged) {
+		uint64_t end = r->end_ns > r->start_ns ? r->end_ns : iob_now_ns();
+		size_t before = ob->iv.n;
+		iob_intervals_take(&ob->iv, end > ob->iv.prev_end ? end : ob->iv.prev_end, 1);
+		const struct iob_interval *last = ob->iv.n > before ? &ob->iv.v[ob->iv.n - 1] : NULL;
+		if (last && before && !last->len_ns && !last->bytes && !last->ops)
+			ob->iv.n--; /* the observer's last look was the phase's end */
+		for (size_t i = 0; i < ob->iv.n; i++) {
+			iob_rec_interval(&run->rb, ob->iv.job, ob->iv.phase, ob->iv.block_size, &ob->iv.v[i]);
+			iob_run_record(run, &run->rb.rec);
+		}
+		if (ob->iv.csv_error && ob->csv_error && !*ob->csv_error)
+			*ob->csv_error = ob->iv.csv_error;
+	}
+	iob_intervals_free(&ob->iv);
+	free(ob->live);
 }
 
 /* The file a record names: the job's file (or tree directory). */
@@ -640,11 +757,13 @@ static void emit_stream(struct iob_run *run, const struct iob_job *job, const st
  * *r (its histograms borrowed from *agg). */
 static int run_streams(struct iob_run *run, const struct iob_job *job, struct job_files *jf,
 		       const struct iob_phase_spec *spec, struct iob_streams *st, struct iob_aggregate *agg,
-		       struct iob_phase_result *r)
+		       struct iob_phase_result *r, struct observed *ob)
 {
 	size_t n = job->threads, per = iob_job_stream_files(job);
 	size_t nfiles = per ? jf->fl.n / n : jf->fl.n;
 	int rc = iob_streams_run(spec, n, (const char *const *)jf->open, nfiles, per, run->live_stop, st);
+	iob_observer_stop(ob->obs); /* before the stream records: nothing prints inside the line */
+	ob->obs = NULL;
 	if (rc == 0) {
 		const struct iob_phase_result **v = calloc(n, sizeof *v);
 		for (size_t i = 0; v && i < n; i++)
@@ -839,17 +958,20 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	read_plan(job, jf, bs, &plan);
 	if (reads)
 		iob_caveat_measure_read(&plan, &facts);
+	struct observed ob;
+	observe_start(run, job, fl, phase, bs, &spec, &ob);
 	int rc;
 	stonewall(job, &spec);
 	if (iob_coord_active())
 		rank_phase_spec(job, &spec, &rs, streams);
 	if (streams) {
-		rc = run_streams(run, job, jf, &spec, &st, &agg, &r);
+		rc = run_streams(run, job, jf, &spec, &st, &agg, &r, &ob);
 	} else {
 		rc = iob_phase_run(&spec, &r);
 		unmask(r.error, sizeof r.error, jf);
 		unmask(r.bad_file, sizeof r.bad_file, jf);
 	}
+	observe_finish(run, &ob, &r);
 	if (rc >= 0 && !r.interrupted && iob_is_stdin_path(fl->paths[0]) && r.bytes == 0) {
 		iob_run_fail(run, 1, "standard input gave no data: there is nothing to read");
 		iob_phase_result_free(&r);

@@ -135,6 +135,7 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 		st->spec.ready_arg = st;
 		st->spec.first_done = &ps.first_done;
 		st->spec.stop = &ps.stop;
+		st->spec.live = base->live ? base->live + i : NULL; /* one per stream */
 		rc = iob_thread_start(&st->thread, stream_main, st);
 	}
 	if (rc != 0 && started) {

@@ -79,6 +79,14 @@ struct svg_series {
 	double cliff_offset, cliff_before, cliff_after, median;
 };
 
+/* The "interval" records of one phase (job, phase, block size): throughput
+ * and IOPS against the time since the phase began. */
+struct svg_ivs {
+	char *job, *phase;
+	double bs;
+	struct svg_pts bw, iops; /* time_s, bytes per second / operations per second */
+};
+
 struct svg_state {
 	struct iob_sink sink;
 	int begun, ended, drawn;
@@ -89,6 +97,8 @@ struct svg_state {
 	size_t nph, capph;
 	struct svg_series *se;
 	size_t nse, capse;
+	struct svg_ivs *iv;
+	size_t niv, capiv;
 	int oom;
 	struct textbuf out;
 };
@@ -239,6 +249,34 @@ static void svg_keep_phase(struct svg_state *st, const struct iob_record *rec)
 	}
 }
 
+static int svg_same(const char *a, const char *b);
+
+/* An interval record: a point of the current phase's lines, or the first
+ * of a new phase's (interval 0, or another job, phase or block size). */
+static void svg_keep_interval(struct svg_state *st, const struct iob_record *rec)
+{
+	double idx = 0, t, bw, iops, bs = 0;
+	const char *job = svg_str(rec, "job"), *phase = svg_str(rec, "phase");
+	if (!svg_num(rec, "time_s", &t) || !svg_num(rec, "bw_bytes_per_s", &bw) || !svg_num(rec, "ops_per_s", &iops))
+		return;
+	svg_num(rec, "interval", &idx);
+	svg_num(rec, "block_size_bytes", &bs);
+	struct svg_ivs *g = st->niv ? &st->iv[st->niv - 1] : NULL;
+	if (!g || idx == 0 || !svg_same(g->job, job) || !svg_same(g->phase, phase) || g->bs != bs) {
+		if (svg_grow((void **)&st->iv, &st->capiv, st->niv + 1, sizeof(*st->iv)) < 0) {
+			st->oom = 1;
+			return;
+		}
+		g = &st->iv[st->niv++];
+		memset(g, 0, sizeof(*g));
+		g->job = svg_strdup(st, job);
+		g->phase = svg_strdup(st, phase);
+		g->bs = bs;
+	}
+	svg_pts_add(st, &g->bw, t, bw);
+	svg_pts_add(st, &g->iops, t, iops);
+}
+
 static void svg_keep(struct svg_state *st, const struct iob_record *rec)
 {
 	const char *kind = rec->kind ? rec->kind : "";
@@ -265,6 +303,8 @@ static void svg_keep(struct svg_state *st, const struct iob_record *rec)
 		}
 	} else if (strcmp(kind, "phase") == 0) {
 		svg_keep_phase(st, rec);
+	} else if (strcmp(kind, "interval") == 0) {
+		svg_keep_interval(st, rec);
 	}
 }
 
@@ -841,10 +881,58 @@ static size_t svg_draw_latency(struct svg_state *st, struct textbuf *b, double y
 	return 1;
 }
 
+/* Intervals (log_interval): throughput and IOPS against time, a line per
+ * phase; two panels. */
+static size_t svg_draw_intervals(struct svg_state *st, struct textbuf *b, double y0)
+{
+	double thi = 0, bwhi = 0, iohi = 0;
+	for (size_t g = 0; g < st->niv; g++) {
+		const struct svg_ivs *v = &st->iv[g];
+		for (size_t i = 0; i < v->bw.n; i++) {
+			thi = v->bw.x[i] > thi ? v->bw.x[i] : thi;
+			bwhi = v->bw.y[i] > bwhi ? v->bw.y[i] : bwhi;
+			iohi = v->iops.y[i] > iohi ? v->iops.y[i] : iohi;
+		}
+	}
+	for (int panel = 0; panel < 2; panel++) {
+		double py = y0 + panel * SVG_PANEL_H;
+		struct svg_axis x = {.scale = SVG_LIN, .div = 1, .lab = "time since the phase began (s)"};
+		struct svg_axis y = {.scale = SVG_LIN, .div = MIB, .lab = "throughput (MiB/s)"};
+		double xstep = svg_lin_range(&x, 0, thi), ystep;
+		if (panel == 0) { /* round steps of MiB/s */
+			ystep = svg_lin_range(&y, 0, bwhi / MIB) * MIB;
+			y.lo *= MIB;
+			y.hi *= MIB;
+		} else {
+			y.div = 1;
+			y.lab = "IOPS (operations per second)";
+			ystep = svg_lin_range(&y, 0, iohi);
+		}
+		svg_frame(b, py, panel == 0 ? "Throughput per interval" : "IOPS per interval", &x, xstep, &y, ystep);
+		for (size_t g = 0; g < st->niv; g++) {
+			const struct svg_ivs *v = &st->iv[g];
+			const struct svg_pts *p = panel == 0 ? &v->bw : &v->iops;
+			const char *color = svg_colors[g % SVG_NCOLORS];
+			svg_polyline(b, &x, &y, p->x, p->y, p->n, color, panel == 0 ? "interval-bw" : "interval-iops");
+			svg_dots(b, &x, &y, p->x, p->y, p->n, color);
+			if (g < 16) {
+				char text[200], bs[48];
+				svg_fmt_size(bs, sizeof(bs), v->bs);
+				snprintf(text, sizeof(text), "%.24s %s %s", v->job ? v->job : "", v->phase ? v->phase : "",
+					 bs);
+				svg_legend(b, py, g, color, NULL, text);
+			} else if (g == 16) {
+				svg_legend(b, py, g, "#888", NULL, "(more, not named)");
+			}
+		}
+	}
+	return 2;
+}
+
 static int svg_render(struct svg_state *st, int status, int interrupted, const char *error)
 {
 	st->drawn = 1;
-	size_t panels = st->profile ? 2 : st->nse ? st->nse : 1;
+	size_t panels = st->profile ? 2 : st->nse ? st->nse : st->niv ? 3 : 1;
 	double h = SVG_TOP + (double)panels * SVG_PANEL_H + 10;
 	struct textbuf *b = &st->out, body = {0};
 	textbuf_clear(b);
@@ -853,6 +941,10 @@ static int svg_render(struct svg_state *st, int status, int interrupted, const c
 	else if (st->nse)
 		for (size_t i = 0; i < st->nse; i++)
 			svg_draw_series(st, &body, &st->se[i], SVG_TOP + (double)i * SVG_PANEL_H);
+	else if (st->niv) {
+		size_t above = svg_draw_intervals(st, &body, SVG_TOP);
+		svg_draw_latency(st, &body, SVG_TOP + (double)above * SVG_PANEL_H);
+	}
 	else
 		svg_draw_latency(st, &body, SVG_TOP);
 
@@ -987,6 +1079,15 @@ static int svg_close(void *state)
 	}
 	for (size_t i = 0; i < st->nse; i++)
 		svg_free_series(&st->se[i]);
+	for (size_t i = 0; i < st->niv; i++) {
+		free(st->iv[i].job);
+		free(st->iv[i].phase);
+		free(st->iv[i].bw.x);
+		free(st->iv[i].bw.y);
+		free(st->iv[i].iops.x);
+		free(st->iv[i].iops.y);
+	}
+	free(st->iv);
 	free(st->ph);
 	free(st->se);
 	free(st->tool);

@@ -358,6 +358,8 @@ static const char *every_key[][3] = {
     {"stonewall", "5s", "1m"},
     {"ramp_time", "500ms", "100us"},
     {"rwmix_read", "70", "0"},
+    {"log_interval", "250ms", "1h"},
+    {"livecsv", "/tmp/live a,b.csv", NULL},
 };
 
 static void test_every_key_round_trips(void **s)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bigread.h"
+#include "iobench/progress.h"
 #include "iobench/units.h"
 
 void bigread_usage(FILE *f)
@@ -37,6 +38,8 @@ void bigread_usage(FILE *f)
 		   "                       root needed), so the read comes from the device\n"
 		   "      --allow-devices  permit a block device as FILE (read only)\n"
 		   "      --backend-options TEXT  k=v,... handed to the backend\n"
+		   "      --progress=WHEN  a progress line on stderr: auto (when stderr is a terminal),\n"
+		   "                       always or never\n"
 		   "      --dump-profile   print the equivalent iobench profile and exit\n"
 		   "  -P, --plugin-dir D   search D for plugins first (repeatable)\n"
 		   "  -v, --verbose        more on stderr, including a rejected cliff candidate\n"
@@ -166,7 +169,7 @@ struct optdef {
 static const struct optdef optdefs[] = {
     {'b', "backend", 1}, {'o', "output", 1}, {'P', "plugin-dir", 1}, {'e', "evict", 0},
     {'v', "verbose", 0}, {'h', "help", 0},   {'V', "version", 0},    {0, "allow-devices", 0},
-    {1, "dump-profile", 0}, {2, "backend-options", 1},
+    {1, "dump-profile", 0}, {2, "backend-options", 1}, {3, "progress", 1},
 };
 
 static int apply_option(struct bigread_args *a, const struct optdef *o, const char *v, char *err,
@@ -204,6 +207,12 @@ static int apply_option(struct bigread_args *a, const struct optdef *o, const ch
 		return 0;
 	case 2:
 		a->backend_options = v;
+		return 0;
+	case 3:
+		if (iob_progress_parse(v, &iob_progress_mode) != 0) {
+			snprintf(err, errlen, "--progress '%s': give auto, always or never", IOB_Q(v));
+			return -EINVAL;
+		}
 		return 0;
 	default:
 		a->allow_devices = 1;

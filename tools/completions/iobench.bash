@@ -57,6 +57,9 @@ _iobench() {
 	case $prev in
 	-o | --output) _iobench_output_list iobench ""; return ;;
 	-d | --dir | -P | --plugin-dir) _iobench_dirs; return ;;
+	--progress) _iobench_words "auto always never"; return ;;
+	--livecsv) _iobench_files; return ;;
+	--log-interval) return ;;
 	esac
 	if [ -z "$cmd" ]; then
 		_iobench_words "run check plugins keys --help --version"
@@ -65,7 +68,8 @@ _iobench() {
 	case $cmd in
 	run | check)
 		if [[ $cur == -* ]]; then
-			[ "$cmd" = run ] && _iobench_words "--output --dir --plugin-dir --verbose" ||
+			[ "$cmd" = run ] && _iobench_words "--output --dir --plugin-dir --verbose --progress --log-interval
+--livecsv" ||
 				_iobench_words "--dir --plugin-dir --verbose"
 		else
 			local IFS=$'\n'
@@ -85,14 +89,15 @@ _iobench_iotest() {
 	--backend) _iobench_words "$(_iobench_names backend)"; return ;;
 	-i | --input | -o | --output) _iobench_files; return ;;
 	--plugin-dir) _iobench_dirs; return ;;
+	--progress) _iobench_words "auto always never"; return ;;
 	-s | --size-mb | -b | --block-size | -p | --pattern | -c | --comment | --seed | --snooze | --backend-options | \
 	--threads | --iodepth)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		_iobench_words "--all --allow-device --backend --backend-options --block-size --comment --curt
---drop-caches --dump-profile --format --help --input --iodepth --no-sync --output --pattern --plugin-dir --read
---seed --size-mb --snooze --sync --threads --truncate --verbose --verify --version --write"
+--drop-caches --dump-profile --format --help --input --iodepth --no-sync --output --pattern --plugin-dir --progress
+--read --seed --size-mb --snooze --sync --threads --truncate --verbose --verify --version --write"
 	else
 		_iobench_files
 	fi
@@ -104,10 +109,11 @@ _iobench_io_profile() {
 	-o | --output) _iobench_output_list io_profile "io_profile"; return ;;
 	--backend) _iobench_words "$(_iobench_names backend)"; return ;;
 	-d | --dir | --plugin-dir) _iobench_dirs; return ;;
+	--progress) _iobench_words "auto always never"; return ;;
 	-l | -m | -M | -n | --levels | --files | --seed | --warmup | --backend-options) return ;;
 	esac
 	_iobench_words "--backend --backend-options --dir --dump-profile --files --help --keep-open --levels
---output --plugin-dir --quiet --remove --seed --version --warmup -s -l -m -M -n -b -r -q -k -d -o -v -h"
+--output --plugin-dir --progress --quiet --remove --seed --version --warmup -s -l -m -M -n -b -r -q -k -d -o -v -h"
 }
 
 _iobench_bigread() {
@@ -117,11 +123,12 @@ _iobench_bigread() {
 	-b | --backend) _iobench_words "$(_iobench_names backend)"; return ;;
 	-P | --plugin-dir) _iobench_dirs; return ;;
 	--backend-options) return ;;
+	--progress) _iobench_words "auto always never"; return ;;
 	esac
 	case $cur in
 	-*)
 		_iobench_words "--allow-devices --backend --backend-options --dump-profile --evict --help --output
---plugin-dir --verbose --version"
+--plugin-dir --progress --verbose --version"
 		;;
 	in=*)
 		local IFS=$'\n' f

@@ -13,6 +13,7 @@
 #include "io_profile.h"
 #include "iobench/cli.h"
 #include "iobench/plugin.h"
+#include "iobench/progress.h"
 #include "iobench/runner.h"
 #include "iobench/units.h"
 #include "iobench/version.h"
@@ -27,6 +28,7 @@ enum {
 	OPT_DUMP,
 	OPT_PLUGIN_DIR,
 	OPT_BACKEND_OPTIONS,
+	OPT_PROGRESS,
 };
 
 void iop_usage(FILE *f)
@@ -67,6 +69,8 @@ void iop_usage(FILE *f)
 		"      --dump-profile  print the equivalent iobench profile and exit\n"
 		"      --plugin-dir DIR  search DIR for plugins first (repeatable)\n"
 		"      --backend-options TEXT  k=v,... handed to the backend\n"
+		"      --progress=WHEN  a progress line on stderr: auto (when stderr is a terminal),\n"
+		"                     always or never\n"
 		"  -v, --version  print the version and exit\n"
 		"  -h, --help     print this help and exit\n"
 		"\n"
@@ -154,6 +158,7 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 	    {"dir", required_argument, NULL, 'd'},
 	    {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
 	    {"backend-options", required_argument, NULL, OPT_BACKEND_OPTIONS},
+	    {"progress", required_argument, NULL, OPT_PROGRESS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"version", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -228,6 +233,10 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 			if (strlen(optarg) > IOP_MAX_BACKEND_OPTIONS)
 				rc = usage_error(err, errlen, "--backend-options is too long (%zu bytes, at most %d)",
 						 strlen(optarg), IOP_MAX_BACKEND_OPTIONS);
+			break;
+		case OPT_PROGRESS:
+			if (iob_progress_parse(optarg, &iob_progress_mode) != 0)
+				rc = usage_error(err, errlen, "--progress '%s': give auto, always or never", IOB_Q(optarg));
 			break;
 		case OPT_SEED:
 			rc = parse_count("--seed", optarg, &o->seed, err, errlen);

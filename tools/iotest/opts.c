@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "iobench/cli.h"
+#include "iobench/progress.h"
 #include "iobench/units.h"
 #include "iotest.h"
 
@@ -28,6 +29,7 @@ enum {
 	OPT_BACKEND_OPTIONS,
 	OPT_THREADS,
 	OPT_IODEPTH,
+	OPT_PROGRESS,
 };
 
 /* Letters of the legacy synopsis: H R T P: I: O: S: B: Z: have no documented
@@ -66,6 +68,7 @@ static const struct option long_opts[] = {
 	{"backend-options", required_argument, NULL, OPT_BACKEND_OPTIONS},
 	{"threads", required_argument, NULL, OPT_THREADS},
 	{"iodepth", required_argument, NULL, OPT_IODEPTH},
+	{"progress", required_argument, NULL, OPT_PROGRESS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -116,6 +119,8 @@ void iotest_usage(FILE *f)
 		"                       each pass line gives their total and aggregate rate\n"
 		"  --iodepth N          I/Os in flight per stream (1 to 65536); above 1 needs a\n"
 		"                       backend that queues (--backend io_uring)\n"
+		"  --progress=WHEN      a progress line on stderr while a pass runs: auto (when stderr\n"
+		"                       is a terminal), always or never\n"
 		"\n"
 		"Exit status: 0 ok, 1 I/O failure, 2 bad input, 3 verify mismatch, 128+N stopped by signal N.\n"
 		"See iotest(1).\n",
@@ -410,6 +415,10 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 		return parse_count("--threads", arg, IOB_THREADS_MAX, &o->threads, err, errlen);
 	case OPT_IODEPTH:
 		return parse_count("--iodepth", arg, IOB_IODEPTH_MAX, &o->iodepth, err, errlen);
+	case OPT_PROGRESS:
+		if (iob_progress_parse(arg, &iob_progress_mode) != 0)
+			return iotest_fail(err, errlen, "--progress '%s': give auto, always or never", IOB_Q(arg));
+		return 0;
 	}
 	return iotest_fail(err, errlen, "internal error: option not handled");
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "iobench/hist.h"
+#include "iobench/live.h"
 #include "iobench/loader.h"
 #include "iobench/os.h"
 #include "iobench/pattern.h"
@@ -81,6 +82,10 @@ struct iob_phase_spec {
 	 * stream notes what it had done when it first sees it set (looked at
 	 * with the clock, at most 64 I/Os apart).  May be NULL. */
 	volatile int *first_done;
+	/* The run's observer (progress line, interval records) reads this
+	 * stream's counters here; written at the looks at the clock and at the
+	 * phase's end only (live.h).  May be NULL: nothing published. */
+	struct iob_live *live;
 };
 
 /* Positive status: the data read back did not match the pattern. */

@@ -70,6 +70,9 @@ struct iob_job {
 	uint64_t stonewall_ns;        /* 0, or every rank stops each phase this long after the common start */
 	uint64_t ramp_ns;             /* I/O before the measured window, not counted */
 	uint32_t rwmix_read;          /* phase mixed: % reads (default 50) */
+	/* time series (docs/profiles.md, "Time series") */
+	uint64_t log_interval_ns;     /* 0, or an "interval" record this often */
+	char livecsv[IOB_PATH_MAX];   /* "", or a CSV of the intervals written as they come */
 };
 
 /* Defaults shared by profiles and tools (docs/profiles.md). */

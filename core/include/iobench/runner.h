@@ -73,6 +73,7 @@ struct iob_run_opts {
 };
 
 struct iob_pins;
+struct iob_livecsv;
 
 struct iob_run {
 	const struct iob_registry *reg;
@@ -103,6 +104,8 @@ struct iob_run {
 	 * takes the same path through the suite */
 	volatile sig_atomic_t *live_stop;
 	volatile sig_atomic_t agreed_stop;
+	/* the jobs' live CSV files (intervals.h), open for the whole run */
+	struct iob_livecsv *livecsv;
 };
 
 /* Check the whole suite (iob_run_check: nothing is created before), then
