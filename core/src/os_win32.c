@@ -634,9 +634,22 @@ long iob_getline(char **line, size_t *cap, FILE *f)
 	return n == 0 ? -1 : (long)n;
 }
 
+#ifndef ENABLE_VIRTUAL_TERMINAL_PROCESSING
+#define ENABLE_VIRTUAL_TERMINAL_PROCESSING 0x0004
+#endif
+
+/* A console also gets virtual-terminal processing turned on (Windows 10 and
+ * later), so the progress line's "\r" and erase-to-end work there. */
 int iob_is_terminal(FILE *f)
 {
-	return _isatty(_fileno(f)) != 0;
+	int fd = _fileno(f);
+	if (!_isatty(fd))
+		return 0;
+	HANDLE h = (HANDLE)_get_osfhandle(fd);
+	DWORD mode;
+	if (h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode) && !(mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING))
+		SetConsoleMode(h, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING);
+	return 1;
 }
 
 int iob_write_all(int fd, const void *data, size_t len)
