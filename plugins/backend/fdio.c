@@ -38,13 +38,14 @@ int fdio_oflags(uint32_t flags, int *oflags)
 	return 0;
 }
 
-int64_t fdio_pread_full(int fd, void *buf, size_t len, uint64_t off, size_t partial_mask)
+int64_t fdio_pread_more(int fd, void *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first)
 {
 	size_t done = 0;
 	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
 		return -EINVAL;
 	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+		ssize_t n = first != FDIO_NOT_YET ? (ssize_t)first : pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+		first = FDIO_NOT_YET;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -56,13 +57,15 @@ int64_t fdio_pread_full(int fd, void *buf, size_t len, uint64_t off, size_t part
 	return (int64_t)done;
 }
 
-int64_t fdio_pwrite_full(int fd, const void *buf, size_t len, uint64_t off, size_t partial_mask)
+int64_t fdio_pwrite_more(int fd, const void *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first)
 {
 	size_t done = 0;
 	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
 		return -EINVAL;
 	while (done < len) {
-		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
+		ssize_t n = first != FDIO_NOT_YET ? (ssize_t)first
+						 : pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
+		first = FDIO_NOT_YET;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

@@ -6,8 +6,10 @@
 #ifndef IOB_BACKEND_FDIO_H
 #define IOB_BACKEND_FDIO_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include "iobench/plugin.h"
 
@@ -17,11 +19,36 @@
 int fdio_oflags(uint32_t flags, int *oflags);
 /* pread until len bytes or end of file, retrying EINTR.  A transfer whose
  * size has bits in partial_mask (a partial block under O_DIRECT) also ends
- * the read; pass 0 for none. */
-int64_t fdio_pread_full(int fd, void *buf, size_t len, uint64_t off, size_t partial_mask);
+ * the read; pass 0 for none.  Inline: a whole transfer at the first call (the
+ * common case) is one pread and a compare; anything else goes on in
+ * fdio_pread_more with what that first call returned, so the calls made are
+ * the same as the loop's. */
+#define FDIO_NOT_YET INT64_MIN /* fdio_*_more: no call made yet */
+int64_t fdio_pread_more(int fd, void *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first);
+static inline int64_t fdio_pread_full(int fd, void *buf, size_t len, uint64_t off, size_t partial_mask)
+{
+	if (__builtin_expect(len - 1 < (size_t)INT64_MAX - off && off <= (uint64_t)INT64_MAX, 1)) {
+		ssize_t n = pread(fd, buf, len, (off_t)off);
+		if (__builtin_expect(n == (ssize_t)len, 1))
+			return n;
+		return fdio_pread_more(fd, buf, len, off, partial_mask, n); /* errno is still pread's */
+	}
+	return fdio_pread_more(fd, buf, len, off, partial_mask, FDIO_NOT_YET); /* len 0, or out of range */
+}
 /* pwrite until len bytes, retrying EINTR; after partial progress an error or
- * a zero-byte write returns the short count (the error repeats next call). */
-int64_t fdio_pwrite_full(int fd, const void *buf, size_t len, uint64_t off, size_t partial_mask);
+ * a zero-byte write returns the short count (the error repeats next call).
+ * Inline for the first call, as fdio_pread_full. */
+int64_t fdio_pwrite_more(int fd, const void *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first);
+static inline int64_t fdio_pwrite_full(int fd, const void *buf, size_t len, uint64_t off, size_t partial_mask)
+{
+	if (__builtin_expect(len - 1 < (size_t)INT64_MAX - off && off <= (uint64_t)INT64_MAX, 1)) {
+		ssize_t n = pwrite(fd, buf, len, (off_t)off);
+		if (__builtin_expect(n == (ssize_t)len, 1))
+			return n;
+		return fdio_pwrite_more(fd, buf, len, off, partial_mask, n);
+	}
+	return fdio_pwrite_more(fd, buf, len, off, partial_mask, FDIO_NOT_YET);
+}
 int fdio_sync(int fd);
 int fdio_truncate(int fd, uint64_t size);
 /* Size of a regular file or block device; 0 for anything else, with
