@@ -293,43 +293,45 @@ __attribute__((noinline)) static void lat_event(struct lat_sampler *s, uint64_t 
 	s->event = i + LAT_BATCH;
 }
 
-/* A random permutation of [0, n) that needs no memory: a four-round Feistel
- * network over the smallest even number of bits covering n, walked until it
- * lands inside [0, n) (a bijection of the larger domain, restricted by cycle
- * walking, is a bijection of [0, n)).  The domain is under 4n, so a draw
- * takes under four walks on average.  Random writes use it so that a pass
- * touches every block exactly once and leaves no hole. */
+/* A random permutation of [0, n) that needs no memory: a keyed bijection of
+ * the smallest power-of-two domain covering n, walked until it lands inside
+ * [0, n) (a bijection of the larger domain, restricted by cycle walking, is
+ * a bijection of [0, n)).  The domain is under 2n, so a draw takes under two
+ * walks on average, and none extra when n is a power of two.  Each step of
+ * the bijection is one of a b-bit word: adding a key, multiplying by an odd
+ * key (both invertible mod 2^b), and x ^= x >> s (invertible for s >= 1);
+ * two rounds of multiply and shift mix the high bits into the low ones and
+ * back, as a hash finaliser does, for about a dozen instructions a draw.
+ * Random I/O uses it (random_map) so that a pass touches every block exactly
+ * once: writes leave no hole, reads read each block once per pass. */
 struct perm {
 	uint64_t n, mask;
-	unsigned half;
-	uint64_t key[4];
+	unsigned shift;
+	uint64_t add, mul1, mul2;
 };
 
 static void perm_init(struct perm *p, uint64_t n, uint64_t seed)
 {
-	unsigned bits = 2;
+	unsigned bits = 1;
 	while (bits < 64 && ((uint64_t)1 << bits) < n)
 		bits++;
-	bits += bits & 1u;
 	p->n = n;
-	p->half = bits / 2;
-	p->mask = p->half >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << p->half) - 1;
-	for (int i = 0; i < 4; i++)
-		p->key[i] = rng_next(&seed);
+	p->mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+	p->shift = bits / 2 + 1 < bits ? bits / 2 + 1 : 1;
+	p->add = rng_next(&seed);
+	p->mul1 = rng_next(&seed) | 1u;
+	p->mul2 = rng_next(&seed) | 1u;
 }
 
 static inline uint64_t perm_at(const struct perm *p, uint64_t x)
 {
+	const uint64_t mask = p->mask;
+	const unsigned sh = p->shift;
 	do {
-		uint64_t l = x >> p->half, r = x & p->mask;
-		for (int i = 0; i < 4; i++) {
-			uint64_t f = (r ^ p->key[i]) * 0x9e3779b97f4a7c15ull;
-			f ^= f >> 29;
-			uint64_t t = l ^ (f & p->mask);
-			l = r;
-			r = t;
-		}
-		x = (l << p->half) | r;
+		x = ((x + p->add) * p->mul1) & mask;
+		x ^= x >> sh;
+		x = (x * p->mul2) & mask;
+		x ^= x >> sh;
 	} while (x >= p->n);
 	return x;
 }
