@@ -91,6 +91,9 @@ IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_hos
 struct mmap_guard {
 	struct mmap_file *cur;
 	volatile sig_atomic_t faults;
+	int writing;	/* the copy in progress: what mmap_copy_faulted needs */
+	uint64_t off;
+	size_t n;
 };
 
 #if defined(__GNUC__)
@@ -192,13 +195,17 @@ static int mmap_fault_error(const struct mmap_file *f, int writing, uint64_t off
  * handler replaced (every page of the range), then say what the fault
  * means.  Should the kernel refuse even that, the handle gives up its
  * mapping (reads see an empty file, writes fail) rather than serve zeros. */
-__attribute__((noinline, cold)) static int mmap_copy_faulted(struct mmap_file *f, int writing, uint64_t off,
-							      size_t n)
+__attribute__((noinline, cold)) static int mmap_copy_faulted(void)
 {
+	struct mmap_file *f = mmap_guard.cur;
+	const int writing = mmap_guard.writing;
+	const uint64_t off = mmap_guard.off;
+	const size_t n = mmap_guard.n;
 	uint64_t lo = off & ~(f->page - 1), hi = off + n < f->map_len ? off + n : f->map_len;
 	int prot = PROT_READ | (f->writable ? PROT_WRITE : 0);
 
 	mmap_guard.faults = 0;
+	mmap_guard.cur = NULL;
 	if (hi > lo && mmap(f->map + lo, (size_t)(hi - lo), prot, MAP_SHARED | MAP_FIXED, f->fd, (off_t)lo) ==
 			       MAP_FAILED) {
 		mmap_host->log(IOB_LOG_ERROR, MMAP_NAME, "%s: cannot map the file back after a fault: %s; "
@@ -214,19 +221,23 @@ __attribute__((noinline, cold)) static int mmap_copy_faulted(struct mmap_file *f
 
 /* memcpy between the mapping (at off) and a caller buffer, under the guard.
  * Returns n or the error of a fault.  The signal fences keep the compiler
- * from moving the guard's stores across the copy. */
+ * from moving the guard's stores across the copy.  What the slow path needs
+ * goes in the guard rather than in registers saved across the memcpy. */
 static inline int64_t mmap_copy(struct mmap_file *f, void *dst, const void *src, size_t n, int writing, uint64_t off)
 {
 	struct mmap_guard *g = &mmap_guard;
 
+	g->writing = writing;
+	g->off = off;
+	g->n = n;
 	__atomic_store_n(&g->cur, f, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	memcpy(dst, src, n);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&g->cur, NULL, __ATOMIC_RELAXED);
 	if (__builtin_expect(g->faults != 0, 0))
-		return mmap_copy_faulted(f, writing, off, n);
-	return (int64_t)n;
+		return mmap_copy_faulted();
+	__atomic_store_n(&g->cur, NULL, __ATOMIC_RELAXED);
+	return (int64_t)g->n;
 }
 
 /* ------------------------------------------------------------------------ */
