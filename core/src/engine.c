@@ -139,6 +139,7 @@ struct lat_sampler {
 	uint64_t next_in;     /* loop index of the next I/O in the sample (k > 1); LAT_NONE: to be drawn */
 	uint64_t run_start;   /* k > 1: where the run of k I/Os that holds the next sample starts */
 	unsigned rec_level;   /* k > 1: the level of the next sample, drawn with it */
+	uint64_t lbits;	      /* k = 1: random bits for the levels, under a sentinel 1 bit */
 	uint64_t rng;
 	int batch;       /* batch of the check in progress, -1 when none */
 	uint64_t batch_t0, batch_ticks[LAT_CHECK_BATCHES];
@@ -217,16 +218,44 @@ static void lat_draw_next(struct lat_sampler *s)
 	s->rec_level = level < LAT_LEVELS - 1 ? level : LAT_LEVELS - 1;
 }
 
+/* k = 1: a level for every I/O, geometric (the number of 0 bits before a 1
+ * in a stream of random bits), taken from lbits: the bits left of a random
+ * word under a sentinel 1 bit above them.  When only the sentinel is left,
+ * the zeros it closed count and a new word goes on. */
+__attribute__((noinline)) static unsigned lat_level_refill(struct lat_sampler *s)
+{
+	unsigned zeros = 0;
+	for (;;) {
+		uint64_t b = s->lbits;
+		if (b & (b - 1)) { /* a real 1 below the sentinel */
+			unsigned j = (unsigned)__builtin_ctzll(b);
+			s->lbits = b >> j >> 1;
+			zeros += j;
+			break;
+		}
+		zeros += b ? (unsigned)__builtin_ctzll(b) : 0;
+		s->lbits = (rng_next(&s->rng) >> 1) | (1ull << 63);
+		if (zeros >= LAT_LEVELS)
+			break;
+	}
+	return zeros < LAT_LEVELS - 1 ? zeros : LAT_LEVELS - 1;
+}
+
+static inline unsigned lat_level_now(struct lat_sampler *s)
+{
+	uint64_t b = s->lbits;
+	if (__builtin_expect(!(b & (b - 1)), 0))
+		return lat_level_refill(s);
+	unsigned j = (unsigned)__builtin_ctzll(b);
+	s->lbits = b >> j >> 1;
+	return j < LAT_LEVELS - 1 ? j : LAT_LEVELS - 1;
+}
+
 /* Record the I/O just done, one at a time, at its level: m plus a
  * geometric draw, made with the sample (k > 1) or now (k = 1, every I/O). */
 static inline void lat_record(struct lat_sampler *s, uint64_t ticks)
 {
-	unsigned level = s->rec_level;
-	if (s->m == 0) {
-		level = (unsigned)__builtin_ctzll(rng_next(&s->rng) | (1ull << 63));
-		level = level < LAT_LEVELS - 1 ? level : LAT_LEVELS - 1;
-	}
-	iob_hist_record(s->lv[level], ticks);
+	iob_hist_record(s->lv[s->m ? s->rec_level : lat_level_now(s)], ticks);
 }
 
 /* The loops that mix directions or keep several I/Os in flight (records
