@@ -127,18 +127,22 @@ static inline int stopped(const volatile sig_atomic_t *stop)
 /* What the loops do with the I/O they are about to issue (lat.mode, set by
  * lat_event, which the loops call through phase_event when nio reaches
  * lat.event): not timed, timed only (a check's batch that times every I/O),
- * or timed and recorded (in the sample). */
+ * or timed and recorded (in the sample).  A loop that takes a LAT_REC puts
+ * lat.base back (lat_take; the one-at-a-time random loop after its record),
+ * so the I/O after a sample needs no event. */
 enum { LAT_OFF = 0, LAT_TIME = 1, LAT_REC = 2 };
 
 struct lat_sampler {
 	uint64_t event;  /* loop index of the next I/O whose mode changes, or of a check's next step */
 	unsigned mode;   /* LAT_* for the I/O at the current loop index */
+	unsigned base;   /* LAT_* for the I/Os that are not the sampled one */
 	unsigned m;      /* k = 2^m */
 	int all, none;   /* in a check's batch: time every I/O, or none */
 	uint64_t check_event; /* loop index of the next batch boundary or check */
 	uint64_t next_in;     /* loop index of the next I/O in the sample (k > 1); LAT_NONE: to be drawn */
 	uint64_t run_start;   /* k > 1: where the run of k I/Os that holds the next sample starts */
 	unsigned rec_level;   /* k > 1: the level of the next sample, drawn with it */
+	unsigned cur_level;   /* k > 1: the level of the sample the loop is doing */
 	uint64_t lbits;	      /* k = 1: random bits for the levels, under a sentinel 1 bit */
 	uint64_t rng;
 	int batch;       /* batch of the check in progress, -1 when none */
@@ -158,7 +162,7 @@ static int lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist *
 	s->batch = -1;
 	s->depth = 1;
 	s->event = s->check_event = adaptive ? 0 : UINT64_MAX;
-	s->mode = LAT_REC; /* k = 1 until a check says otherwise */
+	s->mode = s->base = LAT_REC; /* k = 1 until a check says otherwise */
 	s->next_in = LAT_NONE;
 	s->overhead = timing_floor_ticks;
 	s->lv[LAT_LEVELS - 1] = h;
@@ -255,7 +259,7 @@ static inline unsigned lat_level_now(struct lat_sampler *s)
  * geometric draw, made with the sample (k > 1) or now (k = 1, every I/O). */
 static inline void lat_record(struct lat_sampler *s, uint64_t ticks)
 {
-	iob_hist_record(s->lv[s->m ? s->rec_level : lat_level_now(s)], ticks);
+	iob_hist_record(s->lv[s->m ? s->cur_level : lat_level_now(s)], ticks);
 }
 
 /* The loops that mix directions or keep several I/Os in flight (records
@@ -344,28 +348,41 @@ __attribute__((noinline)) static void lat_check(struct lat_sampler *s, uint64_t 
 /* The loops reached lat.event at loop index i: take a check's next step if
  * it is due, then set the mode of I/O i and the index where it next
  * changes.  At k = 1 every I/O is in the sample (none in a check's untimed
- * batch), with no event until the next check.  At k > 1 the next sampled
- * I/O is drawn (lat_draw_next); it is recorded, the I/Os before it are not timed
- * (or timed only, in a batch that times every I/O), and the I/O after it
- * comes back here. */
+ * batch), with no event until the next check.  At k > 1 the I/Os in the
+ * sample are drawn ahead (lat_draw_next): reaching one, the loop gets
+ * LAT_REC for it, the next one is drawn, and the loop puts the base mode
+ * back itself after it (not timed, or timed only in a batch that times
+ * every I/O). */
 static inline void lat_event(struct lat_sampler *s, uint64_t i)
 {
 	if (i == s->check_event)
 		lat_check(s, i);
 	if (s->m == 0) {
-		s->mode = s->none ? LAT_OFF : LAT_REC;
+		s->mode = s->base = s->none ? LAT_OFF : LAT_REC;
 		s->event = s->check_event;
 		return;
 	}
-	if (s->next_in == LAT_NONE || s->next_in < i)
-		lat_draw_next(s); /* the run after the last sample's starts at i or later */
+	s->mode = s->base = s->all ? LAT_TIME : LAT_OFF;
+	if (s->next_in == LAT_NONE || s->next_in < i) { /* k changed: from the run starting at i */
+		if (s->run_start < i)
+			s->run_start = i;
+		lat_draw_next(s);
+	}
 	if (s->next_in == i) {
 		s->mode = LAT_REC;
-		s->event = i + 1; /* at most check_event, which is past i */
-	} else {
-		s->mode = s->all ? LAT_TIME : LAT_OFF;
-		s->event = s->next_in < s->check_event ? s->next_in : s->check_event;
+		s->cur_level = s->rec_level;
+		lat_draw_next(s); /* in the run after this one: past i */
 	}
+	s->event = s->next_in < s->check_event ? s->next_in : s->check_event;
+}
+
+/* The mode of the I/O a loop is about to issue; a sample's LAT_REC is used
+ * once. */
+static inline unsigned lat_take(struct lat_sampler *s)
+{
+	unsigned mode = s->mode;
+	s->mode = s->base;
+	return mode;
 }
 
 /* A random permutation of [0, n) that needs no memory: a keyed bijection of
@@ -971,7 +988,8 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			if (series && sclock != IOB_CLOCK_WALL)
 				c0 = iob_clock_ns(sclock);
 			ph->nio++;
-			const int in = lat->mode == LAT_REC, timed = lat->mode != LAT_OFF;
+			const unsigned mode = lat_take(lat);
+			const int in = mode == LAT_REC, timed = mode != LAT_OFF;
 			uint64_t t0 = series ? iob_now_ns() : timed ? iob_ticks() : 0, t1 = 0;
 			if (write)
 				n = ops->write_at(hd, ph->buf, len, off);
@@ -1145,8 +1163,10 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 		}
 		if (mode != LAT_OFF) {
 			uint64_t t1 = iob_ticks();
-			if (mode == LAT_REC)
+			if (mode == LAT_REC) {
 				lat_record(lat, t1 - t0);
+				lat->mode = lat->base; /* lat_take's, here where it costs only a sample */
+			}
 		}
 		if (__builtin_expect(n == (int64_t)bs && !verify, 1)) { /* after_io's common case */
 			r->bytes += bs;
@@ -1386,7 +1406,8 @@ static int run_mixed(struct phase *ph)
 		const int w = mix_write(ph);
 		if (w && ph->fill_each)
 			iob_pattern_fill(&s->pattern, ph->buf, len, off);
-		const int in = lat->mode == LAT_REC, timed = lat->mode != LAT_OFF;
+		const unsigned mode = lat_take(lat);
+		const int in = mode == LAT_REC, timed = mode != LAT_OFF;
 		uint64_t t0 = timed ? iob_ticks() : 0;
 		int64_t n = w ? ops->write_at(ph->handles[fi], ph->buf, len, off)
 			      : ops->read_at(ph->handles[fi], ph->rbuf, len, off);
@@ -1448,8 +1469,9 @@ static void queue_fill(struct phase *ph, int *mode)
 		rq->off = off;
 		rq->len = len;
 		rq->done = 0;
-		rq->in = lat->mode == LAT_REC;
-		rq->timed = lat->mode != LAT_OFF;
+		const unsigned lm = lat_take(lat);
+		rq->in = lm == LAT_REC;
+		rq->timed = lm != LAT_OFF;
 		rq->stamped = 0;
 		rq->io.buf = rq->buf;
 		rq->io.len = len;
