@@ -1173,7 +1173,7 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 			r->ops++;
 			continue;
 		}
-		if (n == -EINTR && *stop) {
+		if (n == -EINTR && __atomic_load_n(stop, __ATOMIC_RELAXED)) {
 			r->interrupted = 1;
 			return 0;
 		}
