@@ -30,7 +30,8 @@ int fdio_oflags(uint32_t flags, int *oflags);
  * it): libc's wrapper and the registers a call through it makes the caller
  * save cost more user-space instructions than the rest of a cached 4 KiB
  * read's path.  Sanitizer builds keep libc's, whose interceptors check the
- * buffer.  Returns the bytes moved or -errno (errno is not set). */
+ * buffer, and so does a build with -DIOB_NO_RAW_SYSCALL.  Returns the bytes
+ * moved or -errno (errno is not set). */
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) &&         \
 	!defined(__SANITIZE_THREAD__) && !defined(IOB_NO_RAW_SYSCALL)
 #include <sys/syscall.h>
