@@ -12,10 +12,12 @@
  * reading the clock around an I/O costs more than the reads themselves when
  * the I/O is a copy from memory (the clock read waits for the copy, and the
  * next copy can no longer overlap it), so the engine measures what timing
- * costs in the phase itself.  Each I/O is in the sample independently with
- * probability 1/k, k a power of two; k starts at 1 and only grows, when a
- * check finds that timing k I/Os in k would cost more than 2% of their own
- * time.  Every sample carries a random level (level >= j with probability
+ * costs in the phase itself.  Each I/O is in the sample with probability
+ * 1/k, k a power of two: one I/O at a uniform random position in each run
+ * of k; k starts at 1 and only grows, when a check finds that timing k I/Os
+ * in k would cost more than 2% of their own time.  Only the sampled I/O and
+ * the one after it reach the sampler (lat.event); the loops pay a compare
+ * for the others.  Every sample carries a random level (level >= j with probability
  * 2^-j), kept in one histogram per level; raising k to 2^j drops the levels
  * below j, so the samples taken before are thinned to the new rate and the
  * final sample is uniform over the whole phase.
@@ -77,6 +79,7 @@ static uint64_t rng_next(uint64_t *s)
 #define LAT_LEVELS 9u       /* k up to 2^(LAT_LEVELS - 1) = 256 */
 #define LAT_MAX_SHARE 0.02  /* timing may cost at most this share of the I/O's time */
 #define LAT_SLOW_NS 20000.0 /* an I/O this slow is timed every time (see lat_event) */
+#define LAT_NONE UINT64_MAX /* lat.next_in: no sample drawn yet */
 
 /* What timing costs when nothing is timed but the clock: two tick reads and
  * a histogram record, in ticks; measured once per process. */
@@ -121,12 +124,26 @@ static inline int stopped(const volatile sig_atomic_t *stop)
 	return stop && __atomic_load_n(stop, __ATOMIC_RELAXED);
 }
 
+/* What the loops do with the I/O they are about to issue (lat.mode, set by
+ * lat_event, which the loops call through phase_event when nio reaches
+ * lat.event): not timed, timed only (a check's batch that times every I/O),
+ * or timed and recorded (in the sample).  A loop that takes a LAT_REC puts
+ * lat.base back (lat_take; the one-at-a-time random loop after its record),
+ * so the I/O after a sample needs no event. */
+enum { LAT_OFF = 0, LAT_TIME = 1, LAT_REC = 2 };
+
 struct lat_sampler {
-	uint64_t event;  /* loop index of the next batch boundary or check */
+	uint64_t event;  /* loop index of the next I/O whose mode changes, or of a check's next step */
+	unsigned mode;   /* LAT_* for the I/O at the current loop index */
+	unsigned base;   /* LAT_* for the I/Os that are not the sampled one */
 	unsigned m;      /* k = 2^m */
 	int all, none;   /* in a check's batch: time every I/O, or none */
-	uint64_t bits;   /* random bits for the draws */
-	unsigned left;   /* how many of them are unused */
+	uint64_t check_event; /* loop index of the next batch boundary or check */
+	uint64_t next_in;     /* loop index of the next I/O in the sample (k > 1); LAT_NONE: to be drawn */
+	uint64_t run_start;   /* k > 1: where the run of k I/Os that holds the next sample starts */
+	unsigned rec_level;   /* k > 1: the level of the next sample, drawn with it */
+	unsigned cur_level;   /* k > 1: the level of the sample the loop is doing */
+	uint64_t lbits;	      /* k = 1: random bits for the levels, under a sentinel 1 bit */
 	uint64_t rng;
 	int batch;       /* batch of the check in progress, -1 when none */
 	uint64_t batch_t0, batch_ticks[LAT_CHECK_BATCHES];
@@ -144,7 +161,9 @@ static int lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist *
 	s->rng = seed ^ 0x2545f4914f6cdd1dull;
 	s->batch = -1;
 	s->depth = 1;
-	s->event = adaptive ? 0 : UINT64_MAX;
+	s->event = s->check_event = adaptive ? 0 : UINT64_MAX;
+	s->mode = s->base = LAT_REC; /* k = 1 until a check says otherwise */
+	s->next_in = LAT_NONE;
 	s->overhead = timing_floor_ticks;
 	s->lv[LAT_LEVELS - 1] = h;
 	s->lvw[LAT_LEVELS - 1] = hw;
@@ -190,30 +209,62 @@ static void lat_finish(struct lat_sampler *s, struct iob_phase_result *r)
 	r->lat_timing_ns = s->overhead / ticks_per_ns;
 }
 
-/* Is this I/O in the sample?  Probability 2^-m. */
-static inline int lat_draw(struct lat_sampler *s)
+/* k > 1: the next I/O in the sample, one at a uniform position in each run
+ * of k I/Os (so each I/O is in it with probability 1/k, and a phase of n
+ * I/Os has n/k samples, give or take one), and its level, from other bits
+ * of the same random word. */
+static void lat_draw_next(struct lat_sampler *s)
 {
-	if (s->m == 0)
-		return 1;
-	if (s->left < s->m) {
-		s->bits = rng_next(&s->rng);
-		s->left = 64;
-	}
-	int in = (s->bits & ((1ull << s->m) - 1)) == 0;
-	s->bits >>= s->m;
-	s->left -= s->m;
-	return in;
+	uint64_t r = rng_next(&s->rng), k = (uint64_t)1 << s->m;
+	unsigned level = s->m + (unsigned)__builtin_ctzll((r >> 16) | (1ull << 47));
+	s->next_in = s->run_start + (r & (k - 1));
+	s->run_start += k;
+	s->rec_level = level < LAT_LEVELS - 1 ? level : LAT_LEVELS - 1;
 }
 
-/* Record a sampled I/O at its level: m plus a geometric draw. */
+/* k = 1: a level for every I/O, geometric (the number of 0 bits before a 1
+ * in a stream of random bits), taken from lbits: the bits left of a random
+ * word under a sentinel 1 bit above them.  When only the sentinel is left,
+ * the zeros it closed count and a new word goes on. */
+__attribute__((noinline)) static unsigned lat_level_refill(struct lat_sampler *s)
+{
+	unsigned zeros = 0;
+	for (;;) {
+		uint64_t b = s->lbits;
+		if (b & (b - 1)) { /* a real 1 below the sentinel */
+			unsigned j = (unsigned)__builtin_ctzll(b);
+			s->lbits = b >> j >> 1;
+			zeros += j;
+			break;
+		}
+		zeros += b ? (unsigned)__builtin_ctzll(b) : 0;
+		s->lbits = (rng_next(&s->rng) >> 1) | (1ull << 63);
+		if (zeros >= LAT_LEVELS)
+			break;
+	}
+	return zeros < LAT_LEVELS - 1 ? zeros : LAT_LEVELS - 1;
+}
+
+static inline unsigned lat_level_now(struct lat_sampler *s)
+{
+	uint64_t b = s->lbits;
+	if (__builtin_expect(!(b & (b - 1)), 0))
+		return lat_level_refill(s);
+	unsigned j = (unsigned)__builtin_ctzll(b);
+	s->lbits = b >> j >> 1;
+	return j < LAT_LEVELS - 1 ? j : LAT_LEVELS - 1;
+}
+
+/* Record the I/O just done, one at a time, at its level: m plus a
+ * geometric draw, made with the sample (k > 1) or now (k = 1, every I/O). */
 static inline void lat_record(struct lat_sampler *s, uint64_t ticks)
 {
-	unsigned level = s->m + (unsigned)__builtin_ctzll(rng_next(&s->rng) | (1ull << 63));
-	iob_hist_record(s->lv[level < LAT_LEVELS - 1 ? level : LAT_LEVELS - 1], ticks);
+	iob_hist_record(s->lv[s->m ? s->cur_level : lat_level_now(s)], ticks);
 }
 
-/* The same for the loops that mix directions: writes of a mixed phase go to
- * the write histograms. */
+/* The loops that mix directions or keep several I/Os in flight (records
+ * come in completion order, not one after its draw): a level drawn at the
+ * record; writes of a mixed phase go to the write histograms. */
 static inline void lat_record_dir(struct lat_sampler *s, uint64_t ticks, int write)
 {
 	struct iob_hist **lv = write && s->lvw[LAT_LEVELS - 1] ? s->lvw : s->lv;
@@ -237,7 +288,7 @@ static inline void lat_record_dir(struct lat_sampler *s, uint64_t ticks, int wri
  * the loops of one I/O at a time).  Checks run at I/O 0, 4096,
  * 65536, 2^20 and every 2^22 after, so k follows a phase that gets cheaper
  * (a mapping whose pages are all faulted in). */
-__attribute__((noinline)) static void lat_event(struct lat_sampler *s, uint64_t i)
+__attribute__((noinline)) static void lat_check(struct lat_sampler *s, uint64_t i)
 {
 	uint64_t t = iob_ticks();
 	if (s->batch < 0) {
@@ -245,7 +296,7 @@ __attribute__((noinline)) static void lat_event(struct lat_sampler *s, uint64_t 
 		s->all = 1;
 		s->none = 0;
 		s->batch_t0 = t;
-		s->event = i + LAT_BATCH;
+		s->check_event = i + LAT_BATCH;
 		return;
 	}
 	s->batch_ticks[s->batch++] = t - s->batch_t0;
@@ -275,61 +326,104 @@ __attribute__((noinline)) static void lat_event(struct lat_sampler *s, uint64_t 
 		s->overhead = o;
 		if (m > s->m) {
 			s->m = m;
-			s->left = 0;
+			s->next_in = LAT_NONE; /* drawn at the old rate: draw again, from here */
+			s->run_start = i;
 		}
 	}
 	if (done) {
 		s->batch = -1;
 		s->all = s->none = 0;
-		s->event = s->next_check = s->next_check < 4096 ? 4096
+		s->check_event = s->next_check = s->next_check < 4096 ? 4096
 					 : s->next_check < ((uint64_t)1 << 20) ? s->next_check * 16
 									    : s->next_check + ((uint64_t)1 << 22);
-		if (s->event <= i)
-			s->event = i + 1;
+		if (s->check_event <= i)
+			s->check_event = i + 1;
 		return;
 	}
 	s->all = !(s->batch & 1);
 	s->none = (s->batch & 1) && s->m == 0;
-	s->event = i + LAT_BATCH;
+	s->check_event = i + LAT_BATCH;
 }
 
-/* A random permutation of [0, n) that needs no memory: a four-round Feistel
- * network over the smallest even number of bits covering n, walked until it
- * lands inside [0, n) (a bijection of the larger domain, restricted by cycle
- * walking, is a bijection of [0, n)).  The domain is under 4n, so a draw
- * takes under four walks on average.  Random writes use it so that a pass
- * touches every block exactly once and leaves no hole. */
+/* The loops reached lat.event at loop index i: take a check's next step if
+ * it is due, then set the mode of I/O i and the index where it next
+ * changes.  At k = 1 every I/O is in the sample (none in a check's untimed
+ * batch), with no event until the next check.  At k > 1 the I/Os in the
+ * sample are drawn ahead (lat_draw_next): reaching one, the loop gets
+ * LAT_REC for it, the next one is drawn, and the loop puts the base mode
+ * back itself after it (not timed, or timed only in a batch that times
+ * every I/O). */
+static inline void lat_event(struct lat_sampler *s, uint64_t i)
+{
+	if (i == s->check_event)
+		lat_check(s, i);
+	if (s->m == 0) {
+		s->mode = s->base = s->none ? LAT_OFF : LAT_REC;
+		s->event = s->check_event;
+		return;
+	}
+	s->mode = s->base = s->all ? LAT_TIME : LAT_OFF;
+	if (s->next_in == LAT_NONE || s->next_in < i) { /* k changed: from the run starting at i */
+		if (s->run_start < i)
+			s->run_start = i;
+		lat_draw_next(s);
+	}
+	if (s->next_in == i) {
+		s->mode = LAT_REC;
+		s->cur_level = s->rec_level;
+		lat_draw_next(s); /* in the run after this one: past i */
+	}
+	s->event = s->next_in < s->check_event ? s->next_in : s->check_event;
+}
+
+/* The mode of the I/O a loop is about to issue; a sample's LAT_REC is used
+ * once. */
+static inline unsigned lat_take(struct lat_sampler *s)
+{
+	unsigned mode = s->mode;
+	s->mode = s->base;
+	return mode;
+}
+
+/* A random permutation of [0, n) that needs no memory: a keyed bijection of
+ * the smallest power-of-two domain covering n, walked until it lands inside
+ * [0, n) (a bijection of the larger domain, restricted by cycle walking, is
+ * a bijection of [0, n)).  The domain is under 2n, so a draw takes under two
+ * walks on average, and none extra when n is a power of two.  Each step of
+ * the bijection is one of a b-bit word: adding a key, multiplying by an odd
+ * key (both invertible mod 2^b), and x ^= x >> s (invertible for s >= 1);
+ * two rounds of multiply and shift mix the high bits into the low ones and
+ * back, as a hash finaliser does, for about a dozen instructions a draw.
+ * Random I/O uses it (random_map) so that a pass touches every block exactly
+ * once: writes leave no hole, reads read each block once per pass. */
 struct perm {
 	uint64_t n, mask;
-	unsigned half;
-	uint64_t key[4];
+	unsigned shift;
+	uint64_t add, mul1, mul2;
 };
 
 static void perm_init(struct perm *p, uint64_t n, uint64_t seed)
 {
-	unsigned bits = 2;
+	unsigned bits = 1;
 	while (bits < 64 && ((uint64_t)1 << bits) < n)
 		bits++;
-	bits += bits & 1u;
 	p->n = n;
-	p->half = bits / 2;
-	p->mask = p->half >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << p->half) - 1;
-	for (int i = 0; i < 4; i++)
-		p->key[i] = rng_next(&seed);
+	p->mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+	p->shift = bits / 2 + 1 < bits ? bits / 2 + 1 : 1;
+	p->add = rng_next(&seed);
+	p->mul1 = rng_next(&seed) | 1u;
+	p->mul2 = rng_next(&seed) | 1u;
 }
 
 static inline uint64_t perm_at(const struct perm *p, uint64_t x)
 {
+	const uint64_t mask = p->mask;
+	const unsigned sh = p->shift;
 	do {
-		uint64_t l = x >> p->half, r = x & p->mask;
-		for (int i = 0; i < 4; i++) {
-			uint64_t f = (r ^ p->key[i]) * 0x9e3779b97f4a7c15ull;
-			f ^= f >> 29;
-			uint64_t t = l ^ (f & p->mask);
-			l = r;
-			r = t;
-		}
-		x = (l << p->half) | r;
+		x = ((x + p->add) * p->mul1) & mask;
+		x ^= x >> sh;
+		x = (x * p->mul2) & mask;
+		x ^= x >> sh;
 	} while (x >= p->n);
 	return x;
 }
@@ -939,7 +1033,8 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			if (series && sclock != IOB_CLOCK_WALL)
 				c0 = iob_clock_ns(sclock);
 			ph->nio++;
-			const int in = lat_draw(lat), timed = (in | lat->all) & !lat->none;
+			const unsigned mode = lat_take(lat);
+			const int in = mode == LAT_REC, timed = mode != LAT_OFF;
 			uint64_t t0 = series ? iob_now_ns() : timed ? iob_ticks() : 0, t1 = 0;
 			if (write)
 				n = ops->write_at(hd, ph->buf, len, off);
@@ -1003,7 +1098,10 @@ static uint64_t rand_ops(const struct iob_phase_spec *s, uint64_t bs)
 	return s->ops ? s->ops : s->runtime_ns ? UINT64_MAX : (s->file_size / bs) * s->nfiles;
 }
 
-static int run_random(struct phase *ph)
+/* The random loop, once for any spec (fast 0) and once for the common one
+ * (fast 1: one file open throughout, the permutation, nothing to fill or
+ * verify), where the compiler drops every test the spec makes constant. */
+static inline __attribute__((always_inline)) int run_random_loop(struct phase *ph, const int fast)
 {
 	const struct iob_phase_spec *s = ph->spec;
 	struct iob_phase_result *r = ph->r;
@@ -1015,13 +1113,17 @@ static int run_random(struct phase *ph)
 	const uint64_t nops = rand_ops(s, bs);
 	const uint64_t slots = fsize >= bs ? (fsize - bs) / align + 1 : 0;
 	uint64_t rng = rand_seed(s, ph->ramping), limit = ph->ramping ? UINT64_MAX : nops;
-	const int mapped = s->random_map && !s->skip_past_end;
+	const int mapped = fast || (s->random_map && !s->skip_past_end);
 	const uint64_t total = slots * s->nfiles; /* slots of all files */
 	/* loop invariants in locals: the backend call may write any memory, so
 	 * the compiler would reload fields after every call */
-	const int reopen = s->reopen, write = ph->write, fill = ph->write && ph->fill_each;
-	const int multi = s->nfiles > 1, skip_past_end = s->skip_past_end;
-	volatile sig_atomic_t *const stop = s->stop;
+	const int reopen = !fast && s->reopen, write = ph->write, fill = !fast && ph->write && ph->fill_each;
+	const int multi = !fast && s->nfiles > 1, skip_past_end = !fast && s->skip_past_end;
+	const int verify = !fast && ph->verify;
+	/* one handle, open throughout: the call needs no table */
+	const int plain = !multi && !reopen;
+	static const volatile sig_atomic_t never = 0;
+	const volatile sig_atomic_t *const stop = s->stop ? s->stop : &never;
 	unsigned char *const buf = ph->buf;
 	void *hd0 = NULL; /* the one handle, when there is one and it stays open */
 	int64_t (*const read_at)(void *, void *, size_t, uint64_t) = ops->read_at;
@@ -1067,7 +1169,7 @@ static int run_random(struct phase *ph)
 				off = (rng_next(&rng) % slots) * align;
 			}
 		}
-		if (stopped(stop)) {
+		if (__atomic_load_n(stop, __ATOMIC_RELAXED)) {
 			r->interrupted = 1;
 			return 0;
 		}
@@ -1092,29 +1194,35 @@ static int run_random(struct phase *ph)
 			iob_pattern_fill(&s->pattern, buf, bs, off);
 		int64_t n;
 		ph->nio++;
-		const int in = lat_draw(lat), timed = (in | lat->all) & !lat->none;
-		uint64_t t0 = timed ? iob_ticks() : 0;
-		if (reopen && open_one(ph, fi) < 0)
-			return r->status;
-		if (write)
-			n = ops->write_at(ph->handles[fi], buf, bs, off);
-		else if (!multi && !reopen)
-			n = read_at(hd0, buf, bs, off);
-		else
-			n = read_at(ph->handles[fi], buf, bs, off);
-		/* a short transfer keeps its handle: after_io asks the rest of a write once */
-		if (reopen && n == (int64_t)bs && close_one(ph, fi) < 0)
-			return r->status;
-		if (timed) {
-			uint64_t t1 = iob_ticks();
-			if (in)
-				lat_record(lat, t1 - t0);
+		const unsigned mode = lat->mode;
+		uint64_t t0 = mode != LAT_OFF ? iob_ticks() : 0;
+		if (__builtin_expect(plain, 1)) {
+			n = write ? ops->write_at(hd0, buf, bs, off) : read_at(hd0, buf, bs, off);
+		} else {
+			if (reopen && open_one(ph, fi) < 0)
+				return r->status;
+			n = write ? ops->write_at(ph->handles[fi], buf, bs, off) : read_at(ph->handles[fi], buf, bs, off);
+			/* a short transfer keeps its handle: after_io asks the rest of a write once */
+			if (reopen && n == (int64_t)bs && close_one(ph, fi) < 0)
+				return r->status;
 		}
-		if (n == -EINTR && stopped(stop)) {
+		if (mode != LAT_OFF) {
+			uint64_t t1 = iob_ticks();
+			if (mode == LAT_REC) {
+				lat_record(lat, t1 - t0);
+				lat->mode = lat->base; /* lat_take's, here where it costs only a sample */
+			}
+		}
+		if (__builtin_expect(n == (int64_t)bs && !verify, 1)) { /* after_io's common case */
+			r->bytes += bs;
+			r->ops++;
+			continue;
+		}
+		if (n == -EINTR && __atomic_load_n(stop, __ATOMIC_RELAXED)) {
 			r->interrupted = 1;
 			return 0;
 		}
-		int st = after_io(ph, fi, n, bs, off);
+		int st = after_io_slow(ph, fi, n, bs, off);
 		if (st < 0)
 			return st;
 		if (st > 0 && !ph->write) {
@@ -1134,6 +1242,14 @@ static int run_random(struct phase *ph)
 			return r->status;
 	}
 	return 0;
+}
+
+static int run_random(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	const int fast = s->nfiles == 1 && s->random_map && !s->skip_past_end && !s->reopen && !ph->verify &&
+			 !(ph->write && ph->fill_each);
+	return fast ? run_random_loop(ph, 1) : run_random_loop(ph, 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1335,7 +1451,8 @@ static int run_mixed(struct phase *ph)
 		const int w = mix_write(ph);
 		if (w && ph->fill_each)
 			iob_pattern_fill(&s->pattern, ph->buf, len, off);
-		const int in = lat_draw(lat), timed = (in | lat->all) & !lat->none;
+		const unsigned mode = lat_take(lat);
+		const int in = mode == LAT_REC, timed = mode != LAT_OFF;
 		uint64_t t0 = timed ? iob_ticks() : 0;
 		int64_t n = w ? ops->write_at(ph->handles[fi], ph->buf, len, off)
 			      : ops->read_at(ph->handles[fi], ph->rbuf, len, off);
@@ -1397,8 +1514,9 @@ static void queue_fill(struct phase *ph, int *mode)
 		rq->off = off;
 		rq->len = len;
 		rq->done = 0;
-		rq->in = (uint8_t)lat_draw(lat);
-		rq->timed = (uint8_t)((rq->in | lat->all) & !lat->none);
+		const unsigned lm = lat_take(lat);
+		rq->in = lm == LAT_REC;
+		rq->timed = lm != LAT_OFF;
 		rq->stamped = 0;
 		rq->io.buf = rq->buf;
 		rq->io.len = len;

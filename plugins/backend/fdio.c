@@ -38,17 +38,22 @@ int fdio_oflags(uint32_t flags, int *oflags)
 	return 0;
 }
 
-int64_t fdio_pread_full(int fd, void *buf, size_t len, uint64_t off, size_t partial_mask)
+int64_t fdio_pread_more(int fd, void *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first)
 {
 	size_t done = 0;
 	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
 		return -EINVAL;
 	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
+		int64_t n = first;
+		first = FDIO_NOT_YET;
+		if (n == FDIO_NOT_YET) {
+			ssize_t got = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+			n = got < 0 ? -errno : got;
+		}
+		if (n == -EINTR)
 			continue;
 		if (n < 0)
-			return -errno;
+			return n;
 		done += (size_t)n;
 		if (n == 0 || ((size_t)n & partial_mask) != 0)
 			break; /* end of file, or the file's last partial block */
@@ -56,19 +61,24 @@ int64_t fdio_pread_full(int fd, void *buf, size_t len, uint64_t off, size_t part
 	return (int64_t)done;
 }
 
-int64_t fdio_pwrite_full(int fd, const void *buf, size_t len, uint64_t off, size_t partial_mask)
+int64_t fdio_pwrite_more(int fd, const void *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first)
 {
 	size_t done = 0;
 	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
 		return -EINVAL;
 	while (done < len) {
-		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
+		int64_t n = first;
+		first = FDIO_NOT_YET;
+		if (n == FDIO_NOT_YET) {
+			ssize_t put = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
+			n = put < 0 ? -errno : put;
+		}
+		if (n == -EINTR)
 			continue;
 		if (n < 0) {
 			if (done > 0)
 				break; /* report the short count; the error repeats next call */
-			return -errno;
+			return n;
 		}
 		done += (size_t)n;
 		if (n == 0 || ((size_t)n & partial_mask) != 0)

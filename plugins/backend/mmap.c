@@ -22,14 +22,21 @@
  *  - A page the kernel cannot back makes it raise SIGBUS on access: the file
  *    was truncated under the mapping (by another process), the disk is full
  *    when a written page of a sparse extension needs a block, or the device
- *    failed.  Every copy runs under a guard (sigsetjmp with a process-wide
- *    SIGBUS handler, put in place at every open) that turns a fault inside the
+ *    failed.  Every copy runs under a guard that turns a fault inside the
  *    mapping being copied into an error: read_at returns -EIO; write_at
  *    returns -EIO when the file is now shorter than the write's end, else
- *    -ENOSPC.  A SIGBUS anywhere else goes to the handler that was there
- *    before (the default one kills the process, as without this backend).
- *    The guard costs a sigsetjmp without a signal-mask save per call: no
- *    system call.
+ *    -ENOSPC.  The guard is a per-thread pointer to the handle being copied,
+ *    set before the memcpy and cleared after it, and a process-wide SIGBUS
+ *    handler (put in place at every open).  For a fault inside that handle's
+ *    mapping, the handler puts a page of zeros (anonymous, MAP_FIXED) where
+ *    the faulting page was, counts the fault and returns, so the copy runs
+ *    to its end; the copy then sees the count, maps the file back over the
+ *    pages it touched (so the next access faults again, as the file is) and
+ *    returns the error.  Per call that is two stores and a test: no
+ *    sigsetjmp, no system call.  A SIGBUS anywhere else, or one whose page
+ *    cannot be replaced (the kernel refuses the mapping), goes to the
+ *    handler that was there before (the default one kills the process, as
+ *    without this backend).
  *  - sync does not shrink an over-extended file; close does.
  *  - IOB_OPEN_NOFOLLOW opens with O_NOFOLLOW: a symlink fails with -ELOOP.
  *    info() takes file_type, dev and ino from fstat on the open descriptor.
@@ -45,7 +52,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -79,12 +85,15 @@ IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_hos
 /* ------------------------------------------------------------------------ */
 /* The SIGBUS guard.                                                         */
 
-/* One per thread: the mapping a copy is touching, and where to go back to.
+/* One per thread: the handle whose mapping a copy is touching (NULL outside
+ * a copy), and the faults the handler turned into pages of zeros during it.
  * initial-exec TLS: reading it from the signal handler allocates nothing. */
 struct mmap_guard {
-	const unsigned char *lo, *hi;
-	volatile sig_atomic_t armed;
-	sigjmp_buf back;
+	struct mmap_file *cur;
+	volatile sig_atomic_t faults;
+	int writing;	/* the copy in progress: what mmap_copy_faulted needs */
+	uint64_t off;
+	size_t n;
 };
 
 #if defined(__GNUC__)
@@ -99,12 +108,19 @@ static int mmap_bus_installed;
 static void mmap_on_bus(int sig, siginfo_t *si, void *uc)
 {
 	struct mmap_guard *g = &mmap_guard;
+	const struct mmap_file *f = __atomic_load_n(&g->cur, __ATOMIC_RELAXED);
 	struct sigaction dfl;
 
-	if (g->armed && si && (const unsigned char *)si->si_addr >= g->lo &&
-	    (const unsigned char *)si->si_addr < g->hi) {
-		g->armed = 0;
-		siglongjmp(g->back, 1); /* SA_NODEFER: SIGBUS is not left blocked */
+	if (f && si && (const unsigned char *)si->si_addr >= f->map &&
+	    (const unsigned char *)si->si_addr < f->map + f->map_len) {
+		/* a page of zeros where the file's page could not be: the copy
+		 * goes on; mmap_copy_faulted maps the file back */
+		uintptr_t pg = (uintptr_t)si->si_addr & ~(uintptr_t)(f->page - 1);
+		if (mmap((void *)pg, (size_t)f->page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			 -1, 0) != MAP_FAILED) {
+			g->faults++;
+			return;
+		}
 	}
 	if (mmap_old_bus.sa_flags & SA_SIGINFO) {
 		mmap_old_bus.sa_sigaction(sig, si, uc);
@@ -175,20 +191,53 @@ static int mmap_fault_error(const struct mmap_file *f, int writing, uint64_t off
 	return rc;
 }
 
+/* The copy of [off, off + n) faulted: map the file back over the pages the
+ * handler replaced (every page of the range), then say what the fault
+ * means.  Should the kernel refuse even that, the handle gives up its
+ * mapping (reads see an empty file, writes fail) rather than serve zeros. */
+__attribute__((noinline, cold)) static int mmap_copy_faulted(void)
+{
+	struct mmap_file *f = mmap_guard.cur;
+	const int writing = mmap_guard.writing;
+	const uint64_t off = mmap_guard.off;
+	const size_t n = mmap_guard.n;
+	uint64_t lo = off & ~(f->page - 1), hi = off + n < f->map_len ? off + n : f->map_len;
+	int prot = PROT_READ | (f->writable ? PROT_WRITE : 0);
+
+	mmap_guard.faults = 0;
+	mmap_guard.cur = NULL;
+	if (hi > lo && mmap(f->map + lo, (size_t)(hi - lo), prot, MAP_SHARED | MAP_FIXED, f->fd, (off_t)lo) ==
+			       MAP_FAILED) {
+		mmap_host->log(IOB_LOG_ERROR, MMAP_NAME, "%s: cannot map the file back after a fault: %s; "
+			       "giving up the mapping", f->path, strerror(errno));
+		munmap(f->map, (size_t)f->map_len);
+		f->map = NULL;
+		f->map_len = 0;
+		f->size = 0;
+		f->writable = 0;
+	}
+	return mmap_fault_error(f, writing, off, off + n);
+}
+
 /* memcpy between the mapping (at off) and a caller buffer, under the guard.
- * Returns n or the error of a fault. */
-static int64_t mmap_copy(struct mmap_file *f, void *dst, const void *src, size_t n, int writing, uint64_t off)
+ * Returns n or the error of a fault.  The signal fences keep the compiler
+ * from moving the guard's stores across the copy.  What the slow path needs
+ * goes in the guard rather than in registers saved across the memcpy. */
+static inline int64_t mmap_copy(struct mmap_file *f, void *dst, const void *src, size_t n, int writing, uint64_t off)
 {
 	struct mmap_guard *g = &mmap_guard;
 
-	g->lo = f->map;
-	g->hi = f->map + f->map_len;
-	if (sigsetjmp(g->back, 0) != 0)
-		return mmap_fault_error(f, writing, off, off + n);
-	g->armed = 1;
+	g->writing = writing;
+	g->off = off;
+	g->n = n;
+	__atomic_store_n(&g->cur, f, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	memcpy(dst, src, n);
-	g->armed = 0;
-	return (int64_t)n;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(g->faults != 0, 0))
+		return mmap_copy_faulted();
+	__atomic_store_n(&g->cur, NULL, __ATOMIC_RELAXED);
+	return (int64_t)g->n;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -124,7 +124,7 @@ static int posix_close(void *handle)
 }
 
 /* Standard input: reach `off` by discarding, then read until len or EOF. */
-static int64_t posix_stream_read(struct posix_file *f, void *buf, size_t len, uint64_t off)
+__attribute__((noinline)) static int64_t posix_stream_read(struct posix_file *f, void *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
 	ssize_t n;
