@@ -269,12 +269,12 @@ def test_stonewall(d):
 
 
 def test_first_done(d):
-    # rank 0 writes 1 MiB once; the others pass over theirs until the 2 s
+    # rank 0 writes 1 MiB once; the others pass over theirs until the 1 s
     # stonewall: rank 0 finishes first, far ahead of the rest
     for threads in (1, 2):
         name = f"f{threads}"
         prof = rank_profile(d, name, f"phases = write\nfsync = false\nthreads = {threads}\n"
-                                     "loops = ${LOOPS:-1}\nstonewall = 2s\n")
+                                     "loops = ${LOOPS:-1}\nstonewall = 1s\n")
         js = os.path.join(d, name + ".json")
         base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js]
         cmd = [A.mpirun, "-n", "1"] + base + [":", "-n", "3", "-env", "LOOPS", "100000"] + base
