@@ -152,9 +152,13 @@ int iob_aggregate(const struct iob_phase_result *const *r, size_t n, struct iob_
 	if (n == 1 || out->bytes == 0) {
 		out->first_done_known = 1;
 		out->first_done_bw = out->bw;
+		out->first_done_bytes = out->bytes;
+		out->first_done_ns = out->elapsed_ns;
 	} else if (first_done && out->first_end_ns > out->start_ns) {
 		out->first_done_known = 1;
-		out->first_done_bw = (double)first_done / ((double)(out->first_end_ns - out->start_ns) / 1e9);
+		out->first_done_bytes = first_done;
+		out->first_done_ns = out->first_end_ns - out->start_ns;
+		out->first_done_bw = (double)first_done / ((double)out->first_done_ns / 1e9);
 	}
 	return 0;
 }

@@ -154,14 +154,14 @@ int iob_coord_stop_post(int tag)
 	return iob_coord_active() ? C.ops->stop_post(tag) : 0;
 }
 
-int iob_coord_stop_test(void)
+int iob_coord_stop_test(int *from)
 {
-	return iob_coord_active() ? C.ops->stop_test() : 0;
+	return iob_coord_active() ? C.ops->stop_test(from) : 0;
 }
 
-int iob_coord_stop_send(int tag)
+int iob_coord_stop_send(int tag, int msg, int to)
 {
-	return iob_coord_active() ? C.ops->stop_send(tag) : 0;
+	return iob_coord_active() ? C.ops->stop_send(tag, msg, to) : 0;
 }
 
 void iob_coord_stop_cancel(void)

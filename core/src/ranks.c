@@ -14,6 +14,7 @@
 #include "iobench/aggregate.h"
 #include "iobench/coord.h"
 #include "iobench/hist.h"
+#include "iobench/live.h"
 #include "iobench/os.h"
 #include "iobench/result.h"
 
@@ -301,7 +302,8 @@ static const size_t COUNTS[] = {
 	offsetof(struct iob_phase_result, sync_ns),	   offsetof(struct iob_phase_result, lat_samples),
 	offsetof(struct iob_phase_result, os_read_bytes),  offsetof(struct iob_phase_result, os_write_bytes),
 	offsetof(struct iob_phase_result, cpu_user_ns),	   offsetof(struct iob_phase_result, cpu_sys_ns),
-	offsetof(struct iob_phase_result, bad_blocks),
+	offsetof(struct iob_phase_result, bad_blocks),	   offsetof(struct iob_phase_result, first_done_bytes),
+	offsetof(struct iob_phase_result, first_done_ops),
 };
 #define NCOUNTS (sizeof COUNTS / sizeof COUNTS[0])
 
@@ -550,33 +552,78 @@ struct iob_rank_watch {
 	struct iob_thread *t;
 	int tag;
 	volatile sig_atomic_t *flag;
+	const struct iob_live *live; /* this rank's streams' counters */
+	size_t nlive;
 	int end;     /* atomic: 1 the phase ended, 2 it failed here */
 	int stopped; /* a stop message came */
+	int seen;    /* some rank finished first: fd_* is what this one had done then */
+	uint64_t fd_bytes, fd_ops;
 };
+
+/* What this rank's streams had published (live.h: at their looks at the
+ * clock, about 1 ms of I/O apart) in their measured windows. */
+static void first_seen(struct iob_rank_watch *w)
+{
+	if (w->seen)
+		return;
+	w->seen = 1;
+	for (size_t i = 0; i < w->nlive; i++) {
+		const struct iob_live *l = &w->live[i];
+		if (__atomic_load_n(&l->ramping, __ATOMIC_RELAXED))
+			continue;
+		w->fd_bytes += __atomic_load_n(&l->bytes, __ATOMIC_RELAXED);
+		w->fd_ops += __atomic_load_n(&l->ops, __ATOMIC_RELAXED);
+	}
+}
+
+/* One message of another rank.  Returns 1 when the receive is to be posted
+ * again (a stop may still follow). */
+static int watch_message(struct iob_rank_watch *w, int msg, int from)
+{
+	if (msg == IOB_COORD_MSG_STOP) {
+		int zero = 0;
+		w->stopped = 1;
+		__atomic_compare_exchange_n((int *)w->flag, &zero, IOB_RANKS_CUT, 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+		first_seen(w); /* the failed rank ended first */
+		return 0;
+	}
+	if (msg == IOB_COORD_MSG_DONE && !w->seen) {
+		/* rank 0 decides which finish was the first, and tells the rest */
+		first_seen(w);
+		for (int k = 1; k < iob_coord_size(); k++)
+			if (k != from)
+				iob_coord_stop_send(w->tag, IOB_COORD_MSG_FIRST, k);
+	}
+	if (msg == IOB_COORD_MSG_FIRST)
+		first_seen(w);
+	return 1;
+}
 
 static void watch_main(void *arg)
 {
 	struct iob_rank_watch *w = arg;
-	int posted = iob_coord_stop_post(w->tag) == 0;
+	int posted = iob_coord_stop_post(w->tag) == 0, from = -1, msg;
 	for (;;) {
 		int end = __atomic_load_n(&w->end, __ATOMIC_ACQUIRE);
 		if (end == 2)
-			iob_coord_stop_send(w->tag);
+			iob_coord_stop_send(w->tag, IOB_COORD_MSG_STOP, -1);
+		else if (end == 1 && !w->seen) /* this rank finished first, as far as it knows */
+			iob_coord_stop_send(w->tag, iob_coord_rank() == 0 ? IOB_COORD_MSG_FIRST : IOB_COORD_MSG_DONE,
+					    iob_coord_rank() == 0 ? -1 : 0);
 		if (end)
 			break;
-		if (posted && !w->stopped && iob_coord_stop_test()) {
-			int zero = 0;
-			w->stopped = 1;
-			__atomic_compare_exchange_n((int *)w->flag, &zero, IOB_RANKS_CUT, 0, __ATOMIC_RELAXED,
-						    __ATOMIC_RELAXED);
-		}
+		msg = posted ? iob_coord_stop_test(&from) : 0;
+		if (msg)
+			posted = watch_message(w, msg, from) && iob_coord_stop_post(w->tag) == 0;
 		iob_sleep_ns(1000000, NULL);
 	}
 	if (posted)
 		iob_coord_stop_cancel();
 }
 
-struct iob_rank_watch *iob_ranks_watch(int tag, volatile sig_atomic_t *flag)
+struct iob_rank_watch *iob_ranks_watch(int tag, volatile sig_atomic_t *flag, const struct iob_live *live,
+				       size_t nlive)
 {
 	if (iob_coord_size() < 2 || !iob_coord_serialized())
 		return NULL;
@@ -585,6 +632,8 @@ struct iob_rank_watch *iob_ranks_watch(int tag, volatile sig_atomic_t *flag)
 		return NULL;
 	w->tag = tag & 0x7fff; /* MPI guarantees tags up to 32767 */
 	w->flag = flag;
+	w->live = live;
+	w->nlive = live ? nlive : 0;
 	if (iob_thread_start(&w->t, watch_main, w) != 0) {
 		free(w);
 		return NULL;
@@ -592,13 +641,20 @@ struct iob_rank_watch *iob_ranks_watch(int tag, volatile sig_atomic_t *flag)
 	return w;
 }
 
-int iob_ranks_unwatch(struct iob_rank_watch *w, int failed)
+int iob_ranks_unwatch(struct iob_rank_watch *w, int failed, uint64_t *fd_bytes, uint64_t *fd_ops)
 {
-	if (!w)
-		return 0;
+	if (!w || !w->live) { /* nobody told this rank when another finished */
+		*fd_bytes = *fd_ops = 0;
+		if (!w)
+			return 0;
+	}
 	__atomic_store_n(&w->end, failed ? 2 : 1, __ATOMIC_RELEASE);
 	iob_thread_join(w->t);
 	int stopped = w->stopped;
+	if (w->seen && w->live) {
+		*fd_bytes = w->fd_bytes;
+		*fd_ops = w->fd_ops;
+	}
 	free(w);
 	return stopped;
 }

@@ -30,16 +30,27 @@ int iob_ranks_open(const struct iob_run_opts *opts, const struct iob_suite *suit
 		   size_t errlen);
 
 /* Within a phase, from its start barrier to its exchange: a watcher thread
- * waits for a stop message of the phase (tag: the phase's number, the same
- * on every rank) and, when one comes, sets *flag (the engine's stop flag)
- * to IOB_RANKS_CUT unless a signal set it already.  NULL (nothing watched)
- * with one rank, or where MPI takes calls only from the main thread. */
+ * waits for messages of the phase (tag: the phase's number, the same on
+ * every rank).  A stop message sets *flag (the engine's stop flag) to
+ * IOB_RANKS_CUT unless a signal set it already.  The first rank to finish
+ * tells rank 0 ("done"), which tells every other ("first"); a rank that
+ * hears of it adds up what its streams had done then (live[nlive], the
+ * counters the engine publishes at its looks at the clock).  NULL (nothing
+ * watched) with one rank, or where MPI takes calls only from the main
+ * thread. */
 #define IOB_RANKS_CUT (-1)
+struct iob_live;
 struct iob_rank_watch;
-struct iob_rank_watch *iob_ranks_watch(int tag, volatile sig_atomic_t *flag);
+struct iob_rank_watch *iob_ranks_watch(int tag, volatile sig_atomic_t *flag, const struct iob_live *live,
+				       size_t nlive);
 /* End the watch; failed: this rank's phase failed, every other rank is told
- * to stop.  Returns 1 when a stop message cut this rank's phase short. */
-int iob_ranks_unwatch(struct iob_rank_watch *w, int failed);
+ * to stop; otherwise, unless it heard of an earlier finish, rank 0 is told
+ * this one finished.  *fd_bytes and *fd_ops (the caller sets them to the
+ * rank's totals): what it had done when it heard that another rank
+ * finished first, left as they are when it did not hear of one (it was the
+ * first), 0 when nothing was watched.  Returns 1 when a stop message cut
+ * this rank's phase short. */
+int iob_ranks_unwatch(struct iob_rank_watch *w, int failed, uint64_t *fd_bytes, uint64_t *fd_ops);
 
 /* epoch_ns: this rank's CLOCK_MONOTONIC when the phase's start barrier
  * returned; r's start_ns/end_ns are sent relative to it.  file: what the

@@ -192,10 +192,15 @@ void iob_rec_phase_cpu(struct iob_recbuf *b, const struct iob_phase_result *r)
 void iob_rec_aggregate(struct iob_recbuf *b, const struct iob_aggregate *a)
 {
 	iob_rec_u64(b, "streams", IOB_UNIT_COUNT, a->streams);
-	if (a->first_done_known)
+	if (a->first_done_known) {
 		iob_rec_f64(b, "first_done_bw_bytes_per_s", IOB_UNIT_BYTES_PER_S, a->first_done_bw);
-	else
+		iob_rec_u64(b, "first_done_bytes", IOB_UNIT_BYTES, a->first_done_bytes);
+		iob_rec_f64(b, "first_done_s", IOB_UNIT_S, (double)a->first_done_ns / 1e9);
+	} else {
 		iob_rec_absent(b, "first_done_bw_bytes_per_s", IOB_UNIT_BYTES_PER_S);
+		iob_rec_absent(b, "first_done_bytes", IOB_UNIT_BYTES);
+		iob_rec_absent(b, "first_done_s", IOB_UNIT_S);
+	}
 	iob_rec_f64(b, "last_done_bw_bytes_per_s", IOB_UNIT_BYTES_PER_S, a->last_done_bw);
 	iob_rec_f64(b, "stream_bw_min_bytes_per_s", IOB_UNIT_BYTES_PER_S, a->stream_bw_min);
 	iob_rec_f64(b, "stream_bw_max_bytes_per_s", IOB_UNIT_BYTES_PER_S, a->stream_bw_max);

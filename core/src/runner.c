@@ -607,6 +607,7 @@ struct observed {
 	struct iob_intervals iv;
 	struct iob_observer *obs;
 	int logged;     /* interval records wanted */
+	int borrowed;   /* live belongs to the caller */
 	int *csv_error; /* the live CSV's error slot */
 };
 
@@ -619,9 +620,13 @@ static void observe_start(struct iob_run *run, const struct iob_job *job, const 
 	ob->logged = job->log_interval_ns && !run->quiet;
 	if (!line && !ob->logged)
 		return;
-	if (!(ob->live = calloc(n, sizeof *ob->live)) || iob_intervals_init(&ob->iv, ob->live, n, ob->logged) != 0) {
+	/* across ranks the rank's watcher reads them too (rank_phase_spec): theirs */
+	ob->borrowed = spec->live != NULL;
+	ob->live = spec->live ? spec->live : calloc(n, sizeof *ob->live);
+	if (!ob->live || iob_intervals_init(&ob->iv, ob->live, n, ob->logged) != 0) {
 		iob_intervals_free(&ob->iv);
-		free(ob->live);
+		if (!ob->borrowed)
+			free(ob->live);
 		ob->live = NULL;
 		ob->logged = 0;
 		iob_run_note(run, "job %s, %s phase: out of memory for the progress line and the intervals", job->name,
@@ -669,7 +674,8 @@ static void observe_finish(struct iob_run *run, struct observed *ob, const struc
 			*ob->csv_error = ob->iv.csv_error;
 	}
 	iob_intervals_free(&ob->iv);
-	free(ob->live);
+	if (!ob->borrowed)
+		free(ob->live);
 }
 
 /* The file a record names: the job's file (or tree directory). */
@@ -819,6 +825,8 @@ struct rank_start {
 	int tag;	  /* the phase's number, the same on every rank */
 	volatile sig_atomic_t *flag; /* the engine's stop flag */
 	struct iob_rank_watch *watch; /* stop messages of other ranks */
+	struct iob_live *live;	      /* the streams' counters (owned), for the watcher */
+	size_t nlive;
 };
 
 static void rank_ready(void *arg)
@@ -826,7 +834,7 @@ static void rank_ready(void *arg)
 	struct rank_start *rs = arg;
 	rs->rc = iob_coord_barrier();
 	rs->epoch_ns = iob_now_ns();
-	rs->watch = iob_ranks_watch(rs->tag, rs->flag);
+	rs->watch = iob_ranks_watch(rs->tag, rs->flag, rs->live, rs->nlive);
 }
 
 /* The phase's start across ranks: the barrier after every file is open (the
@@ -865,12 +873,23 @@ static int rank_phase_end(struct iob_run *run, size_t j, const char *file, const
 			  const struct iob_phase_result *r, const struct rank_start *rs, int rc)
 {
 	struct iob_rank_verdict v;
+	/* the rank's first-done counts (docs/mpi.md): its totals when it finished first */
+	struct iob_phase_result *mine_r = malloc(sizeof *mine_r);
+	if (mine_r) /* (without memory: r's own, its totals or none) */
+		*mine_r = *r; /* shallow: the histograms stay r's */
+	uint64_t fd_bytes = r->bytes, fd_ops = r->ops;
 	/* a stop message from a failed rank cut this phase: not a signal */
-	iob_ranks_unwatch(rs->watch, rc < 0);
+	iob_ranks_unwatch(rs->watch, rc < 0, &fd_bytes, &fd_ops);
+	if (mine_r) {
+		mine_r->first_done_bytes = fd_bytes;
+		mine_r->first_done_ops = fd_ops;
+		r = mine_r;
+	}
 	int cut = IOB_RANKS_CUT;
 	__atomic_compare_exchange_n((int *)run->live_stop, &cut, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	const char *mine = rc ? (run->opts.hide_job_names ? iob_error_without_job(run->error) : run->error) : "";
 	iob_ranks_phase(run, j, file, rec, r, rs->epoch_ns, rc, mine, (int)*run->live_stop, &v);
+	free(mine_r);
 	if (v.sig)
 		run->agreed_stop = v.sig;
 	if (v.status != 0) {
@@ -959,6 +978,11 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	if (reads)
 		iob_caveat_measure_read(&plan, &facts);
 	struct observed ob;
+	if (iob_coord_size() > 1) { /* what the rank's watcher reads (rank_start) */
+		rs.nlive = job->threads > 1 ? job->threads : 1;
+		rs.live = calloc(rs.nlive, sizeof *rs.live);
+		spec.live = rs.live;
+	}
 	observe_start(run, job, fl, phase, bs, &spec, &ob);
 	int rc;
 	stonewall(job, &spec);
@@ -976,6 +1000,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 		iob_run_fail(run, 1, "standard input gave no data: there is nothing to read");
 		iob_phase_result_free(&r);
 		iob_blocks_free(&pr.blocks);
+		free(rs.live);
 		return -ENODATA;
 	}
 	if (h && h->end_phase) {
@@ -1027,6 +1052,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 		iob_phase_result_free(&r);
 	}
 	iob_blocks_free(&pr.blocks);
+	free(rs.live);
 	return rc;
 }
 

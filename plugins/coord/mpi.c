@@ -108,12 +108,16 @@ static double c_wtime(void)
 	return MPI_Wtime();
 }
 
+static void drain(int keep_tag);
+
 static void c_finalize(void)
 {
 	int fin = 0;
 	MPI_Finalized(&fin);
-	if (!fin)
+	if (!fin) {
+		drain(-1);
 		MPI_Finalize();
+	}
 }
 
 static void c_abort(int code)
@@ -121,33 +125,57 @@ static void c_abort(int code)
 	MPI_Abort(MPI_COMM_WORLD, code);
 }
 
-/* Stop messages: one receive posted per phase, tagged with the phase. */
+/* Messages within a phase: one receive posted at a time, tagged with the
+ * phase, of one int (the message). */
 static MPI_Request stop_req = MPI_REQUEST_NULL;
 static int stop_buf;
 
+/* Receive and drop what earlier phases left: a message that reached a rank
+ * whose watch of that phase had ended.  Only this module sends
+ * point-to-point messages on MPI_COMM_WORLD. */
+static void drain(int keep_tag)
+{
+	for (;;) {
+		int flag = 0, junk = 0;
+		MPI_Status st;
+		if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS || !flag ||
+		    st.MPI_TAG == keep_tag)
+			return;
+		if (MPI_Recv(&junk, 1, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
+		    MPI_SUCCESS)
+			return;
+	}
+}
+
 static int c_stop_post(int tag)
 {
+	drain(tag);
+	stop_buf = 0;
 	return mpi_rc(MPI_Irecv(&stop_buf, 1, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &stop_req));
 }
 
-static int c_stop_test(void)
+static int c_stop_test(int *from)
 {
 	int done = 0;
+	MPI_Status st;
 	if (stop_req == MPI_REQUEST_NULL)
 		return 0;
-	if (MPI_Test(&stop_req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+	if (MPI_Test(&stop_req, &done, &st) != MPI_SUCCESS || !done)
 		return 0;
-	return done;
+	stop_req = MPI_REQUEST_NULL;
+	*from = st.MPI_SOURCE;
+	return stop_buf;
 }
 
-static int c_stop_send(int tag)
+static int c_stop_send(int tag, int msg, int to)
 {
-	int rank = 0, size = 1, one = 1, rc = 0;
+	int rank = 0, size = 1, rc = 0;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	/* one int: sent eagerly, complete whether or not the other has it yet */
 	for (int k = 0; k < size; k++)
-		if (k != rank && MPI_Send(&one, 1, MPI_INT, k, tag, MPI_COMM_WORLD) != MPI_SUCCESS)
+		if (k != rank && (to < 0 || k == to) &&
+		    MPI_Send(&msg, 1, MPI_INT, k, tag, MPI_COMM_WORLD) != MPI_SUCCESS)
 			rc = -EIO;
 	return rc;
 }

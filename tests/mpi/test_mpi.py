@@ -49,6 +49,7 @@ def check(name, cond, detail=""):
         passed += 1
     else:
         failures.append(f"{name}: {detail}")
+    return cond
 
 
 def env():
@@ -267,6 +268,44 @@ def test_stonewall(d):
           and aggs[0]["elapsed_s"] >= 1.0, aggs)
 
 
+def test_first_done(d):
+    # rank 0 writes 1 MiB once; the others pass over theirs until the 1 s
+    # stonewall: rank 0 finishes first, far ahead of the rest
+    for threads in (1, 2):
+        name = f"f{threads}"
+        prof = rank_profile(d, name, f"phases = write\nfsync = false\nthreads = {threads}\n"
+                                     "loops = ${LOOPS:-1}\nstonewall = 1s\n")
+        js = os.path.join(d, name + ".json")
+        base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js]
+        cmd = [A.mpirun, "-n", "1"] + base + [":", "-n", "3", "-env", "LOOPS", "100000"] + base
+        p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
+        check(f"first done x{threads}: exit 0", p.returncode == 0, p.stderr)
+        recs = records(js) if os.path.exists(js) else []
+        ranks = {r["rank"]: r for r in recs if r["kind"] == "rank"}
+        aggs = [r for r in recs if r["kind"] == "phase"]
+        if not check(f"first done x{threads}: 4 ranks, one aggregate", sorted(ranks) == [0, 1, 2, 3]
+                     and len(aggs) == 1, (ranks, aggs)):
+            continue
+        a = aggs[0]
+        fields = ("first_done_bw_bytes_per_s", "first_done_bytes", "first_done_s")
+        if not check(f"first done x{threads}: the fields", all(a.get(k) is not None for k in fields), a):
+            continue
+        r0 = ranks[0]
+        check(f"first done x{threads}: rank 0 did its {threads} MiB", r0["bytes"] == threads * MIB, r0)
+        check(f"first done x{threads}: the others did more", all(ranks[k]["bytes"] > r0["bytes"] for k in (1, 2, 3)),
+              [ranks[k]["bytes"] for k in range(4)])
+        # what every rank had done when rank 0 finished: all of rank 0's, less than the total
+        check(f"first done x{threads}: the first finisher's bytes all counted",
+              r0["bytes"] <= a["first_done_bytes"] < a["bytes"], (a["first_done_bytes"], r0["bytes"], a["bytes"]))
+        check(f"first done x{threads}: first done before last done", 0 < a["first_done_s"] < a["elapsed_s"],
+              (a["first_done_s"], a["elapsed_s"]))
+        check(f"first done x{threads}: rate = bytes / time",
+              abs(a["first_done_bw_bytes_per_s"] - a["first_done_bytes"] / a["first_done_s"])
+              <= 1e-6 * a["first_done_bw_bytes_per_s"] + 1, a)
+        check(f"first done x{threads}: last done is IOR's rate",
+              abs(a["last_done_bw_bytes_per_s"] - a["bw_bytes_per_s"]) <= 1e-6 * a["bw_bytes_per_s"], a)
+
+
 def test_refused_tools(d):
     f = os.path.join(d, "f")
     with open(f, "wb") as fh:
@@ -371,7 +410,7 @@ def main():
               "with -fsanitize=thread segfaults too); unit_streams_outer covers the streams' side")
         return 77
     A.bin = os.path.abspath(A.bin)
-    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_enospc, test_stonewall, test_refused_tools,
+    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_enospc, test_stonewall, test_first_done, test_refused_tools,
              test_sigint, test_sigkill]
     only = os.environ.get("MPI_TEST_ONLY")
     for t in tests:

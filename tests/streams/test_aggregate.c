@@ -179,6 +179,8 @@ static void test_ior_window_and_first_done(void **st)
 	assert_true(a.last_done_bw == a.bw);
 	assert_true(a.first_done_known);
 	assert_true(fabs(a.first_done_bw - (double)(900ull << 20) / 2.0) < 1e-3); /* at 3.0 s, 2 s in */
+	assert_int_equal(a.first_done_bytes, 900ull << 20);
+	assert_int_equal(a.first_done_ns, 2000000000);
 	assert_true(fabs(a.stream_bw_min - (double)(400 << 20) / 2.0) < 1e-3);
 	assert_true(fabs(a.stream_bw_max - (double)(600 << 20) / 2.0) < 1e-3);
 	assert_int_equal(a.os_write_bytes, 1800ull << 20);

@@ -38,6 +38,8 @@ struct iob_aggregate {
 	uint64_t sync_ns;          /* the longest stream's sync time */
 	double bw, iops;           /* bytes and ops / elapsed */
 	int first_done_known;      /* the streams said what they had done then */
+	uint64_t first_done_bytes; /* what every stream had done then */
+	uint64_t first_done_ns;    /* first_end_ns - start_ns, at least 1 */
 	double first_done_bw, last_done_bw;
 	double stream_bw_min, stream_bw_max;
 	struct iob_hist *hist;       /* merged latency in ns (mixed: reads); owned */

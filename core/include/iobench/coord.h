@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IOB_COORD_ABI 1
+#define IOB_COORD_ABI 2
 #define IOB_COORD_ENTRY_NAME "iob_coord_entry"
 
 struct iob_coord_ops {
@@ -40,12 +40,15 @@ struct iob_coord_ops {
 	double (*wtime)(void);
 	void (*finalize)(void);
 	void (*abort)(int code);
-	/* A stop message of phase `tag` (>= 0): post the receive of one from any
-	 * rank; test it (1 when one arrived); send one to every other rank;
-	 * cancel the posted receive.  Only one thread calls these at a time. */
+	/* Messages of phase `tag` (>= 0), one int each (IOB_COORD_MSG_*): post
+	 * the receive of one from any rank (first receiving, and dropping,
+	 * what earlier phases left unreceived); test it (0, or the message,
+	 * with its sender in *from); send one to rank `to`, or to every other
+	 * rank when to < 0; cancel the posted receive.  Only one thread calls
+	 * these at a time. */
 	int (*stop_post)(int tag);
-	int (*stop_test)(void);
-	int (*stop_send)(int tag);
+	int (*stop_test)(int *from);
+	int (*stop_send)(int tag, int msg, int to);
 	void (*stop_cancel)(void);
 };
 typedef const struct iob_coord_ops *(*iob_coord_entry_fn)(void);
@@ -69,10 +72,15 @@ int iob_coord_serialized(void);
 int iob_coord_barrier(void);
 int iob_coord_gather(const void *buf, uint64_t len, void **all, uint64_t *lens);
 int iob_coord_bcast(void *buf, uint64_t len);
-/* Stop messages within a phase (ranks.c's watcher). */
+/* Messages within a phase (ranks.c's watcher): a failed rank's stop to
+ * every rank; a rank's "done" (it finished its phase) to rank 0, and rank
+ * 0's "first" (some rank finished first) to every rank. */
+#define IOB_COORD_MSG_STOP 1
+#define IOB_COORD_MSG_DONE 2
+#define IOB_COORD_MSG_FIRST 3
 int iob_coord_stop_post(int tag);
-int iob_coord_stop_test(void);
-int iob_coord_stop_send(int tag);
+int iob_coord_stop_test(int *from);
+int iob_coord_stop_send(int tag, int msg, int to);
 void iob_coord_stop_cancel(void);
 /* MPI_Finalize (once); nothing without a coordinator. */
 void iob_coord_finish(void);

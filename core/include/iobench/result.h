@@ -60,9 +60,9 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
  * lat_write_ns (lat_ns is then the reads'). */
 void iob_rec_phase_cpu(struct iob_recbuf *b, const struct iob_phase_result *r);
 /* The aggregate's own keys, after those (a "phase" record of N > 1
- * streams): streams, first_done_bw_bytes_per_s (absent when the streams did
- * not say what they had done when the first finished),
- * last_done_bw_bytes_per_s, stream_bw_min_bytes_per_s,
+ * streams): streams, first_done_bw_bytes_per_s, first_done_bytes and
+ * first_done_s (absent when the streams did not say what they had done when
+ * the first finished), last_done_bw_bytes_per_s, stream_bw_min_bytes_per_s,
  * stream_bw_max_bytes_per_s, partial (some stream failed or was stopped)
  * and failed_stream (absent when none failed). */
 void iob_rec_aggregate(struct iob_recbuf *b, const struct iob_aggregate *a);
