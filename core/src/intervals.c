@@ -116,6 +116,8 @@ int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns, int final)
 	if (iv->prev_end && now_ns <= iv->prev_end && !final)
 		return 0; /* no stream has answered since the last interval */
 	uint64_t from = iv->prev_end ? iv->prev_end : iv->window_ns;
+	if (final && iv->n && now_ns <= from && bytes <= iv->prev_bytes && ops <= iv->prev_ops)
+		return 0; /* the observer's last look was the phase's end: nothing is left */
 	if (iv->n == iv->cap) {
 		size_t cap = iv->cap ? iv->cap * 2 : 64;
 		struct iob_interval *v = realloc(iv->v, cap * sizeof *v);

@@ -661,11 +661,7 @@ static void observe_finish(struct iob_run *run, struct observed *ob, const struc
 	iob_observer_stop(ob->obs);
 	if (ob->logged) {
 		uint64_t end = r->end_ns > r->start_ns ? r->end_ns : iob_now_ns();
-		size_t before = ob->iv.n;
 		iob_intervals_take(&ob->iv, end > ob->iv.prev_end ? end : ob->iv.prev_end, 1);
-		const struct iob_interval *last = ob->iv.n > before ? &ob->iv.v[ob->iv.n - 1] : NULL;
-		if (last && before && !last->len_ns && !last->bytes && !last->ops)
-			ob->iv.n--; /* the observer's last look was the phase's end */
 		for (size_t i = 0; i < ob->iv.n; i++) {
 			iob_rec_interval(&run->rb, ob->iv.job, ob->iv.phase, ob->iv.block_size, &ob->iv.v[i]);
 			iob_run_record(run, &run->rb.rec);

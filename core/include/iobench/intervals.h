@@ -59,7 +59,8 @@ int iob_intervals_answered(const struct iob_intervals *iv);
  * absolute CLOCK_MONOTONIC, when there is none).  A stream still in its ramp,
  * or no snapshot since the last interval (unless final), means no interval
  * yet (returns 0); 1 when one was added; -ENOMEM.  final: the phase is over
- * (every stream's last snapshot is in). */
+ * (every stream's last snapshot is in); a final interval with no time, bytes
+ * or ops after an earlier one is not added (nor written to the live CSV). */
 int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns, int final);
 /* Free what init allocated (live[i].snap too). */
 void iob_intervals_free(struct iob_intervals *iv);
