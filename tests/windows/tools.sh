@@ -100,6 +100,17 @@ bigread)
 	[ "$rc" -eq 0 ] || fail "exit $rc"
 	grep -q . out || fail "no output"
 	;;
+drive_path)
+	# a Windows path with a drive letter and backslashes, as a user types it:
+	# iotest writes the file there and bigread reads it back
+	w=$(printf 'Z:%s\\dr.dat' "$(pwd)" | tr / '\\\\')
+	run iotest -C -s 2 "$w"
+	[ "$rc" -eq 0 ] || fail "iotest $w: exit $rc"
+	[ "$(wc -c <dr.dat)" -eq 2097152 ] || fail "iotest did not write dr.dat in $(pwd)"
+	run bigread "$w" 1M
+	[ "$rc" -eq 0 ] || fail "bigread $w: exit $rc"
+	[ "$(grep -c '^[0-9]* ' out)" -eq 2 ] || fail "bigread did not read two blocks"
+	;;
 not_measured)
 	# no eviction, no residency probe on Windows: said, never claimed
 	printf '[global]\nbackend = win32\nsize = 1M\nevict_before_read = true\n[seq]\naccess = seq\nblock_size = 64K\nphases = write,read\n' >p.ini
