@@ -155,6 +155,8 @@ WINDOWS_ROWS = [
     ("iobench", ["run", "{p}", "--dir", "{d}"], "[a]\nfilename = NUL\n", None, "NUL is a character device", 2),
     ("iotest", ["-s", "1", "Z:\\nonexistent\\x"], None, None, "does not exist", 2),
     ("bigread", ["Z:\\nonexistent\\x", "1M"], None, None, "no such file", 2),
+    ("iobench", ["run", "{p}", "--dir", "{d}", "--output", "json=Z:\\nonexistent\\o.json"], "[a]\n", None,
+     "directory 'Z:\\nonexistent' does not exist", 2),
 ]
 
 

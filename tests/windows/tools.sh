@@ -110,6 +110,15 @@ drive_path)
 	run bigread "$w" 1M
 	[ "$rc" -eq 0 ] || fail "bigread $w: exit $rc"
 	[ "$(grep -c '^[0-9]* ' out)" -eq 2 ] || fail "bigread did not read two blocks"
+	# a profile named that way finds its include beside it, and a JSON
+	# output named that way is written there
+	mkdir sub
+	printf '[global]\nsize = 1M\n' >sub/inc.ini
+	printf '[global]\ninclude = inc.ini\n[a]\nphases = write\n' >sub/p.ini
+	wd=$(printf 'Z:%s\\sub' "$(pwd)" | tr / '\\\\')
+	run iobench run "$wd\\p.ini" --dir "$wd" --output "json=$wd\\o.json"
+	[ "$rc" -eq 0 ] || fail "iobench run $wd\\p.ini: exit $rc"
+	grep -q '"bytes":1048576' sub/o.json || fail "the JSON output is not in sub, or the include was not read"
 	;;
 not_measured)
 	# no eviction, no residency probe on Windows: said, never claimed

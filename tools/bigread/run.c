@@ -74,12 +74,7 @@ static int build_job(const struct bigread_args *a, int is_stdin, struct iob_job 
 	if (is_stdin) {
 		snprintf(j->filename, sizeof j->filename, "-");
 	} else {
-		size_t dlen;
-		snprintf(j->filename, sizeof j->filename, "%s", a->in + iob_path_split(a->in, &dlen));
-		if (dlen == 0)
-			snprintf(j->dir, sizeof j->dir, ".");
-		else
-			snprintf(j->dir, sizeof j->dir, "%.*s", (int)dlen, a->in);
+		snprintf(j->filename, sizeof j->filename, "%s", a->in + iob_path_dir(a->in, j->dir, sizeof j->dir));
 	}
 	j->access = IOB_ACCESS_SEQ;
 	j->phases = IOB_PHASE_BIT(IOB_PHASE_READ);

@@ -238,6 +238,26 @@ static inline size_t iob_path_split(const char *path, size_t *dirlen)
 #endif
 	return sep + 1;
 }
+/* The directory part of path into dir ("." when there is none, as
+ * iob_path_split says); returns the offset of the file name. */
+static inline size_t iob_path_dir(const char *path, char *dir, size_t len)
+{
+	size_t dlen, base = iob_path_split(path, &dlen);
+	if (dlen == 0)
+		snprintf(dir, len, ".");
+	else
+		snprintf(dir, len, "%.*s", (int)dlen, path);
+	return base;
+}
+/* Is path taken as it is, never joined to a directory (Windows: also "\x", "C:x", "C:\x")? */
+static inline int iob_path_absolute(const char *path)
+{
+#if defined(_WIN32)
+	return path[0] == '/' || path[0] == '\\' || (path[0] && path[1] == ':');
+#else
+	return path[0] == '/';
+#endif
+}
 
 /* Page-cache residency of the bytes [off, off + len) of a regular file (len 0:
  * to its end), clipped to the file's size: *total_pages is the number of pages
