@@ -137,12 +137,20 @@ int iob_blocks_summary(struct iob_blocks *b, struct iob_phase_result *r, struct 
 	memset(&cliff, 0, sizeof cliff);
 	if (n && (!speed || !merged))
 		rc = -ENOMEM;
-	if (rc == 0 && n && (rc = iob_series_speeds(s, b->resolution_ns, speed, merged, &nmerged)) == -ERANGE)
-		snprintf(err, errlen,
-			 "the %s CPU clock measured no time at all over %zu block(s), so no speed can be given (the "
-			 "kernel splits CPU time into user and system at its scheduler tick, and no tick fell "
-			 "there); time with the process or wall clock",
-			 iob_clock_name(b->clock), n);
+	if (rc == 0 && n && (rc = iob_series_speeds(s, b->resolution_ns, speed, merged, &nmerged)) == -ERANGE) {
+		if (b->clock == IOB_CLOCK_PROCESS) /* Windows: GetProcessTimes counts whole ticks */
+			snprintf(err, errlen,
+				 "the process CPU clock measured no time at all over %zu block(s), so no speed can "
+				 "be given (this OS counts CPU time in scheduler ticks, and no tick fell there); "
+				 "time with the wall clock",
+				 n);
+		else
+			snprintf(err, errlen,
+				 "the %s CPU clock measured no time at all over %zu block(s), so no speed can be "
+				 "given (the kernel splits CPU time into user and system at its scheduler tick, and "
+				 "no tick fell there); time with the process or wall clock",
+				 iob_clock_name(b->clock), n);
+	}
 	if (rc == 0 && n)
 		rc = iob_stats_compute(speed, n, &all, &robust);
 	if (rc == 0 && n)

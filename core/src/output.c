@@ -109,18 +109,7 @@ static void file_key_of(const char *path, struct file_key *k)
 		k->exists = 1;
 		k->chardev = kind == IOB_PATH_CHARDEV;
 	}
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash == dir) {
-		dir[1] = '\0';
-		name = path + 1;
-	} else if (slash) {
-		*slash = '\0';
-		name = path + (slash - dir) + 1;
-	} else {
-		snprintf(dir, sizeof dir, ".");
-		name = path;
-	}
+	name = path + iob_path_dir(path, dir, sizeof dir);
 	char real[4096];
 	if (iob_real_path(dir, real, sizeof real) == 0)
 		snprintf(k->norm, sizeof k->norm, "%s%s%s", real, strcmp(real, "/") == 0 ? "" : "/", name);
@@ -294,14 +283,7 @@ int iob_output_spec_parse(const char *text, const struct iob_registry *reg, stru
 		} else {
 			/* the file's directory must exist; the file itself is not touched yet */
 			char dir[4096];
-			snprintf(dir, sizeof dir, "%s", it->file);
-			char *slash = strrchr(dir, '/');
-			if (slash == dir)
-				dir[1] = '\0';
-			else if (slash)
-				*slash = '\0';
-			else
-				snprintf(dir, sizeof dir, ".");
+			iob_path_dir(it->file, dir, sizeof dir);
 			if (iob_path_kind(dir, 1) != IOB_PATH_DIRECTORY) {
 				snprintf(err, errlen, "output file '%s': directory '%s' does not exist", it->file, dir);
 				return -ENOENT;

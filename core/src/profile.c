@@ -961,18 +961,6 @@ struct loadctx {
 
 static int load_file(struct loadctx *ctx, const char *path, struct kvlist *globals, char *err, size_t errlen);
 
-static void dir_of(const char *path, char *dir, size_t len)
-{
-	snprintf(dir, len, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash == dir)
-		dir[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	else
-		snprintf(dir, len, ".");
-}
-
 static int do_includes(struct loadctx *ctx, const char *path, const char *list, struct kvlist *globals, char *err,
 		       size_t errlen)
 {
@@ -982,7 +970,7 @@ static int do_includes(struct loadctx *ctx, const char *path, const char *list, 
 		return -E2BIG;
 	}
 	snprintf(buf, sizeof buf, "%s", list);
-	dir_of(path, dir, sizeof dir);
+	iob_path_dir(path, dir, sizeof dir);
 	char *save = NULL;
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		char *name = trim(t), inc[8192];
@@ -990,7 +978,7 @@ static int do_includes(struct loadctx *ctx, const char *path, const char *list, 
 			snprintf(err, errlen, "%s: [global] include: empty file name in '%s'", path, IOB_Q(list));
 			return -EINVAL;
 		}
-		if (name[0] == '/')
+		if (iob_path_absolute(name))
 			snprintf(inc, sizeof inc, "%s", name);
 		else
 			snprintf(inc, sizeof inc, "%s/%s", dir, name);

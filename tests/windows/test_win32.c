@@ -307,6 +307,34 @@ static void worker(void *arg)
 	}
 }
 
+/* Paths split at '\\' and after a drive as well as at '/'. */
+static void test_path_split(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *path, *dir, *name;
+		int absolute;
+	} cases[] = {
+		{"x", ".", "x", 0},
+		{"d/x", "d", "x", 0},
+		{"d\\x", "d", "x", 0},
+		{"/x", "/", "x", 1},
+		{"\\x", "\\", "x", 1},
+		{"C:\\x", "C:\\", "x", 1},
+		{"C:/x", "C:/", "x", 1},
+		{"C:x", "C:", "x", 1},
+		{"C:\\data\\sub/x.dat", "C:\\data\\sub", "x.dat", 1},
+		{"Z:\\tmp\\", "Z:\\tmp", "", 1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char dir[64];
+		size_t base = iob_path_dir(cases[i].path, dir, sizeof dir);
+		assert_string_equal(dir, cases[i].dir);
+		assert_string_equal(cases[i].path + base, cases[i].name);
+		assert_int_equal(iob_path_absolute(cases[i].path), cases[i].absolute);
+	}
+}
+
 static void test_threads(void **state)
 {
 	(void)state;
@@ -329,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_unbuffered_alignment), cmocka_unit_test(test_options),
 		cmocka_unit_test(test_truncate_and_missing), cmocka_unit_test(test_dir_at),
 		cmocka_unit_test(test_probes),		   cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_path_split),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

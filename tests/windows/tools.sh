@@ -100,6 +100,26 @@ bigread)
 	[ "$rc" -eq 0 ] || fail "exit $rc"
 	grep -q . out || fail "no output"
 	;;
+drive_path)
+	# a Windows path with a drive letter and backslashes, as a user types it:
+	# iotest writes the file there and bigread reads it back
+	w=$(printf 'Z:%s\\dr.dat' "$(pwd)" | tr / '\\\\')
+	run iotest -C -s 2 "$w"
+	[ "$rc" -eq 0 ] || fail "iotest $w: exit $rc"
+	[ "$(wc -c <dr.dat)" -eq 2097152 ] || fail "iotest did not write dr.dat in $(pwd)"
+	run bigread "$w" 1M
+	[ "$rc" -eq 0 ] || fail "bigread $w: exit $rc"
+	[ "$(grep -c '^[0-9]* ' out)" -eq 2 ] || fail "bigread did not read two blocks"
+	# a profile named that way finds its include beside it, and a JSON
+	# output named that way is written there
+	mkdir sub
+	printf '[global]\nsize = 1M\n' >sub/inc.ini
+	printf '[global]\ninclude = inc.ini\n[a]\nphases = write\n' >sub/p.ini
+	wd=$(printf 'Z:%s\\sub' "$(pwd)" | tr / '\\\\')
+	run iobench run "$wd\\p.ini" --dir "$wd" --output "json=$wd\\o.json"
+	[ "$rc" -eq 0 ] || fail "iobench run $wd\\p.ini: exit $rc"
+	grep -q '"bytes":1048576' sub/o.json || fail "the JSON output is not in sub, or the include was not read"
+	;;
 not_measured)
 	# no eviction, no residency probe on Windows: said, never claimed
 	printf '[global]\nbackend = win32\nsize = 1M\nevict_before_read = true\n[seq]\naccess = seq\nblock_size = 64K\nphases = write,read\n' >p.ini

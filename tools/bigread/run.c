@@ -13,6 +13,7 @@
 #include "bigread.h"
 #include "iobench/cli.h"
 #include "iobench/log.h"
+#include "iobench/os.h"
 #include "iobench/profile.h"
 #include "iobench/runner.h"
 #include "iobench/units.h"
@@ -70,17 +71,10 @@ static int build_job(const struct bigread_args *a, int is_stdin, struct iob_job 
 	if (a->backend_options && strlen(a->backend_options) >= sizeof j->backend_options)
 		return iob_cli_fail(IOB_EXIT_USAGE, "--backend-options '%s' is too long", IOB_Q(a->backend_options));
 	snprintf(j->backend_options, sizeof j->backend_options, "%s", a->backend_options ? a->backend_options : "");
-	const char *slash = strrchr(a->in, '/');
 	if (is_stdin) {
 		snprintf(j->filename, sizeof j->filename, "-");
 	} else {
-		snprintf(j->filename, sizeof j->filename, "%s", slash ? slash + 1 : a->in);
-		if (!slash)
-			snprintf(j->dir, sizeof j->dir, ".");
-		else if (slash == a->in)
-			snprintf(j->dir, sizeof j->dir, "/");
-		else
-			snprintf(j->dir, sizeof j->dir, "%.*s", (int)(slash - a->in), a->in);
+		snprintf(j->filename, sizeof j->filename, "%s", a->in + iob_path_dir(a->in, j->dir, sizeof j->dir));
 	}
 	j->access = IOB_ACCESS_SEQ;
 	j->phases = IOB_PHASE_BIT(IOB_PHASE_READ);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "iobench/cli.h"
+#include "iobench/os.h"
 #include "iobench/profile.h"
 #include "iobench/runner.h"
 #include "iotest.h"
@@ -25,18 +26,15 @@
 /* Split path into the job's dir and filename. */
 static int split_path(const char *path, struct iob_job *job, char *err, size_t errlen)
 {
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	size_t dlen = slash ? (size_t)(slash - path) : 0;
+	size_t dlen;
+	const char *base = path + iob_path_split(path, &dlen);
 	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
 		return iotest_fail(err, errlen, "'%s' names a directory, not a file", IOTEST_QPATH(path));
 	if (strlen(base) >= sizeof job->filename || dlen >= sizeof job->dir)
 		return iotest_fail(err, errlen, "file name '%s' is too long", IOTEST_QPATH(path));
 	snprintf(job->filename, sizeof job->filename, "%s", base);
-	if (!slash)
+	if (dlen == 0)
 		snprintf(job->dir, sizeof job->dir, ".");
-	else if (dlen == 0)
-		snprintf(job->dir, sizeof job->dir, "/");
 	else
 		snprintf(job->dir, sizeof job->dir, "%.*s", (int)dlen, path);
 	return 0;
