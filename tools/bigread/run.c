@@ -13,7 +13,7 @@
 #include "bigread.h"
 #include "iobench/cli.h"
 #include "iobench/log.h"
-#include "iobench/os.h"
+#include "iobench/path.h"
 #include "iobench/profile.h"
 #include "iobench/runner.h"
 #include "iobench/units.h"

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "iobench/cli.h"
-#include "iobench/os.h"
+#include "iobench/path.h"
 #include "iobench/profile.h"
 #include "iobench/runner.h"
 #include "iotest.h"
