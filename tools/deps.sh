@@ -6,7 +6,10 @@ set -eu
 need=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # mpich and libmpich-dev: the MPI coordinator and the mpi tests (docs/mpi.md)
-for pkg in build-essential cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev python3 strace librsvg2-bin mpich libmpich-dev $*; do
+# fio, python3-six and gnuplot-nox: fio's own tools read our fio-json and logs
+# in the outputs.fio tests (fio_jsonplus_clat2csv imports six; fio2gnuplot
+# renders with gnuplot)
+for pkg in build-essential cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev python3 strace librsvg2-bin mpich libmpich-dev fio python3-six gnuplot-nox $*; do
 	have_pkg "$pkg" || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0

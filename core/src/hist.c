@@ -137,6 +137,36 @@ uint64_t iob_hist_bucket_high(unsigned i)
 	return iob_hist_bucket_low(i) + ((((uint64_t)1) << shift) - 1);
 }
 
+/* Bucket i's value as a percentile reports it: the midpoint, clamped to
+ * the recorded [min, max], in ns. */
+static uint64_t bucket_value_ns(const struct iob_hist *h, unsigned i)
+{
+	uint64_t lo = iob_hist_bucket_low(i), hi = iob_hist_bucket_high(i);
+	uint64_t mid = lo + (hi - lo) / 2;
+	if (mid < h->min)
+		mid = h->min;
+	if (mid > h->max)
+		mid = h->max;
+	return to_ns(h, mid);
+}
+
+void iob_hist_bins(const struct iob_hist *h, uint64_t *ns, uint64_t *count, size_t *n)
+{
+	size_t k = 0;
+	for (unsigned i = 0; h->count && i < IOB_HIST_BUCKETS; i++) {
+		if (!h->bucket[i])
+			continue;
+		uint64_t v = bucket_value_ns(h, i);
+		if (k && ns[k - 1] == v) {
+			count[k - 1] += h->bucket[i];
+			continue;
+		}
+		ns[k] = v;
+		count[k++] = h->bucket[i];
+	}
+	*n = k;
+}
+
 uint64_t iob_hist_percentile(const struct iob_hist *h, double p)
 {
 	if (h->count == 0)
@@ -151,15 +181,8 @@ uint64_t iob_hist_percentile(const struct iob_hist *h, double p)
 	uint64_t seen = 0;
 	for (unsigned i = 0; i < IOB_HIST_BUCKETS; i++) {
 		seen += h->bucket[i];
-		if (seen >= rank) {
-			uint64_t lo = iob_hist_bucket_low(i), hi = iob_hist_bucket_high(i);
-			uint64_t mid = lo + (hi - lo) / 2;
-			if (mid < h->min)
-				mid = h->min;
-			if (mid > h->max)
-				mid = h->max;
-			return to_ns(h, mid);
-		}
+		if (seen >= rank)
+			return bucket_value_ns(h, i);
 	}
 	return iob_hist_max_ns(h);
 }

@@ -269,6 +269,10 @@ int iob_output_spec_parse(const char *text, const struct iob_registry *reg, stru
 			return -EINVAL;
 		}
 		snprintf(it->name, sizeof it->name, "%s", item);
+		/* plugin names are [a-z0-9_]: fio-json is the plugin fio_json */
+		for (char *c = it->name; *c; c++)
+			if (*c == '-')
+				*c = '_';
 		if (!iob_registry_find(reg, IOB_PLUGIN_OUTPUT, it->name)) {
 			iob_registry_missing(reg, IOB_PLUGIN_OUTPUT, it->name, err, errlen);
 			return -EINVAL;

@@ -91,6 +91,9 @@ void iob_rec_lat(struct iob_recbuf *b, const char *key, const struct iob_hist *h
 	for (size_t i = 0; i < IOB_NPCT; i++)
 		b->latval[k][i] = iob_hist_percentile(h, iob_default_pct[i]);
 	l->value = b->latval[k];
+	iob_hist_bins(h, b->bin_ns[k], b->bin_count[k], &l->nbins);
+	l->bin_ns = b->bin_ns[k];
+	l->bin_count = b->bin_count[k];
 	add(b, key, IOB_T_LAT, IOB_UNIT_NS)->v.lat = l;
 }
 
@@ -138,6 +141,7 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	iob_rec_u64(b, "bytes", IOB_UNIT_BYTES, r->bytes);
 	iob_rec_u64(b, "ops", IOB_UNIT_OPS, r->ops);
 	iob_rec_u64(b, "skipped_ops", IOB_UNIT_OPS, r->skipped);
+	iob_rec_u64(b, "short_ops", IOB_UNIT_OPS, r->short_ops);
 	iob_rec_f64(b, "elapsed_s", IOB_UNIT_S, iob_phase_seconds(r));
 	iob_rec_f64(b, "sync_s", IOB_UNIT_S, (double)r->sync_ns / 1e9);
 	iob_rec_f64(b, "bw_bytes_per_s", IOB_UNIT_BYTES_PER_S, iob_phase_bw(r));

@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "iobench/plugin.h"
+#include "jsonval.h"
 #include "textbuf.h"
 
 #define JSON_NAME "json"
@@ -115,147 +116,6 @@ static int json_write_fallback_tail(struct json_state *st)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Values.                                                                   */
-
-/* Shortest of %.15g..%.17g reading back as v, with '.' as the decimal point
- * whatever the locale says.  v must be finite. */
-static void json_put_f64(struct textbuf *b, double v)
-{
-	char num[48];
-	if (!isfinite(v))
-		v = 0.0;
-	textbuf_fmt_double(v, num, sizeof(num));
-	textbuf_str(b, num);
-	if (!strpbrk(num, ".e"))
-		textbuf_str(b, ".0"); /* keep an F64 recognisable as a float */
-}
-
-/* Length (2..4) of the valid UTF-8 sequence at s, or 0 when it is invalid
- * (stray continuation, overlong form, surrogate, beyond U+10FFFF, cut off). */
-static size_t json_utf8_len(const unsigned char *s)
-{
-	size_t n;
-	uint32_t cp;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		cp = s[0] & 0x1fu;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		cp = s[0] & 0x0fu;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		cp = s[0] & 0x07u;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0u) != 0x80u) /* also stops at the terminating NUL */
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3fu);
-	}
-	if (n == 3 && (cp < 0x800u || (cp >= 0xd800u && cp <= 0xdfffu)))
-		return 0;
-	if (n == 4 && (cp < 0x10000u || cp > 0x10ffffu))
-		return 0;
-	return n;
-}
-
-static void json_put_str(struct textbuf *b, const char *s)
-{
-	if (!s) {
-		textbuf_str(b, "null");
-		return;
-	}
-	const unsigned char *p = (const unsigned char *)s;
-	textbuf_add(b, "\"", 1);
-	while (*p) {
-		const unsigned char *run = p;
-		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
-			p++;
-		textbuf_add(b, (const char *)run, (size_t)(p - run));
-		if (!*p)
-			break;
-		if (*p == '"' || *p == '\\') {
-			char esc[2] = {'\\', (char)*p};
-			textbuf_add(b, esc, 2);
-			p++;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			textbuf_printf(b, "\\u%04x", (unsigned)*p);
-			p++;
-		} else {
-			size_t n = json_utf8_len(p);
-			if (n) {
-				textbuf_add(b, (const char *)p, n);
-				p += n;
-			} else {
-				textbuf_str(b, "\\ufffd");
-				p++;
-			}
-		}
-	}
-	textbuf_add(b, "\"", 1);
-}
-
-static void json_put_lat(struct textbuf *b, const struct iob_latency *lat)
-{
-	if (!lat) {
-		textbuf_str(b, "null");
-		return;
-	}
-	textbuf_printf(b, "{\"count\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"mean\":",
-			lat->count, lat->min, lat->max);
-	json_put_f64(b, lat->mean);
-	textbuf_str(b, ",\"stddev\":");
-	json_put_f64(b, lat->stddev);
-	textbuf_str(b, ",\"percentiles\":{");
-	size_t n = (lat->pct && lat->value) ? lat->npct : 0;
-	for (size_t i = 0; i < n; i++) {
-		char rank[48];
-		double p = isfinite(lat->pct[i]) ? lat->pct[i] : 0.0;
-		textbuf_fmt_double(p, rank, sizeof(rank));
-		textbuf_str(b, i ? ",\"" : "\"");
-		textbuf_str(b, rank);
-		textbuf_printf(b, "\":%" PRIu64, lat->value[i]);
-	}
-	textbuf_str(b, "}}");
-}
-
-/* Types this output knows; fields of others are skipped (see the top). */
-static int json_known_type(const struct iob_field *f)
-{
-	return f->type <= IOB_T_LAT;
-}
-
-static void json_put_field(struct textbuf *b, const struct iob_field *f)
-{
-	json_put_str(b, f->key ? f->key : "");
-	textbuf_add(b, ":", 1);
-	switch (f->type) {
-	case IOB_T_U64:
-		textbuf_printf(b, "%" PRIu64, f->v.u);
-		break;
-	case IOB_T_I64:
-		textbuf_printf(b, "%" PRId64, f->v.i);
-		break;
-	case IOB_T_F64:
-		json_put_f64(b, f->v.f);
-		break;
-	case IOB_T_STR:
-		json_put_str(b, f->v.s);
-		break;
-	case IOB_T_BOOL:
-		textbuf_str(b, f->v.b ? "true" : "false");
-		break;
-	case IOB_T_LAT:
-		json_put_lat(b, f->v.lat);
-		break;
-	default:
-		textbuf_str(b, "null"); /* not reached: json_known_type */
-		break;
-	}
-}
-
-/* ------------------------------------------------------------------------ */
 /* Document pieces.                                                          */
 
 static void json_put_head(struct textbuf *b, const struct iob_run_info *run)
@@ -264,20 +124,20 @@ static void json_put_head(struct textbuf *b, const struct iob_run_info *run)
 	if (!run || run->struct_size < JSON_RUN_INFO_V1_SIZE)
 		run = &none;
 	textbuf_str(b, "{\"tool\":");
-	json_put_str(b, run->tool);
+	jsonval_str(b, run->tool);
 	textbuf_str(b, ",\"version\":");
-	json_put_str(b, run->version);
+	jsonval_str(b, run->version);
 	textbuf_str(b, ",\"host\":");
-	json_put_str(b, run->host);
+	jsonval_str(b, run->host);
 	textbuf_str(b, ",\"started\":");
-	json_put_str(b, run->started);
+	jsonval_str(b, run->started);
 	textbuf_str(b, ",\"source\":");
-	json_put_str(b, run->source);
+	jsonval_str(b, run->source);
 	/* ABI 1.1: the kernel and the record schema's version (a 1.0 core has
 	 * neither: the schema is then 1) */
 	int v11 = run->struct_size >= offsetof(struct iob_run_info, schema) + sizeof run->schema;
 	textbuf_str(b, ",\"kernel\":");
-	json_put_str(b, v11 ? run->kernel : NULL);
+	jsonval_str(b, v11 ? run->kernel : NULL);
 	char schema[16];
 	snprintf(schema, sizeof schema, "%u", v11 && run->schema ? run->schema : 1u);
 	textbuf_str(b, ",\"schema\":");
@@ -294,7 +154,7 @@ static void json_put_tail(struct textbuf *b, const struct iob_run_end *end, cons
 		if (!end->notes[i])
 			continue;
 		textbuf_str(b, k++ ? "," : "");
-		json_put_str(b, end->notes[i]);
+		jsonval_str(b, end->notes[i]);
 	}
 	textbuf_str(b, "],\n\"status\":");
 	textbuf_str(b, error ? "\"error\"" : "\"ok\"");
@@ -302,7 +162,7 @@ static void json_put_tail(struct textbuf *b, const struct iob_run_end *end, cons
 	textbuf_str(b, end && end->interrupted ? "true" : "false");
 	if (error) {
 		textbuf_str(b, ",\"error\":");
-		json_put_str(b, error);
+		jsonval_str(b, error);
 	}
 	textbuf_str(b, "}\n");
 }
@@ -358,12 +218,12 @@ static int json_record(void *state, const struct iob_record *rec)
 		return -EINVAL;
 	struct textbuf *b = &st->buf;
 	textbuf_str(b, st->nrecords ? ",\n{\"kind\":" : "\n{\"kind\":");
-	json_put_str(b, rec->kind ? rec->kind : "");
+	jsonval_str(b, rec->kind ? rec->kind : "");
 	for (size_t i = 0; i < rec->nfields; i++) {
-		if (!json_known_type(&rec->fields[i]))
+		if (!jsonval_known_type(&rec->fields[i]))
 			continue;
 		textbuf_add(b, ",", 1);
-		json_put_field(b, &rec->fields[i]);
+		jsonval_field(b, &rec->fields[i]);
 	}
 	textbuf_add(b, "}", 1);
 	int rc = json_flush(st);

@@ -200,6 +200,62 @@ static void test_merge_different_scales(void **s)
 	free(ns);
 }
 
+/* The bins (fio-json:plus): ascending, distinct, adding up to the count,
+ * each percentile one of them, the samples of a bucket in its bin; ticks
+ * worth less than a ns that land on one ns value make one bin. */
+static void check_bins(const struct iob_hist *h)
+{
+	static uint64_t ns[IOB_HIST_BUCKETS], cnt[IOB_HIST_BUCKETS];
+	size_t n = 0;
+	iob_hist_bins(h, ns, cnt, &n);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		assert_true(cnt[i] > 0);
+		if (i)
+			assert_true(ns[i] > ns[i - 1]);
+		sum += cnt[i];
+	}
+	assert_int_equal(sum, h->count);
+	assert_true(n == 0 || (ns[0] >= iob_hist_min_ns(h) && ns[n - 1] <= iob_hist_max_ns(h)));
+	for (size_t k = 0; k < IOB_NPCT; k++) {
+		uint64_t v = iob_hist_percentile(h, iob_default_pct[k]);
+		int found = 0;
+		for (size_t i = 0; i < n && !found; i++)
+			found = ns[i] == v;
+		if (!found)
+			fail_msg("p%g = %llu is not a bin", iob_default_pct[k], (unsigned long long)v);
+	}
+}
+
+static void test_bins(void **state)
+{
+	(void)state;
+	struct iob_hist *h = iob_hist_new();
+	assert_non_null(h);
+	size_t n = 0;
+	static uint64_t ns[IOB_HIST_BUCKETS], cnt[IOB_HIST_BUCKETS];
+	iob_hist_bins(h, ns, cnt, &n);
+	assert_int_equal(n, 0);
+	for (int i = 0; i < 20000; i++)
+		iob_hist_record(h, 100 + rnd() % 5000000);
+	check_bins(h);
+	iob_hist_record(h, 7);
+	iob_hist_record(h, 7);
+	check_bins(h);
+	iob_hist_bins(h, ns, cnt, &n);
+	assert_int_equal(ns[0], 7);
+	assert_int_equal(cnt[0], 2);
+	/* ticks of 0.3 ns: 0..127 ticks land on fewer ns values */
+	iob_hist_reset(h);
+	for (uint64_t t = 0; t < 128; t++)
+		iob_hist_record(h, t);
+	iob_hist_set_scale(h, 0.3);
+	check_bins(h);
+	iob_hist_bins(h, ns, cnt, &n);
+	assert_true(n < 128);
+	iob_hist_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_bucket_layout),
 		cmocka_unit_test(test_stddev_and_merge),
 		cmocka_unit_test(test_merge_different_scales),
+		cmocka_unit_test(test_bins),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

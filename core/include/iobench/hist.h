@@ -83,6 +83,11 @@ uint64_t iob_hist_bucket_low(unsigned i);
 uint64_t iob_hist_bucket_high(unsigned i);
 /* The p-th percentile (0 < p <= 100) in ns; 0 when empty. */
 uint64_t iob_hist_percentile(const struct iob_hist *h, double p);
+/* The non-empty buckets in ascending order, each at its representative
+ * value in ns (the midpoint, clamped to [min, max], as the percentiles use);
+ * buckets that land on one ns value are merged into one bin.  ns and count
+ * have room for IOB_HIST_BUCKETS; *n is set to the bins written. */
+void iob_hist_bins(const struct iob_hist *h, uint64_t *ns, uint64_t *count, size_t *n);
 double iob_hist_mean(const struct iob_hist *h);   /* ns */
 double iob_hist_stddev(const struct iob_hist *h); /* ns, population */
 

@@ -52,7 +52,7 @@ extern "C" {
 #endif
 
 #define IOB_ABI_MAJOR 1
-#define IOB_ABI_MINOR 1
+#define IOB_ABI_MINOR 2
 
 #define IOB_PLUGIN_ENTRY_NAME "iob_plugin_entry"
 
@@ -283,6 +283,17 @@ struct iob_latency {
 	size_t npct;         /* entries in pct[] and value[] */
 	const double *pct;   /* percentile ranks, ascending, e.g. 50.0, 99.9 */
 	const uint64_t *value; /* value[i] is the pct[i]-th percentile, <= max */
+	/* --- end of ABI 1.1 --- */
+	/* ABI 1.2 (read only when the host's abi_minor is 2 or more): the
+	 * histogram the summary comes from, its non-empty buckets in ascending
+	 * order, each at a representative value (the bucket's midpoint in ns,
+	 * clamped to [min, max], as the percentiles are; buckets that land on
+	 * one ns value are one bin).  nbins 0 with a count: not available (a
+	 * record received from another MPI rank). */
+	size_t nbins;
+	const uint64_t *bin_ns;    /* ascending, distinct */
+	const uint64_t *bin_count; /* samples in each; they add up to count */
+	/* --- end of ABI 1.2 --- */
 };
 
 /* One named value.  `key` already carries the unit where there is one

@@ -25,6 +25,7 @@ struct iob_recbuf {
 	struct iob_field fields[IOB_REC_MAX_FIELDS];
 	struct iob_latency lat[2];
 	uint64_t latval[2][IOB_NPCT];
+	uint64_t bin_ns[2][IOB_HIST_BUCKETS], bin_count[2][IOB_HIST_BUCKETS];
 	size_t nlat;
 	char str[IOB_REC_STRBUF];
 	size_t strused;
@@ -46,7 +47,7 @@ const struct iob_field *iob_rec_get(const struct iob_record *r, const char *key)
 
 /* The base keys of the "phase" record, the same for every binary
  * (docs/outputs.md): job, phase, backend, file, access, block_size_bytes,
- * size_bytes, pattern, seed, fsync, bytes, ops, skipped_ops, elapsed_s,
+ * size_bytes, pattern, seed, fsync, bytes, ops, skipped_ops, short_ops, elapsed_s,
  * sync_s, bw_bytes_per_s, ops_per_s, lat_ns, direct, os_read_bytes,
  * os_write_bytes, verify_bad_blocks, first_bad_offset, expected_byte,
  * found_byte.  The runner adds the read facts and status after them, then

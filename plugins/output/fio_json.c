@@ -1,0 +1,561 @@
+/*
+ * fio_json.c - the "fio-json" output (plugin name fio_json): one document
+ * per run in the shape fio 3.x writes with --output-format=json, so scripts
+ * and tools written for fio read it; with the argument `plus`
+ * (--output fio-json:plus) also each latency's histogram as fio's json+
+ * "bins".  Field names and formats: docs/outputs.md, "fio-json".
+ *
+ *   {"fio version":"iobench-V","timestamp":S,"timestamp_ms":MS,"time":"..",
+ *    "jobs":[ one per "phase" record ],
+ *    "iobench":{run facts, notes, status}}
+ *
+ * A job is one phase record (the aggregate of its streams or ranks): its
+ * direction (write -> "write"; read and verify -> "read"; mixed -> both)
+ * gets io_bytes, io_kbytes, bw_bytes, bw (KiB/s), iops, runtime (ms),
+ * total_ios, short_ios, drop_ios, slat_ns, clat_ns and lat_ns; the other
+ * directions and trim are zeros, as fio writes a direction without I/O.
+ * The record itself, every field, goes in the job's "iobench" member.
+ * Nothing is measured or estimated here: every figure is the record's,
+ * scaled (bytes to KiB, seconds to ms) or divided as fio defines it.
+ *
+ * The document is built in memory and written whole at end_run (or at
+ * close, with "status":"error" in its iobench member, when the run ended
+ * without a result).  After the sink fails, every call returns that error.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/plugin.h"
+#include "jsonval.h"
+#include "textbuf.h"
+
+#define FJ_NAME "fio_json"
+#define FJ_NO_RESULT "run ended without a result"
+/* fio's largest latency bin (ns): fio's own histogram folds every longer
+ * latency into it, and fio_jsonplus_clat2csv loops forever on a larger key */
+#define FJ_MAX_BIN_NS UINT64_C(17112760320)
+
+#define FJ_RUN_INFO_V1_SIZE (offsetof(struct iob_run_info, source) + sizeof(const char *))
+#define FJ_RUN_END_V1_SIZE (offsetof(struct iob_run_end, notes) + sizeof(const char *const *))
+
+static const struct iob_host *fj_host;
+
+struct fj_state {
+	struct iob_sink sink;
+	int plus; /* json+: bins */
+	int begun, ended;
+	int err; /* first sink error; sticky */
+	size_t njobs;
+	struct textbuf head; /* "fio version" .. "jobs":[ */
+	struct textbuf jobs; /* the job objects so far */
+	struct textbuf run;  /* the run facts for the iobench member */
+	struct textbuf out;
+};
+
+static void fj_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
+static void fj_log(int level, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	if (!fj_host || !fj_host->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fj_host->log(level, FJ_NAME, "%s", line);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The run's start time, from the ISO 8601 text the core hands over.         */
+
+/* Days since 1970-01-01 of a proleptic Gregorian date. */
+static int64_t days_of(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* "2024-05-01T10:00:00+0200" (or +02:00, or Z): the Unix time, and fio's
+ * "time" text of the same local time ("Wed May  1 10:00:00 2024").  0 when
+ * the text is not of that form. */
+static int parse_started(const char *s, int64_t *unix_s, char *text, size_t textlen)
+{
+	static const char *const wd[] = {"Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"};
+	static const char *const mon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+	int y, mo, d, h, mi, se, n = 0;
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &n) != 6 || mo < 1 ||
+	    mo > 12 || d < 1 || d > 31)
+		return 0;
+	const char *z = s + n;
+	int off = 0;
+	if (*z == '+' || *z == '-') {
+		int oh = 0, om = 0;
+		if (sscanf(z + 1, "%2d:%2d", &oh, &om) != 2 && sscanf(z + 1, "%2d%2d", &oh, &om) != 2)
+			return 0;
+		off = (oh * 60 + om) * 60 * (*z == '-' ? -1 : 1);
+	} else if (*z != 'Z' && *z != '\0') {
+		return 0;
+	}
+	int64_t days = days_of(y, mo, d);
+	*unix_s = days * 86400 + h * 3600 + mi * 60 + se - off;
+	int w = (int)(((days % 7) + 7) % 7);
+	snprintf(text, textlen, "%s %s %2d %02d:%02d:%02d %d", wd[w], mon[mo - 1], d, h, mi, se, y);
+	return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading a record.                                                         */
+
+static const struct iob_field *field(const struct iob_record *r, const char *key)
+{
+	for (size_t i = 0; i < r->nfields; i++)
+		if (r->fields[i].key && strcmp(r->fields[i].key, key) == 0)
+			return &r->fields[i];
+	return NULL;
+}
+
+static uint64_t get_u64(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = field(r, key);
+	if (!f)
+		return 0;
+	if (f->type == IOB_T_U64)
+		return f->v.u;
+	if (f->type == IOB_T_I64)
+		return f->v.i > 0 ? (uint64_t)f->v.i : 0;
+	return 0;
+}
+
+static double get_f64(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = field(r, key);
+	return f && f->type == IOB_T_F64 && isfinite(f->v.f) ? f->v.f : 0.0;
+}
+
+static const char *get_str(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = field(r, key);
+	return f && f->type == IOB_T_STR ? f->v.s : NULL;
+}
+
+static const struct iob_latency *get_lat(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = field(r, key);
+	return f && f->type == IOB_T_LAT ? f->v.lat : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing a job.                                                            */
+
+static void put_u64_member(struct textbuf *b, const char *key, uint64_t v)
+{
+	textbuf_printf(b, "\"%s\":%" PRIu64, key, v);
+}
+
+/* fio prints its doubles with 6 decimals */
+static void put_f6_member(struct textbuf *b, const char *key, double v)
+{
+	textbuf_printf(b, "\"%s\":%.6f", key, isfinite(v) ? v : 0.0);
+}
+
+static int bins_available(const struct iob_latency *l)
+{
+	return fj_host && fj_host->abi_minor >= 2 && l->nbins && l->bin_ns && l->bin_count;
+}
+
+/* fio's latency object: min, max, mean, stddev, N, then percentile (and
+ * the bins when asked) when there are samples. */
+static void put_lat(struct textbuf *b, const char *key, const struct iob_latency *l, int bins)
+{
+	textbuf_printf(b, "\"%s\":{", key);
+	if (!l || !l->count) {
+		textbuf_str(b, "\"min\":0,\"max\":0,\"mean\":0.000000,\"stddev\":0.000000,\"N\":0}");
+		return;
+	}
+	put_u64_member(b, "min", l->min);
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "max", l->max);
+	textbuf_add(b, ",", 1);
+	put_f6_member(b, "mean", l->mean);
+	textbuf_add(b, ",", 1);
+	put_f6_member(b, "stddev", l->stddev);
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "N", l->count);
+	if (l->npct && l->pct && l->value) {
+		textbuf_str(b, ",\"percentile\":{");
+		for (size_t i = 0; i < l->npct; i++)
+			textbuf_printf(b, "%s\"%f\":%" PRIu64, i ? "," : "",
+				       isfinite(l->pct[i]) ? l->pct[i] : 0.0, l->value[i]);
+		textbuf_add(b, "}", 1);
+	}
+	if (bins && bins_available(l)) {
+		textbuf_str(b, ",\"bins\":{");
+		uint64_t folded = 0;
+		for (size_t i = 0; i < l->nbins; i++) {
+			if (l->bin_ns[i] >= FJ_MAX_BIN_NS) {
+				folded += l->bin_count[i];
+				continue;
+			}
+			textbuf_printf(b, "%s\"%" PRIu64 "\":%" PRIu64, i ? "," : "", l->bin_ns[i],
+				       l->bin_count[i]);
+		}
+		if (folded)
+			textbuf_printf(b, "%s\"%" PRIu64 "\":%" PRIu64,
+				       l->bin_ns[0] < FJ_MAX_BIN_NS ? "," : "", FJ_MAX_BIN_NS, folded);
+		textbuf_add(b, "}", 1);
+	}
+	textbuf_add(b, "}", 1);
+}
+
+/* One direction's object: what fio writes for read, write and trim. */
+static void put_dir(struct textbuf *b, const char *name, uint64_t bytes, uint64_t ops, uint64_t short_ops,
+		    double elapsed_s, const struct iob_latency *lat, int plus)
+{
+	int any = ops > 0 && elapsed_s > 0;
+	double bw = any ? (double)bytes / elapsed_s : 0.0;
+	textbuf_printf(b, "\"%s\":{", name);
+	put_u64_member(b, "io_bytes", bytes);
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "io_kbytes", bytes / 1024);
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "bw_bytes", (uint64_t)bw);
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "bw", (uint64_t)(bw / 1024));
+	textbuf_add(b, ",", 1);
+	put_f6_member(b, "iops", any ? (double)ops / elapsed_s : 0.0);
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "runtime", any ? (uint64_t)llround(elapsed_s * 1000) : 0);
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "total_ios", ops);
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "short_ios", short_ops);
+	textbuf_str(b, ",\"drop_ios\":0,");
+	put_lat(b, "slat_ns", NULL, 0);
+	textbuf_add(b, ",", 1);
+	put_lat(b, "clat_ns", any ? lat : NULL, plus);
+	textbuf_add(b, ",", 1);
+	put_lat(b, "lat_ns", any ? lat : NULL, 0); /* fio's json+ bins are clat's */
+	/* fio's samples of its bw and iops logs: none are taken here */
+	textbuf_str(b,
+		    ",\"bw_min\":0,\"bw_max\":0,\"bw_agg\":0.000000,\"bw_mean\":0.000000,\"bw_dev\":0.000000,"
+		    "\"bw_samples\":0,\"iops_min\":0,\"iops_max\":0,\"iops_mean\":0.000000,"
+		    "\"iops_stddev\":0.000000,\"iops_samples\":0}");
+}
+
+/* A job option as fio prints one: a string. */
+static void put_option(struct textbuf *b, int *n, const char *key, const char *value)
+{
+	if (!value)
+		return;
+	textbuf_str(b, (*n)++ ? "," : "");
+	jsonval_str(b, key);
+	textbuf_add(b, ":", 1);
+	jsonval_str(b, value);
+}
+
+static void put_job_options(struct textbuf *b, const struct iob_record *r, const char *phase)
+{
+	char num[32];
+	int n = 0;
+	const char *access = get_str(r, "access");
+	int rnd = access && strcmp(access, "random") == 0;
+	const char *rw = strcmp(phase, "write") == 0   ? (rnd ? "randwrite" : "write")
+			 : strcmp(phase, "mixed") == 0 ? (rnd ? "randrw" : "rw")
+						       : (rnd ? "randread" : "read");
+	textbuf_str(b, "\"job options\":{");
+	put_option(b, &n, "name", get_str(r, "job"));
+	put_option(b, &n, "filename", get_str(r, "file"));
+	put_option(b, &n, "rw", rw);
+	snprintf(num, sizeof num, "%" PRIu64, get_u64(r, "block_size_bytes"));
+	put_option(b, &n, "bs", num);
+	snprintf(num, sizeof num, "%" PRIu64, get_u64(r, "size_bytes"));
+	put_option(b, &n, "size", num);
+	put_option(b, &n, "ioengine", get_str(r, "backend"));
+	const struct iob_field *d = field(r, "direct");
+	if (d && d->type == IOB_T_BOOL)
+		put_option(b, &n, "direct", d->v.b ? "1" : "0");
+	textbuf_add(b, "}", 1);
+}
+
+static void put_job(struct fj_state *st, const struct iob_record *r)
+{
+	struct textbuf *b = &st->jobs;
+	const char *phase = get_str(r, "phase");
+	const char *status = get_str(r, "status");
+	double el = get_f64(r, "elapsed_s");
+	int mixed = phase && strcmp(phase, "mixed") == 0, write = phase && strcmp(phase, "write") == 0;
+	if (!phase)
+		phase = "read";
+	textbuf_str(b, st->njobs ? ",\n{" : "\n{");
+	textbuf_str(b, "\"jobname\":");
+	jsonval_str(b, get_str(r, "job"));
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "groupid", get_u64(r, "group"));
+	textbuf_printf(b, ",\"error\":%d,", status && strcmp(status, "ok") != 0 ? 1 : 0);
+	put_u64_member(b, "elapsed", (uint64_t)llround(el));
+	textbuf_add(b, ",", 1);
+	put_job_options(b, r, phase);
+	textbuf_add(b, ",", 1);
+	const struct iob_latency *lat = get_lat(r, "lat_ns");
+	uint64_t shorts = get_u64(r, "short_ops");
+	if (mixed) {
+		/* the record does not split short_ops: all under read (outputs.md) */
+		put_dir(b, "read", get_u64(r, "bytes_read"), get_u64(r, "ops_read"), shorts, el, lat,
+			st->plus);
+		textbuf_add(b, ",", 1);
+		put_dir(b, "write", get_u64(r, "bytes_written"), get_u64(r, "ops_written"), 0, el,
+			get_lat(r, "lat_write_ns"), st->plus);
+	} else {
+		uint64_t bytes = get_u64(r, "bytes"), ops = get_u64(r, "ops");
+		put_dir(b, "read", write ? 0 : bytes, write ? 0 : ops, write ? 0 : shorts, el, lat, st->plus);
+		textbuf_add(b, ",", 1);
+		put_dir(b, "write", write ? bytes : 0, write ? ops : 0, write ? shorts : 0, el, lat,
+			st->plus);
+	}
+	textbuf_add(b, ",", 1);
+	put_dir(b, "trim", 0, 0, 0, 0, NULL, st->plus);
+	textbuf_str(b, ",\"sync\":{\"total_ios\":0,");
+	put_lat(b, "lat_ns", NULL, 0);
+	textbuf_add(b, "}", 1);
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "job_runtime", (uint64_t)llround(el * 1000));
+	textbuf_add(b, ",", 1);
+	put_f6_member(b, "usr_cpu", el > 0 ? get_f64(r, "cpu_user_s") / el * 100 : 0.0);
+	textbuf_add(b, ",", 1);
+	put_f6_member(b, "sys_cpu", el > 0 ? get_f64(r, "cpu_sys_s") / el * 100 : 0.0);
+	/* the record as iobench's json output writes it */
+	textbuf_str(b, ",\"iobench\":{");
+	size_t k = 0;
+	for (size_t i = 0; i < r->nfields; i++) {
+		if (!jsonval_known_type(&r->fields[i]))
+			continue;
+		textbuf_str(b, k++ ? "," : "");
+		jsonval_field(b, &r->fields[i]);
+	}
+	textbuf_str(b, "}}");
+	st->njobs++;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The document.                                                             */
+
+static int fj_write(struct fj_state *st, const struct textbuf *b)
+{
+	if (st->err)
+		return st->err;
+	if (b->oom) {
+		fj_log(IOB_LOG_ERROR, "out of memory formatting output for %s", st->sink.name);
+		return -ENOMEM;
+	}
+	int rc = st->sink.write(st->sink.ctx, b->data ? b->data : "", b->len);
+	if (rc < 0)
+		st->err = rc;
+	return rc < 0 ? rc : 0;
+}
+
+static void put_head(struct fj_state *st, const struct iob_run_info *run)
+{
+	static const struct iob_run_info none = {0};
+	struct textbuf *h = &st->head, *b = &st->run;
+	if (!run || run->struct_size < FJ_RUN_INFO_V1_SIZE)
+		run = &none;
+	char when[64] = "";
+	int64_t t = 0;
+	int known = parse_started(run->started, &t, when, sizeof when);
+	char version[128];
+	snprintf(version, sizeof version, "iobench-%s", run->version ? run->version : "unknown");
+	textbuf_str(h, "{\n\"fio version\":");
+	jsonval_str(h, version);
+	textbuf_printf(h, ",\n\"timestamp\":%" PRId64 ",\n\"timestamp_ms\":%" PRId64 ",\n\"time\":", t,
+		       t * 1000);
+	jsonval_str(h, known ? when : "");
+	textbuf_str(h, ",\n\"jobs\":[");
+	int v11 = run->struct_size >= offsetof(struct iob_run_info, schema) + sizeof run->schema;
+	textbuf_str(b, "\"tool\":");
+	jsonval_str(b, run->tool);
+	textbuf_str(b, ",\"version\":");
+	jsonval_str(b, run->version);
+	textbuf_str(b, ",\"host\":");
+	jsonval_str(b, run->host);
+	textbuf_str(b, ",\"started\":");
+	jsonval_str(b, run->started);
+	textbuf_str(b, ",\"source\":");
+	jsonval_str(b, run->source);
+	textbuf_str(b, ",\"kernel\":");
+	jsonval_str(b, v11 ? run->kernel : NULL);
+	textbuf_printf(b, ",\"schema\":%u", v11 && run->schema ? run->schema : 1u);
+}
+
+/* The whole document: head, jobs, and the iobench member with the run's
+ * facts, notes and outcome (error NULL: ok). */
+static int put_document(struct fj_state *st, const struct iob_run_end *end, const char *error)
+{
+	struct textbuf *o = &st->out;
+	textbuf_clear(o);
+	if (!st->begun)
+		put_head(st, NULL);
+	textbuf_add(o, st->head.data ? st->head.data : "", st->head.len);
+	textbuf_add(o, st->jobs.data ? st->jobs.data : "", st->jobs.len);
+	textbuf_str(o, "\n],\n\"iobench\":{");
+	textbuf_add(o, st->run.data ? st->run.data : "", st->run.len);
+	textbuf_str(o, ",\"bins\":");
+	textbuf_str(o, st->plus ? "true" : "false");
+	textbuf_str(o, ",\"notes\":[");
+	size_t k = 0;
+	for (size_t i = 0; end && end->notes && i < end->nnotes; i++) {
+		if (!end->notes[i])
+			continue;
+		textbuf_str(o, k++ ? "," : "");
+		jsonval_str(o, end->notes[i]);
+	}
+	textbuf_str(o, "],\"status\":");
+	textbuf_str(o, error ? "\"error\"" : "\"ok\"");
+	textbuf_str(o, ",\"interrupted\":");
+	textbuf_str(o, end && end->interrupted ? "true" : "false");
+	if (error) {
+		textbuf_str(o, ",\"error\":");
+		jsonval_str(o, error);
+	}
+	textbuf_str(o, "}\n}\n");
+	if (st->head.oom || st->jobs.oom || st->run.oom)
+		o->oom = 1;
+	return fj_write(st, o);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ops.                                                                      */
+
+static int fj_open(const struct iob_sink *sink, const char *args, void **state)
+{
+	if (!sink || !sink->write || !state)
+		return -EINVAL;
+	int plus = 0;
+	if (args && *args) {
+		if (strcmp(args, "plus") != 0) {
+			fj_log(IOB_LOG_ERROR,
+			       "unknown argument \"%s\": the only one is plus (--output fio-json:plus=FILE, "
+			       "fio's json+ with latency bins)",
+			       args);
+			return -EINVAL;
+		}
+		plus = 1;
+	}
+	struct fj_state *st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->sink = *sink;
+	st->plus = plus;
+	if (!st->sink.name)
+		st->sink.name = "output";
+	*state = st;
+	return 0;
+}
+
+static int fj_begin_run(void *state, const struct iob_run_info *run)
+{
+	struct fj_state *st = state;
+	if (st->begun) {
+		fj_log(IOB_LOG_ERROR, "begin_run called twice on %s", st->sink.name);
+		return -EINVAL;
+	}
+	put_head(st, run);
+	st->begun = 1;
+	return st->head.oom || st->run.oom ? -ENOMEM : 0;
+}
+
+static int fj_record(void *state, const struct iob_record *rec)
+{
+	struct fj_state *st = state;
+	if (!st->begun || st->ended) {
+		fj_log(IOB_LOG_ERROR, "record outside a run on %s", st->sink.name);
+		return -EINVAL;
+	}
+	if (st->err)
+		return st->err;
+	if (!rec || (rec->nfields && !rec->fields))
+		return -EINVAL;
+	/* the aggregate of a phase; its streams', ranks' and intervals' records
+	 * are in the iobench json output */
+	if (!rec->kind || strcmp(rec->kind, "phase") != 0)
+		return 0;
+	put_job(st, rec);
+	return st->jobs.oom ? -ENOMEM : 0;
+}
+
+static int fj_end_run(void *state, const struct iob_run_end *end)
+{
+	struct fj_state *st = state;
+	if (!st->begun || st->ended) {
+		fj_log(IOB_LOG_ERROR, "end_run %s on %s", st->ended ? "called twice" : "before begin_run",
+		       st->sink.name);
+		return -EINVAL;
+	}
+	st->ended = 1;
+	const char *error = NULL;
+	int rc = 0;
+	if (!end || end->struct_size < FJ_RUN_END_V1_SIZE) {
+		fj_log(IOB_LOG_ERROR, "end_run on %s got no valid run end", st->sink.name);
+		end = NULL;
+		error = FJ_NO_RESULT;
+		rc = -EINVAL;
+	} else if (end->status != 0) {
+		error = end->error ? end->error : "run failed";
+	}
+	int wrc = put_document(st, end, error);
+	return wrc ? wrc : rc;
+}
+
+static int fj_close(void *state)
+{
+	struct fj_state *st = state;
+	if (!st)
+		return 0;
+	int rc = 0;
+	if (!st->ended && !st->err)
+		rc = put_document(st, NULL, FJ_NO_RESULT);
+	textbuf_free(&st->head);
+	textbuf_free(&st->jobs);
+	textbuf_free(&st->run);
+	textbuf_free(&st->out);
+	free(st);
+	return rc;
+}
+
+static const struct iob_output_ops fj_ops = {
+    .open = fj_open,
+    .begin_run = fj_begin_run,
+    .record = fj_record,
+    .end_run = fj_end_run,
+    .close = fj_close,
+};
+
+static const struct iob_plugin fj_plugin = {
+    IOB_PLUGIN_HEADER,
+    .kind = IOB_PLUGIN_OUTPUT,
+    .caps = 0,
+    .name = FJ_NAME,
+    .summary = "fio's JSON (fio-json), or json+ with latency bins (fio-json:plus)",
+    .ops_size = sizeof(struct iob_output_ops),
+    .output = &fj_ops,
+};
+
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
+IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
+{
+	if (!host || host->abi_major != IOB_ABI_MAJOR)
+		return NULL;
+	fj_host = host;
+	return &fj_plugin;
+}

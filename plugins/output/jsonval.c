@@ -1,0 +1,151 @@
+/*
+ * jsonval.c - JSON values of the result model, shared by the json and
+ * fio-json outputs (jsonval.h): numbers, strings (escaped, always valid
+ * UTF-8), latency summaries and record fields.
+ */
+#include "jsonval.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Shortest of %.15g..%.17g reading back as v, with '.' as the decimal point
+ * whatever the locale says.  v must be finite. */
+void jsonval_f64(struct textbuf *b, double v)
+{
+	char num[48];
+	if (!isfinite(v))
+		v = 0.0;
+	textbuf_fmt_double(v, num, sizeof(num));
+	textbuf_str(b, num);
+	if (!strpbrk(num, ".e"))
+		textbuf_str(b, ".0"); /* keep an F64 recognisable as a float */
+}
+
+/* Length (2..4) of the valid UTF-8 sequence at s, or 0 when it is invalid
+ * (stray continuation, overlong form, surrogate, beyond U+10FFFF, cut off). */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	uint32_t cp;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1fu;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0fu;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07u;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0u) != 0x80u) /* also stops at the terminating NUL */
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3fu);
+	}
+	if (n == 3 && (cp < 0x800u || (cp >= 0xd800u && cp <= 0xdfffu)))
+		return 0;
+	if (n == 4 && (cp < 0x10000u || cp > 0x10ffffu))
+		return 0;
+	return n;
+}
+
+void jsonval_str(struct textbuf *b, const char *s)
+{
+	if (!s) {
+		textbuf_str(b, "null");
+		return;
+	}
+	const unsigned char *p = (const unsigned char *)s;
+	textbuf_add(b, "\"", 1);
+	while (*p) {
+		const unsigned char *run = p;
+		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+			p++;
+		textbuf_add(b, (const char *)run, (size_t)(p - run));
+		if (!*p)
+			break;
+		if (*p == '"' || *p == '\\') {
+			char esc[2] = {'\\', (char)*p};
+			textbuf_add(b, esc, 2);
+			p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			textbuf_printf(b, "\\u%04x", (unsigned)*p);
+			p++;
+		} else {
+			size_t n = utf8_len(p);
+			if (n) {
+				textbuf_add(b, (const char *)p, n);
+				p += n;
+			} else {
+				textbuf_str(b, "\\ufffd");
+				p++;
+			}
+		}
+	}
+	textbuf_add(b, "\"", 1);
+}
+
+void jsonval_lat(struct textbuf *b, const struct iob_latency *lat)
+{
+	if (!lat) {
+		textbuf_str(b, "null");
+		return;
+	}
+	textbuf_printf(b,
+		       "{\"count\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"mean\":", lat->count,
+		       lat->min, lat->max);
+	jsonval_f64(b, lat->mean);
+	textbuf_str(b, ",\"stddev\":");
+	jsonval_f64(b, lat->stddev);
+	textbuf_str(b, ",\"percentiles\":{");
+	size_t n = (lat->pct && lat->value) ? lat->npct : 0;
+	for (size_t i = 0; i < n; i++) {
+		char rank[48];
+		double p = isfinite(lat->pct[i]) ? lat->pct[i] : 0.0;
+		textbuf_fmt_double(p, rank, sizeof(rank));
+		textbuf_str(b, i ? ",\"" : "\"");
+		textbuf_str(b, rank);
+		textbuf_printf(b, "\":%" PRIu64, lat->value[i]);
+	}
+	textbuf_str(b, "}}");
+}
+
+/* Types this output knows; fields of others are skipped (see the top). */
+int jsonval_known_type(const struct iob_field *f)
+{
+	return f->type <= IOB_T_LAT;
+}
+
+void jsonval_field(struct textbuf *b, const struct iob_field *f)
+{
+	jsonval_str(b, f->key ? f->key : "");
+	textbuf_add(b, ":", 1);
+	switch (f->type) {
+	case IOB_T_U64:
+		textbuf_printf(b, "%" PRIu64, f->v.u);
+		break;
+	case IOB_T_I64:
+		textbuf_printf(b, "%" PRId64, f->v.i);
+		break;
+	case IOB_T_F64:
+		jsonval_f64(b, f->v.f);
+		break;
+	case IOB_T_STR:
+		jsonval_str(b, f->v.s);
+		break;
+	case IOB_T_BOOL:
+		textbuf_str(b, f->v.b ? "true" : "false");
+		break;
+	case IOB_T_LAT:
+		jsonval_lat(b, f->v.lat);
+		break;
+	default:
+		textbuf_str(b, "null"); /* not reached: jsonval_known_type */
+		break;
+	}
+}
