@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "iobench/caveats.h"
+#include "iobench/fiolog.h"
 #include "iobench/os.h"
 #include "iobench/units.h"
 #include "check.h"
@@ -541,6 +542,16 @@ static int check_livecsv(const struct iob_suite *suite, const struct iob_run_opt
 		snprintf(one->item[0].file, sizeof one->item[0].file, "%s", suite->jobs[j].livecsv);
 		rc = iob_output_spec_check_paths(one, all, n, err, errlen);
 	}
+	/* the fio-style logs likewise */
+	for (size_t j = 0; rc == 0 && j < suite->njobs; j++)
+		for (int k = 0; rc == 0 && k < IOB_FIOLOG_KINDS; k++) {
+			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, one->item[0].file, sizeof one->item[0].file);
+			if (!one->item[0].file[0])
+				continue;
+			one->n = 1;
+			snprintf(one->item[0].name, sizeof one->item[0].name, "fio-style log");
+			rc = iob_output_spec_check_paths(one, all, n, err, errlen);
+		}
 	free(one);
 	free(all);
 	return rc;
@@ -552,6 +563,8 @@ int iob_run_check(const struct iob_registry *reg, const struct iob_run_opts *opt
 	int rc = iob_suite_check(suite, reg, err, errlen);
 	if (rc == 0)
 		rc = check_protected(suite, opts, err, errlen);
+	if (rc == 0)
+		rc = iob_fiologs_check(suite, err, errlen);
 	if (rc || !opts->outputs)
 		return rc;
 	size_t n = 0;

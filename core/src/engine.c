@@ -667,6 +667,15 @@ __attribute__((noinline)) static void live_publish(struct phase *ph, uint64_t no
 	l->snap->ns_per_tick = ns ? 1.0 : 1.0 / ticks_per_ns;
 	l->snap_bytes = ph->r->bytes;
 	l->snap_ops = ph->r->ops;
+	if (l->snap_w) { /* the writes alone, for a mixed phase's fio-style logs */
+		iob_hist_reset(l->snap_w);
+		for (unsigned i = 0; i < LAT_LEVELS; i++)
+			if (ph->lat.lvw[i])
+				iob_hist_merge(l->snap_w, ph->lat.lvw[i]);
+		l->snap_w->ns_per_tick = l->snap->ns_per_tick;
+		l->snap_bytes_w = ph->r->bytes_written;
+		l->snap_ops_w = ph->r->ops_written;
+	}
 	l->snap_ns = now;
 	l->snap_ramping = ph->ramping;
 	iob_live_unlock(l);

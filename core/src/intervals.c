@@ -29,15 +29,36 @@ int iob_intervals_init(struct iob_intervals *iv, struct iob_live *live, size_t n
 	return 0;
 }
 
+int iob_intervals_split(struct iob_intervals *iv)
+{
+	if (!iv->lat)
+		return 0;
+	iv->split = 1;
+	iv->cur_w = iob_hist_new();
+	iv->prev_w = iob_hist_new();
+	iv->diff_w = iob_hist_new();
+	if (!iv->cur_w || !iv->prev_w || !iv->diff_w)
+		return -ENOMEM;
+	for (size_t i = 0; i < iv->nstreams; i++)
+		if (!(iv->live[i].snap_w = iob_hist_new()))
+			return -ENOMEM;
+	return 0;
+}
+
 void iob_intervals_free(struct iob_intervals *iv)
 {
 	for (size_t i = 0; iv->live && i < iv->nstreams; i++) {
 		iob_hist_free(iv->live[i].snap);
 		iv->live[i].snap = NULL;
+		iob_hist_free(iv->live[i].snap_w);
+		iv->live[i].snap_w = NULL;
 	}
 	iob_hist_free(iv->cur);
 	iob_hist_free(iv->prev);
 	iob_hist_free(iv->diff);
+	iob_hist_free(iv->cur_w);
+	iob_hist_free(iv->prev_w);
+	iob_hist_free(iv->diff_w);
 	free(iv->v);
 	memset(iv, 0, sizeof *iv);
 }
@@ -59,12 +80,15 @@ int iob_intervals_answered(const struct iob_intervals *iv)
 }
 
 /* d = a - b, where a is a later snapshot of the cumulative histogram b was
- * taken from (same scale): exact bucket by bucket.  The difference's min
- * and max are the bounds of its lowest and highest buckets. */
+ * taken from (same scale): exact bucket by bucket, and in sum and sum of
+ * squares (so its mean is the interval's).  The difference's min and max are
+ * the bounds of its lowest and highest buckets. */
 static void hist_diff(struct iob_hist *d, const struct iob_hist *a, const struct iob_hist *b)
 {
 	iob_hist_reset(d);
 	d->ns_per_tick = a->ns_per_tick;
+	d->sum = a->sum > b->sum ? a->sum - b->sum : 0;
+	d->sumsq = a->sumsq > b->sumsq ? a->sumsq - b->sumsq : 0;
 	int first = 1;
 	for (unsigned i = 0; i < IOB_HIST_BUCKETS; i++) {
 		uint64_t n = a->bucket[i] > b->bucket[i] ? a->bucket[i] - b->bucket[i] : 0;
@@ -85,9 +109,11 @@ static void hist_diff(struct iob_hist *d, const struct iob_hist *a, const struct
 
 int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns, int final)
 {
-	uint64_t bytes = 0, ops = 0, start = 0, at = 0;
+	uint64_t bytes = 0, ops = 0, start = 0, at = 0, bytes_w = 0, ops_w = 0;
 	int ramping = 0;
 	iob_hist_reset(iv->cur);
+	if (iv->split)
+		iob_hist_reset(iv->cur_w);
 	for (size_t i = 0; i < iv->nstreams; i++) {
 		struct iob_live *l = &iv->live[i];
 		/* bytes, ops and latency from one snapshot, so they agree: a stream
@@ -99,6 +125,11 @@ int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns, int final)
 			iob_hist_merge(iv->cur, l->snap);
 			bytes += l->snap_bytes;
 			ops += l->snap_ops;
+			if (iv->split) {
+				iob_hist_merge(iv->cur_w, l->snap_w);
+				bytes_w += l->snap_bytes_w;
+				ops_w += l->snap_ops_w;
+			}
 			at = l->snap_ns > at ? l->snap_ns : at;
 		}
 		iob_live_unlock(l);
@@ -138,10 +169,23 @@ int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns, int final)
 	if (in->lat_samples) {
 		in->p50_ns = iob_hist_percentile(iv->diff, 50);
 		in->p99_ns = iob_hist_percentile(iv->diff, 99);
+		in->lat_mean_ns = iob_hist_mean(iv->diff);
 	}
 	struct iob_hist *t = iv->prev;
 	iv->prev = iv->cur;
 	iv->cur = t;
+	if (iv->split) {
+		in->bytes_w = bytes_w > iv->prev_bytes_w ? bytes_w - iv->prev_bytes_w : 0;
+		in->ops_w = ops_w > iv->prev_ops_w ? ops_w - iv->prev_ops_w : 0;
+		hist_diff(iv->diff_w, iv->cur_w, iv->prev_w);
+		in->lat_samples_w = iv->diff_w->count;
+		in->lat_mean_w_ns = in->lat_samples_w ? iob_hist_mean(iv->diff_w) : 0.0;
+		t = iv->prev_w;
+		iv->prev_w = iv->cur_w;
+		iv->cur_w = t;
+		iv->prev_bytes_w = bytes_w > iv->prev_bytes_w ? bytes_w : iv->prev_bytes_w;
+		iv->prev_ops_w = ops_w > iv->prev_ops_w ? ops_w : iv->prev_ops_w;
+	}
 	iv->prev_bytes = bytes > iv->prev_bytes ? bytes : iv->prev_bytes;
 	iv->prev_ops = ops > iv->prev_ops ? ops : iv->prev_ops;
 	iv->prev_end = now_ns;

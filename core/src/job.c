@@ -101,6 +101,17 @@ static int validate_series_and_options(const struct iob_job *job, char *err, siz
 		snprintf(err, errlen, "[%s] livecsv needs log_interval (the CSV holds the interval records)", n);
 		return -EINVAL;
 	}
+	const char *fiolog = job->bw_log[0]     ? "bw_log"
+			     : job->iops_log[0] ? "iops_log"
+			     : job->lat_log[0]  ? "lat_log"
+						: NULL;
+	if (fiolog && !job->log_interval_ns) {
+		snprintf(err, errlen,
+			 "[%s] %s needs log_interval (fio's log_avg_msec: iobench logs each interval's average, not "
+			 "every I/O)",
+			 n, fiolog);
+		return -EINVAL;
+	}
 	if (!job->series && job->series_clock != IOB_CLOCK_WALL) {
 		snprintf(err, errlen, "[%s] series_clock applies only with series = true", n);
 		return -EINVAL;

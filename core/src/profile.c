@@ -174,6 +174,18 @@ static const struct iob_key key_table[] = {
      "write the interval records also to this CSV file as the run goes (one header, a row per interval, "
      "flushed); needs log_interval",
      NULL, FIELD(livecsv), NULL},
+    {"bw_log", IOB_KEY_PATH, "", "",
+     "fio's write_bw_log: PREFIX_bw.<x>.log, a row per interval (time ms, KiB/s, direction, 0, 0); needs "
+     "log_interval (fio's log_avg_msec)",
+     NULL, FIELD(bw_log), NULL},
+    {"iops_log", IOB_KEY_PATH, "", "",
+     "fio's write_iops_log: PREFIX_iops.<x>.log, a row per interval (time ms, IOPS, direction, 0, 0); needs "
+     "log_interval",
+     NULL, FIELD(iops_log), NULL},
+    {"lat_log", IOB_KEY_PATH, "", "",
+     "fio's write_lat_log: PREFIX_lat.<x>.log and PREFIX_clat.<x>.log, a row per interval with I/O (time ms, "
+     "mean latency ns, direction, 0, 0); needs log_interval",
+     NULL, FIELD(lat_log), NULL},
 };
 
 const struct iob_key *iob_keys(size_t *n)

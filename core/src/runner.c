@@ -16,6 +16,7 @@
 #include "iobench/cli.h"
 #include "iobench/coord.h"
 #include "iobench/engine.h"
+#include "iobench/fiolog.h"
 #include "iobench/intervals.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
@@ -109,10 +110,16 @@ static void hold_log(int level, const char *line, void *arg)
 	snprintf(h->reason, sizeof h->reason, "%s", why + 7);
 }
 
-/* The run could not start: the live CSV files it made go. */
+/* The run could not start: the live CSV files and fio-style logs it made go. */
 static void run_unmake_livecsv(struct iob_run *run)
 {
 	char lerr[16];
+	if (run->fiologs) {
+		iob_fiologs_unmake(run->fiologs);
+		iob_fiologs_close(run->fiologs, lerr, sizeof lerr);
+		free(run->fiologs);
+		run->fiologs = NULL;
+	}
 	if (!run->livecsv)
 		return;
 	iob_livecsv_unmake(run->livecsv);
@@ -161,6 +168,17 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 		snprintf(err, sizeof err, "out of memory");
 	else if (iob_coord_rank() == 0)
 		orc = iob_livecsv_open(run->livecsv, suite, err, sizeof err);
+	/* then the fio-style logs, as they are */
+	if (orc == 0 && !(run->fiologs = calloc(1, sizeof *run->fiologs))) {
+		orc = -ENOMEM;
+		snprintf(err, sizeof err, "out of memory");
+	} else if (orc == 0 && iob_coord_rank() == 0) {
+		orc = iob_fiologs_open(run->fiologs, suite, err, sizeof err);
+		if (orc) {
+			free(run->fiologs);
+			run->fiologs = NULL;
+		}
+	}
 	/* an output that refuses its arguments says why through the log: that
 	 * reason goes into the one error line instead of a line of its own */
 	struct held_log held;
@@ -234,6 +252,9 @@ int iob_run_finish(struct iob_run *run, int status)
 	char lerr[4200];
 	int lrc = iob_livecsv_close(run->livecsv, lerr, sizeof lerr);
 	free(run->livecsv);
+	char ferr[4200];
+	int frc = run->fiologs ? iob_fiologs_close(run->fiologs, ferr, sizeof ferr) : 0;
+	free(run->fiologs);
 	print_live_notes(run);
 	int code = run->usage && status != 0 ? IOB_EXIT_USAGE : iob_cli_exit_code(status, sig);
 	if (status != 0 || sig)
@@ -242,6 +263,8 @@ int iob_run_finish(struct iob_run *run, int status)
 		code = iob_cli_fail(IOB_EXIT_FAIL, "writing the results failed: %s", strerror(-crc));
 	else if (lrc < 0)
 		code = iob_cli_fail(IOB_EXIT_FAIL, "%s", lerr);
+	else if (frc < 0)
+		code = iob_cli_fail(IOB_EXIT_FAIL, "%s", ferr);
 	pins_free(run->pins);
 	free(run);
 	iob_coord_finish();
@@ -607,6 +630,7 @@ struct observed {
 	struct iob_intervals iv;
 	struct iob_observer *obs;
 	int logged;     /* interval records wanted */
+	enum iob_phase phase;
 	int borrowed;   /* live belongs to the caller */
 	int *csv_error; /* the live CSV's error slot */
 };
@@ -633,6 +657,10 @@ static void observe_start(struct iob_run *run, const struct iob_job *job, const 
 			     iob_phase_name(phase));
 		return;
 	}
+	ob->phase = phase;
+	/* a mixed phase's fio-style logs have a row per direction */
+	if (ob->logged && phase == IOB_PHASE_MIXED && iob_fiolog_wanted(job) && iob_intervals_split(&ob->iv) != 0)
+		iob_run_note(run, "job %s, mixed phase: out of memory for the fio-style logs' directions", job->name);
 	ob->iv.csv = iob_livecsv_file(run->livecsv, job->livecsv, &ob->csv_error);
 	ob->iv.job = job->name;
 	ob->iv.phase = iob_phase_name(phase);
@@ -668,6 +696,7 @@ static void observe_finish(struct iob_run *run, struct observed *ob, const struc
 		}
 		if (ob->iv.csv_error && ob->csv_error && !*ob->csv_error)
 			*ob->csv_error = ob->iv.csv_error;
+		iob_fiologs_phase(run->fiologs, run->suite_job, ob->phase, &ob->iv);
 	}
 	iob_intervals_free(&ob->iv);
 	if (!ob->borrowed)

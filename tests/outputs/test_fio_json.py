@@ -11,6 +11,15 @@ iobench's own json output of the same run and read by fio's own tools
              document without error, its --validate agrees, and its CSV's
              cumulative fractions put each of our percentiles in the bin the
              percentile names (nearest rank); skips (77) when the tool is missing
+  logs       bw_log, iops_log and lat_log with log_interval: fio's file names
+             and columns, a row per interval and direction (a mixed phase
+             both), values that are the interval records' figures, the bw
+             log integrating to each phase's bytes within one interval's
+             worth; refusals (exit 2, nothing created): a missing directory,
+             a log file that is a directory, no log_interval; `iobench keys`
+             lists the keys
+  fio2gnuplot  fio2gnuplot accepts our bw and iops logs and renders its plots
+             (PNG files); skips (77) when fio2gnuplot or gnuplot is missing
 
 usage: test_fio_json.py --bin-dir DIR --work DIR CASE
 """
@@ -192,16 +201,156 @@ def case_clat2csv(o):
                 check(v in at, "job%d %s: p%s is %d in our percentiles and %s in the CSV" % (n, d, key, v, at))
 
 
+LOGS = """
+[seqlog]
+size = 4MiB
+block_size = 4KiB
+phases = write,read
+loops = 100000
+runtime = 300ms
+log_interval = 20ms
+bw_log = {d}/lg
+iops_log = {d}/lg
+lat_log = {d}/lg
+backend = posix
+
+[mixlog]
+size = 2MiB
+block_size = 4KiB
+access = random
+ops = 40000
+phases = write,mixed
+rwmix_read = 60
+threads = 2
+log_interval = 20ms
+bw_log = {d}/lg
+iops_log = {d}/lg
+backend = posix
+"""
+
+
+def read_log(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            cells = line.rstrip("\n").split(", ")
+            check(len(cells) == 5 and all(c.isdigit() for c in cells),
+                  "%s: fio's five integer columns: %r" % (os.path.basename(path), line))
+            rows.append([int(c) for c in cells])
+    return rows
+
+
+def case_logs(o):
+    ini = profile(o, "logs.ini", LOGS.format(d=o.work))
+    js = os.path.join(o.work, "logs.json")
+    run(o, ["run", ini, "--dir", o.work, "--output", "json=" + js])
+    with open(js) as f:
+        doc = json.load(f)
+    names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(o.work, "lg_*")))
+    want = ["lg_bw.1.log", "lg_bw.2.log", "lg_clat.1.log", "lg_iops.1.log", "lg_iops.2.log", "lg_lat.1.log"]
+    check(names == want, "fio's file names, <x> counting the jobs on one prefix: %s" % names)
+    for x, job in ((1, "seqlog"), (2, "mixlog")):
+        bw = read_log(os.path.join(o.work, "lg_bw.%d.log" % x))
+        iops = read_log(os.path.join(o.work, "lg_iops.%d.log" % x))
+        check([r[0] for r in bw] == sorted(r[0] for r in bw), "%s: times in order" % job)
+        check(all(r[3] == 0 and r[4] == 0 for r in bw + iops), "%s: block size and 5th column 0" % job)
+        used = 0
+        for rec in (r for r in doc["records"] if r["kind"] == "phase" and r["job"] == job):
+            ivs = [r for r in doc["records"] if r["kind"] == "interval" and r["job"] == job and
+                   r["phase"] == rec["phase"]]
+            dirs = [0, 1] if rec["phase"] == "mixed" else [1 if rec["phase"] == "write" else 0]
+            rows = bw[used:used + len(ivs) * len(dirs)]
+            used += len(rows)
+            check(len(rows) == len(ivs) * len(dirs), "%s %s: a row per interval and direction (%d, %d)" % (
+                job, rec["phase"], len(rows), len(ivs) * len(dirs)))
+            for d in dirs:
+                mine = [r for r in rows if r[2] == d]
+                if rec["phase"] == "mixed":
+                    nb = rec["bytes_read" if d == 0 else "bytes_written"]
+                else:
+                    nb = rec["bytes"]
+                if rec["phase"] != "mixed":
+                    vals = [round(iv["bytes"] / iv["interval_s"] / 1024) if iv["interval_s"] else 0 for iv in ivs]
+                    check(all(abs(a[1] - b) <= 1 for a, b in zip(mine, vals)),
+                          "%s %s: the bw values are the intervals' bytes over their lengths" % (job, rec["phase"]))
+                # integrate: each value times its length, the length from the
+                # log's own times (the first from the interval record)
+                total, prev = 0.0, None
+                for r, iv in zip(mine, ivs):
+                    ln = iv["interval_s"] if prev is None else (r[0] - prev) / 1000
+                    total += r[1] * 1024 * ln
+                    prev = r[0]
+                worth = nb / max(1, len(ivs))
+                check(abs(total - nb) <= worth, "%s %s dir %d: the bw log integrates to %d bytes, the phase "
+                      "moved %d (one interval's worth: %d)" % (job, rec["phase"], d, total, nb, worth))
+            if rec["phase"] == "mixed":
+                check(sum(iv["ops"] for iv in ivs) == rec["ops"], "mixlog: the intervals add up to the ops")
+                check([r[0] for r in rows[::2]] == [r[0] for r in rows[1::2]] and
+                      [r[2] for r in rows] == [0, 1] * len(ivs), "mixlog: a read and a write row per interval")
+        check(used == len(bw), "%s: every row is one phase's (%d of %d)" % (job, used, len(bw)))
+        if x == 1:
+            lat = read_log(os.path.join(o.work, "lg_lat.1.log"))
+            clat = read_log(os.path.join(o.work, "lg_clat.1.log"))
+            check(lat == clat and lat, "lat and clat logs hold the same rows")
+            ivs = [r for r in doc["records"] if r["kind"] == "interval" and r["job"] == job]
+            check(all(iv["lat_p50_ns"] is None or iv["lat_p50_ns"] > 0 for iv in ivs) and
+                  len(lat) == sum(1 for iv in ivs if iv["lat_samples"]), "a lat row per interval with samples")
+            check(all(r[1] > 0 for r in lat), "mean latencies are positive")
+    # refusals: one line, exit 2, nothing created
+    bad = os.path.join(o.work, "bad")
+    os.makedirs(bad)
+    os.makedirs(os.path.join(bad, "d_bw.1.log"))
+    for key, val, extra, what in (("bw_log", os.path.join(bad, "nodir", "p"), "log_interval = 1s\n", "does not exist"),
+                                  ("bw_log", os.path.join(bad, "d"), "log_interval = 1s\n", "not a regular file"),
+                                  ("lat_log", os.path.join(bad, "p"), "", "needs log_interval")):
+        ini = profile(o, "bad.ini", "[b]\nsize = 64KiB\nbackend = posix\n%s = %s\n%s" % (key, val, extra))
+        before = sorted(os.listdir(bad))
+        p = run(o, ["run", ini, "--dir", bad, "--output", "json=" + os.path.join(bad, "out.json")], want=2)
+        check(len(p.stderr.strip().split("\n")) == 1 and what in p.stderr, "refused in one line: %s" % p.stderr)
+        check(sorted(os.listdir(bad)) == before, "nothing created: %s" % sorted(os.listdir(bad)))
+    p = run(o, ["keys"])
+    check(all(k in p.stdout for k in ("bw_log", "iops_log", "lat_log")), "iobench keys lists the log keys")
+
+
+def case_fio2gnuplot(o):
+    tool = shutil.which("fio2gnuplot")
+    if not tool or not shutil.which("gnuplot"):
+        print("skip: fio2gnuplot or gnuplot not installed (Debian packages fio and gnuplot-nox; tools/deps.sh "
+              "installs them)")
+        sys.exit(SKIP)
+    ini = profile(o, "logs.ini", LOGS.format(d=o.work))
+    run(o, ["run", ini, "--dir", o.work, "--output", "json=" + os.path.join(o.work, "logs.json")])
+    for kind, flag in (("bw", "-b"), ("iops", "-i")):
+        pdir = os.path.join(o.work, kind)
+        os.makedirs(pdir)
+        shutil.copy(os.path.join(o.work, "lg_%s.1.log" % kind), pdir)
+        p = subprocess.run([tool, flag, "-g"], cwd=pdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=300)
+        check(p.returncode == 0 and "Rendering traces are available" in p.stdout,
+              "fio2gnuplot %s accepts lg_%s.1.log: %s" % (flag, kind, (p.stdout + p.stderr)[-500:]))
+        pngs = sorted(os.path.basename(f) for f in glob.glob(os.path.join(pdir, "*.png")))
+        want = ["lg_%s.1-2D%s.png" % (kind, s) for s in ("raw", "smooth", "trend")]
+        check(all(w in pngs for w in want) and all(os.path.getsize(os.path.join(pdir, f)) > 1000 for f in pngs),
+              "fio2gnuplot rendered its plots: %s" % pngs)
+        with open(os.path.join(pdir, "result.global")) if os.path.exists(os.path.join(pdir, "result.global")) \
+                else open(os.devnull) as f:
+            glob_txt = f.read()
+        if glob_txt:
+            count = [l for l in glob_txt.split("\n") if l.startswith("values_count=")]
+            rows = read_log(os.path.join(pdir, "lg_%s.1.log" % kind))
+            check(count == ["values_count=%d" % len(rows)], "fio2gnuplot read every row: %s" % count)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("case", choices=["json", "clat2csv"])
+    ap.add_argument("case", choices=["json", "clat2csv", "logs", "fio2gnuplot"])
     o = ap.parse_args()
     o.work = os.path.join(o.work, o.case)
     shutil.rmtree(o.work, ignore_errors=True)
     os.makedirs(o.work)
-    {"json": case_json, "clat2csv": case_clat2csv}[o.case](o)
+    {"json": case_json, "clat2csv": case_clat2csv, "logs": case_logs, "fio2gnuplot": case_fio2gnuplot}[o.case](o)
     if failures:
         print("%d check(s) failed" % len(failures))
         return 1

@@ -360,6 +360,9 @@ static const char *every_key[][3] = {
     {"rwmix_read", "70", "0"},
     {"log_interval", "250ms", "1h"},
     {"livecsv", "/tmp/live a,b.csv", NULL},
+    {"bw_log", "/tmp/logs/run a", NULL},
+    {"iops_log", "/tmp/logs/iops;x", NULL},
+    {"lat_log", "lat", NULL},
 };
 
 static void test_every_key_round_trips(void **s)

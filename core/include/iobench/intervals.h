@@ -30,14 +30,21 @@ struct iob_interval {
 	uint64_t bytes, ops;
 	uint64_t lat_samples;	 /* I/Os of the interval in the latency sample */
 	uint64_t p50_ns, p99_ns; /* meaningful when lat_samples > 0 */
+	double lat_mean_ns;	 /* the sample's mean (0 without samples) */
+	/* split (a mixed phase with fio-style logs): the writes among them */
+	uint64_t bytes_w, ops_w, lat_samples_w;
+	double lat_mean_w_ns;
 };
 
 struct iob_intervals {
 	struct iob_live *live; /* the phase's streams */
 	size_t nstreams;
 	int lat; /* intervals logged: snapshots asked for */
+	int split; /* the writes apart too (live[i].snap_w) */
 	struct iob_hist *cur, *prev, *diff;
+	struct iob_hist *cur_w, *prev_w, *diff_w; /* split only */
 	uint64_t prev_bytes, prev_ops, prev_end; /* the last interval's end (absolute ns; 0: none) */
+	uint64_t prev_bytes_w, prev_ops_w;
 	uint64_t window_ns;			 /* the measured window's start (absolute ns) */
 	struct iob_interval *v;
 	size_t n, cap;
@@ -51,6 +58,9 @@ struct iob_intervals {
 /* lat: the phase logs intervals (allocates the streams' snapshots,
  * live[i].snap); 0: only the progress line reads live.  -ENOMEM. */
 int iob_intervals_init(struct iob_intervals *iv, struct iob_live *live, size_t nstreams, int lat);
+/* Also count the writes apart (a mixed phase whose job writes fio-style
+ * logs): allocates live[i].snap_w.  After init with lat; -ENOMEM. */
+int iob_intervals_split(struct iob_intervals *iv);
 /* Ask every stream for a snapshot (the observer, at an interval's end). */
 void iob_intervals_ask(struct iob_intervals *iv);
 /* Have all streams answered the last question? */

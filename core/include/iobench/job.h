@@ -72,6 +72,9 @@ struct iob_job {
 	uint32_t rwmix_read;          /* phase mixed: % reads (default 50) */
 	/* time series (docs/profiles.md, "Time series") */
 	uint64_t log_interval_ns;     /* 0, or an "interval" record this often */
+	/* fio-style logs of the intervals (docs/profiles.md, "fio-style logs"):
+	 * "", or the PREFIX of PREFIX_bw.<x>.log, _iops, _lat and _clat */
+	char bw_log[IOB_PATH_MAX], iops_log[IOB_PATH_MAX], lat_log[IOB_PATH_MAX];
 	char livecsv[IOB_PATH_MAX];   /* "", or a CSV of the intervals written as they come */
 };
 

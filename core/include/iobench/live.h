@@ -27,6 +27,11 @@ struct iob_live {
 	 * snapshot whatever `want` says. */
 	struct iob_hist *snap;
 	uint64_t snap_bytes, snap_ops;
+	/* A mixed phase with fio-style logs (split): the writes alone too, in
+	 * the same snapshot (snap_w's histogram, bytes and ops written); NULL
+	 * otherwise. */
+	struct iob_hist *snap_w;
+	uint64_t snap_bytes_w, snap_ops_w;
 	uint64_t snap_ns; /* when it was taken (CLOCK_MONOTONIC) */
 	int snap_ramping; /* the snapshot was taken in the ramp */
 	unsigned want, got;

@@ -74,6 +74,7 @@ struct iob_run_opts {
 
 struct iob_pins;
 struct iob_livecsv;
+struct iob_fiologs;
 
 struct iob_run {
 	const struct iob_registry *reg;
@@ -106,6 +107,8 @@ struct iob_run {
 	volatile sig_atomic_t agreed_stop;
 	/* the jobs' live CSV files (intervals.h), open for the whole run */
 	struct iob_livecsv *livecsv;
+	/* the jobs' fio-style logs (fiolog.h), open for the whole run */
+	struct iob_fiologs *fiologs;
 };
 
 /* Check the whole suite (iob_run_check: nothing is created before), then

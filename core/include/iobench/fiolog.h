@@ -1,0 +1,69 @@
+/*
+ * iobench/fiolog.h - fio-style logs of a run's intervals: the job keys
+ * bw_log, iops_log and lat_log (fio's write_bw_log, write_iops_log and
+ * write_lat_log with log_avg_msec = log_interval), in fio's log format
+ * (docs/profiles.md, "fio-style logs").
+ *
+ *   PREFIX_bw.<x>.log    time (ms), KiB/s, direction, 0, 0
+ *   PREFIX_iops.<x>.log  time (ms), IOPS, direction, 0, 0
+ *   PREFIX_lat.<x>.log   time (ms), mean latency (ns), direction, 0, 0
+ *   PREFIX_clat.<x>.log  the same (iobench times an I/O from its submission
+ *                        to its completion: fio's lat and clat at once)
+ *
+ * One row per interval and direction (0 read, 1 write; a mixed phase gives
+ * both), the time the interval's end in ms since the job's first measured
+ * window began; block size and the last column 0, as fio writes them when
+ * it averages.  <x> is 1, or 2, 3, ... for later jobs of the suite logging
+ * to the same PREFIX.  Latency rows only for intervals with latency samples.
+ *
+ * The files are created (truncated) when the run opens, after every check,
+ * and written at the end of each phase from its interval records.
+ */
+#ifndef IOBENCH_FIOLOG_H
+#define IOBENCH_FIOLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "iobench/intervals.h"
+#include "iobench/job.h"
+#include "iobench/phase.h"
+#include "iobench/profile.h"
+
+enum iob_fiolog_kind { IOB_FIOLOG_BW, IOB_FIOLOG_IOPS, IOB_FIOLOG_LAT, IOB_FIOLOG_CLAT, IOB_FIOLOG_KINDS };
+
+#define IOB_FIOLOG_PATH_MAX (IOB_PATH_MAX + 32)
+
+/* The file of one kind for job j of the suite ("" when the job writes no
+ * such log). */
+void iob_fiolog_path(const struct iob_suite *suite, size_t j, enum iob_fiolog_kind kind, char *out,
+		     size_t outlen);
+/* Does the job write a fio-style log? */
+int iob_fiolog_wanted(const struct iob_job *job);
+
+/* Refuse, before anything is created, a log whose directory does not exist
+ * or whose file exists and is not a regular file: -EINVAL or -ENOENT with one
+ * line naming the key and the file. */
+int iob_fiologs_check(const struct iob_suite *suite, char *err, size_t errlen);
+
+struct iob_fiologs {
+	size_t njobs;
+	FILE *(*f)[IOB_FIOLOG_KINDS]; /* per job and kind; NULL: none */
+	char *(*path)[IOB_FIOLOG_KINDS];
+	int (*created)[IOB_FIOLOG_KINDS]; /* it did not exist before */
+	uint64_t *t0_ns;		  /* the job's first measured window (absolute ns; 0: none yet) */
+	int error;			  /* the first write that failed: errno */
+	const char *error_path;
+};
+/* Create every log file; on failure a one-line reason and nothing left
+ * open (what this call created is removed). */
+int iob_fiologs_open(struct iob_fiologs *fl, const struct iob_suite *suite, char *err, size_t errlen);
+/* Job j's phase is over: its intervals' rows. */
+void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, enum iob_phase phase,
+		       const struct iob_intervals *iv);
+/* Remove the files the run created (it could not start after all). */
+void iob_fiologs_unmake(struct iob_fiologs *fl);
+/* Close them all; -errno with a one-line reason for the first failure. */
+int iob_fiologs_close(struct iob_fiologs *fl, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * fiolog.c - fio-style logs of a run's intervals (iobench/fiolog.h).
+ */
+#include "iobench/fiolog.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/os.h"
+#include "iobench/path.h"
+#include "iobench/units.h"
+
+static const char *const kind_suffix[IOB_FIOLOG_KINDS] = {"bw", "iops", "lat", "clat"};
+
+static const char *prefix_of(const struct iob_job *job, enum iob_fiolog_kind kind)
+{
+	switch (kind) {
+	case IOB_FIOLOG_BW:
+		return job->bw_log;
+	case IOB_FIOLOG_IOPS:
+		return job->iops_log;
+	default:
+		return job->lat_log;
+	}
+}
+
+static const char *key_of(enum iob_fiolog_kind kind)
+{
+	return kind == IOB_FIOLOG_BW ? "bw_log" : kind == IOB_FIOLOG_IOPS ? "iops_log" : "lat_log";
+}
+
+int iob_fiolog_wanted(const struct iob_job *job)
+{
+	return job->bw_log[0] || job->iops_log[0] || job->lat_log[0];
+}
+
+void iob_fiolog_path(const struct iob_suite *suite, size_t j, enum iob_fiolog_kind kind, char *out,
+		     size_t outlen)
+{
+	const char *prefix = prefix_of(&suite->jobs[j], kind);
+	out[0] = '\0';
+	if (!prefix[0])
+		return;
+	/* fio's <x>: the job's number among those logging to this prefix */
+	unsigned x = 1;
+	for (size_t i = 0; i < j; i++)
+		if (strcmp(prefix_of(&suite->jobs[i], kind), prefix) == 0)
+			x++;
+	snprintf(out, outlen, "%s_%s.%u.log", prefix, kind_suffix[kind], x);
+}
+
+int iob_fiologs_check(const struct iob_suite *suite, char *err, size_t errlen)
+{
+	char path[IOB_FIOLOG_PATH_MAX], dir[IOB_FIOLOG_PATH_MAX];
+	for (size_t j = 0; j < suite->njobs; j++) {
+		for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
+			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, path, sizeof path);
+			if (!path[0])
+				continue;
+			const char *name = suite->jobs[j].name;
+			iob_path_dir(path, dir, sizeof dir);
+			if (iob_path_kind(dir, 1) != IOB_PATH_DIRECTORY) {
+				snprintf(err, errlen, "[%s] %s %s: directory %s does not exist", name,
+					 key_of(k), IOB_Q(prefix_of(&suite->jobs[j], k)), IOB_Q(dir));
+				return -ENOENT;
+			}
+			enum iob_path_kind pk = iob_path_kind(path, 1);
+			if (pk != IOB_PATH_MISSING && pk != IOB_PATH_REGULAR) {
+				snprintf(err, errlen, "[%s] %s: %s exists and is not a regular file", name,
+					 key_of(k), IOB_Q(path));
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+static void fiologs_free(struct iob_fiologs *fl)
+{
+	for (size_t j = 0; fl->path && j < fl->njobs; j++)
+		for (int k = 0; k < IOB_FIOLOG_KINDS; k++)
+			free(fl->path[j][k]);
+	free(fl->f);
+	free(fl->path);
+	free(fl->created);
+	free(fl->t0_ns);
+	memset(fl, 0, sizeof *fl);
+}
+
+static void close_all(struct iob_fiologs *fl)
+{
+	for (size_t j = 0; fl->f && j < fl->njobs; j++)
+		for (int k = 0; k < IOB_FIOLOG_KINDS; k++)
+			if (fl->f[j][k]) {
+				fclose(fl->f[j][k]);
+				fl->f[j][k] = NULL;
+			}
+}
+
+int iob_fiologs_open(struct iob_fiologs *fl, const struct iob_suite *suite, char *err, size_t errlen)
+{
+	memset(fl, 0, sizeof *fl);
+	size_t n = suite->njobs;
+	if (!n)
+		return 0;
+	fl->njobs = n;
+	fl->f = calloc(n, sizeof *fl->f);
+	fl->path = calloc(n, sizeof *fl->path);
+	fl->created = calloc(n, sizeof *fl->created);
+	fl->t0_ns = calloc(n, sizeof *fl->t0_ns);
+	if (!fl->f || !fl->path || !fl->created || !fl->t0_ns) {
+		fiologs_free(fl);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	char path[IOB_FIOLOG_PATH_MAX];
+	for (size_t j = 0; j < n; j++) {
+		for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
+			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, path, sizeof path);
+			if (!path[0])
+				continue;
+			/* made by this call (exclusive creation), or there before:
+			 * only what it made is ever removed */
+			FILE *f = iob_fopen(path, "wxe");
+			int made = f != NULL;
+			if (!f && errno == EEXIST)
+				f = iob_fopen(path, "we");
+			int rc = f ? 0 : -(errno ? errno : EIO);
+			if (f && !(fl->path[j][k] = strdup(path)))
+				rc = -ENOMEM;
+			if (f) {
+				fl->f[j][k] = f;
+				fl->created[j][k] = made;
+			}
+			if (rc) {
+				snprintf(err, errlen, "[%s] %s %s: cannot create it: %s", suite->jobs[j].name,
+					 key_of(k), IOB_Q(path), strerror(-rc));
+				if (f && made && !fl->path[j][k])
+					remove(path);
+				iob_fiologs_unmake(fl);
+				close_all(fl);
+				fiologs_free(fl);
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+static void put_row(struct iob_fiologs *fl, size_t j, int k, uint64_t ms, uint64_t value, int dir)
+{
+	FILE *f = fl->f[j][k];
+	if (!f || fl->error)
+		return;
+	/* time, value, direction, block size, and fio's 5th column: 0 and 0,
+	 * as fio writes them when it averages over log_avg_msec */
+	if (fprintf(f, "%llu, %llu, %d, 0, 0\n", (unsigned long long)ms, (unsigned long long)value, dir) <
+	    0) {
+		fl->error = errno ? errno : EIO;
+		fl->error_path = fl->path[j][k];
+	}
+}
+
+static uint64_t per_s(double what, uint64_t len_ns)
+{
+	return len_ns ? (uint64_t)llround(what * 1e9 / (double)len_ns) : 0;
+}
+
+void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, enum iob_phase phase, const struct iob_intervals *iv)
+{
+	if (!fl || j >= fl->njobs || !iv->n)
+		return;
+	int any = 0;
+	for (int k = 0; k < IOB_FIOLOG_KINDS; k++)
+		any |= fl->f[j][k] != NULL;
+	if (!any)
+		return;
+	if (!fl->t0_ns[j])
+		fl->t0_ns[j] = iv->window_ns;
+	uint64_t base = iv->window_ns > fl->t0_ns[j] ? iv->window_ns - fl->t0_ns[j] : 0;
+	int mixed = phase == IOB_PHASE_MIXED && iv->split;
+	for (size_t i = 0; i < iv->n; i++) {
+		const struct iob_interval *in = &iv->v[i];
+		uint64_t ms = (uint64_t)llround((double)(base + in->end_ns) / 1e6);
+		/* per direction: 0 read, 1 write */
+		for (int d = 0; d < 2; d++) {
+			uint64_t bytes, ops, nlat;
+			double mean;
+			if (mixed) {
+				uint64_t bw = in->bytes_w, ow = in->ops_w, lw = in->lat_samples_w;
+				bytes = d ? bw : (in->bytes > bw ? in->bytes - bw : 0);
+				ops = d ? ow : (in->ops > ow ? in->ops - ow : 0);
+				nlat = d ? lw : (in->lat_samples > lw ? in->lat_samples - lw : 0);
+				/* the reads' mean from the whole and the writes' sums */
+				double all = in->lat_mean_ns * (double)in->lat_samples;
+				double w = in->lat_mean_w_ns * (double)lw;
+				mean = d ? in->lat_mean_w_ns : nlat ? (all - w) / (double)nlat : 0.0;
+			} else {
+				if (d != (phase == IOB_PHASE_WRITE))
+					continue;
+				bytes = in->bytes;
+				ops = in->ops;
+				nlat = in->lat_samples;
+				mean = in->lat_mean_ns;
+			}
+			put_row(fl, j, IOB_FIOLOG_BW, ms, per_s((double)bytes / 1024.0, in->len_ns), d);
+			put_row(fl, j, IOB_FIOLOG_IOPS, ms, per_s((double)ops, in->len_ns), d);
+			if (nlat) {
+				uint64_t m = mean > 0 ? (uint64_t)llround(mean) : 0;
+				put_row(fl, j, IOB_FIOLOG_LAT, ms, m, d);
+				put_row(fl, j, IOB_FIOLOG_CLAT, ms, m, d);
+			}
+		}
+	}
+}
+
+void iob_fiologs_unmake(struct iob_fiologs *fl)
+{
+	for (size_t j = 0; fl->path && j < fl->njobs; j++)
+		for (int k = 0; k < IOB_FIOLOG_KINDS; k++)
+			if (fl->created[j][k] && fl->path[j][k])
+				remove(fl->path[j][k]);
+}
+
+int iob_fiologs_close(struct iob_fiologs *fl, char *err, size_t errlen)
+{
+	int e = fl->error;
+	const char *path = fl->error_path;
+	for (size_t j = 0; fl->f && j < fl->njobs; j++)
+		for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
+			FILE *f = fl->f[j][k];
+			if (!f)
+				continue;
+			int bad = ferror(f) != 0;
+			if ((fclose(f) != 0 || bad) && !e) {
+				e = errno ? errno : EIO;
+				path = fl->path[j][k];
+			}
+			fl->f[j][k] = NULL;
+		}
+	int rc = 0;
+	if (e) {
+		rc = -e;
+		snprintf(err, errlen, "fio-style log %s: writing failed: %s", IOB_Q(path ? path : "?"),
+			 strerror(e));
+	}
+	fiologs_free(fl);
+	return rc;
+}
