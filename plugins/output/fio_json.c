@@ -47,8 +47,21 @@
 
 static const struct iob_host *fj_host;
 
+/* fio's bw and iops samples: the interval records of one job's phase, as
+ * they come before its phase record (one sample each: KiB/s, IOPS) */
+struct fj_stat {
+	uint64_t n;
+	double sum, sumsq, min, max;
+};
+
+struct fj_samples {
+	char job[256], phase[32]; /* whose ("" none) */
+	struct fj_stat bw, iops;
+};
+
 struct fj_state {
 	struct iob_sink sink;
+	struct fj_samples samples;
 	int plus; /* json+: bins */
 	int begun, ended;
 	int err; /* first sink error; sticky */
@@ -219,10 +232,63 @@ static void put_lat(struct textbuf *b, const char *key, const struct iob_latency
 	textbuf_add(b, "}", 1);
 }
 
-/* One direction's object: what fio writes for read, write and trim. */
-static void put_dir(struct textbuf *b, const char *name, uint64_t bytes, uint64_t ops, uint64_t short_ops,
-		    double elapsed_s, const struct iob_latency *lat, int plus)
+static void stat_add(struct fj_stat *s, double v)
 {
+	if (!s->n || v < s->min)
+		s->min = v;
+	if (!s->n || v > s->max)
+		s->max = v;
+	s->n++;
+	s->sum += v;
+	s->sumsq += v * v;
+}
+
+/* An interval record: one bw and one iops sample of its job's phase. */
+static void samples_add(struct fj_samples *sm, const struct iob_record *r)
+{
+	const char *job = get_str(r, "job"), *phase = get_str(r, "phase");
+	if (!job || !phase)
+		return;
+	if (strcmp(sm->job, job) != 0 || strcmp(sm->phase, phase) != 0) {
+		memset(sm, 0, sizeof *sm);
+		snprintf(sm->job, sizeof sm->job, "%s", job);
+		snprintf(sm->phase, sizeof sm->phase, "%s", phase);
+	}
+	stat_add(&sm->bw, get_f64(r, "bw_bytes_per_s") / 1024);
+	stat_add(&sm->iops, get_f64(r, "ops_per_s"));
+}
+
+/* min, max, mean, dev (sample standard deviation, as fio's) and samples,
+ * under fio's names for them; zeros without samples */
+static void put_stat(struct textbuf *b, const char *p, const char *dev, const struct fj_stat *s, int agg)
+{
+	double mean = s->n ? s->sum / (double)s->n : 0.0, var = 0.0;
+	if (s->n > 1) {
+		var = (s->sumsq - s->sum * mean) / (double)(s->n - 1);
+		var = var > 0 ? var : 0.0;
+	}
+	textbuf_printf(b, ",\"%s_min\":%" PRIu64 ",\"%s_max\":%" PRIu64, p,
+		       s->n ? (uint64_t)llround(s->min) : 0, p, s->n ? (uint64_t)llround(s->max) : 0);
+	if (agg)
+		textbuf_printf(b, ",\"%s_agg\":0.000000", p);
+	textbuf_printf(b, ",\"%s_mean\":%.6f,\"%s_%s\":%.6f,\"%s_samples\":%" PRIu64, p, mean, p, dev,
+		       sqrt(var), p, s->n);
+}
+
+/* What a direction's object is made of. */
+struct fj_dir {
+	uint64_t bytes, ops, short_ops;
+	const struct iob_latency *lat;
+	const struct fj_samples *samples; /* NULL: none for this direction */
+};
+
+/* One direction's object: what fio writes for read, write and trim. */
+static void put_dir(struct textbuf *b, const char *name, const struct fj_dir *dir, double elapsed_s, int plus)
+{
+	static const struct fj_samples none;
+	uint64_t bytes = dir->bytes, ops = dir->ops, short_ops = dir->short_ops;
+	const struct iob_latency *lat = dir->lat;
+	const struct fj_samples *sm = dir->samples ? dir->samples : &none;
 	int any = ops > 0 && elapsed_s > 0;
 	double bw = any ? (double)bytes / elapsed_s : 0.0;
 	textbuf_printf(b, "\"%s\":{", name);
@@ -247,11 +313,10 @@ static void put_dir(struct textbuf *b, const char *name, uint64_t bytes, uint64_
 	put_lat(b, "clat_ns", any ? lat : NULL, plus);
 	textbuf_add(b, ",", 1);
 	put_lat(b, "lat_ns", any ? lat : NULL, 0); /* fio's json+ bins are clat's */
-	/* fio's samples of its bw and iops logs: none are taken here */
-	textbuf_str(b,
-		    ",\"bw_min\":0,\"bw_max\":0,\"bw_agg\":0.000000,\"bw_mean\":0.000000,\"bw_dev\":0.000000,"
-		    "\"bw_samples\":0,\"iops_min\":0,\"iops_max\":0,\"iops_mean\":0.000000,"
-		    "\"iops_stddev\":0.000000,\"iops_samples\":0}");
+	/* fio's statistics of its bw and iops log samples: the intervals' */
+	put_stat(b, "bw", "dev", &sm->bw, 1);
+	put_stat(b, "iops", "stddev", &sm->iops, 0);
+	textbuf_add(b, "}", 1);
 }
 
 /* A job option as fio prints one: a string. */
@@ -310,22 +375,31 @@ static void put_job(struct fj_state *st, const struct iob_record *r)
 	textbuf_add(b, ",", 1);
 	const struct iob_latency *lat = get_lat(r, "lat_ns");
 	uint64_t shorts = get_u64(r, "short_ops");
+	/* the interval records of this phase, if any came */
+	const char *job = get_str(r, "job");
+	const struct fj_samples *sm =
+	    job && strcmp(st->samples.job, job) == 0 && strcmp(st->samples.phase, phase) == 0 ? &st->samples
+											      : NULL;
+	struct fj_dir rd = {0}, wr = {0}, none = {0};
 	if (mixed) {
-		/* the record does not split short_ops: all under read (outputs.md) */
-		put_dir(b, "read", get_u64(r, "bytes_read"), get_u64(r, "ops_read"), shorts, el, lat,
-			st->plus);
-		textbuf_add(b, ",", 1);
-		put_dir(b, "write", get_u64(r, "bytes_written"), get_u64(r, "ops_written"), 0, el,
-			get_lat(r, "lat_write_ns"), st->plus);
+		/* the record does not split short_ops (all under read), nor do
+		 * the interval records split directions (no samples) */
+		rd = (struct fj_dir){get_u64(r, "bytes_read"), get_u64(r, "ops_read"), shorts, lat, NULL};
+		wr = (struct fj_dir){get_u64(r, "bytes_written"), get_u64(r, "ops_written"), 0,
+				     get_lat(r, "lat_write_ns"), NULL};
 	} else {
-		uint64_t bytes = get_u64(r, "bytes"), ops = get_u64(r, "ops");
-		put_dir(b, "read", write ? 0 : bytes, write ? 0 : ops, write ? 0 : shorts, el, lat, st->plus);
-		textbuf_add(b, ",", 1);
-		put_dir(b, "write", write ? bytes : 0, write ? ops : 0, write ? shorts : 0, el, lat,
-			st->plus);
+		struct fj_dir d = {get_u64(r, "bytes"), get_u64(r, "ops"), shorts, lat, sm};
+		if (write)
+			wr = d;
+		else
+			rd = d;
 	}
+	put_dir(b, "read", &rd, el, st->plus);
 	textbuf_add(b, ",", 1);
-	put_dir(b, "trim", 0, 0, 0, 0, NULL, st->plus);
+	put_dir(b, "write", &wr, el, st->plus);
+	textbuf_add(b, ",", 1);
+	put_dir(b, "trim", &none, 0, st->plus);
+	memset(&st->samples, 0, sizeof st->samples);
 	textbuf_str(b, ",\"sync\":{\"total_ios\":0,");
 	put_lat(b, "lat_ns", NULL, 0);
 	textbuf_add(b, "}", 1);
@@ -486,8 +560,10 @@ static int fj_record(void *state, const struct iob_record *rec)
 		return st->err;
 	if (!rec || (rec->nfields && !rec->fields))
 		return -EINVAL;
-	/* the aggregate of a phase; its streams', ranks' and intervals' records
-	 * are in the iobench json output */
+	/* the aggregate of a phase is a job; its intervals are fio's bw and
+	 * iops samples; its streams' and ranks' records are in the json output */
+	if (rec->kind && strcmp(rec->kind, "interval") == 0)
+		samples_add(&st->samples, rec);
 	if (!rec->kind || strcmp(rec->kind, "phase") != 0)
 		return 0;
 	put_job(st, rec);

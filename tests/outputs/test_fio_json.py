@@ -57,6 +57,8 @@ PROFILE = """
 size = 2MiB
 block_size = 4KiB
 phases = write,read
+loops = 4
+log_interval = 10ms
 backend = posix
 
 [mix]
@@ -141,6 +143,23 @@ def case_json(o):
                 want = {"%f" % float(k): v for k, v in lat["percentiles"].items()}
                 check(c["percentile"] == want, "%s %s %s: percentile keys as fio writes them (%s)" % (
                     what, d, key, sorted(c["percentile"])[:3]))
+            ivs = [r for r in ours["records"] if r["kind"] == "interval" and r["job"] == rec["job"] and
+                   r["phase"] == rec["phase"]]
+            if rec["phase"] == "mixed" or not ivs:
+                check(x["bw_samples"] == 0 and x["iops_samples"] == 0 and x["bw_min"] == 0,
+                      "%s %s: no bw or iops samples" % (what, d))
+            else:
+                bws = [iv["bw_bytes_per_s"] / 1024 for iv in ivs]
+                ios = [iv["ops_per_s"] for iv in ivs]
+                mean = sum(bws) / len(bws)
+                dev = math.sqrt(sum((v - mean) ** 2 for v in bws) / (len(bws) - 1)) if len(bws) > 1 else 0.0
+                check(x["bw_samples"] == len(ivs) and x["iops_samples"] == len(ivs) and
+                      abs(x["bw_min"] - min(bws)) <= 0.5 and abs(x["bw_max"] - max(bws)) <= 0.5 and
+                      abs(x["iops_min"] - min(ios)) <= 0.5 and abs(x["iops_max"] - max(ios)) <= 0.5 and
+                      abs(x["bw_mean"] - mean) <= 1e-6 * mean + 1e-6 and
+                      abs(x["bw_dev"] - dev) <= 1e-6 * dev + 1e-3 and
+                      abs(x["iops_mean"] - sum(ios) / len(ios)) <= 1e-6 * x["iops_mean"] + 1e-6,
+                      "%s %s: bw and iops samples are the %d interval records" % (what, d, len(ivs)))
             bins = x["clat_ns"].get("bins")
             check(isinstance(bins, dict) and sum(bins.values()) == lat["count"],
                   "%s %s: bins add up to N (%s)" % (what, d, sum(bins.values()) if bins else None))
