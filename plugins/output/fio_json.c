@@ -456,20 +456,7 @@ static void put_head(struct fj_state *st, const struct iob_run_info *run)
 		       t * 1000);
 	jsonval_str(h, known ? when : "");
 	textbuf_str(h, ",\n\"jobs\":[");
-	int v11 = run->struct_size >= offsetof(struct iob_run_info, schema) + sizeof run->schema;
-	textbuf_str(b, "\"tool\":");
-	jsonval_str(b, run->tool);
-	textbuf_str(b, ",\"version\":");
-	jsonval_str(b, run->version);
-	textbuf_str(b, ",\"host\":");
-	jsonval_str(b, run->host);
-	textbuf_str(b, ",\"started\":");
-	jsonval_str(b, run->started);
-	textbuf_str(b, ",\"source\":");
-	jsonval_str(b, run->source);
-	textbuf_str(b, ",\"kernel\":");
-	jsonval_str(b, v11 ? run->kernel : NULL);
-	textbuf_printf(b, ",\"schema\":%u", v11 && run->schema ? run->schema : 1u);
+	jsonval_run_info(b, run);
 }
 
 /* The whole document: head, jobs, and the iobench member with the run's
@@ -486,22 +473,8 @@ static int put_document(struct fj_state *st, const struct iob_run_end *end, cons
 	textbuf_add(o, st->run.data ? st->run.data : "", st->run.len);
 	textbuf_str(o, ",\"bins\":");
 	textbuf_str(o, st->plus ? "true" : "false");
-	textbuf_str(o, ",\"notes\":[");
-	size_t k = 0;
-	for (size_t i = 0; end && end->notes && i < end->nnotes; i++) {
-		if (!end->notes[i])
-			continue;
-		textbuf_str(o, k++ ? "," : "");
-		jsonval_str(o, end->notes[i]);
-	}
-	textbuf_str(o, "],\"status\":");
-	textbuf_str(o, error ? "\"error\"" : "\"ok\"");
-	textbuf_str(o, ",\"interrupted\":");
-	textbuf_str(o, end && end->interrupted ? "true" : "false");
-	if (error) {
-		textbuf_str(o, ",\"error\":");
-		jsonval_str(o, error);
-	}
+	textbuf_add(o, ",", 1);
+	jsonval_run_end(o, end, error);
 	textbuf_str(o, "}\n}\n");
 	if (st->head.oom || st->jobs.oom || st->run.oom)
 		o->oom = 1;

@@ -49,7 +49,6 @@
 #define JSON_NO_RESULT "run ended without a result"
 
 /* Smallest struct sizes holding every ABI 1.0 member. */
-#define JSON_RUN_INFO_V1_SIZE (offsetof(struct iob_run_info, source) + sizeof(const char *))
 #define JSON_RUN_END_V1_SIZE (offsetof(struct iob_run_end, notes) + sizeof(const char *const *))
 
 static const struct iob_host *json_host;
@@ -120,50 +119,16 @@ static int json_write_fallback_tail(struct json_state *st)
 
 static void json_put_head(struct textbuf *b, const struct iob_run_info *run)
 {
-	static const struct iob_run_info none = {0};
-	if (!run || run->struct_size < JSON_RUN_INFO_V1_SIZE)
-		run = &none;
-	textbuf_str(b, "{\"tool\":");
-	jsonval_str(b, run->tool);
-	textbuf_str(b, ",\"version\":");
-	jsonval_str(b, run->version);
-	textbuf_str(b, ",\"host\":");
-	jsonval_str(b, run->host);
-	textbuf_str(b, ",\"started\":");
-	jsonval_str(b, run->started);
-	textbuf_str(b, ",\"source\":");
-	jsonval_str(b, run->source);
-	/* ABI 1.1: the kernel and the record schema's version (a 1.0 core has
-	 * neither: the schema is then 1) */
-	int v11 = run->struct_size >= offsetof(struct iob_run_info, schema) + sizeof run->schema;
-	textbuf_str(b, ",\"kernel\":");
-	jsonval_str(b, v11 ? run->kernel : NULL);
-	char schema[16];
-	snprintf(schema, sizeof schema, "%u", v11 && run->schema ? run->schema : 1u);
-	textbuf_str(b, ",\"schema\":");
-	textbuf_str(b, schema);
+	textbuf_str(b, "{");
+	jsonval_run_info(b, run);
 	textbuf_str(b, ",\n\"records\":[");
 }
 
 /* Everything after the last record.  error is NULL for a successful run. */
 static void json_put_tail(struct textbuf *b, const struct iob_run_end *end, const char *error)
 {
-	textbuf_str(b, "\n],\n\"notes\":[");
-	size_t k = 0;
-	for (size_t i = 0; end && end->notes && i < end->nnotes; i++) {
-		if (!end->notes[i])
-			continue;
-		textbuf_str(b, k++ ? "," : "");
-		jsonval_str(b, end->notes[i]);
-	}
-	textbuf_str(b, "],\n\"status\":");
-	textbuf_str(b, error ? "\"error\"" : "\"ok\"");
-	textbuf_str(b, ",\"interrupted\":");
-	textbuf_str(b, end && end->interrupted ? "true" : "false");
-	if (error) {
-		textbuf_str(b, ",\"error\":");
-		jsonval_str(b, error);
-	}
+	textbuf_str(b, "\n],\n");
+	jsonval_run_end(b, end, error);
 	textbuf_str(b, "}\n");
 }
 

@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -147,5 +148,51 @@ void jsonval_field(struct textbuf *b, const struct iob_field *f)
 	default:
 		textbuf_str(b, "null"); /* not reached: jsonval_known_type */
 		break;
+	}
+}
+
+void jsonval_run_info(struct textbuf *b, const struct iob_run_info *run)
+{
+	static const struct iob_run_info none = {0};
+	if (!run || run->struct_size < offsetof(struct iob_run_info, source) + sizeof(const char *))
+		run = &none;
+	textbuf_str(b, "\"tool\":");
+	jsonval_str(b, run->tool);
+	textbuf_str(b, ",\"version\":");
+	jsonval_str(b, run->version);
+	textbuf_str(b, ",\"host\":");
+	jsonval_str(b, run->host);
+	textbuf_str(b, ",\"started\":");
+	jsonval_str(b, run->started);
+	textbuf_str(b, ",\"source\":");
+	jsonval_str(b, run->source);
+	/* ABI 1.1: the kernel and the record schema's version (a 1.0 core has
+	 * neither: the schema is then 1) */
+	int v11 = run->struct_size >= offsetof(struct iob_run_info, schema) + sizeof run->schema;
+	textbuf_str(b, ",\"kernel\":");
+	jsonval_str(b, v11 ? run->kernel : NULL);
+	char schema[16];
+	snprintf(schema, sizeof schema, "%u", v11 && run->schema ? run->schema : 1u);
+	textbuf_str(b, ",\"schema\":");
+	textbuf_str(b, schema);
+}
+
+void jsonval_run_end(struct textbuf *b, const struct iob_run_end *end, const char *error)
+{
+	textbuf_str(b, "\"notes\":[");
+	size_t k = 0;
+	for (size_t i = 0; end && end->notes && i < end->nnotes; i++) {
+		if (!end->notes[i])
+			continue;
+		textbuf_str(b, k++ ? "," : "");
+		jsonval_str(b, end->notes[i]);
+	}
+	textbuf_str(b, "],\n\"status\":");
+	textbuf_str(b, error ? "\"error\"" : "\"ok\"");
+	textbuf_str(b, ",\"interrupted\":");
+	textbuf_str(b, end && end->interrupted ? "true" : "false");
+	if (error) {
+		textbuf_str(b, ",\"error\":");
+		jsonval_str(b, error);
 	}
 }

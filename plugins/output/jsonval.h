@@ -20,5 +20,12 @@ void jsonval_lat(struct textbuf *b, const struct iob_latency *lat);
 int jsonval_known_type(const struct iob_field *f);
 /* "key":value */
 void jsonval_field(struct textbuf *b, const struct iob_field *f);
+/* The run facts as members: "tool":..,"version":..,"host":..,"started":..,
+ * "source":..,"kernel":..,"schema":N (nulls for what a 1.0 core or a NULL
+ * run does not give; the schema is then 1). */
+void jsonval_run_info(struct textbuf *b, const struct iob_run_info *run);
+/* How the run ended, as members: "notes":[..],\n"status":"ok"|"error",
+ * "interrupted":b and, with error (NULL: ok), "error":"..". */
+void jsonval_run_end(struct textbuf *b, const struct iob_run_end *end, const char *error);
 
 #endif
