@@ -173,7 +173,14 @@ def case_json(o):
         plain = json.load(f)
     check(all("bins" not in j[d]["clat_ns"] for j in plain["jobs"] for d in ("read", "write")),
           "fio-json without plus has no bins")
-    run(o, ["run", profile(o), "--dir", o.work, "--output", "fio-json:bogus=" + b], want=2)
+    p = run(o, ["run", profile(o), "--dir", o.work, "--output", "fio-json:bogus=" + b], want=2)
+    check("plus" in p.stderr and len(p.stderr.strip().split("\n")) == 1, "an unknown argument: one line naming plus")
+    if os.path.exists("/dev/full"):
+        p = run(o, ["run", profile(o), "--dir", o.work, "--output", "fio-json=/dev/full"], want=1)
+        check("No space left" in p.stderr, "a sink that fails makes the run fail: %s" % p.stderr.strip())
+    # on standard output, the plugin's own name works too
+    p = run(o, ["run", profile(o), "--dir", o.work, "--output", "fio_json"])
+    check(len(json.loads(p.stdout)["jobs"]) == 4, "fio_json on stdout: one document")
 
 
 def case_clat2csv(o):
