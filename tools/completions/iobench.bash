@@ -9,7 +9,7 @@ _iobench_names() {
 	{
 		case $kind in
 		backend) printf '%s\n' posix stdio direct mmap ;;
-		output) printf '%s\n' human csv json svg ;;
+		output) printf '%s\n' human csv json svg fio-json ;;
 		esac
 		command -v iobench >/dev/null 2>&1 &&
 			iobench plugins 2>/dev/null | awk -v k="$kind" '$1 == k { print $2 }'
