@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "iobench/caveats.h"
+#include "iobench/log.h"
 #include "iobench/os.h"
 #include "iobench/units.h"
 #include "check.h"
@@ -243,11 +244,22 @@ static int check_backend(const struct iob_job *job, const struct iob_loaded *b, 
 {
 	if (!job->backend_options[0])
 		return 0;
+	/* the backend says why through the log: that reason goes into the one
+	 * error line instead of a line of its own */
+	struct iob_log_held held;
+	memset(&held, 0, sizeof held);
+	iob_log_set_hook(iob_log_hold, &held);
 	int rc = b->backend.control ? b->backend.control(NULL, IOB_CTL_CHECK_OPTIONS, (void *)job->backend_options)
 				    : -EINVAL;
+	iob_log_set_hook(NULL, NULL);
 	if (rc < 0)
-		snprintf(err, errlen, "[%s] backend %s refuses backend_options '%s'%s", job->name, b->desc.name,
-			 job->backend_options, b->backend.control ? "" : " (it takes no options)");
+		snprintf(err, errlen, "[%s] backend %s refuses backend_options '%s'%s%s", job->name, b->desc.name,
+			 job->backend_options, b->backend.control ? "" : " (it takes no options)",
+			 held.reason[0] ? ": " : "");
+	if (rc < 0 && held.reason[0]) {
+		size_t n = strlen(err);
+		snprintf(err + n, errlen - n, "%s", held.reason);
+	}
 	return rc < 0 ? -EINVAL : 0;
 }
 

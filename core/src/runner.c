@@ -92,23 +92,6 @@ void iob_run_record(struct iob_run *run, const struct iob_record *rec)
 
 /* Log lines while the outputs open: the first error is held, the rest
  * printed as usual. */
-struct held_log {
-	char line[1200];  /* the held error line */
-	char reason[1200]; /* its text after "error: " */
-};
-
-static void hold_log(int level, const char *line, void *arg)
-{
-	struct held_log *h = arg;
-	const char *why = strstr(line, "error: ");
-	if (level != IOB_LOG_ERROR || h->reason[0] || !why) {
-		fprintf(stderr, "%s\n", line);
-		return;
-	}
-	snprintf(h->line, sizeof h->line, "%s", line);
-	snprintf(h->reason, sizeof h->reason, "%s", why + 7);
-}
-
 /* The run could not start: the live CSV files it made go. */
 static void run_unmake_livecsv(struct iob_run *run)
 {
@@ -163,10 +146,10 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 		orc = iob_livecsv_open(run->livecsv, suite, err, sizeof err);
 	/* an output that refuses its arguments says why through the log: that
 	 * reason goes into the one error line instead of a line of its own */
-	struct held_log held;
+	struct iob_log_held held;
 	memset(&held, 0, sizeof held);
 	if (orc == 0) {
-		iob_log_set_hook(hold_log, &held);
+		iob_log_set_hook(iob_log_hold, &held);
 		orc = iob_outputs_open(&run->out, reg, run->opts.outputs, err, sizeof err);
 		iob_log_set_hook(NULL, NULL);
 	}
