@@ -639,16 +639,32 @@ static int open_dir_checked(const char *dir, char *why, size_t whylen)
 	return fd;
 }
 
+/* The last plugin directory walked and checked, kept open: the plugins of
+ * one directory (every candidate at the scan, then the one loaded) are
+ * opened relative to the same checked directory, not walked to again.
+ * Plugins are listed and loaded by the thread that starts the run only. */
+static struct {
+	char dir[PATH_MAX];
+	int fd;
+} walked = {"", -1};
+
 /* Open plugin file `name` in `dir` on checked descriptors (see
  * iob_plugin_open); the directory alone when name is NULL. */
 static int open_checked(const char *dir, const char *name, char *why, size_t whylen)
 {
-	int dfd = open_dir_checked(dir, why, whylen);
-	if (dfd < 0 || !name)
-		return dfd;
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (!name)
+		return open_dir_checked(dir, why, whylen);
+	if (walked.fd < 0 || strcmp(walked.dir, dir) != 0) {
+		int dfd = open_dir_checked(dir, why, whylen);
+		if (dfd < 0)
+			return dfd;
+		if (walked.fd >= 0)
+			close(walked.fd);
+		walked.fd = dfd;
+		snprintf(walked.dir, sizeof walked.dir, "%s", dir);
+	}
+	int fd = openat(walked.fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	int e = errno;
-	close(dfd);
 	if (fd < 0) {
 		snprintf(why, whylen, "%s",
 			 e == ELOOP ? "is a symbolic link; plugins are loaded only from real files (name the file it "
