@@ -166,6 +166,48 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 		iob_rec_absent(b, "expected_byte", IOB_UNIT_NONE);
 		iob_rec_absent(b, "found_byte", IOB_UNIT_NONE);
 	}
+	iob_rec_u64(b, "group", IOB_UNIT_NONE, job->group);
+}
+
+void iob_rec_group(struct iob_recbuf *b, uint32_t group, size_t jobs, int same_block_size,
+		   const struct iob_aggregate *a, double job_bw_min, double job_bw_max, int stopped)
+{
+	struct iob_phase_result r;
+	iob_aggregate_as_result(a, &r);
+	iob_rec_reset(b, "group");
+	iob_rec_u64(b, "group", IOB_UNIT_NONE, group);
+	iob_rec_str(b, "phase", iob_phase_name(a->phase));
+	iob_rec_u64(b, "jobs", IOB_UNIT_COUNT, jobs);
+	if (same_block_size)
+		iob_rec_u64(b, "block_size_bytes", IOB_UNIT_BYTES, a->block_size);
+	else
+		iob_rec_absent(b, "block_size_bytes", IOB_UNIT_BYTES);
+	iob_rec_u64(b, "bytes", IOB_UNIT_BYTES, a->bytes);
+	iob_rec_u64(b, "ops", IOB_UNIT_OPS, a->ops);
+	iob_rec_u64(b, "skipped_ops", IOB_UNIT_OPS, a->skipped);
+	iob_rec_f64(b, "elapsed_s", IOB_UNIT_S, (double)a->elapsed_ns / 1e9);
+	iob_rec_f64(b, "bw_bytes_per_s", IOB_UNIT_BYTES_PER_S, a->bw);
+	iob_rec_f64(b, "ops_per_s", IOB_UNIT_OPS_PER_S, a->iops);
+	iob_rec_f64(b, "job_bw_min_bytes_per_s", IOB_UNIT_BYTES_PER_S, job_bw_min);
+	iob_rec_f64(b, "job_bw_max_bytes_per_s", IOB_UNIT_BYTES_PER_S, job_bw_max);
+	iob_rec_lat(b, "lat_ns", a->hist);
+	iob_rec_u64(b, "lat_sampled_every", IOB_UNIT_COUNT, a->lat_sample_every ? a->lat_sample_every : 1);
+	iob_rec_u64(b, "lat_samples", IOB_UNIT_COUNT, a->lat_samples);
+	iob_rec_bool(b, "direct", a->direct);
+	if (a->os_read_bytes != UINT64_MAX) {
+		iob_rec_u64(b, "os_read_bytes", IOB_UNIT_BYTES, a->os_read_bytes);
+		iob_rec_u64(b, "os_write_bytes", IOB_UNIT_BYTES, a->os_write_bytes);
+	} else {
+		iob_rec_absent(b, "os_read_bytes", IOB_UNIT_BYTES);
+		iob_rec_absent(b, "os_write_bytes", IOB_UNIT_BYTES);
+	}
+	iob_rec_u64(b, "verify_bad_blocks", IOB_UNIT_COUNT, a->bad_blocks);
+	iob_rec_str(b, "status", a->interrupted ? "interrupted" : a->status == IOB_STATUS_MISMATCH ? "mismatch"
+			: a->status < 0 ? "error" : stopped ? "stopped" : "ok");
+	iob_rec_phase_cpu(b, &r);
+	struct iob_aggregate k = *a;
+	k.partial |= stopped;
+	iob_rec_aggregate(b, &k);
 }
 
 void iob_rec_phase_cpu(struct iob_recbuf *b, const struct iob_phase_result *r)
