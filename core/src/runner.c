@@ -769,6 +769,32 @@ static void emit_stream(struct iob_run *run, const struct iob_job *job, const st
 	iob_run_record(run, &rb->rec);
 }
 
+/* The streams' results aggregated (iob_aggregate). */
+static int streams_aggregate(const struct iob_streams *st, struct iob_aggregate *agg)
+{
+	const struct iob_phase_result **v = calloc(st->n, sizeof *v);
+	for (size_t i = 0; v && i < st->n; i++)
+		v[i] = &st->r[i];
+	int rc = v ? iob_aggregate(v, st->n, agg) : -ENOMEM;
+	free(v);
+	return rc;
+}
+
+/* The aggregate as the phase's result *r (its histograms borrowed from
+ * *agg), with the failed stream's words, naming it. */
+static void streams_result(const struct iob_streams *st, const struct iob_aggregate *agg, struct iob_phase_result *r)
+{
+	iob_aggregate_as_result(agg, r);
+	if (agg->status != 0) {
+		const struct iob_phase_result *f = &st->r[agg->failed_stream];
+		snprintf(r->error, sizeof r->error, "stream %zu: %s", agg->failed_stream, f->error);
+		r->first_bad_offset = f->first_bad_offset;
+		r->expected = f->expected;
+		r->found = f->found;
+		snprintf(r->bad_file, sizeof r->bad_file, "%s", f->bad_file);
+	}
+}
+
 /* The phase on job->threads streams: their records, then the aggregate in
  * *r (its histograms borrowed from *agg). */
 static int run_streams(struct iob_run *run, const struct iob_job *job, struct job_files *jf,
@@ -780,13 +806,8 @@ static int run_streams(struct iob_run *run, const struct iob_job *job, struct jo
 	int rc = iob_streams_run(spec, n, (const char *const *)jf->open, nfiles, per, run->live_stop, st);
 	iob_observer_stop(ob->obs); /* before the stream records: nothing prints inside the line */
 	ob->obs = NULL;
-	if (rc == 0) {
-		const struct iob_phase_result **v = calloc(n, sizeof *v);
-		for (size_t i = 0; v && i < n; i++)
-			v[i] = &st->r[i];
-		rc = v ? iob_aggregate(v, n, agg) : -ENOMEM;
-		free(v);
-	}
+	if (rc == 0)
+		rc = streams_aggregate(st, agg);
 	if (rc != 0) {
 		iob_streams_free(st);
 		iob_phase_result_init(r);
@@ -801,15 +822,7 @@ static int run_streams(struct iob_run *run, const struct iob_job *job, struct jo
 		if (!run->quiet)
 			emit_stream(run, job, jf, i, st);
 	}
-	iob_aggregate_as_result(agg, r);
-	if (agg->status != 0) { /* the failed stream's words, naming it */
-		const struct iob_phase_result *f = &st->r[agg->failed_stream];
-		snprintf(r->error, sizeof r->error, "stream %zu: %s", agg->failed_stream, f->error);
-		r->first_bad_offset = f->first_bad_offset;
-		r->expected = f->expected;
-		r->found = f->found;
-		snprintf(r->bad_file, sizeof r->bad_file, "%s", f->bad_file);
-	}
+	streams_result(st, agg, r);
 	return r->status;
 }
 
@@ -923,6 +936,22 @@ static int rank_job_start(struct iob_run *run, int rc)
 	return rc;
 }
 
+/* The caveats of a phase that ran (plan: what a read phase read, else NULL). */
+static void phase_notes(struct iob_run *run, const struct iob_job *job, const struct iob_loaded *b,
+			enum iob_phase phase, const struct iob_read_plan *plan, const struct iob_read_facts *facts,
+			const struct iob_phase_result *r, int evict_failed)
+{
+	char what[160];
+	snprintf(what, sizeof what, "job %s, %s phase", job->name, iob_phase_name(phase));
+	if (plan) /* the handles' own word on the cache decides, not the plugin's caps */
+		iob_caveat_read_notes(&run->notes, what, plan, facts,
+				      r->direct || (r->ops == 0 && (b->desc.caps & IOB_CAP_DIRECT)));
+	iob_caveat_after_phase(&run->notes, what, r, b->desc.name, (b->desc.caps & IOB_CAP_DIRECT) != 0);
+	if (evict_failed)
+		iob_notes_add(&run->notes, "%s: evict_before_read: this OS cannot evict a file from its cache, so the "
+					   "read may be served from memory", what);
+}
+
 /* The engine's spec of one phase of a job. */
 static void phase_spec(const struct iob_run *run, const struct iob_job *job, const struct iob_loaded *b,
 		       const struct job_files *jf, enum iob_phase phase, uint64_t bs, struct iob_phase_spec *spec)
@@ -971,7 +1000,6 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	struct iob_streams st = {0};
 	struct iob_aggregate agg = {0};
 	int streams = job->threads > 1;
-	char what[160];
 	struct rank_start rs = {0};
 	int built = 0;
 
@@ -1029,16 +1057,8 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	}
 	if (r.interrupted)
 		run->interrupted = 1;
-	if (!run->quiet) {
-		snprintf(what, sizeof what, "job %s, %s phase", job->name, iob_phase_name(phase));
-		if (reads) /* the handles' own word on the cache decides, not the plugin's caps */
-			iob_caveat_read_notes(&run->notes, what, &plan, &facts,
-					      r.direct || (r.ops == 0 && (b->desc.caps & IOB_CAP_DIRECT)));
-		iob_caveat_after_phase(&run->notes, what, &r, b->desc.name, (b->desc.caps & IOB_CAP_DIRECT) != 0);
-		if (pr.evict_failed)
-			iob_notes_add(&run->notes, "%s: evict_before_read: this OS cannot evict a file from its cache, "
-						   "so the read may be served from memory", what);
-	}
+	if (!run->quiet)
+		phase_notes(run, job, b, phase, reads ? &plan : NULL, &facts, &r, pr.evict_failed);
 	if (r.ops || rc == 0 || r.interrupted || rc == IOB_STATUS_MISMATCH || (streams && st.n)) {
 		int er = emit_phase(&pr, fl, &r, &facts, streams && st.n ? &agg : NULL);
 		if (er < 0 && rc >= 0)
@@ -1239,7 +1259,6 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 	struct iob_phase_result r;
 	struct iob_aggregate agg = {0};
 	int streams = job->threads > 1, stopped = 0;
-	char what[160];
 	observe_emit(run, job, gp->phase, &gp->ob);
 	if (!gp->ran) {
 		iob_run_fail(run, 0, "job %s: cannot start %u streams: %s", job->name, job->threads,
@@ -1257,28 +1276,15 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 		stopped |= gp->st.cut[i];
 	}
 	if (streams) {
-		const struct iob_phase_result **v = calloc(gp->st.n, sizeof *v);
-		for (size_t i = 0; v && i < gp->st.n; i++)
-			v[i] = &gp->st.r[i];
-		int arc = v ? iob_aggregate(v, gp->st.n, &agg) : -ENOMEM;
-		free(v);
-		if (arc != 0) {
+		if (streams_aggregate(&gp->st, &agg) != 0) {
 			iob_run_fail(run, 0, "out of memory");
 			return;
 		}
 		for (size_t i = 0; i < gp->st.n; i++)
 			emit_stream(run, job, jf, i, &gp->st);
-		iob_aggregate_as_result(&agg, &r);
+		streams_result(&gp->st, &agg, &r);
 		if (stopped)
 			agg.partial = 1;
-		if (agg.status != 0) {
-			const struct iob_phase_result *f = &gp->st.r[agg.failed_stream];
-			snprintf(r.error, sizeof r.error, "stream %zu: %s", agg.failed_stream, f->error);
-			r.first_bad_offset = f->first_bad_offset;
-			r.expected = f->expected;
-			r.found = f->found;
-			snprintf(r.bad_file, sizeof r.bad_file, "%s", f->bad_file);
-		}
 	} else {
 		r = gp->st.r[0]; /* shallow: the histograms stay the stream's */
 	}
@@ -1286,14 +1292,7 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 		pr.status = "stopped";
 	if (r.interrupted)
 		run->interrupted = 1;
-	snprintf(what, sizeof what, "job %s, %s phase", job->name, iob_phase_name(gp->phase));
-	if (gp->reads)
-		iob_caveat_read_notes(&run->notes, what, &gp->plan, &gp->facts,
-				      r.direct || (r.ops == 0 && (gj->b->desc.caps & IOB_CAP_DIRECT)));
-	iob_caveat_after_phase(&run->notes, what, &r, gj->b->desc.name, (gj->b->desc.caps & IOB_CAP_DIRECT) != 0);
-	if (gp->evict_failed)
-		iob_notes_add(&run->notes, "%s: evict_before_read: this OS cannot evict a file from its cache, so the "
-					   "read may be served from memory", what);
+	phase_notes(run, job, gj->b, gp->phase, gp->reads ? &gp->plan : NULL, &gp->facts, &r, gp->evict_failed);
 	int er = emit_phase(&pr, &jf->fl, &r, &gp->facts, streams ? &agg : NULL);
 	if (er < 0 && !run->error[0])
 		iob_run_fail(run, 0, "job %s: the phase record could not be made", job->name);
