@@ -330,6 +330,11 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 		return -ENOTSUP;
 	}
 	if (iob_is_stdin_path(job->filename)) {
+		if (job->group) {
+			snprintf(err, errlen, "[%s] group %u: standard input is read by a job alone; set group = 0",
+				 job->name, job->group);
+			return -EINVAL;
+		}
 		if (job->threads != 1) {
 			snprintf(err, errlen, "[%s] threads %u: standard input can be read by one stream only (threads = 1)",
 				 job->name, job->threads);

@@ -142,11 +142,6 @@ static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
 			 job->group);
 		return -EINVAL;
 	}
-	if (job->group && strcmp(job->filename, "-") == 0) {
-		snprintf(err, errlen, "[%s] group %u: standard input is read by a job alone; set group = 0", n,
-			 job->group);
-		return -EINVAL;
-	}
 	if (job->threads > 1 && job->series) {
 		snprintf(err, errlen, "[%s] threads %u: series records one stream's blocks; set threads = 1", n,
 			 job->threads);

@@ -1225,9 +1225,15 @@ static void group_job_main(void *arg)
 		gp->rc = iob_streams_run(&spec, n, (const char *const *)gj->jf.open, nfiles, (int)per, &g->stop,
 					 &gp->st);
 		gj->ran = k + 1;
-		struct iob_phase_result none;
-		iob_phase_result_init(&none);
-		observe_end(&gp->ob, gp->rc == 0 ? &gp->st.r[0] : &none);
+		struct iob_phase_result span; /* the streams' window: the last interval ends with it */
+		iob_phase_result_init(&span);
+		for (size_t i = 0; gp->rc == 0 && i < gp->st.n; i++) {
+			const struct iob_phase_result *x = &gp->st.r[i];
+			if (!span.start_ns || (x->start_ns && x->start_ns < span.start_ns))
+				span.start_ns = x->start_ns;
+			span.end_ns = x->end_ns > span.end_ns ? x->end_ns : span.end_ns;
+		}
+		observe_end(&gp->ob, &span);
 		gp->ran = gp->rc == 0;
 		for (size_t i = 0; gp->ran && i < n; i++) {
 			int st = gp->st.r[i].status;

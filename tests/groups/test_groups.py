@@ -227,6 +227,7 @@ def test_refused():
         ("group = 1000001", "1000001"),
         ("group = 4294967296", "4294967296"),
         ("group = 1\nseries = true", "series"),
+        ("group = 1\nfilename = -\nbackend = stdio\nphases = read", "standard input"),
     ]
     for body, word in cases:
         d = tempfile.mkdtemp(dir=A.work)
