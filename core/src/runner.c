@@ -1256,8 +1256,9 @@ static void group_job_main(void *arg)
 
 /* One phase of a group's job, on the runner's thread after the join: its
  * stream records, intervals, notes and phase record.  cut: no signal came,
- * so a stopped stream was stopped by another job's failure. */
-static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase *gp, int cut)
+ * so a stopped stream was stopped by another job's failure.  first_failed:
+ * the job is the group's first to fail, whose error the run reports. */
+static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase *gp, int cut, int first_failed)
 {
 	const struct iob_job *job = gj->job;
 	struct job_files *jf = &gj->jf;
@@ -1303,6 +1304,10 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 	if (er < 0 && !run->error[0])
 		iob_run_fail(run, 0, "job %s: the phase record could not be made", job->name);
 	print_live_notes(run);
+	if (first_failed && gp->rc != 0) { /* the job that failed first says why, whatever came before */
+		run->error[0] = '\0';
+		run->usage = 0;
+	}
 	if (gp->rc == IOB_STATUS_MISMATCH)
 		iob_run_fail(run, 0,
 			     "verify failed in job %s: %llu bad block(s); first bad byte at offset %llu of %s: expected "
@@ -1481,12 +1486,15 @@ static int run_group(struct iob_run *run, size_t a, size_t e)
 			iob_fs_facts(gj->job->dir, run->fs_type, sizeof run->fs_type, &run->fs_block_size, run->device,
 				     sizeof run->device);
 			for (size_t q = 0; q < gj->ran; q++)
-				group_emit_phase(run, gj, &gj->ph[q], cut);
-			gj->made0 = run->pins->nmade;
-			note_made(run, &gj->jf);
-			gj->made1 = run->pins->nmade;
+				group_emit_phase(run, gj, &gj->ph[q], cut, g.failed == (int)k);
 		}
 		group_emit_totals(run, &g, cut);
+	}
+	for (size_t k = 0; k < started; k++) { /* what the jobs created, as it is now */
+		struct gjob *gj = &g.jobs[k];
+		gj->made0 = run->pins->nmade;
+		note_made(run, &gj->jf);
+		gj->made1 = run->pins->nmade;
 	}
 	/* what each job made goes unless it keeps its files: the files first,
 	 * then the directories (those made for the job, newest first) */
