@@ -73,6 +73,7 @@ struct iob_job {
 	/* time series (docs/profiles.md, "Time series") */
 	uint64_t log_interval_ns;     /* 0, or an "interval" record this often */
 	char livecsv[IOB_PATH_MAX];   /* "", or a CSV of the intervals written as they come */
+	uint32_t group;              /* 0, or jobs in a row with the same group run at once */
 };
 
 /* Defaults shared by profiles and tools (docs/profiles.md). */
@@ -81,6 +82,9 @@ void iob_job_defaults(struct iob_job *job);
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen);
 
 #define IOB_THREADS_MAX 4096u
+/* the largest group number, and the most jobs one group may hold */
+#define IOB_GROUP_MAX 1000000u
+#define IOB_GROUP_JOBS_MAX 256u
 #define IOB_IODEPTH_MAX 65536u
 
 /* The files a job touches, as full paths (tree order: level 0 first).  With
