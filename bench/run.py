@@ -370,15 +370,20 @@ def scenario_b():
         work = said if abs(kernel - said) <= WORK_TOLERANCE * said else kernel
         return Sample(work / wall, work, blocks, wall)
 
+    # the same read as an iobench job (one phase record, no line per block)
+    seq = profile(f"[b]\nfilename = b.dat\naccess = seq\nblock_size = 1M\nsize = {S['b_file']}\n"
+                  "phases = read\n")
     rounds("b_seq1m_read_cached", {
         "bigread": bigread,
+        "iobench": lambda: iobench(seq, "bw_bytes_per_s"),
         "raw": lambda: rawloop("bw_bytes_per_s", "read-seq", f, MiB),
         "dd": lambda: dd("read", [f"if={f}", "of=/dev/null", "bs=1M"]),
     }, "bytes/s")
-    # whole processes: bigread's own costs (start-up, the residency probe, a
-    # line per block) count, as an outside observer timing it would see them
+    # whole processes: the tools' own costs (start-up, the residency probe, a
+    # line per block) count, as an outside observer timing them would see them
     ratio("b_seq1m_read_cached", "bigread", "raw", lo=0.95, process=True)
     ratio("b_seq1m_read_cached", "bigread", "dd", lo=0.97, process=True)
+    ratio("b_seq1m_read_cached", "iobench", "dd", lo=0.97, process=True)
 
 
 def settle(path):

@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "iobench/caveats.h"
+#include "iobench/coord.h"
 #include "iobench/fiolog.h"
+#include "iobench/log.h"
 #include "iobench/os.h"
 #include "iobench/units.h"
 #include "check.h"
@@ -244,11 +246,22 @@ static int check_backend(const struct iob_job *job, const struct iob_loaded *b, 
 {
 	if (!job->backend_options[0])
 		return 0;
+	/* the backend says why through the log: that reason goes into the one
+	 * error line instead of a line of its own */
+	struct iob_log_held held;
+	memset(&held, 0, sizeof held);
+	iob_log_set_hook(iob_log_hold, &held);
 	int rc = b->backend.control ? b->backend.control(NULL, IOB_CTL_CHECK_OPTIONS, (void *)job->backend_options)
 				    : -EINVAL;
+	iob_log_set_hook(NULL, NULL);
 	if (rc < 0)
-		snprintf(err, errlen, "[%s] backend %s refuses backend_options '%s'%s", job->name, b->desc.name,
-			 job->backend_options, b->backend.control ? "" : " (it takes no options)");
+		snprintf(err, errlen, "[%s] backend %s refuses backend_options '%s'%s%s", job->name, b->desc.name,
+			 job->backend_options, b->backend.control ? "" : " (it takes no options)",
+			 held.reason[0] ? ": " : "");
+	if (rc < 0 && held.reason[0]) {
+		size_t n = strlen(err);
+		snprintf(err + n, errlen - n, "%s", held.reason);
+	}
 	return rc < 0 ? -EINVAL : 0;
 }
 
@@ -330,6 +343,11 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 		return -ENOTSUP;
 	}
 	if (iob_is_stdin_path(job->filename)) {
+		if (job->group) {
+			snprintf(err, errlen, "[%s] group %u: standard input is read by a job alone; set group = 0",
+				 job->name, job->group);
+			return -EINVAL;
+		}
 		if (job->threads != 1) {
 			snprintf(err, errlen, "[%s] threads %u: standard input can be read by one stream only (threads = 1)",
 				 job->name, job->threads);
@@ -364,6 +382,8 @@ static const struct iob_job *writer_before(const struct iob_suite *suite, size_t
 	const struct iob_job *j = &suite->jobs[i], *found = NULL;
 	for (size_t k = 0; k < i; k++) {
 		const struct iob_job *w = &suite->jobs[k];
+		if (j->group && w->group == j->group)
+			continue; /* runs at the same time: its files may not be there yet */
 		/* the same files: per-stream copies only for the same number of streams */
 		int same_streams = iob_job_stream_files(w) == iob_job_stream_files(j) &&
 				   (!iob_job_stream_files(j) || w->threads == j->threads);
@@ -379,46 +399,106 @@ static const struct iob_job *writer_before(const struct iob_suite *suite, size_t
 
 
 /* Space for the whole suite: the files kept by earlier jobs stay, the files
- * of a job that removes them are gone after it.  Per file system. */
+ * of a job that removes them are gone after it.  The jobs of a group run at
+ * the same time, so their files are all there at once: a group needs the sum
+ * of its jobs' space.  Per file system. */
 struct space {
-	uint64_t dev, kept, avail;
+	uint64_t dev, kept, avail, group; /* group: what the group being checked needs here */
 	int known;
 };
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* The end of the run of jobs that starts at i: one job, or its group. */
+static size_t group_end(const struct iob_suite *suite, size_t i)
+{
+	size_t e = i + 1;
+	while (suite->jobs[i].group && e < suite->njobs && suite->jobs[e].group == suite->jobs[i].group)
+		e++;
+	return e;
+}
 
 static int check_space(const struct iob_suite *suite, const uint64_t *need, char *err, size_t errlen)
 {
 	struct space fs[16];
-	size_t nfs = 0;
-	for (size_t i = 0; i < suite->njobs; i++) {
-		const struct iob_job *j = &suite->jobs[i];
-		uint64_t dev = 0;
-		if (!need[i] || iob_path_device(j->dir, &dev) != 0)
-			continue;
-		size_t f = 0;
-		while (f < nfs && fs[f].dev != dev)
-			f++;
-		if (f == nfs) {
-			if (nfs == sizeof fs / sizeof fs[0])
+	size_t nfs = 0, *at = calloc(suite->njobs ? suite->njobs : 1, sizeof *at);
+	if (!at) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t a = 0, e; a < suite->njobs; a = e) {
+		e = group_end(suite, a);
+		for (size_t f = 0; f < nfs; f++)
+			fs[f].group = 0;
+		for (size_t i = a; i < e; i++) {
+			const struct iob_job *j = &suite->jobs[i];
+			uint64_t dev = 0;
+			at[i] = SIZE_MAX;
+			if (!need[i] || iob_path_device(j->dir, &dev) != 0)
 				continue;
-			fs[nfs] = (struct space){.dev = dev};
-			fs[nfs].known = iob_fs_free_bytes(j->dir, &fs[nfs].avail) == 0;
-			nfs++;
+			size_t f = 0;
+			while (f < nfs && fs[f].dev != dev)
+				f++;
+			if (f == nfs) {
+				if (nfs == sizeof fs / sizeof fs[0])
+					continue;
+				fs[nfs] = (struct space){.dev = dev};
+				fs[nfs].known = iob_fs_free_bytes(j->dir, &fs[nfs].avail) == 0;
+				nfs++;
+			}
+			at[i] = f;
+			fs[f].group = add_sat(fs[f].group, need[i]);
+			uint64_t total = add_sat(fs[f].kept, fs[f].group);
+			if (fs[f].known && total > fs[f].avail) {
+				char x[32], y[32];
+				iob_format_bytes((double)total, x, sizeof x);
+				iob_format_bytes((double)fs[f].avail, y, sizeof y);
+				snprintf(err, errlen,
+					 "[%s] not enough space in %s: the suite needs %s there by the end of this %s, %s "
+					 "is free",
+					 j->name, j->dir, x, j->group ? "group" : "job", y);
+				free(at);
+				return -ENOSPC;
+			}
 		}
-		uint64_t total = fs[f].kept + need[i];
-		if (total < need[i])
-			total = UINT64_MAX;
-		if (fs[f].known && total > fs[f].avail) {
-			char a[32], b[32];
-			iob_format_bytes((double)total, a, sizeof a);
-			iob_format_bytes((double)fs[f].avail, b, sizeof b);
-			snprintf(err, errlen,
-				 "[%s] not enough space in %s: the suite needs %s there by the end of this job, %s is "
-				 "free",
-				 j->name, j->dir, a, b);
-			return -ENOSPC;
+		for (size_t i = a; i < e; i++)
+			if (suite->jobs[i].keep_files && at[i] != SIZE_MAX)
+				fs[at[i]].kept = add_sat(fs[at[i]].kept, need[i]);
+	}
+	free(at);
+	return 0;
+}
+
+/* A group's jobs are consecutive, and a group holds at most
+ * IOB_GROUP_JOBS_MAX jobs; runs across MPI ranks have no groups. */
+static int check_groups(const struct iob_suite *suite, char *err, size_t errlen)
+{
+	for (size_t a = 0, e; a < suite->njobs; a = e) {
+		const struct iob_job *j = &suite->jobs[a];
+		e = group_end(suite, a);
+		if (!j->group)
+			continue;
+		if (iob_coord_active()) {
+			snprintf(err, errlen, "[%s] group %u: jobs cannot run at once across MPI ranks; set group = 0",
+				 j->name, j->group);
+			return -EINVAL;
 		}
-		if (j->keep_files)
-			fs[f].kept = total;
+		if (e - a > IOB_GROUP_JOBS_MAX) {
+			snprintf(err, errlen, "[%s] group %u has %zu jobs: at most %u run at once", j->name, j->group,
+				 e - a, IOB_GROUP_JOBS_MAX);
+			return -EINVAL;
+		}
+		for (size_t k = 0; k < a; k++)
+			if (suite->jobs[k].group == j->group) {
+				snprintf(err, errlen,
+					 "[%s] group %u was used before, by job %s: the jobs of a group must be "
+					 "consecutive",
+					 j->name, j->group, suite->jobs[k].name);
+				return -EINVAL;
+			}
 	}
 	return 0;
 }
@@ -443,6 +523,8 @@ int iob_suite_check(const struct iob_suite *suite, const struct iob_registry *re
 		if (w && need[i]) /* those files are there by then: only growth needs room */
 			need[i] = j->size > w->size ? (need[i] / j->size) * (j->size - w->size) : 0;
 	}
+	if (rc == 0)
+		rc = check_groups(suite, err, errlen);
 	if (rc == 0)
 		rc = check_space(suite, need, err, errlen);
 	free(need);

@@ -143,6 +143,16 @@ static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
 			 job->threads);
 		return -EINVAL;
 	}
+	if (job->group > IOB_GROUP_MAX) {
+		snprintf(err, errlen, "[%s] group %u is out of range: give 0 (the job runs alone) or 1 to %u", n,
+			 job->group, IOB_GROUP_MAX);
+		return -EINVAL;
+	}
+	if (job->group && job->series) {
+		snprintf(err, errlen, "[%s] group %u: series records one job's blocks as they come; set group = 0", n,
+			 job->group);
+		return -EINVAL;
+	}
 	if (job->threads > 1 && job->series) {
 		snprintf(err, errlen, "[%s] threads %u: series records one stream's blocks; set threads = 1", n,
 			 job->threads);

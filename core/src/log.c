@@ -67,3 +67,16 @@ void iob_log(int level, const char *who, const char *fmt, ...)
 	iob_progress_clear(); /* never inside the progress line */
 	fprintf(stderr, "%s\n", line);
 }
+
+void iob_log_hold(int level, const char *line, void *arg)
+{
+	struct iob_log_held *h = arg;
+	const char *why = strstr(line, "error: ");
+	if (level != IOB_LOG_ERROR || h->reason[0] || !why) {
+		iob_progress_clear();
+		fprintf(stderr, "%s\n", line);
+		return;
+	}
+	snprintf(h->line, sizeof h->line, "%s", line);
+	snprintf(h->reason, sizeof h->reason, "%s", why + 7);
+}

@@ -639,16 +639,32 @@ static int open_dir_checked(const char *dir, char *why, size_t whylen)
 	return fd;
 }
 
+/* The last plugin directory walked and checked, kept open: the plugins of
+ * one directory (every candidate at the scan, then the one loaded) are
+ * opened relative to the same checked directory, not walked to again.
+ * Plugins are listed and loaded by the thread that starts the run only. */
+static struct {
+	char dir[PATH_MAX];
+	int fd;
+} walked = {"", -1};
+
 /* Open plugin file `name` in `dir` on checked descriptors (see
  * iob_plugin_open); the directory alone when name is NULL. */
 static int open_checked(const char *dir, const char *name, char *why, size_t whylen)
 {
-	int dfd = open_dir_checked(dir, why, whylen);
-	if (dfd < 0 || !name)
-		return dfd;
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (!name)
+		return open_dir_checked(dir, why, whylen);
+	if (walked.fd < 0 || strcmp(walked.dir, dir) != 0) {
+		int dfd = open_dir_checked(dir, why, whylen);
+		if (dfd < 0)
+			return dfd;
+		if (walked.fd >= 0)
+			close(walked.fd);
+		walked.fd = dfd;
+		snprintf(walked.dir, sizeof walked.dir, "%s", dir);
+	}
+	int fd = openat(walked.fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	int e = errno;
-	close(dfd);
 	if (fd < 0) {
 		snprintf(why, whylen, "%s",
 			 e == ELOOP ? "is a symbolic link; plugins are loaded only from real files (name the file it "
@@ -935,6 +951,42 @@ int iob_dl_sym_is_code(void *sym)
 	(void)sym;
 	return -ENOTSUP;
 #endif
+}
+
+int iob_fd_contains(int fd, const void *needle, size_t n)
+{
+	enum { CHUNK = 64 * 1024 };
+	struct stat st;
+	if (n == 0 || n > CHUNK / 2)
+		return 0;
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size > ((off_t)256 << 20))
+		return 0;
+	char *buf = malloc(CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	/* each read starts n - 1 bytes before the last one ended: a needle
+	 * across the boundary is whole in one of them */
+	off_t off = 0;
+	int found = 0, rc = 0;
+	while (!found) {
+		ssize_t got = pread(fd, buf, CHUNK, off);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			rc = -errno;
+			break;
+		}
+		if ((size_t)got < n)
+			break;
+		found = memmem(buf, (size_t)got, needle, n) != NULL;
+		if (got < CHUNK)
+			break;
+		off += got - (off_t)(n - 1);
+	}
+	free(buf);
+	return rc < 0 ? rc : found;
 }
 
 void iob_fd_close(int fd)

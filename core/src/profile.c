@@ -174,6 +174,10 @@ static const struct iob_key key_table[] = {
      "write the interval records also to this CSV file as the run goes (one header, a row per interval, "
      "flushed); needs log_interval",
      NULL, FIELD(livecsv), NULL},
+    {"group", IOB_KEY_COUNT, "", "0",
+     "jobs in a row with the same nonzero number run at the same time, as one group with one aggregate "
+     "record per phase (1 to 1000000); 0 = this job runs alone, in file order",
+     NULL, FIELD(group), NULL},
     {"bw_log", IOB_KEY_PATH, "", "",
      "fio's write_bw_log: PREFIX_bw.<x>.log, a row per interval (time ms, KiB/s, direction, 0, 0); needs "
      "log_interval (fio's log_avg_msec)",

@@ -150,14 +150,17 @@ static int get_hist(struct rbuf *r, struct iob_hist **out)
 	h->max = get_u64(r);
 	h->sum = get_u64(r);
 	h->sumsq = get_f64(r);
-	uint64_t used = get_u64(r);
+	uint64_t used = get_u64(r), total = 0;
 	for (uint64_t k = 0; k < used && !r->err; k++) {
 		uint64_t i = get_u64(r), c = get_u64(r);
 		if (i >= IOB_HIST_BUCKETS)
 			r->err = -EPROTO;
 		else
 			h->bucket[i] = c;
+		total += c;
 	}
+	if (!r->err && total != h->count)
+		r->err = -EPROTO; /* the counts must add up (hist.h) */
 	*out = h;
 	return r->err;
 }

@@ -120,6 +120,40 @@ const char *iob_phase_status_name(const struct iob_phase_result *r)
 	return r->status < 0 ? "error" : "ok";
 }
 
+/* What the kernel counted (UINT64_MAX: the OS cannot tell). */
+static void rec_os_bytes(struct iob_recbuf *b, uint64_t read, uint64_t write)
+{
+	if (read != UINT64_MAX) {
+		iob_rec_u64(b, "os_read_bytes", IOB_UNIT_BYTES, read);
+		iob_rec_u64(b, "os_write_bytes", IOB_UNIT_BYTES, write);
+	} else {
+		iob_rec_absent(b, "os_read_bytes", IOB_UNIT_BYTES);
+		iob_rec_absent(b, "os_write_bytes", IOB_UNIT_BYTES);
+	}
+}
+
+/* What a phase did: bytes to verify_bad_blocks (phase and group records). */
+static void rec_figures(struct iob_recbuf *b, const struct iob_phase_result *r)
+{
+	iob_rec_u64(b, "bytes", IOB_UNIT_BYTES, r->bytes);
+	iob_rec_u64(b, "ops", IOB_UNIT_OPS, r->ops);
+	iob_rec_u64(b, "skipped_ops", IOB_UNIT_OPS, r->skipped);
+	iob_rec_u64(b, "short_ops", IOB_UNIT_OPS, r->short_ops);
+	iob_rec_f64(b, "elapsed_s", IOB_UNIT_S, iob_phase_seconds(r));
+	iob_rec_f64(b, "sync_s", IOB_UNIT_S, (double)r->sync_ns / 1e9);
+	iob_rec_f64(b, "bw_bytes_per_s", IOB_UNIT_BYTES_PER_S, iob_phase_bw(r));
+	iob_rec_f64(b, "ops_per_s", IOB_UNIT_OPS_PER_S, iob_phase_iops(r));
+	if (r->hist)
+		iob_rec_lat(b, "lat_ns", r->hist);
+	/* the latency summary is of a uniform sample of the I/Os when timing each
+	 * would have cost more than 2% of it: 1 in lat_sampled_every */
+	iob_rec_u64(b, "lat_sampled_every", IOB_UNIT_COUNT, r->lat_sample_every ? r->lat_sample_every : 1);
+	iob_rec_u64(b, "lat_samples", IOB_UNIT_COUNT, r->lat_samples);
+	iob_rec_bool(b, "direct", r->direct);
+	rec_os_bytes(b, r->os_read_bytes, r->os_write_bytes);
+	iob_rec_u64(b, "verify_bad_blocks", IOB_UNIT_COUNT, r->bad_blocks);
+}
+
 void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *file,
 		   const struct iob_phase_result *r)
 {
@@ -138,29 +172,7 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	iob_rec_u64(b, "seed", IOB_UNIT_NONE, job->seed);
 	iob_rec_bool(b, "fsync", write && job->fsync);
 	iob_rec_bool(b, "truncate", write && job->truncate);
-	iob_rec_u64(b, "bytes", IOB_UNIT_BYTES, r->bytes);
-	iob_rec_u64(b, "ops", IOB_UNIT_OPS, r->ops);
-	iob_rec_u64(b, "skipped_ops", IOB_UNIT_OPS, r->skipped);
-	iob_rec_u64(b, "short_ops", IOB_UNIT_OPS, r->short_ops);
-	iob_rec_f64(b, "elapsed_s", IOB_UNIT_S, iob_phase_seconds(r));
-	iob_rec_f64(b, "sync_s", IOB_UNIT_S, (double)r->sync_ns / 1e9);
-	iob_rec_f64(b, "bw_bytes_per_s", IOB_UNIT_BYTES_PER_S, iob_phase_bw(r));
-	iob_rec_f64(b, "ops_per_s", IOB_UNIT_OPS_PER_S, iob_phase_iops(r));
-	if (r->hist)
-		iob_rec_lat(b, "lat_ns", r->hist);
-	/* the latency summary is of a uniform sample of the I/Os when timing each
-	 * would have cost more than 2% of it: 1 in lat_sampled_every */
-	iob_rec_u64(b, "lat_sampled_every", IOB_UNIT_COUNT, r->lat_sample_every ? r->lat_sample_every : 1);
-	iob_rec_u64(b, "lat_samples", IOB_UNIT_COUNT, r->lat_samples);
-	iob_rec_bool(b, "direct", r->direct);
-	if (r->os_read_bytes != UINT64_MAX) {
-		iob_rec_u64(b, "os_read_bytes", IOB_UNIT_BYTES, r->os_read_bytes);
-		iob_rec_u64(b, "os_write_bytes", IOB_UNIT_BYTES, r->os_write_bytes);
-	} else {
-		iob_rec_absent(b, "os_read_bytes", IOB_UNIT_BYTES);
-		iob_rec_absent(b, "os_write_bytes", IOB_UNIT_BYTES);
-	}
-	iob_rec_u64(b, "verify_bad_blocks", IOB_UNIT_COUNT, r->bad_blocks);
+	rec_figures(b, r);
 	if (bad) {
 		iob_rec_u64(b, "first_bad_offset", IOB_UNIT_BYTES, r->first_bad_offset);
 		iob_rec_u64(b, "expected_byte", IOB_UNIT_NONE, r->expected);
@@ -170,6 +182,31 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 		iob_rec_absent(b, "expected_byte", IOB_UNIT_NONE);
 		iob_rec_absent(b, "found_byte", IOB_UNIT_NONE);
 	}
+	iob_rec_u64(b, "group", IOB_UNIT_NONE, job->group);
+}
+
+void iob_rec_group(struct iob_recbuf *b, uint32_t group, size_t jobs, int same_block_size,
+		   const struct iob_aggregate *a, double job_bw_min, double job_bw_max, int stopped)
+{
+	struct iob_phase_result r;
+	iob_aggregate_as_result(a, &r);
+	iob_rec_reset(b, "group");
+	iob_rec_u64(b, "group", IOB_UNIT_NONE, group);
+	iob_rec_str(b, "phase", iob_phase_name(a->phase));
+	iob_rec_u64(b, "jobs", IOB_UNIT_COUNT, jobs);
+	if (same_block_size)
+		iob_rec_u64(b, "block_size_bytes", IOB_UNIT_BYTES, a->block_size);
+	else
+		iob_rec_absent(b, "block_size_bytes", IOB_UNIT_BYTES);
+	rec_figures(b, &r);
+	iob_rec_f64(b, "job_bw_min_bytes_per_s", IOB_UNIT_BYTES_PER_S, job_bw_min);
+	iob_rec_f64(b, "job_bw_max_bytes_per_s", IOB_UNIT_BYTES_PER_S, job_bw_max);
+	iob_rec_str(b, "status", a->interrupted ? "interrupted" : a->status == IOB_STATUS_MISMATCH ? "mismatch"
+			: a->status < 0 ? "error" : stopped ? "stopped" : "ok");
+	iob_rec_phase_cpu(b, &r);
+	struct iob_aggregate k = *a;
+	k.partial |= stopped;
+	iob_rec_aggregate(b, &k);
 }
 
 void iob_rec_phase_cpu(struct iob_recbuf *b, const struct iob_phase_result *r)

@@ -93,23 +93,6 @@ void iob_run_record(struct iob_run *run, const struct iob_record *rec)
 
 /* Log lines while the outputs open: the first error is held, the rest
  * printed as usual. */
-struct held_log {
-	char line[1200];  /* the held error line */
-	char reason[1200]; /* its text after "error: " */
-};
-
-static void hold_log(int level, const char *line, void *arg)
-{
-	struct held_log *h = arg;
-	const char *why = strstr(line, "error: ");
-	if (level != IOB_LOG_ERROR || h->reason[0] || !why) {
-		fprintf(stderr, "%s\n", line);
-		return;
-	}
-	snprintf(h->line, sizeof h->line, "%s", line);
-	snprintf(h->reason, sizeof h->reason, "%s", why + 7);
-}
-
 /* The run could not start: the live CSV files and fio-style logs it made go. */
 static void run_unmake_livecsv(struct iob_run *run)
 {
@@ -181,10 +164,10 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	}
 	/* an output that refuses its arguments says why through the log: that
 	 * reason goes into the one error line instead of a line of its own */
-	struct held_log held;
+	struct iob_log_held held;
 	memset(&held, 0, sizeof held);
 	if (orc == 0) {
-		iob_log_set_hook(hold_log, &held);
+		iob_log_set_hook(iob_log_hold, &held);
 		orc = iob_outputs_open(&run->out, reg, run->opts.outputs, err, sizeof err);
 		iob_log_set_hook(NULL, NULL);
 	}
@@ -523,11 +506,11 @@ static void cleanup_note(struct iob_run *run, const struct made *m, const char *
 	print_live_notes(run);
 }
 
-/* Remove what the run made from entry `from` on, newest first. */
-static void remove_made_from(struct iob_run *run, size_t from, uint64_t *files, uint64_t *dirs)
+/* Remove what the run made from entry `from` to entry `to`, newest first. */
+static void remove_made_range(struct iob_run *run, size_t from, size_t to, uint64_t *files, uint64_t *dirs)
 {
 	struct iob_pins *ps = run->pins;
-	for (size_t k = ps->nmade; k-- > from;) {
+	for (size_t k = to; k-- > from;) {
 		struct made *m = &ps->made[k];
 		int at = ps->pin[m->pin].fd;
 		struct iob_identity now;
@@ -559,7 +542,7 @@ static void remove_made_from(struct iob_run *run, size_t from, uint64_t *files, 
 void iob_run_remove_made(struct iob_run *run, uint64_t *files, uint64_t *dirs)
 {
 	if (run->pins)
-		remove_made_from(run, 0, files, dirs);
+		remove_made_range(run, 0, run->pins->nmade, files, dirs);
 }
 
 /* msg with every opened path put back as the job names it */
@@ -585,6 +568,7 @@ struct phase_run {
 	size_t j;
 	struct iob_blocks blocks; /* series jobs: block records as they come */
 	int evict_failed;	  /* evict_before_read could not evict (Windows: no way to) */
+	const char *status;	  /* NULL, or the record's status ("stopped": a group's job cut short) */
 };
 
 static void on_block(void *arg, const struct iob_series *s)
@@ -630,16 +614,17 @@ struct observed {
 	struct iob_intervals iv;
 	struct iob_observer *obs;
 	int logged;     /* interval records wanted */
-	enum iob_phase phase;
 	int borrowed;   /* live belongs to the caller */
 	int *csv_error; /* the live CSV's error slot */
+	int oom;        /* no memory for them: the caller notes it */
 };
 
-static void observe_start(struct iob_run *run, const struct iob_job *job, const struct iob_filelist *fl,
+static void observe_start(const struct iob_run *run, const struct iob_job *job, const struct iob_filelist *fl,
 			  enum iob_phase phase, uint64_t bs, struct iob_phase_spec *spec, struct observed *ob)
 {
 	size_t n = job->threads > 1 ? job->threads : 1;
-	int line = iob_progress_wanted(iob_progress_mode);
+	/* the jobs of a group run at once: no one progress line can speak for them */
+	int line = !job->group && iob_progress_wanted(iob_progress_mode);
 	memset(ob, 0, sizeof *ob);
 	ob->logged = job->log_interval_ns && !run->quiet;
 	if (!line && !ob->logged)
@@ -653,14 +638,12 @@ static void observe_start(struct iob_run *run, const struct iob_job *job, const 
 			free(ob->live);
 		ob->live = NULL;
 		ob->logged = 0;
-		iob_run_note(run, "job %s, %s phase: out of memory for the progress line and the intervals", job->name,
-			     iob_phase_name(phase));
+		ob->oom = 1;
 		return;
 	}
-	ob->phase = phase;
 	/* a mixed phase's fio-style logs have a row per direction */
 	if (ob->logged && phase == IOB_PHASE_MIXED && iob_fiolog_wanted(job) && iob_intervals_split(&ob->iv) != 0)
-		iob_run_note(run, "job %s, mixed phase: out of memory for the fio-style logs' directions", job->name);
+		ob->oom = 1; /* (then the logs give the whole phase as its reads) */
 	ob->iv.csv = iob_livecsv_file(run->livecsv, job->livecsv, &ob->csv_error);
 	ob->iv.job = job->name;
 	ob->iv.phase = iob_phase_name(phase);
@@ -682,25 +665,38 @@ static void observe_start(struct iob_run *run, const struct iob_job *job, const 
 	ob->obs = iob_observer_start(&oc);
 }
 
-/* The phase is over: the observer stops, the last interval ends with the
- * phase (so the intervals add up to it), and the interval records go out. */
-static void observe_finish(struct iob_run *run, struct observed *ob, const struct iob_phase_result *r)
+/* The phase is over: the observer stops and the last interval ends with the
+ * phase (so the intervals add up to it).  Any thread. */
+static void observe_end(struct observed *ob, const struct iob_phase_result *r)
 {
 	iob_observer_stop(ob->obs);
+	ob->obs = NULL;
 	if (ob->logged) {
 		uint64_t end = r->end_ns > r->start_ns ? r->end_ns : iob_now_ns();
 		iob_intervals_take(&ob->iv, end > ob->iv.prev_end ? end : ob->iv.prev_end, 1);
+	}
+}
+
+/* The interval records go out (the runner's thread). */
+static void observe_emit(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,
+			 struct observed *ob)
+{
+	if (ob->oom)
+		iob_run_note(run, "job %s, %s phase: out of memory for the progress line and the intervals", job->name,
+			     iob_phase_name(phase));
+	if (ob->logged) {
 		for (size_t i = 0; i < ob->iv.n; i++) {
 			iob_rec_interval(&run->rb, ob->iv.job, ob->iv.phase, ob->iv.block_size, &ob->iv.v[i]);
 			iob_run_record(run, &run->rb.rec);
 		}
 		if (ob->iv.csv_error && ob->csv_error && !*ob->csv_error)
 			*ob->csv_error = ob->iv.csv_error;
-		iob_fiologs_phase(run->fiologs, run->suite_job, ob->phase, &ob->iv);
+		iob_fiologs_phase(run->fiologs, j, phase, &ob->iv);
 	}
 	iob_intervals_free(&ob->iv);
 	if (!ob->borrowed)
 		free(ob->live);
+	ob->live = NULL;
 }
 
 /* The file a record names: the job's file (or tree directory). */
@@ -742,7 +738,7 @@ static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struc
 		iob_rec_f64(rb, "holes_pct", IOB_UNIT_NONE, facts->hole_pct);
 	else
 		iob_rec_absent(rb, "holes_pct", IOB_UNIT_NONE);
-	iob_rec_str(rb, "status", iob_phase_status_name(r));
+	iob_rec_str(rb, "status", pr->status ? pr->status : iob_phase_status_name(r));
 	iob_rec_phase_cpu(rb, r);
 	if (agg)
 		iob_rec_aggregate(rb, agg);
@@ -784,6 +780,32 @@ static void emit_stream(struct iob_run *run, const struct iob_job *job, const st
 	iob_run_record(run, &rb->rec);
 }
 
+/* The streams' results aggregated (iob_aggregate). */
+static int streams_aggregate(const struct iob_streams *st, struct iob_aggregate *agg)
+{
+	const struct iob_phase_result **v = calloc(st->n, sizeof *v);
+	for (size_t i = 0; v && i < st->n; i++)
+		v[i] = &st->r[i];
+	int rc = v ? iob_aggregate(v, st->n, agg) : -ENOMEM;
+	free(v);
+	return rc;
+}
+
+/* The aggregate as the phase's result *r (its histograms borrowed from
+ * *agg), with the failed stream's words, naming it. */
+static void streams_result(const struct iob_streams *st, const struct iob_aggregate *agg, struct iob_phase_result *r)
+{
+	iob_aggregate_as_result(agg, r);
+	if (agg->status != 0) {
+		const struct iob_phase_result *f = &st->r[agg->failed_stream];
+		snprintf(r->error, sizeof r->error, "stream %zu: %s", agg->failed_stream, f->error);
+		r->first_bad_offset = f->first_bad_offset;
+		r->expected = f->expected;
+		r->found = f->found;
+		snprintf(r->bad_file, sizeof r->bad_file, "%s", f->bad_file);
+	}
+}
+
 /* The phase on job->threads streams: their records, then the aggregate in
  * *r (its histograms borrowed from *agg). */
 static int run_streams(struct iob_run *run, const struct iob_job *job, struct job_files *jf,
@@ -795,13 +817,8 @@ static int run_streams(struct iob_run *run, const struct iob_job *job, struct jo
 	int rc = iob_streams_run(spec, n, (const char *const *)jf->open, nfiles, per, run->live_stop, st);
 	iob_observer_stop(ob->obs); /* before the stream records: nothing prints inside the line */
 	ob->obs = NULL;
-	if (rc == 0) {
-		const struct iob_phase_result **v = calloc(n, sizeof *v);
-		for (size_t i = 0; v && i < n; i++)
-			v[i] = &st->r[i];
-		rc = v ? iob_aggregate(v, n, agg) : -ENOMEM;
-		free(v);
-	}
+	if (rc == 0)
+		rc = streams_aggregate(st, agg);
 	if (rc != 0) {
 		iob_streams_free(st);
 		iob_phase_result_init(r);
@@ -816,15 +833,7 @@ static int run_streams(struct iob_run *run, const struct iob_job *job, struct jo
 		if (!run->quiet)
 			emit_stream(run, job, jf, i, st);
 	}
-	iob_aggregate_as_result(agg, r);
-	if (agg->status != 0) { /* the failed stream's words, naming it */
-		const struct iob_phase_result *f = &st->r[agg->failed_stream];
-		snprintf(r->error, sizeof r->error, "stream %zu: %s", agg->failed_stream, f->error);
-		r->first_bad_offset = f->first_bad_offset;
-		r->expected = f->expected;
-		r->found = f->found;
-		snprintf(r->bad_file, sizeof r->bad_file, "%s", f->bad_file);
-	}
+	streams_result(st, agg, r);
 	return r->status;
 }
 
@@ -938,17 +947,30 @@ static int rank_job_start(struct iob_run *run, int rc)
 	return rc;
 }
 
-static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, struct job_files *jf,
-		     enum iob_phase phase, uint64_t bs)
+/* The caveats of a phase that ran (plan: what a read phase read, else NULL). */
+static void phase_notes(struct iob_run *run, const struct iob_job *job, const struct iob_loaded *b,
+			enum iob_phase phase, const struct iob_read_plan *plan, const struct iob_read_facts *facts,
+			const struct iob_phase_result *r, int evict_failed)
 {
-	const struct iob_filelist *fl = &jf->fl;
-	const struct iob_job *job = &run->suite->jobs[j];
-	const struct iob_run_hooks *h = run->opts.hooks;
-	struct phase_run pr = {.run = run, .job = job, .j = j};
-	struct iob_phase_spec spec = {
+	char what[160];
+	snprintf(what, sizeof what, "job %s, %s phase", job->name, iob_phase_name(phase));
+	if (plan) /* the handles' own word on the cache decides, not the plugin's caps */
+		iob_caveat_read_notes(&run->notes, what, plan, facts,
+				      r->direct || (r->ops == 0 && (b->desc.caps & IOB_CAP_DIRECT)));
+	iob_caveat_after_phase(&run->notes, what, r, b->desc.name, (b->desc.caps & IOB_CAP_DIRECT) != 0);
+	if (evict_failed)
+		iob_notes_add(&run->notes, "%s: evict_before_read: this OS cannot evict a file from its cache, so the "
+					   "read may be served from memory", what);
+}
+
+/* The engine's spec of one phase of a job. */
+static void phase_spec(const struct iob_run *run, const struct iob_job *job, const struct iob_loaded *b,
+		       const struct job_files *jf, enum iob_phase phase, uint64_t bs, struct iob_phase_spec *spec)
+{
+	*spec = (struct iob_phase_spec){
 		.backend = b,
 		.files = (const char *const *)jf->open,
-		.nfiles = fl->n,
+		.nfiles = jf->fl.n,
 		.phase = phase,
 		.access = job->access,
 		.block_size = bs,
@@ -973,12 +995,22 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 		.ramp_ns = job->ramp_ns,
 		.rwmix_read = job->rwmix_read,
 	};
+}
+
+static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, struct job_files *jf,
+		     enum iob_phase phase, uint64_t bs)
+{
+	const struct iob_filelist *fl = &jf->fl;
+	const struct iob_job *job = &run->suite->jobs[j];
+	const struct iob_run_hooks *h = run->opts.hooks;
+	struct phase_run pr = {.run = run, .job = job, .j = j};
+	struct iob_phase_spec spec;
+	phase_spec(run, job, b, jf, phase, bs, &spec);
 	struct iob_phase_result r;
 	struct iob_read_facts facts;
 	struct iob_streams st = {0};
 	struct iob_aggregate agg = {0};
 	int streams = job->threads > 1;
-	char what[160];
 	struct rank_start rs = {0};
 	int built = 0;
 
@@ -1020,7 +1052,8 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 		unmask(r.error, sizeof r.error, jf);
 		unmask(r.bad_file, sizeof r.bad_file, jf);
 	}
-	observe_finish(run, &ob, &r);
+	observe_end(&ob, &r);
+	observe_emit(run, run->suite_job, job, phase, &ob);
 	if (rc >= 0 && !r.interrupted && iob_is_stdin_path(fl->paths[0]) && r.bytes == 0) {
 		iob_run_fail(run, 1, "standard input gave no data: there is nothing to read");
 		iob_phase_result_free(&r);
@@ -1035,16 +1068,8 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	}
 	if (r.interrupted)
 		run->interrupted = 1;
-	if (!run->quiet) {
-		snprintf(what, sizeof what, "job %s, %s phase", job->name, iob_phase_name(phase));
-		if (reads) /* the handles' own word on the cache decides, not the plugin's caps */
-			iob_caveat_read_notes(&run->notes, what, &plan, &facts,
-					      r.direct || (r.ops == 0 && (b->desc.caps & IOB_CAP_DIRECT)));
-		iob_caveat_after_phase(&run->notes, what, &r, b->desc.name, (b->desc.caps & IOB_CAP_DIRECT) != 0);
-		if (pr.evict_failed)
-			iob_notes_add(&run->notes, "%s: evict_before_read: this OS cannot evict a file from its cache, "
-						   "so the read may be served from memory", what);
-	}
+	if (!run->quiet)
+		phase_notes(run, job, b, phase, reads ? &plan : NULL, &facts, &r, pr.evict_failed);
 	if (r.ops || rc == 0 || r.interrupted || rc == IOB_STATUS_MISMATCH || (streams && st.n)) {
 		int er = emit_phase(&pr, fl, &r, &facts, streams && st.n ? &agg : NULL);
 		if (er < 0 && rc >= 0)
@@ -1118,10 +1143,380 @@ static int run_job(struct iob_run *run, size_t j)
 	}
 	if (!job->keep_files) {
 		uint64_t files = 0, dirs = 0;
-		remove_made_from(run, mark, &files, &dirs);
+		remove_made_range(run, mark, run->pins->nmade, &files, &dirs);
 	}
 	job_files_free(&jf);
 	run->quiet = 0;
+	return rc;
+}
+
+/* ------------------------------------------------------------------ groups */
+
+/* A group (job->group != 0): its jobs run at once, each on a thread of its
+ * own that runs the job's phases in order (block-size sweep x phases) on
+ * iob_streams_run (one stream, or threads of them: each stream's kernel
+ * counts and CPU time are then its thread's own, not the process's).  The
+ * first phase of every job waits at the group's barrier (the streams' outer
+ * ready: after every file is open and every buffer allocated, before any
+ * clock starts).  A job thread touches no note, record, output or the run's
+ * held directories: it keeps what it measured, and the runner's thread,
+ * once every job is joined, emits each job's records in suite order, its
+ * notes, then one "group" record per phase name. */
+
+struct gphase {
+	enum iob_phase phase;
+	uint64_t bs;
+	int ran;			/* the streams ran (st holds their results) */
+	int rc;				/* iob_streams_run's, or the phase's status */
+	struct iob_streams st;
+	struct iob_read_plan plan;
+	struct iob_read_facts facts;
+	int reads, evict_failed;
+	struct observed ob;
+};
+
+struct group;
+
+struct gjob {
+	struct group *g;
+	struct iob_run *run;
+	size_t j;
+	const struct iob_job *job;
+	const struct iob_loaded *b;
+	struct job_files jf;
+	int opened;
+	struct gphase *ph;
+	size_t nph, ran;
+	struct iob_thread *thread;
+	int arrived; /* reached the group's start barrier */
+	int done;    /* atomic: the thread is over */
+	int rc;      /* the job's first failure, or 0 */
+	size_t dirs0, dirs1, made0, made1; /* what the run made for it: [dirs0, dirs1) and [made0, made1) */
+};
+
+struct group {
+	struct iob_barrier *start;
+	volatile sig_atomic_t stop; /* atomic: a signal, or a job failed */
+	int failed;		    /* atomic: index of the first job that failed, or -1 */
+	struct gjob *jobs;
+	size_t n;
+};
+
+static void group_ready(void *arg)
+{
+	struct gjob *gj = arg;
+	gj->arrived = 1;
+	iob_barrier_wait(gj->g->start);
+}
+
+static void group_job_main(void *arg)
+{
+	struct gjob *gj = arg;
+	struct group *g = gj->g;
+	const struct iob_job *job = gj->job;
+	size_t n = job->threads, per = iob_job_stream_files(job);
+	size_t nfiles = per ? gj->jf.fl.n / n : gj->jf.fl.n;
+	for (size_t k = 0; k < gj->nph && !__atomic_load_n(&g->stop, __ATOMIC_RELAXED); k++) {
+		struct gphase *gp = &gj->ph[k];
+		struct iob_phase_spec spec;
+		phase_spec(gj->run, job, gj->b, &gj->jf, gp->phase, gp->bs, &spec);
+		if (k == 0) {
+			spec.ready = group_ready;
+			spec.ready_arg = gj;
+		}
+		if (gp->phase != IOB_PHASE_WRITE && job->evict_before_read)
+			for (size_t i = 0; i < gj->jf.fl.n; i++)
+				if (iob_cache_evict(gj->jf.open[i]) == -ENOTSUP)
+					gp->evict_failed = 1;
+		gp->reads = gp->phase != IOB_PHASE_WRITE;
+		read_plan(job, &gj->jf, gp->bs, &gp->plan);
+		if (gp->reads)
+			iob_caveat_measure_read(&gp->plan, &gp->facts);
+		observe_start(gj->run, job, &gj->jf.fl, gp->phase, gp->bs, &spec, &gp->ob);
+		gp->rc = iob_streams_run(&spec, n, (const char *const *)gj->jf.open, nfiles, (int)per, &g->stop,
+					 &gp->st);
+		gj->ran = k + 1;
+		struct iob_phase_result span; /* the streams' window: the last interval ends with it */
+		iob_phase_result_init(&span);
+		for (size_t i = 0; gp->rc == 0 && i < gp->st.n; i++) {
+			const struct iob_phase_result *x = &gp->st.r[i];
+			if (!span.start_ns || (x->start_ns && x->start_ns < span.start_ns))
+				span.start_ns = x->start_ns;
+			span.end_ns = x->end_ns > span.end_ns ? x->end_ns : span.end_ns;
+		}
+		observe_end(&gp->ob, &span);
+		gp->ran = gp->rc == 0;
+		for (size_t i = 0; gp->ran && i < n; i++) {
+			int st = gp->st.r[i].status;
+			if (st < 0 || (st == IOB_STATUS_MISMATCH && gp->rc >= 0))
+				gp->rc = st;
+		}
+		if (gp->rc != 0) {
+			int none_failed = -1;
+			gj->rc = gp->rc;
+			__atomic_compare_exchange_n(&g->failed, &none_failed, (int)(gj - g->jobs), 0, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+			__atomic_store_n(&g->stop, 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	if (!gj->arrived) /* never reached its first phase's start: let the others go */
+		iob_barrier_arrive(g->start);
+	__atomic_store_n(&gj->done, 1, __ATOMIC_RELEASE);
+}
+
+/* One phase of a group's job, on the runner's thread after the join: its
+ * stream records, intervals, notes and phase record.  cut: no signal came,
+ * so a stopped stream was stopped by another job's failure.  first_failed:
+ * the job is the group's first to fail, whose error the run reports. */
+static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase *gp, int cut, int first_failed)
+{
+	const struct iob_job *job = gj->job;
+	struct job_files *jf = &gj->jf;
+	struct phase_run pr = {.run = run, .job = job, .j = gj->j, .evict_failed = gp->evict_failed};
+	struct iob_phase_result r;
+	struct iob_aggregate agg = {0};
+	int streams = job->threads > 1, stopped = 0;
+	observe_emit(run, gj->j, job, gp->phase, &gp->ob);
+	if (!gp->ran) {
+		iob_run_fail(run, 0, "job %s: cannot start %u streams: %s", job->name, job->threads,
+			     strerror(-gp->rc));
+		return;
+	}
+	for (size_t i = 0; i < gp->st.n; i++) {
+		struct iob_phase_result *s = &gp->st.r[i];
+		unmask(s->error, sizeof s->error, jf);
+		unmask(s->bad_file, sizeof s->bad_file, jf);
+		if (cut && s->interrupted) {
+			s->interrupted = 0;
+			gp->st.cut[i] = 1;
+		}
+		stopped |= gp->st.cut[i];
+	}
+	if (streams) {
+		if (streams_aggregate(&gp->st, &agg) != 0) {
+			iob_run_fail(run, 0, "out of memory");
+			return;
+		}
+		for (size_t i = 0; i < gp->st.n; i++)
+			emit_stream(run, job, jf, i, &gp->st);
+		streams_result(&gp->st, &agg, &r);
+		if (stopped)
+			agg.partial = 1;
+	} else {
+		r = gp->st.r[0]; /* shallow: the histograms stay the stream's */
+	}
+	if (stopped && r.status == 0)
+		pr.status = "stopped";
+	if (r.interrupted)
+		run->interrupted = 1;
+	phase_notes(run, job, gj->b, gp->phase, gp->reads ? &gp->plan : NULL, &gp->facts, &r, gp->evict_failed);
+	int er = emit_phase(&pr, &jf->fl, &r, &gp->facts, streams ? &agg : NULL);
+	if (er < 0 && !run->error[0])
+		iob_run_fail(run, 0, "job %s: the phase record could not be made", job->name);
+	print_live_notes(run);
+	if (first_failed && gp->rc != 0) { /* the job that failed first says why, whatever came before */
+		run->error[0] = '\0';
+		run->usage = 0;
+	}
+	if (gp->rc == IOB_STATUS_MISMATCH)
+		iob_run_fail(run, 0,
+			     "verify failed in job %s: %llu bad block(s); first bad byte at offset %llu of %s: expected "
+			     "0x%02x, found 0x%02x",
+			     job->name, (unsigned long long)r.bad_blocks, (unsigned long long)r.first_bad_offset,
+			     r.bad_file, r.expected, r.found);
+	else if (gp->rc < 0)
+		iob_run_fail(run, gp->rc == -EINVAL && r.ops == 0, "job %s: %s", job->name,
+			     streams ? r.error : gp->st.r[0].error);
+	if (streams)
+		iob_aggregate_free(&agg);
+}
+
+/* One "group" record per phase name, over every stream of every job's
+ * phases of that name (every block size of a sweep). */
+static void group_emit_totals(struct iob_run *run, struct group *g, int cut)
+{
+	for (int p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++) {
+		size_t nv = 0, jobs = 0;
+		int same_bs = 1, stopped = 0;
+		uint64_t bs = 0;
+		double jmin = 0, jmax = 0;
+		for (size_t k = 0; k < g->n; k++)
+			for (size_t q = 0; q < g->jobs[k].ran; q++)
+				if (g->jobs[k].ph[q].ran && g->jobs[k].ph[q].phase == (enum iob_phase)p)
+					nv += g->jobs[k].ph[q].st.n;
+		if (!nv)
+			continue;
+		const struct iob_phase_result **v = calloc(nv, sizeof *v);
+		if (!v) {
+			iob_run_fail(run, 0, "out of memory");
+			return;
+		}
+		nv = 0;
+		for (size_t k = 0; k < g->n; k++) {
+			int counted = 0;
+			for (size_t q = 0; q < g->jobs[k].ran; q++) {
+				struct gphase *gp = &g->jobs[k].ph[q];
+				if (!gp->ran || gp->phase != (enum iob_phase)p)
+					continue;
+				struct iob_aggregate one;
+				const struct iob_phase_result **w = v + nv;
+				for (size_t i = 0; i < gp->st.n; i++) {
+					v[nv++] = &gp->st.r[i];
+					stopped |= cut && gp->st.cut[i];
+				}
+				/* the job's own rate in this phase, as its phase record gives it */
+				double bw = 0;
+				if (iob_aggregate(w, gp->st.n, &one) == 0) {
+					bw = one.bw;
+					iob_aggregate_free(&one);
+				}
+				if (!jobs && !counted) {
+					jmin = jmax = bw;
+					bs = gp->bs;
+				}
+				jmin = bw < jmin ? bw : jmin;
+				jmax = bw > jmax ? bw : jmax;
+				same_bs &= gp->bs == bs;
+				if (!counted++)
+					jobs++;
+			}
+		}
+		struct iob_aggregate agg;
+		if (iob_aggregate(v, nv, &agg) == 0) {
+			iob_rec_group(&run->rb, g->jobs[0].job->group, jobs, same_bs, &agg, jmin, jmax, stopped);
+			iob_run_record(run, &run->rb.rec);
+			iob_aggregate_free(&agg);
+		} else {
+			iob_run_fail(run, 0, "out of memory");
+		}
+		free(v);
+	}
+}
+
+static void group_free(struct group *g)
+{
+	for (size_t k = 0; k < g->n; k++) {
+		struct gjob *gj = &g->jobs[k];
+		for (size_t q = 0; gj->ph && q < gj->nph; q++)
+			iob_streams_free(&gj->ph[q].st);
+		free(gj->ph);
+		if (gj->opened)
+			job_files_free(&gj->jf);
+	}
+	free(g->jobs);
+	iob_barrier_destroy(g->start);
+}
+
+/* The jobs [a, e) of one group, at once.  Returns 0 or the first failed
+ * job's status. */
+static int run_group(struct iob_run *run, size_t a, size_t e)
+{
+	struct group g;
+	int rc = 0;
+	memset(&g, 0, sizeof g);
+	g.failed = -1;
+	g.n = e - a;
+	g.jobs = calloc(g.n, sizeof *g.jobs);
+	if (!g.jobs || iob_barrier_init(&g.start, (unsigned)g.n) != 0) {
+		free(g.jobs);
+		iob_run_fail(run, 0, "out of memory");
+		return -ENOMEM;
+	}
+	if (!run->pins && !(run->pins = calloc(1, sizeof *run->pins))) {
+		group_free(&g);
+		iob_run_fail(run, 0, "out of memory");
+		return -ENOMEM;
+	}
+	run->quiet = 0;
+	/* every job's files, on this thread (the held directories are its own) */
+	for (size_t k = 0; k < g.n && rc == 0; k++) {
+		struct gjob *gj = &g.jobs[k];
+		const struct iob_job *job = &run->suite->jobs[a + k];
+		*gj = (struct gjob){.g = &g, .run = run, .j = a + k, .job = job};
+		gj->b = iob_registry_find(run->reg, IOB_PLUGIN_BACKEND, job->backend);
+		gj->dirs0 = run->pins->nmade;
+		rc = job_files_open(run, job, &gj->jf);
+		gj->dirs1 = run->pins->nmade;
+		gj->opened = 1;
+		uint64_t top = job->block_size_max ? job->block_size_max : job->block_size;
+		size_t steps = 0, phases = 0;
+		for (uint64_t bs = job->block_size; bs <= top; bs *= 2) {
+			steps++;
+			if (bs > UINT64_MAX / 2)
+				break;
+		}
+		for (int p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++)
+			phases += (job->phases & IOB_PHASE_BIT(p)) != 0;
+		gj->ph = rc == 0 ? calloc(steps * phases + 1, sizeof *gj->ph) : NULL;
+		if (rc == 0 && !gj->ph) {
+			iob_run_fail(run, 0, "out of memory");
+			rc = -ENOMEM;
+		}
+		for (uint64_t bs = job->block_size; rc == 0 && bs <= top; bs *= 2) {
+			for (int p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++)
+				if (job->phases & IOB_PHASE_BIT(p))
+					gj->ph[gj->nph++] = (struct gphase){.phase = (enum iob_phase)p, .bs = bs};
+			if (bs > UINT64_MAX / 2)
+				break;
+		}
+	}
+	size_t started = 0;
+	for (; rc == 0 && started < g.n; started++)
+		if ((rc = iob_thread_start(&g.jobs[started].thread, group_job_main, &g.jobs[started])) != 0)
+			iob_run_fail(run, 0, "cannot start the %zu jobs of group %u: %s", g.n, run->suite->jobs[a].group,
+				     strerror(-rc));
+	if (rc != 0 && started) { /* those started wait at the barrier: stop them, stand in for the rest */
+		__atomic_store_n(&g.stop, 1, __ATOMIC_RELAXED);
+		for (size_t k = started; k < g.n; k++)
+			iob_barrier_arrive(g.start);
+	}
+	/* wait, passing a stop signal on to every job of the group */
+	for (;;) {
+		size_t done = 0;
+		for (size_t k = 0; k < started; k++)
+			done += __atomic_load_n(&g.jobs[k].done, __ATOMIC_ACQUIRE) != 0;
+		if (done == started)
+			break;
+		if (*run->live_stop)
+			__atomic_store_n(&g.stop, 1, __ATOMIC_RELAXED);
+		iob_sleep_ns(2000000, NULL);
+	}
+	for (size_t k = 0; k < started; k++)
+		iob_thread_join(g.jobs[k].thread);
+	int cut = !*run->live_stop;
+	if (started == g.n) {
+		/* the first job that failed says why the run failed */
+		if (g.failed >= 0) {
+			struct gjob *f = &g.jobs[g.failed];
+			rc = f->rc;
+			run->suite_job = f->j;
+		}
+		for (size_t k = 0; k < g.n; k++) {
+			struct gjob *gj = &g.jobs[k];
+			iob_fs_facts(gj->job->dir, run->fs_type, sizeof run->fs_type, &run->fs_block_size, run->device,
+				     sizeof run->device);
+			for (size_t q = 0; q < gj->ran; q++)
+				group_emit_phase(run, gj, &gj->ph[q], cut, g.failed == (int)k);
+		}
+		group_emit_totals(run, &g, cut);
+	}
+	for (size_t k = 0; k < started; k++) { /* what the jobs created, as it is now */
+		struct gjob *gj = &g.jobs[k];
+		gj->made0 = run->pins->nmade;
+		note_made(run, &gj->jf);
+		gj->made1 = run->pins->nmade;
+	}
+	/* what each job made goes unless it keeps its files: the files first,
+	 * then the directories (those made for the job, newest first) */
+	uint64_t files = 0, dirs = 0;
+	for (size_t k = g.n; k-- > 0;)
+		if (!g.jobs[k].job->keep_files)
+			remove_made_range(run, g.jobs[k].made0, g.jobs[k].made1, &files, &dirs);
+	for (size_t k = g.n; k-- > 0;)
+		if (!g.jobs[k].job->keep_files)
+			remove_made_range(run, g.jobs[k].dirs0, g.jobs[k].dirs1, &files, &dirs);
+	group_free(&g);
 	return rc;
 }
 
@@ -1129,9 +1524,16 @@ int iob_run_suite(struct iob_run *run)
 {
 	const struct iob_suite *suite = run->suite;
 	int rc = 0;
-	for (size_t i = 0; i < suite->njobs && rc == 0 && !*run->stop; i++) {
+	for (size_t i = 0, e; i < suite->njobs && rc == 0 && !*run->stop; i = e) {
 		run->suite_job = i;
-		rc = run_job(run, i);
+		e = i + 1;
+		if (!suite->jobs[i].group) {
+			rc = run_job(run, i);
+			continue;
+		}
+		while (e < suite->njobs && suite->jobs[e].group == suite->jobs[i].group)
+			e++;
+		rc = run_group(run, i, e);
 	}
 	return rc;
 }

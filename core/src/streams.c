@@ -94,7 +94,8 @@ static void supervise(struct phase_streams *ps, size_t n, volatile sig_atomic_t 
 			done += __atomic_load_n(&ps->s[i].done, __ATOMIC_ACQUIRE) != 0;
 		if (done == n)
 			return;
-		if (run_stop && *run_stop)
+		/* an atomic read: a group's stop flag is raised by another thread */
+		if (run_stop && __atomic_load_n(run_stop, __ATOMIC_RELAXED))
 			__atomic_store_n(&ps->stop, 1, __ATOMIC_RELAXED);
 		iob_sleep_ns(2000000, NULL);
 	}
@@ -163,7 +164,7 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 		return rc;
 	}
 	/* a stream stopped with no stop signal was stopped by another's failure */
-	int signalled = run_stop && *run_stop;
+	int signalled = run_stop && __atomic_load_n(run_stop, __ATOMIC_RELAXED);
 	for (size_t i = 0; i < n; i++)
 		if (out->r[i].interrupted && !signalled) {
 			out->r[i].interrupted = 0;

@@ -70,6 +70,23 @@ int bopts_bool(const struct iob_host *host, const char *who, const char *key, co
 	return -EINVAL;
 }
 
+int bopts_count(const struct iob_host *host, const char *who, const char *key, const char *val, unsigned max,
+		unsigned *out)
+{
+	unsigned long v = 0;
+	const char *c = val;
+
+	for (; *c >= '0' && *c <= '9' && v <= max; c++)
+		v = v * 10 + (unsigned long)(*c - '0');
+	if (c == val || *c || v > max) {
+		host->log(IOB_LOG_ERROR, who, "backend option %s=%s: the value must be a whole number from 0 to %u",
+			  key, val, max);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
 const char *bopts_of(const struct iob_open_args *args)
 {
 	size_t need = offsetof(struct iob_open_args, options) + sizeof(args->options);

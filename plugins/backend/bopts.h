@@ -29,6 +29,10 @@ int bopts_each(const char *text, const struct iob_host *host, const char *who,
 int bopts_unknown(const struct iob_host *host, const char *who, const char *key, const char *known);
 /* "0" or "1" into *out; otherwise log naming key and value and return -EINVAL. */
 int bopts_bool(const struct iob_host *host, const char *who, const char *key, const char *val, int *out);
+/* A decimal count in [0, max] into *out; otherwise log naming key, value and
+ * the range, and return -EINVAL. */
+int bopts_count(const struct iob_host *host, const char *who, const char *key, const char *val, unsigned max,
+		unsigned *out);
 /* args->options when the core's struct is new enough to carry it, else NULL. */
 const char *bopts_of(const struct iob_open_args *args);
 #endif

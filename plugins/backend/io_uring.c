@@ -45,6 +45,12 @@
  *                 registration fails that I/O with its -errno and one line.
  *  - sqpoll=0|1   IORING_SETUP_SQPOLL: a kernel thread polls the submission
  *                 queue (idle after 50 ms), which costs a CPU while it spins.
+ *  - submit_batch=N  submit pushes the SQ to the kernel (one io_uring_enter,
+ *                 no wait) each time N requests are queued in it, instead of
+ *                 leaving them all for reap's enter; 0 = only at reap.  A
+ *                 device that starts work as soon as it is told (a virtio
+ *                 disk) keeps more requests in flight with small N; every
+ *                 enter costs CPU (docs/performance.md, scenario q).
  *
  * Refusal: when the kernel refuses io_uring (io_uring_setup fails with EPERM,
  * because /proc/sys/kernel/io_uring_disabled is 2, or 1 for a user outside
@@ -88,11 +94,12 @@
 #define URING_NAME "io_uring"
 #define URING_MAX_ENTRIES 4096u
 #define URING_SQPOLL_IDLE_MS 50u
-#define URING_KNOWN "direct, regfiles, regbufs, sqpoll"
+#define URING_KNOWN "direct, regfiles, regbufs, sqpoll, submit_batch"
 #define URING_SYNC_TAG 0 /* user_data of a read_at/write_at/sync request */
 
 struct uring_opts {
 	int direct, regfiles, regbufs, sqpoll;
+	unsigned submit_batch; /* push the SQ at this many queued requests; 0: at reap */
 };
 
 struct uring_regbuf {
@@ -138,6 +145,8 @@ static int uring_option(void *ctx, const char *key, const char *val)
 		return bopts_bool(uring_host, URING_NAME, key, val, &o->regbufs);
 	if (strcmp(key, "sqpoll") == 0)
 		return bopts_bool(uring_host, URING_NAME, key, val, &o->sqpoll);
+	if (strcmp(key, "submit_batch") == 0)
+		return bopts_count(uring_host, URING_NAME, key, val, 4096, &o->submit_batch);
 	return bopts_unknown(uring_host, URING_NAME, key, URING_KNOWN);
 }
 
@@ -604,6 +613,18 @@ static int uring_sync(void *handle)
 /* ------------------------------------------------------------------------ */
 /* Queued ops.                                                               */
 
+/* Hand the queued requests to the kernel without waiting.  Any it does not
+ * take (EAGAIN, EBUSY, EINTR) stay in the SQ for the next enter; another
+ * failure is logged and retried there too. */
+static void uring_push(struct uring_file *f)
+{
+	int rc = io_uring_submit(&f->ring);
+
+	if (rc < 0 && rc != -EAGAIN && rc != -EBUSY && rc != -EINTR)
+		uring_host->log(IOB_LOG_WARN, URING_NAME, "io_uring_enter failed: %s (retried at the next reap)",
+				strerror(-rc));
+}
+
 static int uring_submit(void *handle, struct iob_io *const *ios, size_t n)
 {
 	struct uring_file *f = handle;
@@ -625,6 +646,8 @@ static int uring_submit(void *handle, struct iob_io *const *ios, size_t n)
 		if (!sqe)
 			break;
 		io_uring_sqe_set_data(sqe, io);
+		if (f->o.submit_batch && io_uring_sq_ready(&f->ring) >= f->o.submit_batch)
+			uring_push(f);
 	}
 	if (k == 0)
 		return rc;
@@ -648,13 +671,8 @@ static int uring_reap(void *handle, struct iob_io **done, size_t min, size_t max
 		min = f->inflight; /* never wait for what cannot come */
 	if (min > max)
 		min = max;
-	if (io_uring_cq_ready(&f->ring) >= min && io_uring_sq_ready(&f->ring) > 0) {
-		/* no wait: push what submit queued (the wait below does both) */
-		rc = io_uring_submit(&f->ring);
-		if (rc < 0 && rc != -EAGAIN && rc != -EBUSY && rc != -EINTR)
-			uring_host->log(IOB_LOG_WARN, URING_NAME,
-					"io_uring_enter failed: %s (retried at the next reap)", strerror(-rc));
-	}
+	if (io_uring_cq_ready(&f->ring) >= min && io_uring_sq_ready(&f->ring) > 0)
+		uring_push(f); /* no wait: push what submit queued (the wait below does both) */
 	while (io_uring_cq_ready(&f->ring) < min) {
 		/* nothing is consumed before this succeeds: -EINTR loses nothing */
 		rc = io_uring_submit_and_wait(&f->ring, (unsigned)min);

@@ -70,6 +70,20 @@ phases = write,mixed
 rwmix_read = 70
 threads = 2
 backend = posix
+
+[g1]
+size = 1MiB
+block_size = 4KiB
+phases = write
+group = 1
+backend = posix
+
+[g2]
+size = 1MiB
+block_size = 8KiB
+phases = write
+group = 1
+backend = posix
 """
 
 
@@ -104,6 +118,7 @@ def case_json(o):
           "timestamp and timestamp_ms")
     check(isinstance(fio["time"], str) and len(fio["time"].split()) == 5, "time as fio writes it: %r" % fio["time"])
     check(len(fio["jobs"]) == len(phases), "one job per phase record (%d, %d)" % (len(fio["jobs"]), len(phases)))
+    check(sorted(j["groupid"] for j in fio["jobs"]) == [0, 0, 0, 0, 1, 1], "groupid is the record's group")
     check(fio["iobench"]["status"] == "ok" and fio["iobench"]["notes"] == ours["notes"], "the run's notes and status")
     for job, rec in zip(fio["jobs"], phases):
         what = "%s %s" % (rec["job"], rec["phase"])
@@ -180,7 +195,7 @@ def case_json(o):
         check("No space left" in p.stderr, "a sink that fails makes the run fail: %s" % p.stderr.strip())
     # on standard output, the plugin's own name works too
     p = run(o, ["run", profile(o), "--dir", o.work, "--output", "fio_json"])
-    check(len(json.loads(p.stdout)["jobs"]) == 4, "fio_json on stdout: one document")
+    check(len(json.loads(p.stdout)["jobs"]) == 6, "fio_json on stdout: one document")
 
 
 def case_clat2csv(o):
@@ -252,6 +267,26 @@ log_interval = 20ms
 bw_log = {d}/lg
 iops_log = {d}/lg
 backend = posix
+
+[grouped]
+size = 4MiB
+block_size = 4KiB
+phases = write
+loops = 100000
+runtime = 200ms
+log_interval = 20ms
+bw_log = {d}/lg
+group = 1
+backend = posix
+
+[grouped2]
+size = 4MiB
+block_size = 4KiB
+phases = write
+loops = 100000
+runtime = 200ms
+group = 1
+backend = posix
 """
 
 
@@ -273,11 +308,12 @@ def case_logs(o):
     with open(js) as f:
         doc = json.load(f)
     names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(o.work, "lg_*")))
-    want = ["lg_bw.1.log", "lg_bw.2.log", "lg_clat.1.log", "lg_iops.1.log", "lg_iops.2.log", "lg_lat.1.log"]
+    want = ["lg_bw.1.log", "lg_bw.2.log", "lg_bw.3.log", "lg_clat.1.log", "lg_iops.1.log", "lg_iops.2.log",
+            "lg_lat.1.log"]
     check(names == want, "fio's file names, <x> counting the jobs on one prefix: %s" % names)
-    for x, job in ((1, "seqlog"), (2, "mixlog")):
+    for x, job in ((1, "seqlog"), (2, "mixlog"), (3, "grouped")):
         bw = read_log(os.path.join(o.work, "lg_bw.%d.log" % x))
-        iops = read_log(os.path.join(o.work, "lg_iops.%d.log" % x))
+        iops = read_log(os.path.join(o.work, "lg_iops.%d.log" % x)) if x < 3 else []
         check([r[0] for r in bw] == sorted(r[0] for r in bw), "%s: times in order" % job)
         check(all(r[3] == 0 and r[4] == 0 for r in bw + iops), "%s: block size and 5th column 0" % job)
         used = 0

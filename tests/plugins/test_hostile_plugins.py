@@ -116,6 +116,29 @@ def main():
         build = os.path.dirname(os.path.realpath(a.bin)).encode()
         check("copied binary searches no build tree", p.returncode == 0 and build not in p.stdout
               and b"backend  posix" not in p.stdout, p.stdout[-2000:])
+        # 5. the trial child: a plugin of this build (its stamp) is loaded without one; the same
+        # plugin with another stamp, as one built elsewhere, gets the trial and still runs
+        with open(prof, "w") as f:
+            f.write("[a]\nbackend = posix\nsize = 1M\nblock_size = 64K\nphases = write,read\n")
+        p = run(a, "iobench", "-v", "run", prof, "--dir", d, "--output", "json")
+        own = b"plugin posix: built with this binary; loaded without a trial child"
+        check("own plugin: no trial child", p.returncode == 0 and own in p.stderr, p.stderr[-800:])
+        with open(os.path.join(a.bin, "..", "lib", "iobench", "plugins", "iob-backend-posix.so"), "rb") as f:
+            image = f.read()
+        stamp = re.search(rb"iobench-build-stamp:([0-9a-f]{32})\x00", image)
+        check("own plugin carries the stamp", stamp is not None)
+        if stamp:
+            other = os.path.join(d, "elsewhere")
+            os.mkdir(other, 0o755)
+            moved = bytes(b"0123456789abcdef"[(int(chr(c), 16) + 1) % 16] for c in stamp.group(1))
+            forged = image.replace(stamp.group(1), moved)
+            with open(os.path.join(other, "iob-backend-posix.so"), "wb") as f:
+                f.write(forged)
+            os.chmod(os.path.join(other, "iob-backend-posix.so"), 0o755)
+            p = run(a, "iobench", "-v", "run", prof, "--dir", d, "--output", "json", "--plugin-dir", other)
+            check("a plugin from another build: tried in a child, then run",
+                  p.returncode == 0 and own not in p.stderr and json.loads(p.stdout)["status"] == "ok",
+                  f"exit {p.returncode}: {p.stderr[-800:]!r}")
     for f in failures:
         print("FAIL", f)
     print(f"{len(failures)} failure(s)")

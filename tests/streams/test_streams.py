@@ -190,8 +190,18 @@ BAD = [
 ]
 
 
+# the io_uring backend's submit_batch option, checked before anything is created
+BAD_URING = [
+    ("backend = io_uring\niodepth = 4\nbackend_options = submit_batch=x", "submit_batch=x"),
+    ("backend = io_uring\niodepth = 4\nbackend_options = submit_batch=4097", "submit_batch=4097"),
+    ("backend = io_uring\niodepth = 4\nbackend_options = submit_batch=-1", "submit_batch=-1"),
+    ("backend = io_uring\niodepth = 4\nbackend_options = submit_batch=", "submit_batch="),
+]
+
+
 def test_bad_input(work):
-    for line, named in BAD:
+    bad = BAD + (BAD_URING if os.path.exists(os.path.join(A.plugin_dir, "iob-backend-io_uring.so")) else [])
+    for line, named in bad:
         d = tempfile.mkdtemp(dir=work)
         data = os.path.join(d, "data")
         os.mkdir(data)

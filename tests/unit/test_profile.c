@@ -360,6 +360,7 @@ static const char *every_key[][3] = {
     {"rwmix_read", "70", "0"},
     {"log_interval", "250ms", "1h"},
     {"livecsv", "/tmp/live a,b.csv", NULL},
+    {"group", "7", "4294967295"},
     {"bw_log", "/tmp/logs/run a", NULL},
     {"iops_log", "/tmp/logs/iops;x", NULL},
     {"lat_log", "lat", NULL},

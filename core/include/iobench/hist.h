@@ -21,6 +21,8 @@
 #define IOB_HIST_SUB (1u << IOB_HIST_SUB_BITS)
 #define IOB_HIST_BUCKETS (IOB_HIST_SUB + (64 - IOB_HIST_SUB_BITS) * IOB_HIST_SUB)
 
+/* Invariant: count is the sum of bucket[]; so a histogram with count 0 has
+ * every bucket 0 (iob_hist_reset relies on it). */
 struct iob_hist {
 	double ns_per_tick; /* values are ticks; 0 or 1 means they are already ns */
 	uint64_t count;

@@ -76,6 +76,7 @@ struct iob_job {
 	 * "", or the PREFIX of PREFIX_bw.<x>.log, _iops, _lat and _clat */
 	char bw_log[IOB_PATH_MAX], iops_log[IOB_PATH_MAX], lat_log[IOB_PATH_MAX];
 	char livecsv[IOB_PATH_MAX];   /* "", or a CSV of the intervals written as they come */
+	uint32_t group;              /* 0, or jobs in a row with the same group run at once */
 };
 
 /* Defaults shared by profiles and tools (docs/profiles.md). */
@@ -84,6 +85,9 @@ void iob_job_defaults(struct iob_job *job);
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen);
 
 #define IOB_THREADS_MAX 4096u
+/* the largest group number, and the most jobs one group may hold */
+#define IOB_GROUP_MAX 1000000u
+#define IOB_GROUP_JOBS_MAX 256u
 #define IOB_IODEPTH_MAX 65536u
 
 /* The files a job touches, as full paths (tree order: level 0 first).  With

@@ -16,5 +16,13 @@ void iob_log_set_program(const char *name);
 const char *iob_log_program(void);
 /* Send lines to hook instead of stderr (NULL restores stderr). */
 void iob_log_set_hook(void (*hook)(int level, const char *line, void *arg), void *arg);
+/* A hook that holds the first error line (for a caller that folds a plugin's
+ * reason into its own one-line error) and writes every other line to stderr:
+ * iob_log_set_hook(iob_log_hold, &held), then read held.reason. */
+struct iob_log_held {
+	char line[1200];   /* the held error line */
+	char reason[1200]; /* its text after "error: " */
+};
+void iob_log_hold(int level, const char *line, void *arg);
 
 #endif

@@ -192,6 +192,10 @@ void *iob_dl_open_fd(int *fd, char *err, size_t errlen);
  * -ENOTSUP when the OS cannot tell. */
 int iob_dl_sym_is_code(void *sym);
 void iob_fd_close(int fd);
+/* 1 when the file open on fd (a plugin, at most 256 MiB) holds the n bytes
+ * of needle somewhere, 0 when not (or it cannot tell: Windows), -errno when
+ * it cannot be read.  Reads with pread: the file offset is untouched. */
+int iob_fd_contains(int fd, const void *needle, size_t n);
 /* Run fn(arg, out, outlen) in a short-lived child process and copy what it
  * left in out back.  0 when fn returned; -ECHILD with a reason in why ("crashed
  * (signal 11, ...)", "exited (status 0)") when the child died

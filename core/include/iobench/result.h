@@ -50,7 +50,7 @@ const struct iob_field *iob_rec_get(const struct iob_record *r, const char *key)
  * size_bytes, pattern, seed, fsync, bytes, ops, skipped_ops, short_ops, elapsed_s,
  * sync_s, bw_bytes_per_s, ops_per_s, lat_ns, direct, os_read_bytes,
  * os_write_bytes, verify_bad_blocks, first_bad_offset, expected_byte,
- * found_byte.  The runner adds the read facts and status after them, then
+ * found_byte, group.  The runner adds the read facts and status after them, then
  * a series' summary and the tool's own fields. */
 void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *file,
 		   const struct iob_phase_result *r);
@@ -67,6 +67,12 @@ void iob_rec_phase_cpu(struct iob_recbuf *b, const struct iob_phase_result *r);
  * stream_bw_max_bytes_per_s, partial (some stream failed or was stopped)
  * and failed_stream (absent when none failed). */
 void iob_rec_aggregate(struct iob_recbuf *b, const struct iob_aggregate *a);
+/* The "group" record (docs/outputs.md): one per phase name of a group of
+ * jobs run at once; a is iob_aggregate over every stream of every job's
+ * phases of that name; job_bw_min/max the slowest and fastest job's own
+ * phase rate; stopped: some job was cut short by another's failure. */
+void iob_rec_group(struct iob_recbuf *b, uint32_t group, size_t jobs, int same_block_size,
+		   const struct iob_aggregate *a, double job_bw_min, double job_bw_max, int stopped);
 /* "ok", "mismatch", "error" or "interrupted". */
 const char *iob_phase_status_name(const struct iob_phase_result *r);
 

@@ -19,7 +19,9 @@
  *    cannot all be started.
  *  - spec.first_done points to one flag of the phase; spec.stop to a flag of
  *    the phase that the calling thread raises when a stop signal arrives
- *    (*run_stop) or a stream fails, so every stream stops.
+ *    (*run_stop, read atomically: a group's stop flag, raised by another
+ *    thread when another job of the group fails) or a stream fails, so every
+ *    stream stops.
  *  - Each stream reads its own kernel byte counts (/proc/thread-self/io)
  *    and CPU time (RUSAGE_THREAD) around its phase; they replace the
  *    engine's process-wide counts, which overlap across streams.
