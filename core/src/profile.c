@@ -174,6 +174,10 @@ static const struct iob_key key_table[] = {
      "write the interval records also to this CSV file as the run goes (one header, a row per interval, "
      "flushed); needs log_interval",
      NULL, FIELD(livecsv), NULL},
+    {"group", IOB_KEY_COUNT, "", "0",
+     "consecutive jobs with the same nonzero group number run concurrently, as one group; 0 = run alone, in "
+     "file order",
+     NULL, FIELD(group), NULL},
 };
 
 const struct iob_key *iob_keys(size_t *n)
@@ -1181,6 +1185,10 @@ void iob_suite_free(struct iob_suite *suite)
 	for (size_t i = 0; i < suite->nsources; i++)
 		free(suite->sources[i]);
 	free(suite->sources);
+	for (size_t i = 0; i < suite->nnotes; i++)
+		free(suite->notes[i]);
+	free(suite->notes);
+	free(suite->prepare);
 	free(suite->jobs);
 	memset(suite, 0, sizeof *suite);
 }

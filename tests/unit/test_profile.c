@@ -360,6 +360,7 @@ static const char *every_key[][3] = {
     {"rwmix_read", "70", "0"},
     {"log_interval", "250ms", "1h"},
     {"livecsv", "/tmp/live a,b.csv", NULL},
+    {"group", "3", "0"},
 };
 
 static void test_every_key_round_trips(void **s)

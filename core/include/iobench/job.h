@@ -73,6 +73,7 @@ struct iob_job {
 	/* time series (docs/profiles.md, "Time series") */
 	uint64_t log_interval_ns;     /* 0, or an "interval" record this often */
 	char livecsv[IOB_PATH_MAX];   /* "", or a CSV of the intervals written as they come */
+	uint32_t group;              /* 0, or jobs in a row with the same group run at once */
 };
 
 /* Defaults shared by profiles and tools (docs/profiles.md). */
