@@ -648,6 +648,8 @@ static int bad(struct mapper *m, enum fkey k, int rc, const char *fmt, ...)
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
 	const struct fval *v = &m->s->v[k];
+	if (v->value && v->bare)
+		return fail(m->r, rc, "%s: [%s] %s: %s", v->where, m->s->name, fio_keys[k].name, why);
 	if (v->value)
 		return fail(m->r, rc, "%s: [%s] %s=%s: %s", v->where, m->s->name, fio_keys[k].name, IOB_Q(v->value), why);
 	return fail(m->r, rc, "%s: [%s] %s", m->s->where, m->s->name, why);
