@@ -198,6 +198,11 @@ struct reader {
 	size_t depth;
 	char unknown[1024];    /* "a, b": keys not in the table */
 	char ignored[1024];    /* keys dropped as --fio-ignore asked */
+	/* notes that name jobs: one note per text, its jobs listed */
+	struct {
+		char text[240], jobs[400];
+	} agg[16];
+	size_t nagg;
 	char *err;
 	size_t errlen;
 };
@@ -778,6 +783,34 @@ static void note(struct reader *r, const char *fmt, ...)
 		s->nnotes++;
 }
 
+/* A note about a job: jobs with the same note share one, listing them. */
+static void note_job(struct reader *r, const char *job, const char *fmt, ...) IOB_PRINTF(3, 4);
+static void note_job(struct reader *r, const char *job, const char *fmt, ...)
+{
+	char text[240];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	size_t i = 0;
+	while (i < r->nagg && strcmp(r->agg[i].text, text) != 0)
+		i++;
+	if (i == r->nagg) {
+		if (r->nagg == sizeof r->agg / sizeof r->agg[0])
+			return;
+		snprintf(r->agg[i].text, sizeof r->agg[i].text, "%s", text);
+		r->agg[i].jobs[0] = '\0';
+		r->nagg++;
+	}
+	list_add(r->agg[i].jobs, sizeof r->agg[i].jobs, job);
+}
+
+static void notes_flush(struct reader *r)
+{
+	for (size_t i = 0; i < r->nagg; i++)
+		note(r, "%s (%s %s)", r->agg[i].text, strchr(r->agg[i].jobs, ',') ? "jobs" : "job", r->agg[i].jobs);
+}
+
 /* A path with fio's '\:' for a colon; a bare ':' separates several names,
  * which is refused. */
 static int one_name(struct mapper *m, enum fkey k, const char *in, char *out, size_t len)
@@ -830,8 +863,9 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 	case ENG_PVSYNC:
 		snprintf(job->backend, sizeof job->backend, "%s", direct ? "direct" : IOB_DEFAULT_BACKEND);
 		if (e != ENG_PSYNC)
-			note(m->r, "job %s: ioengine=%s runs on iobench's %s backend (pread/pwrite, one system call per "
-				   "I/O)", job->name, name, job->backend);
+			note_job(m->r, job->name,
+				 "ioengine=%s runs on iobench's %s backend (pread/pwrite, one system call per I/O)", name,
+				 job->backend);
 		break;
 	case ENG_LIBAIO:
 	case ENG_IO_URING:
@@ -839,8 +873,9 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 		if (direct)
 			snprintf(job->backend_options, sizeof job->backend_options, "direct=1");
 		if (e == ENG_LIBAIO)
-			note(m->r, "job %s: ioengine=libaio runs on iobench's io_uring backend (the same queue depth, "
-				   "another kernel interface)", job->name);
+			note_job(m->r, job->name,
+				 "ioengine=libaio runs on iobench's io_uring backend (the same queue depth, another kernel "
+				 "interface)");
 		break;
 	case ENG_MMAP:
 		if (direct)
@@ -850,8 +885,8 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 		break;
 	}
 	if (*iodepth > 1 && e != ENG_LIBAIO && e != ENG_IO_URING) {
-		note(m->r, "job %s: iodepth=%u has no effect with ioengine=%s: it runs one I/O at a time, as fio does",
-		     job->name, *iodepth, name);
+		note_job(m->r, job->name, "iodepth=%u has no effect with ioengine=%s: it runs one I/O at a time, as fio does",
+			 *iodepth, name);
 		*iodepth = 1;
 	}
 	return 0;
@@ -1097,9 +1132,9 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 	else if (stonewall)
 		(*group)++;
 	else if (new_group)
-		note(r, "job %s: new_group without stonewall: it runs at once with the jobs before it, so iobench "
-			"reports it in their group %u",
-		     job->name, *group);
+		note_job(r, job->name,
+			 "new_group without stonewall: the job runs at once with the jobs before it, so iobench reports it "
+			 "in their group");
 	job->group = *group;
 
 	if (get(&m, K_LOG_AVG_MSEC)) {
@@ -1195,9 +1230,8 @@ static int add_layouts(struct reader *r, struct iob_job *jobs, size_t *njobs, un
 		lay->keep_files = 1;
 		lay->group = 0;
 		prepare[first] = 1;
-		note(r, "job %s: its files were laid out first (written whole, synced, not reported), as fio lays "
-			"out a file it is to read",
-		     job->name);
+		note_job(r, job->name,
+			 "files laid out first (written whole, synced, not reported), as fio lays out a file it is to read");
 		j++; /* job moved one up */
 	}
 	return 0;
@@ -1264,6 +1298,8 @@ static int load(const char *path, const struct iob_fio_opts *opts, struct iob_su
 		note(&r, "fio keys ignored as --fio-ignore asked (the run differs from fio's there): %s", r.ignored);
 	if (rc == 0)
 		rc = add_layouts(&r, suite->jobs, &suite->njobs, suite->prepare);
+	if (rc == 0)
+		notes_flush(&r);
 	section_free(&r.global);
 	for (size_t j = 0; j < r.njobs; j++)
 		section_free(&r.jobs[j]);
