@@ -485,9 +485,12 @@ static int read_file(struct reader *r, const char *path, int included)
 			l += 3;
 			len -= 3;
 		}
-		if (len > FIO_LINE_MAX) {
+		long text = len; /* without its line end */
+		while (text > 0 && (l[text - 1] == '\n' || l[text - 1] == '\r'))
+			text--;
+		if (text > FIO_LINE_MAX) {
 			rc = fail(r, -E2BIG, "%s:%zu: line is %ld characters long, over the %d-character limit", path, lineno,
-				  len, FIO_LINE_MAX);
+				  text, FIO_LINE_MAX);
 			break;
 		}
 		for (long i = 0; i < len && rc == 0; i++) {

@@ -235,7 +235,10 @@ def case_hostile(tmp):
         with open(path, "wb") as f:
             f.write(data)
         return path
-    refused_one(tmp, job("long.fio", b"[j]\nsize=" + b"1" * 5000 + b"\n"), "long.fio:2: line is 5006 characters")
+    refused_one(tmp, job("long.fio", b"[j]\nsize=" + b"1" * 5000 + b"\n"), "long.fio:2: line is 5005 characters")
+    # 4096 characters is the limit: read (then refused for its value), one more is not
+    refused_one(tmp, job("edge.fio", b"[j]\nrw=" + b"r" * 4093 + b"\r\n"), "rw=rrrr")
+    refused_one(tmp, job("edge.fio", b"[j]\nrw=" + b"r" * 4094 + b"\n"), "line is 4097 characters long")
     refused_one(tmp, job("nul.fio", b"[j]\nsize=1m\x00\n"), "nul.fio:2: binary data (byte 0x00")
     refused_one(tmp, job("elf.fio", b"\x7fELF\x02\x01\x01\x00" + os.urandom(200)), "elf.fio:1: binary data")
     refused_one(tmp, job("ctl.fio", b"[j]\nrw=read\x1b[2J\n"), "ctl.fio:2: binary data (byte 0x1b")
