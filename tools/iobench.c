@@ -18,26 +18,33 @@
 #include "iobench/version.h"
 #include "iobench/cli.h"
 #include "iobench/coord.h"
+#include "iobench/fiojob.h"
 #include "iobench/units.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: iobench run PROFILE.ini [--output LIST] [--dir DIR] [--plugin-dir DIR]...\n"
-		"       iobench check PROFILE.ini [--dir DIR] [--plugin-dir DIR]...\n"
+		"usage: iobench run PROFILE.ini|JOBS.fio [--output LIST] [--dir DIR] [--set KEY=VALUE]...\n"
+		"       iobench check PROFILE.ini|JOBS.fio [--dir DIR] [--set KEY=VALUE]...\n"
 		"       iobench plugins [--plugin-dir DIR]...\n"
-		"       iobench keys [--markdown]\n"
+		"       iobench keys [--fio] [--markdown]\n"
 		"       iobench --help | --version\n"
 		"\n"
-		"  run      run every job of the profile, in file order\n"
+		"  run      run every job of the profile (or fio job file), in file order\n"
 		"  check    load and check the profile and plugins; run nothing, create nothing\n"
 		"  plugins  list the plugins found, where from, and their ABI version\n"
-		"  keys     list every profile key: type, unit, default, meaning\n"
+		"  keys     list every profile key: type, unit, default, meaning (--fio: the fio keys\n"
+		"           read from fio job files and what they map to)\n"
 		"\n"
 		"  -o, --output LIST   outputs, comma-separated NAME[:ARGS][=FILE] (default: human);\n"
 		"                      e.g. --output human,json=run.json\n"
 		"  -d, --dir DIR       directory for every job's files (overrides the profile's dir)\n"
 		"  -P, --plugin-dir D  search D for plugins first (repeatable)\n"
+		"  -s, --set KEY=VALUE set KEY in every job, after the file's own keys (repeatable;\n"
+		"                      fio keys for a fio job file)\n"
+		"  --fio               read the file as a fio job file (the default for *.fio)\n"
+		"  --fio-ignore KEYS   accept these fio keys (comma-separated) and run without them;\n"
+		"                      the run's notes say so\n"
 		"  --progress=WHEN     a progress line on stderr: auto (when stderr is a terminal),\n"
 		"                      always or never\n"
 		"  --log-interval DUR  an interval record this often in every phase (e.g. 1s;\n"
@@ -110,10 +117,16 @@ static int list_plugins(const struct iob_registry *reg)
 /* `iobench keys [--markdown]`: the key table; loads no plugin. */
 static int list_keys(int argc, char **argv)
 {
-	int markdown = argc == 1 && strcmp(argv[0], "--markdown") == 0;
-	if (argc > 1 || (argc == 1 && !markdown))
-		return iob_cli_fail(IOB_EXIT_USAGE, "'keys' takes only --markdown (got '%s')", argv[argc - 1]);
-	if (iob_keys_print(stdout, markdown) != 0 || fflush(stdout) != 0)
+	int markdown = 0, fio = 0;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--markdown") == 0 && !markdown)
+			markdown = 1;
+		else if (strcmp(argv[i], "--fio") == 0 && !fio)
+			fio = 1;
+		else
+			return iob_cli_fail(IOB_EXIT_USAGE, "'keys' takes only --fio and --markdown (got '%s')", argv[i]);
+	}
+	if ((fio ? iob_fio_keys_print(stdout, markdown) : iob_keys_print(stdout, markdown)) != 0 || fflush(stdout) != 0)
 		return iob_cli_fail(IOB_EXIT_FAIL, "cannot write the key list to standard output");
 	return IOB_EXIT_OK;
 }
@@ -129,10 +142,15 @@ static const char *bad_option(char **argv)
 	return argv[optind - 1];
 }
 
-enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV };
+enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE };
 
 /* The time-series options, given on the command line for every job. */
 static const char *log_interval, *livecsv;
+/* --set KEY=VALUE (every job), --fio, --fio-ignore */
+static const char *sets[IOB_FIO_MAX_SETS];
+static size_t nsets;
+static int force_fio;
+static const char *fio_ignore;
 
 /* --progress, --log-interval, --livecsv: checked as soon as they are read
  * (one line, exit 2, nothing created); any other option is unknown.
@@ -145,6 +163,18 @@ static int time_option(int c, const char *arg, char **argv)
 	if (c == OPT_PROGRESS) {
 		if (iob_progress_parse(arg, &iob_progress_mode) != 0)
 			return iob_cli_fail(IOB_EXIT_USAGE, "--progress '%s': give auto, always or never", IOB_Q(arg));
+	} else if (c == 's') {
+		if (nsets == IOB_FIO_MAX_SETS)
+			return iob_cli_fail(IOB_EXIT_USAGE, "more than %d --set options", IOB_FIO_MAX_SETS);
+		if (!strchr(arg, '=') || arg[0] == '=')
+			return iob_cli_fail(IOB_EXIT_USAGE, "--set '%s': give KEY=VALUE", IOB_Q(arg));
+		sets[nsets++] = arg;
+	} else if (c == OPT_FIO) {
+		force_fio = 1;
+	} else if (c == OPT_FIO_IGNORE) {
+		if (!*arg)
+			return iob_cli_fail(IOB_EXIT_USAGE, "--fio-ignore needs fio keys, comma-separated");
+		fio_ignore = arg;
 	} else if (c != OPT_LOG_INTERVAL && c != OPT_LIVECSV) {
 		return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", bad_option(argv));
 	} else if (c == OPT_LOG_INTERVAL) {
@@ -157,6 +187,29 @@ static int time_option(int c, const char *arg, char **argv)
 		if (iob_job_set(&scratch, "livecsv", arg, err, sizeof err) != 0)
 			return iob_cli_fail(IOB_EXIT_USAGE, "--livecsv: %s", err);
 		livecsv = arg;
+	}
+	return 0;
+}
+
+/* --set on an INI profile: iobench keys, applied to every job as the
+ * profile's own are (a bad key or value: the same message). */
+static int sets_apply(struct iob_suite *suite, char *err, size_t errlen)
+{
+	for (size_t s = 0; s < nsets; s++) {
+		char key[256], why[1024];
+		const char *eq = strchr(sets[s], '=');
+		size_t kl = (size_t)(eq - sets[s]);
+		if (kl >= sizeof key) {
+			snprintf(err, errlen, "--set: key too long");
+			return -EINVAL;
+		}
+		memcpy(key, sets[s], kl);
+		key[kl] = '\0';
+		for (size_t i = 0; i < suite->njobs; i++)
+			if (iob_job_set(&suite->jobs[i], key, eq + 1, why, sizeof why) != 0) {
+				snprintf(err, errlen, "--set %s: %s", IOB_Q(sets[s]), why);
+				return -EINVAL;
+			}
 	}
 	return 0;
 }
@@ -174,6 +227,19 @@ static int time_options_apply(struct iob_suite *suite, char *err, size_t errlen)
 			j->log_interval_ns = 1000000000ull;
 	}
 	return 0;
+}
+
+/* `iobench check`'s answer: the jobs (a fio file's preparing jobs apart)
+ * and the loader's notes. */
+static int check_report(const char *profile, const struct iob_suite *suite)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < suite->njobs; i++)
+		n += !(suite->prepare && suite->prepare[i]);
+	int bad = printf("%s: %zu job(s) OK\n", profile, n) < 0;
+	for (size_t i = 0; i < suite->nnotes; i++)
+		bad |= printf("note: %s\n", suite->notes[i]) < 0;
+	return bad || fflush(stdout) != 0 ? IOB_EXIT_FAIL : IOB_EXIT_OK;
 }
 
 /* Everything after option parsing; owns no memory the caller must free. */
@@ -195,7 +261,12 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 	struct iob_output_spec spec;
 	char err[2048];
 	int rc;
-	if (iob_profile_load(profile, &suite, err, sizeof err) != 0) {
+	int fio = force_fio || iob_fio_is_jobfile(profile);
+	if (fio_ignore && !fio)
+		return iob_cli_fail(IOB_EXIT_USAGE, "--fio-ignore applies to fio job files (*.fio, or --fio)");
+	const struct iob_fio_opts fo = {.dir = dir, .sets = sets, .nsets = nsets, .ignore = fio_ignore};
+	if ((fio ? iob_fio_load(profile, &fo, &suite, err, sizeof err) : iob_profile_load(profile, &suite, err, sizeof err)) !=
+	    0) {
 		char shown[sizeof err * 4];
 		/* a section name or value may hold invalid UTF-8: shown as \xNN */
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s", plugin_text(err, shown, sizeof shown));
@@ -203,6 +274,10 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 	if (dir)
 		for (size_t i = 0; i < suite.njobs; i++)
 			snprintf(suite.jobs[i].dir, sizeof suite.jobs[i].dir, "%s", dir);
+	if (!fio && sets_apply(&suite, err, sizeof err) != 0) {
+		iob_suite_free(&suite);
+		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
+	}
 	if (time_options_apply(&suite, err, sizeof err) != 0) {
 		iob_suite_free(&suite);
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
@@ -222,9 +297,7 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 		else if (iob_run_check(reg, &ro, &suite, err, sizeof err) != 0)
 			rc = iob_cli_fail(IOB_EXIT_USAGE, "%s: %s", profile, err);
 		else
-			rc = printf("%s: %zu job(s) OK\n", profile, suite.njobs) < 0 || fflush(stdout) != 0
-				 ? IOB_EXIT_FAIL
-				 : IOB_EXIT_OK;
+			rc = check_report(profile, &suite);
 	}
 	iob_suite_free(&suite);
 	return rc;
@@ -237,7 +310,9 @@ int main(int argc, char **argv)
 		{"plugin-dir", required_argument, NULL, 'P'}, {"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
 		{"progress", required_argument, NULL, OPT_PROGRESS}, {"log-interval", required_argument, NULL, OPT_LOG_INTERVAL},
-		{"livecsv", required_argument, NULL, OPT_LIVECSV}, {NULL, 0, NULL, 0},
+		{"livecsv", required_argument, NULL, OPT_LIVECSV}, {"set", required_argument, NULL, 's'},
+		{"fio", no_argument, NULL, OPT_FIO}, {"fio-ignore", required_argument, NULL, OPT_FIO_IGNORE},
+		{NULL, 0, NULL, 0},
 	};
 	const char *outspec = "human", *dir = NULL;
 	const char *plugin_dirs[IOB_MAX_PLUGIN_DIRS];
@@ -251,7 +326,7 @@ int main(int argc, char **argv)
 	if (iob_coord_start(cerr, sizeof cerr) != 0)
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s", cerr);
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+o:d:P:vhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:d:P:s:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			outspec = optarg;
@@ -273,7 +348,7 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("iobench %s (plugin ABI %d.%d)\n", IOB_VERSION, IOB_ABI_MAJOR, IOB_ABI_MINOR);
 			return 0;
-		default: /* --progress, --log-interval, --livecsv, or unknown */
+		default: /* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, or unknown */
 			if ((c = time_option(c, optarg, argv)) != 0)
 				return c;
 			break;
@@ -289,7 +364,7 @@ int main(int argc, char **argv)
 	/* options may also follow the command and the profile */
 	const char *profile = NULL;
 	while (optind < argc) {
-		if ((c = getopt_long(argc, argv, "+o:d:P:vhV", longopts, NULL)) == -1) {
+		if ((c = getopt_long(argc, argv, "+o:d:P:s:vhV", longopts, NULL)) == -1) {
 			if (profile)
 				return iob_cli_fail(IOB_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
 			profile = argv[optind++];
@@ -313,7 +388,7 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		default: /* --progress, --log-interval, --livecsv, or unknown */
+		default: /* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, or unknown */
 			if ((c = time_option(c, optarg, argv)) != 0)
 				return c;
 			break;

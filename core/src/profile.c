@@ -1197,6 +1197,10 @@ void iob_suite_free(struct iob_suite *suite)
 	for (size_t i = 0; i < suite->nsources; i++)
 		free(suite->sources[i]);
 	free(suite->sources);
+	for (size_t i = 0; i < suite->nnotes; i++)
+		free(suite->notes[i]);
+	free(suite->notes);
+	free(suite->prepare);
 	free(suite->jobs);
 	memset(suite, 0, sizeof *suite);
 }

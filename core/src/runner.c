@@ -135,6 +135,8 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	run->suite = suite;
 	run->reg = reg;
 	run->opts = *opts;
+	for (size_t i = 0; i < suite->nnotes; i++) /* the loader's (a fio file's mappings) */
+		iob_notes_add(&run->notes, "%s", suite->notes[i]);
 	run->live_stop = &iob_cli_stop;
 	run->stop = iob_coord_active() ? &run->agreed_stop : &iob_cli_stop;
 	/* across ranks only rank 0 writes outputs and notes */
@@ -583,8 +585,9 @@ static void read_plan(const struct iob_job *job, const struct job_files *jf, uin
 		      struct iob_read_plan *plan)
 {
 	uint64_t per_pass = job->size * jf->fl.n;
-	uint64_t reads = job->access == IOB_ACCESS_RAND ? (job->ops ? job->ops * bs : per_pass)
-							: per_pass * job->loops;
+	/* saturated: a time-limited job may ask for loops without end */
+	uint64_t passes = job->loops && per_pass > UINT64_MAX / job->loops ? UINT64_MAX : per_pass * job->loops;
+	uint64_t reads = job->access == IOB_ACCESS_RAND ? (job->ops ? job->ops * bs : per_pass) : passes;
 	*plan = (struct iob_read_plan){
 		.files = (const char *const *)jf->open, /* probe what is opened */
 		.nfiles = jf->fl.n,
@@ -604,7 +607,8 @@ static uint64_t expect_bytes(const struct iob_job *job, const struct iob_filelis
 		return 0;
 	if (job->access == IOB_ACCESS_RAND)
 		return job->ops ? job->ops * bs * job->threads : job->runtime_ns ? 0 : size / bs * bs * fl->n;
-	return size * fl->n * (job->loops ? job->loops : 1);
+	uint64_t pass = size * fl->n, loops = job->loops ? job->loops : 1;
+	return pass > UINT64_MAX / loops ? 0 : pass * loops; /* loops without end: a time limit */
 }
 
 /* The phase's observer (progress.h): the progress line when wanted, the
@@ -1114,8 +1118,9 @@ static int run_job(struct iob_run *run, size_t j)
 	struct job_files jf;
 	int rc;
 
-	run->quiet = 0;
-	if (h && h->before_job) {
+	/* a job that only prepares files for a later one is not recorded */
+	run->quiet = run->suite->prepare && run->suite->prepare[j];
+	if (!run->quiet && h && h->before_job) {
 		rc = h->before_job(h->arg, run, j);
 		if (rc < 0)
 			return iob_coord_active() ? rank_job_start(run, rc) : rc;

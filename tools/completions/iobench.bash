@@ -59,7 +59,7 @@ _iobench() {
 	-d | --dir | -P | --plugin-dir) _iobench_dirs; return ;;
 	--progress) _iobench_words "auto always never"; return ;;
 	--livecsv) _iobench_files; return ;;
-	--log-interval) return ;;
+	--log-interval | -s | --set | --fio-ignore) return ;;
 	esac
 	if [ -z "$cmd" ]; then
 		_iobench_words "run check plugins keys --help --version"
@@ -69,16 +69,17 @@ _iobench() {
 	run | check)
 		if [[ $cur == -* ]]; then
 			[ "$cmd" = run ] && _iobench_words "--output --dir --plugin-dir --verbose --progress --log-interval
---livecsv" ||
-				_iobench_words "--dir --plugin-dir --verbose"
+--livecsv --set --fio --fio-ignore" ||
+				_iobench_words "--dir --plugin-dir --verbose --set --fio --fio-ignore"
 		else
 			local IFS=$'\n'
-			COMPREPLY=($(compgen -f -X '!*.ini' -- "$cur") $(compgen -d -- "$cur"))
+			COMPREPLY=($(compgen -f -X '!*.ini' -- "$cur") $(compgen -f -X '!*.fio' -- "$cur")
+				$(compgen -d -- "$cur"))
 			compopt -o filenames 2>/dev/null
 		fi
 		;;
 	plugins) _iobench_words "--plugin-dir" ;;
-	keys) _iobench_words "--markdown" ;;
+	keys) _iobench_words "--fio --markdown" ;;
 	esac
 }
 

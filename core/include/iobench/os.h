@@ -194,7 +194,8 @@ int iob_dl_sym_is_code(void *sym);
 void iob_fd_close(int fd);
 /* 1 when the file open on fd (a plugin, at most 256 MiB) holds the n bytes
  * of needle somewhere, 0 when not (or it cannot tell: Windows), -errno when
- * it cannot be read.  Reads with pread: the file offset is untouched. */
+ * it cannot be read.  The file is mapped, not read: its offset is untouched
+ * and /proc's read count does not grow. */
 int iob_fd_contains(int fd, const void *needle, size_t n);
 /* Run fn(arg, out, outlen) in a short-lived child process and copy what it
  * left in out back.  0 when fn returned; -ECHILD with a reason in why ("crashed

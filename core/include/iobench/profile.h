@@ -84,6 +84,13 @@ struct iob_suite {
 	 * (iob_run_opts.protect) */
 	size_t nsources;
 	char **sources;
+	/* notes the loader has for the run (a fio file's mappings; heap, may be
+	 * none): the runner adds them to the run's notes */
+	size_t nnotes;
+	char **notes;
+	/* NULL, or njobs flags: job i only prepares files for a later job (a
+	 * fio read job's missing file laid out) and runs unrecorded */
+	unsigned char *prepare;
 };
 
 int iob_profile_load(const char *path, struct iob_suite *suite, char *err, size_t errlen);

@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""fio job files in iobench: the job files of tests/fio/jobs run scaled down
+with --set, every key of the mapping table used, the files of
+tests/fio/refused refused with their expected message (first line
+"; expect: TEXT"), hostile input, fio's units, --set on INI profiles, and
+docs/fio.md's table against `iobench keys --fio --markdown`.
+
+usage: test_fio.py --bin DIR --src DIR --work DIR CASE"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from odirect import direct_refused  # noqa: E402
+
+ARGS = None
+HERE = os.path.dirname(os.path.abspath(__file__))
+LAYOUT_NOTE = "files laid out first (written whole, synced, not reported)"
+
+
+def iobench(*args, env=None, rc=None):
+    e = dict(os.environ)
+    e.pop("IOBENCH_PLUGIN_PATH", None)
+    e.update(env or {})
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), *args], capture_output=True, text=True, env=e,
+                       timeout=240)
+    if rc is not None and p.returncode != rc:
+        raise AssertionError(f"iobench {' '.join(args)}: exit {p.returncode}, want {rc}\n"
+                             f"stdout: {p.stdout[-3000:]}\nstderr: {p.stderr[-3000:]}")
+    return p
+
+
+def expect(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def run_json(tmp, jobfile, *extra, env=None):
+    """Run a job file into tmp/data with a JSON output; the document."""
+    data = os.path.join(tmp, "data")
+    os.makedirs(data, exist_ok=True)
+    out = os.path.join(tmp, "out.json")
+    iobench("run", jobfile, "--dir", data, "--output", "json=" + out, *extra, env=env, rc=0)
+    with open(out) as f:
+        return json.load(f)
+
+
+def phases(doc, job=None):
+    return [r for r in doc["records"] if r.get("kind") == "phase" and (job is None or r["job"] == job)]
+
+
+def job_file(name):
+    return os.path.join(HERE, "jobs", name)
+
+
+def have_backend(name):
+    p = iobench("plugins", rc=0)
+    return any(l.split()[:2] == ["backend", name] for l in p.stdout.splitlines())
+
+
+# ---- the typical job files, scaled ------------------------------------------------------------
+
+
+def case_seq_read(tmp):
+    doc = run_json(tmp, job_file("seq-read.fio"), "--set", "size=4m")
+    [r] = phases(doc)
+    expect(r["job"] == "seq-read" and r["phase"] == "read" and r["access"] == "sequential", r)
+    expect(r["bytes"] == 4 << 20 and r["block_size_bytes"] == 1 << 20 and r["backend"] == "posix", r)
+    expect(r["evicted"] and r["holes_pct"] == 0.0, r)  # fio's invalidate=1; the layout left no hole
+    expect(any(LAYOUT_NOTE in n for n in doc["notes"]), doc["notes"])
+    # the file stays, as fio leaves it (unlink=0), at the size laid out
+    path = os.path.join(tmp, "data", "seq-read.0.0")
+    expect(os.path.getsize(path) == 4 << 20, os.listdir(os.path.join(tmp, "data")))
+    # a second run finds it there: nothing laid out
+    doc = run_json(tmp, job_file("seq-read.fio"), "--set", "size=4m")
+    expect(not any(LAYOUT_NOTE in n for n in doc["notes"]), doc["notes"])
+    # a larger size than the file: laid out again
+    doc = run_json(tmp, job_file("seq-read.fio"), "--set", "size=6m")
+    expect(any(LAYOUT_NOTE in n for n in doc["notes"]) and phases(doc)[0]["bytes"] == 6 << 20, doc)
+
+
+def case_seq_write(tmp):
+    doc = run_json(tmp, job_file("seq-write.fio"), "--set", "size=3m")
+    [r] = phases(doc)
+    expect(r["phase"] == "write" and r["bytes"] == 3 << 20 and r["block_size_bytes"] == 256 << 10, r)
+    expect(r["fsync"] is True and r["ops"] == 12, r)
+    expect(any("ioengine=sync runs on iobench's posix backend" in n for n in doc["notes"]), doc["notes"])
+
+
+def case_rand_read(tmp):
+    doc = run_json(tmp, job_file("rand-read.fio"), "--set", "size=2m", "--set", "runtime=300ms")
+    [r] = phases(doc)
+    expect(r["access"] == "random" and r["phase"] == "read" and r["seed"] == 42, r)
+    expect(r["block_size_bytes"] == 4096 and r["bytes"] > 0 and r["bytes"] % 4096 == 0, r)
+
+
+def case_rand_write(tmp):
+    doc = run_json(tmp, job_file("rand-write.fio"), "--set", "size=1m")
+    [r] = phases(doc)
+    expect(r["access"] == "random" and r["phase"] == "write" and r["ops"] == 256 and r["fsync"] is True, r)
+    expect(not doc["notes"] or not any(LAYOUT_NOTE in n for n in doc["notes"]), doc["notes"])
+
+
+def case_randrw_numjobs(tmp):
+    doc = run_json(tmp, job_file("randrw-numjobs.fio"), "--set", "size=2m", "--set", "runtime=300ms")
+    [r] = phases(doc)
+    expect(r["phase"] == "mixed" and r["streams"] == 4 and r["file"].endswith("/oltp.dat"), r)
+    expect(r["bytes_read"] + r["bytes_written"] == r["bytes"] and r["bytes_read"] > 0, r)
+    streams = [s for s in doc["records"] if s.get("kind") == "stream"]
+    expect(len(streams) == 4 and all(s["file"].endswith("/oltp.dat") for s in streams), streams)
+    expect(os.listdir(os.path.join(tmp, "data")) == ["oltp.dat"], os.listdir(os.path.join(tmp, "data")))
+
+
+def case_ssd(tmp):
+    if not have_backend("io_uring"):
+        print("SKIP: the io_uring backend is not built here")
+        return 77
+    why = direct_refused(tmp)
+    if why:
+        print(f"SKIP: {why}")
+        return 77
+    doc = run_json(tmp, job_file("ssd.fio"), "--set", "size=2m", "--set", "runtime=200ms", "--set",
+                   "ramp_time=50ms")
+    rs = phases(doc)
+    expect([r["job"] for r in rs] == ["seq-read", "rand-read", "seq-write", "rand-write"], rs)
+    expect(all(r["backend"] == "io_uring" and r["direct"] is True for r in rs), rs)
+    expect(any("ioengine=libaio runs on iobench's io_uring backend" in n for n in doc["notes"]), doc["notes"])
+    return 0
+
+
+def case_tiobench(tmp):
+    doc = run_json(tmp, job_file("tiobench.fio"), "--set", "size=1m", "--set", "runtime=5s")
+    rs = phases(doc)
+    expect([(r["job"], r["phase"]) for r in rs] == [("seq-write", "write"), ("rand-write", "write"),
+                                                     ("seq-read", "read"), ("rand-read", "read")], rs)
+    expect(all(r["streams"] == 4 and r["bytes"] == 4 << 20 for r in rs), rs)
+    # the layouts of the two read jobs are not recorded: no record names them
+    streams = [r for r in doc["records"] if r.get("kind") == "stream"]
+    expect(len(streams) == 16 and not any("layout" in r.get("job", "") for r in doc["records"]), doc["records"])
+    expect(any(n.endswith("(jobs seq-read, rand-read)") and LAYOUT_NOTE in n for n in doc["notes"]), doc["notes"])
+    files = sorted(os.listdir(os.path.join(tmp, "data")))
+    expect(files == sorted(f"{j}.0.0.{i}" for j in ("seq-write", "rand-write", "seq-read", "rand-read")
+                           for i in range(4)), files)
+
+
+# ---- every key, the refused set, hostile input ------------------------------------------------
+
+
+def case_every_key(tmp):
+    env = {"IOB_FIO_DIR": os.path.join(tmp, "data")}
+    os.makedirs(env["IOB_FIO_DIR"])
+    p = iobench("check", job_file("every-key.fio"), env=env, rc=0)
+    expect(p.stdout.startswith(job_file("every-key.fio") + ": 4 job(s) OK"), p.stdout)
+    doc = run_json(tmp, job_file("every-key.fio"), env=env)
+    by = {r["job"]: r for r in phases(doc)}
+    expect(sorted(by) == ["mixer", "reader", "timed", "writer"], by)
+    w, r, m, t = by["writer"], by["reader"], by["mixer"], by["timed"]
+    expect(w["bytes"] == 8 << 20 and w["block_size_bytes"] == 64 << 10 and w["fsync"] is True, w)
+    expect(r["file"] == w["file"] and r["ops"] == 64 and r["seed"] == 7 and r["block_size_bytes"] == 16 << 10, r)
+    expect(m["ops"] == 128 and m["phase"] == "mixed", m)
+    expect(t["backend"] == "mmap" and t["access"] == "sequential" and t["bytes"] >= 4 << 20, t)
+    # the writer's file was not laid out again for the reader; the mixer's and the timed job's were
+    notes = doc["notes"]
+    expect(any(n.endswith("to read (jobs mixer, timed)") and LAYOUT_NOTE in n for n in notes), notes)
+    expect(any("new_group without stonewall" in n and n.endswith("(job mixer)") for n in notes), notes)
+    # every key of the table appears in the file (or its include), by name or alias
+    table = iobench("keys", "--fio", rc=0).stdout.splitlines()[1:]
+    text = open(job_file("every-key.fio")).read() + open(job_file("common.inc")).read()
+    logs = ("write_bw_log", "write_iops_log", "write_lat_log")
+    for line in table:
+        key, alias = line.split()[:2]
+        if key in logs:
+            continue  # case_logs
+        for name in [key] + ([alias] if alias != "-" else []):
+            expect(re.search(rf"^{name}(=|$)", text, re.M), f"{name} is not used in every-key.fio")
+
+
+def case_logs(tmp):
+    """write_*_log map onto bw_log etc.: refused with a reason until those keys exist."""
+    have = "bw_log" in iobench("keys", rc=0).stdout.split()
+    for key in ("write_bw_log", "write_iops_log", "write_lat_log"):
+        path = os.path.join(tmp, key + ".fio")
+        with open(path, "w") as f:
+            f.write(f"[j]\nrw=write\nsize=1m\nlog_avg_msec=100\n{key}=pre\n")
+        os.makedirs(os.path.join(tmp, "data"), exist_ok=True)
+        p = iobench("check", path, "--dir", os.path.join(tmp, "data"))
+        if have:
+            expect(p.returncode == 0, p.stderr)
+        else:
+            expect(p.returncode == 2 and "fio-style logs are not available in this build" in p.stderr and
+                   p.stderr.count("\n") == 1, p.stderr)
+
+
+def refused_one(tmp, path, want, *extra, env=None):
+    data = os.path.join(tmp, "data")
+    shutil.rmtree(data, ignore_errors=True)
+    os.makedirs(data)
+    p = iobench("run", path, "--dir", data, "--output", "json=" + os.path.join(data, "o.json"), *extra, env=env)
+    expect(p.returncode == 2, f"{path}: exit {p.returncode}, want 2\n{p.stderr}")
+    expect(p.stderr.count("\n") == 1 and p.stderr.startswith("iobench: error: "), f"{path}: {p.stderr!r}")
+    expect(want in p.stderr, f"{path}: {p.stderr!r} lacks {want!r}")
+    expect(os.listdir(data) == [], f"{path}: made {os.listdir(data)}")
+    expect(p.stdout == "", p.stdout)
+
+
+def case_refused(tmp):
+    files = sorted(glob.glob(os.path.join(HERE, "refused", "*.fio")))
+    expect(len(files) >= 30, files)
+    for path in files:
+        first = open(path).readline()
+        expect(first.startswith("; expect: "), f"{path}: no '; expect:' line")
+        refused_one(tmp, path, first[len("; expect: "):].rstrip("\n"))
+    # --fio-ignore names the keys: the run goes on and says so
+    data = os.path.join(tmp, "data")
+    p = iobench("run", os.path.join(HERE, "refused", "unknown-keys.fio"), "--dir", data, "--fio-ignore",
+                "rate,verify,zonemode", rc=0)
+    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): rate, verify, zonemode"
+           in p.stdout, p.stdout)
+    # naming only some of them: the rest still refused
+    refused_one(tmp, os.path.join(HERE, "refused", "unknown-keys.fio"), "not support: zonemode ",
+                "--fio-ignore", "rate, verify")
+    # --set takes fio keys in a fio file: an unknown one, a bad value
+    refused_one(tmp, job_file("seq-read.fio"), "fio keys iobench does not support: block_size", "--set",
+                "block_size=4k")
+    refused_one(tmp, job_file("seq-read.fio"), "--set: [seq-read] size=1q: '1q' has an unknown unit", "--set",
+                "size=1q")
+    refused_one(tmp, job_file("seq-read.fio"), "--set 'size': give KEY=VALUE", "--set", "size")
+
+
+def case_hostile(tmp):
+    def job(name, data):
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+    refused_one(tmp, job("long.fio", b"[j]\nsize=" + b"1" * 5000 + b"\n"), "long.fio:2: line is 5005 characters")
+    # 4096 characters is the limit: read (then refused for its value), one more is not
+    refused_one(tmp, job("edge.fio", b"[j]\nrw=" + b"r" * 4093 + b"\r\n"), "rw=rrrr")
+    refused_one(tmp, job("edge.fio", b"[j]\nrw=" + b"r" * 4094 + b"\n"), "line is 4097 characters long")
+    refused_one(tmp, job("nul.fio", b"[j]\nsize=1m\x00\n"), "nul.fio:2: binary data (byte 0x00")
+    refused_one(tmp, job("elf.fio", b"\x7fELF\x02\x01\x01\x00" + os.urandom(200)), "elf.fio:1: binary data")
+    refused_one(tmp, job("ctl.fio", b"[j]\nrw=read\x1b[2J\n"), "ctl.fio:2: binary data (byte 0x1b")
+    refused_one(tmp, job("sect.fio", b"[j\nsize=1m\n"), "sect.fio:1: bad section header '[j'")
+    refused_one(tmp, job("nokey.fio", b"[j]\n=1m\n"), "nokey.fio:2: a value without a key")
+    refused_one(tmp, job("badkey.fio", b"[j]\nsi ze=1m\n"), "badkey.fio:2: 'si ze' is not a key")
+    refused_one(tmp, job("empty.fio", b""), "no job sections")
+    # includes: a chain 16 deep is read, 17 is refused; a file including itself
+    for n in range(18):
+        job(f"inc{n}.inc", (f"include inc{n + 1}.inc\n" if n < 17 else "size=1m\n").encode())
+    refused_one(tmp, job("deep.fio", b"[j]\nrw=write\ninclude inc0.inc\n"), "includes nested more than 16 deep")
+    job("inc15.inc", b"size=1m\n")
+    data = os.path.join(tmp, "data")
+    iobench("check", job("deep.fio", b"[j]\nrw=write\ninclude inc0.inc\n"), "--dir", data, rc=0)
+    refused_one(tmp, job("self.fio", b"[j]\nsize=1m\ninclude self.fio\n"), "include loop")
+    # a variable's value is not read again as syntax
+    env = {"IOB_FIO_V": "1m\n[x]"}
+    refused_one(tmp, job("var.fio", b"[j]\nsize=${IOB_FIO_V}\n"), "size=1m\\x0a[x]: '1m\\x0a[x]' has an unknown unit",
+                env=env)
+    # a set but empty variable is empty, as fio substitutes it
+    refused_one(tmp, job("emptyvar.fio", b"[j]\nsize=${IOB_FIO_E}\n"), "size=: '' is not a size",
+                env={"IOB_FIO_E": ""})
+    # a byte order mark is skipped; CRLF line ends are read
+    iobench("check", job("bom.fio", b"\xef\xbb\xbf[j]\r\nrw=write\r\nsize=1m\r\n"), "--dir", data, rc=0)
+
+
+# ---- units, --fio, --set on INI profiles ------------------------------------------------------
+
+
+def block_size(tmp, text, *extra):
+    path = os.path.join(tmp, "u.fio")
+    with open(path, "w") as f:
+        f.write("[j]\nrw=write\nsize=1m\n" + text)
+    doc = run_json(tmp, path, *extra)
+    return phases(doc)[0]["block_size_bytes"]
+
+
+def case_units(tmp):
+    # kb_base=1024 (fio's default): k = 1024, ki = 1000; b is bytes, any case
+    for text, want in [("bs=4k\n", 4096), ("bs=4KB\n", 4096), ("bs=4kib\n", 4000), ("bs=4Ki\n", 4000),
+                       ("bs=4096b\n", 4096), ("bs=0x1000\n", 4096), ("bs=1m\n", 1 << 20), ("bs=1mi\n", 10 ** 6)]:
+        expect(block_size(tmp, text) == want, f"{text!r}: want {want}")
+    for text, want in [("bs=4k\n", 4000), ("bs=4KiB\n", 4096), ("bs=1m\n", 10 ** 6), ("bs=1Mi\n", 1 << 20)]:
+        expect(block_size(tmp, "kb_base=1000\n" + text) == want, f"kb_base=1000 {text!r}: want {want}")
+    # kb_base written after the size still applies (fio reads it first), and a [global] one reaches the jobs
+    expect(block_size(tmp, "bs=4k\nkb_base=1000\n") == 4000, "kb_base after bs")
+    # times: a bare number is seconds; units in any case
+    for runtime in ("1", "1s", "1000ms", "1000MSEC", "1sec"):
+        path = os.path.join(tmp, "t.fio")
+        with open(path, "w") as f:
+            f.write(f"[j]\nrw=randwrite\nsize=1m\nruntime={runtime}\ntime_based\n")
+        os.makedirs(os.path.join(tmp, "data"), exist_ok=True)
+        iobench("check", path, "--dir", os.path.join(tmp, "data"), rc=0)
+    refused_one(tmp, path, "runtime=1y: '1y' has an unknown unit", "--set", "runtime=1y")
+
+
+def case_fio_flag(tmp):
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    plain = os.path.join(tmp, "jobs.txt")
+    shutil.copy(job_file("rand-write.fio"), plain)
+    iobench("check", plain, "--fio", "--dir", data, rc=0)
+    p = iobench("check", plain, "--dir", data)  # read as an INI profile: not one
+    expect(p.returncode == 2, p.stderr)
+    upper = os.path.join(tmp, "JOBS.FIO")
+    shutil.copy(job_file("rand-write.fio"), upper)
+    iobench("check", upper, "--dir", data, rc=0)
+    p = iobench("check", os.path.join(ARGS.src, "configs", "default.ini"), "--fio-ignore", "rate", "--dir", data)
+    expect(p.returncode == 2 and "--fio-ignore applies to fio job files" in p.stderr, p.stderr)
+
+
+def case_set_ini(tmp):
+    prof = os.path.join(tmp, "p.ini")
+    with open(prof, "w") as f:
+        f.write("[global]\nsize = 64M\nblock_size = 1M\n[a]\nphases = write\n[b]\nphases = write,read\n")
+    doc = run_json(tmp, prof, "--set", "size=2M", "--set", "block_size=64K")
+    rs = phases(doc)
+    expect(len(rs) == 3 and all(r["size_bytes"] == 2 << 20 and r["block_size_bytes"] == 64 << 10 for r in rs), rs)
+    refused_one(tmp, prof, "--set blok_size=4K: unknown key (did you mean block_size?", "--set", "blok_size=4K")
+    refused_one(tmp, prof, "--set size=big: ", "--set", "size=big")
+
+
+# ---- the mapping table in docs/fio.md -----------------------------------------------------------
+
+
+def case_doc_table(tmp):
+    p = iobench("keys", "--fio", "--markdown", rc=0)
+    doc = os.path.join(ARGS.src, "docs", "fio.md")
+    lines = open(doc, encoding="utf-8").read().split("\n")
+    b = [i for i, l in enumerate(lines) if l.startswith("<!-- fio-keys:begin")]
+    e = [i for i, l in enumerate(lines) if l == "<!-- fio-keys:end -->"]
+    expect(len(b) == 1 and len(e) == 1 and b[0] < e[0], f"{doc}: markers")
+    have = "\n".join(lines[b[0] + 1:e[0]]) + "\n"
+    expect(have == p.stdout, f"{doc}: the table differs from `iobench keys --fio --markdown`; paste it between "
+                             f"the markers\n--- doc\n{have}\n--- iobench\n{p.stdout}")
+    plain = iobench("keys", "--fio", rc=0).stdout.splitlines()
+    expect(plain[0].split()[:3] == ["FIO", "KEY", "ALIASES"] and len(plain) == p.stdout.count("\n") - 1, plain)
+    for key in ("name", "filename", "directory", "size", "io_size", "filesize", "nrfiles", "offset", "bs",
+                "bsrange", "rw", "rwmixread", "rwmixwrite", "ioengine", "iodepth", "direct", "buffered",
+                "numjobs", "thread", "runtime", "time_based", "ramp_time", "loops", "number_ios", "fsync",
+                "end_fsync", "fsync_on_close", "randrepeat", "randseed", "norandommap", "stonewall",
+                "new_group", "group_reporting"):
+        expect(any(l.split()[0] == key for l in plain[1:]), f"{key} not in keys --fio")
+    for alias in ("timeout", "readwrite", "blocksize", "wait_for_previous", "io_limit"):
+        expect(any(alias in l.split()[1].split(",") for l in plain[1:]), f"alias {alias} not listed")
+    p = iobench("keys", "--fio", "--bogus")
+    expect(p.returncode == 2 and "'keys' takes only --fio and --markdown" in p.stderr, p.stderr)
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("case")
+    ARGS = ap.parse_args()
+    os.makedirs(ARGS.work, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=f"fio-{ARGS.case}-", dir=ARGS.work)
+    try:
+        rc = globals()["case_" + ARGS.case](tmp) or 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if rc == 0:
+        print(f"ok: {ARGS.case}")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
