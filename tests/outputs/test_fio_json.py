@@ -372,6 +372,19 @@ def case_logs(o):
         check(sorted(os.listdir(bad)) == before, "nothing created: %s" % sorted(os.listdir(bad)))
     p = run(o, ["keys"])
     check(all(k in p.stdout for k in ("bw_log", "iops_log", "lat_log")), "iobench keys lists the log keys")
+    # a fio job file's write_*_log and log_avg_msec (docs/fio.md) give the same files
+    fio = os.path.join(o.work, "logs.fio")
+    with open(fio, "w") as f:
+        f.write("[j]\nrw=write\nsize=4m\nbs=4k\nloops=50\nruntime=200ms\ntime_based\nlog_avg_msec=20\n"
+                "write_bw_log=%s/fiopre\nwrite_iops_log=%s/fiopre\nwrite_lat_log=%s/fiopre\n" % ((o.work,) * 3))
+    data = os.path.join(o.work, "fiodata")
+    os.makedirs(data)
+    run(o, ["run", fio, "--dir", data, "--output", "fio-json=" + os.path.join(o.work, "fio-run.json")])
+    for kind in ("bw", "iops", "lat", "clat"):
+        path = os.path.join(o.work, "fiopre_%s.1.log" % kind)
+        rows = read_log(path) if os.path.exists(path) else []
+        check(len(rows) >= 2 and all(r[2] == 1 for r in rows), "a fio job file's %s log: %d write rows" % (
+            kind, len(rows)))
 
 
 def case_fio2gnuplot(o):
