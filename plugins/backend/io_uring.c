@@ -45,12 +45,17 @@
  *                 registration fails that I/O with its -errno and one line.
  *  - sqpoll=0|1   IORING_SETUP_SQPOLL: a kernel thread polls the submission
  *                 queue (idle after 50 ms), which costs a CPU while it spins.
- *  - submit_batch=N  submit pushes the SQ to the kernel (one io_uring_enter,
- *                 no wait) each time N requests are queued in it, instead of
- *                 leaving them all for reap's enter; 0 = only at reap.  A
- *                 device that starts work as soon as it is told (a virtio
- *                 disk) keeps more requests in flight with small N; every
- *                 enter costs CPU (docs/performance.md, scenario q).
+ *  - submit_split=P  (default 4) submit hands the requests of one call (the
+ *                 refills after a reap) to the kernel in P parts: one
+ *                 io_uring_enter, without waiting, after each of the first
+ *                 P - 1 parts; the last part goes with reap's enter, which
+ *                 also waits.  1 = all of them at reap.  A device that starts
+ *                 work as soon as it is told (a virtio disk) keeps more
+ *                 requests in flight when told early; every enter costs CPU
+ *                 (docs/performance.md, scenario q, measured P = 1, 2, 3, 4).
+ *  - submit_batch=N  instead, push each time N requests are queued (fio's
+ *                 iodepth_batch_submit; 1 = every request on its own); 0 =
+ *                 off (default): submit_split decides.
  *
  * Refusal: when the kernel refuses io_uring (io_uring_setup fails with EPERM,
  * because /proc/sys/kernel/io_uring_disabled is 2, or 1 for a user outside
@@ -94,13 +99,18 @@
 #define URING_NAME "io_uring"
 #define URING_MAX_ENTRIES 4096u
 #define URING_SQPOLL_IDLE_MS 50u
-#define URING_KNOWN "direct, regfiles, regbufs, sqpoll, submit_batch"
+#define URING_KNOWN "direct, regfiles, regbufs, sqpoll, submit_batch, submit_split"
 #define URING_SYNC_TAG 0 /* user_data of a read_at/write_at/sync request */
 
 struct uring_opts {
 	int direct, regfiles, regbufs, sqpoll;
 	unsigned submit_batch; /* push the SQ at this many queued requests; 0: at reap */
+	unsigned submit_split; /* push each submit call's requests in this many parts, the last at reap */
 };
+
+/* Parts a submit call's requests go to the kernel in, by default: see the
+ * options above and docs/performance.md, scenario q. */
+#define URING_SPLIT_DEFAULT 4u
 
 struct uring_regbuf {
 	uintptr_t base;
@@ -147,6 +157,8 @@ static int uring_option(void *ctx, const char *key, const char *val)
 		return bopts_bool(uring_host, URING_NAME, key, val, &o->sqpoll);
 	if (strcmp(key, "submit_batch") == 0)
 		return bopts_count(uring_host, URING_NAME, key, val, 4096, &o->submit_batch);
+	if (strcmp(key, "submit_split") == 0)
+		return bopts_count(uring_host, URING_NAME, key, val, 64, &o->submit_split);
 	return bopts_unknown(uring_host, URING_NAME, key, URING_KNOWN);
 }
 
@@ -378,6 +390,7 @@ static int uring_open(const struct iob_open_args *args, void **handle)
 		return -ENOMEM;
 	f->fd = -1;
 	f->mem_align = f->io_align = 1;
+	f->o.submit_split = URING_SPLIT_DEFAULT;
 	rc = bopts_each(bopts_of(args), uring_host, URING_NAME, uring_option, &f->o);
 	if (rc == 0 && f->o.direct && fdio_on_memory_fs(args->path, args->flags)) {
 		uring_host->log(IOB_LOG_ERROR, URING_NAME,
@@ -635,6 +648,7 @@ static int uring_submit(void *handle, struct iob_io *const *ios, size_t n)
 		n = room;
 	if (n == 0)
 		return -EAGAIN; /* the ring is full: reap first */
+	const size_t part = f->o.submit_split > 1 ? (n + f->o.submit_split - 1) / f->o.submit_split : n;
 	for (k = 0; k < n; k++) {
 		struct iob_io *io = ios[k];
 		struct io_uring_sqe *sqe;
@@ -647,6 +661,8 @@ static int uring_submit(void *handle, struct iob_io *const *ios, size_t n)
 			break;
 		io_uring_sqe_set_data(sqe, io);
 		if (f->o.submit_batch && io_uring_sq_ready(&f->ring) >= f->o.submit_batch)
+			uring_push(f);
+		else if (!f->o.submit_batch && f->o.submit_split > 1 && k + 1 < n && (k + 1) % part == 0)
 			uring_push(f);
 	}
 	if (k == 0)
