@@ -29,8 +29,11 @@
  *                 and ramfs are refused before anything is created; misaligned
  *                 requests get -EINVAL and one log line, the kernel uncalled.
  *  - regfiles=0|1 register the descriptor (io_uring_register_files) and use
- *                 IOSQE_FIXED_FILE.
- *  - regbufs=0|1  fixed buffers.  The core owns the buffers, so they are
+ *                 IOSQE_FIXED_FILE.  Not given: registered where the kernel
+ *                 lets us, plain otherwise (a debug line says so).
+ *  - regbufs=0|1  fixed buffers (not given: as regfiles, where the kernel
+ *                 lets us, and a refused registration leaves that buffer and
+ *                 any new one unregistered, with a debug line).  The core owns the buffers, so they are
  *                 registered on first use: the first I/O from a buffer address
  *                 not yet known registers [buf, buf+len) in a slot of a sparse
  *                 table (2 x ring entries + 2 slots; that one I/O pays a
@@ -45,17 +48,15 @@
  *                 registration fails that I/O with its -errno and one line.
  *  - sqpoll=0|1   IORING_SETUP_SQPOLL: a kernel thread polls the submission
  *                 queue (idle after 50 ms), which costs a CPU while it spins.
- *  - submit_split=P  (default 4) submit hands the requests of one call (the
- *                 refills after a reap) to the kernel in P parts: one
- *                 io_uring_enter, without waiting, after each of the first
- *                 P - 1 parts; the last part goes with reap's enter, which
- *                 also waits.  1 = all of them at reap.  A device that starts
- *                 work as soon as it is told (a virtio disk) keeps more
- *                 requests in flight when told early; every enter costs CPU
- *                 (docs/performance.md, scenario q, measured P = 1, 2, 3, 4).
- *  - submit_batch=N  instead, push each time N requests are queued (fio's
- *                 iodepth_batch_submit; 1 = every request on its own); 0 =
- *                 off (default): submit_split decides.
+ *  - submit_batch=N  (default 4) submit pushes the SQ to the kernel (one
+ *                 io_uring_enter, no wait) each time N requests are queued in
+ *                 it; the rest go with reap's enter, which also waits.  0 =
+ *                 all of them at reap; 1 = each on its own (fio's default,
+ *                 iodepth_batch_submit=1).  A device that starts work as soon
+ *                 as it is told (a virtio disk) keeps more requests in flight
+ *                 when told early, and every enter costs CPU
+ *                 (docs/performance.md, scenario q, measured N = 0, 1, 2, 4,
+ *                 8, 16).
  *
  * Refusal: when the kernel refuses io_uring (io_uring_setup fails with EPERM,
  * because /proc/sys/kernel/io_uring_disabled is 2, or 1 for a user outside
@@ -99,18 +100,20 @@
 #define URING_NAME "io_uring"
 #define URING_MAX_ENTRIES 4096u
 #define URING_SQPOLL_IDLE_MS 50u
-#define URING_KNOWN "direct, regfiles, regbufs, sqpoll, submit_batch, submit_split"
+#define URING_KNOWN "direct, regfiles, regbufs, sqpoll, submit_batch"
 #define URING_SYNC_TAG 0 /* user_data of a read_at/write_at/sync request */
 
 struct uring_opts {
 	int direct, regfiles, regbufs, sqpoll;
 	unsigned submit_batch; /* push the SQ at this many queued requests; 0: at reap */
-	unsigned submit_split; /* push each submit call's requests in this many parts, the last at reap */
 };
 
-/* Parts a submit call's requests go to the kernel in, by default: see the
- * options above and docs/performance.md, scenario q. */
-#define URING_SPLIT_DEFAULT 4u
+/* The defaults (docs/performance.md, scenario q, has the measurements):
+ * requests pushed to the kernel 4 at a time, and the descriptor and the
+ * buffers registered where the kernel lets us (URING_AUTO: a refusal falls
+ * back to plain descriptors and buffers instead of failing). */
+#define URING_BATCH_DEFAULT 4u
+#define URING_AUTO 2
 
 struct uring_regbuf {
 	uintptr_t base;
@@ -157,8 +160,6 @@ static int uring_option(void *ctx, const char *key, const char *val)
 		return bopts_bool(uring_host, URING_NAME, key, val, &o->sqpoll);
 	if (strcmp(key, "submit_batch") == 0)
 		return bopts_count(uring_host, URING_NAME, key, val, 4096, &o->submit_batch);
-	if (strcmp(key, "submit_split") == 0)
-		return bopts_count(uring_host, URING_NAME, key, val, 64, &o->submit_split);
 	return bopts_unknown(uring_host, URING_NAME, key, URING_KNOWN);
 }
 
@@ -207,6 +208,12 @@ static int uring_regbufs_init(struct uring_file *f)
 	if (!f->slots || !f->hash)
 		return -ENOMEM;
 	rc = io_uring_register_buffers_sparse(&f->ring, f->nslots);
+	if (rc < 0 && f->o.regbufs == URING_AUTO) {
+		uring_host->log(IOB_LOG_DEBUG, URING_NAME, "no buffer table (%s): buffers go unregistered",
+				strerror(-rc));
+		f->o.regbufs = 0;
+		return 0;
+	}
 	if (rc < 0)
 		uring_host->log(IOB_LOG_ERROR, URING_NAME,
 				"regbufs=1: registering a table of %" PRIu32 " buffers failed: %s", f->nslots,
@@ -235,7 +242,7 @@ static int uring_regbuf_slot(struct uring_file *f, void *buf, size_t len)
 	}
 	if (f->nreg == f->nslots) {
 		if (!f->full_warned)
-			uring_host->log(IOB_LOG_WARN, URING_NAME,
+			uring_host->log(f->o.regbufs == URING_AUTO ? IOB_LOG_DEBUG : IOB_LOG_WARN, URING_NAME,
 					"regbufs=1: all %" PRIu32 " buffer slots are in use; new buffers from "
 					"here on are used unregistered",
 					f->nslots);
@@ -245,6 +252,15 @@ static int uring_regbuf_slot(struct uring_file *f, void *buf, size_t len)
 	iov.iov_base = buf;
 	iov.iov_len = len;
 	rc = io_uring_register_buffers_update_tag(&f->ring, f->nreg, &iov, NULL, 1);
+	if (rc < 0 && f->o.regbufs == URING_AUTO) {
+		/* not asked for: this buffer and any new one go unregistered */
+		uring_host->log(IOB_LOG_DEBUG, URING_NAME,
+				"registering a %zu-byte buffer was refused (%s): new buffers go unregistered", len,
+				strerror(-rc));
+		f->nslots = f->nreg;
+		f->full_warned = 1;
+		return -1;
+	}
 	if (rc < 0) {
 		uring_host->log(IOB_LOG_ERROR, URING_NAME,
 				"regbufs=1: registering a %zu-byte buffer failed: %s (pinned buffers count "
@@ -390,7 +406,8 @@ static int uring_open(const struct iob_open_args *args, void **handle)
 		return -ENOMEM;
 	f->fd = -1;
 	f->mem_align = f->io_align = 1;
-	f->o.submit_split = URING_SPLIT_DEFAULT;
+	f->o.submit_batch = URING_BATCH_DEFAULT;
+	f->o.regfiles = f->o.regbufs = URING_AUTO;
 	rc = bopts_each(bopts_of(args), uring_host, URING_NAME, uring_option, &f->o);
 	if (rc == 0 && f->o.direct && fdio_on_memory_fs(args->path, args->flags)) {
 		uring_host->log(IOB_LOG_ERROR, URING_NAME,
@@ -407,9 +424,15 @@ static int uring_open(const struct iob_open_args *args, void **handle)
 		rc = uring_open_file(f, args);
 	if (rc == 0 && f->o.regfiles) {
 		rc = io_uring_register_files(&f->ring, &f->fd, 1);
-		if (rc < 0)
+		if (rc < 0 && f->o.regfiles == URING_AUTO) {
+			uring_host->log(IOB_LOG_DEBUG, URING_NAME, "%s: descriptor not registered (%s)", args->path,
+					strerror(-rc));
+			f->o.regfiles = 0;
+			rc = 0;
+		} else if (rc < 0) {
 			uring_host->log(IOB_LOG_ERROR, URING_NAME, "regfiles=1: registering %s failed: %s",
 					args->path, strerror(-rc));
+		}
 	}
 	if (rc == 0 && f->o.regbufs)
 		rc = uring_regbufs_init(f);
@@ -648,7 +671,6 @@ static int uring_submit(void *handle, struct iob_io *const *ios, size_t n)
 		n = room;
 	if (n == 0)
 		return -EAGAIN; /* the ring is full: reap first */
-	const size_t part = f->o.submit_split > 1 ? (n + f->o.submit_split - 1) / f->o.submit_split : n;
 	for (k = 0; k < n; k++) {
 		struct iob_io *io = ios[k];
 		struct io_uring_sqe *sqe;
@@ -662,8 +684,7 @@ static int uring_submit(void *handle, struct iob_io *const *ios, size_t n)
 		io_uring_sqe_set_data(sqe, io);
 		if (f->o.submit_batch && io_uring_sq_ready(&f->ring) >= f->o.submit_batch)
 			uring_push(f);
-		else if (!f->o.submit_batch && f->o.submit_split > 1 && k + 1 < n && (k + 1) % part == 0)
-			uring_push(f);
+
 	}
 	if (k == 0)
 		return rc;

@@ -196,7 +196,6 @@ BAD_URING = [
     ("backend = io_uring\niodepth = 4\nbackend_options = submit_batch=4097", "submit_batch=4097"),
     ("backend = io_uring\niodepth = 4\nbackend_options = submit_batch=-1", "submit_batch=-1"),
     ("backend = io_uring\niodepth = 4\nbackend_options = submit_batch=", "submit_batch="),
-    ("backend = io_uring\niodepth = 4\nbackend_options = submit_split=65", "submit_split=65"),
 ]
 
 
