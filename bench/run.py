@@ -260,8 +260,20 @@ def ratio(name, a, b, lo=None, hi=None, process=False):
     r = med[a] / med[b]
     target = target_text(lo, hi)
     ok = (lo is None or r >= lo) and (hi is None or r <= hi)
-    out[label] = {"valid": True, "value": r, "target": target, "met": ok}
-    print(f"  {label} = {r:.3f}" + (f"  (target {target}: {'met' if ok else 'MISSED'})" if target else ""))
+    # the median of the rounds' own ratios (a round's two runs are adjacent,
+    # so a device whose speed drifts over minutes moves both): shown beside
+    # the ratio of medians, which alone decides the target
+    def per_round(c):
+        if not process:
+            return res["samples"][c]
+        work = res["work"][c]["ops"] if res["unit"] == "IOPS" else res["work"][c]["bytes"]
+        return None if None in work else [x / w for x, w in zip(work, res["process_wall_s"][c])]
+    pa, pb = per_round(a), per_round(b)
+    paired = (statistics.median(x / y for x, y in zip(pa, pb) if y)
+              if pa and pb and len(pa) == len(pb) else None)
+    out[label] = {"valid": True, "value": r, "paired_median": paired, "target": target, "met": ok}
+    print(f"  {label} = {r:.3f}" + (f"  (target {target}: {'met' if ok else 'MISSED'})" if target else "")
+          + (f"  [median of the rounds' ratios {paired:.3f}]" if paired is not None else ""))
     return r
 
 
