@@ -1891,7 +1891,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	r->start_ns = ph.start_ns ? ph.start_ns : end_ns;
 	r->elapsed_ns = end_ns - r->start_ns;
 	uint64_t rchar1 = 0, wchar1 = 0, u1 = 0, s1 = 0;
-	int have_io = ph.have_io && iob_proc_io(&rchar1, &wchar1, NULL) == 0;
+	int have_io = ph.have_io && !(s->backend->desc.caps & IOB_CAP_UNCOUNTED) &&
+		      iob_proc_io(&rchar1, &wchar1, NULL) == 0;
 	r->os_read_bytes = have_io ? rchar1 - ph.rchar0 : UINT64_MAX;
 	r->os_write_bytes = have_io ? wchar1 - ph.wchar0 : UINT64_MAX;
 	if (ph.have_cpu && iob_cpu_times_ns(1, &u1, &s1) == 0) {

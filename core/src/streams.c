@@ -59,7 +59,9 @@ static void stream_main(void *arg)
 		iob_barrier_arrive(st->ps->start);
 	if (r->status < 0)
 		__atomic_store_n(&st->ps->stop, 1, __ATOMIC_RELAXED);
-	/* the kernel's count for this thread alone: the engine's is the process's */
+	/* the kernel's count for this thread alone: the engine's is the process's
+	 * (and none for a backend whose I/O the count never sees) */
+	io = io && !(st->spec.backend->desc.caps & IOB_CAP_UNCOUNTED);
 	r->os_read_bytes = io ? rc1 - rc0 : UINT64_MAX;
 	r->os_write_bytes = io ? wc1 - wc0 : UINT64_MAX;
 	__atomic_store_n(&st->done, 1, __ATOMIC_RELEASE);

@@ -513,7 +513,7 @@ static const struct iob_backend_ops mmap_ops = {
 static const struct iob_plugin mmap_plugin = {
 	IOB_PLUGIN_HEADER,
 	.kind = IOB_PLUGIN_BACKEND,
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_SIZE_HINT,
+	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_SIZE_HINT | IOB_CAP_UNCOUNTED,
 	.name = MMAP_NAME,
 	.summary = "memcpy to and from a MAP_SHARED mapping; sync is msync",
 	.ops_size = sizeof(struct iob_backend_ops),

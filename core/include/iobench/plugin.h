@@ -123,6 +123,12 @@ struct iob_host {
  * queue_depth above 1 is honoured.  The loader refuses a plugin that claims
  * it without both ops.  The engine calls them for iodepth > 1. */
 #define IOB_CAP_ASYNC (1u << 8)
+/* The backend's I/O does not pass through read/write system calls (a
+ * mapping, a ring), so the kernel's per-process counts of bytes read and
+ * written (/proc's rchar, wchar) never see it: the core reports those counts
+ * as not measured rather than as 0.  Any ABI 1.x core honours it; an older
+ * core ignores it. */
+#define IOB_CAP_UNCOUNTED (1u << 9)
 
 struct iob_open_args {
 	size_t struct_size; /* sizeof(struct iob_open_args) in the core */
