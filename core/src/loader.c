@@ -340,8 +340,8 @@ static int load_entry(struct iob_registry *reg, struct iob_loaded *l)
 	/* a trial run in a child first: a plugin that crashes or exits while it
 	 * loads is refused instead of taking the run down.  A plugin that holds
 	 * this build's stamp was built, and tested, with this binary: it needs
-	 * no trial (the child costs a fork and a wait, 0.2-0.5 ms, and far more
-	 * on a busy machine).  The trust checks above apply to it all the same. */
+	 * no trial (the child costs a fork and a wait in every run, far more on
+	 * a busy machine).  The trust checks above apply to it all the same. */
 	int rc = 0;
 	if (!own_build(fd, l->name)) {
 		struct trial t = {fd, l->desc.kind, l->name};
