@@ -25,7 +25,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: iobench run PROFILE.ini|JOBS.fio [--output LIST] [--dir DIR] [--set KEY=VALUE]...\n"
-		"       iobench check PROFILE.ini|JOBS.fio [--dir DIR] [--set KEY=VALUE]...\n"
+		"                   [--allow-device]\n"
+		"       iobench check PROFILE.ini|JOBS.fio [--dir DIR] [--set KEY=VALUE]... [--allow-device]\n"
 		"       iobench plugins [--plugin-dir DIR]...\n"
 		"       iobench keys [--fio] [--markdown]\n"
 		"       iobench --help | --version\n"
@@ -45,6 +46,8 @@ static void usage(FILE *f)
 		"  --fio               read the file as a fio job file (the default for *.fio)\n"
 		"  --fio-ignore KEYS   accept these fio keys (comma-separated) and run without them;\n"
 		"                      the run's notes say so\n"
+		"  --allow-device      permit block and character devices as targets in every job\n"
+		"                      (allow_devices = true; also for fio job files)\n"
 		"  --progress=WHEN     a progress line on stderr: auto (when stderr is a terminal),\n"
 		"                      always or never\n"
 		"  --log-interval DUR  an interval record this often in every phase (e.g. 1s;\n"
@@ -142,7 +145,7 @@ static const char *bad_option(char **argv)
 	return argv[optind - 1];
 }
 
-enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE };
+enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE, OPT_ALLOW_DEVICE };
 
 /* The time-series options, given on the command line for every job. */
 static const char *log_interval, *livecsv;
@@ -151,6 +154,7 @@ static const char *sets[IOB_FIO_MAX_SETS];
 static size_t nsets;
 static int force_fio;
 static const char *fio_ignore;
+static int allow_device; /* --allow-device: allow_devices = true in every job */
 
 /* --progress, --log-interval, --livecsv: checked as soon as they are read
  * (one line, exit 2, nothing created); any other option is unknown.
@@ -171,6 +175,8 @@ static int time_option(int c, const char *arg, char **argv)
 		sets[nsets++] = arg;
 	} else if (c == OPT_FIO) {
 		force_fio = 1;
+	} else if (c == OPT_ALLOW_DEVICE) {
+		allow_device = 1;
 	} else if (c == OPT_FIO_IGNORE) {
 		if (!*arg)
 			return iob_cli_fail(IOB_EXIT_USAGE, "--fio-ignore needs fio keys, comma-separated");
@@ -278,6 +284,8 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 		iob_suite_free(&suite);
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
 	}
+	for (size_t i = 0; allow_device && i < suite.njobs; i++)
+		suite.jobs[i].allow_devices = 1; /* a fio file's preparing jobs too */
 	if (time_options_apply(&suite, err, sizeof err) != 0) {
 		iob_suite_free(&suite);
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
@@ -312,7 +320,7 @@ int main(int argc, char **argv)
 		{"progress", required_argument, NULL, OPT_PROGRESS}, {"log-interval", required_argument, NULL, OPT_LOG_INTERVAL},
 		{"livecsv", required_argument, NULL, OPT_LIVECSV}, {"set", required_argument, NULL, 's'},
 		{"fio", no_argument, NULL, OPT_FIO}, {"fio-ignore", required_argument, NULL, OPT_FIO_IGNORE},
-		{NULL, 0, NULL, 0},
+		{"allow-device", no_argument, NULL, OPT_ALLOW_DEVICE}, {NULL, 0, NULL, 0},
 	};
 	const char *outspec = "human", *dir = NULL;
 	const char *plugin_dirs[IOB_MAX_PLUGIN_DIRS];

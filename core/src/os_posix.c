@@ -236,6 +236,16 @@ int iob_cache_evict(const char *path)
 	return -rc;
 }
 
+int iob_cache_drop_range(const char *path, uint64_t off, uint64_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+	close(fd);
+	return -rc;
+}
+
 void iob_sync_all(void)
 {
 	sync();

@@ -517,6 +517,14 @@ int iob_cache_evict(const char *path)
 	return -ENOTSUP;
 }
 
+int iob_cache_drop_range(const char *path, uint64_t off, uint64_t len)
+{
+	(void)path;
+	(void)off;
+	(void)len;
+	return -ENOTSUP;
+}
+
 void iob_sync_all(void)
 {
 	/* flushing a whole volume needs administrator rights: nothing here */

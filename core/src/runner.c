@@ -606,9 +606,9 @@ static uint64_t expect_bytes(const struct iob_job *job, const struct iob_filelis
 	if (!size && (iob_is_stdin_path(fl->paths[0]) || iob_target_size(fl->paths[0], &size) != 0))
 		return 0;
 	if (job->access == IOB_ACCESS_RAND)
-		return job->ops ? job->ops * bs * job->threads : job->runtime_ns ? 0 : size / bs * bs * fl->n;
+		return job->time_based ? 0 : job->ops ? job->ops * bs * job->threads : size / bs * bs * fl->n;
 	uint64_t pass = size * fl->n, loops = job->loops ? job->loops : 1;
-	return pass > UINT64_MAX / loops ? 0 : pass * loops; /* loops without end: a time limit */
+	return job->time_based || pass > UINT64_MAX / loops ? 0 : pass * loops; /* time_based: no end but the time */
 }
 
 /* The phase's observer (progress.h): the progress line when wanted, the
@@ -843,16 +843,13 @@ static int run_streams(struct iob_run *run, const struct iob_job *job, struct jo
 
 /* ---------------------------------------------- across MPI ranks (ranks.h) */
 
-/* stonewall: a time limit on the phase's planned I/O (it never makes a
- * random phase unlimited, as runtime without ops does).  Every rank's clock
- * starts when the start barrier returns, so every rank stops at the same
- * moment of the common time line. */
+/* stonewall: a time limit on the phase's planned I/O (a bound, as runtime
+ * is).  Every rank's clock starts when the start barrier returns, so every
+ * rank stops at the same moment of the common time line. */
 static void stonewall(const struct iob_job *job, struct iob_phase_spec *spec)
 {
 	if (!job->stonewall_ns)
 		return;
-	if (job->access == IOB_ACCESS_RAND && !spec->ops && !spec->runtime_ns)
-		spec->ops = spec->block_size ? spec->file_size / spec->block_size * spec->nfiles : 0;
 	if (!spec->runtime_ns || job->stonewall_ns < spec->runtime_ns)
 		spec->runtime_ns = job->stonewall_ns;
 }
@@ -996,6 +993,8 @@ static void phase_spec(const struct iob_run *run, const struct iob_job *job, con
 		.allow_devices = job->allow_devices,
 		.iodepth = job->iodepth,
 		.runtime_ns = job->runtime_ns,
+		.time_based = job->time_based,
+		.evict_passes = job->evict_before_read,
 		.ramp_ns = job->ramp_ns,
 		.rwmix_read = job->rwmix_read,
 	};

@@ -69,8 +69,8 @@ _iobench() {
 	run | check)
 		if [[ $cur == -* ]]; then
 			[ "$cmd" = run ] && _iobench_words "--output --dir --plugin-dir --verbose --progress --log-interval
---livecsv --set --fio --fio-ignore" ||
-				_iobench_words "--dir --plugin-dir --verbose --set --fio --fio-ignore"
+--livecsv --set --fio --fio-ignore --allow-device" ||
+				_iobench_words "--dir --plugin-dir --verbose --set --fio --fio-ignore --allow-device"
 		else
 			local IFS=$'\n'
 			COMPREPLY=($(compgen -f -X '!*.ini' -- "$cur") $(compgen -f -X '!*.fio' -- "$cur")

@@ -67,7 +67,12 @@ struct iob_phase_spec {
 	uint32_t iodepth;      /* I/Os in flight; 0/1: one at a time (read_at/write_at),
 				* above 1: the queued loop over an IOB_CAP_ASYNC backend */
 	uint64_t runtime_ns;   /* 0, or the phase ends at this time limit (or after its
-				* ops/loops, whichever comes first) */
+				* ops/loops/one pass, whichever comes first) */
+	int time_based;        /* with runtime_ns (required): the order starts over, pass
+				* after pass, until the limit; ops and loops no longer end it */
+	int evict_passes;      /* every further pass over a file (looping: time_based, loops
+				* above 1, a ramp) starts with the file's cached pages dropped
+				* (iob_cache_drop_range over the pass's range), inside the timed window */
 	uint64_t ramp_ns;      /* I/O done before the measured window, not counted */
 	uint32_t rwmix_read;   /* phase IOB_PHASE_MIXED: reads with this probability (%) */
 	uint64_t region_off, region_len; /* sequential: this stream's part of each file;

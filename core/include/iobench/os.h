@@ -68,6 +68,10 @@ int iob_dir_writable(const char *dir);
 int iob_cache_residency(const char *path, uint64_t *resident_pages, uint64_t *total_pages);
 /* Write back and evict one file from the page cache (fsync + fadvise). */
 int iob_cache_evict(const char *path);
+/* Drop one file's cached pages in [off, off + len) (len 0: to the end),
+ * without waiting: dirty pages are sent to storage and dropped once written
+ * (fadvise DONTNEED alone, what fio's invalidate does at each pass). */
+int iob_cache_drop_range(const char *path, uint64_t off, uint64_t len);
 /* Write back everything (sync(2)). */
 void iob_sync_all(void);
 /* Drop the whole page cache (writes /proc/sys/vm/drop_caches; needs root). */
