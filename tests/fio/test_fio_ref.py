@@ -283,13 +283,23 @@ def case_time_based(tmp):
     # fio-seq-write.fio, where fio fills its buffer once and writes 2 to 5 times faster than iobench,
     # which makes its pattern for every block: the faster writer rewrites pages still being written
     # back, which the kernel counts once.
+    done, missing = 0, []
     for name, with_share in (("fio-rand-write.fio", True), ("fio-rand-RW.fio", False),
                              ("fio-seq-write.fio", False), ("fio-rand-read.fio", True)):
+        try:
+            example(name)
+        except Skip as e:
+            print(f"note: left out: {e}")
+            missing.append(name)
+            continue
+        done += 1
         f, i = attempts(tmp, name, SCALE, check(with_share))
         # both went on to the end of the runtime
         for who, t in (("fio", f), ("iobench", i)):
             expect(t["runtime_s"] >= 1.9, f"{name}: {who} ran {t['runtime_s']} s of a 2 s time-based job")
             expect(t["read_bytes"] + t["write_bytes"] > 16 * MiB, f"{name}: {who} did not pass again: {t}")
+    if not done:
+        raise Skip("none of the examples is there: " + ", ".join(missing))
 
 
 # ---- devices --------------------------------------------------------------------------------------

@@ -242,7 +242,7 @@ def test_intervals_streams_ramp():
     interval_sums(recs, "streams", [r for r in recs if r["kind"] == "phase"][0], 0.25)
     # random reads with a ramp and a time limit: the intervals cover the window
     js = os.path.join(d, "o2.json")
-    body = read_job("access = rand\nruntime = 1500ms\nramp_time = 500ms\nlog_interval = 250ms\n")
+    body = read_job("access = rand\nruntime = 1500ms\ntime_based = true\nramp_time = 500ms\nlog_interval = 250ms\n")
     p = iobench(d, profile(d, body, "q.ini"), "--output", "json=" + js)
     check("ramp: exit", p.returncode == 0, p.stderr)
     with open(js) as f:
