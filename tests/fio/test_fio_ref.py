@@ -71,6 +71,11 @@ def have_backend(name):
     return any(line.split()[:2] == ["backend", name] for line in p.stdout.splitlines())
 
 
+def need_plain_build():
+    if os.environ.get("IOB_SANITIZED"):
+        raise Skip("a sanitizer build: slower by design, so its speeds are not compared with fio's")
+
+
 def need_storage_counts(d):
     kind = fs_type(d)
     if kind in MEMORY_FS:
@@ -238,6 +243,7 @@ def case_rand_read(tmp):
     need_fio()
     need_uring()
     need_storage_counts(tmp)
+    need_plain_build()
 
     def ok(f, i):
         r = iops(i) / iops(f) if iops(f) else 0
@@ -264,6 +270,7 @@ def case_time_based(tmp):
     need_fio()
     need_uring()
     need_storage_counts(tmp)
+    need_plain_build()
 
     def check(with_share):
         def ok(f, i):
