@@ -597,28 +597,50 @@ static void human_cell(struct textbuf *b, const struct iob_field *f, double pct)
 	textbuf_str(b, "-");
 }
 
-/* Cut text (escaped, valid UTF-8) to `width` columns: its start, '~' and
- * its end, so names that differ at either end stay apart. */
+/* Bytes of the unit of escaped text at t, its columns in *cols: a \xNN
+ * escape (a cut never splits one), or one UTF-8 character. */
+static size_t human_unit(const char *t, size_t *cols)
+{
+	if (t[0] == '\\' && t[1] == 'x' && t[2] && t[3]) {
+		*cols = 4;
+		return 4;
+	}
+	size_t n = 1;
+	while (t[n] && ((unsigned char)t[n] & 0xc0u) == 0x80u)
+		n++;
+	*cols = 1;
+	return n;
+}
+
+/* Cut text (escaped, valid UTF-8) to at most `width` columns: its start,
+ * '~' and its end, in whole units, so names that differ at either end
+ * stay apart. */
 static void human_cut(struct textbuf *c, size_t width)
 {
 	size_t w = c->data ? human_width(c->data) : 0;
 	if (w <= width || width < 3)
 		return;
-	size_t tail = (width - 1) / 2, head = width - 1 - tail;
 	const char *t = c->data;
-	size_t h = 0, cols = 0;
-	while (t[h] && !(cols == head && (((unsigned char)t[h] & 0xc0u) != 0x80u))) {
-		if (((unsigned char)t[h] & 0xc0u) != 0x80u)
-			cols++;
-		h++;
+	size_t head = width - 1 - (width - 1) / 2, h = 0, hc = 0, uc = 0;
+	for (size_t u; t[h] && (u = human_unit(t + h, &uc), hc + uc <= head); h += u)
+		hc += uc;
+	/* the tail: as many whole units from the end as the rest of the width takes */
+	size_t room = width - 1 - hc, e = c->len, ec = 0, ns = 0;
+	size_t *start = malloc((c->len - h + 1) * sizeof(*start));
+	if (!start) {
+		c->oom = 1;
+		return;
 	}
-	size_t e = c->len;
-	cols = 0;
-	while (e > 0) {
-		e--;
-		if (((unsigned char)t[e] & 0xc0u) != 0x80u && ++cols == tail)
+	for (size_t i = h; t[i]; i += human_unit(t + i, &uc))
+		start[ns++] = i;
+	while (ns > 0) {
+		human_unit(t + start[ns - 1], &uc);
+		if (ec + uc > room)
 			break;
+		ec += uc;
+		e = start[--ns];
 	}
+	free(start);
 	struct textbuf out = {0};
 	textbuf_add(&out, t, h);
 	textbuf_str(&out, "~");
