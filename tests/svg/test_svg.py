@@ -323,6 +323,48 @@ def case_hostile(o):
     check_not_blank(svg, o.work)
 
 
+def case_intervals(o):
+    """iobench with log_interval: throughput and IOPS per interval against
+    time, each point where its record says, above the latency panel.  The
+    read is paced (slowafter, real clock: its length does not matter here)."""
+    data = os.path.join(o.work, "r.dat")
+    with open(data, "wb") as f:
+        f.write(os.urandom(4 << 20))
+    prof = os.path.join(o.work, "iv.ini")
+    with open(prof, "w") as f:
+        f.write("[paced]\nfilename = r.dat\nbackend = slowafter\nsize = 4M\nblock_size = 64K\nphases = read\n"
+                "log_interval = 200ms\n")
+    svg, js = os.path.join(o.work, "intervals.svg"), os.path.join(o.work, "intervals.json")
+    env = dict(os.environ, IOB_SLOWAFTER_RATE=str(4 << 20))
+    run([os.path.join(o.bin_dir, "iobench"), "--plugin-dir", o.plugin_dir, "run", prof, "--dir", o.work,
+         "--output", "svg=%s,json=%s" % (svg, js)], env=env)
+    iv = records(js, "interval")
+    root = load_svg(svg)
+    check(len(iv) >= 5, "intervals were logged (%d)" % len(iv))
+    for cls, key, top in (("interval-bw", "bw_bytes_per_s", 56), ("interval-iops", "ops_per_s", 56 + 380)):
+        poly = [e for e in root.iter(NS + "polyline") if e.get("class") == cls]
+        check(len(poly) == 1, "one %s line" % cls)
+        pts = [tuple(map(float, p.split(","))) for p in poly[0].get("points").split()]
+        check(len(pts) == len(iv), "%s: a point per interval (%d, %d)" % (cls, len(pts), len(iv)))
+        panel = lambda t: top <= float(t.get("y1")) <= top + 380
+        ymap = axis_scale([t for t in lines(root, "ytick") if panel(t)], "y1")
+        xmap = axis_scale([t for t in lines(root, "xtick") if top <= float(t.get("y1")) <= top + 380], "x1")
+        for (px, py), r in zip(pts, iv):
+            check(abs(px - xmap(r["time_s"])) < 0.6 and abs(py - ymap(r[key])) < 0.6,
+                  "%s: interval %d at (%.2f, %.2f), its record says (%.2f, %.2f)" %
+                  (cls, r["interval"], px, py, xmap(r["time_s"]), ymap(r[key])))
+    texts = " ".join(t.text or "" for t in root.iter(NS + "text"))
+    check("Throughput per interval: job paced" in texts and "MiB/s" in texts and "IOPS" in texts
+          and "read 64 KiB" in texts, "titles, axis labels and legend")
+    check_series_named(root, "interval-bw", 1)
+    check_series_named(root, "interval-iops", 1)
+    check(len([e for e in root.iter(NS + "polyline") if e.get("class") == "latency"]) == 1,
+          "the latency panel below")
+    check_not_blank(svg, o.work)
+    if o.keep:
+        shutil.copy(svg, o.keep)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin-dir", required=True)
