@@ -199,3 +199,22 @@ void textbuf_xml(struct textbuf *b, const char *s)
 		s += n;
 	}
 }
+
+void textbuf_clean(struct textbuf *b, const char *s)
+{
+	if (!s)
+		return;
+	while (*s) {
+		const char *run = s;
+		uint32_t cp = 0;
+		size_t n;
+		while ((n = textbuf_utf8(s, &cp)) != 0 &&
+		       (cp == '\t' || cp == '\r' || cp == '\n' || (cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f))))
+			s += n;
+		textbuf_add(b, run, (size_t)(s - run));
+		if (!*s)
+			break;
+		textbuf_str(b, "\xef\xbf\xbd"); /* U+FFFD */
+		s += n ? n : 1;
+	}
+}

@@ -46,5 +46,9 @@ size_t textbuf_columns(const char *s);
  * so the document is well-formed whatever bytes s holds.  NULL appends
  * nothing. */
 void textbuf_xml(struct textbuf *b, const char *s);
+/* Append s as valid UTF-8 without terminal controls: TAB, CR, LF and
+ * printable UTF-8 as they are; any other control character (C0, DEL, C1)
+ * and each byte of an invalid sequence as U+FFFD.  NULL appends nothing. */
+void textbuf_clean(struct textbuf *b, const char *s);
 
 #endif

@@ -142,6 +142,8 @@ static const struct iob_latency lat2 = {
 #define JOB2 "line1\nline2"
 #define BACKEND2 "back\\slash"
 #define FILE2 "ctl\x01\x1f tab\t \xc3\xa9 \xc3\xbc \xe6\xbc\xa2 \xf0\x9f\x98\x80"
+/* FILE2 in a CSV cell: its two C0 controls as U+FFFD, TAB kept */
+#define FILE2_CSV "ctl\xef\xbf\xbd\xef\xbf\xbd tab\t \xc3\xa9 \xc3\xbc \xe6\xbc\xa2 \xf0\x9f\x98\x80"
 #define ERROR_MSG "write /tmp/x: No space left on device (\"q\" \\ \xc3\xa9)"
 #define NOTE1 "page cache: 100% of seq.dat was resident before the read"
 #define NOTE2 "O_DIRECT not in effect, comma, \"quote\""
@@ -420,6 +422,22 @@ static void test_json_escapes_c1_and_invalid(void **state)
 	memsink_free(&m);
 }
 
+/* A CSV cell is valid UTF-8 without terminal controls: a CSV reader that
+ * decodes UTF-8 takes any file name, and `cat` of the file is safe. */
+static void test_csv_cells_clean(void **state)
+{
+	static const struct iob_record recs[] = {
+		{.kind = "phase", .nfields = NFIELDS(hostile_phase), .fields = hostile_phase},
+	};
+	struct memsink m = {0};
+	render(output("csv"), &m, recs, NFIELDS(recs), &end_ok);
+	const char *t = memsink_text(&m);
+	assert_int_equal(first_unsafe_byte(t, m.len), -1);
+	assert_non_null(strstr(t, "\na\xef\xbf\xbd" "1m\xef\xbf\xbd[31mred\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbe"
+				  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdz,read,"));
+	memsink_free(&m);
+}
+
 static void test_json_ok_run_has_no_error_member(void **state)
 {
 	struct memsink m = {0};
@@ -559,7 +577,7 @@ static void test_csv_exact(void **state)
 	render(output("csv"), &m, records, NFIELDS(records), &end_error);
 	assert_string_equal(memsink_text(&m),
 			    CSV_PHASE_HEADER CSV_PHASE_ROW1
-			    "\"line1\nline2\",read,back\\slash," FILE2 ",1048576,1048576,1,1,1048576,1,"
+			    "\"line1\nline2\",read,back\\slash," FILE2_CSV ",1048576,1048576,1,1,1048576,1,"
 			    "1,777,777,777,0,777,777,777,777,777,true,-5\n" CSV_PHASE_ROW1);
 	memsink_free(&m);
 }
@@ -1074,6 +1092,7 @@ int main(void)
 		cmocka_unit_test(test_json_full_run_with_error),
 		cmocka_unit_test(test_json_ok_run_has_no_error_member),
 		cmocka_unit_test(test_json_escapes_c1_and_invalid),
+		cmocka_unit_test(test_csv_cells_clean),
 		cmocka_unit_test(test_json_exact_shape),
 		cmocka_unit_test(test_json_close_without_end_run),
 		cmocka_unit_test(test_json_close_right_after_open),
