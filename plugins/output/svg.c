@@ -811,11 +811,49 @@ static void svg_draw_series(struct svg_state *st, struct textbuf *b, const struc
 	}
 }
 
-/* Series of one job, in panels of at most SVG_PER_PANEL: series i of n
- * (i counted within the job) goes to panel i / SVG_PER_PANEL. */
-static size_t svg_job_panels(size_t n)
+/* One panel of a job's series: ord[from .. from + n - 1] (indices into the
+ * job's series), all of one phase when `phase` is set, panel k of the
+ * `of` panels of that phase (of the job when phase is NULL). */
+struct svg_panel {
+	size_t from, n, k, of;
+	const char *phase;
+};
+
+/* Plan the panels of the m series of one job.  A job of at most
+ * SVG_NCOLORS series: its series in order, SVG_PER_PANEL a panel.  A
+ * larger one: a panel per phase (small multiples), each cut into panels of
+ * SVG_PER_PANEL.  ord gets the series in drawing order, pan (room for m)
+ * the panels; returns their number. */
+static size_t svg_plan(char *const *phase, size_t m, size_t *ord, struct svg_panel *pan)
 {
-	return n ? (n + SVG_PER_PANEL - 1) / SVG_PER_PANEL : 0;
+	size_t np = 0, o = 0;
+	int split = m > SVG_NCOLORS;
+	for (size_t i = 0; i < m; i++) {
+		if (split) {
+			size_t seen = 0;
+			while (seen < i && !svg_same(phase[seen], phase[i]))
+				seen++;
+			if (seen < i)
+				continue; /* that phase is planned already */
+		} else if (i > 0) {
+			break;
+		}
+		size_t from = o;
+		for (size_t k = i; k < m; k++)
+			if (!split || svg_same(phase[k], phase[i]))
+				ord[o++] = k;
+		size_t n = o - from, of = (n + SVG_PER_PANEL - 1) / SVG_PER_PANEL;
+		for (size_t k = 0; k < of; k++) {
+			size_t at = from + k * SVG_PER_PANEL;
+			pan[np++] = (struct svg_panel){.from = at,
+						       .n = n - k * SVG_PER_PANEL < SVG_PER_PANEL ? n - k * SVG_PER_PANEL
+												: SVG_PER_PANEL,
+						       .k = k,
+						       .of = of,
+						       .phase = split ? phase[i] : NULL};
+		}
+	}
+	return np;
 }
 
 /* The style of a series of a job: colour by its block size and pattern by
@@ -857,7 +895,9 @@ static void svg_series_name(char *out, size_t len, const char *const *phase, con
 		snprintf(out, len, "%.40s %s", phase[i] ? phase[i] : "", size);
 }
 
-/* styles[i] for the n series of one job (phase names, block sizes). */
+/* styles[i] for the n series of one job (phase names, block sizes): 1 when
+ * they are by size and phase, 0 when they must go by place in the panel
+ * (svg_style_of), -ENOMEM. */
 static int svg_styles(const char *const *phase, const double *bs, size_t n, struct svg_style *styles)
 {
 	const char **ph = calloc(n + 1, sizeof(*ph));
@@ -877,24 +917,40 @@ static int svg_styles(const char *const *phase, const double *bs, size_t n, stru
 	int semantic = nsz <= SVG_NCOLORS && nph <= SVG_NDASHES;
 	for (size_t i = 0; i < n && semantic; i++)
 		semantic = svg_repeat(phase, bs, i) == 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t c = semantic ? svg_index_of(NULL, sz, nsz, NULL, bs[i], 0) : i % SVG_PER_PANEL % SVG_NCOLORS;
-		size_t d = semantic ? svg_index_of(ph, NULL, nph, phase[i], 0, 1) : i % SVG_PER_PANEL / SVG_NCOLORS;
-		styles[i].color = svg_colors[c % SVG_NCOLORS];
-		styles[i].dash = svg_dashes[d % SVG_NDASHES];
+	for (size_t i = 0; i < n && semantic; i++) {
+		styles[i].color = svg_colors[svg_index_of(NULL, sz, nsz, NULL, bs[i], 0) % SVG_NCOLORS];
+		styles[i].dash = svg_dashes[svg_index_of(ph, NULL, nph, phase[i], 0, 1) % SVG_NDASHES];
 	}
 	free(ph);
 	free(sz);
-	return 0;
+	return semantic;
 }
 
-/* "what: job J" and " (k of n)" when the job takes several panels. */
-static void svg_panel_title(char *out, size_t len, const char *what, const char *job, size_t k, size_t n)
+/* The style series s is drawn in as the q-th of panel p: by its size and
+ * phase (solid on a panel of one phase), or else by q, unique in the
+ * panel. */
+static struct svg_style svg_style_of(const struct svg_style *styles, int semantic, size_t s, size_t q,
+				     const struct svg_panel *p)
 {
-	if (n > 1)
-		snprintf(out, len, "%s: job %.80s (%zu of %zu)", what, job ? job : "", k + 1, n);
-	else
-		snprintf(out, len, "%s: job %.80s", what, job ? job : "");
+	struct svg_style st = styles[s];
+	if (!semantic) {
+		st.color = svg_colors[q % SVG_NCOLORS];
+		st.dash = svg_dashes[q / SVG_NCOLORS % SVG_NDASHES];
+	} else if (p->phase) {
+		st.dash = NULL;
+	}
+	return st;
+}
+
+/* "what: job J", ", phase" for a panel of one phase, " (k of n)" when it
+ * takes several panels. */
+static void svg_panel_title(char *out, size_t len, const char *what, const char *job, const struct svg_panel *p)
+{
+	char part[32] = "";
+	if (p->of > 1)
+		snprintf(part, sizeof(part), " (%zu of %zu)", p->k + 1, p->of);
+	snprintf(out, len, "%s: job %.80s%s%.40s%s", what, job ? job : "", p->phase ? ", " : "",
+		 p->phase ? p->phase : "", part);
 }
 
 /* The jobs of a list of series, in the order they first appear: first[j]
@@ -952,8 +1008,10 @@ static size_t svg_draw_latency(struct svg_state *st, struct textbuf *b, double y
 	double *bs = calloc(n, sizeof(*bs));
 	size_t *first = calloc(n, sizeof(*first)), *sel = calloc(n, sizeof(*sel));
 	struct svg_style *style = calloc(n, sizeof(*style));
+	size_t *ord = calloc(n, sizeof(*ord));
+	struct svg_panel *pan = calloc(n, sizeof(*pan));
 	size_t panels = 0;
-	if (!ps || !job || !phase || !bs || !first || !sel || !style) {
+	if (!ps || !job || !phase || !bs || !first || !sel || !style || !ord || !pan) {
 		st->oom = 1;
 		goto out;
 	}
@@ -972,36 +1030,41 @@ static size_t svg_draw_latency(struct svg_state *st, struct textbuf *b, double y
 				phase[m] = ps[i]->phase;
 				bs[m++] = ps[i]->bs;
 			}
-		if (svg_styles((const char *const *)phase, bs, m, style) != 0) {
+		int semantic = svg_styles((const char *const *)phase, bs, m, style);
+		if (semantic < 0) {
 			st->oom = 1;
 			goto out;
 		}
-		size_t np = svg_job_panels(m);
+		size_t np = svg_plan(phase, m, ord, pan);
 		for (size_t k = 0; k < np; k++) {
 			double py = y0 + (double)panels++ * SVG_PANEL_H;
 			struct svg_axis x = x0, y = y0a;
-			char title[160];
-			svg_panel_title(title, sizeof(title), "Latency percentiles", job[first[j]], k, np);
+			char title[200];
+			svg_panel_title(title, sizeof(title), "Latency percentiles", job[first[j]], &pan[k]);
 			svg_frame(b, py, title, &x, 0, &y, 0);
-			for (size_t s = k * SVG_PER_PANEL; s < m && s < (k + 1) * SVG_PER_PANEL; s++) {
+			for (size_t q = 0; q < pan[k].n; q++) {
+				size_t s = ord[pan[k].from + q];
 				struct svg_phase *p = ps[sel[s]];
 				double *vals = calloc(p->npct, sizeof(double));
 				if (!vals) {
 					st->oom = 1;
 					goto out;
 				}
-				for (size_t q = 0; q < p->npct; q++)
-					vals[q] = p->val[q] > 0 ? p->val[q] : 1;
-				svg_polyline(b, &x, &y, p->pct, vals, p->npct, style[s].color, style[s].dash, "latency");
-				svg_dots(b, &x, &y, p->pct, vals, p->npct, style[s].color);
+				for (size_t v = 0; v < p->npct; v++)
+					vals[v] = p->val[v] > 0 ? p->val[v] : 1;
+				struct svg_style sty = svg_style_of(style, semantic, s, q, &pan[k]);
+				svg_polyline(b, &x, &y, p->pct, vals, p->npct, sty.color, sty.dash, "latency");
+				svg_dots(b, &x, &y, p->pct, vals, p->npct, sty.color);
 				free(vals);
 				char text[200];
 				svg_series_name(text, sizeof(text), (const char *const *)phase, bs, s);
-				svg_legend(b, py, s - k * SVG_PER_PANEL, style[s].color, style[s].dash, text);
+				svg_legend(b, py, q, sty.color, sty.dash, text);
 			}
 		}
 	}
 out:
+	free(ord);
+	free(pan);
 	free(ps);
 	free(job);
 	free(phase);
@@ -1031,7 +1094,9 @@ static size_t svg_draw_intervals(struct svg_state *st, struct textbuf *b, double
 	double *bs = calloc(n + 1, sizeof(*bs));
 	size_t *first = calloc(n + 1, sizeof(*first)), *sel = calloc(n + 1, sizeof(*sel));
 	struct svg_style *style = calloc(n + 1, sizeof(*style));
-	if (!job || !phase || !bs || !first || !sel || !style) {
+	size_t *ord = calloc(n + 1, sizeof(*ord));
+	struct svg_panel *pan = calloc(n + 1, sizeof(*pan));
+	if (!job || !phase || !bs || !first || !sel || !style || !ord || !pan) {
 		st->oom = 1;
 		goto out;
 	}
@@ -1046,11 +1111,12 @@ static size_t svg_draw_intervals(struct svg_state *st, struct textbuf *b, double
 				phase[m] = st->iv[g].phase;
 				bs[m++] = st->iv[g].bs;
 			}
-		if (svg_styles((const char *const *)phase, bs, m, style) != 0) {
+		int semantic = svg_styles((const char *const *)phase, bs, m, style);
+		if (semantic < 0) {
 			st->oom = 1;
 			goto out;
 		}
-		size_t np = svg_job_panels(m);
+		size_t np = svg_plan(phase, m, ord, pan);
 		for (size_t k = 0; k < np; k++)
 			for (int panel = 0; panel < 2; panel++) {
 				double py = y0 + (double)panels++ * SVG_PANEL_H;
@@ -1066,23 +1132,27 @@ static size_t svg_draw_intervals(struct svg_state *st, struct textbuf *b, double
 					y.lab = "IOPS (operations per second)";
 					ystep = svg_lin_range(&y, 0, iohi);
 				}
-				char title[160];
+				char title[200];
 				svg_panel_title(title, sizeof(title), panel == 0 ? "Throughput per interval" : "IOPS per interval",
-						job[first[j]], k, np);
+						job[first[j]], &pan[k]);
 				svg_frame(b, py, title, &x, xstep, &y, ystep);
-				for (size_t s = k * SVG_PER_PANEL; s < m && s < (k + 1) * SVG_PER_PANEL; s++) {
+				for (size_t q = 0; q < pan[k].n; q++) {
+					size_t s = ord[pan[k].from + q];
 					const struct svg_ivs *v = &st->iv[sel[s]];
 					const struct svg_pts *p = panel == 0 ? &v->bw : &v->iops;
-					svg_polyline(b, &x, &y, p->x, p->y, p->n, style[s].color, style[s].dash,
+					struct svg_style sty = svg_style_of(style, semantic, s, q, &pan[k]);
+					svg_polyline(b, &x, &y, p->x, p->y, p->n, sty.color, sty.dash,
 						     panel == 0 ? "interval-bw" : "interval-iops");
-					svg_dots(b, &x, &y, p->x, p->y, p->n, style[s].color);
+					svg_dots(b, &x, &y, p->x, p->y, p->n, sty.color);
 					char text[200];
 					svg_series_name(text, sizeof(text), (const char *const *)phase, bs, s);
-					svg_legend(b, py, s - k * SVG_PER_PANEL, style[s].color, style[s].dash, text);
+					svg_legend(b, py, q, sty.color, sty.dash, text);
 				}
 			}
 	}
 out:
+	free(ord);
+	free(pan);
 	free(job);
 	free(phase);
 	free(bs);

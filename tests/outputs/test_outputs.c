@@ -700,6 +700,38 @@ static void test_svg_hostile_bytes_well_formed(void **state)
 	memsink_free(&m);
 }
 
+/* 25 phases of one job, one phase, 25 block sizes: two panels (18 and 7
+ * curves), "(1 of 2)" and "(2 of 2)", every curve named, no "more". */
+static void test_svg_many_series_all_named(void **state)
+{
+	enum { N = 25 };
+	static struct iob_field f[N][4];
+	static struct iob_record recs[N];
+	for (size_t i = 0; i < N; i++) {
+		f[i][0] = (struct iob_field){.key = "job", .type = IOB_T_STR, .v.s = "many"};
+		f[i][1] = (struct iob_field){.key = "phase", .type = IOB_T_STR, .v.s = "read"};
+		f[i][2] = (struct iob_field){.key = "block_size_bytes", .type = IOB_T_U64, .v.u = 512 * (i + 1)};
+		f[i][3] = (struct iob_field){.key = "lat_ns", .type = IOB_T_LAT, .v.lat = &lat1};
+		recs[i] = (struct iob_record){.kind = "phase", .nfields = 4, .fields = f[i]};
+	}
+	struct memsink m = {0};
+	render(output("svg"), &m, recs, N, &end_ok);
+	assert_svg_document(&m);
+	const char *t = memsink_text(&m);
+	assert_non_null(strstr(t, ">Latency percentiles: job many, read (1 of 2)</text>"));
+	assert_non_null(strstr(t, ">Latency percentiles: job many, read (2 of 2)</text>"));
+	assert_null(strstr(t, "more, not named"));
+	static const char *const names[] = {">read 512 B</text>", ">read 1 KiB</text>", ">read 8.5 KiB</text>",
+					    ">read 9 KiB</text>", ">read 12.5 KiB</text>"};
+	for (size_t i = 0; i < NFIELDS(names); i++)
+		assert_non_null(strstr(t, names[i]));
+	size_t legends = 0;
+	for (const char *p = strstr(t, "class=\"legend\""); p; p = strstr(p + 1, "class=\"legend\""))
+		legends++;
+	assert_int_equal(legends, N);
+	memsink_free(&m);
+}
+
 /* An empty run and a run closed without its end still leave a picture. */
 static void test_svg_empty_and_unended(void **state)
 {
@@ -1101,6 +1133,7 @@ int main(void)
 		cmocka_unit_test(test_svg_latency_and_escaping),
 		cmocka_unit_test(test_svg_empty_and_unended),
 		cmocka_unit_test(test_svg_hostile_bytes_well_formed),
+		cmocka_unit_test(test_svg_many_series_all_named),
 		cmocka_unit_test(test_svg_sink_fails_and_args),
 		cmocka_unit_test(test_csv_exact),
 		cmocka_unit_test(test_csv_empty_run_writes_nothing),

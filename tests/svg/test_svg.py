@@ -259,13 +259,13 @@ def check_series_named(root, cls, panels):
 
 
 def case_many(o):
-    """A job of 27 phases (9 block sizes, write, read and verify): two
-    panels, each curve named in a style of its own; beside a job of one
-    phase."""
+    """A job of 27 phases (9 block sizes, write, read and verify): a panel
+    per phase (small multiples), each curve named in a style of its own;
+    beside a job of one phase."""
     prof = os.path.join(o.work, "many.ini")
     with open(prof, "w") as f:
         f.write("[sweep]\nsize = 1M\nblock_size = 4K\nblock_size_max = 1M\nphases = write,read,verify\n"
-                "[one]\nsize = 1M\nblock_size = 64K\nphases = write\n")
+                "[one]\nsize = 1M\nblock_size = 2K\nphases = write\n")
     svg, js = os.path.join(o.work, "many.svg"), os.path.join(o.work, "many.json")
     run([os.path.join(o.bin_dir, "iobench"), "--plugin-dir", o.plugin_dir, "run", prof, "--dir", o.work,
          "--output", "svg=%s,json=%s" % (svg, js)])
@@ -274,13 +274,13 @@ def case_many(o):
     root = load_svg(svg)
     check(len([e for e in root.iter(NS + "polyline") if e.get("class") == "latency"]) == 28, "28 curves")
     texts = [t.text or "" for t in root.iter(NS + "text")]
-    for title in ("Latency percentiles: job sweep (1 of 2)", "Latency percentiles: job sweep (2 of 2)",
-                  "Latency percentiles: job one"):
+    for title in ("Latency percentiles: job sweep, write", "Latency percentiles: job sweep, read",
+                  "Latency percentiles: job sweep, verify", "Latency percentiles: job one"):
         check(title in texts, "title " + title)
     for ph in ("write", "read", "verify"):
-        for size in ("4 KiB", "1 MiB"):
+        for size in ("4 KiB", "8 KiB", "16 KiB", "32 KiB", "64 KiB", "128 KiB", "256 KiB", "512 KiB", "1 MiB"):
             check(texts.count("%s %s" % (ph, size)) == 1, "legend %s %s" % (ph, size))
-    check_series_named(root, "latency", 3)
+    check_series_named(root, "latency", 4)
     check_not_blank(svg, o.work)
 
 
