@@ -18,9 +18,20 @@
  *
  * Records are printed as they arrive (a long suite shows progress).  Each
  * block of records of one kind and key set starts with "[kind]" and a header
- * line; every record is then one aligned row, plus one line per latency field
- * and one "key=value" line for everything else.  Which field goes where is
- * decided from the first record of a block, by type and unit only:
+ * line; every record is then one aligned row.
+ *
+ * Default (narrow): for the core's kinds (human_narrow: phase, stream,
+ * rank, group, interval, block) the row is the columns a person reads
+ * first (job, phase, bs, bw, ops/s, p50, p99, status...) within HUMAN_COLS
+ * columns, and nothing else; the job column is HUMAN_NAME_MIN to
+ * HUMAN_NAME_MAX wide, a longer name cut in the middle with '~'.  Other
+ * kinds are laid out as in the wide table, the row stopping before
+ * HUMAN_COLS columns and the key=value line wrapped there.
+ *
+ * Wide ("human:wide", iobench run --wide): every field; the row, plus one
+ * line per latency field and one "key=value" line for everything else.
+ * Which field goes where is decided from the first record of a block, by
+ * type and unit only:
  *  - row: strings of at most HUMAN_SHORT_STR characters (job, phase,
  *    backend), and numbers measured in bytes, bytes/s, ns, s or ops/s;
  *  - latency line: each LAT field, mean, p50, p99, p99.9 (the ranks the record
@@ -29,7 +40,10 @@
  *  - nowhere: a field of a type this output does not know (from a later
  *    ABI) is skipped.
  * Column labels are the keys without the unit suffix the value now shows
- * (block_size_bytes -> block_size, bw_bytes_per_s -> bw, ops_per_s -> ops/s).
+ * (block_size_bytes -> block_size, bw_bytes_per_s -> bw, ops_per_s -> ops/s),
+ * or the whole key where two fields of the block would share a label.
+ * Strings are shown for a terminal: control characters (C1 included) and
+ * bytes of invalid UTF-8 as \xNN (textbuf_term).
  *
  * Units, exact: bytes in B, KiB (2^10), MiB (2^20), GiB, TiB, PiB, EiB, the
  * largest unit keeping the number below 1024, with 3-4 significant digits
