@@ -1,7 +1,7 @@
 /*
  * human.c - the "human" output: results for people to read at a glance.
  *
- * Layout (docs/outputs.md has an example):
+ * The wide layout (docs/outputs.md has examples of both):
  *
  *   iobench 0.1.0 on node1, started 2024-05-01T10:00:00+02:00
  *   source: seq.ini
