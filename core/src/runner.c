@@ -232,8 +232,13 @@ int iob_run_finish(struct iob_run *run, int status)
 				       "not Windows figures", wine);
 	/* with nothing measured because the input was bad, the caveats have
 	 * nothing to qualify */
+	/* no person sees the outputs' notes (only csv, json, ... or human to a
+	 * file): stderr gets them, after them (the live ones are there already) */
+	int to_stderr = !run->usage && !run->opts.warn_live && !iob_outputs_show_notes(run->out);
 	iob_cli_end_run(run->out, run->usage ? NULL : &run->notes, status, sig != 0 || run->interrupted, error);
 	int crc = iob_outputs_close(run->out);
+	for (size_t i = 0; to_stderr && i < run->notes.n; i++)
+		fprintf(stderr, "%s: note: %s\n", iob_log_program(), run->notes.text[i]);
 	char lerr[4200];
 	int lrc = iob_livecsv_close(run->livecsv, lerr, sizeof lerr);
 	free(run->livecsv);
