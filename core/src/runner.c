@@ -238,7 +238,7 @@ int iob_run_finish(struct iob_run *run, int status)
 	iob_cli_end_run(run->out, run->usage ? NULL : &run->notes, status, sig != 0 || run->interrupted, error);
 	int crc = iob_outputs_close(run->out);
 	for (size_t i = 0; to_stderr && i < run->notes.n; i++)
-		fprintf(stderr, "%s: note: %s\n", iob_log_program(), run->notes.text[i]);
+		fprintf(stderr, "%s: warning: %s\n", iob_log_program(), run->notes.text[i]);
 	char lerr[4200];
 	int lrc = iob_livecsv_close(run->livecsv, lerr, sizeof lerr);
 	free(run->livecsv);

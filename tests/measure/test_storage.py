@@ -221,14 +221,14 @@ def case_notes_stderr(d):
     text = "[j]\nsize = 4M\nblock_size = 1M\nphases = write,read\nevict_before_read = false\n"
     recs, notes, err, _, _ = iobench(d, text)
     need_counts(recs[-1])
-    said = [l[len("iobench: note: "):] for l in err.splitlines() if l.startswith("iobench: note: ")]
+    said = [l[len("iobench: warning: "):] for l in err.splitlines() if l.startswith("iobench: warning: ")]
     expect(notes and said == notes, "json only: stderr %s, notes %s" % (said, notes))
     csvf = os.path.join(d, "run.csv")
     p, _, _ = run([tool("iobench"), "run", profile(d, text), "--dir", d, "--output", "csv=" + csvf])
     import csv
     with open(os.path.join(d, "run.note.csv"), newline="") as f:
         rows = list(csv.reader(f))
-    said = [l[len("iobench: note: "):] for l in p.stderr.splitlines() if l.startswith("iobench: note: ")]
+    said = [l[len("iobench: warning: "):] for l in p.stderr.splitlines() if l.startswith("iobench: warning: ")]
     expect(rows and rows[0] == ["note"] and [r[0] for r in rows[1:]] == said and len(said) >= 1,
            "csv notes table %s, stderr %s" % (rows, said))
     expect(any("came from memory, not storage" in r[0] for r in rows[1:]), "the cache note is in the table: %s" % rows)
