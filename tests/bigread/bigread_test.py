@@ -591,7 +591,8 @@ def case_cache(ctx):
             pass
     p, _ = ok_run(ctx, [f, "1M"])
     # measured after the read (the kernel's count of bytes fetched from storage)
-    check(any("100% of the data read came from memory, not storage" in n and "evict the file first" in n
+    # (a share: another test dropping every cache as root may take some pages away meanwhile)
+    check(any("% of the data read came from memory, not storage" in n and "evict the file first" in n
               for n in p.notes), "a cached file was not called cached: %r" % p.notes)
     jf = ctx.path("c.json")
     p, _ = ok_run(ctx, [f, "1M", "--evict", "-o", "bigread,json=" + jf])
