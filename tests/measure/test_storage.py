@@ -112,13 +112,27 @@ def write_file(d, size="16M"):
             "keep_files = true\n" % size)
 
 
-def case_cached_read(d):
-    write_file(d)
-    with open(os.path.join(d, "data"), "rb") as f:  # every page cached now
+def warm(path):
+    with open(path, "rb") as f:  # every page cached now
         while f.read(MIB):
             pass
-    recs, notes, _, kread, _ = iobench(d, "[r]\nfilename = data\nsize = 16M\nblock_size = 1M\nphases = read\n"
-                                          "evict_before_read = false\nkeep_files = true\n")
+
+
+def cached_run(d, text):
+    """Run text on the warmed file "data"; again (3 tries) when another test
+    dropped every cache (as root) between the warming and the read."""
+    for _ in range(3):
+        warm(os.path.join(d, "data"))
+        got = iobench(d, text)
+        if (got[0][0]["resident_before_pct"] or 0) >= 90:
+            break
+    return got
+
+
+def case_cached_read(d):
+    write_file(d)
+    recs, notes, _, kread, _ = cached_run(d, "[r]\nfilename = data\nsize = 16M\nblock_size = 1M\nphases = read\n"
+                                             "evict_before_read = false\nkeep_files = true\n")
     rec = recs[0]
     need_counts(rec)
     kernel = 100.0 * (rec["bytes"] - min(kread, rec["bytes"])) / rec["bytes"]
@@ -269,10 +283,7 @@ def case_scaled_readme(d):
 def case_time_based_cached(d):
     has_time_based()
     write_file(d, "8M")
-    with open(os.path.join(d, "data"), "rb") as f:
-        while f.read(MIB):
-            pass
-    recs, notes, _, kread, _ = iobench(d, "[r]\nfilename = data\nsize = 8M\nblock_size = 64K\nphases = read\n"
+    recs, notes, _, kread, _ = cached_run(d, "[r]\nfilename = data\nsize = 8M\nblock_size = 64K\nphases = read\n"
                                           "access = rand\nruntime = 2s\ntime_based = true\n"
                                           "evict_before_read = false\nkeep_files = true\n")
     rec = recs[0]
