@@ -1036,6 +1036,9 @@ static void phase_notes(struct iob_run *run, const struct iob_job *job, const st
 	const char *why = storage_uncounted(job, fl, whybuf, sizeof whybuf);
 	if (why)
 		r->storage_read_bytes = r->storage_write_bytes = UINT64_MAX;
+	else if (r->storage_read_bytes == UINT64_MAX && (b->desc.caps & IOB_CAP_WORKERS))
+		why = "kernel worker threads do part of this backend's I/O, which a thread's own counts miss, and "
+		      "other jobs share the process's";
 	facts->storage_known = iob_storage_cached_read_pct(r) >= 0;
 	if (plan) /* the handles' own word on the cache decides, not the plugin's caps */
 		iob_caveat_read_notes(&run->notes, what, plan, facts,
