@@ -115,7 +115,7 @@ double iob_storage_unwritten_pct(const struct iob_phase_result *r)
 }
 
 void iob_caveat_storage_notes(struct iob_notes *notes, const char *what, const struct iob_phase_result *r,
-			      const char *why)
+			      const char *why, int memory_fs)
 {
 	double cached = iob_storage_cached_read_pct(r), left = iob_storage_unwritten_pct(r);
 	char a[32], b[32];
@@ -128,10 +128,13 @@ void iob_caveat_storage_notes(struct iob_notes *notes, const char *what, const s
 				 b, sizeof b);
 		iob_notes_add(notes,
 			      "%s: %.0f%% of the data read came from memory, not storage (the kernel fetched %s from "
-			      "storage for the %s read): its rate measures the page cache (evict the file first, or "
-			      "use the direct backend)",
-			      what, cached, b, a);
+			      "storage for the %s read): its rate measures the page cache (%s)",
+			      what, cached, b, a,
+			      memory_fs ? "a memory file system: its data is never on storage"
+					: "evict the file first, or use the direct backend");
 	}
+	if (memory_fs)
+		return; /* what it writes stays in memory: nothing to say that the read's note does not */
 	if (r->bytes_written && left < 0)
 		iob_notes_add(notes, "%s: how much of the data written reached storage was not measured (%s)", what,
 			      why ? why : "this OS cannot tell which cached pages are still unwritten");

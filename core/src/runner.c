@@ -993,8 +993,9 @@ static const char *const COUNTED_FS[] = {"ext2",  "ext3",  "ext4", "xfs",	  "btr
 
 /* Why the storage counts of a phase on the job's files mean nothing, or NULL. */
 static const char *storage_uncounted(const struct iob_job *job, const struct iob_filelist *fl, char *why,
-				     size_t len)
+				     size_t len, int *memory_fs)
 {
+	*memory_fs = 0;
 	if (iob_is_stdin_path(fl->paths[0]))
 		return "standard input: the kernel counts no storage behind it for this process";
 	if (iob_path_kind(fl->paths[0], 1) == IOB_PATH_BLOCKDEV)
@@ -1002,6 +1003,7 @@ static const char *storage_uncounted(const struct iob_job *job, const struct iob
 	char fs[64], dev[IOB_PATH_MAX];
 	uint64_t bsz;
 	iob_fs_facts(job->dir, fs, sizeof fs, &bsz, dev, sizeof dev);
+	*memory_fs = strcmp(fs, "tmpfs") == 0 || strcmp(fs, "ramfs") == 0;
 	for (size_t i = 0; i < sizeof COUNTED_FS / sizeof COUNTED_FS[0]; i++)
 		if (strcmp(fs, COUNTED_FS[i]) == 0)
 			return NULL;
@@ -1033,7 +1035,8 @@ static void phase_notes(struct iob_run *run, const struct iob_job *job, const st
 {
 	char what[160], whybuf[160];
 	snprintf(what, sizeof what, "job %s, %s phase", job->name, iob_phase_name(phase));
-	const char *why = storage_uncounted(job, fl, whybuf, sizeof whybuf);
+	int memory_fs;
+	const char *why = storage_uncounted(job, fl, whybuf, sizeof whybuf, &memory_fs);
 	if (why)
 		r->storage_read_bytes = r->storage_write_bytes = UINT64_MAX;
 	else if (r->storage_read_bytes == UINT64_MAX && (b->desc.caps & IOB_CAP_WORKERS))
@@ -1044,7 +1047,7 @@ static void phase_notes(struct iob_run *run, const struct iob_job *job, const st
 		iob_caveat_read_notes(&run->notes, what, plan, facts,
 				      r->direct || (r->ops == 0 && (b->desc.caps & IOB_CAP_DIRECT)));
 	if (r->ops)
-		iob_caveat_storage_notes(&run->notes, what, r, why);
+		iob_caveat_storage_notes(&run->notes, what, r, why, memory_fs);
 	iob_caveat_after_phase(&run->notes, what, r, b->desc.name, (b->desc.caps & IOB_CAP_DIRECT) != 0);
 	if (evict_failed)
 		iob_notes_add(&run->notes, "%s: evict_before_read: this OS cannot evict a file from its cache, so the "

@@ -76,9 +76,10 @@ void iob_caveat_after_phase(struct iob_notes *notes, const char *what, const str
 double iob_storage_cached_read_pct(const struct iob_phase_result *r);
 double iob_storage_unwritten_pct(const struct iob_phase_result *r);
 /* Their notes: above IOB_STORAGE_NOTE_PCT, or "not measured" (why: the
- * reason, or NULL to say the OS cannot tell). */
+ * reason, or NULL to say the OS cannot tell).  memory_fs: the files are on a
+ * memory file system (tmpfs), whose data never reaches storage. */
 void iob_caveat_storage_notes(struct iob_notes *notes, const char *what, const struct iob_phase_result *r,
-			      const char *why);
+			      const char *why, int memory_fs);
 /* The shortest phase the wall clock times to 0.1% here (measured once). */
 uint64_t iob_caveat_short_phase_ns(void);
 
