@@ -1529,16 +1529,34 @@ int iob_run_suite(struct iob_run *run)
 {
 	const struct iob_suite *suite = run->suite;
 	int rc = 0;
+	size_t held[IOB_MAX_JOBS][2], nheld = 0; /* IOB_PREPARE_UNLINK jobs' made entries */
+	uint64_t files = 0, dirs = 0;
 	for (size_t i = 0, e; i < suite->njobs && rc == 0 && !*run->stop; i = e) {
 		run->suite_job = i;
 		e = i + 1;
+		size_t mark = run->pins ? run->pins->nmade : 0;
 		if (!suite->jobs[i].group) {
 			rc = run_job(run, i);
+		} else {
+			while (e < suite->njobs && suite->jobs[e].group == suite->jobs[i].group)
+				e++;
+			rc = run_group(run, i, e);
+		}
+		if (suite->prepare && suite->prepare[i] == IOB_PREPARE_UNLINK && run->pins) {
+			held[nheld][0] = mark;
+			held[nheld++][1] = run->pins->nmade;
 			continue;
 		}
-		while (e < suite->njobs && suite->jobs[e].group == suite->jobs[i].group)
-			e++;
-		rc = run_group(run, i, e);
+		if (suite->prepare && suite->prepare[i]) /* kept; and the job it prepares still to come */
+			continue;
+		while (nheld > 0) { /* the job they were laid out for has run */
+			nheld--;
+			remove_made_range(run, held[nheld][0], held[nheld][1], &files, &dirs);
+		}
+	}
+	while (nheld > 0) {
+		nheld--;
+		remove_made_range(run, held[nheld][0], held[nheld][1], &files, &dirs);
 	}
 	return rc;
 }
