@@ -179,11 +179,17 @@ int iob_fio_is_jobfile(const char *path)
 	return n > 4 && strcasecmp(path + n - 4, ".fio") == 0;
 }
 
+/* What a message says instead of a line of an included file: an include
+ * may name any file the user can read (include /etc/shadow), and its text
+ * must not reach a terminal or a log. */
+#define INCLUDED_HIDDEN "the text of an included file is not shown"
+
 /* ---- what the reader collects ---------------------------------------------- */
 
 struct fval {
-	char *value; /* NULL: not set */
-	int bare;    /* a flag without '=' */
+	char *value;  /* NULL: not set */
+	int bare;     /* a flag without '=' */
+	int included; /* from an included file: never echoed in a message */
 	char where[FIO_WHERE_MAX];
 };
 
@@ -352,6 +358,8 @@ static int do_include(struct reader *r, const char *path, const char *where, cha
 {
 	char name[FIO_LINE_MAX], why[512], dir[4096], inc[8192];
 	int rc = expand(trim(arg), name, sizeof name, why, sizeof why);
+	if (rc && r->depth > 1)
+		return fail(r, -EINVAL, "%s: include: a bad file name (%s)", where, INCLUDED_HIDDEN);
 	if (rc)
 		return fail(r, -EINVAL, "%s: include: %s", where, why);
 	if (!name[0])
@@ -364,6 +372,9 @@ static int do_include(struct reader *r, const char *path, const char *where, cha
 	else
 		snprintf(inc, sizeof inc, "%s/%s", dir, name);
 	enum iob_path_kind k = iob_path_kind(inc, 1);
+	if (k != IOB_PATH_REGULAR && r->depth > 1)
+		return fail(r, -ENOENT, "%s: include: the file named %s (%s)",
+			    where, k == IOB_PATH_MISSING ? "does not exist" : "is not a regular file", INCLUDED_HIDDEN);
 	if (k != IOB_PATH_REGULAR)
 		return fail(r, -ENOENT, "%s: include: '%s' %s", where, IOB_Q(inc),
 			    k == IOB_PATH_MISSING ? "does not exist" : "is not a regular file");
@@ -373,8 +384,8 @@ static int do_include(struct reader *r, const char *path, const char *where, cha
 static int new_section(struct reader *r, const char *name, const char *where, int included)
 {
 	if (included)
-		return fail(r, -EINVAL, "%s: [%s]: an included file may not hold sections (fio's rule)", where,
-			    IOB_Q(name));
+		return fail(r, -EINVAL, "%s: an included file may not hold sections (fio's rule; %s)", where,
+			    INCLUDED_HIDDEN);
 	if (!*name)
 		return fail(r, -EINVAL, "%s: the section name is empty", where);
 	if (strcmp(name, "global") == 0) {
@@ -405,6 +416,11 @@ static int set_key(struct reader *r, struct fsection *s, const char *key, const 
 		list_add(r->ignored, sizeof r->ignored, key);
 		return 0;
 	}
+	/* a line of an included file may be anything (include /etc/shadow):
+	 * its messages name the file and line, never its text */
+	int included = r->depth > 1;
+	if (k < 0 && included)
+		return fail(r, -EINVAL, "%s: not a fio key iobench maps (%s)", where, INCLUDED_HIDDEN);
 	if (k < 0) {
 		char q[128];
 		list_add(r->unknown, sizeof r->unknown, iob_quote(key, q, sizeof q));
@@ -412,6 +428,8 @@ static int set_key(struct reader *r, struct fsection *s, const char *key, const 
 	}
 	if (value) {
 		int rc = expand(value, val, sizeof val, why, sizeof why);
+		if (rc && included)
+			return fail(r, rc, "%s: %s: a bad value (%s)", where, fio_keys[k].name, INCLUDED_HIDDEN);
 		if (rc)
 			return fail(r, rc, "%s: %s: %s", where, key, why);
 	}
@@ -420,29 +438,35 @@ static int set_key(struct reader *r, struct fsection *s, const char *key, const 
 	if (!(v->value = strdup(value ? val : "")))
 		return fail(r, -ENOMEM, "out of memory");
 	v->bare = value == NULL;
+	v->included = included;
 	snprintf(v->where, sizeof v->where, "%s", where);
 	return 0;
 }
 
 static int parse_line(struct reader *r, const char *path, size_t lineno, char *line, int included)
 {
-	char where[FIO_WHERE_MAX];
+	char where[FIO_WHERE_MAX], shown[128];
 	snprintf(where, sizeof where, "%.120s:%zu", path, lineno);
 	line[strcspn(line, ";#")] = '\0'; /* a comment, anywhere on the line, as fio reads it */
 	char *t = trim(line);
 	if (!*t)
 		return 0;
+	if (included) /* its text is never shown */
+		snprintf(shown, sizeof shown, "(%s)", INCLUDED_HIDDEN);
+	else
+		iob_quote(t, shown, sizeof shown);
 	if (*t == '[') {
 		char *close = strchr(t, ']');
 		if (!close || *trim(close + 1))
-			return fail(r, -EINVAL, "%s: bad section header '%s'", where, IOB_Q(t));
+			return fail(r, -EINVAL, "%s: bad section header %s%s%s", where, included ? "" : "'", shown,
+				    included ? "" : "'");
 		*close = '\0';
 		return new_section(r, trim(t + 1), where, included);
 	}
 	if (strncmp(t, "include", 7) == 0 && (t[7] == ' ' || t[7] == '\t'))
 		return do_include(r, path, where, t + 8);
 	if (!r->cur)
-		return fail(r, -EINVAL, "%s: '%s' outside any section (put it under [global] or a job)", where, IOB_Q(t));
+		return fail(r, -EINVAL, "%s: '%s' outside any section (put it under [global] or a job)", where, shown);
 	char *eq = strchr(t, '=');
 	char *value = NULL;
 	if (eq) {
@@ -453,8 +477,11 @@ static int parse_line(struct reader *r, const char *path, size_t lineno, char *l
 	if (!*key)
 		return fail(r, -EINVAL, "%s: a value without a key", where);
 	for (const char *c = key; *c; c++)
-		if (!(isalnum((unsigned char)*c) || *c == '_'))
+		if (!(isalnum((unsigned char)*c) || *c == '_')) {
+			if (included)
+				return fail(r, -EINVAL, "%s: not a key (letters, digits and _) %s", where, shown);
 			return fail(r, -EINVAL, "%s: '%s' is not a key (letters, digits and _)", where, IOB_Q(key));
+		}
 	return set_key(r, r->cur, key, value, where);
 }
 
@@ -501,7 +528,10 @@ static int read_file(struct reader *r, const char *path, int included)
 		}
 		for (long i = 0; i < len && rc == 0; i++) {
 			unsigned char c = (unsigned char)l[i];
-			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+			if (((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) && included)
+				rc = fail(r, -EINVAL, "%s:%zu: binary data (not a text job file; %s)", path, lineno,
+					  INCLUDED_HIDDEN);
+			else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
 				rc = fail(r, -EINVAL, "%s:%zu: binary data (byte 0x%02x; not a text job file)", path,
 					  lineno, c);
 		}
@@ -662,6 +692,9 @@ static int bad(struct mapper *m, enum fkey k, int rc, const char *fmt, ...)
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
 	const struct fval *v = &m->s->v[k];
+	if (v->value && v->included) /* neither the value nor what was said of it */
+		return fail(m->r, rc, "%s: [%s] %s: a bad value (%s)", v->where, m->s->name, fio_keys[k].name,
+			    INCLUDED_HIDDEN);
 	if (v->value && v->bare)
 		return fail(m->r, rc, "%s: [%s] %s: %s", v->where, m->s->name, fio_keys[k].name, why);
 	if (v->value)

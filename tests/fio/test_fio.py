@@ -265,6 +265,20 @@ def case_hostile(tmp):
     # a set but empty variable is empty, as fio substitutes it
     refused_one(tmp, job("emptyvar.fio", b"[j]\nsize=${IOB_FIO_E}\n"), "size=: '' is not a size",
                 env={"IOB_FIO_E": ""})
+    # an included file's text never reaches a message (include /etc/shadow): its file and line are named
+    for n, line in enumerate([b"root:$6$SECRETHASH.x/y:19000:0:99999:7:::", b"SECRETWORD", b"size=SECRET1",
+                              b"[SECRET]", b"size=${SECRETVAR}", b"rw=SECRETRW", b"bs=4k,SECRET",
+                              b"size=1\x01SECRET", b"include SECRETMISSING", b"'SECRET' = x",
+                              b"name=SECRET/x"]):
+        job(f"secret{n}.inc", b"size=1m\n" + line + b"\n")
+        p = iobench("check", job(f"inc-secret{n}.fio", f"[j]\nrw=write\ninclude secret{n}.inc\n".encode()),
+                    "--dir", data)
+        expect(p.returncode == 2 and p.stderr.count("\n") == 1, (line, p.returncode, p.stderr))
+        expect("SECRET" not in p.stderr and "secret" not in p.stderr.replace(f"secret{n}.inc:2", ""),
+               (line, p.stderr))
+        expect(f"secret{n}.inc:2: " in p.stderr and "not shown" in p.stderr, (line, p.stderr))
+    # the job file the user gave is still quoted
+    refused_one(tmp, job("own.fio", b"[j]\nrw=write\nsize=1m\nrw=OWNRW\n"), "rw=OWNRW")
     # a byte order mark is skipped; CRLF line ends are read
     iobench("check", job("bom.fio", b"\xef\xbb\xbf[j]\r\nrw=write\r\nsize=1m\r\n"), "--dir", data, rc=0)
 
