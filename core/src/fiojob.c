@@ -1381,12 +1381,33 @@ static int load(const char *path, const struct iob_fio_opts *opts, struct iob_su
 	free(r.jobs);
 	if (rc)
 		iob_suite_free(suite);
+	else
+		suite->from_fio = 1;
 	return rc;
 }
 
 int iob_fio_load(const char *path, const struct iob_fio_opts *opts, struct iob_suite *suite, char *err, size_t errlen)
 {
 	return load(path, opts, suite, err, errlen);
+}
+
+void iob_fio_advice(char *err, size_t errlen)
+{
+	static const struct {
+		const char *iob, *fio;
+	} advice[] = {
+	    {"set allow_devices = true", "run with --allow-device: a fio job file has no key for it"},
+	    {"set follow_symlinks = true to allow it", "name the link's target: a fio job file has no key to follow it"},
+	    {"set group = 0", "put stonewall in every job after the first, so that each runs alone"},
+	};
+	for (size_t i = 0; i < sizeof advice / sizeof advice[0]; i++) {
+		char *at = strstr(err, advice[i].iob);
+		if (!at)
+			continue;
+		char tail[2048];
+		snprintf(tail, sizeof tail, "%s", at + strlen(advice[i].iob));
+		snprintf(at, errlen - (size_t)(at - err), "%s%s", advice[i].fio, tail);
+	}
 }
 
 int iob_fio_load_string(const char *name, const char *text, const struct iob_fio_opts *opts, struct iob_suite *suite,

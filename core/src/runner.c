@@ -177,7 +177,7 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	if (iob_coord_active()) { /* rank 0's outputs opened, or every rank stops */
 		char why[2048];
 		snprintf(why, sizeof why, "%s", err);
-		if (iob_coord_agree(orc, why, NULL, NULL, err, sizeof err) != 0 && orc == 0) {
+		if (iob_coord_agree(orc, why, NULL, NULL, 0, err, sizeof err) != 0 && orc == 0) {
 			iob_outputs_close(run->out);
 			run_unmake_livecsv(run);
 			free(run);
@@ -943,7 +943,7 @@ static int rank_job_start(struct iob_run *run, int rc)
 {
 	char text[2048];
 	const char *mine = rc ? (run->opts.hide_job_names ? iob_error_without_job(run->error) : run->error) : "";
-	int a = iob_coord_agree(rc, mine, NULL, NULL, text, sizeof text);
+	int a = iob_coord_agree(rc, mine, NULL, NULL, 0, text, sizeof text);
 	if (a != 0) {
 		snprintf(run->error, sizeof run->error, "%s", text);
 		return rc ? rc : a;
@@ -1535,13 +1535,14 @@ int iob_run_suite(struct iob_run *run)
 		run->suite_job = i;
 		e = i + 1;
 		size_t mark = run->pins ? run->pins->nmade : 0;
-		if (!suite->jobs[i].group) {
+		while (suite->jobs[i].group && e < suite->njobs && suite->jobs[e].group == suite->jobs[i].group)
+			e++;
+		/* across MPI ranks a group of one job (every fio job is in a group)
+		 * runs as a lone job: groups do not run across ranks */
+		if (!suite->jobs[i].group || (e == i + 1 && iob_coord_active()))
 			rc = run_job(run, i);
-		} else {
-			while (e < suite->njobs && suite->jobs[e].group == suite->jobs[i].group)
-				e++;
+		else
 			rc = run_group(run, i, e);
-		}
 		if (suite->prepare && suite->prepare[i] == IOB_PREPARE_UNLINK && run->pins) {
 			held[nheld][0] = mark;
 			held[nheld++][1] = run->pins->nmade;

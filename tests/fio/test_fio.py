@@ -277,6 +277,10 @@ def case_hostile(tmp):
         expect("SECRET" not in p.stderr and "secret" not in p.stderr.replace(f"secret{n}.inc:2", ""),
                (line, p.stderr))
         expect(f"secret{n}.inc:2: " in p.stderr and "not shown" in p.stderr, (line, p.stderr))
+    # advice a fio job file can follow: the command line's --allow-device, not iobench's allow_devices
+    p = iobench("check", job("dev.fio", b"[j]\nrw=write\nsize=1m\nfilename=/dev/null\n"))
+    expect(p.returncode == 2 and p.stderr.count("\n") == 1 and "--allow-device" in p.stderr
+           and "allow_devices" not in p.stderr, p.stderr)
     # the job file the user gave is still quoted
     refused_one(tmp, job("own.fio", b"[j]\nrw=write\nsize=1m\nrw=OWNRW\n"), "rw=OWNRW")
     # a byte order mark is skipped; CRLF line ends are read

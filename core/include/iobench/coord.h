@@ -85,12 +85,26 @@ void iob_coord_stop_cancel(void);
 /* MPI_Finalize (once); nothing without a coordinator. */
 void iob_coord_finish(void);
 
+/* What must be the same on every rank, in parts: each part is hashed as
+ * len bytes (never as a C string: NUL bytes count like any other), and a
+ * part's hash on every rank is compared with rank 0's.  `what` names the
+ * part in the refusal ("profile text", "job 'seq' phases"). */
+struct iob_coord_part {
+	const char *what;
+	const void *p;
+	size_t len;
+};
+#define IOB_COORD_PARTS_MAX 96
+
 /* Every rank gives its status (0 or not) and its one-line reason; every
  * rank gets back the status of the lowest failing rank (0 when none) with
  * "rank K (HOST): reason" in out.  `what` names what is compared as well:
- * ranks whose `same` strings differ (command lines, profile contents) are
- * refused, "rank K runs a different WHAT than rank 0" (-EINVAL).  same may
- * be NULL. */
-int iob_coord_agree(int status, const char *reason, const char *what, const char *same, char *out, size_t outlen);
+ * ranks whose parts differ (command lines, profile contents, the
+ * normalised suite), or that have a different number of them, are refused,
+ * "rank K (HOST) runs a different WHAT than rank 0 (differs: PARTS)"
+ * (-EINVAL).  parts may be NULL (nparts 0); at most IOB_COORD_PARTS_MAX
+ * (more is refused on every rank, -E2BIG). */
+int iob_coord_agree(int status, const char *reason, const char *what, const struct iob_coord_part *parts,
+		    size_t nparts, char *out, size_t outlen);
 
 #endif

@@ -95,6 +95,9 @@ struct iob_suite {
 	 * IOB_PREPARE_UNLINK: what it made is removed once the job (or group)
 	 * after it has run (fio's unlink=1 on the read job) */
 	unsigned char *prepare;
+	/* read from a fio job file: messages advise what such a file (or the
+	 * command line) can say, not iobench's own keys (iob_fio_advice) */
+	int from_fio;
 };
 
 int iob_profile_load(const char *path, struct iob_suite *suite, char *err, size_t errlen);
