@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iobench/cli.h"
 #include "iobench/os.h"
 
 #ifndef IOB_COORD_RELDIR
@@ -103,6 +104,7 @@ int iob_coord_start(char *err, size_t errlen)
 		return rc;
 	}
 	iob_hostname(C.host, sizeof C.host);
+	C.ops->watch_stop(&iob_cli_stop);
 	return 0;
 }
 

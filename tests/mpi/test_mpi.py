@@ -476,6 +476,45 @@ def test_sigkill(d):
     check("sigkill: no rank left running", left == [], left)
 
 
+def test_sigterm_waiting(d):
+    """SIGTERM to a rank waiting in a collective for a rank that never comes
+    (stopped here with SIGSTOP): it waited forever, ignoring SIGTERM; now,
+    IOB_COORD_STOP_GRACE_S (5 s) after the signal, it ends every rank."""
+    prof = rank_profile(d, "term", "phases = write\nfsync = false\naccess = random\nops = 1000000000\n"
+                                   "runtime = 60s\n", ranks=(0, 1), bs="4K")
+    cmd = [A.mpirun, "-n", "2", iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json"]
+    p = subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 30 and not os.path.exists(os.path.join(d, "term", "1", "f")):
+        time.sleep(0.05)
+    time.sleep(0.3)
+    r0, r1 = rank_pids(iobench_bin(), 0), rank_pids(iobench_bin(), 1)
+    if not check("sigterm waiting: ranks found", len(r0) == 1 and len(r1) == 1, (r0, r1)):
+        p.kill()
+        p.communicate()
+        return
+    os.kill(r1[0], signal.SIGSTOP)
+    t = time.monotonic()
+    os.kill(r0[0], signal.SIGTERM)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    finally:
+        for pid in r1:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    took = time.monotonic() - t
+    print(f"sigterm waiting: mpirun ended {took:.2f} s after SIGTERM to rank 0 (rank 1 stopped), exit {p.returncode}")
+    check("sigterm waiting: ended after the grace, not never", 4.5 < took < 30, took)
+    check("sigterm waiting: non-zero exit", p.returncode != 0, p.returncode)
+    check("sigterm waiting: said why", "rank 0: stopped by signal 15 while waiting 5 s for the other ranks" in err,
+          err)
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
@@ -494,7 +533,7 @@ def main():
         return 77
     A.bin = os.path.abspath(A.bin)
     tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_differ_suite, test_fio_file, test_enospc, test_stonewall, test_first_done, test_refused_tools,
-             test_sigint, test_sigkill]
+             test_sigint, test_sigkill, test_sigterm_waiting]
     only = os.environ.get("MPI_TEST_ONLY")
     for t in tests:
         if only and t.__name__ != only:

@@ -16,10 +16,11 @@
 #ifndef IOBENCH_COORD_H
 #define IOBENCH_COORD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define IOB_COORD_ABI 2
+#define IOB_COORD_ABI 3
 #define IOB_COORD_ENTRY_NAME "iob_coord_entry"
 
 struct iob_coord_ops {
@@ -50,7 +51,15 @@ struct iob_coord_ops {
 	int (*stop_test)(int *from);
 	int (*stop_send)(int tag, int msg, int to);
 	void (*stop_cancel)(void);
+	/* The process's stop flag (a signal number once SIGINT, SIGTERM, SIGHUP
+	 * came; set by a signal handler).  The collectives (barrier, gather,
+	 * broadcast) wait for the other ranks while watching it: a rank that
+	 * got a stop signal and still waits IOB_COORD_STOP_GRACE_S seconds
+	 * later (another rank never comes: stopped, hung, or on another path)
+	 * ends every rank with MPI_Abort, saying so in one line. */
+	void (*watch_stop)(volatile sig_atomic_t *flag);
 };
+#define IOB_COORD_STOP_GRACE_S 5.0
 typedef const struct iob_coord_ops *(*iob_coord_entry_fn)(void);
 
 /* The launcher variable found in the environment ("PMI_RANK", ...), or
