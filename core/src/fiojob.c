@@ -1407,7 +1407,8 @@ void iob_fio_advice(char *err, size_t errlen)
 	static const struct {
 		const char *iob, *fio;
 	} advice[] = {
-	    {"set allow_devices = true", "run with --allow-device: a fio job file has no key for it"},
+	    {"iobench --allow-device, or allow_devices = true in a profile",
+	     "run with --allow-device: a fio job file has no key for it"},
 	    {"set follow_symlinks = true to allow it", "name the link's target: a fio job file has no key to follow it"},
 	    {"set group = 0", "put stonewall in every job after the first, so that each runs alone"},
 	};
