@@ -1176,6 +1176,11 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 	if ((rc = map_engine(&m, &job->iodepth)) || (rc = map_files(&m, numjobs)) ||
 	    (rc = map_work(&m, time_based, runtime_ns)))
 		return rc;
+	/* fio advises the kernel of random access (its fadvise_hint=1), which
+	 * turns readahead off: the buffered posix and io_uring backends do too */
+	if (job->access == IOB_ACCESS_RAND && !job->backend_options[0] &&
+	    (strcmp(job->backend, "posix") == 0 || strcmp(job->backend, "io_uring") == 0))
+		snprintf(job->backend_options, sizeof job->backend_options, "fadvise_random=1");
 	if (job->shared_file && job->threads > 1 && job->access == IOB_ACCESS_SEQ)
 		return bad(&m, K_FILENAME, -EINVAL,
 			   "with numjobs=%u and sequential I/O, fio's clones each go over the whole file while "
