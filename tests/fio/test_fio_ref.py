@@ -224,7 +224,7 @@ def case_size_based(tmp):
 # ---- time-based jobs ------------------------------------------------------------------------------
 
 
-def attempts(tmp, name, sets, ok, fio_extra=(), tries=3):
+def attempts(tmp, name, sets, ok, fio_extra=(), tries=5):
     """Up to `tries` runs of the pair (the machine is shared: another run may take the disk for a
     while); the first pair for which ok(f, i) holds, else an error with every pair's figures."""
     seen = []
