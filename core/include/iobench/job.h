@@ -29,6 +29,8 @@ enum iob_layout {
 	IOB_LAYOUT_TREE = 1, /* dir/dir0/{file0..}, dir/dir0/dir1/{file0..}, ... */
 };
 
+/* A field added here belongs in core/src/ranks.c's settings[] too: across
+ * MPI ranks every setting is compared (docs/mpi.md). */
 struct iob_job {
 	char name[IOB_NAME_MAX];      /* section name */
 	char backend[IOB_NAME_MAX];   /* backend plugin name, default IOB_DEFAULT_BACKEND */
