@@ -307,6 +307,7 @@ static const size_t COUNTS[] = {
 	offsetof(struct iob_phase_result, cpu_user_ns),	   offsetof(struct iob_phase_result, cpu_sys_ns),
 	offsetof(struct iob_phase_result, bad_blocks),	   offsetof(struct iob_phase_result, first_done_bytes),
 	offsetof(struct iob_phase_result, first_done_ops),
+	offsetof(struct iob_phase_result, storage_read_bytes), offsetof(struct iob_phase_result, storage_write_bytes),
 };
 #define NCOUNTS (sizeof COUNTS / sizeof COUNTS[0])
 
