@@ -19,9 +19,12 @@
  *    exactly the table's header, and refuses otherwise (a one-line error,
  *    nothing written to that file).  Nothing is written before the first
  *    record, so a refused header is an output error of the run.
- *  - Nothing is written for the run facts, notes or the run's status: CSV
- *    has no place for them.  Every row already written is whole, so a failed
- *    run leaves valid, shorter files.
+ *  - The run's notes are a table of their own, kind "note" (one column,
+ *    `note`, a row per note), given at end_run: on FILE they go to the side
+ *    file FILE.note.csv like any other table (none when the run has no note).
+ *  - Nothing is written for the run facts or the run's status: CSV has no
+ *    place for them.  Every row already written is whole, so a failed run
+ *    leaves valid, shorter files.
  *  - A LAT field `k` flattens to k_count, k_min, k_max, k_mean, k_stddev and
  *    k_p<rank> per percentile, the rank printed like %g with every character
  *    other than [0-9A-Za-z] replaced by '_' (lat_ns_p99_9).  A NULL latency
@@ -543,6 +546,16 @@ static int csv_end_run(void *state, const struct iob_run_end *end)
 		csv_log(IOB_LOG_ERROR, "end_run %s on %s", st->ended ? "called twice" : "before begin_run",
 			st->sink.name);
 		return -EINVAL;
+	}
+	/* the notes: a table of their own beside the main one (kind "note", one
+	 * column), made the way every side table is (docs/outputs.md, csv) */
+	int has_notes = end && end->struct_size >= offsetof(struct iob_run_end, notes) + sizeof(end->notes);
+	for (size_t i = 0; has_notes && end->notes && i < end->nnotes && !st->err; i++) {
+		struct iob_field f = {.key = "note", .type = IOB_T_STR, .unit = IOB_UNIT_NONE};
+		f.v.s = end->notes[i];
+		struct iob_record rec = {.kind = "note", .nfields = 1, .fields = &f};
+		if (end->notes[i])
+			csv_record(st, &rec);
 	}
 	st->ended = 1;
 	struct textbuf b = {0};
