@@ -242,9 +242,10 @@ static int check_report(const char *profile, const struct iob_suite *suite)
 	size_t n = 0;
 	for (size_t i = 0; i < suite->njobs; i++)
 		n += !(suite->prepare && suite->prepare[i]);
-	int bad = printf("%s: %zu job(s) OK\n", profile, n) < 0;
+	static char shown[4 * 4096 + 8]; /* the path's bytes escaped for a terminal (iob_quote) */
+	int bad = printf("%s: %zu job(s) OK\n", iob_quote(profile, shown, sizeof shown), n) < 0;
 	for (size_t i = 0; i < suite->nnotes; i++)
-		bad |= printf("note: %s\n", suite->notes[i]) < 0;
+		bad |= printf("note: %s\n", iob_quote(suite->notes[i], shown, sizeof shown)) < 0;
 	return bad || fflush(stdout) != 0 ? IOB_EXIT_FAIL : IOB_EXIT_OK;
 }
 
