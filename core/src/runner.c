@@ -177,7 +177,7 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	if (iob_coord_active()) { /* rank 0's outputs opened, or every rank stops */
 		char why[2048];
 		snprintf(why, sizeof why, "%s", err);
-		if (iob_coord_agree(orc, why, NULL, NULL, err, sizeof err) != 0 && orc == 0) {
+		if (iob_coord_agree(orc, why, NULL, NULL, 0, err, sizeof err) != 0 && orc == 0) {
 			iob_outputs_close(run->out);
 			run_unmake_livecsv(run);
 			free(run);
@@ -972,7 +972,7 @@ static int rank_job_start(struct iob_run *run, int rc)
 {
 	char text[2048];
 	const char *mine = rc ? (run->opts.hide_job_names ? iob_error_without_job(run->error) : run->error) : "";
-	int a = iob_coord_agree(rc, mine, NULL, NULL, text, sizeof text);
+	int a = iob_coord_agree(rc, mine, NULL, NULL, 0, text, sizeof text);
 	if (a != 0) {
 		snprintf(run->error, sizeof run->error, "%s", text);
 		return rc ? rc : a;
@@ -1629,16 +1629,35 @@ int iob_run_suite(struct iob_run *run)
 {
 	const struct iob_suite *suite = run->suite;
 	int rc = 0;
+	size_t held[IOB_MAX_JOBS][2], nheld = 0; /* IOB_PREPARE_UNLINK jobs' made entries */
+	uint64_t files = 0, dirs = 0;
 	for (size_t i = 0, e; i < suite->njobs && rc == 0 && !*run->stop; i = e) {
 		run->suite_job = i;
 		e = i + 1;
-		if (!suite->jobs[i].group) {
+		size_t mark = run->pins ? run->pins->nmade : 0;
+		while (suite->jobs[i].group && e < suite->njobs && suite->jobs[e].group == suite->jobs[i].group)
+			e++;
+		/* across MPI ranks a group of one job (every fio job is in a group)
+		 * runs as a lone job: groups do not run across ranks */
+		if (!suite->jobs[i].group || (e == i + 1 && iob_coord_active()))
 			rc = run_job(run, i);
+		else
+			rc = run_group(run, i, e);
+		if (suite->prepare && suite->prepare[i] == IOB_PREPARE_UNLINK && run->pins) {
+			held[nheld][0] = mark;
+			held[nheld++][1] = run->pins->nmade;
 			continue;
 		}
-		while (e < suite->njobs && suite->jobs[e].group == suite->jobs[i].group)
-			e++;
-		rc = run_group(run, i, e);
+		if (suite->prepare && suite->prepare[i]) /* kept; and the job it prepares still to come */
+			continue;
+		while (nheld > 0) { /* the job they were laid out for has run */
+			nheld--;
+			remove_made_range(run, held[nheld][0], held[nheld][1], &files, &dirs);
+		}
+	}
+	while (nheld > 0) {
+		nheld--;
+		remove_made_range(run, held[nheld][0], held[nheld][1], &files, &dirs);
 	}
 	return rc;
 }

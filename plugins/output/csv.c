@@ -34,6 +34,10 @@
  *    value is kept, inside a quoted cell.
  *  - Cells holding a comma, a double quote, CR or LF are quoted, with inner
  *    quotes doubled.  Others are written bare.
+ *  - Every cell is valid UTF-8 (a CSV reader decoding UTF-8 never fails on
+ *    a file name that is not) and holds no terminal control: a control
+ *    character other than TAB, CR and LF (C0, DEL, C1) and each byte of an
+ *    invalid sequence become U+FFFD.
  *  - A field of a type this output does not know (from a later ABI) is
  *    skipped: no header cell, no row cell.
  *  - U64/I64 as integers; F64 as the shortest of %.15g/%.16g/%.17g that
@@ -107,8 +111,23 @@ static void csv_log(int level, const char *fmt, ...)
 
 /* Shortest of %.15g..%.17g reading back as v, with '.' as the decimal point
  * whatever the locale says. */
-/* One cell, quoted when it holds a comma, a quote, CR or LF. */
+static void csv_put_clean(struct textbuf *b, const char *s);
+
+/* One cell, valid UTF-8 without terminal controls (textbuf_clean: U+FFFD for
+ * a control other than TAB, CR, LF and for each byte of invalid UTF-8),
+ * quoted when it holds a comma, a quote, CR or LF. */
 static void csv_put_text(struct textbuf *b, const char *s)
+{
+	struct textbuf c = {0};
+	textbuf_clean(&c, s);
+	if (c.oom)
+		b->oom = 1;
+	else
+		csv_put_clean(b, c.data ? c.data : "");
+	textbuf_free(&c);
+}
+
+static void csv_put_clean(struct textbuf *b, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		textbuf_str(b, s);
