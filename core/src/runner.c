@@ -225,9 +225,6 @@ int iob_run_finish(struct iob_run *run, int status)
 	if (status != 0 && !run->error[0])
 		snprintf(run->error, sizeof run->error, "the run failed");
 	const char *error = run->opts.hide_job_names ? iob_error_without_job(run->error) : run->error;
-	/* no person sees the outputs' notes (only csv, json, ... or human to a
-	 * file): stderr gets them at the end (the live ones are there already) */
-	int to_stderr = !run->usage && !run->opts.warn_live && !iob_outputs_show_notes(run->out);
 	const char *wine = iob_wine_version();
 	if (wine && !run->usage)
 		iob_notes_add(&run->notes, "measured under wine %s, which ignores FILE_FLAG_NO_BUFFERING and "
@@ -235,8 +232,13 @@ int iob_run_finish(struct iob_run *run, int status)
 				       "not Windows figures", wine);
 	/* with nothing measured because the input was bad, the caveats have
 	 * nothing to qualify */
+	/* no person sees the outputs' notes (only csv, json, ... or human to a
+	 * file): stderr gets them, after them (the live ones are there already) */
+	int to_stderr = !run->usage && !run->opts.warn_live && !iob_outputs_show_notes(run->out);
 	iob_cli_end_run(run->out, run->usage ? NULL : &run->notes, status, sig != 0 || run->interrupted, error);
 	int crc = iob_outputs_close(run->out);
+	for (size_t i = 0; to_stderr && i < run->notes.n; i++)
+		fprintf(stderr, "%s: warning: %s\n", iob_log_program(), run->notes.text[i]);
 	char lerr[4200];
 	int lrc = iob_livecsv_close(run->livecsv, lerr, sizeof lerr);
 	free(run->livecsv);
@@ -244,8 +246,6 @@ int iob_run_finish(struct iob_run *run, int status)
 	int frc = run->fiologs ? iob_fiologs_close(run->fiologs, ferr, sizeof ferr) : 0;
 	free(run->fiologs);
 	print_live_notes(run);
-	for (size_t i = 0; to_stderr && i < run->notes.n; i++)
-		fprintf(stderr, "%s: warning: %s\n", iob_log_program(), run->notes.text[i]);
 	int code = run->usage && status != 0 ? IOB_EXIT_USAGE : iob_cli_exit_code(status, sig);
 	if (status != 0 || sig)
 		iob_cli_fail(code, "%s", error);
