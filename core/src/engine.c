@@ -24,6 +24,7 @@
  */
 #include "iobench/engine.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -446,7 +447,20 @@ struct gen {
 	uint64_t *skipped;
 };
 
-/* One request of the queued loop. */
+/* One request of the queued loop.  Its life is a cycle of four states, with
+ * one owner at a time (docs/architecture.md, "Streams in the engine"):
+ *   FREE       on q->free, owned by the queue: no I/O, buffer idle;
+ *   QUEUED     on q->pend, owned by the core: filled, to be submitted (a new
+ *              request, or the rest of a short transfer);
+ *   SUBMITTED  owned by the backend from the submit that took it until the
+ *              reap that hands it back; on no list of the core;
+ *   COMPLETED  in q->done, owned by the core while queue_complete accounts
+ *              it, which makes it FREE or QUEUED (the rest of a short one).
+ * Only req_move changes a state, and it asserts the one it leaves (debug
+ * builds); a request the backend hands back that is not SUBMITTED is a
+ * broken contract, refused in every build (queue_reaped). */
+enum req_state { REQ_FREE, REQ_QUEUED, REQ_SUBMITTED, REQ_COMPLETED };
+
 struct req {
 	struct iob_io io; /* io.user points back here */
 	unsigned char *buf;
@@ -456,7 +470,15 @@ struct req {
 	uint64_t t0;	  /* ticks at the first submission, for a timed request */
 	size_t fi;
 	uint8_t in, timed, stamped, write, dirty; /* dirty: the buffer holds read data */
+	uint8_t state;	  /* enum req_state */
 };
+
+static inline void req_move(struct req *rq, enum req_state from, enum req_state to)
+{
+	assert(rq->state == from);
+	(void)from;
+	rq->state = (uint8_t)to;
+}
 
 struct queue {
 	uint32_t depth;
@@ -859,9 +881,26 @@ static int queue_alloc(struct phase *ph)
 			return fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
 		memcpy(rq->buf, ph->buf, ph->buflen); /* the pattern, or zeros */
 		rq->io.user = rq;
+		rq->state = REQ_FREE;
 		q->free[q->nfree++] = rq;
 	}
 	return 0;
+}
+
+/* A request back on the free list (from QUEUED or COMPLETED). */
+static inline void req_free(struct queue *q, struct req *rq, enum req_state from)
+{
+	req_move(rq, from, REQ_FREE);
+	assert(q->nfree < q->depth);
+	q->free[q->nfree++] = rq;
+}
+
+/* A request onto the list to submit (from FREE or COMPLETED). */
+static inline void req_queue(struct queue *q, struct req *rq, enum req_state from)
+{
+	req_move(rq, from, REQ_QUEUED);
+	assert(q->np < q->depth);
+	q->pend[q->np++] = &rq->io;
 }
 
 static void queue_free(struct queue *q)
@@ -1532,18 +1571,22 @@ static void queue_fill(struct phase *ph, int *mode)
 		rq->io.off = off;
 		rq->io.write = (uint32_t)w;
 		rq->io.result = 0;
-		q->pend[q->np++] = &rq->io;
+		req_queue(q, rq, REQ_FREE);
 	}
 }
 
 /* Submit what is pending, a run of requests on the same file per call; what
- * the backend does not take stays pending.  0, or negative on error. */
+ * the backend does not take stays pending.  Those it took become SUBMITTED
+ * and leave q->pend; every other one stays on it exactly once, also when a
+ * submit fails after earlier ones in the same batch were taken (a backend
+ * may queue a part and refuse the rest: io_uring out of locked memory).
+ * 0, or negative on error. */
 static int queue_submit(struct phase *ph)
 {
 	struct queue *q = &ph->q;
 	size_t i = 0, keep = 0;
 	uint64_t t = 0;
-	int have_t = 0;
+	int have_t = 0, err = 0;
 	for (size_t k = 0; k < q->np; k++) {
 		struct req *rq = q->pend[k]->user;
 		if (rq->timed && !rq->stamped) {
@@ -1555,24 +1598,32 @@ static int queue_submit(struct phase *ph)
 			rq->stamped = 1;
 		}
 	}
-	while (i < q->np) {
+	while (i < q->np && !err) {
 		size_t fi = ((struct req *)q->pend[i]->user)->fi, j = i + 1;
 		while (j < q->np && ((struct req *)q->pend[j]->user)->fi == fi)
 			j++;
 		/* a backend may take part of a run: offer it the rest until it takes none */
-		while (i < j) {
+		while (i < j && !err) {
 			int rc = ph->ops->submit(ph->handles[fi], &q->pend[i], j - i);
 			if (rc == -EAGAIN)
 				rc = 0; /* full: reap first */
-			if (rc < 0 || (size_t)rc > j - i) {
+			if (rc < 0) {
 				struct req *rq = q->pend[i]->user;
-				if (rc > 0)
-					return broke_contract(ph, fi, rq->write, rc, j - i, rq->off);
-				return fail(ph, rc, rq->write ? "queued write" : "queued read", ph->spec->files[fi],
-					    rq->off + rq->done, rq->len - rq->done);
+				err = fail(ph, rc, rq->write ? "queued write" : "queued read", ph->spec->files[fi],
+					   rq->off + rq->done, rq->len - rq->done);
+				break;
+			}
+			if ((size_t)rc > j - i) {
+				/* it claims more than it was offered: it may hold every
+				 * one offered, so they are the backend's until reaped */
+				struct req *rq = q->pend[i]->user;
+				err = broke_contract(ph, fi, rq->write, rc, j - i, rq->off);
+				rc = (int)(j - i);
 			}
 			if (rc == 0)
 				break;
+			for (size_t k = i; k < i + (size_t)rc; k++)
+				req_move(q->pend[k]->user, REQ_QUEUED, REQ_SUBMITTED);
 			q->infl[fi] += (uint32_t)rc;
 			q->inflight += (uint64_t)rc;
 			i += (size_t)rc;
@@ -1580,7 +1631,11 @@ static int queue_submit(struct phase *ph)
 		for (; i < j; i++)
 			q->pend[keep++] = q->pend[i];
 	}
+	for (; i < q->np; i++) /* after an error: the runs not offered */
+		q->pend[keep++] = q->pend[i];
 	q->np = keep;
+	if (err < 0)
+		return err;
 	if (q->np && q->inflight == 0) {
 		struct req *rq = q->pend[0]->user;
 		fail(ph, -EPROTO, "queued I/O on", ph->spec->files[rq->fi], UINT64_MAX, 0);
@@ -1590,6 +1645,29 @@ static int queue_submit(struct phase *ph)
 		return -EPROTO;
 	}
 	return 0;
+}
+
+/* The request behind an I/O a reap handed back, made COMPLETED; NULL (and the
+ * phase failed) when the backend handed back something it did not hold: not
+ * one of this queue's requests, or one not in flight (reaped twice). */
+static struct req *queue_reaped(struct phase *ph, struct iob_io *io)
+{
+	struct queue *q = &ph->q;
+	uintptr_t a = (uintptr_t)io, base = (uintptr_t)q->reqs;
+	uintptr_t at = a - base;
+	if (a < base || at % sizeof *q->reqs || at / sizeof *q->reqs >= q->depth ||
+	    q->reqs[at / sizeof *q->reqs].state != REQ_SUBMITTED) {
+		fail(ph, -EPROTO, "completion wait on", ph->spec->files[0], UINT64_MAX, 0);
+		snprintf(ph->r->error, sizeof ph->r->error,
+			 "backend %s broke its contract: a reap handed back an I/O that was not in flight",
+			 ph->spec->backend->desc.name);
+		return NULL;
+	}
+	struct req *rq = &q->reqs[at / sizeof *q->reqs];
+	req_move(rq, REQ_SUBMITTED, REQ_COMPLETED);
+	q->infl[rq->fi]--;
+	q->inflight--;
+	return rq;
 }
 
 /* Wait for completions: on the one file with I/O in flight, or, with
@@ -1626,7 +1704,7 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 	const int64_t n = rq->io.result;
 	int st = account(ph, rq->fi, rq->write, rq->buf + rq->done, n, want, rq->off + rq->done);
 	if (st < 0) {
-		q->free[q->nfree++] = rq;
+		req_free(q, rq, REQ_COMPLETED);
 		return st;
 	}
 	rq->done += (size_t)n;
@@ -1634,7 +1712,7 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 		ph->r->short_ops++;
 		int eof = !rq->write && rq->off + rq->done >= ph->fend[rq->fi];
 		if (!eof && n == 0) {
-			q->free[q->nfree++] = rq;
+			req_free(q, rq, REQ_COMPLETED);
 			return no_progress(ph, rq->fi, rq->write, (int64_t)rq->done, rq->len, rq->off);
 		}
 		if (!eof && !stopping) { /* the rest, as one more transfer of the same request */
@@ -1642,7 +1720,7 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 			rq->io.len = rq->len - rq->done;
 			rq->io.off = rq->off + rq->done;
 			rq->io.result = 0;
-			q->pend[q->np++] = &rq->io;
+			req_queue(q, rq, REQ_COMPLETED);
 			return 0;
 		}
 	}
@@ -1655,7 +1733,7 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 		if (rq->in)
 			lat_record_dir(&ph->lat, *t1 - rq->t0, rq->write);
 	}
-	q->free[q->nfree++] = rq;
+	req_free(q, rq, REQ_COMPLETED);
 	return 0;
 }
 
@@ -1678,7 +1756,7 @@ static int run_queued(struct phase *ph)
 				struct req *rq = q->pend[k]->user;
 				if (rq->done)
 					count_op(ph, rq->write);
-				q->free[q->nfree++] = rq;
+				req_free(q, rq, REQ_QUEUED);
 			}
 			q->np = 0;
 		}
@@ -1698,8 +1776,8 @@ static int run_queued(struct phase *ph)
 			break;
 		}
 		int n = queue_reap(ph);
-		if (n == -EINTR)
-			continue; /* a signal: the I/Os are still in flight; the loop's top sees a stop */
+		if (n == -EINTR || n == -EAGAIN)
+			continue; /* a signal, or nothing yet: the I/Os are still in flight; the loop's top sees a stop */
 		if (n < 0 || (size_t)n > q->depth) {
 			if (n > 0)
 				n = -EPROTO;
@@ -1709,12 +1787,13 @@ static int run_queued(struct phase *ph)
 		uint64_t t1 = 0;
 		int have_t1 = 0;
 		for (int k = 0; k < n; k++) {
-			struct req *rq = q->done[k]->user;
-			q->infl[rq->fi]--;
-			q->inflight--;
+			struct req *rq = queue_reaped(ph, q->done[k]);
+			if (!rq)
+				goto out; /* the backend's close waits for or cancels what is left */
 			queue_complete(ph, rq, stopping, &t1, &have_t1);
 		}
 	}
+out:
 	if (mode == PH_END)
 		ph->ended = 1;
 	return ph->r->status;
