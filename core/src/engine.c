@@ -754,6 +754,30 @@ __attribute__((noinline)) static int phase_event(struct phase *ph)
 	return ev;
 }
 
+/* Write every byte of a buffer the phase allocated (so its memory is there
+ * before the clock starts): a copy of `from`, else the pattern as at offset
+ * 0 (pattern 1) or zeros.  In pieces, looking at the stop flag before each:
+ * GiBs of buffers take seconds to touch, and SIGTERM must not wait for them
+ * (issue 24).  0, or 1 when a stop came (the phase ends interrupted). */
+#define TOUCH_PIECE ((size_t)64 << 20)
+static int touch(struct phase *ph, unsigned char *buf, const unsigned char *from, int pattern)
+{
+	for (size_t at = 0; at < ph->buflen; at += TOUCH_PIECE) {
+		if (stopped(ph->spec->stop)) {
+			ph->r->interrupted = 1;
+			return 1;
+		}
+		size_t n = ph->buflen - at < TOUCH_PIECE ? ph->buflen - at : TOUCH_PIECE;
+		if (from)
+			memcpy(buf + at, from + at, n);
+		else if (pattern)
+			iob_pattern_fill(&ph->spec->pattern, buf + at, n, at);
+		else
+			memset(buf + at, 0, n);
+	}
+	return 0;
+}
+
 /* Query the first file for alignment and direct I/O; check the spec fits. */
 static int prepare(struct phase *ph)
 {
@@ -811,12 +835,8 @@ static int prepare(struct phase *ph)
 	ph->rbuf = ph->mixed && !ph->queued ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
 	if (!ph->buf || (ph->verify && !ph->scratch) || (ph->mixed && !ph->queued && !ph->rbuf))
 		return fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
-	if (ph->write || ph->mixed)
-		iob_pattern_fill(&s->pattern, ph->buf, ph->buflen, 0);
-	else
-		memset(ph->buf, 0, ph->buflen);
-	if (ph->rbuf)
-		memset(ph->rbuf, 0, ph->buflen);
+	if (touch(ph, ph->buf, NULL, ph->write || ph->mixed) || (ph->rbuf && touch(ph, ph->rbuf, NULL, 0)))
+		return 1;
 	return 0;
 }
 
@@ -879,11 +899,13 @@ static int queue_alloc(struct phase *ph)
 		rq->buf = iob_alloc_aligned(ph->mem_align, ph->buflen);
 		if (!rq->buf)
 			return fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
-		memcpy(rq->buf, ph->buf, ph->buflen); /* the pattern, or zeros */
 		rq->io.user = rq;
 		rq->state = REQ_FREE;
 		q->free[q->nfree++] = rq;
 	}
+	for (uint32_t i = 0; i < q->depth; i++)
+		if (touch(ph, q->reqs[i].buf, ph->buf, 0)) /* the pattern, or zeros */
+			return 1;
 	return 0;
 }
 
@@ -913,6 +935,35 @@ static void queue_free(struct queue *q)
 	free(q->pend);
 	free(q->done);
 	free(q->infl);
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+uint64_t iob_phase_memory(enum iob_phase phase, uint64_t block_size, uint32_t iodepth, uint64_t series_ios)
+{
+	uint64_t bufs = 1; /* ph->buf (prepare) */
+	if (phase == IOB_PHASE_VERIFY)
+		bufs++; /* scratch */
+	if (iodepth > 1)
+		bufs += iodepth; /* one per request (queue_alloc) */
+	else if (phase == IOB_PHASE_MIXED)
+		bufs++; /* rbuf */
+	uint64_t page = 4096, buf = block_size / page * page + (block_size % page ? page : 0);
+	uint64_t m = mul_sat(bufs, buf);
+	/* the sampler's levels (lat_init), and the write side of a mixed phase */
+	m = add_sat(m, (uint64_t)(phase == IOB_PHASE_MIXED ? 2 : 1) * LAT_LEVELS * sizeof(struct iob_hist));
+	if (iodepth > 1)
+		m = add_sat(m, (uint64_t)iodepth * (sizeof(struct req) + 3 * sizeof(void *)));
+	/* a series: 16 bytes a sample, grown by doubling */
+	return add_sat(m, mul_sat(series_ios, 32));
 }
 
 static int series_reserve(struct iob_series *se)
@@ -1897,8 +1948,11 @@ static int phase_open(struct phase *ph)
 {
 	const struct iob_phase_spec *s = ph->spec;
 	if (ph->queued || ph->mixed) {
-		if (open_all(ph) < 0 || (ph->queued && queue_alloc(ph) < 0))
+		if (open_all(ph) < 0)
 			return ph->r->status;
+		int rc = ph->queued ? queue_alloc(ph) : 0;
+		if (rc != 0) /* an error, or a stop while the buffers were touched */
+			return rc < 0 ? ph->r->status : 1;
 		return gen_init(ph);
 	}
 	if (s->access == IOB_ACCESS_RAND && !s->reopen)

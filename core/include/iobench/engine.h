@@ -137,6 +137,13 @@ void iob_phase_result_free(struct iob_phase_result *r);
 /* Run one phase.  Returns r->status. */
 int iob_phase_run(const struct iob_phase_spec *spec, struct iob_phase_result *r);
 
+/* The memory one stream's phase allocates at its peak, in bytes (saturating):
+ * its buffers (block_size rounded up to a page, one per request with
+ * iodepth > 1, verify's second, mixed's read buffer), its latency
+ * histograms and request table, and series_ios samples of a series.  The
+ * memory budget (check.c) adds it up over streams and jobs at once. */
+uint64_t iob_phase_memory(enum iob_phase phase, uint64_t block_size, uint32_t iodepth, uint64_t series_ios);
+
 /* Derived figures, computed here once for every renderer. */
 double iob_phase_seconds(const struct iob_phase_result *r);
 double iob_phase_bw(const struct iob_phase_result *r);   /* bytes / s, 0 if no time */
