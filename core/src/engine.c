@@ -443,6 +443,7 @@ struct gen {
 	uint64_t round_ios;	     /* I/Os of this round (round robin stops after an empty one) */
 	struct perm perm;	     /* random */
 	uint64_t slots, total, align, fsize, rng, slot, left;
+	uint64_t drawn;		     /* draws of this order so far (skipped ones too) */
 	int mapped, multi, skip;
 	uint64_t *skipped;
 };
@@ -1197,6 +1198,16 @@ static uint64_t rand_ops(const struct iob_phase_spec *s, uint64_t bs)
 	return s->ops ? s->ops : s->runtime_ns ? UINT64_MAX : (s->file_size / bs) * s->nfiles;
 }
 
+/* The window's draws: rand_ops, or fewer after a write that completed fewer
+ * (spec.written_draws), unless that write's map covered every slot. */
+static uint64_t rand_window(const struct iob_phase_spec *s, uint64_t bs, uint64_t total, int mapped)
+{
+	uint64_t n = rand_ops(s, bs);
+	if (s->written_draws && !(mapped && *s->written_draws >= total) && *s->written_draws < n)
+		n = *s->written_draws;
+	return n;
+}
+
 /* The random loop, once for any spec (fast 0) and once for the common one
  * (fast 1: one file open throughout, the permutation, nothing to fill or
  * verify), where the compiler drops every test the spec makes constant. */
@@ -1209,11 +1220,12 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 	const size_t bs = ph->buflen;
 	const uint64_t fsize = s->file_size;
 	const uint64_t align = s->offset_align ? s->offset_align : bs;
-	const uint64_t nops = rand_ops(s, bs);
 	const uint64_t slots = fsize >= bs ? (fsize - bs) / align + 1 : 0;
-	uint64_t rng = rand_seed(s, ph->ramping), limit = ph->ramping ? UINT64_MAX : nops;
 	const int mapped = fast || (s->random_map && !s->skip_past_end);
 	const uint64_t total = slots * s->nfiles; /* slots of all files */
+	const uint64_t nops = rand_window(s, bs, total, mapped);
+	uint64_t rng = rand_seed(s, ph->ramping), limit = ph->ramping ? UINT64_MAX : nops;
+	r->written_cut = nops < rand_ops(s, bs);
 	/* loop invariants in locals: the backend call may write any memory, so
 	 * the compiler would reload fields after every call */
 	const int reopen = !fast && s->reopen, write = ph->write, fill = !fast && ph->write && ph->fill_each;
@@ -1241,7 +1253,8 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 	hd0 = ph->handles[0];
 	if (mapped)
 		perm_init(&perm, total, rng);
-	for (uint64_t i = 0, slot = 0; i < limit; i++) {
+	uint64_t i = 0;
+	for (uint64_t slot = 0; i < limit; i++) {
 		size_t fi = 0;
 		uint64_t off;
 		if (mapped) {
@@ -1276,7 +1289,7 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 			int ev = phase_event(ph);
 			if (ev == PH_END) {
 				ph->ended = 1;
-				break;
+				break; /* draw i is not done */
 			}
 			if (ev == PH_WINDOW) { /* the ramp is over: the window draws its own order */
 				window_start(ph);
@@ -1334,10 +1347,12 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 			return r->status;
 		}
 	}
-	for (size_t i = 0; i < s->nfiles; i++) {
-		if (ph->handles[i] && ph->write && s->fsync && sync_one(ph, i) < 0)
+	if (!ph->ramping)
+		r->draws = i;
+	for (size_t f = 0; f < s->nfiles; f++) {
+		if (ph->handles[f] && ph->write && s->fsync && sync_one(ph, f) < 0)
 			return r->status;
-		if (close_one(ph, i) < 0)
+		if (close_one(ph, f) < 0)
 			return r->status;
 	}
 	return 0;
@@ -1369,7 +1384,9 @@ static void gen_reset(struct phase *ph, int ramp)
 	g->loops = unlimited ? UINT32_MAX : s->loops ? s->loops : 1;
 	g->rng = rand_seed(s, ramp);
 	g->slot = 0;
-	g->left = ramp ? UINT64_MAX : rand_ops(s, g->bs);
+	g->drawn = 0;
+	g->left = ramp ? UINT64_MAX : rand_window(s, g->bs, g->total, g->mapped);
+	ph->r->written_cut = !ramp && !g->seq && g->left < rand_ops(s, g->bs);
 	if (g->mapped)
 		perm_init(&g->perm, g->total, g->rng);
 }
@@ -1434,6 +1451,7 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 	while (g->left) {
 		if (g->left != UINT64_MAX)
 			g->left--;
+		g->drawn++;
 		uint64_t x;
 		*fi = 0;
 		if (g->mapped) {
@@ -1847,6 +1865,8 @@ static int run_queued(struct phase *ph)
 out:
 	if (mode == PH_END)
 		ph->ended = 1;
+	if (!ph->ramping && !ph->gen.seq)
+		ph->r->draws = ph->gen.drawn; /* at the end every drawn request was reaped */
 	return ph->r->status;
 }
 

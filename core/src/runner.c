@@ -427,6 +427,9 @@ struct job_files {
 	char **open;		/* as they are opened */
 	size_t *pin;		/* the held directory of each file */
 	int *state;		/* 0 existed before the job, 1 missing then, 2 made and recorded */
+	/* a random write's draws per stream (iob_phase_result.draws), for the
+	 * random reads and verifies after it at the same block size */
+	uint64_t *written, written_bs;
 };
 
 static void job_files_free(struct job_files *jf)
@@ -436,6 +439,7 @@ static void job_files_free(struct job_files *jf)
 	free(jf->open);
 	free(jf->pin);
 	free(jf->state);
+	free(jf->written);
 	iob_filelist_free(&jf->fl);
 }
 
@@ -967,6 +971,46 @@ static void phase_notes(struct iob_run *run, const struct iob_job *job, const st
 					   "read may be served from memory", what);
 }
 
+/* After a random write phase: each stream's draws of its order, which the
+ * read and verify phases after it replay (engine.h, written_draws).  A
+ * write that failed keeps nothing (the job ends). */
+static void written_keep(struct job_files *jf, const struct iob_job *job, enum iob_phase phase, uint64_t bs,
+			 const struct iob_phase_result *r, size_t n)
+{
+	if (phase != IOB_PHASE_WRITE || job->access != IOB_ACCESS_RAND)
+		return;
+	free(jf->written);
+	jf->written = calloc(n, sizeof *jf->written);
+	jf->written_bs = jf->written ? bs : 0;
+	for (size_t i = 0; jf->written && i < n; i++)
+		jf->written[i] = r[i].draws;
+}
+
+/* A random read or verify after that write: it reads where the write wrote. */
+static void written_apply(const struct job_files *jf, const struct iob_job *job, enum iob_phase phase, uint64_t bs,
+			  struct iob_phase_spec *spec)
+{
+	if ((phase == IOB_PHASE_READ || phase == IOB_PHASE_VERIFY) && job->access == IOB_ACCESS_RAND &&
+	    jf->written && jf->written_bs == bs)
+		spec->written_draws = jf->written;
+}
+
+/* Say so when a read or verify read less than its own order because the
+ * write before it wrote less (results: one per stream). */
+static void written_note(struct iob_run *run, const struct iob_job *job, enum iob_phase phase,
+			 const struct iob_phase_result *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r[i].written_cut) {
+			iob_notes_add(&run->notes,
+				      "job %s, %s phase: the write phase before it completed only part of its random "
+				      "order (a time limit or a stop), so this phase read only the blocks it wrote, "
+				      "in the order it wrote them",
+				      job->name, iob_phase_name(phase));
+			return;
+		}
+}
+
 /* The engine's spec of one phase of a job. */
 static void phase_spec(const struct iob_run *run, const struct iob_job *job, const struct iob_loaded *b,
 		       const struct job_files *jf, enum iob_phase phase, uint64_t bs, struct iob_phase_spec *spec)
@@ -1046,6 +1090,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	}
 	observe_start(run, job, fl, phase, bs, &spec, &ob);
 	int rc;
+	written_apply(jf, job, phase, bs, &spec);
 	stonewall(job, &spec);
 	if (iob_coord_active())
 		rank_phase_spec(job, &spec, &rs, streams);
@@ -1072,8 +1117,14 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	}
 	if (r.interrupted)
 		run->interrupted = 1;
-	if (!run->quiet)
+	if (rc == 0 && streams && st.n == job->threads)
+		written_keep(jf, job, phase, bs, st.r, st.n);
+	else if (rc == 0 && !streams)
+		written_keep(jf, job, phase, bs, &r, 1);
+	if (!run->quiet) {
 		phase_notes(run, job, b, phase, reads ? &plan : NULL, &facts, &r, pr.evict_failed);
+		written_note(run, job, phase, streams ? st.r : &r, streams ? st.n : 1);
+	}
 	if (r.ops || rc == 0 || r.interrupted || rc == IOB_STATUS_MISMATCH || (streams && st.n)) {
 		int er = emit_phase(&pr, fl, &r, &facts, streams && st.n ? &agg : NULL);
 		if (er < 0 && rc >= 0)
@@ -1225,6 +1276,7 @@ static void group_job_main(void *arg)
 		struct gphase *gp = &gj->ph[k];
 		struct iob_phase_spec spec;
 		phase_spec(gj->run, job, gj->b, &gj->jf, gp->phase, gp->bs, &spec);
+		written_apply(&gj->jf, job, gp->phase, gp->bs, &spec);
 		if (k == 0) {
 			spec.ready = group_ready;
 			spec.ready_arg = gj;
@@ -1256,6 +1308,8 @@ static void group_job_main(void *arg)
 			if (st < 0 || (st == IOB_STATUS_MISMATCH && gp->rc >= 0))
 				gp->rc = st;
 		}
+		if (gp->rc == 0 && gp->st.n == n)
+			written_keep(&gj->jf, job, gp->phase, gp->bs, gp->st.r, n);
 		if (gp->rc != 0) {
 			int none_failed = -1;
 			gj->rc = gp->rc;
@@ -1316,6 +1370,7 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 	if (r.interrupted)
 		run->interrupted = 1;
 	phase_notes(run, job, gj->b, gp->phase, gp->reads ? &gp->plan : NULL, &gp->facts, &r, gp->evict_failed);
+	written_note(run, job, gp->phase, gp->st.r, gp->st.n);
 	int er = emit_phase(&pr, &jf->fl, &r, &gp->facts, streams ? &agg : NULL);
 	if (er < 0 && !run->error[0])
 		iob_run_fail(run, 0, "job %s: the phase record could not be made", job->name);

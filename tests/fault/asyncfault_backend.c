@@ -28,6 +28,9 @@
  *     partial=P         per mille of submit calls that take only a part (0)
  *     reap_refuse=P     per mille of reap calls that refuse (0)
  *     short=P           per mille of write completions that are short (0)
+ *     write_pace_us=N   every write (write_at, or a queued one when reaped)
+ *                       first sleeps N microseconds: a slow device, so that
+ *                       a runtime ends a write phase early (0)
  *     tally=PATH        at exit: one line "submitted S reaped R
  *                       submit_errors E refused F short H violations V
  *                       open_at_close C" over the whole process
@@ -39,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "iobench/plugin.h"
@@ -46,13 +50,14 @@
 #include "fdio.h"
 
 #define AF_NAME "asyncfault"
-#define AF_KEYS "seed, submit_fail, err, partial, reap_refuse, short, tally"
+#define AF_KEYS "seed, submit_fail, err, partial, reap_refuse, short, write_pace_us, tally"
 
 static const struct iob_host *host;
 
 struct af_cfg {
 	uint64_t seed;
 	unsigned submit_fail, partial, reap_refuse, shortw; /* per mille */
+	uint64_t pace_us;
 	int err;
 	char tally[4096];
 };
@@ -136,7 +141,7 @@ static int af_option(void *ctx, const char *key, const char *val)
 		       : strcmp(key, "reap_refuse") == 0 ? &c->reap_refuse
 		       : strcmp(key, "short") == 0     ? &c->shortw
 							: NULL;
-	if (!pm && strcmp(key, "seed") != 0)
+	if (!pm && strcmp(key, "seed") != 0 && strcmp(key, "write_pace_us") != 0)
 		return bopts_unknown(host, AF_NAME, key, AF_KEYS);
 	char *end;
 	unsigned long long v = strtoull(val, &end, 10);
@@ -147,6 +152,8 @@ static int af_option(void *ctx, const char *key, const char *val)
 	}
 	if (pm)
 		*pm = (unsigned)v;
+	else if (key[0] == 'w')
+		c->pace_us = v;
 	else
 		c->seed = v;
 	return 0;
@@ -209,8 +216,18 @@ static int64_t af_read_at(void *h, void *buf, size_t len, uint64_t off)
 	return fdio_pread_full(((struct af_file *)h)->fd, buf, len, off, 0);
 }
 
+static void af_pace(const struct af_file *f)
+{
+	if (f->cfg.pace_us) {
+		struct timespec ts = {(time_t)(f->cfg.pace_us / 1000000), (long)(f->cfg.pace_us % 1000000) * 1000};
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+	}
+}
+
 static int64_t af_write_at(void *h, const void *buf, size_t len, uint64_t off)
 {
+	af_pace(h);
 	return fdio_pwrite_full(((struct af_file *)h)->fd, buf, len, off, 0);
 }
 
@@ -282,6 +299,8 @@ static int af_submit(void *h, struct iob_io *const *ios, size_t n)
 static void af_do(struct af_file *f, struct iob_io *io)
 {
 	size_t len = io->len;
+	if (io->write)
+		af_pace(f);
 	if (io->write && len > 1 && roll(f, f->cfg.shortw)) {
 		len = 1 + (size_t)(draw(&f->rng) % (len - 1));
 		COUNT(t_short, 1);
