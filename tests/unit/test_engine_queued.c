@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include <cmocka.h>
-#ifndef _WIN32
+#if !defined(_WIN32) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #include <sys/resource.h>
 #endif
 
@@ -313,7 +313,7 @@ static void test_queued_stop_while_touching_buffers(void **state)
 	struct iob_phase_result r;
 	s.block_size = 128u << 20;
 	s.stop = &stop;
-#ifndef _WIN32
+#if !defined(_WIN32) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 	struct rusage ru0, ru1;
 	getrusage(RUSAGE_SELF, &ru0);
 #endif
