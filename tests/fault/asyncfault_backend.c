@@ -37,6 +37,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,12 +76,16 @@ struct af_file {
 static unsigned long long t_submitted, t_reaped, t_errors, t_refused, t_short, t_violations, t_open_at_close,
 	t_opens;
 static char tally_path[4096];
+static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define COUNT(v, k) __atomic_add_fetch(&(v), (unsigned long long)(k), __ATOMIC_RELAXED)
 
 __attribute__((destructor)) static void af_tally(void)
 {
-	if (!tally_path[0])
+	pthread_mutex_lock(&tally_lock);
+	int none = !tally_path[0];
+	pthread_mutex_unlock(&tally_lock);
+	if (none)
 		return;
 	FILE *f = fopen(tally_path, "we");
 	if (!f)
@@ -191,8 +196,10 @@ static int af_open(const struct iob_open_args *a, void **h)
 	f->cfg = c;
 	f->depth = depth;
 	f->rng = c.seed * 0x2545f4914f6cdd1dull + COUNT(t_opens, 1);
+	pthread_mutex_lock(&tally_lock); /* streams open their handles at once */
 	if (c.tally[0] && !tally_path[0])
 		snprintf(tally_path, sizeof tally_path, "%s", c.tally);
+	pthread_mutex_unlock(&tally_lock);
 	*h = f;
 	return 0;
 }
