@@ -444,6 +444,8 @@ struct gen {
 	struct perm perm;	     /* random */
 	uint64_t slots, total, align, fsize, rng, slot, left;
 	uint64_t drawn;		     /* draws of this order so far (skipped ones too) */
+	uint64_t seq_left;	     /* sequential: bytes left before spec.written_draws ends the order */
+	int seq_whole, seq_cut;	     /* a whole pass drawn; the order ended at seq_left */
 	int mapped, multi, skip;
 	uint64_t *skipped;
 };
@@ -514,6 +516,11 @@ struct phase {
 	uint64_t check_ns, check_nio; /* the last look */
 	/* the measured window (window_start) */
 	int ramping, ended, fd_seen, have_io, have_cpu;
+	/* sequential: the window's order ends after seq_left more bytes
+	 * (spec.written_draws; UINT64_MAX: no such end); seq_whole: a write
+	 * window completed a whole pass over every file's region */
+	uint64_t seq_left;
+	int seq_whole;
 	uint64_t ramp_end, deadline, start_ns, start_tick;
 	uint64_t rchar0, wchar0, cpu_user0, cpu_sys0;
 	uint64_t mix_rng;
@@ -1126,6 +1133,15 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 					break;
 				}
 			}
+			if (ph->seq_left != UINT64_MAX && !ph->ramping) { /* only what the write wrote */
+				if (ph->seq_left == 0) {
+					r->written_cut = 1;
+					ph->ended = 1;
+					goto done;
+				}
+				if (len > ph->seq_left)
+					len = (size_t)ph->seq_left;
+			}
 			if (write && ph->fill_each)
 				iob_pattern_fill(&s->pattern, ph->buf, len, off);
 			if (series && series_reserve(&r->series) < 0)
@@ -1162,6 +1178,8 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			int st = after_io(ph, fi, n, len, off);
 			if (st < 0)
 				return st;
+			if (ph->seq_left != UINT64_MAX && !ph->ramping)
+				ph->seq_left -= (uint64_t)n < ph->seq_left ? (uint64_t)n : ph->seq_left;
 			off += (uint64_t)n;
 			moved += (uint64_t)n;
 			if (st > 0 || n == 0) {
@@ -1175,6 +1193,8 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			loop = UINT32_MAX; /* the loop's increment makes it 0 */
 			continue;
 		}
+		if (!ph->ramping && fi + 1 == s->nfiles)
+			ph->seq_whole = 1; /* the last file's pass is done: every region was covered */
 		if (loops == UINT32_MAX && moved == 0)
 			break; /* no end but the time limit, and nothing to move: stop */
 	}
@@ -1385,6 +1405,8 @@ static void gen_reset(struct phase *ph, int ramp)
 	g->rng = rand_seed(s, ramp);
 	g->slot = 0;
 	g->drawn = 0;
+	g->seq_left = !ramp && s->written_draws ? *s->written_draws : UINT64_MAX;
+	g->seq_whole = g->seq_cut = 0;
 	g->left = ramp ? UINT64_MAX : rand_window(s, g->bs, g->total, g->mapped);
 	ph->r->written_cut = !ramp && !g->seq && g->left < rand_ops(s, g->bs);
 	if (g->mapped)
@@ -1427,12 +1449,23 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 			if (g->off < g->end[g->fi]) {
 				uint64_t rest = g->end[g->fi] - g->off;
 				*len = g->whole_blocks || rest >= g->bs ? g->bs : (size_t)rest;
+				if (g->seq_left != UINT64_MAX) { /* only what the write wrote */
+					if (g->seq_left == 0) {
+						g->seq_cut = 1;
+						return 0;
+					}
+					if (*len > g->seq_left)
+						*len = (size_t)g->seq_left;
+					g->seq_left -= *len;
+				}
 				*fi = g->fi;
 				*off = g->off;
 				g->off += *len;
 				g->round_ios++;
 				return 1;
 			}
+			if (g->fi + 1 == g->nfiles)
+				g->seq_whole = 1; /* the last file's pass is drawn */
 			if (g->loops == UINT32_MAX) { /* round robin */
 				if (++g->fi == g->nfiles) {
 					g->fi = 0;
@@ -1867,6 +1900,10 @@ out:
 		ph->ended = 1;
 	if (!ph->ramping && !ph->gen.seq)
 		ph->r->draws = ph->gen.drawn; /* at the end every drawn request was reaped */
+	if (!ph->ramping && ph->gen.seq) {
+		ph->seq_whole = ph->gen.seq_whole;
+		ph->r->written_cut |= ph->gen.seq_cut;
+	}
 	return ph->r->status;
 }
 
@@ -2001,6 +2038,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	ph.mix_rng = s->seed ^ 0x94d049bb133111ebull;
 	ph.check_at = s->runtime_ns || s->ramp_ns || s->first_done || s->live ? 0 : UINT64_MAX;
 	ph.ramping = s->ramp_ns > 0;
+	ph.seq_left = s->access == IOB_ACCESS_SEQ && s->written_draws ? *s->written_draws : UINT64_MAX;
 
 	/* the clock and what timing costs, once per process, before the sampler
 	 * (lat_init, in phase_setup) reads them: streams start phases at once */
@@ -2089,6 +2127,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	iob_free_aligned(ph.buf);
 	iob_free_aligned(ph.scratch);
 	iob_free_aligned(ph.rbuf);
+	if (s->access == IOB_ACCESS_SEQ && !ph.mixed) /* what a later read replays (written_draws) */
+		r->draws = ph.seq_whole ? UINT64_MAX : r->bytes;
 	if (r->status == 0 && r->bad_blocks)
 		r->status = IOB_STATUS_MISMATCH;
 	return r->status;

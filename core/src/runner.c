@@ -971,13 +971,14 @@ static void phase_notes(struct iob_run *run, const struct iob_job *job, const st
 					   "read may be served from memory", what);
 }
 
-/* After a random write phase: each stream's draws of its order, which the
- * read and verify phases after it replay (engine.h, written_draws).  A
+/* After a write phase: each stream's draws of its order (random) or bytes
+ * of it (sequential; UINT64_MAX: a whole pass), which the read and verify
+ * phases after it replay (engine.h, written_draws).  A
  * write that failed keeps nothing (the job ends). */
 static void written_keep(struct job_files *jf, const struct iob_job *job, enum iob_phase phase, uint64_t bs,
 			 const struct iob_phase_result *r, size_t n)
 {
-	if (phase != IOB_PHASE_WRITE || job->access != IOB_ACCESS_RAND)
+	if (phase != IOB_PHASE_WRITE)
 		return;
 	free(jf->written);
 	jf->written = calloc(n, sizeof *jf->written);
@@ -990,8 +991,7 @@ static void written_keep(struct job_files *jf, const struct iob_job *job, enum i
 static void written_apply(const struct job_files *jf, const struct iob_job *job, enum iob_phase phase, uint64_t bs,
 			  struct iob_phase_spec *spec)
 {
-	if ((phase == IOB_PHASE_READ || phase == IOB_PHASE_VERIFY) && job->access == IOB_ACCESS_RAND &&
-	    jf->written && jf->written_bs == bs)
+	if ((phase == IOB_PHASE_READ || phase == IOB_PHASE_VERIFY) && jf->written && jf->written_bs == bs)
 		spec->written_draws = jf->written;
 }
 
@@ -1003,7 +1003,7 @@ static void written_note(struct iob_run *run, const struct iob_job *job, enum io
 	for (size_t i = 0; i < n; i++)
 		if (r[i].written_cut) {
 			iob_notes_add(&run->notes,
-				      "job %s, %s phase: the write phase before it completed only part of its random "
+				      "job %s, %s phase: the write phase before it completed only part of its "
 				      "order (a time limit or a stop), so this phase read only the blocks it wrote, "
 				      "in the order it wrote them",
 				      job->name, iob_phase_name(phase));

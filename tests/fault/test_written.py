@@ -12,7 +12,11 @@ write_pace_us=10000 makes each write take at least 10 ms, so a 0.5 s runtime
 ends it after at most 50 of the file's 256 blocks on any machine (a slower
 machine only stops it sooner).  Rounds: seeds x iodepth 1 and 4 (the
 synchronous random loop and the queued one), 2 streams, random_map false
-(draws with replacement), a group of two jobs.  Asserted: exit 0; the write moved fewer bytes than
+(draws with replacement), a group of two jobs; sequential writes cut short
+with 2 streams sharing the file (each wrote a prefix of its region: holes
+between), over a file of other bytes that was there before, and on new files
+(which the write leaves as long as it wrote: the read ends there by itself,
+with no note).  Asserted: exit 0; the write moved fewer bytes than
 the file (it was cut) and more than 0; the read and the verify moved exactly
 what the write moved, stream by stream; no bad block; the note saying the
 read and verify read only what was written.
@@ -40,11 +44,14 @@ def check(name, cond, detail):
         failures.append(f"{name}: {detail}")
 
 
-def run_case(tmp, name, extra):
+def run_case(tmp, name, extra, access="rand", before=None, note=True):
     d = tempfile.mkdtemp(dir=tmp)
+    if before is not None:  # a file there before the run, of other bytes than the pattern
+        with open(os.path.join(d, "iobench.w.dat"), "wb") as f:
+            f.write(before)
     with open(os.path.join(d, "w.ini"), "w") as f:
         f.write("[w]\nbackend = asyncfault\nbackend_options = write_pace_us=10000\nsize = 1M\nblock_size = 4K\n"
-                "access = rand\nphases = write,read,verify\nruntime = 500ms\n" + extra)
+                f"access = {access}\nphases = write,read,verify\nruntime = 500ms\n" + extra)
     env = dict(os.environ)
     env["IOBENCH_PLUGIN_PATH"] = A.fault_dir
     p = subprocess.run([os.path.join(A.bin, "iobench"), "run", "w.ini", "--dir", d, "--output", "json"],
@@ -71,8 +78,9 @@ def run_case(tmp, name, extra):
         check(f"{name} stream {s} no bad block", bad == 0, f"verify_bad_blocks {bad}")
     notes = " ".join(doc.get("notes", []))
     for other in ("read", "verify"):
-        check(f"{name} note for {other}", f"{other} phase: the write phase before it completed only part" in notes,
-              f"notes {notes[:800]!r}")
+        said = f"{other} phase: the write phase before it completed only part" in notes
+        check(f"{name} note for {other}", said == note, f"note {'missing' if note else 'not expected'}: "
+              f"{notes[:800]!r}")
 
 
 def main():
@@ -92,6 +100,15 @@ def main():
         run_case(tmp, "group", "group = 1\niodepth = 4\n[w2]\nbackend = asyncfault\n"
                  "backend_options = write_pace_us=10000\nsize = 1M\nblock_size = 4K\naccess = rand\n"
                  "phases = write,read,verify\nruntime = 500ms\ngroup = 1\nfilename = other.dat\nseed = 9\n")
+        # sequential: streams sharing a file each write a prefix of their
+        # region (the file's size says nothing of the holes between them),
+        # and a file there before the run holds other bytes past the prefix
+        for depth in (1, 4):
+            run_case(tmp, f"seq shared_file iodepth={depth}", f"threads = 2\nshared_file = true\niodepth = {depth}\n",
+                     access="seq")
+            run_case(tmp, f"seq over an older file iodepth={depth}", f"iodepth = {depth}\n", access="seq",
+                     before=b"\x55" * SIZE)
+        run_case(tmp, "seq new files", "threads = 2\n", access="seq", note=False)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for f in failures:

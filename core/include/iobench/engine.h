@@ -86,14 +86,15 @@ struct iob_phase_spec {
 	 * stream's counters here; written at the looks at the clock and at the
 	 * phase's end only (live.h).  May be NULL: nothing published. */
 	struct iob_live *live;
-	/* Random read and verify phases after a random write of the same job
-	 * and block size: points to the draws of the order the write completed
-	 * (its result's `draws`); the window's order (the same seed) ends after
-	 * them, so a write cut short by its time limit or a stop is read and
-	 * verified exactly where it wrote, and a read never runs past the end
-	 * of a file the write left short.  Ignored when the random map covered
-	 * every slot (a whole pass was written).  Streams: indexed by stream
-	 * (iob_streams_run passes stream i its own).  NULL: no such end. */
+	/* Read and verify phases after a write of the same job and block size:
+	 * points to what of its order the write completed (its result's
+	 * `draws`: random, draws of the order; sequential, bytes of it, or
+	 * UINT64_MAX after a whole pass); the window's order (the same seed,
+	 * the same regions) ends there, so a write cut short by its time limit
+	 * or a stop is read and verified exactly where it wrote, and a read
+	 * never runs past the end of a file the write left short.  Random:
+	 * ignored when the random map covered every slot.  Streams: indexed by
+	 * stream (iob_streams_run passes stream i its own).  NULL: no end. */
 	const uint64_t *written_draws;
 };
 
@@ -139,9 +140,10 @@ struct iob_phase_result {
 	struct iob_hist *hist_write;	 /* mixed phases: write latency (hist: reads); owned */
 	uint64_t first_done_bytes, first_done_ops; /* done when *first_done was first seen set,
 						    * or the totals of a stream that ended first */
-	/* Random access: draws of the measured window's order whose I/O
-	 * completed (skipped ones included), in order; what a later read or
-	 * verify replays (spec.written_draws).  Sequential: 0. */
+	/* Draws of the measured window's order whose I/O completed (random:
+	 * I/Os, skipped ones included; sequential: bytes, or UINT64_MAX once a
+	 * whole pass over every region is done), in order; what a later read
+	 * or verify replays (spec.written_draws). */
 	uint64_t draws;
 	int written_cut; /* the window's order ended at spec.written_draws, before its own end */
 };
