@@ -1367,8 +1367,8 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 			return r->status;
 		}
 	}
-	if (!ph->ramping)
-		r->draws = i;
+	if (!ph->ramping) /* every slot written: a later read may go anywhere */
+		r->draws = mapped && i >= total ? UINT64_MAX : i;
 	for (size_t f = 0; f < s->nfiles; f++) {
 		if (ph->handles[f] && ph->write && s->fsync && sync_one(ph, f) < 0)
 			return r->status;
@@ -1899,7 +1899,8 @@ out:
 	if (mode == PH_END)
 		ph->ended = 1;
 	if (!ph->ramping && !ph->gen.seq)
-		ph->r->draws = ph->gen.drawn; /* at the end every drawn request was reaped */
+		ph->r->draws = ph->gen.mapped && ph->gen.drawn >= ph->gen.total ? UINT64_MAX
+											: ph->gen.drawn; /* every drawn one was reaped */
 	if (!ph->ramping && ph->gen.seq) {
 		ph->seq_whole = ph->gen.seq_whole;
 		ph->r->written_cut |= ph->gen.seq_cut;

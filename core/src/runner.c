@@ -987,19 +987,35 @@ static void written_keep(struct job_files *jf, const struct iob_job *job, enum i
 		jf->written[i] = r[i].draws;
 }
 
-/* A random read or verify after that write: it reads where the write wrote. */
-static void written_apply(const struct job_files *jf, const struct iob_job *job, enum iob_phase phase, uint64_t bs,
-			  struct iob_phase_spec *spec)
+/* A read or verify after that write: it reads where the write wrote.  A
+ * random one has no ramp unless the write covered every block: a ramp draws
+ * another order, which would read blocks the write never wrote (past the
+ * end of a file it left short).  Returns 1 when it took the ramp away. */
+static int written_apply(const struct job_files *jf, const struct iob_job *job, enum iob_phase phase, uint64_t bs,
+			 struct iob_phase_spec *spec)
 {
-	if ((phase == IOB_PHASE_READ || phase == IOB_PHASE_VERIFY) && jf->written && jf->written_bs == bs)
-		spec->written_draws = jf->written;
+	if ((phase != IOB_PHASE_READ && phase != IOB_PHASE_VERIFY) || !jf->written || jf->written_bs != bs)
+		return 0;
+	spec->written_draws = jf->written;
+	size_t n = job->threads > 1 ? job->threads : 1;
+	for (size_t i = 0; job->access == IOB_ACCESS_RAND && spec->ramp_ns && i < n; i++)
+		if (jf->written[i] != UINT64_MAX) {
+			spec->ramp_ns = 0;
+			return 1;
+		}
+	return 0;
 }
 
 /* Say so when a read or verify read less than its own order because the
  * write before it wrote less (results: one per stream). */
 static void written_note(struct iob_run *run, const struct iob_job *job, enum iob_phase phase,
-			 const struct iob_phase_result *r, size_t n)
+			 const struct iob_phase_result *r, size_t n, int no_ramp)
 {
+	if (no_ramp)
+		iob_notes_add(&run->notes,
+			      "job %s, %s phase: no ramp_time: the write phase before it did not write every block, "
+			      "and a ramp reads other blocks than the ones it wrote",
+			      job->name, iob_phase_name(phase));
 	for (size_t i = 0; i < n; i++)
 		if (r[i].written_cut) {
 			iob_notes_add(&run->notes,
@@ -1090,7 +1106,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	}
 	observe_start(run, job, fl, phase, bs, &spec, &ob);
 	int rc;
-	written_apply(jf, job, phase, bs, &spec);
+	int no_ramp = written_apply(jf, job, phase, bs, &spec);
 	stonewall(job, &spec);
 	if (iob_coord_active())
 		rank_phase_spec(job, &spec, &rs, streams);
@@ -1123,7 +1139,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 		written_keep(jf, job, phase, bs, &r, 1);
 	if (!run->quiet) {
 		phase_notes(run, job, b, phase, reads ? &plan : NULL, &facts, &r, pr.evict_failed);
-		written_note(run, job, phase, streams ? st.r : &r, streams ? st.n : 1);
+		written_note(run, job, phase, streams ? st.r : &r, streams ? st.n : 1, no_ramp);
 	}
 	if (r.ops || rc == 0 || r.interrupted || rc == IOB_STATUS_MISMATCH || (streams && st.n)) {
 		int er = emit_phase(&pr, fl, &r, &facts, streams && st.n ? &agg : NULL);
@@ -1228,6 +1244,7 @@ struct gphase {
 	struct iob_read_plan plan;
 	struct iob_read_facts facts;
 	int reads, evict_failed;
+	int no_ramp; /* written_apply took the ramp away */
 	struct observed ob;
 };
 
@@ -1276,7 +1293,7 @@ static void group_job_main(void *arg)
 		struct gphase *gp = &gj->ph[k];
 		struct iob_phase_spec spec;
 		phase_spec(gj->run, job, gj->b, &gj->jf, gp->phase, gp->bs, &spec);
-		written_apply(&gj->jf, job, gp->phase, gp->bs, &spec);
+		gp->no_ramp = written_apply(&gj->jf, job, gp->phase, gp->bs, &spec);
 		if (k == 0) {
 			spec.ready = group_ready;
 			spec.ready_arg = gj;
@@ -1370,7 +1387,7 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 	if (r.interrupted)
 		run->interrupted = 1;
 	phase_notes(run, job, gj->b, gp->phase, gp->reads ? &gp->plan : NULL, &gp->facts, &r, gp->evict_failed);
-	written_note(run, job, gp->phase, gp->st.r, gp->st.n);
+	written_note(run, job, gp->phase, gp->st.r, gp->st.n, gp->no_ramp);
 	int er = emit_phase(&pr, &jf->fl, &r, &gp->facts, streams ? &agg : NULL);
 	if (er < 0 && !run->error[0])
 		iob_run_fail(run, 0, "job %s: the phase record could not be made", job->name);

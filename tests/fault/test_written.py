@@ -12,7 +12,8 @@ write_pace_us=10000 makes each write take at least 10 ms, so a 0.5 s runtime
 ends it after at most 50 of the file's 256 blocks on any machine (a slower
 machine only stops it sooner).  Rounds: seeds x iodepth 1 and 4 (the
 synchronous random loop and the queued one), 2 streams, random_map false
-(draws with replacement), a group of two jobs; sequential writes cut short
+(draws with replacement), a ramp_time (the read and verify get none: a
+ramp draws another order, over blocks the write never wrote), a group of two jobs; sequential writes cut short
 with 2 streams sharing the file (each wrote a prefix of its region: holes
 between), over a file of other bytes that was there before, and on new files
 (which the write leaves as long as it wrote: the read ends there by itself,
@@ -44,7 +45,7 @@ def check(name, cond, detail):
         failures.append(f"{name}: {detail}")
 
 
-def run_case(tmp, name, extra, access="rand", before=None, note=True):
+def run_case(tmp, name, extra, access="rand", before=None, note=True, no_ramp=False):
     d = tempfile.mkdtemp(dir=tmp)
     if before is not None:  # a file there before the run, of other bytes than the pattern
         with open(os.path.join(d, "iobench.w.dat"), "wb") as f:
@@ -81,6 +82,8 @@ def run_case(tmp, name, extra, access="rand", before=None, note=True):
         said = f"{other} phase: the write phase before it completed only part" in notes
         check(f"{name} note for {other}", said == note, f"note {'missing' if note else 'not expected'}: "
               f"{notes[:800]!r}")
+        said = f"{other} phase: no ramp_time: the write phase before it did not write every block" in notes
+        check(f"{name} ramp note for {other}", said == no_ramp, f"{notes[:800]!r}")
 
 
 def main():
@@ -97,6 +100,8 @@ def main():
                 run_case(tmp, f"seed={seed} iodepth={depth}", f"seed = {seed}\niodepth = {depth}\n")
         run_case(tmp, "threads=2", "threads = 2\niodepth = 4\n")
         run_case(tmp, "random_map=false", "random_map = false\n")
+        # a ramp would read another order's blocks: none after a cut write
+        run_case(tmp, "ramp_time", "ramp_time = 100ms\niodepth = 4\n", no_ramp=True)
         run_case(tmp, "group", "group = 1\niodepth = 4\n[w2]\nbackend = asyncfault\n"
                  "backend_options = write_pace_us=10000\nsize = 1M\nblock_size = 4K\naccess = rand\n"
                  "phases = write,read,verify\nruntime = 500ms\ngroup = 1\nfilename = other.dat\nseed = 9\n")

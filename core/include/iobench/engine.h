@@ -141,9 +141,10 @@ struct iob_phase_result {
 	uint64_t first_done_bytes, first_done_ops; /* done when *first_done was first seen set,
 						    * or the totals of a stream that ended first */
 	/* Draws of the measured window's order whose I/O completed (random:
-	 * I/Os, skipped ones included; sequential: bytes, or UINT64_MAX once a
-	 * whole pass over every region is done), in order; what a later read
-	 * or verify replays (spec.written_draws). */
+	 * I/Os, skipped ones included; sequential: bytes), in order, or
+	 * UINT64_MAX once every block was covered (a whole pass of the random
+	 * map, or over every region); what a later read or verify replays
+	 * (spec.written_draws). */
 	uint64_t draws;
 	int written_cut; /* the window's order ended at spec.written_draws, before its own end */
 };
