@@ -27,6 +27,8 @@
  *     err=ENOMEM|EIO|ENOSPC   the error of a failing submit (ENOMEM)
  *     partial=P         per mille of submit calls that take only a part (0)
  *     reap_refuse=P     per mille of reap calls that refuse (0)
+ *     refuse_with=both|EINTR  a refusing reap with min above 0 returns
+ *                       -EAGAIN or -EINTR at random (both), or only -EINTR
  *     short=P           per mille of write completions that are short (0)
  *     write_pace_us=N   every write (write_at, or a queued one when reaped)
  *                       first sleeps N microseconds: a slow device, so that
@@ -51,7 +53,7 @@
 #include "fdio.h"
 
 #define AF_NAME "asyncfault"
-#define AF_KEYS "seed, submit_fail, err, partial, reap_refuse, short, write_pace_us, tally"
+#define AF_KEYS "seed, submit_fail, err, partial, reap_refuse, refuse_with, short, write_pace_us, tally"
 
 static const struct iob_host *host;
 
@@ -59,6 +61,7 @@ struct af_cfg {
 	uint64_t seed;
 	unsigned submit_fail, partial, reap_refuse, shortw; /* per mille */
 	uint64_t pace_us;
+	int eintr_only; /* refuse_with=EINTR */
 	int err;
 	char tally[4096];
 };
@@ -128,6 +131,14 @@ static int af_option(void *ctx, const char *key, const char *val)
 			return -EINVAL;
 		}
 		snprintf(c->tally, sizeof c->tally, "%s", val);
+		return 0;
+	}
+	if (strcmp(key, "refuse_with") == 0) {
+		if (strcmp(val, "both") && strcmp(val, "EINTR")) {
+			host->log(IOB_LOG_ERROR, AF_NAME, "backend option refuse_with=%s: both or EINTR", val);
+			return -EINVAL;
+		}
+		c->eintr_only = strcmp(val, "EINTR") == 0;
 		return 0;
 	}
 	if (strcmp(key, "err") == 0) {
@@ -327,7 +338,7 @@ static int af_reap(void *h, struct iob_io **done, size_t min, size_t max)
 		COUNT(t_refused, 1);
 		if (min == 0)
 			return 0;
-		return draw(&f->rng) & 1 ? -EAGAIN : -EINTR;
+		return draw(&f->rng) & 1 && !f->cfg.eintr_only ? -EAGAIN : -EINTR;
 	}
 	size_t hi = max < f->n ? max : f->n, lo = min;
 	size_t cnt = lo + (size_t)(draw(&f->rng) % (hi - lo + 1));

@@ -88,7 +88,9 @@ def failing_submits(tmp, rounds):
     for seed in range(1, rounds + 1):
         d = tempfile.mkdtemp(dir=tmp)
         tp = os.path.join(d, "tally")
-        opts = f"seed={seed},submit_fail=150,partial=200,reap_refuse=200,tally={tp}"
+        # odd rounds refuse reaps only as ABI 1.1 first allowed (0, -EINTR)
+        refuse = "EINTR" if seed % 2 else "both"
+        opts = f"seed={seed},submit_fail=150,partial=200,reap_refuse=200,refuse_with={refuse},tally={tp}"
         p = run(d, profile(opts, depth=16 + seed % 17))
         name = f"submit_fail seed={seed}"
         t = tally(tp)
