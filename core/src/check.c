@@ -578,9 +578,10 @@ static int check_memory(const struct iob_suite *suite, char *err, size_t errlen)
 		unsigned long long mib = (unsigned long long)(total / 1048576u + 1);
 		snprintf(err, errlen,
 			 "[%s] memory: %s need %s at once (buffers and histograms), more than the %s %s; lower "
-			 "threads, iodepth or block_size, or set memory_limit = %lluM to allow it",
+			 "threads, iodepth or block_size, or set memory_limit = %lluM (iobench --memory-limit "
+			 "%lluM) to allow it",
 			 j->name, unit, need, have,
-			 limit ? "of memory_limit" : "available (MemAvailable)", mib);
+			 limit ? "of memory_limit" : "available (MemAvailable)", mib, mib);
 		return -ENOMEM;
 	}
 	return 0;

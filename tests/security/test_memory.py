@@ -15,6 +15,8 @@ Cases (exit 0 pass, 1 fail):
                 of 1 MiB, and 12 histograms of 58 KiB a stream) refuses it; the value the
                 refusal names lets the same job pass, and lets the 1 TiB job
                 pass the check (it is not run)
+  fio           a fio job file (which has no memory_limit key) over the budget
+                passes with the --memory-limit the refusal names
   group         two jobs that each fit run one after another, but not as one
                 group (their buffers are held at once)"""
 import argparse
@@ -29,7 +31,8 @@ FAILS = []
 BIN = ""
 LINE = re.compile(r"^iobench: error: .*\[(\w+)\] memory: (.*) need ([\d.]+ [KMGT]iB) at once \(buffers and "
                   r"histograms\), more than the ([\d.]+ [KMGT]iB) (available \(MemAvailable\)|of memory_limit); "
-                  r"lower threads, iodepth or block_size, or set memory_limit = (\d+)M to allow it$")
+                  r"lower threads, iodepth or block_size, or set memory_limit = (\d+)M \(iobench --memory-limit "
+                  r"\6M\) to allow it$")
 
 
 def expect(cond, what):
@@ -129,7 +132,29 @@ def case_group(tmp):
     return 0
 
 
-CASES = {"refused": case_refused, "limit_raises": case_limit_raises, "group": case_group}
+def case_fio(tmp):
+    """A fio job file cannot set memory_limit: --memory-limit does, for it
+    and for an INI profile."""
+    d = os.path.join(tmp, "data")
+    os.mkdir(d)
+    fio = os.path.join(tmp, "j.fio")
+    with open(fio, "w") as f:
+        f.write(f"[global]\nioengine=io_uring\nsize=64k\nbs=4k\ndirectory={d}\n[big]\nrw=randwrite\n"
+                "numjobs=4096\niodepth=65536\n")
+    m = refusal(iobench(tmp, "check", fio), "fio")
+    if m:
+        r = iobench(tmp, "check", fio, "--memory-limit", f"{m.group(6)}M")
+        expect(r.returncode == 0, f"fio with --memory-limit {m.group(6)}M: exit {r.returncode}: {r.stderr}")
+        r = iobench(tmp, "check", profile(tmp, HUGE + f"dir = {d}\n"), "--memory-limit", f"{m.group(6)}M")
+        expect(r.returncode == 0, f"ini with --memory-limit: exit {r.returncode}: {r.stderr}")
+    r = iobench(tmp, "check", fio, "--memory-limit", "lots")
+    expect(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "--memory-limit" in r.stderr,
+           f"--memory-limit lots: exit {r.returncode}: {r.stderr}")
+    expect(tree(d) == [], f"check created {tree(d)}")
+    return 0
+
+
+CASES = {"fio": case_fio, "refused": case_refused, "limit_raises": case_limit_raises, "group": case_group}
 
 
 def main():
