@@ -444,6 +444,8 @@ struct gen {
 	struct perm perm;	     /* random */
 	uint64_t slots, total, align, fsize, rng, slot, left;
 	uint64_t drawn;		     /* draws of this order so far (skipped ones too) */
+	uint64_t cycle_n, cycle_rng; /* random, no end but the time limit after a write cut
+				      * short: its cycle_n draws again and again (cycle_n 0: no) */
 	uint64_t seq_left;	     /* sequential: bytes left before spec.written_draws ends the order */
 	int seq_whole, seq_cut;	     /* a whole pass drawn; the order ended at seq_left */
 	int mapped, multi, skip;
@@ -1246,6 +1248,9 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 	const uint64_t nops = rand_window(s, bs, total, mapped);
 	uint64_t rng = rand_seed(s, ph->ramping), limit = ph->ramping ? UINT64_MAX : nops;
 	r->written_cut = nops < rand_ops(s, bs);
+	/* no end but the time limit, over what a write cut short wrote: its
+	 * draws again, in their order, until the limit */
+	const int cycle = r->written_cut && rand_ops(s, bs) == UINT64_MAX && nops;
 	/* loop invariants in locals: the backend call may write any memory, so
 	 * the compiler would reload fields after every call */
 	const int reopen = !fast && s->reopen, write = ph->write, fill = !fast && ph->write && ph->fill_each;
@@ -1273,10 +1278,19 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 	hd0 = ph->handles[0];
 	if (mapped)
 		perm_init(&perm, total, rng);
-	uint64_t i = 0;
-	for (uint64_t slot = 0; i < limit; i++) {
+	uint64_t i = 0, slot = 0;
+	for (;; i++) {
 		size_t fi = 0;
 		uint64_t off;
+		if (i == limit) {
+			if (!cycle || ph->ramping)
+				break;
+			rng = rand_seed(s, 0);
+			if (mapped)
+				perm_init(&perm, total, rng);
+			slot = 0;
+			i = 0;
+		}
 		if (mapped) {
 			if (slot == total) { /* another pass: another order */
 				perm_init(&perm, total, rng_next(&rng));
@@ -1409,6 +1423,8 @@ static void gen_reset(struct phase *ph, int ramp)
 	g->seq_whole = g->seq_cut = 0;
 	g->left = ramp ? UINT64_MAX : rand_window(s, g->bs, g->total, g->mapped);
 	ph->r->written_cut = !ramp && !g->seq && g->left < rand_ops(s, g->bs);
+	g->cycle_n = ph->r->written_cut && rand_ops(s, g->bs) == UINT64_MAX ? g->left : 0;
+	g->cycle_rng = g->rng;
 	if (g->mapped)
 		perm_init(&g->perm, g->total, g->rng);
 }
@@ -1481,41 +1497,49 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 			g->off = g->start[g->fi];
 		}
 	}
-	while (g->left) {
-		if (g->left != UINT64_MAX)
-			g->left--;
-		g->drawn++;
-		uint64_t x;
-		*fi = 0;
-		if (g->mapped) {
-			if (g->slot == g->total) { /* another pass: another order */
-				perm_init(&g->perm, g->total, rng_next(&g->rng));
-				g->slot = 0;
-			}
-			x = perm_at(&g->perm, g->slot++);
-			if (g->multi) {
-				*fi = (size_t)(x / g->slots);
-				x %= g->slots;
-			}
-			*off = x * g->align;
-		} else {
-			*fi = g->multi ? (size_t)(rng_next(&g->rng) % g->nfiles) : 0;
-			if (g->skip) {
-				x = rng_next(&g->rng) % g->fsize;
-				x -= x % g->align;
-				if (x + g->bs > g->fsize) {
-					(*g->skipped)++;
-					continue;
+	for (;;) {
+		while (g->left) {
+			if (g->left != UINT64_MAX)
+				g->left--;
+			g->drawn++;
+			uint64_t x;
+			*fi = 0;
+			if (g->mapped) {
+				if (g->slot == g->total) { /* another pass: another order */
+					perm_init(&g->perm, g->total, rng_next(&g->rng));
+					g->slot = 0;
 				}
-				*off = x;
+				x = perm_at(&g->perm, g->slot++);
+				if (g->multi) {
+					*fi = (size_t)(x / g->slots);
+					x %= g->slots;
+				}
+				*off = x * g->align;
 			} else {
-				*off = (rng_next(&g->rng) % g->slots) * g->align;
+				*fi = g->multi ? (size_t)(rng_next(&g->rng) % g->nfiles) : 0;
+				if (g->skip) {
+					x = rng_next(&g->rng) % g->fsize;
+					x -= x % g->align;
+					if (x + g->bs > g->fsize) {
+						(*g->skipped)++;
+						continue;
+					}
+					*off = x;
+				} else {
+					*off = (rng_next(&g->rng) % g->slots) * g->align;
+				}
 			}
+			*len = g->bs;
+			return 1;
 		}
-		*len = g->bs;
-		return 1;
+		if (!g->cycle_n)
+			return 0;
+		g->rng = g->cycle_rng; /* the written draws again (cycle_n) */
+		if (g->mapped)
+			perm_init(&g->perm, g->total, g->rng);
+		g->slot = 0;
+		g->left = g->cycle_n;
 	}
-	return 0;
 }
 
 /* Mixed phases: is the next I/O a write?  Reads with probability
