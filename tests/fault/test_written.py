@@ -11,16 +11,19 @@ The write is slowed by the test backend, not by the machine: asyncfault's
 write_pace_us=10000 makes each write take at least 10 ms, so a 0.5 s runtime
 ends it after at most 50 of the file's 256 blocks on any machine (a slower
 machine only stops it sooner).  Rounds: seeds x iodepth 1 and 4 (the
-synchronous random loop and the queued one), 2 streams, random_map false
-(draws with replacement), a ramp_time (the read and verify get none: a
-ramp draws another order, over blocks the write never wrote), a group of two jobs; sequential writes cut short
-with 2 streams sharing the file (each wrote a prefix of its region: holes
-between), over a file of other bytes that was there before, and on new files
-(which the write leaves as long as it wrote: the read ends there by itself,
-with no note).  Asserted: exit 0; the write moved fewer bytes than
-the file (it was cut) and more than 0; the read and the verify moved exactly
-what the write moved, stream by stream; no bad block; the note saying the
-read and verify read only what was written.
+synchronous random loop and the queued one), with and without ops, 2
+streams, random_map false (draws with replacement), a ramp_time (the read
+and verify get none: a ramp draws another order, over blocks the write never
+wrote), a group of two jobs; sequential writes cut short with 2 streams
+sharing the file (each wrote a prefix of its region: holes between), over a
+file of other bytes that was there before, and on new files (which the write
+leaves as long as it wrote: the read ends there by itself, with no note).
+Asserted: exit 0; the write moved fewer bytes than the file (it was cut) and
+more than 0; the read and the verify moved exactly what the write moved,
+stream by stream (with ops, or sequential), or, random with no end but the
+time limit, went over the written blocks until it (whole blocks, at least
+what the write moved); no bad block; the note saying the read and verify
+read only what was written.
 
 Usage: test_written.py --bin DIR --fault-dir DIR --work DIR"""
 import argparse

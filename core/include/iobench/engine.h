@@ -93,7 +93,8 @@ struct iob_phase_spec {
 	 * the same regions) ends there, so a write cut short by its time limit
 	 * or a stop is read and verified exactly where it wrote, and a read
 	 * never runs past the end of a file the write left short.  Random:
-	 * ignored when the random map covered every slot.  Streams: indexed by
+	 * ignored when the random map covered every slot; with no end but the
+	 * time limit, those draws again and again.  Streams: indexed by
 	 * stream (iob_streams_run passes stream i its own).  NULL: no end. */
 	const uint64_t *written_draws;
 };
