@@ -517,6 +517,16 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
 static uint64_t job_memory(const struct iob_job *job)
 {
 	uint64_t top = job->block_size_max > job->block_size ? job->block_size_max : job->block_size, peak = 0;
+	struct iob_filelist fl;
+	if (job->phases == IOB_PHASE_BIT(IOB_PHASE_READ) && job->access == IOB_ACCESS_SEQ && job->threads <= 1 &&
+	    !iob_is_stdin_path(job->filename) && iob_job_files(job, &fl) == 0) {
+		/* a sequential read of one file smaller than the block: the engine's
+		 * buffer is the file's size (a 1 GiB bigread block over 4 KiB) */
+		uint64_t size;
+		if (fl.n == 1 && iob_target_size(fl.paths[0], &size) == 0 && size < top)
+			top = size ? size : 1;
+		iob_filelist_free(&fl);
+	}
 	uint64_t series = 0;
 	if (job->series && job->block_size) /* a sample per block read, every pass */
 		series = mul_sat(job->size / job->block_size + 1, job->loops ? job->loops : 1);

@@ -17,6 +17,8 @@ Cases (exit 0 pass, 1 fail):
                 pass the check (it is not run)
   fio           a fio job file (which has no memory_limit key) over the budget
                 passes with the --memory-limit the refusal names
+  small_read    a sequential read of a file smaller than its block counts the
+                file's size, as the engine allocates (bigread's default)
   group         two jobs that each fit run one after another, but not as one
                 group (their buffers are held at once)"""
 import argparse
@@ -154,7 +156,25 @@ def case_fio(tmp):
     return 0
 
 
-CASES = {"fio": case_fio, "refused": case_refused, "limit_raises": case_limit_raises, "group": case_group}
+def case_small_read(tmp):
+    """A sequential read of one file smaller than its block allocates the
+    file's size (the engine's buffer), as bigread's 1 GiB default block over a
+    small file does: counted so, it fits 16 MiB; a verify (whole blocks) does
+    not."""
+    d = os.path.join(tmp, "data")
+    os.mkdir(d)
+    with open(os.path.join(d, "small.dat"), "wb") as f:
+        f.write(b"\0" * (1 << 20))
+    body = f"[r]\nsize = 1M\nblock_size = 1G\nfilename = small.dat\ndir = {d}\nmemory_limit = 16M\n"
+    r = iobench(tmp, "check", profile(tmp, body + "phases = read\n"))
+    expect(r.returncode == 0, f"read of 1 MiB with 1 GiB blocks under 16M: exit {r.returncode}: {r.stderr}")
+    m = refusal(iobench(tmp, "check", profile(tmp, body + "phases = read,verify\n")), "verify")
+    if m:
+        expect(m.group(3).startswith("2.00 GiB"), f"figure {m.group(3)}: verify holds 2 buffers of 1 GiB")
+    return 0
+
+
+CASES = {"fio": case_fio, "small_read": case_small_read, "refused": case_refused, "limit_raises": case_limit_raises, "group": case_group}
 
 
 def main():
