@@ -69,7 +69,7 @@ _iobench() {
 	run | check)
 		if [[ $cur == -* ]]; then
 			[ "$cmd" = run ] && _iobench_words "--output --dir --plugin-dir --verbose --progress --log-interval
---livecsv --set --fio --fio-ignore --memory-limit" ||
+--livecsv --set --fio --fio-ignore --wide --memory-limit" ||
 				_iobench_words "--dir --plugin-dir --verbose --set --fio --fio-ignore --memory-limit"
 		else
 			local IFS=$'\n'
