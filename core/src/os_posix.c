@@ -122,6 +122,20 @@ uint64_t iob_free_memory(void)
 	return (uint64_t)kb * 1024u;
 }
 
+uint64_t iob_available_memory(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[256];
+	unsigned long long kb = 0;
+	int found = 0;
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof line, f))
+		found = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
+	fclose(f);
+	return found ? (uint64_t)kb * 1024u : 0;
+}
+
 void iob_hostname(char *buf, size_t len)
 {
 	if (len == 0)

@@ -203,6 +203,11 @@ uint64_t iob_free_memory(void)
 	return memory_status(&m) == 0 ? m.ullAvailPhys : 0;
 }
 
+uint64_t iob_available_memory(void)
+{
+	return iob_free_memory(); /* ullAvailPhys: free, zeroed and standby pages */
+}
+
 void iob_hostname(char *buf, size_t len)
 {
 	wchar_t w[256];

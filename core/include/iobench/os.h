@@ -35,6 +35,9 @@ void iob_free_aligned(void *ptr);
 uint64_t iob_physical_memory(void);
 /* Free memory in bytes (MemFree), 0 if unknown. */
 uint64_t iob_free_memory(void);
+/* Memory a process can still allocate without swapping, in bytes (Linux:
+ * MemAvailable; Windows: the available physical memory), 0 if unknown. */
+uint64_t iob_available_memory(void);
 /* Host name (short), always NUL-terminated. */
 void iob_hostname(char *buf, size_t len);
 /* Current time as ISO 8601 with offset, and as YYYYMMDD.HHMMSS. */

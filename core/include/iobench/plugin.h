@@ -226,7 +226,10 @@ struct iob_backend_ops {
 	 * loop (iodepth > 1).  Queue n I/Os (1 <= n, and at most the
 	 * open args' queue_depth minus those already in flight) and return
 	 * without waiting: the number queued (0..n; the rest may be submitted
-	 * again later) or -errno when none was.  ios[] and every struct iob_io
+	 * again later; -EAGAIN as 0) or -errno when none was.  Queuing a first
+	 * part and failing on the rest is returning the part: the error comes
+	 * from the next call (the core counts the part as in flight and fails
+	 * the phase, reaping it).  ios[] and every struct iob_io
 	 * and its buffer belong to the core; the backend keeps only the iob_io
 	 * pointers, and they, their buffers and their fields stay valid and
 	 * untouched by the core until reap hands them back.  Buffers and
@@ -237,8 +240,10 @@ struct iob_backend_ops {
 	 * submitted I/Os (min <= in flight) have finished, store up to max of the
 	 * finished ones in done[] (owned by the core, room for max), with each
 	 * one's result set, and return how many it stored (min..max), or -errno
-	 * (-EINTR when a signal interrupted the wait: the I/Os stay in flight).
-	 * min 0 never waits.  Every submitted I/O is reaped exactly once, before
+	 * (-EINTR when a signal interrupted the wait, -EAGAIN when it woke with
+	 * nothing finished: the I/Os stay in flight and the core asks again).
+	 * Only an I/O in flight may be handed back: the core refuses anything
+	 * else as a broken contract.  min 0 never waits.  Every submitted I/O is reaped exactly once, before
 	 * close; close with I/Os in flight waits for or cancels them. */
 	int (*reap)(void *handle, struct iob_io **done, size_t min, size_t max);
 	/* --- end of ABI 1.1 --- */
