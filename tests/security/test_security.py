@@ -522,6 +522,18 @@ def case_output_planted_links(tmp):
                     expect(not os.path.lexists(os.path.join(d, left)), f"{d} {what}: {left} was created")
                     if os.path.lexists(os.path.join(d, left)):
                         os.unlink(os.path.join(d, left))
+    if u:
+        # a directory link another user planted is not followed either
+        real = os.path.join(tmp, "real")
+        os.mkdir(real)
+        link = os.path.join(tmp, "root-plain", "outdir")
+        os.symlink(real, link)
+        os.lchown(link, u.pw_uid, u.pw_gid)
+        for cmd in ("check", "run"):
+            p = run("iobench", cmd, "p.ini", "--output", "json=outdir/out.json", cwd=os.path.dirname(link))
+            expect(p.returncode == 2 and "owned by another user" in p.stderr and one_line(p),
+                   f"directory link {cmd}: {p.returncode} {p.stderr!r}")
+        expect(os.listdir(real) == [], "something was written through the directory link")
 
 
 def loop_device(tmp):
