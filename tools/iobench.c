@@ -100,6 +100,8 @@ static int list_plugins(const struct iob_registry *reg)
 	printf("search path:\n");
 	for (size_t i = 0; i < reg->ndirs; i++)
 		printf("  %s\n", plugin_text(reg->dirs[i], b, sizeof b));
+	if (reg->exe_why[0])
+		printf("  (not searched: %s)\n", reg->exe_why);
 	printf("%-8s %-10s %-5s %-s\n", "KIND", "NAME", "ABI", "FROM / SUMMARY");
 	for (int kind = IOB_PLUGIN_BACKEND; kind <= IOB_PLUGIN_OUTPUT; kind++)
 		for (size_t i = 0; i < reg->nplugins; i++) {

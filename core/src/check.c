@@ -623,6 +623,8 @@ int iob_suite_check(const struct iob_suite *suite, const struct iob_registry *re
 	if (rc == 0)
 		rc = check_memory(suite, err, errlen);
 	if (rc == 0)
+		rc = iob_check_group_files(suite, err, errlen);
+	if (rc == 0)
 		rc = check_space(suite, need, err, errlen);
 	free(need);
 	return rc;
@@ -697,45 +699,6 @@ static int check_protected(const struct iob_suite *suite, const struct iob_run_o
 	return 0;
 }
 
-/* A job's live CSV (livecsv) is an output like the others: never a data
- * file, the profile, an include or another output's file. */
-static int check_livecsv(const struct iob_suite *suite, const struct iob_run_opts *opts, const char **prot,
-			 size_t nprot, char *err, size_t errlen)
-{
-	struct iob_output_spec *one = calloc(1, sizeof *one);
-	const char **all = calloc(nprot + IOB_MAX_OUTPUTS + 1, sizeof *all);
-	int rc = one && all ? 0 : -ENOMEM;
-	if (rc)
-		snprintf(err, errlen, "out of memory");
-	size_t n = 0;
-	for (size_t i = 0; all && i < nprot; i++)
-		all[n++] = prot[i];
-	for (size_t i = 0; all && i < opts->outputs->n; i++)
-		if (opts->outputs->item[i].file[0])
-			all[n++] = opts->outputs->item[i].file;
-	for (size_t j = 0; rc == 0 && j < suite->njobs; j++) {
-		if (!suite->jobs[j].livecsv[0])
-			continue;
-		one->n = 1;
-		snprintf(one->item[0].name, sizeof one->item[0].name, "livecsv");
-		snprintf(one->item[0].file, sizeof one->item[0].file, "%s", suite->jobs[j].livecsv);
-		rc = iob_output_spec_check_paths(one, all, n, err, errlen);
-	}
-	/* the fio-style logs likewise */
-	for (size_t j = 0; rc == 0 && j < suite->njobs; j++)
-		for (int k = 0; rc == 0 && k < IOB_FIOLOG_KINDS; k++) {
-			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, one->item[0].file, sizeof one->item[0].file);
-			if (!one->item[0].file[0])
-				continue;
-			one->n = 1;
-			snprintf(one->item[0].name, sizeof one->item[0].name, "fio-style log");
-			rc = iob_output_spec_check_paths(one, all, n, err, errlen);
-		}
-	free(one);
-	free(all);
-	return rc;
-}
-
 int iob_run_check(const struct iob_registry *reg, const struct iob_run_opts *opts, const struct iob_suite *suite,
 		  char *err, size_t errlen)
 {
@@ -762,7 +725,7 @@ int iob_run_check(const struct iob_registry *reg, const struct iob_run_opts *opt
 		all[n + i] = opts->protect[i];
 	rc = iob_output_spec_check_paths(opts->outputs, all, n + opts->nprotect, err, errlen);
 	if (rc == 0)
-		rc = check_livecsv(suite, opts, all, n + opts->nprotect, err, errlen);
+		rc = iob_check_written(reg, opts, suite, all, n + opts->nprotect, err, errlen);
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
 	free(paths);

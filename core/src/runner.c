@@ -20,6 +20,7 @@
 #include "iobench/intervals.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
+#include "iobench/outfile.h"
 #include "iobench/progress.h"
 #include "iobench/streams.h"
 #include "iobench/units.h"
@@ -111,6 +112,37 @@ static void run_unmake_livecsv(struct iob_run *run)
 	run->livecsv = NULL;
 }
 
+/* No file the run writes besides its data (outfile.h) may be a file it
+ * reads or writes: the profile, its includes, the jobs' data files. */
+static int guard_run_files(const struct iob_run_opts *opts, const struct iob_suite *suite)
+{
+	int rc = 0;
+	iob_outfiles_guard_clear();
+	for (size_t i = 0; i < opts->nprotect && rc == 0; i++)
+		rc = iob_outfiles_guard(opts->protect[i]);
+	for (size_t i = 0; i < suite->njobs && rc == 0; i++) {
+		struct iob_filelist fl;
+		if ((rc = iob_job_files(&suite->jobs[i], &fl)) != 0)
+			break;
+		for (size_t f = 0; f < fl.n && rc == 0; f++)
+			if (strcmp(fl.paths[f], "-") != 0)
+				rc = iob_outfiles_guard(fl.paths[f]);
+		iob_filelist_free(&fl);
+	}
+	return rc;
+}
+
+/* Every check passed and every file is open: empty them now, and only now. */
+static int run_commit(struct iob_run *run, char *err, size_t errlen)
+{
+	int rc = iob_livecsv_commit(run->livecsv, err, errlen);
+	if (rc == 0 && run->fiologs)
+		rc = iob_fiologs_commit(run->fiologs, err, errlen);
+	if (rc == 0)
+		rc = iob_outputs_commit(run->out, err, errlen);
+	return rc;
+}
+
 struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_run_opts *opts,
 			     const struct iob_suite *suite, int *code)
 {
@@ -135,6 +167,11 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	run->suite = suite;
 	run->reg = reg;
 	run->opts = *opts;
+	if (guard_run_files(opts, suite) != 0) {
+		free(run);
+		*code = iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
+		return NULL;
+	}
 	for (size_t i = 0; i < suite->nnotes; i++) /* the loader's (a fio file's mappings) */
 		iob_notes_add(&run->notes, "%s", suite->notes[i]);
 	run->live_stop = &iob_cli_stop;
@@ -145,8 +182,10 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 		run->opts.outputs = &none;
 		run->opts.warn_live = 0;
 	}
-	/* the live CSV files first (rank 0's, across ranks): one that cannot be
-	 * made stops the run before any output file is created */
+	/* the live CSV files, the fio-style logs and the output files are opened
+	 * the checked way (outfile.h), created when missing but not emptied, and
+	 * emptied together once all are open (run_commit): a run that cannot
+	 * start removes what it created and changes nothing else */
 	run->livecsv = calloc(1, sizeof *run->livecsv);
 	int orc = run->livecsv ? 0 : -ENOMEM;
 	if (!run->livecsv)
@@ -185,6 +224,14 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 			*code = IOB_EXIT_USAGE;
 			return NULL;
 		}
+	}
+	if (orc == 0 && (orc = run_commit(run, err, sizeof err)) != 0) {
+		iob_outputs_close(run->out);
+		run_unmake_livecsv(run);
+		free(run);
+		*code = iob_cli_fail(IOB_EXIT_FAIL, "%s", err);
+		iob_coord_finish();
+		return NULL;
 	}
 	if (orc != 0) {
 		run_unmake_livecsv(run);
@@ -236,7 +283,8 @@ int iob_run_finish(struct iob_run *run, int status)
 	 * file): stderr gets them, after them (the live ones are there already) */
 	int to_stderr = !run->usage && !run->opts.warn_live && !iob_outputs_show_notes(run->out);
 	iob_cli_end_run(run->out, run->usage ? NULL : &run->notes, status, sig != 0 || run->interrupted, error);
-	int crc = iob_outputs_close(run->out);
+	char oerr[4400];
+	int crc = iob_outputs_close_err(run->out, oerr, sizeof oerr);
 	for (size_t i = 0; to_stderr && i < run->notes.n; i++)
 		fprintf(stderr, "%s: warning: %s\n", iob_log_program(), run->notes.text[i]);
 	char lerr[4200];
@@ -250,13 +298,14 @@ int iob_run_finish(struct iob_run *run, int status)
 	if (status != 0 || sig)
 		iob_cli_fail(code, "%s", error);
 	else if (crc < 0)
-		code = iob_cli_fail(IOB_EXIT_FAIL, "writing the results failed: %s", strerror(-crc));
+		code = iob_cli_fail(IOB_EXIT_FAIL, "writing the results failed: %s", oerr);
 	else if (lrc < 0)
 		code = iob_cli_fail(IOB_EXIT_FAIL, "%s", lerr);
 	else if (frc < 0)
 		code = iob_cli_fail(IOB_EXIT_FAIL, "%s", ferr);
 	pins_free(run->pins);
 	free(run);
+	iob_outfiles_guard_clear();
 	iob_coord_finish();
 	return code;
 }

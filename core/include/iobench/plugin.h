@@ -52,7 +52,7 @@ extern "C" {
 #endif
 
 #define IOB_ABI_MAJOR 1
-#define IOB_ABI_MINOR 2
+#define IOB_ABI_MINOR 3
 
 #define IOB_PLUGIN_ENTRY_NAME "iob_plugin_entry"
 
@@ -378,7 +378,29 @@ struct iob_sink {
 	/* --- end of ABI 1.0 --- */
 	size_t struct_size; /* sizeof(struct iob_sink) in the core (1.1 and later) */
 	/* --- end of ABI 1.1 --- */
+	/* ABI 1.3 (read only when struct_size covers it).  A side file beside
+	 * the sink's file, for an output whose ops name side_ext.  The host
+	 * names it: the sink's file without a trailing side_ext, then ".", tag
+	 * and side_ext (run.csv, tag "block", ".csv": run.block.csv; tag is
+	 * [0-9A-Za-z_.-], not starting with '.').  The host opens it as it opens
+	 * the sink's own file: no link followed, a regular file only, never a
+	 * file the run reads or writes (data, profile, another output), emptied
+	 * only now unless flags holds IOB_SIDE_APPEND; it fills *side with a
+	 * sink writing to it, which stays the host's (closed, and its writes
+	 * checked, with the output; its failures are named in the run's error
+	 * line).  Returns 0 or -errno; on failure the host has said why.  NULL
+	 * when the sink is not a regular file (standard output, a pipe, a
+	 * device): an output then has no side files. */
+	int (*open_side)(void *ctx, const char *tag, unsigned flags, struct iob_sink *side);
+	/* ABI 1.3: up to len bytes from the start of the sink's file (to check
+	 * what a file being appended to already holds); the count, or -errno.
+	 * NULL when the sink is not a regular file. */
+	long (*read_head)(void *ctx, char *buf, size_t len);
+	/* --- end of ABI 1.3 --- */
 };
+
+/* open_side flags */
+#define IOB_SIDE_APPEND 0x1u /* keep what the side file holds and add to it */
 
 struct iob_output_ops {
 	/* Required.  Prepare to render onto sink (valid until close).  `args` is
@@ -395,6 +417,14 @@ struct iob_output_ops {
 	/* Required.  Free state; must not write after end_run. */
 	int (*close)(void *state);
 	/* --- end of ABI 1.0 --- */
+	/* ABI 1.3: the ending of the side files this output opens through
+	 * sink->open_side (".csv"), or NULL: it opens none (open_side refuses).
+	 * The run's checks refuse, before anything is created, any file the run
+	 * reads or writes that such a side file could be ("<file without
+	 * side_ext>.*side_ext" beside the output's file).  An output never opens
+	 * a file itself. */
+	const char *side_ext;
+	/* --- end of ABI 1.3 --- */
 };
 
 /* ------------------------------------------------------------------------ */
