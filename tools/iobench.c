@@ -51,6 +51,8 @@ static void usage(FILE *f)
 		"                      overrides the profile's log_interval)\n"
 		"  --livecsv FILE      the interval records also to FILE, as the run goes (CSV;\n"
 		"                      log_interval 1s unless set)\n"
+		"  --repeat N          run every phase N times (1 to 1000), then a summary with\n"
+		"                      the mean and its 95%% interval (overrides the profile's repeat)\n"
 		"  -v, --verbose       more messages on stderr\n"
 		"\n"
 		"Exit status: 0 ok, 1 run failed (I/O error), 2 bad input, 3 verify mismatch,\n"
@@ -142,7 +144,7 @@ static const char *bad_option(char **argv)
 	return argv[optind - 1];
 }
 
-enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE };
+enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE, OPT_REPEAT };
 
 /* The time-series options, given on the command line for every job. */
 static const char *log_interval, *livecsv;
@@ -151,6 +153,7 @@ static const char *sets[IOB_FIO_MAX_SETS];
 static size_t nsets;
 static int force_fio;
 static const char *fio_ignore;
+static const char *repeat; /* --repeat N: every job's repeat */
 
 /* --progress, --log-interval, --livecsv: checked as soon as they are read
  * (one line, exit 2, nothing created); any other option is unknown.
@@ -169,6 +172,10 @@ static int time_option(int c, const char *arg, char **argv)
 		if (!strchr(arg, '=') || arg[0] == '=')
 			return iob_cli_fail(IOB_EXIT_USAGE, "--set '%s': give KEY=VALUE", IOB_Q(arg));
 		sets[nsets++] = arg;
+	} else if (c == OPT_REPEAT) {
+		if (iob_job_set(&scratch, "repeat", arg, err, sizeof err) != 0)
+			return iob_cli_fail(IOB_EXIT_USAGE, "--repeat: %s", err);
+		repeat = arg;
 	} else if (c == OPT_FIO) {
 		force_fio = 1;
 	} else if (c == OPT_FIO_IGNORE) {
@@ -222,6 +229,8 @@ static int time_options_apply(struct iob_suite *suite, char *err, size_t errlen)
 		if (log_interval && iob_job_set(j, "log_interval", log_interval, err, errlen) != 0)
 			return -EINVAL;
 		if (livecsv && iob_job_set(j, "livecsv", livecsv, err, errlen) != 0)
+			return -EINVAL;
+		if (repeat && iob_job_set(j, "repeat", repeat, err, errlen) != 0)
 			return -EINVAL;
 		if (livecsv && !j->log_interval_ns)
 			j->log_interval_ns = 1000000000ull;
@@ -312,6 +321,7 @@ int main(int argc, char **argv)
 		{"progress", required_argument, NULL, OPT_PROGRESS}, {"log-interval", required_argument, NULL, OPT_LOG_INTERVAL},
 		{"livecsv", required_argument, NULL, OPT_LIVECSV}, {"set", required_argument, NULL, 's'},
 		{"fio", no_argument, NULL, OPT_FIO}, {"fio-ignore", required_argument, NULL, OPT_FIO_IGNORE},
+		{"repeat", required_argument, NULL, OPT_REPEAT},
 		{NULL, 0, NULL, 0},
 	};
 	const char *outspec = "human", *dir = NULL;

@@ -2,6 +2,7 @@
  * job.c - job spec defaults, validation and file layout (iobench/job.h).
  */
 #include "iobench/job.h"
+#include "iobench/repeat.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -48,6 +49,8 @@ void iob_job_defaults(struct iob_job *job)
 	job->iodepth = 1;
 	job->rwmix_read = 50;
 	job->series_clock = IOB_CLOCK_WALL;
+	job->repeat = 1;
+	job->repeat_max = 30;
 }
 
 /* "k=v,k2=v2": keys of letters, digits, _ - . and no empty item.  What the
@@ -146,6 +149,11 @@ static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
 	if (job->group > IOB_GROUP_MAX) {
 		snprintf(err, errlen, "[%s] group %u is out of range: give 0 (the job runs alone) or 1 to %u", n,
 			 job->group, IOB_GROUP_MAX);
+		return -EINVAL;
+	}
+	if (iob_job_repeats(job) && job->group) {
+		snprintf(err, errlen, "[%s] group %u: repeat and until_ci run one job's phases again; set group = 0", n,
+			 job->group);
 		return -EINVAL;
 	}
 	if (job->group && job->series) {

@@ -23,6 +23,7 @@
 
 #include "iobench/plugin.h"
 #include "iobench/units.h"
+#include "iobench/repeat.h"
 
 #define MAX_LINE 1000 /* iniparser's own limit is 1024 */
 
@@ -62,6 +63,9 @@ static int set_seed(struct iob_job *job, const char *value, char *err, size_t er
 }
 
 static int set_log_interval(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_repeat(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_until_ci(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_repeat_max(struct iob_job *job, const char *value, char *err, size_t errlen);
 
 static const struct iob_key key_table[] = {
     {"description", IOB_KEY_STRING, "", "", "free text, ignored", NULL, 0, 0, NULL},
@@ -190,6 +194,16 @@ static const struct iob_key key_table[] = {
      "fio's write_lat_log: PREFIX_lat.<x>.log and PREFIX_clat.<x>.log, a row per interval with I/O (time ms, "
      "mean latency ns, direction, 0, 0); needs log_interval",
      NULL, FIELD(lat_log), NULL},
+    {"repeat", IOB_KEY_COUNT, "runs", "1",
+     "run each phase this many times (1 to 1000), each as the first; a record per run (its repeat index) and "
+     "a summary record with mean, spread and 95% interval (docs/statistics.md)",
+     NULL, FIELD(repeat), set_repeat},
+    {"until_ci", IOB_KEY_STRING, "percent", "",
+     "repeat each phase until the 95% interval of its mean MiB/s is at most this share of the mean (e.g. 2%), "
+     "at least 3 runs and at most repeat_max; a note when not reached",
+     NULL, FIELD(until_ci), set_until_ci},
+    {"repeat_max", IOB_KEY_COUNT, "runs", "30", "until_ci: the most runs of a phase (3 to 1000)", NULL,
+     FIELD(repeat_max), set_repeat_max},
 };
 
 const struct iob_key *iob_keys(size_t *n)
@@ -246,6 +260,52 @@ static int set_log_interval(struct iob_job *job, const char *value, char *err, s
 	}
 	if (rc == 0)
 		job->log_interval_ns = ns;
+	return rc;
+}
+
+static int set_repeat(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	int rc = iob_parse_u64(value, &u, err, errlen);
+	if (rc == 0 && (u < 1 || u > IOB_REPEAT_MAX)) {
+		snprintf(err, errlen, "repeat '%s' is out of range: give 1 to %u runs", IOB_Q(value), IOB_REPEAT_MAX);
+		return -ERANGE;
+	}
+	if (rc == 0)
+		job->repeat = (uint32_t)u;
+	return rc;
+}
+
+static int set_repeat_max(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	int rc = iob_parse_u64(value, &u, err, errlen);
+	if (rc == 0 && (u < IOB_UNTIL_CI_MIN_RUNS || u > IOB_REPEAT_MAX)) {
+		snprintf(err, errlen, "repeat_max '%s' is out of range: give %u to %u runs", IOB_Q(value),
+			 IOB_UNTIL_CI_MIN_RUNS, IOB_REPEAT_MAX);
+		return -ERANGE;
+	}
+	if (rc == 0)
+		job->repeat_max = (uint32_t)u;
+	return rc;
+}
+
+static int set_until_ci(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	double share;
+	if (!*value) { /* "": off */
+		job->until_ci[0] = '\0';
+		return 0;
+	}
+	int rc = iob_until_ci_parse(value, &share, err, errlen);
+	if (rc == 0 && strlen(value) >= sizeof job->until_ci) {
+		snprintf(err, errlen, "until_ci '%s' is too long", IOB_Q(value));
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		memset(job->until_ci, 0, sizeof job->until_ci);
+		memcpy(job->until_ci, value, strlen(value));
+	}
 	return rc;
 }
 

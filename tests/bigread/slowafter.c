@@ -14,6 +14,10 @@
  *                          [-1, 1) (default 0)
  *   IOB_SLOWAFTER_OUTLIER  chance that a call lasts 10 times longer (default 0)
  *   IOB_SLOWAFTER_SEED     seed for jitter and outliers (default 1)
+ *   IOB_SLOWAFTER_RESEED   1: each open seeds with SEED + the number of opens
+ *                          before it in the process, so every run of a
+ *                          repeated phase draws anew (default 0: every open
+ *                          draws the same)
  *
  * A call sleeps on CLOCK_MONOTONIC until its pace has passed since it began.
  * Under the virtual clock (vclock.c, preloaded) that sleep takes no real
@@ -93,6 +97,9 @@ static int slow_open(const struct iob_open_args *args, void **handle)
 	f->jitter = slow_env_double("IOB_SLOWAFTER_JITTER", 0.0);
 	f->outlier = slow_env_double("IOB_SLOWAFTER_OUTLIER", 0.0);
 	f->rng = slow_env_u64("IOB_SLOWAFTER_SEED", 1);
+	static uint64_t opens; /* opens are made by one thread at a time in the tests that reseed */
+	if (slow_env_u64("IOB_SLOWAFTER_RESEED", 0))
+		f->rng += opens++ * 0x2545f4914f6cdd1dull;
 	*handle = f;
 	return 0;
 }

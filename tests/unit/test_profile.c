@@ -364,6 +364,9 @@ static const char *every_key[][3] = {
     {"bw_log", "/tmp/logs/run a", NULL},
     {"iops_log", "/tmp/logs/iops;x", NULL},
     {"lat_log", "lat", NULL},
+    {"repeat", "7", "1000"},
+    {"until_ci", "2%", "0.5%"},
+    {"repeat_max", "50", "3"},
 };
 
 static void test_every_key_round_trips(void **s)

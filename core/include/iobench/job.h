@@ -77,6 +77,10 @@ struct iob_job {
 	char bw_log[IOB_PATH_MAX], iops_log[IOB_PATH_MAX], lat_log[IOB_PATH_MAX];
 	char livecsv[IOB_PATH_MAX];   /* "", or a CSV of the intervals written as they come */
 	uint32_t group;              /* 0, or jobs in a row with the same group run at once */
+	/* repeats (docs/statistics.md): repeat.c */
+	uint32_t repeat;             /* runs of each phase, 1 to 1000 (default 1) */
+	char until_ci[16];           /* "", or "2%": repeat until the interval is that narrow */
+	uint32_t repeat_max;         /* until_ci: at most this many runs (default 30) */
 };
 
 /* Defaults shared by profiles and tools (docs/profiles.md). */
