@@ -20,6 +20,7 @@
 #include "iobench/coord.h"
 #include "iobench/fiojob.h"
 #include "iobench/units.h"
+#include "iobench/compare.h"
 
 static void usage(FILE *f)
 {
@@ -28,6 +29,8 @@ static void usage(FILE *f)
 		"       iobench check PROFILE.ini|JOBS.fio [--dir DIR] [--set KEY=VALUE]...\n"
 		"       iobench plugins [--plugin-dir DIR]...\n"
 		"       iobench keys [--fio] [--markdown]\n"
+		"       iobench compare BASE.json NEW.json [--threshold 5%%] [--alpha 0.05]\n"
+		"                       [--json FILE] [--svg FILE]\n"
 		"       iobench --help | --version\n"
 		"\n"
 		"  run      run every job of the profile (or fio job file), in file order\n"
@@ -35,6 +38,8 @@ static void usage(FILE *f)
 		"  plugins  list the plugins found, where from, and their ABI version\n"
 		"  keys     list every profile key: type, unit, default, meaning (--fio: the fio keys\n"
 		"           read from fio job files and what they map to)\n"
+		"  compare  compare two results (iobench JSON or fio's JSON): per phase and figure the\n"
+		"           change, its 95%% interval and a verdict; exit 1 when a figure regressed\n"
 		"\n"
 		"  -o, --output LIST   outputs, comma-separated NAME[:ARGS][=FILE] (default: human);\n"
 		"                      e.g. --output human,json=run.json\n"
@@ -371,6 +376,8 @@ int main(int argc, char **argv)
 	const char *cmd = argv[optind++];
 	if (strcmp(cmd, "keys") == 0)
 		return list_keys(argc - optind, argv + optind);
+	if (strcmp(cmd, "compare") == 0) /* core/src/compare.c */
+		return iob_compare_main(argc - optind, argv + optind);
 	/* options may also follow the command and the profile */
 	const char *profile = NULL;
 	while (optind < argc) {
