@@ -43,6 +43,21 @@ void iob_repeats_begin(struct iob_repeats *r, const struct iob_job *job)
 	if (job->until_ci[0] && iob_until_ci_parse(job->until_ci, &r->until_ci, err, sizeof err) != 0)
 		r->until_ci = 0; /* validated before the run; never here */
 	r->max_runs = r->until_ci > 0 ? job->repeat_max : (job->repeat ? job->repeat : 1);
+	if (job->steady_state && iob_steady_begin(&r->steady, job) == 0) {
+		r->active = r->steady_on = 1;
+		r->max_runs = job->steady_max_rounds;
+	}
+}
+
+void iob_repeats_spec(struct iob_repeats *r, const struct iob_job *job, struct iob_phase_spec *spec)
+{
+	if (r->steady_on)
+		iob_steady_spec(&r->steady, job, spec);
+}
+
+const char *iob_repeats_key(const struct iob_repeats *r)
+{
+	return r->steady_on ? "round" : "repeat";
 }
 
 int iob_repeats_add(struct iob_repeats *r, const struct iob_phase_result *res)
@@ -57,6 +72,8 @@ int iob_repeats_add(struct iob_repeats *r, const struct iob_phase_result *res)
 		}
 		r->cap = cap;
 	}
+	if (r->steady_on && iob_steady_add(&r->steady, res) != 0)
+		return -ENOMEM;
 	size_t i = r->n++;
 	r->v[IOB_REP_BW][i] = iob_phase_bw(res);
 	r->v[IOB_REP_IOPS][i] = iob_phase_iops(res);
@@ -80,6 +97,8 @@ static double bw_ci_share(const struct iob_repeats *r)
 
 int iob_repeats_more(const struct iob_repeats *r)
 {
+	if (r->steady_on)
+		return iob_steady_more(&r->steady);
 	if (r->n >= r->max_runs)
 		return 0;
 	if (r->until_ci > 0)
@@ -129,6 +148,10 @@ static void put(struct iob_recbuf *b, int f, const char *what, int known, double
 void iob_rec_summary(struct iob_recbuf *b, const struct iob_job *job, enum iob_phase phase, uint64_t bs,
 		     const struct iob_repeats *r, struct iob_notes *notes)
 {
+	if (r->steady_on) {
+		iob_rec_steady(b, job, phase, bs, &r->steady, notes);
+		return;
+	}
 	iob_rec_reset(b, "repeats");
 	iob_rec_str(b, "job", job->name);
 	iob_rec_str(b, "phase", iob_phase_name(phase));
@@ -184,5 +207,6 @@ void iob_repeats_free(struct iob_repeats *r)
 {
 	for (int f = 0; f < IOB_REP_NFIG; f++)
 		free(r->v[f]);
+	iob_steady_free(&r->steady);
 	memset(r, 0, sizeof *r);
 }

@@ -757,8 +757,8 @@ static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struc
 	}
 	if (rc < 0)
 		return rc; /* no figures to give: the error says why */
-	if (run->rep && run->rep->active) /* repeat.c: which run of the phase */
-		iob_rec_u64(rb, "repeat", IOB_UNIT_COUNT, run->rep->index);
+	if (run->rep && run->rep->active) /* repeat.c: which run (or round) of the phase */
+		iob_rec_u64(rb, iob_repeats_key(run->rep), IOB_UNIT_COUNT, run->rep->index);
 	if (h && h->record_fields)
 		h->record_fields(h->arg, run, pr->j, r, rb);
 	if (iob_coord_active())
@@ -1013,6 +1013,8 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	struct phase_run pr = {.run = run, .job = job, .j = j};
 	struct iob_phase_spec spec;
 	phase_spec(run, job, b, jf, phase, bs, &spec);
+	if (run->rep) /* a steady state round: its time or its I/Os */
+		iob_repeats_spec(run->rep, job, &spec);
 	struct iob_phase_result r;
 	struct iob_read_facts facts;
 	struct iob_streams st = {0};
@@ -1124,7 +1126,7 @@ static int run_phase_repeats(struct iob_run *run, size_t j, const struct iob_loa
 	struct iob_repeats rep;
 	int rc;
 	iob_repeats_begin(&rep, job);
-	run->rep = rep.active ? &rep : NULL;
+	run->rep = rep.active ? &rep : NULL; /* repeats, or steady state rounds */
 	do {
 		rc = run_phase(run, j, b, jf, phase, bs);
 		note_made(run, jf);
