@@ -155,9 +155,9 @@ static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
 			 job->group, IOB_GROUP_MAX);
 		return -EINVAL;
 	}
-	if (job->steady_state && (iob_job_repeats(job) || job->group)) {
-		snprintf(err, errlen, "[%s] steady_state runs a phase in rounds of its own: give it without repeat, "
-				      "until_ci and group",
+	if (job->steady_state && iob_job_repeats(job)) {
+		snprintf(err, errlen, "[%s] steady_state runs a phase in rounds of its own: give it without repeat "
+				      "and until_ci",
 			 n);
 		return -EINVAL;
 	}
@@ -173,11 +173,6 @@ static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
 	}
 	if (job->steady_state && job->series) {
 		snprintf(err, errlen, "[%s] steady_state: series records one read's blocks; set series = false", n);
-		return -EINVAL;
-	}
-	if (iob_job_repeats(job) && job->group) {
-		snprintf(err, errlen, "[%s] group %u: repeat and until_ci run one job's phases again; set group = 0", n,
-			 job->group);
 		return -EINVAL;
 	}
 	if (job->group && job->series) {

@@ -21,6 +21,11 @@ int iob_job_repeats(const struct iob_job *job)
 	return job->repeat > 1 || job->until_ci[0];
 }
 
+int iob_job_runs_again(const struct iob_job *job)
+{
+	return iob_job_repeats(job) || job->steady_state;
+}
+
 int iob_until_ci_parse(const char *text, double *share, char *err, size_t errlen)
 {
 	char *end = NULL;

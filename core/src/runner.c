@@ -1562,7 +1562,7 @@ int iob_run_suite(struct iob_run *run)
 	for (size_t i = 0, e; i < suite->njobs && rc == 0 && !*run->stop; i = e) {
 		run->suite_job = i;
 		e = i + 1;
-		if (!suite->jobs[i].group) {
+		if (!suite->jobs[i].group || iob_job_runs_again(&suite->jobs[i])) { /* alone (check.c) */
 			rc = run_job(run, i);
 			continue;
 		}

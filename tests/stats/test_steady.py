@@ -9,6 +9,8 @@ rate is known in advance and the test replays it here.
   computed here on the replayed rounds: iobench stops within one round of
   the first round where they hold, its round records' rates equal the
   replay, its window values and figures are those of its last 5 rounds;
+  the svg draws the rounds, the window, its mean and the +-10%/+-20% bands;
+  fio-json carries fio's steadystate member with the window's values;
 - never: a device whose rounds swing +-30% runs steady_max_rounds, says
   reached false, and a note says so;
 - rounds: steady_round = 3 (I/Os) gives 3 I/Os a round, going on where the
@@ -28,6 +30,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 A = None
 failures = []
@@ -66,7 +69,7 @@ def run(body, extra_env, args=()):
                 f"block_size = {BS}\nkeep_files = true\n{body}")
     out = os.path.join(d, "out.json")
     r = subprocess.run([os.path.join(A.bin, "iobench"), "run", p, "--plugin-dir", A.plugin_dir, "--plugin-dir",
-                        A.slow_dir, "--output", f"human,json={out}", *args], capture_output=True, text=True,
+                        A.slow_dir, "--output", f"human,json={out},svg={d}/out.svg,fio-json={d}/fio.json", *args], capture_output=True, text=True,
                        env=env(extra_env), timeout=120)
     doc = json.load(open(out)) if os.path.exists(out) else None
     return r, doc, d
@@ -99,7 +102,7 @@ def replay_decay(rounds, reads_per_round):
 
 
 def case_decay():
-    r, doc, _ = run("steady_state = bw\n", {"IOB_SLOWAFTER_DECAY_BYTES": str(SCALE),
+    r, doc, d = run("steady_state = bw\n", {"IOB_SLOWAFTER_DECAY_BYTES": str(SCALE),
                                             "IOB_SLOWAFTER_DECAY_TO": str(TO)})
     check("decay: exit 0", r.returncode == 0, r.stderr)
     ph = recs(doc, "phase")
@@ -128,7 +131,25 @@ def case_decay():
     check("decay: the criteria hold on its window", all(snia(win)))
     if len(got) >= 6:
         check("decay: not on the window before", not all(snia(got[-6:-1])))
-    check("decay: svg-ready figures", s["range_limit_pct"] == 20 and s["slope_limit_pct"] == 10, s)
+    check("decay: limits", s["range_limit_pct"] == 20 and s["slope_limit_pct"] == 10, s)
+    # svg: the rounds, the window, its mean and the bands
+    root = ET.parse(os.path.join(d, "out.svg")).getroot()
+    cls = lambda c: [e for e in root.iter() if e.get("class") == c]
+    check("decay: svg window", len(cls("steady-window")) == 1)
+    mean = cls("steady-mean")
+    check("decay: svg mean line", len(mean) == 1 and abs(float(mean[0].get("data-value")) - m) <= 1e-5 * m,
+          [e.get("data-value") for e in mean])
+    b10, b20 = cls("steady-band10"), cls("steady-band20")
+    check("decay: svg bands", len(b10) == 2 and len(b20) == 2 and
+          sorted(round(float(e.get("data-value")) / m, 4) for e in b10 + b20) == [0.8, 0.9, 1.1, 1.2],
+          [e.get("data-value") for e in b10 + b20])
+    pts = cls("steady-rounds")
+    check("decay: svg rounds", len(pts) == 1 and len(pts[0].get("points").split()) == len(got))
+    # fio-json: fio's steadystate member on the last round's job
+    fj = json.load(open(os.path.join(d, "fio.json")))
+    ss = fj["jobs"][-1].get("steadystate")
+    check("decay: fio-json steadystate", ss and ss["attained"] == 1 and ss["duration"] == 5 and
+          ss["data"]["bw"] == [round(v) for v in got[-5:]] and ss["ss"].startswith("bw_snia:"), ss)
 
 
 def case_never():

@@ -34,6 +34,9 @@ struct iob_repeats {
 /* Nonzero when the job asks for repeats (repeat > 1 or until_ci; not
  * steady_state, which runs rounds through the same loop). */
 int iob_job_repeats(const struct iob_job *job);
+/* Nonzero when the job runs its phases more than once (repeats or steady
+ * state rounds): it runs alone, never at once with other jobs. */
+int iob_job_runs_again(const struct iob_job *job);
 /* Parse until_ci ("2%"): the share (0.02), or -EINVAL with a message. */
 int iob_until_ci_parse(const char *text, double *share, char *err, size_t errlen);
 
