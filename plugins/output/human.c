@@ -661,7 +661,8 @@ static void human_put_summary(struct human_state *st, const struct iob_record *r
 				textbuf_printf(c, "%.1f%%", human_number(g) * 100.0);
 			else
 				human_value(c, g);
-			textbuf_printf(out, "  %s %10s", more[j][1], c->data ? c->data : "");
+			textbuf_printf(out, strcmp(more[j][0], "cv") == 0 ? "  %s %6s" : "  %s %10s", more[j][1],
+				       c->data ? c->data : "");
 		}
 	}
 	const struct iob_field *reached = human_find(rec, "ci_reached", "");
