@@ -120,10 +120,10 @@ _iobench_io_profile() {
 	--backend) _iobench_words "$(_iobench_names backend)"; return ;;
 	-d | --dir | --plugin-dir) _iobench_dirs; return ;;
 	--progress) _iobench_words "auto always never"; return ;;
-	-l | -m | -M | -n | --levels | --files | --seed | --warmup | --backend-options) return ;;
+	-l | -m | -M | -n | --levels | --files | --seed | --warmup | --repeat | --backend-options) return ;;
 	esac
 	_iobench_words "--backend --backend-options --dir --dump-profile --files --help --keep-open --levels
---output --plugin-dir --progress --quiet --remove --seed --version --warmup -s -l -m -M -n -b -r -q -k -d -o -v -h"
+--output --plugin-dir --progress --quiet --remove --repeat --seed --version --warmup -s -l -m -M -n -b -r -q -k -d -o -v -h"
 }
 
 _iobench_bigread() {
