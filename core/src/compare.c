@@ -614,7 +614,11 @@ static void human(struct buf *o, const struct side *b, const struct side *n, con
 		n->fio ? "fio" : "iobench");
 	bprintf(o, "%.0f%% intervals of the change (alpha %g); a change below %g%% is never a regression\n\n",
 		(1 - alpha) * 100, alpha, threshold * 100);
-	bprintf(o, "%-16s %-6s %6s  %-6s %14s %14s %8s  %-20s %-14s %s\n", "job", "phase", "bs", "figure", "base",
+	int jw = 3; /* the job column: as wide as the longest name */
+	for (size_t i = 0; i < nr; i++)
+		jw = (int)strlen(r[i].b->job) > jw ? (int)strlen(r[i].b->job) : jw;
+	jw = jw > 32 ? 32 : jw;
+	bprintf(o, "%-*s %-5s %4s %-6s %12s %12s %7s  %-18s %-14s %s\n", jw, "job", "phase", "bs", "figure", "base",
 		"new", "change", "interval", "basis", "verdict");
 	for (size_t i = 0; i < nr; i++) {
 		const struct result *x = &r[i];
@@ -630,7 +634,7 @@ static void human(struct buf *o, const struct side *b, const struct side *n, con
 			snprintf(basis, sizeof basis, "none");
 		else
 			snprintf(basis, sizeof basis, "%s %.0f/%.0f", basis_name[x->basis], x->nb, x->nn);
-		bprintf(o, "%-16s %-6s %6s  %-6s %14s %14s %8s  %-20s %-14s %s%s\n", x->b->job, x->b->phase, bsz,
+		bprintf(o, "%-*s %-5s %4s %-6s %12s %12s %7s  %-18s %-14s %s%s\n", jw, x->b->job, x->b->phase, bsz,
 			figs[x->f].label, vb, vn, ch, ci, basis, x->verdict, x->regression ? " (REGRESSION)" : "");
 	}
 	for (int s = 0; s < 2; s++) {

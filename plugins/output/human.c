@@ -859,7 +859,8 @@ static int human_begin_run(void *state, const struct iob_run_info *run)
 
 /* A "repeats" record (the summary of repeats, docs/statistics.md): a head line, then one
  * line per figure F from its F_mean_*, F_ci_half_*, F_median_*, F_stddev_*,
- * F_cv, F_min_*, F_max_* fields: "bw  412.3 MiB/s ± 5.10 MiB/s  median ..." */
+ * F_cv, F_min_*, F_max_* fields: "bw  412.3 MiB/s ± 5.10 MiB/s  sd ...  cv ...  min
+ * ...  max ..." within HUMAN_COLS; wide: the median before sd. */
 static const struct iob_field *human_sfind(const struct iob_record *rec, const char *prefix, const char *what)
 {
 	size_t pl = strlen(prefix), wl = strlen(what);
@@ -929,7 +930,8 @@ static void human_put_summary(struct human_state *st, const struct iob_record *r
 		}
 		static const char *const more[][2] = {{"median", "median"}, {"stddev", "sd"}, {"cv", "cv"},
 						      {"min", "min"},	    {"max", "max"}};
-		for (size_t j = 0; j < sizeof more / sizeof more[0]; j++) {
+		/* the narrow layout stays within HUMAN_COLS: the median only when wide */
+		for (size_t j = st->wide ? 0 : 1; j < sizeof more / sizeof more[0]; j++) {
 			const struct iob_field *g = human_sfind(rec, prefix, more[j][0]);
 			if (!g)
 				continue;
