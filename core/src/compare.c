@@ -456,16 +456,12 @@ static void describe(const struct side *sd, const struct phase *p, int f, struct
 		}
 		return;
 	}
-	/* one run: its interval records, full-length ones only (the last is
-	 * shorter and its rate is of a few I/Os) */
-	double longest = 0;
-	for (size_t i = 0; i < p->niv; i++)
-		if (isfinite(p->iv[i].len) && p->iv[i].len > longest)
-			longest = p->iv[i].len;
+	/* one run: its interval records but the last (it ends with the phase:
+	 * shorter, its rate of a few I/Os) */
 	scratch->n = 0;
-	for (size_t i = 0; i < p->niv; i++)
-		if (p->iv[i].len >= 0.5 * longest && isfinite(p->iv[i].v[f]))
-			add_sample(scratch, p->iv[i].v[f]);
+	for (size_t i = 0; i + 1 < p->niv; i++)
+		if (isfinite(p->iv[i].v[f]) && add_sample(scratch, p->iv[i].v[f]) != 0)
+			break;
 	struct iob_ci_stats s;
 	if (p->nrec == 1 && scratch->n >= 2 && iob_ci_compute(scratch->v, scratch->n, 0.95, &s) == 0) {
 		d->basis = B_INTERVALS;
