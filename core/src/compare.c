@@ -14,7 +14,7 @@
  *    fio's bw and iops samples): used, and said to be not independent;
  *  - else no test: the change is shown, never called significant.
  * Nothing is written before both files are read and every output file is
- * checked; output files are opened in one place (open_output).
+ * checked; output files are opened in one place (open_output: outfile.h).
  */
 #include "iobench/compare.h"
 
@@ -28,6 +28,7 @@
 
 #include "iobench/cli.h"
 #include "iobench/os.h"
+#include "iobench/outfile.h"
 #include "iobench/output.h"
 #include "iobench/stats.h"
 #include "jsonread.h"
@@ -781,29 +782,54 @@ static void svg_out(struct buf *o, const struct result *r, size_t nr, double thr
 
 /* ---- the command ---------------------------------------------------------- */
 
-/* Every output file of compare is opened here, after every check passed. */
-static FILE *open_output(const char *path)
+/* Every output file of compare is opened here (outfile.h, the run's one
+ * checked open), after both inputs were read and compared. */
+static int open_output(struct iob_outfile *of, const char *what, const char *path, char *err, size_t errlen)
 {
-	return iob_fopen(path, "we");
+	return iob_outfile_open(of, what, path, IOB_OUT_CHARDEV, err, errlen);
 }
 
-static int write_file(const char *path, const struct buf *b, char *err, size_t errlen)
+static int write_out(struct iob_outfile *of, const struct buf *b, char *err, size_t errlen)
 {
-	FILE *f = open_output(path);
-	if (!f) {
-		snprintf(err, errlen, "cannot create output file '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	int bad = fwrite(b->d, 1, b->len, f) != b->len;
-	bad |= fflush(f) != 0;
-	bad |= ferror(f) != 0;
+	int bad = fwrite(b->d, 1, b->len, of->f) != b->len;
+	bad |= fflush(of->f) != 0;
+	bad |= ferror(of->f) != 0;
 	int e = errno;
-	bad |= fclose(f) != 0;
-	if (bad) {
-		snprintf(err, errlen, "cannot write output file '%s': %s", path, strerror(e ? e : EIO));
+	if (bad)
+		snprintf(err, errlen, "cannot write output file '%s': %s", of->path, strerror(e ? e : EIO));
+	return bad ? -1 : 0;
+}
+
+/* Both outputs opened (or neither: one made and then refused is removed),
+ * emptied, written, closed. */
+static int write_outputs(const char *json, const struct buf *j, const char *svg, const struct buf *s, char *err,
+			 size_t errlen)
+{
+	struct iob_outfile oj = {.f = NULL}, os = {.f = NULL};
+	int rc = 0;
+	if (json && open_output(&oj, "compare json file", json, err, errlen) != 0)
+		return -1;
+	if (svg && open_output(&os, "compare svg file", svg, err, errlen) != 0) {
+		if (json) {
+			iob_outfile_unmake(&oj);
+			iob_outfile_close(&oj);
+		}
 		return -1;
 	}
-	return 0;
+	if ((json && iob_outfile_commit(&oj) != 0) || (svg && iob_outfile_commit(&os) != 0)) {
+		snprintf(err, errlen, "cannot empty an output file: %s", strerror(errno));
+		rc = -1;
+	}
+	if (rc == 0 && json)
+		rc = write_out(&oj, j, err, errlen);
+	if (rc == 0 && svg)
+		rc = write_out(&os, s, err, errlen);
+	int c1 = json ? iob_outfile_close(&oj) : 0, c2 = svg ? iob_outfile_close(&os) : 0;
+	if (rc == 0 && (c1 || c2)) {
+		snprintf(err, errlen, "cannot write output file '%s': %s", c1 ? json : svg, strerror(-(c1 ? c1 : c2)));
+		rc = -1;
+	}
+	return rc;
 }
 
 static int parse_percent(const char *opt, const char *v, double *out)
@@ -872,6 +898,10 @@ int iob_compare_main(int argc, char **argv)
 			spec->n++;
 		}
 	int rc = iob_output_spec_check_paths(spec, paths, 2, err, sizeof err);
+	for (int k = 0; rc == 0 && k < 2; k++)
+		if (outs[k])
+			rc = iob_outfile_check(k ? "compare svg file" : "compare json file", outs[k], IOB_OUT_CHARDEV, err,
+					       sizeof err);
 	if (rc == 0 && json && svg) {
 		spec->n = 1;
 		snprintf(spec->item[0].name, sizeof spec->item[0].name, "svg");
@@ -888,6 +918,12 @@ int iob_compare_main(int argc, char **argv)
 		side_free(&b);
 		side_free(&n);
 		return iob_cli_fail(IOB_EXIT_USAGE, "compare: %s", err);
+	}
+	/* no output may be BASE or NEW (by device and inode, when it is opened) */
+	if (iob_outfiles_guard(paths[0]) != 0 || iob_outfiles_guard(paths[1]) != 0) {
+		side_free(&b);
+		side_free(&n);
+		return iob_cli_fail(IOB_EXIT_USAGE, "compare: out of memory");
 	}
 	struct result *res = calloc(b.n * NFIG + 1, sizeof *res);
 	size_t nr = 0;
@@ -923,8 +959,7 @@ int iob_compare_main(int argc, char **argv)
 			svg_out(&s, res, nr, threshold);
 		if (h.oom || j.oom || s.oom) {
 			code = iob_cli_fail(IOB_EXIT_USAGE, "compare: out of memory");
-		} else if ((json && write_file(json, &j, err, sizeof err) != 0) ||
-			   (svg && write_file(svg, &s, err, sizeof err) != 0)) {
+		} else if ((json || svg) && write_outputs(json, &j, svg, &s, err, sizeof err) != 0) {
 			code = iob_cli_fail(IOB_EXIT_USAGE, "compare: %s", err);
 		} else {
 			int bad = fwrite(h.d, 1, h.len, stdout) != h.len || fflush(stdout) != 0;

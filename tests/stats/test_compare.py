@@ -21,8 +21,9 @@ fio itself (fio 3.x, --output-format=json).
   nothing in common, exit 2;
 - refused: a truncated file, JSON of something else, plain text, an empty
   file, a missing file, schema 1, --threshold 5 (no %), --alpha 0.7, an
-  output over an input: one line naming the file or value, exit 2, no
-  output file created and the input unchanged.
+  output over an input, two outputs on one file, an output that is a
+  symbolic link: one line naming the file or value, exit 2, no output file
+  created and the input unchanged.
 
 Usage: test_compare.py --bin DIR --plugin-dir DIR --slow-dir DIR --vclock LIB --work DIR --only CASE"""
 import argparse
@@ -259,6 +260,11 @@ def case_refused():
     check("refused: output over an input: input unchanged", open(good).read() == before)
     r = compare(good, good, "--json", out, "--svg", out)
     check("refused: two outputs on one file", r.returncode == 2 and not os.path.exists(out), r.stderr)
+    link = os.path.join(d, "link.json")
+    os.symlink(os.path.join(d, "aimed.json"), link)
+    r = compare(good, good, "--json", link)
+    check("refused: an output that is a symbolic link", r.returncode == 2 and "symbolic link" in r.stderr and
+          not os.path.exists(os.path.join(d, "aimed.json")), r.stderr)
     r = compare(good, good)
     check("good against itself: exit 0", r.returncode == 0, r.stderr)
 
