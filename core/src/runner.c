@@ -1054,6 +1054,8 @@ static const char *storage_uncounted(const struct iob_job *job, const struct iob
 	*memory_fs = 0;
 	if (iob_is_stdin_path(fl->paths[0]))
 		return "standard input: the kernel counts no storage behind it for this process";
+	if (iob_proc_io(NULL, NULL, NULL, NULL) == -ENOTSUP)
+		return "this OS gives no per-process storage counts like Linux's /proc/self/io";
 	if (iob_path_kind(fl->paths[0], 1) == IOB_PATH_BLOCKDEV)
 		return NULL;
 	char fs[64], dev[IOB_PATH_MAX];
