@@ -978,6 +978,33 @@ static int short_read(struct phase *ph, size_t fi, int64_t n, size_t len, uint64
 	return -EIO;
 }
 
+/* A series block is read in pieces of at most this, so that a stop (a
+ * signal, or the reader of standard output gone) ends a large block within a
+ * piece rather than at its end: a 1 GiB block takes seconds on a slow device. */
+#define SERIES_PIECE ((size_t)64 << 20)
+
+/* Read a series block of len bytes at off in pieces; *cut set when a stop
+ * came between two pieces (the bytes read so far are returned).  An error
+ * is returned as such, whatever came before it in the block. */
+static int64_t read_pieces(struct phase *ph, void *hd, size_t len, uint64_t off, int *cut)
+{
+	size_t done = 0;
+	while (done < len) {
+		size_t want = len - done < SERIES_PIECE ? len - done : SERIES_PIECE;
+		int64_t n = ph->ops->read_at(hd, (char *)ph->buf + done, want, off + done);
+		if (n < 0)
+			return n;
+		done += (size_t)n;
+		if ((size_t)n < want)
+			break; /* the end of the file (or of the stream) */
+		if (done < len && stopped(ph->spec->stop)) {
+			*cut = 1;
+			break;
+		}
+	}
+	return (int64_t)done;
+}
+
 /* Passes over file fi, from the start of its region to its end; loops_arg
  * UINT32_MAX: until the time limit (or a pass that moves nothing).  A ramp
  * runs passes until it is over, then the measured window starts again at the
@@ -1007,6 +1034,10 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 		else
 			size = UINT64_MAX;
 	}
+	/* a file (not a stream) is open and has data: the series' header can go
+	 * out before the first block is read */
+	if (series && s->on_sample && size != UINT64_MAX && r->series.n == 0)
+		s->on_sample(s->sample_arg, &r->series);
 	/* this stream's region of the file (a shared file: disjoint regions) */
 	const uint64_t start = s->region_off < size ? s->region_off : size;
 	const uint64_t end = s->region_len && s->region_len < size - start ? start + s->region_len : size;
@@ -1019,6 +1050,7 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			if (!write && ph->io_align > 1 && end == size)
 				len = bs; /* aligned reads ask for whole blocks; EOF makes them short */
 			uint64_t c0 = 0, c1 = 0;
+			int cut = 0;
 			if (stopped(s->stop)) {
 				r->interrupted = 1;
 				return 0;
@@ -1047,6 +1079,8 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			uint64_t t0 = series ? iob_now_ns() : timed ? iob_ticks() : 0, t1 = 0;
 			if (write)
 				n = ops->write_at(hd, ph->buf, len, off);
+			else if (series)
+				n = read_pieces(ph, hd, len, off, &cut);
 			else
 				n = ops->read_at(hd, ph->buf, len, off);
 			if (series) {
@@ -1066,6 +1100,13 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			}
 			if (n == -EINTR && stopped(s->stop)) {
 				r->interrupted = 1; /* a stream read cut short by the stop signal */
+				return 0;
+			}
+			if (cut) { /* stopped inside a block: what it read is kept */
+				r->bytes += (uint64_t)n;
+				r->ops++;
+				r->short_ops++;
+				r->interrupted = 1;
 				return 0;
 			}
 			int st = after_io(ph, fi, n, len, off);

@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,6 +387,39 @@ int iob_write_all(int fd, const void *data, size_t len)
 int iob_stream_fd(FILE *f)
 {
 	return fileno(f);
+}
+
+int iob_stream_is_pipe(FILE *f)
+{
+	struct stat st;
+	return fstat(fileno(f), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+int iob_stream_reader_gone(FILE *f, int timeout_ms)
+{
+	/* no event asked for: a pipe's writer gets POLLERR when no reader is left */
+	struct pollfd p = {.fd = fileno(f), .events = 0};
+	int n = poll(&p, 1, timeout_ms);
+	return n > 0 && (p.revents & POLLERR) ? SIGPIPE : 0;
+}
+
+int iob_std_fds_reopen(void)
+{
+	int mask = 0;
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		/* the lowest free descriptor is fd: the ones below are open */
+		int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (got < 0)
+			return -errno;
+		if (got != fd) {
+			close(got);
+			return -EBADF;
+		}
+		mask |= 1 << fd;
+	}
+	return mask;
 }
 
 FILE *iob_fopen(const char *path, const char *mode)

@@ -111,6 +111,59 @@ static void run_unmake_livecsv(struct iob_run *run)
 	run->livecsv = NULL;
 }
 
+/* A pipe on standard output whose reader went (`| head -1`) stops the run
+ * as SIGPIPE would, without waiting for the run's next write there: a
+ * block of a series, or a whole phase, can take long before it writes.  A
+ * thread waits for the pipe's error event. */
+struct iob_reader_watch {
+	struct iob_thread *thread;
+	int stop; /* atomic */
+	volatile sig_atomic_t *flag;
+};
+
+static void reader_watch(void *arg)
+{
+	struct iob_reader_watch *w = arg;
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		int sig = iob_stream_reader_gone(stdout, 100);
+		if (sig) {
+			int none = 0; /* as the signal handler: the first stop stands */
+			__atomic_compare_exchange_n((int *)w->flag, &none, sig, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+}
+
+static void reader_watch_start(struct iob_run *run)
+{
+	const struct iob_output_spec *spec = run->opts.outputs;
+	int on_stdout = 0;
+	for (size_t i = 0; spec && i < spec->n; i++)
+		on_stdout |= spec->item[i].file[0] == '\0';
+	if (!on_stdout || iob_coord_rank() != 0 || !iob_stream_is_pipe(stdout))
+		return;
+	struct iob_reader_watch *w = calloc(1, sizeof *w);
+	if (!w)
+		return; /* then SIGPIPE stops the run at its next write, as before */
+	w->flag = run->live_stop;
+	if (iob_thread_start(&w->thread, reader_watch, w) != 0) {
+		free(w);
+		return;
+	}
+	run->watch = w;
+}
+
+static void reader_watch_stop(struct iob_run *run)
+{
+	struct iob_reader_watch *w = run->watch;
+	if (!w)
+		return;
+	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+	iob_thread_join(w->thread);
+	free(w);
+	run->watch = NULL;
+}
+
 struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_run_opts *opts,
 			     const struct iob_suite *suite, int *code)
 {
@@ -199,6 +252,7 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	if (held.reason[0])
 		fprintf(stderr, "%s\n", held.line);
 	iob_cli_trap_signals();
+	reader_watch_start(run);
 	iob_hostname(run->host, sizeof run->host);
 	iob_time_iso8601(run->started, sizeof run->started);
 	iob_kernel(run->kernel, sizeof run->kernel);
@@ -219,6 +273,7 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 
 int iob_run_finish(struct iob_run *run, int status)
 {
+	reader_watch_stop(run);
 	int sig = (int)*run->stop;
 	if (sig && !run->error[0])
 		snprintf(run->error, sizeof run->error, "interrupted by signal %d", sig);

@@ -109,6 +109,8 @@ struct iob_run {
 	struct iob_livecsv *livecsv;
 	/* the jobs' fio-style logs (fiolog.h), open for the whole run */
 	struct iob_fiologs *fiologs;
+	/* watches the reader of a pipe on standard output (runner.c) */
+	struct iob_reader_watch *watch;
 };
 
 /* Check the whole suite (iob_run_check: nothing is created before), then
