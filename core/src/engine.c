@@ -587,6 +587,11 @@ static int sync_one(struct phase *ph, size_t i)
 /* ------------------------------------------------------------------------ */
 /* The measured window: ramp, time limit, first done.                        */
 
+/* A series block is read in pieces of at most this (and its buffer touched
+ * so), so that a stop (a signal, or the reader of standard output gone) ends
+ * a large block within a piece rather than at its end: a 1 GiB block takes
+ * seconds on a slow device. */
+#define SERIES_PIECE ((size_t)64 << 20)
 #define CHECK_NS 50000u	 /* look at the clock about this often (ns of I/O between looks) */
 #define CHECK_MAX_IOS 64 /* and at least every this many I/Os */
 #define LIVE_CHECK_NS 1000000u /* the same when only the observer needs the looks */
@@ -775,6 +780,9 @@ static int prepare(struct phase *ph)
 		}
 	}
 	ph->buflen = (size_t)bs;
+	/* a file (not a stream) is open: the series' header can go out now */
+	if (s->record_series && s->on_sample && !info.is_stream && ph->r->series.n == 0)
+		s->on_sample(s->sample_arg, &ph->r->series);
 	if (s->phase == IOB_PHASE_READ && s->access == IOB_ACCESS_SEQ && s->nfiles == 1 && !info.is_stream &&
 	    info.size < bs) {
 		/* a file smaller than the block needs no larger buffer: the reads
@@ -789,10 +797,19 @@ static int prepare(struct phase *ph)
 	ph->rbuf = ph->mixed && !ph->queued ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
 	if (!ph->buf || (ph->verify && !ph->scratch) || (ph->mixed && !ph->queued && !ph->rbuf))
 		return fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
-	if (ph->write || ph->mixed)
+	if (ph->write || ph->mixed) {
 		iob_pattern_fill(&s->pattern, ph->buf, ph->buflen, 0);
-	else
-		memset(ph->buf, 0, ph->buflen);
+	} else {
+		/* touched before the clock starts; a series block's buffer (up to
+		 * 2 GiB) in pieces, and a stop ends it there: nothing read yet */
+		for (size_t o = 0; o < ph->buflen; o += SERIES_PIECE) {
+			if (s->record_series && stopped(s->stop)) {
+				ph->r->interrupted = 1;
+				return 1;
+			}
+			memset((char *)ph->buf + o, 0, ph->buflen - o < SERIES_PIECE ? ph->buflen - o : SERIES_PIECE);
+		}
+	}
 	if (ph->rbuf)
 		memset(ph->rbuf, 0, ph->buflen);
 	return 0;
@@ -978,11 +995,6 @@ static int short_read(struct phase *ph, size_t fi, int64_t n, size_t len, uint64
 	return -EIO;
 }
 
-/* A series block is read in pieces of at most this, so that a stop (a
- * signal, or the reader of standard output gone) ends a large block within a
- * piece rather than at its end: a 1 GiB block takes seconds on a slow device. */
-#define SERIES_PIECE ((size_t)64 << 20)
-
 /* Read a series block of len bytes at off in pieces; *cut set when a stop
  * came between two pieces (the bytes read so far are returned).  An error
  * is returned as such, whatever came before it in the block. */
@@ -1034,10 +1046,6 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 		else
 			size = UINT64_MAX;
 	}
-	/* a file (not a stream) is open and has data: the series' header can go
-	 * out before the first block is read */
-	if (series && s->on_sample && size != UINT64_MAX && r->series.n == 0)
-		s->on_sample(s->sample_arg, &r->series);
 	/* this stream's region of the file (a shared file: disjoint regions) */
 	const uint64_t start = s->region_off < size ? s->region_off : size;
 	const uint64_t end = s->region_len && s->region_len < size - start ? start + s->region_len : size;
