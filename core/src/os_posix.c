@@ -397,10 +397,20 @@ int iob_stream_is_pipe(FILE *f)
 
 int iob_stream_reader_gone(FILE *f, int timeout_ms)
 {
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	/* no event asked for: a pipe's writer gets POLLERR when no reader is left */
 	struct pollfd p = {.fd = fileno(f), .events = 0};
 	int n = poll(&p, 1, timeout_ms);
-	return n > 0 && (p.revents & POLLERR) ? SIGPIPE : 0;
+	if (n <= 0 || !(p.revents & POLLERR))
+		return 0;
+	kill(getpid(), SIGPIPE);
+	return 1;
 }
 
 int iob_std_fds_reopen(void)

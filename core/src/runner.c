@@ -112,26 +112,21 @@ static void run_unmake_livecsv(struct iob_run *run)
 }
 
 /* A pipe on standard output whose reader went (`| head -1`) stops the run
- * as SIGPIPE would, without waiting for the run's next write there: a
- * block of a series, or a whole phase, can take long before it writes.  A
- * thread waits for the pipe's error event. */
+ * with SIGPIPE, as the run's next write there would, without waiting for
+ * it: a block of a series, or a whole phase, can take long before it
+ * writes.  A thread waits for the pipe's error event and sends the signal
+ * to the process (the stop handler, iob_cli_trap_signals, sets the flag). */
 struct iob_reader_watch {
 	struct iob_thread *thread;
 	int stop; /* atomic */
-	volatile sig_atomic_t *flag;
 };
 
 static void reader_watch(void *arg)
 {
 	struct iob_reader_watch *w = arg;
-	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
-		int sig = iob_stream_reader_gone(stdout, 100);
-		if (sig) {
-			int none = 0; /* as the signal handler: the first stop stands */
-			__atomic_compare_exchange_n((int *)w->flag, &none, sig, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
+		if (iob_stream_reader_gone(stdout, 100))
 			return;
-		}
-	}
 }
 
 static void reader_watch_start(struct iob_run *run)
@@ -145,7 +140,6 @@ static void reader_watch_start(struct iob_run *run)
 	struct iob_reader_watch *w = calloc(1, sizeof *w);
 	if (!w)
 		return; /* then SIGPIPE stops the run at its next write, as before */
-	w->flag = run->live_stop;
 	if (iob_thread_start(&w->thread, reader_watch, w) != 0) {
 		free(w);
 		return;

@@ -100,7 +100,10 @@ int iob_stream_fd(FILE *f);
 /* Is f a pipe (FIFO)?  0 on Windows. */
 int iob_stream_is_pipe(FILE *f);
 /* Wait up to timeout_ms for the reader of pipe f to go (every read end
- * closed): SIGPIPE's number once it has, else 0.  0 on Windows. */
+ * closed); once it has, send SIGPIPE to the process, as a write to the pipe
+ * would have raised it, and return 1; else 0.  The calling thread (a
+ * watcher) blocks the stop signals, so the handler runs in another thread.
+ * 0 on Windows. */
 int iob_stream_reader_gone(FILE *f, int timeout_ms);
 /* Standard input, output and error that are closed at start are opened on
  * the null device, so that no file the run opens later becomes one of them.
