@@ -833,8 +833,16 @@ void iob_install_stop_handlers(volatile sig_atomic_t *flag)
 	sa.sa_handler = on_stop_signal;
 	sigemptyset(&sa.sa_mask);
 	stop_flag = flag;
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
 		sigaction(sigs[i], &sa, NULL);
+		sigaddset(&set, sigs[i]);
+	}
+	/* blocked by whoever started us, they would never stop the run: a
+	 * blocked SIGPIPE leaves a write to a gone reader failing with EPIPE
+	 * while the read goes on */
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 static enum iob_path_kind kind_of_mode(mode_t m)

@@ -633,12 +633,17 @@ def json_phase(path):
     return phases[0], blocks
 
 
-def head_one(ctx, args, env=None, lines=1):
+def block_sigpipe():
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPIPE})
+
+
+def head_one(ctx, args, env=None, lines=1, blocked=False):
     """bigread ARGS | head -LINES: head's lines, bigread's exit, its stderr
-    and the wall time, measured here."""
+    and the wall time, measured here.  blocked: bigread starts with SIGPIPE
+    blocked (so a write to the gone reader would only fail with EPIPE)."""
     t0 = time.monotonic()
     p1 = subprocess.Popen([ctx.bin] + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, env=env)
+                          stderr=subprocess.PIPE, env=env, preexec_fn=block_sigpipe if blocked else None)
     p2 = subprocess.Popen(["head", "-%d" % lines], stdin=p1.stdout, stdout=subprocess.PIPE)
     p1.stdout.close()  # head holds the only read end
     line = p2.communicate(timeout=50)[0].decode()
@@ -661,6 +666,11 @@ def case_pipe_head(ctx):
     check(ph["bytes"] == sum(b["bytes"] for b in blocks) == ph["size_bytes"], "bytes %r vs blocks %r" % (ph, blocks))
     check(ph["bytes"] < size, "the whole file was read: %d bytes" % ph["bytes"])
     print("posix: %d of %d bytes read, %.2f s" % (ph["bytes"], size, secs))
+    # started with SIGPIPE blocked: the same (the stop signals are unblocked)
+    line, rc, err, secs = head_one(ctx, [f, "-o", "bigread,json=" + j], blocked=True)
+    ph, blocks = json_phase(j)
+    check(line == "BufSize: 1073741824 bytes\n" and rc == 141 and ph["status"] == "interrupted"
+          and ph["bytes"] < size, "SIGPIPE blocked at start: %r, exit %d, %r, %r" % (line, rc, ph, err))
     if WINDOWS or not ctx.plugin_dir:
         return
     # head -2 takes the header and block 0's line (blocks of 256 MiB), which is
