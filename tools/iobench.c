@@ -51,6 +51,8 @@ static void usage(FILE *f)
 		"                      overrides the profile's log_interval)\n"
 		"  --livecsv FILE      the interval records also to FILE, as the run goes (CSV;\n"
 		"                      log_interval 1s unless set)\n"
+		"  --wide              the human output's every field (human:wide); by default its\n"
+		"                      tables show the columns read first, within 100 columns\n"
 		"  -v, --verbose       more messages on stderr\n"
 		"\n"
 		"Exit status: 0 ok, 1 run failed (I/O error), 2 bad input, 3 verify mismatch,\n"
@@ -142,7 +144,7 @@ static const char *bad_option(char **argv)
 	return argv[optind - 1];
 }
 
-enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE };
+enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE, OPT_WIDE };
 
 /* The time-series options, given on the command line for every job. */
 static const char *log_interval, *livecsv;
@@ -151,6 +153,8 @@ static const char *sets[IOB_FIO_MAX_SETS];
 static size_t nsets;
 static int force_fio;
 static const char *fio_ignore;
+/* --wide: the human output shows every field (human:wide) */
+static int wide;
 
 /* --progress, --log-interval, --livecsv: checked as soon as they are read
  * (one line, exit 2, nothing created); any other option is unknown.
@@ -171,6 +175,8 @@ static int time_option(int c, const char *arg, char **argv)
 		sets[nsets++] = arg;
 	} else if (c == OPT_FIO) {
 		force_fio = 1;
+	} else if (c == OPT_WIDE) {
+		wide = 1;
 	} else if (c == OPT_FIO_IGNORE) {
 		if (!*arg)
 			return iob_cli_fail(IOB_EXIT_USAGE, "--fio-ignore needs fio keys, comma-separated");
@@ -242,6 +248,22 @@ static int check_report(const char *profile, const struct iob_suite *suite)
 	return bad || fflush(stdout) != 0 ? IOB_EXIT_FAIL : IOB_EXIT_OK;
 }
 
+/* --wide: every human output without arguments becomes human:wide.
+ * -ENOENT when the spec has no human output at all. */
+static int widen(struct iob_output_spec *spec)
+{
+	int any = 0;
+	for (size_t i = 0; i < spec->n; i++) {
+		struct iob_output_item *it = &spec->item[i];
+		if (strcmp(it->name, "human") != 0)
+			continue;
+		any = 1;
+		if (!it->args[0])
+			snprintf(it->args, sizeof it->args, "wide");
+	}
+	return any ? 0 : -ENOENT;
+}
+
 /* Everything after option parsing; owns no memory the caller must free. */
 static int command(struct iob_registry *reg, const char *cmd, const char *profile, const char *dir,
 		   const char *outspec)
@@ -284,6 +306,8 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 	}
 	if (iob_output_spec_parse(outspec, reg, &spec, err, sizeof err) != 0) {
 		rc = iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
+	} else if (wide && widen(&spec) != 0) {
+		rc = iob_cli_fail(IOB_EXIT_USAGE, "--wide: no human output to widen (--output %s)", IOB_Q(outspec));
 	} else {
 		/* the profile and its includes are never written: not as data, not as output */
 		struct iob_run_opts ro = {.tool = "iobench",
@@ -312,7 +336,7 @@ int main(int argc, char **argv)
 		{"progress", required_argument, NULL, OPT_PROGRESS}, {"log-interval", required_argument, NULL, OPT_LOG_INTERVAL},
 		{"livecsv", required_argument, NULL, OPT_LIVECSV}, {"set", required_argument, NULL, 's'},
 		{"fio", no_argument, NULL, OPT_FIO}, {"fio-ignore", required_argument, NULL, OPT_FIO_IGNORE},
-		{NULL, 0, NULL, 0},
+		{"wide", no_argument, NULL, OPT_WIDE}, {NULL, 0, NULL, 0},
 	};
 	const char *outspec = "human", *dir = NULL;
 	const char *plugin_dirs[IOB_MAX_PLUGIN_DIRS];
@@ -351,7 +375,7 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("iobench %s (plugin ABI %d.%d)\n", IOB_VERSION, IOB_ABI_MAJOR, IOB_ABI_MINOR);
 			return 0;
-		default: /* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, or unknown */
+		default: /* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, --wide, or unknown */
 			if ((c = time_option(c, optarg, argv)) != 0)
 				return c;
 			break;
@@ -391,7 +415,7 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		default: /* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, or unknown */
+		default: /* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, --wide, or unknown */
 			if ((c = time_option(c, optarg, argv)) != 0)
 				return c;
 			break;

@@ -70,6 +70,12 @@ static void sum_counts(struct iob_aggregate *a, const struct iob_phase_result *r
 		a->os_read_bytes = add_sat(a->os_read_bytes, r->os_read_bytes);
 		a->os_write_bytes = add_sat(a->os_write_bytes, r->os_write_bytes);
 	}
+	if (r->storage_read_bytes == UINT64_MAX || a->storage_read_bytes == UINT64_MAX) {
+		a->storage_read_bytes = a->storage_write_bytes = UINT64_MAX;
+	} else {
+		a->storage_read_bytes = add_sat(a->storage_read_bytes, r->storage_read_bytes);
+		a->storage_write_bytes = add_sat(a->storage_write_bytes, r->storage_write_bytes);
+	}
 	a->direct &= r->direct != 0;
 }
 
@@ -181,6 +187,9 @@ void iob_aggregate_as_result(const struct iob_aggregate *a, struct iob_phase_res
 	r->direct = a->direct;
 	r->os_read_bytes = a->os_read_bytes;
 	r->os_write_bytes = a->os_write_bytes;
+	r->storage_read_bytes = a->storage_read_bytes;
+	r->storage_write_bytes = a->storage_write_bytes;
+	r->unwritten_bytes = UINT64_MAX;
 	r->bad_blocks = a->bad_blocks;
 	r->status = a->status;
 	r->interrupted = a->interrupted;

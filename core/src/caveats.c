@@ -74,7 +74,8 @@ void iob_caveat_read_notes(struct iob_notes *notes, const char *what, const stru
 			      "a slow device can look fast; the wall clock does not",
 			      what, p->clock == IOB_CLOCK_USER ? "user" : p->clock == IOB_CLOCK_SYSTEM ? "system"
 												: "process");
-	if (!direct && facts->resident_known && facts->resident_pct >= IOB_RESIDENT_NOTE_PCT)
+	/* a prediction: what reached storage, when measured, has the word instead */
+	if (!direct && !facts->storage_known && facts->resident_known && facts->resident_pct >= IOB_RESIDENT_NOTE_PCT)
 		iob_notes_add(notes,
 			      p->evicted ? "%s: %.0f%% of the data was still in the page cache after eviction (a "
 					   "memory file system, or pages held elsewhere): its rate measures memory, "
@@ -87,7 +88,7 @@ void iob_caveat_read_notes(struct iob_notes *notes, const char *what, const stru
 			      "%s: %.1f%% of the bytes read are holes (never written): reading a hole returns zeros "
 			      "without reaching storage, so its rate is not the device's",
 			      what, facts->hole_pct);
-	if (direct || facts->stream || !facts->bytes)
+	if (direct || facts->stream || !facts->bytes || facts->storage_known)
 		return;
 	if (!facts->resident_known)
 		memory_note(notes, what, facts->bytes,
@@ -95,6 +96,66 @@ void iob_caveat_read_notes(struct iob_notes *notes, const char *what, const stru
 	else if (p->reads > facts->bytes)
 		memory_note(notes, what, facts->bytes,
 			    "the phase reads it more than once, so the later reads may be served from the page cache");
+}
+
+double iob_storage_cached_read_pct(const struct iob_phase_result *r)
+{
+	if (r->storage_read_bytes == UINT64_MAX || !r->bytes_read)
+		return -1;
+	uint64_t got = r->storage_read_bytes < r->bytes_read ? r->storage_read_bytes : r->bytes_read;
+	return 100.0 * (double)(r->bytes_read - got) / (double)r->bytes_read;
+}
+
+double iob_storage_unwritten_pct(const struct iob_phase_result *r)
+{
+	if (r->unwritten_bytes == UINT64_MAX || !r->bytes_written)
+		return -1;
+	uint64_t left = r->unwritten_bytes < r->bytes_written ? r->unwritten_bytes : r->bytes_written;
+	return 100.0 * (double)left / (double)r->bytes_written;
+}
+
+void iob_caveat_storage_notes(struct iob_notes *notes, const char *what, const struct iob_phase_result *r,
+			      const char *why, int memory_fs)
+{
+	double cached = iob_storage_cached_read_pct(r), left = iob_storage_unwritten_pct(r);
+	char a[32], b[32];
+	if (r->bytes_read && cached < 0)
+		iob_notes_add(notes, "%s: how much of the data read came from storage was not measured (%s)", what,
+			      why ? why : "this OS does not count the bytes it fetches from storage for a process");
+	else if (cached > IOB_STORAGE_NOTE_PCT) {
+		iob_format_bytes((double)r->bytes_read, a, sizeof a);
+		iob_format_bytes((double)(r->storage_read_bytes < r->bytes_read ? r->storage_read_bytes : r->bytes_read),
+				 b, sizeof b);
+		iob_notes_add(notes,
+			      "%s: %.0f%% of the data read came from memory, not storage (the kernel fetched %s from "
+			      "storage for the %s read): its rate measures the page cache (%s)",
+			      what, cached, b, a,
+			      memory_fs ? "a memory file system: its data is never on storage"
+					: "evict the file first, or use the direct backend");
+	}
+	if (memory_fs)
+		return; /* what it writes stays in memory: nothing to say that the read's note does not */
+	if (r->bytes_written && left < 0)
+		iob_notes_add(notes, "%s: how much of the data written reached storage was not measured (%s)", what,
+			      why ? why : "this OS cannot tell which cached pages are still unwritten");
+	else if (left > IOB_STORAGE_NOTE_PCT) {
+		iob_format_bytes((double)r->bytes_written, a, sizeof a);
+		iob_notes_add(notes,
+			      "%s: %.0f%% of the %s written was still in the page cache, not on storage, at the "
+			      "phase's end: its rate measures the page cache (set fsync = true to include the flush)",
+			      what, left, a);
+	} else if (left >= 0 && r->storage_write_bytes != UINT64_MAX && !r->direct &&
+		   r->storage_write_bytes < r->bytes_written &&
+		   100.0 * (double)(r->bytes_written - r->storage_write_bytes) / (double)r->bytes_written >
+			   IOB_STORAGE_NOTE_PCT) {
+		/* flushed, but most writes landed on pages still dirty from earlier ones */
+		iob_format_bytes((double)r->bytes_written, a, sizeof a);
+		iob_format_bytes((double)r->storage_write_bytes, b, sizeof b);
+		iob_notes_add(notes,
+			      "%s: of the %s written, the kernel sent only %s towards storage: the rest overwrote "
+			      "data still in the page cache, so its rate measures the page cache",
+			      what, a, b);
+	}
 }
 
 uint64_t iob_caveat_short_phase_ns(void)

@@ -5,6 +5,7 @@
  * alignment, the whole suite's space, and outputs that would overlap the
  * run's own files.  Touches no file.
  */
+#include "iobench/fiojob.h"
 #include "iobench/runner.h"
 
 #include <errno.h>
@@ -487,7 +488,7 @@ static int check_groups(const struct iob_suite *suite, char *err, size_t errlen)
 		e = group_end(suite, a);
 		if (!j->group)
 			continue;
-		if (iob_coord_active()) {
+		if (iob_coord_active() && e - a > 1) { /* a group of one runs as a lone job */
 			snprintf(err, errlen, "[%s] group %u: jobs cannot run at once across MPI ranks; set group = 0",
 				 j->name, j->group);
 			return -EINVAL;
@@ -653,6 +654,8 @@ int iob_run_check(const struct iob_registry *reg, const struct iob_run_opts *opt
 		rc = check_protected(suite, opts, err, errlen);
 	if (rc == 0)
 		rc = iob_fiologs_check(suite, err, errlen);
+	if (rc && suite->from_fio)
+		iob_fio_advice(err, errlen);
 	if (rc || !opts->outputs)
 		return rc;
 	size_t n = 0;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iobench/cli.h"
 #include "iobench/os.h"
 
 #ifndef IOB_COORD_RELDIR
@@ -103,6 +104,7 @@ int iob_coord_start(char *err, size_t errlen)
 		return rc;
 	}
 	iob_hostname(C.host, sizeof C.host);
+	C.ops->watch_stop(&iob_cli_stop);
 	return 0;
 }
 
@@ -178,18 +180,32 @@ void iob_coord_finish(void)
 	C.finished = 1;
 }
 
-/* FNV-1a: enough to tell two strings apart. */
-static uint64_t hash(const char *s)
+/* 128 bits of a part: FNV-1a and a multiply-xorshift, each over the
+ * length first and then every byte (NUL bytes included). */
+static void hash_part(const void *p, size_t len, uint64_t h[2])
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
+	const unsigned char *b = p;
+	uint64_t a = 0xcbf29ce484222325ull, c = 0x9e3779b97f4a7c15ull;
+	uint64_t n = len;
+	for (int i = 0; i < 8; i++) {
+		unsigned char x = (unsigned char)(n >> (8 * i));
+		a = (a ^ x) * 0x100000001b3ull;
+		c = (c + x + 1) * 0xff51afd7ed558ccdull;
+		c ^= c >> 29;
+	}
+	for (size_t i = 0; b && i < len; i++) {
+		a = (a ^ b[i]) * 0x100000001b3ull;
+		c = (c + b[i] + 1) * 0xff51afd7ed558ccdull;
+		c ^= c >> 29;
+	}
+	h[0] = a;
+	h[1] = c;
 }
 
 struct vote {
 	int32_t status;
-	uint64_t same;
+	uint32_t nparts;
+	uint64_t same[IOB_COORD_PARTS_MAX][2];
 	char host[256];
 	char reason[1536];
 };
@@ -199,14 +215,51 @@ struct verdict {
 	char text[2048];
 };
 
-int iob_coord_agree(int status, const char *reason, const char *what, const char *same, char *out, size_t outlen)
+/* Rank 0: rank k's parts against its own (mine); the one line in v. */
+static void compare_parts(const struct vote *k_vote, int k, const struct vote *mine, const char *what,
+			  const struct iob_coord_part *parts, struct verdict *v)
 {
-	struct vote mine;
+	char diff[1024] = "";
+	size_t at = 0, shown = 0;
+	uint32_t n = k_vote->nparts < mine->nparts ? k_vote->nparts : mine->nparts;
+	for (uint32_t i = 0; i < n; i++) {
+		if (memcmp(k_vote->same[i], mine->same[i], sizeof mine->same[i]) == 0)
+			continue;
+		if (shown++ == 4) {
+			snprintf(diff + at, sizeof diff - at, ", ...");
+			break;
+		}
+		int w = snprintf(diff + at, sizeof diff - at, "%s%s", at ? ", " : "",
+				 parts && parts[i].what ? parts[i].what : "?");
+		if (w < 0 || (size_t)w >= sizeof diff - at)
+			break;
+		at += (size_t)w;
+	}
+	if (!diff[0] && k_vote->nparts != mine->nparts)
+		snprintf(diff, sizeof diff, "%u parts to compare against %u", k_vote->nparts, mine->nparts);
+	if (!diff[0])
+		return;
+	v->status = -EINVAL;
+	snprintf(v->text, sizeof v->text,
+		 "rank %d (%s) runs a different %s than rank 0 (differs: %s): every rank must run the same", k,
+		 k_vote->host, what ? what : "suite", diff);
+}
+
+int iob_coord_agree(int status, const char *reason, const char *what, const struct iob_coord_part *parts,
+		    size_t nparts, char *out, size_t outlen)
+{
+	static struct vote mine; /* the runner's thread only: 3 KiB off its stack */
 	struct verdict v;
 	memset(&mine, 0, sizeof mine);
 	memset(&v, 0, sizeof v);
+	if (nparts > IOB_COORD_PARTS_MAX && !status) {
+		status = -E2BIG;
+		reason = "too many parts to compare across ranks";
+	}
 	mine.status = status;
-	mine.same = hash(same);
+	mine.nparts = nparts > IOB_COORD_PARTS_MAX ? 0 : (uint32_t)nparts;
+	for (uint32_t i = 0; i < mine.nparts; i++)
+		hash_part(parts[i].p, parts[i].len, mine.same[i]);
 	snprintf(mine.host, sizeof mine.host, "%s", C.host);
 	snprintf(mine.reason, sizeof mine.reason, "%s", reason ? reason : "");
 	if (!iob_coord_active()) {
@@ -229,13 +282,8 @@ int iob_coord_agree(int status, const char *reason, const char *what, const char
 				v.status = vs[k].status;
 				snprintf(v.text, sizeof v.text, "rank %d (%s): %s", k, vs[k].host, vs[k].reason);
 			}
-		for (int k = 1; rc == 0 && same && k < C.size && !v.status; k++)
-			if (vs[k].same != vs[0].same) {
-				v.status = -EINVAL;
-				snprintf(v.text, sizeof v.text,
-					 "rank %d (%s) runs a different %s than rank 0: every rank must run the same", k,
-					 vs[k].host, what);
-			}
+		for (int k = 1; rc == 0 && k < C.size && !v.status; k++)
+			compare_parts(&vs[k], k, &vs[0], what, parts, &v);
 	}
 	free(all);
 	free(lens);

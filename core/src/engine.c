@@ -35,6 +35,7 @@
 void iob_phase_result_init(struct iob_phase_result *r)
 {
 	memset(r, 0, sizeof *r);
+	r->storage_read_bytes = r->storage_write_bytes = r->unwritten_bytes = UINT64_MAX;
 }
 
 void iob_phase_result_free(struct iob_phase_result *r)
@@ -492,7 +493,7 @@ struct phase {
 	/* the measured window (window_start) */
 	int ramping, ended, fd_seen, have_io, have_cpu;
 	uint64_t ramp_end, deadline, start_ns, start_tick;
-	uint64_t rchar0, wchar0, cpu_user0, cpu_sys0;
+	uint64_t rchar0, wchar0, cpu_user0, cpu_sys0, rbytes0, wbytes0;
 	uint64_t mix_rng;
 	/* mixed and queued: every file open from the start, its region */
 	uint64_t *fstart, *fend;
@@ -614,7 +615,7 @@ static void window_start(struct phase *ph)
 	r->series.n = 0;
 	lat_reset(&ph->lat);
 	ph->ramping = 0;
-	ph->have_io = iob_proc_io(&ph->rchar0, &ph->wchar0, NULL) == 0;
+	ph->have_io = iob_proc_io(&ph->rchar0, &ph->wchar0, &ph->rbytes0, &ph->wbytes0) == 0;
 	ph->have_cpu = iob_cpu_times_ns(1, &ph->cpu_user0, &ph->cpu_sys0) == 0;
 	ph->start_ns = iob_now_ns();
 	ph->start_tick = iob_ticks();
@@ -1939,11 +1940,16 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	uint64_t end_tick = iob_ticks(), end_ns = iob_now_ns();
 	r->start_ns = ph.start_ns ? ph.start_ns : end_ns;
 	r->elapsed_ns = end_ns - r->start_ns;
-	uint64_t rchar1 = 0, wchar1 = 0, u1 = 0, s1 = 0;
-	int have_io = ph.have_io && !(s->backend->desc.caps & IOB_CAP_UNCOUNTED) &&
-		      iob_proc_io(&rchar1, &wchar1, NULL) == 0;
+	uint64_t rchar1 = 0, wchar1 = 0, rb1 = UINT64_MAX, wb1 = UINT64_MAX, u1 = 0, s1 = 0;
+	int have_proc = ph.have_io && iob_proc_io(&rchar1, &wchar1, &rb1, &wb1) == 0;
+	int have_io = have_proc && !(s->backend->desc.caps & IOB_CAP_UNCOUNTED);
 	r->os_read_bytes = have_io ? rchar1 - ph.rchar0 : UINT64_MAX;
 	r->os_write_bytes = have_io ? wchar1 - ph.wchar0 : UINT64_MAX;
+	/* storage counts see every backend (the block layer's, not the system calls') */
+	int have_st = have_proc && ph.rbytes0 != UINT64_MAX && rb1 != UINT64_MAX && ph.wbytes0 != UINT64_MAX &&
+		      wb1 != UINT64_MAX;
+	r->storage_read_bytes = have_st ? rb1 - ph.rbytes0 : UINT64_MAX;
+	r->storage_write_bytes = have_st ? wb1 - ph.wbytes0 : UINT64_MAX;
 	if (ph.have_cpu && iob_cpu_times_ns(1, &u1, &s1) == 0) {
 		r->cpu_user_ns = u1 - ph.cpu_user0;
 		r->cpu_sys_ns = s1 - ph.cpu_sys0;

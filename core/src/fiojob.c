@@ -64,7 +64,9 @@ static const struct fio_key fio_keys[K_COUNT] = {
 		   "file only"},
     [K_NRFILES] = {"nrfiles", "nr_files", "(check)", "1 only: iobench jobs use one file per stream"},
     [K_OFFSET] = {"offset", "", "(check)", "0 only: iobench I/O starts at the start of the file"},
-    [K_BS] = {"bs", "blocksize", "block_size", "one size (read,write pairs only when equal)"},
+    [K_BS] = {"bs", "blocksize", "block_size",
+	      "one size, or read,write[,trim] (an empty side is 4k): the size of the direction the job does; rw and "
+	      "randrw need equal sizes"},
     [K_BSRANGE] = {"bsrange", "blocksize_range", "block_size", "a range with equal ends, as bs"},
     [K_RW] = {"rw", "readwrite",
 	      "access, phases",
@@ -87,7 +89,9 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_TIME_BASED] = {"time_based", "", "loops, ops", "run for the whole runtime, passing over the file again"},
     [K_RAMP_TIME] = {"ramp_time", "", "ramp_time", "I/O before the measured window, as runtime's units"},
     [K_LOOPS] = {"loops", "", "loops, ops", "passes over the workload"},
-    [K_NUMBER_IOS] = {"number_ios", "", "ops", "random access: I/Os per stream (sequential access refuses it)"},
+    [K_NUMBER_IOS] = {"number_ios", "", "ops, loops",
+		      "caps each loop's I/Os (per stream), as fio does; sequential access: only where the cap falls on a "
+		      "whole pass"},
     [K_FSYNC] = {"fsync", "", "(check)", "0 only: a sync every N writes is not available in iobench"},
     [K_END_FSYNC] = {"end_fsync", "", "fsync", "1: sync the file at the end of the write phase (timed)"},
     [K_FSYNC_ON_CLOSE] = {"fsync_on_close", "", "fsync", "1: sync the file before closing it (timed)"},
@@ -103,7 +107,9 @@ static const struct fio_key fio_keys[K_COUNT] = {
 			   "accepted: iobench reports every group's aggregate and each stream anyway"},
     [K_KB_BASE] = {"kb_base", "", "(units)", "1024 (default: k = 1024, ki = 1000) or 1000 (k = 1000, ki = 1024)"},
     [K_INVALIDATE] = {"invalidate", "", "evict_before_read", "1 (default): evict the files from the page cache before reading"},
-    [K_UNLINK] = {"unlink", "", "keep_files", "0 (default): the files stay, as fio leaves them; 1: removed after the job"},
+    [K_UNLINK] = {"unlink", "", "keep_files",
+		  "0 (default): the files stay, as fio leaves them; 1: what the run made for the job (a laid-out file "
+		  "too) is removed after it"},
     [K_WRITE_BW_LOG] = {"write_bw_log", "", "bw_log", "fio-style bandwidth log with this prefix (the job name when bare)"},
     [K_WRITE_IOPS_LOG] = {"write_iops_log", "", "iops_log", "fio-style IOPS log with this prefix (the job name when bare)"},
     [K_WRITE_LAT_LOG] = {"write_lat_log", "", "lat_log", "fio-style latency log with this prefix (the job name when bare)"},
@@ -173,11 +179,17 @@ int iob_fio_is_jobfile(const char *path)
 	return n > 4 && strcasecmp(path + n - 4, ".fio") == 0;
 }
 
+/* What a message says instead of a line of an included file: an include
+ * may name any file the user can read (include /etc/shadow), and its text
+ * must not reach a terminal or a log. */
+#define INCLUDED_HIDDEN "the text of an included file is not shown"
+
 /* ---- what the reader collects ---------------------------------------------- */
 
 struct fval {
-	char *value; /* NULL: not set */
-	int bare;    /* a flag without '=' */
+	char *value;  /* NULL: not set */
+	int bare;     /* a flag without '=' */
+	int included; /* from an included file: never echoed in a message */
 	char where[FIO_WHERE_MAX];
 };
 
@@ -346,6 +358,8 @@ static int do_include(struct reader *r, const char *path, const char *where, cha
 {
 	char name[FIO_LINE_MAX], why[512], dir[4096], inc[8192];
 	int rc = expand(trim(arg), name, sizeof name, why, sizeof why);
+	if (rc && r->depth > 1)
+		return fail(r, -EINVAL, "%s: include: a bad file name (%s)", where, INCLUDED_HIDDEN);
 	if (rc)
 		return fail(r, -EINVAL, "%s: include: %s", where, why);
 	if (!name[0])
@@ -358,6 +372,9 @@ static int do_include(struct reader *r, const char *path, const char *where, cha
 	else
 		snprintf(inc, sizeof inc, "%s/%s", dir, name);
 	enum iob_path_kind k = iob_path_kind(inc, 1);
+	if (k != IOB_PATH_REGULAR && r->depth > 1)
+		return fail(r, -ENOENT, "%s: include: the file named %s (%s)",
+			    where, k == IOB_PATH_MISSING ? "does not exist" : "is not a regular file", INCLUDED_HIDDEN);
 	if (k != IOB_PATH_REGULAR)
 		return fail(r, -ENOENT, "%s: include: '%s' %s", where, IOB_Q(inc),
 			    k == IOB_PATH_MISSING ? "does not exist" : "is not a regular file");
@@ -367,8 +384,8 @@ static int do_include(struct reader *r, const char *path, const char *where, cha
 static int new_section(struct reader *r, const char *name, const char *where, int included)
 {
 	if (included)
-		return fail(r, -EINVAL, "%s: [%s]: an included file may not hold sections (fio's rule)", where,
-			    IOB_Q(name));
+		return fail(r, -EINVAL, "%s: an included file may not hold sections (fio's rule; %s)", where,
+			    INCLUDED_HIDDEN);
 	if (!*name)
 		return fail(r, -EINVAL, "%s: the section name is empty", where);
 	if (strcmp(name, "global") == 0) {
@@ -399,6 +416,11 @@ static int set_key(struct reader *r, struct fsection *s, const char *key, const 
 		list_add(r->ignored, sizeof r->ignored, key);
 		return 0;
 	}
+	/* a line of an included file may be anything (include /etc/shadow):
+	 * its messages name the file and line, never its text */
+	int included = r->depth > 1;
+	if (k < 0 && included)
+		return fail(r, -EINVAL, "%s: not a fio key iobench maps (%s)", where, INCLUDED_HIDDEN);
 	if (k < 0) {
 		char q[128];
 		list_add(r->unknown, sizeof r->unknown, iob_quote(key, q, sizeof q));
@@ -406,6 +428,8 @@ static int set_key(struct reader *r, struct fsection *s, const char *key, const 
 	}
 	if (value) {
 		int rc = expand(value, val, sizeof val, why, sizeof why);
+		if (rc && included)
+			return fail(r, rc, "%s: %s: a bad value (%s)", where, fio_keys[k].name, INCLUDED_HIDDEN);
 		if (rc)
 			return fail(r, rc, "%s: %s: %s", where, key, why);
 	}
@@ -414,29 +438,35 @@ static int set_key(struct reader *r, struct fsection *s, const char *key, const 
 	if (!(v->value = strdup(value ? val : "")))
 		return fail(r, -ENOMEM, "out of memory");
 	v->bare = value == NULL;
+	v->included = included;
 	snprintf(v->where, sizeof v->where, "%s", where);
 	return 0;
 }
 
 static int parse_line(struct reader *r, const char *path, size_t lineno, char *line, int included)
 {
-	char where[FIO_WHERE_MAX];
+	char where[FIO_WHERE_MAX], shown[128];
 	snprintf(where, sizeof where, "%.120s:%zu", path, lineno);
 	line[strcspn(line, ";#")] = '\0'; /* a comment, anywhere on the line, as fio reads it */
 	char *t = trim(line);
 	if (!*t)
 		return 0;
+	if (included) /* its text is never shown */
+		snprintf(shown, sizeof shown, "(%s)", INCLUDED_HIDDEN);
+	else
+		iob_quote(t, shown, sizeof shown);
 	if (*t == '[') {
 		char *close = strchr(t, ']');
 		if (!close || *trim(close + 1))
-			return fail(r, -EINVAL, "%s: bad section header '%s'", where, IOB_Q(t));
+			return fail(r, -EINVAL, "%s: bad section header %s%s%s", where, included ? "" : "'", shown,
+				    included ? "" : "'");
 		*close = '\0';
 		return new_section(r, trim(t + 1), where, included);
 	}
 	if (strncmp(t, "include", 7) == 0 && (t[7] == ' ' || t[7] == '\t'))
 		return do_include(r, path, where, t + 8);
 	if (!r->cur)
-		return fail(r, -EINVAL, "%s: '%s' outside any section (put it under [global] or a job)", where, IOB_Q(t));
+		return fail(r, -EINVAL, "%s: '%s' outside any section (put it under [global] or a job)", where, shown);
 	char *eq = strchr(t, '=');
 	char *value = NULL;
 	if (eq) {
@@ -447,8 +477,11 @@ static int parse_line(struct reader *r, const char *path, size_t lineno, char *l
 	if (!*key)
 		return fail(r, -EINVAL, "%s: a value without a key", where);
 	for (const char *c = key; *c; c++)
-		if (!(isalnum((unsigned char)*c) || *c == '_'))
+		if (!(isalnum((unsigned char)*c) || *c == '_')) {
+			if (included)
+				return fail(r, -EINVAL, "%s: not a key (letters, digits and _) %s", where, shown);
 			return fail(r, -EINVAL, "%s: '%s' is not a key (letters, digits and _)", where, IOB_Q(key));
+		}
 	return set_key(r, r->cur, key, value, where);
 }
 
@@ -495,7 +528,10 @@ static int read_file(struct reader *r, const char *path, int included)
 		}
 		for (long i = 0; i < len && rc == 0; i++) {
 			unsigned char c = (unsigned char)l[i];
-			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+			if (((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) && included)
+				rc = fail(r, -EINVAL, "%s:%zu: binary data (not a text job file; %s)", path, lineno,
+					  INCLUDED_HIDDEN);
+			else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
 				rc = fail(r, -EINVAL, "%s:%zu: binary data (byte 0x%02x; not a text job file)", path,
 					  lineno, c);
 		}
@@ -656,6 +692,9 @@ static int bad(struct mapper *m, enum fkey k, int rc, const char *fmt, ...)
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
 	const struct fval *v = &m->s->v[k];
+	if (v->value && v->included) /* neither the value nor what was said of it */
+		return fail(m->r, rc, "%s: [%s] %s: a bad value (%s)", v->where, m->s->name, fio_keys[k].name,
+			    INCLUDED_HIDDEN);
 	if (v->value && v->bare)
 		return fail(m->r, rc, "%s: [%s] %s: %s", v->where, m->s->name, fio_keys[k].name, why);
 	if (v->value)
@@ -726,30 +765,40 @@ static int get_range(struct mapper *m, enum fkey k, uint64_t *out, int *set)
 	return 0;
 }
 
-/* bs: one size, or "r,w[,trim]" with equal sizes. */
-static int get_bs(struct mapper *m, uint64_t *out, int *set)
+/* bs: one size for every direction, or fio's "READ,WRITE[,TRIM]", where an
+ * empty side keeps fio's default (4k) for that direction: bs=,8k reads 4k
+ * and writes 8k.  Trim is not a direction iobench runs: its size is
+ * checked, then ignored. */
+static int get_bs(struct mapper *m, uint64_t *rbs, uint64_t *wbs, int *set)
 {
 	const struct fval *v = get(m, K_BS);
 	*set = v != NULL;
 	if (!v)
 		return 0;
+	if (v->bare)
+		return bad(m, K_BS, -EINVAL, "needs a size");
 	char a[FIO_LINE_MAX];
 	snprintf(a, sizeof a, "%s", v->value);
-	int n = 0;
-	char *save = NULL;
-	for (char *t = strtok_r(a, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		uint64_t x;
+	uint64_t dir[3] = {4096, 4096, 4096};
+	int n = 0, given = 0;
+	for (char *t = a, *next; t && n < 4; t = next, n++) {
+		next = strchr(t, ',');
+		if (next)
+			*next++ = '\0';
+		if (n == 3)
+			return bad(m, K_BS, -EINVAL, "at most three sizes (read,write,trim)");
 		if (!*trim(t))
 			continue;
-		if (fio_size(trim(t), m->kb1000, &x, m->why, sizeof m->why))
+		if (fio_size(trim(t), m->kb1000, &dir[n], m->why, sizeof m->why))
 			return bad(m, K_BS, -EINVAL, "%s", m->why);
-		if (n++ && x != *out)
-			return bad(m, K_BS, -EINVAL,
-				   "different sizes for reads and writes are not supported: give one size");
-		*out = x;
+		given++;
 	}
-	if (!n)
+	if (!given)
 		return bad(m, K_BS, -EINVAL, "needs a size");
+	if (n == 1) /* one size: every direction */
+		dir[1] = dir[0];
+	*rbs = dir[0];
+	*wbs = dir[1];
 	return 0;
 }
 
@@ -994,10 +1043,17 @@ static int map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 		job->rwmix_read = (uint32_t)(100 - u);
 	}
 
-	uint64_t bs = 4096, size = 0, filesize = 0, io_size = 0, x;
+	uint64_t bs = 4096, rbs = 4096, wbs = 4096, size = 0, filesize = 0, io_size = 0, x;
 	int bs_set, range_set, size_set, filesize_set, io_set;
-	if ((rc = get_bs(m, &bs, &bs_set)) || (rc = get_range(m, K_BSRANGE, &x, &range_set)))
+	if ((rc = get_bs(m, &rbs, &wbs, &bs_set)) || (rc = get_range(m, K_BSRANGE, &x, &range_set)))
 		return rc;
+	/* the size of the direction the job uses; both: they must agree */
+	if (mixed && rbs != wbs)
+		return bad(m, K_BS, -EINVAL,
+			   "reads of %llu and writes of %llu bytes: rw=%s does both, and iobench does one block size "
+			   "per job",
+			   (unsigned long long)rbs, (unsigned long long)wbs, w);
+	bs = job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE) ? wbs : rbs;
 	if (range_set) {
 		if (bs_set && x != bs)
 			return bad(m, K_BSRANGE, -EINVAL, "contradicts bs");
@@ -1032,30 +1088,42 @@ static int map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 	}
 	if (time_based && !runtime_ns)
 		return bad(m, K_TIME_BASED, -EINVAL, "needs runtime");
+	/* fio: each loop does io_size (or size) of I/O, capped at number_ios
+	 * I/Os: whichever comes first */
 	if (job->access == IOB_ACCESS_RAND) {
 		uint64_t per = amount / bs;
 		if (!per)
 			return bad(m, io_set ? K_IO_SIZE : K_SIZE, -EINVAL, "is smaller than one block (bs %llu)",
 				   (unsigned long long)bs);
-		if (nios)
+		if (nios && nios < per)
 			per = nios;
-		else if (per > UINT64_MAX / loops)
-			return bad(m, K_LOOPS, -ERANGE, "too many I/Os");
-		else
-			per *= loops;
+		if (per > UINT64_MAX / loops)
+			return bad(m, K_LOOPS, -ERANGE, "%llu loops of %llu I/Os is over 2^64 I/Os",
+				   (unsigned long long)loops, (unsigned long long)per);
+		per *= loops;
 		job->ops = time_based ? 0 : per; /* 0 with a runtime: no end but the time */
 	} else {
-		if (nios)
-			return bad(m, K_NUMBER_IOS, -EINVAL,
-				   "sequential access counts its work in whole passes: give loops or io_size instead");
+		if (nios && nios < amount / bs) { /* the cap cuts each loop short */
+			if (nios > UINT64_MAX / bs || nios * bs % fsize)
+				return bad(m, K_NUMBER_IOS, -EINVAL,
+					   "stops each loop after %llu I/Os of %llu bytes, not after whole passes over "
+					   "the file (%llu bytes): iobench repeats sequential passes whole",
+					   (unsigned long long)nios, (unsigned long long)bs, (unsigned long long)fsize);
+			amount = nios * bs;
+		}
 		if (amount % fsize)
 			return bad(m, io_set ? K_IO_SIZE : K_SIZE, -EINVAL,
 				   "is not a whole number of passes over the file (%llu bytes): iobench repeats "
 				   "sequential passes whole",
 				   (unsigned long long)fsize);
-		uint64_t passes = amount / fsize * loops;
-		if (time_based || passes > UINT32_MAX)
-			passes = UINT32_MAX; /* without end: the runtime stops it */
+		uint64_t per = amount / fsize, passes = UINT32_MAX; /* time_based: the runtime stops it */
+		if (!time_based) {
+			if (per > UINT32_MAX / loops)
+				return bad(m, K_LOOPS, -ERANGE,
+					   "%llu loops of %llu passes over the file is over iobench's limit of %u passes",
+					   (unsigned long long)loops, (unsigned long long)per, UINT32_MAX);
+			passes = per * loops;
+		}
 		job->loops = (uint32_t)passes;
 	}
 	return 0;
@@ -1232,9 +1300,13 @@ static int add_layouts(struct reader *r, struct iob_job *jobs, size_t *njobs, un
 		lay->fsync = 1;
 		lay->keep_files = 1;
 		lay->group = 0;
-		prepare[first] = 1;
+		/* unlink=1: what the layout made goes once the read job has run */
+		prepare[first] = job->keep_files ? IOB_PREPARE_KEEP : IOB_PREPARE_UNLINK;
 		note_job(r, job->name,
-			 "files laid out first (written whole, synced, not reported), as fio lays out a file it is to read");
+			 job->keep_files ? "files laid out first (written whole, synced, not reported), as fio lays out a "
+					   "file it is to read"
+					 : "files laid out first (written whole, synced, not reported), as fio lays out a "
+					   "file it is to read, and removed after the job (unlink=1)");
 		j++; /* job moved one up */
 	}
 	return 0;
@@ -1309,12 +1381,33 @@ static int load(const char *path, const struct iob_fio_opts *opts, struct iob_su
 	free(r.jobs);
 	if (rc)
 		iob_suite_free(suite);
+	else
+		suite->from_fio = 1;
 	return rc;
 }
 
 int iob_fio_load(const char *path, const struct iob_fio_opts *opts, struct iob_suite *suite, char *err, size_t errlen)
 {
 	return load(path, opts, suite, err, errlen);
+}
+
+void iob_fio_advice(char *err, size_t errlen)
+{
+	static const struct {
+		const char *iob, *fio;
+	} advice[] = {
+	    {"set allow_devices = true", "run with --allow-device: a fio job file has no key for it"},
+	    {"set follow_symlinks = true to allow it", "name the link's target: a fio job file has no key to follow it"},
+	    {"set group = 0", "put stonewall in every job after the first, so that each runs alone"},
+	};
+	for (size_t i = 0; i < sizeof advice / sizeof advice[0]; i++) {
+		char *at = strstr(err, advice[i].iob);
+		if (!at)
+			continue;
+		char tail[2048];
+		snprintf(tail, sizeof tail, "%s", at + strlen(advice[i].iob));
+		snprintf(at, errlen - (size_t)(at - err), "%s%s", advice[i].fio, tail);
+	}
 }
 
 int iob_fio_load_string(const char *name, const char *text, const struct iob_fio_opts *opts, struct iob_suite *suite,

@@ -762,7 +762,38 @@ int iob_list_dir(const char *dir, void (*fn)(void *arg, const char *name), void 
 	return 0;
 }
 
-int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes)
+/* Parse the text of /proc/.../io: rchar (less `self`, our own reads of these
+ * files), wchar, read_bytes and write_bytes (UINT64_MAX when the kernel does
+ * not count them: no CONFIG_TASK_IO_ACCOUNTING).  Each pointer may be NULL.
+ * Returns which of rchar (1) and wchar (2) were found. */
+static int parse_proc_io(const char *buf, uint64_t self, uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes,
+			 uint64_t *write_bytes)
+{
+	unsigned long long v;
+	int found = 0;
+	if (read_bytes)
+		*read_bytes = UINT64_MAX;
+	if (write_bytes)
+		*write_bytes = UINT64_MAX;
+	for (const char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (sscanf(line, "rchar: %llu", &v) == 1) {
+			if (rchar)
+				*rchar = v - self;
+			found |= 1;
+		} else if (sscanf(line, "wchar: %llu", &v) == 1) {
+			if (wchar)
+				*wchar = v;
+			found |= 2;
+		} else if (sscanf(line, "read_bytes: %llu", &v) == 1 && read_bytes) {
+			*read_bytes = v;
+		} else if (sscanf(line, "write_bytes: %llu", &v) == 1 && write_bytes) {
+			*write_bytes = v;
+		}
+	}
+	return found;
+}
+
+int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes, uint64_t *write_bytes)
 {
 	/* Our own reads of /proc/self/io count in rchar too: remember them and
 	 * leave them out, so callers see only the I/O they did. */
@@ -777,15 +808,7 @@ int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes)
 	if (n <= 0)
 		return -ENOTSUP;
 	buf[n] = '\0';
-	unsigned long long v;
-	for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		if (sscanf(line, "rchar: %llu", &v) == 1 && rchar)
-			*rchar = v - __atomic_load_n(&self_read, __ATOMIC_RELAXED);
-		else if (sscanf(line, "wchar: %llu", &v) == 1 && wchar)
-			*wchar = v;
-		else if (sscanf(line, "read_bytes: %llu", &v) == 1 && read_bytes)
-			*read_bytes = v;
-	}
+	parse_proc_io(buf, __atomic_load_n(&self_read, __ATOMIC_RELAXED), rchar, wchar, read_bytes, write_bytes);
 	__atomic_add_fetch(&self_read, (uint64_t)n, __ATOMIC_RELAXED);
 	iob_thread_self_read += (uint64_t)n; /* it counts in this thread's rchar too */
 	return 0;
@@ -1256,6 +1279,39 @@ int iob_cache_residency_range(const char *path, uint64_t off, uint64_t len, uint
 	return 0;
 }
 
+int iob_cache_unwritten(const char *path, uint64_t *bytes)
+{
+	*bytes = 0;
+#ifdef IOB_NR_CACHESTAT
+	const char *no = getenv("IOBENCH_NO_CACHESTAT");
+	struct stat st;
+	if (no && *no)
+		return -ENOTSUP;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENOTSUP;
+	}
+	/* len 0: from off to the end of the file, whatever its size now */
+	struct iob_cachestat_range range = {0, 0};
+	struct iob_cachestat cs;
+	memset(&cs, 0, sizeof cs);
+	int rc = syscall(IOB_NR_CACHESTAT, (unsigned int)fd, &range, &cs, 0u) == 0 ? 0 : -errno;
+	close(fd);
+	if (rc == -ENOSYS || rc == -EPERM || rc == -EOPNOTSUPP || rc == -EINVAL)
+		return -ENOTSUP;
+	if (rc != 0)
+		return rc;
+	*bytes = (cs.nr_dirty + cs.nr_writeback) * (uint64_t)sysconf(_SC_PAGESIZE);
+	return 0;
+#else
+	(void)path;
+	return -ENOTSUP;
+#endif
+}
+
 /* ------------------------------------------------------------------------ */
 /* Threads, barriers, once, per-thread accounting (streams.c).              */
 
@@ -1381,7 +1437,7 @@ void iob_once(int *flag, void (*fn)(void))
  * count in its rchar: left out of what iob_proc_thread_io reports */
 _Thread_local uint64_t iob_thread_self_read;
 
-int iob_proc_thread_io(uint64_t *rchar, uint64_t *wchar)
+int iob_proc_thread_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes, uint64_t *write_bytes)
 {
 	uint64_t *self_read = &iob_thread_self_read;
 	char buf[1024];
@@ -1393,17 +1449,7 @@ int iob_proc_thread_io(uint64_t *rchar, uint64_t *wchar)
 	if (n <= 0)
 		return -ENOTSUP;
 	buf[n] = '\0';
-	unsigned long long v;
-	int found = 0;
-	for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		if (sscanf(line, "rchar: %llu", &v) == 1) {
-			*rchar = v - *self_read;
-			found |= 1;
-		} else if (sscanf(line, "wchar: %llu", &v) == 1) {
-			*wchar = v;
-			found |= 2;
-		}
-	}
+	int found = parse_proc_io(buf, *self_read, rchar, wchar, read_bytes, write_bytes);
 	*self_read += (uint64_t)n;
 	return found == 3 ? 0 : -ENOTSUP;
 }

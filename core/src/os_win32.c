@@ -501,6 +501,13 @@ int iob_cache_residency(const char *path, uint64_t *resident_pages, uint64_t *to
 	return iob_cache_residency_range(path, 0, 0, resident_pages, total_pages);
 }
 
+int iob_cache_unwritten(const char *path, uint64_t *bytes)
+{
+	(void)path;
+	*bytes = 0;
+	return -ENOTSUP;
+}
+
 int iob_cache_residency_range(const char *path, uint64_t off, uint64_t len, uint64_t *resident_pages,
 			      uint64_t *total_pages)
 {
@@ -1058,11 +1065,12 @@ int iob_list_dir(const char *dir, void (*fn)(void *arg, const char *name), void 
 
 /* Windows counts a process's I/O (GetProcessIoCounters) but not the way
  * /proc/self/io does: not used. */
-int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes)
+int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes, uint64_t *write_bytes)
 {
 	(void)rchar;
 	(void)wchar;
 	(void)read_bytes;
+	(void)write_bytes;
 	return -ENOTSUP;
 }
 
@@ -1279,10 +1287,12 @@ void iob_once(int *flag, void (*fn)(void))
 	ReleaseSRWLockExclusive(&once_lock);
 }
 
-int iob_proc_thread_io(uint64_t *rchar, uint64_t *wchar)
+int iob_proc_thread_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes, uint64_t *write_bytes)
 {
 	(void)rchar;
 	(void)wchar;
+	(void)read_bytes;
+	(void)write_bytes;
 	return -ENOTSUP;
 }
 

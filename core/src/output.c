@@ -455,6 +455,17 @@ int iob_outputs_end(struct iob_outputs *o, const struct iob_run_end *end)
 	EACH(o, end_run(o->state[i], end));
 }
 
+int iob_outputs_show_notes(const struct iob_outputs *o)
+{
+	for (size_t i = 0; o && i < o->n; i++) {
+		const char *name = o->plugin[i]->desc.name;
+		/* bigread's own lines put their notes on stderr whatever stdout is */
+		if ((strcmp(name, "human") == 0 && o->sink[i].is_terminal) || strcmp(name, "bigread") == 0)
+			return 1;
+	}
+	return 0;
+}
+
 const char *iob_outputs_error(const struct iob_outputs *o)
 {
 	return o && o->status ? o->error : NULL;

@@ -95,6 +95,14 @@ static void fmt_rate(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.0f", v);
 }
 
+/* A name as the line draws it: every control character (C1 included) and
+ * byte of invalid UTF-8 as \xNN (iob_quote), so no name can move the
+ * cursor or start an escape sequence; cut with "..." to fit buf. */
+static const char *draw_name(const char *name, char *buf, size_t len)
+{
+	return iob_quote(name, buf, len);
+}
+
 static void draw(struct iob_observer *o, uint64_t now)
 {
 	const struct iob_observe_cfg *c = &o->cfg;
@@ -148,8 +156,10 @@ static void draw(struct iob_observer *o, uint64_t now)
 	fmt_rate(iops, io, sizeof io);
 	if (eta >= 0)
 		fmt_eta(eta, e, sizeof e);
-	snprintf(line, sizeof line, "\r%s: %.24s %s %s  %s  %s IOPS%s%s\033[K", c->tool, c->job, c->phase,
-		 what, mib, io, eta >= 0 ? "  ETA " : "", eta >= 0 ? e : "");
+	char tool[32], job[28], phase[16]; /* names escaped (draw_name); the job cut to about 24 */
+	snprintf(line, sizeof line, "\r%s: %s %s %s  %s  %s IOPS%s%s\033[K", draw_name(c->tool, tool, sizeof tool),
+		 draw_name(c->job, job, sizeof job), draw_name(c->phase, phase, sizeof phase), what, mib, io,
+		 eta >= 0 ? "  ETA " : "", eta >= 0 ? e : "");
 	line_take();
 	fputs(line, stderr); /* one write: stderr is unbuffered */
 	fflush(stderr);

@@ -307,6 +307,7 @@ static const size_t COUNTS[] = {
 	offsetof(struct iob_phase_result, cpu_user_ns),	   offsetof(struct iob_phase_result, cpu_sys_ns),
 	offsetof(struct iob_phase_result, bad_blocks),	   offsetof(struct iob_phase_result, first_done_bytes),
 	offsetof(struct iob_phase_result, first_done_ops),
+	offsetof(struct iob_phase_result, storage_read_bytes), offsetof(struct iob_phase_result, storage_write_bytes),
 };
 #define NCOUNTS (sizeof COUNTS / sizeof COUNTS[0])
 
@@ -498,25 +499,108 @@ int iob_ranks_phase(struct iob_run *run, size_t j, const char *file, const struc
 
 /* ------------------------------------------------------------ the start */
 
-/* What must be the same on every rank: the command line or profile path,
- * then the contents of the profile and its includes. */
-static char *sameness(const struct iob_run_opts *opts)
+/* What must be the same on every rank, compared part by part as bytes
+ * (iob_coord_agree): the profile path or command line; the text of the
+ * profile and its includes; the normalised suite, every job's settings as
+ * the runner runs them, a part per setting (over every job) and a part per
+ * job, so a refusal names what differs.  Paths (dir, filename, the logs,
+ * the live CSV) may differ per rank (${RANK}, docs/mpi.md): of them only
+ * whether they are set is compared; each rank's own checks judged them. */
+enum { SET_NUM, SET_STR, SET_PATH };
+struct setting {
+	const char *key;
+	size_t off, len;
+	int kind;
+};
+#define NUM(f) {#f, offsetof(struct iob_job, f), sizeof(((struct iob_job *)0)->f), SET_NUM}
+#define STR(f) {#f, offsetof(struct iob_job, f), sizeof(((struct iob_job *)0)->f), SET_STR}
+#define PATH(f) {#f, offsetof(struct iob_job, f), sizeof(((struct iob_job *)0)->f), SET_PATH}
+/* every field of struct iob_job (job.h): a field added there belongs here */
+static const struct setting settings[] = {
+	STR(name),	   STR(backend),	  PATH(dir),	     PATH(filename),	  NUM(layout),
+	NUM(tree_levels),  NUM(tree_files),	  NUM(access),	     NUM(phases),	  NUM(block_size),
+	NUM(block_size_max), NUM(size),		  NUM(ops),	     NUM(loops),	  NUM(offset_align),
+	NUM(skip_past_end), NUM(pattern.kind),	  NUM(pattern.byte), NUM(pattern.complement), NUM(pattern.seed),
+	NUM(seed),	   NUM(fsync),		  NUM(truncate),     NUM(reopen),	  NUM(keep_files),
+	NUM(allow_devices), NUM(evict_before_read), NUM(fill_once),  NUM(random_map),	  NUM(series),
+	NUM(series_clock), NUM(follow_symlinks),  STR(backend_options), NUM(threads),	  NUM(shared_file),
+	NUM(iodepth),	   NUM(runtime_ns),	  NUM(stonewall_ns), NUM(ramp_ns),	  NUM(rwmix_read),
+	NUM(log_interval_ns), PATH(bw_log),	  PATH(iops_log),    PATH(lat_log),	  PATH(livecsv),
+	NUM(group),
+};
+#define NSETTINGS (sizeof settings / sizeof settings[0])
+_Static_assert(3 + NSETTINGS < IOB_COORD_PARTS_MAX, "room for the settings and a job");
+
+static void put_setting(struct wbuf *w, const struct iob_job *job, const struct setting *st)
 {
-	struct wbuf w = {0};
-	put_str(&w, opts->source ? opts->source : "");
+	const char *at = (const char *)job + st->off;
+	size_t n = st->kind == SET_NUM ? st->len : strnlen(at, st->len);
+	if (st->kind == SET_PATH) { /* set or not */
+		put(w, n ? "\1" : "\0", 1);
+		return;
+	}
+	put_u64(w, n);
+	put(w, at, n);
+}
+
+struct same {
+	struct wbuf buf[IOB_COORD_PARTS_MAX];
+	char what[IOB_COORD_PARTS_MAX][160];
+	struct iob_coord_part parts[IOB_COORD_PARTS_MAX];
+	size_t n;
+};
+
+static struct wbuf *part(struct same *s, const char *what)
+{
+	snprintf(s->what[s->n], sizeof s->what[s->n], "%s", what);
+	return &s->buf[s->n++];
+}
+
+static int sameness(const struct iob_run_opts *opts, const struct iob_suite *suite, struct same *s)
+{
+	int err = 0;
+	put_str(part(s, opts->nprotect ? "profile path" : "command line"), opts->source ? opts->source : "");
+	struct wbuf *t = part(s, opts->nprotect ? "profile text" : "inputs");
 	for (size_t i = 0; i < opts->nprotect; i++) {
 		FILE *f = fopen(opts->protect[i], "re");
 		char buf[4096];
 		size_t n;
-		put_str(&w, opts->protect[i]);
-		while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
-			for (size_t k = 0; k < n; k++) /* no NUL: the text is compared as a string */
-				put(&w, buf[k] ? &buf[k] : " ", 1);
+		put_str(t, opts->protect[i]);
+		put_u64(t, f ? 0 : (uint64_t)errno); /* unreadable here: differs from readable there */
+		while (f && (n = fread(buf, 1, sizeof buf, f)) > 0) /* bytes, NUL included */
+			put(t, buf, n);
 		if (f)
 			fclose(f);
 	}
-	put(&w, "", 1);
-	return w.err ? NULL : (char *)w.p;
+	struct wbuf *nj = part(s, "number of jobs");
+	put_u64(nj, suite->njobs);
+	for (size_t j = 0; suite->prepare && j < suite->njobs; j++)
+		put(nj, &suite->prepare[j], 1);
+	for (size_t k = 0; k < NSETTINGS; k++) {
+		struct wbuf *w = part(s, settings[k].key);
+		for (size_t j = 0; j < suite->njobs; j++)
+			put_setting(w, &suite->jobs[j], &settings[k]);
+	}
+	/* then a part per job, the last one holding every job left */
+	for (size_t j = 0; j < suite->njobs; j++) {
+		struct wbuf *w = &s->buf[s->n - 1];
+		if (s->n < IOB_COORD_PARTS_MAX) {
+			char name[IOB_NAME_MAX + 16];
+			if (opts->hide_job_names)
+				snprintf(name, sizeof name, "job %zu", j + 1);
+			else
+				snprintf(name, sizeof name, "job '%s'", suite->jobs[j].name);
+			w = part(s, name);
+		}
+		for (size_t k = 0; k < NSETTINGS; k++)
+			put_setting(w, &suite->jobs[j], &settings[k]);
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->buf[i].err)
+			err = s->buf[i].err;
+		s->parts[i] = (struct iob_coord_part){s->what[i], s->buf[i].p, s->buf[i].n};
+	}
+	return err;
 }
 
 int iob_ranks_open(const struct iob_run_opts *opts, const struct iob_suite *suite, int status, char *err,
@@ -538,13 +622,15 @@ int iob_ranks_open(const struct iob_run_opts *opts, const struct iob_suite *suit
 				 job->name);
 		}
 	}
-	char *same = sameness(opts);
-	if (!same && status == 0) {
+	struct same *same = calloc(1, sizeof *same);
+	if ((!same || sameness(opts, suite, same) != 0) && status == 0) {
 		status = -ENOMEM;
 		snprintf(why, sizeof why, "out of memory");
 	}
-	int rc = iob_coord_agree(status, why, opts->nprotect ? "profile" : "command line", same ? same : "", err,
-				 errlen);
+	int rc = iob_coord_agree(status, why, opts->nprotect ? "profile" : "command line", same ? same->parts : NULL,
+				 same ? same->n : 0, err, errlen);
+	for (size_t i = 0; same && i < same->n; i++)
+		free(same->buf[i].p);
 	free(same);
 	return rc;
 }

@@ -22,8 +22,9 @@ struct iob_rank_verdict {
 
 /* After the checks (status, reason: this rank's): the ranks agree, or all
  * stop naming the first that failed.  Also refused across ranks: command
- * lines or profiles that differ (opts->source and the contents of the
- * protected files: the profile and its includes), series jobs (bigread's
+ * lines or profiles that differ (opts->source, the bytes of the protected
+ * files: the profile and its includes, and the normalised suite: every
+ * job's settings but its paths), series jobs (bigread's
  * per-block records), and a shared file with threads > 1.  Returns 0 or
  * the status, with the one line in err. */
 int iob_ranks_open(const struct iob_run_opts *opts, const struct iob_suite *suite, int status, char *err,

@@ -151,6 +151,14 @@ static void rec_figures(struct iob_recbuf *b, const struct iob_phase_result *r)
 	iob_rec_u64(b, "lat_samples", IOB_UNIT_COUNT, r->lat_samples);
 	iob_rec_bool(b, "direct", r->direct);
 	rec_os_bytes(b, r->os_read_bytes, r->os_write_bytes);
+	/* what reached storage (docs/architecture.md, "Measurement rules") */
+	if (r->storage_read_bytes != UINT64_MAX) {
+		iob_rec_u64(b, "storage_read_bytes", IOB_UNIT_BYTES, r->storage_read_bytes);
+		iob_rec_u64(b, "storage_write_bytes", IOB_UNIT_BYTES, r->storage_write_bytes);
+	} else {
+		iob_rec_absent(b, "storage_read_bytes", IOB_UNIT_BYTES);
+		iob_rec_absent(b, "storage_write_bytes", IOB_UNIT_BYTES);
+	}
 	iob_rec_u64(b, "verify_bad_blocks", IOB_UNIT_COUNT, r->bad_blocks);
 }
 

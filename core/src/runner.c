@@ -224,7 +224,7 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	if (iob_coord_active()) { /* rank 0's outputs opened, or every rank stops */
 		char why[2048];
 		snprintf(why, sizeof why, "%s", err);
-		if (iob_coord_agree(orc, why, NULL, NULL, err, sizeof err) != 0 && orc == 0) {
+		if (iob_coord_agree(orc, why, NULL, NULL, 0, err, sizeof err) != 0 && orc == 0) {
 			iob_outputs_close(run->out);
 			run_unmake_livecsv(run);
 			free(run);
@@ -281,8 +281,13 @@ int iob_run_finish(struct iob_run *run, int status)
 				       "not Windows figures", wine);
 	/* with nothing measured because the input was bad, the caveats have
 	 * nothing to qualify */
+	/* no person sees the outputs' notes (only csv, json, ... or human to a
+	 * file): stderr gets them, after them (the live ones are there already) */
+	int to_stderr = !run->usage && !run->opts.warn_live && !iob_outputs_show_notes(run->out);
 	iob_cli_end_run(run->out, run->usage ? NULL : &run->notes, status, sig != 0 || run->interrupted, error);
 	int crc = iob_outputs_close(run->out);
+	for (size_t i = 0; to_stderr && i < run->notes.n; i++)
+		fprintf(stderr, "%s: warning: %s\n", iob_log_program(), run->notes.text[i]);
 	char lerr[4200];
 	int lrc = iob_livecsv_close(run->livecsv, lerr, sizeof lerr);
 	free(run->livecsv);
@@ -796,6 +801,19 @@ static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struc
 		iob_rec_f64(rb, "holes_pct", IOB_UNIT_NONE, facts->hole_pct);
 	else
 		iob_rec_absent(rb, "holes_pct", IOB_UNIT_NONE);
+	/* what reached storage, measured after the phase (caveats.h) */
+	double cached = iob_storage_cached_read_pct(r), left = iob_storage_unwritten_pct(r);
+	if (cached >= 0)
+		iob_rec_f64(rb, "cached_read_pct", IOB_UNIT_NONE, cached);
+	else
+		iob_rec_absent(rb, "cached_read_pct", IOB_UNIT_NONE);
+	if (left >= 0) {
+		iob_rec_u64(rb, "unwritten_bytes", IOB_UNIT_BYTES, r->unwritten_bytes);
+		iob_rec_f64(rb, "unwritten_pct", IOB_UNIT_NONE, left);
+	} else {
+		iob_rec_absent(rb, "unwritten_bytes", IOB_UNIT_BYTES);
+		iob_rec_absent(rb, "unwritten_pct", IOB_UNIT_NONE);
+	}
 	iob_rec_str(rb, "status", pr->status ? pr->status : iob_phase_status_name(r));
 	iob_rec_phase_cpu(rb, r);
 	if (agg)
@@ -872,7 +890,14 @@ static int run_streams(struct iob_run *run, const struct iob_job *job, struct jo
 {
 	size_t n = job->threads, per = iob_job_stream_files(job);
 	size_t nfiles = per ? jf->fl.n / n : jf->fl.n;
+	/* a backend whose I/O kernel workers may do: the threads' own storage
+	 * counts miss it, the process's (only this phase runs) do not */
+	uint64_t rb0 = UINT64_MAX, wb0 = UINT64_MAX, rb1 = UINT64_MAX, wb1 = UINT64_MAX;
+	int workers = (spec->backend->desc.caps & IOB_CAP_WORKERS) && !spec->ramp_ns &&
+		      iob_proc_io(NULL, NULL, &rb0, &wb0) == 0;
 	int rc = iob_streams_run(spec, n, (const char *const *)jf->open, nfiles, per, run->live_stop, st);
+	workers = workers && iob_proc_io(NULL, NULL, &rb1, &wb1) == 0 && rb0 != UINT64_MAX && rb1 != UINT64_MAX &&
+		  wb0 != UINT64_MAX && wb1 != UINT64_MAX;
 	iob_observer_stop(ob->obs); /* before the stream records: nothing prints inside the line */
 	ob->obs = NULL;
 	if (rc == 0)
@@ -892,6 +917,10 @@ static int run_streams(struct iob_run *run, const struct iob_job *job, struct jo
 			emit_stream(run, job, jf, i, st);
 	}
 	streams_result(st, agg, r);
+	if (workers) {
+		r->storage_read_bytes = rb1 - rb0;
+		r->storage_write_bytes = wb1 - wb0;
+	}
 	return r->status;
 }
 
@@ -997,7 +1026,7 @@ static int rank_job_start(struct iob_run *run, int rc)
 {
 	char text[2048];
 	const char *mine = rc ? (run->opts.hide_job_names ? iob_error_without_job(run->error) : run->error) : "";
-	int a = iob_coord_agree(rc, mine, NULL, NULL, text, sizeof text);
+	int a = iob_coord_agree(rc, mine, NULL, NULL, 0, text, sizeof text);
 	if (a != 0) {
 		snprintf(run->error, sizeof run->error, "%s", text);
 		return rc ? rc : a;
@@ -1005,16 +1034,74 @@ static int rank_job_start(struct iob_run *run, int rc)
 	return rc;
 }
 
+/* ------------------------------------------ what reached storage (caveats.h) */
+
+/* File systems whose I/O the kernel's per-task storage counts (/proc's
+ * read_bytes, write_bytes) see: block file systems, where the block layer
+ * counts a read for the task that submits it and a write when the task
+ * dirties a page or submits a direct write; and memory ones, where nothing
+ * reaches storage and the count of 0 is the truth.  Elsewhere (NFS, FUSE,
+ * 9p, ZFS, ...) other threads or other accounting do the I/O. */
+static const char *const COUNTED_FS[] = {"ext2",  "ext3",  "ext4", "xfs",	  "btrfs", "f2fs",  "vfat",
+					 "exfat", "ntfs3", "jfs",  "nilfs2", "bcachefs", "tmpfs", "ramfs"};
+
+/* Why the storage counts of a phase on the job's files mean nothing, or NULL. */
+static const char *storage_uncounted(const struct iob_job *job, const struct iob_filelist *fl, char *why,
+				     size_t len, int *memory_fs)
+{
+	*memory_fs = 0;
+	if (iob_is_stdin_path(fl->paths[0]))
+		return "standard input: the kernel counts no storage behind it for this process";
+	if (iob_path_kind(fl->paths[0], 1) == IOB_PATH_BLOCKDEV)
+		return NULL;
+	char fs[64], dev[IOB_PATH_MAX];
+	uint64_t bsz;
+	iob_fs_facts(job->dir, fs, sizeof fs, &bsz, dev, sizeof dev);
+	*memory_fs = strcmp(fs, "tmpfs") == 0 || strcmp(fs, "ramfs") == 0;
+	for (size_t i = 0; i < sizeof COUNTED_FS / sizeof COUNTED_FS[0]; i++)
+		if (strcmp(fs, COUNTED_FS[i]) == 0)
+			return NULL;
+	snprintf(why, len, "file system %s: the kernel's per-process storage counts are not known to see its I/O", fs);
+	return why;
+}
+
+/* Right after a phase that wrote: what of it is still dirty or under
+ * writeback in the page cache (r->unwritten_bytes; UINT64_MAX: unknown). */
+static void measure_unwritten(const struct job_files *jf, struct iob_phase_result *r)
+{
+	uint64_t sum = 0;
+	r->unwritten_bytes = UINT64_MAX;
+	if (!r->bytes_written || iob_is_stdin_path(jf->fl.paths[0]))
+		return;
+	for (size_t i = 0; i < jf->fl.n; i++) {
+		uint64_t u = 0;
+		if (iob_cache_unwritten(jf->open[i], &u) != 0)
+			return;
+		sum += u;
+	}
+	r->unwritten_bytes = sum;
+}
+
 /* The caveats of a phase that ran (plan: what a read phase read, else NULL). */
 static void phase_notes(struct iob_run *run, const struct iob_job *job, const struct iob_loaded *b,
-			enum iob_phase phase, const struct iob_read_plan *plan, const struct iob_read_facts *facts,
-			const struct iob_phase_result *r, int evict_failed)
+			const struct iob_filelist *fl, enum iob_phase phase, const struct iob_read_plan *plan,
+			struct iob_read_facts *facts, struct iob_phase_result *r, int evict_failed)
 {
-	char what[160];
+	char what[160], whybuf[160];
 	snprintf(what, sizeof what, "job %s, %s phase", job->name, iob_phase_name(phase));
+	int memory_fs;
+	const char *why = storage_uncounted(job, fl, whybuf, sizeof whybuf, &memory_fs);
+	if (why)
+		r->storage_read_bytes = r->storage_write_bytes = UINT64_MAX;
+	else if (r->storage_read_bytes == UINT64_MAX && (b->desc.caps & IOB_CAP_WORKERS))
+		why = "kernel worker threads do part of this backend's I/O, which a thread's own counts miss, and "
+		      "other jobs share the process's";
+	facts->storage_known = iob_storage_cached_read_pct(r) >= 0;
 	if (plan) /* the handles' own word on the cache decides, not the plugin's caps */
 		iob_caveat_read_notes(&run->notes, what, plan, facts,
 				      r->direct || (r->ops == 0 && (b->desc.caps & IOB_CAP_DIRECT)));
+	if (r->ops)
+		iob_caveat_storage_notes(&run->notes, what, r, why, memory_fs);
 	iob_caveat_after_phase(&run->notes, what, r, b->desc.name, (b->desc.caps & IOB_CAP_DIRECT) != 0);
 	if (evict_failed)
 		iob_notes_add(&run->notes, "%s: evict_before_read: this OS cannot evict a file from its cache, so the "
@@ -1110,6 +1197,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 		unmask(r.error, sizeof r.error, jf);
 		unmask(r.bad_file, sizeof r.bad_file, jf);
 	}
+	measure_unwritten(jf, &r); /* at once: writeback goes on */
 	observe_end(&ob, &r);
 	observe_emit(run, run->suite_job, job, phase, &ob);
 	if (rc >= 0 && !r.interrupted && iob_is_stdin_path(fl->paths[0]) && r.bytes == 0) {
@@ -1127,7 +1215,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	if (r.interrupted)
 		run->interrupted = 1;
 	if (!run->quiet)
-		phase_notes(run, job, b, phase, reads ? &plan : NULL, &facts, &r, pr.evict_failed);
+		phase_notes(run, job, b, fl, phase, reads ? &plan : NULL, &facts, &r, pr.evict_failed);
 	if (r.ops || rc == 0 || r.interrupted || rc == IOB_STATUS_MISMATCH || (streams && st.n)) {
 		int er = emit_phase(&pr, fl, &r, &facts, streams && st.n ? &agg : NULL);
 		if (er < 0 && rc >= 0)
@@ -1231,6 +1319,7 @@ struct gphase {
 	struct iob_read_plan plan;
 	struct iob_read_facts facts;
 	int reads, evict_failed;
+	uint64_t unwritten; /* measure_unwritten's, right after the phase */
 	struct observed ob;
 	/* for the group's line: the phase's counters once it started (atomic),
 	 * what it will move in all (0: unknown) */
@@ -1300,6 +1389,15 @@ static void group_job_main(void *arg)
 		gp->rc = iob_streams_run(&spec, n, (const char *const *)gj->jf.open, nfiles, (int)per, &g->stop,
 					 &gp->st);
 		__atomic_store_n(&gj->ran, k + 1, __ATOMIC_RELEASE);
+		gp->unwritten = UINT64_MAX;
+		if (gp->rc == 0) { /* what the streams wrote, summed (the files are shared or each its own) */
+			struct iob_phase_result w;
+			iob_phase_result_init(&w);
+			for (size_t i = 0; i < gp->st.n; i++)
+				w.bytes_written += gp->st.r[i].bytes_written;
+			measure_unwritten(&gj->jf, &w);
+			gp->unwritten = w.unwritten_bytes;
+		}
 		struct iob_phase_result span; /* the streams' window: the last interval ends with it */
 		iob_phase_result_init(&span);
 		for (size_t i = 0; gp->rc == 0 && i < gp->st.n; i++) {
@@ -1374,7 +1472,9 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 		pr.status = "stopped";
 	if (r.interrupted)
 		run->interrupted = 1;
-	phase_notes(run, job, gj->b, gp->phase, gp->reads ? &gp->plan : NULL, &gp->facts, &r, gp->evict_failed);
+	r.unwritten_bytes = gp->unwritten;
+	phase_notes(run, job, gj->b, &jf->fl, gp->phase, gp->reads ? &gp->plan : NULL, &gp->facts, &r,
+		    gp->evict_failed);
 	int er = emit_phase(&pr, &jf->fl, &r, &gp->facts, streams ? &agg : NULL);
 	if (er < 0 && !run->error[0])
 		iob_run_fail(run, 0, "job %s: the phase record could not be made", job->name);
@@ -1678,16 +1778,35 @@ int iob_run_suite(struct iob_run *run)
 {
 	const struct iob_suite *suite = run->suite;
 	int rc = 0;
+	size_t held[IOB_MAX_JOBS][2], nheld = 0; /* IOB_PREPARE_UNLINK jobs' made entries */
+	uint64_t files = 0, dirs = 0;
 	for (size_t i = 0, e; i < suite->njobs && rc == 0 && !*run->stop; i = e) {
 		run->suite_job = i;
 		e = i + 1;
-		if (!suite->jobs[i].group) {
+		size_t mark = run->pins ? run->pins->nmade : 0;
+		while (suite->jobs[i].group && e < suite->njobs && suite->jobs[e].group == suite->jobs[i].group)
+			e++;
+		/* across MPI ranks a group of one job (every fio job is in a group)
+		 * runs as a lone job: groups do not run across ranks */
+		if (!suite->jobs[i].group || (e == i + 1 && iob_coord_active()))
 			rc = run_job(run, i);
+		else
+			rc = run_group(run, i, e);
+		if (suite->prepare && suite->prepare[i] == IOB_PREPARE_UNLINK && run->pins) {
+			held[nheld][0] = mark;
+			held[nheld++][1] = run->pins->nmade;
 			continue;
 		}
-		while (e < suite->njobs && suite->jobs[e].group == suite->jobs[i].group)
-			e++;
-		rc = run_group(run, i, e);
+		if (suite->prepare && suite->prepare[i]) /* kept; and the job it prepares still to come */
+			continue;
+		while (nheld > 0) { /* the job they were laid out for has run */
+			nheld--;
+			remove_made_range(run, held[nheld][0], held[nheld][1], &files, &dirs);
+		}
+	}
+	while (nheld > 0) {
+		nheld--;
+		remove_made_range(run, held[nheld][0], held[nheld][1], &files, &dirs);
 	}
 	return rc;
 }

@@ -50,9 +50,10 @@ static void stream_main(void *arg)
 	struct stream *st = arg;
 	struct iob_phase_result *r = st->r;
 	uint64_t rc0 = 0, wc0 = 0, rc1 = 0, wc1 = 0;
-	int io = iob_proc_thread_io(&rc0, &wc0) == 0;
+	uint64_t rb0 = UINT64_MAX, wb0 = UINT64_MAX, rb1 = UINT64_MAX, wb1 = UINT64_MAX;
+	int io = iob_proc_thread_io(&rc0, &wc0, &rb0, &wb0) == 0;
 	iob_phase_run(&st->spec, r);
-	io = io && iob_proc_thread_io(&rc1, &wc1) == 0;
+	io = io && iob_proc_thread_io(&rc1, &wc1, &rb1, &wb1) == 0;
 	if (!st->arrived && st->ps->outer) /* failed before its files were open: let the others go */
 		stream_ready(st);
 	else if (!st->arrived)
@@ -61,6 +62,11 @@ static void stream_main(void *arg)
 		__atomic_store_n(&st->ps->stop, 1, __ATOMIC_RELAXED);
 	/* the kernel's count for this thread alone: the engine's is the process's
 	 * (and none for a backend whose I/O the count never sees) */
+	/* (the storage counts: none of a backend whose I/O kernel workers may do) */
+	int st_io = io && rb0 != UINT64_MAX && rb1 != UINT64_MAX && wb0 != UINT64_MAX && wb1 != UINT64_MAX &&
+		    !(st->spec.backend->desc.caps & IOB_CAP_WORKERS);
+	r->storage_read_bytes = st_io ? rb1 - rb0 : UINT64_MAX;
+	r->storage_write_bytes = st_io ? wb1 - wb0 : UINT64_MAX;
 	io = io && !(st->spec.backend->desc.caps & IOB_CAP_UNCOUNTED);
 	r->os_read_bytes = io ? rc1 - rc0 : UINT64_MAX;
 	r->os_write_bytes = io ? wc1 - wc0 : UINT64_MAX;

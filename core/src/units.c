@@ -219,19 +219,57 @@ int iob_parse_bool(const char *text, int *out, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+/* Length (1..4) of the valid UTF-8 sequence at s, its code point in *cp;
+ * 0 for a byte that starts none (stray continuation, overlong, surrogate,
+ * beyond U+10FFFF, cut off). */
+static size_t utf8_at(const unsigned char *s, uint32_t *cp)
+{
+	size_t n;
+	uint32_t c;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	} else if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		c = s[0] & 0x1fu;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		c = s[0] & 0x0fu;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		c = s[0] & 0x07u;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0u) != 0x80u)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3fu);
+	}
+	if ((n == 3 && (c < 0x800u || (c >= 0xd800u && c <= 0xdfffu))) || (n == 4 && (c < 0x10000u || c > 0x10ffffu)))
+		return 0;
+	*cp = c;
+	return n;
+}
+
 const char *iob_quote(const char *text, char *out, size_t outlen)
 {
 	size_t o = 0;
 	if (!outlen)
 		return out;
-	for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
-		char tmp[8];
-		size_t n;
-		if (*p < 0x20 || *p == 0x7f)
-			n = (size_t)snprintf(tmp, sizeof tmp, "\\x%02x", *p);
-		else {
-			tmp[0] = (char)*p;
-			n = 1;
+	for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p;) {
+		char tmp[16];
+		uint32_t cp = 0;
+		size_t len = utf8_at(p, &cp), n;
+		if (len && cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f)) {
+			memcpy(tmp, p, len);
+			n = len;
+		} else {
+			if (!len)
+				len = 1; /* one byte of an invalid sequence */
+			n = 0;
+			for (size_t i = 0; i < len; i++)
+				n += (size_t)snprintf(tmp + n, sizeof tmp - n, "\\x%02x", p[i]);
 		}
 		if (o + n + 4 > outlen) {
 			memcpy(out + (o + 3 < outlen ? o : outlen - 4), "...", 3);
@@ -240,6 +278,7 @@ const char *iob_quote(const char *text, char *out, size_t outlen)
 		}
 		memcpy(out + o, tmp, n);
 		o += n;
+		p += len;
 	}
 	out[o] = '\0';
 	return out;

@@ -793,7 +793,8 @@ static const struct iob_plugin uring_plugin = {
 	IOB_PLUGIN_HEADER,
 	.kind = IOB_PLUGIN_BACKEND,
 	/* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_UNCOUNTED,
+	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_UNCOUNTED |
+		IOB_CAP_WORKERS,
 	.name = URING_NAME,
 	.summary = "Linux io_uring (liburing): queued reads and writes; O_DIRECT with direct=1",
 	.ops_size = sizeof(struct iob_backend_ops),

@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <mpi.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,48 @@
 static int mpi_rc(int rc)
 {
 	return rc == MPI_SUCCESS ? 0 : -EIO;
+}
+
+static volatile sig_atomic_t *stop_flag;
+
+static void c_watch_stop(volatile sig_atomic_t *flag)
+{
+	stop_flag = flag;
+}
+
+/* Wait for a collective's request, as MPI's own blocking call would (it
+ * spins too), watching the stop flag: a signal that came and still finds
+ * this rank waiting IOB_COORD_STOP_GRACE_S later ends every rank. */
+static int wait_req(int rc, MPI_Request *req)
+{
+	double since = -1.0;
+	if (rc != MPI_SUCCESS)
+		return -EIO;
+	for (unsigned long spins = 0;; spins++) {
+		int done = 0;
+		if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return -EIO;
+		if (done)
+			return 0;
+		if (spins > 1000) /* more ranks than cores: let the others run */
+			sched_yield();
+		int sig = stop_flag ? *stop_flag : 0;
+		if (sig <= 0)
+			continue;
+		double now = MPI_Wtime();
+		if (since < 0) {
+			since = now;
+		} else if (now - since > IOB_COORD_STOP_GRACE_S) {
+			int rank = -1;
+			MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+			fprintf(stderr,
+				"iobench: error: rank %d: stopped by signal %d while waiting %.0f s for the other ranks; "
+				"ending every rank\n",
+				rank, sig, IOB_COORD_STOP_GRACE_S);
+			MPI_Abort(MPI_COMM_WORLD, 128 + sig);
+			return -EINTR;
+		}
+	}
 }
 
 static int c_init(int *rank, int *size, int *serialized, char *err, size_t errlen)
@@ -42,7 +86,8 @@ static int c_init(int *rank, int *size, int *serialized, char *err, size_t errle
 
 static int c_barrier(void)
 {
-	return mpi_rc(MPI_Barrier(MPI_COMM_WORLD));
+	MPI_Request req;
+	return wait_req(MPI_Ibarrier(MPI_COMM_WORLD, &req), &req);
 }
 
 static int c_gather(const void *buf, uint64_t len, void **all, uint64_t *lens)
@@ -64,7 +109,8 @@ static int c_gather(const void *buf, uint64_t len, void **all, uint64_t *lens)
 			rc = -ENOMEM;
 	}
 	/* every rank takes part in both calls whatever happened, so none waits */
-	int grc = mpi_rc(MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	MPI_Request req;
+	int grc = wait_req(MPI_Igather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD, &req), &req);
 	if (rc == 0)
 		rc = grc;
 	uint64_t total = 0;
@@ -83,7 +129,8 @@ static int c_gather(const void *buf, uint64_t len, void **all, uint64_t *lens)
 		for (int i = 0; counts && displs && i < size; i++)
 			counts[i] = displs[i] = 0;
 	}
-	int vrc = mpi_rc(MPI_Gatherv(buf, mine, MPI_BYTE, out, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD));
+	int vrc = wait_req(MPI_Igatherv(buf, mine, MPI_BYTE, out, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD, &req),
+			   &req);
 	if (rc == 0)
 		rc = vrc;
 	free(counts);
@@ -100,7 +147,8 @@ static int c_bcast(void *buf, uint64_t len)
 {
 	if (len > INT32_MAX)
 		return -EMSGSIZE;
-	return mpi_rc(MPI_Bcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD));
+	MPI_Request req;
+	return wait_req(MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD, &req), &req);
 }
 
 static double c_wtime(void)
@@ -208,6 +256,7 @@ static const struct iob_coord_ops ops = {
 	.stop_test = c_stop_test,
 	.stop_send = c_stop_send,
 	.stop_cancel = c_stop_cancel,
+	.watch_stop = c_watch_stop,
 };
 
 IOB_EXPORT const struct iob_coord_ops *iob_coord_entry(void);

@@ -19,9 +19,12 @@
  *    exactly the table's header, and refuses otherwise (a one-line error,
  *    nothing written to that file).  Nothing is written before the first
  *    record, so a refused header is an output error of the run.
- *  - Nothing is written for the run facts, notes or the run's status: CSV
- *    has no place for them.  Every row already written is whole, so a failed
- *    run leaves valid, shorter files.
+ *  - The run's notes are a table of their own, kind "note" (one column,
+ *    `note`, a row per note), given at end_run: on FILE they go to the side
+ *    file FILE.note.csv like any other table (none when the run has no note).
+ *  - Nothing is written for the run facts or the run's status: CSV has no
+ *    place for them.  Every row already written is whole, so a failed run
+ *    leaves valid, shorter files.
  *  - A LAT field `k` flattens to k_count, k_min, k_max, k_mean, k_stddev and
  *    k_p<rank> per percentile, the rank printed like %g with every character
  *    other than [0-9A-Za-z] replaced by '_' (lat_ns_p99_9).  A NULL latency
@@ -31,6 +34,10 @@
  *    value is kept, inside a quoted cell.
  *  - Cells holding a comma, a double quote, CR or LF are quoted, with inner
  *    quotes doubled.  Others are written bare.
+ *  - Every cell is valid UTF-8 (a CSV reader decoding UTF-8 never fails on
+ *    a file name that is not) and holds no terminal control: a control
+ *    character other than TAB, CR and LF (C0, DEL, C1) and each byte of an
+ *    invalid sequence become U+FFFD.
  *  - A field of a type this output does not know (from a later ABI) is
  *    skipped: no header cell, no row cell.
  *  - U64/I64 as integers; F64 as the shortest of %.15g/%.16g/%.17g that
@@ -104,8 +111,23 @@ static void csv_log(int level, const char *fmt, ...)
 
 /* Shortest of %.15g..%.17g reading back as v, with '.' as the decimal point
  * whatever the locale says. */
-/* One cell, quoted when it holds a comma, a quote, CR or LF. */
+static void csv_put_clean(struct textbuf *b, const char *s);
+
+/* One cell, valid UTF-8 without terminal controls (textbuf_clean: U+FFFD for
+ * a control other than TAB, CR, LF and for each byte of invalid UTF-8),
+ * quoted when it holds a comma, a quote, CR or LF. */
 static void csv_put_text(struct textbuf *b, const char *s)
+{
+	struct textbuf c = {0};
+	textbuf_clean(&c, s);
+	if (c.oom)
+		b->oom = 1;
+	else
+		csv_put_clean(b, c.data ? c.data : "");
+	textbuf_free(&c);
+}
+
+static void csv_put_clean(struct textbuf *b, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		textbuf_str(b, s);
@@ -524,6 +546,16 @@ static int csv_end_run(void *state, const struct iob_run_end *end)
 		csv_log(IOB_LOG_ERROR, "end_run %s on %s", st->ended ? "called twice" : "before begin_run",
 			st->sink.name);
 		return -EINVAL;
+	}
+	/* the notes: a table of their own beside the main one (kind "note", one
+	 * column), made the way every side table is (docs/outputs.md, csv) */
+	int has_notes = end && end->struct_size >= offsetof(struct iob_run_end, notes) + sizeof(end->notes);
+	for (size_t i = 0; has_notes && end->notes && i < end->nnotes && !st->err; i++) {
+		struct iob_field f = {.key = "note", .type = IOB_T_STR, .unit = IOB_UNIT_NONE};
+		f.v.s = end->notes[i];
+		struct iob_record rec = {.kind = "note", .nfields = 1, .fields = &f};
+		if (end->notes[i])
+			csv_record(st, &rec);
 	}
 	st->ended = 1;
 	struct textbuf b = {0};

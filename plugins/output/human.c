@@ -1,7 +1,7 @@
 /*
  * human.c - the "human" output: results for people to read at a glance.
  *
- * Layout (docs/outputs.md has an example):
+ * The wide layout (docs/outputs.md has examples of both):
  *
  *   iobench 0.1.0 on node1, started 2024-05-01T10:00:00+02:00
  *   source: seq.ini
@@ -18,9 +18,20 @@
  *
  * Records are printed as they arrive (a long suite shows progress).  Each
  * block of records of one kind and key set starts with "[kind]" and a header
- * line; every record is then one aligned row, plus one line per latency field
- * and one "key=value" line for everything else.  Which field goes where is
- * decided from the first record of a block, by type and unit only:
+ * line; every record is then one aligned row.
+ *
+ * Default (narrow): for the core's kinds (human_narrow: phase, stream,
+ * rank, group, interval, block) the row is the columns a person reads
+ * first (job, phase, bs, bw, ops/s, p50, p99, status...) within HUMAN_COLS
+ * columns, and nothing else; the job column is HUMAN_NAME_MIN to
+ * HUMAN_NAME_MAX wide, a longer name cut in the middle with '~'.  Other
+ * kinds are laid out as in the wide table, the row stopping before
+ * HUMAN_COLS columns and the key=value line wrapped there.
+ *
+ * Wide ("human:wide", iobench run --wide): every field; the row, plus one
+ * line per latency field and one "key=value" line for everything else.
+ * Which field goes where is decided from the first record of a block, by
+ * type and unit only:
  *  - row: strings of at most HUMAN_SHORT_STR characters (job, phase,
  *    backend), and numbers measured in bytes, bytes/s, ns, s or ops/s;
  *  - latency line: each LAT field, mean, p50, p99, p99.9 (the ranks the record
@@ -29,7 +40,10 @@
  *  - nowhere: a field of a type this output does not know (from a later
  *    ABI) is skipped.
  * Column labels are the keys without the unit suffix the value now shows
- * (block_size_bytes -> block_size, bw_bytes_per_s -> bw, ops_per_s -> ops/s).
+ * (block_size_bytes -> block_size, bw_bytes_per_s -> bw, ops_per_s -> ops/s),
+ * or the whole key where two fields of the block would share a label.
+ * Strings are shown for a terminal: control characters (C1 included) and
+ * bytes of invalid UTF-8 as \xNN (textbuf_term).
  *
  * Units, exact: bytes in B, KiB (2^10), MiB (2^20), GiB, TiB, PiB, EiB, the
  * largest unit keeping the number below 1024, with 3-4 significant digits
@@ -68,17 +82,72 @@ enum human_place {
 	HUMAN_SKIP = 3,   /* a type from a later ABI: not shown */
 };
 
+/* The narrow table (the default): for the kinds below, one row per record
+ * of the columns a person reads first, within HUMAN_COLS columns; `wide`
+ * shows every field. */
+#define HUMAN_COLS 100
+#define HUMAN_NAME_MAX 24 /* widest a name column gets */
+#define HUMAN_NAME_MIN 16 /* narrowest: names this long are never cut */
+#define HUMAN_MAX_COLS 10
+
+struct human_colspec {
+	const char *key, *label;
+	double pct;   /* > 0: this percentile of the latency field `key` */
+	size_t width; /* at least this; 0: a name, as wide as the row allows */
+};
+
+struct human_kindspec {
+	const char *kind;
+	struct human_colspec col[HUMAN_MAX_COLS];
+};
+
+#define C_JOB {"job", "job", 0, 0}
+#define C_PHASE {"phase", "phase", 0, 6}
+#define C_BS {"block_size_bytes", "bs", 0, 9}
+#define C_BW {"bw_bytes_per_s", "bw", 0, 11}
+#define C_OPS {"ops_per_s", "ops/s", 0, 6}
+#define C_P50 {"lat_ns", "p50", 50.0, 8}
+#define C_P99 {"lat_ns", "p99", 99.0, 8}
+#define C_STATUS {"status", "status", 0, 11}
+
+static const struct human_kindspec human_narrow[] = {
+	{"phase", {C_JOB, C_PHASE, C_BS, C_BW, C_OPS, C_P50, C_P99, C_STATUS}},
+	{"stream", {C_JOB, {"stream", "stream", 0, 6}, C_PHASE, C_BS, C_BW, C_OPS, C_P50, C_P99, C_STATUS}},
+	{"rank", {{"rank", "rank", 0, 4}, C_JOB, C_PHASE, C_BS, C_BW, C_OPS, C_P50, C_P99, C_STATUS}},
+	{"group",
+	 {{"group", "group", 0, 5}, C_PHASE, {"jobs", "jobs", 0, 4}, C_BS, C_BW, C_OPS, C_P50, C_P99, C_STATUS}},
+	{"interval",
+	 {C_JOB, C_PHASE, C_BS, {"interval", "interval", 0, 8}, {"time_s", "time", 0, 9}, C_BW, C_OPS,
+	  {"lat_p50_ns", "p50", 0, 8}, {"lat_p99_ns", "p99", 0, 8}}},
+	{"block",
+	 {{"index", "block", 0, 6}, {"offset_bytes", "offset", 0, 9}, {"bytes", "bytes", 0, 9},
+	  {"time_ns", "time", 0, 8}, {"speed_bytes_per_s", "speed", 0, 11}, {"merged", "merged", 0, 6}}},
+};
+
+/* A column of a narrow row. */
+struct human_col {
+	size_t field;     /* index in the record */
+	const char *label;
+	double pct;       /* > 0: a percentile of a latency field */
+	size_t width;
+	int right, cut;   /* right-aligned; a longer value is cut to the width */
+};
+
 /* How records of the current block are laid out. */
 struct human_layout {
 	char *sig;             /* kind and keys, to notice when a new block starts */
 	size_t nfields;
 	unsigned char *place;  /* enum human_place per field */
 	size_t *width;         /* column width per HUMAN_ROW field */
+	char **label;          /* per field: its label, unique in the block */
 	size_t latlabel_width; /* widest latency label */
+	size_t ncol;           /* > 0: a narrow row of these columns, nothing else */
+	struct human_col col[HUMAN_MAX_COLS];
 };
 
 struct human_state {
 	struct iob_sink sink;
+	int wide;  /* every field (human:wide, --wide); else the narrow table */
 	int begun, ended;
 	int err; /* first sink error; sticky */
 	struct human_layout lay;
@@ -98,27 +167,22 @@ static void human_log(int level, const char *fmt, ...)
 	human_host->log(level, HUMAN_NAME, "%s", text);
 }
 
-/* Append a string for a terminal: control characters become '?'. */
+/* Append a string for a terminal: every byte that is not part of a
+ * printable UTF-8 character (C0 and C1 controls, DEL, invalid UTF-8) as
+ * \xNN (textbuf_term); NULL as "-". */
 static void human_buf_text(struct textbuf *b, const char *s)
 {
 	if (!s) {
 		textbuf_str(b, "-");
 		return;
 	}
-	for (const char *p = s; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-		textbuf_add(b, c < 0x20 || c == 0x7f ? "?" : p, 1);
-	}
+	textbuf_term(b, s);
 }
 
 /* Columns a UTF-8 string takes: continuation bytes take none. */
 static size_t human_width(const char *s)
 {
-	size_t w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0u) != 0x80u)
-			w++;
-	return w;
+	return textbuf_columns(s);
 }
 
 static void human_pad(struct textbuf *b, size_t n)
@@ -328,6 +392,9 @@ static void human_label(struct textbuf *b, const struct iob_field *f)
 
 static void human_layout_free(struct human_layout *lay)
 {
+	for (size_t i = 0; lay->label && i < lay->nfields; i++)
+		free(lay->label[i]);
+	free(lay->label);
 	free(lay->sig);
 	free(lay->place);
 	free(lay->width);
@@ -371,6 +438,111 @@ static char *human_signature(const struct iob_record *rec)
 }
 
 
+static int human_is_right(const struct iob_field *f);
+static void human_cell(struct textbuf *b, const struct iob_field *f, double pct);
+
+/* Each field's label: the key without its unit suffix, or the whole key
+ * where two fields of the block would otherwise share a label
+ * (first_done_bytes and first_done_s; interval and interval_s). */
+static int human_labels(struct human_state *st, const struct iob_record *rec)
+{
+	struct human_layout *lay = &st->lay;
+	lay->label = calloc(rec->nfields + 1, sizeof(*lay->label));
+	if (!lay->label)
+		return -ENOMEM;
+	for (size_t i = 0; i < rec->nfields; i++) {
+		struct textbuf c = {0};
+		human_label(&c, &rec->fields[i]);
+		lay->label[i] = c.oom ? NULL : c.data ? c.data : strdup("");
+		if (!lay->label[i]) {
+			textbuf_free(&c);
+			return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < rec->nfields; i++) {
+		int clash = 0;
+		for (size_t j = 0; j < rec->nfields && !clash; j++)
+			clash = j != i && strcmp(lay->label[i], lay->label[j]) == 0;
+		if (!clash)
+			continue;
+		for (size_t j = 0; j < rec->nfields; j++) {
+			if (j == i || strcmp(lay->label[i], lay->label[j]) != 0)
+				continue;
+			struct textbuf c = {0};
+			human_buf_text(&c, rec->fields[j].key ? rec->fields[j].key : "");
+			free(lay->label[j]);
+			lay->label[j] = c.oom ? NULL : c.data ? c.data : strdup("");
+			if (!lay->label[j])
+				return -ENOMEM;
+		}
+		struct textbuf c = {0};
+		human_buf_text(&c, rec->fields[i].key ? rec->fields[i].key : "");
+		free(lay->label[i]);
+		lay->label[i] = c.oom ? NULL : c.data ? c.data : strdup("");
+		if (!lay->label[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static const struct iob_field *human_find(const struct iob_record *rec, const char *key, size_t *at)
+{
+	for (size_t i = 0; i < rec->nfields; i++)
+		if (rec->fields[i].key && strcmp(rec->fields[i].key, key) == 0 && human_known_type(&rec->fields[i])) {
+			*at = i;
+			return &rec->fields[i];
+		}
+	return NULL;
+}
+
+/* The narrow row of a kind that has one (human_narrow): its columns that
+ * the record has, the name column as wide as the rest leaves within
+ * HUMAN_COLS.  0 when the kind has none. */
+static void human_narrow_make(struct human_state *st, const struct iob_record *rec)
+{
+	struct human_layout *lay = &st->lay;
+	const struct human_kindspec *k = NULL;
+	for (size_t i = 0; i < sizeof(human_narrow) / sizeof(human_narrow[0]) && !k; i++)
+		if (rec->kind && strcmp(rec->kind, human_narrow[i].kind) == 0)
+			k = &human_narrow[i];
+	if (!k)
+		return;
+	size_t used = 0, name = HUMAN_MAX_COLS;
+	for (size_t c = 0; c < HUMAN_MAX_COLS && k->col[c].key; c++) {
+		const struct human_colspec *cs = &k->col[c];
+		size_t at;
+		const struct iob_field *f = human_find(rec, cs->key, &at);
+		if (!f || (cs->pct > 0) != (f->type == IOB_T_LAT))
+			continue;
+		struct human_col *col = &lay->col[lay->ncol];
+		col->field = at;
+		col->label = cs->label;
+		col->pct = cs->pct;
+		col->right = cs->pct > 0 || human_is_right(f);
+		col->width = cs->width > strlen(cs->label) ? cs->width : strlen(cs->label);
+		if (!cs->width) {
+			name = lay->ncol;
+			col->cut = 1;
+		}
+		used += (lay->ncol ? strlen(HUMAN_GAP) : 0) + (cs->width ? col->width : 0);
+		lay->ncol++;
+	}
+	if (name < lay->ncol) {
+		struct human_col *col = &lay->col[name];
+		struct textbuf *c = &st->cell;
+		textbuf_clear(c);
+		human_cell(c, &rec->fields[col->field], 0);
+		size_t w = c->data ? human_width(c->data) : 0, room = used < HUMAN_COLS ? HUMAN_COLS - used : 0;
+		if (w < HUMAN_NAME_MIN)
+			w = HUMAN_NAME_MIN;
+		if (w > HUMAN_NAME_MAX)
+			w = HUMAN_NAME_MAX;
+		if (w > room)
+			w = room;
+		col->width = w > strlen(col->label) ? w : strlen(col->label);
+	}
+}
+
 /* Decide where each field of a block goes, from the block's first record. */
 static int human_layout_make(struct human_state *st, const struct iob_record *rec, char *sig)
 {
@@ -380,28 +552,35 @@ static int human_layout_make(struct human_state *st, const struct iob_record *re
 	lay->nfields = rec->nfields;
 	lay->place = calloc(rec->nfields + 1, sizeof(*lay->place));
 	lay->width = calloc(rec->nfields + 1, sizeof(*lay->width));
-	if (!lay->place || !lay->width)
+	if (!lay->place || !lay->width || human_labels(st, rec) != 0)
 		return -ENOMEM;
+	if (!st->wide) {
+		human_narrow_make(st, rec);
+		if (lay->ncol)
+			return st->cell.oom ? -ENOMEM : 0;
+	}
+	size_t row = 0; /* columns the row takes so far */
 	for (size_t i = 0; i < rec->nfields; i++) {
 		const struct iob_field *f = &rec->fields[i];
 		struct textbuf *c = &st->cell;
-		textbuf_clear(c);
-		human_label(c, f);
-		size_t label_w = c->data ? human_width(c->data) : 0;
+		size_t label_w = human_width(lay->label[i]);
 		textbuf_clear(c);
 		human_value(c, f);
 		size_t value_w = c->data ? human_width(c->data) : 0;
+		size_t w = label_w > value_w ? label_w : value_w;
 		if (!human_known_type(f)) {
 			lay->place[i] = HUMAN_SKIP;
 		} else if (f->type == IOB_T_LAT) {
 			lay->place[i] = HUMAN_LATLINE;
 			if (label_w > lay->latlabel_width)
 				lay->latlabel_width = label_w;
-		} else if (human_is_scaled(f) || (human_is_absent(f) && f->unit != IOB_UNIT_NONE &&
+		} else if ((human_is_scaled(f) || (human_is_absent(f) && f->unit != IOB_UNIT_NONE &&
 						   f->unit != IOB_UNIT_COUNT) ||
-			   (f->type == IOB_T_STR && !human_is_absent(f) && value_w <= HUMAN_SHORT_STR)) {
+			    (f->type == IOB_T_STR && !human_is_absent(f) && value_w <= HUMAN_SHORT_STR)) &&
+			   (st->wide || row + (row ? strlen(HUMAN_GAP) : 0) + w <= HUMAN_COLS)) {
 			lay->place[i] = HUMAN_ROW;
-			lay->width[i] = label_w > value_w ? label_w : value_w;
+			lay->width[i] = w;
+			row += (row ? strlen(HUMAN_GAP) : 0) + w;
 		} else {
 			lay->place[i] = HUMAN_DETAIL;
 		}
@@ -414,23 +593,100 @@ static int human_is_right(const struct iob_field *f)
 	return f->type != IOB_T_STR;
 }
 
+/* The value of a narrow column: a field's value, or one percentile of a
+ * latency ("-" when it has no samples or not that rank). */
+static void human_cell(struct textbuf *b, const struct iob_field *f, double pct)
+{
+	if (pct <= 0) {
+		human_value(b, f);
+		return;
+	}
+	const struct iob_latency *lat = f->type == IOB_T_LAT ? f->v.lat : NULL;
+	size_t n = lat && lat->count && lat->pct && lat->value ? lat->npct : 0;
+	for (size_t k = 0; k < n; k++)
+		if (fabs(lat->pct[k] - pct) < 1e-9) {
+			human_ns(b, (double)lat->value[k]);
+			return;
+		}
+	textbuf_str(b, "-");
+}
+
+/* Bytes of the unit of escaped text at t, its columns in *cols: a \xNN
+ * escape (a cut never splits one), or one UTF-8 character. */
+static size_t human_unit(const char *t, size_t *cols)
+{
+	if (t[0] == '\\' && t[1] == 'x' && t[2] && t[3]) {
+		*cols = 4;
+		return 4;
+	}
+	size_t n = 1;
+	while (t[n] && ((unsigned char)t[n] & 0xc0u) == 0x80u)
+		n++;
+	*cols = 1;
+	return n;
+}
+
+/* Cut text (escaped, valid UTF-8) to at most `width` columns: its start,
+ * '~' and its end, in whole units, so names that differ at either end
+ * stay apart. */
+static void human_cut(struct textbuf *c, size_t width)
+{
+	size_t w = c->data ? human_width(c->data) : 0;
+	if (w <= width || width < 3)
+		return;
+	const char *t = c->data;
+	size_t head = width - 1 - (width - 1) / 2, h = 0, hc = 0, uc = 0;
+	for (size_t u; t[h] && (u = human_unit(t + h, &uc), hc + uc <= head); h += u)
+		hc += uc;
+	/* the tail: as many whole units from the end as the rest of the width takes */
+	size_t room = width - 1 - hc, e = c->len, ec = 0, ns = 0;
+	size_t *start = malloc((c->len - h + 1) * sizeof(*start));
+	if (!start) {
+		c->oom = 1;
+		return;
+	}
+	for (size_t i = h; t[i]; i += human_unit(t + i, &uc))
+		start[ns++] = i;
+	while (ns > 0) {
+		human_unit(t + start[ns - 1], &uc);
+		if (ec + uc > room)
+			break;
+		ec += uc;
+		e = start[--ns];
+	}
+	free(start);
+	struct textbuf out = {0};
+	textbuf_add(&out, t, h);
+	textbuf_str(&out, "~");
+	textbuf_add(&out, t + e, c->len - e);
+	textbuf_clear(c);
+	if (out.oom)
+		c->oom = 1;
+	else
+		textbuf_add(c, out.data, out.len);
+	textbuf_free(&out);
+}
+
 /* "\n[kind]\n" and the header line of the row columns. */
 static void human_put_header(struct human_state *st, const struct iob_record *rec)
 {
-	struct textbuf *out = &st->out, *line = &st->line, *c = &st->cell;
+	struct textbuf *out = &st->out, *line = &st->line;
+	const struct human_layout *lay = &st->lay;
 	textbuf_str(out, "\n[");
 	human_buf_text(out, rec->kind ? rec->kind : "");
 	textbuf_str(out, "]\n");
 	int any = 0;
-	for (size_t i = 0; i < rec->nfields; i++) {
-		if (st->lay.place[i] != HUMAN_ROW)
-			continue;
-		textbuf_clear(c);
-		human_label(c, &rec->fields[i]);
+	for (size_t c = 0; c < lay->ncol; c++) {
 		if (any++)
 			textbuf_str(line, HUMAN_GAP);
-		human_put_cell(line, c->data ? c->data : "", st->lay.width[i],
-			       human_is_right(&rec->fields[i]));
+		human_put_cell(line, lay->col[c].label, lay->col[c].width, lay->col[c].right);
+	}
+	for (size_t i = 0; !lay->ncol && i < rec->nfields; i++) {
+		if (lay->place[i] != HUMAN_ROW)
+			continue;
+		if (any++)
+			textbuf_str(line, HUMAN_GAP);
+		human_put_cell(line, lay->label[i], lay->width[i], human_is_right(&rec->fields[i]));
 	}
 	if (any)
 		human_end_line(out, line);
@@ -439,16 +695,26 @@ static void human_put_header(struct human_state *st, const struct iob_record *re
 static void human_put_row(struct human_state *st, const struct iob_record *rec)
 {
 	struct textbuf *line = &st->line, *c = &st->cell;
+	const struct human_layout *lay = &st->lay;
 	int any = 0;
-	for (size_t i = 0; i < rec->nfields; i++) {
-		if (st->lay.place[i] != HUMAN_ROW)
+	for (size_t k = 0; k < lay->ncol; k++) {
+		const struct human_col *col = &lay->col[k];
+		textbuf_clear(c);
+		human_cell(c, &rec->fields[col->field], col->pct);
+		if (col->cut)
+			human_cut(c, col->width);
+		if (any++)
+			textbuf_str(line, HUMAN_GAP);
+		human_put_cell(line, c->data ? c->data : "", col->width, col->right);
+	}
+	for (size_t i = 0; !lay->ncol && i < rec->nfields; i++) {
+		if (lay->place[i] != HUMAN_ROW)
 			continue;
 		textbuf_clear(c);
 		human_value(c, &rec->fields[i]);
 		if (any++)
 			textbuf_str(line, HUMAN_GAP);
-		human_put_cell(line, c->data ? c->data : "", st->lay.width[i],
-			       human_is_right(&rec->fields[i]));
+		human_put_cell(line, c->data ? c->data : "", lay->width[i], human_is_right(&rec->fields[i]));
 	}
 	if (any)
 		human_end_line(&st->out, line);
@@ -465,16 +731,14 @@ static void human_lat_item(struct textbuf *line, struct textbuf *c, const char *
 	human_put_cell(line, c->data ? c->data : "", 9, 1);
 }
 
-static void human_put_lat(struct human_state *st, const struct iob_field *f)
+static void human_put_lat(struct human_state *st, const struct iob_record *rec, const struct iob_field *f)
 {
 	static const double ranks[] = {50.0, 99.0, 99.9};
 	static const char *const names[] = {"p50", "p99", "p99.9"};
 	struct textbuf *line = &st->line, *c = &st->cell;
 	const struct iob_latency *lat = f->v.lat;
 	textbuf_str(line, HUMAN_INDENT);
-	textbuf_clear(c);
-	human_label(c, f);
-	human_put_cell(line, c->data ? c->data : "", st->lay.latlabel_width, 0);
+	human_put_cell(line, st->lay.label[(size_t)(f - rec->fields)], st->lay.latlabel_width, 0);
 	if (!lat || lat->count == 0) {
 		textbuf_str(line, HUMAN_GAP "(no samples)");
 		human_end_line(&st->out, line);
@@ -490,19 +754,29 @@ static void human_put_lat(struct human_state *st, const struct iob_field *f)
 	human_end_line(&st->out, line);
 }
 
+/* The key=value line; narrow: wrapped before HUMAN_COLS columns (an item
+ * wider than that alone on its line). */
 static void human_put_detail(struct human_state *st, const struct iob_record *rec)
 {
-	struct textbuf *line = &st->line;
-	int any = 0;
+	struct textbuf *line = &st->line, *c = &st->cell;
+	size_t cols = 0;
 	for (size_t i = 0; i < rec->nfields; i++) {
 		if (st->lay.place[i] != HUMAN_DETAIL)
 			continue;
-		textbuf_str(line, any++ ? HUMAN_GAP : HUMAN_INDENT);
-		human_label(line, &rec->fields[i]);
-		textbuf_str(line, "=");
-		human_value(line, &rec->fields[i]);
+		textbuf_clear(c);
+		textbuf_str(c, st->lay.label[i]);
+		textbuf_str(c, "=");
+		human_value(c, &rec->fields[i]);
+		size_t w = c->data ? human_width(c->data) : 0;
+		if (cols && !st->wide && cols + strlen(HUMAN_GAP) + w > HUMAN_COLS) {
+			human_end_line(&st->out, line);
+			cols = 0;
+		}
+		textbuf_str(line, cols ? HUMAN_GAP : HUMAN_INDENT);
+		cols += strlen(HUMAN_GAP) + w;
+		textbuf_str(line, c->data ? c->data : "");
 	}
-	if (any)
+	if (cols)
 		human_end_line(&st->out, line);
 }
 
@@ -536,14 +810,19 @@ static int human_open(const struct iob_sink *sink, const char *args, void **stat
 {
 	if (!sink || !sink->write || !state)
 		return -EINVAL;
-	if (args && *args) {
-		human_log(IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output human or human=FILE",
-			  args);
+	int wide = args && strcmp(args, "wide") == 0;
+	if (args && *args && !wide) {
+		struct textbuf shown = {0};
+		textbuf_term(&shown, args);
+		human_log(IOB_LOG_ERROR, "unknown argument \"%s\"; use --output human, human:wide or human=FILE",
+			  shown.oom || !shown.data ? "?" : shown.data);
+		textbuf_free(&shown);
 		return -EINVAL;
 	}
 	struct human_state *st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	st->wide = wide;
 	st->sink = *sink;
 	if (!st->sink.name)
 		st->sink.name = "output";
@@ -605,10 +884,11 @@ static int human_record(void *state, const struct iob_record *rec)
 		human_put_header(st, rec);
 	}
 	human_put_row(st, rec);
-	for (size_t i = 0; i < rec->nfields; i++)
+	for (size_t i = 0; !st->lay.ncol && i < rec->nfields; i++)
 		if (st->lay.place[i] == HUMAN_LATLINE)
-			human_put_lat(st, &rec->fields[i]);
-	human_put_detail(st, rec);
+			human_put_lat(st, rec, &rec->fields[i]);
+	if (!st->lay.ncol)
+		human_put_detail(st, rec);
 	return human_flush(st);
 }
 

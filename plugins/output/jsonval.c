@@ -25,36 +25,6 @@ void jsonval_f64(struct textbuf *b, double v)
 		textbuf_str(b, ".0"); /* keep an F64 recognisable as a float */
 }
 
-/* Length (2..4) of the valid UTF-8 sequence at s, or 0 when it is invalid
- * (stray continuation, overlong form, surrogate, beyond U+10FFFF, cut off). */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-	uint32_t cp;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		cp = s[0] & 0x1fu;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		cp = s[0] & 0x0fu;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		cp = s[0] & 0x07u;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0u) != 0x80u) /* also stops at the terminating NUL */
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3fu);
-	}
-	if (n == 3 && (cp < 0x800u || (cp >= 0xd800u && cp <= 0xdfffu)))
-		return 0;
-	if (n == 4 && (cp < 0x10000u || cp > 0x10ffffu))
-		return 0;
-	return n;
-}
-
 void jsonval_str(struct textbuf *b, const char *s)
 {
 	if (!s) {
@@ -78,8 +48,12 @@ void jsonval_str(struct textbuf *b, const char *s)
 			textbuf_printf(b, "\\u%04x", (unsigned)*p);
 			p++;
 		} else {
-			size_t n = utf8_len(p);
-			if (n) {
+			uint32_t cp = 0;
+			size_t n = textbuf_utf8((const char *)p, &cp);
+			if (n && cp >= 0x80 && cp <= 0x9f) { /* C1 controls: escaped like C0 */
+				textbuf_printf(b, "\\u%04x", (unsigned)cp);
+				p += n;
+			} else if (n) {
 				textbuf_add(b, (const char *)p, n);
 				p += n;
 			} else {

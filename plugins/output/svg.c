@@ -52,9 +52,15 @@
 
 static const struct iob_host *svg_host;
 
-static const char *const svg_colors[] = {"#1b6ac9", "#d9480f", "#2b8a3e", "#862e9c",
-					 "#c2255c", "#5c940d", "#0b7285", "#e67700"};
+static const char *const svg_colors[] = {"#1b6ac9", "#d9480f", "#2b8a3e", "#862e9c", "#c2255c",
+					 "#5c940d", "#0b7285", "#e67700", "#212529", "#8d5a3b"};
 #define SVG_NCOLORS (sizeof(svg_colors) / sizeof(svg_colors[0]))
+/* Line patterns: with the colours, SVG_NCOLORS * SVG_NDASHES distinct styles. */
+static const char *const svg_dashes[] = {NULL, "7 4", "2 3", "9 3 2 3"};
+#define SVG_NDASHES (sizeof(svg_dashes) / sizeof(svg_dashes[0]))
+/* Series in one panel at most: each gets a legend line of its own (18 px)
+ * inside the panel; a job with more is drawn on several panels. */
+#define SVG_PER_PANEL 18
 
 struct svg_pts {
 	double *x, *y;
@@ -324,39 +330,12 @@ static void svg_coord(struct textbuf *b, double v)
 	textbuf_str(b, tmp);
 }
 
-/* Text content or an attribute value: XML escapes; control characters and
- * bytes of invalid UTF-8 become '?' so the document always parses. */
+/* Text content or an attribute value: well-formed XML 1.0 whatever the
+ * bytes (textbuf_xml: entities for & < > " ', U+FFFD for a character XML
+ * forbids, a C1 control or a byte of invalid UTF-8). */
 static void svg_text(struct textbuf *b, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		unsigned c = *p;
-		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		int ok = len > 0 && !(len == 2 && c < 0xc2);
-		for (size_t k = 1; ok && k < len; k++)
-			ok = (p[k] & 0xc0) == 0x80;
-		if (!ok) {
-			textbuf_add(b, "?", 1);
-			p++;
-			continue;
-		}
-		if (len > 1) {
-			textbuf_add(b, (const char *)p, len);
-		} else if (c == '&') {
-			textbuf_str(b, "&amp;");
-		} else if (c == '<') {
-			textbuf_str(b, "&lt;");
-		} else if (c == '>') {
-			textbuf_str(b, "&gt;");
-		} else if (c == '"') {
-			textbuf_str(b, "&quot;");
-		} else if (c < 0x20 || c == 0x7f) {
-			textbuf_add(b, "?", 1);
-		} else {
-			textbuf_add(b, (const char *)p, 1);
-		}
-		p += len;
-	}
+	textbuf_xml(b, s);
 }
 
 /* <text x= y= [anchor] [extra attrs]>s</text> */
@@ -587,12 +566,16 @@ static void svg_frame(struct textbuf *b, double y0, const char *title, struct sv
 }
 
 static void svg_polyline(struct textbuf *b, const struct svg_axis *x, const struct svg_axis *y, const double *xs,
-			 const double *ys, size_t n, const char *color, const char *cls)
+			 const double *ys, size_t n, const char *color, const char *dash, const char *cls)
 {
 	textbuf_str(b, "<polyline class=\"");
 	textbuf_str(b, cls);
 	textbuf_str(b, "\" fill=\"none\" stroke=\"");
 	textbuf_str(b, color);
+	if (dash) {
+		textbuf_str(b, "\" stroke-dasharray=\"");
+		textbuf_str(b, dash);
+	}
 	textbuf_str(b, "\" stroke-width=\"1.8\" stroke-linejoin=\"round\" points=\"");
 	for (size_t i = 0; i < n; i++) {
 		if (i)
@@ -709,7 +692,8 @@ static size_t svg_draw_profile(struct svg_state *st, struct textbuf *b, double y
 				ys[n++] = panel == 0 ? p->bw : p->iops;
 			}
 			const char *color = svg_colors[g % SVG_NCOLORS];
-			svg_polyline(b, &x, &y, xs, ys, n, color, panel == 0 ? "throughput" : "iops");
+			svg_polyline(b, &x, &y, xs, ys, n, color, svg_dashes[g / SVG_NCOLORS % SVG_NDASHES],
+				     panel == 0 ? "throughput" : "iops");
 			svg_dots(b, &x, &y, xs, ys, n, color);
 			struct textbuf name = {0};
 			const struct svg_phase *p = &st->ph[first[g]];
@@ -718,7 +702,8 @@ static size_t svg_draw_profile(struct svg_state *st, struct textbuf *b, double y
 				textbuf_str(&name, " ");
 			}
 			textbuf_str(&name, p->phase ? p->phase : "");
-			svg_legend(b, py, g, color, NULL, name.oom || !name.data ? "" : name.data);
+			svg_legend(b, py, g, color, svg_dashes[g / SVG_NCOLORS % SVG_NDASHES],
+				   name.oom || !name.data ? "" : name.data);
 			textbuf_free(&name);
 		}
 	}
@@ -790,7 +775,7 @@ static void svg_draw_series(struct svg_state *st, struct textbuf *b, const struc
 		return;
 	}
 	size_t n = svg_thin(&s->blocks, xs, ys);
-	svg_polyline(b, &x, &y, xs, ys, n, svg_colors[0], "speed");
+	svg_polyline(b, &x, &y, xs, ys, n, svg_colors[0], NULL, "speed");
 	free(xs);
 	free(ys);
 	size_t leg = 0;
@@ -826,63 +811,273 @@ static void svg_draw_series(struct svg_state *st, struct textbuf *b, const struc
 	}
 }
 
-/* Anything else: the latency percentiles of every phase. */
+/* One panel of a job's series: ord[from .. from + n - 1] (indices into the
+ * job's series), all of one phase when `phase` is set, panel k of the
+ * `of` panels of that phase (of the job when phase is NULL). */
+struct svg_panel {
+	size_t from, n, k, of;
+	const char *phase;
+};
+
+/* Plan the panels of the m series of one job.  A job of at most
+ * SVG_NCOLORS series: its series in order, SVG_PER_PANEL a panel.  A
+ * larger one: a panel per phase (small multiples), each cut into panels of
+ * SVG_PER_PANEL.  ord gets the series in drawing order, pan (room for m)
+ * the panels; returns their number. */
+static size_t svg_plan(char *const *phase, size_t m, size_t *ord, struct svg_panel *pan)
+{
+	size_t np = 0, o = 0;
+	int split = m > SVG_NCOLORS;
+	for (size_t i = 0; i < m; i++) {
+		if (split) {
+			size_t seen = 0;
+			while (seen < i && !svg_same(phase[seen], phase[i]))
+				seen++;
+			if (seen < i)
+				continue; /* that phase is planned already */
+		} else if (i > 0) {
+			break;
+		}
+		size_t from = o;
+		for (size_t k = i; k < m; k++)
+			if (!split || svg_same(phase[k], phase[i]))
+				ord[o++] = k;
+		size_t n = o - from, of = (n + SVG_PER_PANEL - 1) / SVG_PER_PANEL;
+		for (size_t k = 0; k < of; k++) {
+			size_t at = from + k * SVG_PER_PANEL;
+			pan[np++] = (struct svg_panel){.from = at,
+						       .n = n - k * SVG_PER_PANEL < SVG_PER_PANEL ? n - k * SVG_PER_PANEL
+												: SVG_PER_PANEL,
+						       .k = k,
+						       .of = of,
+						       .phase = split ? phase[i] : NULL};
+		}
+	}
+	return np;
+}
+
+/* The style of a series of a job: colour by its block size and pattern by
+ * its phase when the job has at most SVG_NCOLORS sizes and SVG_NDASHES
+ * phases; else by its place in the job.  Either way no two series of a
+ * panel share a style. */
+struct svg_style {
+	const char *color, *dash;
+};
+
+static size_t svg_index_of(const char *const *names, const double *sizes, size_t n, const char *name, double size,
+			   int by_name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (by_name ? svg_same(names[i], name) : sizes[i] == size)
+			return i;
+	return n;
+}
+
+/* How many series before i have the phase and block size of series i. */
+static size_t svg_repeat(const char *const *phase, const double *bs, size_t i)
+{
+	size_t r = 0;
+	for (size_t k = 0; k < i; k++)
+		r += svg_same(phase[k], phase[i]) && bs[k] == bs[i];
+	return r;
+}
+
+/* The legend of series i of a job: "read 4 KiB", "read 4 KiB #2" for the
+ * second with that phase and size. */
+static void svg_series_name(char *out, size_t len, const char *const *phase, const double *bs, size_t i)
+{
+	char size[48];
+	size_t r = svg_repeat(phase, bs, i);
+	svg_fmt_size(size, sizeof(size), bs[i]);
+	if (r)
+		snprintf(out, len, "%.40s %s #%zu", phase[i] ? phase[i] : "", size, r + 1);
+	else
+		snprintf(out, len, "%.40s %s", phase[i] ? phase[i] : "", size);
+}
+
+/* styles[i] for the n series of one job (phase names, block sizes): 1 when
+ * they are by size and phase, 0 when they must go by place in the panel
+ * (svg_style_of), -ENOMEM. */
+static int svg_styles(const char *const *phase, const double *bs, size_t n, struct svg_style *styles)
+{
+	const char **ph = calloc(n + 1, sizeof(*ph));
+	double *sz = calloc(n + 1, sizeof(*sz));
+	size_t nph = 0, nsz = 0;
+	if (!ph || !sz) {
+		free(ph);
+		free(sz);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (svg_index_of(ph, NULL, nph, phase[i], 0, 1) == nph)
+			ph[nph++] = phase[i];
+		if (svg_index_of(NULL, sz, nsz, NULL, bs[i], 0) == nsz)
+			sz[nsz++] = bs[i];
+	}
+	int semantic = nsz <= SVG_NCOLORS && nph <= SVG_NDASHES;
+	for (size_t i = 0; i < n && semantic; i++)
+		semantic = svg_repeat(phase, bs, i) == 0;
+	for (size_t i = 0; i < n && semantic; i++) {
+		styles[i].color = svg_colors[svg_index_of(NULL, sz, nsz, NULL, bs[i], 0) % SVG_NCOLORS];
+		styles[i].dash = svg_dashes[svg_index_of(ph, NULL, nph, phase[i], 0, 1) % SVG_NDASHES];
+	}
+	free(ph);
+	free(sz);
+	return semantic;
+}
+
+/* The style series s is drawn in as the q-th of panel p: by its size and
+ * phase (solid on a panel of one phase), or else by q, unique in the
+ * panel. */
+static struct svg_style svg_style_of(const struct svg_style *styles, int semantic, size_t s, size_t q,
+				     const struct svg_panel *p)
+{
+	struct svg_style st = styles[s];
+	if (!semantic) {
+		st.color = svg_colors[q % SVG_NCOLORS];
+		st.dash = svg_dashes[q / SVG_NCOLORS % SVG_NDASHES];
+	} else if (p->phase) {
+		st.dash = NULL;
+	}
+	return st;
+}
+
+/* "what: job J", ", phase" for a panel of one phase, " (k of n)" when it
+ * takes several panels. */
+static void svg_panel_title(char *out, size_t len, const char *what, const char *job, const struct svg_panel *p)
+{
+	char part[32] = "";
+	if (p->of > 1)
+		snprintf(part, sizeof(part), " (%zu of %zu)", p->k + 1, p->of);
+	snprintf(out, len, "%s: job %.80s%s%.40s%s", what, job ? job : "", p->phase ? ", " : "",
+		 p->phase ? p->phase : "", part);
+}
+
+/* The jobs of a list of series, in the order they first appear: first[j]
+ * is the index of job j's first series.  Returns the number of jobs. */
+static size_t svg_jobs(char *const *job, size_t n, size_t *first)
+{
+	size_t nj = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < nj && !svg_same(job[first[j]], job[i]))
+			j++;
+		if (j == nj)
+			first[nj++] = i;
+	}
+	return nj;
+}
+
+/* The latency percentiles of every phase: one panel per job (more for a
+ * job with over SVG_PER_PANEL phases), every curve named in its legend;
+ * one y axis for all panels, so they compare.  Returns the panels drawn. */
 static size_t svg_draw_latency(struct svg_state *st, struct textbuf *b, double y0)
 {
 	double lo = 0, hi = 0, top = 50;
-	for (size_t i = 0; i < st->nph; i++)
+	size_t n = 0;
+	for (size_t i = 0; i < st->nph; i++) {
+		n += st->ph[i].npct != 0;
 		for (size_t k = 0; k < st->ph[i].npct; k++) {
 			double v = st->ph[i].val[k] > 0 ? st->ph[i].val[k] : 1;
 			lo = lo == 0 || v < lo ? v : lo;
 			hi = v > hi ? v : hi;
 			top = st->ph[i].pct[k] > top ? st->ph[i].pct[k] : top;
 		}
+	}
 	if (hi <= 0) {
 		lo = 1000;
 		hi = 10000;
 	}
-	struct svg_axis x = {.scale = SVG_NINES, .lo = 0, .hi = top, .div = 1,
-			     .lab = "percentile (scale of nines: 90, 99, 99.9 equally spaced)"};
-	struct svg_axis y = {.scale = SVG_LOG10, .div = 1, .lab = "latency per I/O (log10 scale)", .ns_ticks = 1};
-	y.lo = pow(10, floor(log10(lo)));
-	y.hi = pow(10, ceil(log10(hi)));
-	if (y.hi <= y.lo)
-		y.hi = y.lo * 10;
-	svg_frame(b, y0, "Latency percentiles per phase", &x, 0, &y, 0);
-	size_t drawn = 0;
-	for (size_t i = 0; i < st->nph; i++) {
-		struct svg_phase *p = &st->ph[i];
-		if (!p->npct)
-			continue;
-		double *vals = calloc(p->npct, sizeof(double));
-		if (!vals) {
-			st->oom = 1;
-			break;
-		}
-		for (size_t k = 0; k < p->npct; k++)
-			vals[k] = p->val[k] > 0 ? p->val[k] : 1;
-		const char *color = svg_colors[drawn % SVG_NCOLORS];
-		svg_polyline(b, &x, &y, p->pct, vals, p->npct, color, "latency");
-		svg_dots(b, &x, &y, p->pct, vals, p->npct, color);
-		free(vals);
-		if (drawn < 16) {
-			char text[200], bs[48];
-			svg_fmt_size(bs, sizeof(bs), p->bs);
-			snprintf(text, sizeof(text), "%.24s %s %s", p->job ? p->job : "", p->phase ? p->phase : "", bs);
-			svg_legend(b, y0, drawn, color, NULL, text);
-		} else if (drawn == 16) {
-			svg_legend(b, y0, drawn, "#888", NULL, "(more, not named)");
-		}
-		drawn++;
-	}
-	if (!drawn)
+	struct svg_axis x0 = {.scale = SVG_NINES, .lo = 0, .hi = top, .div = 1,
+			      .lab = "percentile (scale of nines: 90, 99, 99.9 equally spaced)"};
+	struct svg_axis y0a = {.scale = SVG_LOG10, .div = 1, .lab = "latency per I/O (log10 scale)", .ns_ticks = 1};
+	y0a.lo = pow(10, floor(log10(lo)));
+	y0a.hi = pow(10, ceil(log10(hi)));
+	if (y0a.hi <= y0a.lo)
+		y0a.hi = y0a.lo * 10;
+	if (!n) {
+		struct svg_axis x = x0, y = y0a;
+		svg_frame(b, y0, "Latency percentiles per phase", &x, 0, &y, 0);
 		svg_label(b, (SVG_ML + SVG_W - SVG_MR) / 2, y0 + SVG_PANEL_H / 2, "middle", NULL,
 			  "no latency was recorded");
-	return 1;
+		return 1;
+	}
+	/* the phases with a latency, and their jobs */
+	struct svg_phase **ps = calloc(n, sizeof(*ps));
+	char **job = calloc(n, sizeof(*job)), **phase = calloc(n, sizeof(*phase));
+	double *bs = calloc(n, sizeof(*bs));
+	size_t *first = calloc(n, sizeof(*first)), *sel = calloc(n, sizeof(*sel));
+	struct svg_style *style = calloc(n, sizeof(*style));
+	size_t *ord = calloc(n, sizeof(*ord));
+	struct svg_panel *pan = calloc(n, sizeof(*pan));
+	size_t panels = 0;
+	if (!ps || !job || !phase || !bs || !first || !sel || !style || !ord || !pan) {
+		st->oom = 1;
+		goto out;
+	}
+	n = 0;
+	for (size_t i = 0; i < st->nph; i++)
+		if (st->ph[i].npct) {
+			ps[n] = &st->ph[i];
+			job[n++] = st->ph[i].job;
+		}
+	size_t nj = svg_jobs(job, n, first);
+	for (size_t j = 0; j < nj; j++) {
+		size_t m = 0;
+		for (size_t i = first[j]; i < n; i++)
+			if (svg_same(job[i], job[first[j]])) {
+				sel[m] = i;
+				phase[m] = ps[i]->phase;
+				bs[m++] = ps[i]->bs;
+			}
+		int semantic = svg_styles((const char *const *)phase, bs, m, style);
+		if (semantic < 0) {
+			st->oom = 1;
+			goto out;
+		}
+		size_t np = svg_plan(phase, m, ord, pan);
+		for (size_t k = 0; k < np; k++) {
+			double py = y0 + (double)panels++ * SVG_PANEL_H;
+			struct svg_axis x = x0, y = y0a;
+			char title[200];
+			svg_panel_title(title, sizeof(title), "Latency percentiles", job[first[j]], &pan[k]);
+			svg_frame(b, py, title, &x, 0, &y, 0);
+			for (size_t q = 0; q < pan[k].n; q++) {
+				size_t s = ord[pan[k].from + q];
+				struct svg_phase *p = ps[sel[s]];
+				double *vals = calloc(p->npct, sizeof(double));
+				if (!vals) {
+					st->oom = 1;
+					goto out;
+				}
+				for (size_t v = 0; v < p->npct; v++)
+					vals[v] = p->val[v] > 0 ? p->val[v] : 1;
+				struct svg_style sty = svg_style_of(style, semantic, s, q, &pan[k]);
+				svg_polyline(b, &x, &y, p->pct, vals, p->npct, sty.color, sty.dash, "latency");
+				svg_dots(b, &x, &y, p->pct, vals, p->npct, sty.color);
+				free(vals);
+				char text[200];
+				svg_series_name(text, sizeof(text), (const char *const *)phase, bs, s);
+				svg_legend(b, py, q, sty.color, sty.dash, text);
+			}
+		}
+	}
+out:
+	free(ord);
+	free(pan);
+	free(ps);
+	free(job);
+	free(phase);
+	free(bs);
+	free(first);
+	free(sel);
+	free(style);
+	return panels ? panels : 1;
 }
 
 /* Intervals (log_interval): throughput and IOPS against time, a line per
- * phase; two panels. */
+ * phase; per job (SVG_PER_PANEL lines at most) a throughput panel and an
+ * IOPS panel, every line named.  Returns the panels drawn. */
 static size_t svg_draw_intervals(struct svg_state *st, struct textbuf *b, double y0)
 {
 	double thi = 0, bwhi = 0, iohi = 0;
@@ -894,59 +1089,97 @@ static size_t svg_draw_intervals(struct svg_state *st, struct textbuf *b, double
 			iohi = v->iops.y[i] > iohi ? v->iops.y[i] : iohi;
 		}
 	}
-	for (int panel = 0; panel < 2; panel++) {
-		double py = y0 + panel * SVG_PANEL_H;
-		struct svg_axis x = {.scale = SVG_LIN, .div = 1, .lab = "time since the phase began (s)"};
-		struct svg_axis y = {.scale = SVG_LIN, .div = MIB, .lab = "throughput (MiB/s)"};
-		double xstep = svg_lin_range(&x, 0, thi), ystep;
-		if (panel == 0) { /* round steps of MiB/s */
-			ystep = svg_lin_range(&y, 0, bwhi / MIB) * MIB;
-			y.lo *= MIB;
-			y.hi *= MIB;
-		} else {
-			y.div = 1;
-			y.lab = "IOPS (operations per second)";
-			ystep = svg_lin_range(&y, 0, iohi);
-		}
-		svg_frame(b, py, panel == 0 ? "Throughput per interval" : "IOPS per interval", &x, xstep, &y, ystep);
-		for (size_t g = 0; g < st->niv; g++) {
-			const struct svg_ivs *v = &st->iv[g];
-			const struct svg_pts *p = panel == 0 ? &v->bw : &v->iops;
-			const char *color = svg_colors[g % SVG_NCOLORS];
-			svg_polyline(b, &x, &y, p->x, p->y, p->n, color, panel == 0 ? "interval-bw" : "interval-iops");
-			svg_dots(b, &x, &y, p->x, p->y, p->n, color);
-			if (g < 16) {
-				char text[200], bs[48];
-				svg_fmt_size(bs, sizeof(bs), v->bs);
-				snprintf(text, sizeof(text), "%.24s %s %s", v->job ? v->job : "", v->phase ? v->phase : "",
-					 bs);
-				svg_legend(b, py, g, color, NULL, text);
-			} else if (g == 16) {
-				svg_legend(b, py, g, "#888", NULL, "(more, not named)");
-			}
-		}
+	size_t n = st->niv, panels = 0;
+	char **job = calloc(n + 1, sizeof(*job)), **phase = calloc(n + 1, sizeof(*phase));
+	double *bs = calloc(n + 1, sizeof(*bs));
+	size_t *first = calloc(n + 1, sizeof(*first)), *sel = calloc(n + 1, sizeof(*sel));
+	struct svg_style *style = calloc(n + 1, sizeof(*style));
+	size_t *ord = calloc(n + 1, sizeof(*ord));
+	struct svg_panel *pan = calloc(n + 1, sizeof(*pan));
+	if (!job || !phase || !bs || !first || !sel || !style || !ord || !pan) {
+		st->oom = 1;
+		goto out;
 	}
-	return 2;
+	for (size_t g = 0; g < n; g++)
+		job[g] = st->iv[g].job;
+	size_t nj = svg_jobs(job, n, first);
+	for (size_t j = 0; j < nj; j++) {
+		size_t m = 0;
+		for (size_t g = first[j]; g < n; g++)
+			if (svg_same(job[g], job[first[j]])) {
+				sel[m] = g;
+				phase[m] = st->iv[g].phase;
+				bs[m++] = st->iv[g].bs;
+			}
+		int semantic = svg_styles((const char *const *)phase, bs, m, style);
+		if (semantic < 0) {
+			st->oom = 1;
+			goto out;
+		}
+		size_t np = svg_plan(phase, m, ord, pan);
+		for (size_t k = 0; k < np; k++)
+			for (int panel = 0; panel < 2; panel++) {
+				double py = y0 + (double)panels++ * SVG_PANEL_H;
+				struct svg_axis x = {.scale = SVG_LIN, .div = 1, .lab = "time since the phase began (s)"};
+				struct svg_axis y = {.scale = SVG_LIN, .div = MIB, .lab = "throughput (MiB/s)"};
+				double xstep = svg_lin_range(&x, 0, thi), ystep;
+				if (panel == 0) { /* round steps of MiB/s */
+					ystep = svg_lin_range(&y, 0, bwhi / MIB) * MIB;
+					y.lo *= MIB;
+					y.hi *= MIB;
+				} else {
+					y.div = 1;
+					y.lab = "IOPS (operations per second)";
+					ystep = svg_lin_range(&y, 0, iohi);
+				}
+				char title[200];
+				svg_panel_title(title, sizeof(title), panel == 0 ? "Throughput per interval" : "IOPS per interval",
+						job[first[j]], &pan[k]);
+				svg_frame(b, py, title, &x, xstep, &y, ystep);
+				for (size_t q = 0; q < pan[k].n; q++) {
+					size_t s = ord[pan[k].from + q];
+					const struct svg_ivs *v = &st->iv[sel[s]];
+					const struct svg_pts *p = panel == 0 ? &v->bw : &v->iops;
+					struct svg_style sty = svg_style_of(style, semantic, s, q, &pan[k]);
+					svg_polyline(b, &x, &y, p->x, p->y, p->n, sty.color, sty.dash,
+						     panel == 0 ? "interval-bw" : "interval-iops");
+					svg_dots(b, &x, &y, p->x, p->y, p->n, sty.color);
+					char text[200];
+					svg_series_name(text, sizeof(text), (const char *const *)phase, bs, s);
+					svg_legend(b, py, q, sty.color, sty.dash, text);
+				}
+			}
+	}
+out:
+	free(ord);
+	free(pan);
+	free(job);
+	free(phase);
+	free(bs);
+	free(first);
+	free(sel);
+	free(style);
+	return panels;
 }
 
 static int svg_render(struct svg_state *st, int status, int interrupted, const char *error)
 {
 	st->drawn = 1;
-	size_t panels = st->profile ? 2 : st->nse ? st->nse : st->niv ? 3 : 1;
-	double h = SVG_TOP + (double)panels * SVG_PANEL_H + 10;
+	size_t panels = 0;
 	struct textbuf *b = &st->out, body = {0};
 	textbuf_clear(b);
-	if (st->profile)
-		svg_draw_profile(st, &body, SVG_TOP);
-	else if (st->nse)
+	if (st->profile) {
+		panels = svg_draw_profile(st, &body, SVG_TOP);
+	} else if (st->nse) {
 		for (size_t i = 0; i < st->nse; i++)
 			svg_draw_series(st, &body, &st->se[i], SVG_TOP + (double)i * SVG_PANEL_H);
-	else if (st->niv) {
-		size_t above = svg_draw_intervals(st, &body, SVG_TOP);
-		svg_draw_latency(st, &body, SVG_TOP + (double)above * SVG_PANEL_H);
+		panels = st->nse;
+	} else {
+		if (st->niv)
+			panels = svg_draw_intervals(st, &body, SVG_TOP);
+		panels += svg_draw_latency(st, &body, SVG_TOP + (double)panels * SVG_PANEL_H);
 	}
-	else
-		svg_draw_latency(st, &body, SVG_TOP);
+	double h = SVG_TOP + (double)panels * SVG_PANEL_H + 10;
 
 	textbuf_str(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		       "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");

@@ -87,3 +87,134 @@ void textbuf_fmt_double(double v, char *out, size_t outlen)
 	}
 	out[o] = '\0';
 }
+
+size_t textbuf_utf8(const char *str, uint32_t *cp)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n;
+	uint32_t c;
+	if (s[0] == 0) {
+		return 0;
+	} else if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	} else if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		c = s[0] & 0x1fu;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		c = s[0] & 0x0fu;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		c = s[0] & 0x07u;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0u) != 0x80u) /* also stops at the terminating NUL */
+			return 0;
+		c = (c << 6) | (s[i] & 0x3fu);
+	}
+	if (n == 3 && (c < 0x800u || (c >= 0xd800u && c <= 0xdfffu)))
+		return 0;
+	if (n == 4 && (c < 0x10000u || c > 0x10ffffu))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+void textbuf_term(struct textbuf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	if (!s)
+		return;
+	while (*s) {
+		const char *run = s;
+		uint32_t cp = 0;
+		size_t n;
+		/* printable characters, copied as they are */
+		while ((n = textbuf_utf8(s, &cp)) != 0 && cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f))
+			s += n;
+		textbuf_add(b, run, (size_t)(s - run));
+		if (!*s)
+			break;
+		if (n == 0)
+			n = 1; /* one byte of an invalid sequence */
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)s[i];
+			char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+			textbuf_add(b, esc, sizeof esc);
+		}
+		s += n;
+	}
+}
+
+size_t textbuf_columns(const char *s)
+{
+	size_t w = 0;
+	for (; s && *s; s++)
+		if (((unsigned char)*s & 0xc0u) != 0x80u)
+			w++;
+	return w;
+}
+
+void textbuf_xml(struct textbuf *b, const char *s)
+{
+	if (!s)
+		return;
+	while (*s) {
+		uint32_t cp = 0;
+		size_t n = textbuf_utf8(s, &cp);
+		if (n == 0 || (cp < 0x20 && cp != 0x9 && cp != 0xa && cp != 0xd) || (cp >= 0x7f && cp <= 0x9f) ||
+		    cp == 0xfffe || cp == 0xffff) {
+			textbuf_str(b, "\xef\xbf\xbd"); /* U+FFFD REPLACEMENT CHARACTER */
+			s += n ? n : 1;
+			continue;
+		}
+		switch (cp) {
+		case '&':
+			textbuf_str(b, "&amp;");
+			break;
+		case '<':
+			textbuf_str(b, "&lt;");
+			break;
+		case '>':
+			textbuf_str(b, "&gt;");
+			break;
+		case '"':
+			textbuf_str(b, "&quot;");
+			break;
+		case '\'':
+			textbuf_str(b, "&apos;");
+			break;
+		case 0x9:
+		case 0xa:
+		case 0xd: /* kept as characters, not normalised away in attributes */
+			textbuf_printf(b, "&#%u;", (unsigned)cp);
+			break;
+		default:
+			textbuf_add(b, s, n);
+			break;
+		}
+		s += n;
+	}
+}
+
+void textbuf_clean(struct textbuf *b, const char *s)
+{
+	if (!s)
+		return;
+	while (*s) {
+		const char *run = s;
+		uint32_t cp = 0;
+		size_t n;
+		while ((n = textbuf_utf8(s, &cp)) != 0 &&
+		       (cp == '\t' || cp == '\r' || cp == '\n' || (cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f))))
+			s += n;
+		textbuf_add(b, run, (size_t)(s - run));
+		if (!*s)
+			break;
+		textbuf_str(b, "\xef\xbf\xbd"); /* U+FFFD */
+		s += n ? n : 1;
+	}
+}

@@ -8,6 +8,7 @@
 #define IOB_OUTPUT_TEXTBUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "iobench/plugin.h"
 
@@ -26,5 +27,28 @@ void textbuf_free(struct textbuf *b);
 /* Shortest of %.15g..%.17g that reads back as v, always with '.' as the
  * decimal point whatever the locale says; inf and nan print as 0. */
 void textbuf_fmt_double(double v, char *out, size_t outlen);
+
+/* Length (1..4) of the valid UTF-8 sequence at s, its code point in *cp;
+ * 0 when the byte at s does not start one (a stray continuation byte, an
+ * overlong form such as C0 AF, a surrogate such as ED A0 80, a code point
+ * beyond U+10FFFF, a sequence cut off) or s is at its terminating NUL. */
+size_t textbuf_utf8(const char *s, uint32_t *cp);
+/* Append s for a terminal: every byte that is not part of a printable
+ * UTF-8 character - C0 controls, DEL, the C1 controls U+0080..U+009F (both
+ * bytes of their UTF-8 form) and each byte of an invalid sequence - as
+ * \xNN; the rest as it is.  NULL appends nothing. */
+void textbuf_term(struct textbuf *b, const char *s);
+/* Columns the text textbuf_term appended takes (one per character). */
+size_t textbuf_columns(const char *s);
+/* Append s as XML 1.0 character data or an attribute value: & < > " '
+ * as entities; a character XML 1.0 forbids (C0 controls, U+FFFE, U+FFFF),
+ * the C1 controls, and each byte of an invalid UTF-8 sequence as U+FFFD,
+ * so the document is well-formed whatever bytes s holds.  NULL appends
+ * nothing. */
+void textbuf_xml(struct textbuf *b, const char *s);
+/* Append s as valid UTF-8 without terminal controls: TAB, CR, LF and
+ * printable UTF-8 as they are; any other control character (C0, DEL, C1)
+ * and each byte of an invalid sequence as U+FFFD.  NULL appends nothing. */
+void textbuf_clean(struct textbuf *b, const char *s);
 
 #endif

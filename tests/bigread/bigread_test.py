@@ -590,16 +590,23 @@ def case_cache(ctx):
         while fh.read(MIB):
             pass
     p, _ = ok_run(ctx, [f, "1M"])
-    check(any("in the page cache before the read" in n and "evict it first" in n for n in p.notes),
-          "a cached file was not called cached: %r" % p.notes)
+    # measured after the read (the kernel's count of bytes fetched from storage)
+    # (a share: another test dropping every cache as root may take some pages away meanwhile)
+    check(any("% of the data read came from memory, not storage" in n and
+              ("evict the file first" in n or "a memory file system" in n)
+              for n in p.notes), "a cached file was not called cached: %r" % p.notes)
     jf = ctx.path("c.json")
     p, _ = ok_run(ctx, [f, "1M", "--evict", "-o", "bigread,json=" + jf])
-    check(not any("before the read" in n for n in p.notes), "--evict still says cached before: %r" % p.notes)
+    # (on a memory file system every read comes from memory, and the note says why)
+    check(not any("before the read" in n or ("came from memory" in n and "memory file system" not in n)
+                  for n in p.notes), "--evict still says cached: %r" % p.notes)
     with open(jf) as fh:
         inp = json.load(fh)["records"][-1]
     check(inp["kind"] == "phase" and inp["evicted"] is True, "phase record %r" % inp)
     if inp["resident_before_pct"] is not None and inp["resident_before_pct"] >= 10:
-        check(any("still in the page cache after eviction" in n for n in p.notes), "eviction failure unsaid")
+        # measured after the read, or (storage not counted) predicted before it
+        check(any("still in the page cache after eviction" in n or "came from memory, not storage" in n
+                  for n in p.notes), "eviction failure unsaid: %r" % p.notes)
 
 
 def case_interrupt(ctx):

@@ -28,6 +28,8 @@
  *                                     it reaped and the bytes they moved, over
  *                                     the whole process (an outside check that
  *                                     nothing was left in flight)
+ * The environment's IOB_FAULT_AFTER_CALLS=N, when set, overrides after_calls
+ * (so one MPI rank can fail while every rank runs the same suite).
  * It forwards everything else to the wrapped backend unchanged (without
  * options).  Its capabilities are those of the posix backend without
  * IOB_CAP_STREAM, plus IOB_CAP_ASYNC: submit and reap are forwarded when the
@@ -289,6 +291,11 @@ static int fault_parse(const char *text, struct fault_cfg *c)
 	int rc = bopts_each(text, host, FAULT_NAME, fault_option, c);
 	if (rc < 0)
 		return rc;
+	/* IOB_FAULT_AFTER_CALLS=N in the environment overrides after_calls: one
+	 * MPI rank fails while the suite stays the same on every rank */
+	const char *ac = getenv("IOB_FAULT_AFTER_CALLS");
+	if (ac && *ac)
+		c->after_calls = strtoull(ac, NULL, 10);
 	if (!c->wrap[0]) {
 		host->log(IOB_LOG_ERROR, FAULT_NAME,
 			  "backend option wrap= is required: the path of the backend .so to wrap");

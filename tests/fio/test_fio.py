@@ -265,8 +265,96 @@ def case_hostile(tmp):
     # a set but empty variable is empty, as fio substitutes it
     refused_one(tmp, job("emptyvar.fio", b"[j]\nsize=${IOB_FIO_E}\n"), "size=: '' is not a size",
                 env={"IOB_FIO_E": ""})
+    # an included file's text never reaches a message (include /etc/shadow): its file and line are named
+    for n, line in enumerate([b"root:$6$SECRETHASH.x/y:19000:0:99999:7:::", b"SECRETWORD", b"size=SECRET1",
+                              b"[SECRET]", b"size=${SECRETVAR}", b"rw=SECRETRW", b"bs=4k,SECRET",
+                              b"size=1\x01SECRET", b"include SECRETMISSING", b"'SECRET' = x",
+                              b"name=SECRET/x"]):
+        job(f"secret{n}.inc", b"size=1m\n" + line + b"\n")
+        p = iobench("check", job(f"inc-secret{n}.fio", f"[j]\nrw=write\ninclude secret{n}.inc\n".encode()),
+                    "--dir", data)
+        expect(p.returncode == 2 and p.stderr.count("\n") == 1, (line, p.returncode, p.stderr))
+        expect("SECRET" not in p.stderr and "secret" not in p.stderr.replace(f"secret{n}.inc:2", ""),
+               (line, p.stderr))
+        expect(f"secret{n}.inc:2: " in p.stderr and "not shown" in p.stderr, (line, p.stderr))
+    # advice a fio job file can follow: the command line's --allow-device, not iobench's allow_devices
+    p = iobench("check", job("dev.fio", b"[j]\nrw=write\nsize=1m\nfilename=/dev/null\n"))
+    expect(p.returncode == 2 and p.stderr.count("\n") == 1 and "--allow-device" in p.stderr
+           and "allow_devices" not in p.stderr, p.stderr)
+    # the job file the user gave is still quoted
+    refused_one(tmp, job("own.fio", b"[j]\nrw=write\nsize=1m\nrw=OWNRW\n"), "rw=OWNRW")
     # a byte order mark is skipped; CRLF line ends are read
     iobench("check", job("bom.fio", b"\xef\xbb\xbf[j]\r\nrw=write\r\nsize=1m\r\n"), "--dir", data, rc=0)
+
+
+# ---- against fio itself --------------------------------------------------------------------------
+
+ORACLE = [
+    # (name, job lines): tiny jobs whose per-direction bytes and I/Os fio and iobench must agree on
+    ("bs-read-emptyread", "rw=read\nbs=,8k\n"),      # reads keep fio's default 4k
+    ("bs-write-emptyread", "rw=write\nbs=,8k\n"),    # writes 8k
+    ("bs-read-emptywrite", "rw=read\nbs=16k,\n"),    # reads 16k
+    ("bs-write-emptywrite", "rw=write\nbs=16k,\n"),  # writes keep 4k
+    ("bs-write-three", "rw=write\nbs=8k,16k,32k\n"),
+    ("nios-over", "rw=randread\nnumber_ios=100\n"),  # a cap above the work: 16 I/Os
+    ("nios-loops", "rw=randread\nnumber_ios=4\nloops=2\n"),
+    ("nios-write-loops", "rw=randwrite\nnumber_ios=10\nloops=2\n"),
+    ("nios-seq-pass", "rw=write\nio_size=192k\nnumber_ios=32\n"),  # the cap falls on 2 whole passes
+    ("nios-seq-over", "rw=read\nnumber_ios=1000\nloops=2\n"),
+]
+
+
+def fio_json(tmp, name, body):
+    d = os.path.join(tmp, "fio-" + name)
+    os.makedirs(d)
+    path = os.path.join(tmp, name + ".fio")
+    with open(path, "w") as f:
+        f.write(f"[{name}]\ndirectory={d}\nfilename=f\nsize=64k\n{body}")
+    p = subprocess.run([ARGS.fio, "--output-format=json", path], capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, f"fio {path}: exit {p.returncode}: {p.stderr}")
+    j = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
+    return path, d, {k: (j[k]["io_bytes"], j[k]["total_ios"]) for k in ("read", "write")}
+
+
+def case_fio_oracle(tmp):
+    """The keys fio means otherwise than they read, against fio's own run (fio's JSON)."""
+    if not ARGS.fio or not os.path.exists(ARGS.fio):
+        print("SKIP: fio is not installed: nothing to compare iobench's reading of fio keys with")
+        return 77
+    for name, body in ORACLE:
+        path, fdir, want = fio_json(tmp, name, body)
+        data = os.path.join(tmp, "iob-" + name)
+        os.makedirs(data)
+        out = os.path.join(tmp, name + ".json")
+        iobench("run", path, "--dir", data, "--output", "json=" + out, rc=0)
+        [r] = [x for x in json.load(open(out))["records"] if x.get("kind") == "phase"]
+        got = {"read": (0, 0), "write": (0, 0)}
+        got[r["phase"]] = (r["bytes"], r["ops"])
+        print(f"{name}: fio {want} iobench {got}")
+        expect(got == want, f"{name} ({body!r}): fio {want}, iobench {got}")
+    # rw=randrw with equal sizes: the same total; with different sizes: refused, one line
+    path, fdir, want = fio_json(tmp, "mixed", "rw=randrw\nbs=16k,16k\n")
+    data = os.path.join(tmp, "iob-mixed")
+    os.makedirs(data)
+    doc = run_json(tmp, path, "--dir", data)
+    [r] = phases(doc)
+    total = (want["read"][0] + want["write"][0], want["read"][1] + want["write"][1])
+    expect((r["bytes"], r["ops"]) == total and r["block_size_bytes"] == 16384, (r, want))
+    # unlink=1 on a read job: fio lays the file out and removes it; so does iobench
+    path, fdir, want = fio_json(tmp, "unlink", "rw=read\nunlink=1\n")
+    expect(os.listdir(fdir) == [], f"fio left {os.listdir(fdir)}")
+    data = os.path.join(tmp, "iob-unlink")
+    os.makedirs(data)
+    doc = run_json(tmp, path, "--dir", data)
+    [r] = phases(doc)
+    expect(r["bytes"] == want["read"][0] and os.listdir(data) == [], (r["bytes"], want, os.listdir(data)))
+    expect(any("removed after the job (unlink=1)" in n for n in doc["notes"]), doc["notes"])
+    # a file that was there before the run stays, unlink=1 or not
+    with open(os.path.join(data, "f"), "wb") as f:
+        f.write(b"\x11" * 65536)
+    run_json(tmp, path, "--dir", data)
+    expect(os.listdir(data) == ["f"] and open(os.path.join(data, "f"), "rb").read() == b"\x11" * 65536,
+           os.listdir(data))
 
 
 # ---- units, --fio, --set on INI profiles ------------------------------------------------------
@@ -358,6 +446,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--fio", default="")
     ap.add_argument("case")
     ARGS = ap.parse_args()
     os.makedirs(ARGS.work, exist_ok=True)

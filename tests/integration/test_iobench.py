@@ -185,6 +185,59 @@ def human_rates(text, job):
     return rates
 
 
+def table_blocks(text):
+    """[(kind, header line, [row lines])] of a human output's tables."""
+    blocks, lines = [], text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("[") and line.endswith("]") and i + 1 < len(lines):
+            rows = []
+            for row in lines[i + 2:]:
+                if not row or row.startswith("["):
+                    break
+                rows.append(row)
+            blocks.append((line[1:-1], lines[i + 1], rows))
+    return blocks
+
+
+def case_human_width(tmp):
+    """The human output fits 100 columns by default (the default profile,
+    a group of streams and intervals), with unique headers; --wide (and
+    human:wide) shows every field; --wide without a human output is bad
+    input."""
+    grp = write(os.path.join(tmp, "g.ini"), "[a]\ngroup = 1\nsize = 1M\nblock_size = 64K\nphases = write,read\n"
+                "threads = 2\n[b]\ngroup = 1\nsize = 1M\nblock_size = 64K\nphases = write,read\n"
+                "log_interval = 10ms\n")
+    runs = [(os.path.join(ARGS.configs, "default.ini"), ["--set", "size=1M"]), (grp, [])]
+    kinds = set()
+    for prof, extra in runs:
+        narrow = iobench("run", prof, "--dir", tmp, *extra, check_rc=0).stdout
+        wide = iobench("run", prof, "--dir", tmp, *extra, "--wide", check_rc=0).stdout
+        wide2 = iobench("run", prof, "--dir", tmp, *extra, "--output", "human:wide", check_rc=0).stdout
+        for text, name in ((narrow, "default"), (wide, "--wide"), (wide2, "human:wide")):
+            for kind, header, rows in table_blocks(text):
+                kinds.add(kind)
+                labels = header.split()
+                expect(len(labels) == len(set(labels)), f"{name}: [{kind}] header repeats a label: {header}")
+        for line in narrow.splitlines():
+            if not line.startswith(("note: ", "error: ", "source: ")):
+                expect(len(line) <= 100, f"a line of {len(line)} columns by default: {line!r}")
+        expect(max(len(line) for line in wide.splitlines()) > 100, "--wide shows the wide table")
+        expect(len(table_blocks(narrow)) == len(table_blocks(wide)), "the same blocks either way")
+        for key in ("file=", "os_read", "cpu_ns_per_io", "  lat  mean ", "lat_sampled_every="):
+            expect(key in wide and key not in narrow, f"{key!r} only in the wide table")
+        for key in ("bs", "bw", "ops/s", "p50", "p99", "status"):
+            expect(f" {key} " in narrow.replace("\n", " \n"), f"the default table shows {key}")
+    expect({"phase", "stream", "group", "interval"} <= kinds, kinds)
+    # every block of the group run's wide table has its own labels
+    gw = iobench("run", grp, "--dir", tmp, "--wide", check_rc=0).stdout
+    hdr = [h for k, h, _ in table_blocks(gw) if k == "group"][0]
+    expect("first_done_bytes" in hdr.split() and "first_done_s" in hdr.split(), hdr)
+    out = os.path.join(tmp, "never.json")
+    p = iobench("run", grp, "--dir", tmp, "--wide", "--output", "json=" + out, check_rc=2)
+    expect("--wide" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr)
+    expect(not os.path.exists(out), "nothing created")
+
+
 def case_bad_input_table(tmp):
     """Bad input: a one-line error naming the bad value, exit 2, nothing created."""
     good = write(os.path.join(tmp, "good.ini"), "[a]\nsize = 1M\n")

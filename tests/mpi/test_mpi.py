@@ -217,6 +217,77 @@ def test_differ(d):
     check("differ: nothing created", os.listdir(d) == [], os.listdir(d))
 
 
+def test_differ_suite(d):
+    """Profiles that differ only in what the text cannot show: the agreement
+    compares the whole normalised suite and every profile's bytes."""
+    # 1. the same text, a setting from the environment: different phase lists
+    # (that deadlocked at the first phase the other rank did not have)
+    prof = rank_profile(d, "ph", "phases = ${PH}\n", ranks=(0, 1))
+    js = os.path.join(d, "ph.json")
+    base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js]
+    cmd = [A.mpirun, "-n", "1", "-env", "PH", "write,read"] + base + [":", "-n", "1", "-env", "PH", "write"] + base
+    p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=60)
+    check("differ suite: phases refused, exit 2", p.returncode == 2, (p.returncode, p.stderr))
+    check("differ suite: one line naming the rank and phases", p.stderr.count("error: ") == 1
+          and "rank 1 (" in p.stderr and "phases" in p.stderr, p.stderr)
+    check("differ suite: nothing created", not os.path.exists(js)
+          and all(os.listdir(os.path.join(d, "ph", str(k))) == [] for k in (0, 1)),
+          [os.listdir(os.path.join(d, "ph", str(k))) for k in (0, 1)])
+    # 2. per-rank profile files: the same name, the same path length, other bytes
+    # (the old hash stopped at the NUL inside the path's length prefix)
+    for k, bs in (("a", "64K"), ("b", "32K")):
+        os.makedirs(os.path.join(d, k))
+        profile(os.path.join(d, k), "p", f"[job]\ndir = {d}/out\nfilename = f.${{RANK}}\nsize = 1M\n"
+                                         f"block_size = {bs}\nphases = write\n")
+    os.makedirs(os.path.join(d, "out"))
+    js = os.path.join(d, "out", "o.json")
+    base = [iobench_bin(), "run", "p.ini", "--plugin-dir", A.plugin_dir, "-o", "json=" + js]
+    cmd = [A.mpirun, "-n", "1", "-wdir", os.path.join(d, "a")] + base + \
+          [":", "-n", "1", "-wdir", os.path.join(d, "b")] + base
+    p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=60)
+    check("differ files: refused, exit 2", p.returncode == 2, (p.returncode, p.stderr))
+    check("differ files: one line naming the rank, the text and block_size", p.stderr.count("error: ") == 1
+          and "rank 1 (" in p.stderr and "profile text" in p.stderr and "block_size" in p.stderr, p.stderr)
+    check("differ files: nothing created", os.listdir(os.path.join(d, "out")) == [], os.listdir(os.path.join(d, "out")))
+    # 3. the same profile file with ${RANK} only in the path still runs
+    prof = rank_profile(d, "ok", "phases = write\n", ranks=(0, 1))
+    p = mpirun([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json"], n=2)
+    check("differ suite: ${RANK} in dir alone runs", p.returncode == 0, p.stderr)
+def test_fio_file(d):
+    """A plain fio job file runs across ranks: every fio job is in a group
+    (group 1, a new one at each stonewall), and a group of one job runs as a
+    lone job.  Jobs that would run at once are refused with advice a fio job
+    file can follow (stonewall), not iobench's group = 0."""
+    job = os.path.join(d, "j.fio")
+    with open(job, "w") as f:
+        f.write("[w]\nrw=write\nsize=1m\nbs=64k\nfilename=data.${PMI_RANK}\n"
+                "[r]\nstonewall\nrw=read\nsize=1m\nbs=64k\nfilename=data.${PMI_RANK}\n")
+    data = os.path.join(d, "data")
+    os.makedirs(data)
+    js = os.path.join(d, "out.json")
+    p = mpirun([iobench_bin(), "run", job, "--dir", data, "--plugin-dir", A.plugin_dir, "-o", "json=" + js], n=2)
+    check("fio file: exit 0 under mpirun -n 2", p.returncode == 0, p.stderr)
+    check("fio file: each rank's file", sorted(os.listdir(data)) == ["data.0", "data.1"]
+          and all(os.path.getsize(os.path.join(data, f)) == MIB for f in os.listdir(data)), os.listdir(data))
+    recs = records(js) if os.path.exists(js) else []
+    for job_name, phase in (("w", "write"), ("r", "read")):
+        ranks = [r for r in recs if r["kind"] == "rank" and r["job"] == job_name]
+        aggs = [r for r in recs if r["kind"] == "phase" and r["job"] == job_name]
+        check(f"fio file {phase}: 2 rank records, one aggregate of 2 MiB",
+              sorted(r["rank"] for r in ranks) == [0, 1] and len(aggs) == 1 and aggs[0]["bytes"] == 2 * MIB
+              and aggs[0]["phase"] == phase, (ranks, aggs))
+    two = os.path.join(d, "two.fio")
+    with open(two, "w") as f:
+        f.write("[a]\nrw=write\nsize=1m\nfilename=a.${PMI_RANK}\n[b]\nrw=write\nsize=1m\nfilename=b.${PMI_RANK}\n")
+    empty = os.path.join(d, "empty")
+    os.makedirs(empty)
+    p = mpirun([iobench_bin(), "run", two, "--dir", empty, "--plugin-dir", A.plugin_dir, "-o", "json"], n=2)
+    check("fio group: refused, exit 2, one line", p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr)
+    check("fio group: the advice a fio file can follow", "put stonewall" in p.stderr and "group = 0" not in p.stderr,
+          p.stderr)
+    check("fio group: nothing created", os.listdir(empty) == [], os.listdir(empty))
+
+
 def test_enospc(d):
     fault = os.path.join(A.fault_dir, "iob-backend-fault.so")
     if not os.path.exists(fault):
@@ -225,11 +296,11 @@ def test_enospc(d):
     posix = os.path.join(A.plugin_dir, "iob-backend-posix.so")
     # the other ranks' phase would last 60 s: rank 2's failure must cut it short
     prof = rank_profile(d, "e", "phases = write,read\nbackend = fault\nloops = 100000\nruntime = 60s\n"
-                           f"backend_options = wrap={posix},op=write,err=ENOSPC,after_calls=${{FAULT_AFTER:-1000}}\n")
+                           f"backend_options = wrap={posix},op=write,err=ENOSPC,after_calls=1000\n")
     js = os.path.join(d, "out.json")
     base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "--plugin-dir", A.fault_dir,
             "-o", "json=" + js]
-    cmd = [A.mpirun, "-n", "2"] + base + [":", "-n", "1", "-env", "FAULT_AFTER", "3"] + base + [":", "-n", "1"] + base
+    cmd = [A.mpirun, "-n", "2"] + base + [":", "-n", "1", "-env", "IOB_FAULT_AFTER_CALLS", "3"] + base + [":", "-n", "1"] + base
     t = time.monotonic()
     p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
     took = time.monotonic() - t
@@ -269,15 +340,26 @@ def test_stonewall(d):
 
 
 def test_first_done(d):
-    # rank 0 writes 1 MiB once; the others pass over theirs until the 1 s
-    # stonewall: rank 0 finishes first, far ahead of the rest
+    # every rank reads its 1 MiB once through the paced test backend
+    # (slowafter): rank 0 unpaced, the others at 256 KiB/s until the 1 s
+    # stonewall.  The pace is the environment's, not a setting: the suite is
+    # the same on every rank, as the agreement demands.
+    slow = os.path.join(A.slow_dir, "iob-backend-slowafter.so")
+    if not os.path.exists(slow):
+        print("first done: skipped: the slowafter test backend was not built")
+        return
     for threads in (1, 2):
         name = f"f{threads}"
-        prof = rank_profile(d, name, f"phases = write\nfsync = false\nthreads = {threads}\n"
-                                     "loops = ${LOOPS:-1}\nstonewall = 1s\n")
+        prof = rank_profile(d, name, f"phases = read\nbackend = slowafter\nthreads = {threads}\nstonewall = 1s\n")
+        for k in range(4):
+            for i in range(threads):
+                fn = os.path.join(d, name, str(k), "f" if threads == 1 else f"f.{i}")
+                with open(fn, "wb") as fh:
+                    fh.write(b"\x5a" * MIB)
         js = os.path.join(d, name + ".json")
-        base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js]
-        cmd = [A.mpirun, "-n", "1"] + base + [":", "-n", "3", "-env", "LOOPS", "100000"] + base
+        base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "--plugin-dir", A.slow_dir,
+                "-o", "json=" + js]
+        cmd = [A.mpirun, "-n", "1"] + base + [":", "-n", "3", "-env", "IOB_SLOWAFTER_RATE", "262144"] + base
         p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
         check(f"first done x{threads}: exit 0", p.returncode == 0, p.stderr)
         recs = records(js) if os.path.exists(js) else []
@@ -292,8 +374,9 @@ def test_first_done(d):
             continue
         r0 = ranks[0]
         check(f"first done x{threads}: rank 0 did its {threads} MiB", r0["bytes"] == threads * MIB, r0)
-        check(f"first done x{threads}: the others did more", all(ranks[k]["bytes"] > r0["bytes"] for k in (1, 2, 3)),
-              [ranks[k]["bytes"] for k in range(4)])
+        check(f"first done x{threads}: the others cut at the stonewall", all(
+              0 < ranks[k]["bytes"] < r0["bytes"] and ranks[k]["elapsed_s"] >= 1.0 for k in (1, 2, 3)),
+              [(ranks[k]["bytes"], ranks[k]["elapsed_s"]) for k in range(4)])
         # what every rank had done when rank 0 finished: all of rank 0's, less than the total
         check(f"first done x{threads}: the first finisher's bytes all counted",
               r0["bytes"] <= a["first_done_bytes"] < a["bytes"], (a["first_done_bytes"], r0["bytes"], a["bytes"]))
@@ -393,10 +476,49 @@ def test_sigkill(d):
     check("sigkill: no rank left running", left == [], left)
 
 
+def test_sigterm_waiting(d):
+    """SIGTERM to a rank waiting in a collective for a rank that never comes
+    (stopped here with SIGSTOP): it waited forever, ignoring SIGTERM; now,
+    IOB_COORD_STOP_GRACE_S (5 s) after the signal, it ends every rank."""
+    prof = rank_profile(d, "term", "phases = write\nfsync = false\naccess = random\nops = 1000000000\n"
+                                   "runtime = 60s\n", ranks=(0, 1), bs="4K")
+    cmd = [A.mpirun, "-n", "2", iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json"]
+    p = subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 30 and not os.path.exists(os.path.join(d, "term", "1", "f")):
+        time.sleep(0.05)
+    time.sleep(0.3)
+    r0, r1 = rank_pids(iobench_bin(), 0), rank_pids(iobench_bin(), 1)
+    if not check("sigterm waiting: ranks found", len(r0) == 1 and len(r1) == 1, (r0, r1)):
+        p.kill()
+        p.communicate()
+        return
+    os.kill(r1[0], signal.SIGSTOP)
+    t = time.monotonic()
+    os.kill(r0[0], signal.SIGTERM)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    finally:
+        for pid in r1:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    took = time.monotonic() - t
+    print(f"sigterm waiting: mpirun ended {took:.2f} s after SIGTERM to rank 0 (rank 1 stopped), exit {p.returncode}")
+    check("sigterm waiting: ended after the grace, not never", 4.5 < took < 30, took)
+    check("sigterm waiting: non-zero exit", p.returncode != 0, p.returncode)
+    check("sigterm waiting: said why", "rank 0: stopped by signal 15 while waiting 5 s for the other ranks" in err,
+          err)
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
-    for o in ("--bin", "--plugin-dir", "--fault-dir", "--work", "--mpirun", "--coord", "--tsan"):
+    for o in ("--bin", "--plugin-dir", "--fault-dir", "--slow-dir", "--work", "--mpirun", "--coord", "--tsan"):
         ap.add_argument(o, default="")
     A = ap.parse_args()
     if not A.mpirun or not os.path.exists(A.mpirun):
@@ -410,8 +532,8 @@ def main():
               "with -fsanitize=thread segfaults too); unit_streams_outer covers the streams' side")
         return 77
     A.bin = os.path.abspath(A.bin)
-    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_enospc, test_stonewall, test_first_done, test_refused_tools,
-             test_sigint, test_sigkill]
+    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_differ_suite, test_fio_file, test_enospc, test_stonewall, test_first_done, test_refused_tools,
+             test_sigint, test_sigkill, test_sigterm_waiting]
     only = os.environ.get("MPI_TEST_ONLY")
     for t in tests:
         if only and t.__name__ != only:

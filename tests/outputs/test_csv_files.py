@@ -81,16 +81,25 @@ def case_files(o):
     with open(data, "wb") as f:
         f.write(os.urandom(4 << 20))
     runs = [
-        ("bigread", [data, "1M", "-o", "csv=b.csv"], "b", {"b.csv", "b.series.csv", "b.block.csv"}),
+        # every run here reads back what it just wrote: the notes say so, and
+        # their table (kind "note") goes beside the main one
+        ("bigread", [data, "1M", "-o", "csv=b.csv"], "b", {"b.csv", "b.series.csv", "b.block.csv", "b.note.csv"}),
         ("io_profile", ["-s", "-l", "256K", "-M", "1024", "-n", "20", "--remove", "-o", "csv=p.csv"], "p",
-         {"p.csv", "p.io_profile_test.csv", "p.io_profile_files.csv"}),
+         {"p.csv", "p.io_profile_test.csv", "p.io_profile_files.csv", "p.note.csv"}),
         ("iotest", ["-s", "1", "-b", "64", "-w", "-r", "-c", "a, \"quoted\" comment", "--format", "csv=t", "f"], "t",
-         {"t", "t.comment.csv"}),
+         {"t", "t.comment.csv", "t.note.csv"}),
     ]
     for tool, args, stem, want in runs:
-        run(o, tool, args)
+        p = run(o, tool, args)
         got = {os.path.basename(p) for p in glob.glob(os.path.join(o.work, stem + "*"))}
         check(got == want, "%s writes %s (got %s)" % (tool, sorted(want), sorted(got)))
+        # the notes table holds the notes stderr gave (no person sees a csv file's)
+        said = [l.split(": ", 2)[2] for l in p.stderr.splitlines()
+                if l.startswith(tool + ": note: ") or l.startswith(tool + ": warning: ")]
+        notes = table(os.path.join(o.work, stem + ".note.csv"))
+        check(notes and notes[0] == ["note"] and [r[0] for r in notes[1:]] == said and
+              any("came from memory, not storage" in r[0] for r in notes[1:]),
+              "%s: the note table holds the notes stderr gave (%s; stderr %s)" % (tool, notes, said))
         paths = [os.path.join(o.work, n) for n in sorted(got)]
         for p in paths:
             table(p)

@@ -142,6 +142,8 @@ static const struct iob_latency lat2 = {
 #define JOB2 "line1\nline2"
 #define BACKEND2 "back\\slash"
 #define FILE2 "ctl\x01\x1f tab\t \xc3\xa9 \xc3\xbc \xe6\xbc\xa2 \xf0\x9f\x98\x80"
+/* FILE2 in a CSV cell: its two C0 controls as U+FFFD, TAB kept */
+#define FILE2_CSV "ctl\xef\xbf\xbd\xef\xbf\xbd tab\t \xc3\xa9 \xc3\xbc \xe6\xbc\xa2 \xf0\x9f\x98\x80"
 #define ERROR_MSG "write /tmp/x: No space left on device (\"q\" \\ \xc3\xa9)"
 #define NOTE1 "page cache: 100% of seq.dat was resident before the read"
 #define NOTE2 "O_DIRECT not in effect, comma, \"quote\""
@@ -221,13 +223,14 @@ static const struct iob_run_end end_ok = {
 	.notes = NULL,
 };
 
-/* open, begin_run, every record, end_run (unless end is NULL), close. */
-static void render(const struct iob_output_ops *ops, struct memsink *m, const struct iob_record *recs,
-		   size_t nrecs, const struct iob_run_end *end)
+/* open (with args), begin_run, every record, end_run (unless end is NULL),
+ * close. */
+static void render_args(const struct iob_output_ops *ops, const char *args, struct memsink *m,
+			const struct iob_record *recs, size_t nrecs, const struct iob_run_end *end)
 {
 	struct iob_sink sink = sink_of(m);
 	void *st = NULL;
-	assert_int_equal(ops->open(&sink, NULL, &st), 0);
+	assert_int_equal(ops->open(&sink, args, &st), 0);
 	assert_int_equal(ops->begin_run(st, &run_info), 0);
 	for (size_t i = 0; i < nrecs; i++)
 		assert_int_equal(ops->record(st, &recs[i]), 0);
@@ -235,6 +238,75 @@ static void render(const struct iob_output_ops *ops, struct memsink *m, const st
 		assert_int_equal(ops->end_run(st, end), 0);
 	assert_int_equal(ops->close(st), 0);
 }
+
+static void render(const struct iob_output_ops *ops, struct memsink *m, const struct iob_record *recs,
+		   size_t nrecs, const struct iob_run_end *end)
+{
+	render_args(ops, NULL, m, recs, nrecs, end);
+}
+
+/* Text a terminal shows as it is: valid UTF-8, no control character (C0,
+ * DEL or C1) but the newline.  Returns the offset of the first bad byte, or
+ * -1. */
+static long first_unsafe_byte(const char *text, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	for (size_t i = 0; i < len;) {
+		unsigned c = p[i], cp, n;
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\n') || c == 0x7f)
+				return (long)i;
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 2, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 3, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 4, cp = c & 0x07;
+		else
+			return (long)i;
+		if (i + n > len)
+			return (long)i;
+		for (unsigned k = 1; k < n; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				return (long)i;
+			cp = (cp << 6) | (p[i + k] & 0x3f);
+		}
+		if ((n == 2 && cp < 0xa0) || (n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+			return (long)i; /* C1 control, overlong, surrogate, beyond U+10FFFF */
+		i += n;
+	}
+	return -1;
+}
+
+/* No line of text wider than `cols` columns. */
+static void assert_lines_within(const char *t, size_t cols)
+{
+	size_t col = 0;
+	for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+		if (*p == '\n') {
+			col = 0;
+			continue;
+		}
+		if ((*p & 0xc0u) != 0x80u)
+			col++;
+		if (col > cols)
+			fail_msg("a line wider than %zu columns in:\n%s", cols, t);
+	}
+}
+
+/* Hostile bytes: a C1 CSI (U+009B), an ANSI colour sequence, a lone
+ * surrogate (ED A0 80), U+FFFE, an overlong '/' (C0 AF), raw 0x9b and 0x85
+ * bytes, DEL. */
+#define HOSTILE "a\xc2\x9b" "1m\x1b[31mred\xed\xa0\x80\xef\xbf\xbe\xc0\xaf\x9b\x85\x7fz"
+#define HOSTILE_SHOWN                                                                              \
+	"a\\xc2\\x9b1m\\x1b[31mred\\xed\\xa0\\x80\xef\xbf\xbe\\xc0\\xaf\\x9b\\x85\\x7fz"
+
+static const struct iob_field hostile_phase[] =
+	PHASE_FIELDS(HOSTILE, "read", HOSTILE, "/tmp/" HOSTILE "/f.dat", 4096, 4096, 1, 1.0, 4096.0, 1.0, &lat1, 0, 0);
 
 /* ------------------------------------------------------------------------ */
 /* JSON, parsed by python3.                                                  */
@@ -326,6 +398,43 @@ static void test_json_full_run_with_error(void **state)
 		"d['error'] == 'write /tmp/x: No space left on device (\"q\" \\\\ \\u00e9)'",
 	};
 	check_json(&m, checks, NFIELDS(checks));
+	memsink_free(&m);
+}
+
+/* C1 controls are escaped like C0 (\u009b), and invalid UTF-8 is U+FFFD:
+ * the document is valid UTF-8 and safe on a terminal. */
+static void test_json_escapes_c1_and_invalid(void **state)
+{
+	static const struct iob_record recs[] = {
+		{.kind = "phase", .nfields = NFIELDS(hostile_phase), .fields = hostile_phase},
+	};
+	struct memsink m = {0};
+	render(output("json"), &m, recs, NFIELDS(recs), &end_ok);
+	const char *t = memsink_text(&m);
+	assert_int_equal(first_unsafe_byte(t, m.len), -1);
+	assert_non_null(strstr(t, "\"a\\u009b1m\\u001b[31mred\\ufffd\\ufffd\\ufffd\xef\xbf\xbe\\ufffd\\ufffd\\ufffd\\ufffd"
+				  "\\u007fz\""));
+	static const char *const checks[] = {
+		"d['records'][0]['job'] == 'a\\x9b1m\\x1b[31mred\\ufffd\\ufffd\\ufffd\\ufffe\\ufffd\\ufffd\\ufffd\\ufffd"
+		"\\x7fz'",
+	};
+	check_json(&m, checks, NFIELDS(checks));
+	memsink_free(&m);
+}
+
+/* A CSV cell is valid UTF-8 without terminal controls: a CSV reader that
+ * decodes UTF-8 takes any file name, and `cat` of the file is safe. */
+static void test_csv_cells_clean(void **state)
+{
+	static const struct iob_record recs[] = {
+		{.kind = "phase", .nfields = NFIELDS(hostile_phase), .fields = hostile_phase},
+	};
+	struct memsink m = {0};
+	render(output("csv"), &m, recs, NFIELDS(recs), &end_ok);
+	const char *t = memsink_text(&m);
+	assert_int_equal(first_unsafe_byte(t, m.len), -1);
+	assert_non_null(strstr(t, "\na\xef\xbf\xbd" "1m\xef\xbf\xbd[31mred\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbe"
+				  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdz,read,"));
 	memsink_free(&m);
 }
 
@@ -468,7 +577,7 @@ static void test_csv_exact(void **state)
 	render(output("csv"), &m, records, NFIELDS(records), &end_error);
 	assert_string_equal(memsink_text(&m),
 			    CSV_PHASE_HEADER CSV_PHASE_ROW1
-			    "\"line1\nline2\",read,back\\slash," FILE2 ",1048576,1048576,1,1,1048576,1,"
+			    "\"line1\nline2\",read,back\\slash," FILE2_CSV ",1048576,1048576,1,1,1048576,1,"
 			    "1,777,777,777,0,777,777,777,777,777,true,-5\n" CSV_PHASE_ROW1);
 	memsink_free(&m);
 }
@@ -536,14 +645,90 @@ static void test_svg_latency_and_escaping(void **state)
 	render(output("svg"), &m, recs, NFIELDS(recs), &end_error);
 	assert_svg_document(&m);
 	const char *t = memsink_text(&m);
-	assert_non_null(strstr(t, "a&lt;b&gt;&amp;&quot;c&quot;? read 4 KiB"));
-	assert_non_null(strstr(t, "seq,1 write 4 KiB"));
+	/* a panel per job, its title naming the job, the legend the phase */
+	assert_non_null(strstr(t, ">Latency percentiles: job a&lt;b&gt;&amp;&quot;c&quot;\xef\xbf\xbd</text>"));
+	assert_non_null(strstr(t, ">Latency percentiles: job seq,1</text>"));
+	assert_non_null(strstr(t, ">read 4 KiB</text>"));
+	assert_non_null(strstr(t, ">write 4 KiB</text>"));
 	assert_non_null(strstr(t, "(interrupted) error: write /tmp/x: No space left on device"));
 	assert_null(strstr(t, "\xff"));
 	size_t curves = 0;
 	for (const char *p = strstr(t, "class=\"latency\""); p; p = strstr(p + 1, "class=\"latency\""))
 		curves++;
 	assert_int_equal(curves, 2);
+	memsink_free(&m);
+}
+
+/* Any bytes in a name: the picture is well-formed XML 1.0 (python's
+ * strict parser, and xmllint where installed), with U+FFFD in place of
+ * what XML forbids. */
+static void test_svg_hostile_bytes_well_formed(void **state)
+{
+	static const struct iob_record recs[] = {
+		{.kind = "phase", .nfields = NFIELDS(hostile_phase), .fields = hostile_phase},
+	};
+	struct iob_run_end end = end_error;
+	end.error = "bad \x01\xc2\x85\xef\xbf\xbf\xf4\x90\x80\x80 end";
+	struct memsink m = {0};
+	render(output("svg"), &m, recs, NFIELDS(recs), &end);
+	assert_svg_document(&m);
+	const char *t = memsink_text(&m);
+	assert_null(strstr(t, "\xed\xa0\x80"));
+	assert_null(strstr(t, "\xef\xbf\xbe"));
+	assert_null(strstr(t, "\xc0\xaf"));
+	assert_null(strstr(t, "\xc2\x9b"));
+	assert_non_null(strstr(t, "job a\xef\xbf\xbd" "1m\xef\xbf\xbd[31mred"));
+	if (IOB_TEST_PYTHON3[0] == '\0')
+		skip();
+	char dir[] = "/tmp/iob-test-svg-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char doc[64], cmd[512];
+	snprintf(doc, sizeof doc, "%s/h.svg", dir);
+	FILE *f = fopen(doc, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(t, 1, m.len, f), m.len);
+	assert_int_equal(fclose(f), 0);
+	snprintf(cmd, sizeof cmd,
+		 "'%s' -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' '%s'", IOB_TEST_PYTHON3, doc);
+	assert_int_equal(system(cmd), 0);
+	if (system("command -v xmllint >/dev/null 2>&1") == 0) {
+		snprintf(cmd, sizeof cmd, "xmllint --noout '%s'", doc);
+		assert_int_equal(system(cmd), 0);
+	}
+	unlink(doc);
+	rmdir(dir);
+	memsink_free(&m);
+}
+
+/* 25 phases of one job, one phase, 25 block sizes: two panels (18 and 7
+ * curves), "(1 of 2)" and "(2 of 2)", every curve named, no "more". */
+static void test_svg_many_series_all_named(void **state)
+{
+	enum { N = 25 };
+	static struct iob_field f[N][4];
+	static struct iob_record recs[N];
+	for (size_t i = 0; i < N; i++) {
+		f[i][0] = (struct iob_field){.key = "job", .type = IOB_T_STR, .v.s = "many"};
+		f[i][1] = (struct iob_field){.key = "phase", .type = IOB_T_STR, .v.s = "read"};
+		f[i][2] = (struct iob_field){.key = "block_size_bytes", .type = IOB_T_U64, .v.u = 512 * (i + 1)};
+		f[i][3] = (struct iob_field){.key = "lat_ns", .type = IOB_T_LAT, .v.lat = &lat1};
+		recs[i] = (struct iob_record){.kind = "phase", .nfields = 4, .fields = f[i]};
+	}
+	struct memsink m = {0};
+	render(output("svg"), &m, recs, N, &end_ok);
+	assert_svg_document(&m);
+	const char *t = memsink_text(&m);
+	assert_non_null(strstr(t, ">Latency percentiles: job many, read (1 of 2)</text>"));
+	assert_non_null(strstr(t, ">Latency percentiles: job many, read (2 of 2)</text>"));
+	assert_null(strstr(t, "more, not named"));
+	static const char *const names[] = {">read 512 B</text>", ">read 1 KiB</text>", ">read 8.5 KiB</text>",
+					    ">read 9 KiB</text>", ">read 12.5 KiB</text>"};
+	for (size_t i = 0; i < NFIELDS(names); i++)
+		assert_non_null(strstr(t, names[i]));
+	size_t legends = 0;
+	for (const char *p = strstr(t, "class=\"legend\""); p; p = strstr(p + 1, "class=\"legend\""))
+		legends++;
+	assert_int_equal(legends, N);
 	memsink_free(&m);
 }
 
@@ -588,10 +773,11 @@ static void assert_contains(const char *text, const char *needle)
 		fail_msg("expected \"%s\" in:\n%s", needle, text);
 }
 
+/* human:wide: every field, in a row, a latency line or a key=value line. */
 static void test_human_units_and_end_lines(void **state)
 {
 	struct memsink m = {0};
-	render(output("human"), &m, records, NFIELDS(records), &end_error);
+	render_args(output("human"), "wide", &m, records, NFIELDS(records), &end_error);
 	const char *t = memsink_text(&m);
 	assert_contains(t, "iobench 0.1.0 on node1, started 2024-05-01T10:00:00+02:00\n");
 	assert_contains(t, "source: profiles/seq.ini\n");
@@ -619,11 +805,11 @@ static void test_human_units_and_end_lines(void **state)
 			   "  p99.9  12.00 us  max  50.00 us\n");
 	assert_contains(t, "mean    777 ns");
 	assert_contains(t, "  tail  (no samples)\n");
-	/* the rest as key=value; control characters shown as '?' */
+	/* the rest as key=value; control characters shown as \xNN */
 	assert_contains(t, "  file=" FILE1 "  ops=262144  direct=no  status=0\n");
-	assert_contains(t, "  file=ctl?? tab? \xc3\xa9 \xc3\xbc \xe6\xbc\xa2 \xf0\x9f\x98\x80"
+	assert_contains(t, "  file=ctl\\x01\\x1f tab\\x09 \xc3\xa9 \xc3\xbc \xe6\xbc\xa2 \xf0\x9f\x98\x80"
 			   "  ops=1  direct=yes  status=-5\n");
-	assert_contains(t, "line1?line2");
+	assert_contains(t, "line1\\x0aline2");
 	/* end of run */
 	assert_contains(t, "\nnote: " NOTE1 "\nnote: " NOTE2 "\nerror: " ERROR_MSG "\n(interrupted)\n");
 	/* nothing but text and newlines, no line wider than 100 columns */
@@ -663,6 +849,113 @@ static void test_human_rows_align(void **state)
 	assert_int_equal(t[m.len - 1], '\n');
 	assert_int_not_equal(t[m.len - 2], '\n');
 	memsink_free(&m);
+}
+
+/* The default (narrow) table: one row per phase record, of job, phase, bs,
+ * bw, ops/s, p50, p99 and status, within 100 columns; a long job name cut
+ * in the middle; no latency or key=value line. */
+static void test_human_narrow_table(void **state)
+{
+	static const struct iob_field longjob[] = PHASE_FIELDS(
+		"a-job-name-that-is-far-longer-than-its-column-ends-in-x", "write", "posix", FILE1, 4096, 1073741824,
+		262144, 2.5, 429496729.6, 104857.6, &lat1, 0, 0);
+	static const struct iob_record recs[] = {
+		{.kind = "phase", .nfields = NFIELDS(phase1), .fields = phase1},
+		{.kind = "phase", .nfields = NFIELDS(phase2), .fields = phase2},
+		{.kind = "phase", .nfields = NFIELDS(longjob), .fields = longjob},
+	};
+	struct memsink m = {0};
+	render(output("human"), &m, recs, NFIELDS(recs), &end_ok);
+	const char *t = memsink_text(&m);
+	assert_contains(t, "\n[phase]\njob               phase          bs           bw   ops/s       p50"
+			   "       p99       status\n");
+	/* the first row: p50 1000 ns and p99 5000 ns of lat1 */
+	assert_contains(t, "\nseq,1             write    4.00 KiB  409.6 MiB/s  104.9k   1.00 us   5.00 us"
+			   "            0\n");
+	assert_contains(t, "\nline1\\x0aline2    read     1.00 MiB   1.00 MiB/s    1.00    777 ns    777 ns"
+			   "           -5\n");
+	/* cut to the column's 16, its start and its end kept */
+	assert_contains(t, "\na-job-na~ds-in-x  write    4.00 KiB");
+	assert_null(strstr(t, "file="));
+	assert_null(strstr(t, "  lat  "));
+	assert_null(strstr(t, "backend"));
+	assert_lines_within(t, 100);
+	memsink_free(&m);
+}
+
+/* Column labels are unique in a block: two keys whose unit suffix would
+ * leave one label (first_done_bytes, first_done_s; interval, interval_s)
+ * keep their whole key. */
+static void test_human_labels_unique(void **state)
+{
+	static const struct iob_field f[] = {
+		{.key = "group", .type = IOB_T_U64, .v.u = 1},
+		{.key = "first_done_bw_bytes_per_s", .type = IOB_T_F64, .unit = IOB_UNIT_BYTES_PER_S, .v.f = 1048576},
+		{.key = "first_done_bytes", .type = IOB_T_U64, .unit = IOB_UNIT_BYTES, .v.u = 4096},
+		{.key = "first_done_s", .type = IOB_T_F64, .unit = IOB_UNIT_S, .v.f = 1.5},
+		{.key = "interval", .type = IOB_T_U64, .unit = IOB_UNIT_COUNT, .v.u = 3},
+		{.key = "interval_s", .type = IOB_T_F64, .unit = IOB_UNIT_S, .v.f = 0.5},
+		{.key = "bytes", .type = IOB_T_U64, .unit = IOB_UNIT_BYTES, .v.u = 4096},
+	};
+	static const struct iob_record rec = {.kind = "group", .nfields = NFIELDS(f), .fields = f};
+	struct memsink m = {0};
+	render_args(output("human"), "wide", &m, &rec, 1, &end_ok);
+	const char *t = memsink_text(&m);
+	const char *hdr = strstr(t, "[group]\n");
+	assert_non_null(hdr);
+	hdr += strlen("[group]\n");
+	char line[512];
+	size_t n = (size_t)(strchr(hdr, '\n') - hdr);
+	assert_true(n < sizeof line);
+	memcpy(line, hdr, n);
+	line[n] = '\0';
+	assert_contains(line, "first_done_bw ");
+	assert_contains(line, " first_done_bytes ");
+	assert_contains(line, " first_done_s ");
+	assert_contains(line, " interval_s ");
+	assert_contains(t, "  group=1  interval=3\n");
+	/* every label once, in the header and on the key=value line */
+	char *words[32], *save = NULL;
+	size_t nw = 0;
+	for (char *w = strtok_r(line, " ", &save); w && nw < 32; w = strtok_r(NULL, " ", &save))
+		words[nw++] = w;
+	words[nw++] = "group";
+	words[nw++] = "interval";
+	for (size_t i = 0; i < nw; i++)
+		for (size_t j = i + 1; j < nw; j++)
+			if (strcmp(words[i], words[j]) == 0)
+				fail_msg("label %s twice in the [group] block:\n%s", words[i], t);
+	memsink_free(&m);
+}
+
+/* Control characters (C1 included) and invalid UTF-8 never reach the
+ * terminal raw, in the narrow and the wide table: each byte shown as \xNN. */
+static void test_human_escapes_controls(void **state)
+{
+	static const struct iob_record rec = {.kind = "phase", .nfields = NFIELDS(hostile_phase),
+					      .fields = hostile_phase};
+	static const char *const hnotes[] = {"note about " HOSTILE};
+	struct iob_run_end end = end_error;
+	end.error = HOSTILE;
+	end.notes = hnotes;
+	end.nnotes = 1;
+	static const char *const modes[] = {NULL, "wide"};
+	for (size_t k = 0; k < NFIELDS(modes); k++) {
+		struct memsink m = {0};
+		render_args(output("human"), modes[k], &m, &rec, 1, &end);
+		const char *t = memsink_text(&m);
+		long bad = first_unsafe_byte(t, m.len);
+		if (bad >= 0)
+			fail_msg("%s: unsafe byte 0x%02x at %ld in:\n%s", modes[k] ? modes[k] : "narrow",
+				 (unsigned char)t[bad], bad, t);
+		assert_contains(t, "\nnote: note about " HOSTILE_SHOWN "\n");
+		assert_contains(t, "\nerror: " HOSTILE_SHOWN "\n");
+		if (modes[k])
+			assert_contains(t, "  file=/tmp/" HOSTILE_SHOWN "/f.dat");
+		else
+			assert_contains(t, "\na\\xc2\\x9b1m~\\x85\\x7fz     read"); /* cut, escapes whole */
+		memsink_free(&m);
+	}
 }
 
 static void test_human_error_without_message(void **state)
@@ -830,6 +1123,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_full_run_with_error),
 		cmocka_unit_test(test_json_ok_run_has_no_error_member),
+		cmocka_unit_test(test_json_escapes_c1_and_invalid),
+		cmocka_unit_test(test_csv_cells_clean),
 		cmocka_unit_test(test_json_exact_shape),
 		cmocka_unit_test(test_json_close_without_end_run),
 		cmocka_unit_test(test_json_close_right_after_open),
@@ -837,6 +1132,8 @@ int main(void)
 		cmocka_unit_test(test_json_close_reports_write_error),
 		cmocka_unit_test(test_svg_latency_and_escaping),
 		cmocka_unit_test(test_svg_empty_and_unended),
+		cmocka_unit_test(test_svg_hostile_bytes_well_formed),
+		cmocka_unit_test(test_svg_many_series_all_named),
 		cmocka_unit_test(test_svg_sink_fails_and_args),
 		cmocka_unit_test(test_csv_exact),
 		cmocka_unit_test(test_csv_empty_run_writes_nothing),
@@ -845,6 +1142,9 @@ int main(void)
 		cmocka_unit_test(test_human_units_and_end_lines),
 		cmocka_unit_test(test_human_rows_align),
 		cmocka_unit_test(test_human_error_without_message),
+		cmocka_unit_test(test_human_narrow_table),
+		cmocka_unit_test(test_human_labels_unique),
+		cmocka_unit_test(test_human_escapes_controls),
 		cmocka_unit_test(test_sink_fails_at_once),
 		cmocka_unit_test(test_sink_fails_midway),
 		cmocka_unit_test(test_outputs_refuse_arguments),

@@ -217,10 +217,109 @@ def case_iobench(o):
     poly = [e for e in root.iter(NS + "polyline") if e.get("class") == "latency"]
     check(len(poly) == len(phases) == 4, "one latency curve per phase (%d)" % len(phases))
     yticks = lines(root, "ytick")
-    vals = sorted(float(t.get("data-value")) for t in yticks)
+    vals = sorted({float(t.get("data-value")) for t in yticks})  # every panel has the same axis
     check(all(abs(b / a - 10) < 1e-9 for a, b in zip(vals, vals[1:])), "y ticks are decades (log scale)")
+    texts = [t.text or "" for t in root.iter(NS + "text")]
+    check(any("percentile" in t for t in texts) and any("latency" in t for t in texts), "axis labels")
+    check("Latency percentiles: job a" in texts and "Latency percentiles: job b" in texts, "a panel per job")
+    check(texts.count("write 64 KiB") == 1 and texts.count("read 4 KiB") == 1, "the legends name the phases")
+    check_series_named(root, "latency", 2)
+    check_not_blank(svg, o.work)
+
+
+PANEL_TOP, PANEL_H = 56, 380
+
+
+def panel_of(y):
+    return int((y - PANEL_TOP) // PANEL_H)
+
+
+def check_series_named(root, cls, panels):
+    """Every curve of class cls has a legend line of its own in its panel,
+    and no two curves of a panel share a colour and a dash pattern: nothing
+    is left unnamed ("(more, not named)") or drawn alike."""
     texts = " ".join(t.text or "" for t in root.iter(NS + "text"))
-    check("percentile" in texts and "latency" in texts and "a write" in texts, "axis labels and legend")
+    check("more, not named" not in texts, "no series is left unnamed")
+    curves, legends = {}, {}
+    for e in root.iter(NS + "polyline"):
+        if e.get("class") != cls:
+            continue
+        ys = [float(p.split(",")[1]) for p in e.get("points").split()]
+        k = panel_of(min(ys))
+        check(panel_of(max(ys)) == k, "a %s curve stays in its panel" % cls)
+        curves.setdefault(k, []).append((e.get("stroke"), e.get("stroke-dasharray")))
+    for e in lines(root, "legend"):
+        legends.setdefault(panel_of(float(e.get("y1"))), []).append((e.get("stroke"), e.get("stroke-dasharray")))
+    check(len(curves) == panels, "%d panels of %s curves (%d)" % (panels, cls, len(curves)))
+    for k, styles in curves.items():
+        check(len(set(styles)) == len(styles), "panel %d: %d curves in %d distinct styles" % (k, len(styles),
+                                                                                          len(set(styles))))
+        check(sorted(styles, key=str) == sorted(legends.get(k, []), key=str),
+              "panel %d: a legend line in each curve's style" % k)
+
+
+def case_many(o):
+    """A job of 27 phases (9 block sizes, write, read and verify): a panel
+    per phase (small multiples), each curve named in a style of its own;
+    beside a job of one phase."""
+    prof = os.path.join(o.work, "many.ini")
+    with open(prof, "w") as f:
+        f.write("[sweep]\nsize = 1M\nblock_size = 4K\nblock_size_max = 1M\nphases = write,read,verify\n"
+                "[one]\nsize = 1M\nblock_size = 2K\nphases = write\n")
+    svg, js = os.path.join(o.work, "many.svg"), os.path.join(o.work, "many.json")
+    run([os.path.join(o.bin_dir, "iobench"), "--plugin-dir", o.plugin_dir, "run", prof, "--dir", o.work,
+         "--output", "svg=%s,json=%s" % (svg, js)])
+    phases = [p for p in records(js, "phase") if p["lat_ns"] and p["lat_ns"]["count"]]
+    check(len(phases) == 28, "28 phases with a latency (%d)" % len(phases))
+    root = load_svg(svg)
+    check(len([e for e in root.iter(NS + "polyline") if e.get("class") == "latency"]) == 28, "28 curves")
+    texts = [t.text or "" for t in root.iter(NS + "text")]
+    for title in ("Latency percentiles: job sweep, write", "Latency percentiles: job sweep, read",
+                  "Latency percentiles: job sweep, verify", "Latency percentiles: job one"):
+        check(title in texts, "title " + title)
+    for ph in ("write", "read", "verify"):
+        for size in ("4 KiB", "8 KiB", "16 KiB", "32 KiB", "64 KiB", "128 KiB", "256 KiB", "512 KiB", "1 MiB"):
+            check(texts.count("%s %s" % (ph, size)) == 1, "legend %s %s" % (ph, size))
+    check_series_named(root, "latency", 4)
+    check_not_blank(svg, o.work)
+
+
+def case_hostile(o):
+    """A directory and a file whose names hold bytes XML 1.0 cannot carry
+    (a C0 control, a lone surrogate ED A0 80, U+FFFE, U+FFFF, an overlong
+    C0 AF, a stray 0x9b, a C1 CSI) and XML's own < & > ' ": bigread's
+    picture names the file in its title, and still parses with a strict XML
+    parser (python's, and xmllint where installed) and renders."""
+    bad = b"d\x01\xed\xa0\x80\xef\xbf\xbe\xef\xbf\xbf\xc0\xaf\x9b\xc2\x9b<&>'\""
+    wd = os.path.join(os.fsencode(o.work), bad)
+    os.mkdir(wd)
+    data = os.path.join(wd, b"f" + bad + b".dat")
+    with open(data, "wb") as f:
+        f.write(os.urandom(4 * MIB))
+    svg = os.path.join(o.work, "hostile.svg")
+    env = dict(os.environ, LD_PRELOAD=o.vclock, IOBENCH_NO_TSC="1", IOBTEST_VCLOCK_CPU="none",
+               IOB_SLOWAFTER_RATE=str(200 * MIB))
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    if o.sanitize:
+        env["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+    p = subprocess.run([os.fsencode(os.path.join(o.bin_dir, "bigread")), b"--plugin-dir", os.fsencode(o.plugin_dir),
+                        b"-b", b"slowafter", data, b"256K", b"-o", os.fsencode("svg=" + svg)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=120)
+    check(p.returncode == 0, "bigread read a file named with hostile bytes (%d %r)" % (p.returncode, p.stderr[-500:]))
+    raw = open(svg, "rb").read()
+    for seq in (b"\x01", b"\xed\xa0\x80", b"\xef\xbf\xbe", b"\xef\xbf\xbf", b"\xc0\xaf", b"\x9b"):
+        check(seq not in raw, "%r is not in the picture" % seq)
+    raw.decode("utf-8")  # strict
+    root = ET.fromstring(raw)
+    check(True, "python's XML parser accepts the picture")
+    want = "d\ufffd" + "\ufffd" * 3 + "\ufffd" * 2 + "\ufffd" * 2 + "\ufffd" + "\ufffd<&>'\""
+    titles = [t.text or "" for t in root.iter(NS + "text") if (t.text or "").startswith("Speed per block")]
+    check(len(titles) == 1 and want in titles[0], "the title names the file, U+FFFD for each bad byte: %r" % titles)
+    if shutil.which("xmllint"):
+        x = subprocess.run(["xmllint", "--noout", svg], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        check(x.returncode == 0, "xmllint accepts the picture (%s)" % x.stderr.decode(errors="replace")[-500:])
+    else:
+        print("note: xmllint not installed (Debian libxml2-utils): python's parser only")
     check_not_blank(svg, o.work)
 
 
@@ -255,8 +354,10 @@ def case_intervals(o):
                   "%s: interval %d at (%.2f, %.2f), its record says (%.2f, %.2f)" %
                   (cls, r["interval"], px, py, xmap(r["time_s"]), ymap(r[key])))
     texts = " ".join(t.text or "" for t in root.iter(NS + "text"))
-    check("Throughput per interval" in texts and "MiB/s" in texts and "IOPS" in texts and "paced read" in texts,
-          "titles, axis labels and legend")
+    check("Throughput per interval: job paced" in texts and "MiB/s" in texts and "IOPS" in texts
+          and "read 64 KiB" in texts, "titles, axis labels and legend")
+    check_series_named(root, "interval-bw", 1)
+    check_series_named(root, "interval-iops", 1)
     check(len([e for e in root.iter(NS + "polyline") if e.get("class") == "latency"]) == 1,
           "the latency panel below")
     check_not_blank(svg, o.work)
@@ -272,7 +373,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--sanitize", action="store_true")
     ap.add_argument("--keep", help="copy the picture here (docs/pictures)")
-    ap.add_argument("case", choices=["bigread", "io_profile", "iobench", "intervals"])
+    ap.add_argument("case", choices=["bigread", "io_profile", "iobench", "intervals", "many", "hostile"])
     o = ap.parse_args()
     if not shutil.which("rsvg-convert"):
         print("SKIP: rsvg-convert not installed (Debian librsvg2-bin; tools/deps.sh installs it)")

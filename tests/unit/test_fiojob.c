@@ -165,6 +165,66 @@ static void test_work(void **st)
 	iob_suite_free(&s);
 }
 
+/* fio's meaning of keys that read like something else (issue 24): the
+ * per-direction bs, number_ios as a cap, loop counts that would wrap, and
+ * unlink=1 reaching the laid-out file.  Figures from fio 3.33's own runs
+ * (tests/fio, case fio_oracle, compares them live). */
+static void test_fio_meaning(void **st)
+{
+	(void)st;
+	struct iob_suite s;
+	assert_int_equal(load("[global]\nsize=64k\n"
+			      "[rd]\nrw=read\nbs=,8k\n[wr]\nrw=write\nbs=,8k\n[rd2]\nrw=read\nbs=16k,\n"
+			      "[wr2]\nrw=write\nbs=16k,\n[mix]\nrw=randrw\nbs=8k,8k,64k\n"
+			      "[capover]\nrw=randread\nnumber_ios=100\n[cap]\nrw=randread\nnumber_ios=4\nloops=2\n"
+			      "[seqcap]\nrw=write\nio_size=192k\nnumber_ios=32\n[seqover]\nrw=write\nnumber_ios=99\n"
+			      "[keep]\nrw=read\n[gone]\nrw=read\nunlink=1\n",
+			      &s, NULL, 0, NULL),
+			 0);
+	assert_int_equal(find(&s, "rd")->block_size, 4096);
+	assert_int_equal(find(&s, "wr")->block_size, 8192);
+	assert_int_equal(find(&s, "rd2")->block_size, 16384);
+	assert_int_equal(find(&s, "wr2")->block_size, 4096);
+	assert_int_equal(find(&s, "mix")->block_size, 8192);
+	assert_int_equal(find(&s, "capover")->ops, 16);
+	assert_int_equal(find(&s, "cap")->ops, 8);
+	assert_int_equal(find(&s, "seqcap")->loops, 2);
+	assert_int_equal(find(&s, "seqover")->loops, 1);
+	assert_int_equal(find(&s, "gone")->keep_files, 0);
+	int keep = -1, gone = -1;
+	for (size_t i = 0; i < s.njobs; i++) {
+		if (strcmp(s.jobs[i].name, "keep.layout") == 0)
+			keep = s.prepare[i];
+		if (strcmp(s.jobs[i].name, "gone.layout") == 0)
+			gone = s.prepare[i];
+	}
+	assert_int_equal(keep, IOB_PREPARE_KEEP);
+	assert_int_equal(gone, IOB_PREPARE_UNLINK);
+	iob_suite_free(&s);
+	/* refused, one line each */
+	static const struct {
+		const char *text, *want;
+	} no[] = {
+	    {"[j]\nsize=64k\nrw=randrw\nbs=4k,8k\n", "reads of 4096 and writes of 8192 bytes"},
+	    {"[j]\nsize=64k\nrw=rw\nbs=,8k\n", "reads of 4096 and writes of 8192 bytes"},
+	    {"[j]\nsize=64k\nbs=4k,4k,4k,4k\n", "at most three sizes"},
+	    {"[j]\nsize=64k\nbs=,\n", "needs a size"},
+	    {"[j]\nsize=64k\nrw=write\nnumber_ios=3\n", "stops each loop after 3 I/Os"},
+	    {"[j]\nrw=write\nfilesize=1\nio_size=9223372036854775809\nbs=1\nloops=2\n", "over iobench's limit"},
+	    {"[j]\nrw=write\nfilesize=1\nio_size=4294967296\nbs=1\n", "over iobench's limit"},
+	    {"[j]\nrw=randwrite\nsize=9223372036854775809\nbs=1\nloops=2\n", "over 2^64 I/Os"},
+	};
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+		int rc = load(no[i].text, &s, NULL, 0, NULL);
+		if (rc == 0)
+			iob_suite_free(&s);
+		assert_int_not_equal(rc, 0);
+		if (!strstr(err, no[i].want))
+			fail_msg("%s: '%s' lacks '%s'", no[i].text, err, no[i].want);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
 static void test_globals_add_up(void **st)
 {
 	(void)st;
@@ -288,7 +348,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_groups),	    cmocka_unit_test(test_engines),
-	    cmocka_unit_test(test_streams_and_files), cmocka_unit_test(test_work),
+	    cmocka_unit_test(test_streams_and_files), cmocka_unit_test(test_work), cmocka_unit_test(test_fio_meaning),
 	    cmocka_unit_test(test_globals_add_up),  cmocka_unit_test(test_layout),
 	    cmocka_unit_test(test_set_and_ignore),  cmocka_unit_test(test_seeds),
 	    cmocka_unit_test(test_keys_print),

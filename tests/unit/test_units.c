@@ -144,6 +144,36 @@ static void test_format(void **s)
 	assert_string_equal(buf, "2.500 s");
 }
 
+static void quoted(const char *in, size_t outlen, const char *want)
+{
+	char out[256];
+	assert_true(outlen <= sizeof out);
+	const char *got = iob_quote(in, out, outlen);
+	if (strcmp(got, want) != 0)
+		fail_msg("iob_quote(%zu): got '%s', want '%s'", outlen, got, want);
+}
+
+/* Messages and the progress line: C0, DEL, C1 and every byte of invalid
+ * UTF-8 as \xNN; printable UTF-8 kept; a cut never splits a character or
+ * an escape. */
+static void test_quote(void **s)
+{
+	(void)s;
+	quoted("plain /tmp/a b", 64, "plain /tmp/a b");
+	quoted("\xc3\xa9\xe6\xbc\xa2\xf0\x9f\x98\x80", 64, "\xc3\xa9\xe6\xbc\xa2\xf0\x9f\x98\x80");
+	quoted("a\x1b[31mb\x7f", 64, "a\\x1b[31mb\\x7f");
+	quoted("csi \xc2\x9b" "2J nel \xc2\x85", 64, "csi \\xc2\\x9b2J nel \\xc2\\x85");
+	quoted("raw \x9b \x80 \xff", 64, "raw \\x9b \\x80 \\xff");
+	quoted("sur \xed\xa0\x80 over \xc0\xaf big \xf4\x90\x80\x80 cut \xe6\xbc", 128,
+	       "sur \\xed\\xa0\\x80 over \\xc0\\xaf big \\xf4\\x90\\x80\\x80 cut \\xe6\\xbc");
+	quoted("\xef\xbf\xbe ok", 64, "\xef\xbf\xbe ok"); /* a non-character, printable on a terminal */
+	/* cut: "..." after whole characters and escapes */
+	quoted("abcdefghij", 8, "abcd...");
+	quoted("\xe6\xbc\xa2\xe6\xbc\xa2\xe6\xbc\xa2", 10, "\xe6\xbc\xa2\xe6\xbc\xa2...");
+	quoted("\xe6\xbc\xa2\xe6\xbc\xa2\xe6\xbc\xa2", 9, "\xe6\xbc\xa2...");
+	quoted("\x9b\x9b\x9b", 10, "\\x9b...");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_bad_sizes),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_quote),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

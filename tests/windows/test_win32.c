@@ -271,7 +271,7 @@ static void test_probes(void **state)
 	assert_int_equal(res + tot, 0);
 	assert_int_equal(iob_drop_caches(), -ENOTSUP);
 	assert_int_equal(iob_file_holes(path, 0, &holes), -ENOTSUP);
-	assert_int_equal(iob_proc_thread_io(&r, &w), -ENOTSUP);
+	assert_int_equal(iob_proc_thread_io(&r, &w, NULL, NULL), -ENOTSUP);
 	assert_true(iob_physical_memory() > 0);
 	assert_true(iob_free_memory() > 0 && iob_free_memory() <= iob_physical_memory());
 	char k[128];

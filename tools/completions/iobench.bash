@@ -69,7 +69,7 @@ _iobench() {
 	run | check)
 		if [[ $cur == -* ]]; then
 			[ "$cmd" = run ] && _iobench_words "--output --dir --plugin-dir --verbose --progress --log-interval
---livecsv --set --fio --fio-ignore" ||
+--livecsv --set --fio --fio-ignore --wide" ||
 				_iobench_words "--dir --plugin-dir --verbose --set --fio --fio-ignore"
 		else
 			local IFS=$'\n'

@@ -93,7 +93,8 @@ int main(int argc, char **argv)
 	if (iob_coord_active()) { /* every rank's files checked, or all stop naming the first */
 		char why[sizeof err];
 		snprintf(why, sizeof why, "%s", code ? err : "");
-		if (iob_coord_agree(code, why, "command line", cmdline, err, sizeof err) != 0)
+		const struct iob_coord_part same = {"command line", cmdline, strlen(cmdline)};
+		if (iob_coord_agree(code, why, "command line", &same, 1, err, sizeof err) != 0)
 			code = IOB_EXIT_USAGE;
 	}
 	if (code != 0)

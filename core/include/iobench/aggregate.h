@@ -47,6 +47,7 @@ struct iob_aggregate {
 	uint32_t lat_sample_every;   /* the largest of the streams' */
 	uint64_t lat_samples;        /* I/Os timed, over every stream */
 	uint64_t os_read_bytes, os_write_bytes; /* sums; UINT64_MAX unknown */
+	uint64_t storage_read_bytes, storage_write_bytes; /* sums; UINT64_MAX unknown */
 	uint64_t cpu_user_ns, cpu_sys_ns;
 	int direct;                  /* every stream bypassed the cache */
 	uint64_t bad_blocks;

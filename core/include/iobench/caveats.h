@@ -9,7 +9,10 @@
  *   - "direct I/O was not in effect" for a backend that should bypass;
  *   - phases too short to time well;
  *   - the memory-file-system refusal and the alignment policy of direct I/O;
- *   - dropping the page cache and syncing, as this user or through sudo -n.
+ *   - dropping the page cache and syncing, as this user or through sudo -n;
+ *   - after each phase, what reached storage: the share of the bytes read
+ *     that came from memory, and of the bytes written still not on storage
+ *     at the phase's end (threshold 10% each), or that it was not measured.
  */
 #ifndef IOBENCH_CAVEATS_H
 #define IOBENCH_CAVEATS_H
@@ -21,6 +24,9 @@
 
 /* A read is worth a note when this share of its range is already cached. */
 #define IOB_RESIDENT_NOTE_PCT 10.0
+/* A phase is worth a note when more than this share of the bytes it read
+ * came from memory, or of the bytes it wrote was not on storage at its end. */
+#define IOB_STORAGE_NOTE_PCT 10.0
 /* A data set under this many times physical memory may be served from it. */
 #define IOB_MEMORY_NOTE_FACTOR 2
 /* A phase shorter than this many times (the wall clock's resolution + the
@@ -35,6 +41,8 @@ struct iob_read_facts {
 	double hole_pct;     /* of the bytes the phase reads */
 	int stream;	     /* standard input is read */
 	uint64_t bytes;	     /* of the files' ranges read, measured */
+	int storage_known;   /* after the phase: what reached storage was measured, so
+			      * the predictions (resident, memory size) give no note */
 };
 
 /* What a read phase is about to do, for the notes before it. */
@@ -60,6 +68,18 @@ void iob_caveat_read_notes(struct iob_notes *notes, const char *what, const stru
 /* After a phase: direct I/O not in effect, too short to time. */
 void iob_caveat_after_phase(struct iob_notes *notes, const char *what, const struct iob_phase_result *r,
 			    const char *backend, int backend_bypasses);
+/* After a phase, from the kernel's counts in r (storage_read_bytes,
+ * storage_write_bytes, unwritten_bytes): the share of the bytes read that
+ * came from memory rather than storage, and of the bytes written that were
+ * not on storage at the phase's end, in %; -1 when not measured (or no
+ * bytes in that direction). */
+double iob_storage_cached_read_pct(const struct iob_phase_result *r);
+double iob_storage_unwritten_pct(const struct iob_phase_result *r);
+/* Their notes: above IOB_STORAGE_NOTE_PCT, or "not measured" (why: the
+ * reason, or NULL to say the OS cannot tell).  memory_fs: the files are on a
+ * memory file system (tmpfs), whose data never reaches storage. */
+void iob_caveat_storage_notes(struct iob_notes *notes, const char *what, const struct iob_phase_result *r,
+			      const char *why, int memory_fs);
 /* The shortest phase the wall clock times to 0.1% here (measured once). */
 uint64_t iob_caveat_short_phase_ns(void);
 

@@ -16,10 +16,11 @@
 #ifndef IOBENCH_COORD_H
 #define IOBENCH_COORD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define IOB_COORD_ABI 2
+#define IOB_COORD_ABI 3
 #define IOB_COORD_ENTRY_NAME "iob_coord_entry"
 
 struct iob_coord_ops {
@@ -50,7 +51,15 @@ struct iob_coord_ops {
 	int (*stop_test)(int *from);
 	int (*stop_send)(int tag, int msg, int to);
 	void (*stop_cancel)(void);
+	/* The process's stop flag (a signal number once SIGINT, SIGTERM, SIGHUP
+	 * came; set by a signal handler).  The collectives (barrier, gather,
+	 * broadcast) wait for the other ranks while watching it: a rank that
+	 * got a stop signal and still waits IOB_COORD_STOP_GRACE_S seconds
+	 * later (another rank never comes: stopped, hung, or on another path)
+	 * ends every rank with MPI_Abort, saying so in one line. */
+	void (*watch_stop)(volatile sig_atomic_t *flag);
 };
+#define IOB_COORD_STOP_GRACE_S 5.0
 typedef const struct iob_coord_ops *(*iob_coord_entry_fn)(void);
 
 /* The launcher variable found in the environment ("PMI_RANK", ...), or
@@ -85,12 +94,26 @@ void iob_coord_stop_cancel(void);
 /* MPI_Finalize (once); nothing without a coordinator. */
 void iob_coord_finish(void);
 
+/* What must be the same on every rank, in parts: each part is hashed as
+ * len bytes (never as a C string: NUL bytes count like any other), and a
+ * part's hash on every rank is compared with rank 0's.  `what` names the
+ * part in the refusal ("profile text", "job 'seq' phases"). */
+struct iob_coord_part {
+	const char *what;
+	const void *p;
+	size_t len;
+};
+#define IOB_COORD_PARTS_MAX 96
+
 /* Every rank gives its status (0 or not) and its one-line reason; every
  * rank gets back the status of the lowest failing rank (0 when none) with
  * "rank K (HOST): reason" in out.  `what` names what is compared as well:
- * ranks whose `same` strings differ (command lines, profile contents) are
- * refused, "rank K runs a different WHAT than rank 0" (-EINVAL).  same may
- * be NULL. */
-int iob_coord_agree(int status, const char *reason, const char *what, const char *same, char *out, size_t outlen);
+ * ranks whose parts differ (command lines, profile contents, the
+ * normalised suite), or that have a different number of them, are refused,
+ * "rank K (HOST) runs a different WHAT than rank 0 (differs: PARTS)"
+ * (-EINVAL).  parts may be NULL (nparts 0); at most IOB_COORD_PARTS_MAX
+ * (more is refused on every rank, -E2BIG). */
+int iob_coord_agree(int status, const char *reason, const char *what, const struct iob_coord_part *parts,
+		    size_t nparts, char *out, size_t outlen);
 
 #endif

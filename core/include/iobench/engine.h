@@ -117,6 +117,14 @@ struct iob_phase_result {
 	 * rchar and wchar): bytes passed to read and write system calls.  Equal to
 	 * `bytes` for the posix backend; UINT64_MAX when the OS cannot tell. */
 	uint64_t os_read_bytes, os_write_bytes;
+	/* what the kernel counted as fetched from or sent to storage over the
+	 * phase (/proc/self/io read_bytes and write_bytes: the process's, or a
+	 * stream's thread's own; docs/architecture.md, "Measurement rules");
+	 * UINT64_MAX when the OS cannot tell */
+	uint64_t storage_read_bytes, storage_write_bytes;
+	/* the runner's: bytes written still dirty or under writeback in the page
+	 * cache at the phase's end (cachestat); UINT64_MAX not measured */
+	uint64_t unwritten_bytes;
 	/* verify */
 	uint64_t bad_blocks;
 	uint64_t first_bad_offset; /* file offset of the first bad byte */

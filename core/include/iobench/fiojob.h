@@ -46,5 +46,11 @@ int iob_fio_load_string(const char *name, const char *text, const struct iob_fio
 /* The mapping table, one fio key a line (aligned), or as the markdown table
  * of docs/fio.md.  -EIO on a write error. */
 int iob_fio_keys_print(FILE *f, int markdown);
+/* A refusal of the checks for a suite read from a fio job file
+ * (suite->from_fio): advice to set an iobench key, which a fio job file
+ * cannot set (allow_devices, follow_symlinks, group), becomes what its
+ * user can do (a command-line option, a fio key).  err is rewritten in
+ * place. */
+void iob_fio_advice(char *err, size_t errlen);
 
 #endif

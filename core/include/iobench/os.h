@@ -178,8 +178,13 @@ int iob_stream_identity(FILE *f, uint64_t *dev, uint64_t *ino, enum iob_path_kin
  * resolved (realpath); -errno on failure, -ENAMETOOLONG when out is short. */
 int iob_real_path(const char *path, char *out, size_t outlen);
 
-/* /proc/self/io rchar and wchar, -ENOTSUP elsewhere. */
-int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes);
+/* /proc/self/io rchar and wchar (bytes passed to read and write system
+ * calls), read_bytes and write_bytes (bytes the kernel sent to or fetched
+ * from storage for the process, all its threads: read_bytes when a read is
+ * submitted to the block layer, write_bytes when a page is first dirtied or a
+ * direct write submitted; UINT64_MAX when not counted); -ENOTSUP elsewhere.
+ * Any pointer may be NULL. */
+int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes, uint64_t *write_bytes);
 
 /* The offset and length alignment direct (O_DIRECT) I/O needs for files at
  * `path`: a regular file, or a directory where files would be created (probed
@@ -241,6 +246,12 @@ const char *iob_wine_version(void);
  * regular file or where the OS cannot tell, or another negative errno. */
 int iob_cache_residency_range(const char *path, uint64_t off, uint64_t len, uint64_t *resident_pages,
 			      uint64_t *total_pages);
+/* Bytes of a regular file still not on storage: its pages in the page cache
+ * that are dirty or under writeback, by cachestat(2) over the whole file (one
+ * call, about 11 ns a cached page).  A symbolic link is not followed.
+ * Returns 0, -ENOTSUP where the OS cannot tell (no cachestat: mincore cannot
+ * see dirt; IOBENCH_NO_CACHESTAT set; not a regular file), or -errno. */
+int iob_cache_unwritten(const char *path, uint64_t *bytes);
 
 /* Threads (streams.c).  A thread runs fn(arg) once; join waits for it and
  * frees it.  0 or -errno. */
@@ -260,8 +271,9 @@ void iob_barrier_destroy(struct iob_barrier *b);
  * the same *flag (initially 0); every caller returns after fn has run. */
 void iob_once(int *flag, void (*fn)(void));
 /* /proc/thread-self/io rchar and wchar of the calling thread (its own reads
- * of that file left out), -ENOTSUP elsewhere. */
-int iob_proc_thread_io(uint64_t *rchar, uint64_t *wchar);
+ * of that file left out), and read_bytes and write_bytes as iob_proc_io's
+ * (the calling thread's only), -ENOTSUP elsewhere.  Any pointer may be NULL. */
+int iob_proc_thread_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes, uint64_t *write_bytes);
 /* CPU time used so far, user and system, in ns: of the calling thread
  * (thread != 0, RUSAGE_THREAD) or of the whole process. */
 int iob_cpu_times_ns(int thread, uint64_t *user_ns, uint64_t *sys_ns);

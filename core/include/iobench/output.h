@@ -70,6 +70,10 @@ int iob_outputs_record_batch(struct iob_outputs *o, const struct iob_record *rec
  * "output json to /dev/full: No space left on device"; NULL when none.
  * Valid until close. */
 const char *iob_outputs_error(const struct iob_outputs *o);
+/* Whether a person sees the run's notes through the outputs: a `human`
+ * output on a terminal, or bigread's own lines (their notes go to stderr).
+ * When none does, the runner prints the notes on stderr (docs/outputs.md). */
+int iob_outputs_show_notes(const struct iob_outputs *o);
 /* Close outputs and files (fflush, ferror and fclose checked); returns the
  * first failure of the whole run, including one found only now, and copies
  * its message into err when err is not NULL ("" when none).  Failing to

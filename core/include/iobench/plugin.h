@@ -129,6 +129,13 @@ struct iob_host {
  * as not measured rather than as 0.  Any ABI 1.x core honours it; an older
  * core ignores it. */
 #define IOB_CAP_UNCOUNTED (1u << 9)
+/* The kernel may do some of the backend's I/O on threads of the process the
+ * tool does not run (io_uring's io-wq workers, its SQPOLL thread): a thread's
+ * own counts of bytes fetched from or sent to storage (/proc/thread-self/io
+ * read_bytes, write_bytes) miss it, so the core counts them for the whole
+ * process where only this phase runs, and otherwise reports them as not
+ * measured.  An older core ignores it. */
+#define IOB_CAP_WORKERS (1u << 10)
 
 struct iob_open_args {
 	size_t struct_size; /* sizeof(struct iob_open_args) in the core */

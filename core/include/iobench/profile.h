@@ -76,6 +76,8 @@ int iob_key_format(const struct iob_key *key, const struct iob_job *job, char *b
  * error. */
 int iob_keys_print(FILE *f, int markdown);
 
+#define IOB_PREPARE_KEEP 1
+#define IOB_PREPARE_UNLINK 2
 struct iob_suite {
 	size_t njobs;
 	struct iob_job *jobs; /* njobs entries, heap */
@@ -89,8 +91,13 @@ struct iob_suite {
 	size_t nnotes;
 	char **notes;
 	/* NULL, or njobs flags: job i only prepares files for a later job (a
-	 * fio read job's missing file laid out) and runs unrecorded */
+	 * fio read job's missing file laid out) and runs unrecorded;
+	 * IOB_PREPARE_UNLINK: what it made is removed once the job (or group)
+	 * after it has run (fio's unlink=1 on the read job) */
 	unsigned char *prepare;
+	/* read from a fio job file: messages advise what such a file (or the
+	 * command line) can say, not iobench's own keys (iob_fio_advice) */
+	int from_fio;
 };
 
 int iob_profile_load(const char *path, struct iob_suite *suite, char *err, size_t errlen);

@@ -29,8 +29,13 @@ int iob_parse_double(const char *text, double *out, char *err, size_t errlen);
 /* Boolean: 1/0, true/false, yes/no, on/off. */
 int iob_parse_bool(const char *text, int *out, char *err, size_t errlen);
 
-/* Copy user text into out for a one-line message: control characters become
- * \xNN, and text longer than the buffer is cut with "...".  Returns out. */
+/* Copy user text into out for a one-line message or the terminal: every
+ * byte that is not part of a printable UTF-8 character - C0 controls, DEL,
+ * the C1 controls U+0080..U+009F (both bytes of their UTF-8 form, e.g.
+ * \xc2\x9b for a terminal's CSI), each byte of an invalid sequence (stray
+ * 0x80-0xff, overlong forms, surrogates) - becomes \xNN, and text longer
+ * than the buffer is cut with "..." (never inside a character or an
+ * escape).  Returns out. */
 const char *iob_quote(const char *text, char *out, size_t outlen);
 /* iob_quote into a temporary that lives until the end of the statement. */
 #define IOB_Q(text) iob_quote((text), (char[96]){0}, 96)
