@@ -43,6 +43,8 @@ static void usage(FILE *f)
 		"  -s, --set KEY=VALUE set KEY in every job, after the file's own keys (repeatable;\n"
 		"                      fio keys for a fio job file)\n"
 		"  --fio               read the file as a fio job file (the default for *.fio)\n"
+		"  --memory-limit SIZE the memory every job (and group) may allocate at once\n"
+		"                      (overrides memory_limit; default: what is available)\n"
 		"  --fio-ignore KEYS   accept these fio keys (comma-separated) and run without them;\n"
 		"                      the run's notes say so\n"
 		"  --progress=WHEN     a progress line on stderr: auto (when stderr is a terminal),\n"
@@ -98,6 +100,8 @@ static int list_plugins(const struct iob_registry *reg)
 	printf("search path:\n");
 	for (size_t i = 0; i < reg->ndirs; i++)
 		printf("  %s\n", plugin_text(reg->dirs[i], b, sizeof b));
+	if (reg->exe_why[0])
+		printf("  (not searched: %s)\n", reg->exe_why);
 	printf("%-8s %-10s %-5s %-s\n", "KIND", "NAME", "ABI", "FROM / SUMMARY");
 	for (int kind = IOB_PLUGIN_BACKEND; kind <= IOB_PLUGIN_OUTPUT; kind++)
 		for (size_t i = 0; i < reg->nplugins; i++) {
@@ -144,7 +148,7 @@ static const char *bad_option(char **argv)
 	return argv[optind - 1];
 }
 
-enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE, OPT_WIDE };
+enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE, OPT_WIDE, OPT_MEMORY_LIMIT };
 
 /* The time-series options, given on the command line for every job. */
 static const char *log_interval, *livecsv;
@@ -155,6 +159,8 @@ static int force_fio;
 static const char *fio_ignore;
 /* --wide: the human output shows every field (human:wide) */
 static int wide;
+/* --memory-limit SIZE (every job's memory_limit; a fio job file has no such key) */
+static const char *memory_limit;
 
 /* --progress, --log-interval, --livecsv: checked as soon as they are read
  * (one line, exit 2, nothing created); any other option is unknown.
@@ -181,6 +187,10 @@ static int time_option(int c, const char *arg, char **argv)
 		if (!*arg)
 			return iob_cli_fail(IOB_EXIT_USAGE, "--fio-ignore needs fio keys, comma-separated");
 		fio_ignore = arg;
+	} else if (c == OPT_MEMORY_LIMIT) {
+		if (iob_job_set(&scratch, "memory_limit", arg, err, sizeof err) != 0)
+			return iob_cli_fail(IOB_EXIT_USAGE, "--memory-limit: %s", err);
+		memory_limit = arg;
 	} else if (c != OPT_LOG_INTERVAL && c != OPT_LIVECSV) {
 		return iob_cli_fail(IOB_EXIT_USAGE, "unknown option '%s' (see iobench --help)", bad_option(argv));
 	} else if (c == OPT_LOG_INTERVAL) {
@@ -229,6 +239,8 @@ static int time_options_apply(struct iob_suite *suite, char *err, size_t errlen)
 			return -EINVAL;
 		if (livecsv && iob_job_set(j, "livecsv", livecsv, err, errlen) != 0)
 			return -EINVAL;
+		if (memory_limit && iob_job_set(j, "memory_limit", memory_limit, err, errlen) != 0)
+			return -EINVAL;
 		if (livecsv && !j->log_interval_ns)
 			j->log_interval_ns = 1000000000ull;
 	}
@@ -242,9 +254,10 @@ static int check_report(const char *profile, const struct iob_suite *suite)
 	size_t n = 0;
 	for (size_t i = 0; i < suite->njobs; i++)
 		n += !(suite->prepare && suite->prepare[i]);
-	int bad = printf("%s: %zu job(s) OK\n", profile, n) < 0;
+	static char shown[4 * 4096 + 8]; /* the path's bytes escaped for a terminal (iob_quote) */
+	int bad = printf("%s: %zu job(s) OK\n", iob_quote(profile, shown, sizeof shown), n) < 0;
 	for (size_t i = 0; i < suite->nnotes; i++)
-		bad |= printf("note: %s\n", suite->notes[i]) < 0;
+		bad |= printf("note: %s\n", iob_quote(suite->notes[i], shown, sizeof shown)) < 0;
 	return bad || fflush(stdout) != 0 ? IOB_EXIT_FAIL : IOB_EXIT_OK;
 }
 
@@ -336,7 +349,8 @@ int main(int argc, char **argv)
 		{"progress", required_argument, NULL, OPT_PROGRESS}, {"log-interval", required_argument, NULL, OPT_LOG_INTERVAL},
 		{"livecsv", required_argument, NULL, OPT_LIVECSV}, {"set", required_argument, NULL, 's'},
 		{"fio", no_argument, NULL, OPT_FIO}, {"fio-ignore", required_argument, NULL, OPT_FIO_IGNORE},
-		{"wide", no_argument, NULL, OPT_WIDE}, {NULL, 0, NULL, 0},
+		{"wide", no_argument, NULL, OPT_WIDE}, {"memory-limit", required_argument, NULL, OPT_MEMORY_LIMIT},
+		{NULL, 0, NULL, 0},
 	};
 	const char *outspec = "human", *dir = NULL;
 	const char *plugin_dirs[IOB_MAX_PLUGIN_DIRS];
@@ -375,7 +389,8 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("iobench %s (plugin ABI %d.%d)\n", IOB_VERSION, IOB_ABI_MAJOR, IOB_ABI_MINOR);
 			return 0;
-		default: /* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, --wide, or unknown */
+		default: /* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, --wide, --memory-limit,
+			  * or unknown */
 			if ((c = time_option(c, optarg, argv)) != 0)
 				return c;
 			break;
@@ -415,7 +430,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		default: /* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, --wide, or unknown */
+		default: /* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, --wide, --memory-limit,
+			  * or unknown */
 			if ((c = time_option(c, optarg, argv)) != 0)
 				return c;
 			break;

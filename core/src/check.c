@@ -16,6 +16,7 @@
 #include "iobench/caveats.h"
 #include "iobench/cli.h"
 #include "iobench/coord.h"
+#include "iobench/engine.h"
 #include "iobench/fiolog.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
@@ -510,6 +511,99 @@ static int check_groups(const struct iob_suite *suite, char *err, size_t errlen)
 	return 0;
 }
 
+/* ------------------------------------------------------ the memory budget */
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* What job holds at once at its peak: each stream's largest phase (at the
+ * sweep's largest block size), and per stream the histograms the runner
+ * keeps (its result's, the aggregate's share, the observer's copy). */
+static uint64_t job_memory(const struct iob_job *job)
+{
+	uint64_t top = job->block_size_max > job->block_size ? job->block_size_max : job->block_size, peak = 0;
+	struct iob_filelist fl;
+	if (job->phases == IOB_PHASE_BIT(IOB_PHASE_READ) && job->access == IOB_ACCESS_SEQ && job->threads <= 1 &&
+	    !iob_is_stdin_path(job->filename) && iob_job_files(job, &fl) == 0) {
+		/* a sequential read of one file smaller than the block: the engine's
+		 * buffer is the file's size (a 1 GiB bigread block over 4 KiB) */
+		uint64_t size;
+		if (fl.n == 1 && iob_target_size(fl.paths[0], &size) == 0 && size < top)
+			top = size ? size : 1;
+		iob_filelist_free(&fl);
+	}
+	uint64_t series = 0;
+	if (job->series && job->block_size) /* a sample per block read, every pass */
+		series = mul_sat(job->size / job->block_size + 1, job->loops ? job->loops : 1);
+	for (unsigned p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++) {
+		if (!(job->phases & IOB_PHASE_BIT(p)))
+			continue;
+		uint64_t m = iob_phase_memory((enum iob_phase)p, top, job->iodepth,
+					      p == IOB_PHASE_READ ? series : 0);
+		if (m > peak)
+			peak = m;
+	}
+	peak = add_sat(peak, 3 * sizeof(struct iob_hist));
+	return mul_sat(peak, job->threads ? job->threads : 1);
+}
+
+/* Every job, and every group's jobs together (they run at once), within the
+ * memory the run may take: memory_limit, else what the OS says is available
+ * (not checked when it cannot tell).  Jobs that run one after another free
+ * their memory in between, so the suite's peak is its largest such unit. */
+static int check_memory(const struct iob_suite *suite, char *err, size_t errlen)
+{
+	uint64_t avail = 0;
+	int asked = 0;
+	for (size_t a = 0, e; a < suite->njobs; a = e) {
+		e = group_end(suite, a);
+		uint64_t total = 0, limit = 0, most = 0;
+		size_t big = a;
+		for (size_t i = a; i < e; i++) {
+			const struct iob_job *j = &suite->jobs[i];
+			uint64_t m = job_memory(j);
+			total = add_sat(total, m);
+			if (m > most) {
+				most = m;
+				big = i;
+			}
+			if (j->memory_limit > limit)
+				limit = j->memory_limit;
+		}
+		if (!limit && !asked) {
+			avail = iob_available_memory();
+			asked = 1;
+		}
+		uint64_t cap = limit ? limit : avail;
+		if (!cap || total <= cap)
+			continue;
+		const struct iob_job *j = &suite->jobs[big];
+		char need[32], have[32], unit[160], buf[32];
+		iob_format_bytes((double)total, need, sizeof need);
+		iob_format_bytes((double)cap, have, sizeof have);
+		iob_format_bytes((double)(j->block_size_max > j->block_size ? j->block_size_max : j->block_size), buf,
+				 sizeof buf);
+		if (e - a > 1)
+			snprintf(unit, sizeof unit, "group %u (%zu jobs at once; the most, job %s: %u stream(s), "
+						    "iodepth %u, %s blocks)",
+				 j->group, e - a, j->name, j->threads, j->iodepth, buf);
+		else
+			snprintf(unit, sizeof unit, "%u stream(s) x iodepth %u x %s blocks", j->threads, j->iodepth,
+				 buf);
+		unsigned long long mib = (unsigned long long)(total / 1048576u + 1);
+		snprintf(err, errlen,
+			 "[%s] memory: %s need %s at once (buffers and histograms), more than the %s %s; lower "
+			 "threads, iodepth or block_size, or set memory_limit = %lluM (iobench --memory-limit "
+			 "%lluM) to allow it",
+			 j->name, unit, need, have,
+			 limit ? "of memory_limit" : "available (MemAvailable)", mib, mib);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int iob_job_check(const struct iob_job *job, const struct iob_registry *reg, char *err, size_t errlen)
 {
 	struct iob_suite one = {.njobs = 1, .jobs = (struct iob_job *)job};
@@ -532,6 +626,10 @@ int iob_suite_check(const struct iob_suite *suite, const struct iob_registry *re
 	}
 	if (rc == 0)
 		rc = check_groups(suite, err, errlen);
+	if (rc == 0)
+		rc = check_memory(suite, err, errlen);
+	if (rc == 0)
+		rc = iob_check_group_files(suite, err, errlen);
 	if (rc == 0)
 		rc = check_space(suite, need, err, errlen);
 	free(need);
@@ -607,45 +705,6 @@ static int check_protected(const struct iob_suite *suite, const struct iob_run_o
 	return 0;
 }
 
-/* A job's live CSV (livecsv) is an output like the others: never a data
- * file, the profile, an include or another output's file. */
-static int check_livecsv(const struct iob_suite *suite, const struct iob_run_opts *opts, const char **prot,
-			 size_t nprot, char *err, size_t errlen)
-{
-	struct iob_output_spec *one = calloc(1, sizeof *one);
-	const char **all = calloc(nprot + IOB_MAX_OUTPUTS + 1, sizeof *all);
-	int rc = one && all ? 0 : -ENOMEM;
-	if (rc)
-		snprintf(err, errlen, "out of memory");
-	size_t n = 0;
-	for (size_t i = 0; all && i < nprot; i++)
-		all[n++] = prot[i];
-	for (size_t i = 0; all && i < opts->outputs->n; i++)
-		if (opts->outputs->item[i].file[0])
-			all[n++] = opts->outputs->item[i].file;
-	for (size_t j = 0; rc == 0 && j < suite->njobs; j++) {
-		if (!suite->jobs[j].livecsv[0])
-			continue;
-		one->n = 1;
-		snprintf(one->item[0].name, sizeof one->item[0].name, "livecsv");
-		snprintf(one->item[0].file, sizeof one->item[0].file, "%s", suite->jobs[j].livecsv);
-		rc = iob_output_spec_check_paths(one, all, n, err, errlen);
-	}
-	/* the fio-style logs likewise */
-	for (size_t j = 0; rc == 0 && j < suite->njobs; j++)
-		for (int k = 0; rc == 0 && k < IOB_FIOLOG_KINDS; k++) {
-			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, one->item[0].file, sizeof one->item[0].file);
-			if (!one->item[0].file[0])
-				continue;
-			one->n = 1;
-			snprintf(one->item[0].name, sizeof one->item[0].name, "fio-style log");
-			rc = iob_output_spec_check_paths(one, all, n, err, errlen);
-		}
-	free(one);
-	free(all);
-	return rc;
-}
-
 int iob_run_check(const struct iob_registry *reg, const struct iob_run_opts *opts, const struct iob_suite *suite,
 		  char *err, size_t errlen)
 {
@@ -672,7 +731,7 @@ int iob_run_check(const struct iob_registry *reg, const struct iob_run_opts *opt
 		all[n + i] = opts->protect[i];
 	rc = iob_output_spec_check_paths(opts->outputs, all, n + opts->nprotect, err, errlen);
 	if (rc == 0)
-		rc = check_livecsv(suite, opts, all, n + opts->nprotect, err, errlen);
+		rc = iob_check_written(reg, opts, suite, all, n + opts->nprotect, err, errlen);
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
 	free(paths);

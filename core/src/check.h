@@ -16,4 +16,17 @@ void iob_strip_slashes(const char *dir, char *out, size_t len);
  * the user running the job, or with follow_symlinks. */
 int iob_dir_link_trusted(const struct iob_job *job, const char *dir);
 
+/* check_out.c.  The files the run writes besides its data (outputs and
+ * their side files, live CSV files, fio-style logs): each passes
+ * iob_outfile_check, none is one of runfiles (the data files, the profile,
+ * its includes) or another's file, and no side file an output may write can
+ * be any of them. */
+struct iob_registry;
+struct iob_run_opts;
+struct iob_suite;
+int iob_check_written(const struct iob_registry *reg, const struct iob_run_opts *opts, const struct iob_suite *suite,
+		      const char *const *runfiles, size_t nrun, char *err, size_t errlen);
+/* Two jobs of one group on one data file, one of them writing it. */
+int iob_check_group_files(const struct iob_suite *suite, char *err, size_t errlen);
+
 #endif

@@ -24,6 +24,7 @@
  */
 #include "iobench/engine.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -443,11 +444,29 @@ struct gen {
 	uint64_t round_ios;	     /* I/Os of this round (round robin stops after an empty one) */
 	struct perm perm;	     /* random */
 	uint64_t slots, total, align, fsize, rng, slot, left;
+	uint64_t drawn;		     /* draws of this order so far (skipped ones too) */
+	uint64_t cycle_n, cycle_rng; /* random, no end but the time limit after a write cut
+				      * short: its cycle_n draws again and again (cycle_n 0: no) */
+	uint64_t seq_left;	     /* sequential: bytes left before spec.written_draws ends the order */
+	int seq_whole, seq_cut;	     /* a whole pass drawn; the order ended at seq_left */
 	int mapped, multi, skip;
 	uint64_t *skipped;
 };
 
-/* One request of the queued loop. */
+/* One request of the queued loop.  Its life is a cycle of four states, with
+ * one owner at a time (docs/architecture.md, "Streams in the engine"):
+ *   FREE       on q->free, owned by the queue: no I/O, buffer idle;
+ *   QUEUED     on q->pend, owned by the core: filled, to be submitted (a new
+ *              request, or the rest of a short transfer);
+ *   SUBMITTED  owned by the backend from the submit that took it until the
+ *              reap that hands it back; on no list of the core;
+ *   COMPLETED  in q->done, owned by the core while queue_complete accounts
+ *              it, which makes it FREE or QUEUED (the rest of a short one).
+ * Only req_move changes a state, and it asserts the one it leaves (debug
+ * builds); a request the backend hands back that is not SUBMITTED is a
+ * broken contract, refused in every build (queue_reaped). */
+enum req_state { REQ_FREE, REQ_QUEUED, REQ_SUBMITTED, REQ_COMPLETED };
+
 struct req {
 	struct iob_io io; /* io.user points back here */
 	unsigned char *buf;
@@ -457,7 +476,15 @@ struct req {
 	uint64_t t0;	  /* ticks at the first submission, for a timed request */
 	size_t fi;
 	uint8_t in, timed, stamped, write, dirty; /* dirty: the buffer holds read data */
+	uint8_t state;	  /* enum req_state */
 };
+
+static inline void req_move(struct req *rq, enum req_state from, enum req_state to)
+{
+	assert(rq->state == from);
+	(void)from;
+	rq->state = (uint8_t)to;
+}
 
 struct queue {
 	uint32_t depth;
@@ -492,6 +519,11 @@ struct phase {
 	uint64_t check_ns, check_nio; /* the last look */
 	/* the measured window (window_start) */
 	int ramping, ended, fd_seen, have_io, have_cpu;
+	/* sequential: the window's order ends after seq_left more bytes
+	 * (spec.written_draws; UINT64_MAX: no such end); seq_whole: a write
+	 * window completed a whole pass over every file's region */
+	uint64_t seq_left;
+	int seq_whole;
 	uint64_t ramp_end, deadline, start_ns, start_tick;
 	uint64_t rchar0, wchar0, cpu_user0, cpu_sys0, rbytes0, wbytes0;
 	uint64_t mix_rng;
@@ -738,6 +770,30 @@ __attribute__((noinline)) static int phase_event(struct phase *ph)
 	return ev;
 }
 
+/* Write every byte of a buffer the phase allocated (so its memory is there
+ * before the clock starts): a copy of `from`, else the pattern as at offset
+ * 0 (pattern 1) or zeros.  In pieces, looking at the stop flag before each:
+ * GiBs of buffers take seconds to touch, and SIGTERM must not wait for them
+ * (issue 24).  0, or 1 when a stop came (the phase ends interrupted). */
+#define TOUCH_PIECE ((size_t)64 << 20)
+static int touch(struct phase *ph, unsigned char *buf, const unsigned char *from, int pattern)
+{
+	for (size_t at = 0; at < ph->buflen; at += TOUCH_PIECE) {
+		if (stopped(ph->spec->stop)) {
+			ph->r->interrupted = 1;
+			return 1;
+		}
+		size_t n = ph->buflen - at < TOUCH_PIECE ? ph->buflen - at : TOUCH_PIECE;
+		if (from)
+			memcpy(buf + at, from + at, n);
+		else if (pattern)
+			iob_pattern_fill(&ph->spec->pattern, buf + at, n, at);
+		else
+			memset(buf + at, 0, n);
+	}
+	return 0;
+}
+
 /* Query the first file for alignment and direct I/O; check the spec fits. */
 static int prepare(struct phase *ph)
 {
@@ -798,21 +854,8 @@ static int prepare(struct phase *ph)
 	ph->rbuf = ph->mixed && !ph->queued ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
 	if (!ph->buf || (ph->verify && !ph->scratch) || (ph->mixed && !ph->queued && !ph->rbuf))
 		return fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
-	if (ph->write || ph->mixed) {
-		iob_pattern_fill(&s->pattern, ph->buf, ph->buflen, 0);
-	} else {
-		/* touched before the clock starts; a series block's buffer (up to
-		 * 2 GiB) in pieces, and a stop ends it there: nothing read yet */
-		for (size_t o = 0; o < ph->buflen; o += SERIES_PIECE) {
-			if (s->record_series && stopped(s->stop)) {
-				ph->r->interrupted = 1;
-				return 1;
-			}
-			memset((char *)ph->buf + o, 0, ph->buflen - o < SERIES_PIECE ? ph->buflen - o : SERIES_PIECE);
-		}
-	}
-	if (ph->rbuf)
-		memset(ph->rbuf, 0, ph->buflen);
+	if (touch(ph, ph->buf, NULL, ph->write || ph->mixed) || (ph->rbuf && touch(ph, ph->rbuf, NULL, 0)))
+		return 1;
 	return 0;
 }
 
@@ -875,11 +918,30 @@ static int queue_alloc(struct phase *ph)
 		rq->buf = iob_alloc_aligned(ph->mem_align, ph->buflen);
 		if (!rq->buf)
 			return fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
-		memcpy(rq->buf, ph->buf, ph->buflen); /* the pattern, or zeros */
 		rq->io.user = rq;
+		rq->state = REQ_FREE;
 		q->free[q->nfree++] = rq;
 	}
+	for (uint32_t i = 0; i < q->depth; i++)
+		if (touch(ph, q->reqs[i].buf, ph->buf, 0)) /* the pattern, or zeros */
+			return 1;
 	return 0;
+}
+
+/* A request back on the free list (from QUEUED or COMPLETED). */
+static inline void req_free(struct queue *q, struct req *rq, enum req_state from)
+{
+	req_move(rq, from, REQ_FREE);
+	assert(q->nfree < q->depth);
+	q->free[q->nfree++] = rq;
+}
+
+/* A request onto the list to submit (from FREE or COMPLETED). */
+static inline void req_queue(struct queue *q, struct req *rq, enum req_state from)
+{
+	req_move(rq, from, REQ_QUEUED);
+	assert(q->np < q->depth);
+	q->pend[q->np++] = &rq->io;
 }
 
 static void queue_free(struct queue *q)
@@ -892,6 +954,35 @@ static void queue_free(struct queue *q)
 	free(q->pend);
 	free(q->done);
 	free(q->infl);
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+uint64_t iob_phase_memory(enum iob_phase phase, uint64_t block_size, uint32_t iodepth, uint64_t series_ios)
+{
+	uint64_t bufs = 1; /* ph->buf (prepare) */
+	if (phase == IOB_PHASE_VERIFY)
+		bufs++; /* scratch */
+	if (iodepth > 1)
+		bufs += iodepth; /* one per request (queue_alloc) */
+	else if (phase == IOB_PHASE_MIXED)
+		bufs++; /* rbuf */
+	uint64_t page = 4096, buf = block_size / page * page + (block_size % page ? page : 0);
+	uint64_t m = mul_sat(bufs, buf);
+	/* the sampler's levels (lat_init), and the write side of a mixed phase */
+	m = add_sat(m, (uint64_t)(phase == IOB_PHASE_MIXED ? 2 : 1) * LAT_LEVELS * sizeof(struct iob_hist));
+	if (iodepth > 1)
+		m = add_sat(m, (uint64_t)iodepth * (sizeof(struct req) + 3 * sizeof(void *)));
+	/* a series: 16 bytes a sample, grown by doubling */
+	return add_sat(m, mul_sat(series_ios, 32));
 }
 
 static int series_reserve(struct iob_series *se)
@@ -1076,6 +1167,15 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 					break;
 				}
 			}
+			if (ph->seq_left != UINT64_MAX && !ph->ramping) { /* only what the write wrote */
+				if (ph->seq_left == 0) {
+					r->written_cut = 1;
+					ph->ended = 1;
+					goto done;
+				}
+				if (len > ph->seq_left)
+					len = (size_t)ph->seq_left;
+			}
 			if (write && ph->fill_each)
 				iob_pattern_fill(&s->pattern, ph->buf, len, off);
 			if (series && series_reserve(&r->series) < 0)
@@ -1121,6 +1221,8 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			int st = after_io(ph, fi, n, len, off);
 			if (st < 0)
 				return st;
+			if (ph->seq_left != UINT64_MAX && !ph->ramping)
+				ph->seq_left -= (uint64_t)n < ph->seq_left ? (uint64_t)n : ph->seq_left;
 			off += (uint64_t)n;
 			moved += (uint64_t)n;
 			if (st > 0 || n == 0) {
@@ -1134,6 +1236,8 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			loop = UINT32_MAX; /* the loop's increment makes it 0 */
 			continue;
 		}
+		if (!ph->ramping && fi + 1 == s->nfiles)
+			ph->seq_whole = 1; /* the last file's pass is done: every region was covered */
 		if (loops == UINT32_MAX && moved == 0)
 			break; /* no end but the time limit, and nothing to move: stop */
 	}
@@ -1157,6 +1261,16 @@ static uint64_t rand_ops(const struct iob_phase_spec *s, uint64_t bs)
 	return s->ops ? s->ops : s->runtime_ns ? UINT64_MAX : (s->file_size / bs) * s->nfiles;
 }
 
+/* The window's draws: rand_ops, or fewer after a write that completed fewer
+ * (spec.written_draws), unless that write's map covered every slot. */
+static uint64_t rand_window(const struct iob_phase_spec *s, uint64_t bs, uint64_t total, int mapped)
+{
+	uint64_t n = rand_ops(s, bs);
+	if (s->written_draws && !(mapped && *s->written_draws >= total) && *s->written_draws < n)
+		n = *s->written_draws;
+	return n;
+}
+
 /* The random loop, once for any spec (fast 0) and once for the common one
  * (fast 1: one file open throughout, the permutation, nothing to fill or
  * verify), where the compiler drops every test the spec makes constant. */
@@ -1169,11 +1283,15 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 	const size_t bs = ph->buflen;
 	const uint64_t fsize = s->file_size;
 	const uint64_t align = s->offset_align ? s->offset_align : bs;
-	const uint64_t nops = rand_ops(s, bs);
 	const uint64_t slots = fsize >= bs ? (fsize - bs) / align + 1 : 0;
-	uint64_t rng = rand_seed(s, ph->ramping), limit = ph->ramping ? UINT64_MAX : nops;
 	const int mapped = fast || (s->random_map && !s->skip_past_end);
 	const uint64_t total = slots * s->nfiles; /* slots of all files */
+	const uint64_t nops = rand_window(s, bs, total, mapped);
+	uint64_t rng = rand_seed(s, ph->ramping), limit = ph->ramping ? UINT64_MAX : nops;
+	r->written_cut = nops < rand_ops(s, bs);
+	/* no end but the time limit, over what a write cut short wrote: its
+	 * draws again, in their order, until the limit */
+	const int cycle = r->written_cut && rand_ops(s, bs) == UINT64_MAX && nops;
 	/* loop invariants in locals: the backend call may write any memory, so
 	 * the compiler would reload fields after every call */
 	const int reopen = !fast && s->reopen, write = ph->write, fill = !fast && ph->write && ph->fill_each;
@@ -1201,9 +1319,19 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 	hd0 = ph->handles[0];
 	if (mapped)
 		perm_init(&perm, total, rng);
-	for (uint64_t i = 0, slot = 0; i < limit; i++) {
+	uint64_t i = 0, slot = 0;
+	for (;; i++) {
 		size_t fi = 0;
 		uint64_t off;
+		if (i == limit) {
+			if (!cycle || ph->ramping)
+				break;
+			rng = rand_seed(s, 0);
+			if (mapped)
+				perm_init(&perm, total, rng);
+			slot = 0;
+			i = 0;
+		}
 		if (mapped) {
 			if (slot == total) { /* another pass: another order */
 				perm_init(&perm, total, rng_next(&rng));
@@ -1236,7 +1364,7 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 			int ev = phase_event(ph);
 			if (ev == PH_END) {
 				ph->ended = 1;
-				break;
+				break; /* draw i is not done */
 			}
 			if (ev == PH_WINDOW) { /* the ramp is over: the window draws its own order */
 				window_start(ph);
@@ -1294,10 +1422,12 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 			return r->status;
 		}
 	}
-	for (size_t i = 0; i < s->nfiles; i++) {
-		if (ph->handles[i] && ph->write && s->fsync && sync_one(ph, i) < 0)
+	if (!ph->ramping) /* every slot written: a later read may go anywhere */
+		r->draws = mapped && i >= total ? UINT64_MAX : i;
+	for (size_t f = 0; f < s->nfiles; f++) {
+		if (ph->handles[f] && ph->write && s->fsync && sync_one(ph, f) < 0)
 			return r->status;
-		if (close_one(ph, i) < 0)
+		if (close_one(ph, f) < 0)
 			return r->status;
 	}
 	return 0;
@@ -1329,7 +1459,13 @@ static void gen_reset(struct phase *ph, int ramp)
 	g->loops = unlimited ? UINT32_MAX : s->loops ? s->loops : 1;
 	g->rng = rand_seed(s, ramp);
 	g->slot = 0;
-	g->left = ramp ? UINT64_MAX : rand_ops(s, g->bs);
+	g->drawn = 0;
+	g->seq_left = !ramp && s->written_draws ? *s->written_draws : UINT64_MAX;
+	g->seq_whole = g->seq_cut = 0;
+	g->left = ramp ? UINT64_MAX : rand_window(s, g->bs, g->total, g->mapped);
+	ph->r->written_cut = !ramp && !g->seq && g->left < rand_ops(s, g->bs);
+	g->cycle_n = ph->r->written_cut && rand_ops(s, g->bs) == UINT64_MAX ? g->left : 0;
+	g->cycle_rng = g->rng;
 	if (g->mapped)
 		perm_init(&g->perm, g->total, g->rng);
 }
@@ -1370,12 +1506,23 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 			if (g->off < g->end[g->fi]) {
 				uint64_t rest = g->end[g->fi] - g->off;
 				*len = g->whole_blocks || rest >= g->bs ? g->bs : (size_t)rest;
+				if (g->seq_left != UINT64_MAX) { /* only what the write wrote */
+					if (g->seq_left == 0) {
+						g->seq_cut = 1;
+						return 0;
+					}
+					if (*len > g->seq_left)
+						*len = (size_t)g->seq_left;
+					g->seq_left -= *len;
+				}
 				*fi = g->fi;
 				*off = g->off;
 				g->off += *len;
 				g->round_ios++;
 				return 1;
 			}
+			if (g->fi + 1 == g->nfiles)
+				g->seq_whole = 1; /* the last file's pass is drawn */
 			if (g->loops == UINT32_MAX) { /* round robin */
 				if (++g->fi == g->nfiles) {
 					g->fi = 0;
@@ -1391,40 +1538,49 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 			g->off = g->start[g->fi];
 		}
 	}
-	while (g->left) {
-		if (g->left != UINT64_MAX)
-			g->left--;
-		uint64_t x;
-		*fi = 0;
-		if (g->mapped) {
-			if (g->slot == g->total) { /* another pass: another order */
-				perm_init(&g->perm, g->total, rng_next(&g->rng));
-				g->slot = 0;
-			}
-			x = perm_at(&g->perm, g->slot++);
-			if (g->multi) {
-				*fi = (size_t)(x / g->slots);
-				x %= g->slots;
-			}
-			*off = x * g->align;
-		} else {
-			*fi = g->multi ? (size_t)(rng_next(&g->rng) % g->nfiles) : 0;
-			if (g->skip) {
-				x = rng_next(&g->rng) % g->fsize;
-				x -= x % g->align;
-				if (x + g->bs > g->fsize) {
-					(*g->skipped)++;
-					continue;
+	for (;;) {
+		while (g->left) {
+			if (g->left != UINT64_MAX)
+				g->left--;
+			g->drawn++;
+			uint64_t x;
+			*fi = 0;
+			if (g->mapped) {
+				if (g->slot == g->total) { /* another pass: another order */
+					perm_init(&g->perm, g->total, rng_next(&g->rng));
+					g->slot = 0;
 				}
-				*off = x;
+				x = perm_at(&g->perm, g->slot++);
+				if (g->multi) {
+					*fi = (size_t)(x / g->slots);
+					x %= g->slots;
+				}
+				*off = x * g->align;
 			} else {
-				*off = (rng_next(&g->rng) % g->slots) * g->align;
+				*fi = g->multi ? (size_t)(rng_next(&g->rng) % g->nfiles) : 0;
+				if (g->skip) {
+					x = rng_next(&g->rng) % g->fsize;
+					x -= x % g->align;
+					if (x + g->bs > g->fsize) {
+						(*g->skipped)++;
+						continue;
+					}
+					*off = x;
+				} else {
+					*off = (rng_next(&g->rng) % g->slots) * g->align;
+				}
 			}
+			*len = g->bs;
+			return 1;
 		}
-		*len = g->bs;
-		return 1;
+		if (!g->cycle_n)
+			return 0;
+		g->rng = g->cycle_rng; /* the written draws again (cycle_n) */
+		if (g->mapped)
+			perm_init(&g->perm, g->total, g->rng);
+		g->slot = 0;
+		g->left = g->cycle_n;
 	}
-	return 0;
 }
 
 /* Mixed phases: is the next I/O a write?  Reads with probability
@@ -1582,18 +1738,22 @@ static void queue_fill(struct phase *ph, int *mode)
 		rq->io.off = off;
 		rq->io.write = (uint32_t)w;
 		rq->io.result = 0;
-		q->pend[q->np++] = &rq->io;
+		req_queue(q, rq, REQ_FREE);
 	}
 }
 
 /* Submit what is pending, a run of requests on the same file per call; what
- * the backend does not take stays pending.  0, or negative on error. */
+ * the backend does not take stays pending.  Those it took become SUBMITTED
+ * and leave q->pend; every other one stays on it exactly once, also when a
+ * submit fails after earlier ones in the same batch were taken (a backend
+ * may queue a part and refuse the rest: io_uring out of locked memory).
+ * 0, or negative on error. */
 static int queue_submit(struct phase *ph)
 {
 	struct queue *q = &ph->q;
 	size_t i = 0, keep = 0;
 	uint64_t t = 0;
-	int have_t = 0;
+	int have_t = 0, err = 0;
 	for (size_t k = 0; k < q->np; k++) {
 		struct req *rq = q->pend[k]->user;
 		if (rq->timed && !rq->stamped) {
@@ -1605,24 +1765,32 @@ static int queue_submit(struct phase *ph)
 			rq->stamped = 1;
 		}
 	}
-	while (i < q->np) {
+	while (i < q->np && !err) {
 		size_t fi = ((struct req *)q->pend[i]->user)->fi, j = i + 1;
 		while (j < q->np && ((struct req *)q->pend[j]->user)->fi == fi)
 			j++;
 		/* a backend may take part of a run: offer it the rest until it takes none */
-		while (i < j) {
+		while (i < j && !err) {
 			int rc = ph->ops->submit(ph->handles[fi], &q->pend[i], j - i);
 			if (rc == -EAGAIN)
 				rc = 0; /* full: reap first */
-			if (rc < 0 || (size_t)rc > j - i) {
+			if (rc < 0) {
 				struct req *rq = q->pend[i]->user;
-				if (rc > 0)
-					return broke_contract(ph, fi, rq->write, rc, j - i, rq->off);
-				return fail(ph, rc, rq->write ? "queued write" : "queued read", ph->spec->files[fi],
-					    rq->off + rq->done, rq->len - rq->done);
+				err = fail(ph, rc, rq->write ? "queued write" : "queued read", ph->spec->files[fi],
+					   rq->off + rq->done, rq->len - rq->done);
+				break;
+			}
+			if ((size_t)rc > j - i) {
+				/* it claims more than it was offered: it may hold every
+				 * one offered, so they are the backend's until reaped */
+				struct req *rq = q->pend[i]->user;
+				err = broke_contract(ph, fi, rq->write, rc, j - i, rq->off);
+				rc = (int)(j - i);
 			}
 			if (rc == 0)
 				break;
+			for (size_t k = i; k < i + (size_t)rc; k++)
+				req_move(q->pend[k]->user, REQ_QUEUED, REQ_SUBMITTED);
 			q->infl[fi] += (uint32_t)rc;
 			q->inflight += (uint64_t)rc;
 			i += (size_t)rc;
@@ -1630,7 +1798,11 @@ static int queue_submit(struct phase *ph)
 		for (; i < j; i++)
 			q->pend[keep++] = q->pend[i];
 	}
+	for (; i < q->np; i++) /* after an error: the runs not offered */
+		q->pend[keep++] = q->pend[i];
 	q->np = keep;
+	if (err < 0)
+		return err;
 	if (q->np && q->inflight == 0) {
 		struct req *rq = q->pend[0]->user;
 		fail(ph, -EPROTO, "queued I/O on", ph->spec->files[rq->fi], UINT64_MAX, 0);
@@ -1640,6 +1812,29 @@ static int queue_submit(struct phase *ph)
 		return -EPROTO;
 	}
 	return 0;
+}
+
+/* The request behind an I/O a reap handed back, made COMPLETED; NULL (and the
+ * phase failed) when the backend handed back something it did not hold: not
+ * one of this queue's requests, or one not in flight (reaped twice). */
+static struct req *queue_reaped(struct phase *ph, struct iob_io *io)
+{
+	struct queue *q = &ph->q;
+	uintptr_t a = (uintptr_t)io, base = (uintptr_t)q->reqs;
+	uintptr_t at = a - base;
+	if (a < base || at % sizeof *q->reqs || at / sizeof *q->reqs >= q->depth ||
+	    q->reqs[at / sizeof *q->reqs].state != REQ_SUBMITTED) {
+		fail(ph, -EPROTO, "completion wait on", ph->spec->files[0], UINT64_MAX, 0);
+		snprintf(ph->r->error, sizeof ph->r->error,
+			 "backend %s broke its contract: a reap handed back an I/O that was not in flight",
+			 ph->spec->backend->desc.name);
+		return NULL;
+	}
+	struct req *rq = &q->reqs[at / sizeof *q->reqs];
+	req_move(rq, REQ_SUBMITTED, REQ_COMPLETED);
+	q->infl[rq->fi]--;
+	q->inflight--;
+	return rq;
 }
 
 /* Wait for completions: on the one file with I/O in flight, or, with
@@ -1676,7 +1871,7 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 	const int64_t n = rq->io.result;
 	int st = account(ph, rq->fi, rq->write, rq->buf + rq->done, n, want, rq->off + rq->done);
 	if (st < 0) {
-		q->free[q->nfree++] = rq;
+		req_free(q, rq, REQ_COMPLETED);
 		return st;
 	}
 	rq->done += (size_t)n;
@@ -1684,7 +1879,7 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 		ph->r->short_ops++;
 		int eof = !rq->write && rq->off + rq->done >= ph->fend[rq->fi];
 		if (!eof && n == 0) {
-			q->free[q->nfree++] = rq;
+			req_free(q, rq, REQ_COMPLETED);
 			return no_progress(ph, rq->fi, rq->write, (int64_t)rq->done, rq->len, rq->off);
 		}
 		if (!eof && !stopping) { /* the rest, as one more transfer of the same request */
@@ -1692,7 +1887,7 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 			rq->io.len = rq->len - rq->done;
 			rq->io.off = rq->off + rq->done;
 			rq->io.result = 0;
-			q->pend[q->np++] = &rq->io;
+			req_queue(q, rq, REQ_COMPLETED);
 			return 0;
 		}
 	}
@@ -1705,7 +1900,7 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 		if (rq->in)
 			lat_record_dir(&ph->lat, *t1 - rq->t0, rq->write);
 	}
-	q->free[q->nfree++] = rq;
+	req_free(q, rq, REQ_COMPLETED);
 	return 0;
 }
 
@@ -1728,7 +1923,7 @@ static int run_queued(struct phase *ph)
 				struct req *rq = q->pend[k]->user;
 				if (rq->done)
 					count_op(ph, rq->write);
-				q->free[q->nfree++] = rq;
+				req_free(q, rq, REQ_QUEUED);
 			}
 			q->np = 0;
 		}
@@ -1748,8 +1943,8 @@ static int run_queued(struct phase *ph)
 			break;
 		}
 		int n = queue_reap(ph);
-		if (n == -EINTR)
-			continue; /* a signal: the I/Os are still in flight; the loop's top sees a stop */
+		if (n == -EINTR || n == -EAGAIN)
+			continue; /* a signal, or nothing yet: the I/Os are still in flight; the loop's top sees a stop */
 		if (n < 0 || (size_t)n > q->depth) {
 			if (n > 0)
 				n = -EPROTO;
@@ -1759,14 +1954,22 @@ static int run_queued(struct phase *ph)
 		uint64_t t1 = 0;
 		int have_t1 = 0;
 		for (int k = 0; k < n; k++) {
-			struct req *rq = q->done[k]->user;
-			q->infl[rq->fi]--;
-			q->inflight--;
+			struct req *rq = queue_reaped(ph, q->done[k]);
+			if (!rq)
+				goto out; /* the backend's close waits for or cancels what is left */
 			queue_complete(ph, rq, stopping, &t1, &have_t1);
 		}
 	}
+out:
 	if (mode == PH_END)
 		ph->ended = 1;
+	if (!ph->ramping && !ph->gen.seq)
+		ph->r->draws = ph->gen.mapped && ph->gen.drawn >= ph->gen.total ? UINT64_MAX
+											: ph->gen.drawn; /* every drawn one was reaped */
+	if (!ph->ramping && ph->gen.seq) {
+		ph->seq_whole = ph->gen.seq_whole;
+		ph->r->written_cut |= ph->gen.seq_cut;
+	}
 	return ph->r->status;
 }
 
@@ -1868,8 +2071,11 @@ static int phase_open(struct phase *ph)
 {
 	const struct iob_phase_spec *s = ph->spec;
 	if (ph->queued || ph->mixed) {
-		if (open_all(ph) < 0 || (ph->queued && queue_alloc(ph) < 0))
+		if (open_all(ph) < 0)
 			return ph->r->status;
+		int rc = ph->queued ? queue_alloc(ph) : 0;
+		if (rc != 0) /* an error, or a stop while the buffers were touched */
+			return rc < 0 ? ph->r->status : 1;
 		return gen_init(ph);
 	}
 	if (s->access == IOB_ACCESS_RAND && !s->reopen)
@@ -1898,6 +2104,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	ph.mix_rng = s->seed ^ 0x94d049bb133111ebull;
 	ph.check_at = s->runtime_ns || s->ramp_ns || s->first_done || s->live ? 0 : UINT64_MAX;
 	ph.ramping = s->ramp_ns > 0;
+	ph.seq_left = s->access == IOB_ACCESS_SEQ && s->written_draws ? *s->written_draws : UINT64_MAX;
 
 	/* the clock and what timing costs, once per process, before the sampler
 	 * (lat_init, in phase_setup) reads them: streams start phases at once */
@@ -1991,6 +2198,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	iob_free_aligned(ph.buf);
 	iob_free_aligned(ph.scratch);
 	iob_free_aligned(ph.rbuf);
+	if (s->access == IOB_ACCESS_SEQ && !ph.mixed) /* what a later read replays (written_draws) */
+		r->draws = ph.seq_whole ? UINT64_MAX : r->bytes;
 	if (r->status == 0 && r->bad_blocks)
 		r->status = IOB_STATUS_MISMATCH;
 	return r->status;

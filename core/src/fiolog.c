@@ -53,25 +53,17 @@ void iob_fiolog_path(const struct iob_suite *suite, size_t j, enum iob_fiolog_ki
 
 int iob_fiologs_check(const struct iob_suite *suite, char *err, size_t errlen)
 {
-	char path[IOB_FIOLOG_PATH_MAX], dir[IOB_FIOLOG_PATH_MAX];
+	char path[IOB_FIOLOG_PATH_MAX], what[IOB_NAME_MAX + 32];
 	for (size_t j = 0; j < suite->njobs; j++) {
 		for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
 			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, path, sizeof path);
 			if (!path[0])
 				continue;
-			const char *name = suite->jobs[j].name;
-			iob_path_dir(path, dir, sizeof dir);
-			if (iob_path_kind(dir, 1) != IOB_PATH_DIRECTORY) {
-				snprintf(err, errlen, "[%s] %s %s: directory %s does not exist", name,
-					 key_of(k), IOB_Q(prefix_of(&suite->jobs[j], k)), IOB_Q(dir));
-				return -ENOENT;
-			}
-			enum iob_path_kind pk = iob_path_kind(path, 1);
-			if (pk != IOB_PATH_MISSING && pk != IOB_PATH_REGULAR) {
-				snprintf(err, errlen, "[%s] %s: %s exists and is not a regular file", name,
-					 key_of(k), IOB_Q(path));
-				return -EINVAL;
-			}
+			snprintf(what, sizeof what, "[%s] %s", suite->jobs[j].name, key_of(k));
+			int rc = iob_outfile_check(what, path, suite->jobs[j].allow_devices ? IOB_OUT_CHARDEV : 0, err,
+						   errlen);
+			if (rc)
+				return rc;
 		}
 	}
 	return 0;
@@ -84,7 +76,7 @@ static void fiologs_free(struct iob_fiologs *fl)
 			free(fl->path[j][k]);
 	free(fl->f);
 	free(fl->path);
-	free(fl->created);
+	free(fl->of);
 	free(fl->t0_ns);
 	memset(fl, 0, sizeof *fl);
 }
@@ -94,7 +86,7 @@ static void close_all(struct iob_fiologs *fl)
 	for (size_t j = 0; fl->f && j < fl->njobs; j++)
 		for (int k = 0; k < IOB_FIOLOG_KINDS; k++)
 			if (fl->f[j][k]) {
-				fclose(fl->f[j][k]);
+				iob_outfile_close(&fl->of[j][k]);
 				fl->f[j][k] = NULL;
 			}
 }
@@ -108,37 +100,32 @@ int iob_fiologs_open(struct iob_fiologs *fl, const struct iob_suite *suite, char
 	fl->njobs = n;
 	fl->f = calloc(n, sizeof *fl->f);
 	fl->path = calloc(n, sizeof *fl->path);
-	fl->created = calloc(n, sizeof *fl->created);
+	fl->of = calloc(n, sizeof *fl->of);
 	fl->t0_ns = calloc(n, sizeof *fl->t0_ns);
-	if (!fl->f || !fl->path || !fl->created || !fl->t0_ns) {
+	if (!fl->f || !fl->path || !fl->of || !fl->t0_ns) {
 		fiologs_free(fl);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	char path[IOB_FIOLOG_PATH_MAX];
+	char path[IOB_FIOLOG_PATH_MAX], what[IOB_NAME_MAX + 32];
 	for (size_t j = 0; j < n; j++) {
 		for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
 			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, path, sizeof path);
 			if (!path[0])
 				continue;
-			/* made by this call (exclusive creation), or there before:
-			 * only what it made is ever removed */
-			FILE *f = iob_fopen(path, "wxe");
-			int made = f != NULL;
-			if (!f && errno == EEXIST)
-				f = iob_fopen(path, "we");
-			int rc = f ? 0 : -(errno ? errno : EIO);
-			if (f && !(fl->path[j][k] = strdup(path)))
-				rc = -ENOMEM;
-			if (f) {
-				fl->f[j][k] = f;
-				fl->created[j][k] = made;
+			/* checked, created when missing, emptied only when the run
+			 * starts (iob_fiologs_commit): only what it made is removed */
+			snprintf(what, sizeof what, "[%s] %s", suite->jobs[j].name, key_of(k));
+			int rc = iob_outfile_open(&fl->of[j][k], what, path,
+						  suite->jobs[j].allow_devices ? IOB_OUT_CHARDEV : 0, err, errlen);
+			if (rc == 0) {
+				fl->f[j][k] = fl->of[j][k].f;
+				if (!(fl->path[j][k] = strdup(path))) {
+					snprintf(err, errlen, "out of memory");
+					rc = -ENOMEM;
+				}
 			}
 			if (rc) {
-				snprintf(err, errlen, "[%s] %s %s: cannot create it: %s", suite->jobs[j].name,
-					 key_of(k), IOB_Q(path), strerror(-rc));
-				if (f && made && !fl->path[j][k])
-					remove(path);
 				iob_fiologs_unmake(fl);
 				close_all(fl);
 				fiologs_free(fl);
@@ -146,6 +133,19 @@ int iob_fiologs_open(struct iob_fiologs *fl, const struct iob_suite *suite, char
 			}
 		}
 	}
+	return 0;
+}
+
+int iob_fiologs_commit(struct iob_fiologs *fl, char *err, size_t errlen)
+{
+	for (size_t j = 0; fl && fl->f && j < fl->njobs; j++)
+		for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
+			int rc = fl->f[j][k] ? iob_outfile_commit(&fl->of[j][k]) : 0;
+			if (rc) {
+				snprintf(err, errlen, "fio-style log %s: %s", IOB_Q(fl->path[j][k]), strerror(-rc));
+				return rc;
+			}
+		}
 	return 0;
 }
 
@@ -218,10 +218,10 @@ void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, enum iob_phase phase, c
 
 void iob_fiologs_unmake(struct iob_fiologs *fl)
 {
-	for (size_t j = 0; fl->path && j < fl->njobs; j++)
+	for (size_t j = 0; fl->f && j < fl->njobs; j++)
 		for (int k = 0; k < IOB_FIOLOG_KINDS; k++)
-			if (fl->created[j][k] && fl->path[j][k])
-				remove(fl->path[j][k]);
+			if (fl->f[j][k])
+				iob_outfile_unmake(&fl->of[j][k]);
 }
 
 int iob_fiologs_close(struct iob_fiologs *fl, char *err, size_t errlen)
@@ -234,8 +234,9 @@ int iob_fiologs_close(struct iob_fiologs *fl, char *err, size_t errlen)
 			if (!f)
 				continue;
 			int bad = ferror(f) != 0;
-			if ((fclose(f) != 0 || bad) && !e) {
-				e = errno ? errno : EIO;
+			int crc = iob_outfile_close(&fl->of[j][k]);
+			if ((crc < 0 || bad) && !e) {
+				e = crc < 0 ? -crc : EIO;
 				path = fl->path[j][k];
 			}
 			fl->f[j][k] = NULL;

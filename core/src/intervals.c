@@ -254,7 +254,7 @@ static void livecsv_free(struct iob_livecsv *lc)
 	free(lc->path);
 	free(lc->f);
 	free(lc->error);
-	free(lc->created);
+	free(lc->of);
 	memset(lc, 0, sizeof *lc);
 }
 
@@ -267,8 +267,8 @@ int iob_livecsv_open(struct iob_livecsv *lc, const struct iob_suite *suite, char
 	lc->path = calloc(cap, sizeof *lc->path);
 	lc->f = calloc(cap, sizeof *lc->f);
 	lc->error = calloc(cap, sizeof *lc->error);
-	lc->created = calloc(cap, sizeof *lc->created);
-	if (!lc->path || !lc->f || !lc->error || !lc->created) {
+	lc->of = calloc(cap, sizeof *lc->of);
+	if (!lc->path || !lc->f || !lc->error || !lc->of) {
 		livecsv_free(lc);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -277,31 +277,37 @@ int iob_livecsv_open(struct iob_livecsv *lc, const struct iob_suite *suite, char
 		const char *p = suite->jobs[j].livecsv;
 		if (!p[0] || iob_livecsv_file(lc, p, NULL))
 			continue;
-		/* made by this call (exclusive creation), or there before: only
-		 * what it made is ever removed */
-		FILE *f = iob_fopen(p, "wxe");
-		int made = f != NULL;
-		if (!f && errno == EEXIST)
-			f = iob_fopen(p, "we");
-		int rc = f ? 0 : -(errno ? errno : EIO);
-		char *dup = f ? strdup(p) : NULL;
-		if (f && dup) {
-			lc->f[lc->n] = f;
-			lc->created[lc->n] = made;
-			lc->path[lc->n++] = dup;
-			rc = iob_intervals_csv_header(f);
-		} else if (f) {
-			fclose(f);
-			if (made)
-				remove(p);
+		/* checked, created when missing, not emptied before the run starts
+		 * (iob_livecsv_commit): only what this made is ever removed */
+		unsigned flags = suite->jobs[j].allow_devices ? IOB_OUT_CHARDEV : 0;
+		int rc = iob_outfile_open(&lc->of[lc->n], "livecsv", p, flags, err, errlen);
+		if (rc == 0 && !(lc->path[lc->n] = strdup(p))) {
+			iob_outfile_unmake(&lc->of[lc->n]);
+			iob_outfile_close(&lc->of[lc->n]);
+			snprintf(err, errlen, "out of memory");
 			rc = -ENOMEM;
 		}
 		if (rc) {
-			snprintf(err, errlen, "livecsv %s: cannot create it: %s", IOB_Q(p), strerror(-rc));
 			iob_livecsv_unmake(lc);
 			for (size_t i = 0; i < lc->n; i++)
-				fclose(lc->f[i]);
+				iob_outfile_close(&lc->of[i]);
 			livecsv_free(lc);
+			return rc;
+		}
+		lc->f[lc->n] = lc->of[lc->n].f;
+		lc->n++;
+	}
+	return 0;
+}
+
+int iob_livecsv_commit(struct iob_livecsv *lc, char *err, size_t errlen)
+{
+	for (size_t i = 0; lc && i < lc->n; i++) {
+		int rc = iob_outfile_commit(&lc->of[i]);
+		if (rc == 0)
+			rc = iob_intervals_csv_header(lc->f[i]);
+		if (rc) {
+			snprintf(err, errlen, "livecsv %s: %s", IOB_Q(lc->path[i]), strerror(-rc));
 			return rc;
 		}
 	}
@@ -311,8 +317,7 @@ int iob_livecsv_open(struct iob_livecsv *lc, const struct iob_suite *suite, char
 void iob_livecsv_unmake(struct iob_livecsv *lc)
 {
 	for (size_t i = 0; i < lc->n; i++)
-		if (lc->created[i])
-			remove(lc->path[i]);
+		iob_outfile_unmake(&lc->of[i]);
 }
 
 FILE *iob_livecsv_file(struct iob_livecsv *lc, const char *path, int **error)
@@ -331,8 +336,9 @@ int iob_livecsv_close(struct iob_livecsv *lc, char *err, size_t errlen)
 	int rc = 0;
 	for (size_t i = 0; i < lc->n; i++) {
 		int e = lc->error[i];
-		if (fclose(lc->f[i]) != 0 && !e)
-			e = errno ? errno : EIO;
+		int crc = iob_outfile_close(&lc->of[i]);
+		if (crc < 0 && !e)
+			e = -crc;
 		if (e && !rc) {
 			rc = -e;
 			snprintf(err, errlen, "livecsv %s: writing failed: %s", IOB_Q(lc->path[i]),

@@ -543,7 +543,13 @@ int iob_registry_load(struct iob_registry *reg, const char *const *extra_dirs, s
 	 * ones beside the binary and the install directory */
 	if (have_builtins() && reg->ndirs < IOB_MAX_PLUGIN_DIRS)
 		snprintf(reg->dirs[reg->ndirs++], sizeof reg->dirs[0], "%s", BUILTIN_DIR);
+	errno = 0;
 	iob_exe_dir(buf, sizeof buf);
+	if (!buf[0]) /* the plugins beside the binary cannot be found: say why, where a plugin is missed */
+		snprintf(reg->exe_why, sizeof reg->exe_why,
+			 "the directory of this program is unknown (%s), so the plugins installed beside it were not "
+			 "searched; give --plugin-dir",
+			 errno == ENOENT || errno == 0 ? "/proc/self/exe cannot be read: is /proc mounted?" : strerror(errno));
 	if (buf[0]) {
 		char rel[4096 + 256];
 		snprintf(rel, sizeof rel, "%s/%s", buf, IOB_PLUGIN_RELDIR);
@@ -593,6 +599,11 @@ void iob_registry_missing(const struct iob_registry *reg, enum iob_plugin_kind k
 			size_t n = strlen(names);
 			snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", reg->plugins[i].name);
 		}
+	if (!names[0] && reg->exe_why[0]) {
+		snprintf(msg, len, "%s '%s' is not loaded: no %s plugin was found: %s", kname, name ? name : "", kname,
+			 reg->exe_why);
+		return;
+	}
 	snprintf(msg, len, kind == IOB_PLUGIN_BACKEND ? "%s '%s' is not loaded (available: %s)"
 						       : "unknown %s '%s' (available: %s)",
 		 kname, name ? name : "", names[0] ? names : "none; see 'iobench plugins'");

@@ -124,6 +124,20 @@ uint64_t iob_free_memory(void)
 	return (uint64_t)kb * 1024u;
 }
 
+uint64_t iob_available_memory(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[256];
+	unsigned long long kb = 0;
+	int found = 0;
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof line, f))
+		found = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
+	fclose(f);
+	return found ? (uint64_t)kb * 1024u : 0;
+}
+
 void iob_hostname(char *buf, size_t len)
 {
 	if (len == 0)
@@ -517,6 +531,55 @@ int iob_dir_open_at(int at, const char *name, int follow, struct iob_identity *i
 	}
 	fill_identity(&st, id);
 	return fd;
+}
+
+int iob_out_open_at(int at, const char *name, int append, int *made, struct iob_identity *id)
+{
+	/* never a link (O_NOFOLLOW), never a wait on a FIFO without a reader
+	 * (O_NONBLOCK: ENXIO), never a controlling terminal, never truncated */
+	int base = (append ? O_RDWR | O_APPEND : O_WRONLY) | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	int fd = openat(at_fd(at), name, base | O_CREAT | O_EXCL, 0666);
+	*made = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = openat(at_fd(at), name, base);
+	if (fd < 0) {
+		int e = errno;
+		struct stat st;
+		if (fstatat(at_fd(at), name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			return -ELOOP;
+		return -e;
+	}
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+	if (fstat(fd, &st) != 0 || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	fill_identity(&st, id);
+	return fd;
+}
+
+int iob_fd_truncate(int fd)
+{
+	while (ftruncate(fd, 0) != 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+long iob_fd_read_head(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+	do
+		n = pread(fd, buf, len, 0);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : (long)n;
+}
+
+FILE *iob_fd_stream(int fd, const char *mode)
+{
+	return fdopen(fd, mode);
 }
 
 int iob_mkdir_at(int at, const char *name)

@@ -203,6 +203,11 @@ uint64_t iob_free_memory(void)
 	return memory_status(&m) == 0 ? m.ullAvailPhys : 0;
 }
 
+uint64_t iob_available_memory(void)
+{
+	return iob_free_memory(); /* ullAvailPhys: free, zeroed and standby pages */
+}
+
 void iob_hostname(char *buf, size_t len)
 {
 	wchar_t w[256];
@@ -831,6 +836,59 @@ int iob_dir_open_at(int at, const char *name, int follow, struct iob_identity *i
 	if (rc < 0)
 		CloseHandle(h);
 	return rc;
+}
+
+int iob_out_open_at(int at, const char *name, int append, int *made, struct iob_identity *id)
+{
+	char path[4096];
+	int rc = at_path(at, name, path, sizeof path);
+	if (rc != 0)
+		return rc;
+	wchar_t *w = wide(path);
+	if (!w)
+		return -EINVAL;
+	/* a reparse point (a link) is opened itself, never followed, and refused */
+	DWORD access = GENERIC_WRITE | (append ? GENERIC_READ : 0);
+	DWORD share = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
+	HANDLE h = CreateFileW(w, access, share, NULL, CREATE_NEW, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+	*made = h != INVALID_HANDLE_VALUE;
+	if (h == INVALID_HANDLE_VALUE && GetLastError() == ERROR_FILE_EXISTS)
+		h = CreateFileW(w, access, share, NULL, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		return last_err();
+	struct iob_identity me;
+	fill_identity(h, &me);
+	if (me.kind == IOB_PATH_SYMLINK) {
+		CloseHandle(h);
+		return -ELOOP;
+	}
+	int fd = _open_osfhandle((intptr_t)h, (append ? _O_APPEND : 0) | _O_BINARY | _O_NOINHERIT);
+	if (fd < 0) {
+		CloseHandle(h);
+		return -EMFILE;
+	}
+	if (id)
+		*id = me;
+	return fd;
+}
+
+int iob_fd_truncate(int fd)
+{
+	return _chsize_s(fd, 0) == 0 ? 0 : -errno;
+}
+
+long iob_fd_read_head(int fd, char *buf, size_t len)
+{
+	if (_lseeki64(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	int n = _read(fd, buf, (unsigned)(len > 65536 ? 65536 : len));
+	return n < 0 ? -errno : (long)n;
+}
+
+FILE *iob_fd_stream(int fd, const char *mode)
+{
+	return _fdopen(fd, mode);
 }
 
 int iob_mkdir_at(int at, const char *name)

@@ -11,15 +11,31 @@
 #include <unistd.h>
 
 #include "iobench/os.h"
+#include "iobench/outfile.h"
+#include "iobench/units.h"
 
 /* Results are buffered here, not in stdio: a stop signal interrupting a
  * write to a full pipe must neither cut nor lose a line (stdio's state after
  * an interrupted write is not something to build on). */
 #define SINK_BUF 65536
+struct side_file {
+	struct iob_outfile of;
+	int err; /* first write error, -errno; sticky */
+	struct sink_file *main;
+	struct iob_sink sink;
+	struct side_file *next;
+};
+
 struct sink_file {
 	FILE *f;
+	struct iob_outfile of; /* a file (of.f == f); stdout otherwise */
 	int own;
+	int pending; /* opened, not emptied yet: nothing reaches the file */
 	int err; /* first write error, -errno; sticky */
+	const char *oname;    /* the output's name */
+	const char *side_ext; /* its side files' ending, NULL: none */
+	struct side_file *sides;
+	char side_error[1024]; /* the first failure of a side file, one line */
 	size_t used;
 	uint64_t flushed_ns; /* when a batched record was last pushed out */
 	char buf[SINK_BUF];
@@ -34,6 +50,7 @@ struct iob_outputs {
 	char name[IOB_MAX_OUTPUTS][4096];  /* sink name: "stdout" or the file */
 	char oname[IOB_MAX_OUTPUTS][64];   /* output name, for messages */
 	int ended;
+	int committed;
 	int status;      /* first error of any output, -errno; sticky */
 	char error[4400]; /* its one-line message, "" while status == 0 */
 };
@@ -52,7 +69,7 @@ struct iob_outputs {
  * on where it stopped); -errno or 0, sticky. */
 static int sink_flush(struct sink_file *sf)
 {
-	if (sf->err || !sf->f || !sf->used)
+	if (sf->err || !sf->f || !sf->used || sf->pending)
 		return sf->err;
 	if (sf->f == stdout)
 		fflush(stdout); /* anything printed through stdio goes first */
@@ -68,6 +85,8 @@ static int sink_write(void *ctx, const char *data, size_t len)
 	struct sink_file *sf = ctx;
 	if (sf->err)
 		return sf->err;
+	if (len > SINK_BUF - sf->used && sf->pending)
+		return sf->err = -ENOBUFS; /* an output's open() wrote more than the buffer holds */
 	if (len > SINK_BUF - sf->used && sink_flush(sf) < 0)
 		return sf->err;
 	if (len >= SINK_BUF) {
@@ -89,7 +108,96 @@ static void note_error(struct iob_outputs *o, size_t i, int rc)
 	if (o->file[i].err)
 		rc = o->file[i].err; /* the sink's own errno says more than a plugin's relay */
 	o->status = rc;
-	snprintf(o->error, sizeof o->error, "output %s to %s: %s", o->oname[i], o->name[i], strerror(-rc));
+	if (!o->file[i].err && o->file[i].side_error[0]) /* a side file failed: its own line names it */
+		snprintf(o->error, sizeof o->error, "%s", o->file[i].side_error);
+	else
+		snprintf(o->error, sizeof o->error, "output %s to %s: %s", o->oname[i], o->name[i], strerror(-rc));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Side files (struct iob_sink's open_side): opened by the host, checked as  */
+/* the output's own file is.                                                 */
+
+/* Keep the first failure of a side file as the output's one line. */
+static void side_fail(struct sink_file *sf, const char *line)
+{
+	if (!sf->side_error[0])
+		snprintf(sf->side_error, sizeof sf->side_error, "%s", line);
+}
+
+static int side_write(void *ctx, const char *data, size_t len)
+{
+	struct side_file *sd = ctx;
+	if (sd->err)
+		return sd->err;
+	int rc = iob_write_all(sd->of.fd, data, len);
+	if (rc < 0) {
+		char line[1024];
+		sd->err = rc;
+		snprintf(line, sizeof line, "output %s to %s: %s", sd->main->oname, IOB_Q(sd->of.path), strerror(-rc));
+		side_fail(sd->main, line);
+	}
+	return rc;
+}
+
+static long side_read_head(void *ctx, char *buf, size_t len)
+{
+	struct side_file *sd = ctx;
+	return iob_fd_read_head(sd->of.fd, buf, len);
+}
+
+static long sink_read_head(void *ctx, char *buf, size_t len)
+{
+	struct sink_file *sf = ctx;
+	return sf->of.f ? iob_fd_read_head(sf->of.fd, buf, len) : -EBADF;
+}
+
+static int sink_open_side(void *ctx, const char *tag, unsigned flags, struct iob_sink *side)
+{
+	struct sink_file *sf = ctx;
+	char path[4096 + 256], err[1024], what[96];
+	if (!sf->of.f || !sf->side_ext) {
+		snprintf(err, sizeof err, "output %s opens a side file but declares none (side_ext)", sf->oname);
+		side_fail(sf, err);
+		return -EPERM;
+	}
+	if (!tag || iob_outfile_side_path(sf->of.path, tag, sf->side_ext, path, sizeof path) != 0) {
+		snprintf(err, sizeof err, "output %s: bad side file tag %s", sf->oname, IOB_Q(tag ? tag : ""));
+		side_fail(sf, err);
+		return -EINVAL;
+	}
+	struct side_file *sd = calloc(1, sizeof *sd);
+	if (!sd)
+		return -ENOMEM;
+	snprintf(what, sizeof what, "output %s side file", sf->oname);
+	unsigned of_flags = (flags & IOB_SIDE_APPEND) ? IOB_OUT_APPEND : 0;
+	int rc = iob_outfile_check(what, path, of_flags, err, sizeof err);
+	if (rc == 0)
+		rc = iob_outfile_open(&sd->of, what, path, of_flags, err, sizeof err);
+	if (rc == 0 && !sf->pending)
+		rc = iob_outfile_commit(&sd->of); /* the run is going: emptied now */
+	if (rc < 0) {
+		if (sd->of.f) { /* opened, could not be emptied */
+			snprintf(err, sizeof err, "%s %s: %s", what, IOB_Q(path), strerror(-rc));
+			iob_outfile_close(&sd->of);
+		}
+		side_fail(sf, err);
+		free(sd);
+		return rc;
+	}
+	sd->main = sf;
+	sd->sink = (struct iob_sink){
+		.ctx = sd,
+		.write = side_write,
+		.name = sd->of.path,
+		.is_terminal = 0,
+		.struct_size = sizeof(struct iob_sink),
+		.read_head = side_read_head,
+	};
+	sd->next = sf->sides;
+	sf->sides = sd;
+	*side = sd->sink;
+	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -289,18 +397,15 @@ int iob_output_spec_parse(const char *text, const struct iob_registry *reg, stru
 				return -EINVAL;
 			}
 		} else {
-			/* the file's directory must exist; the file itself is not touched yet */
-			char dir[4096];
-			iob_path_dir(it->file, dir, sizeof dir);
-			if (iob_path_kind(dir, 1) != IOB_PATH_DIRECTORY) {
-				snprintf(err, errlen, "output file '%s': directory '%s' does not exist", it->file, dir);
-				return -ENOENT;
-			}
-			enum iob_path_kind k = iob_path_kind(it->file, 1);
-			if (k != IOB_PATH_MISSING && k != IOB_PATH_REGULAR && k != IOB_PATH_CHARDEV) {
-				snprintf(err, errlen, "output file '%s' exists and is not a regular file", it->file);
-				return -EINVAL;
-			}
+			/* the directory must exist, the file be no link, no block
+			 * device, no FIFO ...: checked, not touched yet */
+			char what[96];
+			snprintf(what, sizeof what, "output %s file", it->name);
+			int rc = iob_outfile_check(what, it->file,
+						   IOB_OUT_CHARDEV | (strcmp(it->args, "append") == 0 ? IOB_OUT_APPEND : 0),
+						   err, errlen);
+			if (rc < 0)
+				return rc;
 		}
 		out->n++;
 		if (!end)
@@ -314,73 +419,46 @@ int iob_output_spec_parse(const char *text, const struct iob_registry *reg, stru
 	return spec_check_overlap(out, err, errlen);
 }
 
-static int discard_write(void *ctx, const char *data, size_t len)
-{
-	(void)ctx;
-	(void)data;
-	(void)len;
-	return 0;
-}
-
-/* Every output accepts its arguments, tried on a sink that keeps nothing:
- * a refusal must come before any file is created or emptied. */
-static int outputs_try(const struct iob_registry *reg, const struct iob_output_spec *spec, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < spec->n; i++) {
-		const struct iob_output_item *it = &spec->item[i];
-		const struct iob_loaded *pl = iob_registry_find(reg, IOB_PLUGIN_OUTPUT, it->name);
-		const struct iob_sink trial = {.ctx = NULL,
-					       .write = discard_write,
-					       .name = it->file[0] ? it->file : "stdout",
-					       .struct_size = sizeof(struct iob_sink)};
-		void *st = NULL;
-		if (!pl) {
-			snprintf(err, errlen, "unknown output '%s'", it->name);
-			return -EINVAL;
-		}
-		int rc = pl->output.open(&trial, it->args[0] ? it->args : NULL, &st);
-		if (rc < 0) {
-			snprintf(err, errlen, "output '%s' refused to open%s%s: %s", it->name, it->args[0] ? " with " : "",
-				 it->args, strerror(-rc));
-			return rc;
-		}
-		pl->output.close(st);
-	}
-	return 0;
-}
-
 int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, const struct iob_output_spec *spec,
 		     char *err, size_t errlen)
 {
 	*out = NULL;
-	int trc = outputs_try(reg, spec, err, errlen);
-	if (trc < 0)
-		return trc;
 	struct iob_outputs *o = calloc(1, sizeof *o);
 	if (!o) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	/* Every file is opened (checked, created when missing, not emptied) and
+	 * every output opened on its sink before anything reaches a file: an
+	 * output that refuses its arguments leaves every file as it was. */
 	for (size_t i = 0; i < spec->n; i++) {
 		const struct iob_output_item *it = &spec->item[i];
 		const struct iob_loaded *pl = iob_registry_find(reg, IOB_PLUGIN_OUTPUT, it->name);
 		struct sink_file *sf = &o->file[i];
 		snprintf(o->oname[i], sizeof o->oname[i], "%s", it->name);
+		sf->oname = o->oname[i];
 		if (!pl) {
 			snprintf(err, errlen, "unknown output '%s'", it->name);
 			iob_outputs_close(o);
 			return -EINVAL;
 		}
+		sf->side_ext = pl->output.side_ext;
+		int regular = 0;
 		if (it->file[0]) {
+			char what[96];
 			/* "append" (csv:append=FILE) keeps what the file holds */
-			sf->f = iob_fopen(it->file, strcmp(it->args, "append") == 0 ? "ae" : "we");
-			if (!sf->f) {
-				int e = errno;
-				snprintf(err, errlen, "cannot create output file '%s': %s", it->file, strerror(e));
+			unsigned flags = IOB_OUT_CHARDEV | (strcmp(it->args, "append") == 0 ? IOB_OUT_APPEND : 0);
+			snprintf(what, sizeof what, "output %s file", it->name);
+			o->n = i + 1;
+			int rc = iob_outfile_open(&sf->of, what, it->file, flags, err, errlen);
+			if (rc < 0) {
 				iob_outputs_close(o);
-				return -e;
+				return rc;
 			}
+			sf->f = sf->of.f;
 			sf->own = 1;
+			sf->pending = 1;
+			regular = sf->of.id.kind == IOB_PATH_REGULAR;
 			snprintf(o->name[i], sizeof o->name[i], "%s", it->file);
 		} else {
 			sf->f = stdout;
@@ -392,6 +470,8 @@ int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, c
 			.name = o->name[i],
 			.is_terminal = iob_is_terminal(sf->f),
 			.struct_size = sizeof(struct iob_sink),
+			.open_side = regular ? sink_open_side : NULL,
+			.read_head = regular ? sink_read_head : NULL,
 		};
 		o->plugin[i] = pl;
 		o->n = i + 1;
@@ -408,6 +488,27 @@ int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, c
 	return 0;
 }
 
+int iob_outputs_commit(struct iob_outputs *o, char *err, size_t errlen)
+{
+	if (!o || o->committed)
+		return 0;
+	o->committed = 1;
+	for (size_t i = 0; i < o->n; i++) {
+		struct sink_file *sf = &o->file[i];
+		int rc = iob_outfile_commit(&sf->of);
+		for (struct side_file *sd = sf->sides; sd && rc == 0; sd = sd->next)
+			rc = iob_outfile_commit(&sd->of);
+		sf->pending = 0;
+		if (rc < 0) {
+			snprintf(err, errlen, "output %s file %s: cannot empty it: %s", o->oname[i], IOB_Q(o->name[i]),
+				 strerror(-rc));
+			note_error(o, i, rc);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 #define EACH(o, call)                                                                                        \
 	for (size_t i = 0; o && i < o->n; i++) {                                                             \
 		if (!o->plugin[i])                                                                           \
@@ -419,6 +520,9 @@ int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg, c
 
 int iob_outputs_begin(struct iob_outputs *o, const struct iob_run_info *run)
 {
+	char err[16];
+	if (o && !o->committed && iob_outputs_commit(o, err, sizeof err) < 0)
+		return o->status;
 	EACH(o, begin_run(o->state[i], run));
 }
 
@@ -471,19 +575,46 @@ const char *iob_outputs_error(const struct iob_outputs *o)
 	return o && o->status ? o->error : NULL;
 }
 
-/* Flush and, for a file, close what output i wrote to; -errno or 0. */
-static int close_file(struct sink_file *sf)
+/* Flush and, for a file, close what output i wrote to, its side files
+ * too; -errno or 0.  Files of outputs that never started (not committed)
+ * are removed when the run made them. */
+static int close_file(struct sink_file *sf, int committed)
 {
+	int rc = 0;
+	while (sf->sides) {
+		struct side_file *sd = sf->sides;
+		sf->sides = sd->next;
+		if (!committed)
+			iob_outfile_unmake(&sd->of);
+		int crc = iob_outfile_close(&sd->of);
+		if (crc < 0 && !sd->err) {
+			char line[1024];
+			snprintf(line, sizeof line, "output %s to %s: %s", sf->oname, IOB_Q(sd->of.path), strerror(-crc));
+			side_fail(sf, line);
+			if (!rc)
+				rc = crc;
+		}
+		if (sd->err && !rc)
+			rc = sd->err;
+		free(sd);
+	}
 	if (!sf->f)
-		return 0;
-	int rc = sink_flush(sf);
+		return rc;
+	int frc = committed ? sink_flush(sf) : 0;
 	if (sf->own) {
-		errno = 0;
-		if (fclose(sf->f) != 0 && !rc)
-			rc = errno ? -errno : -EIO;
+		if (!committed)
+			iob_outfile_unmake(&sf->of);
+		int crc = iob_outfile_close(&sf->of);
+		if (crc < 0 && !frc)
+			frc = crc;
 	}
 	sf->f = NULL;
-	return rc;
+	if (frc < 0) {
+		sf->side_error[0] = '\0'; /* the main file's own failure comes first */
+		if (!sf->err)
+			sf->err = frc;
+	}
+	return frc < 0 ? frc : rc;
 }
 
 int iob_outputs_close_err(struct iob_outputs *o, char *err, size_t errlen)
@@ -496,7 +627,7 @@ int iob_outputs_close_err(struct iob_outputs *o, char *err, size_t errlen)
 		if (o->plugin[i])
 			note_error(o, i, o->plugin[i]->output.close(o->state[i]));
 		note_error(o, i, o->file[i].err);
-		note_error(o, i, close_file(&o->file[i]));
+		note_error(o, i, close_file(&o->file[i], o->committed));
 	}
 	int rc = o->status;
 	if (rc && err && errlen)

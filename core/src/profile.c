@@ -154,6 +154,10 @@ static const struct iob_key key_table[] = {
     {"iodepth", IOB_KEY_COUNT, "I/Os", "1",
      "I/Os in flight per stream (1 to 65536); above 1 needs a backend that can queue (io_uring)", NULL,
      FIELD(iodepth), NULL},
+    {"memory_limit", IOB_KEY_SIZE, "bytes", "0",
+     "the memory the run may allocate at once (buffers: streams x iodepth x block size, histograms), checked "
+     "before anything is created, for each job and each group; 0 = the memory available (MemAvailable)",
+     NULL, FIELD(memory_limit), NULL},
     {"runtime", IOB_KEY_DURATION, "", "0s",
      "each phase ends at this time limit, or after its ops or loops, whichever comes first; 0s = no limit",
      NULL, FIELD(runtime_ns), NULL},

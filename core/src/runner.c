@@ -20,6 +20,7 @@
 #include "iobench/intervals.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
+#include "iobench/outfile.h"
 #include "iobench/progress.h"
 #include "iobench/streams.h"
 #include "iobench/units.h"
@@ -158,6 +159,37 @@ static void reader_watch_stop(struct iob_run *run)
 	run->watch = NULL;
 }
 
+/* No file the run writes besides its data (outfile.h) may be a file it
+ * reads or writes: the profile, its includes, the jobs' data files. */
+static int guard_run_files(const struct iob_run_opts *opts, const struct iob_suite *suite)
+{
+	int rc = 0;
+	iob_outfiles_guard_clear();
+	for (size_t i = 0; i < opts->nprotect && rc == 0; i++)
+		rc = iob_outfiles_guard(opts->protect[i]);
+	for (size_t i = 0; i < suite->njobs && rc == 0; i++) {
+		struct iob_filelist fl;
+		if ((rc = iob_job_files(&suite->jobs[i], &fl)) != 0)
+			break;
+		for (size_t f = 0; f < fl.n && rc == 0; f++)
+			if (strcmp(fl.paths[f], "-") != 0)
+				rc = iob_outfiles_guard(fl.paths[f]);
+		iob_filelist_free(&fl);
+	}
+	return rc;
+}
+
+/* Every check passed and every file is open: empty them now, and only now. */
+static int run_commit(struct iob_run *run, char *err, size_t errlen)
+{
+	int rc = iob_livecsv_commit(run->livecsv, err, errlen);
+	if (rc == 0 && run->fiologs)
+		rc = iob_fiologs_commit(run->fiologs, err, errlen);
+	if (rc == 0)
+		rc = iob_outputs_commit(run->out, err, errlen);
+	return rc;
+}
+
 struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_run_opts *opts,
 			     const struct iob_suite *suite, int *code)
 {
@@ -182,6 +214,11 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	run->suite = suite;
 	run->reg = reg;
 	run->opts = *opts;
+	if (guard_run_files(opts, suite) != 0) {
+		free(run);
+		*code = iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
+		return NULL;
+	}
 	for (size_t i = 0; i < suite->nnotes; i++) /* the loader's (a fio file's mappings) */
 		iob_notes_add(&run->notes, "%s", suite->notes[i]);
 	run->live_stop = &iob_cli_stop;
@@ -192,8 +229,10 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 		run->opts.outputs = &none;
 		run->opts.warn_live = 0;
 	}
-	/* the live CSV files first (rank 0's, across ranks): one that cannot be
-	 * made stops the run before any output file is created */
+	/* the live CSV files, the fio-style logs and the output files are opened
+	 * the checked way (outfile.h), created when missing but not emptied, and
+	 * emptied together once all are open (run_commit): a run that cannot
+	 * start removes what it created and changes nothing else */
 	run->livecsv = calloc(1, sizeof *run->livecsv);
 	int orc = run->livecsv ? 0 : -ENOMEM;
 	if (!run->livecsv)
@@ -232,6 +271,14 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 			*code = IOB_EXIT_USAGE;
 			return NULL;
 		}
+	}
+	if (orc == 0 && (orc = run_commit(run, err, sizeof err)) != 0) {
+		iob_outputs_close(run->out);
+		run_unmake_livecsv(run);
+		free(run);
+		*code = iob_cli_fail(IOB_EXIT_FAIL, "%s", err);
+		iob_coord_finish();
+		return NULL;
 	}
 	if (orc != 0) {
 		run_unmake_livecsv(run);
@@ -285,7 +332,8 @@ int iob_run_finish(struct iob_run *run, int status)
 	 * file): stderr gets them, after them (the live ones are there already) */
 	int to_stderr = !run->usage && !run->opts.warn_live && !iob_outputs_show_notes(run->out);
 	iob_cli_end_run(run->out, run->usage ? NULL : &run->notes, status, sig != 0 || run->interrupted, error);
-	int crc = iob_outputs_close(run->out);
+	char oerr[4400];
+	int crc = iob_outputs_close_err(run->out, oerr, sizeof oerr);
 	for (size_t i = 0; to_stderr && i < run->notes.n; i++)
 		fprintf(stderr, "%s: warning: %s\n", iob_log_program(), run->notes.text[i]);
 	char lerr[4200];
@@ -299,13 +347,14 @@ int iob_run_finish(struct iob_run *run, int status)
 	if (status != 0 || sig)
 		iob_cli_fail(code, "%s", error);
 	else if (crc < 0)
-		code = iob_cli_fail(IOB_EXIT_FAIL, "writing the results failed: %s", strerror(-crc));
+		code = iob_cli_fail(IOB_EXIT_FAIL, "writing the results failed: %s", oerr);
 	else if (lrc < 0)
 		code = iob_cli_fail(IOB_EXIT_FAIL, "%s", lerr);
 	else if (frc < 0)
 		code = iob_cli_fail(IOB_EXIT_FAIL, "%s", ferr);
 	pins_free(run->pins);
 	free(run);
+	iob_outfiles_guard_clear();
 	iob_coord_finish();
 	return code;
 }
@@ -481,6 +530,9 @@ struct job_files {
 	char **open;		/* as they are opened */
 	size_t *pin;		/* the held directory of each file */
 	int *state;		/* 0 existed before the job, 1 missing then, 2 made and recorded */
+	/* a random write's draws per stream (iob_phase_result.draws), for the
+	 * random reads and verifies after it at the same block size */
+	uint64_t *written, written_bs;
 };
 
 static void job_files_free(struct job_files *jf)
@@ -490,6 +542,7 @@ static void job_files_free(struct job_files *jf)
 	free(jf->open);
 	free(jf->pin);
 	free(jf->state);
+	free(jf->written);
 	iob_filelist_free(&jf->fl);
 }
 
@@ -1108,6 +1161,62 @@ static void phase_notes(struct iob_run *run, const struct iob_job *job, const st
 					   "read may be served from memory", what);
 }
 
+/* After a write phase: each stream's draws of its order (random) or bytes
+ * of it (sequential; UINT64_MAX: a whole pass), which the read and verify
+ * phases after it replay (engine.h, written_draws).  A
+ * write that failed keeps nothing (the job ends). */
+static void written_keep(struct job_files *jf, const struct iob_job *job, enum iob_phase phase, uint64_t bs,
+			 const struct iob_phase_result *r, size_t n)
+{
+	if (phase != IOB_PHASE_WRITE)
+		return;
+	free(jf->written);
+	jf->written = calloc(n, sizeof *jf->written);
+	jf->written_bs = jf->written ? bs : 0;
+	for (size_t i = 0; jf->written && i < n; i++)
+		jf->written[i] = r[i].draws;
+}
+
+/* A read or verify after that write: it reads where the write wrote.  A
+ * random one has no ramp unless the write covered every block: a ramp draws
+ * another order, which would read blocks the write never wrote (past the
+ * end of a file it left short).  Returns 1 when it took the ramp away. */
+static int written_apply(const struct job_files *jf, const struct iob_job *job, enum iob_phase phase, uint64_t bs,
+			 struct iob_phase_spec *spec)
+{
+	if ((phase != IOB_PHASE_READ && phase != IOB_PHASE_VERIFY) || !jf->written || jf->written_bs != bs)
+		return 0;
+	spec->written_draws = jf->written;
+	size_t n = job->threads > 1 ? job->threads : 1;
+	for (size_t i = 0; job->access == IOB_ACCESS_RAND && spec->ramp_ns && i < n; i++)
+		if (jf->written[i] != UINT64_MAX) {
+			spec->ramp_ns = 0;
+			return 1;
+		}
+	return 0;
+}
+
+/* Say so when a read or verify read less than its own order because the
+ * write before it wrote less (results: one per stream). */
+static void written_note(struct iob_run *run, const struct iob_job *job, enum iob_phase phase,
+			 const struct iob_phase_result *r, size_t n, int no_ramp)
+{
+	if (no_ramp)
+		iob_notes_add(&run->notes,
+			      "job %s, %s phase: no ramp_time: the write phase before it did not write every block, "
+			      "and a ramp reads other blocks than the ones it wrote",
+			      job->name, iob_phase_name(phase));
+	for (size_t i = 0; i < n; i++)
+		if (r[i].written_cut) {
+			iob_notes_add(&run->notes,
+				      "job %s, %s phase: the write phase before it completed only part of its "
+				      "order (a time limit or a stop), so this phase read only the blocks it wrote, "
+				      "in the order it wrote them",
+				      job->name, iob_phase_name(phase));
+			return;
+		}
+}
+
 /* The engine's spec of one phase of a job. */
 static void phase_spec(const struct iob_run *run, const struct iob_job *job, const struct iob_loaded *b,
 		       const struct job_files *jf, enum iob_phase phase, uint64_t bs, struct iob_phase_spec *spec)
@@ -1187,6 +1296,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	}
 	observe_start(run, job, fl, phase, bs, &spec, &ob);
 	int rc;
+	int no_ramp = written_apply(jf, job, phase, bs, &spec);
 	stonewall(job, &spec);
 	if (iob_coord_active())
 		rank_phase_spec(job, &spec, &rs, streams);
@@ -1214,8 +1324,14 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	}
 	if (r.interrupted)
 		run->interrupted = 1;
-	if (!run->quiet)
+	if (rc == 0 && streams && st.n == job->threads)
+		written_keep(jf, job, phase, bs, st.r, st.n);
+	else if (rc == 0 && !streams)
+		written_keep(jf, job, phase, bs, &r, 1);
+	if (!run->quiet) {
 		phase_notes(run, job, b, fl, phase, reads ? &plan : NULL, &facts, &r, pr.evict_failed);
+		written_note(run, job, phase, streams ? st.r : &r, streams ? st.n : 1, no_ramp);
+	}
 	if (r.ops || rc == 0 || r.interrupted || rc == IOB_STATUS_MISMATCH || (streams && st.n)) {
 		int er = emit_phase(&pr, fl, &r, &facts, streams && st.n ? &agg : NULL);
 		if (er < 0 && rc >= 0)
@@ -1319,6 +1435,7 @@ struct gphase {
 	struct iob_read_plan plan;
 	struct iob_read_facts facts;
 	int reads, evict_failed;
+	int no_ramp; /* written_apply took the ramp away */
 	uint64_t unwritten; /* measure_unwritten's, right after the phase */
 	struct observed ob;
 	/* for the group's line: the phase's counters once it started (atomic),
@@ -1372,6 +1489,7 @@ static void group_job_main(void *arg)
 		struct gphase *gp = &gj->ph[k];
 		struct iob_phase_spec spec;
 		phase_spec(gj->run, job, gj->b, &gj->jf, gp->phase, gp->bs, &spec);
+		gp->no_ramp = written_apply(&gj->jf, job, gp->phase, gp->bs, &spec);
 		if (k == 0) {
 			spec.ready = group_ready;
 			spec.ready_arg = gj;
@@ -1413,6 +1531,8 @@ static void group_job_main(void *arg)
 			if (st < 0 || (st == IOB_STATUS_MISMATCH && gp->rc >= 0))
 				gp->rc = st;
 		}
+		if (gp->rc == 0 && gp->st.n == n)
+			written_keep(&gj->jf, job, gp->phase, gp->bs, gp->st.r, n);
 		if (gp->rc != 0) {
 			int none_failed = -1;
 			gj->rc = gp->rc;
@@ -1475,6 +1595,7 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 	r.unwritten_bytes = gp->unwritten;
 	phase_notes(run, job, gj->b, &jf->fl, gp->phase, gp->reads ? &gp->plan : NULL, &gp->facts, &r,
 		    gp->evict_failed);
+	written_note(run, job, gp->phase, gp->st.r, gp->st.n, gp->no_ramp);
 	int er = emit_phase(&pr, &jf->fl, &r, &gp->facts, streams ? &agg : NULL);
 	if (er < 0 && !run->error[0])
 		iob_run_fail(run, 0, "job %s: the phase record could not be made", job->name);

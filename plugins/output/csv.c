@@ -10,7 +10,8 @@
  *    ".<kind>.csv" (run.csv -> run.block.csv), or ".<kind>.<n>.csv" for the
  *    n-th table of one kind (n >= 2).  A side file is created when its first
  *    record arrives; characters of the kind other than [0-9A-Za-z_-] become
- *    '_'.
+ *    '_'.  The host opens side files (the sink's open_side, side_ext ".csv"),
+ *    with the checks of the main file; this output opens no file itself.
  *  - On anything else (standard output, a pipe, /dev/null) only the main
  *    table is written; at the end one warning names what was left out.
  *  - Argument "append" (csv:append=FILE, a regular file only): the core opens
@@ -58,8 +59,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "iobench/plugin.h"
 #include "textbuf.h"
@@ -75,7 +74,7 @@ static const struct iob_host *csv_host;
 struct csv_table {
 	char *kind;
 	char *header;      /* without line ending */
-	FILE *f;           /* a side file; NULL for the main sink or when left out */
+	struct iob_sink side; /* a side file (the host's); .write NULL for the main sink or when left out */
 	char *path;        /* the side file's name, for messages */
 	int on_sink;       /* the main table */
 	uint64_t left_out; /* rows not written (the sink is not a regular file) */
@@ -279,83 +278,78 @@ static int csv_write(struct csv_state *st, const char *data, size_t len)
 	return rc < 0 ? rc : 0;
 }
 
-/* One whole write to a side file, flushed and checked. */
+/* One whole write to a side file (the host checks it and names the file
+ * in the run's error line). */
 static int csv_write_side(struct csv_state *st, struct csv_table *t, const char *data, size_t len)
 {
 	if (st->err)
 		return st->err;
-	errno = 0;
-	if ((len && fwrite(data, 1, len, t->f) != len) || fflush(t->f) != 0 || ferror(t->f)) {
-		st->err = errno ? -errno : -EIO;
-		csv_log(IOB_LOG_ERROR, "cannot write '%s': %s", t->path, strerror(-st->err));
-	}
+	int rc = len ? t->side.write(t->side.ctx, data, len) : 0;
+	if (rc < 0)
+		st->err = rc;
 	return st->err;
 }
 
-/* The first line of a file, without its ending: 1 and *line (malloc'd), 0
- * when the file is missing or empty, -errno when it cannot be read. */
-static int csv_first_line(const char *path, char **line)
+/* The first line of the file behind a sink, without its ending: 1 and
+ * *line (malloc'd), 0 when the file is empty, -errno when it cannot be
+ * read.  Read through the sink (the file the host opened and checked). */
+static int csv_first_line(const struct iob_sink *sink, char **line)
 {
 	*line = NULL;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return errno == ENOENT ? 0 : -errno;
-	struct textbuf b = {0};
-	char chunk[512];
-	int rc = 0;
-	while (fgets(chunk, sizeof(chunk), f)) {
-		size_t n = strlen(chunk);
-		int done = n && chunk[n - 1] == '\n';
-		textbuf_add(&b, chunk, n - (size_t)done);
-		if (done)
-			break;
+	if (!sink->read_head)
+		return -EBADF;
+	size_t cap = 4096;
+	for (;;) {
+		char *buf = malloc(cap + 1);
+		if (!buf)
+			return -ENOMEM;
+		long n = sink->read_head(sink->ctx, buf, cap);
+		if (n < 0) {
+			free(buf);
+			return (int)n;
+		}
+		char *nl = memchr(buf, '\n', (size_t)n);
+		if (nl || (size_t)n < cap || cap >= ((size_t)1 << 24)) {
+			if (n == 0) {
+				free(buf);
+				return 0;
+			}
+			buf[nl ? (size_t)(nl - buf) : (size_t)n] = '\0';
+			*line = buf;
+			return 1;
+		}
+		free(buf);
+		cap *= 4;
 	}
-	if (ferror(f))
-		rc = -EIO;
-	else if (b.oom)
-		rc = -ENOMEM;
-	fclose(f);
-	if (rc == 0 && b.data) {
-		*line = b.data;
-		return 1;
-	}
-	textbuf_free(&b);
-	return rc;
 }
 
-/* Whether the sink is a regular file of that name (not standard output). */
+/* Whether the core offers side files on this sink: its file is a regular
+ * file (not standard output, a pipe or a device). */
 static int csv_sink_is_file(const struct iob_sink *sink)
 {
-	struct stat sb, so;
-	if (sink->name && strcmp(sink->name, "stdout") != 0 && stat(sink->name, &sb) != 0 && errno == ENOENT)
-		return 1; /* a file the core will create (its arguments are tried first) */
-	if (!sink->name || stat(sink->name, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return 0;
-	if (strcmp(sink->name, "stdout") == 0 && fstat(STDOUT_FILENO, &so) == 0 && so.st_dev == sb.st_dev &&
-	    so.st_ino == sb.st_ino)
-		return 0; /* the core's name for standard output, redirected to a file */
-	return 1;
+	return sink->struct_size >= offsetof(struct iob_sink, read_head) + sizeof(sink->read_head) &&
+	       sink->open_side != NULL;
 }
 
-/* FILE without ".csv", ".<kind>[.<n>].csv". */
-static char *csv_side_path(const char *main, const char *kind, size_t n)
+/* The tag of the n-th table of a kind: the kind with every character
+ * other than [0-9A-Za-z_-] as '_', then ".<n>" for n >= 2; the host makes
+ * it FILE without ".csv", ".<tag>.csv". */
+static char *csv_side_tag(const char *kind, size_t n)
 {
-	size_t ml = strlen(main), kl = strlen(kind);
-	if (ml > 4 && strcmp(main + ml - 4, ".csv") == 0)
-		ml -= 4;
-	char *p = malloc(ml + kl + 40);
+	size_t kl = strlen(kind);
+	char *p = malloc(kl + 40);
 	if (!p)
 		return NULL;
-	memcpy(p, main, ml);
-	p[ml] = '.';
 	for (size_t i = 0; i < kl; i++) {
 		char c = kind[i];
-		p[ml + 1 + i] = isalnum((unsigned char)c) || c == '_' || c == '-' ? c : '_';
+		p[i] = isalnum((unsigned char)c) || c == '_' || c == '-' ? c : '_';
 	}
+	if (!kl)
+		p[kl++] = '_';
 	if (n > 1)
-		snprintf(p + ml + 1 + kl, 40, ".%zu.csv", n);
+		snprintf(p + kl, 40, ".%zu", n);
 	else
-		snprintf(p + ml + 1 + kl, 40, ".csv");
+		p[kl] = '\0';
 	return p;
 }
 
@@ -405,25 +399,25 @@ static int csv_table_new(struct csv_state *st, const char *kind, const char *hea
 		if (st->append)
 			write_header = csv_append_check(st->sink.name, st->old_header, header, kind);
 	} else if (st->to_file) {
-		t->path = csv_side_path(st->sink.name, kind, nth);
+		char *tag = csv_side_tag(kind, nth);
+		if (!tag)
+			return -ENOMEM;
+		int rc = st->sink.open_side(st->sink.ctx, tag, st->append ? IOB_SIDE_APPEND : 0, &t->side);
+		free(tag);
+		if (rc < 0) {
+			t->side.write = NULL;
+			return rc; /* the host said why, naming the file */
+		}
+		t->path = strdup(t->side.name ? t->side.name : "side file");
 		if (!t->path)
 			return -ENOMEM;
 		if (st->append) {
 			char *have = NULL;
-			int rc = csv_first_line(t->path, &have);
+			rc = csv_first_line(&t->side, &have);
 			write_header = rc < 0 ? rc : csv_append_check(t->path, have, header, kind);
 			free(have);
 			if (rc < 0)
 				csv_log(IOB_LOG_ERROR, "cannot read '%s': %s", t->path, strerror(-rc));
-		}
-		if (write_header >= 0) {
-			t->f = fopen(t->path, st->append ? "a" : "w");
-			if (!t->f) {
-				int e = errno;
-				csv_log(IOB_LOG_ERROR, "cannot create '%s' for the %s rows: %s", t->path, kind,
-					strerror(e));
-				return -e;
-			}
 		}
 	} else {
 		return 0; /* left out: counted, named at the end */
@@ -465,7 +459,7 @@ static int csv_open(const struct iob_sink *sink, const char *args, void **state)
 		return -EINVAL;
 	}
 	if (append) {
-		int rc = csv_first_line(st->sink.name, &st->old_header);
+		int rc = csv_first_line(&st->sink, &st->old_header);
 		if (rc < 0 || (rc == 1 && !st->old_header[0])) {
 			csv_log(IOB_LOG_ERROR, "csv:append: '%s' %s: append to a CSV file this output wrote",
 				st->sink.name, rc < 0 ? strerror(-rc) : "does not start with a header line");
@@ -526,7 +520,7 @@ static int csv_record(void *state, const struct iob_record *rec)
 			return rc;
 		}
 	}
-	if (!t->on_sink && !t->f) {
+	if (!t->on_sink && !t->side.write) {
 		t->left_out++;
 		return 0;
 	}
@@ -583,11 +577,7 @@ static int csv_close(void *state)
 		return 0;
 	int rc = 0;
 	for (size_t i = 0; i < st->ntab; i++) {
-		struct csv_table *t = &st->tab[i];
-		if (t->f && fclose(t->f) != 0 && !rc) {
-			rc = -errno;
-			csv_log(IOB_LOG_ERROR, "cannot write '%s': %s", t->path, strerror(errno));
-		}
+		struct csv_table *t = &st->tab[i]; /* side files are the host's to close */
 		free(t->kind);
 		free(t->header);
 		free(t->path);
@@ -605,6 +595,7 @@ static const struct iob_output_ops csv_ops = {
 	.record = csv_record,
 	.end_run = csv_end_run,
 	.close = csv_close,
+	.side_ext = ".csv",
 };
 
 static const struct iob_plugin csv_plugin = {

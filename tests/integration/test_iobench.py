@@ -62,12 +62,12 @@ def case_plugins_listing(tmp):
                                                             ("output", "json")]:
         line = [l for l in p.stdout.splitlines() if l.split()[:2] == [kind, name]]
         expect(line, f"{kind} {name} not listed:\n{p.stdout}")
-        expect(" 1.2 " in line[0] and "iob-%s-%s%s" % (kind, name, PLUGIN_SUFFIX) in line[0], f"bad line: {line[0]}")
+        expect(" 1.3 " in line[0] and "iob-%s-%s%s" % (kind, name, PLUGIN_SUFFIX) in line[0], f"bad line: {line[0]}")
     expect("search path:" in p.stdout, "no search path shown")
     # a directory of broken plugins: listed as not loaded, one line each, the good ones still load
     bad = os.path.join(ARGS.work, "..", "plugins", "bad_abi")
     p = iobench("plugins", "--plugin-dir", bad, check_rc=0)
-    expect("not loaded: plugin " in p.stdout and "ABI 99.2" in p.stdout, p.stdout)
+    expect("not loaded: plugin " in p.stdout and "ABI 99.3" in p.stdout, p.stdout)
     expect("backend  " + BACKENDS[1] in p.stdout, p.stdout)
     p = iobench("plugins", "--plugin-dir", os.path.join(tmp, "nope"), check_rc=0)
     expect("plugin directory does not exist" in p.stdout, p.stdout)
@@ -75,7 +75,7 @@ def case_plugins_listing(tmp):
 
 def case_version_help(tmp):
     p = iobench("--version", check_rc=0)
-    expect(p.stdout.startswith("iobench ") and "plugin ABI 1.2" in p.stdout, p.stdout)
+    expect(p.stdout.startswith("iobench ") and "plugin ABI 1.3" in p.stdout, p.stdout)
     p = iobench("--help", check_rc=0)
     expect("usage: iobench run PROFILE.ini" in p.stdout, p.stdout)
     p = iobench(check_rc=2)
@@ -236,6 +236,75 @@ def case_human_width(tmp):
     p = iobench("run", grp, "--dir", tmp, "--wide", "--output", "json=" + out, check_rc=2)
     expect("--wide" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr)
     expect(not os.path.exists(out), "nothing created")
+
+
+def unsafe_for_terminal(data, allow=b"\n"):
+    """Offset of the first byte a terminal must not get raw in `data`
+    (bytes): a control character (C0, DEL, C1) other than those in
+    `allow`, or invalid UTF-8; None when there is none."""
+    i = 0
+    while i < len(data):
+        c = data[i]
+        if c < 0x80:
+            if (c < 0x20 or c == 0x7f) and bytes([c]) not in allow:
+                return i
+            i += 1
+            continue
+        n = 2 if 0xc2 <= c <= 0xdf else 3 if 0xe0 <= c <= 0xef else 4 if 0xf0 <= c <= 0xf4 else 0
+        try:
+            ch = data[i:i + n].decode("utf-8") if n else None
+        except UnicodeDecodeError:
+            ch = None
+        if ch is None or len(ch) != 1 or 0x80 <= ord(ch) <= 0x9f:
+            return i
+        i += n
+    return None
+
+
+def case_terminal_escapes(tmp):
+    """A directory and a profile whose names hold a C1 CSI (U+009B), ESC, a
+    raw 0x9b and a lone surrogate: `iobench check`, the human output (both
+    tables) and the progress line show them as \\xNN, never raw."""
+    bad = b"d\xc2\x9b2J\x1b[31m\x9b\xed\xa0\x80"
+    shown = "d\\xc2\\x9b2J\\x1b[31m\\x9b\\xed\\xa0\\x80"
+    wd = os.path.join(os.fsencode(tmp), bad)
+    os.mkdir(wd)
+    prof = os.path.join(wd, b"p" + bad + b".ini")
+    with open(prof, "wb") as f:
+        f.write(b"[a]\nsize = 256K\nblock_size = 64K\nphases = write,read\nevict_before_read = false\n")
+    exe = os.path.join(ARGS.bin, "iobench")
+    env = dict(os.environ)
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    # the progress line: a read of 256 KiB paced at 256 KiB/s by the test backend slowafter
+    paced = os.path.join(wd, b"paced" + bad + b".ini")
+    with open(paced, "wb") as f:
+        f.write(b"[a]\nbackend = slowafter\nfilename = in.dat\nsize = 256K\nblock_size = 16K\nphases = read\n")
+    with open(os.path.join(wd, b"in.dat"), "wb") as f:
+        f.write(os.urandom(256 << 10))
+    plugins = os.path.join(os.path.dirname(os.path.abspath(ARGS.bin)), "tests", "bigread", "plugins")
+    if not os.path.isdir(plugins):
+        print(f"note: no test plugins in {plugins}: the progress line is not checked")
+    for args in ([b"check", prof], [b"run", prof, b"--dir", wd], [b"run", prof, b"--dir", wd, b"--wide"],
+                 [b"run", paced, b"--dir", wd, b"--progress=always", b"--plugin-dir", os.fsencode(plugins)]):
+        if b"--progress=always" in args and not os.path.isdir(plugins):
+            continue
+        p = subprocess.run([os.fsencode(exe), *args], capture_output=True, timeout=120,
+                           env=dict(env, IOB_SLOWAFTER_RATE=str(256 << 10)))
+        what = b" ".join(a for a in args if a.startswith(b"-") or a in (b"check", b"run")).decode()
+        expect(p.returncode == 0, f"{what}: exit {p.returncode} {p.stderr[-500:]!r}")
+        at = unsafe_for_terminal(p.stdout)
+        expect(at is None, f"{what}: raw byte in stdout at {at}: {p.stdout[max(0, (at or 0) - 40):(at or 0) + 40]!r}")
+        # the progress line's own \r and its erase-line ESC [ K are the only controls on stderr
+        err = p.stderr.replace(b"\033[K", b"")
+        at = unsafe_for_terminal(err, allow=b"\n\r")
+        expect(at is None, f"{what}: raw byte in stderr at {at}: {err[max(0, (at or 0) - 40):(at or 0) + 40]!r}")
+        if args[0] == b"check":
+            expect(shown in p.stdout.decode(), f"check names the profile escaped: {p.stdout!r}")
+        elif b"--wide" in args:
+            expect(f"file={os.fsdecode(os.fsencode(tmp))}/{shown}/iobench.a.dat" in p.stdout.decode(),
+                   f"the wide table shows the file escaped: {p.stdout!r}")
+        elif b"--progress=always" in args:
+            expect(b"\riobench: a read " in p.stderr, f"a progress line was drawn: {p.stderr[-300:]!r}")
 
 
 def case_bad_input_table(tmp):

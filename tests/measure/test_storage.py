@@ -15,6 +15,10 @@ pages).
   unwritten_write    a write without fsync leaves its pages dirty: the record's
                      unwritten share agrees with cachestat read by the test
                      right after, and a note says so; with fsync: 0, no note
+  backends           posix, stdio, mmap, direct, io_uring at depth 1 and 32
+                     (buffered and direct=1): an evicted read comes from storage,
+                     a cached buffered read from memory, a direct read from
+                     storage however cached, a write counts when it dirties
   not_measured       standard input (bigread -): no storage counts (null, never
                      0) and a note saying they were not measured
   notes_stderr       a json-only run prints its notes on stderr; a csv=FILE
@@ -250,6 +254,52 @@ def case_notes_stderr(d):
     expect(rows and rows[0] == ["note"] and [r[0] for r in rows[1:]] == said and len(said) >= 1,
            "csv notes table %s, stderr %s" % (rows, said))
     expect(any("came from memory, not storage" in r[0] for r in rows[1:]), "the cache note is in the table: %s" % rows)
+
+
+def case_backends(d):
+    """What the storage counts see for each backend (the table in
+    docs/architecture.md, "Measurement rules"), on 8 MiB: an evicted read is
+    all from storage, a cached buffered read all from memory, a direct read
+    all from storage however cached, and a write counts its bytes when it
+    dirties them (before any writeback: still unwritten without fsync)."""
+    size = 8 * MIB
+    cases = [("posix", 1, ""), ("stdio", 1, ""), ("mmap", 1, ""), ("direct", 1, ""), ("io_uring", 1, ""),
+             ("io_uring", 32, ""), ("io_uring", 32, "direct=1")]
+    checked = 0
+    for backend, depth, opts in cases:
+        name = "%s depth %d%s" % (backend, depth, " " + opts if opts else "")
+        direct = backend == "direct" or opts == "direct=1"
+        base = ("[j]\nfilename = data\nbackend = %s\nbackend_options = %s\niodepth = %d\nsize = 8M\n"
+                "block_size = 64K\nkeep_files = true\n" % (backend, opts, depth))
+        out = os.path.join(d, "o.json")
+        p = subprocess.run([tool("iobench"), "run", profile(d, base + "phases = write\nfsync = false\n"), "--dir", d,
+                            "--output", "json=" + out], capture_output=True, text=True)
+        if p.returncode != 0 and backend == "io_uring":
+            print("skipped %s: %s" % (name, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else p.returncode))
+            continue
+        expect(p.returncode == 0, "%s: %s" % (name, p.stderr))
+        with open(out) as f:
+            w = [x for x in json.load(f)["records"] if x["kind"] == "phase"][0]
+        need_counts(w)
+        expect(w["storage_write_bytes"] >= size, "%s write: %s storage bytes" % (name, w["storage_write_bytes"]))
+        if direct:
+            expect(w["unwritten_bytes"] == 0, "%s write: %s unwritten" % (name, w["unwritten_bytes"]))
+        got = {}
+        for evict in ("true", "false"):
+            for _ in range(3):  # again when another test dropped every cache (as root) just before
+                if evict == "false":
+                    warm(os.path.join(d, "data"))
+                recs, _, _, _, _ = iobench(d, base + "phases = read\nevict_before_read = %s\n" % evict)
+                if evict == "true" or (recs[0]["resident_before_pct"] or 0) >= 90:
+                    break
+            got[evict] = recs[0]["cached_read_pct"]
+        expect(got["true"] <= 10, "%s evicted read: %s%% from memory" % (name, got["true"]))
+        expect(got["false"] <= 10 if direct else got["false"] >= 90,
+               "%s cached read: %s%% from memory" % (name, got["false"]))
+        print("ok: %s: write counted %d bytes (%.0f%% unwritten), read %s%% / %s%% from memory (evicted / cached)"
+              % (name, w["storage_write_bytes"], w["unwritten_pct"], got["true"], got["false"]))
+        checked += 1
+    expect(checked >= 4, "only %d backends checked" % checked)
 
 
 def has_time_based():

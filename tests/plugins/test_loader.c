@@ -81,7 +81,7 @@ static void test_bad_abi(void **s)
 	(void)s;
 	struct iob_registry *reg = load(BAD_DIR "/bad_abi");
 	expect_refused(reg, "fake", "bad_abi/iob-backend-fake.so",
-		       "built for plugin ABI 99.2, this iobench speaks ABI 1.2");
+		       "built for plugin ABI 99.3, this iobench speaks ABI 1.3");
 	done(reg);
 }
 

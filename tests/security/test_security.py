@@ -449,6 +449,278 @@ def case_empty_stdin(tmp):
            f"{p.returncode} {p.stderr!r}")
 
 
+# ---------------------------------------------------------------- issue 24
+# Every file the run writes besides its data (--output files, their side
+# files, livecsv, the fio-style logs) is opened the checked way.
+
+LOGGED = "[a]\nfilename = f\nsize = 64K\nlog_interval = 100ms\n"
+
+
+def one_line(p):
+    return len(p.stderr.splitlines()) == 1
+
+
+def file_state(path):
+    """Bytes and mtime of a file, or None when missing (never follows a link)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not os.path.isfile(path) or os.path.islink(path):
+        return ("other", st.st_mode, st.st_mtime_ns)
+    with open(path, "rb") as f:
+        return (f.read(), st.st_mtime_ns)
+
+
+def case_output_planted_links(tmp):
+    """Problem 3: a symbolic link planted (owned by another user when root
+    runs) where an --output file, a live CSV, a CSV side file or a fio-style
+    log goes, aimed at a root-only 0600 file, is refused by check and run
+    (exit 2, one line) and the victim is untouched.  In a sticky shared
+    directory and in another user's plain directory; as root, and as
+    'nobody' with the victim its own and the links root's."""
+    u = nobody()
+    users = [None] + ([u] if u else [])
+    if not u:
+        print("skipped the 'nobody' half: needs root and setpriv")
+    os.chmod(tmp, 0o755)
+    for who in users:
+        for sticky in (True, False):
+            d = os.path.join(tmp, f"{'user' if who else 'root'}-{'sticky' if sticky else 'plain'}")
+            os.mkdir(d)
+            os.chmod(d, 0o1777 if sticky else 0o777)
+            victim = write(os.path.join(tmp, f"victim-{os.path.basename(d)}"), "secret\n" * 64)
+            os.chmod(victim, 0o600)
+            if who:
+                os.chown(victim, who.pw_uid, who.pw_gid)
+            prof = write(os.path.join(d, "p.ini"), LOGGED + "bw_log = lg\n")
+            os.chmod(prof, 0o644)
+            planted = {
+                "output": (["--output", "json=out.json"], "out.json"),
+                "livecsv": (["--output", "json", "--livecsv", "live.csv"], "live.csv"),
+                "side file": (["--output", "csv=out.csv"], "out.interval.csv"),
+                "fio log": (["--output", "json"], "lg_bw.1.log"),
+            }
+            for what, (args, name) in planted.items():
+                link = os.path.join(d, name)
+                if os.path.lexists(link):
+                    os.unlink(link)  # left by an earlier case that failed
+                os.symlink(victim, link)
+                if os.geteuid() == 0:
+                    # root runs: the link is another user's; nobody runs: root's
+                    owner = (0, 0) if who else ((u.pw_uid, u.pw_gid) if u else (0, 0))
+                    os.lchown(link, *owner)
+                before = file_state(victim)
+                for cmd in ("check", "run"):
+                    p = run("iobench", cmd, "p.ini", "--dir", d, *args, cwd=d, user=who)
+                    expect(p.returncode == 2 and "symbolic link" in p.stderr and name in p.stderr and one_line(p),
+                           f"{d} {what} {cmd}: {p.returncode} {p.stderr!r}")
+                expect(file_state(victim) == before, f"{d} {what}: the victim changed")
+                expect(os.path.islink(link), f"{d} {what}: the link is gone")
+                os.unlink(link)
+                for left in ("out.json", "out.csv", "live.csv", "lg_bw.1.log", "f"):
+                    expect(not os.path.lexists(os.path.join(d, left)), f"{d} {what}: {left} was created")
+                    if os.path.lexists(os.path.join(d, left)):
+                        os.unlink(os.path.join(d, left))
+    if u:
+        # a directory link another user planted is not followed either
+        real = os.path.join(tmp, "real")
+        os.mkdir(real)
+        link = os.path.join(tmp, "root-plain", "outdir")
+        os.symlink(real, link)
+        os.lchown(link, u.pw_uid, u.pw_gid)
+        for cmd in ("check", "run"):
+            p = run("iobench", cmd, "p.ini", "--output", "json=outdir/out.json", cwd=os.path.dirname(link))
+            expect(p.returncode == 2 and "owned by another user" in p.stderr and one_line(p),
+                   f"directory link {cmd}: {p.returncode} {p.stderr!r}")
+        expect(os.listdir(real) == [], "something was written through the directory link")
+
+
+def loop_device(tmp):
+    """A 1 MiB file on a loop device (root only): (device, backing file)."""
+    if os.geteuid() != 0 or not shutil.which("losetup"):
+        return None, None
+    back = os.path.join(tmp, "disk.img")
+    with open(back, "wb") as f:
+        f.write(os.urandom(1 << 20))
+    p = subprocess.run(["losetup", "--find", "--show", back], capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, back
+    return p.stdout.strip(), back
+
+
+def case_livecsv_device_fifo(tmp):
+    """Problem 1: a live CSV or a fio-style log on a block device (a loop
+    device over a 1 MiB file, as root), on a character device without
+    allow_devices, or on a FIFO is refused by check and run (exit 2, one
+    line, nothing written, no hang); --output json=/dev/null still works, a
+    FIFO as --output file is refused too."""
+    dev, back = loop_device(tmp)
+    try:
+        if dev:
+            before = file_state(back)
+            prof = write(os.path.join(tmp, "p.ini"), LOGGED + f"livecsv = {dev}\n")
+            for cmd in ("check", "run"):
+                p = run("iobench", cmd, prof, "--dir", tmp, "--output", "json")
+                expect(p.returncode == 2 and "block device" in p.stderr and one_line(p),
+                       f"livecsv {dev} {cmd}: {p.returncode} {p.stderr!r}")
+                p = run("iobench", cmd, os.path.join(tmp, "q.ini") if False else prof, "--dir", tmp, "--output",
+                        "json", "--livecsv", dev)
+                expect(p.returncode == 2 and "block device" in p.stderr, f"--livecsv {dev} {cmd}: {p.stderr!r}")
+            subprocess.run(["sync"])
+            expect(file_state(back)[0] == before[0], f"the disk behind {dev} changed")
+        else:
+            print("skipped the block device half: needs root and losetup")
+    finally:
+        if dev:
+            subprocess.run(["losetup", "-d", dev])
+    prof = write(os.path.join(tmp, "n.ini"), LOGGED + "livecsv = /dev/null\n")
+    for cmd in ("check", "run"):
+        p = run("iobench", cmd, prof, "--dir", tmp, "--output", "json")
+        expect(p.returncode == 2 and "character device" in p.stderr and "allow_devices" in p.stderr and one_line(p),
+               f"livecsv /dev/null {cmd}: {p.returncode} {p.stderr!r}")
+    fifo = os.path.join(tmp, "pipe")
+    os.mkfifo(fifo)
+    prof = write(os.path.join(tmp, "f.ini"), LOGGED + f"livecsv = {fifo}\n")
+    for cmd in ("check", "run"):
+        try:
+            p = run("iobench", cmd, prof, "--dir", tmp, "--output", "json", timeout=60)
+        except subprocess.TimeoutExpired:
+            expect(False, f"livecsv fifo {cmd}: still waiting on the FIFO after 60 s")
+            continue
+        expect(p.returncode == 2 and "FIFO" in p.stderr and one_line(p), f"livecsv fifo {cmd}: {p.returncode} {p.stderr!r}")
+    os.rename(fifo, os.path.join(tmp, "lg_bw.1.log"))
+    prof = write(os.path.join(tmp, "g.ini"), LOGGED + "bw_log = lg\n")
+    for cmd in ("check", "run"):
+        p = run("iobench", cmd, "g.ini", "--output", "json", cwd=tmp, timeout=60)
+        expect(p.returncode == 2 and "FIFO" in p.stderr and "bw_log" in p.stderr and one_line(p),
+               f"bw_log fifo {cmd}: {p.returncode} {p.stderr!r}")
+        p = run("iobench", cmd, "n.ini", "--output", "json=lg_bw.1.log", cwd=tmp, timeout=60)
+        expect(p.returncode == 2 and "FIFO" in p.stderr and one_line(p), f"--output fifo {cmd}: {p.returncode} {p.stderr!r}")
+    os.unlink(os.path.join(tmp, "lg_bw.1.log"))
+    p = run("iobench", "run", "g.ini", "--output", "json=/dev/null", cwd=tmp)
+    expect(p.returncode == 0 and "error" not in p.stderr, f"json=/dev/null: {p.returncode} {p.stderr!r}")
+    p = run("iobench", "run", "n.ini", "--set", "allow_devices=true", "--output", "json=/dev/null", cwd=tmp)
+    expect(p.returncode == 0, f"livecsv /dev/null with allow_devices: {p.returncode} {p.stderr!r}")
+
+
+def case_side_file_is_data(tmp):
+    """Problem 4: a CSV side file (out.interval.csv) that is the job's data
+    file is refused by check and run before anything is written (exit 2);
+    the same file reached through a hard link is found when the side file is
+    opened: refused there (exit 1, naming it), the data file kept whole."""
+    prof = write(os.path.join(tmp, "p.ini"),
+                 "[a]\nfilename = out.interval.csv\nsize = 64K\nlog_interval = 100ms\nphases = write,verify\n"
+                 "keep_files = true\n")
+    data = os.path.join(tmp, "out.interval.csv")
+    write(data, "x" * 65536)
+    before = file_state(data)
+    for cmd in ("check", "run"):
+        p = run("iobench", cmd, "p.ini", "--output", "csv=out.csv", cwd=tmp)
+        expect(p.returncode == 2 and "side file" in p.stderr and "out.interval.csv" in p.stderr and one_line(p),
+               f"{cmd}: {p.returncode} {p.stderr!r}")
+    expect(file_state(data) == before and not os.path.exists(os.path.join(tmp, "out.csv")), "something changed")
+    os.mkdir(os.path.join(tmp, "o"))
+    os.link(data, os.path.join(tmp, "o", "out.interval.csv"))
+    p = run("iobench", "run", "p.ini", "--output", "csv=o/out.csv", cwd=tmp)
+    expect(p.returncode == 1 and "side file o/out.interval.csv is" in p.stderr and "reads or writes" in p.stderr,
+           f"hard link: {p.returncode} {p.stderr!r}")
+    with open(data, "rb") as f:
+        expect(len(f.read()) == 65536, "the data file was emptied")
+    expect("verify failed" not in p.stderr, p.stderr)
+
+
+def case_two_writers_one_file(tmp):
+    """Problem 5: a live CSV and a bw log on one path, a live CSV on an
+    output's file, and two jobs of one group writing one data file are
+    refused by check and run (exit 2, one line naming both)."""
+    cases = [
+        (LOGGED + "livecsv = x_bw.1.log\nbw_log = x\n", [], ["livecsv", "bw_log", "x_bw.1.log"]),
+        (LOGGED + "livecsv = o.json\n", ["--output", "json=o.json"], ["livecsv", "o.json"]),
+        ("[global]\nsize = 1M\nfilename = g\nphases = write,verify\ngroup = 1\n[a]\n[b]\n", [],
+         ["group 1", "jobs a and b", "g"]),
+        (f"[global]\nsize = 1M\ngroup = 1\nfilename = g\n[a]\nphases = write\n[b]\ndir = {tmp}/.\nphases = read\n",
+         [], ["jobs a and b", "a writes it"]),
+    ]
+    write(os.path.join(tmp, "g"), "g" * 65536)  # there already: the reader's check passes
+    for text, args, want in cases:
+        prof = write(os.path.join(tmp, "p.ini"), text)
+        before = snapshot(tmp)
+        for cmd in ("check", "run"):
+            p = run("iobench", cmd, "p.ini", *args, cwd=tmp)
+            expect(p.returncode == 2 and one_line(p) and all(w in p.stderr for w in want),
+                   f"{text!r} {cmd}: {p.returncode} {p.stderr!r}")
+        expect(snapshot(tmp) == before, f"{text!r}: something changed")
+    # readers sharing a file in a group stay allowed
+    write(os.path.join(tmp, "r"), "r" * 65536)
+    prof = write(os.path.join(tmp, "p.ini"), "[global]\nfilename = r\nphases = read\ngroup = 1\n[a]\n[b]\n")
+    p = run("iobench", "run", "p.ini", "--output", "json", cwd=tmp)
+    expect(p.returncode == 0, f"two readers: {p.returncode} {p.stderr!r}")
+
+
+def case_refused_run_keeps_outputs(tmp):
+    """Problem 6: a run refused with exit 2 leaves every existing output
+    file as it was (bytes and mtime): the live CSV, the fio-style log, the
+    --output files and a CSV side file, whether the refusal comes from the
+    checks or from an output refusing its arguments once every file was
+    open.  A file the refused run would have created is not left behind."""
+    names = ["live.csv", "lg_bw.1.log", "out.json", "out.csv", "out.interval.csv"]
+    for n in names:
+        write(os.path.join(tmp, n), f"keep {n}\n" * 10)
+        os.utime(os.path.join(tmp, n), (1_000_000_000, 1_000_000_000))
+    prof = write(os.path.join(tmp, "p.ini"), LOGGED + "livecsv = live.csv\nbw_log = lg\n")
+    before = {n: file_state(os.path.join(tmp, n)) for n in names}
+    refusals = [
+        (["--output", "json=out.json,csv=out.csv,human:bogus=new.txt"], "bogus"),   # an output's own refusal
+        (["--output", "json=out.json,csv=out.csv,human=missing/new.txt"], "does not exist"),  # the checks
+        (["--output", "json=out.json,csv=out.csv", "--set", "size=-1"], None),      # bad input
+    ]
+    for args, want in refusals:
+        p = run("iobench", "run", "p.ini", *args, cwd=tmp)
+        expect(p.returncode == 2 and (want is None or want in p.stderr), f"{args}: {p.returncode} {p.stderr!r}")
+        for n in names:
+            expect(file_state(os.path.join(tmp, n)) == before[n], f"{args}: {n} changed")
+        expect(not os.path.exists(os.path.join(tmp, "new.txt")), f"{args}: new.txt left behind")
+    p = run("iobench", "run", "p.ini", "--output", "json=out.json,csv=out.csv", cwd=tmp)
+    expect(p.returncode == 0, f"the good run: {p.returncode} {p.stderr!r}")
+    for n in names:
+        expect(file_state(os.path.join(tmp, n)) != before[n], f"the good run did not write {n}")
+
+
+def case_output_error_named(tmp):
+    """Problem 11: a failed output write names the output and its file in
+    the one error line (exit 1)."""
+    if not os.path.exists("/dev/full"):
+        print("skipped: no /dev/full")
+        return SKIP
+    prof = write(os.path.join(tmp, "p.ini"), LOGGED)
+    for out in ("json", "csv", "human"):
+        p = run("iobench", "run", prof, "--dir", tmp, "--output", f"{out}=/dev/full")
+        err = p.stderr.splitlines()
+        expect(p.returncode == 1 and err and
+               err[-1] == f"iobench: error: writing the results failed: output {out} to /dev/full: No space left on device",
+               f"{out}: {p.returncode} {p.stderr!r}")
+
+
+def case_proc_missing(tmp):
+    """Problem 11: with /proc missing (a private mount namespace, as root),
+    the error says so instead of 'unknown output human'."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        print("skipped: needs root and unshare for a mount namespace without /proc")
+        return SKIP
+    if os.environ.get("IOB_SANITIZED"):
+        print("skipped: the sanitizer runtimes need /proc themselves (the plain build runs this case)")
+        return SKIP
+    prof = write(os.path.join(tmp, "p.ini"), LOGGED)
+    p = subprocess.run(["unshare", "-m", "sh", "-c", f"umount -l /proc && exec {os.path.join(BIN, 'iobench')} run {prof}"],
+                       capture_output=True, text=True, cwd=tmp, timeout=60)
+    if "umount" in p.stderr:
+        print(f"skipped: cannot unmount /proc here: {p.stderr.strip()}")
+        return SKIP
+    expect(p.returncode == 2 and "/proc" in p.stderr and "unknown output" not in p.stderr and one_line(p),
+           f"{p.returncode} {p.stderr!r}")
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 

@@ -354,6 +354,7 @@ static const char *every_key[][3] = {
     {"threads", "3", NULL},
     {"shared_file", "true", NULL},
     {"iodepth", "8", "65536"},
+    {"memory_limit", "64M", "1T"},
     {"runtime", "90s", "2m"},
     {"stonewall", "5s", "1m"},
     {"ramp_time", "500ms", "100us"},

@@ -59,7 +59,7 @@ _iobench() {
 	-d | --dir | -P | --plugin-dir) _iobench_dirs; return ;;
 	--progress) _iobench_words "auto always never"; return ;;
 	--livecsv) _iobench_files; return ;;
-	--log-interval | -s | --set | --fio-ignore) return ;;
+	--log-interval | -s | --set | --fio-ignore | --memory-limit) return ;;
 	esac
 	if [ -z "$cmd" ]; then
 		_iobench_words "run check plugins keys --help --version"
@@ -69,8 +69,8 @@ _iobench() {
 	run | check)
 		if [[ $cur == -* ]]; then
 			[ "$cmd" = run ] && _iobench_words "--output --dir --plugin-dir --verbose --progress --log-interval
---livecsv --set --fio --fio-ignore --wide" ||
-				_iobench_words "--dir --plugin-dir --verbose --set --fio --fio-ignore"
+--livecsv --set --fio --fio-ignore --wide --memory-limit" ||
+				_iobench_words "--dir --plugin-dir --verbose --set --fio --fio-ignore --memory-limit"
 		else
 			local IFS=$'\n'
 			COMPREPLY=($(compgen -f -X '!*.ini' -- "$cur") $(compgen -f -X '!*.fio' -- "$cur")

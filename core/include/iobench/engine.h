@@ -89,6 +89,17 @@ struct iob_phase_spec {
 	 * stream's counters here; written at the looks at the clock and at the
 	 * phase's end only (live.h).  May be NULL: nothing published. */
 	struct iob_live *live;
+	/* Read and verify phases after a write of the same job and block size:
+	 * points to what of its order the write completed (its result's
+	 * `draws`: random, draws of the order; sequential, bytes of it, or
+	 * UINT64_MAX after a whole pass); the window's order (the same seed,
+	 * the same regions) ends there, so a write cut short by its time limit
+	 * or a stop is read and verified exactly where it wrote, and a read
+	 * never runs past the end of a file the write left short.  Random:
+	 * ignored when the random map covered every slot; with no end but the
+	 * time limit, those draws again and again.  Streams: indexed by
+	 * stream (iob_streams_run passes stream i its own).  NULL: no end. */
+	const uint64_t *written_draws;
 };
 
 /* Positive status: the data read back did not match the pattern. */
@@ -141,12 +152,26 @@ struct iob_phase_result {
 	struct iob_hist *hist_write;	 /* mixed phases: write latency (hist: reads); owned */
 	uint64_t first_done_bytes, first_done_ops; /* done when *first_done was first seen set,
 						    * or the totals of a stream that ended first */
+	/* Draws of the measured window's order whose I/O completed (random:
+	 * I/Os, skipped ones included; sequential: bytes), in order, or
+	 * UINT64_MAX once every block was covered (a whole pass of the random
+	 * map, or over every region); what a later read or verify replays
+	 * (spec.written_draws). */
+	uint64_t draws;
+	int written_cut; /* the window's order ended at spec.written_draws, before its own end */
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);
 void iob_phase_result_free(struct iob_phase_result *r);
 /* Run one phase.  Returns r->status. */
 int iob_phase_run(const struct iob_phase_spec *spec, struct iob_phase_result *r);
+
+/* The memory one stream's phase allocates at its peak, in bytes (saturating):
+ * its buffers (block_size rounded up to a page, one per request with
+ * iodepth > 1, verify's second, mixed's read buffer), its latency
+ * histograms and request table, and series_ios samples of a series.  The
+ * memory budget (check.c) adds it up over streams and jobs at once. */
+uint64_t iob_phase_memory(enum iob_phase phase, uint64_t block_size, uint32_t iodepth, uint64_t series_ios);
 
 /* Derived figures, computed here once for every renderer. */
 double iob_phase_seconds(const struct iob_phase_result *r);

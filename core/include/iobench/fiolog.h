@@ -16,8 +16,8 @@
  * it averages.  <x> is 1, or 2, 3, ... for later jobs of the suite logging
  * to the same PREFIX.  Latency rows only for intervals with latency samples.
  *
- * The files are created (truncated) when the run opens, after every check,
- * and written at the end of each phase from its interval records.
+ * The files are opened when the run opens, after every check, emptied
+ * when it starts, and written at the end of each phase from its interval records.
  */
 #ifndef IOBENCH_FIOLOG_H
 #define IOBENCH_FIOLOG_H
@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include "iobench/intervals.h"
 #include "iobench/job.h"
+#include "iobench/outfile.h"
 #include "iobench/phase.h"
 #include "iobench/profile.h"
 
@@ -41,23 +42,27 @@ void iob_fiolog_path(const struct iob_suite *suite, size_t j, enum iob_fiolog_ki
 /* Does the job write a fio-style log? */
 int iob_fiolog_wanted(const struct iob_job *job);
 
-/* Refuse, before anything is created, a log whose directory does not exist
- * or whose file exists and is not a regular file: -EINVAL or -ENOENT with one
- * line naming the key and the file. */
+/* Refuse, before anything is created, a log that cannot be written the
+ * checked way (outfile.h, iob_outfile_check: its directory missing, a
+ * symbolic link, not a regular file, not writable): -errno with one line
+ * naming the job, the key and the file. */
 int iob_fiologs_check(const struct iob_suite *suite, char *err, size_t errlen);
 
 struct iob_fiologs {
 	size_t njobs;
 	FILE *(*f)[IOB_FIOLOG_KINDS]; /* per job and kind; NULL: none */
 	char *(*path)[IOB_FIOLOG_KINDS];
-	int (*created)[IOB_FIOLOG_KINDS]; /* it did not exist before */
+	struct iob_outfile (*of)[IOB_FIOLOG_KINDS]; /* the checked files */
 	uint64_t *t0_ns;		  /* the job's first measured window (absolute ns; 0: none yet) */
 	int error;			  /* the first write that failed: errno */
 	const char *error_path;
 };
-/* Create every log file; on failure a one-line reason and nothing left
- * open (what this call created is removed). */
+/* Open every log file the checked way (outfile.h), not emptied yet; on
+ * failure a one-line reason and nothing left open (what this call created
+ * is removed, nothing else changed). */
 int iob_fiologs_open(struct iob_fiologs *fl, const struct iob_suite *suite, char *err, size_t errlen);
+/* The run starts: empty them. */
+int iob_fiologs_commit(struct iob_fiologs *fl, char *err, size_t errlen);
 /* Job j's phase is over: its intervals' rows. */
 void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, enum iob_phase phase,
 		       const struct iob_intervals *iv);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "iobench/hist.h"
+#include "iobench/outfile.h"
 #include "iobench/live.h"
 #include "iobench/profile.h"
 #include "iobench/result.h"
@@ -82,19 +83,23 @@ void iob_rec_interval(struct iob_recbuf *rb, const char *job, const char *phase,
 		      const struct iob_interval *in);
 
 /* The live CSV files of a run: each distinct `livecsv` of the suite's jobs,
- * created (truncated) when the run opens, after every check, with its header;
- * one table per file whatever the jobs (job and phase are columns). */
+ * opened the checked way (outfile.h) when the run opens, emptied and given
+ * their header when it starts (iob_livecsv_commit); one table per file
+ * whatever the jobs (job and phase are columns). */
 struct iob_livecsv {
 	size_t n;
 	char **path;
 	FILE **f;
-	int *error;   /* a write failed: errno */
-	int *created; /* it did not exist before: removed if the run cannot start */
+	int *error;	       /* a write failed: errno */
+	struct iob_outfile *of; /* the checked files */
 };
-/* Open every file; on failure a one-line reason and nothing left open
- * (files this call created are removed; nothing that was there before, a
- * device least of all, ever is). */
+/* Open every file (outfile.h: no link, a regular file, or a character
+ * device for a job with allow_devices; not emptied yet); on failure a
+ * one-line reason and nothing left open (files this call created are
+ * removed; nothing that was there before is changed). */
 int iob_livecsv_open(struct iob_livecsv *lc, const struct iob_suite *suite, char *err, size_t errlen);
+/* The run starts: empty every file and write its header. */
+int iob_livecsv_commit(struct iob_livecsv *lc, char *err, size_t errlen);
 /* The open file for a job's livecsv path (NULL: none), and its error slot. */
 FILE *iob_livecsv_file(struct iob_livecsv *lc, const char *path, int **error);
 /* Remove the files the run created (it could not start after all). */

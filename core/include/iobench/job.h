@@ -29,6 +29,8 @@ enum iob_layout {
 	IOB_LAYOUT_TREE = 1, /* dir/dir0/{file0..}, dir/dir0/dir1/{file0..}, ... */
 };
 
+/* A field added here belongs in core/src/ranks.c's settings[] too: across
+ * MPI ranks every setting is compared (docs/mpi.md). */
 struct iob_job {
 	char name[IOB_NAME_MAX];      /* section name */
 	char backend[IOB_NAME_MAX];   /* backend plugin name, default IOB_DEFAULT_BACKEND */
@@ -66,6 +68,8 @@ struct iob_job {
 	uint32_t threads;             /* streams run at once (default 1) */
 	int shared_file;              /* streams share the job's files (default: <file>.<i> each) */
 	uint32_t iodepth;             /* I/Os in flight per stream (default 1) */
+	uint64_t memory_limit;        /* bytes the run may allocate at once; 0 = what the OS says is
+				       * available (check.c, the memory budget) */
 	uint64_t runtime_ns;          /* 0, or each phase ends at this time limit */
 	uint64_t stonewall_ns;        /* 0, or every rank stops each phase this long after the common start */
 	uint64_t ramp_ns;             /* I/O before the measured window, not counted */

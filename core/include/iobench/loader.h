@@ -81,6 +81,7 @@ struct iob_registry {
 	char shadowed[IOB_MAX_LOAD_ERRORS][512];
 	size_t ndirs;
 	char dirs[IOB_MAX_PLUGIN_DIRS][4096]; /* search path actually used */
+	char exe_why[512]; /* why the directory beside the binary was not searched ("" when it was) */
 };
 
 /* The host table handed to every plugin. */

@@ -35,6 +35,9 @@ void iob_free_aligned(void *ptr);
 uint64_t iob_physical_memory(void);
 /* Free memory in bytes (MemFree), 0 if unknown. */
 uint64_t iob_free_memory(void);
+/* Memory a process can still allocate without swapping, in bytes (Linux:
+ * MemAvailable; Windows: the available physical memory), 0 if unknown. */
+uint64_t iob_available_memory(void);
 /* Host name (short), always NUL-terminated. */
 void iob_hostname(char *buf, size_t len);
 /* Current time as ISO 8601 with offset, and as YYYYMMDD.HHMMSS. */
@@ -132,6 +135,19 @@ int iob_dir_open_at(int at, const char *name, int follow, struct iob_identity *i
 /* Create directory `name` (one level) in the directory open on `at`; -EEXIST
  * when anything is there already. */
 int iob_mkdir_at(int at, const char *name);
+/* Open `name` in the directory open on `at` for writing a run's own file
+ * (an output, a live CSV, a log; outfile.c): never through a final symlink
+ * (-ELOOP), never waiting on a FIFO, never truncated; created when missing
+ * (*made = 1: this call created it).  append: opened for reading and
+ * appending.  Returns the descriptor (close-on-exec) with what was opened
+ * in *id (fstat on the descriptor), or -errno. */
+int iob_out_open_at(int at, const char *name, int append, int *made, struct iob_identity *id);
+/* Empty the file open on fd (ftruncate to 0). */
+int iob_fd_truncate(int fd);
+/* Up to len bytes from the start of the file open on fd; count or -errno. */
+long iob_fd_read_head(int fd, char *buf, size_t len);
+/* A stdio stream over fd (fdopen); NULL with errno. */
+FILE *iob_fd_stream(int fd, const char *mode);
 /* What `name` in the directory open on `at` is, without following a link. */
 int iob_stat_at(int at, const char *name, struct iob_identity *id);
 /* Remove the entry `name` of the directory open on `at` (unlinkat: a link

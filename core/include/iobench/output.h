@@ -47,8 +47,17 @@ int iob_output_spec_check_paths(const struct iob_output_spec *spec, const char *
 				char *err, size_t errlen);
 
 struct iob_outputs;
+/* Open every output's file the checked way (outfile.h: no link followed, a
+ * regular file or a character device, never a file the run reads or writes
+ * or another output's), without emptying it, and open every output on its
+ * sink; nothing reaches a file yet.  On failure, files this call created
+ * are removed and nothing else is changed. */
 int iob_outputs_open(struct iob_outputs **out, const struct iob_registry *reg,
 		     const struct iob_output_spec *spec, char *err, size_t errlen);
+/* The run starts: the files are emptied (unless appended to) and written
+ * from now on.  iob_outputs_begin does it when it was not done.  Closing
+ * outputs that were never committed removes the files they created. */
+int iob_outputs_commit(struct iob_outputs *o, char *err, size_t errlen);
 /* These call every output in turn, and every output still gets the call
  * after another failed, so each can finish its document.  Every write of
  * results is checked; each of these calls flushes what its outputs wrote

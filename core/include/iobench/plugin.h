@@ -52,7 +52,7 @@ extern "C" {
 #endif
 
 #define IOB_ABI_MAJOR 1
-#define IOB_ABI_MINOR 2
+#define IOB_ABI_MINOR 3
 
 #define IOB_PLUGIN_ENTRY_NAME "iob_plugin_entry"
 
@@ -226,7 +226,10 @@ struct iob_backend_ops {
 	 * loop (iodepth > 1).  Queue n I/Os (1 <= n, and at most the
 	 * open args' queue_depth minus those already in flight) and return
 	 * without waiting: the number queued (0..n; the rest may be submitted
-	 * again later) or -errno when none was.  ios[] and every struct iob_io
+	 * again later; -EAGAIN as 0) or -errno when none was.  Queuing a first
+	 * part and failing on the rest is returning the part: the error comes
+	 * from the next call (the core counts the part as in flight and fails
+	 * the phase, reaping it).  ios[] and every struct iob_io
 	 * and its buffer belong to the core; the backend keeps only the iob_io
 	 * pointers, and they, their buffers and their fields stay valid and
 	 * untouched by the core until reap hands them back.  Buffers and
@@ -237,8 +240,10 @@ struct iob_backend_ops {
 	 * submitted I/Os (min <= in flight) have finished, store up to max of the
 	 * finished ones in done[] (owned by the core, room for max), with each
 	 * one's result set, and return how many it stored (min..max), or -errno
-	 * (-EINTR when a signal interrupted the wait: the I/Os stay in flight).
-	 * min 0 never waits.  Every submitted I/O is reaped exactly once, before
+	 * (-EINTR when a signal interrupted the wait, -EAGAIN when it woke with
+	 * nothing finished: the I/Os stay in flight and the core asks again).
+	 * Only an I/O in flight may be handed back: the core refuses anything
+	 * else as a broken contract.  min 0 never waits.  Every submitted I/O is reaped exactly once, before
 	 * close; close with I/Os in flight waits for or cancels them. */
 	int (*reap)(void *handle, struct iob_io **done, size_t min, size_t max);
 	/* --- end of ABI 1.1 --- */
@@ -373,7 +378,29 @@ struct iob_sink {
 	/* --- end of ABI 1.0 --- */
 	size_t struct_size; /* sizeof(struct iob_sink) in the core (1.1 and later) */
 	/* --- end of ABI 1.1 --- */
+	/* ABI 1.3 (read only when struct_size covers it).  A side file beside
+	 * the sink's file, for an output whose ops name side_ext.  The host
+	 * names it: the sink's file without a trailing side_ext, then ".", tag
+	 * and side_ext (run.csv, tag "block", ".csv": run.block.csv; tag is
+	 * [0-9A-Za-z_.-], not starting with '.').  The host opens it as it opens
+	 * the sink's own file: no link followed, a regular file only, never a
+	 * file the run reads or writes (data, profile, another output), emptied
+	 * only now unless flags holds IOB_SIDE_APPEND; it fills *side with a
+	 * sink writing to it, which stays the host's (closed, and its writes
+	 * checked, with the output; its failures are named in the run's error
+	 * line).  Returns 0 or -errno; on failure the host has said why.  NULL
+	 * when the sink is not a regular file (standard output, a pipe, a
+	 * device): an output then has no side files. */
+	int (*open_side)(void *ctx, const char *tag, unsigned flags, struct iob_sink *side);
+	/* ABI 1.3: up to len bytes from the start of the sink's file (to check
+	 * what a file being appended to already holds); the count, or -errno.
+	 * NULL when the sink is not a regular file. */
+	long (*read_head)(void *ctx, char *buf, size_t len);
+	/* --- end of ABI 1.3 --- */
 };
+
+/* open_side flags */
+#define IOB_SIDE_APPEND 0x1u /* keep what the side file holds and add to it */
 
 struct iob_output_ops {
 	/* Required.  Prepare to render onto sink (valid until close).  `args` is
@@ -390,6 +417,14 @@ struct iob_output_ops {
 	/* Required.  Free state; must not write after end_run. */
 	int (*close)(void *state);
 	/* --- end of ABI 1.0 --- */
+	/* ABI 1.3: the ending of the side files this output opens through
+	 * sink->open_side (".csv"), or NULL: it opens none (open_side refuses).
+	 * The run's checks refuse, before anything is created, any file the run
+	 * reads or writes that such a side file could be ("<file without
+	 * side_ext>.*side_ext" beside the output's file).  An output never opens
+	 * a file itself. */
+	const char *side_ext;
+	/* --- end of ABI 1.3 --- */
 };
 
 /* ------------------------------------------------------------------------ */

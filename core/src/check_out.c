@@ -1,0 +1,301 @@
+/*
+ * check_out.c - the checks, made before anything is created, on the files a
+ * run writes besides its data (outfile.h: the outputs' files and their side
+ * files, the live CSV files, the fio-style logs), and on two jobs of a group
+ * sharing a data file.  Touches no file; called by iob_run_check, so
+ * `iobench check` refuses the same way.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iobench/fiolog.h"
+#include "iobench/outfile.h"
+#include "iobench/path.h"
+#include "iobench/runner.h"
+#include "iobench/units.h"
+#include "check.h"
+
+/* Which file a path names: device and inode when it exists, and the real
+ * path of its directory plus its name. */
+struct key {
+	int exists, chardev;
+	uint64_t dev, ino;
+	char dir[4096];
+	const char *name;
+};
+
+static void key_of(const char *path, struct key *k)
+{
+	enum iob_path_kind kind;
+	char dir[4096];
+	memset(k, 0, sizeof *k);
+	if (iob_file_identity(path, &k->dev, &k->ino, &kind) == 0) {
+		k->exists = 1;
+		k->chardev = kind == IOB_PATH_CHARDEV;
+	}
+	k->name = path + iob_path_dir(path, dir, sizeof dir);
+	if (iob_real_path(dir, k->dir, sizeof k->dir) != 0)
+		k->dir[0] = '\0';
+}
+
+/* One file (character devices never are: /dev/null keeps nothing). */
+static int key_same(const struct key *a, const struct key *b)
+{
+	if (a->chardev || b->chardev)
+		return 0;
+	if (a->exists && b->exists)
+		return a->dev == b->dev && a->ino == b->ino;
+	return !a->exists && !b->exists && a->dir[0] && strcmp(a->dir, b->dir) == 0 && strcmp(a->name, b->name) == 0;
+}
+
+/* A file the run writes besides its data. */
+struct written {
+	char what[IOB_NAME_MAX + 64];
+	const char *path;
+	unsigned flags;
+	const char *side_ext; /* an output's side files */
+	struct key key;
+};
+
+static int written_list(const struct iob_registry *reg, const struct iob_run_opts *opts,
+			const struct iob_suite *suite, char (*logs)[IOB_FIOLOG_PATH_MAX], struct written *w)
+{
+	size_t n = 0;
+	for (size_t i = 0; opts->outputs && i < opts->outputs->n; i++) {
+		const struct iob_output_item *it = &opts->outputs->item[i];
+		if (!it->file[0])
+			continue;
+		const struct iob_loaded *pl = iob_registry_find(reg, IOB_PLUGIN_OUTPUT, it->name);
+		snprintf(w[n].what, sizeof w[n].what, "output %s file", it->name);
+		w[n].path = it->file;
+		w[n].flags = IOB_OUT_CHARDEV | (strcmp(it->args, "append") == 0 ? IOB_OUT_APPEND : 0);
+		w[n].side_ext = pl ? pl->output.side_ext : NULL;
+		n++;
+	}
+	for (size_t j = 0; j < suite->njobs; j++) {
+		const struct iob_job *job = &suite->jobs[j];
+		int seen = !job->livecsv[0];
+		for (size_t k = 0; k < j && !seen; k++)
+			seen = strcmp(suite->jobs[k].livecsv, job->livecsv) == 0; /* one file for those jobs */
+		if (!seen) {
+			snprintf(w[n].what, sizeof w[n].what, "livecsv");
+			w[n].path = job->livecsv;
+			w[n].flags = job->allow_devices ? IOB_OUT_CHARDEV : 0;
+			n++;
+		}
+		for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
+			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, logs[j * IOB_FIOLOG_KINDS + (size_t)k],
+					IOB_FIOLOG_PATH_MAX);
+			if (!logs[j * IOB_FIOLOG_KINDS + (size_t)k][0])
+				continue;
+			snprintf(w[n].what, sizeof w[n].what, "[%s] %s", job->name,
+				 k == IOB_FIOLOG_BW ? "bw_log" : k == IOB_FIOLOG_IOPS ? "iops_log" : "lat_log");
+			w[n].path = logs[j * IOB_FIOLOG_KINDS + (size_t)k];
+			w[n].flags = job->allow_devices ? IOB_OUT_CHARDEV : 0;
+			n++;
+		}
+	}
+	return (int)n;
+}
+
+/* Could output file `o` (with side files) write a side file at key p? */
+static int side_hits(const struct written *o, const struct key *p)
+{
+	char odir[4096];
+	const char *oname = o->path + iob_path_dir(o->path, odir, sizeof odir);
+	return o->side_ext && !o->key.chardev && o->key.dir[0] && strcmp(o->key.dir, p->dir) == 0 &&
+	       iob_outfile_is_side_name(oname, o->side_ext, p->name);
+}
+
+/* Entries already beside an output that match its side files' names must
+ * pass the same checks (a link planted at run.interval.csv is refused now,
+ * not when the first interval record arrives). */
+struct side_scan {
+	const struct written *o;
+	char dir[4096];
+	char *err;
+	size_t errlen;
+	int rc;
+};
+
+static void side_entry(void *arg, const char *name)
+{
+	struct side_scan *sc = arg;
+	char oname_dir[4096], path[4096 + 256], what[IOB_NAME_MAX + 96];
+	const char *oname = sc->o->path + iob_path_dir(sc->o->path, oname_dir, sizeof oname_dir);
+	if (sc->rc || strcmp(name, oname) == 0 || !iob_outfile_is_side_name(oname, sc->o->side_ext, name))
+		return;
+	snprintf(path, sizeof path, "%s%s%s", sc->dir, strcmp(sc->dir, "/") == 0 ? "" : "/", name);
+	snprintf(what, sizeof what, "%s %s: its side file", sc->o->what, IOB_Q(sc->o->path));
+	sc->rc = iob_outfile_check(what, path, sc->o->flags & IOB_OUT_APPEND, sc->err, sc->errlen);
+}
+
+static int check_side_entries(const struct written *o, char *err, size_t errlen)
+{
+	struct side_scan sc = {.o = o, .err = err, .errlen = errlen};
+	if (!o->side_ext || o->key.chardev)
+		return 0;
+	iob_path_dir(o->path, sc.dir, sizeof sc.dir);
+	if (iob_list_dir(sc.dir, side_entry, &sc) != 0)
+		return 0; /* the directory's own check says why */
+	return sc.rc;
+}
+
+int iob_check_written(const struct iob_registry *reg, const struct iob_run_opts *opts, const struct iob_suite *suite,
+		      const char *const *runfiles, size_t nrun, char *err, size_t errlen)
+{
+	size_t cap = (opts->outputs ? opts->outputs->n : 0) + suite->njobs * (1 + IOB_FIOLOG_KINDS) + 1;
+	struct written *w = calloc(cap, sizeof *w);
+	char(*logs)[IOB_FIOLOG_PATH_MAX] = calloc(suite->njobs * IOB_FIOLOG_KINDS + 1, sizeof *logs);
+	struct key *rk = calloc(nrun + 1, sizeof *rk);
+	int rc = 0;
+	if (!w || !logs || !rk) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	size_t n = (size_t)written_list(reg, opts, suite, logs, w);
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = iob_outfile_check(w[i].what, w[i].path, w[i].flags, err, errlen);
+		key_of(w[i].path, &w[i].key);
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = check_side_entries(&w[i], err, errlen);
+	for (size_t r = 0; r < nrun && !rc; r++)
+		if (runfiles[r] && runfiles[r][0])
+			key_of(runfiles[r], &rk[r]);
+	/* never a file the run reads or writes, never another's file */
+	for (size_t i = 0; i < n && !rc; i++) {
+		for (size_t r = 0; r < nrun && !rc; r++) {
+			if (!runfiles[r] || !runfiles[r][0])
+				continue;
+			if (key_same(&w[i].key, &rk[r])) {
+				snprintf(err, errlen, "%s %s is %s, which this run reads or writes: choose another file",
+					 w[i].what, IOB_Q(w[i].path), IOB_Q(runfiles[r]));
+				rc = -EINVAL;
+			} else if (side_hits(&w[i], &rk[r])) {
+				snprintf(err, errlen,
+					 "%s is where %s %s may write a side file (its other tables, '<name>.<kind>%s'), "
+					 "and this run reads or writes it: choose another file",
+					 IOB_Q(runfiles[r]), w[i].what, IOB_Q(w[i].path), w[i].side_ext);
+				rc = -EINVAL;
+			}
+		}
+		for (size_t k = 0; k < n && !rc; k++) {
+			if (k < i && key_same(&w[i].key, &w[k].key)) {
+				snprintf(err, errlen, "%s %s and %s %s are one file: give each its own file", w[k].what,
+					 IOB_Q(w[k].path), w[i].what, IOB_Q(w[i].path));
+				rc = -EINVAL;
+			} else if (k != i && side_hits(&w[i], &w[k].key)) {
+				snprintf(err, errlen,
+					 "%s %s is where %s %s may write a side file (its other tables, "
+					 "'<name>.<kind>%s'): give it another name",
+					 w[k].what, IOB_Q(w[k].path), w[i].what, IOB_Q(w[i].path), w[i].side_ext);
+				rc = -EINVAL;
+			}
+		}
+	}
+out:
+	free(w);
+	free(logs);
+	free(rk);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Two jobs of one group on one data file, one of them writing it: they run */
+/* at once, so each would see the other's bytes (a false "verify failed").   */
+
+struct gfile {
+	char *key; /* real directory + "/" + name */
+	size_t job;
+	const char *path;
+};
+
+static int gfile_cmp(const void *a, const void *b)
+{
+	const struct gfile *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->job > y->job) - (x->job < y->job);
+}
+
+#define WRITES(job) (((job)->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) != 0)
+
+static int group_files(const struct iob_suite *suite, size_t a, size_t e, char *err, size_t errlen)
+{
+	struct gfile *v = NULL;
+	struct iob_filelist *fl = calloc(e - a, sizeof *fl);
+	size_t n = 0, cap = 0;
+	int rc = fl ? 0 : -ENOMEM;
+	for (size_t i = a; i < e && !rc; i++) {
+		if ((rc = iob_job_files(&suite->jobs[i], &fl[i - a])) != 0)
+			break;
+		for (size_t f = 0; f < fl[i - a].n && !rc; f++) {
+			const char *p = fl[i - a].paths[f];
+			char dir[4096], real[4096];
+			if (iob_is_stdin_path(p))
+				continue;
+			const char *name = p + iob_path_dir(p, dir, sizeof dir);
+			if (iob_real_path(dir, real, sizeof real) != 0)
+				snprintf(real, sizeof real, "%s", dir);
+			if (n == cap) {
+				struct gfile *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof *v);
+				if (!nv) {
+					rc = -ENOMEM;
+					break;
+				}
+				v = nv;
+			}
+			size_t len = strlen(real) + strlen(name) + 2;
+			if (!(v[n].key = malloc(len))) {
+				rc = -ENOMEM;
+				break;
+			}
+			snprintf(v[n].key, len, "%s/%s", real, name);
+			v[n].job = i;
+			v[n].path = p;
+			n++;
+		}
+	}
+	if (rc)
+		snprintf(err, errlen, "out of memory");
+	if (!rc && n > 1)
+		qsort(v, n, sizeof *v, gfile_cmp);
+	for (size_t i = 0; !rc && i + 1 < n; i++) {
+		/* all entries of one key are together: compare the first with each */
+		for (size_t k = i + 1; !rc && k < n && strcmp(v[i].key, v[k].key) == 0; k++) {
+			const struct iob_job *x = &suite->jobs[v[i].job], *y = &suite->jobs[v[k].job];
+			if (v[i].job == v[k].job || (!WRITES(x) && !WRITES(y)))
+				continue;
+			snprintf(err, errlen,
+				 "[%s] group %u: jobs %s and %s both use the data file %s and %s writes it; the jobs "
+				 "of a group run at once: give each its own filename",
+				 y->name, y->group, x->name, y->name, IOB_Q(v[i].path), WRITES(x) ? x->name : y->name);
+			rc = -EINVAL;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].key);
+	free(v);
+	for (size_t i = a; fl && i < e; i++)
+		iob_filelist_free(&fl[i - a]);
+	free(fl);
+	return rc;
+}
+
+int iob_check_group_files(const struct iob_suite *suite, char *err, size_t errlen)
+{
+	for (size_t a = 0, e; a < suite->njobs; a = e) {
+		e = a + 1;
+		while (suite->jobs[a].group && e < suite->njobs && suite->jobs[e].group == suite->jobs[a].group)
+			e++;
+		if (e - a > 1) {
+			int rc = group_files(suite, a, e, err, errlen);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
