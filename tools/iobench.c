@@ -20,6 +20,7 @@
 #include "iobench/coord.h"
 #include "iobench/fiojob.h"
 #include "iobench/units.h"
+#include "iobench/compare.h"
 
 static void usage(FILE *f)
 {
@@ -28,6 +29,8 @@ static void usage(FILE *f)
 		"       iobench check PROFILE.ini|JOBS.fio [--dir DIR] [--set KEY=VALUE]...\n"
 		"       iobench plugins [--plugin-dir DIR]...\n"
 		"       iobench keys [--fio] [--markdown]\n"
+		"       iobench compare BASE.json NEW.json [--threshold 5%%] [--alpha 0.05]\n"
+		"                       [--json FILE] [--svg FILE]\n"
 		"       iobench --help | --version\n"
 		"\n"
 		"  run      run every job of the profile (or fio job file), in file order\n"
@@ -35,6 +38,8 @@ static void usage(FILE *f)
 		"  plugins  list the plugins found, where from, and their ABI version\n"
 		"  keys     list every profile key: type, unit, default, meaning (--fio: the fio keys\n"
 		"           read from fio job files and what they map to)\n"
+		"  compare  compare two results (iobench JSON or fio's JSON): per phase and figure the\n"
+		"           change, its 95%% interval and a verdict; exit 1 when a figure regressed\n"
 		"\n"
 		"  -o, --output LIST   outputs, comma-separated NAME[:ARGS][=FILE] (default: human);\n"
 		"                      e.g. --output human,json=run.json\n"
@@ -53,6 +58,8 @@ static void usage(FILE *f)
 		"                      overrides the profile's log_interval)\n"
 		"  --livecsv FILE      the interval records also to FILE, as the run goes (CSV;\n"
 		"                      log_interval 1s unless set)\n"
+		"  --repeat N          run every phase N times (1 to 1000), then a summary with\n"
+		"                      the mean and its 95%% interval (overrides the profile's repeat)\n"
 		"  --wide              the human output's every field (human:wide); by default its\n"
 		"                      tables show the columns read first, within 100 columns\n"
 		"  -v, --verbose       more messages on stderr\n"
@@ -148,7 +155,7 @@ static const char *bad_option(char **argv)
 	return argv[optind - 1];
 }
 
-enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE, OPT_WIDE, OPT_MEMORY_LIMIT };
+enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE, OPT_WIDE, OPT_MEMORY_LIMIT, OPT_REPEAT };
 
 /* The time-series options, given on the command line for every job. */
 static const char *log_interval, *livecsv;
@@ -157,6 +164,7 @@ static const char *sets[IOB_FIO_MAX_SETS];
 static size_t nsets;
 static int force_fio;
 static const char *fio_ignore;
+static const char *repeat; /* --repeat N: every job's repeat */
 /* --wide: the human output shows every field (human:wide) */
 static int wide;
 /* --memory-limit SIZE (every job's memory_limit; a fio job file has no such key) */
@@ -179,6 +187,10 @@ static int time_option(int c, const char *arg, char **argv)
 		if (!strchr(arg, '=') || arg[0] == '=')
 			return iob_cli_fail(IOB_EXIT_USAGE, "--set '%s': give KEY=VALUE", IOB_Q(arg));
 		sets[nsets++] = arg;
+	} else if (c == OPT_REPEAT) {
+		if (iob_job_set(&scratch, "repeat", arg, err, sizeof err) != 0)
+			return iob_cli_fail(IOB_EXIT_USAGE, "--repeat: %s", err);
+		repeat = arg;
 	} else if (c == OPT_FIO) {
 		force_fio = 1;
 	} else if (c == OPT_WIDE) {
@@ -240,6 +252,8 @@ static int time_options_apply(struct iob_suite *suite, char *err, size_t errlen)
 		if (livecsv && iob_job_set(j, "livecsv", livecsv, err, errlen) != 0)
 			return -EINVAL;
 		if (memory_limit && iob_job_set(j, "memory_limit", memory_limit, err, errlen) != 0)
+			return -EINVAL;
+		if (repeat && iob_job_set(j, "repeat", repeat, err, errlen) != 0)
 			return -EINVAL;
 		if (livecsv && !j->log_interval_ns)
 			j->log_interval_ns = 1000000000ull;
@@ -350,6 +364,7 @@ int main(int argc, char **argv)
 		{"livecsv", required_argument, NULL, OPT_LIVECSV}, {"set", required_argument, NULL, 's'},
 		{"fio", no_argument, NULL, OPT_FIO}, {"fio-ignore", required_argument, NULL, OPT_FIO_IGNORE},
 		{"wide", no_argument, NULL, OPT_WIDE}, {"memory-limit", required_argument, NULL, OPT_MEMORY_LIMIT},
+		{"repeat", required_argument, NULL, OPT_REPEAT},
 		{NULL, 0, NULL, 0},
 	};
 	const char *outspec = "human", *dir = NULL;
@@ -403,6 +418,8 @@ int main(int argc, char **argv)
 	const char *cmd = argv[optind++];
 	if (strcmp(cmd, "keys") == 0)
 		return list_keys(argc - optind, argv + optind);
+	if (strcmp(cmd, "compare") == 0) /* core/src/compare.c */
+		return iob_compare_main(argc - optind, argv + optind);
 	/* options may also follow the command and the profile */
 	const char *profile = NULL;
 	while (optind < argc) {

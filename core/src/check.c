@@ -20,6 +20,7 @@
 #include "iobench/fiolog.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
+#include "iobench/repeat.h"
 #include "iobench/units.h"
 #include "check.h"
 
@@ -487,6 +488,14 @@ static int check_groups(const struct iob_suite *suite, char *err, size_t errlen)
 	for (size_t a = 0, e; a < suite->njobs; a = e) {
 		const struct iob_job *j = &suite->jobs[a];
 		e = group_end(suite, a);
+		for (size_t k = a; k < e; k++) /* repeat.c: a job run again runs alone */
+			if (iob_job_runs_again(&suite->jobs[k]) && (e - a > 1 || iob_coord_active())) {
+				snprintf(err, errlen, "[%s] repeat, until_ci and steady_state run a job's phases again, "
+						      "alone: %s",
+					 suite->jobs[k].name,
+					 iob_coord_active() ? "not across MPI ranks" : "not in a group with other jobs");
+				return -EINVAL;
+			}
 		if (!j->group)
 			continue;
 		if (iob_coord_active() && e - a > 1) { /* a group of one runs as a lone job */

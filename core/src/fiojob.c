@@ -39,7 +39,7 @@ enum fkey {
 	K_NUMJOBS, K_THREAD, K_RUNTIME, K_TIME_BASED, K_RAMP_TIME, K_LOOPS, K_NUMBER_IOS, K_FSYNC,
 	K_END_FSYNC, K_FSYNC_ON_CLOSE, K_RANDREPEAT, K_RANDSEED, K_NORANDOMMAP, K_STONEWALL, K_NEW_GROUP,
 	K_GROUP_REPORTING, K_KB_BASE, K_INVALIDATE, K_UNLINK, K_WRITE_BW_LOG, K_WRITE_IOPS_LOG,
-	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_COUNT
+	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP, K_COUNT
 };
 
 struct fio_key {
@@ -114,6 +114,12 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_WRITE_IOPS_LOG] = {"write_iops_log", "", "iops_log", "fio-style IOPS log with this prefix (the job name when bare)"},
     [K_WRITE_LAT_LOG] = {"write_lat_log", "", "lat_log", "fio-style latency log with this prefix (the job name when bare)"},
     [K_LOG_AVG_MSEC] = {"log_avg_msec", "", "log_interval", "milliseconds each log line averages (at least 10)"},
+    [K_SS] = {"steadystate", "ss", "steady_state, steady_rule, steady_limit",
+	      "iops:X% or bw:X% (every 1 s round within X% of the window mean), iops_slope:X% or bw_slope:X% (the "
+	      "slope below X% of the mean); an absolute limit is refused; needs ss_dur and runtime"},
+    [K_SS_DUR] = {"steadystate_duration", "ss_dur", "steady_window, steady_round, steady_max_rounds",
+		  "the window, in rounds of 1 s (fio's sampling); runtime / 1 s rounds at most"},
+    [K_SS_RAMP] = {"steadystate_ramp_time", "ss_ramp", "steady_ramp", "time before rounds are judged, as runtime's units"},
 };
 
 static int key_lookup(const char *name)
@@ -1129,6 +1135,60 @@ static int map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 	return 0;
 }
 
+/* fio's steady state (ss, ss_dur, ss_ramp) with fio's meaning: rounds of
+ * 1 s, fio's sampling interval; a window of ss_dur; at most runtime. */
+static int map_steady(struct mapper *m, uint64_t runtime_ns)
+{
+	const struct fval *ss = get(m, K_SS);
+	uint64_t dur_ns, ramp_ns;
+	int rc;
+	if ((rc = get_time(m, K_SS_DUR, 1000000000ull, &dur_ns)) || (rc = get_time(m, K_SS_RAMP, 1000000000ull, &ramp_ns)))
+		return rc;
+	if (!ss)
+		return get(m, K_SS_DUR) || get(m, K_SS_RAMP) ? bad(m, get(m, K_SS_DUR) ? K_SS_DUR : K_SS_RAMP, -EINVAL,
+								    "needs ss (e.g. ss=iops:10%%)")
+							  : 0;
+	char metric[16] = "", limit[32];
+	const char *colon = strchr(ss->value, ':');
+	size_t ml = colon ? (size_t)(colon - ss->value) : 0;
+	if (!colon || ml >= sizeof metric)
+		return bad(m, K_SS, -EINVAL, "give iops:X%%, iops_slope:X%%, bw:X%% or bw_slope:X%%");
+	memcpy(metric, ss->value, ml);
+	int slope = ml > 6 && strcmp(metric + ml - 6, "_slope") == 0;
+	if (slope)
+		metric[ml - 6] = '\0';
+	if ((strcmp(metric, "iops") != 0 && strcmp(metric, "bw") != 0) || !strchr(colon + 1, '%'))
+		return bad(m, K_SS, -EINVAL,
+			   "give iops:X%%, iops_slope:X%%, bw:X%% or bw_slope:X%% (a limit in units, not a percent, is not "
+			   "available)");
+	snprintf(limit, sizeof limit, "%s", colon + 1);
+	if (!dur_ns || dur_ns % 1000000000ull || dur_ns < 2000000000ull)
+		return bad(m, K_SS_DUR, -EINVAL, "give ss_dur in whole seconds, at least 2 (a window of 1 s rounds)");
+	if (!runtime_ns || runtime_ns < dur_ns)
+		return bad(m, K_SS, -EINVAL, "needs runtime (at least ss_dur): rounds of 1 s run until steady or runtime");
+	if (m->job->ramp_ns)
+		return bad(m, K_SS, -EINVAL, "with ramp_time, every 1 s round would ramp: use ss_ramp");
+	char text[32];
+	struct iob_job *job = m->job;
+	snprintf(text, sizeof text, "%llu", (unsigned long long)(dur_ns / 1000000000ull));
+	if (iob_job_set(job, "steady_state", metric, m->why, sizeof m->why) ||
+	    iob_job_set(job, "steady_rule", slope ? "slope" : "deviation", m->why, sizeof m->why) ||
+	    iob_job_set(job, "steady_limit", limit, m->why, sizeof m->why))
+		return bad(m, K_SS, -EINVAL, "%s", m->why);
+	uint64_t rounds = runtime_ns / 1000000000ull;
+	if (iob_job_set(job, "steady_window", text, m->why, sizeof m->why))
+		return bad(m, K_SS_DUR, -EINVAL, "%s", m->why);
+	snprintf(text, sizeof text, "%llu", (unsigned long long)(rounds > 100000 ? 100000 : rounds));
+	if (iob_job_set(job, "steady_max_rounds", text, m->why, sizeof m->why))
+		return bad(m, K_SS, -EINVAL, "runtime: %s", m->why);
+	snprintf(job->steady_round, sizeof job->steady_round, "1s");
+	job->steady_ramp_ns = ramp_ns;
+	note_job(m->r, job->name,
+		 "ss: iobench judges rounds of 1 s, each a run of the phase of its own (files reopened, sequential I/O "
+		 "from the start), where fio samples one running job every second");
+	return 0;
+}
+
 static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index)
 {
 	struct mapper m = {.r = r, .s = s, .job = job};
@@ -1220,7 +1280,7 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 	if ((rc = map_log(&m, K_WRITE_BW_LOG, "bw_log")) || (rc = map_log(&m, K_WRITE_IOPS_LOG, "iops_log")) ||
 	    (rc = map_log(&m, K_WRITE_LAT_LOG, "lat_log")))
 		return rc;
-	return 0;
+	return map_steady(&m, runtime_ns);
 }
 
 /* ---- laying out what read jobs need ----------------------------------------- */

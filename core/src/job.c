@@ -2,6 +2,7 @@
  * job.c - job spec defaults, validation and file layout (iobench/job.h).
  */
 #include "iobench/job.h"
+#include "iobench/repeat.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -48,6 +49,12 @@ void iob_job_defaults(struct iob_job *job)
 	job->iodepth = 1;
 	job->rwmix_read = 50;
 	job->series_clock = IOB_CLOCK_WALL;
+	job->repeat = 1;
+	job->repeat_max = 30;
+	job->steady_window = 5;
+	job->steady_max_rounds = 25;
+	snprintf(job->steady_range, sizeof job->steady_range, "20%%");
+	snprintf(job->steady_slope, sizeof job->steady_slope, "10%%");
 }
 
 /* "k=v,k2=v2": keys of letters, digits, _ - . and no empty item.  What the
@@ -146,6 +153,26 @@ static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
 	if (job->group > IOB_GROUP_MAX) {
 		snprintf(err, errlen, "[%s] group %u is out of range: give 0 (the job runs alone) or 1 to %u", n,
 			 job->group, IOB_GROUP_MAX);
+		return -EINVAL;
+	}
+	if (job->steady_state && iob_job_repeats(job)) {
+		snprintf(err, errlen, "[%s] steady_state runs a phase in rounds of its own: give it without repeat "
+				      "and until_ci",
+			 n);
+		return -EINVAL;
+	}
+	if (job->steady_state && job->steady_window > job->steady_max_rounds) {
+		snprintf(err, errlen, "[%s] steady_window %u is more than steady_max_rounds %u: no window could be judged",
+			 n, job->steady_window, job->steady_max_rounds);
+		return -EINVAL;
+	}
+	if (job->steady_state && job->steady_rule != 0 && !job->steady_limit[0]) {
+		snprintf(err, errlen, "[%s] steady_rule %s needs steady_limit (e.g. 10%%)", n,
+			 job->steady_rule == 1 ? "deviation" : "slope");
+		return -EINVAL;
+	}
+	if (job->steady_state && job->series) {
+		snprintf(err, errlen, "[%s] steady_state: series records one read's blocks; set series = false", n);
 		return -EINVAL;
 	}
 	if (job->group && job->series) {

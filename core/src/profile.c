@@ -23,6 +23,8 @@
 
 #include "iobench/plugin.h"
 #include "iobench/units.h"
+#include "iobench/repeat.h"
+#include "iobench/steady.h"
 
 #define MAX_LINE 1000 /* iniparser's own limit is 1024 */
 
@@ -62,6 +64,31 @@ static int set_seed(struct iob_job *job, const char *value, char *err, size_t er
 }
 
 static int set_log_interval(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_repeat(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_until_ci(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_repeat_max(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_steady_window(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_steady_max_rounds(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_steady_round(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_steady_pct(struct iob_job *job, const char *value, char *err, size_t errlen, char *dst,
+			  size_t len, const char *key);
+static int set_steady_range(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_steady_pct(job, value, err, errlen, job->steady_range, sizeof job->steady_range, "steady_range");
+}
+static int set_steady_slope(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_steady_pct(job, value, err, errlen, job->steady_slope, sizeof job->steady_slope, "steady_slope");
+}
+static int set_steady_limit(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_steady_pct(job, value, err, errlen, job->steady_limit, sizeof job->steady_limit, "steady_limit");
+}
+
+static const struct iob_key_word steady_words[] = {
+    {"none", IOB_STEADY_NONE}, {"iops", IOB_STEADY_IOPS}, {"bw", IOB_STEADY_BW}, {NULL, 0}};
+static const struct iob_key_word steady_rule_words[] = {
+    {"snia", IOB_STEADY_SNIA}, {"deviation", IOB_STEADY_DEVIATION}, {"slope", IOB_STEADY_SLOPE}, {NULL, 0}};
 
 static const struct iob_key key_table[] = {
     {"description", IOB_KEY_STRING, "", "", "free text, ignored", NULL, 0, 0, NULL},
@@ -194,6 +221,44 @@ static const struct iob_key key_table[] = {
      "fio's write_lat_log: PREFIX_lat.<x>.log and PREFIX_clat.<x>.log, a row per interval with I/O (time ms, "
      "mean latency ns, direction, 0, 0); needs log_interval",
      NULL, FIELD(lat_log), NULL},
+    {"repeat", IOB_KEY_COUNT, "runs", "1",
+     "run each phase this many times (1 to 1000), each as the first; a record per run (its repeat index) and "
+     "a summary record with mean, spread and 95% interval (docs/statistics.md)",
+     NULL, FIELD(repeat), set_repeat},
+    {"until_ci", IOB_KEY_STRING, "percent", "",
+     "repeat each phase until the 95% interval of its mean MiB/s is at most this share of the mean (e.g. 2%), "
+     "at least 3 runs and at most repeat_max; a note when not reached",
+     NULL, FIELD(until_ci), set_until_ci},
+    {"repeat_max", IOB_KEY_COUNT, "runs", "30", "until_ci: the most runs of a phase (3 to 1000)", NULL,
+     FIELD(repeat_max), set_repeat_max},
+    {"steady_state", IOB_KEY_ENUM, "", "none",
+     "run each phase in rounds until the last steady_window rounds' IOPS or MiB/s are steady (steady_rule), "
+     "at most steady_max_rounds; a record per round and a steady record (docs/statistics.md)",
+     steady_words, FIELD(steady_state), NULL},
+    {"steady_window", IOB_KEY_COUNT, "rounds", "5", "steady_state: the rounds judged together (2 to 1000)",
+     NULL, FIELD(steady_window), set_steady_window},
+    {"steady_round", IOB_KEY_STRING, "time or I/Os", "",
+     "steady_state: one round is this long (10s, 500ms) or this many I/Os (2000: sequential rounds go on "
+     "where the last ended); empty = one run of the phase as the job says",
+     NULL, FIELD(steady_round), set_steady_round},
+    {"steady_max_rounds", IOB_KEY_COUNT, "rounds", "25", "steady_state: the most rounds (2 to 100000)", NULL,
+     FIELD(steady_max_rounds), set_steady_max_rounds},
+    {"steady_ramp", IOB_KEY_DURATION, "", "0s",
+     "steady_state: rounds that end within this time of the first round's start are run but never judged",
+     NULL, FIELD(steady_ramp_ns), NULL},
+    {"steady_rule", IOB_KEY_ENUM, "", "snia",
+     "snia: range within steady_range and fitted line's excursion within steady_slope of the window mean; "
+     "deviation: every round within steady_limit of the mean (fio's iops:X%); slope: the fitted slope per round below "
+     "steady_limit of the mean (fio's iops_slope:X%)",
+     steady_rule_words, FIELD(steady_rule), NULL},
+    {"steady_range", IOB_KEY_STRING, "percent", "20%", "steady_rule snia: the largest range (max - min) as a share of the mean",
+     NULL, FIELD(steady_range), set_steady_range},
+    {"steady_slope", IOB_KEY_STRING, "percent", "10%",
+     "steady_rule snia: the most the fitted line may move across the window, as a share of the mean", NULL,
+     FIELD(steady_slope), set_steady_slope},
+    {"steady_limit", IOB_KEY_STRING, "percent", "",
+     "steady_rule deviation or slope: the limit, as a share of the mean", NULL, FIELD(steady_limit),
+     set_steady_limit},
 };
 
 const struct iob_key *iob_keys(size_t *n)
@@ -250,6 +315,108 @@ static int set_log_interval(struct iob_job *job, const char *value, char *err, s
 	}
 	if (rc == 0)
 		job->log_interval_ns = ns;
+	return rc;
+}
+
+static int set_repeat(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	int rc = iob_parse_u64(value, &u, err, errlen);
+	if (rc == 0 && (u < 1 || u > IOB_REPEAT_MAX)) {
+		snprintf(err, errlen, "repeat '%s' is out of range: give 1 to %u runs", IOB_Q(value), IOB_REPEAT_MAX);
+		return -ERANGE;
+	}
+	if (rc == 0)
+		job->repeat = (uint32_t)u;
+	return rc;
+}
+
+static int set_repeat_max(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	int rc = iob_parse_u64(value, &u, err, errlen);
+	if (rc == 0 && (u < IOB_UNTIL_CI_MIN_RUNS || u > IOB_REPEAT_MAX)) {
+		snprintf(err, errlen, "repeat_max '%s' is out of range: give %u to %u runs", IOB_Q(value),
+			 IOB_UNTIL_CI_MIN_RUNS, IOB_REPEAT_MAX);
+		return -ERANGE;
+	}
+	if (rc == 0)
+		job->repeat_max = (uint32_t)u;
+	return rc;
+}
+
+static int set_until_ci(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	double share;
+	if (!*value) { /* "": off */
+		job->until_ci[0] = '\0';
+		return 0;
+	}
+	int rc = iob_until_ci_parse(value, &share, err, errlen);
+	if (rc == 0 && strlen(value) >= sizeof job->until_ci) {
+		snprintf(err, errlen, "until_ci '%s' is too long", IOB_Q(value));
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		memset(job->until_ci, 0, sizeof job->until_ci);
+		memcpy(job->until_ci, value, strlen(value));
+	}
+	return rc;
+}
+
+static int set_bounded(const char *key, const char *value, uint32_t lo, uint32_t hi, uint32_t *dst, char *err,
+		       size_t errlen)
+{
+	uint64_t u;
+	int rc = iob_parse_u64(value, &u, err, errlen);
+	if (rc == 0 && (u < lo || u > hi)) {
+		snprintf(err, errlen, "%s '%s' is out of range: give %u to %u", key, IOB_Q(value), lo, hi);
+		return -ERANGE;
+	}
+	if (rc == 0)
+		*dst = (uint32_t)u;
+	return rc;
+}
+
+static int set_steady_window(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_bounded("steady_window", value, 2, 1000, &job->steady_window, err, errlen);
+}
+
+static int set_steady_max_rounds(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_bounded("steady_max_rounds", value, 2, 100000, &job->steady_max_rounds, err, errlen);
+}
+
+static int set_steady_round(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	uint64_t ns, ios;
+	int rc = iob_steady_round_parse(value, &ns, &ios, err, errlen);
+	if (rc == 0 && strlen(value) >= sizeof job->steady_round) {
+		snprintf(err, errlen, "steady_round '%s' is too long", IOB_Q(value));
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		memset(job->steady_round, 0, sizeof job->steady_round);
+		memcpy(job->steady_round, value, strlen(value));
+	}
+	return rc;
+}
+
+static int set_steady_pct(struct iob_job *job, const char *value, char *err, size_t errlen, char *dst,
+			  size_t len, const char *key)
+{
+	(void)job;
+	double share;
+	int rc = *value ? iob_steady_pct_parse(key, value, &share, err, errlen) : 0;
+	if (rc == 0 && strlen(value) >= len) {
+		snprintf(err, errlen, "%s '%s' is too long", key, IOB_Q(value));
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		memset(dst, 0, len);
+		memcpy(dst, value, strlen(value));
+	}
 	return rc;
 }
 

@@ -4,6 +4,7 @@
  * before anything is created are check.c's.
  */
 #include "iobench/runner.h"
+#include "iobench/repeat.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -881,6 +882,8 @@ static int emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struc
 	}
 	if (rc < 0)
 		return rc; /* no figures to give: the error says why */
+	if (run->rep && run->rep->active) /* repeat.c: which run (or round) of the phase */
+		iob_rec_u64(rb, iob_repeats_key(run->rep), IOB_UNIT_COUNT, run->rep->index);
 	if (h && h->record_fields)
 		h->record_fields(h->arg, run, pr->j, r, rb);
 	if (iob_coord_active())
@@ -1105,6 +1108,8 @@ static const char *storage_uncounted(const struct iob_job *job, const struct iob
 	*memory_fs = 0;
 	if (iob_is_stdin_path(fl->paths[0]))
 		return "standard input: the kernel counts no storage behind it for this process";
+	if (iob_proc_io(NULL, NULL, NULL, NULL) == -ENOTSUP)
+		return "this OS gives no per-process storage counts like Linux's /proc/self/io";
 	if (iob_path_kind(fl->paths[0], 1) == IOB_PATH_BLOCKDEV)
 		return NULL;
 	char fs[64], dev[IOB_PATH_MAX];
@@ -1260,6 +1265,8 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	struct phase_run pr = {.run = run, .job = job, .j = j};
 	struct iob_phase_spec spec;
 	phase_spec(run, job, b, jf, phase, bs, &spec);
+	if (run->rep) /* a steady state round: its time or its I/Os */
+		iob_repeats_spec(run->rep, job, &spec);
 	struct iob_phase_result r;
 	struct iob_read_facts facts;
 	struct iob_streams st = {0};
@@ -1357,6 +1364,8 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	}
 	if (h && h->after_phase)
 		h->after_phase(h->arg, run, j, &r);
+	if (run->rep && rc == 0 && !r.interrupted && iob_repeats_add(run->rep, &r) != 0)
+		rc = -ENOMEM, iob_run_fail(run, 0, "out of memory");
 	if (streams) { /* r borrowed the aggregate's histograms */
 		iob_aggregate_free(&agg);
 		iob_streams_free(&st);
@@ -1365,6 +1374,30 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	}
 	iob_blocks_free(&pr.blocks);
 	free(rs.live);
+	return rc;
+}
+
+/* A phase and its repeats (repeat.c): each run as the first (its own
+ * eviction, files, window), then the summary record, made between runs. */
+static int run_phase_repeats(struct iob_run *run, size_t j, const struct iob_loaded *b, struct job_files *jf,
+			     enum iob_phase phase, uint64_t bs)
+{
+	const struct iob_job *job = &run->suite->jobs[j];
+	struct iob_repeats rep;
+	int rc;
+	iob_repeats_begin(&rep, job);
+	run->rep = rep.active ? &rep : NULL; /* repeats, or steady state rounds */
+	do {
+		rc = run_phase(run, j, b, jf, phase, bs);
+		note_made(run, jf);
+		rep.index++;
+	} while (rep.active && rc == 0 && !*run->stop && iob_repeats_more(&rep));
+	run->rep = NULL;
+	if (rep.active && rep.n && !run->quiet) {
+		iob_rec_summary(&run->rb, job, phase, bs, &rep, &run->notes);
+		iob_run_record(run, &run->rb.rec);
+	}
+	iob_repeats_free(&rep);
 	return rc;
 }
 
@@ -1398,8 +1431,7 @@ static int run_job(struct iob_run *run, size_t j)
 	for (uint64_t bs = job->block_size; rc == 0 && bs <= top && !*run->stop; bs *= 2) {
 		for (int p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED && rc == 0 && !*run->stop; p++)
 			if (job->phases & IOB_PHASE_BIT(p)) {
-				rc = run_phase(run, j, b, &jf, (enum iob_phase)p, bs);
-				note_made(run, &jf);
+				rc = run_phase_repeats(run, j, b, &jf, (enum iob_phase)p, bs);
 			}
 		if (bs > UINT64_MAX / 2)
 			break;
@@ -1909,7 +1941,8 @@ int iob_run_suite(struct iob_run *run)
 			e++;
 		/* across MPI ranks a group of one job (every fio job is in a group)
 		 * runs as a lone job: groups do not run across ranks */
-		if (!suite->jobs[i].group || (e == i + 1 && iob_coord_active()))
+		/* a job run again (repeat.c) is alone in its group (check.c) */
+		if (!suite->jobs[i].group || (e == i + 1 && (iob_coord_active() || iob_job_runs_again(&suite->jobs[i]))))
 			rc = run_job(run, i);
 		else
 			rc = run_group(run, i, e);

@@ -59,9 +59,18 @@ struct fj_samples {
 	struct fj_stat bw, iops;
 };
 
+/* steady state rounds (phase records with a "round" key) of the job being
+ * run, for fio's "steadystate" member (data: the window's iops and bw) */
+struct fj_rounds {
+	char job[256], phase[32];
+	size_t n, cap;
+	double *bw, *iops;
+};
+
 struct fj_state {
 	struct iob_sink sink;
 	struct fj_samples samples;
+	struct fj_rounds rounds;
 	int plus; /* json+: bins */
 	int begun, ended;
 	int err; /* first sink error; sticky */
@@ -522,6 +531,81 @@ static int fj_begin_run(void *state, const struct iob_run_info *run)
 	return st->head.oom || st->run.oom ? -ENOMEM : 0;
 }
 
+/* A phase record of a steady state round: its bw and iops kept. */
+static void rounds_add(struct fj_rounds *rd, const struct iob_record *r)
+{
+	const char *job = get_str(r, "job"), *phase = get_str(r, "phase");
+	if (!job || !phase || !field(r, "round"))
+		return;
+	if (strcmp(rd->job, job) != 0 || strcmp(rd->phase, phase) != 0 || get_u64(r, "round") == 0) {
+		rd->n = 0;
+		snprintf(rd->job, sizeof rd->job, "%s", job);
+		snprintf(rd->phase, sizeof rd->phase, "%s", phase);
+	}
+	if (rd->n == rd->cap) {
+		size_t cap = rd->cap ? rd->cap * 2 : 32;
+		double *a = realloc(rd->bw, cap * sizeof *a);
+		if (!a)
+			return;
+		rd->bw = a;
+		double *c = realloc(rd->iops, cap * sizeof *c);
+		if (!c)
+			return;
+		rd->iops = c;
+		rd->cap = cap;
+	}
+	rd->bw[rd->n] = get_f64(r, "bw_bytes_per_s");
+	rd->iops[rd->n] = get_f64(r, "ops_per_s");
+	rd->n++;
+}
+
+/* A "steady" record: fio's "steadystate" member, added to the job object
+ * of its last round (the last one written). */
+static void put_steady(struct fj_state *st, const struct iob_record *r)
+{
+	struct textbuf *b = &st->jobs;
+	const char *metric = get_str(r, "steady_state"), *rule = get_str(r, "rule");
+	if (!st->njobs || b->len < 2 || !metric || !rule || b->data[b->len - 1] != '}')
+		return;
+	int bw = strcmp(metric, "bw") == 0, snia = strcmp(rule, "snia") == 0, slope = strcmp(rule, "slope") == 0;
+	size_t w = (size_t)get_u64(r, "window"), n = st->rounds.n;
+	w = w < n ? w : n;
+	double mean = get_f64(r, bw ? "window_mean_bytes_per_s" : "window_mean_per_s");
+	b->len--; /* reopen the job object */
+	textbuf_str(b, ",\"steadystate\":{\"ss\":");
+	char ss[64];
+	if (snia)
+		snprintf(ss, sizeof ss, "%s_snia:%f%%,%f%%", metric, get_f64(r, "range_limit_pct"),
+			 get_f64(r, "slope_limit_pct"));
+	else
+		snprintf(ss, sizeof ss, "%s%s:%f%%", metric, slope ? "_slope" : "", get_f64(r, "limit_pct"));
+	jsonval_str(b, ss);
+	textbuf_printf(b, ",\"duration\":%zu,\"attained\":%d,\"criterion\":", w,
+		       field(r, "reached") && field(r, "reached")->v.b ? 1 : 0);
+	char crit[48];
+	snprintf(crit, sizeof crit, "%f%%",
+		 get_f64(r, snia ? "range_pct" : slope ? "slope_pct" : "max_deviation_pct"));
+	jsonval_str(b, crit);
+	textbuf_str(b, ",\"max_deviation\":");
+	jsonval_f64(b, get_f64(r, "max_deviation_pct") / 100.0 * mean);
+	textbuf_str(b, ",\"slope\":");
+	jsonval_f64(b, get_f64(r, bw ? "window_slope_bytes_per_s" : "window_slope_per_s"));
+	double bsum = 0, isum = 0;
+	for (size_t i = n - w; i < n; i++) {
+		bsum += st->rounds.bw[i];
+		isum += st->rounds.iops[i];
+	}
+	textbuf_printf(b, ",\"data\":{\"bw_mean\":%.0f,\"iops_mean\":%.0f,\"iops\":[", w ? bsum / (double)w : 0.0,
+		       w ? isum / (double)w : 0.0);
+	for (size_t i = n - w; i < n; i++)
+		textbuf_printf(b, "%s%.0f", i > n - w ? "," : "", st->rounds.iops[i]);
+	textbuf_str(b, "],\"bw\":[");
+	for (size_t i = n - w; i < n; i++)
+		textbuf_printf(b, "%s%.0f", i > n - w ? "," : "", st->rounds.bw[i]);
+	textbuf_str(b, "]}}}");
+	st->rounds.n = 0;
+}
+
 static int fj_record(void *state, const struct iob_record *rec)
 {
 	struct fj_state *st = state;
@@ -537,8 +621,13 @@ static int fj_record(void *state, const struct iob_record *rec)
 	 * iops samples; its streams' and ranks' records are in the json output */
 	if (rec->kind && strcmp(rec->kind, "interval") == 0)
 		samples_add(&st->samples, rec);
+	if (rec->kind && strcmp(rec->kind, "steady") == 0) {
+		put_steady(st, rec);
+		return st->jobs.oom ? -ENOMEM : 0;
+	}
 	if (!rec->kind || strcmp(rec->kind, "phase") != 0)
 		return 0;
+	rounds_add(&st->rounds, rec);
 	put_job(st, rec);
 	return st->jobs.oom ? -ENOMEM : 0;
 }
@@ -578,6 +667,8 @@ static int fj_close(void *state)
 	textbuf_free(&st->jobs);
 	textbuf_free(&st->run);
 	textbuf_free(&st->out);
+	free(st->rounds.bw);
+	free(st->rounds.iops);
 	free(st);
 	return rc;
 }

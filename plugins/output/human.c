@@ -857,6 +857,101 @@ static int human_begin_run(void *state, const struct iob_run_info *run)
 	return human_flush(st);
 }
 
+/* A "repeats" record (the summary of repeats, docs/statistics.md): a head line, then one
+ * line per figure F from its F_mean_*, F_ci_half_*, F_median_*, F_stddev_*,
+ * F_cv, F_min_*, F_max_* fields: "bw  412.3 MiB/s ± 5.10 MiB/s  sd ...  cv ...  min
+ * ...  max ..." within HUMAN_COLS; wide: the median before sd. */
+static const struct iob_field *human_sfind(const struct iob_record *rec, const char *prefix, const char *what)
+{
+	size_t pl = strlen(prefix), wl = strlen(what);
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const char *k = rec->fields[i].key;
+		if (k && strncmp(k, prefix, pl) == 0 && strncmp(k + pl, what, wl) == 0 &&
+		    (k[pl + wl] == '\0' || k[pl + wl] == '_'))
+			return &rec->fields[i];
+	}
+	return NULL;
+}
+
+static void human_put_summary(struct human_state *st, const struct iob_record *rec)
+{
+	struct textbuf *out = &st->out, *c = &st->cell;
+	if (!st->lay.sig || strcmp(st->lay.sig, "\x01repeats") != 0) {
+		human_layout_free(&st->lay);
+		st->lay.sig = strdup("\x01repeats");
+		textbuf_str(out, "\n[repeats]\n");
+	}
+	const struct iob_field *job = human_sfind(rec, "job", ""), *phase = human_sfind(rec, "phase", ""),
+			       *bs = human_sfind(rec, "block_size", ""), *n = human_sfind(rec, "repeats", ""),
+			       *conf = human_sfind(rec, "confidence", "");
+	if (job)
+		human_value(out, job);
+	if (phase) {
+		textbuf_str(out, HUMAN_GAP);
+		human_value(out, phase);
+	}
+	if (bs) {
+		textbuf_str(out, HUMAN_GAP);
+		human_value(out, bs);
+	}
+	if (n) {
+		textbuf_str(out, HUMAN_GAP);
+		human_value(out, n);
+		textbuf_str(out, " runs");
+	}
+	if (conf && conf->type == IOB_T_F64)
+		textbuf_printf(out, "  mean %s %.0f%% interval half-width", "\xc2\xb1", conf->v.f * 100.0);
+	for (size_t i = 0; i < rec->nfields; i++) {
+		const struct iob_field *f = &rec->fields[i];
+		const char *k = f->key, *m = k ? strstr(k, "_mean") : NULL;
+		if (!m || (m[5] != '_' && m[5] != '\0'))
+			continue;
+		char prefix[64];
+		size_t pl = (size_t)(m - k) + 1; /* "bw_" */
+		if (pl >= sizeof prefix)
+			continue;
+		memcpy(prefix, k, pl);
+		prefix[pl] = '\0';
+		textbuf_printf(out, "\n%s%-10.*s", HUMAN_INDENT, (int)(pl - 1), prefix);
+		if (human_is_absent(f)) {
+			textbuf_str(out, "  -");
+			continue;
+		}
+		textbuf_clear(c);
+		human_value(c, f);
+		textbuf_printf(out, "%12s", c->data ? c->data : "");
+		const struct iob_field *h = human_sfind(rec, prefix, "ci_half");
+		if (h && !human_is_absent(h)) {
+			textbuf_clear(c);
+			human_value(c, h);
+			textbuf_printf(out, " \xc2\xb1 %-12s", c->data ? c->data : "");
+		} else {
+			textbuf_printf(out, " \xc2\xb1 %-12s", "-");
+		}
+		static const char *const more[][2] = {{"median", "median"}, {"stddev", "sd"}, {"cv", "cv"},
+						      {"min", "min"},	    {"max", "max"}};
+		/* the narrow layout stays within HUMAN_COLS: the median only when wide */
+		for (size_t j = st->wide ? 0 : 1; j < sizeof more / sizeof more[0]; j++) {
+			const struct iob_field *g = human_sfind(rec, prefix, more[j][0]);
+			if (!g)
+				continue;
+			textbuf_clear(c);
+			if (human_is_absent(g))
+				textbuf_str(c, "-");
+			else if (strcmp(more[j][0], "cv") == 0)
+				textbuf_printf(c, "%.1f%%", human_number(g) * 100.0);
+			else
+				human_value(c, g);
+			textbuf_printf(out, strcmp(more[j][0], "cv") == 0 ? "  %s %6s" : "  %s %10s", more[j][1],
+				       c->data ? c->data : "");
+		}
+	}
+	const struct iob_field *reached = human_sfind(rec, "ci_reached", "");
+	if (reached && reached->type == IOB_T_BOOL)
+		textbuf_printf(out, "\n%suntil_ci %s", HUMAN_INDENT, reached->v.b ? "reached" : "not reached");
+	textbuf_str(out, "\n");
+}
+
 static int human_record(void *state, const struct iob_record *rec)
 {
 	struct human_state *st = state;
@@ -868,6 +963,10 @@ static int human_record(void *state, const struct iob_record *rec)
 		return st->err;
 	if (!rec || (rec->nfields && !rec->fields))
 		return -EINVAL;
+	if (rec->kind && strcmp(rec->kind, "repeats") == 0) {
+		human_put_summary(st, rec);
+		return human_flush(st);
+	}
 	char *sig = human_signature(rec);
 	if (!sig)
 		return -ENOMEM;

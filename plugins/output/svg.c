@@ -10,7 +10,10 @@
  *    the speed of every block (MiB/s) against its offset, with the cliff
  *    (cliff_offset_bytes) and the robust median of its phase record marked;
  *  - anything else: the latency percentile curve of every phase record with
- *    a latency (x: the percentile on a "nines" axis, y: ns on a log10 axis).
+ *    a latency (x: the percentile on a "nines" axis, y: ns on a log10 axis);
+ *    above it, one panel per "steady" record (steady state): every round's
+ *    MiB/s or IOPS, the window judged (shaded), its mean and the +-10% and
+ *    +-20% bands around it, as SNIA's reports draw them.
  * Every panel has axes with units, tick labels, a title and a legend.  No
  * script, no external reference, no font file: any SVG renderer shows it.
  *
@@ -93,8 +96,19 @@ struct svg_ivs {
 	struct svg_pts bw, iops; /* time_s, bytes per second / operations per second */
 };
 
+/* One "steady" record: its rounds and the window judged. */
+struct svg_steady {
+	char *job, *phase;
+	double bs;
+	int bw, reached;
+	double window, last, mean; /* rounds in the window, its last round, its mean */
+	struct svg_pts rounds;	   /* round index, value */
+};
+
 struct svg_state {
 	struct iob_sink sink;
+	struct svg_steady *sd;
+	size_t nsd, capsd;
 	int begun, ended, drawn;
 	int err;
 	char *tool, *host, *started;
@@ -283,6 +297,38 @@ static void svg_keep_interval(struct svg_state *st, const struct iob_record *rec
 	svg_pts_add(st, &g->iops, t, iops);
 }
 
+static void svg_keep_steady(struct svg_state *st, const struct iob_record *rec)
+{
+	const char *metric = svg_str(rec, "steady_state"), *vals = svg_str(rec, "round_values");
+	if (!metric || !vals)
+		return;
+	if (svg_grow((void **)&st->sd, &st->capsd, st->nsd + 1, sizeof(*st->sd)) < 0) {
+		st->oom = 1;
+		return;
+	}
+	struct svg_steady *d = &st->sd[st->nsd++];
+	memset(d, 0, sizeof(*d));
+	d->job = svg_strdup(st, svg_str(rec, "job"));
+	d->phase = svg_strdup(st, svg_str(rec, "phase"));
+	svg_num(rec, "block_size_bytes", &d->bs);
+	d->bw = strcmp(metric, "bw") == 0;
+	d->reached = svg_bool(rec, "reached");
+	svg_num(rec, "window", &d->window);
+	svg_num(rec, d->bw ? "window_mean_bytes_per_s" : "window_mean_per_s", &d->mean);
+	double i = 0;
+	for (const char *p = vals; *p;) {
+		char *end = NULL;
+		double v = strtod(p, &end);
+		if (end == p)
+			break;
+		svg_pts_add(st, &d->rounds, i++, v);
+		p = *end == ',' ? end + 1 : end;
+	}
+	d->last = i - 1;
+	if (d->reached)
+		svg_num(rec, "reached_round", &d->last);
+}
+
 static void svg_keep(struct svg_state *st, const struct iob_record *rec)
 {
 	const char *kind = rec->kind ? rec->kind : "";
@@ -311,6 +357,8 @@ static void svg_keep(struct svg_state *st, const struct iob_record *rec)
 		svg_keep_phase(st, rec);
 	} else if (strcmp(kind, "interval") == 0) {
 		svg_keep_interval(st, rec);
+	} else if (strcmp(kind, "steady") == 0) {
+		svg_keep_steady(st, rec);
 	}
 }
 
@@ -1162,6 +1210,61 @@ out:
 	return panels;
 }
 
+/* A steady state panel: the rounds, the window judged, its mean and the
+ * +-10% and +-20% bands (classes steady-window, steady-mean, steady-band10,
+ * steady-band20, with data-value in the record's unit). */
+static void svg_draw_steady(struct textbuf *b, const struct svg_steady *d, double y0)
+{
+	double hi = 0;
+	for (size_t i = 0; i < d->rounds.n; i++)
+		hi = d->rounds.y[i] > hi ? d->rounds.y[i] : hi;
+	hi = hi > d->mean * 1.25 ? hi : d->mean * 1.25;
+	double div = d->bw ? MIB : 1;
+	struct svg_axis x = {.scale = SVG_LIN, .div = 1, .lab = "round"};
+	struct svg_axis y = {.scale = SVG_LIN, .div = div, .lab = d->bw ? "throughput (MiB/s)" : "IOPS (operations per second)"};
+	double xstep = svg_lin_range(&x, 0, d->rounds.n > 1 ? (double)d->rounds.n - 1 : 1);
+	double ystep = svg_lin_range(&y, 0, hi / div) * div;
+	y.lo *= div;
+	y.hi *= div;
+	char title[300], bs[48];
+	svg_fmt_size(bs, sizeof(bs), d->bs);
+	snprintf(title, sizeof(title), "Steady state: %.40s %s %s, %s", d->job ? d->job : "", d->phase ? d->phase : "",
+		 bs, d->reached ? "reached" : "not reached");
+	svg_frame(b, y0, title, &x, xstep, &y, ystep);
+	if (d->window >= 1 && d->mean > 0 && d->last >= d->window - 1) {
+		double x0 = svg_map(&x, d->last - d->window + 1), x1 = svg_map(&x, d->last);
+		textbuf_str(b, "<rect class=\"steady-window\" x=\"");
+		svg_coord(b, x0 - 4);
+		textbuf_str(b, "\" y=\"");
+		svg_coord(b, y.p1);
+		textbuf_str(b, "\" width=\"");
+		svg_coord(b, x1 - x0 + 8);
+		textbuf_str(b, "\" height=\"");
+		svg_coord(b, y.p0 - y.p1);
+		textbuf_str(b, "\" fill=\"#1b6ac9\" fill-opacity=\"0.08\"/>\n");
+		static const struct {
+			double f;
+			const char *cls, *style;
+		} lines[] = {{1.0, "steady-mean", "stroke=\"#2b8a3e\" stroke-width=\"2\""},
+			     {1.1, "steady-band10", "stroke=\"#e67700\" stroke-width=\"1.2\" stroke-dasharray=\"6 4\""},
+			     {0.9, "steady-band10", "stroke=\"#e67700\" stroke-width=\"1.2\" stroke-dasharray=\"6 4\""},
+			     {1.2, "steady-band20", "stroke=\"#c92a2a\" stroke-width=\"1.2\" stroke-dasharray=\"2 3\""},
+			     {0.8, "steady-band20", "stroke=\"#c92a2a\" stroke-width=\"1.2\" stroke-dasharray=\"2 3\""}};
+		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+			char cls[96];
+			snprintf(cls, sizeof(cls), "%s\" data-value=\"%.6g", lines[i].cls, d->mean * lines[i].f);
+			double yy = svg_map(&y, d->mean * lines[i].f);
+			svg_line(b, cls, x0 - 4, yy, x1 + 4, yy, lines[i].style);
+		}
+	}
+	svg_polyline(b, &x, &y, d->rounds.x, d->rounds.y, d->rounds.n, svg_colors[0], NULL, "steady-rounds");
+	svg_dots(b, &x, &y, d->rounds.x, d->rounds.y, d->rounds.n, svg_colors[0]);
+	svg_legend(b, y0, 0, svg_colors[0], NULL, d->bw ? "MiB/s per round" : "IOPS per round");
+	svg_legend(b, y0, 1, "#2b8a3e", NULL, "window mean");
+	svg_legend(b, y0, 2, "#e67700", "6 4", "mean +-10%");
+	svg_legend(b, y0, 3, "#c92a2a", "2 3", "mean +-20%");
+}
+
 static int svg_render(struct svg_state *st, int status, int interrupted, const char *error)
 {
 	st->drawn = 1;
@@ -1175,8 +1278,10 @@ static int svg_render(struct svg_state *st, int status, int interrupted, const c
 			svg_draw_series(st, &body, &st->se[i], SVG_TOP + (double)i * SVG_PANEL_H);
 		panels = st->nse;
 	} else {
+		for (size_t i = 0; i < st->nsd; i++, panels++) /* steady state panels first */
+			svg_draw_steady(&body, &st->sd[i], SVG_TOP + (double)panels * SVG_PANEL_H);
 		if (st->niv)
-			panels = svg_draw_intervals(st, &body, SVG_TOP);
+			panels += svg_draw_intervals(st, &body, SVG_TOP + (double)panels * SVG_PANEL_H);
 		panels += svg_draw_latency(st, &body, SVG_TOP + (double)panels * SVG_PANEL_H);
 	}
 	double h = SVG_TOP + (double)panels * SVG_PANEL_H + 10;
@@ -1320,6 +1425,13 @@ static int svg_close(void *state)
 		free(st->iv[i].iops.x);
 		free(st->iv[i].iops.y);
 	}
+	for (size_t i = 0; i < st->nsd; i++) {
+		free(st->sd[i].job);
+		free(st->sd[i].phase);
+		free(st->sd[i].rounds.x);
+		free(st->sd[i].rounds.y);
+	}
+	free(st->sd);
 	free(st->iv);
 	free(st->ph);
 	free(st->se);

@@ -14,6 +14,16 @@
  *                          [-1, 1) (default 0)
  *   IOB_SLOWAFTER_OUTLIER  chance that a call lasts 10 times longer (default 0)
  *   IOB_SLOWAFTER_SEED     seed for jitter and outliers (default 1)
+ *   IOB_SLOWAFTER_RESEED   1: each open seeds with SEED + the number of opens
+ *                          before it in the process, so every run of a
+ *                          repeated phase draws anew (default 0: every open
+ *                          draws the same)
+ *   IOB_SLOWAFTER_DECAY_BYTES, IOB_SLOWAFTER_DECAY_TO  a drive that slows as it
+ *                          is used: each read's pace times
+ *                          1 + (TO - 1) (1 - exp(-B / BYTES)), B the bytes
+ *                          this process read before it (unset: no decay)
+ *   IOB_SLOWAFTER_SWING    each open's pace times 1 + SWING on even opens and
+ *                          1 - SWING on odd ones: a device that never settles
  *
  * A call sleeps on CLOCK_MONOTONIC until its pace has passed since it began.
  * Under the virtual clock (vclock.c, preloaded) that sleep takes no real
@@ -23,6 +33,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -41,7 +52,12 @@ struct slow_file {
 	double jitter;
 	double outlier;
 	uint64_t rng;
+	double decay_bytes, decay_to, swing;
 };
+
+/* Bytes read by this process, and opens made, across every handle (the
+ * tests that decay or swing open one handle at a time). */
+static uint64_t slow_total_bytes, slow_opens;
 
 IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
 
@@ -93,6 +109,15 @@ static int slow_open(const struct iob_open_args *args, void **handle)
 	f->jitter = slow_env_double("IOB_SLOWAFTER_JITTER", 0.0);
 	f->outlier = slow_env_double("IOB_SLOWAFTER_OUTLIER", 0.0);
 	f->rng = slow_env_u64("IOB_SLOWAFTER_SEED", 1);
+	static uint64_t opens; /* opens are made by one thread at a time in the tests that reseed */
+	if (slow_env_u64("IOB_SLOWAFTER_RESEED", 0))
+		f->rng += opens++ * 0x2545f4914f6cdd1dull;
+	f->decay_bytes = slow_env_double("IOB_SLOWAFTER_DECAY_BYTES", 0.0);
+	f->decay_to = slow_env_double("IOB_SLOWAFTER_DECAY_TO", 1.0);
+	f->swing = slow_env_double("IOB_SLOWAFTER_SWING", 0.0);
+	if (f->swing != 0.0)
+		f->swing = slow_opens % 2 ? -f->swing : f->swing;
+	slow_opens++;
 	*handle = f;
 	return 0;
 }
@@ -138,8 +163,12 @@ static int64_t slow_read_at(void *handle, void *buf, size_t len, uint64_t off)
 			ns *= 1.0 + f->jitter * (2.0 * slow_u01(f) - 1.0);
 		if (f->outlier > 0.0 && slow_u01(f) < f->outlier)
 			ns *= 10.0;
+		if (f->decay_bytes > 0.0)
+			ns *= 1.0 + (f->decay_to - 1.0) * (1.0 - exp(-(double)slow_total_bytes / f->decay_bytes));
+		ns *= 1.0 + f->swing;
 		slow_wait(start, (uint64_t)ns);
 	}
+	slow_total_bytes += done;
 	return (int64_t)done;
 }
 

@@ -156,10 +156,15 @@ def case_every_key(tmp):
     env = {"IOB_FIO_DIR": os.path.join(tmp, "data")}
     os.makedirs(env["IOB_FIO_DIR"])
     p = iobench("check", job_file("every-key.fio"), env=env, rc=0)
-    expect(p.stdout.startswith(job_file("every-key.fio") + ": 4 job(s) OK"), p.stdout)
+    expect(p.stdout.startswith(job_file("every-key.fio") + ": 6 job(s) OK"), p.stdout)
     doc = run_json(tmp, job_file("every-key.fio"), env=env)
     by = {r["job"]: r for r in phases(doc)}
-    expect(sorted(by) == ["mixer", "reader", "timed", "writer"], by)
+    expect(sorted(by) == ["mixer", "reader", "steady", "steady-long", "timed", "writer"], by)
+    # ss and steadystate: rounds of 1 s judged by fio's rule (docs/statistics.md)
+    st = {r["job"]: r for r in doc["records"] if r.get("kind") == "steady"}
+    expect(st["steady"]["rule"] == "deviation" and st["steady"]["limit_pct"] == 90 and st["steady"]["window"] == 2
+           and 2 <= st["steady"]["rounds"] <= 2, st)
+    expect(st["steady-long"]["rule"] == "slope" and st["steady-long"]["steady_state"] == "bw", st)
     w, r, m, t = by["writer"], by["reader"], by["mixer"], by["timed"]
     expect(w["bytes"] == 8 << 20 and w["block_size_bytes"] == 64 << 10 and w["fsync"] is True, w)
     expect(r["file"] == w["file"] and r["ops"] == 64 and r["seed"] == 7 and r["block_size_bytes"] == 16 << 10, r)

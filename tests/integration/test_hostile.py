@@ -156,7 +156,7 @@ WINDOWS_ROWS = [
     ("iotest", ["-s", "1", "Z:\\nonexistent\\x"], None, None, "does not exist", 2),
     ("bigread", ["Z:\\nonexistent\\x", "1M"], None, None, "no such file", 2),
     ("iobench", ["run", "{p}", "--dir", "{d}", "--output", "json=Z:\\nonexistent\\o.json"], "[a]\n", None,
-     "directory 'Z:\\nonexistent' does not exist", 2),
+     "nonexistent does not exist", 2),
 ]
 
 

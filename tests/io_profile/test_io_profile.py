@@ -446,6 +446,31 @@ def case_quiet(d):
     expect("io_profile: Test file left behind: " in p.stderr and "io_profile: warning: " in p.stderr, p.stderr)
 
 
+def case_repeat(d):
+    """--repeat 3: every sweep row three times, in the legacy row format, each
+    run's phase record marked repeat 0..2, then a repeats record whose mean
+    is the mean of the rows' throughput; --repeat 0 and 1001 refused (one
+    line, exit 2, nothing created)."""
+    p = iop("-s", "-l", "64K", "-n", "4", "-M", "16", "-q", "--repeat", "3", cwd=d)
+    w, r = parse_quiet(p.stdout)
+    expect(sizes(w) == sizes(r) == [2, 2, 2, 4, 4, 4, 8, 8, 8, 16, 16, 16], p.stdout)
+    p = iop("-s", "-l", "64K", "-n", "4", "-M", "8", "--repeat", "3", "-o", "json", cwd=d)
+    doc = json_doc(p)
+    for phase in ("write", "read"):
+        ph = phase_records(doc, phase)
+        expect([x["repeat"] for x in ph] == [0, 1, 2] * 3, ph)
+        reps = [x for x in doc["records"] if x["kind"] == "repeats" and x["phase"] == phase]
+        expect([x["block_size_bytes"] for x in reps] == [2, 4, 8] and all(x["repeats"] == 3 for x in reps), reps)
+        for x in reps:
+            bw = [y["bw_bytes_per_s"] for y in ph if y["block_size_bytes"] == x["block_size_bytes"]]
+            expect(abs(x["bw_mean_bytes_per_s"] - sum(bw) / 3) <= 1e-9 * x["bw_mean_bytes_per_s"], (x, bw))
+    for bad in ("0", "1001"):
+        e = tempfile.mkdtemp(dir=d)
+        p = iop("-s", "--repeat", bad, cwd=e, rc=2)
+        expect(p.stderr.count("\n") == 1 and f"--repeat: repeat '{bad}' is out of range" in p.stderr, p.stderr)
+        expect(os.listdir(e) == [], os.listdir(e))
+
+
 def case_keep_open(d):
     """--keep-open: files opened once per size, in the header and the profile."""
     p = iop("-s", "-l", "64K", "-n", "10", "-M", "64", "-k", cwd=d)

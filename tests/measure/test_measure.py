@@ -12,6 +12,8 @@ observer outside the process sees (issue 16).
                         the bytes per file
   elapsed_covers_io     each record's elapsed_s is at least the time strace sees from
   elapsed_covers_io_bigread  the start of its first I/O call to the end of its last
+  repeat_gaps_untimed   with repeat = 3 and evict_before_read, each read run's
+                        eviction between runs lies outside its reported time
   no_holes_seq_write    a file the job wrote has no hole before its end, so a later
   no_holes_rand_write   read of it reads data, not holes (SEEK_HOLE)
   latency_sampled_labelled  I/Os too cheap to time each (mmap, 4 KiB random reads
@@ -121,7 +123,7 @@ def finish(call, tail):
     return call
 
 
-def strace(cmd, out_path):
+def strace(cmd, out_path, traced=TRACED):
     """Run cmd under strace -f -y -ttt -T; return (completed process, [Call] in start order)."""
     log = out_path + ".strace"
     env = dict(os.environ)
@@ -129,7 +131,7 @@ def strace(cmd, out_path):
     # LeakSanitizer cannot run under ptrace: in a sanitizer build, no leak check here
     env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
     with open(out_path, "w") as out:
-        p = subprocess.run(["strace", "-f", "-qq", "-y", "-ttt", "-T", "-e", "trace=" + ",".join(sorted(TRACED)),
+        p = subprocess.run(["strace", "-f", "-qq", "-y", "-ttt", "-T", "-e", "trace=" + ",".join(sorted(traced)),
                             "-o", log, *cmd], stdout=out, stderr=subprocess.PIPE, text=True, env=env, timeout=240)
     if p.returncode != 0:
         raise AssertionError(f"strace {' '.join(cmd)}: exit {p.returncode}: {p.stderr[-2000:]}")
@@ -393,6 +395,40 @@ def case_elapsed_covers_io_bigread(tmp):
     seen = phases_on(calls, os.path.realpath(f))
     expect(len(seen) == 1, f"bigread: strace saw {len(seen)} phases")
     check_elapsed("bigread", summ, seen[0][1], seen[0][2])
+
+
+def case_repeat_gaps_untimed(tmp):
+    """repeat = 3 with evict_before_read: each read run's eviction (the runner's
+    fdatasync and fadvise(DONTNEED) on the file, between runs) lies outside that
+    run's reported time: elapsed_s is at most the time from the end of the
+    eviction's fadvise to the end of the run's last close of the file.  Each
+    run also holds all its I/O calls (the elapsed_covers_io bound)."""
+    need_strace()
+    prof = write(os.path.join(tmp, "p.ini"), "[rep]\nbackend = posix\nsize = 4M\nblock_size = 64K\n"
+                 "phases = write,read\nevict_before_read = true\nrepeat = 3\n")
+    _, calls, out = strace([tool("iobench"), "run", prof, "--dir", tmp, "--output", "json"],
+                           os.path.join(tmp, "iobench.json"), TRACED | {"fadvise64", "close"})
+    recs = records(json.loads(out))
+    expect([(r["phase"], r["repeat"]) for r in recs] == [("write", i) for i in range(3)] + [("read", i) for i in range(3)],
+           [(r["phase"], r.get("repeat")) for r in recs])
+    pairs = check_counts("iobench repeat", recs, calls)
+    path = os.path.realpath(recs[0]["file"])
+    on = [c for c in calls if c.path == path]
+    for r, io, syncs in pairs:
+        label = f"iobench repeat {r['phase']} run {r['repeat']}"
+        check_elapsed(label, r, io, syncs)
+        if r["phase"] != "read":
+            continue
+        first = min(c.start for c in io)
+        evict = [c for c in on if c.name == "fadvise64" and c.end <= first]
+        expect(evict, f"{label}: no eviction (fadvise64) on the file before the run")
+        closes = [c for c in on if c.name == "close" and c.start >= max(c2.end for c2 in io)]
+        expect(closes, f"{label}: no close of the file after the run's I/O")
+        span = closes[0].end - evict[-1].end
+        expect(r["elapsed_s"] <= span * 1.001 + 20e-6,
+               f"{label}: reported elapsed {r['elapsed_s']:.6f} s > {span:.6f} s from the end of its eviction "
+               "to its close: the eviction between runs was timed into the run")
+        print(f"ok {label}: elapsed {r['elapsed_s']:.6f} s <= {span:.6f} s from eviction's end to close")
 
 
 def holes(path, want=None):

@@ -296,7 +296,7 @@ def test_enospc(d):
     posix = os.path.join(A.plugin_dir, "iob-backend-posix.so")
     # the other ranks' phase would last 60 s: rank 2's failure must cut it short
     prof = rank_profile(d, "e", "phases = write,read\nbackend = fault\nloops = 100000\nruntime = 60s\n"
-                           f"backend_options = wrap={posix},op=write,err=ENOSPC,after_calls=1000\n")
+                           f"backend_options = wrap={posix},op=write,err=ENOSPC,after_calls=1000000000\n")
     js = os.path.join(d, "out.json")
     base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "--plugin-dir", A.fault_dir,
             "-o", "json=" + js]

@@ -365,6 +365,18 @@ static const char *every_key[][3] = {
     {"bw_log", "/tmp/logs/run a", NULL},
     {"iops_log", "/tmp/logs/iops;x", NULL},
     {"lat_log", "lat", NULL},
+    {"repeat", "7", "1000"},
+    {"until_ci", "2%", "0.5%"},
+    {"repeat_max", "50", "3"},
+    {"steady_state", "iops", "bw"},
+    {"steady_window", "3", "1000"},
+    {"steady_round", "10s", "2000"},
+    {"steady_max_rounds", "40", "100000"},
+    {"steady_ramp", "5s", NULL},
+    {"steady_rule", "deviation", "slope"},
+    {"steady_range", "15%", "2.5%"},
+    {"steady_slope", "5%", NULL},
+    {"steady_limit", "0.1%", "10%"},
 };
 
 static void test_every_key_round_trips(void **s)

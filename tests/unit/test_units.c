@@ -150,7 +150,7 @@ static void quoted(const char *in, size_t outlen, const char *want)
 	assert_true(outlen <= sizeof out);
 	const char *got = iob_quote(in, out, outlen);
 	if (strcmp(got, want) != 0)
-		fail_msg("iob_quote(%zu): got '%s', want '%s'", outlen, got, want);
+		fail_msg("iob_quote(%llu): got '%s', want '%s'", (unsigned long long)outlen, got, want);
 }
 
 /* Messages and the progress line: C0, DEL, C1 and every byte of invalid

@@ -51,25 +51,25 @@ _iobench() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} cmd="" i
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		run | check | plugins | keys) cmd=${COMP_WORDS[i]}; break ;;
+		run | check | plugins | keys | compare) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
 	-o | --output) _iobench_output_list iobench ""; return ;;
 	-d | --dir | -P | --plugin-dir) _iobench_dirs; return ;;
 	--progress) _iobench_words "auto always never"; return ;;
-	--livecsv) _iobench_files; return ;;
-	--log-interval | -s | --set | --fio-ignore | --memory-limit) return ;;
+	--livecsv | --json | --svg) _iobench_files; return ;;
+	--log-interval | -s | --set | --fio-ignore | --memory-limit | --repeat | --threshold | --alpha) return ;;
 	esac
 	if [ -z "$cmd" ]; then
-		_iobench_words "run check plugins keys --help --version"
+		_iobench_words "run check plugins keys compare --help --version"
 		return
 	fi
 	case $cmd in
 	run | check)
 		if [[ $cur == -* ]]; then
 			[ "$cmd" = run ] && _iobench_words "--output --dir --plugin-dir --verbose --progress --log-interval
---livecsv --set --fio --fio-ignore --wide --memory-limit" ||
+--livecsv --repeat --set --fio --fio-ignore --wide --memory-limit" ||
 				_iobench_words "--dir --plugin-dir --verbose --set --fio --fio-ignore --memory-limit"
 		else
 			local IFS=$'\n'
@@ -80,6 +80,15 @@ _iobench() {
 		;;
 	plugins) _iobench_words "--plugin-dir" ;;
 	keys) _iobench_words "--fio --markdown" ;;
+	compare)
+		if [[ $cur == -* ]]; then
+			_iobench_words "--threshold --alpha --json --svg"
+		else
+			local IFS=$'\n'
+			COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
+			compopt -o filenames 2>/dev/null
+		fi
+		;;
 	esac
 }
 
@@ -111,10 +120,10 @@ _iobench_io_profile() {
 	--backend) _iobench_words "$(_iobench_names backend)"; return ;;
 	-d | --dir | --plugin-dir) _iobench_dirs; return ;;
 	--progress) _iobench_words "auto always never"; return ;;
-	-l | -m | -M | -n | --levels | --files | --seed | --warmup | --backend-options) return ;;
+	-l | -m | -M | -n | --levels | --files | --seed | --warmup | --repeat | --backend-options) return ;;
 	esac
 	_iobench_words "--backend --backend-options --dir --dump-profile --files --help --keep-open --levels
---output --plugin-dir --progress --quiet --remove --seed --version --warmup -s -l -m -M -n -b -r -q -k -d -o -v -h"
+--output --plugin-dir --progress --quiet --remove --repeat --seed --version --warmup -s -l -m -M -n -b -r -q -k -d -o -v -h"
 }
 
 _iobench_bigread() {

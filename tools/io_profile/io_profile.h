@@ -64,6 +64,7 @@ struct iop_opts {
 	int min_io_set;
 	uint64_t max_io;     /* -M */
 	uint64_t reps;	     /* -n */
+	uint32_t repeat;     /* --repeat: runs of each sweep row (docs/statistics.md) */
 	uint64_t warmup;     /* --warmup: operations, 0 = none */
 	uint64_t seed;	     /* --seed */
 	int bypass;	     /* -b */

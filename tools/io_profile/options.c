@@ -29,6 +29,7 @@ enum {
 	OPT_PLUGIN_DIR,
 	OPT_BACKEND_OPTIONS,
 	OPT_PROGRESS,
+	OPT_REPEAT,
 };
 
 void iop_usage(FILE *f)
@@ -66,6 +67,8 @@ void iop_usage(FILE *f)
 		"                 comma-separated NAME[:ARGS][=FILE]\n"
 		"      --seed N   seed of the random offsets and data (default %llu)\n"
 		"      --warmup N untimed random reads before the sweeps (default %llu, 0: none)\n"
+		"      --repeat N run every sweep row N times (1 to 1000): a row per run, and the\n"
+		"                 mean, spread and 95%% interval in the other outputs (-o json, ...)\n"
 		"      --dump-profile  print the equivalent iobench profile and exit\n"
 		"      --plugin-dir DIR  search DIR for plugins first (repeatable)\n"
 		"      --backend-options TEXT  k=v,... handed to the backend\n"
@@ -159,6 +162,7 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 	    {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
 	    {"backend-options", required_argument, NULL, OPT_BACKEND_OPTIONS},
 	    {"progress", required_argument, NULL, OPT_PROGRESS},
+	    {"repeat", required_argument, NULL, OPT_REPEAT},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"version", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -174,6 +178,7 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 	o->max_io = IOP_DEF_MAX_IO;
 	o->reps = IOP_DEF_REPS;
 	o->warmup = IOP_DEF_WARMUP;
+	o->repeat = 1;
 	o->dir = ".";
 	struct iob_job defaults;
 	iob_job_defaults(&defaults);
@@ -244,6 +249,14 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 		case OPT_WARMUP:
 			rc = parse_count("--warmup", optarg, &o->warmup, err, errlen);
 			break;
+		case OPT_REPEAT: { /* the key's own check: 1 to 1000 */
+			char why[256];
+			if (iob_job_set(&defaults, "repeat", optarg, why, sizeof why) != 0)
+				rc = usage_error(err, errlen, "--repeat: %s", why);
+			else
+				o->repeat = defaults.repeat;
+			break;
+		}
 		case OPT_REMOVE:
 			o->remove = 1;
 			break;
@@ -358,6 +371,7 @@ static void build_jobs(const struct iop_opts *o, struct iop_plan *p, const char 
 	sweep_job(o, p, &p->job[IOP_JOB_WRITE], backend, "write", IOB_PHASE_WRITE);
 	p->use[IOP_JOB_WRITE] = !o->read_only;
 	sweep_job(o, p, &p->job[IOP_JOB_READ], backend, "read", IOB_PHASE_READ);
+	p->job[IOP_JOB_WRITE].repeat = p->job[IOP_JOB_READ].repeat = o->repeat; /* --repeat: the sweep rows */
 	p->use[IOP_JOB_READ] = 1;
 }
 

@@ -81,6 +81,20 @@ struct iob_job {
 	char bw_log[IOB_PATH_MAX], iops_log[IOB_PATH_MAX], lat_log[IOB_PATH_MAX];
 	char livecsv[IOB_PATH_MAX];   /* "", or a CSV of the intervals written as they come */
 	uint32_t group;              /* 0, or jobs in a row with the same group run at once */
+	/* repeats (docs/statistics.md): repeat.c */
+	uint32_t repeat;             /* runs of each phase, 1 to 1000 (default 1) */
+	char until_ci[16];           /* "", or "2%": repeat until the interval is that narrow */
+	uint32_t repeat_max;         /* until_ci: at most this many runs (default 30) */
+	/* steady state (docs/statistics.md): steady.c */
+	int steady_state;            /* 0 none, 1 iops, 2 bw (enum iob_steady_metric) */
+	uint32_t steady_window;      /* rounds in the window (default 5, at least 2) */
+	char steady_round[32];       /* "": one run of the phase; "10s": a time; "2000": I/Os */
+	uint32_t steady_max_rounds;  /* at most this many rounds (default 25) */
+	uint64_t steady_ramp_ns;     /* rounds within this time from the start are not judged */
+	int steady_rule;             /* 0 snia, 1 deviation, 2 slope (enum iob_steady_rule) */
+	char steady_range[16];       /* snia: data excursion (default "20%") */
+	char steady_slope[16];       /* snia: slope excursion (default "10%") */
+	char steady_limit[16];       /* deviation, slope: fio's limit ("10%") */
 };
 
 /* Defaults shared by profiles and tools (docs/profiles.md). */

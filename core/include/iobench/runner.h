@@ -75,6 +75,7 @@ struct iob_run_opts {
 struct iob_pins;
 struct iob_livecsv;
 struct iob_fiologs;
+struct iob_repeats;
 
 struct iob_run {
 	const struct iob_registry *reg;
@@ -111,6 +112,8 @@ struct iob_run {
 	struct iob_fiologs *fiologs;
 	/* watches the reader of a pipe on standard output (runner.c) */
 	struct iob_reader_watch *watch;
+	/* the repeats of the phase running now (repeat.h), or NULL */
+	struct iob_repeats *rep;
 };
 
 /* Check the whole suite (iob_run_check: nothing is created before), then

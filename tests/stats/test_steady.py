@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Steady state (issue 25, stage 4) on the paced test backend `slowafter`
+under the virtual clock: each read of n bytes lasts exactly n / RATE times
+1 + (TO - 1)(1 - exp(-B / SCALE)) (B: bytes read before it), so a round's
+rate is known in advance and the test replays it here.
+
+- decay: a drive that slows to a plateau; SNIA's two criteria (range within
+  20% of the window mean, fitted line moving at most 10% across the window)
+  computed here on the replayed rounds: iobench stops within one round of
+  the first round where they hold, its round records' rates equal the
+  replay, its window values and figures are those of its last 5 rounds;
+  the svg draws the rounds, the window, its mean and the +-10%/+-20% bands;
+  fio-json carries fio's steadystate member with the window's values;
+- never: a device whose rounds swing +-30% runs steady_max_rounds, says
+  reached false, and a note says so;
+- rounds: steady_round = 3 (I/Os) gives 3 I/Os a round, going on where the
+  last round ended; steady_round = 40ms rounds last 40 ms (at least, and
+  less than one more read); steady_rule deviation (fio's iops:X%) stops at
+  the first window whose rounds are all within the limit of its mean;
+- refused: steady_window 1, steady_state foo, steady_round 10x,
+  steady_range 20, steady_max_rounds below the window, steady_rule
+  deviation without steady_limit, steady_state with repeat: one line, exit
+  2, nothing created.
+
+Usage: test_steady.py --bin DIR --plugin-dir DIR --slow-dir DIR --vclock LIB --work DIR --only CASE"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+A = None
+failures = []
+passed = 0
+RATE = 64 << 20
+BS = 64 << 10
+SIZE = 4 * BS
+SCALE = 2 << 20
+TO = 4.0
+
+
+def check(name, cond, detail=""):
+    global passed
+    if cond:
+        passed += 1
+    else:
+        failures.append(f"{name}: {detail}")
+
+
+def env(extra):
+    e = dict(os.environ)
+    e.pop("IOBENCH_PLUGIN_PATH", None)
+    e.update(IOB_SLOWAFTER_RATE=str(RATE), LD_PRELOAD=A.vclock, IOBENCH_NO_TSC="1", IOBTEST_VCLOCK_CPU="none")
+    e["ASAN_OPTIONS"] = e.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+    e.update(extra)
+    return e
+
+
+def run(body, extra_env, args=()):
+    d = tempfile.mkdtemp(dir=A.work)
+    with open(os.path.join(d, "s.dat"), "wb") as f:
+        f.write(os.urandom(SIZE))
+    p = os.path.join(d, "p.ini")
+    with open(p, "w") as f:
+        f.write(f"[ss]\nbackend = slowafter\ndir = {d}\nfilename = s.dat\nphases = read\nsize = {SIZE}\n"
+                f"block_size = {BS}\nkeep_files = true\n{body}")
+    out = os.path.join(d, "out.json")
+    r = subprocess.run([os.path.join(A.bin, "iobench"), "run", p, "--plugin-dir", A.plugin_dir, "--plugin-dir",
+                        A.slow_dir, "--output", f"human,json={out},svg={d}/out.svg,fio-json={d}/fio.json", *args], capture_output=True, text=True,
+                       env=env(extra_env), timeout=120)
+    doc = json.load(open(out)) if os.path.exists(out) else None
+    return r, doc, d
+
+
+def recs(doc, kind):
+    return [r for r in doc["records"] if r["kind"] == kind] if doc else []
+
+
+def snia(win):
+    """SNIA's criteria, computed here: (range ok, slope ok)."""
+    n = len(win)
+    m = sum(win) / n
+    xm = (n - 1) / 2
+    slope = sum((i - xm) * (y - m) for i, y in enumerate(win)) / sum((i - xm) ** 2 for i in range(n))
+    return max(win) - min(win) <= 0.20 * m, abs(slope) * (n - 1) <= 0.10 * m
+
+
+def replay_decay(rounds, reads_per_round):
+    """Each round's rate as the backend paces it."""
+    total, out = 0, []
+    for _ in range(rounds):
+        ns = 0
+        for _ in range(reads_per_round):
+            t = BS * 1e9 / RATE * (1 + (TO - 1) * (1 - math.exp(-total / SCALE)))
+            ns += int(t)
+            total += BS
+        out.append(reads_per_round * BS / (ns / 1e9))
+    return out
+
+
+def case_decay():
+    r, doc, d = run("steady_state = bw\n", {"IOB_SLOWAFTER_DECAY_BYTES": str(SCALE),
+                                            "IOB_SLOWAFTER_DECAY_TO": str(TO)})
+    check("decay: exit 0", r.returncode == 0, r.stderr)
+    ph = recs(doc, "phase")
+    st = recs(doc, "steady")
+    check("decay: one steady record", len(st) == 1, st)
+    if len(st) != 1:
+        return
+    s = st[0]
+    want = replay_decay(25, 4)
+    first = next(i for i in range(4, 25) if all(snia(want[i - 4:i + 1])))
+    print(f"decay: SNIA's criteria first hold at round {first} (computed here); iobench stopped at round "
+          f"{s['reached_round']}")
+    check("decay: reached", s["reached"] is True, s)
+    check("decay: within one round of the first window that holds", abs(s["reached_round"] - first) <= 1,
+          (s["reached_round"], first))
+    check("decay: stopped there", s["rounds"] == s["reached_round"] + 1 == len(ph), (s["rounds"], len(ph)))
+    check("decay: round records marked", [p.get("round") for p in ph] == list(range(len(ph))))
+    got = [p["bw_bytes_per_s"] for p in ph]
+    check("decay: the rounds are the paced ones",
+          all(abs(a - b) <= 1e-6 * b for a, b in zip(got, want)), list(zip(got, want))[:4])
+    win = [float(v) for v in s["window_values"].split(",")]
+    check("decay: window values are the last 5 rounds", win == got[-5:], (win, got[-5:]))
+    m = sum(win) / 5
+    check("decay: window mean and range", abs(s["window_mean_bytes_per_s"] - m) <= 1e-9 * m and
+          abs(s["window_range_bytes_per_s"] - (max(win) - min(win))) <= 1e-6 * m, s)
+    check("decay: the criteria hold on its window", all(snia(win)))
+    if len(got) >= 6:
+        check("decay: not on the window before", not all(snia(got[-6:-1])))
+    check("decay: limits", s["range_limit_pct"] == 20 and s["slope_limit_pct"] == 10, s)
+    # svg: the rounds, the window, its mean and the bands
+    root = ET.parse(os.path.join(d, "out.svg")).getroot()
+    cls = lambda c: [e for e in root.iter() if e.get("class") == c]
+    check("decay: svg window", len(cls("steady-window")) == 1)
+    mean = cls("steady-mean")
+    check("decay: svg mean line", len(mean) == 1 and abs(float(mean[0].get("data-value")) - m) <= 1e-5 * m,
+          [e.get("data-value") for e in mean])
+    b10, b20 = cls("steady-band10"), cls("steady-band20")
+    check("decay: svg bands", len(b10) == 2 and len(b20) == 2 and
+          sorted(round(float(e.get("data-value")) / m, 4) for e in b10 + b20) == [0.8, 0.9, 1.1, 1.2],
+          [e.get("data-value") for e in b10 + b20])
+    pts = cls("steady-rounds")
+    check("decay: svg rounds", len(pts) == 1 and len(pts[0].get("points").split()) == len(got))
+    # fio-json: fio's steadystate member on the last round's job
+    fj = json.load(open(os.path.join(d, "fio.json")))
+    ss = fj["jobs"][-1].get("steadystate")
+    check("decay: fio-json steadystate", ss and ss["attained"] == 1 and ss["duration"] == 5 and
+          ss["data"]["bw"] == [round(v) for v in got[-5:]] and ss["ss"].startswith("bw_snia:"), ss)
+
+
+def case_never():
+    r, doc, _ = run("steady_state = iops\nsteady_max_rounds = 12\n", {"IOB_SLOWAFTER_SWING": "0.3"})
+    check("never: exit 0", r.returncode == 0, r.stderr)
+    st = recs(doc, "steady")
+    check("never: 12 rounds, not reached", st and st[0]["rounds"] == 12 and st[0]["reached"] is False and
+          st[0]["reached_round"] is None and len(recs(doc, "phase")) == 12, st)
+    check("never: a note says so", any("steady state (snia) not reached in 12 rounds" in n for n in doc["notes"]),
+          doc["notes"])
+
+
+def case_rounds():
+    r, doc, _ = run("steady_state = bw\nsteady_round = 3\nsteady_max_rounds = 6\n", {})
+    ph = recs(doc, "phase")
+    check("rounds: I/O count: exit 0", r.returncode == 0, r.stderr)
+    check("rounds: 3 I/Os a round (at the file's end, what is left)", [p["ops"] for p in ph][:2] == [3, 1] and
+          len(ph) == 5, [p["ops"] for p in ph])
+    r, doc, _ = run("steady_state = bw\nsteady_round = 40ms\nsteady_max_rounds = 6\n", {})
+    ph = recs(doc, "phase")
+    read_s = BS / RATE
+    check("rounds: time: 40 ms each", ph and all(0.040 <= p["elapsed_s"] < 0.040 + read_s + 1e-6 for p in ph),
+          [p["elapsed_s"] for p in ph])
+    check("rounds: time: the rounds keep reading", ph and all(p["ops"] >= 40 for p in ph), [p["ops"] for p in ph])
+    r, doc, _ = run("steady_state = iops\nsteady_rule = deviation\nsteady_limit = 10%\nsteady_window = 3\n",
+                    {"IOB_SLOWAFTER_DECAY_BYTES": str(SCALE), "IOB_SLOWAFTER_DECAY_TO": str(TO)})
+    st = recs(doc, "steady")
+    want = [v / BS for v in replay_decay(25, 4)]
+    first = next(i for i in range(2, 25)
+                 if max(abs(v - sum(want[i - 2:i + 1]) / 3) for v in want[i - 2:i + 1]) <=
+                 0.10 * sum(want[i - 2:i + 1]) / 3)
+    check("rounds: deviation rule stops at its first window", st and st[0]["reached"] and
+          abs(st[0]["reached_round"] - first) <= 1 and st[0]["rule"] == "deviation", (st, first))
+
+
+def case_refused():
+    bad = [("steady_state = bw\nsteady_window = 1\n", "steady_window '1'"),
+           ("steady_state = foo\n", "steady_state 'foo'"),
+           ("steady_state = bw\nsteady_round = 10x\n", "steady_round '10x'"),
+           ("steady_state = bw\nsteady_range = 20\n", "steady_range '20'"),
+           ("steady_state = bw\nsteady_max_rounds = 4\n", "steady_window 5 is more than steady_max_rounds 4"),
+           ("steady_state = bw\nsteady_rule = deviation\n", "needs steady_limit"),
+           ("steady_state = bw\nrepeat = 3\n", "without repeat")]
+    for body, word in bad:
+        r, doc, d = run(body, {})
+        lines = r.stderr.strip().splitlines()
+        check(f"refused {body.strip()!r}: exit 2", r.returncode == 2, (r.returncode, r.stderr))
+        check(f"refused {body.strip()!r}: one line naming it", len(lines) == 1 and word in lines[0], lines)
+        check(f"refused {body.strip()!r}: nothing created", doc is None and sorted(os.listdir(d)) == ["p.ini", "s.dat"],
+              os.listdir(d))
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    for o in ("--bin", "--plugin-dir", "--slow-dir", "--vclock", "--work", "--only"):
+        ap.add_argument(o, required=True)
+    A = ap.parse_args()
+    os.makedirs(A.work, exist_ok=True)
+    {"decay": case_decay, "never": case_never, "rounds": case_rounds, "refused": case_refused}[A.only]()
+    for f in failures:
+        print("FAIL", f)
+    print(f"{passed} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
