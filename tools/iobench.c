@@ -384,6 +384,9 @@ int main(int argc, char **argv)
 
 	iob_utf8_args(&argc, &argv);
 	iob_log_set_program("iobench");
+	int sfd = iob_cli_std_fds();
+	if (sfd != 0)
+		return sfd;
 	char cerr[2048];
 	/* under mpirun: MPI_Init before anything can exit (docs/mpi.md) */
 	if (iob_coord_start(cerr, sizeof cerr) != 0)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "iobench/caveats.h"
+#include "iobench/cli.h"
 #include "iobench/coord.h"
 #include "iobench/engine.h"
 #include "iobench/fiolog.h"
@@ -373,6 +374,11 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 		return -ENOTSUP;
 	}
 	if (iob_is_stdin_path(job->filename)) {
+		if (iob_cli_stdin_closed) {
+			snprintf(err, errlen, "[%s] standard input is closed (started with <&-): there is nothing to read",
+				 job->name);
+			return -EINVAL;
+		}
 		if (job->group) {
 			snprintf(err, errlen, "[%s] group %u: standard input is read by a job alone; set group = 0",
 				 job->name, job->group);

@@ -645,6 +645,11 @@ static int sync_one(struct phase *ph, size_t i)
 /* ------------------------------------------------------------------------ */
 /* The measured window: ramp, time limit, first done.                        */
 
+/* A series block is read in pieces of at most this (and its buffer touched
+ * so), so that a stop (a signal, or the reader of standard output gone) ends
+ * a large block within a piece rather than at its end: a 1 GiB block takes
+ * seconds on a slow device. */
+#define SERIES_PIECE ((size_t)64 << 20)
 #define CHECK_NS 50000u	 /* look at the clock about this often (ns of I/O between looks) */
 #define CHECK_MAX_IOS 64 /* and at least every this many I/Os */
 #define LIVE_CHECK_NS 1000000u /* the same when only the observer needs the looks */
@@ -857,6 +862,9 @@ static int prepare(struct phase *ph)
 		}
 	}
 	ph->buflen = (size_t)bs;
+	/* a file (not a stream) is open: the series' header can go out now */
+	if (s->record_series && s->on_sample && !info.is_stream && ph->r->series.n == 0)
+		s->on_sample(s->sample_arg, &ph->r->series);
 	if (s->phase == IOB_PHASE_READ && s->access == IOB_ACCESS_SEQ && s->nfiles == 1 && !info.is_stream &&
 	    info.size < bs) {
 		/* a file smaller than the block needs no larger buffer: the reads
@@ -1104,6 +1112,28 @@ static int short_read(struct phase *ph, size_t fi, int64_t n, size_t len, uint64
 	return -EIO;
 }
 
+/* Read a series block of len bytes at off in pieces; *cut set when a stop
+ * came between two pieces (the bytes read so far are returned).  An error
+ * is returned as such, whatever came before it in the block. */
+static int64_t read_pieces(struct phase *ph, void *hd, size_t len, uint64_t off, int *cut)
+{
+	size_t done = 0;
+	while (done < len) {
+		size_t want = len - done < SERIES_PIECE ? len - done : SERIES_PIECE;
+		int64_t n = ph->ops->read_at(hd, (char *)ph->buf + done, want, off + done);
+		if (n < 0)
+			return n;
+		done += (size_t)n;
+		if ((size_t)n < want)
+			break; /* the end of the file (or of the stream) */
+		if (done < len && stopped(ph->spec->stop)) {
+			*cut = 1;
+			break;
+		}
+	}
+	return (int64_t)done;
+}
+
 /* Passes over file fi, from the start of its region to its end; loops_arg
  * UINT32_MAX: until the time limit (or a pass that moves nothing).  A ramp
  * runs passes until it is over, then the measured window starts again at the
@@ -1149,6 +1179,7 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			if (!write && ph->io_align > 1 && end == size)
 				len = bs; /* aligned reads ask for whole blocks; EOF makes them short */
 			uint64_t c0 = 0, c1 = 0;
+			int cut = 0;
 			if (stopped(s->stop)) {
 				r->interrupted = 1;
 				return 0;
@@ -1186,6 +1217,8 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			uint64_t t0 = series ? iob_now_ns() : timed ? iob_ticks() : 0, t1 = 0;
 			if (write)
 				n = ops->write_at(hd, ph->buf, len, off);
+			else if (series)
+				n = read_pieces(ph, hd, len, off, &cut);
 			else
 				n = ops->read_at(hd, ph->buf, len, off);
 			if (series) {
@@ -1205,6 +1238,13 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			}
 			if (n == -EINTR && stopped(s->stop)) {
 				r->interrupted = 1; /* a stream read cut short by the stop signal */
+				return 0;
+			}
+			if (cut) { /* stopped inside a block: what it read is kept */
+				r->bytes += (uint64_t)n;
+				r->ops++;
+				r->short_ops++;
+				r->interrupted = 1;
 				return 0;
 			}
 			int st = after_io(ph, fi, n, len, off);

@@ -55,7 +55,10 @@ struct iob_phase_spec {
 	enum iob_clock series_clock;
 	/* With record_series: called after every sample is appended, outside the
 	 * per-I/O clock reads but inside the phase time (a reported rate includes
-	 * everything done during the phase).  May be NULL. */
+	 * everything done during the phase); also once with no sample when a
+	 * file (not a stream) is open, before its first read.  A block is read
+	 * in pieces of at most 64 MiB, and a stop between two pieces ends the
+	 * phase with the block's bytes so far as its last sample.  May be NULL. */
 	void (*on_sample)(void *arg, const struct iob_series *series);
 	void *sample_arg;
 	volatile sig_atomic_t *stop; /* set by a signal handler to stop early; may be NULL */

@@ -104,6 +104,19 @@ int iob_is_terminal(FILE *f);
 int iob_write_all(int fd, const void *data, size_t len);
 /* The descriptor under a stdio stream. */
 int iob_stream_fd(FILE *f);
+/* Is f a pipe (FIFO)?  0 on Windows. */
+int iob_stream_is_pipe(FILE *f);
+/* Wait up to timeout_ms for the reader of pipe f to go (every read end
+ * closed); once it has, send SIGPIPE to the process, as a write to the pipe
+ * would have raised it, and return 1; else 0.  The calling thread (a
+ * watcher) blocks the stop signals, so the handler runs in another thread.
+ * 0 on Windows. */
+int iob_stream_reader_gone(FILE *f, int timeout_ms);
+/* Standard input, output and error that are closed at start are opened on
+ * the null device, so that no file the run opens later becomes one of them.
+ * Returns a mask of those that were closed (1 stdin, 2 stdout, 4 stderr),
+ * or -errno when one could not be opened.  0 on Windows. */
+int iob_std_fds_reopen(void);
 /* Run argv (looked up on PATH) with stdio on /dev/null; 0 when it exited 0. */
 int iob_run_quiet(char *const argv[]);
 /* Sleep ns nanoseconds; returns early once *stop is set (stop may be NULL). */
