@@ -6,7 +6,7 @@
  * run's own files.  Touches no file.
  */
 #include "iobench/fiojob.h"
-#include "iobench/runner.h"
+#include "iobench/runner.h" /* declares iob_suite_check, iob_run_check, which this file defines */
 
 #include <errno.h>
 #include <stdio.h>

@@ -329,6 +329,7 @@ static void put_phase(struct wbuf *w, const char *host, const struct iob_record 
 	put_u64(w, start);
 	put_u64(w, start + r->elapsed_ns);
 	put_u64(w, r->lat_sample_every);
+	put_u64(w, r->pattern_label);
 	put_u64(w, (uint64_t)r->direct);
 	put_u64(w, (uint64_t)(int64_t)r->status);
 	put_u64(w, (uint64_t)r->interrupted);
@@ -363,6 +364,7 @@ static int get_phase(struct rbuf *b, uint64_t base, struct rphase *p)
 	r->start_ns = base + get_u64(b);
 	r->end_ns = base + get_u64(b);
 	r->lat_sample_every = (uint32_t)get_u64(b);
+	r->pattern_label = (uint8_t)get_u64(b);
 	r->direct = (int)get_u64(b);
 	r->status = (int)(int64_t)get_u64(b);
 	r->interrupted = (int)get_u64(b);
