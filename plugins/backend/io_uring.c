@@ -141,8 +141,6 @@ struct uring_file {
 
 static const struct iob_host *uring_host;
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-
 /* ------------------------------------------------------------------------ */
 /* Options.                                                                  */
 
@@ -789,22 +787,6 @@ static const struct iob_backend_ops uring_ops = {
 	.reap = uring_reap,
 };
 
-static const struct iob_plugin uring_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_BACKEND,
-	/* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_UNCOUNTED |
-		IOB_CAP_WORKERS,
-	.name = URING_NAME,
-	.summary = "Linux io_uring (liburing): queued reads and writes; O_DIRECT with direct=1",
-	.ops_size = sizeof(struct iob_backend_ops),
-	.backend = &uring_ops,
-};
-
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL; /* a host of another major: its log cannot be trusted */
-	uring_host = host;
-	return &uring_plugin;
-}
+/* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
+IOB_BACKEND_PLUGIN(uring_host, URING_NAME, "Linux io_uring (liburing): queued reads and writes; O_DIRECT with direct=1",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_UNCOUNTED | IOB_CAP_WORKERS, &uring_ops);

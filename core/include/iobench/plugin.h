@@ -461,6 +461,39 @@ IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_hos
 	.abi_major = IOB_ABI_MAJOR, .abi_minor = IOB_ABI_MINOR,                   \
 	.struct_size = sizeof(struct iob_plugin)
 
+/* Registration: a plugin's source ends with one of
+ *
+ *   IOB_BACKEND_PLUGIN(my_host, "name", "one-line summary", IOB_CAP_READ | ..., &my_ops);
+ *   IOB_OUTPUT_PLUGIN(my_host, "name", "one-line summary", &my_ops);
+ *
+ * which define the descriptor and iob_plugin_entry: the entry refuses a host
+ * of another major (NULL: the layout of a foreign host table is unknown, so
+ * there is nothing to log with), saves the host in my_host (the plugin's own
+ * `static const struct iob_host *my_host;`, declared before the code that
+ * logs) and returns the descriptor, built with this header's ABI version. */
+#define IOB_PLUGIN_DEFINE_(host_var, kind_, caps_, name_, summary_, ops_type, ops_member, ops_ptr)           \
+	static const struct iob_plugin iob_plugin_descriptor_ = {                                          \
+	    IOB_PLUGIN_HEADER,                                                                             \
+	    .kind = (kind_),                                                                               \
+	    .caps = (caps_),                                                                               \
+	    .name = (name_),                                                                               \
+	    .summary = (summary_),                                                                         \
+	    .ops_size = sizeof(ops_type),                                                                  \
+	    .ops_member = (ops_ptr),                                                                       \
+	};                                                                                                 \
+	IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)           \
+	{                                                                                                  \
+		if (!host || host->abi_major != IOB_ABI_MAJOR)                                             \
+			return NULL;                                                                       \
+		host_var = host;                                                                           \
+		return &iob_plugin_descriptor_;                                                            \
+	}                                                                                                  \
+	struct iob_plugin_defined_ /* takes the caller's semicolon */
+#define IOB_BACKEND_PLUGIN(host_var, name, summary, caps, ops)                                             \
+	IOB_PLUGIN_DEFINE_(host_var, IOB_PLUGIN_BACKEND, caps, name, summary, struct iob_backend_ops, backend, ops)
+#define IOB_OUTPUT_PLUGIN(host_var, name, summary, ops)                                                    \
+	IOB_PLUGIN_DEFINE_(host_var, IOB_PLUGIN_OUTPUT, 0, name, summary, struct iob_output_ops, output, ops)
+
 #ifdef __cplusplus
 }
 #endif
