@@ -266,6 +266,15 @@ static int check_backend(const struct iob_job *job, const struct iob_loaded *b, 
 {
 	if (!job->backend_options[0])
 		return 0;
+	/* declared options (ABI 1.4): the core's own check names the bad one */
+	char why[768];
+	if (b->desc.options && iob_backend_check_declared(b, job->backend_options, why, sizeof why) != 0) {
+		snprintf(err, errlen, "[%s] backend %s refuses backend_options '%s': %s", job->name, b->desc.name,
+			 job->backend_options, why);
+		return -EINVAL;
+	}
+	if (b->desc.options && !b->backend.control)
+		return 0;
 	/* the backend says why through the log: that reason goes into the one
 	 * error line instead of a line of its own */
 	struct iob_log_held held;

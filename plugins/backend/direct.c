@@ -244,5 +244,10 @@ static const struct iob_backend_ops direct_ops = {
 	.control = direct_control,
 };
 
-IOB_BACKEND_PLUGIN(direct_host, DIRECT_NAME, "O_DIRECT pread/pwrite, bypassing the page cache; aligned I/O only",
-		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_DIRECT | IOB_CAP_ALIGNED | IOB_CAP_TRUNCATE, &direct_ops);
+static const struct iob_option_decl direct_options[] = {
+	{.name = "dsync", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "open with O_DSYNC as well: a write returns once its data is on stable storage"},
+};
+
+IOB_BACKEND_PLUGIN_OPTIONS(direct_host, DIRECT_NAME, "O_DIRECT pread/pwrite, bypassing the page cache; aligned I/O only",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_DIRECT | IOB_CAP_ALIGNED | IOB_CAP_TRUNCATE, &direct_ops, direct_options);

@@ -508,5 +508,10 @@ static const struct iob_backend_ops mmap_ops = {
 	.control = mmap_control,
 };
 
-IOB_BACKEND_PLUGIN(mmap_host, MMAP_NAME, "memcpy to and from a MAP_SHARED mapping; sync is msync",
-		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_SIZE_HINT | IOB_CAP_UNCOUNTED, &mmap_ops);
+static const struct iob_option_decl mmap_options[] = {
+	{.name = "populate", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "map with MAP_POPULATE: the kernel reads the file when the mapping is made"},
+};
+
+IOB_BACKEND_PLUGIN_OPTIONS(mmap_host, MMAP_NAME, "memcpy to and from a MAP_SHARED mapping; sync is msync",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_SIZE_HINT | IOB_CAP_UNCOUNTED, &mmap_ops, mmap_options);

@@ -335,11 +335,22 @@ static const struct iob_backend_ops w32_ops = {
 	.control = w32_control,
 };
 
+static const struct iob_option_decl w32_options[] = {
 #ifdef IOB_WIN32_AS_DIRECT
-IOB_BACKEND_PLUGIN(w32_host, W32_NAME, "Windows unbuffered + write-through (the win32 backend with both on)",
-		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_DIRECT | IOB_CAP_ALIGNED,
-		   &w32_ops);
+	{.name = "dsync", .type = IOB_OPT_BOOL, .def = "1", .help = "FILE_FLAG_WRITE_THROUGH (0 turns it off)"},
 #else
-IOB_BACKEND_PLUGIN(w32_host, W32_NAME, "Windows ReadFile/WriteFile at offsets; options unbuffered, write_through, access",
-		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE, &w32_ops);
+	{.name = "unbuffered", .type = IOB_OPT_BOOL, .def = "0", .help = "FILE_FLAG_NO_BUFFERING: bypass the cache"},
+	{.name = "write_through", .type = IOB_OPT_BOOL, .def = "0", .help = "FILE_FLAG_WRITE_THROUGH"},
+#endif
+	{.name = "access", .type = IOB_OPT_WORD, .def = "normal", .words = "sequential|random|normal",
+	 .help = "the access hint given to CreateFile"},
+};
+
+#ifdef IOB_WIN32_AS_DIRECT
+IOB_BACKEND_PLUGIN_OPTIONS(w32_host, W32_NAME, "Windows unbuffered + write-through (the win32 backend with both on)",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_DIRECT | IOB_CAP_ALIGNED,
+		   &w32_ops, w32_options);
+#else
+IOB_BACKEND_PLUGIN_OPTIONS(w32_host, W32_NAME, "Windows ReadFile/WriteFile at offsets; options unbuffered, write_through, access",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE, &w32_ops, w32_options);
 #endif

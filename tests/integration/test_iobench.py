@@ -56,18 +56,41 @@ def expect(cond, msg):
         raise AssertionError(msg)
 
 
+def case_plugin_options(tmp):
+    """ABI 1.4: `iobench plugins --options` lists a backend's declared options,
+    and the core refuses an undeclared or bad one, naming it, before any file."""
+    p = iobench("plugins", "--options", "direct", check_rc=0)
+    rows = [l.split() for l in p.stdout.splitlines()]
+    expect(rows and rows[0][:3] == ["OPTION", "TYPE", "DEFAULT"], p.stdout)
+    expect(["dsync", "bool", "0", "0|1"] in rows, p.stdout)
+    p = iobench("plugins", "--options", "posix", check_rc=0)
+    expect("declares no options" in p.stdout, p.stdout)
+    p = iobench("plugins", "--options", "nosuch", check_rc=2)
+    expect(p.stdout == "" and "nosuch" in p.stderr, p.stderr)
+    target = os.path.join(tmp, "data")
+    for opts, want in [("dsync=1,bogus=2", "unknown backend option 'bogus' (direct takes: dsync)"),
+                       ("dsync=7", "dsync=7: the value must be 0 or 1")]:
+        prof = os.path.join(tmp, "p.ini")
+        with open(prof, "w") as f:
+            f.write(f"[j]\nbackend = direct\nbackend_options = {opts}\nfilename = data\nsize = 1M\n")
+        p = iobench("check", prof, "--dir", tmp, check_rc=2)
+        lines = p.stderr.strip().splitlines()
+        expect(len(lines) == 1 and want in lines[0], p.stderr)
+        expect(not os.path.exists(target), "a refused check created the data file")
+
+
 def case_plugins_listing(tmp):
     p = iobench("plugins", check_rc=0)
     for kind, name in [("backend", b) for b in BACKENDS] + [("output", "human"), ("output", "csv"),
                                                             ("output", "json")]:
         line = [l for l in p.stdout.splitlines() if l.split()[:2] == [kind, name]]
         expect(line, f"{kind} {name} not listed:\n{p.stdout}")
-        expect(" 1.3 " in line[0] and "iob-%s-%s%s" % (kind, name, PLUGIN_SUFFIX) in line[0], f"bad line: {line[0]}")
+        expect(" 1.4 " in line[0] and "iob-%s-%s%s" % (kind, name, PLUGIN_SUFFIX) in line[0], f"bad line: {line[0]}")
     expect("search path:" in p.stdout, "no search path shown")
     # a directory of broken plugins: listed as not loaded, one line each, the good ones still load
     bad = os.path.join(ARGS.work, "..", "plugins", "bad_abi")
     p = iobench("plugins", "--plugin-dir", bad, check_rc=0)
-    expect("not loaded: plugin " in p.stdout and "ABI 99.3" in p.stdout, p.stdout)
+    expect("not loaded: plugin " in p.stdout and "ABI 99." in p.stdout, p.stdout)
     expect("backend  " + BACKENDS[1] in p.stdout, p.stdout)
     p = iobench("plugins", "--plugin-dir", os.path.join(tmp, "nope"), check_rc=0)
     expect("plugin directory does not exist" in p.stdout, p.stdout)
@@ -75,7 +98,7 @@ def case_plugins_listing(tmp):
 
 def case_version_help(tmp):
     p = iobench("--version", check_rc=0)
-    expect(p.stdout.startswith("iobench ") and "plugin ABI 1.3" in p.stdout, p.stdout)
+    expect(p.stdout.startswith("iobench ") and "plugin ABI 1.4" in p.stdout, p.stdout)
     p = iobench("--help", check_rc=0)
     expect("usage: iobench run PROFILE.ini" in p.stdout, p.stdout)
     p = iobench(check_rc=2)
