@@ -801,6 +801,8 @@ static const struct iob_backend_ops uring_ops = {
 /* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
 static const struct iob_option_decl uring_options[] = {
 	{.name = "direct", .type = IOB_OPT_BOOL, .def = "0", .help = "open with O_DIRECT, bypassing the page cache"},
+	{.name = "fadvise_random", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "posix_fadvise(POSIX_FADV_RANDOM) after open: no readahead"},
 	{.name = "regfiles", .type = IOB_OPT_BOOL, .def = "where allowed",
 	 .help = "register the descriptor (IOSQE_FIXED_FILE); not given: where the kernel lets the process"},
 	{.name = "regbufs", .type = IOB_OPT_BOOL, .def = "where allowed",

@@ -237,5 +237,10 @@ static const struct iob_backend_ops posix_ops = {
 	.control = posix_control,
 };
 
-IOB_BACKEND_PLUGIN(posix_host, POSIX_NAME, "pread/pwrite on a file descriptor, through the page cache",
-		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_STREAM, &posix_ops);
+static const struct iob_option_decl posix_options[] = {
+	{.name = "fadvise_random", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "posix_fadvise(POSIX_FADV_RANDOM) after open: no readahead"},
+};
+
+IOB_BACKEND_PLUGIN_OPTIONS(posix_host, POSIX_NAME, "pread/pwrite on a file descriptor, through the page cache",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_STREAM, &posix_ops, posix_options);
