@@ -94,6 +94,47 @@ def case_plugin_options(tmp):
             expect("backend_options" not in p.stderr, f"{b}: declared {name}={value} refused: {p.stderr}")
 
 
+# Every profile key that changes the load, and the phase record field that
+# carries it (docs/outputs.md, "phase"), with a value other than its default.
+LOAD_KEYS = [
+    ("threads", "2", "threads", 2),
+    ("iodepth", "1", "iodepth", 1),
+    ("rwmix_read", "70", "rwmix_read_pct", 70),
+    ("runtime", "30s", "runtime_ns", 30 * 10**9),
+    ("time_based", "false", "time_based", False),
+    ("ramp_time", "1ms", "ramp_time_ns", 10**6),
+    ("backend_options", "fadvise_random=1", "backend_options", "fadvise_random=1"),
+    ("random_map", "false", "random_map", False),
+    ("offset_align", "4K", "offset_align_bytes", 4096),
+    ("memory_limit", "1G", "memory_limit_bytes", 1 << 30),
+]
+
+
+def case_phase_load_keys(tmp):
+    """Each key that shapes the load is in every phase record, with the value
+    the profile gave, so a record is enough to run it again."""
+    keys = iobench("keys", check_rc=0).stdout.split()
+    for key, _, _, _ in LOAD_KEYS:
+        expect(key in keys, f"{key} is not a key of the table")
+    prof = os.path.join(tmp, "p.ini")
+    body = "".join(f"{k} = {v}\n" for k, v, _, _ in LOAD_KEYS)
+    with open(prof, "w") as f:
+        f.write("[w]\nfilename = d\nsize = 1M\nblock_size = 64K\nphases = write\nthreads = 2\nkeep_files = true\n"
+                "[j]\nfilename = d\nsize = 1M\nblock_size = 64K\naccess = rand\nphases = mixed\n"
+                "backend = posix\n" + body)
+    out = os.path.join(tmp, "o.json")
+    iobench("run", prof, "--dir", tmp, "--output", "json=" + out, check_rc=0)
+    doc = json.load(open(out))
+    phases = [r for r in doc["records"] if r["kind"] == "phase" and r["job"] == "j"]
+    expect(phases, f"no phase record of job j: {doc['records']}")
+    for rec in phases:
+        for key, _, field, want in LOAD_KEYS:
+            expect(rec.get(field, "absent") == want, f"{key}: record {field} = {rec.get(field, 'absent')!r}, want {want!r}")
+    other = [r for r in doc["records"] if r["kind"] == "phase" and r["job"] == "w"][0]
+    expect(other["threads"] == 2 and other["iodepth"] == 1 and other["random_map"] is True and
+           other["backend_options"] == "", f"defaults: {other}")
+
+
 def case_plugins_listing(tmp):
     p = iobench("plugins", check_rc=0)
     for kind, name in [("backend", b) for b in BACKENDS] + [("output", "human"), ("output", "csv"),
