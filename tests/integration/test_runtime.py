@@ -143,8 +143,8 @@ def case_evict_passes(tmp):
 
 def case_evict_writes(tmp):
     """A time-based write with evict_before_read: each further pass starts on dropped pages, so the
-    bytes written become writes to storage (>= 75%); without it, rewriting dirty pages in memory
-    reaches storage once."""
+    bytes written become writes to storage again (at least the first two passes whole); without it,
+    rewriting dirty pages in memory reaches storage once."""
     d = data_dir(tmp, storage=True)
     p = profile(tmp, "[j]\nbackend = posix\nsize = 4M\nblock_size = 64K\naccess = seq\nphases = write\n"
                 "fsync = false\nruntime = 1s\ntime_based = true\n")
@@ -155,8 +155,14 @@ def case_evict_writes(tmp):
         expect(r["bytes"] >= 2 * 4 * MiB, f"evict={evict}: {r['bytes']} bytes is not two passes")
         got[evict] = (wr, r["bytes"])
     wr, n = got["true"]
-    # (a page still being written back when its pass starts over is not dropped: about 90% here)
-    expect(wr >= 0.75 * n, f"with eviction {wr} of {n} bytes written reached storage")
+    # The second pass starts on pages that were dropped or are being written
+    # back (clean either way), so every byte of it is sent to storage again:
+    # at least two passes' worth, whatever the disk's speed.  How much of the
+    # later passes reaches storage depends on whether the disk keeps up (a
+    # page dirtied again while still under writeback is not dropped): about
+    # 90% on a quiet machine here, 51% seen under load, so it is only shown.
+    expect(wr >= 2 * 4 * MiB, f"with eviction only {wr} of {n} bytes written reached storage: "
+           "not the first two passes whole")
     # without it, what is counted depends on the kernel's own writeback of dirty pages (busy machine:
     # sooner), so it is only shown
     print(f"storage share of the bytes written: {got['true'][0] / got['true'][1]:.3f} with eviction per pass, "
