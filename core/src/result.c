@@ -193,6 +193,17 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	iob_rec_bool(b, "random_map", job->random_map);
 	iob_rec_u64(b, "offset_align_bytes", IOB_UNIT_BYTES, job->offset_align);
 	iob_rec_u64(b, "memory_limit_bytes", IOB_UNIT_BYTES, job->memory_limit);
+	iob_rec_str(b, "layout", job->layout == IOB_LAYOUT_TREE ? "tree" : "file");
+	iob_rec_u64(b, "tree_levels", IOB_UNIT_COUNT, job->tree_levels);
+	iob_rec_u64(b, "tree_files", IOB_UNIT_COUNT, job->tree_files);
+	iob_rec_u64(b, "ops_asked", IOB_UNIT_OPS, job->ops);
+	iob_rec_u64(b, "loops", IOB_UNIT_COUNT, job->loops);
+	iob_rec_bool(b, "skip_past_end", job->skip_past_end);
+	iob_rec_bool(b, "reopen", job->reopen);
+	iob_rec_bool(b, "evict_before_read", job->evict_before_read);
+	iob_rec_bool(b, "fill_once", job->fill_once);
+	iob_rec_bool(b, "shared_file", job->shared_file);
+	iob_rec_u64(b, "stonewall_ns", IOB_UNIT_NS, job->stonewall_ns);
 	rec_figures(b, r);
 	if (bad) {
 		iob_rec_u64(b, "first_bad_offset", IOB_UNIT_BYTES, r->first_bad_offset);

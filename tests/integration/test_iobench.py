@@ -107,7 +107,17 @@ LOAD_KEYS = [
     ("random_map", "false", "random_map", False),
     ("offset_align", "4K", "offset_align_bytes", 4096),
     ("memory_limit", "1G", "memory_limit_bytes", 1 << 30),
+    ("ops", "8", "ops_asked", 8),
+    ("skip_past_end", "true", "skip_past_end", True),
+    ("evict_before_read", "true", "evict_before_read", True),
 ]
+# Keys that shape the load but cannot take another value in that job: in the
+# record with their defaults.
+# (None: present, whatever the default is)
+LOAD_KEYS_AT_DEFAULT = [("layout", "layout", "file"), ("tree_levels", "tree_levels", None),
+                        ("tree_files", "tree_files", None), ("loops", "loops", 1), ("fill_once", "fill_once", False),
+                        ("shared_file", "shared_file", False), ("stonewall", "stonewall_ns", 0),
+                        ("reopen", "reopen", False)]
 
 
 def case_phase_load_keys(tmp):
@@ -127,6 +137,10 @@ def case_phase_load_keys(tmp):
     doc = json.load(open(out))
     phases = [r for r in doc["records"] if r["kind"] == "phase" and r["job"] == "j"]
     expect(phases, f"no phase record of job j: {doc['records']}")
+    for key, field, want in LOAD_KEYS_AT_DEFAULT:
+        expect(key in keys, f"{key} is not a key of the table")
+        got = phases[0].get(field, "absent")
+        expect(got == want or (want is None and got != "absent"), f"{key}: record {field} = {got!r}")
     for rec in phases:
         for key, _, field, want in LOAD_KEYS:
             expect(rec.get(field, "absent") == want, f"{key}: record {field} = {rec.get(field, 'absent')!r}, want {want!r}")
