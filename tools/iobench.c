@@ -26,7 +26,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: iobench run PROFILE.ini|JOBS.fio [--output LIST] [--dir DIR] [--set KEY=VALUE]...\n"
-		"       iobench check PROFILE.ini|JOBS.fio [--dir DIR] [--set KEY=VALUE]...\n"
+		"                   [--allow-device]\n"
+		"       iobench check PROFILE.ini|JOBS.fio [--dir DIR] [--set KEY=VALUE]... [--allow-device]\n"
 		"       iobench plugins [--plugin-dir DIR]...\n"
 		"       iobench keys [--fio] [--markdown]\n"
 		"       iobench compare BASE.json NEW.json [--threshold 5%%] [--alpha 0.05]\n"
@@ -52,6 +53,8 @@ static void usage(FILE *f)
 		"                      (overrides memory_limit; default: what is available)\n"
 		"  --fio-ignore KEYS   accept these fio keys (comma-separated) and run without them;\n"
 		"                      the run's notes say so\n"
+		"  --allow-device      permit block and character devices as targets in every job\n"
+		"                      (allow_devices = true; also for fio job files)\n"
 		"  --progress=WHEN     a progress line on stderr: auto (when stderr is a terminal),\n"
 		"                      always or never\n"
 		"  --log-interval DUR  an interval record this often in every phase (e.g. 1s;\n"
@@ -155,7 +158,8 @@ static const char *bad_option(char **argv)
 	return argv[optind - 1];
 }
 
-enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE, OPT_WIDE, OPT_MEMORY_LIMIT, OPT_REPEAT };
+enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE, OPT_WIDE, OPT_MEMORY_LIMIT,
+       OPT_REPEAT, OPT_ALLOW_DEVICE };
 
 /* The time-series options, given on the command line for every job. */
 static const char *log_interval, *livecsv;
@@ -169,6 +173,7 @@ static const char *repeat; /* --repeat N: every job's repeat */
 static int wide;
 /* --memory-limit SIZE (every job's memory_limit; a fio job file has no such key) */
 static const char *memory_limit;
+static int allow_device; /* --allow-device: allow_devices = true in every job */
 
 /* --progress, --log-interval, --livecsv: checked as soon as they are read
  * (one line, exit 2, nothing created); any other option is unknown.
@@ -195,6 +200,8 @@ static int time_option(int c, const char *arg, char **argv)
 		force_fio = 1;
 	} else if (c == OPT_WIDE) {
 		wide = 1;
+	} else if (c == OPT_ALLOW_DEVICE) {
+		allow_device = 1;
 	} else if (c == OPT_FIO_IGNORE) {
 		if (!*arg)
 			return iob_cli_fail(IOB_EXIT_USAGE, "--fio-ignore needs fio keys, comma-separated");
@@ -327,6 +334,8 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 		iob_suite_free(&suite);
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
 	}
+	for (size_t i = 0; allow_device && i < suite.njobs; i++)
+		suite.jobs[i].allow_devices = 1; /* a fio file's preparing jobs too */
 	if (time_options_apply(&suite, err, sizeof err) != 0) {
 		iob_suite_free(&suite);
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
@@ -365,6 +374,7 @@ int main(int argc, char **argv)
 		{"fio", no_argument, NULL, OPT_FIO}, {"fio-ignore", required_argument, NULL, OPT_FIO_IGNORE},
 		{"wide", no_argument, NULL, OPT_WIDE}, {"memory-limit", required_argument, NULL, OPT_MEMORY_LIMIT},
 		{"repeat", required_argument, NULL, OPT_REPEAT},
+		{"allow-device", no_argument, NULL, OPT_ALLOW_DEVICE},
 		{NULL, 0, NULL, 0},
 	};
 	const char *outspec = "human", *dir = NULL;
@@ -374,6 +384,9 @@ int main(int argc, char **argv)
 
 	iob_utf8_args(&argc, &argv);
 	iob_log_set_program("iobench");
+	int sfd = iob_cli_std_fds();
+	if (sfd != 0)
+		return sfd;
 	char cerr[2048];
 	/* under mpirun: MPI_Init before anything can exit (docs/mpi.md) */
 	if (iob_coord_start(cerr, sizeof cerr) != 0)

@@ -82,6 +82,10 @@ void iob_blocks_stream(struct iob_blocks *b, const struct iob_series *s, struct 
 	double speed;
 	if (!out || !b->rb)
 		return;
+	if (s->n == 0) { /* the file is open: the header goes out before the first block */
+		emit_header(b, out);
+		return;
+	}
 	while (iob_speed_stream_next(&b->stream, s, &from, &to, &speed)) {
 		for (size_t i = from; i < to; i++)
 			emit_block(b, out, i, s->bytes[i], s->ns[i], speed, to - from > 1);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "iobench/caveats.h"
+#include "iobench/cli.h"
 #include "iobench/coord.h"
 #include "iobench/engine.h"
 #include "iobench/fiolog.h"
@@ -39,6 +40,24 @@ int iob_is_stdin_path(const char *path)
 	return strcmp(path, "-") == 0;
 }
 
+/* The directory that would hold path is the device file system: /dev's own
+ * mount (devtmpfs, or the tmpfs a container mounts there; not /dev/shm, a
+ * mount of its own).  A missing name there is a missing device, not a file
+ * to create. */
+static int in_dev_fs(const char *path)
+{
+	char parent[IOB_PATH_MAX];
+	uint64_t pdev, ddev, rdev;
+	const char *slash = strrchr(path, '/');
+	if (!slash || (size_t)(slash - path) >= sizeof parent)
+		return 0;
+	size_t n = slash == path ? 1 : (size_t)(slash - path);
+	memcpy(parent, path, n);
+	parent[n] = '\0';
+	return iob_path_device(parent, &pdev) == 0 && iob_path_device("/dev", &ddev) == 0 &&
+	       iob_path_device("/", &rdev) == 0 && pdev == ddev && ddev != rdev;
+}
+
 /* Refuse what is not a plain file (devices only when allowed, symlinks only
  * when followed), check access and existence.  Adds to *existing the bytes
  * already there that a write reuses.  Touches nothing. */
@@ -49,7 +68,9 @@ static int check_target(const struct iob_job *job, const char *path, int writes,
 	enum iob_path_kind lk = iob_path_kind(path, 0);
 	int device = k == IOB_PATH_BLOCKDEV || k == IOB_PATH_CHARDEV;
 	if (device && !job->allow_devices) {
-		snprintf(err, errlen, "[%s] %s is a %s device%s; refusing to touch it (set allow_devices = true)",
+		snprintf(err, errlen,
+			 "[%s] %s is a %s device%s; refusing to touch it (iobench --allow-device, or allow_devices = "
+			 "true in a profile)",
 			 job->name, path, k == IOB_PATH_BLOCKDEV ? "block" : "character",
 			 lk == IOB_PATH_SYMLINK ? " behind a symlink" : "");
 		return -EPERM;
@@ -69,6 +90,13 @@ static int check_target(const struct iob_job *job, const char *path, int writes,
 		snprintf(err, errlen, "[%s] %s is %s, not a file", job->name, path,
 			 k == IOB_PATH_DIRECTORY ? "a directory" : "a fifo or socket");
 		return -EISDIR;
+	}
+	if (k == IOB_PATH_MISSING && in_dev_fs(path)) {
+		/* meant as a device: never made a file in the device file system */
+		snprintf(err, errlen,
+			 "[%s] %s does not exist (no such device; iobench creates no file in /dev's file system)",
+			 job->name, path);
+		return -ENOENT;
 	}
 	if (k == IOB_PATH_MISSING) {
 		if (!writes && !may_be_missing) {
@@ -346,6 +374,11 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 		return -ENOTSUP;
 	}
 	if (iob_is_stdin_path(job->filename)) {
+		if (iob_cli_stdin_closed) {
+			snprintf(err, errlen, "[%s] standard input is closed (started with <&-): there is nothing to read",
+				 job->name);
+			return -EINVAL;
+		}
 		if (job->group) {
 			snprintf(err, errlen, "[%s] group %u: standard input is read by a job alone; set group = 0",
 				 job->name, job->group);

@@ -16,6 +16,22 @@
 #include "iobench/units.h"
 
 volatile sig_atomic_t iob_cli_stop;
+int iob_cli_stdin_closed;
+
+int iob_cli_std_fds(void)
+{
+	int mask = iob_std_fds_reopen();
+	if (mask < 0)
+		return iob_cli_fail(IOB_EXIT_FAIL,
+				    "standard input, output or error is closed, and the null device cannot be opened "
+				    "in its place: %s",
+				    strerror(-mask));
+	iob_cli_stdin_closed = (mask & 1) != 0;
+	if (mask & 2)
+		return iob_cli_fail(IOB_EXIT_USAGE, "standard output is closed (started with >&-); give it a file, "
+						    "or /dev/null to throw the results away");
+	return 0;
+}
 
 int iob_cli_fail(int code, const char *fmt, ...)
 {

@@ -430,10 +430,14 @@ static inline uint64_t perm_at(const struct perm *p, uint64_t x)
 	return x;
 }
 
+struct phase;
+
 /* The offsets of the loops that are not the plain synchronous ones (mixed
  * phases, the queued loop): the same orders as run_seq_file and run_random,
  * drawn one I/O at a time. */
 struct gen {
+	struct phase *ph;	     /* for pass_evict */
+	uint64_t rounds;	     /* round robin: rounds over every file done */
 	int seq;
 	size_t nfiles, bs;
 	int whole_blocks;	     /* reads ask for whole blocks (aligned I/O): EOF makes the last short */
@@ -527,6 +531,7 @@ struct phase {
 	uint64_t ramp_end, deadline, start_ns, start_tick;
 	uint64_t rchar0, wchar0, cpu_user0, cpu_sys0, rbytes0, wbytes0;
 	uint64_t mix_rng;
+	uint64_t seq_rounds; /* sequential, no end but the time: rounds over every file done */
 	/* mixed and queued: every file open from the start, its region */
 	uint64_t *fstart, *fend;
 	struct gen gen;
@@ -545,6 +550,26 @@ static int fail(struct phase *ph, int err, const char *what, const char *file, u
 		snprintf(r->error, sizeof r->error, "%s of %zu bytes at offset %llu of %s failed: %s", what, len,
 			 (unsigned long long)off, file, strerror(-err));
 	return err;
+}
+
+/* A further pass over file fi starts uncached (spec.evict_passes): the
+ * pass's range [off, off + len) of its cached pages dropped (len 0: to the
+ * end), as fio's invalidate does at each wrap.  Inside the timed window: a
+ * reported time never leaves out what the tool itself did to get it. */
+static void pass_evict(const struct phase *ph, size_t fi, uint64_t off, uint64_t len)
+{
+	if (ph->spec->evict_passes && !ph->r->direct)
+		(void)iob_cache_drop_range(ph->spec->files[fi], off, len);
+}
+
+/* Every file's pass starts over (random access: the whole file; mixed and
+ * queued sequential: each file's region). */
+static void pass_evict_all(const struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	const int region = s->access == IOB_ACCESS_SEQ && ph->fstart && ph->fend;
+	for (size_t i = 0; s->evict_passes && i < s->nfiles; i++)
+		pass_evict(ph, i, region ? ph->fstart[i] : 0, region ? ph->fend[i] - ph->fstart[i] : 0);
 }
 
 /* Decide on what was opened, not on a path: a device swapped in for the
@@ -620,6 +645,11 @@ static int sync_one(struct phase *ph, size_t i)
 /* ------------------------------------------------------------------------ */
 /* The measured window: ramp, time limit, first done.                        */
 
+/* A series block is read in pieces of at most this (and its buffer touched
+ * so), so that a stop (a signal, or the reader of standard output gone) ends
+ * a large block within a piece rather than at its end: a 1 GiB block takes
+ * seconds on a slow device. */
+#define SERIES_PIECE ((size_t)64 << 20)
 #define CHECK_NS 50000u	 /* look at the clock about this often (ns of I/O between looks) */
 #define CHECK_MAX_IOS 64 /* and at least every this many I/Os */
 #define LIVE_CHECK_NS 1000000u /* the same when only the observer needs the looks */
@@ -832,6 +862,9 @@ static int prepare(struct phase *ph)
 		}
 	}
 	ph->buflen = (size_t)bs;
+	/* a file (not a stream) is open: the series' header can go out now */
+	if (s->record_series && s->on_sample && !info.is_stream && ph->r->series.n == 0)
+		s->on_sample(s->sample_arg, &ph->r->series);
 	if (s->phase == IOB_PHASE_READ && s->access == IOB_ACCESS_SEQ && s->nfiles == 1 && !info.is_stream &&
 	    info.size < bs) {
 		/* a file smaller than the block needs no larger buffer: the reads
@@ -1079,10 +1112,33 @@ static int short_read(struct phase *ph, size_t fi, int64_t n, size_t len, uint64
 	return -EIO;
 }
 
+/* Read a series block of len bytes at off in pieces; *cut set when a stop
+ * came between two pieces (the bytes read so far are returned).  An error
+ * is returned as such, whatever came before it in the block. */
+static int64_t read_pieces(struct phase *ph, void *hd, size_t len, uint64_t off, int *cut)
+{
+	size_t done = 0;
+	while (done < len) {
+		size_t want = len - done < SERIES_PIECE ? len - done : SERIES_PIECE;
+		int64_t n = ph->ops->read_at(hd, (char *)ph->buf + done, want, off + done);
+		if (n < 0)
+			return n;
+		done += (size_t)n;
+		if ((size_t)n < want)
+			break; /* the end of the file (or of the stream) */
+		if (done < len && stopped(ph->spec->stop)) {
+			*cut = 1;
+			break;
+		}
+	}
+	return (int64_t)done;
+}
+
 /* Passes over file fi, from the start of its region to its end; loops_arg
  * UINT32_MAX: until the time limit (or a pass that moves nothing).  A ramp
  * runs passes until it is over, then the measured window starts again at the
- * start of the region with loops_arg passes. */
+ * start of the region with loops_arg passes.  Every pass but the file's first
+ * starts with pass_evict. */
 static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 {
 	const struct iob_phase_spec *s = ph->spec;
@@ -1111,15 +1167,19 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 	/* this stream's region of the file (a shared file: disjoint regions) */
 	const uint64_t start = s->region_off < size ? s->region_off : size;
 	const uint64_t end = s->region_len && s->region_len < size - start ? start + s->region_len : size;
+	uint64_t npass = 0;
 	for (uint32_t loop = 0; loop < loops && r->status >= 0; loop++) {
 		uint64_t off = start, moved = 0;
 		int restart = 0;
+		if ((npass++ || ph->seq_rounds) && end != UINT64_MAX)
+			pass_evict(ph, fi, start, end - start); /* a further pass: it starts uncached */
 		while (off < end) {
 			size_t len = end - off < bs ? (size_t)(end - off) : bs;
 			int64_t n;
 			if (!write && ph->io_align > 1 && end == size)
 				len = bs; /* aligned reads ask for whole blocks; EOF makes them short */
 			uint64_t c0 = 0, c1 = 0;
+			int cut = 0;
 			if (stopped(s->stop)) {
 				r->interrupted = 1;
 				return 0;
@@ -1157,6 +1217,8 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			uint64_t t0 = series ? iob_now_ns() : timed ? iob_ticks() : 0, t1 = 0;
 			if (write)
 				n = ops->write_at(hd, ph->buf, len, off);
+			else if (series)
+				n = read_pieces(ph, hd, len, off, &cut);
 			else
 				n = ops->read_at(hd, ph->buf, len, off);
 			if (series) {
@@ -1176,6 +1238,13 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			}
 			if (n == -EINTR && stopped(s->stop)) {
 				r->interrupted = 1; /* a stream read cut short by the stop signal */
+				return 0;
+			}
+			if (cut) { /* stopped inside a block: what it read is kept */
+				r->bytes += (uint64_t)n;
+				r->ops++;
+				r->short_ops++;
+				r->interrupted = 1;
 				return 0;
 			}
 			int st = after_io(ph, fi, n, len, off);
@@ -1215,10 +1284,10 @@ static uint64_t rand_seed(const struct iob_phase_spec *s, int ramp)
 }
 
 /* Operations of a random phase: the spec's, else a file's worth of blocks
- * per file; with a time limit and no count, no end but the limit. */
+ * per file; time_based: no end but the time limit. */
 static uint64_t rand_ops(const struct iob_phase_spec *s, uint64_t bs)
 {
-	return s->ops ? s->ops : s->runtime_ns ? UINT64_MAX : (s->file_size / bs) * s->nfiles;
+	return s->time_based ? UINT64_MAX : s->ops ? s->ops : (s->file_size / bs) * s->nfiles;
 }
 
 /* The window's draws: rand_ops, or fewer after a write that completed fewer
@@ -1286,6 +1355,7 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 		if (i == limit) {
 			if (!cycle || ph->ramping)
 				break;
+			pass_evict_all(ph); /* the written draws again: another pass, uncached */
 			rng = rand_seed(s, 0);
 			if (mapped)
 				perm_init(&perm, total, rng);
@@ -1293,7 +1363,8 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 			i = 0;
 		}
 		if (mapped) {
-			if (slot == total) { /* another pass: another order */
+			if (slot == total) { /* another pass: another order, uncached */
+				pass_evict_all(ph);
 				perm_init(&perm, total, rng_next(&rng));
 				slot = 0;
 			}
@@ -1328,6 +1399,7 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 			}
 			if (ev == PH_WINDOW) { /* the ramp is over: the window draws its own order */
 				window_start(ph);
+				pass_evict_all(ph);
 				rng = rand_seed(s, 0);
 				if (mapped)
 					perm_init(&perm, total, rng);
@@ -1410,10 +1482,11 @@ static void gen_reset(struct phase *ph, int ramp)
 {
 	const struct iob_phase_spec *s = ph->spec;
 	struct gen *g = &ph->gen;
-	const int unlimited = ramp || (s->runtime_ns && !s->loops);
+	const int unlimited = ramp || s->time_based;
 	g->fi = 0;
 	g->loop = 0;
 	g->round_ios = 0;
+	g->rounds = 0;
 	g->off = g->start[0];
 	/* sequential: a file's passes in a row; no end: one pass each in turn */
 	g->loops = unlimited ? UINT32_MAX : s->loops ? s->loops : 1;
@@ -1434,6 +1507,7 @@ static int gen_init(struct phase *ph)
 {
 	const struct iob_phase_spec *s = ph->spec;
 	struct gen *g = &ph->gen;
+	g->ph = ph;
 	g->seq = s->access == IOB_ACCESS_SEQ;
 	g->nfiles = s->nfiles;
 	g->bs = ph->buflen;
@@ -1489,6 +1563,7 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 					if (!g->round_ios)
 						return 0; /* nothing to move in any file */
 					g->round_ios = 0;
+					g->rounds++;
 				}
 			} else if (++g->loop >= g->loops) {
 				g->loop = 0;
@@ -1496,6 +1571,8 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 					return 0;
 			}
 			g->off = g->start[g->fi];
+			if (g->loop || g->rounds) /* a further pass over this file: uncached */
+				pass_evict(g->ph, g->fi, g->start[g->fi], g->end[g->fi] - g->start[g->fi]);
 		}
 	}
 	for (;;) {
@@ -1506,7 +1583,8 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 			uint64_t x;
 			*fi = 0;
 			if (g->mapped) {
-				if (g->slot == g->total) { /* another pass: another order */
+				if (g->slot == g->total) { /* another pass: another order, uncached */
+					pass_evict_all(g->ph);
 					perm_init(&g->perm, g->total, rng_next(&g->rng));
 					g->slot = 0;
 				}
@@ -1536,6 +1614,7 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 		if (!g->cycle_n)
 			return 0;
 		g->rng = g->cycle_rng; /* the written draws again (cycle_n) */
+		pass_evict_all(g->ph);  /* another pass over them: uncached */
 		if (g->mapped)
 			perm_init(&g->perm, g->total, g->rng);
 		g->slot = 0;
@@ -1617,6 +1696,7 @@ static int run_mixed(struct phase *ph)
 			if (ev == PH_WINDOW) {
 				window_start(ph);
 				gen_reset(ph, 0);
+				pass_evict_all(ph); /* the window's first pass: uncached */
 				continue;
 			}
 		}
@@ -1897,6 +1977,7 @@ static int run_queued(struct phase *ph)
 			if (mode == PH_WINDOW && !stopping) { /* the ramp is drained: the window starts */
 				window_start(ph);
 				gen_reset(ph, 0);
+				pass_evict_all(ph); /* the window's first pass: uncached */
 				mode = PH_GO;
 				continue;
 			}
@@ -1962,6 +2043,8 @@ static int check_spec(const struct iob_phase_spec *s, struct iob_phase_result *r
 	else if (s->ramp_ns && s->record_series)
 		snprintf(r->error, sizeof r->error,
 			 "ramp_time cannot be used with a per-block series (every block is reported as it is read)");
+	else if (s->time_based && !s->runtime_ns)
+		snprintf(r->error, sizeof r->error, "time_based needs a runtime: the time limit it runs to");
 	else
 		return 0;
 	r->status = -EINVAL;
@@ -1992,15 +2075,15 @@ static int phase_setup(struct phase *ph)
 	return -ENOMEM;
 }
 
-/* Sequential phases, file after file; with a time limit and no loop count,
- * one pass over each file in turn until the limit. */
+/* Sequential phases, file after file; time_based: one pass over each file in
+ * turn until the limit. */
 static void run_seq_all(struct phase *ph)
 {
 	const struct iob_phase_spec *s = ph->spec;
 	struct iob_phase_result *r = ph->r;
-	const int no_end = s->runtime_ns && !s->loops;
+	const int no_end = s->time_based;
 	if (no_end && s->nfiles > 1) {
-		for (;;) {
+		for (;; ph->seq_rounds++) {
 			uint64_t before = ph->nio;
 			for (size_t i = 0; i < s->nfiles && r->status >= 0 && !r->interrupted && !ph->ended; i++)
 				run_seq_file(ph, i, 1);

@@ -86,8 +86,10 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_NUMJOBS] = {"numjobs", "", "threads", "streams run at once, each on its own file unless filename is set"},
     [K_THREAD] = {"thread", "", "(none)", "accepted: iobench's streams are always threads"},
     [K_RUNTIME] = {"runtime", "timeout", "runtime",
-		   "time limit of each phase; a bare number is seconds, units d h m s ms us (also sec, msec, usec)"},
-    [K_TIME_BASED] = {"time_based", "", "loops, ops", "run for the whole runtime, passing over the file again"},
+		   "time limit of each phase, a bound (without time_based the job ends sooner when its size is done); a "
+		   "bare number is seconds, units d h m s ms us (also sec, msec, usec)"},
+    [K_TIME_BASED] = {"time_based", "", "time_based",
+		      "run for the whole runtime, passing over the file again (needs runtime)"},
     [K_RAMP_TIME] = {"ramp_time", "", "ramp_time", "I/O before the measured window, as runtime's units"},
     [K_LOOPS] = {"loops", "", "loops, ops", "passes over the workload"},
     [K_NUMBER_IOS] = {"number_ios", "", "ops, loops",
@@ -107,7 +109,8 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_GROUP_REPORTING] = {"group_reporting", "", "(none)",
 			   "accepted: iobench reports every group's aggregate and each stream anyway"},
     [K_KB_BASE] = {"kb_base", "", "(units)", "1024 (default: k = 1024, ki = 1000) or 1000 (k = 1000, ki = 1024)"},
-    [K_INVALIDATE] = {"invalidate", "", "evict_before_read", "1 (default): evict the files from the page cache before reading"},
+    [K_INVALIDATE] = {"invalidate", "", "evict_before_read",
+		      "1 (default): evict the files from the page cache before reading, and at every further pass"},
     [K_UNLINK] = {"unlink", "", "keep_files",
 		  "0 (default): the files stay, as fio leaves them; 1: what the run made for the job (a laid-out file "
 		  "too) is removed after it"},
@@ -947,6 +950,13 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 		snprintf(job->backend, sizeof job->backend, "null");
 		break;
 	}
+	if (*iodepth > 1 && e == ENG_LIBAIO && !direct) {
+		note_job(m->r, job->name,
+			 "iodepth=%u has no effect with ioengine=libaio and direct=0: Linux AIO does a buffered I/O "
+			 "within its submission, so fio has one I/O in flight, and so does iobench",
+			 *iodepth);
+		*iodepth = 1;
+	}
 	if (*iodepth > 1 && e != ENG_LIBAIO && e != ENG_IO_URING && e != ENG_NULL) {
 		note_job(m->r, job->name, "iodepth=%u has no effect with ioengine=%s: it runs one I/O at a time, as fio does",
 			 *iodepth, name);
@@ -1226,10 +1236,16 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 	job->threads = (uint32_t)numjobs;
 	job->iodepth = (uint32_t)iodepth;
 	job->runtime_ns = runtime_ns;
+	job->time_based = time_based;
 	job->ramp_ns = ramp_ns;
 	if ((rc = map_engine(&m, &job->iodepth)) || (rc = map_files(&m, numjobs)) ||
 	    (rc = map_work(&m, time_based, runtime_ns)))
 		return rc;
+	/* fio advises the kernel of random access (its fadvise_hint=1), which
+	 * turns readahead off: the buffered posix and io_uring backends do too */
+	if (job->access == IOB_ACCESS_RAND && !job->backend_options[0] &&
+	    (strcmp(job->backend, "posix") == 0 || strcmp(job->backend, "io_uring") == 0))
+		snprintf(job->backend_options, sizeof job->backend_options, "fadvise_random=1");
 	if (job->shared_file && job->threads > 1 && job->access == IOB_ACCESS_SEQ)
 		return bad(&m, K_FILENAME, -EINVAL,
 			   "with numjobs=%u and sequential I/O, fio's clones each go over the whole file while "
@@ -1461,7 +1477,8 @@ void iob_fio_advice(char *err, size_t errlen)
 	static const struct {
 		const char *iob, *fio;
 	} advice[] = {
-	    {"set allow_devices = true", "run with --allow-device: a fio job file has no key for it"},
+	    {"iobench --allow-device, or allow_devices = true in a profile",
+	     "run with --allow-device: a fio job file has no key for it"},
 	    {"set follow_symlinks = true to allow it", "name the link's target: a fio job file has no key to follow it"},
 	    {"set group = 0", "put stonewall in every job after the first, so that each runs alone"},
 	};

@@ -231,6 +231,10 @@ int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 		snprintf(err, errlen, "[%s] loops must be at least 1", n);
 		return -EINVAL;
 	}
+	if (job->time_based && !job->runtime_ns) {
+		snprintf(err, errlen, "[%s] time_based = true needs a runtime: the time limit it runs to", n);
+		return -EINVAL;
+	}
 	if (job->layout == IOB_LAYOUT_TREE && (job->tree_levels == 0 || job->tree_files == 0)) {
 		snprintf(err, errlen, "[%s] tree_levels and tree_files must be at least 1", n);
 		return -EINVAL;

@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +252,16 @@ int iob_cache_evict(const char *path)
 	return -rc;
 }
 
+int iob_cache_drop_range(const char *path, uint64_t off, uint64_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+	close(fd);
+	return -rc;
+}
+
 void iob_sync_all(void)
 {
 	sync();
@@ -399,6 +411,49 @@ int iob_write_all(int fd, const void *data, size_t len)
 int iob_stream_fd(FILE *f)
 {
 	return fileno(f);
+}
+
+int iob_stream_is_pipe(FILE *f)
+{
+	struct stat st;
+	return fstat(fileno(f), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+int iob_stream_reader_gone(FILE *f, int timeout_ms)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	/* no event asked for: a pipe's writer gets POLLERR when no reader is left */
+	struct pollfd p = {.fd = fileno(f), .events = 0};
+	int n = poll(&p, 1, timeout_ms);
+	if (n <= 0 || !(p.revents & POLLERR))
+		return 0;
+	kill(getpid(), SIGPIPE);
+	return 1;
+}
+
+int iob_std_fds_reopen(void)
+{
+	int mask = 0;
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		/* the lowest free descriptor is fd: the ones below are open */
+		int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (got < 0)
+			return -errno;
+		if (got != fd) {
+			close(got);
+			return -EBADF;
+		}
+		mask |= 1 << fd;
+	}
+	return mask;
 }
 
 FILE *iob_fopen(const char *path, const char *mode)
@@ -874,8 +929,16 @@ void iob_install_stop_handlers(volatile sig_atomic_t *flag)
 	sa.sa_handler = on_stop_signal;
 	sigemptyset(&sa.sa_mask);
 	stop_flag = flag;
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
 		sigaction(sigs[i], &sa, NULL);
+		sigaddset(&set, sigs[i]);
+	}
+	/* blocked by whoever started us, they would never stop the run: a
+	 * blocked SIGPIPE leaves a write to a gone reader failing with EPIPE
+	 * while the read goes on */
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 static enum iob_path_kind kind_of_mode(mode_t m)

@@ -529,6 +529,14 @@ int iob_cache_evict(const char *path)
 	return -ENOTSUP;
 }
 
+int iob_cache_drop_range(const char *path, uint64_t off, uint64_t len)
+{
+	(void)path;
+	(void)off;
+	(void)len;
+	return -ENOTSUP;
+}
+
 void iob_sync_all(void)
 {
 	/* flushing a whole volume needs administrator rights: nothing here */
@@ -652,6 +660,24 @@ long iob_getline(char **line, size_t *cap, FILE *f)
 
 /* A console also gets virtual-terminal processing turned on (Windows 10 and
  * later), so the progress line's "\r" and erase-to-end work there. */
+int iob_stream_is_pipe(FILE *f)
+{
+	(void)f;
+	return 0;
+}
+
+int iob_stream_reader_gone(FILE *f, int timeout_ms)
+{
+	(void)f;
+	(void)timeout_ms;
+	return 0;
+}
+
+int iob_std_fds_reopen(void)
+{
+	return 0;
+}
+
 int iob_is_terminal(FILE *f)
 {
 	int fd = _fileno(f);

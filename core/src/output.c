@@ -37,6 +37,7 @@ struct sink_file {
 	struct side_file *sides;
 	char side_error[1024]; /* the first failure of a side file, one line */
 	size_t used;
+	uint64_t flushed_ns; /* when a batched record was last pushed out */
 	char buf[SINK_BUF];
 };
 
@@ -56,11 +57,14 @@ struct iob_outputs {
 
 /* Pieces are buffered in the sink, not written one by one.  The buffer is
  * written at the end of every call into the outputs (begin, record, end,
- * close) except iob_outputs_record_batch on a sink that is not a terminal:
- * a series' block records, one a block, would otherwise cost a write(2)
- * each inside the phase time.  Those go out when the buffer fills or with
- * the next flushed call.  Every write(2) is checked; the first error is kept
+ * close).  iob_outputs_record_batch on a sink that is not a terminal writes
+ * only when BATCH_NS or more passed since its last write: a series' block
+ * records, one a block, would otherwise cost a write(2) each inside the
+ * phase time when blocks are tiny, while a pipe's reader (tee, head) still
+ * sees every block of BATCH_NS or more as it ends, and faster ones in
+ * writes BATCH_NS apart.  Every write(2) is checked; the first error is kept
  * and the run fails with it.  Nothing is lost to an unchecked flush. */
+#define BATCH_NS 10000000ull /* 10 ms: a write of a line costs ~2 us, < 0.1% */
 /* Push out what the buffer holds (a write interrupted by a stop signal goes
  * on where it stopped); -errno or 0, sticky. */
 static int sink_flush(struct sink_file *sf)
@@ -533,8 +537,16 @@ int iob_outputs_record_batch(struct iob_outputs *o, const struct iob_record *rec
 		if (!o->plugin[i])
 			continue;
 		note_error(o, i, o->plugin[i]->output.record(o->state[i], rec));
-		if (o->sink[i].is_terminal)
-			sink_flush(&o->file[i]);
+		struct sink_file *sf = &o->file[i];
+		if (o->sink[i].is_terminal) {
+			sink_flush(sf);
+		} else {
+			uint64_t now = iob_now_ns();
+			if (now - sf->flushed_ns >= BATCH_NS) {
+				sink_flush(sf);
+				sf->flushed_ns = now;
+			}
+		}
 		note_error(o, i, o->file[i].err);
 	}
 	return o ? o->status : 0;

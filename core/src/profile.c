@@ -158,8 +158,9 @@ static const struct iob_key key_table[] = {
      "a target that is a symbolic link is refused unless true; devices stay refused without allow_devices",
      NULL, FIELD(follow_symlinks), NULL},
     {"evict_before_read", IOB_KEY_BOOL, "", "false",
-     "write back and evict the files from the page cache before read and verify phases", NULL,
-     FIELD(evict_before_read), NULL},
+     "write back and evict the files from the page cache before read and verify phases; and every further "
+     "pass of any phase (time_based, loops, ops beyond one pass) starts with the file's pages dropped (timed)",
+     NULL, FIELD(evict_before_read), NULL},
     {"fill_once", IOB_KEY_BOOL, "", "false",
      "write phases write one buffer filled as at offset 0 everywhere, as io_profile did; verify is refused "
      "with it",
@@ -186,8 +187,13 @@ static const struct iob_key key_table[] = {
      "before anything is created, for each job and each group; 0 = the memory available (MemAvailable)",
      NULL, FIELD(memory_limit), NULL},
     {"runtime", IOB_KEY_DURATION, "", "0s",
-     "each phase ends at this time limit, or after its ops or loops, whichever comes first; 0s = no limit",
+     "each phase ends at this time limit, or after its ops, loops or one pass, whichever comes first: a bound, "
+     "never more work; 0s = no limit",
      NULL, FIELD(runtime_ns), NULL},
+    {"time_based", IOB_KEY_BOOL, "", "false",
+     "with runtime (required): each phase runs until the limit, passing over its files again and again (fio's "
+     "time_based); ops and loops no longer end it",
+     NULL, FIELD(time_based), NULL},
     {"stonewall", IOB_KEY_DURATION, "", "0s",
      "across MPI ranks: every rank stops each phase this long after the ranks' common start, its planned "
      "I/O unfinished (IOR's stonewalling; each rank's record says what it did); alone, a time limit; 0s = off",

@@ -167,6 +167,35 @@ static void draw(struct iob_observer *o, uint64_t now)
 	line_give();
 }
 
+void iob_progress_draw_group(struct iob_group_line *st, const struct iob_group_view *v, uint64_t now)
+{
+	double dt = st->last_ns && now > st->last_ns ? (double)(now - st->last_ns) / 1e9 : 0;
+	/* counters start again after a ramp: a drop is a new start */
+	double bw = dt > 0 && v->bytes >= st->last_bytes ? (double)(v->bytes - st->last_bytes) / dt : 0;
+	double iops = dt > 0 && v->ops >= st->last_ops ? (double)(v->ops - st->last_ops) / dt : 0;
+	st->last_ns = now;
+	st->last_bytes = v->bytes;
+	st->last_ops = v->ops;
+	char what[48] = "", moved[32], io[32], e[32] = "", line[256];
+	if (v->ramping)
+		snprintf(what, sizeof what, "  ramp");
+	else if (v->frac >= 0)
+		snprintf(what, sizeof what, "  %5.1f%%", v->frac > 0.999 ? 99.9 : v->frac * 100);
+	iob_format_bytes((double)v->bytes, moved, sizeof moved);
+	fmt_rate(iops, io, sizeof io);
+	if (!v->ramping && v->left_s >= 0) {
+		memcpy(e, "  ETA ", 7);
+		fmt_eta(v->left_s, e + 6, sizeof e - 6);
+	}
+	snprintf(line, sizeof line, "\r%s: group %u, %zu job%s (%zu running)%s  %s  %.1f MiB/s  %s IOPS%s\033[K", v->tool,
+		 v->group, v->njobs, v->njobs == 1 ? "" : "s", v->running, what, moved, bw / 1048576.0, io, e);
+	line_take();
+	fputs(line, stderr); /* one write: stderr is unbuffered */
+	fflush(stderr);
+	__atomic_store_n(&line_drawn, 1, __ATOMIC_RELEASE);
+	line_give();
+}
+
 /* Close an interval: ask for the streams' snapshots and give them time to
  * answer (a stream answers at its next look at the clock: after the I/O in
  * progress), up to half an interval, at most ANSWER_NS. */

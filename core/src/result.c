@@ -175,7 +175,9 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	iob_rec_str(b, "file", file);
 	iob_rec_str(b, "access", job->access == IOB_ACCESS_RAND ? "random" : "sequential");
 	iob_rec_u64(b, "block_size_bytes", IOB_UNIT_BYTES, r->block_size);
-	iob_rec_u64(b, "size_bytes", IOB_UNIT_BYTES, job->size);
+	/* a series read goes to the end of its file or stream, whatever size says */
+	iob_rec_u64(b, "size_bytes", IOB_UNIT_BYTES,
+		    job->series && r->phase == IOB_PHASE_READ ? r->bytes : job->size);
 	iob_rec_str(b, "pattern", pat);
 	iob_rec_u64(b, "seed", IOB_UNIT_NONE, job->seed);
 	iob_rec_bool(b, "fsync", write && job->fsync);

@@ -113,6 +113,53 @@ static void run_unmake_livecsv(struct iob_run *run)
 	run->livecsv = NULL;
 }
 
+/* A pipe on standard output whose reader went (`| head -1`) stops the run
+ * with SIGPIPE, as the run's next write there would, without waiting for
+ * it: a block of a series, or a whole phase, can take long before it
+ * writes.  A thread waits for the pipe's error event and sends the signal
+ * to the process (the stop handler, iob_cli_trap_signals, sets the flag). */
+struct iob_reader_watch {
+	struct iob_thread *thread;
+	int stop; /* atomic */
+};
+
+static void reader_watch(void *arg)
+{
+	struct iob_reader_watch *w = arg;
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
+		if (iob_stream_reader_gone(stdout, 100))
+			return;
+}
+
+static void reader_watch_start(struct iob_run *run)
+{
+	const struct iob_output_spec *spec = run->opts.outputs;
+	int on_stdout = 0;
+	for (size_t i = 0; spec && i < spec->n; i++)
+		on_stdout |= spec->item[i].file[0] == '\0';
+	if (!on_stdout || iob_coord_rank() != 0 || !iob_stream_is_pipe(stdout))
+		return;
+	struct iob_reader_watch *w = calloc(1, sizeof *w);
+	if (!w)
+		return; /* then SIGPIPE stops the run at its next write, as before */
+	if (iob_thread_start(&w->thread, reader_watch, w) != 0) {
+		free(w);
+		return;
+	}
+	run->watch = w;
+}
+
+static void reader_watch_stop(struct iob_run *run)
+{
+	struct iob_reader_watch *w = run->watch;
+	if (!w)
+		return;
+	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+	iob_thread_join(w->thread);
+	free(w);
+	run->watch = NULL;
+}
+
 /* No file the run writes besides its data (outfile.h) may be a file it
  * reads or writes: the profile, its includes, the jobs' data files. */
 static int guard_run_files(const struct iob_run_opts *opts, const struct iob_suite *suite)
@@ -247,6 +294,7 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	if (held.reason[0])
 		fprintf(stderr, "%s\n", held.line);
 	iob_cli_trap_signals();
+	reader_watch_start(run);
 	iob_hostname(run->host, sizeof run->host);
 	iob_time_iso8601(run->started, sizeof run->started);
 	iob_kernel(run->kernel, sizeof run->kernel);
@@ -267,6 +315,7 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 
 int iob_run_finish(struct iob_run *run, int status)
 {
+	reader_watch_stop(run);
 	int sig = (int)*run->stop;
 	if (sig && !run->error[0])
 		snprintf(run->error, sizeof run->error, "interrupted by signal %d", sig);
@@ -665,9 +714,9 @@ static uint64_t expect_bytes(const struct iob_job *job, const struct iob_filelis
 	if (!size && (iob_is_stdin_path(fl->paths[0]) || iob_target_size(fl->paths[0], &size) != 0))
 		return 0;
 	if (job->access == IOB_ACCESS_RAND)
-		return job->ops ? job->ops * bs * job->threads : job->runtime_ns ? 0 : size / bs * bs * fl->n;
+		return job->time_based ? 0 : job->ops ? job->ops * bs * job->threads : size / bs * bs * fl->n;
 	uint64_t pass = size * fl->n, loops = job->loops ? job->loops : 1;
-	return pass > UINT64_MAX / loops ? 0 : pass * loops; /* loops without end: a time limit */
+	return job->time_based || pass > UINT64_MAX / loops ? 0 : pass * loops; /* time_based: no end but the time */
 }
 
 /* The phase's observer (progress.h): the progress line when wanted, the
@@ -686,11 +735,12 @@ static void observe_start(const struct iob_run *run, const struct iob_job *job, 
 			  enum iob_phase phase, uint64_t bs, struct iob_phase_spec *spec, struct observed *ob)
 {
 	size_t n = job->threads > 1 ? job->threads : 1;
-	/* the jobs of a group run at once: no one progress line can speak for them */
-	int line = !job->group && iob_progress_wanted(iob_progress_mode);
+	/* the jobs of a group run at once: the group's line speaks for them all
+	 * (run_group draws it from their counters), not one job's */
+	int wanted = iob_progress_wanted(iob_progress_mode), line = !job->group && wanted;
 	memset(ob, 0, sizeof *ob);
 	ob->logged = job->log_interval_ns && !run->quiet;
-	if (!line && !ob->logged)
+	if (!line && !ob->logged && !(job->group && wanted))
 		return;
 	/* across ranks the rank's watcher reads them too (rank_phase_spec): theirs */
 	ob->borrowed = spec->live != NULL;
@@ -707,6 +757,10 @@ static void observe_start(const struct iob_run *run, const struct iob_job *job, 
 	/* a mixed phase's fio-style logs have a row per direction */
 	if (ob->logged && phase == IOB_PHASE_MIXED && iob_fiolog_wanted(job) && iob_intervals_split(&ob->iv) != 0)
 		ob->oom = 1; /* (then the logs give the whole phase as its reads) */
+	if (!line && !ob->logged) { /* only the group's line reads them: no observer */
+		spec->live = ob->live;
+		return;
+	}
 	ob->iv.csv = iob_livecsv_file(run->livecsv, job->livecsv, &ob->csv_error);
 	ob->iv.job = job->name;
 	ob->iv.phase = iob_phase_name(phase);
@@ -928,16 +982,13 @@ static int run_streams(struct iob_run *run, const struct iob_job *job, struct jo
 
 /* ---------------------------------------------- across MPI ranks (ranks.h) */
 
-/* stonewall: a time limit on the phase's planned I/O (it never makes a
- * random phase unlimited, as runtime without ops does).  Every rank's clock
- * starts when the start barrier returns, so every rank stops at the same
- * moment of the common time line. */
+/* stonewall: a time limit on the phase's planned I/O (a bound, as runtime
+ * is).  Every rank's clock starts when the start barrier returns, so every
+ * rank stops at the same moment of the common time line. */
 static void stonewall(const struct iob_job *job, struct iob_phase_spec *spec)
 {
 	if (!job->stonewall_ns)
 		return;
-	if (job->access == IOB_ACCESS_RAND && !spec->ops && !spec->runtime_ns)
-		spec->ops = spec->block_size ? spec->file_size / spec->block_size * spec->nfiles : 0;
 	if (!spec->runtime_ns || job->stonewall_ns < spec->runtime_ns)
 		spec->runtime_ns = job->stonewall_ns;
 }
@@ -1202,6 +1253,8 @@ static void phase_spec(const struct iob_run *run, const struct iob_job *job, con
 		.allow_devices = job->allow_devices,
 		.iodepth = job->iodepth,
 		.runtime_ns = job->runtime_ns,
+		.time_based = job->time_based,
+		.evict_passes = job->evict_before_read,
 		.ramp_ns = job->ramp_ns,
 		.rwmix_read = job->rwmix_read,
 	};
@@ -1421,6 +1474,10 @@ struct gphase {
 	int no_ramp; /* written_apply took the ramp away */
 	uint64_t unwritten; /* measure_unwritten's, right after the phase */
 	struct observed ob;
+	/* for the group's line: the phase's counters once it started (atomic),
+	 * what it will move in all (0: unknown) */
+	struct iob_live *shown;
+	uint64_t expect;
 };
 
 struct group;
@@ -1482,9 +1539,10 @@ static void group_job_main(void *arg)
 		if (gp->reads)
 			iob_caveat_measure_read(&gp->plan, &gp->facts);
 		observe_start(gj->run, job, &gj->jf.fl, gp->phase, gp->bs, &spec, &gp->ob);
+		__atomic_store_n(&gp->shown, gp->ob.live, __ATOMIC_RELEASE);
 		gp->rc = iob_streams_run(&spec, n, (const char *const *)gj->jf.open, nfiles, (int)per, &g->stop,
 					 &gp->st);
-		gj->ran = k + 1;
+		__atomic_store_n(&gj->ran, k + 1, __ATOMIC_RELEASE);
 		gp->unwritten = UINT64_MAX;
 		if (gp->rc == 0) { /* what the streams wrote, summed (the files are shared or each its own) */
 			struct iob_phase_result w;
@@ -1671,6 +1729,84 @@ static void group_free(struct group *g)
 	iob_barrier_destroy(g->start);
 }
 
+/* What is left of one phase of a group's job, in seconds (< 0: unknown),
+ * from its counters l (NULL: not started); *rate is set from a started one. */
+static double gphase_left(const struct iob_job *job, const struct gphase *gp, const struct iob_live *l, size_t n,
+			  uint64_t now, double *rate, int *ramping)
+{
+	double runtime = (double)job->runtime_ns / 1e9;
+	if (!l) { /* not started: its time limit, or its bytes at the job's rate */
+		if (job->runtime_ns)
+			return runtime + (double)job->ramp_ns / 1e9;
+		return gp->expect && *rate > 0 ? (double)gp->expect / *rate : -1;
+	}
+	uint64_t bytes = 0, start = 0;
+	int ramp = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s = __atomic_load_n(&l[i].start_ns, __ATOMIC_RELAXED);
+		ramp |= __atomic_load_n(&l[i].ramping, __ATOMIC_RELAXED);
+		bytes += __atomic_load_n(&l[i].bytes, __ATOMIC_RELAXED);
+		if (s && (!start || s < start))
+			start = s;
+	}
+	*ramping = ramp;
+	if (ramp)
+		return job->runtime_ns ? runtime : -1; /* the window has not started */
+	double t = start && now > start ? (double)(now - start) / 1e9 : 0, left = -1;
+	if (bytes && t > 0)
+		*rate = (double)bytes / t;
+	if (gp->expect && *rate > 0)
+		left = (double)(gp->expect - (bytes < gp->expect ? bytes : gp->expect)) / *rate;
+	if (job->runtime_ns && (left < 0 || runtime - t < left))
+		left = runtime - t > 0 ? runtime - t : 0;
+	return left;
+}
+
+/* The group's progress line (progress.h) from its jobs' counters: what they
+ * moved, and the time until the last of them ends. */
+static void group_draw(const struct iob_run *run, struct group *g, struct iob_group_line *st, uint64_t t0)
+{
+	uint64_t now = iob_now_ns(), expect = 0;
+	struct iob_group_view v = {.tool = run->opts.tool, .group = g->jobs[0].job->group, .njobs = g->n};
+	int known = 1, all_ramping = 1;
+	for (size_t k = 0; k < g->n; k++) {
+		const struct gjob *gj = &g->jobs[k];
+		const struct iob_job *job = gj->job;
+		size_t n = job->threads > 1 ? job->threads : 1, ran = __atomic_load_n(&gj->ran, __ATOMIC_ACQUIRE);
+		int over = __atomic_load_n(&gj->done, __ATOMIC_ACQUIRE);
+		double left = 0, rate = 0;
+		v.running += !over;
+		for (size_t q = 0; q < gj->nph; q++) {
+			const struct gphase *gp = &gj->ph[q];
+			const struct iob_live *l = __atomic_load_n(&gp->shown, __ATOMIC_ACQUIRE);
+			for (size_t i = 0; l && i < n; i++) {
+				v.bytes += __atomic_load_n(&l[i].bytes, __ATOMIC_RELAXED);
+				v.ops += __atomic_load_n(&l[i].ops, __ATOMIC_RELAXED);
+			}
+			expect += gp->expect;
+			known &= gp->expect != 0;
+			if (over || q < ran || left < 0)
+				continue; /* over, or the job's end is unknown already */
+			int ramping = 0;
+			double x = gphase_left(job, gp, l, n, now, &rate, &ramping);
+			if (l && !ramping)
+				all_ramping = 0;
+			left = x < 0 ? -1 : left + x;
+		}
+		if (!over && (left < 0 || v.left_s < 0))
+			v.left_s = -1;
+		else if (!over && left > v.left_s)
+			v.left_s = left;
+	}
+	v.ramping = v.running && all_ramping;
+	double t = (double)(now - t0) / 1e9;
+	if (known && expect)
+		v.frac = (double)v.bytes / (double)expect;
+	else
+		v.frac = v.left_s >= 0 && t + v.left_s > 0 ? t / (t + v.left_s) : -1;
+	iob_progress_draw_group(st, &v, now);
+}
+
 /* The jobs [a, e) of one group, at once.  Returns 0 or the first failed
  * job's status. */
 static int run_group(struct iob_run *run, size_t a, size_t e)
@@ -1719,7 +1855,8 @@ static int run_group(struct iob_run *run, size_t a, size_t e)
 		for (uint64_t bs = job->block_size; rc == 0 && bs <= top; bs *= 2) {
 			for (int p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++)
 				if (job->phases & IOB_PHASE_BIT(p))
-					gj->ph[gj->nph++] = (struct gphase){.phase = (enum iob_phase)p, .bs = bs};
+					gj->ph[gj->nph++] = (struct gphase){.phase = (enum iob_phase)p, .bs = bs,
+									    .expect = expect_bytes(job, &gj->jf.fl, bs)};
 			if (bs > UINT64_MAX / 2)
 				break;
 		}
@@ -1734,7 +1871,11 @@ static int run_group(struct iob_run *run, size_t a, size_t e)
 		for (size_t k = started; k < g.n; k++)
 			iob_barrier_arrive(g.start);
 	}
-	/* wait, passing a stop signal on to every job of the group */
+	/* wait, passing a stop signal on to every job of the group, and drawing
+	 * the group's progress line every 0.5 s when it is wanted */
+	int line = started == g.n && iob_progress_wanted(iob_progress_mode);
+	uint64_t t0 = iob_now_ns(), next_draw = t0 + 500000000ull;
+	struct iob_group_line gl = {.last_ns = t0}; /* the first rate: since the start */
 	for (;;) {
 		size_t done = 0;
 		for (size_t k = 0; k < started; k++)
@@ -1743,8 +1884,15 @@ static int run_group(struct iob_run *run, size_t a, size_t e)
 			break;
 		if (*run->live_stop)
 			__atomic_store_n(&g.stop, 1, __ATOMIC_RELAXED);
+		if (line && iob_now_ns() >= next_draw) {
+			group_draw(run, &g, &gl, t0);
+			while (next_draw <= iob_now_ns())
+				next_draw += 500000000ull;
+		}
 		iob_sleep_ns(2000000, NULL);
 	}
+	if (line)
+		iob_progress_clear();
 	for (size_t k = 0; k < started; k++)
 		iob_thread_join(g.jobs[k].thread);
 	int cut = !*run->live_stop;

@@ -125,6 +125,7 @@ void iob_steady_spec(struct iob_steady *s, const struct iob_job *job, struct iob
 {
 	if (s->round_ns) { /* a round of time: the phase goes on until it is over */
 		spec->runtime_ns = s->round_ns;
+		spec->time_based = 1;
 		spec->loops = 0;
 		if (job->access == IOB_ACCESS_RAND)
 			spec->ops = 0;

@@ -28,6 +28,9 @@
  *                 does (statx STATX_DIOALIGN, else BLKSSZGET, else 4096); tmpfs
  *                 and ramfs are refused before anything is created; misaligned
  *                 requests get -EINVAL and one log line, the kernel uncalled.
+ *  - fadvise_random=0|1  posix_fadvise POSIX_FADV_RANDOM on the descriptor
+ *                 after open: the kernel's readahead off for it (fio's
+ *                 fadvise_hint for random jobs).
  *  - regfiles=0|1 register the descriptor (io_uring_register_files) and use
  *                 IOSQE_FIXED_FILE.  Not given: registered where the kernel
  *                 lets us, plain otherwise (a debug line says so).
@@ -100,11 +103,11 @@
 #define URING_NAME "io_uring"
 #define URING_MAX_ENTRIES 4096u
 #define URING_SQPOLL_IDLE_MS 50u
-#define URING_KNOWN "direct, regfiles, regbufs, sqpoll, submit_batch"
+#define URING_KNOWN "direct, regfiles, regbufs, sqpoll, submit_batch, fadvise_random"
 #define URING_SYNC_TAG 0 /* user_data of a read_at/write_at/sync request */
 
 struct uring_opts {
-	int direct, regfiles, regbufs, sqpoll;
+	int direct, regfiles, regbufs, sqpoll, fadvise_random;
 	unsigned submit_batch; /* push the SQ at this many queued requests; 0: at reap */
 };
 
@@ -152,6 +155,8 @@ static int uring_option(void *ctx, const char *key, const char *val)
 
 	if (strcmp(key, "direct") == 0)
 		return bopts_bool(uring_host, URING_NAME, key, val, &o->direct);
+	if (strcmp(key, "fadvise_random") == 0)
+		return bopts_bool(uring_host, URING_NAME, key, val, &o->fadvise_random);
 	if (strcmp(key, "regfiles") == 0)
 		return bopts_bool(uring_host, URING_NAME, key, val, &o->regfiles);
 	if (strcmp(key, "regbufs") == 0)
@@ -392,6 +397,12 @@ static int uring_open_file(struct uring_file *f, const struct iob_open_args *arg
 					"file system, or drop direct=1 and accept the page cache",
 					args->path);
 		return rc;
+	}
+	if (f->o.fadvise_random && (rc = posix_fadvise(f->fd, 0, 0, POSIX_FADV_RANDOM)) != 0) {
+		uring_host->log(IOB_LOG_ERROR, URING_NAME, "%s: fadvise_random: posix_fadvise failed", args->path);
+		close(f->fd);
+		f->fd = -1;
+		return -rc;
 	}
 	return 0;
 }

@@ -17,8 +17,11 @@
  *  - Block devices report their size with lseek(SEEK_END).
  *  - IOB_OPEN_NOFOLLOW opens with O_NOFOLLOW: a symlink fails with -ELOOP.
  *    info() takes file_type, dev and ino from fstat on the open descriptor.
- *  - Backend options: none.  Any key is refused with -EINVAL, at
- *    IOB_CTL_CHECK_OPTIONS and at open.
+ *  - Backend options: fadvise_random=0|1 (default 0): posix_fadvise
+ *    POSIX_FADV_RANDOM on the descriptor after open, which turns the
+ *    kernel's readahead off for it (fio's fadvise_hint for random jobs).
+ *    Any other key is refused with -EINVAL, at IOB_CTL_CHECK_OPTIONS and at
+ *    open.
  */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* the build defines _GNU_SOURCE; a lone -std=c11 compile may not */
@@ -28,6 +31,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,9 +63,10 @@ static int posix_oflags(const struct iob_open_args *args, int *oflags)
 
 static int posix_option(void *ctx, const char *key, const char *val)
 {
-	(void)ctx;
-	(void)val;
-	return bopts_unknown(posix_host, POSIX_NAME, key, NULL);
+	int scratch, *random = ctx ? ctx : &scratch;
+	if (strcmp(key, "fadvise_random") == 0)
+		return bopts_bool(posix_host, POSIX_NAME, key, val, random);
+	return bopts_unknown(posix_host, POSIX_NAME, key, "fadvise_random");
 }
 
 static int posix_open_stream(const struct iob_open_args *args, struct posix_file *f)
@@ -79,9 +84,9 @@ static int posix_open_stream(const struct iob_open_args *args, struct posix_file
 static int posix_open(const struct iob_open_args *args, void **handle)
 {
 	struct posix_file *f;
-	int oflags, fd, rc;
+	int oflags, fd, rc, random = 0;
 
-	rc = bopts_each(bopts_of(args), posix_host, POSIX_NAME, posix_option, NULL);
+	rc = bopts_each(bopts_of(args), posix_host, POSIX_NAME, posix_option, &random);
 	if (rc < 0)
 		return rc;
 	f = calloc(1, sizeof(*f));
@@ -105,6 +110,12 @@ static int posix_open(const struct iob_open_args *args, void **handle)
 	if (fd < 0) {
 		free(f);
 		return fd;
+	}
+	if (random && (rc = posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM)) != 0) {
+		posix_host->log(IOB_LOG_ERROR, POSIX_NAME, "%s: fadvise_random: posix_fadvise failed", args->path);
+		close(fd);
+		free(f);
+		return -rc;
 	}
 	f->fd = fd;
 	*handle = f;

@@ -624,6 +624,127 @@ def case_interrupt(ctx):
     check_summary(p, "interrupted")
 
 
+def sparse_file(ctx, name, size):
+    p = ctx.path(name)
+    with open(p, "wb") as f:
+        f.truncate(size)
+    return p
+
+
+def json_phase(path):
+    with open(path) as f:
+        recs = json.load(f)["records"]
+    blocks = [r for r in recs if r["kind"] == "block"]
+    phases = [r for r in recs if r["kind"] == "phase"]
+    check(len(phases) == 1, "%s: %d phase records" % (path, len(phases)))
+    return phases[0], blocks
+
+
+def block_sigpipe():
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPIPE})
+
+
+def head_one(ctx, args, env=None, lines=1, blocked=False):
+    """bigread ARGS | head -LINES: head's lines, bigread's exit, its stderr
+    and the wall time, measured here.  blocked: bigread starts with SIGPIPE
+    blocked (so a write to the gone reader would only fail with EPIPE)."""
+    t0 = time.monotonic()
+    p1 = subprocess.Popen([ctx.bin] + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=env, preexec_fn=block_sigpipe if blocked else None)
+    p2 = subprocess.Popen(["head", "-%d" % lines], stdin=p1.stdout, stdout=subprocess.PIPE)
+    p1.stdout.close()  # head holds the only read end
+    line = p2.communicate(timeout=50)[0].decode()
+    err = p1.communicate(timeout=50)[1].decode()
+    return line, p1.returncode, err, time.monotonic() - t0
+
+
+def case_pipe_head(ctx):
+    """bigread FILE | head -1 on a 4 GiB sparse file: the header comes before
+    the first block, and head's exit stops the read at once (exit 141, the
+    blocks read so far in the JSON file), not after the whole file."""
+    size = 4 << 30
+    f = sparse_file(ctx, "h.dat", size)
+    j = ctx.path("h.json")
+    line, rc, err, secs = head_one(ctx, [f, "-o", "bigread,json=" + j])
+    check(line == "BufSize: 1073741824 bytes\n", "head -1 got %r" % line)
+    check(rc == 128 + signal.SIGPIPE, "exit %d, wanted 141: %r" % (rc, err))
+    ph, blocks = json_phase(j)
+    check(ph["status"] == "interrupted", "phase %r" % ph)
+    check(ph["bytes"] == sum(b["bytes"] for b in blocks) == ph["size_bytes"], "bytes %r vs blocks %r" % (ph, blocks))
+    check(ph["bytes"] < size, "the whole file was read: %d bytes" % ph["bytes"])
+    print("posix: %d of %d bytes read, %.2f s" % (ph["bytes"], size, secs))
+    # started with SIGPIPE blocked: the same (the stop signals are unblocked)
+    line, rc, err, secs = head_one(ctx, [f, "-o", "bigread,json=" + j], blocked=True)
+    ph, blocks = json_phase(j)
+    check(line == "BufSize: 1073741824 bytes\n" and rc == 141 and ph["status"] == "interrupted"
+          and ph["bytes"] < size, "SIGPIPE blocked at start: %r, exit %d, %r, %r" % (line, rc, ph, err))
+    if WINDOWS or not ctx.plugin_dir:
+        return
+    # head -2 takes the header and block 0's line (blocks of 256 MiB), which is
+    # final once block 1 is read.  Paced to 1 GiB/s (slowafter sleeps 64 ms
+    # per 64 MiB piece), head has left long before block 2 could end, however
+    # busy the machine is: the read stops inside block 2, at the end of a piece.
+    env = dict(os.environ, IOB_SLOWAFTER_RATE=str(1 << 30))
+    got, rc, err, secs = head_one(ctx, ["--plugin-dir", ctx.plugin_dir, "-b", "slowafter", f, "0.25", "-o",
+                                        "bigread,json=" + j], env=env, lines=2)
+    check(got.startswith("BufSize: 268435456 bytes\n0 ") and rc == 141, "paced: %r, exit %d, %r" % (got, rc, err))
+    ph, blocks = json_phase(j)
+    check(ph["status"] == "interrupted" and (512 << 20) <= ph["bytes"] < (768 << 20),
+          "paced: not stopped inside block 2: %r %r" % (ph, blocks))
+    check(ph["bytes"] == sum(b["bytes"] for b in blocks) and ph["bytes"] % (64 << 20) == 0,
+          "paced: %d bytes is not whole 64 MiB pieces, or not the blocks' %r" % (ph["bytes"], blocks))
+    print("slowafter at 1 GiB/s, head -2: %d bytes read, %.2f s" % (ph["bytes"], secs))
+
+
+def case_pipe_live(ctx):
+    """Block lines reach a pipe while the read goes on: slowafter makes the
+    first 8 blocks fast (16 ms) and every later one 3.2 s, so lines 0 to 6
+    must come through the pipe long before the read could end (they are
+    final once the next block is read); then SIGINT ends it."""
+    f = ctx.make_file("l.dat", 64 * MIB)
+    env = dict(os.environ, IOB_SLOWAFTER_RATE=str(64 * MIB), IOB_SLOWAFTER_BYTES=str(8 * MIB),
+               IOB_SLOWAFTER_FACTOR="200")
+    proc = subprocess.Popen([ctx.bin, "--plugin-dir", ctx.plugin_dir, "-b", "slowafter", f, "1M"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    got = []
+    try:
+        while len(got) < 8:
+            line = proc.stdout.readline().decode()
+            check(line, "pipe closed after %r" % got)
+            got.append(line)
+        alive = proc.poll() is None
+    finally:
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=50)
+    check(alive, "bigread had ended when line 6 came: the lines were held to the end")
+    check(got[0].startswith("BufSize: ") and [l.split()[0] for l in got[1:]] == [str(i) for i in range(7)],
+          "lines %r" % got)
+    check(proc.returncode == 130, "exit %d after SIGINT: %r" % (proc.returncode, err))
+    p = Parsed("".join(got) + rest.decode(), err.decode())
+    check(len(p.blocks) >= 7 and p.all is not None, "partial summary: %d blocks" % len(p.blocks))
+
+
+def case_closed_fds(ctx):
+    """A closed standard descriptor is opened on /dev/null before anything
+    else: reading a closed standard input is refused, so is a closed standard
+    output; a closed stdin or stderr does not matter to a file read."""
+    f = ctx.make_file("c.dat", 4 * MIB)
+    sh = lambda redir, args: "exec %s %s %s" % (ctx.bin, " ".join(args), redir)
+    expect_refusal(ctx, sh("<&-", ["-", "0.001"]), "standard input is closed", shell=True)
+    expect_refusal(ctx, sh("<&-", ["in=-", "1M", "-o", "json"]), "standard input is closed", shell=True)
+    rc, out, err = ctx.run(sh(">&-", [f, "1M"]), shell=True)
+    check(rc == 2 and "standard output is closed" in err and len(err.splitlines()) == 1, "stdout closed: %d %r" % (rc, err))
+    for redir in ("<&-", "2>&-"):
+        rc, out, err = ctx.run(sh(redir, [f, "1M"]), shell=True)
+        check(rc == 0 and err == "" if redir == "2>&-" else rc == 0, "%s: exit %d %r" % (redir, rc, err))
+        check(len(Parsed(out).blocks) == 4, "%s: %r" % (redir, out))
+    # the same guard in every binary
+    for tool in ("iobench", "iotest", "io_profile"):
+        b = os.path.join(os.path.dirname(ctx.bin), tool)
+        rc, out, err = ctx.run("exec %s --version >&-" % b, shell=True)
+        check(rc == 2 and "standard output is closed" in err, "%s, stdout closed: %d %r" % (tool, rc, err))
+
+
 def same_file(a, b):
     """Two paths the tools printed name the same file; under wine a resolved
     path starts with the drive (Z:) that holds Linux's root."""
@@ -649,6 +770,7 @@ def case_dump_profile(ctx):
     rc, out, err = ctx.run([f, "1M", "-o", "json"])
     check(rc == 0, "bigread json: %d %r" % (rc, err))
     own = json.loads(out)["records"]
+    check("size = %d\n" % (8 * MIB) in prof, "the dump's size is not the file's: %r" % prof)
     check([r["kind"] for r in via] == [r["kind"] for r in own], "kinds %r vs %r" % (via, own))
     check([list(r.keys()) for r in via] == [list(r.keys()) for r in own], "keys differ")
     for a, b in zip(via, own):
@@ -657,6 +779,7 @@ def case_dump_profile(ctx):
                   "block %r vs %r" % (a, b))
         if a["kind"] == "phase":
             check(a["bytes"] == b["bytes"] == 8 * MIB and a["blocks"] == b["blocks"] == 8, "phase %r vs %r" % (a, b))
+            check(a["size_bytes"] == b["size_bytes"] == 8 * MIB, "size_bytes %r vs %r" % (a, b))
             check(same_file(a["file"], b["file"]) and a["series_clock"] == b["series_clock"] == "wall", "phase %r" % a)
     rc, prof, err = ctx.run(["-", "1M", "--dump-profile"])
     if WINDOWS:

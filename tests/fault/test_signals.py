@@ -333,7 +333,10 @@ def closed_pipe_case(tool):
     check(f"{name} json complete and interrupted", ok, doc)
     left = sorted(os.listdir(data))
     want = {"iobench": [], "iotest": ["f"], "io_profile": [], "bigread": ["in.dat"]}[tool]
-    check(f"{name} scratch files removed", left == want, f"left {left}, want {want}")
+    # the pipe's reader is gone from the start: the run's watcher of it
+    # (runner.c) may stop iotest before it makes f, which it keeps once made
+    ok = left == want or (tool == "iotest" and left == [])
+    check(f"{name} scratch files removed", ok, f"left {left}, want {want}")
     shutil.rmtree(d, ignore_errors=True)
 
 

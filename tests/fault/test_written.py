@@ -49,12 +49,12 @@ def check(name, cond, detail):
 
 
 def run_case(tmp, name, extra, access="rand", before=None, note=True, no_ramp=False):
-    """exact: the phases after the write have an end of their own (ops, or
-    sequential), so they move exactly what the write moved; else (random,
-    runtime and no ops: no end but the time limit) they go over the written
-    blocks again and again until the limit: a whole number of blocks, at
-    least what the write moved."""
-    exact = access == "seq" or "ops = " in extra
+    """exact: the phases after the write have an end of their own (ops, one
+    pass, or sequential: runtime only bounds them), so they move exactly what
+    the write moved; else (random with time_based: no end but the time limit)
+    they go over the written blocks again and again until the limit: a whole
+    number of blocks, at least what the write moved."""
+    exact = access == "seq" or "time_based" not in extra
     d = tempfile.mkdtemp(dir=tmp)
     if before is not None:  # a file there before the run, of other bytes than the pattern
         with open(os.path.join(d, "iobench.w.dat"), "wb") as f:
@@ -110,6 +110,8 @@ def main():
                 run_case(tmp, f"seed={seed} iodepth={depth}", f"seed = {seed}\niodepth = {depth}\n")
             run_case(tmp, f"seed={seed} ops=256", f"seed = {seed}\niodepth = {1 + seed % 2 * 3}\nops = 256\n")
         run_case(tmp, "threads=2", "threads = 2\niodepth = 4\n")
+        for depth in (1, 4):  # no end but the time: the written blocks again and again
+            run_case(tmp, f"time_based iodepth={depth}", f"time_based = true\niodepth = {depth}\n")
         run_case(tmp, "random_map=false", "random_map = false\n")
         # a ramp would read another order's blocks: none after a cut write
         run_case(tmp, "ramp_time", "ramp_time = 100ms\niodepth = 4\n", no_ramp=True)

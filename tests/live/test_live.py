@@ -30,6 +30,7 @@ import csv
 import json
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -176,6 +177,99 @@ def test_progress_bigread():
     check("bigread: the line on stderr", "MiB/s" in p.stderr and "\r" in p.stderr, repr(p.stderr[:200]))
 
 
+GROUP_RE = re.compile(r"^(\w+): group (\d+), (\d+) jobs? \((\d+) running\)(?:  (?:ramp|\s*([\d.]+)%))?  "
+                      r"([\d.]+ \w+)  ([\d.]+) MiB/s  (\S+) IOPS(?:  ETA (\d+):(\d\d))?\033\[K$")
+UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def split_notes(err):
+    """stderr: what the line drew, then the run's notes as warning lines."""
+    line, sep, notes = err.partition("iobench: warning: ")
+    return line, sep + notes
+
+
+def group_lines(err):
+    """The group lines drawn on stderr (before the notes), parsed: (tool,
+    group, jobs, running, share %, bytes, MiB/s, ETA s); any other piece of
+    the line is a failure."""
+    got = []
+    for piece in split_notes(err)[0].split("\r")[1:]:
+        if piece == "\033[K" or not piece:
+            continue  # the clearing of the line
+        m = GROUP_RE.match(piece)
+        if not m:
+            got.append(None)
+            continue
+        num, unit = m.group(6).split()
+        got.append((m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)),
+                    float(m.group(5)) if m.group(5) else None, float(num) * UNITS[unit], float(m.group(7)),
+                    int(m.group(9)) * 60 + int(m.group(10)) if m.group(9) else None))
+    return got
+
+
+def test_progress_group():
+    """A group's jobs run at once: one line for the group as a whole, with
+    its job count, share done, bytes, rate and time left.  Two jobs read 8 MiB
+    each at the pace of 4 MiB/s: 2 s at least, so 3 draws at least."""
+    d = workdir()
+    with open(os.path.join(d, "s.dat"), "wb") as f:
+        f.write(os.urandom(SIZE))
+    body = read_job("group = 1\n") + read_job("group = 1\n").replace("[r]", "[s]").replace("r.dat", "s.dat")
+    p = iobench(d, profile(d, body), "--output", "json", "--progress=always")
+    check("group: exit", p.returncode == 0, p.stderr)
+    lines = group_lines(p.stderr)
+    check("group: only group lines on stderr", lines and None not in lines, repr(p.stderr[:400]))
+    lines = [x for x in lines if x]
+    check("group: 3 draws at least in 2 s", len(lines) >= 3, repr(p.stderr[:400]))
+    check("group: names the group and its jobs", all(x[:3] == ("iobench", 1, 2) and x[3] <= 2 for x in lines),
+          str(lines))
+    pcts = [x[4] for x in lines]
+    check("group: share done grows within 0..100", None not in pcts and pcts == sorted(pcts)
+          and 0 <= pcts[0] and pcts[-1] <= 100, str(pcts))
+    moved = [x[5] for x in lines]
+    check("group: bytes of both jobs, growing", moved == sorted(moved) and moved[-1] <= 2 * SIZE
+          and moved[-1] > SIZE / 2, str(moved))
+    check("group: a rate and a time left", any(x[6] > 0 for x in lines) and all(x[7] is not None for x in lines),
+          str(lines))
+    line, notes = split_notes(p.stderr)
+    check("group: the line is cleared at the end", line.endswith("\r\033[K"), repr(line[-40:]))
+    check("group: after it, the notes only", "\r" not in notes and
+          all(x.startswith("iobench: warning: ") for x in notes.splitlines()), repr(notes[-200:]))
+    try:
+        check("group: stdout is one JSON document", len(records(p.stdout, "phase")) == 2)
+    except ValueError as e:
+        check("group: stdout is one JSON document", False, str(e))
+    p = iobench(d, profile(d, body), "--output", "json", "--progress=never")
+    check("group: never draws nothing", p.returncode == 0 and "\r" not in p.stderr and "\033" not in p.stderr
+          and split_notes(p.stderr)[0] == "", repr(p.stderr[:200]))
+
+
+def test_progress_fio():
+    """A fio job file: every job is in a group, and the group's line is drawn.
+    Two time_based jobs of 1.5 s on the posix backend (fio files choose their
+    engine): 1.5 s at least however fast the machine, so 2 draws at least."""
+    d = workdir()
+    fio = os.path.join(d, "t.fio")
+    with open(fio, "w") as f:
+        f.write("[global]\nrw=randread\nbs=4k\nsize=1m\nruntime=1500ms\ntime_based\n"
+                "[a]\nfilename=a.dat\n[b]\nfilename=b.dat\n")
+    for n in ("a.dat", "b.dat"):
+        with open(os.path.join(d, n), "wb") as f:
+            f.write(os.urandom(1 << 20))
+    p = run([os.path.join(A.bin, "iobench"), "run", fio, "--dir", d, "--plugin-dir", A.plugin_dir,
+             "--output", "json", "--progress=always"], d)
+    check("fio: exit", p.returncode == 0, p.stderr)
+    lines = group_lines(p.stderr)
+    check("fio: only group lines on stderr", lines and None not in lines, repr(p.stderr[:400]))
+    lines = [x for x in lines if x]
+    check("fio: 2 draws at least in 1.5 s", len(lines) >= 2, repr(p.stderr[:400]))
+    check("fio: the group of both jobs", all(x[2] == 2 for x in lines), str(lines))
+    check("fio: time left at most the runtime, and falling",
+          all(x[7] is not None and x[7] <= 2 for x in lines) and [x[7] for x in lines] == sorted(
+              [x[7] for x in lines], reverse=True), str(lines))
+    check("fio: share done from the time", all(x[4] is not None and 0 <= x[4] <= 100 for x in lines), str(lines))
+
+
 def test_progress_refused():
     d = workdir()
     for tool, args in (("iobench", ["run", "x.ini", "--progress=sometimes"]), ("iotest", ["--progress=sometimes"]),
@@ -250,7 +344,7 @@ def test_intervals_streams_ramp():
     interval_sums(recs, "streams", [r for r in recs if r["kind"] == "phase"][0], 0.25)
     # random reads with a ramp and a time limit: the intervals cover the window
     js = os.path.join(d, "o2.json")
-    body = read_job("access = rand\nruntime = 1500ms\nramp_time = 500ms\nlog_interval = 250ms\n")
+    body = read_job("access = rand\nruntime = 1500ms\ntime_based = true\nramp_time = 500ms\nlog_interval = 250ms\n")
     p = iobench(d, profile(d, body, "q.ini"), "--output", "json=" + js)
     check("ramp: exit", p.returncode == 0, p.stderr)
     with open(js) as f:
@@ -353,6 +447,8 @@ CASES = {
     "progress_pty": test_progress_auto_pty,
     "progress_bigread": test_progress_bigread,
     "progress_refused": test_progress_refused,
+    "progress_group": test_progress_group,
+    "progress_fio": test_progress_fio,
     "intervals": test_intervals,
     "intervals_streams_ramp": test_intervals_streams_ramp,
     "livecsv": test_livecsv,

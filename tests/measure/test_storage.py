@@ -139,11 +139,18 @@ def cached_run(d, text):
 
 def case_cached_read(d):
     write_file(d)
-    recs, notes, _, kread, _ = cached_run(d, "[r]\nfilename = data\nsize = 16M\nblock_size = 1M\nphases = read\n"
-                                             "evict_before_read = false\nkeep_files = true\n")
-    rec = recs[0]
-    need_counts(rec)
-    kernel = 100.0 * (rec["bytes"] - min(kread, rec["bytes"])) / rec["bytes"]
+    # The kernel's count is the whole process's: when another test drops
+    # every cache (as root) while this one runs, the binary and its plugins
+    # are read from storage again at start-up, outside the phase.  Such a run
+    # is tried again (3 tries); a disagreement inside the phase stays.
+    for _ in range(3):
+        recs, notes, _, kread, _ = cached_run(d, "[r]\nfilename = data\nsize = 16M\nblock_size = 1M\n"
+                                                 "phases = read\nevict_before_read = false\nkeep_files = true\n")
+        rec = recs[0]
+        need_counts(rec)
+        kernel = 100.0 * (rec["bytes"] - min(kread, rec["bytes"])) / rec["bytes"]
+        if abs(rec["cached_read_pct"] - kernel) <= 5:
+            break
     said = [cache_share(n) for n in notes if cache_share(n) is not None]
     expect(len(said) == 1, "one measured cache note, got %s" % notes)
     expect(abs(said[0] - kernel) <= 5 and abs(rec["cached_read_pct"] - kernel) <= 5,

@@ -2,7 +2,9 @@
 """The Debian package, built and used as a user would.
 
   deb          cpack -G DEB builds the .deb (name, version, Depends on the
-               iniparser runtime); dpkg -x unpacks it into a temporary
+               iniparser runtime, and on the package of every library any
+               binary or plugin in it needs: readelf -d's NEEDED, found with
+               ldconfig -p and dpkg -S); dpkg -x unpacks it into a temporary
                directory; from there, with IOBENCH_PLUGIN_PATH unset,
                `iobench plugins` finds the unpacked plugins (and nothing from
                the build tree) and one short job runs; the man pages, docs
@@ -59,10 +61,12 @@ def case_deb(o):
     info = sh(["dpkg-deb", "-f", deb, "Package", "Version", "Depends", "Maintainer"]).stdout
     check(re.search(r"^Package: iobench$", info, re.M) is not None, "package name iobench")
     check(re.search(r"^Depends: .*libiniparser1", info, re.M) is not None, "depends on libiniparser1: %s" % info)
+    depends = sh(["dpkg-deb", "-f", deb, "Depends"]).stdout.strip()
     check(re.search(r"^Maintainer: \S", info, re.M) is not None, "has a maintainer")
     root = os.path.join(o.work, "root")
     p = sh(["dpkg", "-x", deb, root])
     check(p.returncode == 0, "dpkg -x unpacks it")
+    check_depends(root, depends)
     iobench = os.path.join(root, "usr", "bin", "iobench")
     for b in ("iobench", "iotest", "io_profile", "bigread"):
         check(os.access(os.path.join(root, "usr", "bin", b), os.X_OK), "usr/bin/%s" % b)
@@ -93,6 +97,54 @@ def case_deb(o):
         check(os.path.isfile(os.path.join(share, f)), "usr/share/" + f)
     pages = glob.glob(os.path.join(share, "man", "man1", "*.1*"))
     check(len(pages) == 4, "four man pages (%s)" % [os.path.basename(x) for x in pages])
+
+
+def owner(path):
+    """The Debian package holding a library path ('' when none), trying the
+    path, its target and its twin across /usr (merged /usr)."""
+    tries = [path, os.path.realpath(path)]
+    for t in list(tries):
+        tries.append(t[4:] if t.startswith("/usr/") else "/usr" + t)
+    for t in tries:
+        p = sh(["dpkg", "-S", t])
+        if p.returncode == 0 and p.stdout:
+            return p.stdout.split(":")[0].split(",")[0].strip()
+    return ""
+
+
+def check_depends(root, depends):
+    """Every NEEDED library of every ELF file in the package belongs to a
+    package Depends names (or is in the package itself)."""
+    if not shutil.which("readelf") or not shutil.which("ldconfig"):
+        check(False, "readelf and ldconfig are needed to check Depends")
+        return
+    names = {re.sub(r"\s*\(.*?\)", "", d).strip() for d in depends.split(",") if d.strip()}
+    cache = {}
+    for line in sh(["ldconfig", "-p"]).stdout.splitlines()[1:]:
+        m = re.match(r"^\s*(\S+) \(([^)]*)\) => (\S+)$", line)
+        if m and ("x86-64" in m.group(2) or "64" in m.group(2) or m.group(1) not in cache):
+            cache.setdefault(m.group(1), m.group(3))
+    elves = []
+    for d, _, files in os.walk(root):
+        for f in files:
+            fp = os.path.join(d, f)
+            with open(fp, "rb") as fh:
+                if fh.read(4) == b"\x7fELF":
+                    elves.append(fp)
+    shipped = {os.path.basename(e) for e in elves}
+    check(len(elves) >= 14, "the package holds the 4 binaries and the plugins as ELF files (%d)" % len(elves))
+    seen = {}
+    for e in elves:
+        out = sh(["readelf", "-d", e]).stdout
+        for lib in re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out):
+            if lib in shipped:
+                continue
+            pkg = seen.get(lib)
+            if pkg is None:
+                pkg = seen[lib] = owner(cache.get(lib, "")) if lib in cache else ""
+            check(pkg != "" and pkg in names, "%s needs %s, from package %r: in Depends (%s)" % (
+                os.path.relpath(e, root), lib, pkg, depends))
+    check("liburing.so.2" in seen, "the io_uring plugin's liburing.so.2 was among the libraries checked")
 
 
 def th_lines(pages):

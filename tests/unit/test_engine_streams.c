@@ -172,23 +172,40 @@ static void test_runtime_ends_near_limit(void **state)
 	iob_phase_result_free(&r);
 }
 
-/* With a time limit and no count, access goes on past one pass: random
- * draws again, sequential wraps to the start of the file. */
+/* time_based: access goes on past one pass until the limit, random draws
+ * again, sequential wraps to the start of the file.  Without it the time
+ * limit only bounds the phase: one pass (the default count), however long
+ * the limit. */
 static void test_runtime_without_count_goes_round(void **state)
 {
 	(void)state;
-	for (int seq = 0; seq < 2; seq++) {
-		struct iob_phase_spec s = spec_for(IOB_PHASE_READ, seq ? IOB_ACCESS_SEQ : IOB_ACCESS_RAND);
-		struct iob_phase_result r;
-		s.file_size = 16 * BS;
-		s.runtime_ns = 200000000; /* 200 ms of memory copies: far more than 16 reads */
-		assert_int_equal(iob_phase_run(&s, &r), 0);
-		assert_true(r.ops > 16);
-		assert_int_equal(r.bytes, r.ops * BS);
-		assert_true(r.elapsed_ns >= s.runtime_ns);
-		assert_true(fk.max_end <= 16 * BS || !seq);
-		iob_phase_result_free(&r);
-	}
+	for (int seq = 0; seq < 2; seq++)
+		for (int tb = 0; tb < 2; tb++) {
+			struct iob_phase_spec s = spec_for(IOB_PHASE_READ, seq ? IOB_ACCESS_SEQ : IOB_ACCESS_RAND);
+			struct iob_phase_result r;
+			s.file_size = 16 * BS;
+			s.runtime_ns = 200000000; /* 200 ms of memory copies: far more than 16 reads */
+			s.time_based = tb;
+			assert_int_equal(iob_phase_run(&s, &r), 0);
+			if (tb) {
+				assert_true(r.ops > 16);
+				assert_true(r.elapsed_ns >= s.runtime_ns);
+			} else {
+				assert_int_equal(r.ops, 16); /* one pass: the limit added nothing */
+			}
+			assert_int_equal(r.bytes, r.ops * BS);
+			assert_true(fk.max_end <= 16 * BS || !seq);
+			iob_phase_result_free(&r);
+		}
+	/* time_based without a limit: refused, nothing done */
+	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND);
+	struct iob_phase_result r;
+	s.file_size = 16 * BS;
+	s.time_based = 1;
+	assert_int_equal(iob_phase_run(&s, &r), -EINVAL);
+	assert_non_null(strstr(r.error, "time_based needs a runtime"));
+	assert_int_equal(r.ops, 0);
+	iob_phase_result_free(&r);
 }
 
 /* Whichever comes first: a count that ends before the limit ends the phase. */

@@ -356,6 +356,7 @@ static const char *every_key[][3] = {
     {"iodepth", "8", "65536"},
     {"memory_limit", "64M", "1T"},
     {"runtime", "90s", "2m"},
+    {"time_based", "true", NULL},
     {"stonewall", "5s", "1m"},
     {"ramp_time", "500ms", "100us"},
     {"rwmix_read", "70", "0"},

@@ -136,7 +136,7 @@ not_measured)
 interrupt)
 	# Ctrl-C: wine turns SIGINT into CTRL_C_EVENT for the console handler;
 	# the run stops with partial results, removes its file and exits 130
-	printf '[global]\nbackend = win32\nsize = 16M\nruntime = 60s\n[w]\naccess = rand\nblock_size = 4K\nphases = write\n' >p.ini
+	printf '[global]\nbackend = win32\nsize = 16M\nruntime = 60s\ntime_based = true\n[w]\naccess = rand\nblock_size = 4K\nphases = write\n' >p.ini
 	"$wine" "$bin/iobench.exe" run p.ini --output human,json=o.json >out.raw 2>err.raw </dev/null &
 	pid=$!
 	n=0

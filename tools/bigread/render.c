@@ -13,8 +13,9 @@
  *   Note: ...                                          (each caveat)
  *   Note: interrupted: ... / Note: the read failed: ...  (a partial summary)
  *
- * Numbers print with %g, as the legacy tool printed them.  The sink batches
- * block lines when it is not a terminal (core/src/output.c).  Errors are not
+ * Numbers print with %g, as the legacy tool printed them.  The sink writes
+ * block lines coming less than 10 ms apart together when it is not a
+ * terminal (core/src/output.c).  Errors are not
  * printed here: the tool says them once on stderr.
  */
 #include <errno.h>

@@ -75,6 +75,11 @@ static int build_job(const struct bigread_args *a, int is_stdin, struct iob_job 
 		snprintf(j->filename, sizeof j->filename, "-");
 	} else {
 		snprintf(j->filename, sizeof j->filename, "%s", a->in + iob_path_dir(a->in, j->dir, sizeof j->dir));
+		/* the read goes to the end of the file: its size, for --dump-profile (the
+		 * phase record gives the bytes read) */
+		uint64_t size;
+		if (iob_target_size(a->in, &size) == 0 && size)
+			j->size = size;
 	}
 	j->access = IOB_ACCESS_SEQ;
 	j->phases = IOB_PHASE_BIT(IOB_PHASE_READ);
@@ -110,6 +115,8 @@ static int run_or_dump(const struct bigread_args *a, const struct iob_registry *
 		if (!is_stdin && iob_job_resolve_dir(&job, err, sizeof err) != 0)
 			return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
 		printf("; %s\n; The same read for 'iobench run FILE'.\n", source);
+		if (is_stdin) /* nothing tells its size before the read */
+			printf("; Standard input is read to its end: size is not used.\n");
 		if (iob_profile_write(stdout, &job, 1, "bigread's one job") != 0 || fflush(stdout) != 0)
 			return iob_cli_fail(IOB_EXIT_FAIL, "writing the profile failed");
 		return IOB_EXIT_OK;
@@ -132,7 +139,7 @@ int bigread_main(int argc, char **argv)
 	int code;
 
 	iob_log_set_program("bigread");
-	if ((code = iob_cli_refuse_mpi("bigread")) != 0) {
+	if ((code = iob_cli_std_fds()) != 0 || (code = iob_cli_refuse_mpi("bigread")) != 0) {
 		free(a);
 		return code;
 	}

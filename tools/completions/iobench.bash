@@ -69,8 +69,8 @@ _iobench() {
 	run | check)
 		if [[ $cur == -* ]]; then
 			[ "$cmd" = run ] && _iobench_words "--output --dir --plugin-dir --verbose --progress --log-interval
---livecsv --repeat --set --fio --fio-ignore --wide --memory-limit" ||
-				_iobench_words "--dir --plugin-dir --verbose --set --fio --fio-ignore --memory-limit"
+--livecsv --repeat --set --fio --fio-ignore --wide --memory-limit --allow-device" ||
+				_iobench_words "--dir --plugin-dir --verbose --set --fio --fio-ignore --memory-limit --allow-device"
 		else
 			local IFS=$'\n'
 			COMPREPLY=($(compgen -f -X '!*.ini' -- "$cur") $(compgen -f -X '!*.fio' -- "$cur")

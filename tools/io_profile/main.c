@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 
 	iob_utf8_args(&argc, &argv);
 	iob_log_set_program(IOP_TOOL);
-	if ((rc = iob_cli_refuse_mpi(IOP_TOOL)) != 0)
+	if ((rc = iob_cli_std_fds()) != 0 || (rc = iob_cli_refuse_mpi(IOP_TOOL)) != 0)
 		return rc;
 	rc = iop_parse_args(argc, argv, &o, err, sizeof err);
 	if (rc)

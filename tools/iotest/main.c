@@ -57,6 +57,8 @@ int main(int argc, char **argv)
 
 	iob_utf8_args(&argc, &argv);
 	iob_log_set_program("iotest");
+	if ((code = iob_cli_std_fds()) != 0)
+		goto out;
 	if (!o || !reg)
 		return iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
 	/* under mpirun: MPI_Init before anything can exit (docs/mpi.md) */

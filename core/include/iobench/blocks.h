@@ -36,7 +36,8 @@ const char *iob_clock_name(enum iob_clock clock);
 
 int iob_blocks_init(struct iob_blocks *b, enum iob_clock clock, const char *job, const char *file,
 		    uint64_t block_size);
-/* The engine's per-sample hook: emit every block whose speed is final. */
+/* The engine's per-sample hook: emit every block whose speed is final; with
+ * no sample yet (the file is open), the "series" header. */
 void iob_blocks_stream(struct iob_blocks *b, const struct iob_series *s, struct iob_outputs *out);
 /* After the phase: the blocks not out yet, then the summary fields appended
  * to the phase record rb, and the notes they call for.  Returns 0, or

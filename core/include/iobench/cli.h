@@ -31,6 +31,16 @@ int iob_cli_exit_code(int status, int signal_number);
 extern volatile sig_atomic_t iob_cli_stop;
 void iob_cli_trap_signals(void);
 
+/* First thing in a main, before anything is opened: standard input,
+ * output or error found closed is opened on the null device (os.h), so no
+ * file the tool opens becomes one of them.  A closed standard output is
+ * refused: the tool writes its results there (exit 2, one line on
+ * stderr).  Returns 0 or the exit code. */
+int iob_cli_std_fds(void);
+/* Set by iob_cli_std_fds: standard input was closed at start, so it cannot
+ * be read as data (check.c refuses a job reading '-'). */
+extern int iob_cli_stdin_closed;
+
 /* Hand the run's end to the outputs: notes, status and error. */
 int iob_cli_end_run(struct iob_outputs *out, const struct iob_notes *notes, int status, int interrupted,
 		    const char *error);

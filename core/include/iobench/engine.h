@@ -55,7 +55,10 @@ struct iob_phase_spec {
 	enum iob_clock series_clock;
 	/* With record_series: called after every sample is appended, outside the
 	 * per-I/O clock reads but inside the phase time (a reported rate includes
-	 * everything done during the phase).  May be NULL. */
+	 * everything done during the phase); also once with no sample when a
+	 * file (not a stream) is open, before its first read.  A block is read
+	 * in pieces of at most 64 MiB, and a stop between two pieces ends the
+	 * phase with the block's bytes so far as its last sample.  May be NULL. */
 	void (*on_sample)(void *arg, const struct iob_series *series);
 	void *sample_arg;
 	volatile sig_atomic_t *stop; /* set by a signal handler to stop early; may be NULL */
@@ -67,7 +70,12 @@ struct iob_phase_spec {
 	uint32_t iodepth;      /* I/Os in flight; 0/1: one at a time (read_at/write_at),
 				* above 1: the queued loop over an IOB_CAP_ASYNC backend */
 	uint64_t runtime_ns;   /* 0, or the phase ends at this time limit (or after its
-				* ops/loops, whichever comes first) */
+				* ops/loops/one pass, whichever comes first) */
+	int time_based;        /* with runtime_ns (required): the order starts over, pass
+				* after pass, until the limit; ops and loops no longer end it */
+	int evict_passes;      /* every further pass over a file (looping: time_based, loops
+				* above 1, a ramp) starts with the file's cached pages dropped
+				* (iob_cache_drop_range over the pass's range), inside the timed window */
 	uint64_t ramp_ns;      /* I/O done before the measured window, not counted */
 	uint32_t rwmix_read;   /* phase IOB_PHASE_MIXED: reads with this probability (%) */
 	uint64_t region_off, region_len; /* sequential: this stream's part of each file;

@@ -70,7 +70,8 @@ struct iob_job {
 	uint32_t iodepth;             /* I/Os in flight per stream (default 1) */
 	uint64_t memory_limit;        /* bytes the run may allocate at once; 0 = what the OS says is
 				       * available (check.c, the memory budget) */
-	uint64_t runtime_ns;          /* 0, or each phase ends at this time limit */
+	uint64_t runtime_ns;          /* 0, or each phase ends at this time limit (a bound only) */
+	int time_based;               /* with runtime: each phase passes over its files until the limit */
 	uint64_t stonewall_ns;        /* 0, or every rank stops each phase this long after the common start */
 	uint64_t ramp_ns;             /* I/O before the measured window, not counted */
 	uint32_t rwmix_read;          /* phase mixed: % reads (default 50) */

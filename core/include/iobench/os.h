@@ -71,6 +71,10 @@ int iob_dir_writable(const char *dir);
 int iob_cache_residency(const char *path, uint64_t *resident_pages, uint64_t *total_pages);
 /* Write back and evict one file from the page cache (fsync + fadvise). */
 int iob_cache_evict(const char *path);
+/* Drop one file's cached pages in [off, off + len) (len 0: to the end),
+ * without waiting: dirty pages are sent to storage and dropped once written
+ * (fadvise DONTNEED alone, what fio's invalidate does at each pass). */
+int iob_cache_drop_range(const char *path, uint64_t off, uint64_t len);
 /* Write back everything (sync(2)). */
 void iob_sync_all(void);
 /* Drop the whole page cache (writes /proc/sys/vm/drop_caches; needs root). */
@@ -100,6 +104,19 @@ int iob_is_terminal(FILE *f);
 int iob_write_all(int fd, const void *data, size_t len);
 /* The descriptor under a stdio stream. */
 int iob_stream_fd(FILE *f);
+/* Is f a pipe (FIFO)?  0 on Windows. */
+int iob_stream_is_pipe(FILE *f);
+/* Wait up to timeout_ms for the reader of pipe f to go (every read end
+ * closed); once it has, send SIGPIPE to the process, as a write to the pipe
+ * would have raised it, and return 1; else 0.  The calling thread (a
+ * watcher) blocks the stop signals, so the handler runs in another thread.
+ * 0 on Windows. */
+int iob_stream_reader_gone(FILE *f, int timeout_ms);
+/* Standard input, output and error that are closed at start are opened on
+ * the null device, so that no file the run opens later becomes one of them.
+ * Returns a mask of those that were closed (1 stdin, 2 stdout, 4 stderr),
+ * or -errno when one could not be opened.  0 on Windows. */
+int iob_std_fds_reopen(void);
 /* Run argv (looked up on PATH) with stdio on /dev/null; 0 when it exited 0. */
 int iob_run_quiet(char *const argv[]);
 /* Sleep ns nanoseconds; returns early once *stop is set (stop may be NULL). */

@@ -69,9 +69,10 @@ int iob_outputs_begin(struct iob_outputs *o, const struct iob_run_info *run);
 int iob_outputs_record(struct iob_outputs *o, const struct iob_record *rec);
 int iob_outputs_end(struct iob_outputs *o, const struct iob_run_end *end);
 /* A record among many that come together while a phase runs (a series'
- * block records): a file or a pipe gets them in batches, written when the
- * stream's buffer fills and flushed by the next iob_outputs_record,
- * iob_outputs_end or close; a terminal still sees each at once.  Errors are
+ * block records): a file or a pipe gets each with those before it when
+ * 10 ms or more passed since the last such write, else when the stream's
+ * buffer fills or with the next iob_outputs_record, iob_outputs_end or
+ * close; a terminal still sees each at once.  Errors are
  * checked and kept as above. */
 int iob_outputs_record_batch(struct iob_outputs *o, const struct iob_record *rec);
 /* The kept failure as one line naming the output and its file, e.g.

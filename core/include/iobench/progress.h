@@ -62,4 +62,26 @@ void iob_observer_stop(struct iob_observer *o);
  * while a phase runs).  Cheap when there is none. */
 void iob_progress_clear(void);
 
+/* The jobs of a group run at once, so one line speaks for the group as a
+ * whole (the runner's thread draws it while it waits for them):
+ *
+ *   iobench: group 1, 4 jobs (3 running)  42.0%  1.50 GiB  118.3 MiB/s  30.3k IOPS  ETA 0:05
+ *
+ * (share done when every job's end is known, bytes moved so far by all its
+ * jobs, MiB/s and IOPS since the last draw, time until the last job ends).
+ * The caller sums what the jobs' streams publish (live.h). */
+struct iob_group_view {
+	const char *tool;
+	unsigned group;
+	size_t njobs, running;
+	uint64_t bytes, ops; /* moved so far by every job of the group */
+	double frac;	     /* share done, 0..1; < 0: unknown */
+	double left_s;	     /* time until the last job ends; < 0: unknown */
+	int ramping;	     /* every running job is in its ramp */
+};
+struct iob_group_line {
+	uint64_t last_ns, last_bytes, last_ops; /* the last draw; all 0 before the first */
+};
+void iob_progress_draw_group(struct iob_group_line *st, const struct iob_group_view *v, uint64_t now_ns);
+
 #endif

@@ -110,6 +110,8 @@ struct iob_run {
 	struct iob_livecsv *livecsv;
 	/* the jobs' fio-style logs (fiolog.h), open for the whole run */
 	struct iob_fiologs *fiologs;
+	/* watches the reader of a pipe on standard output (runner.c) */
+	struct iob_reader_watch *watch;
 	/* the repeats of the phase running now (repeat.h), or NULL */
 	struct iob_repeats *rep;
 };
