@@ -153,6 +153,8 @@ struct lat_sampler {
 	double overhead; /* last measured cost of timing one I/O, ticks */
 	struct iob_hist *lv[LAT_LEVELS]; /* lv[LAT_LEVELS - 1] is the result's histogram */
 	struct iob_hist *lvw[LAT_LEVELS]; /* mixed phases: the same for writes, else NULL */
+	struct iob_hist *levels; /* one allocation holding every lv[i] and lvw[i] but the last */
+	size_t nlevels;
 	unsigned depth;	 /* I/Os in flight: 1, or the queued loop's iodepth */
 };
 
@@ -169,11 +171,12 @@ static int lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist *
 	s->overhead = timing_floor_ticks;
 	s->lv[LAT_LEVELS - 1] = h;
 	s->lvw[LAT_LEVELS - 1] = hw;
+	s->nlevels = (LAT_LEVELS - 1) * (hw ? 2u : 1u);
+	if (!(s->levels = iob_hist_new_n(s->nlevels)))
+		return -ENOMEM;
 	for (unsigned i = 0; i + 1 < LAT_LEVELS; i++) {
-		if (!(s->lv[i] = iob_hist_new()))
-			return -ENOMEM;
-		if (hw && !(s->lvw[i] = iob_hist_new()))
-			return -ENOMEM;
+		s->lv[i] = &s->levels[i];
+		s->lvw[i] = hw ? &s->levels[LAT_LEVELS - 1 + i] : NULL;
 	}
 	return 0;
 }
@@ -195,8 +198,7 @@ static void lat_merge_levels(struct lat_sampler *s, struct iob_hist **lv)
 	for (unsigned i = 0; i + 1 < LAT_LEVELS; i++) {
 		if (lv[i] && i >= s->m && h)
 			iob_hist_merge(h, lv[i]);
-		iob_hist_free(lv[i]);
-		lv[i] = NULL;
+		lv[i] = NULL; /* freed with s->levels */
 	}
 }
 
@@ -206,6 +208,8 @@ static void lat_finish(struct lat_sampler *s, struct iob_phase_result *r)
 	struct iob_hist *h = s->lv[LAT_LEVELS - 1], *hw = s->lvw[LAT_LEVELS - 1];
 	lat_merge_levels(s, s->lv);
 	lat_merge_levels(s, s->lvw);
+	iob_hist_free_n(s->levels, s->nlevels);
+	s->levels = NULL;
 	r->lat_sample_every = 1u << s->m;
 	r->lat_samples = (h ? h->count : 0) + (hw ? hw->count : 0);
 	r->lat_timing_ns = s->overhead / ticks_per_ns;
