@@ -802,7 +802,9 @@ __attribute__((noinline)) static int phase_event(struct phase *ph)
 /* Make a buffer the phase allocated present before the clock starts: a copy
  * of `from`, else the pattern as at offset 0 (pattern 1), else (a buffer
  * reads fill) one byte written per 4 KiB, which faults every page in without
- * filling it (bigread bufsize=0.5 over a cached 1 GiB: docs/performance.md).  In pieces, looking at the stop flag before each:
+ * filling it, or where the OS can, its pages made present in one call
+ * (iob_mem_populate; bigread bufsize=0.5 over a cached 1 GiB:
+ * docs/performance.md).  In pieces, looking at the stop flag before each:
  * GiBs of buffers take seconds to touch, and SIGTERM must not wait for them
  * (issue 24).  0, or 1 when a stop came (the phase ends interrupted). */
 #define TOUCH_PIECE ((size_t)64 << 20)
@@ -818,7 +820,7 @@ static int touch(struct phase *ph, unsigned char *buf, const unsigned char *from
 			memcpy(buf + at, from + at, n);
 		else if (pattern)
 			iob_pattern_fill(&ph->spec->pattern, buf + at, n, at);
-		else
+		else if (iob_mem_populate(buf + at, n) != 0)
 			for (size_t p = 0; p < n; p += 4096)
 				buf[at + p] = 0;
 	}

@@ -101,6 +101,23 @@ void iob_free_aligned(void *ptr)
 	free(ptr);
 }
 
+int iob_mem_populate(void *p, size_t len)
+{
+#if defined(__linux__)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older headers lack it */
+#endif
+	uintptr_t ps = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(ps - 1);
+	if (len == 0)
+		return 0;
+	return madvise((void *)a, (size_t)((uintptr_t)p + len - a), MADV_POPULATE_WRITE) == 0 ? 0 : -errno;
+#else
+	(void)p;
+	(void)len;
+	return -ENOTSUP;
+#endif
+}
+
 uint64_t iob_physical_memory(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES);
