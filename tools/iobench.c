@@ -28,7 +28,7 @@ static void usage(FILE *f)
 		"usage: iobench run PROFILE.ini|JOBS.fio [--output LIST] [--dir DIR] [--set KEY=VALUE]...\n"
 		"                   [--allow-device]\n"
 		"       iobench check PROFILE.ini|JOBS.fio [--dir DIR] [--set KEY=VALUE]... [--allow-device]\n"
-		"       iobench plugins [--plugin-dir DIR]...\n"
+		"       iobench plugins [--plugin-dir DIR]... [--options BACKEND]\n"
 		"       iobench keys [--fio] [--markdown]\n"
 		"       iobench compare BASE.json NEW.json [--threshold 5%%] [--alpha 0.05]\n"
 		"                       [--json FILE] [--svg FILE]\n"
@@ -36,7 +36,8 @@ static void usage(FILE *f)
 		"\n"
 		"  run      run every job of the profile (or fio job file), in file order\n"
 		"  check    load and check the profile and plugins; run nothing, create nothing\n"
-		"  plugins  list the plugins found, where from, and their ABI version\n"
+		"  plugins  list the plugins found, where from, and their ABI version;\n"
+		"           --options BACKEND: the options the backend declares\n"
 		"  keys     list every profile key: type, unit, default, meaning (--fio: the fio keys\n"
 		"           read from fio job files and what they map to)\n"
 		"  compare  compare two results (iobench JSON or fio's JSON): per phase and figure the\n"
@@ -130,6 +131,38 @@ static int list_plugins(const struct iob_registry *reg)
 	return 0;
 }
 
+/* `iobench plugins --options NAME`: the options a backend declares. */
+static int list_options(const struct iob_registry *reg, const char *name)
+{
+	char a[1024], b[1024], c[1024];
+	const struct iob_loaded *l = iob_registry_find(reg, IOB_PLUGIN_BACKEND, name);
+	if (!l) {
+		iob_registry_missing(reg, IOB_PLUGIN_BACKEND, name, b, sizeof b);
+		return iob_cli_fail(IOB_EXIT_USAGE, "%s", plugin_text(b, a, sizeof a));
+	}
+	if (!l->desc.options) {
+		printf("backend %s declares no options (plugin ABI %u.%u); it checks its backend_options itself\n",
+		       plugin_text(l->name, a, sizeof a), l->desc.abi_major, l->desc.abi_minor);
+		return 0;
+	}
+	printf("%-14s %-6s %-14s %-s\n", "OPTION", "TYPE", "DEFAULT", "VALUES / MEANING");
+	for (size_t i = 0; i < l->desc.noptions; i++) {
+		const struct iob_option_decl *d = &l->desc.options[i];
+		char values[256];
+		if (d->type == IOB_OPT_BOOL)
+			snprintf(values, sizeof values, "0|1");
+		else if (d->type == IOB_OPT_COUNT)
+			snprintf(values, sizeof values, "%llu..%llu", (unsigned long long)d->min, (unsigned long long)d->max);
+		else
+			snprintf(values, sizeof values, "%s", d->words);
+		printf("%-14s %-6s %-14s %s\n%-36s %s\n", plugin_text(d->name, a, sizeof a),
+		       d->type == IOB_OPT_BOOL ? "bool" : d->type == IOB_OPT_COUNT ? "count" : "word",
+		       plugin_text(d->def ? d->def : "", b, sizeof b), values, "",
+		       d->help ? plugin_text(d->help, c, sizeof c) : "");
+	}
+	return 0;
+}
+
 /* `iobench keys [--markdown]`: the key table; loads no plugin. */
 static int list_keys(int argc, char **argv)
 {
@@ -159,7 +192,7 @@ static const char *bad_option(char **argv)
 }
 
 enum { OPT_PROGRESS = 256, OPT_LOG_INTERVAL, OPT_LIVECSV, OPT_FIO, OPT_FIO_IGNORE, OPT_WIDE, OPT_MEMORY_LIMIT,
-       OPT_REPEAT, OPT_ALLOW_DEVICE };
+       OPT_REPEAT, OPT_ALLOW_DEVICE, OPT_OPTIONS };
 
 /* The time-series options, given on the command line for every job. */
 static const char *log_interval, *livecsv;
@@ -174,6 +207,8 @@ static int wide;
 /* --memory-limit SIZE (every job's memory_limit; a fio job file has no such key) */
 static const char *memory_limit;
 static int allow_device; /* --allow-device: allow_devices = true in every job */
+/* plugins --options NAME: the backend whose declared options are listed */
+static const char *options_of;
 
 /* --progress, --log-interval, --livecsv: checked as soon as they are read
  * (one line, exit 2, nothing created); any other option is unknown.
@@ -196,6 +231,8 @@ static int time_option(int c, const char *arg, char **argv)
 		if (iob_job_set(&scratch, "repeat", arg, err, sizeof err) != 0)
 			return iob_cli_fail(IOB_EXIT_USAGE, "--repeat: %s", err);
 		repeat = arg;
+	} else if (c == OPT_OPTIONS) {
+		options_of = arg;
 	} else if (c == OPT_FIO) {
 		force_fio = 1;
 	} else if (c == OPT_WIDE) {
@@ -305,8 +342,10 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 	if (strcmp(cmd, "plugins") == 0) {
 		if (profile)
 			return iob_cli_fail(IOB_EXIT_USAGE, "'plugins' takes no argument (got '%s')", profile);
-		return list_plugins(reg);
+		return options_of ? list_options(reg, options_of) : list_plugins(reg);
 	}
+	if (options_of)
+		return iob_cli_fail(IOB_EXIT_USAGE, "--options NAME belongs to 'iobench plugins'");
 	if (strcmp(cmd, "run") != 0 && strcmp(cmd, "check") != 0)
 		return iob_cli_fail(IOB_EXIT_USAGE, "unknown command '%s' (use run, check or plugins)", cmd);
 	if (!profile)
@@ -374,7 +413,7 @@ int main(int argc, char **argv)
 		{"fio", no_argument, NULL, OPT_FIO}, {"fio-ignore", required_argument, NULL, OPT_FIO_IGNORE},
 		{"wide", no_argument, NULL, OPT_WIDE}, {"memory-limit", required_argument, NULL, OPT_MEMORY_LIMIT},
 		{"repeat", required_argument, NULL, OPT_REPEAT},
-		{"allow-device", no_argument, NULL, OPT_ALLOW_DEVICE},
+		{"allow-device", no_argument, NULL, OPT_ALLOW_DEVICE}, {"options", required_argument, NULL, OPT_OPTIONS},
 		{NULL, 0, NULL, 0},
 	};
 	const char *outspec = "human", *dir = NULL;

@@ -135,6 +135,7 @@ int iob_aggregate(const struct iob_phase_result *const *r, size_t n, struct iob_
 	}
 	out->streams = n;
 	out->phase = r[0]->phase;
+	out->pattern_label = r[0]->pattern_label;
 	out->block_size = r[0]->block_size;
 	out->direct = 1;
 	uint64_t first_done = 0;
@@ -173,6 +174,7 @@ void iob_aggregate_as_result(const struct iob_aggregate *a, struct iob_phase_res
 {
 	memset(r, 0, sizeof *r);
 	r->phase = a->phase;
+	r->pattern_label = a->pattern_label;
 	r->block_size = a->block_size;
 	r->bytes = a->bytes;
 	r->ops = a->ops;

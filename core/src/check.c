@@ -6,7 +6,7 @@
  * run's own files.  Touches no file.
  */
 #include "iobench/fiojob.h"
-#include "iobench/runner.h"
+#include "iobench/runner.h" /* declares iob_suite_check, iob_run_check, which this file defines */
 
 #include <errno.h>
 #include <stdio.h>
@@ -61,22 +61,33 @@ static int in_dev_fs(const char *path)
 /* Refuse what is not a plain file (devices only when allowed, symlinks only
  * when followed), check access and existence.  Adds to *existing the bytes
  * already there that a write reuses.  Touches nothing. */
+static void refused(struct iob_target_refusal *t, enum iob_target_why why, const char *path)
+{
+	if (!t)
+		return;
+	t->why = why;
+	snprintf(t->path, sizeof t->path, "%s", path);
+}
+
 static int check_target(const struct iob_job *job, const char *path, int writes, int may_be_missing,
-			uint64_t *existing, char *err, size_t errlen)
+			uint64_t *existing, struct iob_target_refusal *t, char *err, size_t errlen)
 {
 	enum iob_path_kind k = iob_path_kind(path, 1);
 	enum iob_path_kind lk = iob_path_kind(path, 0);
 	int device = k == IOB_PATH_BLOCKDEV || k == IOB_PATH_CHARDEV;
-	if (device && !job->allow_devices) {
-		snprintf(err, errlen,
-			 "[%s] %s is a %s device%s; refusing to touch it (iobench --allow-device, or allow_devices = "
-			 "true in a profile)",
-			 job->name, path, k == IOB_PATH_BLOCKDEV ? "block" : "character",
-			 lk == IOB_PATH_SYMLINK ? " behind a symlink" : "");
+	int caller_refuses = k == IOB_PATH_CHARDEV && t && t->refuse_chardev;
+	if (device && (!job->allow_devices || caller_refuses)) {
+		snprintf(err, errlen, "[%s] %s is a %s device%s; refusing to touch it%s", job->name, path,
+			 k == IOB_PATH_BLOCKDEV ? "block" : "character", lk == IOB_PATH_SYMLINK ? " behind a symlink" : "",
+			 job->allow_devices ? "" : " (iobench --allow-device, or allow_devices = true in a profile)");
+		refused(t, k == IOB_PATH_BLOCKDEV ? IOB_TARGET_BLOCKDEV : IOB_TARGET_CHARDEV, path);
+		if (t)
+			t->behind_link = lk == IOB_PATH_SYMLINK;
 		return -EPERM;
 	}
 	if (lk == IOB_PATH_SYMLINK && k == IOB_PATH_MISSING) {
 		snprintf(err, errlen, "[%s] %s is a dangling symlink", job->name, path);
+		refused(t, IOB_TARGET_DANGLING, path);
 		return -ENOENT;
 	}
 	if (lk == IOB_PATH_SYMLINK && !job->follow_symlinks) {
@@ -89,6 +100,7 @@ static int check_target(const struct iob_job *job, const char *path, int writes,
 	if (k == IOB_PATH_DIRECTORY || k == IOB_PATH_OTHER) {
 		snprintf(err, errlen, "[%s] %s is %s, not a file", job->name, path,
 			 k == IOB_PATH_DIRECTORY ? "a directory" : "a fifo or socket");
+		refused(t, k == IOB_PATH_DIRECTORY ? IOB_TARGET_DIRECTORY : IOB_TARGET_OTHER, path);
 		return -EISDIR;
 	}
 	if (k == IOB_PATH_MISSING && in_dev_fs(path)) {
@@ -96,6 +108,7 @@ static int check_target(const struct iob_job *job, const char *path, int writes,
 		snprintf(err, errlen,
 			 "[%s] %s does not exist (no such device; iobench creates no file in /dev's file system)",
 			 job->name, path);
+		refused(t, IOB_TARGET_MISSING, path);
 		return -ENOENT;
 	}
 	if (k == IOB_PATH_MISSING) {
@@ -103,6 +116,7 @@ static int check_target(const struct iob_job *job, const char *path, int writes,
 			snprintf(err, errlen,
 				 "[%s] %s does not exist (no such file; a read-only job reads existing files)",
 				 job->name, path);
+			refused(t, IOB_TARGET_MISSING, path);
 			return -ENOENT;
 		}
 		return 0;
@@ -226,7 +240,7 @@ static int check_tree_dirs(const struct iob_job *job, const struct iob_filelist 
 }
 
 static int check_targets(const struct iob_job *job, const struct iob_filelist *fl, int may_be_missing,
-			 uint64_t *need, char *err, size_t errlen)
+			 uint64_t *need, struct iob_target_refusal *t, char *err, size_t errlen)
 {
 	int writes = (job->phases & WRITING_PHASES) != 0;
 	*need = 0;
@@ -239,6 +253,8 @@ static int check_targets(const struct iob_job *job, const struct iob_filelist *f
 	if (dk != IOB_PATH_DIRECTORY) {
 		snprintf(err, errlen, "[%s] dir '%s' %s", job->name, job->dir,
 			 dk == IOB_PATH_MISSING ? "does not exist" : "is not a directory");
+		if (dk == IOB_PATH_MISSING)
+			refused(t, IOB_TARGET_DIR_MISSING, fl->paths[0]);
 		return -ENOENT;
 	}
 	char dir[IOB_PATH_MAX];
@@ -255,7 +271,7 @@ static int check_targets(const struct iob_job *job, const struct iob_filelist *f
 	uint64_t existing = 0;
 	int all_devices = 1;
 	for (size_t i = 0; i < fl->n; i++) {
-		rc = check_target(job, fl->paths[i], writes, may_be_missing, &existing, err, errlen);
+		rc = check_target(job, fl->paths[i], writes, may_be_missing, &existing, t, err, errlen);
 		if (rc)
 			return rc;
 		enum iob_path_kind k = iob_path_kind(fl->paths[i], 1);
@@ -276,6 +292,15 @@ static int check_targets(const struct iob_job *job, const struct iob_filelist *f
 static int check_backend(const struct iob_job *job, const struct iob_loaded *b, char *err, size_t errlen)
 {
 	if (!job->backend_options[0])
+		return 0;
+	/* declared options (ABI 1.4): the core's own check names the bad one */
+	char why[768];
+	if (b->desc.options && iob_backend_check_declared(b, job->backend_options, why, sizeof why) != 0) {
+		snprintf(err, errlen, "[%s] backend %s refuses backend_options '%s': %s", job->name, b->desc.name,
+			 job->backend_options, why);
+		return -EINVAL;
+	}
+	if (b->desc.options && !b->backend.control)
 		return 0;
 	/* the backend says why through the log: that reason goes into the one
 	 * error line instead of a line of its own */
@@ -345,7 +370,7 @@ static int check_direct(const struct iob_job *job, const struct iob_loaded *b, c
 }
 
 static int job_check(const struct iob_job *job, const struct iob_registry *reg, int may_be_missing, uint64_t *need,
-		     char *err, size_t errlen)
+		     struct iob_target_refusal *t, char *err, size_t errlen)
 {
 	const struct iob_loaded *b = iob_registry_find(reg, IOB_PLUGIN_BACKEND, job->backend);
 	*need = 0;
@@ -405,10 +430,10 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 		return rc;
 	}
 	if (b->desc.caps & IOB_CAP_NOSTORAGE) { /* null: the files are names only, never made or read */
-		rc = check_targets(job, &fl, 1, need, err, errlen);
+		rc = check_targets(job, &fl, 1, need, t, err, errlen);
 		*need = 0;
 	} else {
-		rc = check_targets(job, &fl, may_be_missing, need, err, errlen);
+		rc = check_targets(job, &fl, may_be_missing, need, t, err, errlen);
 		if (rc == 0)
 			rc = check_direct(job, b, &fl, err, errlen);
 	}
@@ -653,6 +678,18 @@ int iob_job_check(const struct iob_job *job, const struct iob_registry *reg, cha
 
 int iob_suite_check(const struct iob_suite *suite, const struct iob_registry *reg, char *err, size_t errlen)
 {
+	return iob_suite_check_target(suite, reg, NULL, err, errlen);
+}
+
+int iob_suite_check_target(const struct iob_suite *suite, const struct iob_registry *reg,
+			   struct iob_target_refusal *t, char *err, size_t errlen)
+{
+	if (t) {
+		t->why = IOB_TARGET_FINE;
+		t->behind_link = 0;
+		t->job = 0;
+		t->path[0] = '\0';
+	}
 	uint64_t *need = calloc(suite->njobs ? suite->njobs : 1, sizeof *need);
 	int rc = 0;
 	if (!need) {
@@ -661,7 +698,9 @@ int iob_suite_check(const struct iob_suite *suite, const struct iob_registry *re
 	}
 	for (size_t i = 0; i < suite->njobs && rc == 0; i++) {
 		const struct iob_job *w = writer_before(suite, i), *j = &suite->jobs[i];
-		rc = job_check(j, reg, w != NULL, &need[i], err, errlen);
+		rc = job_check(j, reg, w != NULL, &need[i], t, err, errlen);
+		if (rc && t)
+			t->job = i;
 		if (w && need[i]) /* those files are there by then: only growth needs room */
 			need[i] = j->size > w->size ? (need[i] / j->size) * (j->size - w->size) : 0;
 	}

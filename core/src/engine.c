@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iobench/log.h"
 #include "iobench/ticks.h"
 
 void iob_phase_result_init(struct iob_phase_result *r)
@@ -2141,6 +2140,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	struct phase ph = {.spec = s, .r = r};
 	iob_phase_result_init(r);
 	r->phase = s->phase;
+	r->pattern_label = iob_pattern_label(&s->pattern);
 	r->block_size = s->block_size;
 	r->lat_sample_every = 1;
 	ph.ops = &s->backend->backend;

@@ -10,21 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *iob_phase_name(enum iob_phase p)
-{
-	switch (p) {
-	case IOB_PHASE_WRITE:
-		return "write";
-	case IOB_PHASE_READ:
-		return "read";
-	case IOB_PHASE_VERIFY:
-		return "verify";
-	case IOB_PHASE_MIXED:
-		return "mixed";
-	}
-	return "?";
-}
-
 void iob_job_defaults(struct iob_job *job)
 {
 	memset(job, 0, sizeof *job);

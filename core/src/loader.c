@@ -102,6 +102,23 @@ int iob_plugin_validate(const struct iob_plugin *p, char *why, size_t whylen)
 		snprintf(why, whylen, "invalid plugin name '%s' (use 1-31 of [a-z0-9_])", p->name ? p->name : "(null)");
 		return -EINVAL;
 	}
+	if (p->struct_size >= offsetof(struct iob_plugin, noptions) + sizeof(p->noptions) && p->noptions) {
+		if (!p->options || p->noptions > 64) {
+			snprintf(why, whylen, "plugin '%s' declares %zu options but no list of at most 64", p->name,
+				 p->noptions);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < p->noptions; i++) {
+			const struct iob_option_decl *d = &p->options[i];
+			if (!valid_name(d->name) || d->type < IOB_OPT_BOOL || d->type > IOB_OPT_WORD ||
+			    (d->type == IOB_OPT_WORD && (!d->words || !*d->words)) ||
+			    (d->type == IOB_OPT_COUNT && d->min > d->max)) {
+				snprintf(why, whylen, "plugin '%s' declares a malformed option (number %zu)", p->name,
+					 i + 1);
+				return -EINVAL;
+			}
+		}
+	}
 	if (p->kind == IOB_PLUGIN_BACKEND) {
 		const struct iob_backend_ops *o = p->backend;
 		if (!o || p->ops_size < offsetof(struct iob_backend_ops, info) + sizeof(o->info)) {
@@ -609,12 +626,99 @@ void iob_registry_missing(const struct iob_registry *reg, enum iob_plugin_kind k
 		 kname, name ? name : "", names[0] ? names : "none; see 'iobench plugins'");
 }
 
+/* One declared option's value: 0, or -EINVAL with the line in err. */
+static int check_declared(const struct iob_loaded *b, const struct iob_option_decl *d, const char *val, char *err,
+			  size_t errlen)
+{
+	char q[128];
+	iob_quote(val, q, sizeof q);
+	if (d->type == IOB_OPT_BOOL) {
+		if (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)
+			return 0;
+		snprintf(err, errlen, "backend option %s=%s: the value must be 0 or 1", d->name, q);
+	} else if (d->type == IOB_OPT_COUNT) {
+		uint64_t v = 0;
+		const char *c = val;
+		int over = 0;
+		for (; *c >= '0' && *c <= '9'; c++) {
+			over |= v > (UINT64_MAX - 9) / 10;
+			v = v * 10 + (uint64_t)(*c - '0');
+		}
+		if (c != val && !*c && !over && v >= d->min && v <= d->max)
+			return 0;
+		snprintf(err, errlen, "backend option %s=%s: the value must be a whole number from %llu to %llu",
+			 d->name, q, (unsigned long long)d->min, (unsigned long long)d->max);
+	} else {
+		size_t n = strlen(val);
+		for (const char *w = d->words; *w;) {
+			const char *bar = strchr(w, '|');
+			size_t len = bar ? (size_t)(bar - w) : strlen(w);
+			if (len == n && n && strncmp(w, val, n) == 0)
+				return 0;
+			w += len + (bar != NULL);
+		}
+		snprintf(err, errlen, "backend option %s=%s: the value must be one of %s", d->name, q,
+			 d->words);
+	}
+	return -EINVAL;
+}
+
+int iob_backend_check_declared(const struct iob_loaded *b, const char *options, char *err, size_t errlen)
+{
+	char buf[1024], q[256];
+	if (strlen(options) >= sizeof buf) {
+		snprintf(err, errlen, "backend_options are %zu bytes long; at most %zu are accepted",
+			 strlen(options), sizeof buf - 1);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof buf, "%s", options);
+	for (char *p = buf, *next; p; p = next) {
+		char *comma = strchr(p, ',');
+		next = comma ? comma + 1 : NULL;
+		if (comma)
+			*comma = '\0';
+		char *eq = strchr(p, '=');
+		iob_quote(p, q, sizeof q);
+		if (!*p || !eq || eq == p) {
+			snprintf(err, errlen, "backend option '%s' is not key=value (write key=value,...)", q);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		const struct iob_option_decl *d = NULL;
+		for (size_t i = 0; i < b->desc.noptions && !d; i++)
+			if (strcmp(b->desc.options[i].name, p) == 0)
+				d = &b->desc.options[i];
+		if (!d) {
+			char known[512] = "";
+			for (size_t i = 0; i < b->desc.noptions; i++) {
+				size_t l = strlen(known);
+				snprintf(known + l, sizeof known - l, "%s%s", i ? ", " : "", b->desc.options[i].name);
+			}
+			iob_quote(p, q, sizeof q);
+			snprintf(err, errlen, "unknown backend option '%s' (%s takes: %s)", q, b->name, known);
+			return -EINVAL;
+		}
+		if (check_declared(b, d, eq + 1, err, errlen) != 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 int iob_backend_check_options(const struct iob_loaded *b, const char *options, char *err, size_t errlen)
 {
 	if (!options || !*options)
 		return 0;
 	char q[256];
 	iob_quote(options, q, sizeof q);
+	if (b->desc.options) {
+		char why[768];
+		if (iob_backend_check_declared(b, options, why, sizeof why) != 0) {
+			snprintf(err, errlen, "backend %s: %s", b->name, why);
+			return -EINVAL;
+		}
+	}
+	if (b->desc.options && !b->backend.control)
+		return 0;
 	if (!b->backend.control) {
 		snprintf(err, errlen, "backend %s: takes no backend_options (got '%s'); remove them", b->name, q);
 		return -EINVAL;

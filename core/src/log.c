@@ -6,7 +6,6 @@
  * stream), so lines from two threads never interleave.
  */
 #include "iobench/log.h"
-#include "iobench/progress.h"
 #include "iobench/units.h"
 
 #include <stdarg.h>
@@ -17,6 +16,20 @@ static int log_level = IOB_LOG_WARN;
 static const char *log_program = "iobench";
 static void (*log_hook)(int, const char *, void *);
 static void *log_hook_arg;
+static void (*log_before)(void);
+
+void iob_log_set_before_line(void (*fn)(void))
+{
+	__atomic_store_n(&log_before, fn, __ATOMIC_RELEASE); /* stream threads may be logging */
+}
+
+/* never inside a line another module draws (the progress line) */
+static void before_line(void)
+{
+	void (*fn)(void) = __atomic_load_n(&log_before, __ATOMIC_ACQUIRE);
+	if (fn)
+		fn();
+}
 
 void iob_log_set_level(int level)
 {
@@ -64,7 +77,7 @@ void iob_log(int level, const char *who, const char *fmt, ...)
 		log_hook(level, line, log_hook_arg);
 		return;
 	}
-	iob_progress_clear(); /* never inside the progress line */
+	before_line();
 	fprintf(stderr, "%s\n", line);
 }
 
@@ -73,7 +86,7 @@ void iob_log_hold(int level, const char *line, void *arg)
 	struct iob_log_held *h = arg;
 	const char *why = strstr(line, "error: ");
 	if (level != IOB_LOG_ERROR || h->reason[0] || !why) {
-		iob_progress_clear();
+		before_line();
 		fprintf(stderr, "%s\n", line);
 		return;
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "iobench/intervals.h"
+#include "iobench/log.h"
 #include "iobench/os.h"
 #include "iobench/units.h"
 
@@ -242,6 +243,7 @@ struct iob_observer *iob_observer_start(const struct iob_observe_cfg *cfg)
 	if (!o)
 		return NULL;
 	o->cfg = *cfg;
+	iob_log_set_before_line(iob_progress_clear); /* a log line never lands inside the line */
 	o->t0 = o->last_ns = iob_now_ns();
 	if (iob_thread_start(&o->thread, observe, o) != 0) {
 		free(o);

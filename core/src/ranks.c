@@ -329,6 +329,7 @@ static void put_phase(struct wbuf *w, const char *host, const struct iob_record 
 	put_u64(w, start);
 	put_u64(w, start + r->elapsed_ns);
 	put_u64(w, r->lat_sample_every);
+	put_u64(w, r->pattern_label);
 	put_u64(w, (uint64_t)r->direct);
 	put_u64(w, (uint64_t)(int64_t)r->status);
 	put_u64(w, (uint64_t)r->interrupted);
@@ -363,6 +364,7 @@ static int get_phase(struct rbuf *b, uint64_t base, struct rphase *p)
 	r->start_ns = base + get_u64(b);
 	r->end_ns = base + get_u64(b);
 	r->lat_sample_every = (uint32_t)get_u64(b);
+	r->pattern_label = (uint8_t)get_u64(b);
 	r->direct = (int)get_u64(b);
 	r->status = (int)(int64_t)get_u64(b);
 	r->interrupted = (int)get_u64(b);
@@ -375,21 +377,20 @@ static int get_phase(struct rbuf *b, uint64_t base, struct rphase *p)
 
 /* ------------------------------------------------------------ rank 0 */
 
-static void emit_rank(struct iob_run *run, size_t k, struct rphase *p)
+static void emit_rank(const struct iob_ranks_emit *run, size_t k, struct rphase *p)
 {
 	struct iob_field *f = &p->rec.fields[p->rec.rec.nfields];
 	f[0] = (struct iob_field){.key = "rank", .type = IOB_T_U64, .unit = IOB_UNIT_COUNT, .v.u = k};
 	f[1] = (struct iob_field){.key = "host", .type = IOB_T_STR, .unit = IOB_UNIT_NONE, .v.s = p->host};
 	p->rec.rec.nfields += 2;
-	iob_run_record(run, &p->rec.rec);
+	run->record(run->arg, &p->rec.rec);
 }
 
 /* The aggregate "phase" record of the ranks' results. */
-static int emit_aggregate(struct iob_run *run, size_t j, const char *file, struct rphase *ps, size_t n,
+static int emit_aggregate(const struct iob_ranks_emit *run, size_t j, const char *file, struct rphase *ps, size_t n,
 			  const struct iob_rank_verdict *v)
 {
 	const struct iob_job *job = &run->suite->jobs[j];
-	const struct iob_run_hooks *h = run->opts.hooks;
 	const struct iob_phase_result **rv = calloc(n, sizeof *rv);
 	struct iob_aggregate agg;
 	if (!rv)
@@ -404,7 +405,7 @@ static int emit_aggregate(struct iob_run *run, size_t j, const char *file, struc
 	iob_aggregate_as_result(&agg, &r);
 	if (v->status < 0 && r.status == 0)
 		r.status = v->status;
-	struct iob_recbuf *rb = &run->rb;
+	struct iob_recbuf *rb = run->rb;
 	iob_rec_phase(rb, job, file, &r);
 	iob_rec_str(rb, "status", iob_phase_status_name(&r));
 	iob_rec_phase_cpu(rb, &r);
@@ -414,9 +415,9 @@ static int emit_aggregate(struct iob_run *run, size_t j, const char *file, struc
 		iob_rec_u64(rb, "failed_rank", IOB_UNIT_COUNT, (uint64_t)v->rank);
 	else
 		iob_rec_absent(rb, "failed_rank", IOB_UNIT_COUNT);
-	if (h && h->record_fields)
-		h->record_fields(h->arg, run, j, &r, rb);
-	iob_run_record(run, &rb->rec);
+	if (run->fields)
+		run->fields(run->arg, j, &r, rb);
+	run->record(run->arg, &rb->rec);
 	iob_aggregate_free(&agg);
 	return 0;
 }
@@ -437,7 +438,7 @@ static void judge(struct rphase *ps, size_t n, struct iob_rank_verdict *v)
 	}
 }
 
-int iob_ranks_phase(struct iob_run *run, size_t j, const char *file, const struct iob_record *rec,
+int iob_ranks_phase(const struct iob_ranks_emit *run, size_t j, const char *file, const struct iob_record *rec,
 		    const struct iob_phase_result *r, uint64_t epoch_ns, int rc, const char *error, int sig,
 		    struct iob_rank_verdict *v)
 {
@@ -556,7 +557,7 @@ static struct wbuf *part(struct same *s, const char *what)
 	return &s->buf[s->n++];
 }
 
-static int sameness(const struct iob_run_opts *opts, const struct iob_suite *suite, struct same *s)
+static int sameness(const struct iob_ranks_who *opts, const struct iob_suite *suite, struct same *s)
 {
 	int err = 0;
 	put_str(part(s, opts->nprotect ? "profile path" : "command line"), opts->source ? opts->source : "");
@@ -603,11 +604,11 @@ static int sameness(const struct iob_run_opts *opts, const struct iob_suite *sui
 	return err;
 }
 
-int iob_ranks_open(const struct iob_run_opts *opts, const struct iob_suite *suite, int status, char *err,
+int iob_ranks_open(const struct iob_ranks_who *opts, const char *mine, const struct iob_suite *suite, int status, char *err,
 		   size_t errlen)
 {
 	char why[2048];
-	snprintf(why, sizeof why, "%s", status ? (opts->hide_job_names ? iob_error_without_job(err) : err) : "");
+	snprintf(why, sizeof why, "%s", status ? mine : "");
 	for (size_t j = 0; status == 0 && j < suite->njobs; j++) {
 		const struct iob_job *job = &suite->jobs[j];
 		if (job->series) {

@@ -11,7 +11,29 @@
 
 #include <signal.h>
 #include <stdint.h>
-#include "iobench/runner.h"
+#include "iobench/profile.h"
+#include "iobench/result.h"
+
+/* What the ranks compare of the run (the runner's options, ranks.c needs no
+ * runner): source and protect as in struct iob_run_opts. */
+struct iob_ranks_who {
+	const char *source;
+	const char *const *protect;
+	size_t nprotect;
+	int hide_job_names;
+};
+
+/* How rank 0 hands the gathered records back: the runner emits them
+ * (record) and adds a tool's fields to the aggregate (fields, may be NULL).
+ * rb is the runner's record buffer for the aggregate. */
+struct iob_ranks_emit {
+	const char *host;
+	const struct iob_suite *suite;
+	struct iob_recbuf *rb;
+	void (*record)(void *arg, const struct iob_record *rec);
+	void (*fields)(void *arg, size_t j, const struct iob_phase_result *r, struct iob_recbuf *rb);
+	void *arg;
+};
 
 struct iob_rank_verdict {
 	int32_t status;	 /* the lowest failing rank's status, else a mismatch's, else 0 */
@@ -25,9 +47,10 @@ struct iob_rank_verdict {
  * lines or profiles that differ (opts->source, the bytes of the protected
  * files: the profile and its includes, and the normalised suite: every
  * job's settings but its paths), series jobs (bigread's
- * per-block records), and a shared file with threads > 1.  Returns 0 or
+ * per-block records), and a shared file with threads > 1.  mine: this
+ * rank's reason as the run words it ("" when status is 0).  Returns 0 or
  * the status, with the one line in err. */
-int iob_ranks_open(const struct iob_run_opts *opts, const struct iob_suite *suite, int status, char *err,
+int iob_ranks_open(const struct iob_ranks_who *opts, const char *mine, const struct iob_suite *suite, int status, char *err,
 		   size_t errlen);
 
 /* Within a phase, from its start barrier to its exchange: a watcher thread
@@ -57,7 +80,7 @@ int iob_ranks_unwatch(struct iob_rank_watch *w, int failed, uint64_t *fd_bytes, 
  * returned; r's start_ns/end_ns are sent relative to it.  file: what the
  * aggregate record names.  Returns 0 or -errno (the exchange failed: the
  * verdict then says so). */
-int iob_ranks_phase(struct iob_run *run, size_t j, const char *file, const struct iob_record *rec,
+int iob_ranks_phase(const struct iob_ranks_emit *run, size_t j, const char *file, const struct iob_record *rec,
 		    const struct iob_phase_result *r, uint64_t epoch_ns, int rc, const char *error, int sig,
 		    struct iob_rank_verdict *v);
 

@@ -196,8 +196,12 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 {
 	char err[2048];
 	int crc = iob_run_check(reg, opts, suite, err, sizeof err);
-	if (iob_coord_active()) /* every rank passed, or all stop naming the first that did not */
-		crc = iob_ranks_open(opts, suite, crc, err, sizeof err);
+	if (iob_coord_active()) { /* every rank passed, or all stop naming the first that did not */
+		const struct iob_ranks_who who = {opts->source, opts->protect, opts->nprotect, opts->hide_job_names};
+		char mine[sizeof err];
+		snprintf(mine, sizeof mine, "%s", crc ? (opts->hide_job_names ? iob_error_without_job(err) : err) : "");
+		crc = iob_ranks_open(&who, mine, suite, crc, err, sizeof err);
+	}
 	if (crc != 0) {
 		const char *msg = opts->hide_job_names ? iob_error_without_job(err) : err;
 		if (opts->source_in_errors && opts->source)
@@ -1041,6 +1045,20 @@ static void rank_phase_spec(const struct iob_job *job, struct iob_phase_spec *sp
 	}
 }
 
+/* Rank 0's records, handed back by ranks.c for the runner to emit. */
+static void rank_record(void *arg, const struct iob_record *rec)
+{
+	iob_run_record(arg, rec);
+}
+
+static void rank_fields(void *arg, size_t j, const struct iob_phase_result *r, struct iob_recbuf *rb)
+{
+	struct iob_run *run = arg;
+	const struct iob_run_hooks *h = run->opts.hooks;
+	if (h && h->record_fields)
+		h->record_fields(h->arg, run, j, r, rb);
+}
+
 /* The phase's end across ranks: every rank's record and result to rank 0,
  * the verdict back; a failure or a stop anywhere becomes every rank's. */
 static int rank_phase_end(struct iob_run *run, size_t j, const char *file, const struct iob_record *rec,
@@ -1062,7 +1080,8 @@ static int rank_phase_end(struct iob_run *run, size_t j, const char *file, const
 	int cut = IOB_RANKS_CUT;
 	__atomic_compare_exchange_n((int *)run->live_stop, &cut, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	const char *mine = rc ? (run->opts.hide_job_names ? iob_error_without_job(run->error) : run->error) : "";
-	iob_ranks_phase(run, j, file, rec, r, rs->epoch_ns, rc, mine, (int)*run->live_stop, &v);
+	const struct iob_ranks_emit emit = {run->host, run->suite, &run->rb, rank_record, rank_fields, run};
+	iob_ranks_phase(&emit, j, file, rec, r, rs->epoch_ns, rc, mine, (int)*run->live_stop, &v);
 	free(mine_r);
 	if (v.sig)
 		run->agreed_stop = v.sig;

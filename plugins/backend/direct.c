@@ -77,8 +77,6 @@ struct direct_file {
 
 static const struct iob_host *direct_host;
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-
 static void direct_find_alignment(struct direct_file *f, const char *path)
 {
 	const char *how;
@@ -246,21 +244,10 @@ static const struct iob_backend_ops direct_ops = {
 	.control = direct_control,
 };
 
-static const struct iob_plugin direct_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_BACKEND,
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_DIRECT | IOB_CAP_ALIGNED |
-		IOB_CAP_TRUNCATE,
-	.name = DIRECT_NAME,
-	.summary = "O_DIRECT pread/pwrite, bypassing the page cache; aligned I/O only",
-	.ops_size = sizeof(struct iob_backend_ops),
-	.backend = &direct_ops,
+static const struct iob_option_decl direct_options[] = {
+	{.name = "dsync", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "open with O_DSYNC as well: a write returns once its data is on stable storage"},
 };
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL; /* a host of another major: its log cannot be trusted */
-	direct_host = host;
-	return &direct_plugin;
-}
+IOB_BACKEND_PLUGIN_OPTIONS(direct_host, DIRECT_NAME, "O_DIRECT pread/pwrite, bypassing the page cache; aligned I/O only",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_DIRECT | IOB_CAP_ALIGNED | IOB_CAP_TRUNCATE, &direct_ops, direct_options);

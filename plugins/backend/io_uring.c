@@ -144,8 +144,6 @@ struct uring_file {
 
 static const struct iob_host *uring_host;
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-
 /* ------------------------------------------------------------------------ */
 /* Options.                                                                  */
 
@@ -800,22 +798,20 @@ static const struct iob_backend_ops uring_ops = {
 	.reap = uring_reap,
 };
 
-static const struct iob_plugin uring_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_BACKEND,
-	/* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_UNCOUNTED |
-		IOB_CAP_WORKERS,
-	.name = URING_NAME,
-	.summary = "Linux io_uring (liburing): queued reads and writes; O_DIRECT with direct=1",
-	.ops_size = sizeof(struct iob_backend_ops),
-	.backend = &uring_ops,
+/* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
+static const struct iob_option_decl uring_options[] = {
+	{.name = "direct", .type = IOB_OPT_BOOL, .def = "0", .help = "open with O_DIRECT, bypassing the page cache"},
+	{.name = "fadvise_random", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "posix_fadvise(POSIX_FADV_RANDOM) after open: no readahead"},
+	{.name = "regfiles", .type = IOB_OPT_BOOL, .def = "where allowed",
+	 .help = "register the descriptor (IOSQE_FIXED_FILE); not given: where the kernel lets the process"},
+	{.name = "regbufs", .type = IOB_OPT_BOOL, .def = "where allowed",
+	 .help = "fixed buffers, registered on first use; not given: where the kernel lets the process"},
+	{.name = "sqpoll", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "IORING_SETUP_SQPOLL: a kernel thread polls the queue (costs a CPU while it spins)"},
+	{.name = "submit_batch", .type = IOB_OPT_COUNT, .def = "4", .min = 0, .max = URING_MAX_ENTRIES,
+	 .help = "push the queued requests to the kernel each time this many are queued; 0: at the wait"},
 };
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL; /* a host of another major: its log cannot be trusted */
-	uring_host = host;
-	return &uring_plugin;
-}
+IOB_BACKEND_PLUGIN_OPTIONS(uring_host, URING_NAME, "Linux io_uring (liburing): queued reads and writes; O_DIRECT with direct=1",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_UNCOUNTED | IOB_CAP_WORKERS, &uring_ops, uring_options);

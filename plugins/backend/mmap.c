@@ -80,8 +80,6 @@ struct mmap_file {
 
 static const struct iob_host *mmap_host;
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-
 /* ------------------------------------------------------------------------ */
 /* The SIGBUS guard.                                                         */
 
@@ -510,20 +508,10 @@ static const struct iob_backend_ops mmap_ops = {
 	.control = mmap_control,
 };
 
-static const struct iob_plugin mmap_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_BACKEND,
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_SIZE_HINT | IOB_CAP_UNCOUNTED,
-	.name = MMAP_NAME,
-	.summary = "memcpy to and from a MAP_SHARED mapping; sync is msync",
-	.ops_size = sizeof(struct iob_backend_ops),
-	.backend = &mmap_ops,
+static const struct iob_option_decl mmap_options[] = {
+	{.name = "populate", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "map with MAP_POPULATE: the kernel reads the file when the mapping is made"},
 };
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL; /* a host of another major: its log cannot be trusted */
-	mmap_host = host;
-	return &mmap_plugin;
-}
+IOB_BACKEND_PLUGIN_OPTIONS(mmap_host, MMAP_NAME, "memcpy to and from a MAP_SHARED mapping; sync is msync",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_SIZE_HINT | IOB_CAP_UNCOUNTED, &mmap_ops, mmap_options);

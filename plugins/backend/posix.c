@@ -49,8 +49,6 @@ struct posix_file {
 
 static const struct iob_host *posix_host;
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-
 static int posix_oflags(const struct iob_open_args *args, int *oflags)
 {
 	if (fdio_oflags(args->flags, oflags) < 0) {
@@ -239,20 +237,10 @@ static const struct iob_backend_ops posix_ops = {
 	.control = posix_control,
 };
 
-static const struct iob_plugin posix_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_BACKEND,
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_STREAM,
-	.name = POSIX_NAME,
-	.summary = "pread/pwrite on a file descriptor, through the page cache",
-	.ops_size = sizeof(struct iob_backend_ops),
-	.backend = &posix_ops,
+static const struct iob_option_decl posix_options[] = {
+	{.name = "fadvise_random", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "posix_fadvise(POSIX_FADV_RANDOM) after open: no readahead"},
 };
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL; /* a host of another major: its log cannot be trusted */
-	posix_host = host;
-	return &posix_plugin;
-}
+IOB_BACKEND_PLUGIN_OPTIONS(posix_host, POSIX_NAME, "pread/pwrite on a file descriptor, through the page cache",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_STREAM, &posix_ops, posix_options);

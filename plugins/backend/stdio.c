@@ -56,8 +56,6 @@ struct stdio_file {
 
 static const struct iob_host *stdio_host;
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-
 static int stdio_err(int fallback)
 {
 	return errno ? -errno : -fallback;
@@ -339,20 +337,5 @@ static const struct iob_backend_ops stdio_ops = {
 	.control = stdio_control,
 };
 
-static const struct iob_plugin stdio_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_BACKEND,
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_STREAM,
-	.name = STDIO_NAME,
-	.summary = "buffered C streams (fopen/fseek/fread/fwrite), as io_profile used",
-	.ops_size = sizeof(struct iob_backend_ops),
-	.backend = &stdio_ops,
-};
-
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL; /* a host of another major: its log cannot be trusted */
-	stdio_host = host;
-	return &stdio_plugin;
-}
+IOB_BACKEND_PLUGIN(stdio_host, STDIO_NAME, "buffered C streams (fopen/fseek/fread/fwrite), as io_profile used",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_STREAM, &stdio_ops);

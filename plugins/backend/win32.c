@@ -62,8 +62,6 @@ struct w32_file {
 
 static const struct iob_host *w32_host;
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-
 static int w32_errno(DWORD e)
 {
 	switch (e) {
@@ -337,25 +335,22 @@ static const struct iob_backend_ops w32_ops = {
 	.control = w32_control,
 };
 
-static const struct iob_plugin w32_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_BACKEND,
+static const struct iob_option_decl w32_options[] = {
 #ifdef IOB_WIN32_AS_DIRECT
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_DIRECT | IOB_CAP_ALIGNED,
-	.summary = "Windows unbuffered + write-through (the win32 backend with both on)",
+	{.name = "dsync", .type = IOB_OPT_BOOL, .def = "1", .help = "FILE_FLAG_WRITE_THROUGH (0 turns it off)"},
 #else
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE,
-	.summary = "Windows ReadFile/WriteFile at offsets; options unbuffered, write_through, access",
+	{.name = "unbuffered", .type = IOB_OPT_BOOL, .def = "0", .help = "FILE_FLAG_NO_BUFFERING: bypass the cache"},
+	{.name = "write_through", .type = IOB_OPT_BOOL, .def = "0", .help = "FILE_FLAG_WRITE_THROUGH"},
 #endif
-	.name = W32_NAME,
-	.ops_size = sizeof(struct iob_backend_ops),
-	.backend = &w32_ops,
+	{.name = "access", .type = IOB_OPT_WORD, .def = "normal", .words = "sequential|random|normal",
+	 .help = "the access hint given to CreateFile"},
 };
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL;
-	w32_host = host;
-	return &w32_plugin;
-}
+#ifdef IOB_WIN32_AS_DIRECT
+IOB_BACKEND_PLUGIN_OPTIONS(w32_host, W32_NAME, "Windows unbuffered + write-through (the win32 backend with both on)",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_DIRECT | IOB_CAP_ALIGNED,
+		   &w32_ops, w32_options);
+#else
+IOB_BACKEND_PLUGIN_OPTIONS(w32_host, W32_NAME, "Windows ReadFile/WriteFile at offsets; options unbuffered, write_through, access",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE, &w32_ops, w32_options);
+#endif

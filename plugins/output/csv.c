@@ -598,21 +598,4 @@ static const struct iob_output_ops csv_ops = {
 	.side_ext = ".csv",
 };
 
-static const struct iob_plugin csv_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_OUTPUT,
-	.caps = 0,
-	.name = CSV_NAME,
-	.summary = "records as CSV tables, one per file, each under a header of its keys (RFC 4180 quoting)",
-	.ops_size = sizeof(struct iob_output_ops),
-	.output = &csv_ops,
-};
-
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL; /* the layout of a foreign host table is unknown: nothing to log with */
-	csv_host = host;
-	return &csv_plugin;
-}
+IOB_OUTPUT_PLUGIN(csv_host, CSV_NAME, "records as CSV tables, one per file, each under a header of its keys (RFC 4180 quoting)", &csv_ops);

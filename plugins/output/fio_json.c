@@ -681,21 +681,4 @@ static const struct iob_output_ops fj_ops = {
     .close = fj_close,
 };
 
-static const struct iob_plugin fj_plugin = {
-    IOB_PLUGIN_HEADER,
-    .kind = IOB_PLUGIN_OUTPUT,
-    .caps = 0,
-    .name = FJ_NAME,
-    .summary = "fio's JSON (fio-json), or json+ with latency bins (fio-json:plus)",
-    .ops_size = sizeof(struct iob_output_ops),
-    .output = &fj_ops,
-};
-
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL;
-	fj_host = host;
-	return &fj_plugin;
-}
+IOB_OUTPUT_PLUGIN(fj_host, FJ_NAME, "fio's JSON (fio-json), or json+ with latency bins (fio-json:plus)", &fj_ops);

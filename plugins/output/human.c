@@ -437,7 +437,6 @@ static char *human_signature(const struct iob_record *rec)
 	return b.data ? b.data : strdup("");
 }
 
-
 static int human_is_right(const struct iob_field *f);
 static void human_cell(struct textbuf *b, const struct iob_field *f, double pct);
 
@@ -1049,21 +1048,4 @@ static const struct iob_output_ops human_ops = {
 	.close = human_close,
 };
 
-static const struct iob_plugin human_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_OUTPUT,
-	.caps = 0,
-	.name = HUMAN_NAME,
-	.summary = "aligned tables for people, with KiB/MiB/GiB, MiB/s, us/ms units",
-	.ops_size = sizeof(struct iob_output_ops),
-	.output = &human_ops,
-};
-
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL; /* the layout of a foreign host table is unknown: nothing to log with */
-	human_host = host;
-	return &human_plugin;
-}
+IOB_OUTPUT_PLUGIN(human_host, HUMAN_NAME, "aligned tables for people, with KiB/MiB/GiB, MiB/s, us/ms units", &human_ops);

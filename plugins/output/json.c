@@ -250,21 +250,4 @@ static const struct iob_output_ops json_ops = {
 	.close = json_close,
 };
 
-static const struct iob_plugin json_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_OUTPUT,
-	.caps = 0,
-	.name = JSON_NAME,
-	.summary = "one JSON document per run: run facts, records, notes, status",
-	.ops_size = sizeof(struct iob_output_ops),
-	.output = &json_ops,
-};
-
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL; /* the layout of a foreign host table is unknown: nothing to log with */
-	json_host = host;
-	return &json_plugin;
-}
+IOB_OUTPUT_PLUGIN(json_host, JSON_NAME, "one JSON document per run: run facts, records, notes, status", &json_ops);

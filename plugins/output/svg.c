@@ -1451,22 +1451,4 @@ static const struct iob_output_ops svg_ops = {
 	.close = svg_close,
 };
 
-static const struct iob_plugin svg_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_OUTPUT,
-	.caps = 0,
-	.name = SVG_NAME,
-	.summary = "one SVG picture per run: io_profile sweeps, bigread speed per block and cliff, latency "
-		   "percentiles",
-	.ops_size = sizeof(struct iob_output_ops),
-	.output = &svg_ops,
-};
-
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL; /* the layout of a foreign host table is unknown: nothing to log with */
-	svg_host = host;
-	return &svg_plugin;
-}
+IOB_OUTPUT_PLUGIN(svg_host, SVG_NAME, "one SVG picture per run: io_profile sweeps, bigread speed per block and cliff, latency " "percentiles", &svg_ops);

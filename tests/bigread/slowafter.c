@@ -109,15 +109,15 @@ static int slow_open(const struct iob_open_args *args, void **handle)
 	f->jitter = slow_env_double("IOB_SLOWAFTER_JITTER", 0.0);
 	f->outlier = slow_env_double("IOB_SLOWAFTER_OUTLIER", 0.0);
 	f->rng = slow_env_u64("IOB_SLOWAFTER_SEED", 1);
-	static uint64_t opens; /* opens are made by one thread at a time in the tests that reseed */
+	/* streams and group jobs open at once: the count is taken atomically */
+	uint64_t nth = __atomic_fetch_add(&slow_opens, 1, __ATOMIC_RELAXED);
 	if (slow_env_u64("IOB_SLOWAFTER_RESEED", 0))
-		f->rng += opens++ * 0x2545f4914f6cdd1dull;
+		f->rng += nth * 0x2545f4914f6cdd1dull;
 	f->decay_bytes = slow_env_double("IOB_SLOWAFTER_DECAY_BYTES", 0.0);
 	f->decay_to = slow_env_double("IOB_SLOWAFTER_DECAY_TO", 1.0);
 	f->swing = slow_env_double("IOB_SLOWAFTER_SWING", 0.0);
 	if (f->swing != 0.0)
-		f->swing = slow_opens % 2 ? -f->swing : f->swing;
-	slow_opens++;
+		f->swing = nth % 2 ? -f->swing : f->swing;
 	*handle = f;
 	return 0;
 }
@@ -164,11 +164,11 @@ static int64_t slow_read_at(void *handle, void *buf, size_t len, uint64_t off)
 		if (f->outlier > 0.0 && slow_u01(f) < f->outlier)
 			ns *= 10.0;
 		if (f->decay_bytes > 0.0)
-			ns *= 1.0 + (f->decay_to - 1.0) * (1.0 - exp(-(double)slow_total_bytes / f->decay_bytes));
+			ns *= 1.0 + (f->decay_to - 1.0) * (1.0 - exp(-(double)__atomic_load_n(&slow_total_bytes, __ATOMIC_RELAXED) / f->decay_bytes));
 		ns *= 1.0 + f->swing;
 		slow_wait(start, (uint64_t)ns);
 	}
-	slow_total_bytes += done;
+	__atomic_fetch_add(&slow_total_bytes, (uint64_t)done, __ATOMIC_RELAXED); /* streams read at once */
 	return (int64_t)done;
 }
 

@@ -56,18 +56,111 @@ def expect(cond, msg):
         raise AssertionError(msg)
 
 
+def case_plugin_options(tmp):
+    """ABI 1.4: `iobench plugins --options` lists a backend's declared options,
+    and the core refuses an undeclared or bad one, naming it, before any file."""
+    p = iobench("plugins", "--options", "direct", check_rc=0)
+    rows = [l.split() for l in p.stdout.splitlines()]
+    expect(rows and rows[0][:3] == ["OPTION", "TYPE", "DEFAULT"], p.stdout)
+    expect(["dsync", "bool", "0", "0|1"] in rows, p.stdout)
+    p = iobench("plugins", "--options", "stdio", check_rc=0)
+    expect("declares no options" in p.stdout, p.stdout)
+    p = iobench("plugins", "--options", "nosuch", check_rc=2)
+    expect(p.stdout == "" and "nosuch" in p.stderr, p.stderr)
+    target = os.path.join(tmp, "data")
+    for opts, want in [("dsync=1,bogus=2", "unknown backend option 'bogus' (direct takes: dsync)"),
+                       ("dsync=7", "dsync=7: the value must be 0 or 1")]:
+        prof = os.path.join(tmp, "p.ini")
+        with open(prof, "w") as f:
+            f.write(f"[j]\nbackend = direct\nbackend_options = {opts}\nfilename = data\nsize = 1M\n")
+        p = iobench("check", prof, "--dir", tmp, check_rc=2)
+        lines = p.stderr.strip().splitlines()
+        expect(len(lines) == 1 and want in lines[0], p.stderr)
+        expect(not os.path.exists(target), "a refused check created the data file")
+    # every declared option is one the backend's own parser takes (the core asks
+    # its control() after its own check): the declaration and the code agree
+    listed = iobench("plugins", check_rc=0).stdout.splitlines()
+    for b in [l.split()[1] for l in listed if l.startswith("backend ")]:
+        out = iobench("plugins", "--options", b, check_rc=0).stdout
+        if "declares no options" in out:
+            continue
+        for row in [l.split() for l in out.splitlines()[1:] if l and not l.startswith(" ")]:
+            name, kind, values = row[0], row[1], row[-1]
+            value = "0" if kind == "bool" else values.split("..")[0] if kind == "count" else values.split("|")[0]
+            prof = os.path.join(tmp, "d.ini")
+            with open(prof, "w") as f:
+                f.write(f"[j]\nbackend = {b}\nbackend_options = {name}={value}\nfilename = data\nsize = 1M\n")
+            p = iobench("check", prof, "--dir", tmp)
+            expect("backend_options" not in p.stderr, f"{b}: declared {name}={value} refused: {p.stderr}")
+
+
+# Every profile key that changes the load, and the phase record field that
+# carries it (docs/outputs.md, "phase"), with a value other than its default.
+LOAD_KEYS = [
+    ("threads", "2", "threads", 2),
+    ("iodepth", "1", "iodepth", 1),
+    ("rwmix_read", "70", "rwmix_read_pct", 70),
+    ("runtime", "30s", "runtime_ns", 30 * 10**9),
+    ("time_based", "false", "time_based", False),
+    ("ramp_time", "1ms", "ramp_time_ns", 10**6),
+    ("backend_options", "fadvise_random=1", "backend_options", "fadvise_random=1"),
+    ("random_map", "false", "random_map", False),
+    ("offset_align", "4K", "offset_align_bytes", 4096),
+    ("memory_limit", "1G", "memory_limit_bytes", 1 << 30),
+    ("ops", "8", "ops_asked", 8),
+    ("skip_past_end", "true", "skip_past_end", True),
+    ("evict_before_read", "true", "evict_before_read", True),
+]
+# Keys that shape the load but cannot take another value in that job: in the
+# record with their defaults.
+# (None: present, whatever the default is)
+LOAD_KEYS_AT_DEFAULT = [("layout", "layout", "file"), ("tree_levels", "tree_levels", None),
+                        ("tree_files", "tree_files", None), ("loops", "loops", 1), ("fill_once", "fill_once", False),
+                        ("shared_file", "shared_file", False), ("stonewall", "stonewall_ns", 0),
+                        ("reopen", "reopen", False)]
+
+
+def case_phase_load_keys(tmp):
+    """Each key that shapes the load is in every phase record, with the value
+    the profile gave, so a record is enough to run it again."""
+    keys = iobench("keys", check_rc=0).stdout.split()
+    for key, _, _, _ in LOAD_KEYS:
+        expect(key in keys, f"{key} is not a key of the table")
+    prof = os.path.join(tmp, "p.ini")
+    body = "".join(f"{k} = {v}\n" for k, v, _, _ in LOAD_KEYS)
+    with open(prof, "w") as f:
+        f.write("[w]\nfilename = d\nsize = 1M\nblock_size = 64K\nphases = write\nthreads = 2\nkeep_files = true\n"
+                "[j]\nfilename = d\nsize = 1M\nblock_size = 64K\naccess = rand\nphases = mixed\n"
+                "backend = posix\n" + body)
+    out = os.path.join(tmp, "o.json")
+    iobench("run", prof, "--dir", tmp, "--output", "json=" + out, check_rc=0)
+    doc = json.load(open(out))
+    phases = [r for r in doc["records"] if r["kind"] == "phase" and r["job"] == "j"]
+    expect(phases, f"no phase record of job j: {doc['records']}")
+    for key, field, want in LOAD_KEYS_AT_DEFAULT:
+        expect(key in keys, f"{key} is not a key of the table")
+        got = phases[0].get(field, "absent")
+        expect(got == want or (want is None and got != "absent"), f"{key}: record {field} = {got!r}")
+    for rec in phases:
+        for key, _, field, want in LOAD_KEYS:
+            expect(rec.get(field, "absent") == want, f"{key}: record {field} = {rec.get(field, 'absent')!r}, want {want!r}")
+    other = [r for r in doc["records"] if r["kind"] == "phase" and r["job"] == "w"][0]
+    expect(other["threads"] == 2 and other["iodepth"] == 1 and other["random_map"] is True and
+           other["backend_options"] == "", f"defaults: {other}")
+
+
 def case_plugins_listing(tmp):
     p = iobench("plugins", check_rc=0)
     for kind, name in [("backend", b) for b in BACKENDS] + [("output", "human"), ("output", "csv"),
                                                             ("output", "json")]:
         line = [l for l in p.stdout.splitlines() if l.split()[:2] == [kind, name]]
         expect(line, f"{kind} {name} not listed:\n{p.stdout}")
-        expect(" 1.3 " in line[0] and "iob-%s-%s%s" % (kind, name, PLUGIN_SUFFIX) in line[0], f"bad line: {line[0]}")
+        expect(" 1.4 " in line[0] and "iob-%s-%s%s" % (kind, name, PLUGIN_SUFFIX) in line[0], f"bad line: {line[0]}")
     expect("search path:" in p.stdout, "no search path shown")
     # a directory of broken plugins: listed as not loaded, one line each, the good ones still load
     bad = os.path.join(ARGS.work, "..", "plugins", "bad_abi")
     p = iobench("plugins", "--plugin-dir", bad, check_rc=0)
-    expect("not loaded: plugin " in p.stdout and "ABI 99.3" in p.stdout, p.stdout)
+    expect("not loaded: plugin " in p.stdout and "ABI 99." in p.stdout, p.stdout)
     expect("backend  " + BACKENDS[1] in p.stdout, p.stdout)
     p = iobench("plugins", "--plugin-dir", os.path.join(tmp, "nope"), check_rc=0)
     expect("plugin directory does not exist" in p.stdout, p.stdout)
@@ -75,7 +168,7 @@ def case_plugins_listing(tmp):
 
 def case_version_help(tmp):
     p = iobench("--version", check_rc=0)
-    expect(p.stdout.startswith("iobench ") and "plugin ABI 1.3" in p.stdout, p.stdout)
+    expect(p.stdout.startswith("iobench ") and "plugin ABI 1.4" in p.stdout, p.stdout)
     p = iobench("--help", check_rc=0)
     expect("usage: iobench run PROFILE.ini" in p.stdout, p.stdout)
     p = iobench(check_rc=2)

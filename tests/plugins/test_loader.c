@@ -81,7 +81,7 @@ static void test_bad_abi(void **s)
 	(void)s;
 	struct iob_registry *reg = load(BAD_DIR "/bad_abi");
 	expect_refused(reg, "fake", "bad_abi/iob-backend-fake.so",
-		       "built for plugin ABI 99.3, this iobench speaks ABI 1.3");
+		       "built for plugin ABI 99.4, this iobench speaks ABI 1.4");
 	done(reg);
 }
 
@@ -171,6 +171,83 @@ static void test_check_options(void **s)
 	assert_int_equal(iob_backend_check_options(t, "", err, sizeof err), 0);
 	done(reg2);
 	done(reg);
+}
+
+/* ABI 1.4: a backend that declares its options has them checked by the
+ * core, which names the unknown or bad one; a malformed declaration is
+ * refused at validation. */
+static int decl_open(const struct iob_open_args *a, void **h)
+{
+	(void)a;
+	*h = NULL;
+	return -ENOTSUP;
+}
+static int decl_close(void *h)
+{
+	(void)h;
+	return 0;
+}
+static int decl_info(void *h, struct iob_file_info *i)
+{
+	(void)h;
+	(void)i;
+	return 0;
+}
+static int64_t decl_read(void *h, void *buf, size_t len, uint64_t off)
+{
+	(void)h;
+	(void)buf;
+	(void)len;
+	(void)off;
+	return 0;
+}
+static const struct iob_backend_ops decl_ops = {
+	.open = decl_open, .close = decl_close, .read_at = decl_read, .info = decl_info};
+static const struct iob_option_decl decl_options[] = {
+	{.name = "flag", .type = IOB_OPT_BOOL, .def = "0", .help = "a switch"},
+	{.name = "depth", .type = IOB_OPT_COUNT, .def = "4", .min = 1, .max = 64, .help = "a count"},
+	{.name = "mode", .type = IOB_OPT_WORD, .def = "a", .words = "a|bb|c", .help = "a word"},
+};
+
+static void test_declared_options(void **s)
+{
+	(void)s;
+	char err[512];
+	struct iob_plugin p = {IOB_PLUGIN_HEADER, .kind = IOB_PLUGIN_BACKEND, .caps = IOB_CAP_READ, .name = "decl",
+			       .summary = "declares options", .ops_size = sizeof decl_ops, .backend = &decl_ops,
+			       .options = decl_options, .noptions = 3};
+	struct iob_registry *reg = calloc(1, sizeof *reg);
+	assert_non_null(reg);
+	assert_int_equal(iob_registry_add_static(reg, &p), 0);
+	const struct iob_loaded *l = iob_registry_find(reg, IOB_PLUGIN_BACKEND, "decl");
+	assert_non_null(l);
+	assert_int_equal(l->desc.noptions, 3);
+	assert_int_equal(iob_backend_check_options(l, "flag=1,depth=64,mode=bb", err, sizeof err), 0);
+	assert_int_equal(iob_backend_check_options(l, "depth=1", err, sizeof err), 0);
+	assert_int_equal(iob_backend_check_options(l, "flag=1,nope=2", err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "backend decl: unknown backend option 'nope' (decl takes: flag, depth, mode)"));
+	assert_int_equal(iob_backend_check_options(l, "flag=2", err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "flag=2: the value must be 0 or 1"));
+	assert_int_equal(iob_backend_check_options(l, "depth=65", err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "depth=65: the value must be a whole number from 1 to 64"));
+	assert_int_equal(iob_backend_check_options(l, "depth=0", err, sizeof err), -EINVAL);
+	assert_int_equal(iob_backend_check_options(l, "depth=99999999999999999999999", err, sizeof err), -EINVAL);
+	assert_int_equal(iob_backend_check_options(l, "mode=b", err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "mode=b: the value must be one of a|bb|c"));
+	assert_int_equal(iob_backend_check_options(l, "flag", err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "'flag' is not key=value"));
+	assert_int_equal(iob_backend_check_options(l, "flag=1,", err, sizeof err), -EINVAL);
+	assert_null(strchr(err, '\n'));
+	done(reg);
+	/* a malformed declaration: a word option without words */
+	static const struct iob_option_decl bad[] = {{.name = "mode", .type = IOB_OPT_WORD}};
+	p.options = bad;
+	p.noptions = 1;
+	assert_int_equal(iob_plugin_validate(&p, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "malformed option (number 1)"));
+	/* a 1.3 descriptor (no options member) still validates, options unread */
+	p.struct_size = offsetof(struct iob_plugin, options);
+	assert_int_equal(iob_plugin_validate(&p, err, sizeof err), 0);
 }
 
 static void test_old_minor(void **s)
@@ -483,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_shadowing),
 		cmocka_unit_test(test_env_path),
 		cmocka_unit_test(test_lazy_load),
+		cmocka_unit_test(test_declared_options),
 		cmocka_unit_test(test_trust_rules),
 		cmocka_unit_test(test_swap_race),
 	};

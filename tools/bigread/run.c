@@ -31,29 +31,30 @@ static void join_args(int argc, char **argv, char *buf, size_t len)
 	}
 }
 
-/* The input is a file or a block device (when allowed), worded as bigread
- * words it; the core's checks (existence, access, emptiness) follow. */
-static int check_input(const struct bigread_args *a)
+/* The core's refusal of the input, worded as bigread words it: a file, or
+ * a block device when allowed (bigread refuses a character device even
+ * then).  IOB_EXIT_OK when the refusal, if any, was not about the input:
+ * the core's own line follows. */
+static int word_input(const struct bigread_args *a, const struct iob_target_refusal *t)
 {
 	const char *path = a->in;
-	switch (iob_path_kind(path, 1)) {
-	case IOB_PATH_MISSING:
+	switch (t->why) {
+	case IOB_TARGET_MISSING:
+	case IOB_TARGET_DIR_MISSING:
+	case IOB_TARGET_DANGLING:
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s: no such file", path);
-	case IOB_PATH_DIRECTORY:
+	case IOB_TARGET_DIRECTORY:
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s is a directory, not a file", path);
-	case IOB_PATH_CHARDEV:
+	case IOB_TARGET_CHARDEV:
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s is a character device; bigread reads files and block devices",
 				    path);
-	case IOB_PATH_OTHER:
+	case IOB_TARGET_OTHER:
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s is a fifo or socket; read it as standard input: bigread - < %s",
 				    path, path);
-	case IOB_PATH_BLOCKDEV:
-		if (!a->allow_devices)
-			return iob_cli_fail(IOB_EXIT_USAGE,
-					    "%s is a block device; reading one needs --allow-devices (bigread only reads)",
-					    path);
-		break;
-	default:
+	case IOB_TARGET_BLOCKDEV:
+		return iob_cli_fail(IOB_EXIT_USAGE,
+				    "%s is a block device; reading one needs --allow-devices (bigread only reads)", path);
+	case IOB_TARGET_FINE:
 		break;
 	}
 	return IOB_EXIT_OK;
@@ -105,12 +106,14 @@ static int run_or_dump(const struct bigread_args *a, const struct iob_registry *
 
 	if (is_stdin && a->evict)
 		return iob_cli_fail(IOB_EXIT_USAGE, "--evict needs a file; standard input has no page cache to drop");
-	if (!is_stdin && (code = check_input(a)) != IOB_EXIT_OK)
-		return code;
 	if ((code = build_job(a, is_stdin, &job)) != IOB_EXIT_OK)
 		return code;
+	struct iob_target_refusal t = {.refuse_chardev = 1};
+	int crc = iob_suite_check_target(&suite, reg, &t, err, sizeof err);
+	if (crc != 0 && !is_stdin && (code = word_input(a, &t)) != IOB_EXIT_OK)
+		return code;
 	if (a->dump_profile) {
-		if (iob_suite_check(&suite, reg, err, sizeof err) != 0)
+		if (crc != 0)
 			return iob_cli_fail(IOB_EXIT_USAGE, "%s", iob_error_without_job(err));
 		if (!is_stdin && iob_job_resolve_dir(&job, err, sizeof err) != 0)
 			return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);

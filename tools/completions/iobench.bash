@@ -58,6 +58,7 @@ _iobench() {
 	-o | --output) _iobench_output_list iobench ""; return ;;
 	-d | --dir | -P | --plugin-dir) _iobench_dirs; return ;;
 	--progress) _iobench_words "auto always never"; return ;;
+	--options) _iobench_words "$(_iobench_names backend)"; return ;;
 	--livecsv | --json | --svg) _iobench_files; return ;;
 	--log-interval | -s | --set | --fio-ignore | --memory-limit | --repeat | --threshold | --alpha) return ;;
 	esac
@@ -78,7 +79,7 @@ _iobench() {
 			compopt -o filenames 2>/dev/null
 		fi
 		;;
-	plugins) _iobench_words "--plugin-dir" ;;
+	plugins) _iobench_words "--plugin-dir --options" ;;
 	keys) _iobench_words "--fio --markdown" ;;
 	compare)
 		if [[ $cur == -* ]]; then

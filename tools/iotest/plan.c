@@ -140,73 +140,55 @@ void iotest_plan_free(struct iotest_plan *plan)
 	memset(plan, 0, sizeof *plan);
 }
 
-static const char *kind_text(enum iob_path_kind k)
+/* The core's refusal of a target, worded for iotest's options; 0 when the
+ * refusal (if any) was not about a target, so the core's own line follows
+ * when the run opens. */
+static int word_target(const struct iotest_plan *plan, const struct iob_target_refusal *t, char *err,
+		       size_t errlen)
 {
-	switch (k) {
-	case IOB_PATH_BLOCKDEV:
-		return "a block device";
-	case IOB_PATH_CHARDEV:
-		return "a character device";
-	case IOB_PATH_DIRECTORY:
-		return "a directory";
-	case IOB_PATH_OTHER:
-		return "a fifo or socket";
-	default:
-		return "not a regular file";
-	}
-}
-
-/* The target checks, worded for iotest's options. */
-static int check_path(const struct iotest_opts *o, const char *path, int writes, char *err, size_t errlen)
-{
-	enum iob_path_kind k = iob_path_kind(path, 1);
-	if (k == IOB_PATH_REGULAR)
-		return 0;
-	if (k == IOB_PATH_MISSING) {
-		if (iob_path_kind(path, 0) == IOB_PATH_SYMLINK)
-			return iotest_fail(err, errlen, "'%s' is a dangling symlink", IOTEST_QPATH(path));
-		if (!writes)
-			return iotest_fail(err, errlen, "'%s' does not exist (nothing to read)", IOTEST_QPATH(path));
-		return 0;
-	}
-	if (k == IOB_PATH_BLOCKDEV || k == IOB_PATH_CHARDEV) {
-		if (o->allow_device)
+	/* the path as typed; with --threads, FILE.<i> as the core names it */
+	char path[IOB_PATH_MAX + 16];
+	const struct iob_job *j = &plan->jobs[t->job];
+	const char *dot = strrchr(t->path, '.');
+	snprintf(path, sizeof path, "%s%s", plan->paths[t->job], iob_job_stream_files(j) && dot ? dot : "");
+	int writes = (j->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) != 0;
+	switch (t->why) {
+	case IOB_TARGET_DANGLING:
+		return iotest_fail(err, errlen, "'%s' is a dangling symlink", IOTEST_QPATH(path));
+	case IOB_TARGET_MISSING:
+	case IOB_TARGET_DIR_MISSING:
+		if (writes)
 			return 0;
+		return iotest_fail(err, errlen, "'%s' does not exist (nothing to read)", IOTEST_QPATH(path));
+	case IOB_TARGET_BLOCKDEV:
+	case IOB_TARGET_CHARDEV:
 		return iotest_fail(err, errlen, "'%s' is %s: iotest refuses to %s a device unless --allow-device is given",
-			    IOTEST_QPATH(path), kind_text(k), writes ? "overwrite" : "read");
+				   IOTEST_QPATH(path),
+				   t->why == IOB_TARGET_BLOCKDEV ? "a block device" : "a character device",
+				   writes ? "overwrite" : "read");
+	case IOB_TARGET_DIRECTORY:
+		return iotest_fail(err, errlen, "'%s' is a directory, not a file", IOTEST_QPATH(path));
+	case IOB_TARGET_OTHER:
+		return iotest_fail(err, errlen, "'%s' is a fifo or socket, not a file", IOTEST_QPATH(path));
+	case IOB_TARGET_FINE:
+		break;
 	}
-	return iotest_fail(err, errlen, "'%s' is %s, not a file", IOTEST_QPATH(path), kind_text(k));
+	return 0;
 }
 
 int iotest_plan_check(const struct iotest_opts *o, const struct iotest_plan *plan, const struct iob_registry *reg,
 		      char *err, size_t errlen)
 {
 	char why[1024];
-	for (size_t i = 0; i < plan->njobs; i++) {
-		int writes = plan->jobs[i].phases & IOB_PHASE_BIT(IOB_PHASE_WRITE);
-		/* a read after a write of the same file reads what the run wrote */
-		int written = 0;
-		for (size_t k = 0; k < i; k++)
-			if ((plan->jobs[k].phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) &&
-			    strcmp(plan->paths[k], plan->paths[i]) == 0)
-				written = 1;
-		if (written)
-			continue;
-		if (!iob_job_stream_files(&plan->jobs[i])) {
-			if (check_path(o, plan->paths[i], writes, err, errlen))
-				return IOB_EXIT_USAGE;
-			continue;
-		}
-		for (uint32_t t = 0; t < plan->jobs[i].threads; t++) { /* --threads: FILE.<i> each */
-			char path[IOB_PATH_MAX + 16];
-			snprintf(path, sizeof path, "%s.%u", plan->paths[i], t);
-			if (check_path(o, path, writes, err, errlen))
-				return IOB_EXIT_USAGE;
-		}
-	}
-	/* a run makes the core's checks when it opens; a dump makes them here */
+	struct iob_target_refusal t = {0};
 	struct iob_suite suite = {.njobs = plan->njobs, .jobs = plan->jobs};
-	if (o->dump_profile && iob_suite_check(&suite, reg, why, sizeof why) != 0)
+	/* the core's checks, whose target refusals iotest words itself */
+	if (iob_suite_check_target(&suite, reg, &t, why, sizeof why) == 0)
+		return 0;
+	if (t.why != IOB_TARGET_FINE && t.job < plan->njobs && word_target(plan, &t, err, errlen))
+		return IOB_EXIT_USAGE;
+	/* a run makes the core's checks again when it opens; a dump stops here */
+	if (o->dump_profile)
 		return iotest_fail(err, errlen, "%s", iob_error_without_job(why));
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "iobench/cli.h"
+#include "iobench/profile.h"
 #include "iobench/result.h"
 #include "iobench/version.h"
 #include "iotest.h"
@@ -64,7 +65,8 @@ static void emit_settings(struct run *r, struct iob_run *run)
 	for (size_t i = 0; i < p->njobs; i++) {
 		size_t l = strlen(plan);
 		const struct iob_job *j = &p->jobs[i];
-		iob_pattern_name(&j->pattern, pat, sizeof pat);
+		if (iob_key_format(iob_key_find("pattern"), j, pat, sizeof pat) != 0)
+			snprintf(pat, sizeof pat, "?");
 		snprintf(plan + l, sizeof plan - l, "%s%s %s", l ? ", " : "", iob_phase_name(job_phase(j)), pat);
 	}
 	iob_rec_reset(r->rb, "iotest_settings");
@@ -177,7 +179,7 @@ static void describe_failure(struct run *r, struct iob_run *run, size_t i, const
 		iob_run_fail(run, 0,
 			     "verify of %s failed (pass %zu, pattern 0x%02x): %llu bad block(s) of %llu bytes; first "
 			     "bad byte at offset %llu: expected 0x%02x, found 0x%02x",
-			     path, i + 1, iob_pattern_label(&j->pattern),
+			     path, i + 1, res->pattern_label,
 			     (unsigned long long)res->bad_blocks, (unsigned long long)j->block_size,
 			     (unsigned long long)res->first_bad_offset, res->expected, res->found);
 	else if (res->status < 0)
@@ -213,11 +215,10 @@ static void record_fields(void *arg, struct iob_run *run, size_t i, const struct
 	struct run *r = arg;
 	const struct iob_job *j = &r->plan->jobs[i];
 	(void)run;
-	(void)res;
 	char shown[IOB_PATH_MAX + 32];
 	iob_rec_u64(b, "pass", IOB_UNIT_COUNT, i + 1);
 	iob_rec_str(b, "path", iotest_shown_path(j, r->plan->paths[i], shown, sizeof shown));
-	iob_rec_u64(b, "pattern_label", IOB_UNIT_NONE, iob_pattern_label(&j->pattern));
+	iob_rec_u64(b, "pattern_label", IOB_UNIT_NONE, res->pattern_label);
 	iob_rec_str(b, "stamp", r->stamp);
 	iob_rec_bool(b, "cache_dropped", r->dropped);
 	if (r->dropped) {

@@ -29,6 +29,7 @@
 struct iob_aggregate {
 	size_t streams;
 	enum iob_phase phase;
+	uint8_t pattern_label;
 	uint64_t block_size;
 	uint64_t bytes, ops, skipped, short_ops;
 	uint64_t bytes_read, bytes_written, ops_read, ops_written;

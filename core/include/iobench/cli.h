@@ -8,7 +8,6 @@
 #include <signal.h>
 #include "iobench/loader.h"
 #include "iobench/output.h"
-#include "iobench/profile.h"
 #include "iobench/result.h"
 
 /* Exit codes shared by all four binaries (docs/architecture.md). */

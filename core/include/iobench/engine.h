@@ -112,6 +112,7 @@ struct iob_phase_spec {
 
 struct iob_phase_result {
 	enum iob_phase phase;
+	uint8_t pattern_label; /* the phase's pattern's one-byte label (iob_pattern_label) */
 	uint64_t block_size;
 	uint64_t bytes;      /* bytes moved by completed I/O */
 	uint64_t ops;        /* completed I/O calls */

@@ -113,10 +113,16 @@ void iob_registry_missing(const struct iob_registry *reg, enum iob_plugin_kind k
 /* Validate a descriptor against this core; 0 or -errno with a reason. */
 int iob_plugin_validate(const struct iob_plugin *p, char *why, size_t whylen);
 /* Check a job's backend_options text against backend b before anything is
- * opened: 0 when options is NULL or empty, or when b's
- * control(NULL, IOB_CTL_CHECK_OPTIONS, text) returns 0; else -EINVAL with one
- * line "backend NAME: ..." in err (a backend without control refuses any
- * non-empty text). */
+ * opened: 0 when options is NULL or empty; for a backend that declares its
+ * options (ABI 1.4), every key must be declared and its value of the
+ * declared type and range (else the line names it); then, when b has
+ * control(), control(NULL, IOB_CTL_CHECK_OPTIONS, text) must return 0.
+ * Otherwise -EINVAL with one line "backend NAME: ..." in err (a backend
+ * without declared options or control refuses any non-empty text). */
 int iob_backend_check_options(const struct iob_loaded *b, const char *options, char *err, size_t errlen);
+/* The core's own check of a backend's declared options (ABI 1.4; b declares
+ * them): 0, or -EINVAL with the reason naming the unknown or bad option
+ * (without the backend's name in front). */
+int iob_backend_check_declared(const struct iob_loaded *b, const char *options, char *why, size_t whylen);
 
 #endif

@@ -16,6 +16,11 @@ void iob_log_set_program(const char *name);
 const char *iob_log_program(void);
 /* Send lines to hook instead of stderr (NULL restores stderr). */
 void iob_log_set_hook(void (*hook)(int level, const char *line, void *arg), void *arg);
+/* Call fn before each line is written to stderr (a line drawn in place,
+ * the progress line, clears itself; NULL: nothing).  The progress module
+ * registers it when it starts an observer, so the logger depends on no
+ * module above it.  Safe to set while other threads log. */
+void iob_log_set_before_line(void (*fn)(void));
 /* A hook that holds the first error line (for a caller that folds a plugin's
  * reason into its own one-line error) and writes every other line to stderr:
  * iob_log_set_hook(iob_log_hold, &held), then read held.reason. */

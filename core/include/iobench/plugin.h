@@ -52,7 +52,7 @@ extern "C" {
 #endif
 
 #define IOB_ABI_MAJOR 1
-#define IOB_ABI_MINOR 3
+#define IOB_ABI_MINOR 4
 
 #define IOB_PLUGIN_ENTRY_NAME "iob_plugin_entry"
 
@@ -432,6 +432,26 @@ struct iob_output_ops {
 	/* --- end of ABI 1.3 --- */
 };
 
+/* ABI 1.4: a backend's declared options.  A backend that declares them
+ * (struct iob_plugin.options) has its backend_options text ("k=v,...")
+ * parsed and checked by the core, which names the unknown or bad one in its
+ * one error line, lists them in `iobench plugins --options NAME`, and then
+ * still asks control(IOB_CTL_CHECK_OPTIONS), if the backend has it, for
+ * rules across options.  The backend reads the same text at open(). */
+enum iob_option_type {
+	IOB_OPT_BOOL = 1,  /* 0 or 1 */
+	IOB_OPT_COUNT = 2, /* a whole number from min to max */
+	IOB_OPT_WORD = 3,  /* one of words ("a|b|c") */
+};
+struct iob_option_decl {
+	const char *name;  /* [a-z0-9_]+ */
+	uint32_t type;     /* enum iob_option_type */
+	const char *def;   /* the default as written ("0", "rw") */
+	uint64_t min, max; /* IOB_OPT_COUNT */
+	const char *words; /* IOB_OPT_WORD: "a|b|c" */
+	const char *help;  /* one line */
+};
+
 /* ------------------------------------------------------------------------ */
 /* The descriptor every plugin returns.                                      */
 
@@ -452,6 +472,11 @@ struct iob_plugin {
 	const struct iob_backend_ops *backend; /* for IOB_PLUGIN_BACKEND */
 	const struct iob_output_ops *output;   /* for IOB_PLUGIN_OUTPUT */
 	/* --- end of ABI 1.0 --- */
+	/* ABI 1.4: a backend's declared options (NULL: not declared; the core
+	 * then asks control(IOB_CTL_CHECK_OPTIONS) alone, as for 1.3 and older) */
+	const struct iob_option_decl *options;
+	size_t noptions;
+	/* --- end of ABI 1.4 --- */
 };
 
 /* The one exported symbol.  `host` stays valid until the plugin is unloaded.
@@ -465,6 +490,48 @@ IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_hos
 #define IOB_PLUGIN_HEADER                                                        \
 	.abi_major = IOB_ABI_MAJOR, .abi_minor = IOB_ABI_MINOR,                   \
 	.struct_size = sizeof(struct iob_plugin)
+
+/* Registration: a plugin's source ends with one of
+ *
+ *   IOB_BACKEND_PLUGIN(my_host, "name", "one-line summary", IOB_CAP_READ | ..., &my_ops);
+ *   IOB_BACKEND_PLUGIN_OPTIONS(my_host, "name", "summary", caps, &my_ops, my_options);
+ *   IOB_OUTPUT_PLUGIN(my_host, "name", "one-line summary", &my_ops);
+ *
+ * which define the descriptor and iob_plugin_entry: the entry refuses a host
+ * of another major (NULL: the layout of a foreign host table is unknown, so
+ * there is nothing to log with), saves the host in my_host (the plugin's own
+ * `static const struct iob_host *my_host;`, declared before the code that
+ * logs) and returns the descriptor, built with this header's ABI version. */
+#define IOB_PLUGIN_DEFINE_(host_var, kind_, caps_, name_, summary_, ops_type, ops_member, ops_ptr, opts_, nopts_) \
+	static const struct iob_plugin iob_plugin_descriptor_ = {                                          \
+	    IOB_PLUGIN_HEADER,                                                                             \
+	    .kind = (kind_),                                                                               \
+	    .caps = (caps_),                                                                               \
+	    .name = (name_),                                                                               \
+	    .summary = (summary_),                                                                         \
+	    .ops_size = sizeof(ops_type),                                                                  \
+	    .ops_member = (ops_ptr),                                                                       \
+	    .options = (opts_),                                                                            \
+	    .noptions = (nopts_),                                                                          \
+	};                                                                                                 \
+	IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)           \
+	{                                                                                                  \
+		if (!host || host->abi_major != IOB_ABI_MAJOR)                                             \
+			return NULL;                                                                       \
+		host_var = host;                                                                           \
+		return &iob_plugin_descriptor_;                                                            \
+	}                                                                                                  \
+	struct iob_plugin_defined_ /* takes the caller's semicolon */
+#define IOB_BACKEND_PLUGIN(host_var, name, summary, caps, ops)                                             \
+	IOB_PLUGIN_DEFINE_(host_var, IOB_PLUGIN_BACKEND, caps, name, summary, struct iob_backend_ops, backend, ops, \
+			   NULL, 0)
+/* A backend with declared options: decls is a static array of
+ * struct iob_option_decl (ABI 1.4). */
+#define IOB_BACKEND_PLUGIN_OPTIONS(host_var, name, summary, caps, ops, decls)                              \
+	IOB_PLUGIN_DEFINE_(host_var, IOB_PLUGIN_BACKEND, caps, name, summary, struct iob_backend_ops, backend, ops, \
+			   decls, sizeof(decls) / sizeof((decls)[0]))
+#define IOB_OUTPUT_PLUGIN(host_var, name, summary, ops)                                                    \
+	IOB_PLUGIN_DEFINE_(host_var, IOB_PLUGIN_OUTPUT, 0, name, summary, struct iob_output_ops, output, ops, NULL, 0)
 
 #ifdef __cplusplus
 }

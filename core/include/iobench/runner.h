@@ -155,6 +155,31 @@ int iob_run_finish(struct iob_run *run, int status);
 int iob_suite_check(const struct iob_suite *suite, const struct iob_registry *reg, char *err, size_t errlen);
 int iob_job_check(const struct iob_job *job, const struct iob_registry *reg, char *err, size_t errlen);
 
+/* Why iob_suite_check refused a job's target, typed, so that a tool words
+ * the refusal in its own style and never looks at the target itself: the
+ * policy (what a target may be) lives only in the core's checks. */
+enum iob_target_why {
+	IOB_TARGET_FINE = 0,	/* not refused for its target (refused for another reason, or not at all) */
+	IOB_TARGET_MISSING,	/* a read-only job's file does not exist */
+	IOB_TARGET_DIR_MISSING, /* the job's directory does not exist (path: the job's first file) */
+	IOB_TARGET_DANGLING,	/* a symbolic link to nothing */
+	IOB_TARGET_BLOCKDEV,	/* a block device, and the job does not allow devices */
+	IOB_TARGET_CHARDEV,	/* a character device: the job does not allow devices, or the caller refuses them */
+	IOB_TARGET_DIRECTORY,	/* a directory where a file is named */
+	IOB_TARGET_OTHER,	/* a fifo or a socket */
+};
+struct iob_target_refusal {
+	int refuse_chardev;	  /* in: refuse a character device even where the job allows devices */
+	enum iob_target_why why;  /* out */
+	int behind_link;	  /* out: the device is reached through a symbolic link */
+	size_t job;		  /* out: the refused job's index in the suite */
+	char path[IOB_PATH_MAX];  /* out: the target's path as the job names it */
+};
+/* iob_suite_check, with the target's refusal typed in *t (t->why is
+ * IOB_TARGET_FINE when the refusal, if any, was not about a target). */
+int iob_suite_check_target(const struct iob_suite *suite, const struct iob_registry *reg,
+			   struct iob_target_refusal *t, char *err, size_t errlen);
+
 /* iob_suite_check, then what needs the run's options: no job's data file is
  * one of opts->protect (`filename = self.ini`), and no output overlaps a
  * job's data file, a protected file or another output

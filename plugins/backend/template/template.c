@@ -53,11 +53,6 @@ struct template_file {
  * the plugin is unloaded, so keeping the pointer is all that is needed. */
 static const struct iob_host *template_host;
 
-/* The exported entry point.  Declaring it before the definition keeps
- * -Wmissing-prototypes quiet whichever plugin.h is in use (a header that
- * declares it too is fine: the declarations agree). */
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-
 /*
  * open: required.  Map IOB_OPEN_* onto the system's flags, open the file and
  * hand back a handle.  args and args->path belong to the core and may vanish
@@ -260,28 +255,12 @@ static const struct iob_backend_ops template_ops = {
 	.control = template_control,
 };
 
-/* The descriptor.  caps must promise only what the ops deliver: the
- * conformance suite holds a backend to every capability it claims. */
-static const struct iob_plugin template_plugin = {
-	IOB_PLUGIN_HEADER, /* abi_major, abi_minor, struct_size */
-	.kind = IOB_PLUGIN_BACKEND,
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE,
-	.name = TEMPLATE_NAME,
-	.summary = "minimal pread/pwrite backend to copy when writing a new one",
-	.ops_size = sizeof(struct iob_backend_ops),
-	.backend = &template_ops,
-};
-
 /*
- * The one exported symbol.  Called once, right after loading.  Keep the host
- * pointer and return the descriptor; return NULL to refuse loading (e.g. the
- * host's ABI major differs, in which case its table cannot be trusted either;
- * the core reports the mismatch itself).  Do no I/O here.
+ * The registration: IOB_BACKEND_PLUGIN (plugin.h) defines the descriptor and
+ * the one exported symbol, iob_plugin_entry, which refuses a host of another
+ * ABI major, keeps the host pointer in template_host and returns the
+ * descriptor.  caps must promise only what the ops deliver: the conformance
+ * suite holds a backend to every capability it claims.
  */
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL;
-	template_host = host;
-	return &template_plugin;
-}
+IOB_BACKEND_PLUGIN(template_host, TEMPLATE_NAME, "minimal pread/pwrite backend to copy when writing a new one",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE, &template_ops);
