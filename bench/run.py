@@ -39,6 +39,10 @@ Scenarios (docs/performance.md):
      10%, CPU time per I/O from each tool's own account
   t  4 KiB random reads of a page-cached file: 2 streams (threads = 2, one
      shared file, half the ops each) vs 1 stream doing all the ops (scaling)
+  n  the null backend (no I/O) vs fio ioengine=null, 4 KiB random, one thread,
+     at iodepth 1, 32 and 128 (IOPS and CPU ns per I/O; fio also with
+     gtod_reduce=1, latency off; iobench has no such switch), and 2 streams
+     vs 1 on the null backend: the tools' own ceilings
   r  a runtime = 5s phase (cached 4 KiB random reads): how far the phase's own
      elapsed time and the whole process's wall time are from the limit
   startup  load every plugin and parse a profile (iobench check), median wall time
@@ -69,12 +73,12 @@ WORK_TOLERANCE = 0.001  # contenders whose work differs by more are not compared
 SIZES = {
     "a_file": 64 * MiB, "ops": 500000, "direct_ops": 20000, "b_file": 1024 * MiB, "c_bytes": 1024 * MiB,
     "d_loops": 16, "e_file": 256 * MiB, "startup_runs": 30, "rss_file": 1024 * MiB, "uring_ops": 100000,
-    "runtime_s": 5,
+    "runtime_s": 5, "null_ops": 4000000,
 }
 QUICK = {
     "a_file": 4 * MiB, "ops": 2000, "direct_ops": 300, "b_file": 16 * MiB, "c_bytes": 16 * MiB,
     "d_loops": 2, "e_file": 8 * MiB, "startup_runs": 3, "rss_file": 16 * MiB, "uring_ops": 300,
-    "runtime_s": 1,
+    "runtime_s": 1, "null_ops": 2000,
 }
 S = dict(SIZES)
 
@@ -626,6 +630,43 @@ def scenario_t():
     ratio("t_threads_rand4k_cached", "streams2", "streams1", lo=1.8)
 
 
+def scenario_n():
+    """The null backend against fio's ioengine=null: the tools' own cost, no
+    storage under either (4 KiB random reads over a nominal 1 GiB; each run
+    does exactly `null_ops` I/Os, checked from both outputs).  iobench has no
+    key that turns latency recording off (it times every I/O, or 1 in k when
+    timing would cost more than 2%: shown per scenario); fio runs both ways,
+    by default (every I/O timed) and with gtod_reduce=1."""
+    ops, size = S["null_ops"], 1024 * MiB
+    base = f"[n]\nbackend = null\nfilename = null.dat\naccess = rand\nblock_size = 4K\nsize = {size}\nphases = read\n"
+    fio_base = ["--name=n", "--ioengine=null", "--filename=null.dat", f"--directory={A.dir}", "--rw=randread",
+                "--bs=4096", f"--size={size}", f"--io_size={2 * ops * 4096}", f"--number_ios={ops}"]
+    for depth in (1, 32, 128):
+        prof = profile(f"{base}iodepth = {depth}\nops = {ops}\n")
+        name = f"n_null_rand4k_qd{depth}"
+        fargs = [*fio_base, f"--iodepth={depth}"]
+        rounds(name, {
+            "iobench": lambda prof=prof, name=name: iobench_cpu(name, prof),
+            "fio": fio_or(lambda name=name, fargs=fargs: fio_cpu(name, fargs)),
+            "fio_nolat": fio_or(lambda name=name, fargs=fargs: fio_cpu(name + "_nolat", [*fargs, "--gtod_reduce=1"])),
+        }, "IOPS")
+        show_sampling(name, prof)
+        ratio(name, "iobench", "fio", lo=1.5)
+        ratio(name, "iobench", "fio_nolat", lo=1.5)
+        if "fio" in CPU.get(name, {}):
+            cpu_ratio(name, "iobench", "fio", hi=0.5)
+        if "fio" in CPU.get(name + "_nolat", {}):
+            CPU[name]["fio_nolat"] = CPU[name + "_nolat"]["fio"]
+            cpu_ratio(name, "iobench", "fio_nolat", hi=0.5)
+    one = profile(f"{base}ops = {ops}\n")
+    two = profile(f"{base}threads = 2\nshared_file = true\nops = {ops // 2}\n")
+    rounds("n_null_threads", {
+        "streams2": lambda: iobench(two, "ops_per_s"),
+        "streams1": lambda: iobench(one, "ops_per_s"),
+    }, "IOPS")
+    ratio("n_null_threads", "streams2", "streams1", lo=1.8)
+
+
 def scenario_r():
     """runtime = 5s: the aggregate phase's elapsed_s against the limit (target:
     within 10 ms), and the whole process's wall time, which must cover it."""
@@ -713,7 +754,7 @@ def scenario_selftest_unequal():
 
 
 SCENARIOS = {"a": scenario_a, "b": scenario_b, "c": scenario_c, "d": scenario_d, "e": scenario_e,
-             "q": scenario_q, "f": scenario_f, "t": scenario_t, "r": scenario_r, "startup": scenario_startup, "rss": scenario_rss, "accuracy": scenario_accuracy}
+             "q": scenario_q, "f": scenario_f, "t": scenario_t, "n": scenario_n, "r": scenario_r, "startup": scenario_startup, "rss": scenario_rss, "accuracy": scenario_accuracy}
 
 
 def invalid_ratios():

@@ -429,9 +429,14 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 		snprintf(err, errlen, "[%s] out of memory listing files", job->name);
 		return rc;
 	}
-	rc = check_targets(job, &fl, may_be_missing, need, t, err, errlen);
-	if (rc == 0)
-		rc = check_direct(job, b, &fl, err, errlen);
+	if (b->desc.caps & IOB_CAP_NOSTORAGE) { /* null: the files are names only, never made or read */
+		rc = check_targets(job, &fl, 1, need, t, err, errlen);
+		*need = 0;
+	} else {
+		rc = check_targets(job, &fl, may_be_missing, need, t, err, errlen);
+		if (rc == 0)
+			rc = check_direct(job, b, &fl, err, errlen);
+	}
 	iob_filelist_free(&fl);
 	return rc;
 }

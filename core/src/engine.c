@@ -152,6 +152,8 @@ struct lat_sampler {
 	double overhead; /* last measured cost of timing one I/O, ticks */
 	struct iob_hist *lv[LAT_LEVELS]; /* lv[LAT_LEVELS - 1] is the result's histogram */
 	struct iob_hist *lvw[LAT_LEVELS]; /* mixed phases: the same for writes, else NULL */
+	struct iob_hist *levels; /* one allocation holding every lv[i] and lvw[i] but the last */
+	size_t nlevels;
 	unsigned depth;	 /* I/Os in flight: 1, or the queued loop's iodepth */
 };
 
@@ -168,11 +170,12 @@ static int lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist *
 	s->overhead = timing_floor_ticks;
 	s->lv[LAT_LEVELS - 1] = h;
 	s->lvw[LAT_LEVELS - 1] = hw;
+	s->nlevels = (LAT_LEVELS - 1) * (hw ? 2u : 1u);
+	if (!(s->levels = iob_hist_new_n(s->nlevels)))
+		return -ENOMEM;
 	for (unsigned i = 0; i + 1 < LAT_LEVELS; i++) {
-		if (!(s->lv[i] = iob_hist_new()))
-			return -ENOMEM;
-		if (hw && !(s->lvw[i] = iob_hist_new()))
-			return -ENOMEM;
+		s->lv[i] = &s->levels[i];
+		s->lvw[i] = hw ? &s->levels[LAT_LEVELS - 1 + i] : NULL;
 	}
 	return 0;
 }
@@ -194,8 +197,7 @@ static void lat_merge_levels(struct lat_sampler *s, struct iob_hist **lv)
 	for (unsigned i = 0; i + 1 < LAT_LEVELS; i++) {
 		if (lv[i] && i >= s->m && h)
 			iob_hist_merge(h, lv[i]);
-		iob_hist_free(lv[i]);
-		lv[i] = NULL;
+		lv[i] = NULL; /* freed with s->levels */
 	}
 }
 
@@ -205,6 +207,8 @@ static void lat_finish(struct lat_sampler *s, struct iob_phase_result *r)
 	struct iob_hist *h = s->lv[LAT_LEVELS - 1], *hw = s->lvw[LAT_LEVELS - 1];
 	lat_merge_levels(s, s->lv);
 	lat_merge_levels(s, s->lvw);
+	iob_hist_free_n(s->levels, s->nlevels);
+	s->levels = NULL;
 	r->lat_sample_every = 1u << s->m;
 	r->lat_samples = (h ? h->count : 0) + (hw ? hw->count : 0);
 	r->lat_timing_ns = s->overhead / ticks_per_ns;
@@ -794,9 +798,12 @@ __attribute__((noinline)) static int phase_event(struct phase *ph)
 	return ev;
 }
 
-/* Write every byte of a buffer the phase allocated (so its memory is there
- * before the clock starts): a copy of `from`, else the pattern as at offset
- * 0 (pattern 1) or zeros.  In pieces, looking at the stop flag before each:
+/* Make a buffer the phase allocated present before the clock starts: a copy
+ * of `from`, else the pattern as at offset 0 (pattern 1), else (a buffer
+ * reads fill) one byte written per 4 KiB, which faults every page in without
+ * filling it, or where the OS can, its pages made present in one call
+ * (iob_mem_populate; bigread bufsize=0.5 over a cached 1 GiB:
+ * docs/performance.md).  In pieces, looking at the stop flag before each:
  * GiBs of buffers take seconds to touch, and SIGTERM must not wait for them
  * (issue 24).  0, or 1 when a stop came (the phase ends interrupted). */
 #define TOUCH_PIECE ((size_t)64 << 20)
@@ -812,8 +819,9 @@ static int touch(struct phase *ph, unsigned char *buf, const unsigned char *from
 			memcpy(buf + at, from + at, n);
 		else if (pattern)
 			iob_pattern_fill(&ph->spec->pattern, buf + at, n, at);
-		else
-			memset(buf + at, 0, n);
+		else if (iob_mem_populate(buf + at, n) != 0)
+			for (size_t p = 0; p < n; p += 4096)
+				buf[at + p] = 0;
 	}
 	return 0;
 }

@@ -76,9 +76,10 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_RWMIXWRITE] = {"rwmixwrite", "", "rwmix_read", "percent of writes: rwmix_read = 100 - rwmixwrite"},
     [K_IOENGINE] = {"ioengine", "", "backend, backend_options",
 		    "psync (fio's default), sync, pvsync: posix (direct with direct=1); libaio, io_uring: io_uring "
-		    "(backend option direct=1 with direct=1); mmap: mmap; a changed engine is noted"},
+		    "(backend option direct=1 with direct=1); mmap: mmap; null: null (no I/O, any iodepth); a changed "
+		    "engine is noted"},
     [K_IODEPTH] = {"iodepth", "", "iodepth",
-		   "I/Os in flight per stream with io_uring; the synchronous engines run depth 1, as fio does "
+		   "I/Os in flight per stream with io_uring and null; the synchronous engines run depth 1, as fio does "
 		   "(noted)"},
     [K_DIRECT] = {"direct", "", "backend, backend_options", "1: O_DIRECT (see ioengine); 0: through the page cache"},
     [K_BUFFERED] = {"buffered", "", "backend, backend_options", "the opposite of direct"},
@@ -890,7 +891,7 @@ static int one_name(struct mapper *m, enum fkey k, const char *in, char *out, si
 	return 0;
 }
 
-enum engine { ENG_PSYNC, ENG_SYNC, ENG_PVSYNC, ENG_LIBAIO, ENG_IO_URING, ENG_MMAP };
+enum engine { ENG_PSYNC, ENG_SYNC, ENG_PVSYNC, ENG_LIBAIO, ENG_IO_URING, ENG_MMAP, ENG_NULL };
 
 static int map_engine(struct mapper *m, uint32_t *iodepth)
 {
@@ -898,7 +899,8 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 		const char *name;
 		enum engine e;
 	} engines[] = {{"psync", ENG_PSYNC}, {"sync", ENG_SYNC},	 {"pvsync", ENG_PVSYNC},
-		       {"libaio", ENG_LIBAIO}, {"io_uring", ENG_IO_URING}, {"mmap", ENG_MMAP}};
+		       {"libaio", ENG_LIBAIO}, {"io_uring", ENG_IO_URING}, {"mmap", ENG_MMAP},
+		       {"null", ENG_NULL}};
 	struct iob_job *job = m->job;
 	const struct fval *v = get(m, K_IOENGINE);
 	enum engine e = ENG_PSYNC; /* fio's default */
@@ -909,7 +911,7 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 			found = 1;
 		}
 	if (!found)
-		return bad(m, K_IOENGINE, -EINVAL, "not supported (psync, sync, pvsync, libaio, io_uring or mmap)");
+		return bad(m, K_IOENGINE, -EINVAL, "not supported (psync, sync, pvsync, libaio, io_uring, mmap or null)");
 	int direct, buffered, rc;
 	if ((rc = get_bool(m, K_DIRECT, 0, &direct)) || (rc = get_bool(m, K_BUFFERED, 1, &buffered)))
 		return rc;
@@ -944,6 +946,9 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 				   "direct I/O does not apply to ioengine=mmap");
 		snprintf(job->backend, sizeof job->backend, "mmap");
 		break;
+	case ENG_NULL: /* no I/O at all, at any depth, as fio's null engine */
+		snprintf(job->backend, sizeof job->backend, "null");
+		break;
 	}
 	if (*iodepth > 1 && e == ENG_LIBAIO && !direct) {
 		note_job(m->r, job->name,
@@ -952,7 +957,7 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 			 *iodepth);
 		*iodepth = 1;
 	}
-	if (*iodepth > 1 && e != ENG_LIBAIO && e != ENG_IO_URING) {
+	if (*iodepth > 1 && e != ENG_LIBAIO && e != ENG_IO_URING && e != ENG_NULL) {
 		note_job(m->r, job->name, "iodepth=%u has no effect with ioengine=%s: it runs one I/O at a time, as fio does",
 			 *iodepth, name);
 		*iodepth = 1;
@@ -1341,7 +1346,7 @@ static int add_layouts(struct reader *r, struct iob_job *jobs, size_t *njobs, un
 	for (size_t j = 0; j < *njobs; j++) {
 		struct iob_job *job = &jobs[j];
 		if (prepare[j] || !(job->phases & (IOB_PHASE_BIT(IOB_PHASE_READ) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) ||
-		    strcmp(job->filename, "-") == 0)
+		    strcmp(job->filename, "-") == 0 || strcmp(job->backend, "null") == 0) /* null reads no file */
 			continue;
 		size_t first = j; /* the group's first job: the layout goes before it */
 		while (first > 0 && job->group && jobs[first - 1].group == job->group && !prepare[first - 1])

@@ -32,6 +32,29 @@ struct iob_hist *iob_hist_new(void)
 #endif
 }
 
+struct iob_hist *iob_hist_new_n(size_t n)
+{
+	if (n == 0 || n > SIZE_MAX / sizeof(struct iob_hist))
+		return NULL;
+#ifdef HIST_MAPPED
+	void *p = mmap(NULL, n * sizeof(struct iob_hist), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+#else
+	return calloc(n, sizeof(struct iob_hist));
+#endif
+}
+
+void iob_hist_free_n(struct iob_hist *h, size_t n)
+{
+#ifdef HIST_MAPPED
+	if (h)
+		munmap(h, n * sizeof *h);
+#else
+	(void)n;
+	free(h);
+#endif
+}
+
 void iob_hist_free(struct iob_hist *h)
 {
 #ifdef HIST_MAPPED

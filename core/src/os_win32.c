@@ -182,6 +182,13 @@ void iob_free_aligned(void *ptr)
 	_aligned_free(ptr);
 }
 
+int iob_mem_populate(void *p, size_t len)
+{
+	(void)p;
+	(void)len;
+	return -ENOTSUP; /* the engine touches the pages instead */
+}
+
 /* ---- the system ---- */
 
 static int memory_status(MEMORYSTATUSEX *m)

@@ -1165,6 +1165,11 @@ static void phase_notes(struct iob_run *run, const struct iob_job *job, const st
 	snprintf(what, sizeof what, "job %s, %s phase", job->name, iob_phase_name(phase));
 	int memory_fs;
 	const char *why = storage_uncounted(job, fl, whybuf, sizeof whybuf, &memory_fs);
+	if (b->desc.caps & IOB_CAP_NOSTORAGE) {
+		why = "the backend moves no bytes";
+		iob_notes_add(&run->notes, "%s: backend %s moves no bytes and touches no file: these figures measure "
+					   "the tool, not storage", what, b->desc.name);
+	}
 	if (why)
 		r->storage_read_bytes = r->storage_write_bytes = UINT64_MAX;
 	else if (r->storage_read_bytes == UINT64_MAX && (b->desc.caps & IOB_CAP_WORKERS))

@@ -530,6 +530,29 @@ def case_read_only_job(tmp):
     expect(doc["records"][1]["bytes"] == 1 << 20, doc["records"][1])
 
 
+
+def case_null_backend(tmp):
+    """backend = null: a read job on a file that does not exist runs, nothing is
+    created, every storage count is null (not 0), and the run notes that it
+    measured the tool; queued at depth 32 too."""
+    before = sorted(os.listdir(tmp))
+    prof = write(os.path.join(tmp, "n.ini"),
+                 "[global]\nbackend = null\nfilename = nothing.dat\nsize = 64M\nblock_size = 4K\n"
+                 "access = rand\nops = 20000\n[r]\nphases = read\n[w]\nphases = write\niodepth = 32\n")
+    p = iobench("run", prof, "--dir", tmp, "--output", "json", check_rc=0)
+    doc = json.loads(p.stdout)
+    expect([(r["phase"], r["ops"], r["bytes"]) for r in doc["records"]] ==
+           [("read", 20000, 20000 * 4096), ("write", 20000, 20000 * 4096)], doc["records"])
+    for r in doc["records"]:
+        for k in ("os_read_bytes", "os_write_bytes", "storage_read_bytes", "storage_write_bytes"):
+            expect(r[k] is None, f"{k} = {r[k]!r}, want null")
+        expect(r["backend"] == "null", r)
+    expect(sum("measure the tool, not storage" in n for n in doc["notes"]) == 2, doc["notes"])
+    expect(sorted(os.listdir(tmp)) == sorted(before + ["n.ini"]), os.listdir(tmp))
+    # the same backend refuses an option it does not have, naming it, exit 2
+    p = iobench("run", prof, "--dir", tmp, "--set", "backend_options=depth=3", check_rc=2)
+    expect("depth" in p.stderr, p.stderr)
+
 def case_stdin_stream(tmp):
     prof = write(os.path.join(tmp, "s.ini"), "[s]\nfilename = -\nphases = read\nblock_size = 64K\n")
     data = "x" * 1000000

@@ -104,6 +104,21 @@ static void test_engines(void **st)
 	assert_non_null(strstr(err, "buffered=1: contradicts direct=1"));
 }
 
+/* ioengine=null: the null backend at the job's depth, and no layout job
+ * before a read (it reads no file), as fio's null engine lays out nothing. */
+static void test_engine_null(void **st)
+{
+	(void)st;
+	struct iob_suite s;
+	assert_int_equal(load("[n]\nioengine=null\nrw=randread\nbs=4k\nsize=1g\niodepth=32\n", &s, NULL, 0, NULL), 0);
+	assert_int_equal(s.njobs, 1);
+	assert_string_equal(s.jobs[0].backend, "null");
+	assert_int_equal(s.jobs[0].iodepth, 32);
+	for (size_t i = 0; i < s.nnotes; i++)
+		assert_null(strstr(s.notes[i], "laid out"));
+	iob_suite_free(&s);
+}
+
 static void test_streams_and_files(void **st)
 {
 	(void)st;
@@ -347,7 +362,7 @@ static void test_keys_print(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_groups),	    cmocka_unit_test(test_engines),
+	    cmocka_unit_test(test_groups),	    cmocka_unit_test(test_engines), cmocka_unit_test(test_engine_null),
 	    cmocka_unit_test(test_streams_and_files), cmocka_unit_test(test_work), cmocka_unit_test(test_fio_meaning),
 	    cmocka_unit_test(test_globals_add_up),  cmocka_unit_test(test_layout),
 	    cmocka_unit_test(test_set_and_ignore),  cmocka_unit_test(test_seeds),

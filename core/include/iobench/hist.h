@@ -38,6 +38,10 @@ extern const double iob_default_pct[IOB_NPCT];
 
 struct iob_hist *iob_hist_new(void); /* zeroed, heap; NULL on ENOMEM */
 void iob_hist_free(struct iob_hist *h);
+/* n zeroed histograms in one allocation (h[0] .. h[n-1]): one system call
+ * where a histogram is a mapping of its own; release with iob_hist_free_n. */
+struct iob_hist *iob_hist_new_n(size_t n);
+void iob_hist_free_n(struct iob_hist *h, size_t n);
 void iob_hist_reset(struct iob_hist *h);
 /* Add from's samples to into.  With one scale (or into empty: it takes
  * from's) bucket by bucket, exactly; with different scales as

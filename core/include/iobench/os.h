@@ -30,6 +30,10 @@ uint64_t iob_clock_resolution_ns(enum iob_clock clock);
 
 void *iob_alloc_aligned(size_t alignment, size_t size);
 void iob_free_aligned(void *ptr);
+/* Make the pages of [p, p + len) present and writable without writing them
+ * (Linux: madvise MADV_POPULATE_WRITE, one call instead of a fault a page).
+ * 0, or -errno (-ENOTSUP where the OS has no such call): then touch them. */
+int iob_mem_populate(void *p, size_t len);
 
 /* Physical memory in bytes, 0 if unknown. */
 uint64_t iob_physical_memory(void);

@@ -136,6 +136,11 @@ struct iob_host {
  * process where only this phase runs, and otherwise reports them as not
  * measured.  An older core ignores it. */
 #define IOB_CAP_WORKERS (1u << 10)
+/* The backend moves no bytes and touches no file (null): its figures
+ * measure the tool, not storage.  The core makes no checks of the job's
+ * files (existence, space), reports the storage counts as not measured and
+ * notes in every run that it measured the tool.  An older core ignores it. */
+#define IOB_CAP_NOSTORAGE (1u << 11)
 
 struct iob_open_args {
 	size_t struct_size; /* sizeof(struct iob_open_args) in the core */
