@@ -258,11 +258,28 @@ int iob_cache_residency(const char *path, uint64_t *resident_pages, uint64_t *to
 	return iob_cache_residency_range(path, 0, 0, resident_pages, total_pages);
 }
 
-int iob_cache_evict(const char *path)
+/* The file at path opened only to advise the kernel about its cache: never
+ * a wait on a FIFO, never a controlling terminal, and only a regular file or
+ * a block device (what else may have been swapped in at the name after the
+ * checks is left alone).  A descriptor, or -errno. */
+static int open_for_advice(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+int iob_cache_evict(const char *path)
+{
+	int fd = open_for_advice(path);
+	if (fd < 0)
+		return fd;
 	fdatasync(fd);
 	int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	close(fd);
@@ -271,9 +288,9 @@ int iob_cache_evict(const char *path)
 
 int iob_cache_drop_range(const char *path, uint64_t off, uint64_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_for_advice(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	int rc = posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
 	close(fd);
 	return -rc;
