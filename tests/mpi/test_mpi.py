@@ -394,7 +394,14 @@ def test_refused_tools(d):
     with open(f, "wb") as fh:
         fh.write(b"x" * 65536)
     for tool, args in (("bigread", [f]), ("io_profile", ["-w", "-s", "1", os.path.join(d, "p")])):
-        p = mpirun([os.path.join(A.bin, tool)] + args)
+        for _ in range(3):
+            p = mpirun([os.path.join(A.bin, tool)] + args)
+            # mpirun itself killed by a signal with nothing printed: the
+            # launcher lost a race with ranks that all exit at once (seen
+            # once under load: SIGPIPE); run it again
+            if not (p.returncode < 0 and not p.stderr):
+                break
+            print(f"{tool}: mpirun died of signal {-p.returncode} before any rank printed; again")
         lines = p.stderr.splitlines()
         check(f"{tool}: refused under mpirun, exit 2", p.returncode == 2, (p.returncode, p.stderr))
         check(f"{tool}: one line", len(lines) == 1 and "does not run across MPI ranks" in lines[0], p.stderr)

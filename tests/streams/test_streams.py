@@ -308,8 +308,13 @@ def test_sigint(work):
         recs = records(js)
         streams = by_phase(recs, "stream", "read")
         agg = by_phase(recs, "phase", "read")
-        check("SIGINT: every stream recorded, interrupted", len(streams) == 8 and
-              all(s["status"] == "interrupted" for s in streams), str([s["status"] for s in streams]))
+        # every stream recorded: interrupted, or (a fast file system, tmpfs,
+        # reads holes quickly) one that had read its whole part before the
+        # signal came; at least one was cut short
+        check("SIGINT: every stream recorded, interrupted or done whole", len(streams) == 8 and
+              all(s["status"] == "interrupted" or (s["status"] == "ok" and s["bytes"] == 8 << 30) for s in streams)
+              and any(s["status"] == "interrupted" for s in streams),
+              str([(s["status"], s["bytes"]) for s in streams]))
         check("SIGINT: the aggregate is interrupted and partial", len(agg) == 1 and
               agg[0]["status"] == "interrupted" and agg[0]["partial"] is True, str(agg))
     shutil.rmtree(d)
