@@ -321,9 +321,22 @@ static int load_fio(struct side *sd, const struct jv *root, char *err, size_t er
 static int load(struct side *sd, const char *path, char *err, size_t errlen)
 {
 	char why[256];
-	FILE *f = fopen(path, "rb");
+	/* a result is a regular file (a link to one is fine): never a wait on a
+	 * FIFO, never a device; decided on the path, then on what was opened */
+	enum iob_path_kind kind = iob_path_kind(path, 1);
+	if (kind != IOB_PATH_REGULAR && kind != IOB_PATH_MISSING) {
+		snprintf(err, errlen, "'%s' is not a regular file: a result is read from a file", path);
+		return -EINVAL;
+	}
+	FILE *f = iob_fopen(path, "rb");
 	if (!f) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return -EINVAL;
+	}
+	uint64_t dev, ino;
+	if (iob_stream_identity(f, &dev, &ino, &kind) == 0 && kind != IOB_PATH_REGULAR) {
+		fclose(f);
+		snprintf(err, errlen, "'%s' is not a regular file: a result is read from a file", path);
 		return -EINVAL;
 	}
 	struct buf b = {0};

@@ -244,8 +244,11 @@ def case_refused():
         with open(os.path.join(d, name), "w") as f:
             f.write(body)
     out = os.path.join(d, "out.json")
+    fifo = os.path.join(d, "fifo.json")  # no writer: reading it would wait for ever
+    os.mkfifo(fifo)
     cases = [((os.path.join(d, n), good), os.path.join(d, n)) for n in files] + \
-            [((os.path.join(d, "missing.json"), good), "missing.json"),
+            [((fifo, good), "'" + fifo + "' is not a regular file"),
+             ((os.path.join(d, "missing.json"), good), "missing.json"),
              ((good, good, "--threshold", "5"), "--threshold '5'"),
              ((good, good, "--alpha", "0.7"), "--alpha '0.7'"),
              ((good, good, "--json", out, "--alpha"), "--alpha needs a value"),  # (no --json added)
