@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
 
 #include "iobench/coord.h"
 
@@ -21,6 +23,22 @@ static int mpi_rc(int rc)
 }
 
 static volatile sig_atomic_t *stop_flag;
+
+/* Give the launcher's proxy up to 2 s to read what this rank wrote to a
+ * pipe on stderr before MPI_Abort: the abort travels on another socket and
+ * the proxy may kill every rank and exit with that line still unread (seen
+ * once in CI under load: the exit came, the reason did not). */
+static void let_stderr_drain(void)
+{
+	struct timespec tick = {0, 10 * 1000 * 1000};
+	for (int i = 0; i < 200; i++) {
+		int unread = 0;
+		if (ioctl(2, FIONREAD, &unread) != 0 || unread <= 0)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	nanosleep(&tick, NULL); /* and for the proxy to pass it on */
+}
 
 static void c_watch_stop(volatile sig_atomic_t *flag)
 {
@@ -56,6 +74,8 @@ static int wait_req(int rc, MPI_Request *req)
 				"iobench: error: rank %d: stopped by signal %d while waiting %.0f s for the other ranks; "
 				"ending every rank\n",
 				rank, sig, IOB_COORD_STOP_GRACE_S);
+			fflush(stderr);
+			let_stderr_drain();
 			MPI_Abort(MPI_COMM_WORLD, 128 + sig);
 			return -EINTR;
 		}
@@ -170,6 +190,9 @@ static void c_finalize(void)
 
 static void c_abort(int code)
 {
+	fflush(stdout);
+	fflush(stderr);
+	let_stderr_drain();
 	MPI_Abort(MPI_COMM_WORLD, code);
 }
 
