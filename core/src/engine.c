@@ -458,6 +458,8 @@ struct gen {
 	int seq_whole, seq_cut;	     /* a whole pass drawn; the order ended at seq_left */
 	int mapped, multi, skip;
 	uint64_t *skipped;
+	struct iob_shape_run *shape; /* a phase whose lengths or offsets the shape draws; NULL */
+	int w;			     /* the direction of the I/O being drawn (shape's split) */
 };
 
 /* One request of the queued loop.  Its life is a cycle of four states, with
@@ -539,6 +541,8 @@ struct phase {
 	uint64_t *fstart, *fend;
 	struct gen gen;
 	struct queue q;
+	int shaped;		   /* spec.shape: the mixed loop (or the queued one) runs it */
+	struct iob_shape_run shape;
 };
 
 static int fail(struct phase *ph, int err, const char *what, const char *file, uint64_t off, size_t len)
@@ -682,6 +686,10 @@ static void window_start(struct phase *ph)
 	ph->deadline = s->runtime_ns ? ph->start_ns + s->runtime_ns : 0;
 	ph->check_ns = ph->start_ns;
 	ph->check_nio = ph->nio;
+	if (ph->shaped) { /* pacing from the window's start; its block sizes only */
+		iob_shape_window(&ph->shape, ph->start_ns);
+		memset(&r->bs_hist, 0, sizeof r->bs_hist);
+	}
 }
 
 /* What this stream had done when it first saw first_done set. */
@@ -855,6 +863,8 @@ static int prepare(struct phase *ph)
 		} else if (s->access == IOB_ACCESS_RAND && oa % ph->io_align) {
 			bad = "offset alignment";
 			val = oa;
+		} else if (s->shape && (val = iob_shape_misaligned(s->shape, ph->io_align)) != 0) {
+			bad = "bssplit block size";
 		} else if ((ph->write || ph->mixed) && s->file_size % ph->io_align) {
 			bad = "file size";
 			val = s->file_size;
@@ -883,8 +893,9 @@ static int prepare(struct phase *ph)
 	}
 	ph->buf = iob_alloc_aligned(mem_align, ph->buflen);
 	ph->scratch = ph->verify ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
-	ph->rbuf = ph->mixed && !ph->queued ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
-	if (!ph->buf || (ph->verify && !ph->scratch) || (ph->mixed && !ph->queued && !ph->rbuf))
+	const int rb = (ph->mixed || ph->shaped) && !ph->queued;
+	ph->rbuf = rb ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
+	if (!ph->buf || (ph->verify && !ph->scratch) || (rb && !ph->rbuf))
 		return fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
 	if (touch(ph, ph->buf, NULL, ph->write || ph->mixed) || (ph->rbuf && touch(ph, ph->rbuf, NULL, 0)))
 		return 1;
@@ -1508,6 +1519,12 @@ static void gen_reset(struct phase *ph, int ramp)
 	g->cycle_rng = g->rng;
 	if (g->mapped)
 		perm_init(&g->perm, g->total, g->rng);
+	if (g->shape) { /* its own end: bytes (shape.c), or the draws a write completed */
+		iob_shape_run_reset(g->shape);
+		g->left = !ramp && s->written_draws ? *s->written_draws : UINT64_MAX;
+		ph->r->written_cut = 0;
+		g->cycle_n = 0;
+	}
 }
 
 static int gen_init(struct phase *ph)
@@ -1529,7 +1546,18 @@ static int gen_init(struct phase *ph)
 	g->multi = s->nfiles > 1;
 	g->skip = s->skip_past_end;
 	g->skipped = &ph->r->skipped;
-	if (!g->seq && g->fsize < g->bs) {
+	if (ph->shaped) {
+		uint64_t budget = s->time_based ? UINT64_MAX
+				  : s->shape->io_bytes ? s->shape->io_bytes
+						       : g->fsize * s->nfiles; /* a file's worth of bytes per file */
+		iob_shape_run_init(&ph->shape, s->shape, s->seed, s->shape->bs ? s->shape->bs : s->block_size, g->fsize,
+				   s->offset_align, budget);
+		if (iob_shape_draws(s->shape)) { /* lengths and offsets from the shape, with replacement */
+			g->shape = &ph->shape;
+			g->mapped = 0;
+		}
+	}
+	if (!g->seq && g->fsize < g->bs && !g->shape) {
 		ph->r->status = -EINVAL;
 		snprintf(ph->r->error, sizeof ph->r->error, "file size %llu is smaller than the block size %zu",
 			 (unsigned long long)g->fsize, g->bs);
@@ -1546,7 +1574,8 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 		for (;;) {
 			if (g->off < g->end[g->fi]) {
 				uint64_t rest = g->end[g->fi] - g->off;
-				*len = g->whole_blocks || rest >= g->bs ? g->bs : (size_t)rest;
+				size_t bs = g->shape ? iob_shape_len(g->shape, g->w) : g->bs;
+				*len = g->whole_blocks || rest >= bs ? bs : (size_t)rest;
 				if (g->seq_left != UINT64_MAX) { /* only what the write wrote */
 					if (g->seq_left == 0) {
 						g->seq_cut = 1;
@@ -1589,6 +1618,15 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 			g->drawn++;
 			uint64_t x;
 			*fi = 0;
+			if (g->shape) { /* shape.c: the length, then the offset by the distribution */
+				if (!g->shape->bytes_left)
+					return 0; /* its bytes are done (shape.io_bytes) */
+				*fi = g->multi ? (size_t)(rng_next(&g->rng) % g->nfiles) : 0;
+				*len = iob_shape_len(g->shape, g->w);
+				*off = iob_shape_offset(g->shape, *len);
+				g->shape->bytes_left -= *len < g->shape->bytes_left ? *len : g->shape->bytes_left;
+				return 1;
+			}
 			if (g->mapped) {
 				if (g->slot == g->total) { /* another pass: another order, uncached */
 					pass_evict_all(g->ph);
@@ -1683,6 +1721,7 @@ static int no_progress(struct phase *ph, size_t fi, int write, int64_t n, size_t
 
 /* A mixed phase, one I/O at a time: each I/O a read with probability
  * rwmix_read %, else a write of the pattern. */
+static void gen_done(struct phase *ph);
 static int run_mixed(struct phase *ph)
 {
 	const struct iob_phase_spec *s = ph->spec;
@@ -1707,10 +1746,13 @@ static int run_mixed(struct phase *ph)
 				continue;
 			}
 		}
+		const int w = ph->mixed ? mix_write(ph) : ph->write;
+		ph->gen.w = w;
 		if (!gen_next(&ph->gen, &fi, &off, &len))
 			break;
+		if (ph->shaped && iob_shape_pace(&ph->shape, w, len, ph->deadline, s->stop))
+			break; /* its turn comes after the time limit */
 		ph->nio++;
-		const int w = mix_write(ph);
 		if (w && ph->fill_each)
 			iob_pattern_fill(&s->pattern, ph->buf, len, off);
 		const unsigned mode = lat_take(lat);
@@ -1731,12 +1773,16 @@ static int run_mixed(struct phase *ph)
 		if (st < 0)
 			return st;
 		count_op(ph, w);
+		if (ph->shaped)
+			iob_bs_hist_add(&r->bs_hist, w, len, 1, (uint64_t)n);
 		if (st > 0) {
 			r->short_ops++;
 			if (w || off + (uint64_t)n < ph->fend[fi])
 				return no_progress(ph, fi, w, n, len, off);
 		}
 	}
+	if (ph->shaped && !ph->mixed && !ph->ramping) /* what a later read replays, as the queued loop */
+		gen_done(ph);
 	return 0;
 }
 
@@ -1756,13 +1802,17 @@ static void queue_fill(struct phase *ph, int *mode)
 				return;
 			}
 		}
-		if (!gen_next(&ph->gen, &fi, &off, &len)) {
+		const int w = ph->mixed ? mix_write(ph) : ph->write;
+		ph->gen.w = w;
+		if (!gen_next(&ph->gen, &fi, &off, &len) ||
+		    (ph->shaped && iob_shape_pace(&ph->shape, w, len, ph->deadline, s->stop))) {
 			*mode = PH_END;
 			return;
 		}
+		if (ph->shaped)
+			iob_bs_hist_add(&ph->r->bs_hist, w, len, 1, len);
 		ph->nio++;
 		struct req *rq = q->free[--q->nfree];
-		const int w = ph->mixed ? mix_write(ph) : ph->write;
 		if (w && (ph->fill_each || rq->dirty)) {
 			if (ph->fill_each)
 				iob_pattern_fill(&s->pattern, rq->buf, len, off);
@@ -2011,14 +2061,21 @@ static int run_queued(struct phase *ph)
 out:
 	if (mode == PH_END)
 		ph->ended = 1;
-	if (!ph->ramping && !ph->gen.seq)
+	if (!ph->ramping)
+		gen_done(ph);
+	return ph->r->status;
+}
+
+/* What of the order a loop over gen completed (spec.written_draws). */
+static void gen_done(struct phase *ph)
+{
+	if (!ph->gen.seq)
 		ph->r->draws = ph->gen.mapped && ph->gen.drawn >= ph->gen.total ? UINT64_MAX
 											: ph->gen.drawn; /* every drawn one was reaped */
-	if (!ph->ramping && ph->gen.seq) {
+	else {
 		ph->seq_whole = ph->gen.seq_whole;
 		ph->r->written_cut |= ph->gen.seq_cut;
 	}
-	return ph->r->status;
 }
 
 /* Refuse a spec the engine cannot run: -EINVAL with one line in r->error. */
@@ -2120,7 +2177,7 @@ static void finish_all(struct phase *ph)
 static int phase_open(struct phase *ph)
 {
 	const struct iob_phase_spec *s = ph->spec;
-	if (ph->queued || ph->mixed) {
+	if (ph->queued || ph->mixed || ph->shaped) {
 		if (open_all(ph) < 0)
 			return ph->r->status;
 		int rc = ph->queued ? queue_alloc(ph) : 0;
@@ -2148,6 +2205,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	ph.verify = s->phase == IOB_PHASE_VERIFY;
 	ph.mixed = s->phase == IOB_PHASE_MIXED;
 	ph.queued = s->iodepth > 1;
+	ph.shaped = s->shape && (iob_shape_draws(s->shape) || iob_shape_paces(s->shape));
 	ph.fill_each = (ph.write || ph.mixed) && !iob_pattern_is_constant(&s->pattern) && !s->fill_once;
 	ph.open_flags = ph.write   ? IOB_OPEN_WRITE | IOB_OPEN_CREATE | (s->truncate ? IOB_OPEN_TRUNC : 0)
 			: ph.mixed ? IOB_OPEN_READ | IOB_OPEN_WRITE
@@ -2182,7 +2240,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 		if (ph.queued) {
 			run_queued(&ph);
 			finish_all(&ph);
-		} else if (ph.mixed) {
+		} else if (ph.mixed || ph.shaped) {
 			run_mixed(&ph);
 			finish_all(&ph);
 		} else if (s->access == IOB_ACCESS_SEQ) {

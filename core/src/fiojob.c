@@ -39,7 +39,9 @@ enum fkey {
 	K_NUMJOBS, K_THREAD, K_RUNTIME, K_TIME_BASED, K_RAMP_TIME, K_LOOPS, K_NUMBER_IOS, K_FSYNC,
 	K_END_FSYNC, K_FSYNC_ON_CLOSE, K_RANDREPEAT, K_RANDSEED, K_NORANDOMMAP, K_STONEWALL, K_NEW_GROUP,
 	K_GROUP_REPORTING, K_KB_BASE, K_INVALIDATE, K_UNLINK, K_WRITE_BW_LOG, K_WRITE_IOPS_LOG,
-	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP, K_COUNT
+	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP, K_BSSPLIT, K_RANDOM_DISTRIBUTION, K_RATE,
+	K_RATE_IOPS, K_RATE_PROCESS, K_THINKTIME, K_THINKTIME_BLOCKS, K_THINKTIME_SPIN, K_BLOCKALIGN,
+	K_IO_SUBMIT_MODE, K_COUNT
 };
 
 struct fio_key {
@@ -124,6 +126,25 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_SS_DUR] = {"steadystate_duration", "ss_dur", "steady_window, steady_round, steady_max_rounds",
 		  "the window, in rounds of 1 s (fio's sampling); runtime / 1 s rounds at most"},
     [K_SS_RAMP] = {"steadystate_ramp_time", "ss_ramp", "steady_ramp", "time before rounds are judged, as runtime's units"},
+    [K_BSSPLIT] = {"bssplit", "", "bssplit",
+		   "SIZE/PCT:... (an empty PCT shares the rest), or READS,WRITES[,TRIMS] (trims ignored: none are "
+		   "done); each I/O draws its size; random offsets are drawn with replacement"},
+    [K_RANDOM_DISTRIBUTION] = {"random_distribution", "", "random_distribution",
+			       "random, zipf:THETA, pareto:H, normal:SIGMA, zoned:ACCESS/SIZE%:..., zoned_abs:ACCESS/SIZE:...; "
+			       "one list for both directions; no center; drawn with replacement"},
+    [K_RATE] = {"rate", "", "rate", "bytes per second per stream: R or R,W[,T] (an empty side: no limit; trims none)"},
+    [K_RATE_IOPS] = {"rate_iops", "", "rate_iops", "I/Os per second per stream, as rate"},
+    [K_RATE_PROCESS] = {"rate_process", "", "rate_process", "linear (default) or poisson"},
+    [K_THINKTIME] = {"thinktime", "", "thinktime", "a pause before an I/O; a bare number is microseconds"},
+    [K_THINKTIME_BLOCKS] = {"thinktime_blocks", "", "thinktime_blocks", "think once every this many I/Os (default 1)"},
+    [K_THINKTIME_SPIN] = {"thinktime_spin", "", "thinktime_spin",
+			  "of thinktime, this long busy (spinning), the rest asleep; a bare number is microseconds"},
+    [K_BLOCKALIGN] = {"blockalign", "ba", "offset_align",
+		      "random offsets are multiples of it (one size, or equal sides); default the block size (with "
+		      "bssplit, the smallest)"},
+    [K_IO_SUBMIT_MODE] = {"io_submit_mode", "", "(none)",
+			  "inline (default); offload is accepted and runs inline, with a note: the stream submits "
+			  "its own I/O at the same rate"},
 };
 
 static int key_lookup(const char *name)
@@ -1069,7 +1090,7 @@ static int map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 	if ((rc = get_bs(m, &rbs, &wbs, &bs_set)) || (rc = get_range(m, K_BSRANGE, &x, &range_set)))
 		return rc;
 	/* the size of the direction the job uses; both: they must agree */
-	if (mixed && rbs != wbs)
+	if (mixed && rbs != wbs && !get(m, K_BSSPLIT))
 		return bad(m, K_BS, -EINVAL,
 			   "reads of %llu and writes of %llu bytes: rw=%s does both, and iobench does one block size "
 			   "per job",
@@ -1147,6 +1168,125 @@ static int map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 		}
 		job->loops = (uint32_t)passes;
 	}
+	return 0;
+}
+
+/* A fio list of sides (',') of entries (':') of SIZE[/REST], each SIZE as fio
+ * reads it (kb_base), written back in bytes; at most two sides kept (a
+ * third, trims, is read and dropped: iobench does no trims).  SIZE is the
+ * part before '/' (sizes_after: the part after it, zoned_abs). */
+static int fio_sizes_list(struct mapper *m, enum fkey k, const char *in, int sizes_after, int plain, char *out,
+			  size_t outlen)
+{
+	char a[FIO_LINE_MAX];
+	size_t at = 0;
+	snprintf(a, sizeof a, "%s", in);
+	out[0] = '\0';
+	int side = 0;
+	for (char *t = a, *next; t; t = next, side++) {
+		next = strchr(t, ',');
+		if (next)
+			*next++ = '\0';
+		if (side == 3)
+			return bad(m, k, -EINVAL, "at most three sides (read,write,trim)");
+		if (side == 2)
+			break; /* trims: none are done */
+		if (side)
+			at += (size_t)snprintf(out + at, outlen - at, ",");
+		int first = 1;
+		for (char *e = t, *enext; e && *trim(e); e = enext, first = 0) {
+			enext = strchr(e, ':');
+			if (enext)
+				*enext++ = '\0';
+			char *slash = strchr(e, '/');
+			if (slash)
+				*slash = '\0';
+			char *sz = sizes_after ? (slash ? slash + 1 : NULL) : e;
+			uint64_t v = 0;
+			char num[32] = "";
+			if (sz && *trim(sz)) {
+				if (plain ? fio_uint(trim(sz), UINT64_MAX, &v, m->why, sizeof m->why)
+					  : fio_size(trim(sz), m->kb1000, &v, m->why, sizeof m->why))
+					return bad(m, k, -EINVAL, "%s", m->why);
+				snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+			}
+			const char *before = sizes_after ? trim(e) : num, *after = sizes_after ? num : slash ? trim(slash + 1) : "";
+			at += (size_t)snprintf(out + at, at < outlen ? outlen - at : 0, "%s%s%s%s", first ? "" : ":", before,
+					       slash ? "/" : "", after);
+			if (at >= outlen)
+				return bad(m, k, -EINVAL, "too long");
+		}
+	}
+	return 0;
+}
+
+/* bssplit, random_distribution, rate, rate_iops, rate_process, thinktime:
+ * iobench's job keys of the same names (shape.c), sizes in bytes. */
+static int map_shape(struct mapper *m)
+{
+	struct iob_job *job = m->job;
+	char text[FIO_LINE_MAX];
+	const struct fval *v;
+	static const struct {
+		enum fkey k;
+		const char *ikey;
+		int plain;
+	} lists[] = {{K_BSSPLIT, "bssplit", 0}, {K_RATE, "rate", 0}, {K_RATE_IOPS, "rate_iops", 1}};
+	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+		if (!(v = get(m, lists[i].k)))
+			continue;
+		if (v->bare)
+			return bad(m, lists[i].k, -EINVAL, "needs a value");
+		int rc = fio_sizes_list(m, lists[i].k, v->value, 0, lists[i].plain, text, sizeof text);
+		if (rc)
+			return rc;
+		if (iob_job_set(job, lists[i].ikey, text, m->why, sizeof m->why))
+			return bad(m, lists[i].k, -EINVAL, "%s", m->why);
+	}
+	if ((v = get(m, K_RANDOM_DISTRIBUTION))) {
+		const char *val = v->bare ? "" : v->value;
+		snprintf(text, sizeof text, "%s", val);
+		if (strncmp(val, "zoned_abs:", 10) == 0) { /* its sizes as fio reads them */
+			int rc = fio_sizes_list(m, K_RANDOM_DISTRIBUTION, val + 10, 1, 0, text + 10, sizeof text - 10);
+			if (rc)
+				return rc;
+			memcpy(text, "zoned_abs:", 10);
+		}
+		if (!text[0] || iob_job_set(job, "random_distribution", text, m->why, sizeof m->why))
+			return bad(m, K_RANDOM_DISTRIBUTION, -EINVAL, "%s", text[0] ? m->why : "needs a value");
+		if (job->access != IOB_ACCESS_RAND && strcmp(text, "random") != 0)
+			return bad(m, K_RANDOM_DISTRIBUTION, -EINVAL, "needs random I/O (rw=randread, randwrite or randrw)");
+	}
+	if ((v = get(m, K_RATE_PROCESS)) && iob_job_set(job, "rate_process", v->bare ? "" : v->value, m->why, sizeof m->why))
+		return bad(m, K_RATE_PROCESS, -EINVAL, "give linear or poisson");
+	uint64_t think, spin, blocks, ba;
+	int rc, ba_set;
+	if ((rc = get_range(m, K_BLOCKALIGN, &ba, &ba_set)))
+		return rc;
+	if (ba_set) {
+		if (!ba)
+			return bad(m, K_BLOCKALIGN, -EINVAL, "give at least 1 byte");
+		job->offset_align = ba;
+	}
+	if ((v = get(m, K_IO_SUBMIT_MODE))) {
+		if (v->bare || (strcmp(v->value, "inline") != 0 && strcmp(v->value, "offload") != 0))
+			return bad(m, K_IO_SUBMIT_MODE, -EINVAL, "give inline or offload");
+		if (strcmp(v->value, "offload") == 0)
+			note_job(m->r, job->name,
+				 "io_submit_mode=offload: iobench's stream submits its own I/O (inline), where fio hands "
+				 "submission to a helper thread");
+	}
+	if ((rc = get_time(m, K_THINKTIME, 1000ull, &think)) || (rc = get_time(m, K_THINKTIME_SPIN, 1000ull, &spin)) ||
+	    (rc = get_uint(m, K_THINKTIME_BLOCKS, UINT32_MAX, 1, &blocks)))
+		return rc;
+	if (!blocks)
+		return bad(m, K_THINKTIME_BLOCKS, -EINVAL, "give at least 1");
+	if (spin > think)
+		return bad(m, get(m, K_THINKTIME_SPIN) ? K_THINKTIME_SPIN : K_THINKTIME, -EINVAL,
+			   "thinktime_spin is longer than thinktime");
+	job->thinktime_ns = think;
+	job->thinktime_spin_ns = spin;
+	job->thinktime_blocks = (uint32_t)blocks;
 	return 0;
 }
 
@@ -1239,7 +1379,7 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 	job->time_based = time_based;
 	job->ramp_ns = ramp_ns;
 	if ((rc = map_engine(&m, &job->iodepth)) || (rc = map_files(&m, numjobs)) ||
-	    (rc = map_work(&m, time_based, runtime_ns)))
+	    (rc = map_work(&m, time_based, runtime_ns)) || (rc = map_shape(&m)))
 		return rc;
 	/* fio advises the kernel of random access (its fadvise_hint=1), which
 	 * turns readahead off: the buffered posix and io_uring backends do too */

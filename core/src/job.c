@@ -2,6 +2,7 @@
  * job.c - job spec defaults, validation and file layout (iobench/job.h).
  */
 #include "iobench/job.h"
+#include "iobench/shape.h"
 #include "iobench/repeat.h"
 
 #include <ctype.h>
@@ -33,6 +34,8 @@ void iob_job_defaults(struct iob_job *job)
 	job->threads = 1;
 	job->iodepth = 1;
 	job->rwmix_read = 50;
+	job->thinktime_blocks = 1;
+	snprintf(job->random_distribution, sizeof job->random_distribution, "random");
 	job->series_clock = IOB_CLOCK_WALL;
 	job->repeat = 1;
 	job->repeat_max = 30;
@@ -173,11 +176,86 @@ static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
 	return 0;
 }
 
+int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, size_t errlen)
+{
+	char why[400];
+	int rc;
+	memset(sh, 0, sizeof *sh);
+	if ((rc = iob_bssplit_parse(job->bssplit, sh->split, why, sizeof why)) ||
+	    (rc = iob_dist_parse(job->random_distribution, sh, why, sizeof why)) ||
+	    (rc = iob_rate_parse("rate", job->rate, sh->rate, why, sizeof why)) ||
+	    (rc = iob_rate_parse("rate_iops", job->rate_iops, sh->rate_iops, why, sizeof why))) {
+		snprintf(err, errlen, "[%s] %s", job->name, why);
+		return rc;
+	}
+	sh->poisson = job->rate_process == 1;
+	sh->think_ns = job->thinktime_ns;
+	sh->think_spin_ns = job->thinktime_spin_ns;
+	sh->think_blocks = job->thinktime_blocks;
+	return iob_shape_draws(sh) || iob_shape_paces(sh);
+}
+
+/* the shapes of load, and what they cannot be used with */
+static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
+{
+	struct iob_shape sh;
+	const char *n = job->name;
+	int rc = iob_job_shape(job, &sh, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (job->thinktime_spin_ns > job->thinktime_ns) {
+		snprintf(err, errlen, "[%s] thinktime_spin is longer than thinktime", n);
+		return -EINVAL;
+	}
+	if (job->thinktime_blocks == 0) {
+		snprintf(err, errlen, "[%s] thinktime_blocks must be at least 1", n);
+		return -EINVAL;
+	}
+	if ((job->thinktime_blocks > 1 || job->thinktime_spin_ns) && !job->thinktime_ns) {
+		snprintf(err, errlen, "[%s] thinktime_blocks and thinktime_spin need thinktime", n);
+		return -EINVAL;
+	}
+	if (rc == 0)
+		return 0;
+	const char *with = job->reopen		   ? "reopening the file around every I/O (reopen)"
+			   : job->series	   ? "a per-block series (series)"
+			   : job->block_size_max   ? "a block-size sweep (block_size_max)"
+						   : NULL;
+	if (with) {
+		snprintf(err, errlen, "[%s] bssplit, random_distribution, rate, rate_iops and thinktime cannot be used with %s",
+			 n, with);
+		return -EINVAL;
+	}
+	if (sh.dist != IOB_DIST_RANDOM && job->access != IOB_ACCESS_RAND) {
+		snprintf(err, errlen, "[%s] random_distribution=%s needs access = random", n, job->random_distribution);
+		return -EINVAL;
+	}
+	uint64_t top = iob_shape_bs_max(&sh, job->block_size);
+	if (top > job->size) {
+		snprintf(err, errlen, "[%s] size %llu is smaller than the largest bssplit block size %llu", n,
+			 (unsigned long long)job->size, (unsigned long long)top);
+		return -EINVAL;
+	}
+	if (sh.dist == IOB_DIST_ZONED_ABS) {
+		uint64_t sum = 0;
+		for (uint32_t i = 0; i < sh.nzones; i++)
+			sum += sh.zones[i].size == UINT64_MAX ? 0 : sh.zones[i].size;
+		if (sum > job->size) {
+			snprintf(err, errlen, "[%s] random_distribution zones add up to %llu bytes, more than size %llu", n,
+				 (unsigned long long)sum, (unsigned long long)job->size);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 {
 	const char *n = job->name;
 	int rc = validate_streams(job, err, errlen);
 	if (rc)
+		return rc;
+	if ((rc = validate_shape(job, err, errlen)) != 0)
 		return rc;
 	if (job->block_size == 0) {
 		snprintf(err, errlen, "[%s] block_size must be at least 1 byte", n);

@@ -25,6 +25,7 @@
 #include "iobench/units.h"
 #include "iobench/repeat.h"
 #include "iobench/steady.h"
+#include "iobench/shape.h"
 
 #define MAX_LINE 1000 /* iniparser's own limit is 1024 */
 
@@ -84,6 +85,48 @@ static int set_steady_limit(struct iob_job *job, const char *value, char *err, s
 {
 	return set_steady_pct(job, value, err, errlen, job->steady_limit, sizeof job->steady_limit, "steady_limit");
 }
+
+static int set_shape_text(struct iob_job *job, const char *key, const char *value, char *dst, size_t len, char *err,
+			  size_t errlen)
+{
+	struct iob_shape sh;
+	int rc = 0;
+	memset(&sh, 0, sizeof sh);
+	if (strlen(value) >= len) {
+		snprintf(err, errlen, "%s '%s' is too long (at most %zu characters)", key, IOB_Q(value), len - 1);
+		return -EINVAL;
+	}
+	if (strcmp(key, "bssplit") == 0)
+		rc = iob_bssplit_parse(value, sh.split, err, errlen);
+	else if (strcmp(key, "random_distribution") == 0)
+		rc = iob_dist_parse(value, &sh, err, errlen);
+	else
+		rc = iob_rate_parse(key, value, sh.rate, err, errlen);
+	if (rc == 0) {
+		memset(dst, 0, len);
+		memcpy(dst, value, strlen(value));
+	}
+	(void)job;
+	return rc;
+}
+static int set_bssplit(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_shape_text(job, "bssplit", value, job->bssplit, sizeof job->bssplit, err, errlen);
+}
+static int set_random_distribution(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_shape_text(job, "random_distribution", value, job->random_distribution,
+			      sizeof job->random_distribution, err, errlen);
+}
+static int set_rate(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_shape_text(job, "rate", value, job->rate, sizeof job->rate, err, errlen);
+}
+static int set_rate_iops(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_shape_text(job, "rate_iops", value, job->rate_iops, sizeof job->rate_iops, err, errlen);
+}
+static const struct iob_key_word rate_process_words[] = {{"linear", 0}, {"poisson", 1}, {NULL, 0}};
 
 static const struct iob_key_word steady_words[] = {
     {"none", IOB_STEADY_NONE}, {"iops", IOB_STEADY_IOPS}, {"bw", IOB_STEADY_BW}, {NULL, 0}};
@@ -265,6 +308,32 @@ static const struct iob_key key_table[] = {
     {"steady_limit", IOB_KEY_STRING, "percent", "",
      "steady_rule deviation or slope: the limit, as a share of the mean", NULL, FIELD(steady_limit),
      set_steady_limit},
+    {"bssplit", IOB_KEY_STRING, "SIZE/PCT:...", "",
+     "a mix of block sizes, e.g. 4k/60:64k/40 (an empty PCT shares the rest), or READS,WRITES; each I/O draws its "
+     "size; block_size is then the size of a direction without a split; the record's bs_hist counts I/Os and "
+     "bytes per size; random access ends after ops x block_size bytes (size when ops is 0)",
+     NULL, FIELD(bssplit), set_bssplit},
+    {"random_distribution", IOB_KEY_STRING, "", "random",
+     "random access: the offsets' distribution: random (uniform), zipf:THETA, pareto:H, normal:SIGMA% (around the "
+     "middle), zoned:ACCESS%/SIZE%:... (uniform inside each zone; an empty last SIZE is the rest), "
+     "zoned_abs:ACCESS%/SIZE:...; drawn with replacement; hot blocks spread over the file",
+     NULL, FIELD(random_distribution), set_random_distribution},
+    {"rate", IOB_KEY_STRING, "bytes/s", "",
+     "hold each stream to this many bytes per second: R (reads and writes), or R,W (an empty side: no limit); "
+     "each I/O waits for its turn (rate_process)",
+     NULL, FIELD(rate), set_rate},
+    {"rate_iops", IOB_KEY_STRING, "I/Os per s", "", "as rate, in I/Os per second (with rate: the later turn)",
+     NULL, FIELD(rate_iops), set_rate_iops},
+    {"rate_process", IOB_KEY_ENUM, "", "linear",
+     "linear: I/Os evenly spaced; poisson: exponential gaps of the same mean (a Poisson process)",
+     rate_process_words, FIELD(rate_process), NULL},
+    {"thinktime", IOB_KEY_DURATION, "", "0s",
+     "a pause before every thinktime_blocks-th I/O after the first (inside the measured time); 0s = none", NULL,
+     FIELD(thinktime_ns), NULL},
+    {"thinktime_spin", IOB_KEY_DURATION, "", "0s", "of thinktime, this long is spent busy (the CPU spins), the "
+     "rest asleep", NULL, FIELD(thinktime_spin_ns), NULL},
+    {"thinktime_blocks", IOB_KEY_COUNT, "I/Os", "1", "thinktime comes once every this many I/Os", NULL,
+     FIELD(thinktime_blocks), NULL},
 };
 
 const struct iob_key *iob_keys(size_t *n)

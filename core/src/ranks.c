@@ -527,7 +527,8 @@ static const struct setting settings[] = {
 	NUM(series_clock), NUM(follow_symlinks),  STR(backend_options), NUM(threads),	  NUM(shared_file),
 	NUM(iodepth),	   NUM(runtime_ns),	  NUM(time_based),   NUM(stonewall_ns), NUM(ramp_ns),	  NUM(rwmix_read),
 	NUM(log_interval_ns), PATH(bw_log),	  PATH(iops_log),    PATH(lat_log),	  PATH(livecsv),
-	NUM(group),
+	NUM(group),	   STR(bssplit),	  STR(random_distribution), STR(rate), STR(rate_iops),
+	NUM(rate_process), NUM(thinktime_ns),	  NUM(thinktime_spin_ns), NUM(thinktime_blocks),
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 _Static_assert(3 + NSETTINGS < IOB_COORD_PARTS_MAX, "room for the settings and a job");

@@ -18,6 +18,7 @@
 #include "iobench/coord.h"
 #include "iobench/engine.h"
 #include "iobench/fiolog.h"
+#include "iobench/shape.h"
 #include "iobench/intervals.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
@@ -1245,8 +1246,16 @@ static void written_note(struct iob_run *run, const struct iob_job *job, enum io
 
 /* The engine's spec of one phase of a job. */
 static void phase_spec(const struct iob_run *run, const struct iob_job *job, const struct iob_loaded *b,
-		       const struct job_files *jf, enum iob_phase phase, uint64_t bs, struct iob_phase_spec *spec)
+		       const struct job_files *jf, enum iob_phase phase, uint64_t bs, struct iob_phase_spec *spec,
+		       struct iob_shape *shape)
 {
+	char why[16];
+	int shaped = iob_job_shape(job, shape, why, sizeof why) > 0; /* validated: never negative here */
+	if (shaped) { /* the buffers hold the largest size; random access ends after ops x block_size bytes */
+		shape->io_bytes = job->ops ? job->ops * job->block_size : 0;
+		shape->bs = bs;
+		bs = iob_shape_bs_max(shape, bs);
+	}
 	*spec = (struct iob_phase_spec){
 		.backend = b,
 		.files = (const char *const *)jf->open,
@@ -1276,6 +1285,7 @@ static void phase_spec(const struct iob_run *run, const struct iob_job *job, con
 		.evict_passes = job->evict_before_read,
 		.ramp_ns = job->ramp_ns,
 		.rwmix_read = job->rwmix_read,
+		.shape = shaped ? shape : NULL,
 	};
 }
 
@@ -1287,7 +1297,8 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	const struct iob_run_hooks *h = run->opts.hooks;
 	struct phase_run pr = {.run = run, .job = job, .j = j};
 	struct iob_phase_spec spec;
-	phase_spec(run, job, b, jf, phase, bs, &spec);
+	struct iob_shape shape;
+	phase_spec(run, job, b, jf, phase, bs, &spec, &shape);
 	if (run->rep) /* a steady state round: its time or its I/Os */
 		iob_repeats_spec(run->rep, job, &spec);
 	struct iob_phase_result r;
@@ -1543,7 +1554,8 @@ static void group_job_main(void *arg)
 	for (size_t k = 0; k < gj->nph && !__atomic_load_n(&g->stop, __ATOMIC_RELAXED); k++) {
 		struct gphase *gp = &gj->ph[k];
 		struct iob_phase_spec spec;
-		phase_spec(gj->run, job, gj->b, &gj->jf, gp->phase, gp->bs, &spec);
+		struct iob_shape shape;
+		phase_spec(gj->run, job, gj->b, &gj->jf, gp->phase, gp->bs, &spec, &shape);
 		gp->no_ramp = written_apply(&gj->jf, job, gp->phase, gp->bs, &spec);
 		if (k == 0) {
 			spec.ready = group_ready;

@@ -56,6 +56,7 @@ struct iob_aggregate {
 	size_t failed_stream;        /* index of that stream (status != 0) */
 	int interrupted;             /* some stream was stopped */
 	int partial;                 /* some stream failed or was stopped */
+	struct iob_bs_hist bs_hist;  /* shaped phases: the streams' block sizes, summed */
 };
 
 /* Aggregate n >= 1 results of one phase.  0, or -ENOMEM (out is then

@@ -20,6 +20,7 @@
 #include "iobench/os.h"
 #include "iobench/pattern.h"
 #include "iobench/phase.h"
+#include "iobench/shape.h"
 
 /* Per-I/O samples, for tools that report every block (bigread).  16 bytes a
  * sample, grown geometrically outside the timed call. */
@@ -105,6 +106,11 @@ struct iob_phase_spec {
 	 * time limit, those draws again and again.  Streams: indexed by
 	 * stream (iob_streams_run passes stream i its own).  NULL: no end. */
 	const uint64_t *written_draws;
+	/* Shapes of load (shape.h): a block-size split, an offset distribution,
+	 * a rate, think time; NULL: none.  A shaped phase runs the loop of mixed
+	 * phases (one I/O at a time) or the queued loop; block_size is then the
+	 * largest size the split draws. */
+	const struct iob_shape *shape;
 };
 
 /* Positive status: the data read back did not match the pattern. */
@@ -165,6 +171,7 @@ struct iob_phase_result {
 	 * (spec.written_draws). */
 	uint64_t draws;
 	int written_cut; /* the window's order ended at spec.written_draws, before its own end */
+	struct iob_bs_hist bs_hist; /* a shaped phase: I/Os and bytes per block size (n 0: not kept) */
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);

@@ -96,7 +96,19 @@ struct iob_job {
 	char steady_range[16];       /* snia: data excursion (default "20%") */
 	char steady_slope[16];       /* snia: slope excursion (default "10%") */
 	char steady_limit[16];       /* deviation, slope: fio's limit ("10%") */
+	/* shapes of load (docs/profiles.md, "Shapes of load"): shape.c parses them */
+	char bssplit[512];           /* "", or SIZE/PCT:...[,SIZE/PCT:...] (reads,writes) */
+	char random_distribution[256]; /* "", random, zipf:T, pareto:H, normal:S, zoned:..., zoned_abs:... */
+	char rate[64], rate_iops[64]; /* "", or R[,W]: bytes or I/Os per second */
+	int rate_process;            /* 0 linear, 1 poisson */
+	uint64_t thinktime_ns, thinktime_spin_ns;
+	uint32_t thinktime_blocks;
 };
+
+struct iob_shape;
+/* The job's shapes of load (shape.h) in *sh; 1 when the job has any, 0
+ * when none; negative with one line in err for a bad value. */
+int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, size_t errlen);
 
 /* Defaults shared by profiles and tools (docs/profiles.md). */
 void iob_job_defaults(struct iob_job *job);

@@ -1,0 +1,133 @@
+/*
+ * iobench/shape.h - shapes of load inside a phase (docs/profiles.md, "Shapes
+ * of load"): a mix of block sizes (bssplit), a skewed distribution of random
+ * offsets (random_distribution), a rate to hold (rate, rate_iops,
+ * rate_process) and think time between I/Os (thinktime).  The job keys are
+ * parsed here into a struct iob_shape; the engine draws each I/O's length
+ * and offset, and paces it, through a struct iob_shape_run of its own
+ * (one per stream: nothing shared, nothing allocated per I/O).
+ */
+#ifndef IOBENCH_SHAPE_H
+#define IOBENCH_SHAPE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOB_SPLIT_MAX 32 /* block sizes in one direction's split */
+#define IOB_ZONES_MAX 32
+
+/* One direction's block sizes and their shares (percent, summing to 100). */
+struct iob_bssplit {
+	uint32_t n;
+	uint64_t bs[IOB_SPLIT_MAX];
+	uint32_t pct[IOB_SPLIT_MAX];
+};
+
+enum iob_dist {
+	IOB_DIST_RANDOM = 0, /* uniform */
+	IOB_DIST_ZIPF,	     /* P(rank k) ~ 1 / k^theta over the file's blocks */
+	IOB_DIST_PARETO,     /* rank = (N - 1) * u^(ln h / ln(1 - h)), fio's pareto:h */
+	IOB_DIST_NORMAL,     /* around the middle, sigma a percentage of the file */
+	IOB_DIST_ZONED,	     /* access% / size% zones, uniform inside each */
+	IOB_DIST_ZONED_ABS,  /* access% / size-in-bytes zones from the file's start */
+};
+
+struct iob_zone {
+	uint32_t access_pct; /* share of the I/Os */
+	uint64_t size;	     /* percent of the file (zoned) or bytes (zoned_abs) */
+};
+
+struct iob_shape {
+	struct iob_bssplit split[2]; /* [0] reads, [1] writes; n == 0: the job's block size */
+	enum iob_dist dist;
+	double dist_param; /* zipf theta, pareto h, normal sigma (percent) */
+	uint32_t nzones;
+	struct iob_zone zones[IOB_ZONES_MAX];
+	uint64_t rate[2];      /* bytes per second, [0] reads [1] writes; 0: no limit */
+	uint64_t rate_iops[2]; /* I/Os per second; 0: no limit */
+	uint64_t rate_min[2];  /* bytes per second the phase must reach; 0: none */
+	int poisson;	       /* rate_process=poisson: exponential gaps, else even */
+	uint64_t think_ns, think_spin_ns;
+	uint32_t think_blocks; /* think after every this many I/Os (0, 1: every one) */
+	/* filled by the runner: a random phase with a split or a distribution
+	 * ends after this many bytes (0: a file's worth per file) */
+	uint64_t io_bytes;
+	uint64_t bs; /* filled by the runner: the job's block size (a direction without a split) */
+};
+
+/* Parsers of the job keys' texts; 0, or -EINVAL with one line in err
+ * naming the bad value.  A size is bytes with iobench's units (4k, 1m). */
+int iob_bssplit_parse(const char *text, struct iob_bssplit out[2], char *err, size_t errlen);
+int iob_dist_parse(const char *text, struct iob_shape *sh, char *err, size_t errlen);
+/* "R" (both directions) or "R,W" (an empty side: no limit) */
+int iob_rate_parse(const char *key, const char *text, uint64_t out[2], char *err, size_t errlen);
+
+/* Does the shape change anything: lengths or offsets drawn here (draws),
+ * pacing (paces)? */
+int iob_shape_draws(const struct iob_shape *sh);
+int iob_shape_paces(const struct iob_shape *sh);
+/* The largest and the smallest block size the shape may draw for a job of
+ * block size bs. */
+uint64_t iob_shape_bs_max(const struct iob_shape *sh, uint64_t bs);
+uint64_t iob_shape_bs_min(const struct iob_shape *sh, uint64_t bs);
+
+/* Block sizes done, by direction ([0] reads, [1] writes): I/Os and bytes
+ * moved per size, in the order sizes were first seen. */
+#define IOB_BS_HIST_MAX 64
+struct iob_bs_hist {
+	uint32_t n;
+	uint64_t size[IOB_BS_HIST_MAX];
+	uint64_t ios[2][IOB_BS_HIST_MAX], bytes[2][IOB_BS_HIST_MAX];
+};
+void iob_bs_hist_add(struct iob_bs_hist *h, int write, uint64_t size, uint64_t ios, uint64_t bytes);
+/* "SIZE:READ_IOS:READ_BYTES:WRITE_IOS:WRITE_BYTES ..." by size, ascending */
+void iob_bs_hist_text(const struct iob_bs_hist *h, char *out, size_t len);
+
+/* The first block size of the split that is not a multiple of align; 0: none. */
+uint64_t iob_shape_misaligned(const struct iob_shape *sh, uint64_t align);
+
+/* One stream's drawing and pacing state. */
+struct iob_shape_run {
+	const struct iob_shape *sh;
+	uint64_t rng, seed, prng; /* draws; pacing's own (poisson) */
+	uint64_t bs;	    /* the job's block size: a direction without a split */
+	uint64_t unit;	    /* offsets are multiples of it */
+	uint64_t fsize;	    /* bytes per file */
+	uint64_t nunits;    /* offsets drawn: 0 .. nunits - 1 units */
+	/* zipf, rejection-inversion constants */
+	double z_hx1, z_hn, z_s;
+	/* scatter: a bijection of [0, nunits), so hot ranks are spread over the file */
+	uint64_t sc_mask, sc_add, sc_mul1, sc_mul2;
+	unsigned sc_shift;
+	/* pacing, from the window's start */
+	uint64_t t0_ns;
+	double due_ns[2];
+	uint64_t ios;	    /* I/Os paced so far (think time) */
+	uint64_t budget, bytes_left; /* bytes a random order draws (UINT64_MAX: no end) */
+};
+
+/* Start drawing for files of fsize bytes, offsets in multiples of unit
+ * (0: the smallest block size); the same seed gives the same draws.  A
+ * random order ends after budget bytes (UINT64_MAX: never). */
+void iob_shape_run_init(struct iob_shape_run *run, const struct iob_shape *sh, uint64_t seed, uint64_t bs,
+			uint64_t fsize, uint64_t unit, uint64_t budget);
+/* The order starts again (same draws as after init). */
+void iob_shape_run_reset(struct iob_shape_run *run);
+/* The length of the next I/O of direction write (0 read, 1 write). */
+size_t iob_shape_len(struct iob_shape_run *run, int write);
+/* A random offset for an I/O of len bytes, by the distribution. */
+uint64_t iob_shape_offset(struct iob_shape_run *run, size_t len);
+/* The rank-th hottest unit's place in the file (zipf, pareto, normal: the
+ * draw's rank is scattered over the file by this bijection). */
+uint64_t iob_shape_scatter(const struct iob_shape_run *run, uint64_t rank);
+/* Pacing: the measured window starts at now_ns. */
+void iob_shape_window(struct iob_shape_run *run, uint64_t now_ns);
+/* Before an I/O of len bytes in direction write: think time, then wait for
+ * its turn at the rate.  deadline_ns (0: none): a wait that would pass it
+ * sleeps to it and returns 1 (the phase's time is up); a stop (*stop set)
+ * ends a wait early.  Else 0. */
+int iob_shape_pace(struct iob_shape_run *run, int write, size_t len, uint64_t deadline_ns,
+		   volatile sig_atomic_t *stop);
+
+#endif
