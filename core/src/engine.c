@@ -1746,7 +1746,9 @@ static int run_mixed(struct phase *ph)
 				continue;
 			}
 		}
-		const int w = ph->mixed ? mix_write(ph) : ph->write;
+		int w = ph->mixed ? mix_write(ph) : ph->write;
+		if (ph->shaped && ph->mixed)
+			w = iob_shape_dir(&ph->shape, w);
 		ph->gen.w = w;
 		if (!gen_next(&ph->gen, &fi, &off, &len))
 			break;
@@ -1802,7 +1804,9 @@ static void queue_fill(struct phase *ph, int *mode)
 				return;
 			}
 		}
-		const int w = ph->mixed ? mix_write(ph) : ph->write;
+		int w = ph->mixed ? mix_write(ph) : ph->write;
+		if (ph->shaped && ph->mixed)
+			w = iob_shape_dir(&ph->shape, w);
 		ph->gen.w = w;
 		if (!gen_next(&ph->gen, &fi, &off, &len) ||
 		    (ph->shaped && iob_shape_pace(&ph->shape, w, len, ph->deadline, s->stop))) {

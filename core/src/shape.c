@@ -494,6 +494,19 @@ void iob_shape_window(struct iob_shape_run *run, uint64_t now_ns)
 	run->prng = run->seed ^ 0x3c6ef372fe94f82bull;
 }
 
+int iob_shape_dir(struct iob_shape_run *run, int write)
+{
+	const struct iob_shape *sh = run->sh;
+	const int d = write ? 1 : 0, o = 1 - d;
+	if (!sh->rate[d] && !sh->rate_iops[d])
+		return write; /* not held back */
+	uint64_t now = iob_now_ns() - run->t0_ns;
+	double due_o = sh->rate[o] || sh->rate_iops[o] ? run->due_ns[o] : (double)now;
+	if (run->due_ns[d] > (double)now && due_o < run->due_ns[d])
+		return !write; /* this way must wait, the other's turn comes first */
+	return write;
+}
+
 #define SLEEP_PIECE_NS 100000000ull
 
 /* sleep until t (absolute ns), in pieces so a stop is seen; spin the last

@@ -121,6 +121,10 @@ uint64_t iob_shape_offset(struct iob_shape_run *run, size_t len);
 /* The rank-th hottest unit's place in the file (zipf, pareto, normal: the
  * draw's rank is scattered over the file by this bijection). */
 uint64_t iob_shape_scatter(const struct iob_shape_run *run, uint64_t rank);
+/* A mixed phase: the direction of the next I/O, drawn write (1) or read
+ * (0), swapped when its rate makes it wait and the other direction's turn
+ * comes sooner (as fio does): each direction is held to its own rate. */
+int iob_shape_dir(struct iob_shape_run *run, int write);
 /* Pacing: the measured window starts at now_ns. */
 void iob_shape_window(struct iob_shape_run *run, uint64_t now_ns);
 /* Before an I/O of len bytes in direction write: think time, then wait for

@@ -1,0 +1,597 @@
+/*
+ * test_shape.c - shapes of load (shape.c through the engine): bssplit,
+ * random_distribution, rate and think time.
+ *
+ * An in-process backend logs every I/O (offset, length, direction) and
+ * moves nothing, so a phase of 100,000 I/Os takes milliseconds.  The
+ * drawn offsets are held to the theoretical distribution by a chi-squared
+ * test over bins of at least 5 expected draws (fixed seeds, the critical
+ * value at p = 0.001: a correct sampler fails one run in a thousand seeds,
+ * and these seeds are fixed), the block sizes likewise.
+ *
+ * With --vclock LIB the rate and think-time tests run with the virtual
+ * clock preloaded (tests/bigread/vclock.c: the clock moves only when
+ * someone sleeps), so "held within 1% over 10 s" does not depend on the
+ * machine: the program re-executes itself with LD_PRELOAD set.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "iobench/engine.h"
+#include "iobench/shape.h"
+
+#define UNIT 4096u
+#define NUNITS 1000u
+#define FILE_SIZE ((uint64_t)NUNITS * UNIT)
+#define LOG_MAX 400000
+
+static struct {
+	size_t n;
+	uint64_t off[LOG_MAX];
+	uint32_t len[LOG_MAX];
+	uint8_t write[LOG_MAX];
+	uint64_t bad; /* out of the file */
+} lg;
+
+static int lo_open(const struct iob_open_args *args, void **handle)
+{
+	(void)args;
+	*handle = &lg;
+	return 0;
+}
+
+static int lo_close(void *handle)
+{
+	(void)handle;
+	return 0;
+}
+
+static int64_t lo_io(size_t len, uint64_t off, int write)
+{
+	if (off + len > FILE_SIZE)
+		lg.bad++;
+	if (lg.n < LOG_MAX) {
+		lg.off[lg.n] = off;
+		lg.len[lg.n] = (uint32_t)len;
+		lg.write[lg.n++] = (uint8_t)write;
+	}
+	return (int64_t)len;
+}
+
+static int64_t lo_read_at(void *handle, void *buf, size_t len, uint64_t off)
+{
+	(void)handle, (void)buf;
+	return lo_io(len, off, 0);
+}
+
+static int64_t lo_write_at(void *handle, const void *buf, size_t len, uint64_t off)
+{
+	(void)handle, (void)buf;
+	return lo_io(len, off, 1);
+}
+
+static int lo_info(void *handle, struct iob_file_info *info)
+{
+	(void)handle;
+	info->size = FILE_SIZE;
+	info->mem_align = 1;
+	info->io_align = 1;
+	info->file_type = IOB_FILE_REGULAR;
+	return 0;
+}
+
+static struct iob_loaded backend;
+static const char *const files[] = {"logged-file"};
+
+static struct iob_phase_spec spec_for(enum iob_phase phase, enum iob_access access, const struct iob_shape *sh)
+{
+	memset(&backend, 0, sizeof backend);
+	backend.desc.kind = IOB_PLUGIN_BACKEND;
+	backend.desc.caps = IOB_CAP_READ | IOB_CAP_WRITE;
+	backend.desc.name = "logged";
+	backend.backend.open = lo_open;
+	backend.backend.close = lo_close;
+	backend.backend.read_at = lo_read_at;
+	backend.backend.write_at = lo_write_at;
+	backend.backend.info = lo_info;
+	lg.n = 0;
+	lg.bad = 0;
+	struct iob_phase_spec s = {
+	    .backend = &backend,
+	    .files = files,
+	    .nfiles = 1,
+	    .phase = phase,
+	    .access = access,
+	    .block_size = iob_shape_bs_max(sh, UNIT),
+	    .file_size = FILE_SIZE,
+	    .random_map = 1,
+	    .seed = 42,
+	    .follow_symlinks = 1,
+	    .rwmix_read = 50,
+	    .pattern = {.kind = IOB_PAT_BYTE, .byte = 0x5a},
+	    .shape = sh,
+	};
+	return s;
+}
+
+/* The chi-squared critical value at p = 0.001 for k degrees of freedom
+ * (Wilson and Hilferty's cube approximation, within 1% from k = 3). */
+static double chi2_crit(size_t k)
+{
+	double z = 3.090232, a = 2.0 / (9.0 * (double)k);
+	double t = 1.0 - a + z * sqrt(a);
+	return (double)k * t * t * t;
+}
+
+/* Chi-squared of counts against probabilities p[0..n) (summing to 1),
+ * neighbouring bins merged until each expects at least 5; its degrees of
+ * freedom in *dof. */
+static double chi2(const uint64_t *count, const double *p, size_t n, uint64_t total, size_t *dof)
+{
+	double stat = 0, e = 0, o = 0;
+	size_t bins = 0;
+	for (size_t i = 0; i < n; i++) {
+		e += p[i] * (double)total;
+		o += (double)count[i];
+		if (e >= 5.0 || i + 1 == n) {
+			if (e > 0) {
+				stat += (o - e) * (o - e) / e;
+				bins++;
+			}
+			e = o = 0;
+		}
+	}
+	*dof = bins - 1;
+	return stat;
+}
+
+static void expect_fit(const char *what, const uint64_t *count, const double *p, size_t n, uint64_t total)
+{
+	size_t dof;
+	double x = chi2(count, p, n, total, &dof);
+	double crit = chi2_crit(dof);
+	if (!(x < crit))
+		fail_msg("%s: chi-squared %.1f over %zu degrees of freedom, above %.1f (p = 0.001)", what, x, dof, crit);
+	/* and not a fit that cannot fail: a uniform guess must be refused for a skewed one */
+}
+
+/* ---- parsers ------------------------------------------------------------------------- */
+
+static void test_parse(void **state)
+{
+	(void)state;
+	struct iob_bssplit sp[2];
+	struct iob_shape sh;
+	char err[256];
+	assert_int_equal(iob_bssplit_parse("4k/50:64k/50,8k/100", sp, err, sizeof err), 0);
+	assert_int_equal(sp[0].n, 2);
+	assert_int_equal(sp[0].bs[1], 65536);
+	assert_int_equal(sp[1].n, 1);
+	assert_int_equal(sp[1].bs[0], 8192);
+	assert_int_equal(iob_bssplit_parse("512/:1k/:4k/50", sp, err, sizeof err), 0); /* the rest shared */
+	assert_int_equal(sp[0].pct[0], 25);
+	assert_int_equal(sp[0].pct[1], 25);
+	assert_int_equal(sp[1].n, 3); /* one split: both directions */
+	assert_int_equal(iob_bssplit_parse("4k/10:8k/", sp, err, sizeof err), 0);
+	assert_int_equal(sp[0].pct[1], 90);
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_dist_parse("zoned:50/5:30/15:20/", &sh, err, sizeof err), 0);
+	assert_int_equal(sh.nzones, 3);
+	assert_int_equal(sh.zones[2].size, 80);
+	assert_int_equal(iob_dist_parse("zoned_abs:60/1m:40/3m", &sh, err, sizeof err), 0);
+	assert_int_equal(sh.zones[1].size, 3 << 20);
+	assert_int_equal(iob_dist_parse("zipf:1.2", &sh, err, sizeof err), 0);
+	assert_int_equal(sh.dist, IOB_DIST_ZIPF);
+	uint64_t r[2];
+	assert_int_equal(iob_rate_parse("rate", "1m,", r, err, sizeof err), 0);
+	assert_int_equal(r[0], 1 << 20);
+	assert_int_equal(r[1], 0);
+	assert_int_equal(iob_rate_parse("rate", ",300", r, err, sizeof err), 0);
+	assert_int_equal(r[0], 0);
+	assert_int_equal(r[1], 300);
+
+	/* every bad value: refused, one line naming it */
+	static const char *bad_split[] = {"4k/50:64k/40", "4k/60:8k/60", "4k", "4k/101", "0/100", "4k/x",
+					  "4k/50:8k/50,16k/50", "4k/100,4k/100,4k/100", "3g/100", ":", "4k/-1"};
+	for (size_t i = 0; i < sizeof bad_split / sizeof bad_split[0]; i++) {
+		err[0] = '\0';
+		if (iob_bssplit_parse(bad_split[i], sp, err, sizeof err) != -EINVAL)
+			fail_msg("bssplit '%s' was accepted", bad_split[i]);
+		assert_true(err[0] && !strchr(err, '\n'));
+	}
+	static const char *bad_dist[] = {"zipf",	   "zipf:1",	   "zipf:0",	  "zipf:-2",	  "pareto:1",
+					 "pareto:0",	   "normal:0",	   "normal:101",  "gauss:3",	  "zoned",
+					 "zoned:50/5",	   "zoned:50/5:50/5", "zoned:50/:50/50", "zoned:50/5:30/15:20/,1/1",
+					 "zoned_abs:100/0", "zipf:1.2:0.5",  "sequence:1,2", "zoned:x/5:100/95"};
+	for (size_t i = 0; i < sizeof bad_dist / sizeof bad_dist[0]; i++) {
+		err[0] = '\0';
+		memset(&sh, 0, sizeof sh);
+		if (iob_dist_parse(bad_dist[i], &sh, err, sizeof err) == 0)
+			fail_msg("random_distribution '%s' was accepted", bad_dist[i]);
+		assert_true(err[0] && !strchr(err, '\n'));
+	}
+	static const char *bad_rate[] = {"fast", "1m,2m,3m", "-5", "1m,x"};
+	for (size_t i = 0; i < sizeof bad_rate / sizeof bad_rate[0]; i++) {
+		err[0] = '\0';
+		if (iob_rate_parse("rate", bad_rate[i], r, err, sizeof err) == 0)
+			fail_msg("rate '%s' was accepted", bad_rate[i]);
+		assert_true(err[0] && !strchr(err, '\n'));
+	}
+}
+
+/* ---- bssplit ------------------------------------------------------------------------- */
+
+/* Random reads with a three-way split: the sizes drawn in their shares,
+ * every offset a multiple of the smallest, inside the file; the record's
+ * histogram is exactly what the backend saw; the phase ends at its bytes. */
+static void test_bssplit_random(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	char err[256];
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_bssplit_parse("4k/50:64k/30:16k/20", sh.split, err, sizeof err), 0);
+	sh.io_bytes = 1ull << 30;
+	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
+	struct iob_phase_result r;
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(lg.bad, 0);
+	assert_int_equal(r.ops, lg.n);
+	uint64_t sum = 0, count[3] = {0};
+	for (size_t i = 0; i < lg.n; i++) {
+		sum += lg.len[i];
+		assert_int_equal(lg.off[i] % UNIT, 0);
+		count[lg.len[i] == 4096 ? 0 : lg.len[i] == 65536 ? 1 : 2]++;
+		assert_true(lg.len[i] == 4096 || lg.len[i] == 65536 || lg.len[i] == 16384);
+	}
+	assert_int_equal(r.bytes, sum);
+	assert_true(sum >= sh.io_bytes && sum < sh.io_bytes + 65536); /* the last one may pass the budget */
+	const double p[3] = {0.5, 0.3, 0.2};
+	expect_fit("bssplit 4k/50:64k/30:16k/20", count, p, 3, lg.n);
+	const double wrong[3] = {0.45, 0.35, 0.2}; /* the test can fail */
+	size_t dof;
+	assert_true(chi2(count, wrong, 3, lg.n, &dof) > chi2_crit(dof));
+	/* the record's histogram: sizes, I/Os and bytes by direction */
+	assert_int_equal(r.bs_hist.n, 3);
+	for (uint32_t i = 0; i < r.bs_hist.n; i++) {
+		uint64_t sz = r.bs_hist.size[i], want = count[sz == 4096 ? 0 : sz == 65536 ? 1 : 2];
+		assert_int_equal(r.bs_hist.ios[0][i], want);
+		assert_int_equal(r.bs_hist.bytes[0][i], want * sz);
+		assert_int_equal(r.bs_hist.ios[1][i], 0);
+	}
+	char text[512];
+	iob_bs_hist_text(&r.bs_hist, text, sizeof text);
+	char want[512];
+	snprintf(want, sizeof want, "4096:%llu:%llu:0:0 16384:%llu:%llu:0:0 65536:%llu:%llu:0:0",
+		 (unsigned long long)count[0], (unsigned long long)count[0] * 4096, (unsigned long long)count[2],
+		 (unsigned long long)count[2] * 16384, (unsigned long long)count[1], (unsigned long long)count[1] * 65536);
+	assert_string_equal(text, want);
+	iob_phase_result_free(&r);
+}
+
+/* A mixed phase with a split per direction: reads draw only theirs,
+ * writes only theirs. */
+static void test_bssplit_directions(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	char err[256];
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_bssplit_parse("4k/50:8k/50,16k/100", sh.split, err, sizeof err), 0);
+	sh.io_bytes = 64ull << 20;
+	struct iob_phase_spec s = spec_for(IOB_PHASE_MIXED, IOB_ACCESS_RAND, &sh);
+	s.rwmix_read = 70;
+	struct iob_phase_result r;
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	uint64_t reads[2] = {0}, writes = 0, rbytes = 0, wbytes = 0;
+	for (size_t i = 0; i < lg.n; i++) {
+		if (lg.write[i]) {
+			assert_int_equal(lg.len[i], 16384);
+			writes++;
+			wbytes += lg.len[i];
+		} else {
+			assert_true(lg.len[i] == 4096 || lg.len[i] == 8192);
+			reads[lg.len[i] == 8192]++;
+			rbytes += lg.len[i];
+		}
+	}
+	assert_int_equal(r.ops_written, writes);
+	assert_int_equal(r.bytes_written, wbytes);
+	assert_int_equal(r.bytes_read, rbytes);
+	const double half[2] = {0.5, 0.5};
+	expect_fit("reads 4k/50:8k/50", reads, half, 2, reads[0] + reads[1]);
+	uint64_t dir[2] = {reads[0] + reads[1], writes};
+	const double mix[2] = {0.7, 0.3};
+	expect_fit("rwmix_read 70", dir, mix, 2, lg.n);
+	iob_phase_result_free(&r);
+}
+
+/* Sequential writes with a split: each I/O starts where the last ended and
+ * the pass covers the file exactly (the last I/O cut at its end). */
+static void test_bssplit_sequential(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	char err[256];
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_bssplit_parse("4k/40:12k/60", sh.split, err, sizeof err), 0);
+	struct iob_phase_spec s = spec_for(IOB_PHASE_WRITE, IOB_ACCESS_SEQ, &sh);
+	struct iob_phase_result r;
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	uint64_t at = 0;
+	for (size_t i = 0; i < lg.n; i++) {
+		assert_int_equal(lg.off[i], at);
+		at += lg.len[i];
+	}
+	assert_int_equal(at, FILE_SIZE);
+	assert_int_equal(r.bytes, FILE_SIZE);
+	assert_int_equal(lg.bad, 0);
+	iob_phase_result_free(&r);
+}
+
+/* ---- distributions ------------------------------------------------------------------ */
+
+#define DRAWS 200000u
+
+/* Random reads of one 4k block by the distribution: the count of each
+ * rank (the hottest first: zipf, pareto and normal scatter ranks over the
+ * file by iob_shape_scatter, inverted here). */
+static void draw_ranks(const char *dist, uint64_t *by_rank, int scattered)
+{
+	struct iob_shape sh;
+	char err[256];
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_dist_parse(dist, &sh, err, sizeof err), 0);
+	sh.io_bytes = (uint64_t)DRAWS * UNIT;
+	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
+	struct iob_phase_result r;
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(lg.n, DRAWS);
+	assert_int_equal(lg.bad, 0);
+	static uint64_t rank_of[NUNITS];
+	if (scattered) { /* the engine's own run: the same seed, the same scatter */
+		struct iob_shape_run run;
+		iob_shape_run_init(&run, &sh, s.seed, UNIT, FILE_SIZE, 0, UINT64_MAX);
+		for (uint64_t k = 0; k < NUNITS; k++) {
+			uint64_t u = iob_shape_scatter(&run, k);
+			assert_true(u < NUNITS);
+			rank_of[u] = k;
+		}
+	}
+	memset(by_rank, 0, NUNITS * sizeof *by_rank);
+	for (size_t i = 0; i < lg.n; i++) {
+		uint64_t u = lg.off[i] / UNIT;
+		by_rank[scattered ? rank_of[u] : u]++;
+	}
+	iob_phase_result_free(&r);
+}
+
+static void test_dist_zipf(void **state)
+{
+	(void)state;
+	static uint64_t c[NUNITS];
+	static double p[NUNITS], flat[NUNITS];
+	const double theta[] = {1.2, 0.8};
+	for (size_t t = 0; t < 2; t++) {
+		char dist[32];
+		snprintf(dist, sizeof dist, "zipf:%g", theta[t]);
+		draw_ranks(dist, c, 1);
+		double z = 0;
+		for (size_t k = 0; k < NUNITS; k++)
+			z += pow((double)(k + 1), -theta[t]);
+		for (size_t k = 0; k < NUNITS; k++) {
+			p[k] = pow((double)(k + 1), -theta[t]) / z;
+			flat[k] = 1.0 / NUNITS;
+		}
+		expect_fit(dist, c, p, NUNITS, DRAWS);
+		size_t dof;
+		assert_true(chi2(c, flat, NUNITS, DRAWS, &dof) > chi2_crit(dof)); /* not uniform */
+	}
+}
+
+static void test_dist_pareto(void **state)
+{
+	(void)state;
+	static uint64_t c[NUNITS];
+	static double p[NUNITS];
+	const double h = 0.2, e = log(h) / log(1.0 - h);
+	draw_ranks("pareto:0.2", c, 1);
+	/* rank = floor((N - 1) u^e): P(rank <= k) = min(1, ((k + 1) / (N - 1))^(1/e)) */
+	double prev = 0;
+	for (size_t k = 0; k < NUNITS; k++) {
+		double f = pow((double)(k + 1) / (double)(NUNITS - 1), 1.0 / e);
+		if (f > 1)
+			f = 1;
+		p[k] = f - prev;
+		prev = f;
+	}
+	expect_fit("pareto:0.2", c, p, NUNITS, DRAWS);
+}
+
+static double phi(double x)
+{
+	return 0.5 * erfc(-x / sqrt(2.0));
+}
+
+static void test_dist_normal(void **state)
+{
+	(void)state;
+	static uint64_t c[NUNITS];
+	static double p[NUNITS];
+	const double mid = NUNITS / 2.0, sigma = 0.1 * NUNITS;
+	draw_ranks("normal:10", c, 1);
+	double all = phi((NUNITS - mid) / sigma) - phi((0 - mid) / sigma);
+	for (size_t k = 0; k < NUNITS; k++)
+		p[k] = (phi(((double)k + 1 - mid) / sigma) - phi(((double)k - mid) / sigma)) / all;
+	expect_fit("normal:10", c, p, NUNITS, DRAWS);
+}
+
+/* zoned: the share of each zone, and uniform inside each (its units, placed
+ * from the start of the file, not scattered) */
+static void test_dist_zoned(void **state)
+{
+	(void)state;
+	static uint64_t c[NUNITS];
+	static double p[NUNITS];
+	draw_ranks("zoned:50/5:30/15:20/", c, 0);
+	/* 1000 units: [0, 50) 50%, [50, 200) 30%, [200, 1000) 20% */
+	for (size_t u = 0; u < NUNITS; u++)
+		p[u] = u < 50 ? 0.5 / 50 : u < 200 ? 0.3 / 150 : 0.2 / 800;
+	expect_fit("zoned:50/5:30/15:20/", c, p, NUNITS, DRAWS);
+	draw_ranks("zoned_abs:60/400k:40/1m", c, 0);
+	/* 400 KiB = 100 units, 1 MiB = 256 units after them; nothing past */
+	for (size_t u = 0; u < NUNITS; u++)
+		p[u] = u < 100 ? 0.6 / 100 : u < 356 ? 0.4 / 256 : 0;
+	for (size_t u = 356; u < NUNITS; u++)
+		assert_int_equal(c[u], 0);
+	expect_fit("zoned_abs:60/400k:40/1m", c, p, 356, DRAWS);
+}
+
+/* The same seed draws the same offsets and sizes: a read after a write
+ * (written_draws) goes where the write went. */
+static void test_same_seed_same_draws(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	char err[256];
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_bssplit_parse("4k/50:8k/50", sh.split, err, sizeof err), 0);
+	assert_int_equal(iob_dist_parse("zipf:1.1", &sh, err, sizeof err), 0);
+	sh.io_bytes = 4u << 20;
+	struct iob_phase_spec s = spec_for(IOB_PHASE_WRITE, IOB_ACCESS_RAND, &sh);
+	struct iob_phase_result w, r;
+	assert_int_equal(iob_phase_run(&s, &w), 0);
+	size_t n = lg.n;
+	static uint64_t off[LOG_MAX];
+	static uint32_t len[LOG_MAX];
+	memcpy(off, lg.off, n * sizeof *off);
+	memcpy(len, lg.len, n * sizeof *len);
+	struct iob_phase_spec s2 = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
+	s2.written_draws = &w.draws;
+	assert_int_equal(iob_phase_run(&s2, &r), 0);
+	assert_int_equal(lg.n, n);
+	assert_memory_equal(lg.off, off, n * sizeof *off);
+	assert_memory_equal(lg.len, len, n * sizeof *len);
+	iob_phase_result_free(&w);
+	iob_phase_result_free(&r);
+}
+
+/* ---- rate and think time (virtual clock) ----------------------------------------- */
+
+static void paced(enum iob_phase phase, struct iob_shape *sh, uint64_t runtime_ns, struct iob_phase_result *r)
+{
+	struct iob_phase_spec s = spec_for(phase, IOB_ACCESS_RAND, sh);
+	s.runtime_ns = runtime_ns;
+	s.time_based = runtime_ns != 0;
+	assert_int_equal(iob_phase_run(&s, r), 0);
+}
+
+static void within(const char *what, double got, double want, double share)
+{
+	if (fabs(got - want) > share * want)
+		fail_msg("%s: %.0f, not within %.1f%% of %.0f", what, got, share * 100, want);
+}
+
+/* rate held within 1% over 10 s: linear by bytes, poisson by I/Os, and a
+ * rate per direction in a mixed phase */
+static void test_rate(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	struct iob_phase_result r;
+	char err[256];
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_rate_parse("rate", "1m", sh.rate, err, sizeof err), 0);
+	paced(IOB_PHASE_READ, &sh, 10000000000ull, &r);
+	within("rate=1m over 10 s, bytes", (double)r.bytes, 10.0 * (1 << 20), 0.01);
+	within("rate=1m, elapsed ns", (double)r.elapsed_ns, 1e10, 0.01);
+	iob_phase_result_free(&r);
+
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_rate_parse("rate_iops", "10000", sh.rate_iops, err, sizeof err), 0);
+	sh.poisson = 1;
+	paced(IOB_PHASE_WRITE, &sh, 10000000000ull, &r);
+	within("rate_iops=10000 poisson over 10 s, I/Os", (double)r.ops, 100000, 0.01);
+	/* poisson: the gaps are exponential, so they are not all equal */
+	uint64_t ios = r.ops;
+	iob_phase_result_free(&r);
+	sh.poisson = 0;
+	paced(IOB_PHASE_WRITE, &sh, 10000000000ull, &r);
+	assert_int_equal(r.ops, 100000); /* linear: exactly one every 100 us */
+	assert_int_not_equal(ios, r.ops);
+	iob_phase_result_free(&r);
+
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_rate_parse("rate", "1m,256k", sh.rate, err, sizeof err), 0);
+	paced(IOB_PHASE_MIXED, &sh, 10000000000ull, &r);
+	within("mixed: reads at 1m", (double)r.bytes_read, 10.0 * (1 << 20), 0.01);
+	within("mixed: writes at 256k", (double)r.bytes_written, 10.0 * (256 << 10), 0.01);
+	iob_phase_result_free(&r);
+}
+
+/* thinktime every 4 I/Os, 1 ms: 1000 I/Os take 249 pauses */
+static void test_thinktime(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	struct iob_phase_result r;
+	memset(&sh, 0, sizeof sh);
+	sh.think_ns = 1000000;
+	sh.think_blocks = 4;
+	sh.io_bytes = 1000ull * UNIT;
+	sh.dist = IOB_DIST_RANDOM;
+	/* a split of one size makes the phase end by bytes: 1000 I/Os */
+	char err[256];
+	assert_int_equal(iob_bssplit_parse("4k/100", sh.split, err, sizeof err), 0);
+	paced(IOB_PHASE_READ, &sh, 0, &r);
+	assert_int_equal(r.ops, 1000);
+	within("thinktime 1ms every 4 of 1000 I/Os, elapsed ns", (double)r.elapsed_ns, 249e6, 0.002);
+	iob_phase_result_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+	/* --vclock LIB: run the paced tests with the virtual clock preloaded */
+	if (argc == 3 && strcmp(argv[1], "--vclock") == 0 && !getenv("IOBTEST_SHAPE_VCLOCK")) {
+		char asan[512];
+		const char *old = getenv("ASAN_OPTIONS");
+		snprintf(asan, sizeof asan, "%s%sverify_asan_link_order=0", old ? old : "", old && *old ? ":" : "");
+		setenv("ASAN_OPTIONS", asan, 1);
+		setenv("LD_PRELOAD", argv[2], 1);
+		setenv("IOBENCH_NO_TSC", "1", 1);
+		setenv("IOBTEST_VCLOCK_CPU", "none", 1);
+		setenv("IOBTEST_SHAPE_VCLOCK", "1", 1);
+		execv("/proc/self/exe", argv);
+		perror("execv");
+		return 1;
+	}
+	if (getenv("IOBTEST_SHAPE_VCLOCK")) {
+		const struct CMUnitTest paced_tests[] = {
+		    cmocka_unit_test(test_rate),
+		    cmocka_unit_test(test_thinktime),
+		};
+		return cmocka_run_group_tests(paced_tests, NULL, NULL);
+	}
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse),
+	    cmocka_unit_test(test_bssplit_random),
+	    cmocka_unit_test(test_bssplit_directions),
+	    cmocka_unit_test(test_bssplit_sequential),
+	    cmocka_unit_test(test_dist_zipf),
+	    cmocka_unit_test(test_dist_pareto),
+	    cmocka_unit_test(test_dist_normal),
+	    cmocka_unit_test(test_dist_zoned),
+	    cmocka_unit_test(test_same_seed_same_draws),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
