@@ -209,6 +209,17 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	iob_rec_bool(b, "fill_once", job->fill_once);
 	iob_rec_bool(b, "shared_file", job->shared_file);
 	iob_rec_u64(b, "stonewall_ns", IOB_UNIT_NS, job->stonewall_ns);
+	if (job->bssplit[0] || strcmp(job->random_distribution, "random") != 0 || job->rate[0] || job->rate_iops[0] ||
+	    job->thinktime_ns) { /* shapes of load: only a job that has one says so */
+		iob_rec_str(b, "bssplit", job->bssplit);
+		iob_rec_str(b, "random_distribution", job->random_distribution);
+		iob_rec_str(b, "rate", job->rate);
+		iob_rec_str(b, "rate_iops", job->rate_iops);
+		iob_rec_str(b, "rate_process", job->rate_process ? "poisson" : "linear");
+		iob_rec_u64(b, "thinktime_ns", IOB_UNIT_NS, job->thinktime_ns);
+		iob_rec_u64(b, "thinktime_spin_ns", IOB_UNIT_NS, job->thinktime_spin_ns);
+		iob_rec_u64(b, "thinktime_blocks", IOB_UNIT_COUNT, job->thinktime_blocks);
+	}
 	rec_figures(b, r);
 	if (bad) {
 		iob_rec_u64(b, "first_bad_offset", IOB_UNIT_BYTES, r->first_bad_offset);

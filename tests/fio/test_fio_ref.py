@@ -147,7 +147,8 @@ def run_iob(tmp, jobfile, sets, data):
     with open(out) as f:
         doc = json.load(f)
     t = {"read_bytes": 0, "write_bytes": 0, "read_ios": 0, "write_ios": 0, "runtime_s": 0.0, "storage": rd + wr,
-         "storage_read": rd, "storage_write": wr, "jobs": {}, "notes": doc["notes"]}
+         "storage_read": rd, "storage_write": wr, "jobs": {}, "notes": doc["notes"],
+         "records": [r for r in doc["records"] if r.get("kind") == "phase"]}
     for r in doc["records"]:
         if r.get("kind") != "phase":
             continue
@@ -346,6 +347,97 @@ def case_fadvise_hint(tmp):
 
 
 # ---- devices --------------------------------------------------------------------------------------
+
+
+# ---- shapes of load against fio -------------------------------------------------------------------
+
+
+def bs_shares(i_doc_records):
+    """I/Os per block size over the phases' bs_hist fields."""
+    by = {}
+    for r in i_doc_records:
+        for ent in (r.get("bs_hist") or "").split():
+            size, rios, _rb, wios, _wb = (int(x) for x in ent.split(":"))
+            by[size] = by.get(size, 0) + rios + wios
+    return by
+
+
+def case_shapes(tmp):
+    """bssplit, zoned random_distribution and rate_iops: fio and iobench on the same examples.
+    iometer-file-access-server.fio (bssplit, randrw 80/20) with norandommap for both (iobench draws
+    with replacement, fio's random map shortens blocks): both move 16 MiB and at most one block more,
+    in I/O counts within 5% of each other, reads 80% of them within 3 points, and iobench's sizes in
+    their split's shares within 2 points; rand-zones.fio (zoned:50/5:30/15:20/, 4k): the same bytes
+    and I/Os exactly; fixed-rate-submission.fio (rate_iops=1000, 2 s): both 2000 I/Os within 5% (fio
+    with io_submit_mode=inline: fio 3.33 hangs with offload)."""
+    need_fio()
+    need_uring()
+    extra = []
+    why = direct_refused(tmp)
+    if why:
+        print(f"note: direct=0 added to both (no direct I/O here: {why})")
+        extra = [("direct", "0")]
+    sets = SCALE + extra + [("norandommap", "1")]
+    f, i = both(tmp, "iometer-file-access-server.fio", sets)
+    for who, t in (("fio", f), ("iobench", i)):
+        total = t["read_bytes"] + t["write_bytes"]
+        expect(16 * MiB <= total < 16 * MiB + 65536, f"iometer {who}: {total} bytes, not 16 MiB (+ < 64 KiB)")
+        ios = t["read_ios"] + t["write_ios"]
+        expect(abs(t["read_ios"] / ios - 0.8) < 0.03, f"iometer {who}: reads {t['read_ios']} of {ios} I/Os, not 80%")
+    fi, ii = f["read_ios"] + f["write_ios"], i["read_ios"] + i["write_ios"]
+    expect(abs(fi - ii) <= 0.05 * fi, f"iometer: fio {fi} I/Os, iobench {ii}: not within 5%")
+    split = {512: 10, 1024: 5, 2048: 5, 4096: 60, 8192: 2, 16384: 4, 32768: 4, 65536: 10}
+    got = bs_shares(i["records"])
+    n = sum(got.values())
+    expect(n == ii, f"iometer: bs_hist counts {n} I/Os, the records {ii}")
+    for size, pct in split.items():
+        expect(abs(100.0 * got.get(size, 0) / n - pct) < 2.0, f"iometer: {size}-byte I/Os {got.get(size, 0)} of {n}, not {pct}%")
+    f, i = both(tmp, "rand-zones.fio", SCALE + extra)
+    for k in ("read_bytes", "read_ios", "write_bytes", "write_ios"):
+        expect(f[k] == i[k], f"rand-zones {k}: fio {f[k]}, iobench {i[k]}")
+    expect(i["read_bytes"] == 16 * MiB, f"rand-zones: {i['read_bytes']} bytes read, not 16 MiB")
+
+    def rated(f, i):
+        for who, t in (("fio", f), ("iobench", i)):
+            n = t["read_ios"]
+            if abs(n - 2000) > 100:
+                return f"{who} did {n} I/Os in 2 s at rate_iops=1000"
+        return None
+    # fio 3.33 never ends this job with io_submit_mode=offload (it waits for its helper for ever, then
+    # frees twice): fio runs it inline, as iobench does (noted)
+    attempts(tmp, "fixed-rate-submission.fio", SCALE + extra, rated, fio_extra=[("io_submit_mode", "inline")],
+             tries=3)
+
+
+# ---- fio's examples: which are accepted, and how the rest are refused -------------------------------
+
+# Accepted by `iobench check` (scaled with --set size/runtime, --dir, --allow-device); every other
+# example must be refused with one line, exit 2, nothing created.  bench/fio_examples.py prints the
+# table.
+ACCEPTED = {"fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
+            "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
+            "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio"}
+
+
+def case_examples(tmp):
+    """Every example in the directory checked: ACCEPTED accepted, the others refused in one line."""
+    d = examples_dir()
+    if not os.path.isdir(d):
+        raise Skip(f"{d} is not there (fio's examples are looked for in ../shared/reference/fio-examples)")
+    sys.path.insert(0, os.path.join(ARGS.src, "bench"))
+    import fio_examples  # noqa: E402
+    rows = fio_examples.table(os.path.join(ARGS.bin, "iobench"), d)
+    names = {r["file"] for r in rows}
+    expect(ACCEPTED <= names, f"examples missing from {d}: {sorted(ACCEPTED - names)}")
+    for r in rows:
+        expect(not r["created"], f"{r['file']}: check created {r['created']}")
+        if r["file"] in ACCEPTED:
+            expect(r["accepted"], f"{r['file']}: refused: {r['reason']}")
+        else:
+            expect(not r["accepted"], f"{r['file']}: accepted now: add it to ACCEPTED")
+            expect(r["exit"] == 2 and r["lines"] == 1 and r["reason"],
+                   f"{r['file']}: exit {r['exit']}, {r['lines']} lines: {r['reason']}")
+    print(f"{sum(r['accepted'] for r in rows)} of {len(rows)} examples accepted")
 
 
 def iobench(*args):
