@@ -156,10 +156,20 @@ def case_every_key(tmp):
     env = {"IOB_FIO_DIR": os.path.join(tmp, "data")}
     os.makedirs(env["IOB_FIO_DIR"])
     p = iobench("check", job_file("every-key.fio"), env=env, rc=0)
-    expect(p.stdout.startswith(job_file("every-key.fio") + ": 6 job(s) OK"), p.stdout)
+    expect(p.stdout.startswith(job_file("every-key.fio") + ": 8 job(s) OK"), p.stdout)
     doc = run_json(tmp, job_file("every-key.fio"), env=env)
     by = {r["job"]: r for r in phases(doc)}
-    expect(sorted(by) == ["mixer", "reader", "steady", "steady-long", "timed", "writer"], by)
+    expect(sorted(by) == ["mixer", "reader", "shaped", "shaped-alias", "steady", "steady-long", "timed", "writer"], by)
+    # the shapes of load: 1 MiB of a split (reads 4k and 16k, writes 64k), zoned, rated; zipf by 8k
+    sh, sa = by["shaped"], by["shaped-alias"]
+    expect(sh["bssplit"] == "4096/50:16384/,65536/100" and sh["rate"] == "8388608,"
+           and sh["rate_iops"] == "1000,500" and sh["rate_process"] == "poisson"
+           and sh["random_distribution"] == "zoned:60/10:40/" and sh["thinktime_ns"] == 100000
+           and sh["thinktime_blocks"] == 8 and sh["thinktime_spin_ns"] == 10000 and sh["offset_align_bytes"] == 4096, sh)
+    sizes = {int(e.split(":")[0]): e for e in sh["bs_hist"].split()}
+    expect(set(sizes) <= {4096, 16384, 65536} and sh["bytes"] >= 1 << 20, sh)
+    expect(all(e.split(":")[3] == "0" for z, e in sizes.items() if z != 65536), sh)  # writes are 64k only
+    expect(sa["random_distribution"] == "zipf:1.1" and sa["ops"] == 32 and sa["offset_align_bytes"] == 8192, sa)
     # ss and steadystate: rounds of 1 s judged by fio's rule (docs/statistics.md)
     st = {r["job"]: r for r in doc["records"] if r.get("kind") == "steady"}
     expect(st["steady"]["rule"] == "deviation" and st["steady"]["limit_pct"] == 90 and st["steady"]["window"] == 2
@@ -224,12 +234,12 @@ def case_refused(tmp):
     # --fio-ignore names the keys: the run goes on and says so
     data = os.path.join(tmp, "data")
     p = iobench("run", os.path.join(HERE, "refused", "unknown-keys.fio"), "--dir", data, "--fio-ignore",
-                "rate,verify,zonemode", rc=0)
-    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): rate, verify, zonemode"
+                "ratemin,verify,zonemode", rc=0)
+    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): ratemin, verify, zonemode"
            in p.stdout, p.stdout)
     # naming only some of them: the rest still refused
     refused_one(tmp, os.path.join(HERE, "refused", "unknown-keys.fio"), "not support: zonemode ",
-                "--fio-ignore", "rate, verify")
+                "--fio-ignore", "ratemin, verify")
     # --set takes fio keys in a fio file: an unknown one, a bad value
     refused_one(tmp, job_file("seq-read.fio"), "fio keys iobench does not support: block_size", "--set",
                 "block_size=4k")
