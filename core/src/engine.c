@@ -459,6 +459,7 @@ struct gen {
 	int mapped, multi, skip;
 	uint64_t *skipped;
 	struct iob_shape_run *shape; /* a phase whose lengths or offsets the shape draws; NULL */
+	uint64_t pass_ios;	     /* shape's seq_add: I/Os of this pass */
 	int w;			     /* the direction of the I/O being drawn (shape's split) */
 };
 
@@ -1506,6 +1507,7 @@ static void gen_reset(struct phase *ph, int ramp)
 	g->round_ios = 0;
 	g->rounds = 0;
 	g->off = g->start[0];
+	g->pass_ios = 0;
 	/* sequential: a file's passes in a row; no end: one pass each in turn */
 	g->loops = unlimited ? UINT32_MAX : s->loops ? s->loops : 1;
 	g->rng = rand_seed(s, ramp);
@@ -1567,6 +1569,28 @@ static int gen_init(struct phase *ph)
 	return 0;
 }
 
+/* fio's rw=read:N: the next I/O starts N bytes after the last one's end
+ * (before it, N negative; below the region's start, at its end less |N|,
+ * as fio wraps); a pass is a region's worth of I/Os of the job's size, or
+ * ends at the region's end. */
+static void seq_add(struct gen *g, size_t len)
+{
+	const int64_t add = g->shape->sh->seq_add;
+	const uint64_t start = g->start[g->fi], end = g->end[g->fi];
+	const uint64_t mag = add < 0 ? (uint64_t)-add : (uint64_t)add;
+	if (++g->pass_ios >= (end - start) / (g->shape->bs ? g->shape->bs : len)) {
+		g->off = end; /* the pass is done */
+		g->pass_ios = 0;
+		return;
+	}
+	if (add > 0)
+		g->off = g->off + mag < end ? g->off + mag : end;
+	else if (g->off >= start + mag)
+		g->off -= mag;
+	else
+		g->off = end - start >= mag ? end - mag : start;
+}
+
 /* The next I/O: file, offset and length.  0 when the order is done. */
 static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 {
@@ -1589,6 +1613,8 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 				*off = g->off;
 				g->off += *len;
 				g->round_ios++;
+				if (g->shape && g->shape->sh->seq_add)
+					seq_add(g, *len);
 				return 1;
 			}
 			if (g->fi + 1 == g->nfiles)
@@ -1607,6 +1633,7 @@ static int gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 					return 0;
 			}
 			g->off = g->start[g->fi];
+			g->pass_ios = 0;
 			if (g->loop || g->rounds) /* a further pass over this file: uncached */
 				pass_evict(g->ph, g->fi, g->start[g->fi], g->end[g->fi] - g->start[g->fi]);
 		}

@@ -72,8 +72,9 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_BSRANGE] = {"bsrange", "blocksize_range", "block_size", "a range with equal ends, as bs"},
     [K_RW] = {"rw", "readwrite",
 	      "access, phases",
-	      "read, write, randread, randwrite: one phase; rw (readwrite), randrw: phase mixed; a ':N' "
-	      "suffix, trim and the rest are refused"},
+	      "read, write, randread, randwrite: one phase; rw (readwrite), randrw: phase mixed; ':N' after a "
+	      "sequential one is seq_add (rw=read:-8k reads backwards), after a random one rand_run; trim and the "
+	      "rest are refused"},
     [K_RWMIXREAD] = {"rwmixread", "", "rwmix_read", "percent of reads in rw and randrw (default 50)"},
     [K_RWMIXWRITE] = {"rwmixwrite", "", "rwmix_read", "percent of writes: rwmix_read = 100 - rwmixwrite"},
     [K_IOENGINE] = {"ioengine", "", "backend, backend_options",
@@ -1057,9 +1058,12 @@ static int map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 	struct iob_job *job = m->job;
 	const struct fval *rw = get(m, K_RW);
 	int mixed = 0, rc;
-	const char *w = rw ? rw->value : "read"; /* fio's default */
-	if (strchr(w, ':'))
-		return bad(m, K_RW, -EINVAL, "the ':N' offset modifier is not supported");
+	char wbuf[64];
+	snprintf(wbuf, sizeof wbuf, "%s", rw ? rw->value : "read"); /* fio's default */
+	const char *w = wbuf;
+	char *mod = strchr(wbuf, ':');
+	if (mod)
+		*mod++ = '\0';
 	if (strcmp(w, "read") == 0 || strcmp(w, "write") == 0) {
 		job->access = IOB_ACCESS_SEQ;
 	} else if (strcmp(w, "randread") == 0 || strcmp(w, "randwrite") == 0) {
@@ -1069,6 +1073,19 @@ static int map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 		mixed = 1;
 	} else {
 		return bad(m, K_RW, -EINVAL, "not supported (read, write, randread, randwrite, rw, readwrite, randrw)");
+	}
+	if (mod) { /* rw=read:8k (sequential: bytes added after each I/O), rw=randread:8 (I/Os per offset) */
+		int neg = mod[0] == '-';
+		uint64_t v;
+		if (job->access == IOB_ACCESS_SEQ) {
+			if (!*mod || fio_size(mod + neg, m->kb1000, &v, m->why, sizeof m->why) || v > ((uint64_t)1 << 40))
+				return bad(m, K_RW, -EINVAL, "the ':N' modifier of sequential I/O needs a size (8k, -8k)");
+			snprintf(job->seq_add, sizeof job->seq_add, "%s%llu", neg && v ? "-" : "", (unsigned long long)v);
+		} else {
+			if (neg || fio_uint(mod, UINT32_MAX, &v, m->why, sizeof m->why))
+				return bad(m, K_RW, -EINVAL, "the ':N' modifier of random I/O needs a count of I/Os");
+			job->rand_run = (uint32_t)v;
+		}
 	}
 	job->phases = mixed ? IOB_PHASE_BIT(IOB_PHASE_MIXED)
 		      : strstr(w, "write") ? IOB_PHASE_BIT(IOB_PHASE_WRITE)

@@ -184,7 +184,8 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	if ((rc = iob_bssplit_parse(job->bssplit, sh->split, why, sizeof why)) ||
 	    (rc = iob_dist_parse(job->random_distribution, sh, why, sizeof why)) ||
 	    (rc = iob_rate_parse("rate", job->rate, sh->rate, why, sizeof why)) ||
-	    (rc = iob_rate_parse("rate_iops", job->rate_iops, sh->rate_iops, why, sizeof why))) {
+	    (rc = iob_rate_parse("rate_iops", job->rate_iops, sh->rate_iops, why, sizeof why)) ||
+	    (rc = iob_seq_add_parse(job->seq_add, &sh->seq_add, why, sizeof why))) {
 		snprintf(err, errlen, "[%s] %s", job->name, why);
 		return rc;
 	}
@@ -192,6 +193,7 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	sh->think_ns = job->thinktime_ns;
 	sh->think_spin_ns = job->thinktime_spin_ns;
 	sh->think_blocks = job->thinktime_blocks;
+	sh->rand_run = job->rand_run;
 	return iob_shape_draws(sh) || iob_shape_paces(sh);
 }
 
@@ -224,6 +226,11 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 	if (with) {
 		snprintf(err, errlen, "[%s] bssplit, random_distribution, rate, rate_iops and thinktime cannot be used with %s",
 			 n, with);
+		return -EINVAL;
+	}
+	if ((sh.seq_add && job->access != IOB_ACCESS_SEQ) || (sh.rand_run > 1 && job->access != IOB_ACCESS_RAND)) {
+		snprintf(err, errlen, "[%s] %s needs access = %s", n, sh.seq_add ? "seq_add" : "rand_run",
+			 sh.seq_add ? "sequential" : "random");
 		return -EINVAL;
 	}
 	if (sh.dist != IOB_DIST_RANDOM && job->access != IOB_ACCESS_RAND) {

@@ -100,6 +100,8 @@ static int set_shape_text(struct iob_job *job, const char *key, const char *valu
 		rc = iob_bssplit_parse(value, sh.split, err, errlen);
 	else if (strcmp(key, "random_distribution") == 0)
 		rc = iob_dist_parse(value, &sh, err, errlen);
+	else if (strcmp(key, "seq_add") == 0)
+		rc = iob_seq_add_parse(value, &sh.seq_add, err, errlen);
 	else
 		rc = iob_rate_parse(key, value, sh.rate, err, errlen);
 	if (rc == 0) {
@@ -125,6 +127,10 @@ static int set_rate(struct iob_job *job, const char *value, char *err, size_t er
 static int set_rate_iops(struct iob_job *job, const char *value, char *err, size_t errlen)
 {
 	return set_shape_text(job, "rate_iops", value, job->rate_iops, sizeof job->rate_iops, err, errlen);
+}
+static int set_seq_add(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_shape_text(job, "seq_add", value, job->seq_add, sizeof job->seq_add, err, errlen);
 }
 static const struct iob_key_word rate_process_words[] = {{"linear", 0}, {"poisson", 1}, {NULL, 0}};
 
@@ -334,6 +340,14 @@ static const struct iob_key key_table[] = {
      "rest asleep", NULL, FIELD(thinktime_spin_ns), NULL},
     {"thinktime_blocks", IOB_KEY_COUNT, "I/Os", "1", "thinktime comes once every this many I/Os", NULL,
      FIELD(thinktime_blocks), NULL},
+    {"seq_add", IOB_KEY_STRING, "bytes", "",
+     "sequential: each I/O starts this many bytes after the last one's end (fio's rw=read:8k), or before it with a "
+     "'-' (-8k: backwards; below the start it goes on at the end less that much); a pass is a file's worth of "
+     "block_size I/Os, or ends at the file's end",
+     NULL, FIELD(seq_add), set_seq_add},
+    {"rand_run", IOB_KEY_COUNT, "I/Os", "0",
+     "random: this many I/Os in a row from each offset drawn (fio's rw=randread:N); 0 or 1: a new offset every I/O",
+     NULL, FIELD(rand_run), NULL},
 };
 
 const struct iob_key *iob_keys(size_t *n)

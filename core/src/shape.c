@@ -272,11 +272,29 @@ int iob_rate_parse(const char *key, const char *text, uint64_t out[2], char *err
 	return 0;
 }
 
+int iob_seq_add_parse(const char *text, int64_t *out, char *err, size_t errlen)
+{
+	uint64_t v = 0;
+	char why[160];
+	*out = 0;
+	if (!text[0])
+		return 0;
+	int neg = text[0] == '-';
+	if (iob_parse_size(text + neg, &v, why, sizeof why) != 0 || v > ((uint64_t)1 << 40)) {
+		snprintf(err, errlen, "seq_add '%s' is not a size (an optional '-' and a size up to 1t: -8k, 64k)",
+			 IOB_Q(text));
+		return -EINVAL;
+	}
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
 /* ---- what a shape does --------------------------------------------------------- */
 
 int iob_shape_draws(const struct iob_shape *sh)
 {
-	return sh && (sh->split[0].n || sh->split[1].n || sh->dist != IOB_DIST_RANDOM);
+	return sh && (sh->split[0].n || sh->split[1].n || sh->dist != IOB_DIST_RANDOM || sh->seq_add ||
+		      sh->rand_run > 1);
 }
 
 int iob_shape_paces(const struct iob_shape *sh)
@@ -393,6 +411,7 @@ void iob_shape_run_reset(struct iob_shape_run *run)
 {
 	run->rng = run->seed;
 	run->bytes_left = run->budget;
+	run->run_left = 0;
 }
 
 size_t iob_shape_len(struct iob_shape_run *run, int write)
@@ -449,13 +468,33 @@ static uint64_t draw_rank(struct iob_shape_run *run)
 	}
 }
 
+static uint64_t random_offset(struct iob_shape_run *run, size_t len, uint64_t last, uint64_t unit);
+
 uint64_t iob_shape_offset(struct iob_shape_run *run, size_t len)
 {
 	const struct iob_shape *sh = run->sh;
 	const uint64_t unit = run->unit;
 	/* the last unit an I/O of len bytes may start at */
 	uint64_t last = run->fsize >= len ? (run->fsize - len) / unit : 0;
+	if (run->run_left && run->run_next + len <= run->fsize) { /* rand_run: the run goes on */
+		run->run_left--;
+		uint64_t off = run->run_next;
+		run->run_next += len;
+		return off;
+	}
+	uint64_t off = random_offset(run, len, last, unit);
+	if (sh->rand_run > 1) {
+		run->run_left = sh->rand_run - 1;
+		run->run_next = off + len;
+	}
+	return off;
+}
+
+static uint64_t random_offset(struct iob_shape_run *run, size_t len, uint64_t last, uint64_t unit)
+{
+	const struct iob_shape *sh = run->sh;
 	uint64_t u;
+	(void)len;
 	if (sh->dist == IOB_DIST_ZONED || sh->dist == IOB_DIST_ZONED_ABS) {
 		uint32_t x = (uint32_t)(((next64(&run->rng) >> 32) * 100u) >> 32), acc = 0;
 		uint64_t zstart = 0, zlen = 0;

@@ -396,6 +396,10 @@ def case_shapes(tmp):
     for k in ("read_bytes", "read_ios", "write_bytes", "write_ios"):
         expect(f[k] == i[k], f"rand-zones {k}: fio {f[k]}, iobench {i[k]}")
     expect(i["read_bytes"] == 16 * MiB, f"rand-zones: {i['read_bytes']} bytes read, not 16 MiB")
+    f, i = both(tmp, "backwards-read.fio", SCALE + extra)  # rw=read:-8k
+    for k in ("read_bytes", "read_ios", "write_bytes", "write_ios"):
+        expect(f[k] == i[k], f"backwards-read {k}: fio {f[k]}, iobench {i[k]}")
+    expect(i["read_ios"] == 4096, f"backwards-read: {i['read_ios']} I/Os, not 4096")
 
     def rated(f, i):
         for who, t in (("fio", f), ("iobench", i)):
@@ -414,7 +418,7 @@ def case_shapes(tmp):
 # Accepted by `iobench check` (scaled with --set size/runtime, --dir, --allow-device); every other
 # example must be refused with one line, exit 2, nothing created.  bench/fio_examples.py prints the
 # table.
-ACCEPTED = {"fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
+ACCEPTED = {"backwards-read.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
             "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio"}
 

@@ -368,6 +368,8 @@ static const char *every_key[][3] = {
     {"thinktime", "2ms", NULL},
     {"thinktime_spin", "1ms", NULL},
     {"thinktime_blocks", "4", NULL},
+    {"seq_add", NULL, "-8k"},
+    {"rand_run", "4", NULL},
     {"log_interval", "250ms", "1h"},
     {"livecsv", "/tmp/live a,b.csv", NULL},
     {"group", "7", "4294967295"},

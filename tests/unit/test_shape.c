@@ -486,6 +486,53 @@ static void test_same_seed_same_draws(void **state)
 	iob_phase_result_free(&r);
 }
 
+/* fio's rw=read:-8k and read:8k (seq_add), and randread:4 (rand_run), in
+ * the orders fio's write_iolog shows for them */
+static void test_offset_modifiers(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	struct iob_phase_result r;
+	memset(&sh, 0, sizeof sh);
+	sh.seq_add = -8192;
+	sh.bs = UNIT;
+	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh);
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(lg.n, NUNITS); /* a file's worth of I/Os */
+	assert_int_equal(lg.off[0], 0);
+	assert_int_equal(lg.off[1], FILE_SIZE - 8192); /* below the start: at the end less 8k */
+	for (size_t i = 2; i < lg.n; i++)
+		assert_int_equal(lg.off[i], lg.off[i - 1] - UNIT); /* backwards, a block at a time */
+	assert_int_equal(r.bytes, FILE_SIZE);
+	iob_phase_result_free(&r);
+	sh.seq_add = 8192;
+	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh);
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(lg.n, (FILE_SIZE + 12287) / 12288); /* to the end, with 8k holes */
+	for (size_t i = 0; i < lg.n; i++)
+		assert_int_equal(lg.off[i], i * 12288);
+	iob_phase_result_free(&r);
+	memset(&sh, 0, sizeof sh);
+	sh.rand_run = 4;
+	sh.bs = UNIT;
+	sh.io_bytes = 4000ull * UNIT;
+	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(lg.n, 4000);
+	size_t runs = 0, in_run = 0;
+	for (size_t i = 1; i < lg.n; i++) {
+		if (lg.off[i] == lg.off[i - 1] + UNIT && in_run < 3) {
+			in_run++;
+			continue;
+		}
+		assert_true(in_run == 3 || lg.off[i - 1] + 2 * UNIT > FILE_SIZE); /* a run is cut only at the end */
+		runs++;
+		in_run = 0;
+	}
+	assert_true(runs >= 990 && runs <= 1010);
+	iob_phase_result_free(&r);
+}
+
 /* ---- rate and think time (virtual clock) ----------------------------------------- */
 
 static void paced(enum iob_phase phase, struct iob_shape *sh, uint64_t runtime_ns, struct iob_phase_result *r)
@@ -592,6 +639,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_dist_normal),
 	    cmocka_unit_test(test_dist_zoned),
 	    cmocka_unit_test(test_same_seed_same_draws),
+	    cmocka_unit_test(test_offset_modifiers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,6 +103,8 @@ struct iob_job {
 	int rate_process;            /* 0 linear, 1 poisson */
 	uint64_t thinktime_ns, thinktime_spin_ns;
 	uint32_t thinktime_blocks;
+	char seq_add[32];            /* sequential: "", or bytes added after each I/O ("-8k": backwards) */
+	uint32_t rand_run;           /* random: I/Os in a row from each offset drawn (0, 1: one) */
 };
 
 struct iob_shape;

@@ -54,6 +54,12 @@ struct iob_shape {
 	 * ends after this many bytes (0: a file's worth per file) */
 	uint64_t io_bytes;
 	uint64_t bs; /* filled by the runner: the job's block size (a direction without a split) */
+	/* fio's rw=...:N: sequential, each I/O starts seq_add bytes after the
+	 * last one's end (negative: before it; a pass is a region's worth of
+	 * I/Os, or ends at the region's end); random, rand_run I/Os in a row
+	 * from each offset drawn (0, 1: a new offset every I/O) */
+	int64_t seq_add;
+	uint32_t rand_run;
 };
 
 /* Parsers of the job keys' texts; 0, or -EINVAL with one line in err
@@ -62,6 +68,8 @@ int iob_bssplit_parse(const char *text, struct iob_bssplit out[2], char *err, si
 int iob_dist_parse(const char *text, struct iob_shape *sh, char *err, size_t errlen);
 /* "R" (both directions) or "R,W" (an empty side: no limit) */
 int iob_rate_parse(const char *key, const char *text, uint64_t out[2], char *err, size_t errlen);
+/* seq_add: a size with an optional '-' ("-8k"); "" or "0": none */
+int iob_seq_add_parse(const char *text, int64_t *out, char *err, size_t errlen);
 
 /* Does the shape change anything: lengths or offsets drawn here (draws),
  * pacing (paces)? */
@@ -105,6 +113,8 @@ struct iob_shape_run {
 	double due_ns[2];
 	uint64_t ios;	    /* I/Os paced so far (think time) */
 	uint64_t budget, bytes_left; /* bytes a random order draws (UINT64_MAX: no end) */
+	uint64_t run_next;  /* rand_run: where the next I/O of the run starts */
+	uint32_t run_left;  /* rand_run: I/Os left in this run */
 };
 
 /* Start drawing for files of fsize bytes, offsets in multiples of unit
@@ -116,7 +126,8 @@ void iob_shape_run_init(struct iob_shape_run *run, const struct iob_shape *sh, u
 void iob_shape_run_reset(struct iob_shape_run *run);
 /* The length of the next I/O of direction write (0 read, 1 write). */
 size_t iob_shape_len(struct iob_shape_run *run, int write);
-/* A random offset for an I/O of len bytes, by the distribution. */
+/* A random offset for an I/O of len bytes, by the distribution (and
+ * rand_run: the next I/O of a run starts where the last ended). */
 uint64_t iob_shape_offset(struct iob_shape_run *run, size_t len);
 /* The rank-th hottest unit's place in the file (zipf, pareto, normal: the
  * draw's rank is scattered over the file by this bijection). */
