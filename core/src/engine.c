@@ -2237,6 +2237,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	ph.mixed = s->phase == IOB_PHASE_MIXED;
 	ph.queued = s->iodepth > 1;
 	ph.shaped = s->shape && (iob_shape_draws(s->shape) || iob_shape_paces(s->shape));
+	/* start_delay and rate_min alone need no shaped loop */
 	ph.fill_each = (ph.write || ph.mixed) && !iob_pattern_is_constant(&s->pattern) && !s->fill_once;
 	ph.open_flags = ph.write   ? IOB_OPEN_WRITE | IOB_OPEN_CREATE | (s->truncate ? IOB_OPEN_TRUNC : 0)
 			: ph.mixed ? IOB_OPEN_READ | IOB_OPEN_WRITE
@@ -2261,6 +2262,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	/* every stream reaches the runner's barrier, whatever happened to it */
 	if (s->ready)
 		s->ready(s->ready_arg);
+	if (ok && s->shape && s->shape->start_delay_ns) /* startdelay: outside the measured window */
+		iob_sleep_ns(s->shape->start_delay_ns, s->stop);
 	if (ok) {
 		/* the clock starts here: opening the files and the buffers are not timed */
 		window_start(&ph);
@@ -2342,5 +2345,9 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 		r->draws = ph.seq_whole ? UINT64_MAX : r->bytes;
 	if (r->status == 0 && r->bad_blocks)
 		r->status = IOB_STATUS_MISMATCH;
+	if (r->status == 0 && !r->interrupted && s->shape &&
+	    iob_shape_rate_min_missed(s->shape, r->bytes_read, r->bytes_written, r->ops_read, r->ops_written,
+				      r->elapsed_ns, r->error, sizeof r->error))
+		r->status = -ETIME; /* rate_min: fio ends the job; the phase failed, saying by how much */
 	return r->status;
 }

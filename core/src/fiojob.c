@@ -41,7 +41,7 @@ enum fkey {
 	K_GROUP_REPORTING, K_KB_BASE, K_INVALIDATE, K_UNLINK, K_WRITE_BW_LOG, K_WRITE_IOPS_LOG,
 	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP, K_BSSPLIT, K_RANDOM_DISTRIBUTION, K_RATE,
 	K_RATE_IOPS, K_RATE_PROCESS, K_THINKTIME, K_THINKTIME_BLOCKS, K_THINKTIME_SPIN, K_BLOCKALIGN,
-	K_IO_SUBMIT_MODE, K_COUNT
+	K_IO_SUBMIT_MODE, K_RATE_MIN, K_RATE_IOPS_MIN, K_STARTDELAY, K_COUNT
 };
 
 struct fio_key {
@@ -143,6 +143,13 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_BLOCKALIGN] = {"blockalign", "ba", "offset_align",
 		      "random offsets are multiples of it (one size, or equal sides); default the block size (with "
 		      "bssplit, the smallest)"},
+    [K_RATE_MIN] = {"rate_min", "ratemin", "rate_min",
+		    "bytes per second a job must reach, R or R,W[,T]: checked over the whole window (fio: every "
+		    "ratecycle); below it the job fails"},
+    [K_RATE_IOPS_MIN] = {"rate_iops_min", "", "rate_iops_min", "as rate_min, in I/Os per second"},
+    [K_STARTDELAY] = {"startdelay", "", "start_delay",
+		      "the job starts this long after the others of its group (a bare number is seconds); a range "
+		      "is refused"},
     [K_IO_SUBMIT_MODE] = {"io_submit_mode", "", "(none)",
 			  "inline (default); offload is accepted and runs inline, with a note: the stream submits "
 			  "its own I/O at the same rate"},
@@ -1248,7 +1255,9 @@ static int map_shape(struct mapper *m)
 		enum fkey k;
 		const char *ikey;
 		int plain;
-	} lists[] = {{K_BSSPLIT, "bssplit", 0}, {K_RATE, "rate", 0}, {K_RATE_IOPS, "rate_iops", 1}};
+	} lists[] = {{K_BSSPLIT, "bssplit", 0},	     {K_RATE, "rate", 0},
+		     {K_RATE_IOPS, "rate_iops", 1},	     {K_RATE_MIN, "rate_min", 0},
+		     {K_RATE_IOPS_MIN, "rate_iops_min", 1}};
 	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
 		if (!(v = get(m, lists[i].k)))
 			continue;
@@ -1276,8 +1285,13 @@ static int map_shape(struct mapper *m)
 	}
 	if ((v = get(m, K_RATE_PROCESS)) && iob_job_set(job, "rate_process", v->bare ? "" : v->value, m->why, sizeof m->why))
 		return bad(m, K_RATE_PROCESS, -EINVAL, "give linear or poisson");
-	uint64_t think, spin, blocks, ba;
+	uint64_t think, spin, blocks, ba, delay;
 	int rc, ba_set;
+	if ((v = get(m, K_STARTDELAY)) && !v->bare && strpbrk(v->value, "-:"))
+		return bad(m, K_STARTDELAY, -EINVAL, "a range (a random delay) is not available: give one time");
+	if ((rc = get_time(m, K_STARTDELAY, 1000000000ull, &delay)))
+		return rc;
+	job->start_delay_ns = delay;
 	if ((rc = get_range(m, K_BLOCKALIGN, &ba, &ba_set)))
 		return rc;
 	if (ba_set) {

@@ -185,7 +185,9 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	    (rc = iob_dist_parse(job->random_distribution, sh, why, sizeof why)) ||
 	    (rc = iob_rate_parse("rate", job->rate, sh->rate, why, sizeof why)) ||
 	    (rc = iob_rate_parse("rate_iops", job->rate_iops, sh->rate_iops, why, sizeof why)) ||
-	    (rc = iob_seq_add_parse(job->seq_add, &sh->seq_add, why, sizeof why))) {
+	    (rc = iob_seq_add_parse(job->seq_add, &sh->seq_add, why, sizeof why)) ||
+	    (rc = iob_rate_parse("rate_min", job->rate_min, sh->rate_min, why, sizeof why)) ||
+	    (rc = iob_rate_parse("rate_iops_min", job->rate_iops_min, sh->rate_iops_min, why, sizeof why))) {
 		snprintf(err, errlen, "[%s] %s", job->name, why);
 		return rc;
 	}
@@ -194,7 +196,9 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	sh->think_spin_ns = job->thinktime_spin_ns;
 	sh->think_blocks = job->thinktime_blocks;
 	sh->rand_run = job->rand_run;
-	return iob_shape_draws(sh) || iob_shape_paces(sh);
+	sh->start_delay_ns = job->start_delay_ns;
+	return iob_shape_draws(sh) || iob_shape_paces(sh) || sh->rate_min[0] || sh->rate_min[1] || sh->rate_iops_min[0] ||
+	       sh->rate_iops_min[1] || sh->start_delay_ns;
 }
 
 /* the shapes of load, and what they cannot be used with */

@@ -132,6 +132,14 @@ static int set_seq_add(struct iob_job *job, const char *value, char *err, size_t
 {
 	return set_shape_text(job, "seq_add", value, job->seq_add, sizeof job->seq_add, err, errlen);
 }
+static int set_rate_min(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_shape_text(job, "rate_min", value, job->rate_min, sizeof job->rate_min, err, errlen);
+}
+static int set_rate_iops_min(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_shape_text(job, "rate_iops_min", value, job->rate_iops_min, sizeof job->rate_iops_min, err, errlen);
+}
 static const struct iob_key_word rate_process_words[] = {{"linear", 0}, {"poisson", 1}, {NULL, 0}};
 
 static const struct iob_key_word steady_words[] = {
@@ -330,6 +338,16 @@ static const struct iob_key key_table[] = {
      NULL, FIELD(rate), set_rate},
     {"rate_iops", IOB_KEY_STRING, "I/Os per s", "", "as rate, in I/Os per second (with rate: the later turn)",
      NULL, FIELD(rate_iops), set_rate_iops},
+    {"rate_min", IOB_KEY_STRING, "bytes/s", "",
+     "the least each stream's phase must reach, R or R,W, over its window: a phase below it fails (exit 1), saying "
+     "its rate",
+     NULL, FIELD(rate_min), set_rate_min},
+    {"rate_iops_min", IOB_KEY_STRING, "I/Os per s", "", "as rate_min, in I/Os per second", NULL,
+     FIELD(rate_iops_min), set_rate_iops_min},
+    {"start_delay", IOB_KEY_DURATION, "", "0s",
+     "the job's first phase waits this long after its group starts, outside its measured window (fio's "
+     "startdelay)",
+     NULL, FIELD(start_delay_ns), NULL},
     {"rate_process", IOB_KEY_ENUM, "", "linear",
      "linear: I/Os evenly spaced; poisson: exponential gaps of the same mean (a Poisson process)",
      rate_process_words, FIELD(rate_process), NULL},

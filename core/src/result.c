@@ -210,7 +210,8 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	iob_rec_bool(b, "shared_file", job->shared_file);
 	iob_rec_u64(b, "stonewall_ns", IOB_UNIT_NS, job->stonewall_ns);
 	if (job->bssplit[0] || strcmp(job->random_distribution, "random") != 0 || job->rate[0] || job->rate_iops[0] ||
-	    job->thinktime_ns || job->seq_add[0] || job->rand_run > 1) { /* shapes of load: only a job that has one says so */
+	    job->thinktime_ns || job->seq_add[0] || job->rand_run > 1 || job->rate_min[0] || job->rate_iops_min[0] ||
+	    job->start_delay_ns) { /* shapes of load: only a job that has one says so */
 		iob_rec_str(b, "bssplit", job->bssplit);
 		iob_rec_str(b, "random_distribution", job->random_distribution);
 		iob_rec_str(b, "rate", job->rate);
@@ -221,6 +222,9 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 		iob_rec_u64(b, "thinktime_blocks", IOB_UNIT_COUNT, job->thinktime_blocks);
 		iob_rec_str(b, "seq_add", job->seq_add);
 		iob_rec_u64(b, "rand_run", IOB_UNIT_COUNT, job->rand_run);
+		iob_rec_str(b, "rate_min", job->rate_min);
+		iob_rec_str(b, "rate_iops_min", job->rate_iops_min);
+		iob_rec_u64(b, "start_delay_ns", IOB_UNIT_NS, job->start_delay_ns);
 	}
 	rec_figures(b, r);
 	if (bad) {

@@ -1254,6 +1254,9 @@ static void phase_spec(const struct iob_run *run, const struct iob_job *job, con
 	if (shaped) { /* the buffers hold the largest size; random access ends after ops x block_size bytes */
 		shape->io_bytes = job->ops ? job->ops * job->block_size : 0;
 		shape->bs = bs;
+		/* start_delay: the job's first phase (of its first block size) only */
+		if (phase != (enum iob_phase)__builtin_ctz(job->phases) || bs != job->block_size)
+			shape->start_delay_ns = 0;
 		bs = iob_shape_bs_max(shape, bs);
 	}
 	*spec = (struct iob_phase_spec){

@@ -533,6 +533,29 @@ void iob_shape_window(struct iob_shape_run *run, uint64_t now_ns)
 	run->prng = run->seed ^ 0x3c6ef372fe94f82bull;
 }
 
+int iob_shape_rate_min_missed(const struct iob_shape *sh, uint64_t rbytes, uint64_t wbytes, uint64_t rios,
+			      uint64_t wios, uint64_t elapsed_ns, char *err, size_t errlen)
+{
+	const uint64_t bytes[2] = {rbytes, wbytes}, ios[2] = {rios, wios};
+	const double secs = (double)(elapsed_ns ? elapsed_ns : 1) / 1e9;
+	for (int d = 0; d < 2; d++) {
+		if (!ios[d])
+			continue; /* this direction did nothing: nothing to hold to a minimum */
+		double bw = (double)bytes[d] / secs, iops = (double)ios[d] / secs;
+		if (sh->rate_min[d] && bw < (double)sh->rate_min[d]) {
+			snprintf(err, errlen, "%s at %.0f bytes/s over %.3f s, below rate_min %llu bytes/s",
+				 d ? "writes" : "reads", bw, secs, (unsigned long long)sh->rate_min[d]);
+			return 1;
+		}
+		if (sh->rate_iops_min[d] && iops < (double)sh->rate_iops_min[d]) {
+			snprintf(err, errlen, "%s at %.1f I/Os per second over %.3f s, below rate_iops_min %llu",
+				 d ? "writes" : "reads", iops, secs, (unsigned long long)sh->rate_iops_min[d]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int iob_shape_dir(struct iob_shape_run *run, int write)
 {
 	const struct iob_shape *sh = run->sh;

@@ -234,12 +234,12 @@ def case_refused(tmp):
     # --fio-ignore names the keys: the run goes on and says so
     data = os.path.join(tmp, "data")
     p = iobench("run", os.path.join(HERE, "refused", "unknown-keys.fio"), "--dir", data, "--fio-ignore",
-                "ratemin,verify,zonemode", rc=0)
-    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): ratemin, verify, zonemode"
+                "cpuload,verify,zonemode", rc=0)
+    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): cpuload, verify, zonemode"
            in p.stdout, p.stdout)
     # naming only some of them: the rest still refused
     refused_one(tmp, os.path.join(HERE, "refused", "unknown-keys.fio"), "not support: zonemode ",
-                "--fio-ignore", "ratemin, verify")
+                "--fio-ignore", "cpuload, verify")
     # --set takes fio keys in a fio file: an unknown one, a bad value
     refused_one(tmp, job_file("seq-read.fio"), "fio keys iobench does not support: block_size", "--set",
                 "block_size=4k")

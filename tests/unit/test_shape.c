@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -606,6 +607,35 @@ static void test_thinktime(void **state)
 	iob_phase_result_free(&r);
 }
 
+/* rate_min: a phase held below it fails, saying its rate; start_delay: the
+ * window starts that long after the call, and the delay is not in it */
+static void test_rate_min_and_start_delay(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	struct iob_phase_result r;
+	char err[256];
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_rate_parse("rate", "1m", sh.rate, err, sizeof err), 0);
+	assert_int_equal(iob_rate_parse("rate_min", "2m", sh.rate_min, err, sizeof err), 0);
+	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
+	s.runtime_ns = 2000000000ull;
+	s.time_based = 1;
+	assert_int_equal(iob_phase_run(&s, &r), -ETIME);
+	assert_non_null(strstr(r.error, "below rate_min 2097152 bytes/s"));
+	iob_phase_result_free(&r);
+	assert_int_equal(iob_rate_parse("rate_min", "512k", sh.rate_min, err, sizeof err), 0);
+	sh.start_delay_ns = 3000000000ull;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	uint64_t before = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec;
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_true(r.start_ns >= before + sh.start_delay_ns);
+	within("start_delay: the window is the runtime alone", (double)r.elapsed_ns, 2e9, 0.01);
+	within("rate=1m for 2 s", (double)r.bytes, 2.0 * (1 << 20), 0.01);
+	iob_phase_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	/* --vclock LIB: run the paced tests with the virtual clock preloaded */
@@ -626,6 +656,7 @@ int main(int argc, char **argv)
 		const struct CMUnitTest paced_tests[] = {
 		    cmocka_unit_test(test_rate),
 		    cmocka_unit_test(test_thinktime),
+		    cmocka_unit_test(test_rate_min_and_start_delay),
 		};
 		return cmocka_run_group_tests(paced_tests, NULL, NULL);
 	}

@@ -105,6 +105,8 @@ struct iob_job {
 	uint32_t thinktime_blocks;
 	char seq_add[32];            /* sequential: "", or bytes added after each I/O ("-8k": backwards) */
 	uint32_t rand_run;           /* random: I/Os in a row from each offset drawn (0, 1: one) */
+	char rate_min[64], rate_iops_min[64]; /* "", or R[,W]: the least a phase must reach */
+	uint64_t start_delay_ns;     /* the job's first phase waits this long, outside its window */
 };
 
 struct iob_shape;

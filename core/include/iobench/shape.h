@@ -47,6 +47,8 @@ struct iob_shape {
 	uint64_t rate[2];      /* bytes per second, [0] reads [1] writes; 0: no limit */
 	uint64_t rate_iops[2]; /* I/Os per second; 0: no limit */
 	uint64_t rate_min[2];  /* bytes per second the phase must reach; 0: none */
+	uint64_t rate_iops_min[2]; /* I/Os per second likewise */
+	uint64_t start_delay_ns;   /* filled by the runner: the job's first phase waits this long before its window */
 	int poisson;	       /* rate_process=poisson: exponential gaps, else even */
 	uint64_t think_ns, think_spin_ns;
 	uint32_t think_blocks; /* think after every this many I/Os (0, 1: every one) */
@@ -136,6 +138,10 @@ uint64_t iob_shape_scatter(const struct iob_shape_run *run, uint64_t rank);
  * (0), swapped when its rate makes it wait and the other direction's turn
  * comes sooner (as fio does): each direction is held to its own rate. */
 int iob_shape_dir(struct iob_shape_run *run, int write);
+/* rate_min, rate_iops_min: 1 with one line in err when a direction that
+ * did I/O stayed below its minimum over the window; else 0. */
+int iob_shape_rate_min_missed(const struct iob_shape *sh, uint64_t rbytes, uint64_t wbytes, uint64_t rios,
+			      uint64_t wios, uint64_t elapsed_ns, char *err, size_t errlen);
 /* Pacing: the measured window starts at now_ns. */
 void iob_shape_window(struct iob_shape_run *run, uint64_t now_ns);
 /* Before an I/O of len bytes in direction write: think time, then wait for
