@@ -86,7 +86,9 @@ static const struct fio_key fio_keys[K_COUNT] = {
 		   "(noted)"},
     [K_DIRECT] = {"direct", "", "backend, backend_options", "1: O_DIRECT (see ioengine); 0: through the page cache"},
     [K_BUFFERED] = {"buffered", "", "backend, backend_options", "the opposite of direct"},
-    [K_NUMJOBS] = {"numjobs", "", "threads", "streams run at once, each on its own file unless filename is set"},
+    [K_NUMJOBS] = {"numjobs", "", "threads, shared_whole",
+		   "streams run at once, each on its own file unless filename is set; sharing it with sequential I/O, "
+		   "each goes over the whole file, as fio's clones do"},
     [K_THREAD] = {"thread", "", "(none)", "accepted: iobench's streams are always threads"},
     [K_RUNTIME] = {"runtime", "timeout", "runtime",
 		   "time limit of each phase, a bound (without time_based the job ends sooner when its size is done); a "
@@ -1418,10 +1420,7 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 	    (strcmp(job->backend, "posix") == 0 || strcmp(job->backend, "io_uring") == 0))
 		snprintf(job->backend_options, sizeof job->backend_options, "fadvise_random=1");
 	if (job->shared_file && job->threads > 1 && job->access == IOB_ACCESS_SEQ)
-		return bad(&m, K_FILENAME, -EINVAL,
-			   "with numjobs=%u and sequential I/O, fio's clones each go over the whole file while "
-			   "iobench's streams split it: drop filename (a file per stream) or use numjobs=1",
-			   job->threads);
+		job->shared_whole = 1; /* fio's clones each go over the whole file */
 
 	int end_fsync, on_close, randrepeat, norandommap, invalidate, unlink_files;
 	if ((rc = get_uint(&m, K_FSYNC, UINT32_MAX, 0, &u)))

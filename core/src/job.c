@@ -213,6 +213,11 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 		snprintf(err, errlen, "[%s] thinktime_spin is longer than thinktime", n);
 		return -EINVAL;
 	}
+	if (job->shared_whole && !job->shared_file) {
+		snprintf(err, errlen, "[%s] shared_whole needs shared_file (streams with files of their own each go over "
+				      "their whole file anyway)", n);
+		return -EINVAL;
+	}
 	if (job->thinktime_blocks == 0) {
 		snprintf(err, errlen, "[%s] thinktime_blocks must be at least 1", n);
 		return -EINVAL;

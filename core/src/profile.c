@@ -236,6 +236,10 @@ static const struct iob_key key_table[] = {
      "all streams use the job's files: sequential streams each take an equal part of every file, random "
      "ones draw over the whole file",
      NULL, FIELD(shared_file), NULL},
+    {"shared_whole", IOB_KEY_BOOL, "", "false",
+     "shared_file with sequential access: each stream goes over the whole file, as fio's numjobs clones do (its "
+     "bytes are threads x size), instead of a part each",
+     NULL, FIELD(shared_whole), NULL},
     {"iodepth", IOB_KEY_COUNT, "I/Os", "1",
      "I/Os in flight per stream (1 to 65536); above 1 needs a backend that can queue (io_uring)", NULL,
      FIELD(iodepth), NULL},

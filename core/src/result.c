@@ -208,6 +208,8 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	iob_rec_bool(b, "evict_before_read", job->evict_before_read);
 	iob_rec_bool(b, "fill_once", job->fill_once);
 	iob_rec_bool(b, "shared_file", job->shared_file);
+	if (job->shared_whole) /* only where set: other records stay as they were */
+		iob_rec_bool(b, "shared_whole", 1);
 	iob_rec_u64(b, "stonewall_ns", IOB_UNIT_NS, job->stonewall_ns);
 	if (job->bssplit[0] || strcmp(job->random_distribution, "random") != 0 || job->rate[0] || job->rate_iops[0] ||
 	    job->thinktime_ns || job->seq_add[0] || job->rand_run > 1 || job->rate_min[0] || job->rate_iops_min[0] ||

@@ -1289,6 +1289,7 @@ static void phase_spec(const struct iob_run *run, const struct iob_job *job, con
 		.ramp_ns = job->ramp_ns,
 		.rwmix_read = job->rwmix_read,
 		.shape = shaped ? shape : NULL,
+		.shared_whole = job->shared_whole,
 	};
 }
 

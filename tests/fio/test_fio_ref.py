@@ -368,7 +368,8 @@ def case_shapes(tmp):
     with replacement, fio's random map shortens blocks): both move 16 MiB and at most one block more,
     in I/O counts within 5% of each other, reads 80% of them within 3 points, and iobench's sizes in
     their split's shares within 2 points; rand-zones.fio (zoned:50/5:30/15:20/, 4k): the same bytes
-    and I/Os exactly; fixed-rate-submission.fio (rate_iops=1000, 2 s): both 2000 I/Os within 5% (fio
+    and I/Os exactly; backwards-read.fio (rw=read:-8k) and three numjobs clones reading one shared file
+    whole: the same bytes and I/Os exactly; fixed-rate-submission.fio (rate_iops=1000, 2 s): both 2000 I/Os within 5% (fio
     with io_submit_mode=inline: fio 3.33 hangs with offload)."""
     need_fio()
     need_uring()
@@ -396,6 +397,19 @@ def case_shapes(tmp):
     for k in ("read_bytes", "read_ios", "write_bytes", "write_ios"):
         expect(f[k] == i[k], f"rand-zones {k}: fio {f[k]}, iobench {i[k]}")
     expect(i["read_bytes"] == 16 * MiB, f"rand-zones: {i['read_bytes']} bytes read, not 16 MiB")
+    # numjobs clones on one shared file, sequential: each goes over the whole file (shared_whole)
+    clones = os.path.join(tmp, "clones.fio")
+    with open(clones, "w") as fh:
+        fh.write("[clones]\nsize=4m\nrw=read\nnumjobs=3\nfilename=shared.dat\n")
+    fd, idir = os.path.join(tmp, "fio-data"), os.path.join(tmp, "iob-data")
+    for d in (fd, idir):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+    f, i = run_fio(tmp, clones, [], fd), run_iob(tmp, clones, [], idir)
+    show("clones (numjobs=3)", f, i)
+    for k in ("read_bytes", "read_ios"):
+        expect(f[k] == i[k], f"clones {k}: fio {f[k]}, iobench {i[k]}")
+    expect(i["read_bytes"] == 12 * MiB, f"clones: {i['read_bytes']} bytes, not 3 x 4 MiB")
     f, i = both(tmp, "backwards-read.fio", SCALE + extra)  # rw=read:-8k
     for k in ("read_bytes", "read_ios", "write_bytes", "write_ios"):
         expect(f[k] == i[k], f"backwards-read {k}: fio {f[k]}, iobench {i[k]}")

@@ -111,6 +111,9 @@ struct iob_phase_spec {
 	 * phases (one I/O at a time) or the queued loop; block_size is then the
 	 * largest size the split draws. */
 	const struct iob_shape *shape;
+	/* streams.c: streams sharing a file with sequential access each go over
+	 * the whole of it (fio's clones), not a part each */
+	int shared_whole;
 };
 
 /* Positive status: the data read back did not match the pattern. */

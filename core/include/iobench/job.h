@@ -107,6 +107,7 @@ struct iob_job {
 	uint32_t rand_run;           /* random: I/Os in a row from each offset drawn (0, 1: one) */
 	char rate_min[64], rate_iops_min[64]; /* "", or R[,W]: the least a phase must reach */
 	uint64_t start_delay_ns;     /* the job's first phase waits this long, outside its window */
+	int shared_whole;            /* shared_file, sequential: each stream over the whole file (fio's clones) */
 };
 
 struct iob_shape;
