@@ -2,6 +2,7 @@
  * job.c - job spec defaults, validation and file layout (iobench/job.h).
  */
 #include "iobench/job.h"
+#include "iobench/profile.h"
 #include "iobench/repeat.h"
 
 #include <ctype.h>
@@ -10,36 +11,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every key's default is applied from its row of the key table (keys.c):
+ * the table's text is the only copy.  filename's default is derived from
+ * the job's name when the job is built. */
 void iob_job_defaults(struct iob_job *job)
 {
+	size_t n;
+	const struct iob_key *k = iob_keys(&n);
 	memset(job, 0, sizeof *job);
-	snprintf(job->backend, sizeof job->backend, IOB_DEFAULT_BACKEND);
-	snprintf(job->dir, sizeof job->dir, ".");
-	job->layout = IOB_LAYOUT_FILE;
-	job->tree_levels = 3;
-	job->tree_files = 4;
-	job->access = IOB_ACCESS_SEQ;
-	job->phases = IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_READ);
-	job->block_size = 4096;
-	job->block_size_max = 0;
-	job->size = 64ull << 20;
-	job->loops = 1;
-	job->pattern.kind = IOB_PAT_RANDOM;
-	job->seed = 0x10b3e7c4ull;
-	job->pattern.seed = job->seed;
-	job->fsync = 1;
-	job->keep_files = 0;
-	job->random_map = 1;
-	job->threads = 1;
-	job->iodepth = 1;
-	job->rwmix_read = 50;
-	job->series_clock = IOB_CLOCK_WALL;
-	job->repeat = 1;
-	job->repeat_max = 30;
-	job->steady_window = 5;
-	job->steady_max_rounds = 25;
-	snprintf(job->steady_range, sizeof job->steady_range, "20%%");
-	snprintf(job->steady_slope, sizeof job->steady_slope, "10%%");
+	for (size_t i = 0; i < n; i++) {
+		char err[256];
+		if (k[i].width == 0 || strcmp(k[i].name, "filename") == 0)
+			continue;
+		if (iob_job_set(job, k[i].name, k[i].def, err, sizeof err) != 0) {
+			/* a row whose default does not parse: unit_profile fails on it */
+			fprintf(stderr, "iobench: internal error: default of key %s: %s\n", k[i].name, err);
+			abort();
+		}
+	}
 }
 
 /* "k=v,k2=v2": keys of letters, digits, _ - . and no empty item.  What the
