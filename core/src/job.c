@@ -100,33 +100,13 @@ static int validate_series_and_options(const struct iob_job *job, char *err, siz
 	return check_backend_options(job, err, errlen);
 }
 
-/* threads, iodepth, rwmix_read, and what streams cannot do */
+/* what streams, groups and steady state cannot do together */
 static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
 {
 	const char *n = job->name;
-	if (job->threads < 1 || job->threads > IOB_THREADS_MAX) {
-		snprintf(err, errlen, "[%s] threads %u is out of range: give 1 to %u", n, job->threads,
-			 IOB_THREADS_MAX);
-		return -EINVAL;
-	}
-	if (job->iodepth < 1 || job->iodepth > IOB_IODEPTH_MAX) {
-		snprintf(err, errlen, "[%s] iodepth %u is out of range: give 1 to %u", n, job->iodepth,
-			 IOB_IODEPTH_MAX);
-		return -EINVAL;
-	}
-	if (job->rwmix_read > 100) {
-		snprintf(err, errlen, "[%s] rwmix_read %u is out of range: give a percentage, 0 to 100", n,
-			 job->rwmix_read);
-		return -EINVAL;
-	}
 	if (job->threads > 1 && strcmp(job->filename, "-") == 0) {
 		snprintf(err, errlen, "[%s] threads %u: standard input can be read by one stream only (threads = 1)", n,
 			 job->threads);
-		return -EINVAL;
-	}
-	if (job->group > IOB_GROUP_MAX) {
-		snprintf(err, errlen, "[%s] group %u is out of range: give 0 (the job runs alone) or 1 to %u", n,
-			 job->group, IOB_GROUP_MAX);
 		return -EINVAL;
 	}
 	if (job->steady_state && iob_job_repeats(job)) {
@@ -165,13 +145,14 @@ static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 {
 	const char *n = job->name;
-	int rc = validate_streams(job, err, errlen);
+	/* each key's own range, from its row of the key table; what follows
+	 * are the rules across keys */
+	int rc = iob_keys_check_ranges(job, err, errlen);
 	if (rc)
 		return rc;
-	if (job->block_size == 0) {
-		snprintf(err, errlen, "[%s] block_size must be at least 1 byte", n);
-		return -EINVAL;
-	}
+	rc = validate_streams(job, err, errlen);
+	if (rc)
+		return rc;
 	if (job->block_size > (1ull << 31)) {
 		snprintf(err, errlen, "[%s] block_size %llu is larger than the 2 GiB limit", n,
 			 (unsigned long long)job->block_size);
@@ -188,10 +169,6 @@ int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	uint64_t top = job->block_size_max ? job->block_size_max : job->block_size;
-	if (job->size == 0) {
-		snprintf(err, errlen, "[%s] size must be at least 1 byte", n);
-		return -EINVAL;
-	}
 	if (job->access == IOB_ACCESS_RAND && job->size < top) {
 		snprintf(err, errlen, "[%s] size %llu is smaller than the largest block size %llu", n,
 			 (unsigned long long)job->size, (unsigned long long)top);
@@ -199,10 +176,6 @@ int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 	}
 	if (job->phases == 0) {
 		snprintf(err, errlen, "[%s] phases is empty", n);
-		return -EINVAL;
-	}
-	if (job->loops == 0) {
-		snprintf(err, errlen, "[%s] loops must be at least 1", n);
 		return -EINVAL;
 	}
 	if (job->time_based && !job->runtime_ns) {

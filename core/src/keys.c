@@ -89,6 +89,10 @@ static const struct iob_key_word steady_words[] = {
 static const struct iob_key_word steady_rule_words[] = {
     {"snia", IOB_STEADY_SNIA}, {"deviation", IOB_STEADY_DEVIATION}, {"slope", IOB_STEADY_SLOPE}, {NULL, 0}};
 
+/* A row without a range leaves min and max at 0: the trailing fields are
+ * left out on purpose. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct iob_key key_table[] = {
     {"description", IOB_KEY_STRING, "", "", "free text, ignored", NULL, 0, 0, NULL},
     {"backend", IOB_KEY_STRING, "plugin name", IOB_DEFAULT_BACKEND,
@@ -113,16 +117,16 @@ static const struct iob_key key_table[] = {
     {"phases", IOB_KEY_LIST, "", "write,read", "phases to run, always in the order write, read, verify, mixed (reads and writes: rwmix_read)",
      phase_words, FIELD(phases), NULL},
     {"block_size", IOB_KEY_SIZE, "bytes", "4K", "bytes per I/O (at most 2 GiB)", NULL, FIELD(block_size),
-     NULL},
+     NULL, 1, 0},
     {"block_size_max", IOB_KEY_SIZE, "bytes", "0",
      "sweep: every phase again at block_size, 2x, 4x ... up to this; 0 = no sweep", NULL,
      FIELD(block_size_max), NULL},
-    {"size", IOB_KEY_SIZE, "bytes", "64M", "bytes per file", NULL, FIELD(size), NULL},
+    {"size", IOB_KEY_SIZE, "bytes", "64M", "bytes per file", NULL, FIELD(size), NULL, 1, 0},
     {"ops", IOB_KEY_COUNT, "I/O calls", "0",
      "random access: I/O calls per phase (and block size); 0 = size / block_size x files", NULL, FIELD(ops),
      NULL},
     {"loops", IOB_KEY_COUNT, "passes", "1", "sequential access: passes over each file per phase", NULL,
-     FIELD(loops), NULL},
+     FIELD(loops), NULL, 1, 0},
     {"offset_align", IOB_KEY_SIZE, "bytes", "0",
      "random access: offsets are multiples of this; 0 = block_size", NULL, FIELD(offset_align), NULL},
     {"random_map", IOB_KEY_BOOL, "", "true",
@@ -173,14 +177,14 @@ static const struct iob_key key_table[] = {
     {"threads", IOB_KEY_COUNT, "streams", "1",
      "streams run at once (1 to 4096), each on its own thread and its own files <file>.<i> unless shared_file; "
      "every phase gives one record per stream and one aggregate",
-     NULL, FIELD(threads), NULL},
+     NULL, FIELD(threads), NULL, 1, IOB_THREADS_MAX},
     {"shared_file", IOB_KEY_BOOL, "", "false",
      "all streams use the job's files: sequential streams each take an equal part of every file, random "
      "ones draw over the whole file",
      NULL, FIELD(shared_file), NULL},
     {"iodepth", IOB_KEY_COUNT, "I/Os", "1",
      "I/Os in flight per stream (1 to 65536); above 1 needs a backend that can queue (io_uring)", NULL,
-     FIELD(iodepth), NULL},
+     FIELD(iodepth), NULL, 1, IOB_IODEPTH_MAX},
     {"memory_limit", IOB_KEY_SIZE, "bytes", "0",
      "the memory the run may allocate at once (buffers: streams x iodepth x block size, histograms), checked "
      "before anything is created, for each job and each group; 0 = the memory available (MemAvailable)",
@@ -201,7 +205,7 @@ static const struct iob_key key_table[] = {
      NULL, FIELD(ramp_ns), NULL},
     {"rwmix_read", IOB_KEY_COUNT, "percent", "50",
      "phase mixed: each I/O is a read with this probability (0 to 100), a write otherwise", NULL,
-     FIELD(rwmix_read), NULL},
+     FIELD(rwmix_read), NULL, 0, 100},
     {"log_interval", IOB_KEY_DURATION, "", "0s",
      "an interval record (time, bytes, ops, MiB/s, IOPS, p50 and p99 latency) this often in every phase (at "
      "least 10ms); 0s = none",
@@ -213,7 +217,7 @@ static const struct iob_key key_table[] = {
     {"group", IOB_KEY_COUNT, "", "0",
      "jobs in a row with the same nonzero number run at the same time, as one group with one aggregate "
      "record per phase (1 to 1000000); 0 = this job runs alone, in file order",
-     NULL, FIELD(group), NULL},
+     NULL, FIELD(group), NULL, 0, IOB_GROUP_MAX},
     {"bw_log", IOB_KEY_PATH, "", "",
      "fio's write_bw_log: PREFIX_bw.<x>.log, a row per interval (time ms, KiB/s, direction, 0, 0); needs "
      "log_interval (fio's log_avg_msec)",
@@ -265,11 +269,42 @@ static const struct iob_key key_table[] = {
      "steady_rule deviation or slope: the limit, as a share of the mean", NULL, FIELD(steady_limit),
      set_steady_limit},
 };
+#pragma GCC diagnostic pop
 
 const struct iob_key *iob_keys(size_t *n)
 {
 	*n = sizeof key_table / sizeof key_table[0];
 	return key_table;
+}
+
+int iob_keys_check_ranges(const struct iob_job *job, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
+		const struct iob_key *k = &key_table[i];
+		if ((!k->min && !k->max) || (k->type != IOB_KEY_COUNT && k->type != IOB_KEY_SIZE))
+			continue;
+		const char *at = (const char *)job + k->offset;
+		uint64_t v;
+		if (k->width == sizeof(uint32_t)) {
+			uint32_t v32;
+			memcpy(&v32, at, sizeof v32);
+			v = v32;
+		} else {
+			memcpy(&v, at, sizeof v);
+		}
+		if (k->max && (v < k->min || v > k->max)) {
+			snprintf(err, errlen, "[%s] %s %llu is out of range: give %llu to %llu", job->name, k->name,
+				 (unsigned long long)v, (unsigned long long)k->min, (unsigned long long)k->max);
+			return -EINVAL;
+		}
+		if (v < k->min) {
+			snprintf(err, errlen, "[%s] %s must be at least %llu%s", job->name, k->name,
+				 (unsigned long long)k->min,
+				 k->type != IOB_KEY_SIZE ? "" : k->min == 1 ? " byte" : " bytes");
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 const struct iob_key *iob_key_find(const char *name)
