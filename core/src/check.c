@@ -21,6 +21,7 @@
 #include "iobench/log.h"
 #include "iobench/os.h"
 #include "iobench/repeat.h"
+#include "iobench/shape.h"
 #include "iobench/units.h"
 #include "check.h"
 
@@ -591,6 +592,10 @@ static uint64_t job_memory(const struct iob_job *job)
 {
 	uint64_t top = job->block_size_max > job->block_size ? job->block_size_max : job->block_size, peak = 0;
 	struct iob_filelist fl;
+	struct iob_shape sh;
+	char why[8];
+	if (iob_job_shape(job, &sh, why, sizeof why) > 0 && iob_shape_bs_max(&sh, top) > top)
+		top = iob_shape_bs_max(&sh, top); /* bssplit: the buffers hold its largest size */
 	if (job->phases == IOB_PHASE_BIT(IOB_PHASE_READ) && job->access == IOB_ACCESS_SEQ && job->threads <= 1 &&
 	    !iob_is_stdin_path(job->filename) && iob_job_files(job, &fl) == 0) {
 		/* a sequential read of one file smaller than the block: the engine's
