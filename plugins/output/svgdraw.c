@@ -1229,6 +1229,26 @@ void svgd_label(struct textbuf *b, double x, double y, const char *anchor, const
 	svg_label(b, x, y, anchor, attrs, s);
 }
 
+const struct iob_field *svgd_field(const struct iob_record *rec, const char *key)
+{
+	return svg_field(rec, key);
+}
+
+int svgd_num(const struct iob_record *rec, const char *key, double *v)
+{
+	return svg_num(rec, key, v);
+}
+
+const char *svgd_str(const struct iob_record *rec, const char *key)
+{
+	return svg_str(rec, key);
+}
+
+int svgd_bool(const struct iob_record *rec, const char *key)
+{
+	return svg_bool(rec, key);
+}
+
 static void svg_free_pts(struct svg_pts *p)
 {
 	free(p->x);

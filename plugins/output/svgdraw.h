@@ -104,5 +104,13 @@ void svgd_coord(struct textbuf *b, double v);
 /* <text x= y= [anchor] [attrs]>s</text>, s escaped (textbuf_xml). */
 void svgd_label(struct textbuf *b, double x, double y, const char *anchor, const char *attrs, const char *s);
 void svgd_free(struct svgd *st);
+/* A record's field by key, or NULL. */
+const struct iob_field *svgd_field(const struct iob_record *rec, const char *key);
+/* A numeric field as a double in *v; 0 (and *v 0) when absent or no number. */
+int svgd_num(const struct iob_record *rec, const char *key, double *v);
+/* A string field, or "" when absent or NULL. */
+const char *svgd_str(const struct iob_record *rec, const char *key);
+/* A boolean field that is true. */
+int svgd_bool(const struct iob_record *rec, const char *key);
 
 #endif

@@ -76,7 +76,7 @@ def case_deb(o):
     names = re.findall(r"^(backend|output)\s+(\S+)\s+\S+\s+(\S+)", p.stdout, re.M)
     got = {(k, n) for k, n, _ in names}
     want = {("backend", b) for b in ("posix", "stdio", "direct", "mmap")} | \
-        {("output", x) for x in ("human", "csv", "json", "svg")}
+        {("output", x) for x in ("human", "csv", "json", "svg", "html")}
     check(want <= got, "every shipped plugin is found (%s)" % sorted(got))
     check(names and all(os.path.realpath(f).startswith(plug + os.sep) for _, _, f in names),
           "every plugin comes from the unpacked tree, none from the build tree")
