@@ -292,7 +292,8 @@ static void html_keep_comparison(struct html_state *st, const struct iob_record 
 static void html_keep(struct html_state *st, const struct iob_record *rec)
 {
 	const char *kind = rec->kind ? rec->kind : "";
-	st->nrecords++;
+	if (strcmp(kind, "report") != 0 && strcmp(kind, "comparison") != 0)
+		st->nrecords++; /* the run's own */
 	svgd_keep(&st->d, rec);
 	if (strcmp(kind, "phase") == 0)
 		html_keep_phase(st, rec);
@@ -817,15 +818,11 @@ static int html_render(struct html_state *st, const struct iob_run_end *end, int
 	html_steady(st, b);
 	html_pictures(st, b);
 	char foot[200];
-	snprintf(foot, sizeof(foot), "</main>\n<footer class=\"small\"><p>%zu records. Made by iobench's html output",
-		 st->nrecords);
+	snprintf(foot, sizeof(foot),
+		 "</main>\n<footer class=\"small\"><p id=\"records\" data-v=\"%zu\">%zu records. Made by iobench's html "
+		 "output; the page needs nothing but itself.</p></footer>\n",
+		 st->nrecords, st->nrecords);
 	textbuf_str(b, foot);
-	if (st->version) {
-		textbuf_str(b, " (");
-		html_esc(b, st->version);
-		textbuf_str(b, ")");
-	}
-	textbuf_str(b, "; the page needs nothing but itself.</p></footer>\n");
 	textbuf_str(b, html_script);
 	textbuf_str(b, "</body>\n</html>\n");
 	if (b->oom || st->oom || st->d.oom) {

@@ -11,8 +11,8 @@
                and completions are in place
   manpages     every man page of the build tree is well-formed roff (groff
                -ww) and all have one .TH date, version and manual name
-  completion   the bash completion, sourced in bash: `iobench r` completes to
-               run, `iotest --for` to --format
+  completion   the bash completion, sourced in bash: `iobench ru` completes to
+               run, `iobench rep` to report, `iotest --for` to --format
   portable     a second build, configured here with -DIOB_BUILTIN_PLUGINS=ON
                (iobench and io_profile only): each binary, copied alone into
                an empty directory, lists the in-tree plugins as built in and
@@ -197,8 +197,10 @@ def case_completion(o):
     if not shutil.which("bash"):
         print("SKIP: bash not found")
         sys.exit(77)
-    got = complete(o, "_iobench", ["iobench", "r"])
-    check(got == ["run"], "iobench r -> %s" % got)
+    got = complete(o, "_iobench", ["iobench", "ru"])
+    check(got == ["run"], "iobench ru -> %s" % got)
+    got = complete(o, "_iobench", ["iobench", "rep"])
+    check(got == ["report"], "iobench rep -> %s" % got)
     got = complete(o, "_iobench_iotest", ["iotest", "--for"])
     check(got == ["--format"], "iotest --for -> %s" % got)
     got = complete(o, "_iobench", ["iobench", "run", "x.ini", "--output", "human,j"])
