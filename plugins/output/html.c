@@ -547,13 +547,16 @@ static void html_comparison(struct html_state *st, struct textbuf *b)
 		   "job|phase|block size|figure|base|new|change|interval|basis|verdict");
 	for (size_t i = 0; i < st->ncm; i++) {
 		const struct html_cmp *c = &st->cm[i];
-		int lat = c->figure && strncmp(c->figure, "lat", 3) == 0, bw = c->figure && strcmp(c->figure, "bw") == 0;
+		int lat = c->figure && strncmp(c->figure, "lat_", 4) == 0, bw = c->figure && strcmp(c->figure, "bw") == 0;
 		enum html_how how = lat ? H_NS : bw ? H_MIBS : H_IOPS;
 		textbuf_str(b, "<tr class=\"cmp\">");
 		html_td(b, "job", c->job);
 		html_td(b, "phase", c->phase);
 		html_num_td(b, "bs", c->bs, H_BYTES);
-		html_td(b, "figure", bw ? "MiB/s" : c->figure);
+		const char *fig = bw ? "MiB/s" : c->figure && strcmp(c->figure, "iops") == 0 ? "IOPS"
+					  : lat ? c->figure + 4 /* lat_p50: p50 */
+						: c->figure;
+		html_td(b, "figure", fig);
 		html_num_td(b, "base", c->base, how);
 		html_num_td(b, "new", c->new_, how);
 		html_num_td(b, "change", c->change, H_PCT);

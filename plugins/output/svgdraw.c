@@ -53,7 +53,7 @@ static int svg_grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static void svg_pts_add(struct svgd *st, struct svg_pts *p, double x, double y)
+static void svg_pts_put(struct svgd *st, struct svg_pts *p, double x, double y)
 {
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 256;
@@ -71,6 +71,68 @@ static void svg_pts_add(struct svgd *st, struct svg_pts *p, double x, double y)
 	p->x[p->n] = x;
 	p->y[p->n] = y;
 	p->n++;
+}
+
+/* Points a, b (indexes) as a bucket's two: the lower and the higher y of
+ * those given, in x order, at dst and dst + 1. */
+static void svg_pts_pair(struct svg_pts *p, size_t dst, const size_t *idx, size_t k)
+{
+	size_t lo = idx[0], hi = idx[0];
+	for (size_t i = 1; i < k; i++) {
+		if (p->y[idx[i]] < p->y[lo])
+			lo = idx[i];
+		if (p->y[idx[i]] > p->y[hi])
+			hi = idx[i];
+	}
+	size_t a = p->x[lo] <= p->x[hi] ? lo : hi, b = a == lo ? hi : lo;
+	double ax = p->x[a], ay = p->y[a], bx = p->x[b], by = p->y[b];
+	p->x[dst] = ax;
+	p->y[dst] = ay;
+	p->x[dst + 1] = bx;
+	p->y[dst + 1] = by;
+}
+
+/* Halve the points kept: every two buckets (four points) become one. */
+static void svg_pts_merge(struct svg_pts *p)
+{
+	size_t m = p->n / 4;
+	for (size_t j = 0; j < m; j++) {
+		size_t idx[4] = {4 * j, 4 * j + 1, 4 * j + 2, 4 * j + 3};
+		svg_pts_pair(p, 2 * j, idx, 4);
+	}
+	p->n = 2 * m;
+	p->per *= 2;
+}
+
+static void svg_pts_add(struct svgd *st, struct svg_pts *p, double x, double y)
+{
+	p->total++;
+	if (!p->per) {
+		svg_pts_put(st, p, x, y);
+		if (p->n == SVGD_KEEP_POINTS) { /* every two points a bucket, then merged */
+			p->per = 2;
+			svg_pts_merge(p);
+		}
+		return;
+	}
+	if (!p->fill) { /* a new bucket: the point twice */
+		svg_pts_put(st, p, x, y);
+		svg_pts_put(st, p, x, y);
+		if (st->oom)
+			return;
+	} else {
+		svg_pts_put(st, p, x, y);
+		if (st->oom)
+			return;
+		size_t idx[3] = {p->n - 3, p->n - 2, p->n - 1};
+		svg_pts_pair(p, p->n - 3, idx, 3);
+		p->n--;
+	}
+	if (++p->fill == p->per) {
+		p->fill = 0;
+		if (p->n >= SVGD_KEEP_POINTS)
+			svg_pts_merge(p);
+	}
 }
 
 static const struct iob_field *svg_field(const struct iob_record *rec, const char *key)
@@ -1207,12 +1269,12 @@ size_t svgd_thinned(const struct svgd *st, size_t *most)
 	for (size_t i = 0; i < st->nse; i++)
 		if (st->se[i].blocks.n > SVGD_MAX_POINTS) {
 			n++;
-			m = st->se[i].blocks.n > m ? st->se[i].blocks.n : m;
+			m = st->se[i].blocks.total > m ? st->se[i].blocks.total : m;
 		}
 	for (size_t i = 0; i < st->niv; i++)
 		if (st->iv[i].bw.n > SVGD_MAX_POINTS) {
 			n++;
-			m = st->iv[i].bw.n > m ? st->iv[i].bw.n : m;
+			m = st->iv[i].bw.total > m ? st->iv[i].bw.total : m;
 		}
 	if (most)
 		*most = m;

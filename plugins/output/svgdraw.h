@@ -28,9 +28,18 @@
 #define SVG_MT 34.0  /* panel title */
 #define SVG_MB 54.0  /* tick labels and the x label */
 
+/* The points of a line, kept as they come.  Up to SVGD_KEEP_POINTS they are
+ * all kept; from then on, in buckets of `per` points (2, 4, 8, ...), each
+ * kept as its lowest and highest point in x order (the last bucket still
+ * filling), two buckets merged into one whenever the room is full: memory
+ * stays flat however long the line, and no extreme is lost. */
+#define SVGD_KEEP_POINTS 16384
 struct svg_pts {
 	double *x, *y;
 	size_t n, cap;
+	size_t total; /* points added */
+	size_t per;   /* 0: every point kept; else points per bucket */
+	size_t fill;  /* points in the last bucket (0: closed) */
 };
 
 /* One phase record: a point of the io_profile sweep, a latency curve. */
