@@ -658,7 +658,7 @@ def load(o, exe, page, png):
     shutil.rmtree(prof, ignore_errors=True)
     cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
            "--disable-extensions", "--disable-background-networking", "--disable-sync",
-           "--user-data-dir=" + prof, "--enable-logging=stderr", "--v=0", "--window-size=1000,1600",
+           "--user-data-dir=" + prof, "--enable-logging=stderr", "--v=0", "--window-size=1000,%d" % (2400 if o.pictures else 1300),
            "--dump-dom", "--screenshot=" + png, "file://" + os.path.abspath(page)]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
                        env=dict(os.environ, HOME=o.work))
