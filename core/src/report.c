@@ -690,9 +690,10 @@ static int hand(struct render *x, const char *kind)
 	return rc;
 }
 
-static int render_record(struct render *x, const struct jv *v)
+static int render_record(struct render *x, const struct jv *v, const char *kind)
 {
-	const char *kind = jv_str(v, "kind");
+	if (!kind)
+		kind = jv_str(v, "kind");
 	for (size_t i = 0; i < v->n; i++)
 		if (strcmp(v->keys[i], "kind") != 0)
 			add_value(&x->fs, v->keys[i], &v->items[i]);
@@ -756,7 +757,7 @@ static int render_element(void *ctx, const char *key, size_t i, const struct jv 
 {
 	struct render *x = ctx;
 	(void)i, (void)at, (void)key;
-	int rc = x->r->format == RF_FIO ? render_fio_job(x, v) : render_record(x, v);
+	int rc = x->r->format == RF_FIO ? render_fio_job(x, v) : render_record(x, v, NULL);
 	if (rc != 0 && x->rc == 0) {
 		x->rc = rc;
 		snprintf(err, errlen, "%s", iob_outputs_error(x->out) ? iob_outputs_error(x->out) : strerror(-rc));
@@ -776,7 +777,7 @@ static int render_comparison(struct render *x, const char *json, char *err, size
 	const struct jv *cmp = jv_get(&root, "comparisons");
 	int rc = 0;
 	for (size_t i = 0; cmp && cmp->type == JV_ARRAY && i < cmp->n && rc == 0; i++)
-		rc = render_record(x, &cmp->items[i]);
+		rc = render_record(x, &cmp->items[i], "comparison");
 	jv_free(&root);
 	if (rc != 0)
 		snprintf(err, errlen, "%s", iob_outputs_error(x->out) ? iob_outputs_error(x->out) : strerror(-rc));
