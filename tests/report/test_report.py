@@ -29,7 +29,7 @@ Cases (one ctest each, label "report"):
             not blank.  With --pictures DIR, the screenshots are kept there.
             Skipped (77) without chromium.
 
-usage: test_report.py --bin-dir DIR --work DIR [--pictures DIR] CASE
+usage: test_report.py --bin-dir DIR --work DIR [--pictures DIR] [--sanitize] CASE
 """
 import argparse
 import json
@@ -562,6 +562,9 @@ def peak_rss_kib(cmd):
 
 
 def case_memory(o):
+    if o.sanitize:
+        print("SKIP: under ASan the quarantine keeps freed memory: the peak RSS measures the sanitizer")
+        sys.exit(77)
     if not os.access("/usr/bin/time", os.X_OK):
         print("SKIP: /usr/bin/time (Debian time, tools/deps.sh) is not installed")
         sys.exit(77)
@@ -706,6 +709,7 @@ def main():
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--pictures")
+    ap.add_argument("--sanitize", action="store_true")
     ap.add_argument("case")
     o = ap.parse_args()
     o.work = os.path.join(o.work, o.case)
