@@ -26,7 +26,8 @@ Cases (one ctest each, label "report"):
   browser   each kind of page loaded in headless Chromium (--dump-dom,
             --screenshot): no console message, no URL but data: or # in the
             DOM, the DOM's tables hold the records' figures, the screenshot is
-            not blank.  With --pictures DIR, the screenshots are kept there.
+            not blank; the comparison page prints to PDF (letter or A4 pages).
+            With --pictures DIR, the screenshots are kept there.
             Skipped (77) without chromium.
 
 usage: test_report.py --bin-dir DIR --work DIR [--pictures DIR] [--sanitize] CASE
@@ -702,6 +703,21 @@ def case_browser(o):
         if o.pictures:
             os.makedirs(o.pictures, exist_ok=True)
             shutil.copy(png, os.path.join(o.pictures, "report-%s.png" % name))
+        if name == "compare":  # the widest tables: printed (headless prints on letter)
+            pdf = os.path.join(o.work, name + ".pdf")
+            prof = os.path.join(o.work, "chromium-profile")
+            shutil.rmtree(prof, ignore_errors=True)
+            p = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + prof,
+                                "--no-pdf-header-footer", "--print-to-pdf=" + pdf, "file://" + os.path.abspath(page)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
+                               env=dict(os.environ, HOME=o.work))
+            data = open(pdf, "rb").read() if os.path.exists(pdf) else b""
+            pages = len(re.findall(rb"/Type\s*/Page[^s]", data))
+            boxes = set(re.findall(rb"/MediaBox\s*\[([^\]]*)\]", data))
+            check(p.returncode == 0 and data.startswith(b"%PDF") and 1 <= pages <= 20,
+                  "%s: printed to PDF, %d pages" % (name, pages))
+            check(boxes and all([round(float(x)) for x in b.split()][2:] in ([612, 792], [595, 842]) for b in boxes),
+                  "%s: on letter or A4 paper %s" % (name, boxes))
 
 
 def main():
