@@ -99,18 +99,18 @@ static const struct iob_key key_table[] = {
      "backend plugin that moves the bytes ('iobench plugins' lists them)", NULL, FIELD(backend), NULL},
     {"backend_options", IOB_KEY_STRING, "k=v,...", "",
      "options handed to the backend's open; the backend refuses an unknown one before anything is created",
-     NULL, FIELD(backend_options), NULL},
+     NULL, FIELD(backend_options), NULL, .record = "backend_options"},
     {"dir", IOB_KEY_PATH, "", ".", "directory holding the job's files; must exist; --dir overrides it", NULL,
      FIELD(dir), NULL},
     {"filename", IOB_KEY_PATH, "", "iobench.<job>.dat",
      "the file in dir (layout file); - is standard input (read-only, stream backends)", NULL, FIELD(filename),
      NULL},
     {"layout", IOB_KEY_ENUM, "", "file", "one file, or a tree of files (tree_levels, tree_files)",
-     layout_words, FIELD(layout), NULL},
+     layout_words, FIELD(layout), NULL, .record = "layout"},
     {"tree_levels", IOB_KEY_COUNT, "levels", "3",
-     "layout tree: depth, dir/dir0, dir/dir0/dir1, ... (at most 64)", NULL, FIELD(tree_levels), NULL},
+     "layout tree: depth, dir/dir0, dir/dir0/dir1, ... (at most 64)", NULL, FIELD(tree_levels), NULL, .record = "tree_levels"},
     {"tree_files", IOB_KEY_COUNT, "files", "4",
-     "layout tree: files per level, file0 ... fileN-1 in each dirK", NULL, FIELD(tree_files), NULL},
+     "layout tree: files per level, file0 ... fileN-1 in each dirK", NULL, FIELD(tree_files), NULL, .record = "tree_files"},
     {"access", IOB_KEY_ENUM, "", "seq",
      "sequential offsets, or random ones (sequential and random are accepted too)", access_words,
      FIELD(access), NULL},
@@ -124,20 +124,20 @@ static const struct iob_key key_table[] = {
     {"size", IOB_KEY_SIZE, "bytes", "64M", "bytes per file", NULL, FIELD(size), NULL, 1, 0},
     {"ops", IOB_KEY_COUNT, "I/O calls", "0",
      "random access: I/O calls per phase (and block size); 0 = size / block_size x files", NULL, FIELD(ops),
-     NULL},
+     NULL, .record = "ops_asked"},
     {"loops", IOB_KEY_COUNT, "passes", "1", "sequential access: passes over each file per phase", NULL,
-     FIELD(loops), NULL, 1, 0},
+     FIELD(loops), NULL, 1, 0, .record = "loops"},
     {"offset_align", IOB_KEY_SIZE, "bytes", "0",
-     "random access: offsets are multiples of this; 0 = block_size", NULL, FIELD(offset_align), NULL},
+     "random access: offsets are multiples of this; 0 = block_size", NULL, FIELD(offset_align), NULL, .record = "offset_align_bytes"},
     {"random_map", IOB_KEY_BOOL, "", "true",
      "random access: every slot once per pass, in a random order; false draws with replacement (holes), as "
      "io_profile did",
-     NULL, FIELD(random_map), NULL},
+     NULL, FIELD(random_map), NULL, .record = "random_map"},
     {"skip_past_end", IOB_KEY_BOOL, "", "false",
      "random access: draw offsets in [0, size) and skip (count, not do) an I/O crossing the end, as "
      "io_profile "
      "did",
-     NULL, FIELD(skip_past_end), NULL},
+     NULL, FIELD(skip_past_end), NULL, .record = "skip_past_end"},
     {"pattern", IOB_KEY_PATTERN, "", "random",
      "data written and expected by verify: zero, ones, text, random, byte:0xNN, char:C; ~ prefix = "
      "complement",
@@ -150,7 +150,7 @@ static const struct iob_key key_table[] = {
      FIELD(truncate), NULL},
     {"reopen", IOB_KEY_BOOL, "", "false",
      "random access: open and close the file around every I/O (timed), as io_profile did", NULL,
-     FIELD(reopen), NULL},
+     FIELD(reopen), NULL, .record = "reopen"},
     {"keep_files", IOB_KEY_BOOL, "", "false",
      "leave the files behind; otherwise remove the files and directories the job created (never older ones)",
      NULL, FIELD(keep_files), NULL},
@@ -163,11 +163,11 @@ static const struct iob_key key_table[] = {
     {"evict_before_read", IOB_KEY_BOOL, "", "false",
      "write back and evict the files from the page cache before read and verify phases; and every further "
      "pass of any phase (time_based, loops, ops beyond one pass) starts with the file's pages dropped (timed)",
-     NULL, FIELD(evict_before_read), NULL},
+     NULL, FIELD(evict_before_read), NULL, .record = "evict_before_read"},
     {"fill_once", IOB_KEY_BOOL, "", "false",
      "write phases write one buffer filled as at offset 0 everywhere, as io_profile did; verify is refused "
      "with it",
-     NULL, FIELD(fill_once), NULL},
+     NULL, FIELD(fill_once), NULL, .record = "fill_once"},
     {"series", IOB_KEY_BOOL, "", "false",
      "sequential reads: one block record per I/O, with block speeds, summary and cliff, as bigread reports",
      NULL, FIELD(series), NULL},
@@ -177,35 +177,35 @@ static const struct iob_key key_table[] = {
     {"threads", IOB_KEY_COUNT, "streams", "1",
      "streams run at once (1 to 4096), each on its own thread and its own files <file>.<i> unless shared_file; "
      "every phase gives one record per stream and one aggregate",
-     NULL, FIELD(threads), NULL, 1, IOB_THREADS_MAX},
+     NULL, FIELD(threads), NULL, 1, IOB_THREADS_MAX, .record = "threads"},
     {"shared_file", IOB_KEY_BOOL, "", "false",
      "all streams use the job's files: sequential streams each take an equal part of every file, random "
      "ones draw over the whole file",
-     NULL, FIELD(shared_file), NULL},
+     NULL, FIELD(shared_file), NULL, .record = "shared_file"},
     {"iodepth", IOB_KEY_COUNT, "I/Os", "1",
      "I/Os in flight per stream (1 to 65536); above 1 needs a backend that can queue (io_uring)", NULL,
-     FIELD(iodepth), NULL, 1, IOB_IODEPTH_MAX},
+     FIELD(iodepth), NULL, 1, IOB_IODEPTH_MAX, .record = "iodepth"},
     {"memory_limit", IOB_KEY_SIZE, "bytes", "0",
      "the memory the run may allocate at once (buffers: streams x iodepth x block size, histograms), checked "
      "before anything is created, for each job and each group; 0 = the memory available (MemAvailable)",
-     NULL, FIELD(memory_limit), NULL},
+     NULL, FIELD(memory_limit), NULL, .record = "memory_limit_bytes"},
     {"runtime", IOB_KEY_DURATION, "", "0s",
      "each phase ends at this time limit, or after its ops, loops or one pass, whichever comes first: a bound, "
      "never more work; 0s = no limit",
-     NULL, FIELD(runtime_ns), NULL},
+     NULL, FIELD(runtime_ns), NULL, .record = "runtime_ns"},
     {"time_based", IOB_KEY_BOOL, "", "false",
      "with runtime (required): each phase runs until the limit, passing over its files again and again (fio's "
      "time_based); ops and loops no longer end it",
-     NULL, FIELD(time_based), NULL},
+     NULL, FIELD(time_based), NULL, .record = "time_based"},
     {"stonewall", IOB_KEY_DURATION, "", "0s",
      "across MPI ranks: every rank stops each phase this long after the ranks' common start, its planned "
      "I/O unfinished (IOR's stonewalling; each rank's record says what it did); alone, a time limit; 0s = off",
-     NULL, FIELD(stonewall_ns), NULL},
+     NULL, FIELD(stonewall_ns), NULL, .record = "stonewall_ns"},
     {"ramp_time", IOB_KEY_DURATION, "", "0s", "I/O done in each phase before its measured window, not counted",
-     NULL, FIELD(ramp_ns), NULL},
+     NULL, FIELD(ramp_ns), NULL, .record = "ramp_time_ns"},
     {"rwmix_read", IOB_KEY_COUNT, "percent", "50",
      "phase mixed: each I/O is a read with this probability (0 to 100), a write otherwise", NULL,
-     FIELD(rwmix_read), NULL, 0, 100},
+     FIELD(rwmix_read), NULL, 0, 100, .record = "rwmix_read_pct"},
     {"log_interval", IOB_KEY_DURATION, "", "0s",
      "an interval record (time, bytes, ops, MiB/s, IOPS, p50 and p99 latency) this often in every phase (at "
      "least 10ms); 0s = none",
@@ -277,21 +277,31 @@ const struct iob_key *iob_keys(size_t *n)
 	return key_table;
 }
 
+uint64_t iob_key_value(const struct iob_key *k, const struct iob_job *job)
+{
+	const char *at = (const char *)job + k->offset;
+	if (k->type == IOB_KEY_STRING || k->type == IOB_KEY_PATH || k->type == IOB_KEY_PATTERN)
+		return 0;
+	if (k->width == sizeof(uint32_t)) {
+		uint32_t v32;
+		memcpy(&v32, at, sizeof v32);
+		return v32;
+	}
+	if (k->width == sizeof(uint64_t)) {
+		uint64_t v;
+		memcpy(&v, at, sizeof v);
+		return v;
+	}
+	return 0;
+}
+
 int iob_keys_check_ranges(const struct iob_job *job, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
 		const struct iob_key *k = &key_table[i];
 		if ((!k->min && !k->max) || (k->type != IOB_KEY_COUNT && k->type != IOB_KEY_SIZE))
 			continue;
-		const char *at = (const char *)job + k->offset;
-		uint64_t v;
-		if (k->width == sizeof(uint32_t)) {
-			uint32_t v32;
-			memcpy(&v32, at, sizeof v32);
-			v = v32;
-		} else {
-			memcpy(&v, at, sizeof v);
-		}
+		uint64_t v = iob_key_value(k, job);
 		if (k->max && (v < k->min || v > k->max)) {
 			snprintf(err, errlen, "[%s] %s %llu is out of range: give %llu to %llu", job->name, k->name,
 				 (unsigned long long)v, (unsigned long long)k->min, (unsigned long long)k->max);
