@@ -16,7 +16,8 @@ Cases (one ctest each, label "report"):
   bad       bad input: not a result, cut short, another schema, empty, a FIFO,
             the output over an input (same name, a hard link, a symbolic
             link): exit 2, one line naming the file, no file created and an
-            existing one unchanged.
+            existing one unchanged; 80 results cut or with a byte changed give
+            a page or that refusal, never a crash.
   size      a 10,000-block bigread result and an hour of 1 s intervals: each
             page under 2 MB, its lines thinned to at most 2000 points and the
             page says so; in 40,000 blocks (kept in buckets past 16384) a
@@ -470,6 +471,28 @@ def case_bad(o):
     # an existing page is not touched by a refused report
     old = w("old.html", b"old page\n")
     refused(o, [os.path.join(o.work, "cut.json")], old, "an existing output, bad input", "cut.json")
+    # damaged results: cut anywhere, or a byte changed: a page (exit 0) or
+    # one line and nothing (exit 2), never a crash
+    import random
+    rnd = random.Random(30)
+    cuts = sorted(rnd.sample(range(1, len(text)), 40))
+    flips = [(rnd.randrange(len(text)), rnd.choice(b'{}[]",:0\\ an\x00\xff')) for _ in range(40)]
+    damaged = [text[:c] for c in cuts] + [text[:i] + bytes([b]) + text[i + 1:] for i, b in flips]
+    codes = {}
+    for k, t in enumerate(damaged):
+        path = w("damaged.json", t)
+        if os.path.exists(out):
+            os.unlink(out)
+        p = report(o, [path], out, expect=None)
+        codes[p.returncode] = codes.get(p.returncode, 0) + 1
+        lines = p.stderr.decode(errors="replace").strip().splitlines()
+        if p.returncode == 2:
+            if len(lines) != 1 or "damaged.json" not in lines[0] or os.path.exists(out):
+                fail("damaged result %d: exit 2 with %s, output made: %s" % (k, lines, os.path.exists(out)))
+        elif p.returncode != 0 or not os.path.exists(out):
+            fail("damaged result %d: exit %d (%s)" % (k, p.returncode, lines[-3:]))
+    check(codes.get(2, 0) >= 40 and set(codes) <= {0, 2},
+          "80 damaged results: exit 0 (a page) or 2 (one line, nothing written), never a crash: %s" % codes)
     # and a good one is written
     report(o, [good], out)
     check(os.path.getsize(out) > 1000, "a good result makes a page")
