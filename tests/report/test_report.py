@@ -2,7 +2,7 @@
 """`iobench report` and the html output, made by the real binaries.
 
 Cases (one ctest each, label "report"):
-  kinds     a result of each kind - iobench (repeats, intervals), bigread,
+  kinds     a result of each kind - iobench (repeats, intervals, steady state), bigread,
             io_profile, iotest, fio's JSON, a comparison of two iobench runs -
             made into a page; the page parses as well-formed HTML, has one
             script (its own) and no URL but data: or #, and its tables hold
@@ -207,7 +207,9 @@ def make_iobench(o, name="ib", repeat=3):
     with open(prof, "w") as f:
         f.write("[seq]\nsize = 2M\nblock_size = 64K\nphases = write,read\nrepeat = %d\nlog_interval = 10ms\n"
                 "runtime = 40ms\ntime_based = true\n"
-                "[rand]\nsize = 1M\nblock_size = 4K\naccess = rand\nphases = write,read\n" % repeat)
+                "[rand]\nsize = 1M\nblock_size = 4K\naccess = rand\nphases = write,read\n"
+                "[steady]\nsize = 1M\nblock_size = 64K\nphases = write,read\nsteady_state = bw\nsteady_window = 2\n"
+                "steady_max_rounds = 3\nsteady_round = 8\n" % repeat)
     js, ht = os.path.join(o.work, name + ".json"), os.path.join(o.work, name + ".run.html")
     d = os.path.join(o.work, name + ".d")
     os.makedirs(d, exist_ok=True)
@@ -304,6 +306,13 @@ def check_kind(o, name, inputs, phases, page_path):
             check_value(cell(r, "bw_hi"), x["bw_ci_high_bytes_per_s"], "repeats interval high")
         check('id="fig-intervals"' in p.raw and 'class="interval-bw"' in p.raw, "the interval pictures")
         check('id="fig-latency"' in p.raw and 'class="latency"' in p.raw, "the latency curves")
+        st = records(inputs[0], "steady")
+        rs = body_rows(p, "steady")
+        check(len(rs) == len(st) == 2, "a steady row per steady record (%d)" % len(rs))
+        for r, x in zip(rs, st):
+            check_value(cell(r, "mean"), x.get("window_mean_bytes_per_s"), "steady window mean")
+            check(cell(r, "reached")["text"] == ("yes" if x["reached"] else "no"), "steady reached or not")
+        check('id="fig-steady"' in p.raw and 'class="steady-window"' in p.raw, "the steady-state picture")
     if name == "bigread":
         ph = phases[0]
         r = body_rows(p, "series")[0]
