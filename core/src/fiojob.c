@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "iobench/hist.h"
 #include "iobench/os.h"
 #include "iobench/path.h"
 #include "iobench/plugin.h"
@@ -41,7 +42,7 @@ enum fkey {
 	K_GROUP_REPORTING, K_KB_BASE, K_INVALIDATE, K_UNLINK, K_WRITE_BW_LOG, K_WRITE_IOPS_LOG,
 	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP, K_BSSPLIT, K_RANDOM_DISTRIBUTION, K_RATE,
 	K_RATE_IOPS, K_RATE_PROCESS, K_THINKTIME, K_THINKTIME_BLOCKS, K_THINKTIME_SPIN, K_BLOCKALIGN,
-	K_IO_SUBMIT_MODE, K_RATE_MIN, K_RATE_IOPS_MIN, K_STARTDELAY, K_COUNT
+	K_IO_SUBMIT_MODE, K_RATE_MIN, K_RATE_IOPS_MIN, K_STARTDELAY, K_PERCENTILE_LIST, K_COUNT
 };
 
 struct fio_key {
@@ -152,6 +153,9 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_STARTDELAY] = {"startdelay", "", "start_delay",
 		      "the job starts this long after the others of its group (a bare number is seconds); a range "
 		      "is refused"},
+    [K_PERCENTILE_LIST] = {"percentile_list", "", "(check)",
+			   "accepted when every percentile listed is one iobench reports (1 5 10 20 30 40 50 60 70 80 90 95 "
+			   "99 99.5 99.9 99.99): the records carry those 16, the listed ones among them"},
     [K_IO_SUBMIT_MODE] = {"io_submit_mode", "", "(none)",
 			  "inline (default); offload is accepted and runs inline, with a note: the stream submits "
 			  "its own I/O at the same rate"},
@@ -1300,6 +1304,25 @@ static int map_shape(struct mapper *m)
 		if (!ba)
 			return bad(m, K_BLOCKALIGN, -EINVAL, "give at least 1 byte");
 		job->offset_align = ba;
+	}
+	if ((v = get(m, K_PERCENTILE_LIST))) { /* fio's ':'-separated list of ranks */
+		char list[FIO_LINE_MAX];
+		snprintf(list, sizeof list, "%s", v->bare ? "" : v->value);
+		int n = 0;
+		for (char *save = NULL, *t = strtok_r(list, ":", &save); t; t = strtok_r(NULL, ":", &save), n++) {
+			char *end = NULL;
+			double p = strtod(trim(t), &end);
+			int known = 0;
+			for (size_t i = 0; end && !*end && i < IOB_NPCT; i++)
+				known |= iob_default_pct[i] == p;
+			if (!known)
+				return bad(m, K_PERCENTILE_LIST, -EINVAL,
+					   "'%s' is not one of the percentiles iobench reports (1 5 10 20 30 40 50 60 70 80 "
+					   "90 95 99 99.5 99.9 99.99)",
+					   IOB_Q(t));
+		}
+		if (!n)
+			return bad(m, K_PERCENTILE_LIST, -EINVAL, "needs a list, e.g. 99:99.9");
 	}
 	if ((v = get(m, K_IO_SUBMIT_MODE))) {
 		if (v->bare || (strcmp(v->value, "inline") != 0 && strcmp(v->value, "offload") != 0))
