@@ -147,7 +147,7 @@ static void rec_figures(struct iob_recbuf *b, const struct iob_phase_result *r)
 		iob_rec_lat(b, "lat_ns", r->hist);
 	/* the latency summary is of a uniform sample of the I/Os when timing each
 	 * would have cost more than 2% of it: 1 in lat_sampled_every */
-	iob_rec_u64(b, "lat_sampled_every", IOB_UNIT_COUNT, r->lat_sample_every ? r->lat_sample_every : 1);
+	iob_rec_u64(b, "lat_sampled_every", IOB_UNIT_COUNT, r->lat_sample_every); /* 0: latency = off */
 	iob_rec_u64(b, "lat_samples", IOB_UNIT_COUNT, r->lat_samples);
 	iob_rec_bool(b, "direct", r->direct);
 	rec_os_bytes(b, r->os_read_bytes, r->os_write_bytes);
@@ -191,6 +191,7 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	iob_rec_u64(b, "ramp_time_ns", IOB_UNIT_NS, job->ramp_ns);
 	iob_rec_str(b, "backend_options", job->backend_options);
 	iob_rec_bool(b, "random_map", job->random_map);
+	iob_rec_str(b, "latency", iob_lat_timing_name(job->latency));
 	iob_rec_u64(b, "offset_align_bytes", IOB_UNIT_BYTES, job->offset_align);
 	iob_rec_u64(b, "memory_limit_bytes", IOB_UNIT_BYTES, job->memory_limit);
 	iob_rec_str(b, "layout", job->layout == IOB_LAYOUT_TREE ? "tree" : "file");

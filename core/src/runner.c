@@ -1276,6 +1276,7 @@ static void phase_spec(const struct iob_run *run, const struct iob_job *job, con
 		.evict_passes = job->evict_before_read,
 		.ramp_ns = job->ramp_ns,
 		.rwmix_read = job->rwmix_read,
+		.latency = job->latency,
 	};
 }
 
