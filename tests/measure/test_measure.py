@@ -528,6 +528,76 @@ def case_latency_sampled_labelled(tmp):
     print(f"ok: latency from 1 in {k} I/Os, {n} samples of {ops}")
 
 
+STARTUP_MS = 5.0  # issue 27: start-up to the first I/O, and the last I/O to exit, each at most this
+
+
+def startup_exit_once(tmp, data, prof, out):
+    """One traced run: (ms from execve to the start of the first read of the
+    data file, ms from the end of its last read to exit_group), from strace's
+    own timestamps.  --seccomp-bpf: only the traced calls stop the process,
+    so strace adds little to the calls between."""
+    log = os.path.join(tmp, "startup.strace")
+    env = dict(os.environ)
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
+    cmd = ["strace", "-f", "-qq", "-y", "-ttt", "-T", "--seccomp-bpf", "-e",
+           "trace=execve,read,pread64,readv,preadv,preadv2,exit_group", "-o", log,
+           tool("iobench"), "run", prof, "--dir", tmp, "--output", "json=" + out]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=240)
+    if p.returncode != 0 and "seccomp" in p.stderr:
+        raise Skip(f"strace cannot filter with seccomp-bpf here: {p.stderr.strip()[-200:]}")
+    expect(p.returncode == 0, f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr[-2000:]}")
+    execve = exit_at = None
+    ios = []
+    with open(log) as f:
+        for line in f:
+            m = LINE.match(line.rstrip("\n"))
+            if not m:
+                continue
+            ts, rest = float(m.group("ts")), m.group("rest")
+            if rest.startswith("execve(") and execve is None:
+                execve = ts
+            elif rest.startswith("exit_group("):
+                exit_at = ts
+            else:
+                c = CALL.match(rest)
+                if c and c.group("name") in IO_READ:
+                    fm = FDPATH.match(c.group("args"))
+                    r = RESULT.search(rest)
+                    if fm and fm.group("path") == data and r:
+                        ios.append((ts, ts + float(r.group("dur"))))
+    expect(execve is not None and exit_at is not None and ios, f"strace log {log}: execve, reads of {data}, exit_group")
+    return (ios[0][0] - execve) * 1e3, (exit_at - ios[-1][1]) * 1e3
+
+
+def case_startup_exit_gaps(tmp):
+    """Nothing but I/O between start and exit: from execve to the first read
+    of the data file, and from the last read to exit_group, at most 5 ms
+    each (strace's timestamps; the least of 7 tries, as a busy machine only
+    adds time) for a small cached read with an output that writes a summary.
+    A sanitizer build prints the figures and does not bound them."""
+    need_strace()
+    data = os.path.join(tmp, "s.dat")
+    with open(data, "wb") as f:
+        f.write(os.urandom(4 * MIB))
+    with open(data, "rb") as f:  # cached
+        while f.read(MIB):
+            pass
+    prof = write(os.path.join(tmp, "s.ini"), "[s]\nfilename = s.dat\nblock_size = 64K\nsize = 4M\nphases = read\n")
+    out = os.path.join(tmp, "out.json")
+    tries = [startup_exit_once(tmp, data, prof, out) for _ in range(7)]
+    with open(out) as f:
+        recs = records(json.load(f))
+    expect(len(recs) == 1 and recs[0]["bytes"] == 4 * MIB, recs)
+    start, end = min(t[0] for t in tries), min(t[1] for t in tries)
+    print(f"start-up to first read: {start:.2f} ms; last read to exit: {end:.2f} ms (least of {len(tries)}: "
+          f"{', '.join(f'{a:.2f}/{b:.2f}' for a, b in tries)})")
+    if os.environ.get("IOB_SANITIZED"):
+        return
+    expect(start <= STARTUP_MS, f"start-up to the first read took {start:.2f} ms (least of 7), more than {STARTUP_MS}")
+    expect(end <= STARTUP_MS, f"the last read to exit took {end:.2f} ms (least of 7), more than {STARTUP_MS}")
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()
