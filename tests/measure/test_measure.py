@@ -598,6 +598,43 @@ def case_startup_exit_gaps(tmp):
     expect(end <= STARTUP_MS, f"the last read to exit took {end:.2f} ms (least of 7), more than {STARTUP_MS}")
 
 
+RSS_MARGIN_KIB = 512  # the peak RSS of 1e6 I/Os may exceed that of 1e3 by at most this
+
+
+def case_rss_flat(tmp):
+    """Memory does not grow with the work: the peak RSS of 1,000,000 null
+    reads (depth 1, and depth 32) is within 512 KiB of that of 1,000 (the
+    kernel's ru_maxrss of the process, from bench/rawloop rss, which forks
+    from a small process so none of Python's pages count; least of 3 runs
+    each, both sides the same way).  A sanitizer build prints the figures."""
+    rawloop = os.path.join(ARGS.bin, "..", "bench", "rawloop")
+    if not os.access(rawloop, os.X_OK):
+        raise Skip(f"{rawloop} is not built (bench/CMakeLists.txt): it measures the peak RSS")
+    res = {}
+    for depth in (1, 32):
+        for ops in (1000, 1000000):
+            prof = write(os.path.join(tmp, f"r{depth}_{ops}.ini"),
+                         "[r]\nbackend = null\nfilename = none.dat\naccess = rand\nblock_size = 4K\nsize = 1G\n"
+                         f"phases = read\nops = {ops}\niodepth = {depth}\n")
+            kib = []
+            for _ in range(3):
+                p = run([rawloop, "rss", tool("iobench"), "run", prof, "--dir", tmp, "--output",
+                         "json=" + os.path.join(tmp, "out.json")])
+                got = json.loads(p.stdout)
+                expect(got["status"] == 0, got)
+                kib.append(got["maxrss_kib"])
+            with open(os.path.join(tmp, "out.json")) as f:
+                expect(records(json.load(f))[0]["ops"] == ops, "ops")
+            res[(depth, ops)] = min(kib)
+    print(", ".join(f"depth {d}, {o:,} I/Os: {k} KiB" for (d, o), k in sorted(res.items())))
+    if os.environ.get("IOB_SANITIZED"):
+        return
+    for depth in (1, 32):
+        small, big = res[(depth, 1000)], res[(depth, 1000000)]
+        expect(big <= small + RSS_MARGIN_KIB,
+               f"depth {depth}: peak RSS {big} KiB at 1,000,000 I/Os against {small} KiB at 1,000: grows with the work")
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()
