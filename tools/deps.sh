@@ -10,7 +10,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # in the outputs.fio tests (fio_jsonplus_clat2csv imports six; fio2gnuplot
 # renders with gnuplot)
 # dpkg-dev: dpkg-shlibdeps computes the .deb's Depends (cpack); binutils: readelf in tests/package
-for pkg in build-essential dpkg-dev binutils cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev python3 strace librsvg2-bin libxml2-utils mpich libmpich-dev fio python3-six gnuplot-nox $*; do
+for pkg in build-essential dpkg-dev binutils cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev libaio-dev python3 strace librsvg2-bin libxml2-utils mpich libmpich-dev fio python3-six gnuplot-nox $*; do
 	have_pkg "$pkg" || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0

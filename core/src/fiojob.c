@@ -76,11 +76,11 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_RWMIXREAD] = {"rwmixread", "", "rwmix_read", "percent of reads in rw and randrw (default 50)"},
     [K_RWMIXWRITE] = {"rwmixwrite", "", "rwmix_read", "percent of writes: rwmix_read = 100 - rwmixwrite"},
     [K_IOENGINE] = {"ioengine", "", "backend, backend_options",
-		    "psync (fio's default), sync, pvsync: posix (direct with direct=1); libaio, io_uring: io_uring "
-		    "(backend option direct=1 with direct=1); mmap: mmap; null, cpp_null: null (no I/O, any iodepth); a changed "
+		    "psync (fio's default), sync, pvsync: posix (direct with direct=1); libaio: libaio, io_uring: "
+		    "io_uring (backend option direct=1 with direct=1); mmap: mmap; null, cpp_null: null (no I/O, any iodepth); a changed "
 		    "engine is noted"},
     [K_IODEPTH] = {"iodepth", "", "iodepth",
-		   "I/Os in flight per stream with io_uring and null; the synchronous engines run depth 1, as fio does "
+		   "I/Os in flight per stream with io_uring, libaio and null; the synchronous engines run depth 1, as fio does "
 		   "(noted)"},
     [K_DIRECT] = {"direct", "", "backend, backend_options", "1: O_DIRECT (see ioengine); 0: through the page cache"},
     [K_BUFFERED] = {"buffered", "", "backend, backend_options", "the opposite of direct"},
@@ -940,13 +940,9 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 		break;
 	case ENG_LIBAIO:
 	case ENG_IO_URING:
-		snprintf(job->backend, sizeof job->backend, "io_uring");
+		snprintf(job->backend, sizeof job->backend, "%s", e == ENG_LIBAIO ? "libaio" : "io_uring");
 		if (direct)
 			snprintf(job->backend_options, sizeof job->backend_options, "direct=1");
-		if (e == ENG_LIBAIO)
-			note_job(m->r, job->name,
-				 "ioengine=libaio runs on iobench's io_uring backend (the same queue depth, another kernel "
-				 "interface)");
 		break;
 	case ENG_MMAP:
 		if (direct)
@@ -958,13 +954,11 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 		snprintf(job->backend, sizeof job->backend, "null");
 		break;
 	}
-	if (*iodepth > 1 && e == ENG_LIBAIO && !direct) {
+	if (*iodepth > 1 && e == ENG_LIBAIO && !direct)
 		note_job(m->r, job->name,
-			 "iodepth=%u has no effect with ioengine=libaio and direct=0: Linux AIO does a buffered I/O "
-			 "within its submission, so fio has one I/O in flight, and so does iobench",
+			 "ioengine=libaio with direct=0: Linux AIO does each buffered I/O inside io_submit, so "
+			 "iodepth=%u batches the system calls but keeps one I/O in progress, in fio and in iobench",
 			 *iodepth);
-		*iodepth = 1;
-	}
 	if (*iodepth > 1 && e != ENG_LIBAIO && e != ENG_IO_URING && e != ENG_NULL) {
 		note_job(m->r, job->name, "iodepth=%u has no effect with ioengine=%s: it runs one I/O at a time, as fio does",
 			 *iodepth, name);
@@ -1252,7 +1246,8 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 	/* fio advises the kernel of random access (its fadvise_hint=1), which
 	 * turns readahead off: the buffered posix and io_uring backends do too */
 	if (job->access == IOB_ACCESS_RAND && !job->backend_options[0] &&
-	    (strcmp(job->backend, "posix") == 0 || strcmp(job->backend, "io_uring") == 0))
+	    (strcmp(job->backend, "posix") == 0 || strcmp(job->backend, "io_uring") == 0 ||
+	     strcmp(job->backend, "libaio") == 0))
 		snprintf(job->backend_options, sizeof job->backend_options, "fadvise_random=1");
 	if (job->shared_file && job->threads > 1 && job->access == IOB_ACCESS_SEQ)
 		return bad(&m, K_FILENAME, -EINVAL,
