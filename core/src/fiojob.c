@@ -954,11 +954,13 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 		snprintf(job->backend, sizeof job->backend, "null");
 		break;
 	}
-	if (*iodepth > 1 && e == ENG_LIBAIO && !direct)
+	if (*iodepth > 1 && e == ENG_LIBAIO && !direct) {
 		note_job(m->r, job->name,
-			 "ioengine=libaio with direct=0: Linux AIO does each buffered I/O inside io_submit, so "
-			 "iodepth=%u batches the system calls but keeps one I/O in progress, in fio and in iobench",
+			 "iodepth=%u has no effect with ioengine=libaio and direct=0: Linux AIO does a buffered I/O "
+			 "inside io_submit, so fio has one I/O in progress, and iobench's libaio backend runs at depth 1",
 			 *iodepth);
+		*iodepth = 1;
+	}
 	if (*iodepth > 1 && e != ENG_LIBAIO && e != ENG_IO_URING && e != ENG_NULL) {
 		note_job(m->r, job->name, "iodepth=%u has no effect with ioengine=%s: it runs one I/O at a time, as fio does",
 			 *iodepth, name);
