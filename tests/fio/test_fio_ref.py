@@ -193,9 +193,9 @@ def both(tmp, name, sets, fio_extra=()):
     return f, i
 
 
-def need_uring():
-    if not have_backend("io_uring"):
-        raise Skip("the io_uring backend is not built here (fio's examples use ioengine=libaio)")
+def need_libaio():
+    if not have_backend("libaio"):
+        raise Skip("the libaio backend is not built here (fio's examples use ioengine=libaio; libaio-dev)")
 
 
 # ---- size-based jobs: the same bytes and I/O counts ------------------------------------------------
@@ -205,7 +205,7 @@ def case_size_based(tmp):
     """Sequential examples made size-based (time_based=0): fio-seq-write.fio (buffered), and where
     direct I/O works, fio-seq-read.fio and ssd-test.fio (its four jobs, its own 60 s bound)."""
     need_fio()
-    need_uring()
+    need_libaio()
     runs = [("fio-seq-write.fio", SCALE + [("time_based", "0")])]
     why = direct_refused(tmp)
     if why:
@@ -242,7 +242,7 @@ def case_rand_read(tmp):
     """fio-rand-read.fio scaled: iobench's IOPS between 0.5 and 2 times fio's (both read from storage,
     every pass evicted first)."""
     need_fio()
-    need_uring()
+    need_libaio()
     need_storage_counts(tmp)
     need_plain_build()
 
@@ -273,7 +273,7 @@ def case_time_based(tmp):
     (Per second within 20%, the issue's target, is not asserted: on a shared machine fio's own figure
     moves by more than that from one run to the next; both figures are printed.)"""
     need_fio()
-    need_uring()
+    need_libaio()
     need_storage_counts(tmp)
     need_plain_build()
 
@@ -372,7 +372,7 @@ def case_shapes(tmp):
     whole: the same bytes and I/Os exactly; fixed-rate-submission.fio (rate_iops=1000, 2 s): both 2000 I/Os within 5% (fio
     with io_submit_mode=inline: fio 3.33 hangs with offload)."""
     need_fio()
-    need_uring()
+    need_libaio()
     extra = []
     why = direct_refused(tmp)
     if why:
@@ -434,9 +434,9 @@ def case_shapes(tmp):
 # Accepted by `iobench check` (scaled with --set size/runtime, --dir, --allow-device); every other
 # example must be refused with one line, exit 2, nothing created.  bench/fio_examples.py prints the
 # table.
-ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
+ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "cpp_null.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
-            "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio"}
+            "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio"}
 
 
 def case_examples(tmp):
