@@ -60,6 +60,8 @@ static void sum_counts(struct iob_aggregate *a, const struct iob_phase_result *r
 	a->ops_read += r->ops_read;
 	a->ops_written += r->ops_written;
 	a->bad_blocks += r->bad_blocks;
+	a->io_errors += r->io_errors;
+	a->errors_counted |= r->errors_counted;
 	for (uint32_t i = 0; i < r->bs_hist.n; i++)
 		for (int d = 0; d < 2; d++)
 			if (r->bs_hist.ios[d][i])
@@ -208,4 +210,6 @@ void iob_aggregate_as_result(const struct iob_aggregate *a, struct iob_phase_res
 	r->ops_read = a->ops_read;
 	r->ops_written = a->ops_written;
 	r->bs_hist = a->bs_hist;
+	r->io_errors = a->io_errors;
+	r->errors_counted = a->errors_counted;
 }

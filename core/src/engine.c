@@ -695,6 +695,7 @@ static void window_start(struct phase *ph)
 	if (ph->shaped) { /* pacing from the window's start; its block sizes only */
 		iob_shape_window(&ph->shape, ph->start_ns);
 		memset(&r->bs_hist, 0, sizeof r->bs_hist);
+		r->io_errors = 0;
 	}
 }
 
@@ -1803,6 +1804,10 @@ static int run_mixed(struct phase *ph)
 			r->interrupted = 1;
 			return 0;
 		}
+		if (n < 0 && n >= -4095 && ph->shaped && (s->shape->continue_mask >> w & 1)) {
+			r->io_errors++; /* continue_on_error: counted, and on to the next I/O */
+			continue;
+		}
 		int st = account(ph, fi, w, w ? ph->buf : ph->rbuf, n, len, off);
 		if (st < 0)
 			return st;
@@ -2243,7 +2248,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	ph.verify = s->phase == IOB_PHASE_VERIFY;
 	ph.mixed = s->phase == IOB_PHASE_MIXED;
 	ph.queued = s->iodepth > 1;
-	ph.shaped = s->shape && (iob_shape_draws(s->shape) || iob_shape_paces(s->shape));
+	ph.shaped = s->shape && (iob_shape_draws(s->shape) || iob_shape_paces(s->shape) || s->shape->continue_mask);
+	r->errors_counted = ph.shaped && s->shape->continue_mask;
 	/* start_delay and rate_min alone need no shaped loop */
 	ph.fill_each = (ph.write || ph.mixed) && !iob_pattern_is_constant(&s->pattern) && !s->fill_once;
 	ph.open_flags = ph.write   ? IOB_OPEN_WRITE | IOB_OPEN_CREATE | (s->truncate ? IOB_OPEN_TRUNC : 0)

@@ -44,7 +44,7 @@ enum fkey {
 	K_DISABLE_CLAT, K_DISABLE_SLAT,
 	K_BSSPLIT, K_RANDOM_DISTRIBUTION, K_RATE, K_RATE_IOPS, K_RATE_PROCESS, K_THINKTIME, K_THINKTIME_BLOCKS,
 	K_THINKTIME_SPIN, K_BLOCKALIGN, K_IO_SUBMIT_MODE, K_RATE_MIN, K_RATE_IOPS_MIN, K_STARTDELAY,
-	K_PERCENTILE_LIST, K_COUNT
+	K_PERCENTILE_LIST, K_CONTINUE_ON_ERROR, K_COUNT
 };
 
 struct fio_key {
@@ -165,6 +165,9 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_PERCENTILE_LIST] = {"percentile_list", "", "(check)",
 			   "accepted when every percentile listed is one iobench reports (1 5 10 20 30 40 50 60 70 80 90 95 "
 			   "99 99.5 99.9 99.99): the records carry those 16, the listed ones among them"},
+    [K_CONTINUE_ON_ERROR] = {"continue_on_error", "", "continue_on_error",
+			     "none, read, write, io, all (= io), 0, 1: failed I/Os counted in io_errors, the job goes on; "
+			     "verify is refused; iodepth 1"},
     [K_IO_SUBMIT_MODE] = {"io_submit_mode", "", "(none)",
 			  "inline (default); offload is accepted and runs inline, with a note: the stream submits "
 			  "its own I/O at the same rate"},
@@ -1309,6 +1312,13 @@ static int map_shape(struct mapper *m)
 		if (!ba)
 			return bad(m, K_BLOCKALIGN, -EINVAL, "give at least 1 byte");
 		job->offset_align = ba;
+	}
+	if ((v = get(m, K_CONTINUE_ON_ERROR))) {
+		const char *c = v->bare ? "1" : v->value;
+		if (strcmp(c, "verify") == 0)
+			return bad(m, K_CONTINUE_ON_ERROR, -EINVAL, "verify errors are not passed over: give none, read, write, io or all");
+		if (iob_job_set(job, "continue_on_error", c, m->why, sizeof m->why))
+			return bad(m, K_CONTINUE_ON_ERROR, -EINVAL, "give none, read, write, io, all, 0 or 1");
 	}
 	if ((v = get(m, K_PERCENTILE_LIST))) { /* fio's ':'-separated list of ranks */
 		char list[FIO_LINE_MAX];

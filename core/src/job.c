@@ -172,7 +172,8 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	sh->think_blocks = job->thinktime_blocks;
 	sh->rand_run = job->rand_run;
 	sh->start_delay_ns = job->start_delay_ns;
-	return iob_shape_draws(sh) || iob_shape_paces(sh) || sh->rate_min[0] || sh->rate_min[1] || sh->rate_iops_min[0] ||
+	sh->continue_mask = (uint32_t)job->continue_on_error;
+	return sh->continue_mask || iob_shape_draws(sh) || iob_shape_paces(sh) || sh->rate_min[0] || sh->rate_min[1] || sh->rate_iops_min[0] ||
 	       sh->rate_iops_min[1] || sh->start_delay_ns;
 }
 
@@ -215,6 +216,10 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 	if ((sh.seq_add && job->access != IOB_ACCESS_SEQ) || (sh.rand_run > 1 && job->access != IOB_ACCESS_RAND)) {
 		snprintf(err, errlen, "[%s] %s needs access = %s", n, sh.seq_add ? "seq_add" : "rand_run",
 			 sh.seq_add ? "sequential" : "random");
+		return -EINVAL;
+	}
+	if (sh.continue_mask && job->iodepth > 1) {
+		snprintf(err, errlen, "[%s] continue_on_error needs iodepth = 1 (the queued loop stops at an error)", n);
 		return -EINVAL;
 	}
 	if (sh.dist != IOB_DIST_RANDOM && job->access != IOB_ACCESS_RAND) {

@@ -145,6 +145,8 @@ static int set_rate_iops_min(struct iob_job *job, const char *value, char *err, 
 }
 static const struct iob_key_word rate_process_words[] = {{"linear", 0}, {"poisson", 1}, {NULL, 0}};
 
+static const struct iob_key_word continue_words[] = {
+    {"none", 0}, {"read", 1}, {"write", 2}, {"io", 3}, {"all", 3}, {"0", 0}, {"1", 3}, {NULL, 0}};
 static const struct iob_key_word steady_words[] = {
     {"none", IOB_STEADY_NONE}, {"iops", IOB_STEADY_IOPS}, {"bw", IOB_STEADY_BW}, {NULL, 0}};
 static const struct iob_key_word steady_rule_words[] = {
@@ -382,6 +384,10 @@ static const struct iob_key key_table[] = {
     {"rand_run", IOB_KEY_COUNT, "I/Os", "0",
      "random: this many I/Os in a row from each offset drawn (fio's rw=randread:N); 0 or 1: a new offset every I/O",
      NULL, FIELD(rand_run), NULL, 0, 0, .record = "rand_run"},
+    {"continue_on_error", IOB_KEY_ENUM, "", "none",
+     "an I/O that fails in these directions (read, write, io: both) is counted in the record's io_errors and the "
+     "phase goes on to the next I/O (not in ops or bytes); none: the first error ends the phase; iodepth 1 only",
+     continue_words, FIELD(continue_on_error), NULL, 0, 0, .record = "continue_on_error"},
 };
 #pragma GCC diagnostic pop
 

@@ -530,7 +530,7 @@ static const struct setting settings[] = {
 	NUM(group),	   STR(bssplit),	  STR(random_distribution), STR(rate), STR(rate_iops),
 	NUM(rate_process), NUM(thinktime_ns),	  NUM(thinktime_spin_ns), NUM(thinktime_blocks),
 	STR(seq_add),	   NUM(rand_run),	  STR(rate_min),     STR(rate_iops_min), NUM(start_delay_ns),
-	NUM(shared_whole),
+	NUM(shared_whole),	   NUM(continue_on_error),
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 _Static_assert(3 + NSETTINGS < IOB_COORD_PARTS_MAX, "room for the settings and a job");

@@ -161,6 +161,8 @@ static void rec_figures(struct iob_recbuf *b, const struct iob_phase_result *r)
 		iob_rec_absent(b, "storage_write_bytes", IOB_UNIT_BYTES);
 	}
 	iob_rec_u64(b, "verify_bad_blocks", IOB_UNIT_COUNT, r->bad_blocks);
+	if (r->errors_counted) /* continue_on_error: the I/Os that failed and were passed over */
+		iob_rec_u64(b, "io_errors", IOB_UNIT_COUNT, r->io_errors);
 	if (r->bs_hist.n) { /* bssplit: SIZE:READ_IOS:READ_BYTES:WRITE_IOS:WRITE_BYTES per size */
 		char t[IOB_BS_HIST_MAX * 110];
 		iob_bs_hist_text(&r->bs_hist, t, sizeof t);

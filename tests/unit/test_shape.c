@@ -42,6 +42,7 @@ static struct {
 	uint32_t len[LOG_MAX];
 	uint8_t write[LOG_MAX];
 	uint64_t bad; /* out of the file */
+	uint64_t failed; /* I/Os refused with EIO (fail_every) */
 } lg;
 
 static int lo_open(const struct iob_open_args *args, void **handle)
@@ -57,10 +58,16 @@ static int lo_close(void *handle)
 	return 0;
 }
 
+static uint64_t fail_every; /* 0, or every I/O at a multiple of this offset fails with EIO */
+
 static int64_t lo_io(size_t len, uint64_t off, int write)
 {
 	if (off + len > FILE_SIZE)
 		lg.bad++;
+	if (fail_every && off % fail_every == 0) {
+		lg.failed++;
+		return -EIO;
+	}
 	if (lg.n < LOG_MAX) {
 		lg.off[lg.n] = off;
 		lg.len[lg.n] = (uint32_t)len;
@@ -107,6 +114,7 @@ static struct iob_phase_spec spec_for(enum iob_phase phase, enum iob_access acce
 	backend.backend.info = lo_info;
 	lg.n = 0;
 	lg.bad = 0;
+	lg.failed = 0;
 	struct iob_phase_spec s = {
 	    .backend = &backend,
 	    .files = files,
@@ -534,6 +542,39 @@ static void test_offset_modifiers(void **state)
 	iob_phase_result_free(&r);
 }
 
+/* continue_on_error: failed reads counted and passed over; writes still
+ * end the phase at the first error; without it, reads end it too */
+static void test_continue_on_error(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	struct iob_phase_result r;
+	memset(&sh, 0, sizeof sh);
+	sh.continue_mask = 1; /* reads */
+	fail_every = 64 * UNIT;
+	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh);
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(lg.failed, (NUNITS + 63) / 64);
+	assert_int_equal(r.io_errors, lg.failed);
+	assert_true(r.errors_counted);
+	assert_int_equal(r.ops, NUNITS - lg.failed);
+	assert_int_equal(r.bytes, (NUNITS - lg.failed) * UNIT);
+	iob_phase_result_free(&r);
+	s = spec_for(IOB_PHASE_WRITE, IOB_ACCESS_SEQ, &sh);
+	assert_int_equal(iob_phase_run(&s, &r), -EIO); /* writes are not in the mask */
+	assert_int_equal(r.ops, 0);
+	iob_phase_result_free(&r);
+	sh.continue_mask = 0;
+	sh.rand_run = 2; /* some shape, so the same loop runs */
+	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
+	sh.io_bytes = 1000ull * UNIT;
+	assert_int_equal(iob_phase_run(&s, &r), -EIO);
+	assert_int_equal(r.io_errors, 0);
+	assert_false(r.errors_counted);
+	iob_phase_result_free(&r);
+	fail_every = 0;
+}
+
 /* ---- rate and think time (virtual clock) ----------------------------------------- */
 
 static void paced(enum iob_phase phase, struct iob_shape *sh, uint64_t runtime_ns, struct iob_phase_result *r)
@@ -671,6 +712,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_dist_zoned),
 	    cmocka_unit_test(test_same_seed_same_draws),
 	    cmocka_unit_test(test_offset_modifiers),
+	    cmocka_unit_test(test_continue_on_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

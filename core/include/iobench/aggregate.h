@@ -57,6 +57,8 @@ struct iob_aggregate {
 	int interrupted;             /* some stream was stopped */
 	int partial;                 /* some stream failed or was stopped */
 	struct iob_bs_hist bs_hist;  /* shaped phases: the streams' block sizes, summed */
+	uint64_t io_errors;          /* continue_on_error: failed I/Os, summed */
+	int errors_counted;
 };
 
 /* Aggregate n >= 1 results of one phase.  0, or -ENOMEM (out is then

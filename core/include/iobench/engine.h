@@ -176,6 +176,8 @@ struct iob_phase_result {
 	uint64_t draws;
 	int written_cut; /* the window's order ended at spec.written_draws, before its own end */
 	struct iob_bs_hist bs_hist; /* a shaped phase: I/Os and bytes per block size (n 0: not kept) */
+	int errors_counted;	    /* shape.continue_mask: failed I/Os counted, not fatal */
+	uint64_t io_errors;	    /* those failed I/Os (not in ops or bytes) */
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);

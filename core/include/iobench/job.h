@@ -109,6 +109,7 @@ struct iob_job {
 	char rate_min[64], rate_iops_min[64]; /* "", or R[,W]: the least a phase must reach */
 	uint64_t start_delay_ns;     /* the job's first phase waits this long, outside its window */
 	int shared_whole;            /* shared_file, sequential: each stream over the whole file (fio's clones) */
+	int continue_on_error;       /* 0 none, 1 read, 2 write, 3 io: failed I/Os counted, the phase goes on */
 };
 
 struct iob_shape;

@@ -62,6 +62,9 @@ struct iob_shape {
 	 * from each offset drawn (0, 1: a new offset every I/O) */
 	int64_t seq_add;
 	uint32_t rand_run;
+	/* continue_on_error: an I/O that fails in a direction of this mask (bit 0
+	 * reads, bit 1 writes) is counted (io_errors) and the phase goes on */
+	uint32_t continue_mask;
 };
 
 /* Parsers of the job keys' texts; 0, or -EINVAL with one line in err
