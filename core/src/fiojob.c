@@ -27,6 +27,7 @@
 #include "iobench/plugin.h"
 #include "iobench/result.h"
 #include "iobench/units.h"
+#include "iobench/verify.h"
 
 #define FIO_LINE_MAX 4096
 #define FIO_WHERE_MAX 160
@@ -39,7 +40,9 @@ enum fkey {
 	K_NUMJOBS, K_THREAD, K_RUNTIME, K_TIME_BASED, K_RAMP_TIME, K_LOOPS, K_NUMBER_IOS, K_FSYNC,
 	K_END_FSYNC, K_FSYNC_ON_CLOSE, K_RANDREPEAT, K_RANDSEED, K_NORANDOMMAP, K_STONEWALL, K_NEW_GROUP,
 	K_GROUP_REPORTING, K_KB_BASE, K_INVALIDATE, K_UNLINK, K_WRITE_BW_LOG, K_WRITE_IOPS_LOG,
-	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP, K_COUNT
+	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP,
+	K_VERIFY, K_DO_VERIFY, K_VERIFY_INTERVAL, K_VERIFY_PATTERN, K_VERIFY_FATAL, K_VERIFY_DUMP, K_VERIFY_BACKLOG,
+	K_COUNT
 };
 
 struct fio_key {
@@ -124,6 +127,22 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_SS_DUR] = {"steadystate_duration", "ss_dur", "steady_window, steady_round, steady_max_rounds",
 		  "the window, in rounds of 1 s (fio's sampling); runtime / 1 s rounds at most"},
     [K_SS_RAMP] = {"steadystate_ramp_time", "ss_ramp", "steady_ramp", "time before rounds are judged, as runtime's units"},
+    [K_VERIFY] = {"verify", "", "verify, phases",
+		  "md5, crc32c (crc32c-intel), crc64, sha256, xxhash, meta, pattern (needs verify_pattern); 0 or none: "
+		  "off.  A write job writes a 64-byte header in every block and verifies after it (do_verify); a read "
+		  "job verifies what it reads.  Not fio's on-disk format; fio's other checksums are refused"},
+    [K_DO_VERIFY] = {"do_verify", "", "phases", "1 (default): the verify phase runs; 0: the job only writes (or reads)"},
+    [K_VERIFY_INTERVAL] = {"verify_interval", "", "verify_interval",
+			   "a header every this many bytes (at least 64, dividing bs); default bs"},
+    [K_VERIFY_PATTERN] = {"verify_pattern", "", "pattern",
+			  "0xHEX (1 to 32 bytes, repeated) or a number up to 255: the data written and checked"},
+    [K_VERIFY_FATAL] = {"verify_fatal", "", "verify_fatal",
+			"accepted: iobench stops a fio job's verify at its first bad block either way, as fio does "
+			"(fio 3.33 ends the job with EILSEQ)"},
+    [K_VERIFY_DUMP] = {"verify_dump", "", "verify_dump",
+		       "1: the first bad block to <file>.<offset>.expected and .received beside the file"},
+    [K_VERIFY_BACKLOG] = {"verify_backlog", "", "(noted)",
+			  "accepted (noted): iobench verifies after the whole write phase, not every N blocks"},
 };
 
 static int key_lookup(const char *name)
@@ -1204,6 +1223,88 @@ static int map_steady(struct mapper *m, uint64_t runtime_ns)
 	return 0;
 }
 
+/* verify, do_verify, verify_*: the job's verify keys and its phases. */
+static int map_verify(struct mapper *m)
+{
+	static const struct {
+		const char *fio;
+		const char *iob;
+	} kinds[] = {{"md5", "md5"},	   {"crc32c", "crc32c"}, {"crc32c-intel", "crc32c"}, {"crc64", "crc64"},
+		     {"sha256", "sha256"}, {"xxhash", "xxhash"}, {"meta", "meta"},		  {"pattern", "pattern"}};
+	struct iob_job *job = m->job;
+	const struct fval *v = get(m, K_VERIFY), *vp = get(m, K_VERIFY_PATTERN);
+	int rc, do_verify, fatal, dump;
+	uint64_t u;
+	if ((rc = get_bool(m, K_DO_VERIFY, 1, &do_verify)) || (rc = get_bool(m, K_VERIFY_FATAL, 0, &fatal)) ||
+	    (rc = get_bool(m, K_VERIFY_DUMP, 0, &dump)) || (rc = get_uint(m, K_VERIFY_BACKLOG, UINT64_MAX, 0, &u)))
+		return rc;
+	const char *kind = NULL;
+	if (v && (v->bare || !v->value[0]))
+		return bad(m, K_VERIFY, -EINVAL, "needs a value (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
+	if (v && strcmp(v->value, "0") != 0 && strcmp(v->value, "none") != 0) {
+		for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+			if (strcmp(v->value, kinds[i].fio) == 0)
+				kind = kinds[i].iob;
+		if (!kind)
+			return bad(m, K_VERIFY, -EINVAL, "not supported (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
+	}
+	if (vp) {
+		char text[80];
+		const char *p = vp->value;
+		uint64_t byte;
+		if (vp->bare || !p[0])
+			return bad(m, K_VERIFY_PATTERN, -EINVAL, "needs a value (0xHEX or a number up to 255)");
+		if (strncasecmp(p, "0x", 2) == 0 && strlen(p) % 2 == 1) /* 0xabc: an odd digit count, a leading 0 */
+			snprintf(text, sizeof text, "hex:0%s", p + 2);
+		else if (strncasecmp(p, "0x", 2) == 0)
+			snprintf(text, sizeof text, "hex:%s", p + 2);
+		else if (fio_uint(p, 255, &byte, m->why, sizeof m->why) == 0)
+			snprintf(text, sizeof text, "byte:0x%02x", (unsigned)byte);
+		else
+			return bad(m, K_VERIFY_PATTERN, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
+		if (strlen(p) > 2 + 2 * IOB_PAT_HEX_MAX + 1 || iob_pattern_parse(text, &job->pattern, m->why, sizeof m->why))
+			return bad(m, K_VERIFY_PATTERN, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
+	}
+	if (!kind) {
+		if (get(m, K_VERIFY_INTERVAL) || vp || get(m, K_VERIFY_DUMP) || get(m, K_VERIFY_BACKLOG))
+			return bad(m, get(m, K_VERIFY_INTERVAL) ? K_VERIFY_INTERVAL : vp ? K_VERIFY_PATTERN
+					: get(m, K_VERIFY_DUMP)	    ? K_VERIFY_DUMP
+									    : K_VERIFY_BACKLOG,
+				   -EINVAL, "needs verify (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
+		return 0;
+	}
+	if (strcmp(kind, "pattern") == 0 && !vp)
+		return bad(m, K_VERIFY, -EINVAL, "verify=pattern needs verify_pattern");
+	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED))
+		return bad(m, K_VERIFY, -EINVAL, "verify with a mixed workload (rw, randrw) is not available: write, then "
+						 "verify in a job of its own");
+	if (iob_job_set(job, "verify", kind, m->why, sizeof m->why))
+		return bad(m, K_VERIFY, -EINVAL, "%s", m->why);
+	uint64_t iv;
+	int set;
+	if ((rc = get_size(m, K_VERIFY_INTERVAL, &iv, &set)) != 0)
+		return rc;
+	if (set && !iv)
+		return bad(m, K_VERIFY_INTERVAL, -EINVAL, "give at least 64 bytes");
+	job->pattern.verify_interval = set ? iv : 0;
+	if (set && strcmp(kind, "pattern") == 0)
+		job->pattern.verify_interval = 0; /* no header: the interval changes nothing */
+	job->verify_fatal = 1; /* fio ends the job at its first bad block */
+	job->verify_dump = dump;
+	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE))
+		job->phases |= do_verify ? IOB_PHASE_BIT(IOB_PHASE_VERIFY) : 0;
+	else if (do_verify)
+		job->phases = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
+	if (get(m, K_VERIFY_BACKLOG))
+		note_job(m->r, job->name,
+			 "verify_backlog=%llu: iobench verifies after the whole write phase, not every %llu blocks",
+			 (unsigned long long)u, (unsigned long long)u);
+	char err[512];
+	if ((rc = iob_job_check_verify(job, err, sizeof err)) != 0)
+		return bad(m, K_VERIFY, rc, "%s", strchr(err, ']') ? strchr(err, ']') + 2 : err);
+	return 0;
+}
+
 static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index)
 {
 	struct mapper m = {.r = r, .s = s, .job = job};
@@ -1299,7 +1400,7 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 			return bad(&m, K_LOG_AVG_MSEC, -EINVAL, "%s", m.why);
 	}
 	if ((rc = map_log(&m, K_WRITE_BW_LOG, "bw_log")) || (rc = map_log(&m, K_WRITE_IOPS_LOG, "iops_log")) ||
-	    (rc = map_log(&m, K_WRITE_LAT_LOG, "lat_log")))
+	    (rc = map_log(&m, K_WRITE_LAT_LOG, "lat_log")) || (rc = map_verify(&m)))
 		return rc;
 	return map_steady(&m, runtime_ns);
 }

@@ -27,6 +27,7 @@ void iob_job_defaults(struct iob_job *job)
 	job->pattern.kind = IOB_PAT_RANDOM;
 	job->seed = 0x10b3e7c4ull;
 	job->pattern.seed = job->seed;
+	job->pattern.verify_generation = 1;
 	job->fsync = 1;
 	job->keep_files = 0;
 	job->random_map = 1;
@@ -246,6 +247,8 @@ int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 		snprintf(err, errlen, "[%s] fill_once writes data verify cannot check; drop one of them", n);
 		return -EINVAL;
 	}
+	if ((rc = iob_job_check_verify(job, err, errlen)) != 0)
+		return rc;
 	if (job->reopen && job->access == IOB_ACCESS_SEQ) {
 		snprintf(err, errlen, "[%s] reopen applies to random access only", n);
 		return -EINVAL;

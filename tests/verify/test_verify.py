@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Verify headers (docs/profiles.md, "Verify"; docs/fio.md): a block changed,
+a block at the wrong place, a block from an older write, each caught with its
+own reason; verify_fatal and verify_dump; bad values refused; fio's
+basic-verify.fio run by fio and by iobench unchanged but for --set.
+
+usage: test_verify.py --bin DIR --src DIR --work DIR [--fio FIO] CASE"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+ARGS = None
+BS = 4096
+SIZE = 256 * 1024
+KINDS = ["crc32c", "crc64", "md5", "sha256", "xxhash", "meta"]
+
+
+def expect(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def iobench(*argv, rc=None):
+    env = dict(os.environ)
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), *argv], capture_output=True, text=True, env=env)
+    if rc is not None:
+        expect(p.returncode == rc, f"iobench {' '.join(argv)}: exit {p.returncode}, wanted {rc}\n{p.stderr}")
+    return p
+
+
+def profile(d, kind, extra=""):
+    path = os.path.join(d, f"v-{kind}.ini")
+    with open(path, "w") as f:
+        f.write(f"[v]\ndir = {d}\nfilename = f.dat\nsize = {SIZE}\nblock_size = {BS}\nphases = write,verify\n"
+                f"verify = {kind}\nkeep_files = true\nfsync = true\n{extra}")
+    return path
+
+
+def data(d):
+    return os.path.join(d, "f.dat")
+
+
+def patch(d, off, b):
+    with open(data(d), "r+b") as f:
+        f.seek(off)
+        f.write(b)
+
+
+def block(d, i):
+    with open(data(d), "rb") as f:
+        f.seek(i * BS)
+        return f.read(BS)
+
+
+def verify_only(prof, *extra, rc):
+    return iobench("run", prof, "--set", "phases=verify", "--output", "human=-", *extra, rc=rc)
+
+
+def case_checksum(d):
+    """A byte changed in the data part of a block: a checksum error (meta: the bytes)."""
+    for kind in KINDS:
+        prof = profile(d, kind)
+        iobench("run", prof, rc=0)
+        hdr = block(d, 0)[:8]
+        expect(hdr[:4] == b"iobV", f"{kind}: no header at the start of block 0: {hdr.hex()}")
+        verify_only(prof, rc=0)
+        off = 5 * BS + 1000
+        old = block(d, 5)[1000]
+        patch(d, off, bytes([old ^ 0x5a]))
+        p = verify_only(prof, rc=3)
+        err = p.stderr
+        expect(f"first bad byte at offset {off} of {data(d)}: expected 0x{old:02x}, found 0x{old ^ 0x5a:02x}" in err,
+               f"{kind}: the report does not name offset, expected and found:\n{err}")
+        if kind != "meta":
+            expect(f"{kind} checksum error in the block at offset {5 * BS}" in err, f"{kind}: no checksum error:\n{err}")
+        expect("1 bad block(s)" in err, f"{kind}: not one bad block:\n{err}")
+        os.unlink(data(d))
+        print(f"{kind}: a changed byte caught")
+
+
+def case_offset(d):
+    """Two whole blocks swapped: each is self-consistent, its header names another place."""
+    for kind in ("crc32c", "meta"):
+        prof = profile(d, kind)
+        iobench("run", prof, rc=0)
+        a, b = block(d, 3), block(d, 7)
+        patch(d, 3 * BS, b)
+        patch(d, 7 * BS, a)
+        err = verify_only(prof, rc=3).stderr
+        expect(f"header offset error: the block at offset {3 * BS} was written for offset {7 * BS}" in err,
+               f"{kind}: swapped blocks not named:\n{err}")
+        expect("2 bad block(s)" in err, f"{kind}: not two bad blocks:\n{err}")
+        os.unlink(data(d))
+        print(f"{kind}: swapped blocks caught")
+
+
+def case_sequence(d):
+    """A block left from an earlier write (generation 1) in a file written again as generation 2."""
+    prof = profile(d, "xxhash")
+    iobench("run", prof, "--set", "verify_generation=1", rc=0)
+    stale = block(d, 9)
+    iobench("run", prof, "--set", "verify_generation=2", rc=0)
+    verify_only(prof, "--set", "verify_generation=2", rc=0)
+    patch(d, 9 * BS, stale)
+    err = verify_only(prof, "--set", "verify_generation=2", rc=3).stderr
+    expect(f"sequence error: the block at offset {9 * BS} is of generation 1, expected 2" in err,
+           f"stale block not named:\n{err}")
+    # the old generation verifies only where it still is
+    err = verify_only(prof, "--set", "verify_generation=1", rc=3).stderr
+    expect("is of generation 2, expected 1" in err, err)
+    print("a stale block caught")
+
+
+def case_fatal_dump(d):
+    """verify_fatal stops at the first bad block; verify_dump writes it as expected and as found."""
+    prof = profile(d, "sha256", "verify_dump = true\n")
+    iobench("run", prof, rc=0)
+    good = block(d, 4)
+    patch(d, 4 * BS + 100, b"\x00\x01")
+    patch(d, 40 * BS + 100, b"\x00\x01")
+    out = os.path.join(d, "o.json")
+    iobench("run", prof, "--set", "phases=verify", "--output", f"json={out}", rc=3)
+    with open(out) as f:
+        rec = [r for r in json.load(f)["records"] if r.get("kind") == "phase"][0]
+    expect(rec["ops"] == SIZE // BS, f"without verify_fatal every block is read: {rec['ops']}")
+    os.unlink(out)
+    for ext in ("expected", "received"):
+        os.unlink(f"{data(d)}.{4 * BS}.{ext}")
+    iobench("run", prof, "--set", "phases=verify", "--set", "verify_fatal=true", "--output", f"json={out}", rc=3)
+    with open(out) as f:
+        rec = [r for r in json.load(f)["records"] if r.get("kind") == "phase"][0]
+    expect(rec["ops"] == 5, f"verify_fatal: the phase read {rec['ops']} blocks, not 5 (stops at block 4)")
+    expect(rec["status"] == "mismatch", rec["status"])
+    with open(f"{data(d)}.{4 * BS}.expected", "rb") as f:
+        expect(f.read() == good, "the expected dump is not the block as written")
+    with open(f"{data(d)}.{4 * BS}.received", "rb") as f:
+        expect(f.read() == block(d, 4), "the received dump is not the block as found")
+    print("verify_fatal stops at block 4; dumps hold the written and the found block")
+
+
+def case_bad_values(d):
+    """Every new key refuses a bad value in one line, exit 2, nothing created."""
+    bad = [("verify", "crc33"), ("verify", ""), ("verify_interval", "32"), ("verify_interval", "3000"),
+           ("verify_interval", "lots"), ("verify_generation", "-1"), ("verify_fatal", "maybe"),
+           ("verify_dump", "2"), ("pattern", "hex:abc"), ("pattern", "hex:" + "aa" * 33)]
+    for key, val in bad:
+        sub = tempfile.mkdtemp(dir=d)
+        prof = profile(sub, "crc32c")
+        p = iobench("run", prof, "--set", f"{key}={val}")
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2, f"{key}={val!r}: exit {p.returncode}\n{p.stderr}")
+        expect(len(lines) == 1, f"{key}={val!r}: {len(lines)} lines:\n{p.stderr}")
+        expect(sorted(os.listdir(sub)) == ["v-crc32c.ini"], f"{key}={val!r}: created {os.listdir(sub)}")
+    # fio job files: the fio keys
+    fbad = [("verify", "crc7"), ("verify", "pattern"), ("verify_pattern", "zz"), ("verify_interval", "100"),
+            ("do_verify", "2"), ("verify_dump", "x"), ("verify_backlog", "-3")]
+    for key, val in fbad:
+        sub = tempfile.mkdtemp(dir=d)
+        job = os.path.join(sub, "j.fio")
+        with open(job, "w") as f:
+            f.write(f"[j]\nrw=write\nbs=4k\nsize=64k\nverify=crc32c\n{key}={val}\n")
+        p = iobench("run", job, "--dir", sub)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2 and len(lines) == 1 and key in p.stderr,
+               f"fio {key}={val}: exit {p.returncode}:\n{p.stderr}")
+        expect(os.listdir(sub) == ["j.fio"], f"fio {key}={val}: created {os.listdir(sub)}")
+    print(f"{len(bad)} INI and {len(fbad)} fio bad values refused")
+
+
+def fio_totals(doc):
+    t = {"read_bytes": 0, "write_bytes": 0, "read_ios": 0, "write_ios": 0}
+    for j in doc["jobs"]:
+        for dd in ("read", "write"):
+            t[dd + "_bytes"] += j[dd]["io_bytes"]
+            t[dd + "_ios"] += j[dd]["total_ios"]
+    return t
+
+
+def iob_totals(doc):
+    t = {"read_bytes": 0, "write_bytes": 0, "read_ios": 0, "write_ios": 0}
+    for r in doc["records"]:
+        if r.get("kind") != "phase":
+            continue
+        dd = "write" if r["phase"] == "write" else "read"
+        t[dd + "_bytes"] += r["bytes"]
+        t[dd + "_ios"] += r["ops"]
+    return t
+
+
+def example(name):
+    d = os.environ.get("IOB_FIO_EXAMPLES") or os.path.join(ARGS.src, "..", "shared", "reference", "fio-examples")
+    path = os.path.join(os.path.realpath(d), name)
+    return path if os.path.isfile(path) else None
+
+
+def case_fio_basic(d):
+    """basic-verify.fio: iobench runs it unchanged (--set size, filename); fio runs it with the same values;
+    both verify, with the same bytes and I/O counts; `iobench check` accepts it."""
+    src = example("basic-verify.fio")
+    if not src:
+        print("basic-verify.fio is not there (../shared/reference/fio-examples or IOB_FIO_EXAMPLES)")
+        return SKIP
+    sets = [("size", "4m"), ("filename", os.path.join(d, "iob.dat")), ("direct", "0")]
+    out = os.path.join(d, "iob.json")
+    argv = ["run", src, "--output", f"json={out}"] + [a for k, v in sets for a in ("--set", f"{k}={v}")]
+    iobench(*argv, rc=0)
+    with open(out) as f:
+        i = iob_totals(json.load(f))
+    expect(i == {"read_bytes": 4 << 20, "write_bytes": 4 << 20, "read_ios": 1024, "write_ios": 1024}, i)
+    iobench("check", src, *[a for k, v in sets for a in ("--set", f"{k}={v}")], rc=0)
+    fio = ARGS.fio or shutil.which("fio")
+    if not fio or not os.access(fio, os.X_OK):
+        print("fio is not installed: iobench ran basic-verify.fio; nothing to compare with")
+        return SKIP
+    copy = os.path.join(d, "basic-verify.fio")
+    with open(src) as f, open(copy, "w") as g:
+        g.write(f.read() + "".join(f"{k}={v}\n" for k, v in sets[:1]) +
+                f"filename={os.path.join(d, 'fio.dat')}\ndirect=0\n")
+    fout = os.path.join(d, "fio.json")
+    p = subprocess.run([fio, "--output-format=json", "--output=" + fout, copy], capture_output=True, text=True,
+                       cwd=d)
+    expect(p.returncode == 0, f"fio: exit {p.returncode}\n{p.stderr}")
+    with open(fout) as f:
+        fi = fio_totals(json.load(f))
+    print(f"fio     {fi}\niobench {i}")
+    expect(fi == i, f"fio and iobench differ: fio {fi}, iobench {i}")
+    return 0
+
+
+def case_fio_mismatch(d):
+    """A fio job that reads and verifies a file whose block was changed: iobench exits 3 and stops at the
+    first bad block (fio's way: fio 3.33 ends the job with EILSEQ and exits 1)."""
+    w = os.path.join(d, "w.fio")
+    with open(w, "w") as f:
+        f.write(f"[w]\nrw=write\nbs=4k\nsize=256k\nverify=crc32c\ndo_verify=0\nfilename={d}/m.dat\n")
+    r = os.path.join(d, "r.fio")
+    with open(r, "w") as f:
+        f.write(f"[r]\nrw=read\nbs=4k\nsize=256k\nverify=crc32c\nverify_dump=1\nfilename={d}/m.dat\n")
+    iobench("run", w, rc=0)
+    iobench("run", r, rc=0)
+    with open(os.path.join(d, "m.dat"), "r+b") as f:
+        f.seek(8192 + 77)
+        f.write(b"\xee")
+    out = os.path.join(d, "r.json")
+    p = iobench("run", r, "--output", f"json={out}", rc=3)
+    expect("crc32c checksum error in the block at offset 8192" in p.stderr, p.stderr)
+    with open(out) as f:
+        rec = [x for x in json.load(f)["records"] if x.get("kind") == "phase"][0]
+    expect(rec["ops"] == 3 and rec["phase"] == "verify", f"stops at the third block: {rec['ops']} {rec['phase']}")
+    expect(os.path.isfile(os.path.join(d, "m.dat.8192.received")), os.listdir(d))
+    fio = ARGS.fio or shutil.which("fio")
+    if fio and os.access(fio, os.X_OK):
+        # fio on a file of its own, corrupted the same way: non-zero too
+        fw = os.path.join(d, "fw.fio")
+        with open(fw, "w") as f:
+            f.write(f"[w]\nrw=write\nbs=4k\nsize=256k\nverify=crc32c\ndo_verify=0\nfilename={d}/fio.dat\n"
+                    f"[r]\nstonewall\nrw=read\nbs=4k\nsize=256k\nverify=crc32c\nfilename={d}/fio.dat\n")
+        p = subprocess.run([fio, "--output-format=terse", fw], capture_output=True, text=True, cwd=d)
+        expect(p.returncode == 0, p.stderr)
+        with open(os.path.join(d, "fio.dat"), "r+b") as f:
+            f.seek(8192 + 77)
+            f.write(b"\xee")
+        fr = os.path.join(d, "fr.fio")
+        with open(fr, "w") as f:
+            f.write(f"[r]\nrw=read\nbs=4k\nsize=256k\nverify=crc32c\nfilename={d}/fio.dat\n")
+        p = subprocess.run([fio, "--output-format=terse", fr], capture_output=True, text=True, cwd=d)
+        expect(p.returncode != 0, f"fio exited 0 on a changed block:\n{p.stdout}{p.stderr}")
+        print(f"fio exits {p.returncode}, iobench 3")
+    return 0
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--fio", default="")
+    ap.add_argument("case")
+    ARGS = ap.parse_args()
+    os.makedirs(ARGS.work, exist_ok=True)
+    d = tempfile.mkdtemp(prefix=f"verify-{ARGS.case}-", dir=ARGS.work)
+    try:
+        rc = globals()["case_" + ARGS.case](d)
+    except AssertionError as e:
+        print(f"FAIL: {e}")
+        return 1
+    if rc != SKIP:
+        shutil.rmtree(d, ignore_errors=True)
+    return rc or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
