@@ -42,6 +42,7 @@ enum fkey {
 	K_GROUP_REPORTING, K_KB_BASE, K_INVALIDATE, K_UNLINK, K_WRITE_BW_LOG, K_WRITE_IOPS_LOG,
 	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP,
 	K_VERIFY, K_DO_VERIFY, K_VERIFY_INTERVAL, K_VERIFY_PATTERN, K_VERIFY_FATAL, K_VERIFY_DUMP, K_VERIFY_BACKLOG,
+	K_BUFFER_PATTERN, K_COMPRESS_PCT, K_COMPRESS_CHUNK, K_DEDUPE_PCT, K_REFILL_BUFFERS, K_SCRAMBLE_BUFFERS,
 	K_COUNT
 };
 
@@ -143,6 +144,17 @@ static const struct fio_key fio_keys[K_COUNT] = {
 		       "1: the first bad block to <file>.<offset>.expected and .received beside the file"},
     [K_VERIFY_BACKLOG] = {"verify_backlog", "", "(noted)",
 			  "accepted (noted): iobench verifies after the whole write phase, not every N blocks"},
+    [K_BUFFER_PATTERN] = {"buffer_pattern", "", "pattern",
+			  "0xHEX (1 to 32 bytes, repeated) or a number up to 255: the data written (verify_pattern wins)"},
+    [K_COMPRESS_PCT] = {"buffer_compress_percentage", "", "compress_percentage",
+			"0 to 100: this share of every chunk is compressible (zeros, or buffer_pattern), the rest random"},
+    [K_COMPRESS_CHUNK] = {"buffer_compress_chunk", "", "compress_chunk", "the chunk size (default 512, at most bs)"},
+    [K_DEDUPE_PCT] = {"dedupe_percentage", "", "dedupe_percentage",
+		      "0 to 100: this share of the blocks repeat one block (fio's dedupe_mode=repeat; other modes refused)"},
+    [K_REFILL_BUFFERS] = {"refill_buffers", "", "(none)",
+			  "accepted: iobench makes every block's content at its offset anyway"},
+    [K_SCRAMBLE_BUFFERS] = {"scramble_buffers", "", "(none)",
+			    "accepted: iobench's random data differs at every offset anyway"},
 };
 
 static int key_lookup(const char *name)
@@ -1223,6 +1235,56 @@ static int map_steady(struct mapper *m, uint64_t runtime_ns)
 	return 0;
 }
 
+/* A pattern given as fio's 0xHEX or a number up to 255 (verify_pattern,
+ * buffer_pattern) into job->pattern. */
+static int map_pattern(struct mapper *m, enum fkey k)
+{
+	const struct fval *vp = get(m, k);
+	char text[96];
+	uint64_t byte;
+	if (!vp)
+		return 0;
+	const char *p = vp->value;
+	if (vp->bare || !p[0])
+		return bad(m, k, -EINVAL, "needs a value (0xHEX or a number up to 255)");
+	if (strlen(p) > 2 + 2 * IOB_PAT_HEX_MAX + 1)
+		return bad(m, k, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
+	if (strncasecmp(p, "0x", 2) == 0 && strlen(p) % 2 == 1) /* 0xabc: an odd digit count, a leading 0 */
+		snprintf(text, sizeof text, "hex:0%s", p + 2);
+	else if (strncasecmp(p, "0x", 2) == 0)
+		snprintf(text, sizeof text, "hex:%s", p + 2);
+	else if (fio_uint(p, 255, &byte, m->why, sizeof m->why) == 0)
+		snprintf(text, sizeof text, "byte:0x%02x", (unsigned)byte);
+	else
+		return bad(m, k, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
+	if (iob_pattern_parse(text, &m->job->pattern, m->why, sizeof m->why))
+		return bad(m, k, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
+	return 0;
+}
+
+/* buffer_pattern, buffer_compress_*, dedupe_percentage: the data written. */
+static int map_content(struct mapper *m)
+{
+	uint64_t cpct, dpct, chunk;
+	int set, flag, rc;
+	if ((rc = map_pattern(m, K_BUFFER_PATTERN)) || (rc = get_uint(m, K_COMPRESS_PCT, 100, 0, &cpct)) ||
+	    (rc = get_uint(m, K_DEDUPE_PCT, 100, 0, &dpct)) || (rc = get_size(m, K_COMPRESS_CHUNK, &chunk, &set)) ||
+	    (rc = get_bool(m, K_REFILL_BUFFERS, 0, &flag)) || (rc = get_bool(m, K_SCRAMBLE_BUFFERS, 1, &flag)))
+		return rc;
+	struct iob_pattern *p = &m->job->pattern;
+	p->compress_pct = (uint32_t)cpct;
+	p->dedupe_pct = (uint32_t)dpct;
+	if (set) {
+		if (!chunk || chunk > m->job->block_size)
+			return bad(m, K_COMPRESS_CHUNK, -EINVAL, "give 1 byte to bs (%llu)",
+				   (unsigned long long)m->job->block_size);
+		p->compress_chunk = chunk;
+	} else if (p->compress_chunk > m->job->block_size) {
+		p->compress_chunk = m->job->block_size;
+	}
+	return 0;
+}
+
 /* verify, do_verify, verify_*: the job's verify keys and its phases. */
 static int map_verify(struct mapper *m)
 {
@@ -1248,23 +1310,8 @@ static int map_verify(struct mapper *m)
 		if (!kind)
 			return bad(m, K_VERIFY, -EINVAL, "not supported (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
 	}
-	if (vp) {
-		char text[80];
-		const char *p = vp->value;
-		uint64_t byte;
-		if (vp->bare || !p[0])
-			return bad(m, K_VERIFY_PATTERN, -EINVAL, "needs a value (0xHEX or a number up to 255)");
-		if (strncasecmp(p, "0x", 2) == 0 && strlen(p) % 2 == 1) /* 0xabc: an odd digit count, a leading 0 */
-			snprintf(text, sizeof text, "hex:0%s", p + 2);
-		else if (strncasecmp(p, "0x", 2) == 0)
-			snprintf(text, sizeof text, "hex:%s", p + 2);
-		else if (fio_uint(p, 255, &byte, m->why, sizeof m->why) == 0)
-			snprintf(text, sizeof text, "byte:0x%02x", (unsigned)byte);
-		else
-			return bad(m, K_VERIFY_PATTERN, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
-		if (strlen(p) > 2 + 2 * IOB_PAT_HEX_MAX + 1 || iob_pattern_parse(text, &job->pattern, m->why, sizeof m->why))
-			return bad(m, K_VERIFY_PATTERN, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
-	}
+	if ((rc = map_pattern(m, K_VERIFY_PATTERN)) != 0)
+		return rc;
 	if (!kind) {
 		if (get(m, K_VERIFY_INTERVAL) || vp || get(m, K_VERIFY_DUMP) || get(m, K_VERIFY_BACKLOG))
 			return bad(m, get(m, K_VERIFY_INTERVAL) ? K_VERIFY_INTERVAL : vp ? K_VERIFY_PATTERN
@@ -1400,7 +1447,7 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 			return bad(&m, K_LOG_AVG_MSEC, -EINVAL, "%s", m.why);
 	}
 	if ((rc = map_log(&m, K_WRITE_BW_LOG, "bw_log")) || (rc = map_log(&m, K_WRITE_IOPS_LOG, "iops_log")) ||
-	    (rc = map_log(&m, K_WRITE_LAT_LOG, "lat_log")) || (rc = map_verify(&m)))
+	    (rc = map_log(&m, K_WRITE_LAT_LOG, "lat_log")) || (rc = map_content(&m)) || (rc = map_verify(&m)))
 		return rc;
 	return map_steady(&m, runtime_ns);
 }

@@ -28,6 +28,7 @@ void iob_job_defaults(struct iob_job *job)
 	job->seed = 0x10b3e7c4ull;
 	job->pattern.seed = job->seed;
 	job->pattern.verify_generation = 1;
+	job->pattern.compress_chunk = 512;
 	job->fsync = 1;
 	job->keep_files = 0;
 	job->random_map = 1;

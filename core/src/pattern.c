@@ -74,7 +74,7 @@ uint8_t iob_pattern_label(const struct iob_pattern *p)
 
 int iob_pattern_is_constant(const struct iob_pattern *p)
 {
-	if (p->verify != IOB_VERIFY_PATTERN) /* every header names its offset */
+	if (p->verify != IOB_VERIFY_PATTERN || p->compress_pct || p->dedupe_pct) /* offset-dependent */
 		return 0;
 	return p->kind == IOB_PAT_ZERO || p->kind == IOB_PAT_ONES || p->kind == IOB_PAT_BYTE ||
 	       (p->kind == IOB_PAT_HEX && p->nhex == 1);
@@ -133,8 +133,21 @@ static void fill_text(unsigned char *buf, size_t len, uint64_t off)
 	}
 }
 
-/* The pattern's own bytes, without verify headers. */
-void iob_pattern_fill_base(const struct iob_pattern *p, void *vbuf, size_t len, uint64_t off)
+void iob_pattern_fill_random(uint64_t seed, void *buf, size_t len, uint64_t off)
+{
+	fill_random(seed, buf, len, off);
+}
+
+void iob_pattern_fill_base(const struct iob_pattern *p, void *buf, size_t len, uint64_t off)
+{
+	if (p->compress_pct || p->dedupe_pct)
+		iob_fill_shaped(p, buf, len, off);
+	else
+		iob_pattern_fill_raw(p, buf, len, off);
+}
+
+/* The pattern's own bytes, without verify headers or content keys. */
+void iob_pattern_fill_raw(const struct iob_pattern *p, void *vbuf, size_t len, uint64_t off)
 {
 	unsigned char *buf = vbuf;
 	switch (p->kind) {
@@ -271,6 +284,9 @@ int iob_pattern_parse(const char *text, struct iob_pattern *out, char *err, size
 	p.verify_interval = out->verify_interval;
 	p.verify_generation = out->verify_generation;
 	p.block_size = out->block_size;
+	p.compress_pct = out->compress_pct;
+	p.compress_chunk = out->compress_chunk;
+	p.dedupe_pct = out->dedupe_pct;
 	*out = p;
 	return 0;
 }

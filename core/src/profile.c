@@ -272,6 +272,16 @@ static const struct iob_key key_table[] = {
     {"steady_limit", IOB_KEY_STRING, "percent", "",
      "steady_rule deviation or slope: the limit, as a share of the mean", NULL, FIELD(steady_limit),
      set_steady_limit},
+    {"compress_percentage", IOB_KEY_COUNT, "percent", "0",
+     "data content: this share of every compress_chunk of each block is compressible (the pattern's bytes, zeros "
+     "for random), the rest random (0 to 100)",
+     NULL, FIELD(pattern.compress_pct), NULL},
+    {"compress_chunk", IOB_KEY_SIZE, "bytes", "512",
+     "with compress_percentage: the chunk each block is made of (1 to block_size)", NULL,
+     FIELD(pattern.compress_chunk), NULL},
+    {"dedupe_percentage", IOB_KEY_COUNT, "percent", "0",
+     "data content: this share of the blocks are a copy of block 0 (0 to 100)", NULL, FIELD(pattern.dedupe_pct),
+     NULL},
     {"verify", IOB_KEY_ENUM, "", "pattern",
      "what verify checks: pattern (every byte against the pattern); meta (a 64-byte header in every block: "
      "offset, length, generation; and the bytes); crc32c, crc64, md5, sha256, xxhash (the header and a checksum "

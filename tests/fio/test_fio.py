@@ -156,11 +156,12 @@ def case_every_key(tmp):
     env = {"IOB_FIO_DIR": os.path.join(tmp, "data")}
     os.makedirs(env["IOB_FIO_DIR"])
     p = iobench("check", job_file("every-key.fio"), env=env, rc=0)
-    expect(p.stdout.startswith(job_file("every-key.fio") + ": 8 job(s) OK"), p.stdout)
+    expect(p.stdout.startswith(job_file("every-key.fio") + ": 9 job(s) OK"), p.stdout)
     doc = run_json(tmp, job_file("every-key.fio"), env=env)
     by = {r["job"]: r for r in phases(doc)}
-    expect(sorted(by) == ["mixer", "pattern-verifier", "reader", "steady", "steady-long", "timed", "verifier",
-                          "writer"], by)
+    expect(sorted(by) == ["content", "mixer", "pattern-verifier", "reader", "steady", "steady-long", "timed",
+                          "verifier", "writer"], by)
+    expect(by["content"]["bytes"] == 256 << 10, by["content"])
     # verify: a write, then a verify of what it wrote (docs/fio.md, "Verify")
     ver = [(r["job"], r["phase"], r["ops"], r["status"]) for r in phases(doc) if "verifier" in r["job"]]
     expect(ver == [("verifier", "write", 256, "ok"), ("verifier", "verify", 256, "ok"),

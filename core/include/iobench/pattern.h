@@ -59,6 +59,11 @@ struct iob_pattern {
 	uint64_t verify_interval;   /* bytes a header covers; 0 = the block size */
 	uint64_t verify_generation; /* written in every header, expected back */
 	uint64_t block_size;        /* the phase's (what an interval of 0 means); set by the runner */
+	/* data content (fill.c; job keys compress_percentage, compress_chunk,
+	 * dedupe_percentage): each block_size block */
+	uint32_t compress_pct;      /* 0-100: this share of each chunk is compressible */
+	uint64_t compress_chunk;    /* bytes; 0 = 512 */
+	uint32_t dedupe_pct;        /* 0-100: this share of the blocks repeat block 0 */
 };
 
 /* The pattern's label byte as iotest prints it (0x45 for text...). */
@@ -68,8 +73,14 @@ int iob_pattern_is_constant(const struct iob_pattern *p);
 /* The interval a verify header covers (verify_interval, else block_size),
  * 0 without headers. */
 uint64_t iob_pattern_interval(const struct iob_pattern *p);
-/* The pattern alone, without verify headers. */
+/* The pattern alone, without verify headers (with the data content keys). */
 void iob_pattern_fill_base(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
+/* The pattern alone, without the content keys either. */
+void iob_pattern_fill_raw(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
+/* Random bytes of the seed at [off, off + len) (the random pattern's). */
+void iob_pattern_fill_random(uint64_t seed, void *buf, size_t len, uint64_t off);
+/* fill.c: the content keys' fill (compress_pct or dedupe_pct set). */
+void iob_fill_shaped(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
 /* Fill buf with the bytes that belong at file offset off. */
 void iob_pattern_fill(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
 /* Compare buf (read from offset off) with the pattern.  Returns the number of
