@@ -348,5 +348,93 @@ def case_content(d):
     return 0
 
 
+MINE = ("verify", "verify_interval", "verify_pattern", "verify_fatal", "verify_dump", "verify_backlog", "do_verify",
+        "buffer_pattern", "buffer_compress_percentage", "buffer_compress_chunk", "dedupe_percentage",
+        "refill_buffers", "scramble_buffers")
+
+
+def case_examples(d):
+    """fio's verify and dedupe examples through `iobench check`: basic-verify.fio is accepted; any other is
+    accepted or refused in one line that names none of the keys this work maps (verify, buffer_*, dedupe_...)."""
+    names = ["basic-verify.fio", "cross-stripe-verify.fio", "surface-scan.fio", "dedupe-global.fio",
+             "atomic-verify.fio"]
+    if not example(names[0]):
+        print("fio's examples are not there (../shared/reference/fio-examples or IOB_FIO_EXAMPLES)")
+        return SKIP
+    for name in names:
+        src = example(name)
+        if not src:
+            continue
+        sub = tempfile.mkdtemp(dir=d)
+        p = iobench("check", src, "--dir", sub, "--set", "size=4m")
+        lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iobench: error")]
+        if name == "basic-verify.fio":
+            expect(p.returncode == 0, f"{name}: exit {p.returncode}\n{p.stderr}")
+        if p.returncode != 0:
+            expect(p.returncode == 2 and len(lines) == 1, f"{name}: exit {p.returncode}\n{p.stderr}")
+            named = lines[0].split("does not support: ")[-1].split(" (")[0].split(", ")
+            expect(not any(k in MINE for k in named), f"{name}: refused for a key mapped here: {lines[0]}")
+        expect(os.listdir(sub) == [], f"{name}: check created {os.listdir(sub)}")
+        print(f"{name}: {'accepted' if p.returncode == 0 else lines[0]}")
+    return 0
+
+
+def case_fio_surface_scan(d):
+    """surface-scan.fio (verify=meta, verify_pattern, verify_interval=512, a write job and a read job with
+    do_verify): iobench with --fio-ignore fill_device,create_serialize and size=4m, fio on a copy without
+    fill_device (which would fill the disk) and the same size: the same bytes and I/O counts, both verified."""
+    src = example("surface-scan.fio")
+    if not src:
+        print("surface-scan.fio is not there")
+        return SKIP
+    idir, fdir = os.path.join(d, "iob"), os.path.join(d, "fio")
+    os.makedirs(idir)
+    os.makedirs(fdir)
+    out = os.path.join(d, "iob.json")
+    iobench("run", src, "--dir", idir, "--set", "size=4m", "--fio-ignore", "fill_device,create_serialize",
+            "--output", f"json={out}", rc=0)
+    with open(out) as f:
+        doc = json.load(f)
+    i = iob_totals(doc)
+    ph = [(r["job"], r["phase"], r["status"]) for r in doc["records"] if r.get("kind") == "phase"]
+    expect(ph == [("write-phase", "write", "ok"), ("verify-phase", "verify", "ok")], ph)
+    with open(os.path.join(idir, "datafile.tmp"), "rb") as f:
+        head = f.read(1024)
+    expect(head[:4] == b"iobV" and head[512:516] == b"iobV" and head[64:68] == bytes.fromhex("aa555aa5"),
+           f"a header every 512 bytes, the pattern between: {head[:80].hex()}")
+    # a changed pattern byte: the verify job alone (do_verify) catches it, and says where
+    with open(os.path.join(idir, "datafile.tmp"), "r+b") as f:
+        f.seek(70000)
+        f.write(b"\x00")
+    job = os.path.join(d, "verify-only.fio")
+    with open(src) as f:
+        text = f.read()
+    with open(job, "w") as f:
+        f.write(text[:text.index("[write-phase]")] + text[text.index("[verify-phase]"):])
+    p = iobench("run", job, "--dir", idir, "--set", "size=4m", "--fio-ignore", "fill_device,create_serialize", rc=3)
+    expect("first bad byte at offset 70000" in p.stderr, p.stderr)
+    fio = ARGS.fio or shutil.which("fio")
+    if not fio or not os.access(fio, os.X_OK):
+        print("fio is not installed: nothing to compare with")
+        return SKIP
+    copy = os.path.join(fdir, "surface-scan.fio")
+    with open(src) as f, open(copy, "w") as g:
+        for line in f:
+            if line.strip().startswith("fill_device"):
+                continue
+            g.write(line)
+            if line.strip() == "[global]":
+                g.write("size=4m\n")
+    fout = os.path.join(d, "fio.json")
+    p = subprocess.run([fio, "--output-format=json", "--output=" + fout, copy], capture_output=True, text=True,
+                       cwd=fdir)
+    expect(p.returncode == 0, f"fio: exit {p.returncode}\n{p.stderr}")
+    with open(fout) as f:
+        fi = fio_totals(json.load(f))
+    print(f"fio     {fi}\niobench {i}")
+    expect(fi == i, f"fio and iobench differ: fio {fi}, iobench {i}")
+    return 0
+
+
 if __name__ == "__main__":
     sys.exit(main())
