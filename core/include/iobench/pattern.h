@@ -95,7 +95,8 @@ size_t iob_pattern_check_why(const struct iob_pattern *p, const void *buf, size_
 /* Parse a pattern name for profiles: zero, ones, text, random, byte:0xNN,
  * char:C, hex:HH..., with an optional "~" prefix for the complement. */
 int iob_pattern_parse(const char *text, struct iob_pattern *out, char *err, size_t errlen);
-/* Inverse of iob_pattern_parse (seed not included). */
+/* Inverse of iob_pattern_parse (seed not included); at most this long. */
+#define IOB_PATTERN_NAME_MAX 80
 void iob_pattern_name(const struct iob_pattern *p, char *buf, size_t len);
 
 #endif
