@@ -16,12 +16,6 @@ int iob_job_check_verify(const struct iob_job *job, char *err, size_t errlen)
 		snprintf(err, errlen, "[%s] verify: unknown kind %d", n, (int)p->verify);
 		return -EINVAL;
 	}
-	if (p->compress_pct > 100 || p->dedupe_pct > 100) {
-		snprintf(err, errlen, "[%s] %s %u is over 100", n,
-			 p->compress_pct > 100 ? "compress_percentage" : "dedupe_percentage",
-			 p->compress_pct > 100 ? p->compress_pct : p->dedupe_pct);
-		return -EINVAL;
-	}
 	if (p->compress_pct && (!p->compress_chunk || p->compress_chunk > job->block_size)) {
 		snprintf(err, errlen, "[%s] compress_chunk %llu is not between 1 and block_size %llu", n,
 			 (unsigned long long)p->compress_chunk, (unsigned long long)job->block_size);
