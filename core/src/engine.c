@@ -519,6 +519,7 @@ struct phase {
 	uint32_t io_align;
 	uint32_t open_flags;
 	int write, verify, fill_each, mixed, queued;
+	int verify_halt; /* verify_fatal stopped the phase (status -ECANCELED until its end) */
 	struct lat_sampler lat;
 	uint64_t nio;	   /* I/O calls so far (the sampler's clock) */
 	uint64_t event;	   /* min(lat.event, check_at): the loops compare nio with it */
@@ -1051,6 +1052,7 @@ static int verify_piece(struct phase *ph, size_t fi, const unsigned char *buf, s
 			snprintf(r->verify_why, sizeof r->verify_why, "%s", why);
 		}
 		if (ph->spec->verify_fatal && r->status == 0) { /* ends the loops as an error would; a mismatch at the end */
+			ph->verify_halt = 1;
 			r->status = -ECANCELED;
 			snprintf(r->error, sizeof r->error, "verify stopped at the first bad block (verify_fatal)");
 		}
@@ -2259,7 +2261,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	iob_free_aligned(ph.rbuf);
 	if (s->access == IOB_ACCESS_SEQ && !ph.mixed) /* what a later read replays (written_draws) */
 		r->draws = ph.seq_whole ? UINT64_MAX : r->bytes;
-	if (r->status == -ECANCELED && r->bad_blocks && s->verify_fatal) { /* verify_piece's stop */
+	if (ph.verify_halt && r->status == -ECANCELED) { /* verify_piece's stop, no other error after it */
 		r->status = 0;
 		r->error[0] = '\0';
 	}
