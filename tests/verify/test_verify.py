@@ -254,12 +254,15 @@ def case_fio_basic(d):
         return SKIP
     copy = os.path.join(d, "basic-verify.fio")
     with open(src) as f, open(copy, "w") as g:
-        g.write(f.read() + "".join(f"{k}={v}\n" for k, v in sets[:1]) +
-                f"filename={os.path.join(d, 'fio.dat')}\ndirect=0\n")
+        # fio adds a second filename= to the first (two files), so the line is replaced, never appended
+        text = "".join(ln for ln in f if not ln.strip().startswith(("filename", "direct", "size")))
+        g.write(text + f"size=4m\nfilename={os.path.join(d, 'fio.dat')}\ndirect=0\n")
+    expect("/dev/" not in open(copy).read().replace("# Use /dev/XXX", ""), "a device left in the copy")
     fout = os.path.join(d, "fio.json")
     p = subprocess.run([fio, "--output-format=json", "--output=" + fout, copy], capture_output=True, text=True,
                        cwd=d)
     expect(p.returncode == 0, f"fio: exit {p.returncode}\n{p.stderr}")
+    expect(os.path.getsize(os.path.join(d, "fio.dat")) == 4 << 20, "fio did not write its one file whole")
     with open(fout) as f:
         fi = fio_totals(json.load(f))
     print(f"fio     {fi}\niobench {i}")
