@@ -156,10 +156,16 @@ def case_every_key(tmp):
     env = {"IOB_FIO_DIR": os.path.join(tmp, "data")}
     os.makedirs(env["IOB_FIO_DIR"])
     p = iobench("check", job_file("every-key.fio"), env=env, rc=0)
-    expect(p.stdout.startswith(job_file("every-key.fio") + ": 6 job(s) OK"), p.stdout)
+    expect(p.stdout.startswith(job_file("every-key.fio") + ": 9 job(s) OK"), p.stdout)
     doc = run_json(tmp, job_file("every-key.fio"), env=env)
     by = {r["job"]: r for r in phases(doc)}
-    expect(sorted(by) == ["mixer", "reader", "steady", "steady-long", "timed", "writer"], by)
+    expect(sorted(by) == ["content", "mixer", "pattern-verifier", "reader", "steady", "steady-long", "timed",
+                          "verifier", "writer"], by)
+    expect(by["content"]["bytes"] == 256 << 10, by["content"])
+    # verify: a write, then a verify of what it wrote (docs/fio.md, "Verify")
+    ver = [(r["job"], r["phase"], r["ops"], r["status"]) for r in phases(doc) if "verifier" in r["job"]]
+    expect(ver == [("verifier", "write", 256, "ok"), ("verifier", "verify", 256, "ok"),
+                   ("pattern-verifier", "write", 64, "ok"), ("pattern-verifier", "verify", 64, "ok")], ver)
     # ss and steadystate: rounds of 1 s judged by fio's rule (docs/statistics.md)
     st = {r["job"]: r for r in doc["records"] if r.get("kind") == "steady"}
     expect(st["steady"]["rule"] == "deviation" and st["steady"]["limit_pct"] == 90 and st["steady"]["window"] == 2
@@ -274,12 +280,12 @@ def case_refused(tmp):
     # --fio-ignore names the keys: the run goes on and says so
     data = os.path.join(tmp, "data")
     p = iobench("run", os.path.join(HERE, "refused", "unknown-keys.fio"), "--dir", data, "--fio-ignore",
-                "rate,verify,zonemode", rc=0)
-    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): rate, verify, zonemode"
+                "rate,exec_prerun,zonemode", rc=0)
+    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): rate, exec_prerun, zonemode"
            in p.stdout, p.stdout)
     # naming only some of them: the rest still refused
     refused_one(tmp, os.path.join(HERE, "refused", "unknown-keys.fio"), "not support: zonemode ",
-                "--fio-ignore", "rate, verify")
+                "--fio-ignore", "rate, exec_prerun")
     # --set takes fio keys in a fio file: an unknown one, a bad value
     refused_one(tmp, job_file("seq-read.fio"), "fio keys iobench does not support: block_size", "--set",
                 "block_size=4k")

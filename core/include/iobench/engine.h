@@ -106,6 +106,7 @@ struct iob_phase_spec {
 	 * time limit, those draws again and again.  Streams: indexed by
 	 * stream (iob_streams_run passes stream i its own).  NULL: no end. */
 	const uint64_t *written_draws;
+	int verify_fatal; /* verify: the phase ends at the first bad block (status mismatch) */
 };
 
 /* Positive status: the data read back did not match the pattern. */
@@ -166,6 +167,7 @@ struct iob_phase_result {
 	 * (spec.written_draws). */
 	uint64_t draws;
 	int written_cut; /* the window's order ended at spec.written_draws, before its own end */
+	char verify_why[256]; /* verify headers: why the first bad block is bad ("" when only its bytes tell) */
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);
