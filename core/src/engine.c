@@ -527,6 +527,7 @@ struct phase {
 	uint32_t io_align;
 	uint32_t open_flags;
 	int write, verify, fill_each, mixed, queued;
+	int verify_halt; /* verify_fatal stopped the phase (status -ECANCELED until its end) */
 	struct lat_sampler lat;
 	uint64_t nio;	   /* I/O calls so far (the sampler's clock) */
 	uint64_t event;	   /* min(lat.event, check_at): the loops compare nio with it */
@@ -682,6 +683,7 @@ static void window_start(struct phase *ph)
 	r->first_bad_offset = 0;
 	r->expected = r->found = 0;
 	r->bad_file[0] = '\0';
+	r->verify_why[0] = '\0';
 	r->series.n = 0;
 	lat_reset(&ph->lat);
 	ph->ramping = 0;
@@ -1053,19 +1055,27 @@ static int series_reserve(struct iob_series *se)
 }
 
 /* Check n bytes read into buf from offset off of file fi against the pattern. */
-static void verify_piece(struct phase *ph, size_t fi, const unsigned char *buf, size_t n, uint64_t off)
+static int verify_piece(struct phase *ph, size_t fi, const unsigned char *buf, size_t n, uint64_t off)
 {
 	struct iob_phase_result *r = ph->r;
 	size_t first = 0;
 	uint8_t exp = 0, got = 0;
-	if (iob_pattern_check(&ph->spec->pattern, buf, n, off, ph->scratch, &first, &exp, &got)) {
+	char why[sizeof r->verify_why];
+	if (iob_pattern_check_why(&ph->spec->pattern, buf, n, off, ph->scratch, &first, &exp, &got, why, sizeof why)) {
 		if (r->bad_blocks++ == 0) {
 			r->first_bad_offset = off + first;
 			r->expected = exp;
 			r->found = got;
 			snprintf(r->bad_file, sizeof r->bad_file, "%s", ph->spec->files[fi]);
+			snprintf(r->verify_why, sizeof r->verify_why, "%s", why);
+		}
+		if (ph->spec->verify_fatal && r->status == 0) { /* ends the loops as an error would; a mismatch at the end */
+			ph->verify_halt = 1;
+			r->status = -ECANCELED;
+			snprintf(r->error, sizeof r->error, "verify stopped at the first bad block (verify_fatal)");
 		}
 	}
+	return r->status == -ECANCELED ? -ECANCELED : 0;
 }
 
 /* A backend returned what it may not: more than asked, or no errno. */
@@ -1092,8 +1102,8 @@ __attribute__((noinline)) static int after_io_slow(struct phase *ph, size_t fi, 
 		return fail(ph, (int)n, what, ph->spec->files[fi], off, len);
 	r->bytes += (uint64_t)n;
 	r->ops++;
-	if (ph->verify && n > 0)
-		verify_piece(ph, fi, ph->buf, (size_t)n, off);
+	if (ph->verify && n > 0 && verify_piece(ph, fi, ph->buf, (size_t)n, off))
+		return -ECANCELED;
 	if ((size_t)n < len) {
 		r->short_ops++;
 		if (ph->write) {
@@ -1725,8 +1735,8 @@ static int account(struct phase *ph, size_t fi, int write, const unsigned char *
 		r->bytes_written += (uint64_t)n;
 	else
 		r->bytes_read += (uint64_t)n;
-	if (ph->verify && n > 0)
-		verify_piece(ph, fi, buf, (size_t)n, off);
+	if (ph->verify && n > 0 && verify_piece(ph, fi, buf, (size_t)n, off))
+		return -ECANCELED;
 	return (size_t)n < len;
 }
 
@@ -2356,6 +2366,10 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	iob_free_aligned(ph.rbuf);
 	if (s->access == IOB_ACCESS_SEQ && !ph.mixed) /* what a later read replays (written_draws) */
 		r->draws = ph.seq_whole ? UINT64_MAX : r->bytes;
+	if (ph.verify_halt && r->status == -ECANCELED) { /* verify_piece's stop, no other error after it */
+		r->status = 0;
+		r->error[0] = '\0';
+	}
 	if (r->status == 0 && r->bad_blocks)
 		r->status = IOB_STATUS_MISMATCH;
 	if (r->status == 0 && !r->interrupted && s->shape &&

@@ -313,6 +313,8 @@ int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 		snprintf(err, errlen, "[%s] fill_once writes data verify cannot check; drop one of them", n);
 		return -EINVAL;
 	}
+	if ((rc = iob_job_check_verify(job, err, errlen)) != 0)
+		return rc;
 	if (job->reopen && job->access == IOB_ACCESS_SEQ) {
 		snprintf(err, errlen, "[%s] reopen applies to random access only", n);
 		return -EINVAL;

@@ -204,7 +204,7 @@ static void rec_load_keys(struct iob_recbuf *b, const struct iob_job *job)
 void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *file,
 		   const struct iob_phase_result *r)
 {
-	char pat[64];
+	char pat[IOB_PATTERN_NAME_MAX];
 	int write = r->phase == IOB_PHASE_WRITE, bad = r->bad_blocks != 0;
 	iob_pattern_name(&job->pattern, pat, sizeof pat);
 	iob_rec_reset(b, "phase");

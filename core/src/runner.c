@@ -29,6 +29,7 @@
 #include "iobench/version.h"
 #include "check.h"
 #include "ranks.h"
+#include "verify_dump.h"
 
 const char *iob_error_without_job(const char *msg)
 {
@@ -950,6 +951,7 @@ static void streams_result(const struct iob_streams *st, const struct iob_aggreg
 		r->expected = f->expected;
 		r->found = f->found;
 		snprintf(r->bad_file, sizeof r->bad_file, "%s", f->bad_file);
+		snprintf(r->verify_why, sizeof r->verify_why, "%s", f->verify_why);
 	}
 }
 
@@ -1299,9 +1301,11 @@ static void phase_spec(const struct iob_run *run, const struct iob_job *job, con
 		.ramp_ns = job->ramp_ns,
 		.rwmix_read = job->rwmix_read,
 		.latency = job->latency,
+		.verify_fatal = job->verify_fatal,
 		.shape = shaped ? shape : NULL,
 		.shared_whole = job->shared_whole,
 	};
+	spec->pattern.block_size = bs; /* what verify_interval 0 means */
 }
 
 static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, struct job_files *jf,
@@ -1401,9 +1405,12 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	if (rc == IOB_STATUS_MISMATCH && !run->error[0])
 		snprintf(run->error, sizeof run->error,
 			 "verify failed in job %s: %llu bad block(s)%s; first bad byte at offset %llu of %s: expected "
-			 "0x%02x, found 0x%02x",
+			 "0x%02x, found 0x%02x%s%s",
 			 job->name, (unsigned long long)r.bad_blocks, sw,
-			 (unsigned long long)r.first_bad_offset, r.bad_file, r.expected, r.found);
+			 (unsigned long long)r.first_bad_offset, r.bad_file, r.expected, r.found,
+			 r.verify_why[0] ? "; " : "", r.verify_why);
+	if (rc == IOB_STATUS_MISMATCH && job->verify_dump)
+		iob_verify_dump(job, &r, bs);
 	else if (rc < 0)
 		iob_run_fail(run, rc == -EINVAL && r.ops == 0, "job %s: %s", job->name, r.error);
 	if (iob_coord_active()) { /* every rank, whatever happened to it */
@@ -1686,13 +1693,15 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 		run->error[0] = '\0';
 		run->usage = 0;
 	}
-	if (gp->rc == IOB_STATUS_MISMATCH)
+	if (gp->rc == IOB_STATUS_MISMATCH) {
 		iob_run_fail(run, 0,
 			     "verify failed in job %s: %llu bad block(s); first bad byte at offset %llu of %s: expected "
-			     "0x%02x, found 0x%02x",
+			     "0x%02x, found 0x%02x%s%s",
 			     job->name, (unsigned long long)r.bad_blocks, (unsigned long long)r.first_bad_offset,
-			     r.bad_file, r.expected, r.found);
-	else if (gp->rc < 0)
+			     r.bad_file, r.expected, r.found, r.verify_why[0] ? "; " : "", r.verify_why);
+		if (job->verify_dump)
+			iob_verify_dump(job, &r, gp->bs);
+	} else if (gp->rc < 0)
 		iob_run_fail(run, gp->rc == -EINVAL && r.ops == 0, "job %s: %s", job->name,
 			     streams ? r.error : gp->st.r[0].error);
 	if (streams)

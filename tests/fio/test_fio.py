@@ -156,10 +156,16 @@ def case_every_key(tmp):
     env = {"IOB_FIO_DIR": os.path.join(tmp, "data")}
     os.makedirs(env["IOB_FIO_DIR"])
     p = iobench("check", job_file("every-key.fio"), env=env, rc=0)
-    expect(p.stdout.startswith(job_file("every-key.fio") + ": 8 job(s) OK"), p.stdout)
+    expect(p.stdout.startswith(job_file("every-key.fio") + ": 11 job(s) OK"), p.stdout)
     doc = run_json(tmp, job_file("every-key.fio"), env=env)
     by = {r["job"]: r for r in phases(doc)}
-    expect(sorted(by) == ["mixer", "reader", "shaped", "shaped-alias", "steady", "steady-long", "timed", "writer"], by)
+    expect(sorted(by) == ["content", "mixer", "pattern-verifier", "reader", "shaped", "shaped-alias", "steady",
+                          "steady-long", "timed", "verifier", "writer"], by)
+    expect(by["content"]["bytes"] == 256 << 10, by["content"])
+    # verify: a write, then a verify of what it wrote (docs/fio.md, "Verify")
+    ver = [(r["job"], r["phase"], r["ops"], r["status"]) for r in phases(doc) if "verifier" in r["job"]]
+    expect(ver == [("verifier", "write", 256, "ok"), ("verifier", "verify", 256, "ok"),
+                   ("pattern-verifier", "write", 64, "ok"), ("pattern-verifier", "verify", 64, "ok")], ver)
     # the shapes of load: 1 MiB of a split (reads 4k and 16k, writes 64k), zoned, rated; zipf by 8k
     sh, sa = by["shaped"], by["shaped-alias"]
     expect(sh["bssplit"] == "4096/50:16384/,65536/100" and sh["rate"] == "8388608,"
@@ -284,12 +290,12 @@ def case_refused(tmp):
     # --fio-ignore names the keys: the run goes on and says so
     data = os.path.join(tmp, "data")
     p = iobench("run", os.path.join(HERE, "refused", "unknown-keys.fio"), "--dir", data, "--fio-ignore",
-                "cpuload,verify,zonemode", rc=0)
-    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): cpuload, verify, zonemode"
+                "cpuload,exec_prerun,zonemode", rc=0)
+    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): cpuload, exec_prerun, zonemode"
            in p.stdout, p.stdout)
     # naming only some of them: the rest still refused
     refused_one(tmp, os.path.join(HERE, "refused", "unknown-keys.fio"), "not support: zonemode ",
-                "--fio-ignore", "cpuload, verify")
+                "--fio-ignore", "cpuload, exec_prerun")
     # --set takes fio keys in a fio file: an unknown one, a bad value
     refused_one(tmp, job_file("seq-read.fio"), "fio keys iobench does not support: block_size", "--set",
                 "block_size=4k")

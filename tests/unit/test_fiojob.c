@@ -303,8 +303,8 @@ static void test_set_and_ignore(void **st)
 	(void)st;
 	struct iob_suite s;
 	const char *const sets[] = {"size=2m", "timeout=3", "rw=randread"};
-	assert_int_equal(load("[global]\nsize=1g\nruntime=900\ncpuload=1m\n[a]\nrw=write\nsize=10g\nverify=md5\n", &s, sets,
-			      3, "cpuload,verify"),
+	assert_int_equal(load("[global]\nsize=1g\nruntime=900\ncpuload=1m\n[a]\nrw=write\nsize=10g\nexec_prerun=x\n", &s, sets,
+			      3, "cpuload,exec_prerun"),
 			 0);
 	const struct iob_job *a = find(&s, "a");
 	assert_int_equal(a->size, 2 << 20);
@@ -312,14 +312,14 @@ static void test_set_and_ignore(void **st)
 	assert_int_equal(a->access, IOB_ACCESS_RAND);
 	int ignored = 0;
 	for (size_t i = 0; i < s.nnotes; i++)
-		ignored += strstr(s.notes[i], "--fio-ignore asked (the run differs from fio's there): cpuload, verify") != NULL;
+		ignored += strstr(s.notes[i], "--fio-ignore asked (the run differs from fio's there): cpuload, exec_prerun") != NULL;
 	assert_int_equal(ignored, 1);
 	iob_suite_free(&s);
 	/* every unknown key in one line, in file order, once each */
-	assert_int_not_equal(load("[global]\ncpuload=1m\nsize=1m\n[a]\nverify=md5\ncpuload=2m\n[b]\nzonemode=zbd\n", &s, NULL, 0,
+	assert_int_not_equal(load("[global]\ncpuload=1m\nsize=1m\n[a]\nexec_prerun=x\ncpuload=2m\n[b]\nzonemode=zbd\n", &s, NULL, 0,
 				  NULL),
 			     0);
-	assert_non_null(strstr(err, "fio keys iobench does not support: cpuload, verify, zonemode ("));
+	assert_non_null(strstr(err, "fio keys iobench does not support: cpuload, exec_prerun, zonemode ("));
 	assert_null(strchr(err, '\n'));
 	assert_int_equal(s.njobs, 0);
 }

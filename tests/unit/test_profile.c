@@ -395,6 +395,14 @@ static const char *every_key[][3] = {
     {"steady_range", "15%", "2.5%"},
     {"steady_slope", "5%", NULL},
     {"steady_limit", "0.1%", "10%"},
+    {"compress_percentage", "40", "0"},
+    {"compress_chunk", "1024", NULL},
+    {"dedupe_percentage", "25", NULL},
+    {"verify", "crc32c", "meta"},
+    {"verify_interval", "512", NULL},
+    {"verify_generation", "7", "0"},
+    {"verify_fatal", "true", NULL},
+    {"verify_dump", "true", NULL},
 };
 
 static void test_every_key_round_trips(void **s)

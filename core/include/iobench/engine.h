@@ -107,6 +107,7 @@ struct iob_phase_spec {
 	 * time limit, those draws again and again.  Streams: indexed by
 	 * stream (iob_streams_run passes stream i its own).  NULL: no end. */
 	const uint64_t *written_draws;
+	int verify_fatal; /* verify: the phase ends at the first bad block (status mismatch) */
 	/* Shapes of load (shape.h): a block-size split, an offset distribution,
 	 * a rate, think time; NULL: none.  A shaped phase runs the loop of mixed
 	 * phases (one I/O at a time) or the queued loop; block_size is then the
@@ -175,6 +176,7 @@ struct iob_phase_result {
 	 * (spec.written_draws). */
 	uint64_t draws;
 	int written_cut; /* the window's order ended at spec.written_draws, before its own end */
+	char verify_why[256]; /* verify headers: why the first bad block is bad ("" when only its bytes tell) */
 	struct iob_bs_hist bs_hist; /* a shaped phase: I/Os and bytes per block size (n 0: not kept) */
 	int errors_counted;	    /* shape.continue_mask: failed I/Os counted, not fatal */
 	uint64_t io_errors;	    /* those failed I/Os (not in ops or bytes) */

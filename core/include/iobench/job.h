@@ -97,6 +97,10 @@ struct iob_job {
 	char steady_range[16];       /* snia: data excursion (default "20%") */
 	char steady_slope[16];       /* snia: slope excursion (default "10%") */
 	char steady_limit[16];       /* deviation, slope: fio's limit ("10%") */
+	/* verify (docs/profiles.md, "Verify"; the headers' kind, interval and
+	 * generation are in pattern) */
+	int verify_fatal;            /* the phase stops at the first bad block */
+	int verify_dump;             /* the first bad block's expected and found bytes to files */
 	/* shapes of load (docs/profiles.md, "Shapes of load"): shape.c parses them */
 	char bssplit[512];           /* "", or SIZE/PCT:...[,SIZE/PCT:...] (reads,writes) */
 	char random_distribution[256]; /* "", random, zipf:T, pareto:H, normal:S, zoned:..., zoned_abs:... */
@@ -121,6 +125,9 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 void iob_job_defaults(struct iob_job *job);
 /* Check a job for consistency; a one-line reason in err.  No file is touched. */
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen);
+/* The verify keys of a job (verify_job.c): the kind's checksum is in this
+ * build, the interval holds a header and divides every block size. */
+int iob_job_check_verify(const struct iob_job *job, char *err, size_t errlen);
 
 #define IOB_THREADS_MAX 4096u
 /* the largest group number, and the most jobs one group may hold */
