@@ -38,6 +38,10 @@ void iob_job_defaults(struct iob_job *job)
 	job->repeat_max = 30;
 	job->steady_window = 5;
 	job->steady_max_rounds = 25;
+	job->meta_phases = 0xcb; /* mkdir, create, stat, remove, rmdir */
+	job->files = 1000;
+	job->tree_branch = 10;
+	job->dir_per_stream = 1;
 	snprintf(job->steady_range, sizeof job->steady_range, "20%%");
 	snprintf(job->steady_slope, sizeof job->steady_slope, "10%%");
 }

@@ -527,7 +527,9 @@ static const struct setting settings[] = {
 	NUM(series_clock), NUM(follow_symlinks),  STR(backend_options), NUM(threads),	  NUM(shared_file),
 	NUM(iodepth),	   NUM(runtime_ns),	  NUM(time_based),   NUM(stonewall_ns), NUM(ramp_ns),	  NUM(rwmix_read),
 	NUM(log_interval_ns), PATH(bw_log),	  PATH(iops_log),    PATH(lat_log),	  PATH(livecsv),
-	NUM(group),
+	NUM(group),	   NUM(workload),	  NUM(meta_phases),  NUM(files),	  NUM(tree_depth),
+	NUM(tree_branch),  NUM(dir_per_stream),	  NUM(file_bytes),   NUM(file_fsync),	  NUM(stat_other),
+	NUM(drop_caches),
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 _Static_assert(3 + NSETTINGS < IOB_COORD_PARTS_MAX, "room for the settings and a job");

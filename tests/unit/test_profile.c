@@ -378,6 +378,16 @@ static const char *every_key[][3] = {
     {"steady_range", "15%", "2.5%"},
     {"steady_slope", "5%", NULL},
     {"steady_limit", "0.1%", "10%"},
+    {"workload", "files", NULL},
+    {"meta_phases", "rmdir,create,stat", "write,open,read,remove"},
+    {"files", "1000000", "1"},
+    {"tree_depth", "3", NULL},
+    {"tree_branch", "4", NULL},
+    {"dir_per_stream", "false", NULL},
+    {"file_bytes", "3901", "4K"},
+    {"file_fsync", "true", NULL},
+    {"stat_other", "1", NULL},
+    {"drop_caches", "true", NULL},
 };
 
 static void test_every_key_round_trips(void **s)
