@@ -334,7 +334,7 @@ static int stopped(struct mstream *s)
 	struct mjob *m = s->m;
 	if (*m->stop)
 		return 1;
-	if (m->bound_ns && ((s->ops & 63) == 0) && iob_now_ns() - s->t0 >= m->bound_ns)
+	if (m->bound_ns && s->op == IOB_META_CREATE && ((s->ops & 63) == 0) && iob_now_ns() - s->t0 >= m->bound_ns)
 		return 1;
 	return 0;
 }
