@@ -361,6 +361,45 @@ def case_mpi(tmp):
         shutil.rmtree(root)
 
 
+def case_io_profile_tree_rates(tmp):
+    """io_profile --tree-rates (an iobench addition): the stderr line and the io_profile_tree record say
+    what the tree held (12 files, 3 directories by default: levels x files) and, with --remove, the 15
+    entries removed, each rate its count over its time; the CSV on stdout has the same lines as without
+    the option; without it no such record or line; refused with -s."""
+    d = fresh(tmp, "iop")
+    iop = os.path.join(A.bin, "io_profile")
+    args = ["-d", d, "-l", "64K", "-M", "16", "-n", "5", "-q", "--remove"]
+    plain = subprocess.run([iop] + args, capture_output=True, text=True, env=env(), timeout=120)
+    rated = subprocess.run([iop, "--tree-rates"] + args, capture_output=True, text=True, env=env(), timeout=120)
+    expect(plain.returncode == 0 and rated.returncode == 0, plain.stderr + rated.stderr)
+
+    def shape(out):  # the CSV lines with their figures blanked: sizes and counts stay
+        return [",".join(l.split(",")[:2]) if l[:1].isdigit() else l for l in out.splitlines()]
+    expect(shape(plain.stdout) == shape(rated.stdout) and len(plain.stdout.splitlines()) > 4,
+           plain.stdout + rated.stdout)
+    expect("tree made" not in plain.stderr, plain.stderr)
+    line = [l for l in rated.stderr.splitlines() if "tree made:" in l]
+    expect(len(line) == 1 and "12 files of 65536 bytes and 3 directories" in line[0]
+           and "removed: 15 entries" in line[0], rated.stderr)
+    expect(listing(d) == ["keep.me"], listing(d))
+    js = os.path.join(tmp, "iop.json")
+    p = subprocess.run([iop, "--tree-rates", "-o", "json=" + js] + args, capture_output=True, text=True,
+                       env=env(), timeout=120)
+    expect(p.returncode == 0, p.stderr)
+    with open(js) as f:
+        tr = [r for r in json.load(f)["records"] if r["kind"] == "io_profile_tree"]
+    expect(len(tr) == 1, tr)
+    t = tr[0]
+    expect(t["made_files"] == 12 and t["made_dirs"] == 3 and t["removed_entries"] == 15, t)
+    expect(abs(t["create_files_per_s"] - 12 / t["create_s"]) <= 1e-6 * t["create_files_per_s"], t)
+    expect(abs(t["remove_entries_per_s"] - 15 / t["remove_s"]) <= 1e-6 * t["remove_entries_per_s"], t)
+    p = subprocess.run([iop, "--tree-rates", "-o", "json=" + js] + args[:-1] + ["-s"], capture_output=True,
+                       text=True, env=env(), timeout=120)
+    expect(p.returncode == 2 and "--tree-rates with -s" in p.stderr, p.stderr)
+    for f in os.listdir(d):  # -s refused: nothing made
+        expect(f == "keep.me", os.listdir(d))
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
