@@ -10,6 +10,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -289,27 +290,48 @@ def case_sigint(tmp):
 
 
 def case_outputs(tmp):
-    """The phases in human, CSV (a side table meta), svg; none in fio-json (fio has no create/stat/remove
-    counterpart of this shape)."""
+    """The phases in human (a row each), CSV (a side table r.meta.csv), svg (a bar per phase at its
+    ops_per_s, a latency curve per phase) and fio-json: a job for create, stat and remove only (fio's
+    filecreate, filestat, filedelete engines: each file one I/O, counted as a read), none for mkdir, open
+    and rmdir, which fio has no engine for."""
     d = fresh(tmp, "outputs")
-    prof = profile(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = 30\nmeta_phases = create,stat,remove\n")
+    prof = profile(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = 30\n"
+                        "meta_phases = mkdir,create,stat,open,remove,rmdir\n")
     o = os.path.join(tmp, "o")
     shutil.rmtree(o, ignore_errors=True)
     os.makedirs(o)
-    p = subprocess.run([iobench(), "run", prof, "-o", f"human,csv={o}/r.csv,fio-json={o}/f.json"],
+    p = subprocess.run([iobench(), "run", prof, "-o",
+                        f"human,csv={o}/r.csv,fio-json={o}/f.json,svg={o}/r.svg,json={o}/r.json"],
                        capture_output=True, text=True, env=env(), timeout=120)
     expect(p.returncode == 0, p.stderr)
+    phases = ["mkdir", "create", "stat", "open", "remove", "rmdir"]
+    with open(f"{o}/r.json") as f:
+        recs = {r["phase"]: r for r in json.load(f)["records"] if r["kind"] == "meta"}
+    expect(list(recs) == phases, list(recs))
     rows = [l.split() for l in p.stdout.splitlines()]
-    for ph in ("create", "stat", "remove"):
-        expect(any(len(r) > 3 and r[0] == "m" and r[1] == ph and r[3] == "30" for r in rows), p.stdout)
+    for ph in phases:
+        want = "1" if ph in ("mkdir", "rmdir") else "30"
+        expect(any(len(r) > 3 and r[0] == "m" and r[1] == ph and r[3] == want for r in rows), p.stdout)
     side = os.path.join(o, "r.meta.csv")
     expect(os.path.isfile(side), os.listdir(o))
     with open(side) as f:
         rs = list(csv.DictReader(f))
-    expect([r["phase"] for r in rs] == ["create", "stat", "remove"] and all(r["ops"] == "30" for r in rs), rs)
+    expect([r["phase"] for r in rs] == phases and [int(r["ops"]) for r in rs] == [1, 30, 30, 30, 30, 1], rs)
     with open(os.path.join(o, "f.json")) as f:
-        fj = json.load(f)
-    expect(fj.get("jobs", []) == [], f"fio-json: {fj.get('jobs')}")
+        jobs = json.load(f)["jobs"]
+    engines = [j["job options"]["ioengine"] for j in jobs]
+    expect(engines == ["filecreate", "filestat", "filedelete"], engines)
+    for j, ph in zip(jobs, ("create", "stat", "remove")):
+        expect(j["read"]["total_ios"] == 30 and j["write"]["total_ios"] == 0, j)
+        expect(j["read"]["clat_ns"]["N"] == 30 and j["job options"]["nrfiles"] == "30", j)
+        expect(abs(j["read"]["iops"] - recs[ph]["ops_per_s"]) <= 1e-6 * recs[ph]["ops_per_s"] + 1e-6, (j, recs[ph]))
+    with open(os.path.join(o, "r.svg")) as f:
+        svg = f.read()
+    bars = re.findall(r'class="bar" data-phase="([a-z]+)" data-ops-per-s="([0-9.e+]+)"', svg)
+    expect([b[0] for b in bars] == phases, bars)
+    for ph, v in bars:
+        expect(abs(float(v) - recs[ph]["ops_per_s"]) <= 1e-6 * recs[ph]["ops_per_s"], (ph, v))
+    expect(svg.count('class="latency"') == 6, "a latency curve per phase")
 
 
 def case_drop_caches(tmp):
