@@ -165,6 +165,15 @@ int iob_meta_check(const struct iob_job *job, uint64_t *need, char *err, size_t 
 		snprintf(err, errlen, "[%s] file_bytes: at most 1 GiB per file", n);
 		return -EINVAL;
 	}
+	uint64_t bufs = (uint64_t)(job->threads ? job->threads : 1) * job->file_bytes, mem = iob_available_memory();
+	uint64_t cap = job->memory_limit ? job->memory_limit : mem;
+	if (cap && bufs > cap) {
+		snprintf(err, errlen, "[%s] memory: %u stream(s) x file_bytes %llu need %llu bytes at once, more than the "
+				      "%llu %s", n, job->threads, (unsigned long long)job->file_bytes,
+			 (unsigned long long)bufs, (unsigned long long)cap,
+			 job->memory_limit ? "of memory_limit" : "available (MemAvailable)");
+		return -ENOMEM;
+	}
 	char dir[IOB_PATH_MAX];
 	iob_strip_slashes(job->dir, dir, sizeof dir);
 	struct stat st;
@@ -423,6 +432,32 @@ static int remove_dir(struct mjob *m, struct tree *t, struct mstream *s)
 	return rc;
 }
 
+/* v in decimal at p; returns the end */
+static char *put_dec(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* "f.<g>.<i>" without printf: it runs once per operation */
+static void file_name(char *out, uint64_t g, uint64_t i)
+{
+	char *p = out;
+	*p++ = 'f';
+	*p++ = '.';
+	p = put_dec(p, g);
+	*p++ = '.';
+	p = put_dec(p, i);
+	*p = '\0';
+}
+
 /* Do item i of the phase on file f.<g>.<i> of tree t, its directory open
  * on dfd. */
 static int file_op(struct mstream *s, int dfd, uint64_t g, uint64_t i)
@@ -430,7 +465,7 @@ static int file_op(struct mstream *s, int dfd, uint64_t g, uint64_t i)
 	struct mjob *m = s->m;
 	const struct iob_job *job = m->job;
 	char name[64];
-	snprintf(name, sizeof name, "f.%llu.%llu", (unsigned long long)g, (unsigned long long)i);
+	file_name(name, g, i);
 	char *buf = m->buf + (size_t)(s - m->s) * (job->file_bytes ? job->file_bytes : 1);
 	uint64_t a = iob_now_ns();
 	int rc = 0, fd;

@@ -238,9 +238,10 @@ def case_bad_input(tmp):
         ("stat_other = 2\nthreads = 2\n", "stat_other = 2"),
         ("file_bytes = 2G\n", "file_bytes"),
         ("files = 100000000\nthreads = 4096\n", "inodes" if st.f_files else "bytes"),
-        ("files = 100000\nthreads = 100\nfile_bytes = 1G\n", "free"),
+        ("files = 100000\nthreads = 2\nfile_bytes = 1G\nmemory_limit = 4G\n", "free"),
         ("group = 1\n", "group = 0"),
         ("meta_phases = rmdir,bogus\n", "bogus"),
+        ("threads = 64\nfile_bytes = 1G\nmemory_limit = 1G\nfiles = 1\n", "memory"),
     ]
     for extra, word in cases:
         if word == "bytes":
@@ -381,6 +382,22 @@ def case_mpi(tmp):
         root = os.path.join(d, f"r{k}", f"iobench.m.{k}")
         expect(len(os.listdir(root)) == 30, f"rank {k}: {os.listdir(os.path.join(d, f'r{k}'))}")
         shutil.rmtree(root)
+
+
+def case_stonewall(tmp):
+    """stonewall bounds the create phase only (checked every 64 files): with 1 ns every stream stops at
+    its first check, having made no file; stat and remove then work on what was made (nothing), and
+    nothing is left.  With 1 h nothing is cut."""
+    d = fresh(tmp, "sw")
+    base = f"[m]\nworkload = files\ndir = {d}\nfiles = 500\nthreads = 2\nmeta_phases = create,stat,remove\n"
+    recs, _ = run(tmp, base + "stonewall = 1ns\n")
+    m = {r["phase"]: r for r in meta(recs)}
+    expect(m["create"]["ops"] == 0 and m["stat"]["ops"] == 0 and m["remove"]["ops"] == 0, m)
+    expect(all(r["status"] == "ok" for r in m.values()), m)
+    expect(listing(d) == ["keep.me"], listing(d))
+    recs, _ = run(tmp, base + "stonewall = 1h\n")
+    for r in meta(recs):
+        check_record(r, 1000, 0)
 
 
 def case_io_profile_tree_rates(tmp):
