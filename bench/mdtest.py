@@ -52,7 +52,7 @@ def ensure_mdtest(ior_dir):
         skip(f"no {script}: mdtest's source is not kept here")
     if not shutil.which("mpicc"):
         skip("no mpicc (MPICH's libmpich-dev): mdtest cannot be built")
-    for tool in ("autoconf", "automake", "libtoolize", "make"):
+    for tool in ("autoconf", "automake", "make"):
         if not shutil.which(tool):
             skip(f"no {tool}: mdtest cannot be built")
     p = subprocess.run(["sh", script, os.path.abspath(ior_dir)], capture_output=True, text=True)
