@@ -177,10 +177,19 @@ int iob_meta_check(const struct iob_job *job, uint64_t *need, char *err, size_t 
 	char dir[IOB_PATH_MAX];
 	iob_strip_slashes(job->dir, dir, sizeof dir);
 	struct stat st;
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "[%s] dir '%s': %s", n, job->dir, errno == 0 || !S_ISDIR(st.st_mode) ?
-			 "not a directory" : strerror(errno));
+	if (stat(dir, &st) != 0) {
+		int e = errno;
+		snprintf(err, errlen, "[%s] dir '%s': %s", n, job->dir, strerror(e));
+		return -e;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "[%s] dir '%s': not a directory", n, job->dir);
 		return -ENOTDIR;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		int e = errno;
+		snprintf(err, errlen, "[%s] dir '%s': the trees cannot be made in it: %s", n, job->dir, strerror(e));
+		return -e;
 	}
 	/* names: the root, a directory, a file; the deepest path */
 	long name_max = pathconf(dir, _PC_NAME_MAX);

@@ -253,6 +253,15 @@ def case_bad_input(tmp):
     # a dir that is a file
     _, p = run(tmp, f"[m]\nworkload = files\ndir = {d}/keep.me\n", rc=2)
     expect("not a directory" in p.stderr, p.stderr)
+    if os.geteuid() != 0:  # root may write anywhere
+        ro = os.path.join(tmp, "ro")
+        os.makedirs(ro, exist_ok=True)
+        os.chmod(ro, 0o555)
+        _, p = run(tmp, f"[m]\nworkload = files\ndir = {ro}\n", rc=2)
+        expect("cannot be made in it" in p.stderr and os.listdir(ro) == [], p.stderr)
+        os.chmod(ro, 0o755)
+    _, p = run(tmp, f"[m]\nworkload = files\ndir = {d}/missing\n", rc=2)
+    expect("No such file or directory" in p.stderr and not os.path.exists(f"{d}/missing"), p.stderr)
 
 
 def case_sigint(tmp):
