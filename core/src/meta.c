@@ -276,6 +276,7 @@ struct mstream {
 	int status;
 	char err[512];
 	struct iob_thread *th;
+	int done; /* atomic: stream_main returned */
 };
 
 struct mjob {
@@ -289,7 +290,8 @@ struct mjob {
 	struct mstream *s;
 	struct iob_barrier *go;
 	char *buf; /* file_bytes, per stream */
-	volatile sig_atomic_t *stop;
+	volatile sig_atomic_t *stop; /* the run's, set by a signal handler: read by the runner's thread only */
+	int phase_stop;		     /* atomic: the streams stop (the runner's thread raises it) */
 	uint64_t epoch; /* the phase's common start (after the ranks' barrier) */
 	uint64_t bound_ns;
 	uint64_t made_min; /* the fewest files any stream (of every rank) has made */
@@ -350,7 +352,7 @@ static inline void fail(struct mstream *s, int e, const char *what, const char *
 static int stopped(struct mstream *s)
 {
 	struct mjob *m = s->m;
-	if (*m->stop)
+	if (__atomic_load_n(&m->phase_stop, __ATOMIC_RELAXED))
 		return 1;
 	if (m->bound_ns && s->op == IOB_META_CREATE && ((s->ops & 63) == 0) && iob_now_ns() - s->t0 >= m->bound_ns)
 		return 1;
@@ -609,6 +611,7 @@ static void stream_main(void *arg)
 			file_range(s, s->own, s->g, 0, s->count, 1);
 	}
 	s->t1 = iob_now_ns();
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
 }
 
 /* What one rank sends rank 0 after a phase. */
@@ -725,6 +728,7 @@ static int run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep
 	for (uint32_t i = 0; i < m->nthreads; i++) {
 		struct mstream *s = &m->s[i];
 		s->op = op;
+		s->done = 0;
 		s->ops = s->bytes = 0;
 		s->status = 0;
 		s->err[0] = '\0';
@@ -761,6 +765,18 @@ static int run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep
 		fail(&m->s[started], EAGAIN, "cannot start a thread for", "the phase");
 	}
 	iob_barrier_wait(m->go);
+	/* the stop signal reaches the streams through phase_stop (as streams.c
+	 * does): the handler runs on this thread, the streams block signals */
+	for (;;) {
+		uint32_t done = 0;
+		for (uint32_t i = 0; i < started; i++)
+			done += __atomic_load_n(&m->s[i].done, __ATOMIC_ACQUIRE) != 0;
+		if (done == started)
+			break;
+		if (__atomic_load_n(m->stop, __ATOMIC_RELAXED))
+			__atomic_store_n(&m->phase_stop, 1, __ATOMIC_RELAXED);
+		iob_sleep_ns(1000000, NULL);
+	}
 	for (uint32_t i = 0; i < started; i++)
 		iob_thread_join(m->s[i].th);
 	iob_barrier_destroy(m->go);
@@ -768,7 +784,7 @@ static int run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep
 	/* this rank's part */
 	p->start = UINT64_MAX;
 	p->made_min = UINT64_MAX;
-	p->stop = *m->stop != 0;
+	p->stop = __atomic_load_n(m->stop, __ATOMIC_RELAXED) != 0;
 	p->dropped = dropped;
 	for (uint32_t i = 0; i < m->nthreads; i++) {
 		struct mstream *s = &m->s[i];
