@@ -13,7 +13,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # (../shared/reference/build-ior.sh; the test skips without them)
 # time: GNU time measures the peak RSS of `iobench report` (report.memory)
 # dpkg-dev: dpkg-shlibdeps computes the .deb's Depends (cpack); binutils: readelf in tests/package
-for pkg in build-essential dpkg-dev binutils cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev python3 strace librsvg2-bin libxml2-utils mpich libmpich-dev fio python3-six gnuplot-nox time autoconf automake $*; do
+for pkg in build-essential dpkg-dev binutils cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev libaio-dev python3 strace librsvg2-bin libxml2-utils mpich libmpich-dev fio python3-six gnuplot-nox time autoconf automake $*; do
 	have_pkg "$pkg" || need="$need $pkg"
 done
 # Optional: chromium, for the report.browser test (it loads `iobench report`

@@ -155,17 +155,22 @@ struct lat_sampler {
 	struct iob_hist *levels; /* one allocation holding every lv[i] and lvw[i] but the last */
 	size_t nlevels;
 	unsigned depth;	 /* I/Os in flight: 1, or the queued loop's iodepth */
+	int off;	 /* latency = off: no I/O timed */
 };
 
-/* hw: the result's write histogram of a mixed phase, else NULL. */
-static int lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist *hw, uint64_t seed, int adaptive)
+/* hw: the result's write histogram of a mixed phase, else NULL.  adaptive:
+ * k follows the checks (latency = sampled); else k stays 1 (every), or
+ * nothing is timed and no event ever comes (off: the loops read no clock). */
+static int lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist *hw, uint64_t seed, int adaptive,
+		    int off)
 {
 	memset(s, 0, sizeof *s);
 	s->rng = seed ^ 0x2545f4914f6cdd1dull;
 	s->batch = -1;
 	s->depth = 1;
-	s->event = s->check_event = adaptive ? 0 : UINT64_MAX;
-	s->mode = s->base = LAT_REC; /* k = 1 until a check says otherwise */
+	s->off = off;
+	s->event = s->check_event = adaptive && !off ? 0 : UINT64_MAX;
+	s->mode = s->base = off ? LAT_OFF : LAT_REC; /* k = 1 until a check says otherwise */
 	s->next_in = LAT_NONE;
 	s->overhead = timing_floor_ticks;
 	s->lv[LAT_LEVELS - 1] = h;
@@ -209,7 +214,7 @@ static void lat_finish(struct lat_sampler *s, struct iob_phase_result *r)
 	lat_merge_levels(s, s->lvw);
 	iob_hist_free_n(s->levels, s->nlevels);
 	s->levels = NULL;
-	r->lat_sample_every = 1u << s->m;
+	r->lat_sample_every = s->off ? 0 : 1u << s->m;
 	r->lat_samples = (h ? h->count : 0) + (hw ? hw->count : 0);
 	r->lat_timing_ns = s->overhead / ticks_per_ns;
 }
@@ -2073,7 +2078,9 @@ static int phase_setup(struct phase *ph)
 		what = "out of memory for the latency histogram";
 	else if (!ph->handles || !ph->created || !ph->checked)
 		what = "out of memory for the file handles";
-	else if (lat_init(&ph->lat, r->hist, r->hist_write, s->seed, !(s->record_series && s->access == IOB_ACCESS_SEQ)) < 0)
+	else if (lat_init(&ph->lat, r->hist, r->hist_write, s->seed,
+			  !(s->record_series && s->access == IOB_ACCESS_SEQ) && s->latency == IOB_LATENCY_SAMPLED,
+			  s->latency == IOB_LATENCY_OFF) < 0)
 		what = "out of memory for the latency sample's histograms";
 	if (!what)
 		return 0;

@@ -39,7 +39,8 @@ enum fkey {
 	K_NUMJOBS, K_THREAD, K_RUNTIME, K_TIME_BASED, K_RAMP_TIME, K_LOOPS, K_NUMBER_IOS, K_FSYNC,
 	K_END_FSYNC, K_FSYNC_ON_CLOSE, K_RANDREPEAT, K_RANDSEED, K_NORANDOMMAP, K_STONEWALL, K_NEW_GROUP,
 	K_GROUP_REPORTING, K_KB_BASE, K_INVALIDATE, K_UNLINK, K_WRITE_BW_LOG, K_WRITE_IOPS_LOG,
-	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP, K_COUNT
+	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP, K_GTOD_REDUCE, K_DISABLE_LAT,
+	K_DISABLE_CLAT, K_DISABLE_SLAT, K_COUNT
 };
 
 struct fio_key {
@@ -75,11 +76,11 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_RWMIXREAD] = {"rwmixread", "", "rwmix_read", "percent of reads in rw and randrw (default 50)"},
     [K_RWMIXWRITE] = {"rwmixwrite", "", "rwmix_read", "percent of writes: rwmix_read = 100 - rwmixwrite"},
     [K_IOENGINE] = {"ioengine", "", "backend, backend_options",
-		    "psync (fio's default), sync, pvsync: posix (direct with direct=1); libaio, io_uring: io_uring "
-		    "(backend option direct=1 with direct=1); mmap: mmap; null: null (no I/O, any iodepth); a changed "
+		    "psync (fio's default), sync, pvsync: posix (direct with direct=1); libaio: libaio, io_uring: "
+		    "io_uring (backend option direct=1 with direct=1); mmap: mmap; null, cpp_null: null (no I/O, any iodepth); a changed "
 		    "engine is noted"},
     [K_IODEPTH] = {"iodepth", "", "iodepth",
-		   "I/Os in flight per stream with io_uring and null; the synchronous engines run depth 1, as fio does "
+		   "I/Os in flight per stream with io_uring, libaio and null; the synchronous engines run depth 1, as fio does "
 		   "(noted)"},
     [K_DIRECT] = {"direct", "", "backend, backend_options", "1: O_DIRECT (see ioengine); 0: through the page cache"},
     [K_BUFFERED] = {"buffered", "", "backend, backend_options", "the opposite of direct"},
@@ -124,6 +125,13 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_SS_DUR] = {"steadystate_duration", "ss_dur", "steady_window, steady_round, steady_max_rounds",
 		  "the window, in rounds of 1 s (fio's sampling); runtime / 1 s rounds at most"},
     [K_SS_RAMP] = {"steadystate_ramp_time", "ss_ramp", "steady_ramp", "time before rounds are judged, as runtime's units"},
+    [K_GTOD_REDUCE] = {"gtod_reduce", "", "latency", "1: latency = off (no I/O timed, no latency figures); 0: as not given"},
+    [K_DISABLE_LAT] = {"disable_lat", "", "latency",
+		       "1 with disable_clat=1: latency = off (iobench's one latency, submission to completion, is "
+		       "fio's lat and clat at once); alone: no effect (noted)"},
+    [K_DISABLE_CLAT] = {"disable_clat", "", "latency", "1 with disable_lat=1: latency = off; alone: no effect (noted)"},
+    [K_DISABLE_SLAT] = {"disable_slat", "", "(none)",
+			"accepted: iobench has no submission latency of its own to turn off"},
 };
 
 static int key_lookup(const char *name)
@@ -900,7 +908,7 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 		enum engine e;
 	} engines[] = {{"psync", ENG_PSYNC}, {"sync", ENG_SYNC},	 {"pvsync", ENG_PVSYNC},
 		       {"libaio", ENG_LIBAIO}, {"io_uring", ENG_IO_URING}, {"mmap", ENG_MMAP},
-		       {"null", ENG_NULL}};
+		       {"null", ENG_NULL}, {"cpp_null", ENG_NULL}};
 	struct iob_job *job = m->job;
 	const struct fval *v = get(m, K_IOENGINE);
 	enum engine e = ENG_PSYNC; /* fio's default */
@@ -932,13 +940,9 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 		break;
 	case ENG_LIBAIO:
 	case ENG_IO_URING:
-		snprintf(job->backend, sizeof job->backend, "io_uring");
+		snprintf(job->backend, sizeof job->backend, "%s", e == ENG_LIBAIO ? "libaio" : "io_uring");
 		if (direct)
 			snprintf(job->backend_options, sizeof job->backend_options, "direct=1");
-		if (e == ENG_LIBAIO)
-			note_job(m->r, job->name,
-				 "ioengine=libaio runs on iobench's io_uring backend (the same queue depth, another kernel "
-				 "interface)");
 		break;
 	case ENG_MMAP:
 		if (direct)
@@ -953,7 +957,7 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 	if (*iodepth > 1 && e == ENG_LIBAIO && !direct) {
 		note_job(m->r, job->name,
 			 "iodepth=%u has no effect with ioengine=libaio and direct=0: Linux AIO does a buffered I/O "
-			 "within its submission, so fio has one I/O in flight, and so does iobench",
+			 "inside io_submit, so fio has one I/O in progress, and iobench's libaio backend runs at depth 1",
 			 *iodepth);
 		*iodepth = 1;
 	}
@@ -1261,7 +1265,8 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 	/* fio advises the kernel of random access (its fadvise_hint=1), which
 	 * turns readahead off: the buffered posix and io_uring backends do too */
 	if (job->access == IOB_ACCESS_RAND && !job->backend_options[0] &&
-	    (strcmp(job->backend, "posix") == 0 || strcmp(job->backend, "io_uring") == 0))
+	    (strcmp(job->backend, "posix") == 0 || strcmp(job->backend, "io_uring") == 0 ||
+	     strcmp(job->backend, "libaio") == 0))
 		snprintf(job->backend_options, sizeof job->backend_options, "fadvise_random=1");
 	if (job->shared_file && job->threads > 1 && job->access == IOB_ACCESS_SEQ)
 		return bad(&m, K_FILENAME, -EINVAL,
@@ -1285,6 +1290,19 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 	    (rc = set_iob_key(&m, K_INVALIDATE, "evict_before_read", "%s", invalidate ? "true" : "false")) ||
 	    (rc = set_iob_key(&m, K_UNLINK, "keep_files", "%s", unlink_files ? "false" : "true")))
 		return rc;
+	int gtod_reduce, no_lat, no_clat;
+	if ((rc = get_bool(&m, K_GTOD_REDUCE, 0, &gtod_reduce)) || (rc = get_bool(&m, K_DISABLE_LAT, 0, &no_lat)) ||
+	    (rc = get_bool(&m, K_DISABLE_CLAT, 0, &no_clat)) || (rc = get_bool(&m, K_DISABLE_SLAT, 0, &flag)))
+		return rc;
+	if (gtod_reduce || (no_lat && no_clat)) {
+		if ((rc = set_iob_key(&m, gtod_reduce ? K_GTOD_REDUCE : K_DISABLE_CLAT, "latency", "%s", "off")))
+			return rc;
+	} else if (no_lat || no_clat) {
+		note_job(r, job->name,
+			 "%s=1 alone has no effect: iobench times each I/O once, submission to completion (fio's lat and "
+			 "clat at once); give disable_lat=1 and disable_clat=1, or gtod_reduce=1, to turn it off",
+			 no_lat ? "disable_lat" : "disable_clat");
+	}
 	if (get(&m, K_RANDSEED)) {
 		if ((rc = get_uint(&m, K_RANDSEED, UINT64_MAX, 0, &u)) ||
 		    (rc = set_iob_key(&m, K_RANDSEED, "seed", "%llu", (unsigned long long)u)))

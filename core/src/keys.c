@@ -32,7 +32,7 @@
 #define FIELD(f) offsetof(struct iob_job, f), sizeof(((struct iob_job *)0)->f)
 
 _Static_assert(sizeof(enum iob_access) == sizeof(int) && sizeof(enum iob_layout) == sizeof(int) &&
-		   sizeof(enum iob_clock) == sizeof(int),
+		   sizeof(enum iob_clock) == sizeof(int) && sizeof(enum iob_lat_timing) == sizeof(int),
 	       "enum keys are stored as int");
 
 static const struct iob_key_word layout_words[] = {
@@ -56,6 +56,10 @@ static const struct iob_key_word clock_words[] = {{"wall", IOB_CLOCK_WALL},
 						  {"system", IOB_CLOCK_SYSTEM},
 						  {"process", IOB_CLOCK_PROCESS},
 						  {NULL, 0}};
+static const struct iob_key_word latency_words[] = {{"sampled", IOB_LATENCY_SAMPLED},
+						    {"every", IOB_LATENCY_EVERY},
+						    {"off", IOB_LATENCY_OFF},
+						    {NULL, 0}};
 
 static int set_seed(struct iob_job *job, const char *value, char *err, size_t errlen)
 {
@@ -178,6 +182,11 @@ static const struct iob_key key_table[] = {
     {"series_clock", IOB_KEY_ENUM, "", "wall",
      "with series: the clock each block is timed with (user, system, process: this process's CPU time)",
      clock_words, FIELD(series_clock), NULL},
+    {"latency", IOB_KEY_ENUM, "", "sampled",
+     "which I/Os are timed for the latency figures: sampled (every I/O, or a uniform 1 in k when timing would "
+     "cost more than 2% of the I/O), every (each I/O, whatever it costs), off (none: no latency figures, no "
+     "clock read per I/O); the record's latency says which",
+     latency_words, FIELD(latency), NULL, .record = "latency"},
     {"threads", IOB_KEY_COUNT, "streams", "1",
      "streams run at once (1 to 4096), each on its own thread and its own files <file>.<i> unless shared_file; "
      "every phase gives one record per stream and one aggregate",

@@ -524,7 +524,7 @@ static const struct setting settings[] = {
 	NUM(skip_past_end), NUM(pattern.kind),	  NUM(pattern.byte), NUM(pattern.complement), NUM(pattern.seed),
 	NUM(seed),	   NUM(fsync),		  NUM(truncate),     NUM(reopen),	  NUM(keep_files),
 	NUM(allow_devices), NUM(evict_before_read), NUM(fill_once),  NUM(random_map),	  NUM(series),
-	NUM(series_clock), NUM(follow_symlinks),  STR(backend_options), NUM(threads),	  NUM(shared_file),
+	NUM(series_clock), NUM(latency), NUM(follow_symlinks),  STR(backend_options), NUM(threads),	  NUM(shared_file),
 	NUM(iodepth),	   NUM(runtime_ns),	  NUM(time_based),   NUM(stonewall_ns), NUM(ramp_ns),	  NUM(rwmix_read),
 	NUM(log_interval_ns), PATH(bw_log),	  PATH(iops_log),    PATH(lat_log),	  PATH(livecsv),
 	NUM(group),	   NUM(workload),	  NUM(meta_phases),  NUM(files),	  NUM(tree_depth),

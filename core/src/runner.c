@@ -122,13 +122,14 @@ static void run_unmake_livecsv(struct iob_run *run)
 struct iob_reader_watch {
 	struct iob_thread *thread;
 	int stop; /* atomic */
+	int wake[2]; /* a byte in wake[1] ends the thread's wait at once (-1: none, the 100 ms tick) */
 };
 
 static void reader_watch(void *arg)
 {
 	struct iob_reader_watch *w = arg;
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
-		if (iob_stream_reader_gone(stdout, 100))
+		if (iob_stream_reader_gone(stdout, w->wake[0], 100))
 			return;
 }
 
@@ -143,7 +144,11 @@ static void reader_watch_start(struct iob_run *run)
 	struct iob_reader_watch *w = calloc(1, sizeof *w);
 	if (!w)
 		return; /* then SIGPIPE stops the run at its next write, as before */
+	if (iob_wake_pipe(w->wake) != 0)
+		w->wake[0] = w->wake[1] = -1; /* stopped within 100 ms instead */
 	if (iob_thread_start(&w->thread, reader_watch, w) != 0) {
+		if (w->wake[0] >= 0)
+			iob_wake_pipe_close(w->wake);
 		free(w);
 		return;
 	}
@@ -156,7 +161,12 @@ static void reader_watch_stop(struct iob_run *run)
 	if (!w)
 		return;
 	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+	if (w->wake[1] >= 0 && iob_write_all(w->wake[1], "", 1) != 0) {
+		/* not woken: the watcher ends at its next 100 ms tick */
+	}
 	iob_thread_join(w->thread);
+	if (w->wake[0] >= 0)
+		iob_wake_pipe_close(w->wake);
 	free(w);
 	run->watch = NULL;
 }
@@ -1277,6 +1287,7 @@ static void phase_spec(const struct iob_run *run, const struct iob_job *job, con
 		.evict_passes = job->evict_before_read,
 		.ramp_ns = job->ramp_ns,
 		.rwmix_read = job->rwmix_read,
+		.latency = job->latency,
 	};
 }
 

@@ -118,8 +118,8 @@ def case_randrw_numjobs(tmp):
 
 
 def case_ssd(tmp):
-    if not have_backend("io_uring"):
-        print("SKIP: the io_uring backend is not built here")
+    if not have_backend("libaio"):
+        print("SKIP: the libaio backend is not built here (libaio-dev)")
         return 77
     why = direct_refused(tmp)
     if why:
@@ -129,8 +129,8 @@ def case_ssd(tmp):
                    "ramp_time=50ms")
     rs = phases(doc)
     expect([r["job"] for r in rs] == ["seq-read", "rand-read", "seq-write", "rand-write"], rs)
-    expect(all(r["backend"] == "io_uring" and r["direct"] is True for r in rs), rs)
-    expect(any("ioengine=libaio runs on iobench's io_uring backend" in n for n in doc["notes"]), doc["notes"])
+    expect(all(r["backend"] == "libaio" and r["direct"] is True and r["backend_options"] == "direct=1" for r in rs), rs)
+    expect(not any("io_uring" in n for n in doc["notes"]), doc["notes"])  # libaio is libaio, not a stand-in
     return 0
 
 
@@ -167,6 +167,7 @@ def case_every_key(tmp):
     expect(st["steady-long"]["rule"] == "slope" and st["steady-long"]["steady_state"] == "bw", st)
     w, r, m, t = by["writer"], by["reader"], by["mixer"], by["timed"]
     expect(w["bytes"] == 8 << 20 and w["block_size_bytes"] == 64 << 10 and w["fsync"] is True, w)
+    expect(r["latency"] == "off" and r["lat_samples"] == 0 and w["latency"] == "sampled", (r, w))
     expect(r["file"] == w["file"] and r["ops"] == 64 and r["seed"] == 7 and r["block_size_bytes"] == 16 << 10, r)
     expect(m["ops"] == 128 and m["phase"] == "mixed", m)
     expect(t["backend"] == "mmap" and t["access"] == "sequential" and t["bytes"] >= 4 << 20, t)
@@ -184,6 +185,55 @@ def case_every_key(tmp):
             continue  # case_logs
         for name in [key] + ([alias] if alias != "-" else []):
             expect(re.search(rf"^{name}(=|$)", text, re.M), f"{name} is not used in every-key.fio")
+
+
+def case_latency(tmp):
+    """gtod_reduce and disable_lat/disable_clat map onto latency = off; fio's
+    null.fio and cpp_null.fio examples (gtod_reduce=1, size=100g) run as
+    they are (cpp_null.fio, time_based with no runtime, runs until stopped
+    in fio too: given one with --set)."""
+    cases = {"gtod_reduce=1\n": ("off", None), "disable_lat=1\ndisable_clat=1\n": ("off", None),
+             "disable_lat=1\n": ("sampled", "disable_lat=1 alone has no effect"),
+             "disable_clat=1\ndisable_slat=1\n": ("sampled", "disable_clat=1 alone has no effect"),
+             "gtod_reduce=0\n": ("sampled", None)}
+    for i, (keys, (want, note)) in enumerate(cases.items()):
+        path = os.path.join(tmp, f"lat{i}.fio")
+        with open(path, "w") as f:
+            f.write(f"[global]\nbs=4k\n{keys}\n[j]\nioengine=null\nsize=1g\nrw=randread\nnumber_ios=5000\n")
+        doc = run_json(tmp, path)
+        r = phases(doc)[0]
+        expect(r["latency"] == want and r["ops"] == 5000, (keys, r))
+        if want == "off":
+            expect(r["lat_samples"] == 0 and r["lat_sampled_every"] == 0 and r["lat_ns"]["count"] == 0, r)
+        else:
+            expect(r["lat_samples"] > 0 and r["lat_sampled_every"] >= 1, r)
+        notes = doc["notes"]
+        expect((note is None) == (not any("alone has no effect" in n for n in notes)), (keys, notes))
+        expect(note is None or any(note in n for n in notes), (keys, notes))
+    bad = os.path.join(tmp, "latbad.fio")
+    with open(bad, "w") as f:
+        f.write("[j]\nioengine=null\nsize=1m\nrw=read\ngtod_reduce=maybe\n")
+    p = iobench("check", bad, rc=2)
+    expect(len(p.stderr.strip().splitlines()) == 1 and "gtod_reduce" in p.stderr, p.stderr)
+    ex = examples_dir()
+    if ex is None:
+        print("fio's examples not found: null.fio and cpp_null.fio not run")
+        return
+    # null.fio unchanged (100g of nothing: 26,214,400 I/Os, a fraction of a second); cpp_null.fio
+    # given a runtime
+    for name, extra in (("null.fio", []), ("cpp_null.fio", ["--set", "runtime=200ms"])):
+        doc = run_json(tmp, os.path.join(ex, name), *extra)
+        r = phases(doc)[0]
+        expect(r["backend"] == "null" and r["latency"] == "off" and r["random_map"] is False and r["ops"] > 0
+               and r["block_size_bytes"] == 4096, (name, r))
+        if name == "null.fio":
+            expect(r["ops"] == 100 * 1024 * 1024 // 4 and r["bytes"] == 100 << 30, r)
+
+
+def examples_dir():
+    """fio's examples beside the source tree (../shared/reference/fio-examples), or IOB_FIO_EXAMPLES."""
+    d = os.environ.get("IOB_FIO_EXAMPLES") or os.path.join(ARGS.src, "..", "shared", "reference", "fio-examples")
+    return d if os.path.isfile(os.path.join(d, "null.fio")) else None
 
 
 def case_logs(tmp):

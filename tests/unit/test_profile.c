@@ -352,6 +352,7 @@ static const char *every_key[][3] = {
     {"fill_once", "true", NULL},
     {"series", NULL, "true"},
     {"series_clock", NULL, "process"},
+    {"latency", "off", "every"},
     {"threads", "3", NULL},
     {"shared_file", "true", NULL},
     {"iodepth", "8", "65536"},
@@ -438,6 +439,8 @@ static void test_every_key_round_trips(void **s)
 	assert_int_equal(a.jobs[0].pattern.seed, 9);
 	assert_int_equal(a.jobs[0].size, 1572864);
 	assert_int_equal(a.jobs[1].series_clock, IOB_CLOCK_PROCESS);
+	assert_int_equal(a.jobs[0].latency, IOB_LATENCY_OFF);
+	assert_int_equal(a.jobs[1].latency, IOB_LATENCY_EVERY);
 	assert_string_equal(a.jobs[0].dir, "/tmp/it's $ here");
 	char *dump = NULL;
 	size_t len = 0;

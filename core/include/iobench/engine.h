@@ -53,6 +53,7 @@ struct iob_phase_spec {
 				* (one sample per large block: the clock's cost does not matter,
 				* and every sample is in ns as soon as it is taken) */
 	enum iob_clock series_clock;
+	enum iob_lat_timing latency; /* sampled (0, the default), every I/O, or none timed */
 	/* With record_series: called after every sample is appended, outside the
 	 * per-I/O clock reads but inside the phase time (a reported rate includes
 	 * everything done during the phase); also once with no sample when a

@@ -62,6 +62,7 @@ struct iob_job {
 	int series;                   /* sequential reads: one "block" record per I/O, with block
 				       * speeds, summary and cliff (bigread) */
 	enum iob_clock series_clock;  /* with series: the clock each block is timed with */
+	enum iob_lat_timing latency;     /* which I/Os are timed (default sampled) */
 	int follow_symlinks;          /* a symlinked target is followed (default 0: refused) */
 	char backend_options[256];    /* "k=v,..." handed to the backend's open */
 	/* streams and queue depth (docs/profiles.md) */
