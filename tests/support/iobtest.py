@@ -1,0 +1,266 @@
+"""iobtest: the one harness every Python test script shares.
+
+Import it the way the scripts import odirect.py (this directory on the path):
+
+    import os, sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+    import iobtest as iob  # noqa: E402
+
+What it gives (docs/testing.md, "The Python harness"):
+
+- arguments: `A = iob.arguments("--bin", "--plugin-dir", "--work", case=True,
+  optional={"--fio": ""})`: every named option is required unless given in
+  `optional` with its default; `case=True` adds the positional CASE,
+  `only=True` a required `--only CASE`.  The work directory is created.
+- two styles of checks, pick one per script:
+  - counted: `iob.check(name, cond, detail)` tallies every check, and
+    `iob.cases(A.only, {"name": fn, ...})` (or `iob.summary()` at the end)
+    prints each failure as `FAIL name: detail`, then `N passed, N failed`,
+    and returns 1 when any failed;
+  - verbose: `iob.report(ok, msg)` prints `ok: msg` or `FAIL: msg` at once and
+    tallies the same way;
+  - raising: `iob.expect(cond, msg)` raises AssertionError; `iob.run_case(A,
+    globals(), prefix)` runs `case_<CASE>(tmp)` in a fresh temporary
+    directory under --work (removed after), prints `ok: CASE` or
+    `FAIL CASE: msg`, and returns the exit code.
+- skips: `iob.skip(reason)` prints `SKIP: reason` and exits 77 (`iob.SKIP`, the
+  tests' SKIP_RETURN_CODE); inside a case `raise iob.Skip(reason)` does the
+  same through run_case.
+- running: `iob.run(argv, timeout=120, ...)` is subprocess.run with the
+  output captured as text and a timeout; `iob.env(extra)` is this
+  environment without IOBENCH_PLUGIN_PATH (a plugin path of the caller's
+  must not change what the binary loads), plus `extra`; `iob.vclock_env(e,
+  lib)` adds the virtual clock (tests/bigread/vclock.c) to such an
+  environment.
+- files: `iob.tempdir(parent, prefix)` (a fresh directory, the parent
+  created), `with iob.scratch(parent, prefix) as d:` (the same, removed at the
+  end of the block), `iob.write(path, text)`, `iob.read_json(path, optional=True)` (None when the file does
+  not exist),
+  `iob.read_csv(path)` (the rows as lists), `iob.records(doc, kind)`.
+
+A new test script needs no harness code of its own beyond its cases.
+"""
+import argparse
+import contextlib
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+SKIP = 77
+
+failures = []
+passed = 0
+
+
+class Skip(Exception):
+    """Raised by a case that cannot run here; its text is the reason."""
+
+
+# ---- arguments ----
+
+def arguments(*required, optional=None, case=False, only=False, tools=None, argv=None):
+    """Parse the test's command line: each option in `required` must be
+    given, those in `optional` (option: default) may be; `case` adds the
+    positional CASE, `only` a required --only CASE, `tools` (the names
+    allowed) positional names of tools to test, none meaning all.  Creates
+    --work when there is one."""
+    ap = argparse.ArgumentParser()
+    for o in required:
+        ap.add_argument(o, required=True)
+    for o, default in (optional or {}).items():
+        ap.add_argument(o, default=default)
+    if only:
+        ap.add_argument("--only", required=True)
+    if case:
+        ap.add_argument("case")
+    if tools is not None:
+        ap.add_argument("tools", nargs="*", default=[])
+    a = ap.parse_args(argv)
+    for name in getattr(a, "tools", None) or []:
+        if name not in tools:
+            ap.error(f"unknown tool {name!r} (one of {', '.join(tools)})")
+    if getattr(a, "work", None):
+        os.makedirs(a.work, exist_ok=True)
+    return a
+
+
+# ---- checks ----
+
+def check(name, cond, detail=""):
+    """Count one check; a failed one is printed by summary().  Returns cond."""
+    global passed
+    if cond:
+        passed += 1
+    else:
+        failures.append(f"{name}: {detail}")
+    return cond
+
+
+def report(ok, msg):
+    """Count one check and print it at once (`ok: msg` / `FAIL: msg`)."""
+    global passed
+    print(("ok: " if ok else "FAIL: ") + msg)
+    if ok:
+        passed += 1
+    else:
+        failures.append(msg)
+    return ok
+
+
+def expect(cond, msg):
+    """Fail the case now (AssertionError) unless cond."""
+    if not cond:
+        raise AssertionError(msg)
+
+
+def summary(skipped=0, width=None):
+    """Print the failures (each cut to `width` characters when given) and
+    the closing count; 1 when any check failed."""
+    for f in failures:
+        print("FAIL", f[:width] if width else f)
+    tail = f", {skipped} skipped" if skipped else ""
+    print(f"{passed} passed, {len(failures)} failed{tail}")
+    return 1 if failures else 0
+
+
+def skip(reason, counted=False):
+    """Print why this test cannot run here and exit SKIP (77).  With counted,
+    a closing `0 passed, 0 failed, 1 skipped` line follows."""
+    print(f"SKIP: {reason}")
+    if counted:
+        print("0 passed, 0 failed, 1 skipped")
+    sys.stdout.flush()
+    sys.exit(SKIP)
+
+
+def cases(name, table):
+    """Run table[name]() (counted checks), then the summary; the exit code."""
+    fn = table.get(name)
+    if fn is None:
+        print(f"unknown case {name}", file=sys.stderr)
+        return 2
+    try:
+        fn()
+    except Skip as e:
+        print(f"SKIP: {e}")
+        return SKIP
+    return summary()
+
+
+def run_case(a, scope, prefix="", counted=False, cleanup=None):
+    """Run scope["case_" + a.case](tmp) (raising checks) in a new directory
+    under a.work, removed afterwards (`cleanup(tmp)` first when given).  A
+    case returning SKIP or raising Skip skips; an AssertionError fails it
+    with its message.  With counted, closing count lines are printed too."""
+    fn = scope.get("case_" + a.case)
+    if fn is None:
+        print(f"unknown case {a.case}", file=sys.stderr)
+        return 2
+    os.makedirs(a.work, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=prefix + a.case + "-", dir=a.work)
+    try:
+        rc = fn(tmp) or 0
+    except Skip as e:
+        print(f"SKIP: {e}")
+        return SKIP
+    except AssertionError as e:
+        traceback.print_exc()
+        print(f"FAIL {a.case}: {e}")
+        if counted:
+            print("0 passed, 1 failed")
+        return 1
+    finally:
+        if cleanup:
+            cleanup(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+    if rc == 0:
+        print(f"ok: {a.case}")
+        if counted:
+            print("1 passed, 0 failed")
+    return rc
+
+
+# ---- running binaries ----
+
+def env(extra=None, drop=("IOBENCH_PLUGIN_PATH",), **more):
+    """A copy of this environment without the variables in `drop`, updated
+    with `extra` and the keyword arguments."""
+    e = dict(os.environ)
+    for k in drop:
+        e.pop(k, None)
+    if extra:
+        e.update(extra)
+    e.update(more)
+    return e
+
+
+def vclock_env(e, lib, cpu="none"):
+    """Put the virtual clock (LD_PRELOAD of `lib`, no TSC, the CPU clock
+    `cpu` moving with it) into the environment `e`; the sanitizer runtime
+    is told the clock comes first.  Returns e."""
+    e.update(LD_PRELOAD=lib, IOBENCH_NO_TSC="1", IOBTEST_VCLOCK_CPU=cpu)
+    e["ASAN_OPTIONS"] = e.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+    return e
+
+
+def run(argv, timeout=120, **kw):
+    """subprocess.run with the output captured as text and a timeout."""
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def binary(a, name):
+    """The path of the built binary `name` (a.bin is the binaries' directory)."""
+    return os.path.join(a.bin, name)
+
+
+# ---- files ----
+
+def tempdir(parent, prefix=""):
+    """A new directory under parent (which is created if needed)."""
+    os.makedirs(parent, exist_ok=True)
+    return tempfile.mkdtemp(prefix=prefix, dir=parent)
+
+
+@contextlib.contextmanager
+def scratch(parent, prefix=""):
+    """with iob.scratch(A.work, "name-") as d: a new directory, removed with
+    all it holds when the block ends, however it ends."""
+    d = tempdir(parent, prefix)
+    try:
+        yield d
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def write(path, text):
+    """Write text to path (created or truncated); returns path."""
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def read_json(path, optional=False):
+    """The JSON document in path; with optional, None when there is no
+    such file."""
+    if optional and not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def read_csv(path):
+    """The rows of the CSV file in path, as lists of strings."""
+    with open(path, newline="") as f:
+        return list(csv.reader(f))
+
+
+def records(doc, kind=None):
+    """The records of an iobench JSON result (of one kind when given)."""
+    if not doc:
+        return []
+    return [r for r in doc["records"] if kind is None or r.get("kind") == kind]
