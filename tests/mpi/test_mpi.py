@@ -26,8 +26,6 @@ Usage: test_mpi.py --bin DIR --plugin-dir DIR --fault-dir DIR --work DIR
                    --mpirun PATH --coord PATH
 Exit 77 (skip, reason printed) without mpirun, without the coordinator, or
 under ThreadSanitizer (--tsan 1), where MPICH itself crashes."""
-import argparse
-import json
 import os
 import re
 import shutil
@@ -37,32 +35,21 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 A = None
-failures = []
-passed = 0
 MIB = 1 << 20
 
 
-def check(name, cond, detail=""):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
-    return cond
-
-
 def env():
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    for k in ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"):
-        e.pop(k, None)
-    return e
+    return iob.env(drop=("IOBENCH_PLUGIN_PATH", "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"))
 
 
 def mpirun(args, n=4, timeout=120, cwd=None):
     cmd = [A.mpirun, "-n", str(n)] + args
-    return subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, text=True, timeout=timeout)
+    return iob.run(cmd, cwd=cwd, env=env(), timeout=timeout)
 
 
 def iotest_bin():
@@ -74,8 +61,7 @@ def iobench_bin():
 
 
 def records(path):
-    with open(path) as f:
-        return json.load(f)["records"]
+    return iob.read_json(path)["records"]
 
 
 def test_iotest(d):
@@ -524,20 +510,15 @@ def test_sigterm_waiting(d):
 
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    for o in ("--bin", "--plugin-dir", "--fault-dir", "--slow-dir", "--work", "--mpirun", "--coord", "--tsan"):
-        ap.add_argument(o, default="")
-    A = ap.parse_args()
+    A = iob.arguments(optional={o: "" for o in ("--bin", "--plugin-dir", "--fault-dir", "--slow-dir", "--work",
+                                                "--mpirun", "--coord", "--tsan")})
     if not A.mpirun or not os.path.exists(A.mpirun):
-        print("SKIP: mpirun is not installed (tools/deps.sh mpich libmpich-dev)")
-        return 77
+        iob.skip("mpirun is not installed (tools/deps.sh mpich libmpich-dev)")
     if not A.coord or not os.path.exists(A.coord):
-        print("SKIP: the MPI coordinator was not built (no MPI found by CMake: install libmpich-dev and reconfigure)")
-        return 77
+        iob.skip("the MPI coordinator was not built (no MPI found by CMake: install libmpich-dev and reconfigure)")
     if A.tsan == "1":
-        print("SKIP: ThreadSanitizer build: MPICH crashes under it (a two-line MPI_Init/MPI_Finalize program built "
-              "with -fsanitize=thread segfaults too); unit_streams_outer covers the streams' side")
-        return 77
+        iob.skip("ThreadSanitizer build: MPICH crashes under it (a two-line MPI_Init/MPI_Finalize program built "
+                 "with -fsanitize=thread segfaults too); unit_streams_outer covers the streams' side")
     A.bin = os.path.abspath(A.bin)
     tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_differ_suite, test_fio_file, test_enospc, test_stonewall, test_first_done, test_refused_tools,
              test_sigint, test_sigkill, test_sigterm_waiting]
@@ -550,13 +531,10 @@ def main():
         try:
             t(d)
         except subprocess.TimeoutExpired as e:
-            failures.append(f"{t.__name__}: timed out: {e}")
+            check(t.__name__, False, f"timed out: {e}")
         finally:
             shutil.rmtree(d, ignore_errors=True)
-    print(f"{passed} passed, {len(failures)} failed")
-    for f in failures:
-        print("FAIL:", f)
-    return 1 if failures else 0
+    return iob.summary()
 
 
 if __name__ == "__main__":

@@ -19,8 +19,6 @@
 
 Usage: test_streams.py --bin DIR --plugin-dir DIR --fault-dir DIR --work DIR
 Prints 'N passed, N failed'."""
-import argparse
-import json
 import os
 import shutil
 import signal
@@ -29,28 +27,18 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 A = None
-failures = []
-passed = 0
-
-
-def check(name, cond, detail=""):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
 
 
 def iobench(profile, d, js=None, env_extra=None, timeout=300):
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    if env_extra:
-        env.update(env_extra)
-    args = [os.path.join(A.bin, "iobench"), "run", profile, "--plugin-dir", A.plugin_dir]
+    args = [iob.binary(A, "iobench"), "run", profile, "--plugin-dir", A.plugin_dir]
     if js:
         args += ["--output", "json=" + js]
-    return subprocess.run(args, cwd=d, env=env, capture_output=True, text=True, timeout=timeout)
+    return iob.run(args, cwd=d, env=iob.env(env_extra), timeout=timeout)
 
 
 def profile(d, name, body):
@@ -61,8 +49,7 @@ def profile(d, name, body):
 
 
 def records(js):
-    with open(js) as f:
-        return json.load(f)["records"]
+    return iob.read_json(js)["records"]
 
 
 def by_phase(recs, kind, phase):
@@ -418,18 +405,11 @@ def test_sigint_queued(work):
 
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    for a in ("--bin", "--plugin-dir", "--fault-dir", "--work"):
-        ap.add_argument(a, required=True)
-    A = ap.parse_args()
-    os.makedirs(A.work, exist_ok=True)
+    A = iob.arguments("--bin", "--plugin-dir", "--fault-dir", "--work")
     for t in (test_own_files, test_shared, test_one_thread, test_bad_input, test_enospc, test_sigint,
               test_sigint_queued, test_uring_direct_checked):
         t(A.work)
-    for f in failures:
-        print("FAIL", f)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return iob.summary()
 
 
 if __name__ == "__main__":
