@@ -27,7 +27,9 @@ What it gives (docs/testing.md, "The Python harness"):
   tests' SKIP_RETURN_CODE); inside a case `raise iob.Skip(reason)` does the
   same through run_case.
 - running: `iob.run(argv, timeout=120, ...)` is subprocess.run with the
-  output captured as text and a timeout; `iob.env(extra)` is this
+  output captured as text and a timeout; `iob.tool(A, "iobench", *args,
+  rc=0)` runs a built binary in a clean environment, and fails the case when
+  the exit status is not rc; `iob.env(extra)` is this
   environment without IOBENCH_PLUGIN_PATH (a plugin path of the caller's
   must not change what the binary loads), plus `extra`; `iob.vclock_env(e,
   lib)` adds the virtual clock (tests/bigread/vclock.c) to such an
@@ -199,6 +201,9 @@ def env(extra=None, drop=("IOBENCH_PLUGIN_PATH",), **more):
     return e
 
 
+clean_env = env
+
+
 def vclock_env(e, lib, cpu="none"):
     """Put the virtual clock (LD_PRELOAD of `lib`, no TSC, the CPU clock
     `cpu` moving with it) into the environment `e`; the sanitizer runtime
@@ -216,6 +221,17 @@ def run(argv, timeout=120, **kw):
 def binary(a, name):
     """The path of the built binary `name` (a.bin is the binaries' directory)."""
     return os.path.join(a.bin, name)
+
+
+def tool(a, name, *args, rc=None, env=None, timeout=120, tail=3000, **kw):
+    """Run the built binary `name` with args in env(env) (so without
+    IOBENCH_PLUGIN_PATH); with rc, a different exit status fails the case
+    (AssertionError with the last `tail` characters of each output)."""
+    p = run([binary(a, name), *args], timeout=timeout, env=clean_env(env), **kw)
+    if rc is not None and p.returncode != rc:
+        raise AssertionError(f"{name} {' '.join(args)}: exit {p.returncode}, want {rc}\n"
+                             f"stdout: {p.stdout[-tail:]}\nstderr: {p.stderr[-tail:]}")
+    return p
 
 
 # ---- files ----
