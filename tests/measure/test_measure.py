@@ -27,17 +27,18 @@ Correctness, not speed: every bound holds on a busy machine.  Records of kind
 (exit 77) with a reason when strace is missing; tools/deps.sh should install it.
 
 Usage: test_measure.py --bin DIR --work DIR CASE"""
-import argparse
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import Skip, expect, write  # noqa: E402
 
 ARGS = None
-SKIP = 77
 KIB = 1024
 MIB = 1024 * KIB
 IO_READ = {"read", "pread64", "readv", "preadv", "preadv2"}
@@ -46,32 +47,15 @@ SYNCS = {"fsync", "fdatasync", "sync_file_range"}
 TRACED = IO_READ | IO_WRITE | SYNCS | {"openat", "open"}
 
 
-class Skip(Exception):
-    pass
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
 def tool(name):
-    return os.path.join(ARGS.bin, name)
+    return iob.binary(ARGS, name)
 
 
 def run(cmd, **kw):
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=240, **kw)
+    p = iob.run(cmd, env=iob.env(), timeout=240, **kw)
     if p.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)}: exit {p.returncode}\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
     return p
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-    return path
 
 
 def need_strace():
@@ -530,29 +514,8 @@ def case_latency_sampled_labelled(tmp):
 
 def main():
     global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("case")
-    ARGS = ap.parse_args()
-    fn = globals().get("case_" + ARGS.case)
-    if not fn:
-        print(f"unknown case {ARGS.case}")
-        return 2
-    os.makedirs(ARGS.work, exist_ok=True)
-    tmp = os.path.realpath(tempfile.mkdtemp(prefix=ARGS.case + "-", dir=ARGS.work))
-    try:
-        fn(tmp)
-    except Skip as e:
-        print(f"SKIP {ARGS.case}: {e}")
-        return SKIP
-    except AssertionError as e:
-        print(f"FAIL {ARGS.case}: {e}")
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print(f"ok {ARGS.case}")
-    return 0
+    ARGS = iob.arguments("--bin", "--work", case=True)
+    return iob.run_case(ARGS, globals(), realpath=True)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ What it gives (docs/testing.md, "The Python harness"):
     `iob.cases(A.only, {"name": fn, ...})` (or `iob.summary()` at the end)
     prints each failure as `FAIL name: detail`, then `N passed, N failed`,
     and returns 1 when any failed;
+  - soft: `iob.soft(cond, msg)` records a failure and lets the case go on;
   - verbose: `iob.report(ok, msg)` prints `ok: msg` or `FAIL: msg` at once and
     tallies the same way;
   - raising: `iob.expect(cond, msg)` raises AssertionError; `iob.run_case(A,
@@ -114,6 +115,17 @@ def report(ok, msg):
     return ok
 
 
+def soft(cond, msg, width=800):
+    """Count one check; a failed one (its message cut to `width`) is
+    printed by summary(), and the case goes on.  Returns cond."""
+    global passed
+    if cond:
+        passed += 1
+    else:
+        failures.append(str(msg)[:width])
+    return cond
+
+
 def expect(cond, msg):
     """Fail the case now (AssertionError) unless cond."""
     if not cond:
@@ -154,17 +166,21 @@ def cases(name, table):
     return summary()
 
 
-def run_case(a, scope, prefix="", counted=False, cleanup=None):
+def run_case(a, scope, prefix="", counted=False, cleanup=None, realpath=False):
     """Run scope["case_" + a.case](tmp) (raising checks) in a new directory
-    under a.work, removed afterwards (`cleanup(tmp)` first when given).  A
-    case returning SKIP or raising Skip skips; an AssertionError fails it
-    with its message.  With counted, closing count lines are printed too."""
+    under a.work (its real path with realpath), removed afterwards
+    (`cleanup(tmp)` first when given).  A case returning SKIP or raising
+    Skip skips; an AssertionError fails it with its message, and so does
+    any failed soft() or check() (then the summary is printed).  With
+    counted, closing count lines are printed too."""
     fn = scope.get("case_" + a.case)
     if fn is None:
         print(f"unknown case {a.case}", file=sys.stderr)
         return 2
     os.makedirs(a.work, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=prefix + a.case + "-", dir=a.work)
+    if realpath:
+        tmp = os.path.realpath(tmp)
     try:
         rc = fn(tmp) or 0
     except Skip as e:
@@ -180,6 +196,8 @@ def run_case(a, scope, prefix="", counted=False, cleanup=None):
         if cleanup:
             cleanup(tmp)
         shutil.rmtree(tmp, ignore_errors=True)
+    if rc == 0 and failures:
+        return summary()
     if rc == 0:
         print(f"ok: {a.case}")
         if counted:
