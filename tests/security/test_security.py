@@ -8,36 +8,31 @@ runs ctest (root in CI) and, where it matters, as an unprivileged user too
 Exit 0 pass, 1 fail, 77 skip.  Race cases are bounded loops: the assertion
 is about what must never happen (a file outside the run's directory changed
 or removed), never about timing."""
-import argparse
 import os
 import pwd
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import SKIP  # noqa: E402
+
 BIN = ""
-FAILS = []
 
 
 def expect(cond, what):
-    if not cond:
-        FAILS.append(str(what)[:600])
+    iob.soft(cond, what, 600)
 
 
 def run(tool, *args, user=None, cwd=None, env=None, input=None, timeout=120):
     argv = [os.path.join(BIN, tool), *args]
     if user is not None:
         argv = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", *argv]
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    e.update(env or {})
-    return subprocess.run(argv, capture_output=True, text=True, errors="replace", cwd=cwd, env=e, input=input,
-                          timeout=timeout)
+    return iob.run(argv, errors="replace", cwd=cwd, env=iob.env(env), input=input, timeout=timeout)
 
 
 def write(path, text, mode="w"):
@@ -726,24 +721,10 @@ CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 def main():
     global BIN
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("case", choices=sorted(CASES))
-    a = ap.parse_args()
+    a = iob.arguments("--bin", "--work", case=True)
     BIN = a.bin
-    os.makedirs(a.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=a.case + "-", dir=a.work)
-    try:
-        rc = CASES[a.case](tmp)
-    finally:
-        subprocess.run(["rm", "-rf", tmp])
-    if rc == SKIP:
-        return SKIP
-    for f in FAILS:
-        print("FAIL", a.case + ":", f)
-    print(f"{a.case}: {'failed' if FAILS else 'passed'}")
-    return 1 if FAILS else 0
+    return iob.run_case(a, {"case_" + k: fn for k, fn in CASES.items()},
+                        cleanup=lambda tmp: subprocess.run(["rm", "-rf", tmp]))
 
 
 if __name__ == "__main__":
