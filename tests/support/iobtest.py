@@ -37,7 +37,8 @@ What it gives (docs/testing.md, "The Python harness"):
   environment.
 - files: `iob.tempdir(parent, prefix)` (a fresh directory, the parent
   created), `with iob.scratch(parent, prefix) as d:` (the same, removed at the
-  end of the block), `iob.write(path, text)`, `iob.read_json(path, optional=True)` (None when the file does
+  end of the block), `iob.case_dir(work, case)` (work/case, emptied),
+  `iob.write(path, text)`, `iob.read_json(path, optional=True)` (None when the file does
   not exist),
   `iob.read_csv(path)` (the rows as lists), `iob.records(doc, kind)`.
 
@@ -68,7 +69,8 @@ class Skip(Exception):
 
 def arguments(*required, optional=None, case=False, only=False, tools=None, argv=None):
     """Parse the test's command line: each option in `required` must be
-    given, those in `optional` (option: default) may be; `case` adds the
+    given, those in `optional` (option: default, or option: a dict of
+    argparse keywords) may be; `case` adds the
     positional CASE, `only` a required --only CASE, `tools` (the names
     allowed) positional names of tools to test, none meaning all.  Creates
     --work when there is one."""
@@ -76,7 +78,10 @@ def arguments(*required, optional=None, case=False, only=False, tools=None, argv
     for o in required:
         ap.add_argument(o, required=True)
     for o, default in (optional or {}).items():
-        ap.add_argument(o, default=default)
+        if isinstance(default, dict):  # argparse's own keywords
+            ap.add_argument(o, **default)
+        else:
+            ap.add_argument(o, default=default)
     if only:
         ap.add_argument("--only", required=True)
     if case:
@@ -258,6 +263,14 @@ def tempdir(parent, prefix=""):
     """A new directory under parent (which is created if needed)."""
     os.makedirs(parent, exist_ok=True)
     return tempfile.mkdtemp(prefix=prefix, dir=parent)
+
+
+def case_dir(work, case):
+    """work/case, emptied (a previous run's files removed) and created."""
+    d = os.path.join(work, case)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
 
 
 @contextlib.contextmanager
