@@ -17,16 +17,17 @@ usage: test_svg.py --bin-dir DIR --plugin-dir DIR --vclock LIB --work DIR
                    [--sanitize] CASE
 Exit 77 (skip) when rsvg-convert is not installed.
 """
-import argparse
 import json
 import os
-import re
 import shutil
 import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
 
 NS = "{http://www.w3.org/2000/svg}"
 MIB = 1 << 20
@@ -44,11 +45,7 @@ def check(ok, msg):
 
 
 def run(cmd, env=None, cwd=None):
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    if env:
-        e.update(env)
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, cwd=cwd, timeout=120)
+    p = subprocess.run(cmd, capture_output=True, env=iob.env(env), cwd=cwd, timeout=120)
     if p.returncode != 0:
         fail("%s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr.decode()[-2000:]))
     return p
@@ -366,21 +363,12 @@ def case_intervals(o):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--plugin-dir", required=True)
-    ap.add_argument("--vclock", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--sanitize", action="store_true")
-    ap.add_argument("--keep", help="copy the picture here (docs/pictures)")
-    ap.add_argument("case", choices=["bigread", "io_profile", "iobench", "intervals", "many", "hostile"])
-    o = ap.parse_args()
+    o = iob.arguments("--bin-dir", "--plugin-dir", "--vclock", "--work", optional={
+        "--sanitize": {"action": "store_true"}, "--keep": {"help": "copy the picture here (docs/pictures)"},
+        "case": {"choices": ["bigread", "io_profile", "iobench", "intervals", "many", "hostile"]}})
     if not shutil.which("rsvg-convert"):
-        print("SKIP: rsvg-convert not installed (Debian librsvg2-bin; tools/deps.sh installs it)")
-        sys.exit(77)
-    o.work = os.path.join(o.work, o.case)
-    shutil.rmtree(o.work, ignore_errors=True)
-    os.makedirs(o.work)
+        iob.skip("rsvg-convert not installed (Debian librsvg2-bin; tools/deps.sh installs it)")
+    o.work = iob.case_dir(o.work, o.case)
     globals()["case_" + o.case](o)
     shutil.rmtree(o.work, ignore_errors=True)
 
