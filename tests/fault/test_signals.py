@@ -75,21 +75,13 @@ def interrupt(name, args, cwd, sig, ready, stdin=None):
     """Start args, wait until ready(proc) says the I/O is under way (plus half a
     second), send sig, and return (exit code, stdout, stderr, seconds from
     the signal to the exit)."""
-    proc = subprocess.Popen(args, cwd=cwd, stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
+    proc = iob.start(args, cwd=cwd, stdin=stdin if stdin is not None else subprocess.DEVNULL, env=env())
     started = wait_for(ready, proc)
     time.sleep(0.5)
     running = proc.poll() is None
     check(f"{name} still running when signalled", started and running,
           f"ready {started}, running {running}, exit {proc.poll()}")
-    t0 = time.monotonic()
-    proc.send_signal(sig)
-    try:
-        out, err = proc.communicate(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-    took = time.monotonic() - t0
+    out, err, took = iob.stop(proc, sig, 15)
     stop_times.append((name, took))
     check(f"{name} stops in time", took <= STOP_LIMIT, f"took {took:.2f} s after the signal")
     want = 128 + sig

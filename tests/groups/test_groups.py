@@ -34,7 +34,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import time
 
@@ -292,18 +291,11 @@ def test_sigint():
                 read_job("b", 1, "threads = 2\nshared_file = true\n").replace(f"size = {SIZE}", "size = 64M"))
     args = [os.path.join(A.bin, "iobench"), "run", p, "--dir", d, "--plugin-dir", A.plugin_dir,
             "--plugin-dir", A.slow_dir, "--output", "json=" + js]
-    proc = subprocess.Popen(args, cwd=d, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = iob.start(args, cwd=d, env=env())
     time.sleep(1.5)
     running = proc.poll() is None
     check("sigint: the group was still running", running, "it ended before the signal")
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-    took = time.monotonic() - t0
+    out, err, took = iob.stop(proc, signal.SIGINT)
     print(f"sigint: a group of 2 jobs (3 streams) stopped in {took:.3f} s")
     check("sigint: exit 130", proc.returncode == 130, f"{proc.returncode}: {err}")
     check("sigint: stopped within seconds, not the 16 s of the pace", took < 8, f"{took:.1f} s")

@@ -345,7 +345,7 @@ def test_livecsv():
     js = os.path.join(d, "o.json")
     prof = profile(d, read_job(f"log_interval = 100ms\nlivecsv = {live}\n"))
     args = [os.path.join(A.bin, "iobench"), "run", prof, "--dir", d, *plugin_args(), "--output", "json=" + js]
-    proc = subprocess.Popen(args, cwd=d, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = iob.start(args, cwd=d, env=env())
     seen, running = 0, False
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:

@@ -417,7 +417,7 @@ def long_run(d, name):
                         bs="4K")
     js = os.path.join(d, name + ".json")
     cmd = [A.mpirun, "-n", "4", iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js]
-    p = subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = iob.start(cmd, env=env())
     # wait until every rank is writing (rank 3's file exists)
     t0 = time.monotonic()
     while time.monotonic() - t0 < 30 and not os.path.exists(os.path.join(d, name, "3", "f")):
@@ -428,14 +428,7 @@ def long_run(d, name):
 
 def test_sigint(d):
     p, js = long_run(d, "int")
-    t = time.monotonic()
-    p.send_signal(signal.SIGINT)
-    try:
-        out, err = p.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-    took = time.monotonic() - t
+    out, err, took = iob.stop(p, signal.SIGINT, 30)
     print(f"sigint: mpirun ended {took:.2f} s after SIGINT")
     check("sigint: exit 130", p.returncode == 130, (p.returncode, err))
     check("sigint: ended in bounded time", took < 10, took)
@@ -455,11 +448,8 @@ def test_sigkill(d):
     t = time.monotonic()
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
-    try:
-        out, err = p.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
+    out, err, killed = iob.wait(p, 60)
+    if killed:
         check("sigkill: the others ended", False, "mpirun still running after 60 s")
         return
     took = time.monotonic() - t
@@ -476,7 +466,7 @@ def test_sigterm_waiting(d):
     prof = rank_profile(d, "term", "phases = write\nfsync = false\naccess = random\nops = 1000000000\n"
                                    "runtime = 60s\n", ranks=(0, 1), bs="4K")
     cmd = [A.mpirun, "-n", "2", iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json"]
-    p = subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = iob.start(cmd, env=env())
     t0 = time.monotonic()
     while time.monotonic() - t0 < 30 and not os.path.exists(os.path.join(d, "term", "1", "f")):
         time.sleep(0.05)

@@ -273,22 +273,12 @@ def test_sigint(work):
     p = profile(d, "long", f"[long]\ndir = {data}\nfilename = sparse.dat\nsize = 64G\nblock_size = 4K\n"
                 "threads = 8\nshared_file = true\nphases = read\nruntime = 300s\ntime_based = true\n")
     js = os.path.join(d, "out.json")
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    proc = subprocess.Popen([os.path.join(A.bin, "iobench"), "run", p, "--plugin-dir", A.plugin_dir,
-                             "--output", "json=" + js], cwd=d, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = iob.start([iob.binary(A, "iobench"), "run", p, "--plugin-dir", A.plugin_dir, "--output", "json=" + js],
+                     cwd=d, env=iob.env())
     time.sleep(1.5)
     running = proc.poll() is None
     check("SIGINT: the run was still going", running, "it ended before the signal")
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-    took = time.monotonic() - t0
+    out, err, took = iob.stop(proc, signal.SIGINT)
     print(f"SIGINT with 8 streams: stopped in {took:.3f} s")
     check("SIGINT: exit 130", proc.returncode == 130, f"{proc.returncode}: {err}")
     check("SIGINT: stopped within a few seconds", took < 10, f"{took:.1f} s")
@@ -361,22 +351,12 @@ def test_sigint_queued(work):
                 "threads = 8\nshared_file = true\niodepth = 32\naccess = random\nphases = read\n"
                 f"backend = fault\nbackend_options = wrap={wrap},op=open,after_calls=1000000,tally={tally}\n")
     js = os.path.join(d, "out.json")
-    env = dict(os.environ)
-    env["IOBENCH_PLUGIN_PATH"] = A.fault_dir
-    proc = subprocess.Popen([os.path.join(A.bin, "iobench"), "run", p, "--plugin-dir", A.plugin_dir,
-                             "--output", "json=" + js], cwd=d, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = iob.start([iob.binary(A, "iobench"), "run", p, "--plugin-dir", A.plugin_dir, "--output", "json=" + js],
+                     cwd=d, env=dict(os.environ, IOBENCH_PLUGIN_PATH=A.fault_dir))
     time.sleep(1.5)
     running = proc.poll() is None
     check("SIGINT at iodepth 32: the run was still going", running, "it ended before the signal")
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-    took = time.monotonic() - t0
+    out, err, took = iob.stop(proc, signal.SIGINT)
     print(f"SIGINT with 8 streams at iodepth 32: stopped in {took:.3f} s")
     check("SIGINT at iodepth 32: exit 130", proc.returncode == 130, f"{proc.returncode}: {err}")
     check("SIGINT at iodepth 32: stopped within a few seconds", took < 5, f"{took:.1f} s")

@@ -30,7 +30,9 @@ What it gives (docs/testing.md, "The Python harness"):
 - running: `iob.run(argv, timeout=120, ...)` is subprocess.run with the
   output captured as text and a timeout; `iob.tool(A, "iobench", *args,
   rc=0)` runs a built binary in a clean environment, and fails the case when
-  the exit status is not rc; `iob.env(extra)` is this
+  the exit status is not rc; `iob.start(argv)` starts one with its output
+  piped, `iob.stop(proc, signal.SIGINT, timeout)` signals it and waits
+  (killing it after timeout), `iob.wait(proc, timeout)` waits; `iob.env(extra)` is this
   environment without IOBENCH_PLUGIN_PATH (a plugin path of the caller's
   must not change what the binary loads), plus `extra`; `iob.vclock_env(e,
   lib)` adds the virtual clock (tests/bigread/vclock.c) to such an
@@ -53,6 +55,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 
 SKIP = 77
@@ -239,6 +242,32 @@ def vclock_env(e, lib, cpu="none"):
 def run(argv, timeout=120, **kw):
     """subprocess.run with the output captured as text and a timeout."""
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def start(argv, **kw):
+    """subprocess.Popen with stdout and stderr piped, as text."""
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def wait(proc, timeout):
+    """Wait for proc's end, killing it after timeout seconds: (stdout,
+    stderr, True when it had to be killed)."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return out, err, False
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        return out, err, True
+
+
+def stop(proc, sig, timeout=60):
+    """Send sig to proc, then wait(proc, timeout): (stdout, stderr, seconds
+    from the signal to the end)."""
+    t0 = time.monotonic()
+    proc.send_signal(sig)
+    out, err, _ = wait(proc, timeout)
+    return out, err, time.monotonic() - t0
 
 
 def binary(a, name):
