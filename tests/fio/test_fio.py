@@ -430,11 +430,6 @@ def case_doc_table(tmp):
     expect(p.returncode == 2 and "'keys' takes only --fio and --markdown" in p.stderr, p.stderr)
 
 
-def main():
-    global ARGS
-    ARGS = iob.arguments("--bin", "--src", "--work", optional={"--fio": ""}, case=True)
-    return iob.run_case(ARGS, globals(), "fio-")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bin", "--src", "--work", optional={"--fio": ""}, case=True)
+    sys.exit(iob.run_case(ARGS, globals(), "fio-"))

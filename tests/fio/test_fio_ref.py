@@ -412,11 +412,6 @@ def case_devices(tmp):
     return 0
 
 
-def main():
-    global ARGS
-    ARGS = iob.arguments("--bin", "--src", "--work", case=True)
-    return iob.run_case(ARGS, globals(), "fioref-")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bin", "--src", "--work", case=True)
+    sys.exit(iob.run_case(ARGS, globals(), "fioref-"))

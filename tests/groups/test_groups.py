@@ -52,11 +52,7 @@ def env(extra=None):
 
 
 def workdir(files=("a.dat", "b.dat"), size=SIZE):
-    d = iob.tempdir(A.work)
-    for n in files:
-        with open(os.path.join(d, n), "wb") as f:
-            f.write(os.urandom(size))
-    return d
+    return iob.data_dir(A.work, {n: size for n in files})
 
 
 def profile(d, body, name="p.ini"):

@@ -161,14 +161,7 @@ WINDOWS_ROWS = [
 ]
 
 
-def snapshot(d):
-    out = {}
-    for root, dirs, files in os.walk(d):
-        for n in dirs + files:
-            p = os.path.join(root, n)
-            st = os.lstat(p)
-            out[os.path.relpath(p, d)] = (st.st_size, st.st_mtime_ns)
-    return out
+snapshot = iob.snapshot
 
 
 def main():

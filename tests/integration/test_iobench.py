@@ -583,13 +583,8 @@ def case_kernel_byte_counts(tmp):
                    f"{backend} {r['phase']}: bytes {r['bytes']}, kernel {r['os_read_bytes']}/{r['os_write_bytes']}")
 
 
-def main():
-    global ARGS
+if __name__ == "__main__":
     # --configs: the example profiles (default: SRC/configs)
     ARGS = iob.arguments("--bin", "--src", "--work", optional={"--configs": None}, case=True)
     ARGS.configs = ARGS.configs or os.path.join(ARGS.src, "configs")
-    return iob.run_case(ARGS, globals(), counted=True)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(iob.run_case(ARGS, globals(), counted=True))

@@ -153,11 +153,6 @@ def case_evict_writes(tmp):
           f"{got['false'][0] / got['false'][1]:.3f} without")
 
 
-def main():
-    global ARGS
-    ARGS = iob.arguments("--bin", "--src", "--work", case=True)
-    return iob.run_case(ARGS, globals(), "runtime-")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bin", "--src", "--work", case=True)
+    sys.exit(iob.run_case(ARGS, globals(), "runtime-"))

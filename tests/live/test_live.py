@@ -55,10 +55,7 @@ def plugin_args():
 
 
 def workdir():
-    d = iob.tempdir(A.work)
-    with open(os.path.join(d, "r.dat"), "wb") as f:
-        f.write(os.urandom(SIZE))
-    return d
+    return iob.data_dir(A.work, {"r.dat": SIZE})
 
 
 def profile(d, body, name="p.ini"):

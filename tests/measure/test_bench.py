@@ -136,11 +136,6 @@ def case_rule(tmp):
     print("ok: equal work compared, 0.1% and more refused, missing contenders named, parsers read the work")
 
 
-def main():
-    global ARGS
-    ARGS = iob.arguments("--bench", "--build", "--work", case=True)
-    return iob.run_case(ARGS, globals(), "bench-")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bench", "--build", "--work", case=True)
+    sys.exit(iob.run_case(ARGS, globals(), "bench-"))

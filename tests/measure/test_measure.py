@@ -512,11 +512,6 @@ def case_latency_sampled_labelled(tmp):
     print(f"ok: latency from 1 in {k} I/Os, {n} samples of {ops}")
 
 
-def main():
-    global ARGS
-    ARGS = iob.arguments("--bin", "--work", case=True)
-    return iob.run_case(ARGS, globals(), realpath=True)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bin", "--work", case=True)
+    sys.exit(iob.run_case(ARGS, globals(), realpath=True))

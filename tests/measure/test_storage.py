@@ -346,11 +346,6 @@ def case_time_based_cached(d):
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
-def main():
-    global ARGS
-    ARGS = iob.arguments("--bin", "--work", "--src", case=True)
-    return iob.run_case(ARGS, {"case_" + k: fn for k, fn in CASES.items()}, "storage-")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bin", "--work", "--src", case=True)
+    sys.exit(iob.run_case(ARGS, {"case_" + k: fn for k, fn in CASES.items()}, "storage-"))

@@ -17,7 +17,6 @@ usage: test_csv_files.py --bin-dir DIR --work DIR CASE
 import csv
 import glob
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -149,11 +148,7 @@ def case_append(o):
 
 def main():
     o = iob.arguments("--bin-dir", "--work", optional={"case": {"choices": ["files", "stdout", "append"]}})
-    o.work = iob.case_dir(o.work, o.case)
-    globals()["case_" + o.case](o)
-    if not iob.failures:
-        shutil.rmtree(o.work, ignore_errors=True)
-    return iob.summary()
+    return iob.in_case_dir(o, globals()["case_" + o.case])
 
 
 if __name__ == "__main__":

@@ -402,11 +402,7 @@ def case_fio2gnuplot(o):
 def main():
     cases = {"json": case_json, "clat2csv": case_clat2csv, "logs": case_logs, "fio2gnuplot": case_fio2gnuplot}
     o = iob.arguments("--bin-dir", "--work", optional={"case": {"choices": list(cases)}})
-    o.work = iob.case_dir(o.work, o.case)
-    cases[o.case](o)
-    if not iob.failures:
-        shutil.rmtree(o.work, ignore_errors=True)
-    return iob.summary()
+    return iob.in_case_dir(o, cases[o.case])
 
 
 if __name__ == "__main__":

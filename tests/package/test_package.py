@@ -316,11 +316,7 @@ def main():
         "--cmake": "cmake", "--generator": "", "--compiler": "", "--template-dir": "",
         "--define": {"action": "append", "default": [], "help": "NAME=VALUE for the portable build"},
         "case": {"choices": ["deb", "manpages", "completion", "portable"]}})
-    o.work = iob.case_dir(o.work, o.case)
-    globals()["case_" + o.case](o)
-    if not iob.failures:
-        shutil.rmtree(o.work, ignore_errors=True)
-    return iob.summary()
+    return iob.in_case_dir(o, globals()["case_" + o.case])
 
 
 if __name__ == "__main__":

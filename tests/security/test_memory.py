@@ -167,12 +167,7 @@ def case_small_read(tmp):
 CASES = {"fio": case_fio, "small_read": case_small_read, "refused": case_refused, "limit_raises": case_limit_raises, "group": case_group}
 
 
-def main():
-    global BIN
+if __name__ == "__main__":
     a = iob.arguments("--bin", "--work", case=True)
     BIN = a.bin
-    return iob.run_case(a, {"case_" + k: fn for k, fn in CASES.items()}, "memory-")
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(iob.run_case(a, {"case_" + k: fn for k, fn in CASES.items()}, "memory-"))

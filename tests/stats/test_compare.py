@@ -54,10 +54,7 @@ def real_env(rate):
 
 
 def workdir():
-    d = iob.tempdir(A.work)
-    with open(os.path.join(d, "r.dat"), "wb") as f:
-        f.write(os.urandom(4 * BS))
-    return d
+    return iob.data_dir(A.work, {"r.dat": 4 * BS})
 
 
 def result(d, name, rate, seed, extra, bs=BS, vclock=True):
@@ -250,11 +247,6 @@ def case_refused():
     check("good against itself: exit 0", r.returncode == 0, r.stderr)
 
 
-def main():
-    global A
-    A = iob.arguments("--bin", "--plugin-dir", "--slow-dir", "--vclock", "--work", only=True)
-    return iob.cases(A.only, {"repeats": case_repeats, "intervals": case_intervals, "fio": case_fio, "refused": case_refused})
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    A = iob.arguments("--bin", "--plugin-dir", "--slow-dir", "--vclock", "--work", only=True)
+    sys.exit(iob.cases(A.only, {"repeats": case_repeats, "intervals": case_intervals, "fio": case_fio, "refused": case_refused}))

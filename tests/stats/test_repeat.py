@@ -42,10 +42,7 @@ def env(seed=1):
 
 
 def workdir():
-    d = iob.tempdir(A.work)
-    with open(os.path.join(d, "r.dat"), "wb") as f:
-        f.write(os.urandom(BS))
-    return d
+    return iob.data_dir(A.work, {"r.dat": BS})
 
 
 def job(name, d, extra=""):

@@ -48,9 +48,7 @@ def env(extra):
 
 
 def run(body, extra_env, args=()):
-    d = iob.tempdir(A.work)
-    with open(os.path.join(d, "s.dat"), "wb") as f:
-        f.write(os.urandom(SIZE))
+    d = iob.data_dir(A.work, {"s.dat": SIZE})
     p = os.path.join(d, "p.ini")
     with open(p, "w") as f:
         f.write(f"[ss]\nbackend = slowafter\ndir = {d}\nfilename = s.dat\nphases = read\nsize = {SIZE}\n"
@@ -187,11 +185,6 @@ def case_refused():
               os.listdir(d))
 
 
-def main():
-    global A
-    A = iob.arguments("--bin", "--plugin-dir", "--slow-dir", "--vclock", "--work", only=True)
-    return iob.cases(A.only, {"decay": case_decay, "never": case_never, "rounds": case_rounds, "refused": case_refused})
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    A = iob.arguments("--bin", "--plugin-dir", "--slow-dir", "--vclock", "--work", only=True)
+    sys.exit(iob.cases(A.only, {"decay": case_decay, "never": case_never, "rounds": case_rounds, "refused": case_refused}))

@@ -38,11 +38,14 @@ What it gives (docs/testing.md, "The Python harness"):
   lib)` adds the virtual clock (tests/bigread/vclock.c) to such an
   environment.
 - files: `iob.tempdir(parent, prefix)` (a fresh directory, the parent
-  created), `with iob.scratch(parent, prefix) as d:` (the same, removed at the
-  end of the block), `iob.case_dir(work, case)` (work/case, emptied),
+  created), `iob.data_dir(parent, {"r.dat": size})` (one holding random
+  files), `with iob.scratch(parent, prefix) as d:` (the same, removed at the
+  end of the block), `iob.case_dir(work, case)` (work/case, emptied;
+  `iob.in_case_dir(o, fn)` runs fn there and keeps it only on failure),
   `iob.write(path, text)`, `iob.read_json(path, optional=True)` (None when the file does
   not exist),
-  `iob.read_csv(path)` (the rows as lists), `iob.records(doc, kind)`.
+  `iob.read_csv(path)` (the rows as lists), `iob.records(doc, kind)`,
+  `iob.snapshot(top)` (every entry under top, to compare before and after).
 
 A new test script needs no harness code of its own beyond its cases.
 """
@@ -302,6 +305,17 @@ def case_dir(work, case):
     return d
 
 
+def in_case_dir(o, fn):
+    """o.work becomes o.work/o.case, emptied; fn(o) runs; the directory is
+    removed unless a check failed (then it stays, to be looked at).
+    Returns summary()."""
+    o.work = case_dir(o.work, o.case)
+    fn(o)
+    if not failures:
+        shutil.rmtree(o.work, ignore_errors=True)
+    return summary()
+
+
 @contextlib.contextmanager
 def scratch(parent, prefix=""):
     """with iob.scratch(A.work, "name-") as d: a new directory, removed with
@@ -311,6 +325,32 @@ def scratch(parent, prefix=""):
         yield d
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def data_dir(parent, files):
+    """A new directory under parent holding files of random bytes:
+    `files` maps each name to its size."""
+    d = tempdir(parent)
+    for name, size in files.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(os.urandom(size))
+    return d
+
+
+def snapshot(top):
+    """Every entry under top: its mode, size, mtime and first 64 bytes, by
+    path relative to top (to show that a run changed nothing there)."""
+    out = {}
+    for root, dirs, files in os.walk(top):
+        for n in dirs + files:
+            p = os.path.join(root, n)
+            st = os.lstat(p)
+            head = b""
+            if os.path.isfile(p) and not os.path.islink(p):
+                with open(p, "rb") as f:
+                    head = f.read(64)
+            out[os.path.relpath(p, top)] = (st.st_mode, st.st_size, st.st_mtime_ns, head)
+    return out
 
 
 def write(path, text):

@@ -201,15 +201,19 @@ def case_io_profile(o):
     check_not_blank(svg, o.work)
 
 
-def case_iobench(o):
-    prof = os.path.join(o.work, "lat.ini")
-    with open(prof, "w") as f:
-        f.write("[a]\nsize = 4M\nblock_size = 64K\nphases = write,read\n"
-                "[b]\nsize = 2M\nblock_size = 4K\naccess = rand\nphases = write,read\n")
-    svg, js = os.path.join(o.work, "iobench.svg"), os.path.join(o.work, "iobench.json")
+def latency_run(o, name, text):
+    """Run the profile `text` with svg and json outputs: (the svg's path,
+    the phase records that measured a latency)."""
+    prof = iob.write(os.path.join(o.work, name + ".ini"), text)
+    svg, js = os.path.join(o.work, name + ".svg"), os.path.join(o.work, name + ".json")
     run([os.path.join(o.bin_dir, "iobench"), "--plugin-dir", o.plugin_dir, "run", prof, "--dir", o.work,
          "--output", "svg=%s,json=%s" % (svg, js)])
-    phases = [p for p in records(js, "phase") if p["lat_ns"] and p["lat_ns"]["count"]]
+    return svg, [p for p in records(js, "phase") if p["lat_ns"] and p["lat_ns"]["count"]]
+
+
+def case_iobench(o):
+    svg, phases = latency_run(o, "iobench", "[a]\nsize = 4M\nblock_size = 64K\nphases = write,read\n"
+                              "[b]\nsize = 2M\nblock_size = 4K\naccess = rand\nphases = write,read\n")
     root = load_svg(svg)
     poly = [e for e in root.iter(NS + "polyline") if e.get("class") == "latency"]
     check(len(poly) == len(phases) == 4, "one latency curve per phase (%d)" % len(phases))
@@ -259,14 +263,8 @@ def case_many(o):
     """A job of 27 phases (9 block sizes, write, read and verify): a panel
     per phase (small multiples), each curve named in a style of its own;
     beside a job of one phase."""
-    prof = os.path.join(o.work, "many.ini")
-    with open(prof, "w") as f:
-        f.write("[sweep]\nsize = 1M\nblock_size = 4K\nblock_size_max = 1M\nphases = write,read,verify\n"
-                "[one]\nsize = 1M\nblock_size = 2K\nphases = write\n")
-    svg, js = os.path.join(o.work, "many.svg"), os.path.join(o.work, "many.json")
-    run([os.path.join(o.bin_dir, "iobench"), "--plugin-dir", o.plugin_dir, "run", prof, "--dir", o.work,
-         "--output", "svg=%s,json=%s" % (svg, js)])
-    phases = [p for p in records(js, "phase") if p["lat_ns"] and p["lat_ns"]["count"]]
+    svg, phases = latency_run(o, "many", "[sweep]\nsize = 1M\nblock_size = 4K\nblock_size_max = 1M\n"
+                              "phases = write,read,verify\n[one]\nsize = 1M\nblock_size = 2K\nphases = write\n")
     check(len(phases) == 28, "28 phases with a latency (%d)" % len(phases))
     root = load_svg(svg)
     check(len([e for e in root.iter(NS + "polyline") if e.get("class") == "latency"]) == 28, "28 curves")
