@@ -4,6 +4,8 @@
  */
 #include "textbuf.h"
 
+#include "iobench/utf8.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -90,37 +92,7 @@ void textbuf_fmt_double(double v, char *out, size_t outlen)
 
 size_t textbuf_utf8(const char *str, uint32_t *cp)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n;
-	uint32_t c;
-	if (s[0] == 0) {
-		return 0;
-	} else if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	} else if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		c = s[0] & 0x1fu;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		c = s[0] & 0x0fu;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		c = s[0] & 0x07u;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0u) != 0x80u) /* also stops at the terminating NUL */
-			return 0;
-		c = (c << 6) | (s[i] & 0x3fu);
-	}
-	if (n == 3 && (c < 0x800u || (c >= 0xd800u && c <= 0xdfffu)))
-		return 0;
-	if (n == 4 && (c < 0x10000u || c > 0x10ffffu))
-		return 0;
-	*cp = c;
-	return n;
+	return iob_utf8_at((const unsigned char *)str, cp);
 }
 
 void textbuf_term(struct textbuf *b, const char *s)
