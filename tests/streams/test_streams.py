@@ -21,11 +21,9 @@ Usage: test_streams.py --bin DIR --plugin-dir DIR --fault-dir DIR --work DIR
 Prints 'N passed, N failed'."""
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import iobtest as iob  # noqa: E402
@@ -273,16 +271,8 @@ def test_sigint(work):
     p = profile(d, "long", f"[long]\ndir = {data}\nfilename = sparse.dat\nsize = 64G\nblock_size = 4K\n"
                 "threads = 8\nshared_file = true\nphases = read\nruntime = 300s\ntime_based = true\n")
     js = os.path.join(d, "out.json")
-    proc = iob.start([iob.binary(A, "iobench"), "run", p, "--plugin-dir", A.plugin_dir, "--output", "json=" + js],
-                     cwd=d, env=iob.env())
-    time.sleep(1.5)
-    running = proc.poll() is None
-    check("SIGINT: the run was still going", running, "it ended before the signal")
-    out, err, took = iob.stop(proc, signal.SIGINT)
-    print(f"SIGINT with 8 streams: stopped in {took:.3f} s")
-    check("SIGINT: exit 130", proc.returncode == 130, f"{proc.returncode}: {err}")
-    check("SIGINT: stopped within a few seconds", took < 10, f"{took:.1f} s")
-    if running and proc.returncode == 130:
+    if iob.interrupted("SIGINT with 8 streams", [iob.binary(A, "iobench"), "run", p, "--plugin-dir", A.plugin_dir,
+                                                 "--output", "json=" + js], 10, cwd=d, env=iob.env()):
         recs = records(js)
         streams = by_phase(recs, "stream", "read")
         agg = by_phase(recs, "phase", "read")
@@ -351,16 +341,9 @@ def test_sigint_queued(work):
                 "threads = 8\nshared_file = true\niodepth = 32\naccess = random\nphases = read\n"
                 f"backend = fault\nbackend_options = wrap={wrap},op=open,after_calls=1000000,tally={tally}\n")
     js = os.path.join(d, "out.json")
-    proc = iob.start([iob.binary(A, "iobench"), "run", p, "--plugin-dir", A.plugin_dir, "--output", "json=" + js],
-                     cwd=d, env=dict(os.environ, IOBENCH_PLUGIN_PATH=A.fault_dir))
-    time.sleep(1.5)
-    running = proc.poll() is None
-    check("SIGINT at iodepth 32: the run was still going", running, "it ended before the signal")
-    out, err, took = iob.stop(proc, signal.SIGINT)
-    print(f"SIGINT with 8 streams at iodepth 32: stopped in {took:.3f} s")
-    check("SIGINT at iodepth 32: exit 130", proc.returncode == 130, f"{proc.returncode}: {err}")
-    check("SIGINT at iodepth 32: stopped within a few seconds", took < 5, f"{took:.1f} s")
-    if running and proc.returncode == 130:
+    if iob.interrupted("SIGINT with 8 streams at iodepth 32", [iob.binary(A, "iobench"), "run", p, "--plugin-dir",
+                                                               A.plugin_dir, "--output", "json=" + js], 5,
+                       cwd=d, env=dict(os.environ, IOBENCH_PLUGIN_PATH=A.fault_dir)):
         recs = records(js)
         streams = by_phase(recs, "stream", "read")
         agg = by_phase(recs, "phase", "read")

@@ -32,7 +32,8 @@ What it gives (docs/testing.md, "The Python harness"):
   rc=0)` runs a built binary in a clean environment, and fails the case when
   the exit status is not rc; `iob.start(argv)` starts one with its output
   piped, `iob.stop(proc, signal.SIGINT, timeout)` signals it and waits
-  (killing it after timeout), `iob.wait(proc, timeout)` waits; `iob.env(extra)` is this
+  (killing it after timeout), `iob.wait(proc, timeout)` waits;
+  `iob.interrupted(name, argv, limit)` checks a run stopped by SIGINT; `iob.env(extra)` is this
   environment without IOBENCH_PLUGIN_PATH (a plugin path of the caller's
   must not change what the binary loads), plus `extra`; `iob.vclock_env(e,
   lib)` adds the virtual clock (tests/bigread/vclock.c) to such an
@@ -54,6 +55,7 @@ import contextlib
 import csv
 import json
 import os
+import signal
 import shutil
 import subprocess
 import sys
@@ -271,6 +273,22 @@ def stop(proc, sig, timeout=60):
     proc.send_signal(sig)
     out, err, _ = wait(proc, timeout)
     return out, err, time.monotonic() - t0
+
+
+def interrupted(name, argv, limit, after=1.5, sig=signal.SIGINT, **kw):
+    """Start argv (iob.start's keywords), send sig `after` seconds later;
+    check that it was still running then and that it exited 128 + sig
+    within `limit` seconds of the signal.  True when it was running and
+    exited so (then what it wrote can be read)."""
+    proc = start(argv, **kw)
+    time.sleep(after)
+    running = proc.poll() is None
+    check(f"{name}: the run was still going", running, "it ended before the signal")
+    out, err, took = stop(proc, sig)
+    print(f"{name}: stopped in {took:.3f} s")
+    check(f"{name}: exit {128 + sig}", proc.returncode == 128 + sig, f"{proc.returncode}: {err}")
+    check(f"{name}: stopped within {limit} s", took < limit, f"{took:.1f} s")
+    return running and proc.returncode == 128 + sig
 
 
 def binary(a, name):
