@@ -143,31 +143,15 @@ void textbuf_xml(struct textbuf *b, const char *s)
 			s += n ? n : 1;
 			continue;
 		}
-		switch (cp) {
-		case '&':
-			textbuf_str(b, "&amp;");
-			break;
-		case '<':
-			textbuf_str(b, "&lt;");
-			break;
-		case '>':
-			textbuf_str(b, "&gt;");
-			break;
-		case '"':
-			textbuf_str(b, "&quot;");
-			break;
-		case '\'':
-			textbuf_str(b, "&apos;");
-			break;
-		case 0x9:
-		case 0xa:
-		case 0xd: /* kept as characters, not normalised away in attributes */
+		static const char special[] = "&<>\"'";
+		static const char *const entity[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+		const char *at = cp && cp < 0x80 ? strchr(special, (int)cp) : NULL;
+		if (at)
+			textbuf_str(b, entity[at - special]);
+		else if (cp == 0x9 || cp == 0xa || cp == 0xd) /* kept as characters, not normalised away in attributes */
 			textbuf_printf(b, "&#%u;", (unsigned)cp);
-			break;
-		default:
+		else
 			textbuf_add(b, s, n);
-			break;
-		}
 		s += n;
 	}
 }
