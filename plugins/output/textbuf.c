@@ -95,19 +95,39 @@ size_t textbuf_utf8(const char *str, uint32_t *cp)
 	return iob_utf8_at((const unsigned char *)str, cp);
 }
 
+/* Not a C0 or C1 control, nor DEL. */
+static int printable(uint32_t cp)
+{
+	return cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f);
+}
+
+/* Printable, or a tab or line end. */
+static int printable_or_space(uint32_t cp)
+{
+	return cp == '\t' || cp == '\r' || cp == '\n' || printable(cp);
+}
+
+/* Append the characters at *s that keep() accepts, as they are, and move
+ * *s past them: the length of the sequence that stopped the run (0 for an
+ * invalid byte or the end). */
+static size_t add_kept(struct textbuf *b, const char **s, int (*keep)(uint32_t))
+{
+	const char *run = *s;
+	uint32_t cp = 0;
+	size_t n;
+	while ((n = textbuf_utf8(*s, &cp)) != 0 && keep(cp))
+		*s += n;
+	textbuf_add(b, run, (size_t)(*s - run));
+	return n;
+}
+
 void textbuf_term(struct textbuf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	if (!s)
 		return;
 	while (*s) {
-		const char *run = s;
-		uint32_t cp = 0;
-		size_t n;
-		/* printable characters, copied as they are */
-		while ((n = textbuf_utf8(s, &cp)) != 0 && cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f))
-			s += n;
-		textbuf_add(b, run, (size_t)(s - run));
+		size_t n = add_kept(b, &s, printable);
 		if (!*s)
 			break;
 		if (n == 0)
@@ -161,13 +181,7 @@ void textbuf_clean(struct textbuf *b, const char *s)
 	if (!s)
 		return;
 	while (*s) {
-		const char *run = s;
-		uint32_t cp = 0;
-		size_t n;
-		while ((n = textbuf_utf8(s, &cp)) != 0 &&
-		       (cp == '\t' || cp == '\r' || cp == '\n' || (cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f))))
-			s += n;
-		textbuf_add(b, run, (size_t)(s - run));
+		size_t n = add_kept(b, &s, printable_or_space);
 		if (!*s)
 			break;
 		textbuf_str(b, "\xef\xbf\xbd"); /* U+FFFD */
