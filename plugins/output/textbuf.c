@@ -7,6 +7,7 @@
 #include "iobench/utf8.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,17 @@ static size_t add_kept(struct textbuf *b, const char **s, int (*keep)(uint32_t))
 		*s += n;
 	textbuf_add(b, run, (size_t)(*s - run));
 	return n;
+}
+
+int textbuf_integer(struct textbuf *b, const struct iob_field *f)
+{
+	if (f->type == IOB_T_U64)
+		textbuf_printf(b, "%" PRIu64, f->v.u);
+	else if (f->type == IOB_T_I64)
+		textbuf_printf(b, "%" PRId64, f->v.i);
+	else
+		return 0;
+	return 1;
 }
 
 void textbuf_term(struct textbuf *b, const char *s)
