@@ -1204,6 +1204,22 @@ static int map_steady(struct mapper *m, uint64_t runtime_ns)
 	return 0;
 }
 
+/* Set iobench's key `key` from fio's key k through the key table's own
+ * setter, so a fio value gets exactly the checks an INI value gets; a
+ * refusal names fio's key and value. */
+static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...) IOB_PRINTF(4, 5);
+static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...)
+{
+	char text[128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	if (iob_job_set(m->job, key, text, m->why, sizeof m->why) != 0)
+		return bad(m, k, -EINVAL, "%s", m->why);
+	return 0;
+}
+
 static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index)
 {
 	struct mapper m = {.r = r, .s = s, .job = job};
@@ -1233,11 +1249,12 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 		return rc;
 	if (!numjobs || !iodepth)
 		return bad(&m, !numjobs ? K_NUMJOBS : K_IODEPTH, -EINVAL, "give at least 1");
-	job->threads = (uint32_t)numjobs;
-	job->iodepth = (uint32_t)iodepth;
-	job->runtime_ns = runtime_ns;
-	job->time_based = time_based;
-	job->ramp_ns = ramp_ns;
+	if ((rc = set_iob_key(&m, K_NUMJOBS, "threads", "%llu", (unsigned long long)numjobs)) ||
+	    (rc = set_iob_key(&m, K_IODEPTH, "iodepth", "%llu", (unsigned long long)iodepth)) ||
+	    (rc = set_iob_key(&m, K_RUNTIME, "runtime", "%lluns", (unsigned long long)runtime_ns)) ||
+	    (rc = set_iob_key(&m, K_TIME_BASED, "time_based", "%s", time_based ? "true" : "false")) ||
+	    (rc = set_iob_key(&m, K_RAMP_TIME, "ramp_time", "%lluns", (unsigned long long)ramp_ns)))
+		return rc;
 	if ((rc = map_engine(&m, &job->iodepth)) || (rc = map_files(&m, numjobs)) ||
 	    (rc = map_work(&m, time_based, runtime_ns)))
 		return rc;
@@ -1262,16 +1279,20 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 	    (rc = get_bool(&m, K_RANDREPEAT, 1, &randrepeat)) || (rc = get_bool(&m, K_NORANDOMMAP, 0, &norandommap)) ||
 	    (rc = get_bool(&m, K_INVALIDATE, 1, &invalidate)) || (rc = get_bool(&m, K_UNLINK, 0, &unlink_files)))
 		return rc;
-	job->fsync = end_fsync || on_close;
-	job->random_map = !norandommap;
-	job->evict_before_read = invalidate;
-	job->keep_files = !unlink_files;
+	if ((rc = set_iob_key(&m, on_close ? K_FSYNC_ON_CLOSE : K_END_FSYNC, "fsync", "%s",
+			  end_fsync || on_close ? "true" : "false")) ||
+	    (rc = set_iob_key(&m, K_NORANDOMMAP, "random_map", "%s", norandommap ? "false" : "true")) ||
+	    (rc = set_iob_key(&m, K_INVALIDATE, "evict_before_read", "%s", invalidate ? "true" : "false")) ||
+	    (rc = set_iob_key(&m, K_UNLINK, "keep_files", "%s", unlink_files ? "false" : "true")))
+		return rc;
 	if (get(&m, K_RANDSEED)) {
-		if ((rc = get_uint(&m, K_RANDSEED, UINT64_MAX, 0, &u)))
+		if ((rc = get_uint(&m, K_RANDSEED, UINT64_MAX, 0, &u)) ||
+		    (rc = set_iob_key(&m, K_RANDSEED, "seed", "%llu", (unsigned long long)u)))
 			return rc;
-		job->seed = job->pattern.seed = u;
 	} else if (!randrepeat) {
-		job->seed = job->pattern.seed = iob_now_ns() ^ ((uint64_t)index << 48);
+		if ((rc = set_iob_key(&m, K_RANDREPEAT, "seed", "%llu",
+				  (unsigned long long)(iob_now_ns() ^ ((uint64_t)index << 48)))))
+			return rc;
 		note(r, "job %s: randrepeat=0: seed %llu, taken from the clock (randseed=%llu repeats this run)", job->name,
 		     (unsigned long long)job->seed, (unsigned long long)job->seed);
 	}

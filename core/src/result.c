@@ -4,6 +4,7 @@
  * thread: the runner builds records and adds notes on its own thread only.
  */
 #include "iobench/result.h"
+#include "iobench/profile.h"
 #include "iobench/units.h"
 
 #include <math.h>
@@ -162,6 +163,37 @@ static void rec_figures(struct iob_recbuf *b, const struct iob_phase_result *r)
 	iob_rec_u64(b, "verify_bad_blocks", IOB_UNIT_COUNT, r->bad_blocks);
 }
 
+static void rec_load_keys(struct iob_recbuf *b, const struct iob_job *job)
+{
+	size_t n;
+	const struct iob_key *k = iob_keys(&n);
+	for (size_t i = 0; i < n; i++) {
+		const char *f = k[i].record;
+		char text[256];
+		if (!f)
+			continue;
+		switch (k[i].type) {
+		case IOB_KEY_SIZE:
+			iob_rec_u64(b, f, IOB_UNIT_BYTES, iob_key_value(&k[i], job));
+			break;
+		case IOB_KEY_DURATION:
+			iob_rec_u64(b, f, IOB_UNIT_NS, iob_key_value(&k[i], job));
+			break;
+		case IOB_KEY_COUNT:
+			iob_rec_u64(b, f, IOB_UNIT_COUNT, iob_key_value(&k[i], job));
+			break;
+		case IOB_KEY_BOOL:
+			iob_rec_bool(b, f, iob_key_value(&k[i], job) != 0);
+			break;
+		default: /* enum, list, text: as a profile writes it */
+			if (iob_key_format(&k[i], job, text, sizeof text) != 0)
+				text[0] = '\0';
+			iob_rec_str(b, f, text);
+			break;
+		}
+	}
+}
+
 void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *file,
 		   const struct iob_phase_result *r)
 {
@@ -182,28 +214,9 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	iob_rec_u64(b, "seed", IOB_UNIT_NONE, job->seed);
 	iob_rec_bool(b, "fsync", write && job->fsync);
 	iob_rec_bool(b, "truncate", write && job->truncate);
-	/* the keys that shape the load: a record is enough to run it again */
-	iob_rec_u64(b, "threads", IOB_UNIT_COUNT, job->threads);
-	iob_rec_u64(b, "iodepth", IOB_UNIT_COUNT, job->iodepth);
-	iob_rec_u64(b, "rwmix_read_pct", IOB_UNIT_NONE, job->rwmix_read);
-	iob_rec_u64(b, "runtime_ns", IOB_UNIT_NS, job->runtime_ns);
-	iob_rec_bool(b, "time_based", job->time_based);
-	iob_rec_u64(b, "ramp_time_ns", IOB_UNIT_NS, job->ramp_ns);
-	iob_rec_str(b, "backend_options", job->backend_options);
-	iob_rec_bool(b, "random_map", job->random_map);
-	iob_rec_u64(b, "offset_align_bytes", IOB_UNIT_BYTES, job->offset_align);
-	iob_rec_u64(b, "memory_limit_bytes", IOB_UNIT_BYTES, job->memory_limit);
-	iob_rec_str(b, "layout", job->layout == IOB_LAYOUT_TREE ? "tree" : "file");
-	iob_rec_u64(b, "tree_levels", IOB_UNIT_COUNT, job->tree_levels);
-	iob_rec_u64(b, "tree_files", IOB_UNIT_COUNT, job->tree_files);
-	iob_rec_u64(b, "ops_asked", IOB_UNIT_OPS, job->ops);
-	iob_rec_u64(b, "loops", IOB_UNIT_COUNT, job->loops);
-	iob_rec_bool(b, "skip_past_end", job->skip_past_end);
-	iob_rec_bool(b, "reopen", job->reopen);
-	iob_rec_bool(b, "evict_before_read", job->evict_before_read);
-	iob_rec_bool(b, "fill_once", job->fill_once);
-	iob_rec_bool(b, "shared_file", job->shared_file);
-	iob_rec_u64(b, "stonewall_ns", IOB_UNIT_NS, job->stonewall_ns);
+	/* the keys that shape the load, each row of the key table that names a
+	 * record field (keys.c): a record is enough to run it again */
+	rec_load_keys(b, job);
 	rec_figures(b, r);
 	if (bad) {
 		iob_rec_u64(b, "first_bad_offset", IOB_UNIT_BYTES, r->first_bad_offset);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "iobench/profile.h"
+#include "iobench/result.h"
 
 static char tmpdir[256];
 
@@ -585,6 +586,81 @@ static void test_include_depth(void **s)
 	assert_null(strchr(err, '\n'));
 }
 
+/* Each row's range is checked on a job however it was built: the defaults
+ * pass, a value one past either end fails naming the key and the value. */
+static void test_key_ranges(void **s)
+{
+	(void)s;
+	size_t n, ranged = 0;
+	const struct iob_key *k = iob_keys(&n);
+	struct iob_job dflt, job;
+	char err[512], want[128];
+	iob_job_defaults(&dflt);
+	snprintf(dflt.name, sizeof dflt.name, "r");
+	assert_int_equal(iob_keys_check_ranges(&dflt, err, sizeof err), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (!k[i].min && !k[i].max)
+			continue;
+		ranged++;
+		assert_true(k[i].width == 4 || k[i].width == 8);
+		assert_true(!k[i].max || k[i].min <= k[i].max);
+		uint64_t bad[2] = {k[i].min - 1, k[i].max + 1};
+		for (int e = 0; e < 2; e++) {
+			if ((e == 0 && k[i].min == 0) || (e == 1 && !k[i].max))
+				continue;
+			job = dflt;
+			if (k[i].width == 4) {
+				uint32_t v = (uint32_t)bad[e];
+				memcpy((char *)&job + k[i].offset, &v, 4);
+			} else {
+				memcpy((char *)&job + k[i].offset, &bad[e], 8);
+			}
+			err[0] = '\0';
+			assert_int_equal(iob_keys_check_ranges(&job, err, sizeof err), -EINVAL);
+			assert_int_equal(iob_job_validate(&job, err, sizeof err), -EINVAL);
+			snprintf(want, sizeof want, "[r] %s ", k[i].name);
+			if (!strstr(err, want))
+				fail_msg("%s: '%s'", k[i].name, err);
+		}
+	}
+	assert_true(ranged >= 7);
+}
+
+/* Every row that names a record field is in a phase record (result.c
+ * writes them from the table), and the keys that change the load name one. */
+static void test_keys_recorded(void **s)
+{
+	(void)s;
+	size_t n, recorded = 0;
+	const struct iob_key *k = iob_keys(&n);
+	static struct iob_recbuf b;
+	struct iob_phase_result r;
+	struct iob_job job;
+	memset(&r, 0, sizeof r);
+	r.phase = IOB_PHASE_READ;
+	r.block_size = 4096;
+	iob_job_defaults(&job);
+	snprintf(job.name, sizeof job.name, "rec");
+	iob_rec_phase(&b, &job, "f", &r);
+	for (size_t i = 0; i < n; i++) {
+		if (!k[i].record)
+			continue;
+		recorded++;
+		if (!iob_rec_get(&b.rec, k[i].record))
+			fail_msg("key %s: record field %s is not in the phase record", k[i].name, k[i].record);
+	}
+	const char *load[] = {"threads",	 "iodepth",	"rwmix_read",	"runtime",	"time_based",
+			      "ramp_time",	 "backend_options", "random_map", "offset_align", "memory_limit",
+			      "ops",		 "loops",	"shared_file",	"stonewall",	"evict_before_read"};
+	for (size_t i = 0; i < sizeof load / sizeof load[0]; i++) {
+		const struct iob_key *key = iob_key_find(load[i]);
+		assert_non_null(key);
+		if (!key->record)
+			fail_msg("key %s changes the load but names no record field", load[i]);
+	}
+	assert_true(recorded >= sizeof load / sizeof load[0]);
+}
+
 static void test_keys_print(void **s)
 {
 	(void)s;
@@ -625,6 +701,8 @@ int main(void)
 	    cmocka_unit_test(test_inheritance_and_order),
 	    cmocka_unit_test(test_include_and_env),
 	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_key_ranges),
+	    cmocka_unit_test(test_keys_recorded),
 	    cmocka_unit_test(test_round_trip_global_override),
 	    cmocka_unit_test(test_round_trip_awkward_text),
 	    cmocka_unit_test(test_errors),

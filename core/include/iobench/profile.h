@@ -59,7 +59,22 @@ struct iob_key {
 	 * `set` replaces the generic store (seed also sets pattern.seed). */
 	size_t offset, width;
 	int (*set)(struct iob_job *job, const char *value, char *err, size_t errlen);
+	/* count and size keys: the values a job may hold, min to max (max 0:
+	 * no upper bound; both 0: no range).  iob_job_validate checks every
+	 * job against them, however the job was built. */
+	uint64_t min, max;
+	/* the phase record's field that carries the job's value of a key that
+	 * shapes the load (result.c writes every such row), or NULL */
+	const char *record;
 };
+
+/* Every row's range (min, max) checked on the job's values: 0, or -EINVAL
+ * with one line naming the job, the key and its value. */
+int iob_keys_check_ranges(const struct iob_job *job, char *err, size_t errlen);
+
+/* The job's value of a count, size, duration, bool or enum key's field, as
+ * a number (0 for a key that sets nothing or holds text). */
+uint64_t iob_key_value(const struct iob_key *key, const struct iob_job *job);
 
 /* The table, in the order profiles are written and keys are listed. */
 const struct iob_key *iob_keys(size_t *n);

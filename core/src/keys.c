@@ -1,0 +1,831 @@
+/*
+ * keys.c - the key table (iobench/profile.h): the one list of job keys.
+ *
+ * Each row names a key, its type, unit, default (as text), meaning and the
+ * job field it sets.  iob_job_set parses by it, iob_job_defaults applies its
+ * defaults (job.c), iob_profile_write and `iobench keys` write by it, and the
+ * fio reader sets fio's keys through iob_job_set by name.  profile.c reads
+ * INI files into these keys.
+ *
+ * Sections: the table; the setters of each type (enum, list, count, size,
+ * text, duration) and the keys with setters of their own; formatting a value
+ * back to text; `iobench keys`.
+ */
+#include "iobench/profile.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "iobench/plugin.h"
+#include "iobench/units.h"
+#include "iobench/repeat.h"
+#include "iobench/steady.h"
+
+/* ---- the key table --------------------------------------------------------- */
+
+#define FIELD(f) offsetof(struct iob_job, f), sizeof(((struct iob_job *)0)->f)
+
+_Static_assert(sizeof(enum iob_access) == sizeof(int) && sizeof(enum iob_layout) == sizeof(int) &&
+		   sizeof(enum iob_clock) == sizeof(int),
+	       "enum keys are stored as int");
+
+static const struct iob_key_word layout_words[] = {
+    {"file", IOB_LAYOUT_FILE}, {"tree", IOB_LAYOUT_TREE}, {NULL, 0}};
+static const struct iob_key_word access_words[] = {{"seq", IOB_ACCESS_SEQ},
+						   {"rand", IOB_ACCESS_RAND},
+						   {"sequential", IOB_ACCESS_SEQ},
+						   {"random", IOB_ACCESS_RAND},
+						   {NULL, 0}};
+static const struct iob_key_word phase_words[] = {{"write", IOB_PHASE_BIT(IOB_PHASE_WRITE)},
+						  {"read", IOB_PHASE_BIT(IOB_PHASE_READ)},
+						  {"verify", IOB_PHASE_BIT(IOB_PHASE_VERIFY)},
+						  {"mixed", IOB_PHASE_BIT(IOB_PHASE_MIXED)},
+						  {NULL, 0}};
+static const struct iob_key_word clock_words[] = {{"wall", IOB_CLOCK_WALL},
+						  {"user", IOB_CLOCK_USER},
+						  {"system", IOB_CLOCK_SYSTEM},
+						  {"process", IOB_CLOCK_PROCESS},
+						  {NULL, 0}};
+
+static int set_seed(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	int rc = iob_parse_u64(value, &u, err, errlen);
+	if (rc == 0)
+		job->seed = job->pattern.seed = u;
+	return rc;
+}
+
+static int set_log_interval(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_repeat(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_until_ci(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_repeat_max(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_steady_window(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_steady_max_rounds(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_steady_round(struct iob_job *job, const char *value, char *err, size_t errlen);
+static int set_steady_pct(struct iob_job *job, const char *value, char *err, size_t errlen, char *dst,
+			  size_t len, const char *key);
+static int set_steady_range(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_steady_pct(job, value, err, errlen, job->steady_range, sizeof job->steady_range, "steady_range");
+}
+static int set_steady_slope(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_steady_pct(job, value, err, errlen, job->steady_slope, sizeof job->steady_slope, "steady_slope");
+}
+static int set_steady_limit(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_steady_pct(job, value, err, errlen, job->steady_limit, sizeof job->steady_limit, "steady_limit");
+}
+
+static const struct iob_key_word steady_words[] = {
+    {"none", IOB_STEADY_NONE}, {"iops", IOB_STEADY_IOPS}, {"bw", IOB_STEADY_BW}, {NULL, 0}};
+static const struct iob_key_word steady_rule_words[] = {
+    {"snia", IOB_STEADY_SNIA}, {"deviation", IOB_STEADY_DEVIATION}, {"slope", IOB_STEADY_SLOPE}, {NULL, 0}};
+
+/* A row without a range leaves min and max at 0: the trailing fields are
+ * left out on purpose. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+static const struct iob_key key_table[] = {
+    {"description", IOB_KEY_STRING, "", "", "free text, ignored", NULL, 0, 0, NULL},
+    {"backend", IOB_KEY_STRING, "plugin name", IOB_DEFAULT_BACKEND,
+     "backend plugin that moves the bytes ('iobench plugins' lists them)", NULL, FIELD(backend), NULL},
+    {"backend_options", IOB_KEY_STRING, "k=v,...", "",
+     "options handed to the backend's open; the backend refuses an unknown one before anything is created",
+     NULL, FIELD(backend_options), NULL, .record = "backend_options"},
+    {"dir", IOB_KEY_PATH, "", ".", "directory holding the job's files; must exist; --dir overrides it", NULL,
+     FIELD(dir), NULL},
+    {"filename", IOB_KEY_PATH, "", "iobench.<job>.dat",
+     "the file in dir (layout file); - is standard input (read-only, stream backends)", NULL, FIELD(filename),
+     NULL},
+    {"layout", IOB_KEY_ENUM, "", "file", "one file, or a tree of files (tree_levels, tree_files)",
+     layout_words, FIELD(layout), NULL, .record = "layout"},
+    {"tree_levels", IOB_KEY_COUNT, "levels", "3",
+     "layout tree: depth, dir/dir0, dir/dir0/dir1, ... (at most 64)", NULL, FIELD(tree_levels), NULL, .record = "tree_levels"},
+    {"tree_files", IOB_KEY_COUNT, "files", "4",
+     "layout tree: files per level, file0 ... fileN-1 in each dirK", NULL, FIELD(tree_files), NULL, .record = "tree_files"},
+    {"access", IOB_KEY_ENUM, "", "seq",
+     "sequential offsets, or random ones (sequential and random are accepted too)", access_words,
+     FIELD(access), NULL},
+    {"phases", IOB_KEY_LIST, "", "write,read", "phases to run, always in the order write, read, verify, mixed (reads and writes: rwmix_read)",
+     phase_words, FIELD(phases), NULL},
+    {"block_size", IOB_KEY_SIZE, "bytes", "4K", "bytes per I/O (at most 2 GiB)", NULL, FIELD(block_size),
+     NULL, 1, 0},
+    {"block_size_max", IOB_KEY_SIZE, "bytes", "0",
+     "sweep: every phase again at block_size, 2x, 4x ... up to this; 0 = no sweep", NULL,
+     FIELD(block_size_max), NULL},
+    {"size", IOB_KEY_SIZE, "bytes", "64M", "bytes per file", NULL, FIELD(size), NULL, 1, 0},
+    {"ops", IOB_KEY_COUNT, "I/O calls", "0",
+     "random access: I/O calls per phase (and block size); 0 = size / block_size x files", NULL, FIELD(ops),
+     NULL, .record = "ops_asked"},
+    {"loops", IOB_KEY_COUNT, "passes", "1", "sequential access: passes over each file per phase", NULL,
+     FIELD(loops), NULL, 1, 0, .record = "loops"},
+    {"offset_align", IOB_KEY_SIZE, "bytes", "0",
+     "random access: offsets are multiples of this; 0 = block_size", NULL, FIELD(offset_align), NULL, .record = "offset_align_bytes"},
+    {"random_map", IOB_KEY_BOOL, "", "true",
+     "random access: every slot once per pass, in a random order; false draws with replacement (holes), as "
+     "io_profile did",
+     NULL, FIELD(random_map), NULL, .record = "random_map"},
+    {"skip_past_end", IOB_KEY_BOOL, "", "false",
+     "random access: draw offsets in [0, size) and skip (count, not do) an I/O crossing the end, as "
+     "io_profile "
+     "did",
+     NULL, FIELD(skip_past_end), NULL, .record = "skip_past_end"},
+    {"pattern", IOB_KEY_PATTERN, "", "random",
+     "data written and expected by verify: zero, ones, text, random, byte:0xNN, char:C; ~ prefix = "
+     "complement",
+     NULL, FIELD(pattern), NULL},
+    {"seed", IOB_KEY_COUNT, "", "280225732", "seeds random offsets and the random pattern", NULL, FIELD(seed),
+     set_seed},
+    {"fsync", IOB_KEY_BOOL, "", "true", "write phases sync each file before closing it; the time counts",
+     NULL, FIELD(fsync), NULL},
+    {"truncate", IOB_KEY_BOOL, "", "false", "write phases truncate the file when opening it", NULL,
+     FIELD(truncate), NULL},
+    {"reopen", IOB_KEY_BOOL, "", "false",
+     "random access: open and close the file around every I/O (timed), as io_profile did", NULL,
+     FIELD(reopen), NULL, .record = "reopen"},
+    {"keep_files", IOB_KEY_BOOL, "", "false",
+     "leave the files behind; otherwise remove the files and directories the job created (never older ones)",
+     NULL, FIELD(keep_files), NULL},
+    {"allow_devices", IOB_KEY_BOOL, "", "false",
+     "permit block and character devices as targets (refused otherwise, also behind symlinks)", NULL,
+     FIELD(allow_devices), NULL},
+    {"follow_symlinks", IOB_KEY_BOOL, "", "false",
+     "a target that is a symbolic link is refused unless true; devices stay refused without allow_devices",
+     NULL, FIELD(follow_symlinks), NULL},
+    {"evict_before_read", IOB_KEY_BOOL, "", "false",
+     "write back and evict the files from the page cache before read and verify phases; and every further "
+     "pass of any phase (time_based, loops, ops beyond one pass) starts with the file's pages dropped (timed)",
+     NULL, FIELD(evict_before_read), NULL, .record = "evict_before_read"},
+    {"fill_once", IOB_KEY_BOOL, "", "false",
+     "write phases write one buffer filled as at offset 0 everywhere, as io_profile did; verify is refused "
+     "with it",
+     NULL, FIELD(fill_once), NULL, .record = "fill_once"},
+    {"series", IOB_KEY_BOOL, "", "false",
+     "sequential reads: one block record per I/O, with block speeds, summary and cliff, as bigread reports",
+     NULL, FIELD(series), NULL},
+    {"series_clock", IOB_KEY_ENUM, "", "wall",
+     "with series: the clock each block is timed with (user, system, process: this process's CPU time)",
+     clock_words, FIELD(series_clock), NULL},
+    {"threads", IOB_KEY_COUNT, "streams", "1",
+     "streams run at once (1 to 4096), each on its own thread and its own files <file>.<i> unless shared_file; "
+     "every phase gives one record per stream and one aggregate",
+     NULL, FIELD(threads), NULL, 1, IOB_THREADS_MAX, .record = "threads"},
+    {"shared_file", IOB_KEY_BOOL, "", "false",
+     "all streams use the job's files: sequential streams each take an equal part of every file, random "
+     "ones draw over the whole file",
+     NULL, FIELD(shared_file), NULL, .record = "shared_file"},
+    {"iodepth", IOB_KEY_COUNT, "I/Os", "1",
+     "I/Os in flight per stream (1 to 65536); above 1 needs a backend that can queue (io_uring)", NULL,
+     FIELD(iodepth), NULL, 1, IOB_IODEPTH_MAX, .record = "iodepth"},
+    {"memory_limit", IOB_KEY_SIZE, "bytes", "0",
+     "the memory the run may allocate at once (buffers: streams x iodepth x block size, histograms), checked "
+     "before anything is created, for each job and each group; 0 = the memory available (MemAvailable)",
+     NULL, FIELD(memory_limit), NULL, .record = "memory_limit_bytes"},
+    {"runtime", IOB_KEY_DURATION, "", "0s",
+     "each phase ends at this time limit, or after its ops, loops or one pass, whichever comes first: a bound, "
+     "never more work; 0s = no limit",
+     NULL, FIELD(runtime_ns), NULL, .record = "runtime_ns"},
+    {"time_based", IOB_KEY_BOOL, "", "false",
+     "with runtime (required): each phase runs until the limit, passing over its files again and again (fio's "
+     "time_based); ops and loops no longer end it",
+     NULL, FIELD(time_based), NULL, .record = "time_based"},
+    {"stonewall", IOB_KEY_DURATION, "", "0s",
+     "across MPI ranks: every rank stops each phase this long after the ranks' common start, its planned "
+     "I/O unfinished (IOR's stonewalling; each rank's record says what it did); alone, a time limit; 0s = off",
+     NULL, FIELD(stonewall_ns), NULL, .record = "stonewall_ns"},
+    {"ramp_time", IOB_KEY_DURATION, "", "0s", "I/O done in each phase before its measured window, not counted",
+     NULL, FIELD(ramp_ns), NULL, .record = "ramp_time_ns"},
+    {"rwmix_read", IOB_KEY_COUNT, "percent", "50",
+     "phase mixed: each I/O is a read with this probability (0 to 100), a write otherwise", NULL,
+     FIELD(rwmix_read), NULL, 0, 100, .record = "rwmix_read_pct"},
+    {"log_interval", IOB_KEY_DURATION, "", "0s",
+     "an interval record (time, bytes, ops, MiB/s, IOPS, p50 and p99 latency) this often in every phase (at "
+     "least 10ms); 0s = none",
+     NULL, FIELD(log_interval_ns), set_log_interval},
+    {"livecsv", IOB_KEY_PATH, "", "",
+     "write the interval records also to this CSV file as the run goes (one header, a row per interval, "
+     "flushed); needs log_interval",
+     NULL, FIELD(livecsv), NULL},
+    {"group", IOB_KEY_COUNT, "", "0",
+     "jobs in a row with the same nonzero number run at the same time, as one group with one aggregate "
+     "record per phase (1 to 1000000); 0 = this job runs alone, in file order",
+     NULL, FIELD(group), NULL, 0, IOB_GROUP_MAX},
+    {"bw_log", IOB_KEY_PATH, "", "",
+     "fio's write_bw_log: PREFIX_bw.<x>.log, a row per interval (time ms, KiB/s, direction, 0, 0); needs "
+     "log_interval (fio's log_avg_msec)",
+     NULL, FIELD(bw_log), NULL},
+    {"iops_log", IOB_KEY_PATH, "", "",
+     "fio's write_iops_log: PREFIX_iops.<x>.log, a row per interval (time ms, IOPS, direction, 0, 0); needs "
+     "log_interval",
+     NULL, FIELD(iops_log), NULL},
+    {"lat_log", IOB_KEY_PATH, "", "",
+     "fio's write_lat_log: PREFIX_lat.<x>.log and PREFIX_clat.<x>.log, a row per interval with I/O (time ms, "
+     "mean latency ns, direction, 0, 0); needs log_interval",
+     NULL, FIELD(lat_log), NULL},
+    {"repeat", IOB_KEY_COUNT, "runs", "1",
+     "run each phase this many times (1 to 1000), each as the first; a record per run (its repeat index) and "
+     "a summary record with mean, spread and 95% interval (docs/statistics.md)",
+     NULL, FIELD(repeat), set_repeat},
+    {"until_ci", IOB_KEY_STRING, "percent", "",
+     "repeat each phase until the 95% interval of its mean MiB/s is at most this share of the mean (e.g. 2%), "
+     "at least 3 runs and at most repeat_max; a note when not reached",
+     NULL, FIELD(until_ci), set_until_ci},
+    {"repeat_max", IOB_KEY_COUNT, "runs", "30", "until_ci: the most runs of a phase (3 to 1000)", NULL,
+     FIELD(repeat_max), set_repeat_max},
+    {"steady_state", IOB_KEY_ENUM, "", "none",
+     "run each phase in rounds until the last steady_window rounds' IOPS or MiB/s are steady (steady_rule), "
+     "at most steady_max_rounds; a record per round and a steady record (docs/statistics.md)",
+     steady_words, FIELD(steady_state), NULL},
+    {"steady_window", IOB_KEY_COUNT, "rounds", "5", "steady_state: the rounds judged together (2 to 1000)",
+     NULL, FIELD(steady_window), set_steady_window},
+    {"steady_round", IOB_KEY_STRING, "time or I/Os", "",
+     "steady_state: one round is this long (10s, 500ms) or this many I/Os (2000: sequential rounds go on "
+     "where the last ended); empty = one run of the phase as the job says",
+     NULL, FIELD(steady_round), set_steady_round},
+    {"steady_max_rounds", IOB_KEY_COUNT, "rounds", "25", "steady_state: the most rounds (2 to 100000)", NULL,
+     FIELD(steady_max_rounds), set_steady_max_rounds},
+    {"steady_ramp", IOB_KEY_DURATION, "", "0s",
+     "steady_state: rounds that end within this time of the first round's start are run but never judged",
+     NULL, FIELD(steady_ramp_ns), NULL},
+    {"steady_rule", IOB_KEY_ENUM, "", "snia",
+     "snia: range within steady_range and fitted line's excursion within steady_slope of the window mean; "
+     "deviation: every round within steady_limit of the mean (fio's iops:X%); slope: the fitted slope per round below "
+     "steady_limit of the mean (fio's iops_slope:X%)",
+     steady_rule_words, FIELD(steady_rule), NULL},
+    {"steady_range", IOB_KEY_STRING, "percent", "20%", "steady_rule snia: the largest range (max - min) as a share of the mean",
+     NULL, FIELD(steady_range), set_steady_range},
+    {"steady_slope", IOB_KEY_STRING, "percent", "10%",
+     "steady_rule snia: the most the fitted line may move across the window, as a share of the mean", NULL,
+     FIELD(steady_slope), set_steady_slope},
+    {"steady_limit", IOB_KEY_STRING, "percent", "",
+     "steady_rule deviation or slope: the limit, as a share of the mean", NULL, FIELD(steady_limit),
+     set_steady_limit},
+};
+#pragma GCC diagnostic pop
+
+const struct iob_key *iob_keys(size_t *n)
+{
+	*n = sizeof key_table / sizeof key_table[0];
+	return key_table;
+}
+
+uint64_t iob_key_value(const struct iob_key *k, const struct iob_job *job)
+{
+	const char *at = (const char *)job + k->offset;
+	if (k->type == IOB_KEY_STRING || k->type == IOB_KEY_PATH || k->type == IOB_KEY_PATTERN)
+		return 0;
+	if (k->width == sizeof(uint32_t)) {
+		uint32_t v32;
+		memcpy(&v32, at, sizeof v32);
+		return v32;
+	}
+	if (k->width == sizeof(uint64_t)) {
+		uint64_t v;
+		memcpy(&v, at, sizeof v);
+		return v;
+	}
+	return 0;
+}
+
+int iob_keys_check_ranges(const struct iob_job *job, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
+		const struct iob_key *k = &key_table[i];
+		if ((!k->min && !k->max) || (k->type != IOB_KEY_COUNT && k->type != IOB_KEY_SIZE))
+			continue;
+		uint64_t v = iob_key_value(k, job);
+		if (k->max && (v < k->min || v > k->max)) {
+			snprintf(err, errlen, "[%s] %s %llu is out of range: give %llu to %llu", job->name, k->name,
+				 (unsigned long long)v, (unsigned long long)k->min, (unsigned long long)k->max);
+			return -EINVAL;
+		}
+		if (v < k->min) {
+			snprintf(err, errlen, "[%s] %s must be at least %llu%s", job->name, k->name,
+				 (unsigned long long)k->min,
+				 k->type != IOB_KEY_SIZE ? "" : k->min == 1 ? " byte" : " bytes");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+const struct iob_key *iob_key_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++)
+		if (strcmp(key_table[i].name, name) == 0)
+			return &key_table[i];
+	return NULL;
+}
+
+const char *iob_key_type_name(enum iob_key_type type)
+{
+	switch (type) {
+	case IOB_KEY_SIZE:
+		return "size";
+	case IOB_KEY_COUNT:
+		return "count";
+	case IOB_KEY_BOOL:
+		return "bool";
+	case IOB_KEY_ENUM:
+		return "enum";
+	case IOB_KEY_LIST:
+		return "list";
+	case IOB_KEY_STRING:
+		return "string";
+	case IOB_KEY_PATH:
+		return "path";
+	case IOB_KEY_PATTERN:
+		return "pattern";
+	case IOB_KEY_DURATION:
+		return "duration";
+	}
+	return "?";
+}
+
+#define LOG_INTERVAL_MIN_NS 10000000ull
+
+static int set_duration(const struct iob_key *k, const char *value, uint64_t *dst, char *err, size_t errlen);
+
+static int set_log_interval(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	uint64_t ns = 0;
+	int rc = set_duration(iob_key_find("log_interval"), value, &ns, err, errlen);
+	if (rc == 0 && ns && ns < LOG_INTERVAL_MIN_NS) {
+		snprintf(err, errlen, "log_interval '%s' is shorter than 10ms: give 0s (no intervals) or at least 10ms",
+			 IOB_Q(value));
+		return -ERANGE;
+	}
+	if (rc == 0)
+		job->log_interval_ns = ns;
+	return rc;
+}
+
+static int set_repeat(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	int rc = iob_parse_u64(value, &u, err, errlen);
+	if (rc == 0 && (u < 1 || u > IOB_REPEAT_MAX)) {
+		snprintf(err, errlen, "repeat '%s' is out of range: give 1 to %u runs", IOB_Q(value), IOB_REPEAT_MAX);
+		return -ERANGE;
+	}
+	if (rc == 0)
+		job->repeat = (uint32_t)u;
+	return rc;
+}
+
+static int set_repeat_max(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	int rc = iob_parse_u64(value, &u, err, errlen);
+	if (rc == 0 && (u < IOB_UNTIL_CI_MIN_RUNS || u > IOB_REPEAT_MAX)) {
+		snprintf(err, errlen, "repeat_max '%s' is out of range: give %u to %u runs", IOB_Q(value),
+			 IOB_UNTIL_CI_MIN_RUNS, IOB_REPEAT_MAX);
+		return -ERANGE;
+	}
+	if (rc == 0)
+		job->repeat_max = (uint32_t)u;
+	return rc;
+}
+
+static int set_until_ci(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	double share;
+	if (!*value) { /* "": off */
+		job->until_ci[0] = '\0';
+		return 0;
+	}
+	int rc = iob_until_ci_parse(value, &share, err, errlen);
+	if (rc == 0 && strlen(value) >= sizeof job->until_ci) {
+		snprintf(err, errlen, "until_ci '%s' is too long", IOB_Q(value));
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		memset(job->until_ci, 0, sizeof job->until_ci);
+		memcpy(job->until_ci, value, strlen(value));
+	}
+	return rc;
+}
+
+static int set_bounded(const char *key, const char *value, uint32_t lo, uint32_t hi, uint32_t *dst, char *err,
+		       size_t errlen)
+{
+	uint64_t u;
+	int rc = iob_parse_u64(value, &u, err, errlen);
+	if (rc == 0 && (u < lo || u > hi)) {
+		snprintf(err, errlen, "%s '%s' is out of range: give %u to %u", key, IOB_Q(value), lo, hi);
+		return -ERANGE;
+	}
+	if (rc == 0)
+		*dst = (uint32_t)u;
+	return rc;
+}
+
+static int set_steady_window(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_bounded("steady_window", value, 2, 1000, &job->steady_window, err, errlen);
+}
+
+static int set_steady_max_rounds(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_bounded("steady_max_rounds", value, 2, 100000, &job->steady_max_rounds, err, errlen);
+}
+
+static int set_steady_round(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	uint64_t ns, ios;
+	int rc = iob_steady_round_parse(value, &ns, &ios, err, errlen);
+	if (rc == 0 && strlen(value) >= sizeof job->steady_round) {
+		snprintf(err, errlen, "steady_round '%s' is too long", IOB_Q(value));
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		memset(job->steady_round, 0, sizeof job->steady_round);
+		memcpy(job->steady_round, value, strlen(value));
+	}
+	return rc;
+}
+
+static int set_steady_pct(struct iob_job *job, const char *value, char *err, size_t errlen, char *dst,
+			  size_t len, const char *key)
+{
+	(void)job;
+	double share;
+	int rc = *value ? iob_steady_pct_parse(key, value, &share, err, errlen) : 0;
+	if (rc == 0 && strlen(value) >= len) {
+		snprintf(err, errlen, "%s '%s' is too long", key, IOB_Q(value));
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		memset(dst, 0, len);
+		memcpy(dst, value, strlen(value));
+	}
+	return rc;
+}
+
+/* "a, b, c": the allowed words of an enum or list key. */
+static void word_list(const struct iob_key *k, const char *sep, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (const struct iob_key_word *w = k->words; w && w->word && o < len; w++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", w == k->words ? "" : sep, w->word);
+}
+
+static int set_enum(const struct iob_key *k, const char *value, int *dst, char *err, size_t errlen)
+{
+	for (const struct iob_key_word *w = k->words; w->word; w++)
+		if (strcmp(value, w->word) == 0) {
+			*dst = w->value;
+			return 0;
+		}
+	char words[160];
+	word_list(k, ", ", words, sizeof words);
+	snprintf(err, errlen, "%s '%s' is not one of %s", k->name, IOB_Q(value), words);
+	return -EINVAL;
+}
+
+static int set_list(const struct iob_key *k, const char *value, uint32_t *dst, char *err, size_t errlen)
+{
+	uint32_t bits = 0;
+	char buf[128];
+	if (strlen(value) >= sizeof buf) {
+		snprintf(err, errlen, "%s '%s' is too long", k->name, IOB_Q(value));
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof buf, "%s", value);
+	char *save = NULL;
+	for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+		const struct iob_key_word *w = k->words;
+		while (w->word && strcmp(t, w->word) != 0)
+			w++;
+		if (!w->word) {
+			char words[160];
+			word_list(k, ", ", words, sizeof words);
+			size_t nl = strlen(k->name); /* "phases": "unknown phase" */
+			snprintf(err, errlen, "unknown %.*s '%s' in '%s' (use %s)",
+				 (int)(nl > 1 && k->name[nl - 1] == 's' ? nl - 1 : nl), k->name, IOB_Q(t),
+				 IOB_Q(value), words);
+			return -EINVAL;
+		}
+		bits |= (uint32_t)w->value;
+	}
+	if (!bits) {
+		snprintf(err, errlen, "%s is empty", k->name);
+		return -EINVAL;
+	}
+	*dst = bits;
+	return 0;
+}
+
+static int set_count(const struct iob_key *k, const char *value, void *dst, char *err, size_t errlen)
+{
+	uint64_t v;
+	int rc = iob_parse_u64(value, &v, err, errlen);
+	if (rc)
+		return rc;
+	if (k->width == sizeof(uint32_t)) {
+		if (v > UINT32_MAX) {
+			snprintf(err, errlen, "%s '%s' is too large (limit %u)", k->name, IOB_Q(value),
+				 UINT32_MAX);
+			return -ERANGE;
+		}
+		uint32_t v32 = (uint32_t)v;
+		memcpy(dst, &v32, sizeof v32);
+	} else {
+		memcpy(dst, &v, sizeof v);
+	}
+	return 0;
+}
+
+static int set_text(const struct iob_key *k, const char *value, char *dst, char *err, size_t errlen)
+{
+	size_t n = strlen(value);
+	if (n >= k->width) {
+		snprintf(err, errlen, "%s is longer than %zu characters", k->name, k->width - 1);
+		return -ENAMETOOLONG;
+	}
+	/* zero the rest too: a shorter value over a [global] one leaves no stale
+	 * bytes, so jobs with equal settings are equal byte for byte */
+	memset(dst, 0, k->width);
+	memcpy(dst, value, n);
+	return 0;
+}
+
+static const struct {
+	const char *unit;
+	uint64_t ns;
+} duration_units[] = {{"h", 3600000000000ull}, {"m", 60000000000ull}, {"s", 1000000000ull},
+		      {"ms", 1000000ull},	   {"us", 1000ull},	   {"ns", 1}};
+
+/* "5s", "500ms", "2m", "1h", "100us", "7ns": a whole number and its unit. */
+static int set_duration(const struct iob_key *k, const char *value, uint64_t *dst, char *err, size_t errlen)
+{
+	const char *p = value;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '-') {
+		snprintf(err, errlen, "%s '%s' is negative: give a duration such as 5s or 500ms", k->name,
+			 IOB_Q(value));
+		return -ERANGE;
+	}
+	uint64_t v = 0;
+	const char *d = p;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) {
+			snprintf(err, errlen, "%s '%s' is too large", k->name, IOB_Q(value));
+			return -ERANGE;
+		}
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (p == d) {
+		snprintf(err, errlen, "%s '%s' is not a duration (write a whole number and a unit: 5s, 500ms, 2m, 1h, "
+				      "100us)",
+			 k->name, IOB_Q(value));
+		return -EINVAL;
+	}
+	if (!*p) {
+		snprintf(err, errlen, "%s '%s' has no unit (write %s followed by h, m, s, ms, us or ns, e.g. %ss)",
+			 k->name, IOB_Q(value), IOB_Q(value), IOB_Q(value));
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++)
+		if (strcmp(p, duration_units[i].unit) == 0) {
+			if (v > UINT64_MAX / duration_units[i].ns) {
+				snprintf(err, errlen, "%s '%s' is too large", k->name, IOB_Q(value));
+				return -ERANGE;
+			}
+			*dst = v * duration_units[i].ns;
+			return 0;
+		}
+	snprintf(err, errlen, "%s '%s' has an unknown unit (use h, m, s, ms, us or ns)", k->name, IOB_Q(value));
+	return -EINVAL;
+}
+
+static int key_set(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	void *dst = (char *)job + k->offset;
+	if (k->set)
+		return k->set(job, value, err, errlen);
+	if (k->width == 0)
+		return 0;
+	switch (k->type) {
+	case IOB_KEY_SIZE:
+		return iob_parse_size(value, dst, err, errlen);
+	case IOB_KEY_COUNT:
+		return set_count(k, value, dst, err, errlen);
+	case IOB_KEY_BOOL:
+		return iob_parse_bool(value, dst, err, errlen);
+	case IOB_KEY_ENUM:
+		return set_enum(k, value, dst, err, errlen);
+	case IOB_KEY_LIST:
+		return set_list(k, value, dst, err, errlen);
+	case IOB_KEY_STRING:
+	case IOB_KEY_PATH:
+		return set_text(k, value, dst, err, errlen);
+	case IOB_KEY_PATTERN:
+		return iob_pattern_parse(value, dst, err, errlen);
+	case IOB_KEY_DURATION:
+		return set_duration(k, value, dst, err, errlen);
+	}
+	snprintf(err, errlen, "%s: key of unknown type", k->name);
+	return -EINVAL;
+}
+
+/* Edit distance with adjacent transpositions, for the unknown-key hint. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[34][34];
+	if (la > 32 || lb > 32)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1];
+			size_t v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+static void unknown_key(const char *key, char *err, size_t errlen)
+{
+	const char *best = NULL;
+	size_t bestd = SIZE_MAX, n = strlen(key);
+	for (size_t i = 0; i <= sizeof key_table / sizeof key_table[0]; i++) {
+		const char *name = i < sizeof key_table / sizeof key_table[0] ? key_table[i].name : "include";
+		size_t dd = distance(key, name);
+		if (dd < bestd) {
+			bestd = dd;
+			best = name;
+		}
+	}
+	if (best && bestd <= 2 && bestd < n)
+		snprintf(err, errlen, "unknown key (did you mean %s? 'iobench keys' lists every key)", best);
+	else
+		snprintf(err, errlen, "unknown key ('iobench keys' lists every key)");
+}
+
+int iob_job_set(struct iob_job *job, const char *key, const char *value, char *err, size_t errlen)
+{
+	const struct iob_key *k = iob_key_find(key);
+	if (!k) {
+		unknown_key(key, err, errlen);
+		return -ENOENT;
+	}
+	return key_set(k, job, value, err, errlen);
+}
+
+static int put(char *buf, size_t len, const char *fmt, ...) IOB_PRINTF(3, 4);
+static int put(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+}
+
+int iob_key_format(const struct iob_key *k, const struct iob_job *job, char *buf, size_t len)
+{
+	const void *src = (const char *)job + k->offset;
+	int iv;
+	uint32_t u32;
+	uint64_t u64;
+	if (k->width == 0)
+		return -ENOENT;
+	switch (k->type) {
+	case IOB_KEY_SIZE:
+		memcpy(&u64, src, sizeof u64);
+		return put(buf, len, "%llu", (unsigned long long)u64);
+	case IOB_KEY_COUNT:
+		if (k->width == sizeof u32) {
+			memcpy(&u32, src, sizeof u32);
+			return put(buf, len, "%u", u32);
+		}
+		memcpy(&u64, src, sizeof u64);
+		return put(buf, len, "%llu", (unsigned long long)u64);
+	case IOB_KEY_BOOL:
+		memcpy(&iv, src, sizeof iv);
+		return put(buf, len, "%s", iv ? "true" : "false");
+	case IOB_KEY_ENUM:
+		memcpy(&iv, src, sizeof iv);
+		for (const struct iob_key_word *w = k->words; w->word; w++)
+			if (w->value == iv)
+				return put(buf, len, "%s", w->word);
+		return -EINVAL;
+	case IOB_KEY_LIST: {
+		memcpy(&u32, src, sizeof u32);
+		size_t o = 0;
+		uint32_t left = u32;
+		if (len)
+			buf[0] = '\0';
+		for (const struct iob_key_word *w = k->words; w->word; w++)
+			if (left & (uint32_t)w->value) {
+				if (put(buf + o, len - o, "%s%s", o ? "," : "", w->word))
+					return -ENOSPC;
+				o += strlen(buf + o);
+				left &= ~(uint32_t)w->value;
+			}
+		return left || !u32 ? -EINVAL : 0;
+	}
+	case IOB_KEY_STRING:
+	case IOB_KEY_PATH:
+		if (!memchr(src, '\0', k->width))
+			return -EINVAL;
+		return put(buf, len, "%s", (const char *)src);
+	case IOB_KEY_PATTERN:
+		iob_pattern_name(src, buf, len);
+		return 0;
+	case IOB_KEY_DURATION: /* the largest unit that says it exactly */
+		memcpy(&u64, src, sizeof u64);
+		if (u64 == 0)
+			return put(buf, len, "0s");
+		for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++)
+			if (u64 % duration_units[i].ns == 0)
+				return put(buf, len, "%llu%s", (unsigned long long)(u64 / duration_units[i].ns),
+					   duration_units[i].unit);
+		return -EINVAL;
+	}
+	return -EINVAL;
+}
+
+/* The type column: "enum: seq|rand", "list: write,read,verify". */
+static void type_text(const struct iob_key *k, const char *sep, char *buf, size_t len)
+{
+	char words[160];
+	if (k->type != IOB_KEY_ENUM && k->type != IOB_KEY_LIST) {
+		snprintf(buf, len, "%s", iob_key_type_name(k->type));
+		return;
+	}
+	if (k->type == IOB_KEY_LIST) /* "list: write,read,verify"; markdown: `write`, `read` */
+		sep = strchr(sep, '`') ? "`, `" : ",";
+	/* the spellings written back, not the aliases */
+	size_t o = 0;
+	words[0] = '\0';
+	for (const struct iob_key_word *w = k->words; w->word; w++) {
+		const struct iob_key_word *first = k->words;
+		while (first->value != w->value)
+			first++;
+		if (first == w)
+			o += (size_t)snprintf(words + o, sizeof words - o, "%s%s", o ? sep : "", w->word);
+	}
+	snprintf(buf, len, "%s: %s", iob_key_type_name(k->type), words);
+}
+
+int iob_keys_print(FILE *f, int markdown)
+{
+	const size_t n = sizeof key_table / sizeof key_table[0];
+	char type[200];
+	int wname = 3, wtype = 4, wunit = 4, wdef = 7;
+	for (size_t i = 0; i < n && !markdown; i++) {
+		type_text(&key_table[i], "|", type, sizeof type);
+		const char *def = key_table[i].def[0] ? key_table[i].def : "(empty)";
+		wname = (int)strlen(key_table[i].name) > wname ? (int)strlen(key_table[i].name) : wname;
+		wtype = (int)strlen(type) > wtype ? (int)strlen(type) : wtype;
+		wunit = (int)strlen(key_table[i].unit) > wunit ? (int)strlen(key_table[i].unit) : wunit;
+		wdef = (int)strlen(def) > wdef ? (int)strlen(def) : wdef;
+	}
+	if (markdown)
+		fprintf(f, "| key | type | unit | default | meaning |\n|---|---|---|---|---|\n");
+	else
+		fprintf(f, "%-*s  %-*s  %-*s  %-*s  %s\n", wname, "KEY", wtype, "TYPE", wunit, "UNIT", wdef,
+			"DEFAULT", "MEANING");
+	for (size_t i = 0; i < n; i++) {
+		const struct iob_key *k = &key_table[i];
+		if (markdown) {
+			type_text(k, "` \\| `", type, sizeof type);
+			char *colon = strchr(type, ':');
+			if (colon) /* "enum: `seq` \| `rand`" */
+				fprintf(f, "| `%s` | %.*s: `%s` | %s | %s%s%s | %s |\n", k->name,
+					(int)(colon - type), type, colon + 2, k->unit, k->def[0] ? "`" : "",
+					k->def[0] ? k->def : "(empty)", k->def[0] ? "`" : "", k->meaning);
+			else
+				fprintf(f, "| `%s` | %s | %s | %s%s%s | %s |\n", k->name, type, k->unit,
+					k->def[0] ? "`" : "", k->def[0] ? k->def : "(empty)",
+					k->def[0] ? "`" : "", k->meaning);
+		} else {
+			type_text(k, "|", type, sizeof type);
+			fprintf(f, "%-*s  %-*s  %-*s  %-*s  %s\n", wname, k->name, wtype, type, wunit,
+				k->unit[0] ? k->unit : "-", wdef, k->def[0] ? k->def : "(empty)", k->meaning);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
