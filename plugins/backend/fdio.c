@@ -79,6 +79,22 @@ int64_t fdio_pwrite_more(int fd, const void *buf, size_t len, uint64_t off, size
 	return fdio_more(fd, 1, (char *)(uintptr_t)buf, len, off, partial_mask, first);
 }
 
+int fdio_aligned_info(int fd, struct iob_file_info *info, uint32_t mem_align, uint32_t io_align, uint32_t direct)
+{
+	uint32_t stream;
+	int rc = fdio_size(fd, &info->size, &stream);
+
+	if (rc == 0)
+		rc = fdio_identity(fd, info, 0);
+	if (rc < 0)
+		return rc;
+	info->mem_align = mem_align;
+	info->io_align = io_align;
+	info->direct = direct;
+	info->is_stream = stream;
+	return 0;
+}
+
 int fdio_sync(int fd)
 {
 	return fsync(fd) < 0 ? -errno : 0;

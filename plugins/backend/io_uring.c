@@ -737,18 +737,8 @@ static int uring_reap(void *handle, struct iob_io **done, size_t min, size_t max
 static int uring_info(void *handle, struct iob_file_info *info)
 {
 	struct uring_file *f = handle;
-	uint32_t stream;
-	int rc = fdio_size(f->fd, &info->size, &stream);
 
-	if (rc == 0)
-		rc = fdio_identity(f->fd, info, 0);
-	if (rc < 0)
-		return rc;
-	info->mem_align = f->mem_align;
-	info->io_align = f->io_align;
-	info->direct = f->o.direct ? 1 : 0;
-	info->is_stream = stream;
-	return 0;
+	return fdio_aligned_info(f->fd, info, f->mem_align, f->io_align, f->o.direct ? 1 : 0);
 }
 
 static int uring_truncate(void *handle, uint64_t size)
