@@ -2,53 +2,55 @@
 
 Import it the way the scripts import odirect.py (this directory on the path):
 
-    import os, sys
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
     import iobtest as iob  # noqa: E402
 
-What it gives (docs/testing.md, "The Python harness"):
+A whole script then is its cases and two lines (docs/testing.md, "The Python
+harness"):
 
-- arguments: `A = iob.arguments("--bin", "--plugin-dir", "--work", case=True,
-  optional={"--fio": ""})`: every named option is required unless given in
-  `optional` with its default; `case=True` adds the positional CASE,
-  `only=True` a required `--only CASE`.  The work directory is created.
-- two styles of checks, pick one per script:
-  - counted: `iob.check(name, cond, detail)` tallies every check, and
-    `iob.cases(A.only, {"name": fn, ...})` (or `iob.summary()` at the end)
-    prints each failure as `FAIL name: detail`, then `N passed, N failed`,
-    and returns 1 when any failed;
-  - soft: `iob.soft(cond, msg)` records a failure and lets the case go on;
-  - verbose: `iob.report(ok, msg)` prints `ok: msg` or `FAIL: msg` at once and
-    tallies the same way;
-  - raising: `iob.expect(cond, msg)` raises AssertionError; `iob.run_case(A,
-    globals(), prefix)` runs `case_<CASE>(tmp)` in a fresh temporary
+    if __name__ == "__main__":
+        A = iob.arguments("--bin", "--work", case=True)
+        sys.exit(iob.run_case(A, globals(), "mine-"))
+
+What it gives:
+
+- arguments: `iob.arguments("--bin", "--plugin-dir", "--work", case=True,
+  optional={"--fio": ""})`: each named option is required; those in
+  `optional` have a default (or a dict of argparse keywords); `case=True`
+  adds the positional CASE, `only=True` a required `--only CASE`, `tools=`
+  positional tool names.  The work directory is created.
+- checks, one style per script:
+  - raising: `iob.expect(cond, msg)` raises AssertionError;
+    `iob.run_case(A, globals(), prefix)` runs `case_<CASE>(tmp)` in a fresh
     directory under --work (removed after), prints `ok: CASE` or
-    `FAIL CASE: msg`, and returns the exit code.
-- skips: `iob.skip(reason)` prints `SKIP: reason` and exits 77 (`iob.SKIP`, the
-  tests' SKIP_RETURN_CODE); inside a case `raise iob.Skip(reason)` does the
-  same through run_case.
+    `FAIL CASE: msg`, and returns the exit code;
+  - counted: `iob.check(name, cond, detail)` and `iob.soft(cond, msg)` count
+    each check and go on; `iob.cases(A.only, {"name": fn, ...})` or
+    `iob.summary()` at the end prints each failure as `FAIL ...`, then
+    `N passed, N failed`, and returns 1 when any failed;
+  - verbose: `iob.report(ok, msg)` prints `ok: msg` or `FAIL: msg` at once and
+    counts the same way.
+- skips: `iob.skip(reason)` prints `SKIP: reason` and exits 77 (`iob.SKIP`,
+  the tests' SKIP_RETURN_CODE); in a case `raise iob.Skip(reason)` does the
+  same through run_case or cases.
 - running: `iob.run(argv, timeout=120, ...)` is subprocess.run with the
   output captured as text and a timeout; `iob.tool(A, "iobench", *args,
-  rc=0)` runs a built binary in a clean environment, and fails the case when
-  the exit status is not rc; `iob.start(argv)` starts one with its output
-  piped, `iob.stop(proc, signal.SIGINT, timeout)` signals it and waits
-  (killing it after timeout), `iob.wait(proc, timeout)` waits;
-  `iob.interrupted(name, argv, limit)` checks a run stopped by SIGINT; `iob.env(extra)` is this
-  environment without IOBENCH_PLUGIN_PATH (a plugin path of the caller's
-  must not change what the binary loads), plus `extra`; `iob.vclock_env(e,
-  lib)` adds the virtual clock (tests/bigread/vclock.c) to such an
-  environment.
-- files: `iob.tempdir(parent, prefix)` (a fresh directory, the parent
-  created), `iob.data_dir(parent, {"r.dat": size})` (one holding random
-  files), `with iob.scratch(parent, prefix) as d:` (the same, removed at the
-  end of the block), `iob.case_dir(work, case)` (work/case, emptied;
-  `iob.in_case_dir(o, fn)` runs fn there and keeps it only on failure),
-  `iob.write(path, text)`, `iob.read_json(path, optional=True)` (None when the file does
-  not exist),
-  `iob.read_csv(path)` (the rows as lists), `iob.records(doc, kind)`,
-  `iob.snapshot(top)` (every entry under top, to compare before and after).
-
-A new test script needs no harness code of its own beyond its cases.
+  rc=0)` runs a built binary in `iob.env()` (this environment without
+  IOBENCH_PLUGIN_PATH: a plugin path of the caller's must not change what
+  the binary loads) and fails the case when the exit status is not rc;
+  `iob.start(argv)` starts one with its output piped, `iob.stop(proc, sig,
+  timeout)` signals it and waits (killing it after timeout), `iob.wait`
+  waits, `iob.interrupted(name, argv, limit)` checks a run stopped by
+  SIGINT; `iob.vclock_env(env, lib)` adds the virtual clock
+  (tests/bigread/vclock.c).
+- files: `iob.tempdir(parent, prefix)`, `iob.data_dir(parent, {"r.dat":
+  size})` (random files), `with iob.scratch(parent, prefix) as d:` (removed
+  at the end of the block), `iob.case_dir(work, case)` (work/case, emptied)
+  and `iob.in_case_dir(o, fn)` (fn run there, the directory kept only on
+  failure), `iob.write(path, text)`, `iob.read_json(path, optional=True)`
+  (None when there is no such file), `iob.read_csv(path)` (rows as lists),
+  `iob.records(doc, kind)`, `iob.snapshot(top)` (every entry under top, to
+  compare before and after).
 """
 import argparse
 import contextlib
