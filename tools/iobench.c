@@ -21,6 +21,7 @@
 #include "iobench/fiojob.h"
 #include "iobench/units.h"
 #include "iobench/compare.h"
+#include "iobench/report.h"
 
 static void usage(FILE *f)
 {
@@ -32,6 +33,7 @@ static void usage(FILE *f)
 		"       iobench keys [--fio] [--markdown]\n"
 		"       iobench compare BASE.json NEW.json [--threshold 5%%] [--alpha 0.05]\n"
 		"                       [--json FILE] [--svg FILE]\n"
+		"       iobench report RESULT.json [NEW.json] [-o FILE.html]\n"
 		"       iobench --help | --version\n"
 		"\n"
 		"  run      run every job of the profile (or fio job file), in file order\n"
@@ -42,6 +44,8 @@ static void usage(FILE *f)
 		"           read from fio job files and what they map to)\n"
 		"  compare  compare two results (iobench JSON or fio's JSON): per phase and figure the\n"
 		"           change, its 95%% interval and a verdict; exit 1 when a figure regressed\n"
+		"  report   one self-contained HTML page from a result (iobench JSON of any binary, or\n"
+		"           fio's JSON); with NEW, NEW's page with the comparison against the first\n"
 		"\n"
 		"  -o, --output LIST   outputs, comma-separated NAME[:ARGS][=FILE] (default: human);\n"
 		"                      e.g. --output human,json=run.json\n"
@@ -482,6 +486,16 @@ int main(int argc, char **argv)
 		return list_keys(argc - optind, argv + optind);
 	if (strcmp(cmd, "compare") == 0) /* core/src/compare.c */
 		return iob_compare_main(argc - optind, argv + optind);
+	if (strcmp(cmd, "report") == 0) { /* core/src/report.c: the html output plugin */
+		struct iob_registry *rreg = calloc(1, sizeof *rreg);
+		if (!rreg)
+			return iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
+		iob_registry_load(rreg, plugin_dirs, nplugin_dirs);
+		int rrc = iob_report_main(rreg, argc - optind, argv + optind);
+		iob_registry_unload(rreg);
+		free(rreg);
+		return rrc;
+	}
 	/* options may also follow the command and the profile */
 	const char *profile = NULL;
 	while (optind < argc) {

@@ -793,6 +793,68 @@ static void svg_out(struct buf *o, const struct result *r, size_t nr, double thr
 	bprintf(o, "</svg>\n");
 }
 
+/* Match NEW's phases to BASE's and compare every figure of each pair: the
+ * results (NULL when out of memory), how many, and what they hold. */
+static struct result *match(struct side *b, struct side *n, double alpha, double threshold, size_t *nr,
+			    int *regressed, int *any_iv, int *any_none)
+{
+	struct result *res = calloc(b->n * NFIG + 1, sizeof *res);
+	for (size_t i = 0; res && i < b->n; i++) {
+		struct phase *pn = find_phase(n, b->ph[i].job, b->ph[i].phase, b->ph[i].bs, 0);
+		if (!pn)
+			continue;
+		b->ph[i].matched = pn->matched = 1;
+		if (b->ph[i].dup || pn->dup)
+			continue;
+		for (int f = 0; f < NFIG; f++) {
+			struct result *x = &res[(*nr)++];
+			compare_figure(b, n, &b->ph[i], pn, f, 1 - alpha, threshold, x);
+			*regressed |= x->regression;
+			*any_iv |= x->basis == B_INTERVALS;
+			*any_none |= x->basis == B_NONE;
+		}
+	}
+	return res;
+}
+
+int iob_compare_to_json(const char *base, const char *new_, double alpha, double threshold, char **json,
+			char *err, size_t errlen)
+{
+	struct side b = {0}, n = {0};
+	*json = NULL;
+	if (load(&b, base, err, errlen) != 0 || load(&n, new_, err, errlen) != 0) {
+		side_free(&b);
+		side_free(&n);
+		return -1;
+	}
+	size_t nr = 0;
+	int regressed = 0, any_iv = 0, any_none = 0, rc = 0;
+	struct result *res = match(&b, &n, alpha, threshold, &nr, &regressed, &any_iv, &any_none);
+	struct buf j = {0};
+	if (!res) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
+	} else {
+		json_out(&j, &b, &n, res, nr, alpha, threshold, regressed);
+		if (j.oom) {
+			snprintf(err, errlen, "out of memory");
+			free(j.d);
+			rc = -1;
+		} else {
+			*json = j.d;
+		}
+	}
+	free(res);
+	side_free(&b);
+	side_free(&n);
+	return rc;
+}
+
+uint64_t iob_compare_fio_bs(const char *text, int d)
+{
+	return fio_bs(text, d);
+}
+
 /* ---- the command ---------------------------------------------------------- */
 
 /* Every output file of compare is opened here (outfile.h, the run's one
@@ -938,24 +1000,9 @@ int iob_compare_main(int argc, char **argv)
 		side_free(&n);
 		return iob_cli_fail(IOB_EXIT_USAGE, "compare: out of memory");
 	}
-	struct result *res = calloc(b.n * NFIG + 1, sizeof *res);
 	size_t nr = 0;
 	int regressed = 0, any_iv = 0, any_none = 0;
-	for (size_t i = 0; res && i < b.n; i++) {
-		struct phase *pn = find_phase(&n, b.ph[i].job, b.ph[i].phase, b.ph[i].bs, 0);
-		if (!pn)
-			continue;
-		b.ph[i].matched = pn->matched = 1;
-		if (b.ph[i].dup || pn->dup)
-			continue;
-		for (int f = 0; f < NFIG; f++) {
-			struct result *x = &res[nr++];
-			compare_figure(&b, &n, &b.ph[i], pn, f, 1 - alpha, threshold, x);
-			regressed |= x->regression;
-			any_iv |= x->basis == B_INTERVALS;
-			any_none |= x->basis == B_NONE;
-		}
-	}
+	struct result *res = match(&b, &n, alpha, threshold, &nr, &regressed, &any_iv, &any_none);
 	int code;
 	if (!res) {
 		code = iob_cli_fail(IOB_EXIT_USAGE, "compare: out of memory");

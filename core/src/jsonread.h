@@ -1,5 +1,6 @@
 /*
- * jsonread.h - a small JSON reader for `iobench compare`: the whole text to a
+ * jsonread.h - a small JSON reader for `iobench compare` and `iobench report`
+ * (which parses one record at a time): the whole text to a
  * tree of values (RFC 8259), with a depth limit and a one-line reason on
  * failure (where, and whether the text simply ended: a truncated file).
  */

@@ -765,6 +765,68 @@ static void test_svg_sink_fails_and_args(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Html.                                                                     */
+
+/* A whole page: the doctype first, </html> last, one script (its own). */
+static void assert_html_page(struct memsink *m)
+{
+	const char *t = memsink_text(m);
+	assert_true(strncmp(t, "<!DOCTYPE html>\n", 16) == 0);
+	assert_true(m->len > 8 && strcmp(t + m->len - 8, "</html>\n") == 0);
+	const char *s = strstr(t, "<script");
+	assert_non_null(s);
+	assert_null(strstr(s + 1, "<script"));
+}
+
+/* The notes come first, before the facts, and the error is shown. */
+static void test_html_notes_first_and_error(void **state)
+{
+	struct memsink m = {0};
+	render(output("html"), &m, records, NFIELDS(records), &end_error);
+	assert_html_page(&m);
+	const char *t = memsink_text(&m), *n = strstr(t, NOTE1), *f = strstr(t, "id=\"facts\"");
+	assert_non_null(n);
+	assert_non_null(f);
+	assert_true(n < f);
+	assert_non_null(strstr(t, "id=\"error\""));
+	assert_non_null(strstr(t, "node1"));
+	memsink_free(&m);
+}
+
+/* An empty run and a run closed without its end still leave a whole page. */
+static void test_html_empty_and_unended(void **state)
+{
+	struct memsink m = {0};
+	render(output("html"), &m, NULL, 0, &end_ok);
+	assert_html_page(&m);
+	assert_non_null(strstr(memsink_text(&m), "No phase was recorded."));
+	memsink_free(&m);
+	render(output("html"), &m, records, 1, NULL);
+	assert_html_page(&m);
+	assert_non_null(strstr(memsink_text(&m), "run ended without a result"));
+	memsink_free(&m);
+}
+
+/* The failed write is returned, from end_run and later calls; arguments are
+ * refused. */
+static void test_html_sink_fails_and_args(void **state)
+{
+	const struct iob_output_ops *ops = output("html");
+	struct memsink m = {.fail_at = 1, .fail_rc = -ENOSPC};
+	struct iob_sink sink = sink_of(&m);
+	void *st = NULL;
+	assert_int_equal(ops->open(&sink, "x", &st), -EINVAL);
+	assert_int_equal(ops->open(&sink, NULL, &st), 0);
+	assert_int_equal(ops->begin_run(st, &run_info), 0);
+	assert_int_equal(ops->record(st, &records[0]), 0);
+	assert_int_equal(ops->end_run(st, &end_ok), -ENOSPC);
+	assert_int_equal(ops->record(st, &records[0]), -EINVAL); /* after the end */
+	assert_int_equal(ops->close(st), 0);
+	assert_int_equal(m.calls, 1);
+	memsink_free(&m);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Human.                                                                    */
 
 static void assert_contains(const char *text, const char *needle)
@@ -1135,6 +1197,9 @@ int main(void)
 		cmocka_unit_test(test_svg_hostile_bytes_well_formed),
 		cmocka_unit_test(test_svg_many_series_all_named),
 		cmocka_unit_test(test_svg_sink_fails_and_args),
+		cmocka_unit_test(test_html_notes_first_and_error),
+		cmocka_unit_test(test_html_empty_and_unended),
+		cmocka_unit_test(test_html_sink_fails_and_args),
 		cmocka_unit_test(test_csv_exact),
 		cmocka_unit_test(test_csv_empty_run_writes_nothing),
 		cmocka_unit_test(test_csv_one_write_per_row),

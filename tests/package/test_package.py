@@ -11,8 +11,8 @@
                and completions are in place
   manpages     every man page of the build tree is well-formed roff (groff
                -ww) and all have one .TH date, version and manual name
-  completion   the bash completion, sourced in bash: `iobench r` completes to
-               run, `iotest --for` to --format
+  completion   the bash completion, sourced in bash: `iobench ru` completes to
+               run, `iobench rep` to report, `iotest --for` to --format
   portable     a second build, configured here with -DIOB_BUILTIN_PLUGINS=ON
                (iobench and io_profile only): each binary, copied alone into
                an empty directory, lists the in-tree plugins as built in and
@@ -65,7 +65,7 @@ def case_deb(o):
     names = re.findall(r"^(backend|output)\s+(\S+)\s+\S+\s+(\S+)", p.stdout, re.M)
     got = {(k, n) for k, n, _ in names}
     want = {("backend", b) for b in ("posix", "stdio", "direct", "mmap")} | \
-        {("output", x) for x in ("human", "csv", "json", "svg")}
+        {("output", x) for x in ("human", "csv", "json", "svg", "html")}
     check(want <= got, "every shipped plugin is found (%s)" % sorted(got))
     check(names and all(os.path.realpath(f).startswith(plug + os.sep) for _, _, f in names),
           "every plugin comes from the unpacked tree, none from the build tree")
@@ -185,8 +185,10 @@ def complete(o, fn, words):
 def case_completion(o):
     if not shutil.which("bash"):
         iob.skip("bash not found")
-    got = complete(o, "_iobench", ["iobench", "r"])
-    check(got == ["run"], "iobench r -> %s" % got)
+    got = complete(o, "_iobench", ["iobench", "ru"])
+    check(got == ["run"], "iobench ru -> %s" % got)
+    got = complete(o, "_iobench", ["iobench", "rep"])
+    check(got == ["report"], "iobench rep -> %s" % got)
     got = complete(o, "_iobench_iotest", ["iotest", "--for"])
     check(got == ["--format"], "iotest --for -> %s" % got)
     got = complete(o, "_iobench", ["iobench", "run", "x.ini", "--output", "human,j"])

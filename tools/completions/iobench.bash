@@ -51,9 +51,12 @@ _iobench() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} cmd="" i
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		run | check | plugins | keys | compare) cmd=${COMP_WORDS[i]}; break ;;
+		run | check | plugins | keys | compare | report) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
+	case $cmd:$prev in
+	report:-o | report:--output) _iobench_files; return ;;
+	esac
 	case $prev in
 	-o | --output) _iobench_output_list iobench ""; return ;;
 	-d | --dir | -P | --plugin-dir) _iobench_dirs; return ;;
@@ -63,7 +66,7 @@ _iobench() {
 	--log-interval | -s | --set | --fio-ignore | --memory-limit | --repeat | --threshold | --alpha) return ;;
 	esac
 	if [ -z "$cmd" ]; then
-		_iobench_words "run check plugins keys compare --help --version"
+		_iobench_words "run check plugins keys compare report --help --version"
 		return
 	fi
 	case $cmd in
@@ -81,9 +84,9 @@ _iobench() {
 		;;
 	plugins) _iobench_words "--plugin-dir --options" ;;
 	keys) _iobench_words "--fio --markdown" ;;
-	compare)
+	compare | report)
 		if [[ $cur == -* ]]; then
-			_iobench_words "--threshold --alpha --json --svg"
+			[ "$cmd" = compare ] && _iobench_words "--threshold --alpha --json --svg" || _iobench_words "--output"
 		else
 			local IFS=$'\n'
 			COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
