@@ -50,7 +50,7 @@ What it gives:
   failure), `iob.write(path, text)`, `iob.read_json(path, optional=True)`
   (None when there is no such file), `iob.read_csv(path)` (rows as lists),
   `iob.records(doc, kind)`, `iob.snapshot(top)` (every entry under top, to
-  compare before and after).
+  compare before and after), `iob.png_pixels(path)` (a screenshot's pixels).
 """
 import argparse
 import contextlib
@@ -61,9 +61,11 @@ import signal
 import shutil
 import subprocess
 import sys
+import struct
 import tempfile
 import time
 import traceback
+import zlib
 
 SKIP = 77
 
@@ -371,6 +373,51 @@ def snapshot(top):
                     head = f.read(64)
             out[os.path.relpath(p, top)] = (st.st_mode, st.st_size, st.st_mtime_ns, head)
     return out
+
+
+def png_pixels(path):
+    """(width, height, bytes a pixel, rows of pixel bytes) of an 8-bit RGB
+    or RGBA PNG (what rsvg-convert and Chromium write); AssertionError for
+    anything else."""
+    with open(path, "rb") as f:
+        data = f.read()
+    expect(data[:8] == b"\x89PNG\r\n\x1a\n", path + " is not a PNG")
+    pos, idat, w, h, bpp = 8, b"", 0, 0, 4
+    while pos < len(data):
+        n, typ = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if typ == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            expect(depth == 8 and ctype in (2, 6) and not interlace,
+                   "unexpected PNG format depth %d type %d interlace %d" % (depth, ctype, interlace))
+            bpp = 4 if ctype == 6 else 3
+        elif typ == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev, i = [], bytearray(stride), 0
+    for _ in range(h):
+        f = raw[i]
+        line = bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):  # undo the row's filter (PNG spec, section 9)
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, bpp, rows
 
 
 def write(path, text):

@@ -20,11 +20,9 @@ Exit 77 (skip) when rsvg-convert is not installed.
 import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import iobtest as iob  # noqa: E402
@@ -51,54 +49,11 @@ def run(cmd, env=None, cwd=None):
     return p
 
 
-def png_pixels(path):
-    """(width, height, rows of RGBA bytes) of an 8-bit RGBA or RGB PNG."""
-    data = open(path, "rb").read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        fail(path + " is not a PNG")
-    pos, idat, w = 8, b"", 0
-    while pos < len(data):
-        n, typ = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if typ == b"IHDR":
-            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
-            if depth != 8 or ctype not in (2, 6) or interlace:
-                fail("unexpected PNG format depth %d type %d interlace %d" % (depth, ctype, interlace))
-            bpp = 4 if ctype == 6 else 3
-        elif typ == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw = zlib.decompress(idat)
-    stride = w * bpp
-    rows, prev, i = [], bytearray(stride), 0
-    for _ in range(h):
-        f = raw[i]
-        line = bytearray(raw[i + 1:i + 1 + stride])
-        i += 1 + stride
-        for x in range(stride):
-            a = line[x - bpp] if x >= bpp else 0
-            b = prev[x]
-            c = prev[x - bpp] if x >= bpp else 0
-            if f == 1:
-                line[x] = (line[x] + a) & 255
-            elif f == 2:
-                line[x] = (line[x] + b) & 255
-            elif f == 3:
-                line[x] = (line[x] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
-        prev = line
-    return w, h, bpp, rows
-
-
 def check_not_blank(svg, work):
     png = os.path.join(work, os.path.basename(svg) + ".png")
     p = subprocess.run(["rsvg-convert", "-o", png, svg], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     check(p.returncode == 0 and os.path.getsize(png) > 0, "rsvg-convert renders %s (%s)" % (svg, p.stderr.decode()))
-    w, h, bpp, rows = png_pixels(png)
+    w, h, bpp, rows = iob.png_pixels(png)
     grey = []
     for row in rows:
         for x in range(0, w * bpp, bpp):
