@@ -44,21 +44,11 @@ from html.parser import HTMLParser
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import iobtest as iob  # noqa: E402
+from iobtest import fail, must as check  # noqa: E402
 
 MIB = 1 << 20
 VOID = {"meta", "br", "hr", "img", "input", "link", "area", "base", "col", "embed", "source", "track", "wbr"}
 SVG_VOID = {"line", "rect", "circle", "polyline", "path", "polygon"}
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(ok, msg):
-    if not ok:
-        fail(msg)
-    print("ok: " + msg)
 
 
 def run(cmd, cwd=None, expect=0, env=None):

@@ -29,7 +29,8 @@ What it gives:
     `iob.summary()` at the end prints each failure as `FAIL ...`, then
     `N passed, N failed`, and returns 1 when any failed;
   - verbose: `iob.report(ok, msg)` prints `ok: msg` or `FAIL: msg` at once and
-    counts the same way.
+    counts the same way; `iob.must(ok, msg)` prints it too, and ends the
+    test at the first failure (`iob.fail(msg)`: exit 1).
 - skips: `iob.skip(reason)` prints `SKIP: reason` and exits 77 (`iob.SKIP`,
   the tests' SKIP_RETURN_CODE); in a case `raise iob.Skip(reason)` does the
   same through run_case or cases.
@@ -141,6 +142,20 @@ def soft(cond, msg, width=800):
     else:
         failures.append(str(msg)[:width])
     return cond
+
+
+def fail(msg):
+    """Print `FAIL: msg` and end the test now, exit 1."""
+    print("FAIL: " + msg)
+    sys.stdout.flush()
+    sys.exit(1)
+
+
+def must(ok, msg):
+    """Print `ok: msg`, or fail(msg) when not ok."""
+    if not ok:
+        fail(msg)
+    print("ok: " + msg)
 
 
 def expect(cond, msg):

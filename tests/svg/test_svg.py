@@ -26,20 +26,10 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import iobtest as iob  # noqa: E402
+from iobtest import fail, must as check  # noqa: E402
 
 NS = "{http://www.w3.org/2000/svg}"
 MIB = 1 << 20
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(ok, msg):
-    if not ok:
-        fail(msg)
-    print("ok: " + msg)
 
 
 def run(cmd, env=None, cwd=None):
