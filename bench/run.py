@@ -57,6 +57,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -73,12 +74,12 @@ WORK_TOLERANCE = 0.001  # contenders whose work differs by more are not compared
 SIZES = {
     "a_file": 64 * MiB, "ops": 500000, "direct_ops": 20000, "b_file": 1024 * MiB, "c_bytes": 1024 * MiB,
     "d_loops": 16, "e_file": 256 * MiB, "startup_runs": 30, "rss_file": 1024 * MiB, "uring_ops": 100000,
-    "runtime_s": 5, "null_ops": 4000000,
+    "runtime_s": 5, "null_ops": 4000000, "null_big_ops": 100000000, "null_thread_ops": 400000000,
 }
 QUICK = {
     "a_file": 4 * MiB, "ops": 2000, "direct_ops": 300, "b_file": 16 * MiB, "c_bytes": 16 * MiB,
     "d_loops": 2, "e_file": 8 * MiB, "startup_runs": 3, "rss_file": 16 * MiB, "uring_ops": 300,
-    "runtime_s": 1, "null_ops": 2000,
+    "runtime_s": 1, "null_ops": 2000, "null_big_ops": 4000, "null_thread_ops": 4000,
 }
 S = dict(SIZES)
 
@@ -630,41 +631,171 @@ def scenario_t():
     ratio("t_threads_rand4k_cached", "streams2", "streams1", lo=1.8)
 
 
+def iobench_stopwatch(prof):
+    """A whole iobench process timed from outside by a stopwatch around it,
+    beside what its record says: (ops, own IOPS, own cpu_ns_per_io, wall s).
+    The caller takes the kernel's CPU account of the reaped child
+    (getrusage RUSAGE_CHILDREN, before and after)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([binp("iobench"), "run", prof, "--dir", A.dir, "--output", "json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, LC_ALL="C"))
+    out, err = proc.communicate()
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"iobench run {prof} failed ({proc.returncode}): {err.strip()[-800:]}")
+    r = parse_records(out)[0]
+    return r["ops"], r["ops_per_s"], r.get("cpu_ns_per_io"), wall
+
+
 def scenario_n():
     """The null backend against fio's ioengine=null: the tools' own cost, no
     storage under either (4 KiB random reads over a nominal 1 GiB; each run
-    does exactly `null_ops` I/Os, checked from both outputs).  iobench has no
-    key that turns latency recording off (it times every I/O, or 1 in k when
-    timing would cost more than 2%: shown per scenario); fio runs both ways,
-    by default (every I/O timed) and with gtod_reduce=1."""
+    does exactly `null_ops` I/Os, checked from both outputs).  Latency on:
+    iobench's default (latency = sampled: every I/O, or 1 in k when timing
+    would cost more than 2%; shown) against fio's (every I/O timed); off:
+    iobench latency = off against fio gtod_reduce=1.  Then one whole process
+    of `null_big_ops` timed from outside (stopwatch and rusage) against what
+    its record says, and 2 streams against 1 with seconds-long phases."""
     ops, size = S["null_ops"], 1024 * MiB
     base = f"[n]\nbackend = null\nfilename = null.dat\naccess = rand\nblock_size = 4K\nsize = {size}\nphases = read\n"
     fio_base = ["--name=n", "--ioengine=null", "--filename=null.dat", f"--directory={A.dir}", "--rw=randread",
                 "--bs=4096", f"--size={size}", f"--io_size={2 * ops * 4096}", f"--number_ios={ops}"]
     for depth in (1, 32, 128):
         prof = profile(f"{base}iodepth = {depth}\nops = {ops}\n")
+        prof_off = profile(f"{base}iodepth = {depth}\nops = {ops}\nlatency = off\n")
         name = f"n_null_rand4k_qd{depth}"
         fargs = [*fio_base, f"--iodepth={depth}"]
         rounds(name, {
             "iobench": lambda prof=prof, name=name: iobench_cpu(name, prof),
+            "iobench_off": lambda prof=prof_off, name=name: iobench_cpu(name + "_off", prof),
             "fio": fio_or(lambda name=name, fargs=fargs: fio_cpu(name, fargs)),
             "fio_nolat": fio_or(lambda name=name, fargs=fargs: fio_cpu(name + "_nolat", [*fargs, "--gtod_reduce=1"])),
         }, "IOPS")
         show_sampling(name, prof)
         ratio(name, "iobench", "fio", lo=1.5)
-        ratio(name, "iobench", "fio_nolat", lo=1.5)
+        ratio(name, "iobench_off", "fio_nolat", lo=1.5)
+        if name + "_off" in CPU:
+            CPU[name]["iobench_off"] = CPU[name + "_off"]["iobench"]
         if "fio" in CPU.get(name, {}):
             cpu_ratio(name, "iobench", "fio", hi=0.5)
         if "fio" in CPU.get(name + "_nolat", {}):
             CPU[name]["fio_nolat"] = CPU[name + "_nolat"]["fio"]
-            cpu_ratio(name, "iobench", "fio_nolat", hi=0.5)
-    one = profile(f"{base}ops = {ops}\n")
-    two = profile(f"{base}threads = 2\nshared_file = true\nops = {ops // 2}\n")
+            cpu_ratio(name, "iobench_off", "fio_nolat", hi=0.5)
+    # from outside: a stopwatch and the kernel's CPU account around whole processes
+    big = S["null_big_ops"]
+    rows = []
+    for lat in ("sampled", "off"):
+        prof = profile(f"{base}ops = {big}\nlatency = {lat}\n")
+        for _ in range(A.rounds):
+            c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            n, own, cpu_ns, wall = iobench_stopwatch(prof)
+            c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
+            rows.append({"latency": lat, "ops": n, "own_iops": own, "own_cpu_ns_per_io": cpu_ns,
+                         "process_wall_s": wall, "process_iops": n / wall, "process_cpu_s": cpu,
+                         "process_cpu_ns_per_io": cpu * 1e9 / n if n else None})
+    RESULTS["n_null_stopwatch"] = {"ops_asked": big, "samples": rows, "loadavg": os.getloadavg()}
+    print(f"n_null_stopwatch [{big:,} I/Os, depth 1, whole processes; load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}]")
+    for lat in ("sampled", "off"):
+        rs = [r for r in rows if r["latency"] == lat]
+        med = lambda k: statistics.median(r[k] for r in rs)  # noqa: E731
+        ok = all(r["ops"] == big for r in rs)
+        print(f"  latency = {lat}: ops {'all ' + format(big, ',') if ok else 'SHORT: ' + str([r['ops'] for r in rs])}; "
+              f"own {med('own_iops') / 1e6:,.1f} M IOPS, {med('own_cpu_ns_per_io'):.2f} ns CPU/I/O; "
+              f"stopwatch {med('process_wall_s'):.3f} s = {med('process_iops') / 1e6:,.1f} M IOPS, rusage "
+              f"{med('process_cpu_s'):.3f} s CPU = {med('process_cpu_ns_per_io'):.2f} ns/I/O")
+    # 2 streams against 1, phases of seconds (4e8 I/Os at about 3 ns each)
+    tops = S["null_thread_ops"] - S["null_thread_ops"] % 2
+    one = profile(f"{base}ops = {tops}\n")
+    two = profile(f"{base}threads = 2\nshared_file = true\nops = {tops // 2}\n")
     rounds("n_null_threads", {
-        "streams2": lambda: iobench(two, "ops_per_s"),
-        "streams1": lambda: iobench(one, "ops_per_s"),
+        "streams2": lambda: iobench_cpu("n_null_threads", two),
+        "streams1": lambda: iobench_cpu("n_null_threads_1", one),
     }, "IOPS")
     ratio("n_null_threads", "streams2", "streams1", lo=1.8)
+    if "n_null_threads_1" in CPU and "n_null_threads" in CPU:
+        CPU["n_null_threads"]["streams2"] = CPU["n_null_threads"].pop("iobench")
+        CPU["n_null_threads"]["streams1"] = CPU["n_null_threads_1"]["iobench"]
+        cpu_ratio("n_null_threads", "streams2", "streams1", hi=None)
+    print(f"  load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+
+
+def scenario_w():
+    """Whole processes against dd on cached files (issue 27): bigread at its
+    seed's default buffer (bufsize=1: 1 GiB blocks) over a 2 GiB file against
+    dd bs=1G; bigread bufsize=0.001 (1,073,741-byte blocks) over 1 GiB against
+    dd with the same block; an `iobench run` of a 256 MiB sequential read in
+    1 MiB blocks against dd bs=1M.  The files are sparse (holes read as zeros
+    from the page cache on both sides), warmed first; equal bytes and calls
+    are checked from each tool's own output (bigread's and iobench's JSON
+    records, dd's summary)."""
+    def bigread_json(path, bufsize):
+        js = os.path.join(A.dir, "w_bigread.json")
+        p, wall = timed([binp("bigread"), f"in={path}", f"bufsize={bufsize}", "-o", f"json={js}"])
+        with open(js) as f:
+            recs = parse_records(f.read())
+        nbytes, ops = sum(r["bytes"] for r in recs), sum(r["ops"] for r in recs)
+        return Sample(nbytes / wall, nbytes, ops, wall)
+
+    def sparse(name, size):
+        path = os.path.join(A.dir, name)
+        with open(path, "wb") as f:
+            f.truncate(size)
+        warm(path)
+        return path
+
+    proc_cpu = {}  # scenario -> contender -> [user + system CPU s of the whole process]
+
+    def cpu_of(name, who, fn):
+        """fn's Sample, noting the CPU time (user + system) of the process it
+        ran, from the kernel's account of reaped children: on a busy machine
+        wall time waits for a CPU, CPU time does not."""
+        def run():
+            c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            smp = fn()
+            c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            proc_cpu.setdefault(name, {}).setdefault(who, []).append(
+                (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime))
+            return smp
+        return run
+
+    def cpu_line(name, a, b):
+        got = proc_cpu.get(name, {})
+        if a in got and b in got:
+            ma, mb = statistics.median(got[a]), statistics.median(got[b])
+            RESULTS[name]["process_cpu_s"] = {a: got[a], b: got[b]}
+            print(f"  whole-process CPU (user + system), medians: {a} {ma:.3f} s, {b} {mb:.3f} s; "
+                  f"{b}/{a} = {mb / ma if ma else 0:.3f} (work per CPU second, {a} against {b})")
+
+    scale = 1 if not A.quick else 64
+    f2 = sparse("w2g.dat", 2048 * MiB // scale)
+    bs2 = 1024 * MiB // scale
+    rounds("w_bigread_buf1g_2g", {
+        "bigread": cpu_of("w_bigread_buf1g_2g", "bigread",
+                          lambda: bigread_json(f2, "1" if not A.quick else f"{bs2 // MiB}M")),
+        "dd": cpu_of("w_bigread_buf1g_2g", "dd", lambda: dd("read", [f"if={f2}", "of=/dev/null", f"bs={bs2}"])),
+    }, "bytes/s")
+    ratio("w_bigread_buf1g_2g", "bigread", "dd", lo=0.97, process=True)
+    cpu_line("w_bigread_buf1g_2g", "bigread", "dd")
+    f1 = sparse("w1g.dat", 1024 * MiB // scale)
+    rounds("w_bigread_buf0.001_1g", {
+        "bigread": cpu_of("w_bigread_buf0.001_1g", "bigread", lambda: bigread_json(f1, "0.001")),
+        "dd": cpu_of("w_bigread_buf0.001_1g", "dd", lambda: dd("read", [f"if={f1}", "of=/dev/null", "bs=1073741"])),
+    }, "bytes/s")
+    ratio("w_bigread_buf0.001_1g", "bigread", "dd", lo=0.97, process=True)
+    cpu_line("w_bigread_buf0.001_1g", "bigread", "dd")
+    f256 = sparse("w256.dat", 256 * MiB // scale)
+    prof = profile(f"[w]\nfilename = w256.dat\naccess = seq\nblock_size = 1M\nsize = {256 * MiB // scale}\n"
+                   "phases = read\n")
+    rounds("w_iobench_seq256m", {
+        "iobench": cpu_of("w_iobench_seq256m", "iobench", lambda: iobench(prof, "bw_bytes_per_s")),
+        "dd": cpu_of("w_iobench_seq256m", "dd", lambda: dd("read", [f"if={f256}", "of=/dev/null", "bs=1M"])),
+    }, "bytes/s")
+    ratio("w_iobench_seq256m", "iobench", "dd", lo=0.95, process=True)
+    cpu_line("w_iobench_seq256m", "iobench", "dd")
+    print(f"  load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
 
 
 def scenario_r():
@@ -754,7 +885,7 @@ def scenario_selftest_unequal():
 
 
 SCENARIOS = {"a": scenario_a, "b": scenario_b, "c": scenario_c, "d": scenario_d, "e": scenario_e,
-             "q": scenario_q, "f": scenario_f, "t": scenario_t, "n": scenario_n, "r": scenario_r, "startup": scenario_startup, "rss": scenario_rss, "accuracy": scenario_accuracy}
+             "q": scenario_q, "f": scenario_f, "t": scenario_t, "n": scenario_n, "w": scenario_w, "r": scenario_r, "startup": scenario_startup, "rss": scenario_rss, "accuracy": scenario_accuracy}
 
 
 def invalid_ratios():

@@ -10,8 +10,9 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # in the outputs.fio tests (fio_jsonplus_clat2csv imports six; fio2gnuplot
 # renders with gnuplot)
 # time: GNU time measures the peak RSS of `iobench report` (report.memory)
+# nettle-dev, libxxhash-dev, libisal-dev: the checksums of verify (core/src/verify.c)
 # dpkg-dev: dpkg-shlibdeps computes the .deb's Depends (cpack); binutils: readelf in tests/package
-for pkg in build-essential dpkg-dev binutils cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev python3 strace librsvg2-bin libxml2-utils mpich libmpich-dev fio python3-six gnuplot-nox time $*; do
+for pkg in build-essential dpkg-dev binutils cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev libaio-dev python3 strace librsvg2-bin libxml2-utils mpich libmpich-dev fio python3-six gnuplot-nox time nettle-dev libxxhash-dev libisal-dev $*; do
 	have_pkg "$pkg" || need="$need $pkg"
 done
 # Optional: chromium, for the report.browser test (it loads `iobench report`

@@ -43,8 +43,8 @@ static void merge_latency(struct iob_aggregate *a, const struct iob_phase_result
 			iob_hist_merge_ns(a->hist, r[i]->hist, w);
 		if (r[i]->hist_write && a->hist_write)
 			iob_hist_merge_ns(a->hist_write, r[i]->hist_write, w);
-		if (k > a->lat_sample_every)
-			a->lat_sample_every = k;
+		if (r[i]->lat_sample_every > a->lat_sample_every) /* 0 stays 0: latency off */
+			a->lat_sample_every = r[i]->lat_sample_every;
 		a->lat_samples += r[i]->hist ? r[i]->hist->count : 0;
 	}
 }

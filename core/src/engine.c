@@ -155,17 +155,22 @@ struct lat_sampler {
 	struct iob_hist *levels; /* one allocation holding every lv[i] and lvw[i] but the last */
 	size_t nlevels;
 	unsigned depth;	 /* I/Os in flight: 1, or the queued loop's iodepth */
+	int off;	 /* latency = off: no I/O timed */
 };
 
-/* hw: the result's write histogram of a mixed phase, else NULL. */
-static int lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist *hw, uint64_t seed, int adaptive)
+/* hw: the result's write histogram of a mixed phase, else NULL.  adaptive:
+ * k follows the checks (latency = sampled); else k stays 1 (every), or
+ * nothing is timed and no event ever comes (off: the loops read no clock). */
+static int lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist *hw, uint64_t seed, int adaptive,
+		    int off)
 {
 	memset(s, 0, sizeof *s);
 	s->rng = seed ^ 0x2545f4914f6cdd1dull;
 	s->batch = -1;
 	s->depth = 1;
-	s->event = s->check_event = adaptive ? 0 : UINT64_MAX;
-	s->mode = s->base = LAT_REC; /* k = 1 until a check says otherwise */
+	s->off = off;
+	s->event = s->check_event = adaptive && !off ? 0 : UINT64_MAX;
+	s->mode = s->base = off ? LAT_OFF : LAT_REC; /* k = 1 until a check says otherwise */
 	s->next_in = LAT_NONE;
 	s->overhead = timing_floor_ticks;
 	s->lv[LAT_LEVELS - 1] = h;
@@ -209,7 +214,7 @@ static void lat_finish(struct lat_sampler *s, struct iob_phase_result *r)
 	lat_merge_levels(s, s->lvw);
 	iob_hist_free_n(s->levels, s->nlevels);
 	s->levels = NULL;
-	r->lat_sample_every = 1u << s->m;
+	r->lat_sample_every = s->off ? 0 : 1u << s->m;
 	r->lat_samples = (h ? h->count : 0) + (hw ? hw->count : 0);
 	r->lat_timing_ns = s->overhead / ticks_per_ns;
 }
@@ -519,6 +524,7 @@ struct phase {
 	uint32_t io_align;
 	uint32_t open_flags;
 	int write, verify, fill_each, mixed, queued;
+	int verify_halt; /* verify_fatal stopped the phase (status -ECANCELED until its end) */
 	struct lat_sampler lat;
 	uint64_t nio;	   /* I/O calls so far (the sampler's clock) */
 	uint64_t event;	   /* min(lat.event, check_at): the loops compare nio with it */
@@ -672,6 +678,7 @@ static void window_start(struct phase *ph)
 	r->first_bad_offset = 0;
 	r->expected = r->found = 0;
 	r->bad_file[0] = '\0';
+	r->verify_why[0] = '\0';
 	r->series.n = 0;
 	lat_reset(&ph->lat);
 	ph->ramping = 0;
@@ -1035,19 +1042,27 @@ static int series_reserve(struct iob_series *se)
 }
 
 /* Check n bytes read into buf from offset off of file fi against the pattern. */
-static void verify_piece(struct phase *ph, size_t fi, const unsigned char *buf, size_t n, uint64_t off)
+static int verify_piece(struct phase *ph, size_t fi, const unsigned char *buf, size_t n, uint64_t off)
 {
 	struct iob_phase_result *r = ph->r;
 	size_t first = 0;
 	uint8_t exp = 0, got = 0;
-	if (iob_pattern_check(&ph->spec->pattern, buf, n, off, ph->scratch, &first, &exp, &got)) {
+	char why[sizeof r->verify_why];
+	if (iob_pattern_check_why(&ph->spec->pattern, buf, n, off, ph->scratch, &first, &exp, &got, why, sizeof why)) {
 		if (r->bad_blocks++ == 0) {
 			r->first_bad_offset = off + first;
 			r->expected = exp;
 			r->found = got;
 			snprintf(r->bad_file, sizeof r->bad_file, "%s", ph->spec->files[fi]);
+			snprintf(r->verify_why, sizeof r->verify_why, "%s", why);
+		}
+		if (ph->spec->verify_fatal && r->status == 0) { /* ends the loops as an error would; a mismatch at the end */
+			ph->verify_halt = 1;
+			r->status = -ECANCELED;
+			snprintf(r->error, sizeof r->error, "verify stopped at the first bad block (verify_fatal)");
 		}
 	}
+	return r->status == -ECANCELED ? -ECANCELED : 0;
 }
 
 /* A backend returned what it may not: more than asked, or no errno. */
@@ -1074,8 +1089,8 @@ __attribute__((noinline)) static int after_io_slow(struct phase *ph, size_t fi, 
 		return fail(ph, (int)n, what, ph->spec->files[fi], off, len);
 	r->bytes += (uint64_t)n;
 	r->ops++;
-	if (ph->verify && n > 0)
-		verify_piece(ph, fi, ph->buf, (size_t)n, off);
+	if (ph->verify && n > 0 && verify_piece(ph, fi, ph->buf, (size_t)n, off))
+		return -ECANCELED;
 	if ((size_t)n < len) {
 		r->short_ops++;
 		if (ph->write) {
@@ -1654,8 +1669,8 @@ static int account(struct phase *ph, size_t fi, int write, const unsigned char *
 		r->bytes_written += (uint64_t)n;
 	else
 		r->bytes_read += (uint64_t)n;
-	if (ph->verify && n > 0)
-		verify_piece(ph, fi, buf, (size_t)n, off);
+	if (ph->verify && n > 0 && verify_piece(ph, fi, buf, (size_t)n, off))
+		return -ECANCELED;
 	return (size_t)n < len;
 }
 
@@ -2073,7 +2088,9 @@ static int phase_setup(struct phase *ph)
 		what = "out of memory for the latency histogram";
 	else if (!ph->handles || !ph->created || !ph->checked)
 		what = "out of memory for the file handles";
-	else if (lat_init(&ph->lat, r->hist, r->hist_write, s->seed, !(s->record_series && s->access == IOB_ACCESS_SEQ)) < 0)
+	else if (lat_init(&ph->lat, r->hist, r->hist_write, s->seed,
+			  !(s->record_series && s->access == IOB_ACCESS_SEQ) && s->latency == IOB_LATENCY_SAMPLED,
+			  s->latency == IOB_LATENCY_OFF) < 0)
 		what = "out of memory for the latency sample's histograms";
 	if (!what)
 		return 0;
@@ -2251,6 +2268,10 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	iob_free_aligned(ph.rbuf);
 	if (s->access == IOB_ACCESS_SEQ && !ph.mixed) /* what a later read replays (written_draws) */
 		r->draws = ph.seq_whole ? UINT64_MAX : r->bytes;
+	if (ph.verify_halt && r->status == -ECANCELED) { /* verify_piece's stop, no other error after it */
+		r->status = 0;
+		r->error[0] = '\0';
+	}
 	if (r->status == 0 && r->bad_blocks)
 		r->status = IOB_STATUS_MISMATCH;
 	return r->status;

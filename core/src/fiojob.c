@@ -27,6 +27,7 @@
 #include "iobench/plugin.h"
 #include "iobench/result.h"
 #include "iobench/units.h"
+#include "iobench/verify.h"
 
 #define FIO_LINE_MAX 4096
 #define FIO_WHERE_MAX 160
@@ -39,7 +40,11 @@ enum fkey {
 	K_NUMJOBS, K_THREAD, K_RUNTIME, K_TIME_BASED, K_RAMP_TIME, K_LOOPS, K_NUMBER_IOS, K_FSYNC,
 	K_END_FSYNC, K_FSYNC_ON_CLOSE, K_RANDREPEAT, K_RANDSEED, K_NORANDOMMAP, K_STONEWALL, K_NEW_GROUP,
 	K_GROUP_REPORTING, K_KB_BASE, K_INVALIDATE, K_UNLINK, K_WRITE_BW_LOG, K_WRITE_IOPS_LOG,
-	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP, K_COUNT
+	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP, K_GTOD_REDUCE, K_DISABLE_LAT,
+	K_DISABLE_CLAT, K_DISABLE_SLAT,
+	K_VERIFY, K_DO_VERIFY, K_VERIFY_INTERVAL, K_VERIFY_PATTERN, K_VERIFY_FATAL, K_VERIFY_DUMP, K_VERIFY_BACKLOG,
+	K_BUFFER_PATTERN, K_COMPRESS_PCT, K_COMPRESS_CHUNK, K_DEDUPE_PCT, K_REFILL_BUFFERS, K_SCRAMBLE_BUFFERS,
+	K_COUNT
 };
 
 struct fio_key {
@@ -75,11 +80,11 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_RWMIXREAD] = {"rwmixread", "", "rwmix_read", "percent of reads in rw and randrw (default 50)"},
     [K_RWMIXWRITE] = {"rwmixwrite", "", "rwmix_read", "percent of writes: rwmix_read = 100 - rwmixwrite"},
     [K_IOENGINE] = {"ioengine", "", "backend, backend_options",
-		    "psync (fio's default), sync, pvsync: posix (direct with direct=1); libaio, io_uring: io_uring "
-		    "(backend option direct=1 with direct=1); mmap: mmap; null: null (no I/O, any iodepth); a changed "
+		    "psync (fio's default), sync, pvsync: posix (direct with direct=1); libaio: libaio, io_uring: "
+		    "io_uring (backend option direct=1 with direct=1); mmap: mmap; null, cpp_null: null (no I/O, any iodepth); a changed "
 		    "engine is noted"},
     [K_IODEPTH] = {"iodepth", "", "iodepth",
-		   "I/Os in flight per stream with io_uring and null; the synchronous engines run depth 1, as fio does "
+		   "I/Os in flight per stream with io_uring, libaio and null; the synchronous engines run depth 1, as fio does "
 		   "(noted)"},
     [K_DIRECT] = {"direct", "", "backend, backend_options", "1: O_DIRECT (see ioengine); 0: through the page cache"},
     [K_BUFFERED] = {"buffered", "", "backend, backend_options", "the opposite of direct"},
@@ -124,6 +129,40 @@ static const struct fio_key fio_keys[K_COUNT] = {
     [K_SS_DUR] = {"steadystate_duration", "ss_dur", "steady_window, steady_round, steady_max_rounds",
 		  "the window, in rounds of 1 s (fio's sampling); runtime / 1 s rounds at most"},
     [K_SS_RAMP] = {"steadystate_ramp_time", "ss_ramp", "steady_ramp", "time before rounds are judged, as runtime's units"},
+    [K_GTOD_REDUCE] = {"gtod_reduce", "", "latency", "1: latency = off (no I/O timed, no latency figures); 0: as not given"},
+    [K_DISABLE_LAT] = {"disable_lat", "", "latency",
+		       "1 with disable_clat=1: latency = off (iobench's one latency, submission to completion, is "
+		       "fio's lat and clat at once); alone: no effect (noted)"},
+    [K_DISABLE_CLAT] = {"disable_clat", "", "latency", "1 with disable_lat=1: latency = off; alone: no effect (noted)"},
+    [K_DISABLE_SLAT] = {"disable_slat", "", "(none)",
+			"accepted: iobench has no submission latency of its own to turn off"},
+    [K_VERIFY] = {"verify", "", "verify, phases",
+		  "md5, crc32c (crc32c-intel), crc64, sha256, xxhash, meta, pattern (needs verify_pattern); 0 or none: "
+		  "off.  A write job writes a 64-byte header in every block and verifies after it (do_verify); a read "
+		  "job verifies what it reads.  Not fio's on-disk format; fio's other checksums are refused"},
+    [K_DO_VERIFY] = {"do_verify", "", "phases", "1 (default): the verify phase runs; 0: the job only writes (or reads)"},
+    [K_VERIFY_INTERVAL] = {"verify_interval", "", "verify_interval",
+			   "a header every this many bytes (at least 64, dividing bs); default bs"},
+    [K_VERIFY_PATTERN] = {"verify_pattern", "", "pattern",
+			  "0xHEX (1 to 32 bytes, repeated) or a number up to 255: the data written and checked"},
+    [K_VERIFY_FATAL] = {"verify_fatal", "", "verify_fatal",
+			"accepted: iobench stops a fio job's verify at its first bad block either way, as fio does "
+			"(fio 3.33 ends the job with EILSEQ)"},
+    [K_VERIFY_DUMP] = {"verify_dump", "", "verify_dump",
+		       "1: the first bad block to <file>.<offset>.expected and .received beside the file"},
+    [K_VERIFY_BACKLOG] = {"verify_backlog", "", "(noted)",
+			  "accepted (noted): iobench verifies after the whole write phase, not every N blocks"},
+    [K_BUFFER_PATTERN] = {"buffer_pattern", "", "pattern",
+			  "0xHEX (1 to 32 bytes, repeated) or a number up to 255: the data written (verify_pattern wins)"},
+    [K_COMPRESS_PCT] = {"buffer_compress_percentage", "", "compress_percentage",
+			"0 to 100: this share of every chunk is compressible (zeros, or buffer_pattern), the rest random"},
+    [K_COMPRESS_CHUNK] = {"buffer_compress_chunk", "", "compress_chunk", "the chunk size (default 512, at most bs)"},
+    [K_DEDUPE_PCT] = {"dedupe_percentage", "", "dedupe_percentage",
+		      "0 to 100: this share of the blocks repeat one block (fio's dedupe_mode=repeat; other modes refused)"},
+    [K_REFILL_BUFFERS] = {"refill_buffers", "", "(none)",
+			  "accepted: iobench makes every block's content at its offset anyway"},
+    [K_SCRAMBLE_BUFFERS] = {"scramble_buffers", "", "(none)",
+			    "accepted: iobench's random data differs at every offset anyway"},
 };
 
 static int key_lookup(const char *name)
@@ -900,7 +939,7 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 		enum engine e;
 	} engines[] = {{"psync", ENG_PSYNC}, {"sync", ENG_SYNC},	 {"pvsync", ENG_PVSYNC},
 		       {"libaio", ENG_LIBAIO}, {"io_uring", ENG_IO_URING}, {"mmap", ENG_MMAP},
-		       {"null", ENG_NULL}};
+		       {"null", ENG_NULL}, {"cpp_null", ENG_NULL}};
 	struct iob_job *job = m->job;
 	const struct fval *v = get(m, K_IOENGINE);
 	enum engine e = ENG_PSYNC; /* fio's default */
@@ -932,13 +971,9 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 		break;
 	case ENG_LIBAIO:
 	case ENG_IO_URING:
-		snprintf(job->backend, sizeof job->backend, "io_uring");
+		snprintf(job->backend, sizeof job->backend, "%s", e == ENG_LIBAIO ? "libaio" : "io_uring");
 		if (direct)
 			snprintf(job->backend_options, sizeof job->backend_options, "direct=1");
-		if (e == ENG_LIBAIO)
-			note_job(m->r, job->name,
-				 "ioengine=libaio runs on iobench's io_uring backend (the same queue depth, another kernel "
-				 "interface)");
 		break;
 	case ENG_MMAP:
 		if (direct)
@@ -953,7 +988,7 @@ static int map_engine(struct mapper *m, uint32_t *iodepth)
 	if (*iodepth > 1 && e == ENG_LIBAIO && !direct) {
 		note_job(m->r, job->name,
 			 "iodepth=%u has no effect with ioengine=libaio and direct=0: Linux AIO does a buffered I/O "
-			 "within its submission, so fio has one I/O in flight, and so does iobench",
+			 "inside io_submit, so fio has one I/O in progress, and iobench's libaio backend runs at depth 1",
 			 *iodepth);
 		*iodepth = 1;
 	}
@@ -1220,6 +1255,126 @@ static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const cha
 	return 0;
 }
 
+/* A pattern given as fio's 0xHEX or a number up to 255 (verify_pattern,
+ * buffer_pattern) into job->pattern. */
+static int map_pattern(struct mapper *m, enum fkey k)
+{
+	const struct fval *vp = get(m, k);
+	char text[96];
+	uint64_t byte;
+	if (!vp)
+		return 0;
+	const char *p = vp->value;
+	if (vp->bare || !p[0])
+		return bad(m, k, -EINVAL, "needs a value (0xHEX or a number up to 255)");
+	if (strlen(p) > 2 + 2 * IOB_PAT_HEX_MAX + 1)
+		return bad(m, k, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
+	if (strncasecmp(p, "0x", 2) == 0 && strlen(p) % 2 == 1) /* 0xabc: an odd digit count, a leading 0 */
+		snprintf(text, sizeof text, "hex:0%s", p + 2);
+	else if (strncasecmp(p, "0x", 2) == 0)
+		snprintf(text, sizeof text, "hex:%s", p + 2);
+	else if (fio_uint(p, 255, &byte, m->why, sizeof m->why) == 0)
+		snprintf(text, sizeof text, "byte:0x%02x", (unsigned)byte);
+	else
+		return bad(m, k, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
+	if (iob_pattern_parse(text, &m->job->pattern, m->why, sizeof m->why))
+		return bad(m, k, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
+	return 0;
+}
+
+/* buffer_pattern, buffer_compress_*, dedupe_percentage: the data written. */
+static int map_content(struct mapper *m)
+{
+	uint64_t cpct, dpct, chunk;
+	int set, flag, rc;
+	if ((rc = map_pattern(m, K_BUFFER_PATTERN)) || (rc = get_uint(m, K_COMPRESS_PCT, 100, 0, &cpct)) ||
+	    (rc = get_uint(m, K_DEDUPE_PCT, 100, 0, &dpct)) || (rc = get_size(m, K_COMPRESS_CHUNK, &chunk, &set)) ||
+	    (rc = get_bool(m, K_REFILL_BUFFERS, 0, &flag)) || (rc = get_bool(m, K_SCRAMBLE_BUFFERS, 1, &flag)))
+		return rc;
+	if (set && (!chunk || chunk > m->job->block_size))
+		return bad(m, K_COMPRESS_CHUNK, -EINVAL, "give 1 byte to bs (%llu)", (unsigned long long)m->job->block_size);
+	if (!set && m->job->pattern.compress_chunk > m->job->block_size) /* fio's 512 on a smaller bs */
+		chunk = m->job->block_size;
+	else if (!set)
+		chunk = m->job->pattern.compress_chunk;
+	if ((get(m, K_COMPRESS_PCT) && (rc = set_iob_key(m, K_COMPRESS_PCT, "compress_percentage", "%llu",
+							 (unsigned long long)cpct))) ||
+	    (get(m, K_DEDUPE_PCT) &&
+	     (rc = set_iob_key(m, K_DEDUPE_PCT, "dedupe_percentage", "%llu", (unsigned long long)dpct))) ||
+	    (rc = set_iob_key(m, K_COMPRESS_CHUNK, "compress_chunk", "%llu", (unsigned long long)chunk)))
+		return rc;
+	return 0;
+}
+
+/* verify, do_verify, verify_*: the job's verify keys and its phases. */
+static int map_verify(struct mapper *m)
+{
+	static const struct {
+		const char *fio;
+		const char *iob;
+	} kinds[] = {{"md5", "md5"},	   {"crc32c", "crc32c"}, {"crc32c-intel", "crc32c"}, {"crc64", "crc64"},
+		     {"sha256", "sha256"}, {"xxhash", "xxhash"}, {"meta", "meta"},		  {"pattern", "pattern"}};
+	struct iob_job *job = m->job;
+	const struct fval *v = get(m, K_VERIFY), *vp = get(m, K_VERIFY_PATTERN);
+	int rc, do_verify, fatal, dump;
+	uint64_t u;
+	if ((rc = get_bool(m, K_DO_VERIFY, 1, &do_verify)) || (rc = get_bool(m, K_VERIFY_FATAL, 0, &fatal)) ||
+	    (rc = get_bool(m, K_VERIFY_DUMP, 0, &dump)) || (rc = get_uint(m, K_VERIFY_BACKLOG, UINT64_MAX, 0, &u)))
+		return rc;
+	const char *kind = NULL;
+	if (v && (v->bare || !v->value[0]))
+		return bad(m, K_VERIFY, -EINVAL, "needs a value (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
+	if (v && strcmp(v->value, "0") != 0 && strcmp(v->value, "none") != 0) {
+		for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+			if (strcmp(v->value, kinds[i].fio) == 0)
+				kind = kinds[i].iob;
+		if (!kind)
+			return bad(m, K_VERIFY, -EINVAL, "not supported (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
+	}
+	if ((rc = map_pattern(m, K_VERIFY_PATTERN)) != 0)
+		return rc;
+	if (!kind) {
+		if (get(m, K_VERIFY_INTERVAL) || vp || get(m, K_VERIFY_DUMP) || get(m, K_VERIFY_BACKLOG))
+			return bad(m, get(m, K_VERIFY_INTERVAL) ? K_VERIFY_INTERVAL : vp ? K_VERIFY_PATTERN
+					: get(m, K_VERIFY_DUMP)	    ? K_VERIFY_DUMP
+									    : K_VERIFY_BACKLOG,
+				   -EINVAL, "needs verify (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
+		return 0;
+	}
+	if (strcmp(kind, "pattern") == 0 && !vp)
+		return bad(m, K_VERIFY, -EINVAL, "verify=pattern needs verify_pattern");
+	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED))
+		return bad(m, K_VERIFY, -EINVAL, "verify with a mixed workload (rw, randrw) is not available: write, then "
+						 "verify in a job of its own");
+	if (iob_job_set(job, "verify", kind, m->why, sizeof m->why))
+		return bad(m, K_VERIFY, -EINVAL, "%s", m->why);
+	uint64_t iv;
+	int set;
+	if ((rc = get_size(m, K_VERIFY_INTERVAL, &iv, &set)) != 0)
+		return rc;
+	if (set && !iv)
+		return bad(m, K_VERIFY_INTERVAL, -EINVAL, "give at least 64 bytes");
+	if (set && strcmp(kind, "pattern") != 0 && /* verify=pattern: no header, the interval changes nothing */
+	    (rc = set_iob_key(m, K_VERIFY_INTERVAL, "verify_interval", "%llu", (unsigned long long)iv)))
+		return rc;
+	/* fio ends the job at its first bad block, whatever verify_fatal says */
+	if ((rc = set_iob_key(m, K_VERIFY_FATAL, "verify_fatal", "true")) ||
+	    (rc = set_iob_key(m, K_VERIFY_DUMP, "verify_dump", "%s", dump ? "true" : "false")))
+		return rc;
+	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE))
+		job->phases |= do_verify ? IOB_PHASE_BIT(IOB_PHASE_VERIFY) : 0;
+	else if (do_verify)
+		job->phases = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
+	if (get(m, K_VERIFY_BACKLOG))
+		note_job(m->r, job->name,
+			 "verify_backlog=%llu: iobench verifies after the whole write phase, not every %llu blocks",
+			 (unsigned long long)u, (unsigned long long)u);
+	char err[512];
+	if ((rc = iob_job_check_verify(job, err, sizeof err)) != 0)
+		return bad(m, K_VERIFY, rc, "%s", strchr(err, ']') ? strchr(err, ']') + 2 : err);
+	return 0;
+}
+
 static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index)
 {
 	struct mapper m = {.r = r, .s = s, .job = job};
@@ -1261,7 +1416,8 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 	/* fio advises the kernel of random access (its fadvise_hint=1), which
 	 * turns readahead off: the buffered posix and io_uring backends do too */
 	if (job->access == IOB_ACCESS_RAND && !job->backend_options[0] &&
-	    (strcmp(job->backend, "posix") == 0 || strcmp(job->backend, "io_uring") == 0))
+	    (strcmp(job->backend, "posix") == 0 || strcmp(job->backend, "io_uring") == 0 ||
+	     strcmp(job->backend, "libaio") == 0))
 		snprintf(job->backend_options, sizeof job->backend_options, "fadvise_random=1");
 	if (job->shared_file && job->threads > 1 && job->access == IOB_ACCESS_SEQ)
 		return bad(&m, K_FILENAME, -EINVAL,
@@ -1285,6 +1441,19 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 	    (rc = set_iob_key(&m, K_INVALIDATE, "evict_before_read", "%s", invalidate ? "true" : "false")) ||
 	    (rc = set_iob_key(&m, K_UNLINK, "keep_files", "%s", unlink_files ? "false" : "true")))
 		return rc;
+	int gtod_reduce, no_lat, no_clat;
+	if ((rc = get_bool(&m, K_GTOD_REDUCE, 0, &gtod_reduce)) || (rc = get_bool(&m, K_DISABLE_LAT, 0, &no_lat)) ||
+	    (rc = get_bool(&m, K_DISABLE_CLAT, 0, &no_clat)) || (rc = get_bool(&m, K_DISABLE_SLAT, 0, &flag)))
+		return rc;
+	if (gtod_reduce || (no_lat && no_clat)) {
+		if ((rc = set_iob_key(&m, gtod_reduce ? K_GTOD_REDUCE : K_DISABLE_CLAT, "latency", "%s", "off")))
+			return rc;
+	} else if (no_lat || no_clat) {
+		note_job(r, job->name,
+			 "%s=1 alone has no effect: iobench times each I/O once, submission to completion (fio's lat and "
+			 "clat at once); give disable_lat=1 and disable_clat=1, or gtod_reduce=1, to turn it off",
+			 no_lat ? "disable_lat" : "disable_clat");
+	}
 	if (get(&m, K_RANDSEED)) {
 		if ((rc = get_uint(&m, K_RANDSEED, UINT64_MAX, 0, &u)) ||
 		    (rc = set_iob_key(&m, K_RANDSEED, "seed", "%llu", (unsigned long long)u)))
@@ -1320,7 +1489,7 @@ static int map_job(struct reader *r, struct fsection *s, struct iob_job *job, ui
 			return bad(&m, K_LOG_AVG_MSEC, -EINVAL, "%s", m.why);
 	}
 	if ((rc = map_log(&m, K_WRITE_BW_LOG, "bw_log")) || (rc = map_log(&m, K_WRITE_IOPS_LOG, "iops_log")) ||
-	    (rc = map_log(&m, K_WRITE_LAT_LOG, "lat_log")))
+	    (rc = map_log(&m, K_WRITE_LAT_LOG, "lat_log")) || (rc = map_content(&m)) || (rc = map_verify(&m)))
 		return rc;
 	return map_steady(&m, runtime_ns);
 }

@@ -74,6 +74,10 @@ static int validate_series_and_options(const struct iob_job *job, char *err, siz
 		snprintf(err, errlen, "[%s] series times reads only: drop write from phases or set series = false", n);
 		return -EINVAL;
 	}
+	if ((unsigned)job->latency > (unsigned)IOB_LATENCY_OFF) {
+		snprintf(err, errlen, "[%s] latency %d is not sampled, every or off", n, (int)job->latency);
+		return -EINVAL;
+	}
 	if ((unsigned)job->series_clock > (unsigned)IOB_CLOCK_WALL) {
 		snprintf(err, errlen, "[%s] series_clock %d is not a known clock", n, (int)job->series_clock);
 		return -EINVAL;
@@ -91,6 +95,10 @@ static int validate_series_and_options(const struct iob_job *job, char *err, siz
 			 "[%s] %s needs log_interval (fio's log_avg_msec: iobench logs each interval's average, not "
 			 "every I/O)",
 			 n, fiolog);
+		return -EINVAL;
+	}
+	if (job->series && job->latency == IOB_LATENCY_OFF) {
+		snprintf(err, errlen, "[%s] latency = off cannot be used with series = true (every block is timed)", n);
 		return -EINVAL;
 	}
 	if (!job->series && job->series_clock != IOB_CLOCK_WALL) {
@@ -208,6 +216,8 @@ int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 		snprintf(err, errlen, "[%s] fill_once writes data verify cannot check; drop one of them", n);
 		return -EINVAL;
 	}
+	if ((rc = iob_job_check_verify(job, err, errlen)) != 0)
+		return rc;
 	if (job->reopen && job->access == IOB_ACCESS_SEQ) {
 		snprintf(err, errlen, "[%s] reopen applies to random access only", n);
 		return -EINVAL;

@@ -12,6 +12,7 @@
  * back to text; `iobench keys`.
  */
 #include "iobench/profile.h"
+#include "iobench/verify.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -32,7 +33,7 @@
 #define FIELD(f) offsetof(struct iob_job, f), sizeof(((struct iob_job *)0)->f)
 
 _Static_assert(sizeof(enum iob_access) == sizeof(int) && sizeof(enum iob_layout) == sizeof(int) &&
-		   sizeof(enum iob_clock) == sizeof(int),
+		   sizeof(enum iob_clock) == sizeof(int) && sizeof(enum iob_lat_timing) == sizeof(int),
 	       "enum keys are stored as int");
 
 static const struct iob_key_word layout_words[] = {
@@ -52,6 +53,10 @@ static const struct iob_key_word clock_words[] = {{"wall", IOB_CLOCK_WALL},
 						  {"system", IOB_CLOCK_SYSTEM},
 						  {"process", IOB_CLOCK_PROCESS},
 						  {NULL, 0}};
+static const struct iob_key_word latency_words[] = {{"sampled", IOB_LATENCY_SAMPLED},
+						    {"every", IOB_LATENCY_EVERY},
+						    {"off", IOB_LATENCY_OFF},
+						    {NULL, 0}};
 
 static int set_seed(struct iob_job *job, const char *value, char *err, size_t errlen)
 {
@@ -83,6 +88,12 @@ static int set_steady_limit(struct iob_job *job, const char *value, char *err, s
 {
 	return set_steady_pct(job, value, err, errlen, job->steady_limit, sizeof job->steady_limit, "steady_limit");
 }
+
+static const struct iob_key_word verify_words[] = {
+    {"pattern", IOB_VERIFY_PATTERN}, {"meta", IOB_VERIFY_META},	  {"crc32c", IOB_VERIFY_CRC32C},
+    {"crc64", IOB_VERIFY_CRC64},     {"md5", IOB_VERIFY_MD5},	  {"sha256", IOB_VERIFY_SHA256},
+    {"xxhash", IOB_VERIFY_XXHASH},   {NULL, 0}};
+_Static_assert(sizeof(enum iob_verify_kind) == sizeof(int), "enum keys are stored as int");
 
 static const struct iob_key_word steady_words[] = {
     {"none", IOB_STEADY_NONE}, {"iops", IOB_STEADY_IOPS}, {"bw", IOB_STEADY_BW}, {NULL, 0}};
@@ -139,8 +150,8 @@ static const struct iob_key key_table[] = {
      "did",
      NULL, FIELD(skip_past_end), NULL, .record = "skip_past_end"},
     {"pattern", IOB_KEY_PATTERN, "", "random",
-     "data written and expected by verify: zero, ones, text, random, byte:0xNN, char:C; ~ prefix = "
-     "complement",
+     "data written and expected by verify: zero, ones, text, random, byte:0xNN, char:C, hex:HH... (1 to 32 "
+     "bytes, repeated); ~ prefix = complement",
      NULL, FIELD(pattern), NULL},
     {"seed", IOB_KEY_COUNT, "", "280225732", "seeds random offsets and the random pattern", NULL, FIELD(seed),
      set_seed},
@@ -174,6 +185,11 @@ static const struct iob_key key_table[] = {
     {"series_clock", IOB_KEY_ENUM, "", "wall",
      "with series: the clock each block is timed with (user, system, process: this process's CPU time)",
      clock_words, FIELD(series_clock), NULL},
+    {"latency", IOB_KEY_ENUM, "", "sampled",
+     "which I/Os are timed for the latency figures: sampled (every I/O, or a uniform 1 in k when timing would "
+     "cost more than 2% of the I/O), every (each I/O, whatever it costs), off (none: no latency figures, no "
+     "clock read per I/O); the record's latency says which",
+     latency_words, FIELD(latency), NULL, .record = "latency"},
     {"threads", IOB_KEY_COUNT, "streams", "1",
      "streams run at once (1 to 4096), each on its own thread and its own files <file>.<i> unless shared_file; "
      "every phase gives one record per stream and one aggregate",
@@ -268,6 +284,34 @@ static const struct iob_key key_table[] = {
     {"steady_limit", IOB_KEY_STRING, "percent", "",
      "steady_rule deviation or slope: the limit, as a share of the mean", NULL, FIELD(steady_limit),
      set_steady_limit},
+    {"compress_percentage", IOB_KEY_COUNT, "percent", "0",
+     "data content: this share of every compress_chunk of each block is compressible (the pattern's bytes, zeros "
+     "for random), the rest random (0 to 100)",
+     NULL, FIELD(pattern.compress_pct), NULL, 0, 100, .record = "compress_pct"},
+    {"compress_chunk", IOB_KEY_SIZE, "bytes", "512",
+     "with compress_percentage: the chunk each block is made of (1 to block_size)", NULL,
+     FIELD(pattern.compress_chunk), NULL},
+    {"dedupe_percentage", IOB_KEY_COUNT, "percent", "0",
+     "data content: this share of the blocks are a copy of block 0 (0 to 100)", NULL, FIELD(pattern.dedupe_pct),
+     NULL, 0, 100, .record = "dedupe_pct"},
+    {"verify", IOB_KEY_ENUM, "", "pattern",
+     "what verify checks: pattern (every byte against the pattern); meta (a 64-byte header in every block: "
+     "offset, length, generation; and the bytes); crc32c, crc64, md5, sha256, xxhash (the header and a checksum "
+     "of the block)",
+     verify_words, FIELD(pattern.verify), NULL, .record = "verify"},
+    {"verify_interval", IOB_KEY_SIZE, "bytes", "0",
+     "with verify headers: a header every this many bytes (at least 64, dividing block_size); 0 = block_size",
+     NULL, FIELD(pattern.verify_interval), NULL},
+    {"verify_generation", IOB_KEY_COUNT, "", "1",
+     "with verify headers: the generation written in every header and expected back; give a new one each time "
+     "the file is written again, and a block left from an older write is caught",
+     NULL, FIELD(pattern.verify_generation), NULL},
+    {"verify_fatal", IOB_KEY_BOOL, "", "false", "verify phases stop at the first bad block", NULL,
+     FIELD(verify_fatal), NULL},
+    {"verify_dump", IOB_KEY_BOOL, "", "false",
+     "the first bad block of a verify phase is written to <file>.<offset>.expected and <file>.<offset>.received "
+     "beside the file",
+     NULL, FIELD(verify_dump), NULL},
 };
 #pragma GCC diagnostic pop
 

@@ -453,7 +453,18 @@ int iob_stream_is_pipe(FILE *f)
 	return fstat(fileno(f), &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
-int iob_stream_reader_gone(FILE *f, int timeout_ms)
+int iob_wake_pipe(int fds[2])
+{
+	return pipe2(fds, O_CLOEXEC) == 0 ? 0 : -errno;
+}
+
+void iob_wake_pipe_close(int fds[2])
+{
+	close(fds[0]);
+	close(fds[1]);
+}
+
+int iob_stream_reader_gone(FILE *f, int wake_fd, int timeout_ms)
 {
 	sigset_t set;
 	sigemptyset(&set);
@@ -463,9 +474,9 @@ int iob_stream_reader_gone(FILE *f, int timeout_ms)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	/* no event asked for: a pipe's writer gets POLLERR when no reader is left */
-	struct pollfd p = {.fd = fileno(f), .events = 0};
-	int n = poll(&p, 1, timeout_ms);
-	if (n <= 0 || !(p.revents & POLLERR))
+	struct pollfd p[2] = {{.fd = fileno(f), .events = 0}, {.fd = wake_fd, .events = POLLIN}};
+	int n = poll(p, wake_fd >= 0 ? 2 : 1, timeout_ms);
+	if (n <= 0 || !(p[0].revents & POLLERR))
 		return 0;
 	kill(getpid(), SIGPIPE);
 	return 1;

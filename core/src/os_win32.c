@@ -674,11 +674,23 @@ int iob_stream_is_pipe(FILE *f)
 	return 0;
 }
 
-int iob_stream_reader_gone(FILE *f, int timeout_ms)
+int iob_stream_reader_gone(FILE *f, int wake_fd, int timeout_ms)
 {
 	(void)f;
+	(void)wake_fd;
 	(void)timeout_ms;
 	return 0;
+}
+
+int iob_wake_pipe(int fds[2])
+{
+	fds[0] = fds[1] = -1;
+	return -ENOTSUP;
+}
+
+void iob_wake_pipe_close(int fds[2])
+{
+	(void)fds;
 }
 
 int iob_std_fds_reopen(void)

@@ -5,6 +5,7 @@
 #include "iobench/pattern.h"
 #include "iobench/os.h"
 #include "iobench/units.h"
+#include "iobench/verify.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -60,6 +61,9 @@ uint8_t iob_pattern_label(const struct iob_pattern *p)
 	case IOB_PAT_RANDOM:
 		b = 0x30;
 		break;
+	case IOB_PAT_HEX:
+		b = p->hex[0];
+		break;
 	case IOB_PAT_BYTE:
 	default:
 		b = p->byte;
@@ -70,7 +74,30 @@ uint8_t iob_pattern_label(const struct iob_pattern *p)
 
 int iob_pattern_is_constant(const struct iob_pattern *p)
 {
-	return p->kind == IOB_PAT_ZERO || p->kind == IOB_PAT_ONES || p->kind == IOB_PAT_BYTE;
+	if (p->verify != IOB_VERIFY_PATTERN || p->compress_pct || p->dedupe_pct) /* offset-dependent */
+		return 0;
+	return p->kind == IOB_PAT_ZERO || p->kind == IOB_PAT_ONES || p->kind == IOB_PAT_BYTE ||
+	       (p->kind == IOB_PAT_HEX && p->nhex == 1);
+}
+
+uint64_t iob_pattern_interval(const struct iob_pattern *p)
+{
+	if (p->verify == IOB_VERIFY_PATTERN)
+		return 0;
+	return p->verify_interval ? p->verify_interval : p->block_size;
+}
+
+static void fill_hex(const struct iob_pattern *p, unsigned char *buf, size_t len, uint64_t off)
+{
+	size_t pos = (size_t)(off % p->nhex), done = 0;
+	while (done < len) {
+		size_t n = p->nhex - pos;
+		if (n > len - done)
+			n = len - done;
+		memcpy(buf + done, p->hex + pos, n);
+		done += n;
+		pos = 0;
+	}
 }
 
 static void fill_random(uint64_t seed, unsigned char *buf, size_t len, uint64_t off)
@@ -106,7 +133,21 @@ static void fill_text(unsigned char *buf, size_t len, uint64_t off)
 	}
 }
 
-void iob_pattern_fill(const struct iob_pattern *p, void *vbuf, size_t len, uint64_t off)
+void iob_pattern_fill_random(uint64_t seed, void *buf, size_t len, uint64_t off)
+{
+	fill_random(seed, buf, len, off);
+}
+
+void iob_pattern_fill_base(const struct iob_pattern *p, void *buf, size_t len, uint64_t off)
+{
+	if (p->compress_pct || p->dedupe_pct)
+		iob_fill_shaped(p, buf, len, off);
+	else
+		iob_pattern_fill_raw(p, buf, len, off);
+}
+
+/* The pattern's own bytes, without verify headers or content keys. */
+void iob_pattern_fill_raw(const struct iob_pattern *p, void *vbuf, size_t len, uint64_t off)
 {
 	unsigned char *buf = vbuf;
 	switch (p->kind) {
@@ -125,6 +166,9 @@ void iob_pattern_fill(const struct iob_pattern *p, void *vbuf, size_t len, uint6
 	case IOB_PAT_RANDOM:
 		fill_random(p->seed, buf, len, off);
 		break;
+	case IOB_PAT_HEX:
+		fill_hex(p, buf, len, off);
+		break;
 	}
 	if (p->complement) {
 		size_t i = 0;
@@ -139,9 +183,27 @@ void iob_pattern_fill(const struct iob_pattern *p, void *vbuf, size_t len, uint6
 	}
 }
 
+void iob_pattern_fill(const struct iob_pattern *p, void *buf, size_t len, uint64_t off)
+{
+	if (p->verify == IOB_VERIFY_PATTERN)
+		iob_pattern_fill_base(p, buf, len, off);
+	else
+		iob_verify_fill(p, buf, len, off);
+}
+
 size_t iob_pattern_check(const struct iob_pattern *p, const void *buf, size_t len, uint64_t off, void *scratch,
 			 size_t *first, uint8_t *expected, uint8_t *found)
 {
+	return iob_pattern_check_why(p, buf, len, off, scratch, first, expected, found, NULL, 0);
+}
+
+size_t iob_pattern_check_why(const struct iob_pattern *p, const void *buf, size_t len, uint64_t off, void *scratch,
+			     size_t *first, uint8_t *expected, uint8_t *found, char *why, size_t whylen)
+{
+	if (why && whylen)
+		why[0] = '\0';
+	if (p->verify != IOB_VERIFY_PATTERN && iob_verify_good(p, buf, len, off, why, whylen))
+		return 0; /* every whole interval's header and checksum hold, the rest is the pattern */
 	iob_pattern_fill(p, scratch, len, off);
 	if (memcmp(buf, scratch, len) == 0)
 		return 0;
@@ -191,13 +253,40 @@ int iob_pattern_parse(const char *text, struct iob_pattern *out, char *err, size
 	else if (strncmp(s, "char:", 5) == 0 && s[5] && !s[6]) {
 		p.kind = IOB_PAT_BYTE;
 		p.byte = (uint8_t)s[5];
+	} else if (strncmp(s, "hex:", 4) == 0) {
+		const char *h = s + 4;
+		if (strncasecmp(h, "0x", 2) == 0)
+			h += 2;
+		size_t n = strlen(h);
+		int ok = n > 0 && n % 2 == 0 && n <= 2 * IOB_PAT_HEX_MAX;
+		for (size_t i = 0; ok && i < n; i++)
+			ok = isxdigit((unsigned char)h[i]) != 0;
+		if (!ok) {
+			snprintf(err, errlen, "bad pattern '%s' (hex: takes 1 to %d bytes as pairs of hex digits: hex:aa555aa5)",
+				 IOB_Q(text), IOB_PAT_HEX_MAX);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < n / 2; i++) {
+			char pair[3] = {h[2 * i], h[2 * i + 1], 0};
+			p.hex[i] = (uint8_t)strtoul(pair, NULL, 16);
+		}
+		p.nhex = (uint32_t)(n / 2);
+		p.kind = IOB_PAT_HEX;
 	} else {
 		snprintf(err, errlen,
-			 "unknown pattern '%s' (use zero, ones, text, random, byte:0xNN, char:C, ~ prefix to complement)",
+			 "unknown pattern '%s' (use zero, ones, text, random, byte:0xNN, char:C, hex:HH..., ~ prefix to "
+			 "complement)",
 			 IOB_Q(text));
 		return -EINVAL;
 	}
 	p.seed = out->seed;
+	p.verify = out->verify;
+	p.verify_interval = out->verify_interval;
+	p.verify_generation = out->verify_generation;
+	p.block_size = out->block_size;
+	p.compress_pct = out->compress_pct;
+	p.compress_chunk = out->compress_chunk;
+	p.dedupe_pct = out->dedupe_pct;
 	*out = p;
 	return 0;
 }
@@ -221,5 +310,11 @@ void iob_pattern_name(const struct iob_pattern *p, char *buf, size_t len)
 	case IOB_PAT_BYTE:
 		snprintf(buf, len, "%sbyte:0x%02x", neg, p->byte);
 		break;
+	case IOB_PAT_HEX: {
+		int o = snprintf(buf, len, "%shex:", neg);
+		for (uint32_t i = 0; o >= 0 && (size_t)o < len && i < p->nhex; i++)
+			o += snprintf(buf + o, len - (size_t)o, "%02x", p->hex[i]);
+		break;
+	}
 	}
 }

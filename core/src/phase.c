@@ -19,3 +19,16 @@ const char *iob_phase_name(enum iob_phase p)
 	}
 	return "?";
 }
+
+const char *iob_lat_timing_name(enum iob_lat_timing l)
+{
+	switch (l) {
+	case IOB_LATENCY_SAMPLED:
+		return "sampled";
+	case IOB_LATENCY_EVERY:
+		return "every";
+	case IOB_LATENCY_OFF:
+		return "off";
+	}
+	return "?";
+}

@@ -524,10 +524,12 @@ static const struct setting settings[] = {
 	NUM(skip_past_end), NUM(pattern.kind),	  NUM(pattern.byte), NUM(pattern.complement), NUM(pattern.seed),
 	NUM(seed),	   NUM(fsync),		  NUM(truncate),     NUM(reopen),	  NUM(keep_files),
 	NUM(allow_devices), NUM(evict_before_read), NUM(fill_once),  NUM(random_map),	  NUM(series),
-	NUM(series_clock), NUM(follow_symlinks),  STR(backend_options), NUM(threads),	  NUM(shared_file),
+	NUM(series_clock), NUM(latency), NUM(follow_symlinks),  STR(backend_options), NUM(threads),	  NUM(shared_file),
 	NUM(iodepth),	   NUM(runtime_ns),	  NUM(time_based),   NUM(stonewall_ns), NUM(ramp_ns),	  NUM(rwmix_read),
 	NUM(log_interval_ns), PATH(bw_log),	  PATH(iops_log),    PATH(lat_log),	  PATH(livecsv),
-	NUM(group),
+	NUM(group),	   NUM(pattern.hex),	  NUM(pattern.nhex), NUM(pattern.verify), NUM(pattern.verify_interval),
+	NUM(pattern.verify_generation), NUM(verify_fatal), NUM(verify_dump), NUM(pattern.compress_pct),
+	NUM(pattern.compress_chunk), NUM(pattern.dedupe_pct),
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 _Static_assert(3 + NSETTINGS < IOB_COORD_PARTS_MAX, "room for the settings and a job");

@@ -148,7 +148,7 @@ static void rec_figures(struct iob_recbuf *b, const struct iob_phase_result *r)
 		iob_rec_lat(b, "lat_ns", r->hist);
 	/* the latency summary is of a uniform sample of the I/Os when timing each
 	 * would have cost more than 2% of it: 1 in lat_sampled_every */
-	iob_rec_u64(b, "lat_sampled_every", IOB_UNIT_COUNT, r->lat_sample_every ? r->lat_sample_every : 1);
+	iob_rec_u64(b, "lat_sampled_every", IOB_UNIT_COUNT, r->lat_sample_every); /* 0: latency = off */
 	iob_rec_u64(b, "lat_samples", IOB_UNIT_COUNT, r->lat_samples);
 	iob_rec_bool(b, "direct", r->direct);
 	rec_os_bytes(b, r->os_read_bytes, r->os_write_bytes);
@@ -197,7 +197,7 @@ static void rec_load_keys(struct iob_recbuf *b, const struct iob_job *job)
 void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *file,
 		   const struct iob_phase_result *r)
 {
-	char pat[64];
+	char pat[IOB_PATTERN_NAME_MAX];
 	int write = r->phase == IOB_PHASE_WRITE, bad = r->bad_blocks != 0;
 	iob_pattern_name(&job->pattern, pat, sizeof pat);
 	iob_rec_reset(b, "phase");

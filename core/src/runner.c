@@ -28,6 +28,7 @@
 #include "iobench/version.h"
 #include "check.h"
 #include "ranks.h"
+#include "verify_dump.h"
 
 const char *iob_error_without_job(const char *msg)
 {
@@ -121,13 +122,14 @@ static void run_unmake_livecsv(struct iob_run *run)
 struct iob_reader_watch {
 	struct iob_thread *thread;
 	int stop; /* atomic */
+	int wake[2]; /* a byte in wake[1] ends the thread's wait at once (-1: none, the 100 ms tick) */
 };
 
 static void reader_watch(void *arg)
 {
 	struct iob_reader_watch *w = arg;
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
-		if (iob_stream_reader_gone(stdout, 100))
+		if (iob_stream_reader_gone(stdout, w->wake[0], 100))
 			return;
 }
 
@@ -142,7 +144,11 @@ static void reader_watch_start(struct iob_run *run)
 	struct iob_reader_watch *w = calloc(1, sizeof *w);
 	if (!w)
 		return; /* then SIGPIPE stops the run at its next write, as before */
+	if (iob_wake_pipe(w->wake) != 0)
+		w->wake[0] = w->wake[1] = -1; /* stopped within 100 ms instead */
 	if (iob_thread_start(&w->thread, reader_watch, w) != 0) {
+		if (w->wake[0] >= 0)
+			iob_wake_pipe_close(w->wake);
 		free(w);
 		return;
 	}
@@ -155,7 +161,12 @@ static void reader_watch_stop(struct iob_run *run)
 	if (!w)
 		return;
 	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+	if (w->wake[1] >= 0 && iob_write_all(w->wake[1], "", 1) != 0) {
+		/* not woken: the watcher ends at its next 100 ms tick */
+	}
 	iob_thread_join(w->thread);
+	if (w->wake[0] >= 0)
+		iob_wake_pipe_close(w->wake);
 	free(w);
 	run->watch = NULL;
 }
@@ -939,6 +950,7 @@ static void streams_result(const struct iob_streams *st, const struct iob_aggreg
 		r->expected = f->expected;
 		r->found = f->found;
 		snprintf(r->bad_file, sizeof r->bad_file, "%s", f->bad_file);
+		snprintf(r->verify_why, sizeof r->verify_why, "%s", f->verify_why);
 	}
 }
 
@@ -1276,7 +1288,10 @@ static void phase_spec(const struct iob_run *run, const struct iob_job *job, con
 		.evict_passes = job->evict_before_read,
 		.ramp_ns = job->ramp_ns,
 		.rwmix_read = job->rwmix_read,
+		.latency = job->latency,
+		.verify_fatal = job->verify_fatal,
 	};
+	spec->pattern.block_size = bs; /* what verify_interval 0 means */
 }
 
 static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, struct job_files *jf,
@@ -1375,9 +1390,12 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	if (rc == IOB_STATUS_MISMATCH && !run->error[0])
 		snprintf(run->error, sizeof run->error,
 			 "verify failed in job %s: %llu bad block(s)%s; first bad byte at offset %llu of %s: expected "
-			 "0x%02x, found 0x%02x",
+			 "0x%02x, found 0x%02x%s%s",
 			 job->name, (unsigned long long)r.bad_blocks, sw,
-			 (unsigned long long)r.first_bad_offset, r.bad_file, r.expected, r.found);
+			 (unsigned long long)r.first_bad_offset, r.bad_file, r.expected, r.found,
+			 r.verify_why[0] ? "; " : "", r.verify_why);
+	if (rc == IOB_STATUS_MISMATCH && job->verify_dump)
+		iob_verify_dump(job, &r, bs);
 	else if (rc < 0)
 		iob_run_fail(run, rc == -EINVAL && r.ops == 0, "job %s: %s", job->name, r.error);
 	if (iob_coord_active()) { /* every rank, whatever happened to it */
@@ -1659,13 +1677,15 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 		run->error[0] = '\0';
 		run->usage = 0;
 	}
-	if (gp->rc == IOB_STATUS_MISMATCH)
+	if (gp->rc == IOB_STATUS_MISMATCH) {
 		iob_run_fail(run, 0,
 			     "verify failed in job %s: %llu bad block(s); first bad byte at offset %llu of %s: expected "
-			     "0x%02x, found 0x%02x",
+			     "0x%02x, found 0x%02x%s%s",
 			     job->name, (unsigned long long)r.bad_blocks, (unsigned long long)r.first_bad_offset,
-			     r.bad_file, r.expected, r.found);
-	else if (gp->rc < 0)
+			     r.bad_file, r.expected, r.found, r.verify_why[0] ? "; " : "", r.verify_why);
+		if (job->verify_dump)
+			iob_verify_dump(job, &r, gp->bs);
+	} else if (gp->rc < 0)
 		iob_run_fail(run, gp->rc == -EINVAL && r.ops == 0, "job %s: %s", job->name,
 			     streams ? r.error : gp->st.r[0].error);
 	if (streams)

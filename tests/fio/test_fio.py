@@ -103,8 +103,8 @@ def case_randrw_numjobs(tmp):
 
 
 def case_ssd(tmp):
-    if not have_backend("io_uring"):
-        print("SKIP: the io_uring backend is not built here")
+    if not have_backend("libaio"):
+        print("SKIP: the libaio backend is not built here (libaio-dev)")
         return 77
     why = direct_refused(tmp)
     if why:
@@ -114,8 +114,8 @@ def case_ssd(tmp):
                    "ramp_time=50ms")
     rs = phases(doc)
     expect([r["job"] for r in rs] == ["seq-read", "rand-read", "seq-write", "rand-write"], rs)
-    expect(all(r["backend"] == "io_uring" and r["direct"] is True for r in rs), rs)
-    expect(any("ioengine=libaio runs on iobench's io_uring backend" in n for n in doc["notes"]), doc["notes"])
+    expect(all(r["backend"] == "libaio" and r["direct"] is True and r["backend_options"] == "direct=1" for r in rs), rs)
+    expect(not any("io_uring" in n for n in doc["notes"]), doc["notes"])  # libaio is libaio, not a stand-in
     return 0
 
 
@@ -141,10 +141,16 @@ def case_every_key(tmp):
     env = {"IOB_FIO_DIR": os.path.join(tmp, "data")}
     os.makedirs(env["IOB_FIO_DIR"])
     p = iobench("check", job_file("every-key.fio"), env=env, rc=0)
-    expect(p.stdout.startswith(job_file("every-key.fio") + ": 6 job(s) OK"), p.stdout)
+    expect(p.stdout.startswith(job_file("every-key.fio") + ": 9 job(s) OK"), p.stdout)
     doc = run_json(tmp, job_file("every-key.fio"), env=env)
     by = {r["job"]: r for r in phases(doc)}
-    expect(sorted(by) == ["mixer", "reader", "steady", "steady-long", "timed", "writer"], by)
+    expect(sorted(by) == ["content", "mixer", "pattern-verifier", "reader", "steady", "steady-long", "timed",
+                          "verifier", "writer"], by)
+    expect(by["content"]["bytes"] == 256 << 10, by["content"])
+    # verify: a write, then a verify of what it wrote (docs/fio.md, "Verify")
+    ver = [(r["job"], r["phase"], r["ops"], r["status"]) for r in phases(doc) if "verifier" in r["job"]]
+    expect(ver == [("verifier", "write", 256, "ok"), ("verifier", "verify", 256, "ok"),
+                   ("pattern-verifier", "write", 64, "ok"), ("pattern-verifier", "verify", 64, "ok")], ver)
     # ss and steadystate: rounds of 1 s judged by fio's rule (docs/statistics.md)
     st = {r["job"]: r for r in doc["records"] if r.get("kind") == "steady"}
     expect(st["steady"]["rule"] == "deviation" and st["steady"]["limit_pct"] == 90 and st["steady"]["window"] == 2
@@ -152,6 +158,7 @@ def case_every_key(tmp):
     expect(st["steady-long"]["rule"] == "slope" and st["steady-long"]["steady_state"] == "bw", st)
     w, r, m, t = by["writer"], by["reader"], by["mixer"], by["timed"]
     expect(w["bytes"] == 8 << 20 and w["block_size_bytes"] == 64 << 10 and w["fsync"] is True, w)
+    expect(r["latency"] == "off" and r["lat_samples"] == 0 and w["latency"] == "sampled", (r, w))
     expect(r["file"] == w["file"] and r["ops"] == 64 and r["seed"] == 7 and r["block_size_bytes"] == 16 << 10, r)
     expect(m["ops"] == 128 and m["phase"] == "mixed", m)
     expect(t["backend"] == "mmap" and t["access"] == "sequential" and t["bytes"] >= 4 << 20, t)
@@ -169,6 +176,55 @@ def case_every_key(tmp):
             continue  # case_logs
         for name in [key] + ([alias] if alias != "-" else []):
             expect(re.search(rf"^{name}(=|$)", text, re.M), f"{name} is not used in every-key.fio")
+
+
+def case_latency(tmp):
+    """gtod_reduce and disable_lat/disable_clat map onto latency = off; fio's
+    null.fio and cpp_null.fio examples (gtod_reduce=1, size=100g) run as
+    they are (cpp_null.fio, time_based with no runtime, runs until stopped
+    in fio too: given one with --set)."""
+    cases = {"gtod_reduce=1\n": ("off", None), "disable_lat=1\ndisable_clat=1\n": ("off", None),
+             "disable_lat=1\n": ("sampled", "disable_lat=1 alone has no effect"),
+             "disable_clat=1\ndisable_slat=1\n": ("sampled", "disable_clat=1 alone has no effect"),
+             "gtod_reduce=0\n": ("sampled", None)}
+    for i, (keys, (want, note)) in enumerate(cases.items()):
+        path = os.path.join(tmp, f"lat{i}.fio")
+        with open(path, "w") as f:
+            f.write(f"[global]\nbs=4k\n{keys}\n[j]\nioengine=null\nsize=1g\nrw=randread\nnumber_ios=5000\n")
+        doc = run_json(tmp, path)
+        r = phases(doc)[0]
+        expect(r["latency"] == want and r["ops"] == 5000, (keys, r))
+        if want == "off":
+            expect(r["lat_samples"] == 0 and r["lat_sampled_every"] == 0 and r["lat_ns"]["count"] == 0, r)
+        else:
+            expect(r["lat_samples"] > 0 and r["lat_sampled_every"] >= 1, r)
+        notes = doc["notes"]
+        expect((note is None) == (not any("alone has no effect" in n for n in notes)), (keys, notes))
+        expect(note is None or any(note in n for n in notes), (keys, notes))
+    bad = os.path.join(tmp, "latbad.fio")
+    with open(bad, "w") as f:
+        f.write("[j]\nioengine=null\nsize=1m\nrw=read\ngtod_reduce=maybe\n")
+    p = iobench("check", bad, rc=2)
+    expect(len(p.stderr.strip().splitlines()) == 1 and "gtod_reduce" in p.stderr, p.stderr)
+    ex = examples_dir()
+    if ex is None:
+        print("fio's examples not found: null.fio and cpp_null.fio not run")
+        return
+    # null.fio unchanged (100g of nothing: 26,214,400 I/Os, a fraction of a second); cpp_null.fio
+    # given a runtime
+    for name, extra in (("null.fio", []), ("cpp_null.fio", ["--set", "runtime=200ms"])):
+        doc = run_json(tmp, os.path.join(ex, name), *extra)
+        r = phases(doc)[0]
+        expect(r["backend"] == "null" and r["latency"] == "off" and r["random_map"] is False and r["ops"] > 0
+               and r["block_size_bytes"] == 4096, (name, r))
+        if name == "null.fio":
+            expect(r["ops"] == 100 * 1024 * 1024 // 4 and r["bytes"] == 100 << 30, r)
+
+
+def examples_dir():
+    """fio's examples beside the source tree (../shared/reference/fio-examples), or IOB_FIO_EXAMPLES."""
+    d = os.environ.get("IOB_FIO_EXAMPLES") or os.path.join(ARGS.src, "..", "shared", "reference", "fio-examples")
+    return d if os.path.isfile(os.path.join(d, "null.fio")) else None
 
 
 def case_logs(tmp):
@@ -209,12 +265,12 @@ def case_refused(tmp):
     # --fio-ignore names the keys: the run goes on and says so
     data = os.path.join(tmp, "data")
     p = iobench("run", os.path.join(HERE, "refused", "unknown-keys.fio"), "--dir", data, "--fio-ignore",
-                "rate,verify,zonemode", rc=0)
-    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): rate, verify, zonemode"
+                "rate,exec_prerun,zonemode", rc=0)
+    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): rate, exec_prerun, zonemode"
            in p.stdout, p.stdout)
     # naming only some of them: the rest still refused
     refused_one(tmp, os.path.join(HERE, "refused", "unknown-keys.fio"), "not support: zonemode ",
-                "--fio-ignore", "rate, verify")
+                "--fio-ignore", "rate, exec_prerun")
     # --set takes fio keys in a fio file: an unknown one, a bad value
     refused_one(tmp, job_file("seq-read.fio"), "fio keys iobench does not support: block_size", "--set",
                 "block_size=4k")

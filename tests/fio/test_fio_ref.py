@@ -182,9 +182,9 @@ def both(tmp, name, sets, fio_extra=()):
     return f, i
 
 
-def need_uring():
-    if not have_backend("io_uring"):
-        raise Skip("the io_uring backend is not built here (fio's examples use ioengine=libaio)")
+def need_libaio():
+    if not have_backend("libaio"):
+        raise Skip("the libaio backend is not built here (fio's examples use ioengine=libaio; libaio-dev)")
 
 
 # ---- size-based jobs: the same bytes and I/O counts ------------------------------------------------
@@ -194,7 +194,7 @@ def case_size_based(tmp):
     """Sequential examples made size-based (time_based=0): fio-seq-write.fio (buffered), and where
     direct I/O works, fio-seq-read.fio and ssd-test.fio (its four jobs, its own 60 s bound)."""
     need_fio()
-    need_uring()
+    need_libaio()
     runs = [("fio-seq-write.fio", SCALE + [("time_based", "0")])]
     why = direct_refused(tmp)
     if why:
@@ -231,7 +231,7 @@ def case_rand_read(tmp):
     """fio-rand-read.fio scaled: iobench's IOPS between 0.5 and 2 times fio's (both read from storage,
     every pass evicted first)."""
     need_fio()
-    need_uring()
+    need_libaio()
     need_storage_counts(tmp)
     need_plain_build()
 
@@ -262,7 +262,7 @@ def case_time_based(tmp):
     (Per second within 20%, the issue's target, is not asserted: on a shared machine fio's own figure
     moves by more than that from one run to the next; both figures are printed.)"""
     need_fio()
-    need_uring()
+    need_libaio()
     need_storage_counts(tmp)
     need_plain_build()
 

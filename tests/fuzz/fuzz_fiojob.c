@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct iob_suite a;
 	static const char *const sets[] = {"size=1m", "filesize=1m"};
 	init_once();
-	const struct iob_fio_opts opts = {.dir = dir, .sets = sets, .nsets = 2, .ignore = "rate,verify"};
+	const struct iob_fio_opts opts = {.dir = dir, .sets = sets, .nsets = 2, .ignore = "rate,exec_prerun"};
 	if (!s || size > 65536) {
 		free(s);
 		return 0;

@@ -532,6 +532,42 @@ def case_null_backend(tmp):
     p = iobench("run", prof, "--dir", tmp, "--set", "backend_options=depth=3", check_rc=2)
     expect("depth" in p.stderr, p.stderr)
 
+def case_latency_key(tmp):
+    """latency = sampled | every | off: the record says which; every times each
+    I/O (lat_samples = ops, 1 in 1), off none (0 samples, 0 = none timed, an
+    empty histogram), also queued and over 2 streams; a bad value is one
+    line, exit 2, nothing created."""
+    base = ("[global]\nbackend = null\nfilename = nothing.dat\nsize = 64M\nblock_size = 4K\naccess = rand\n"
+            "ops = 50000\nphases = read\n")
+    prof = write(os.path.join(tmp, "l.ini"), base + "[s]\n[e]\nlatency = every\n[o]\nlatency = off\n"
+                 "[q]\nlatency = off\niodepth = 32\n[qe]\nlatency = every\niodepth = 8\n"
+                 "[t]\nlatency = off\nthreads = 2\n")
+    p = iobench("run", prof, "--dir", tmp, "--output", "json", check_rc=0)
+    recs = [r for r in json.loads(p.stdout)["records"] if r.get("kind") in ("phase", "aggregate")]
+    by = {}
+    for r in recs:
+        by.setdefault(r["job"], []).append(r)
+    expect(sorted(by) == ["e", "o", "q", "qe", "s", "t"], sorted(by))
+    for job, want in (("s", "sampled"), ("e", "every"), ("o", "off"), ("q", "off"), ("qe", "every"), ("t", "off")):
+        for r in by[job]:
+            expect(r["latency"] == want and r["ops"] > 0, (job, r))
+            if want == "every":
+                expect(r["lat_sampled_every"] == 1 and r["lat_samples"] == r["ops"] == r["lat_ns"]["count"], r)
+            elif want == "off":
+                expect(r["lat_sampled_every"] == 0 and r["lat_samples"] == 0 and r["lat_ns"]["count"] == 0, r)
+            else:
+                expect(r["lat_samples"] >= 1 and r["lat_sampled_every"] >= 1, r)
+    expect(len(by["t"]) == 1 and by["t"][0]["streams"] == 2, by["t"])  # the streams' aggregate
+    before = sorted(os.listdir(tmp))
+    bad = write(os.path.join(tmp, "bad.ini"), "[b]\nfilename = b.dat\nsize = 1M\nlatency = seldom\n")
+    p = iobench("run", bad, "--dir", tmp, check_rc=2)
+    expect(len(p.stderr.strip().splitlines()) == 1 and "latency" in p.stderr and "seldom" in p.stderr, p.stderr)
+    p = iobench("run", write(os.path.join(tmp, "bad2.ini"), "[b]\nfilename = b.dat\nsize = 1M\nseries = true\n"
+                             "phases = read\nlatency = off\n"), "--dir", tmp, check_rc=2)
+    expect(len(p.stderr.strip().splitlines()) == 1 and "latency = off" in p.stderr, p.stderr)
+    expect(sorted(os.listdir(tmp)) == sorted(before + ["bad.ini", "bad2.ini"]), os.listdir(tmp))
+
+
 def case_stdin_stream(tmp):
     prof = write(os.path.join(tmp, "s.ini"), "[s]\nfilename = -\nphases = read\nblock_size = 64K\n")
     data = "x" * 1000000

@@ -512,6 +512,120 @@ def case_latency_sampled_labelled(tmp):
     print(f"ok: latency from 1 in {k} I/Os, {n} samples of {ops}")
 
 
+STARTUP_MS = 5.0  # issue 27: start-up to the first I/O, and the last I/O to exit, each at most this
+
+
+def startup_exit_once(tmp, data, prof, out):
+    """out: a file for the JSON output, or None: the JSON on standard output, a pipe."""
+    """One traced run: (ms from execve to the start of the first read of the
+    data file, ms from the end of its last read to exit_group), from strace's
+    own timestamps.  --seccomp-bpf: only the traced calls stop the process,
+    so strace adds little to the calls between."""
+    log = os.path.join(tmp, "startup.strace")
+    env = iob.env()
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
+    cmd = ["strace", "-f", "-qq", "-y", "-ttt", "-T", "--seccomp-bpf", "-e",
+           "trace=execve,read,pread64,readv,preadv,preadv2,exit_group", "-o", log,
+           tool("iobench"), "run", prof, "--dir", tmp, "--output", "json=" + out if out else "json"]
+    p = iob.run(cmd, env=env, timeout=240)
+    if p.returncode != 0 and "seccomp" in p.stderr:
+        raise Skip(f"strace cannot filter with seccomp-bpf here: {p.stderr.strip()[-200:]}")
+    expect(p.returncode == 0, f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr[-2000:]}")
+    execve = exit_at = None
+    ios = []
+    with open(log) as f:
+        for line in f:
+            m = LINE.match(line.rstrip("\n"))
+            if not m:
+                continue
+            ts, rest = float(m.group("ts")), m.group("rest")
+            if rest.startswith("execve(") and execve is None:
+                execve = ts
+            elif rest.startswith("exit_group("):
+                exit_at = ts
+            else:
+                c = CALL.match(rest)
+                if c and c.group("name") in IO_READ:
+                    fm = FDPATH.match(c.group("args"))
+                    r = RESULT.search(rest)
+                    if fm and fm.group("path") == data and r:
+                        ios.append((ts, ts + float(r.group("dur"))))
+    expect(execve is not None and exit_at is not None and ios, f"strace log {log}: execve, reads of {data}, exit_group")
+    return (ios[0][0] - execve) * 1e3, (exit_at - ios[-1][1]) * 1e3
+
+
+def case_startup_exit_gaps(tmp):
+    """Nothing but I/O between start and exit: from execve to the first read
+    of the data file, and from the last read to exit_group, at most 5 ms
+    each (strace's timestamps; the least of 7 tries, as a busy machine only
+    adds time) for a small cached read with an output that writes a summary.
+    A sanitizer build prints the figures and does not bound them."""
+    need_strace()
+    data = os.path.join(tmp, "s.dat")
+    with open(data, "wb") as f:
+        f.write(os.urandom(4 * MIB))
+    with open(data, "rb") as f:  # cached
+        while f.read(MIB):
+            pass
+    prof = write(os.path.join(tmp, "s.ini"), "[s]\nfilename = s.dat\nblock_size = 64K\nsize = 4M\nphases = read\n")
+    out = os.path.join(tmp, "out.json")
+    # the summary to a file, and on standard output to a pipe (a watcher
+    # thread then waits for the pipe's reader to go: it must not hold up the exit)
+    for where in (out, None):
+        tries = [startup_exit_once(tmp, data, prof, where) for _ in range(7)]
+        if where:
+            with open(out) as f:
+                recs = records(json.load(f))
+            expect(len(recs) == 1 and recs[0]["bytes"] == 4 * MIB, recs)
+        start, end = min(t[0] for t in tries), min(t[1] for t in tries)
+        what = "a file" if where else "a pipe"
+        print(f"output to {what}: start-up to first read: {start:.2f} ms; last read to exit: {end:.2f} ms "
+              f"(least of {len(tries)}: {', '.join(f'{a:.2f}/{b:.2f}' for a, b in tries)})")
+        if os.environ.get("IOB_SANITIZED"):
+            continue
+        expect(start <= STARTUP_MS,
+               f"output to {what}: start-up to the first read took {start:.2f} ms (least of 7), more than {STARTUP_MS}")
+        expect(end <= STARTUP_MS,
+               f"output to {what}: the last read to exit took {end:.2f} ms (least of 7), more than {STARTUP_MS}")
+
+
+RSS_MARGIN_KIB = 512  # the peak RSS of 1e6 I/Os may exceed that of 1e3 by at most this
+
+
+def case_rss_flat(tmp):
+    """Memory does not grow with the work: the peak RSS of 1,000,000 null
+    reads (depth 1, and depth 32) is within 512 KiB of that of 1,000 (the
+    kernel's ru_maxrss of the process, from bench/rawloop rss, which forks
+    from a small process so none of Python's pages count; least of 3 runs
+    each, both sides the same way).  A sanitizer build prints the figures."""
+    rawloop = os.path.join(ARGS.bin, "..", "bench", "rawloop")
+    if not os.access(rawloop, os.X_OK):
+        raise Skip(f"{rawloop} is not built (bench/CMakeLists.txt): it measures the peak RSS")
+    res = {}
+    for depth in (1, 32):
+        for ops in (1000, 1000000):
+            prof = write(os.path.join(tmp, f"r{depth}_{ops}.ini"),
+                         "[r]\nbackend = null\nfilename = none.dat\naccess = rand\nblock_size = 4K\nsize = 1G\n"
+                         f"phases = read\nops = {ops}\niodepth = {depth}\n")
+            kib = []
+            for _ in range(3):
+                p = run([rawloop, "rss", tool("iobench"), "run", prof, "--dir", tmp, "--output",
+                         "json=" + os.path.join(tmp, "out.json")])
+                got = json.loads(p.stdout)
+                expect(got["status"] == 0, got)
+                kib.append(got["maxrss_kib"])
+            with open(os.path.join(tmp, "out.json")) as f:
+                expect(records(json.load(f))[0]["ops"] == ops, "ops")
+            res[(depth, ops)] = min(kib)
+    print(", ".join(f"depth {d}, {o:,} I/Os: {k} KiB" for (d, o), k in sorted(res.items())))
+    if os.environ.get("IOB_SANITIZED"):
+        return
+    for depth in (1, 32):
+        small, big = res[(depth, 1000)], res[(depth, 1000000)]
+        expect(big <= small + RSS_MARGIN_KIB,
+               f"depth {depth}: peak RSS {big} KiB at 1,000,000 I/Os against {small} KiB at 1,000: grows with the work")
+
+
 if __name__ == "__main__":
     ARGS = iob.arguments("--bin", "--work", case=True)
     sys.exit(iob.run_case(ARGS, globals(), realpath=True))

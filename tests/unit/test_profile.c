@@ -338,6 +338,7 @@ static const char *every_key[][3] = {
     {"fill_once", "true", NULL},
     {"series", NULL, "true"},
     {"series_clock", NULL, "process"},
+    {"latency", "off", "every"},
     {"threads", "3", NULL},
     {"shared_file", "true", NULL},
     {"iodepth", "8", "65536"},
@@ -365,6 +366,14 @@ static const char *every_key[][3] = {
     {"steady_range", "15%", "2.5%"},
     {"steady_slope", "5%", NULL},
     {"steady_limit", "0.1%", "10%"},
+    {"compress_percentage", "40", "0"},
+    {"compress_chunk", "1024", NULL},
+    {"dedupe_percentage", "25", NULL},
+    {"verify", "crc32c", "meta"},
+    {"verify_interval", "512", NULL},
+    {"verify_generation", "7", "0"},
+    {"verify_fatal", "true", NULL},
+    {"verify_dump", "true", NULL},
 };
 
 static void test_every_key_round_trips(void **s)
@@ -414,6 +423,8 @@ static void test_every_key_round_trips(void **s)
 	assert_int_equal(a.jobs[0].pattern.seed, 9);
 	assert_int_equal(a.jobs[0].size, 1572864);
 	assert_int_equal(a.jobs[1].series_clock, IOB_CLOCK_PROCESS);
+	assert_int_equal(a.jobs[0].latency, IOB_LATENCY_OFF);
+	assert_int_equal(a.jobs[1].latency, IOB_LATENCY_EVERY);
 	assert_string_equal(a.jobs[0].dir, "/tmp/it's $ here");
 	char *dump = NULL;
 	size_t len = 0;

@@ -53,6 +53,7 @@ struct iob_phase_spec {
 				* (one sample per large block: the clock's cost does not matter,
 				* and every sample is in ns as soon as it is taken) */
 	enum iob_clock series_clock;
+	enum iob_lat_timing latency; /* sampled (0, the default), every I/O, or none timed */
 	/* With record_series: called after every sample is appended, outside the
 	 * per-I/O clock reads but inside the phase time (a reported rate includes
 	 * everything done during the phase); also once with no sample when a
@@ -105,6 +106,7 @@ struct iob_phase_spec {
 	 * time limit, those draws again and again.  Streams: indexed by
 	 * stream (iob_streams_run passes stream i its own).  NULL: no end. */
 	const uint64_t *written_draws;
+	int verify_fatal; /* verify: the phase ends at the first bad block (status mismatch) */
 };
 
 /* Positive status: the data read back did not match the pattern. */
@@ -165,6 +167,7 @@ struct iob_phase_result {
 	 * (spec.written_draws). */
 	uint64_t draws;
 	int written_cut; /* the window's order ended at spec.written_draws, before its own end */
+	char verify_why[256]; /* verify headers: why the first bad block is bad ("" when only its bytes tell) */
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);

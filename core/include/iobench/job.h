@@ -62,6 +62,7 @@ struct iob_job {
 	int series;                   /* sequential reads: one "block" record per I/O, with block
 				       * speeds, summary and cliff (bigread) */
 	enum iob_clock series_clock;  /* with series: the clock each block is timed with */
+	enum iob_lat_timing latency;     /* which I/Os are timed (default sampled) */
 	int follow_symlinks;          /* a symlinked target is followed (default 0: refused) */
 	char backend_options[256];    /* "k=v,..." handed to the backend's open */
 	/* streams and queue depth (docs/profiles.md) */
@@ -96,12 +97,19 @@ struct iob_job {
 	char steady_range[16];       /* snia: data excursion (default "20%") */
 	char steady_slope[16];       /* snia: slope excursion (default "10%") */
 	char steady_limit[16];       /* deviation, slope: fio's limit ("10%") */
+	/* verify (docs/profiles.md, "Verify"; the headers' kind, interval and
+	 * generation are in pattern) */
+	int verify_fatal;            /* the phase stops at the first bad block */
+	int verify_dump;             /* the first bad block's expected and found bytes to files */
 };
 
 /* Defaults shared by profiles and tools (docs/profiles.md). */
 void iob_job_defaults(struct iob_job *job);
 /* Check a job for consistency; a one-line reason in err.  No file is touched. */
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen);
+/* The verify keys of a job (verify_job.c): the kind's checksum is in this
+ * build, the interval holds a header and divides every block size. */
+int iob_job_check_verify(const struct iob_job *job, char *err, size_t errlen);
 
 #define IOB_THREADS_MAX 4096u
 /* the largest group number, and the most jobs one group may hold */

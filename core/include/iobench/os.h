@@ -112,10 +112,16 @@ int iob_stream_fd(FILE *f);
 int iob_stream_is_pipe(FILE *f);
 /* Wait up to timeout_ms for the reader of pipe f to go (every read end
  * closed); once it has, send SIGPIPE to the process, as a write to the pipe
- * would have raised it, and return 1; else 0.  The calling thread (a
+ * would have raised it, and return 1; else 0.  Returns 0 at once when
+ * wake_fd (-1: none) becomes readable (iob_wake_pipe: the watcher's owner
+ * stops it without waiting out the timeout).  The calling thread (a
  * watcher) blocks the stop signals, so the handler runs in another thread.
  * 0 on Windows. */
-int iob_stream_reader_gone(FILE *f, int timeout_ms);
+int iob_stream_reader_gone(FILE *f, int wake_fd, int timeout_ms);
+/* A pipe to wake a watcher with: fds[0] for iob_stream_reader_gone, a byte
+ * written to fds[1] wakes it.  0, or -errno (-ENOTSUP on Windows). */
+int iob_wake_pipe(int fds[2]);
+void iob_wake_pipe_close(int fds[2]);
 /* Standard input, output and error that are closed at start are opened on
  * the null device, so that no file the run opens later becomes one of them.
  * Returns a mask of those that were closed (1 stdin, 2 stdout, 4 stderr),

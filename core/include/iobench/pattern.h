@@ -11,6 +11,8 @@
  *   random    64-bit words from a keyed mixer of        label 0x30
  *             (seed, offset / 8): reproducible from the seed
  *   byte      one byte value everywhere (=c, /hh)      label: the byte
+ *   hex       a string of 1 to 32 bytes (hex:aa555aa5)   label: its first byte
+ *             repeated from offset 0 on
  * Any of them can be complemented (every bit inverted); the label is then
  * the complement of the base label (iotest's pattern 4).
  */
@@ -26,6 +28,22 @@ enum iob_pattern_kind {
 	IOB_PAT_TEXT,
 	IOB_PAT_RANDOM,
 	IOB_PAT_BYTE,
+	IOB_PAT_HEX,
+};
+
+#define IOB_PAT_HEX_MAX 32
+
+/* Verify headers (verify.h): none, or a header in every `verify_interval`
+ * bytes of the file with the block's offset, length, generation and
+ * (but for meta) a checksum of the block. */
+enum iob_verify_kind {
+	IOB_VERIFY_PATTERN = 0, /* no header: the bytes are compared with the pattern */
+	IOB_VERIFY_META,
+	IOB_VERIFY_CRC32C,
+	IOB_VERIFY_CRC64,
+	IOB_VERIFY_MD5,
+	IOB_VERIFY_SHA256,
+	IOB_VERIFY_XXHASH,
 };
 
 struct iob_pattern {
@@ -33,12 +51,36 @@ struct iob_pattern {
 	uint8_t byte;   /* IOB_PAT_BYTE only */
 	int complement; /* invert every bit */
 	uint64_t seed;  /* IOB_PAT_RANDOM only */
+	uint8_t hex[IOB_PAT_HEX_MAX]; /* IOB_PAT_HEX: the string, nhex bytes */
+	uint32_t nhex;
+	/* verify headers (job keys verify, verify_interval, verify_generation;
+	 * kept when the pattern key is set again) */
+	enum iob_verify_kind verify;
+	uint64_t verify_interval;   /* bytes a header covers; 0 = the block size */
+	uint64_t verify_generation; /* written in every header, expected back */
+	uint64_t block_size;        /* the phase's (what an interval of 0 means); set by the runner */
+	/* data content (fill.c; job keys compress_percentage, compress_chunk,
+	 * dedupe_percentage): each block_size block */
+	uint32_t compress_pct;      /* 0-100: this share of each chunk is compressible */
+	uint64_t compress_chunk;    /* bytes; 0 = 512 */
+	uint32_t dedupe_pct;        /* 0-100: this share of the blocks repeat block 0 */
 };
 
 /* The pattern's label byte as iotest prints it (0x45 for text...). */
 uint8_t iob_pattern_label(const struct iob_pattern *p);
 /* Nonzero when the content does not depend on the offset (fill once). */
 int iob_pattern_is_constant(const struct iob_pattern *p);
+/* The interval a verify header covers (verify_interval, else block_size),
+ * 0 without headers. */
+uint64_t iob_pattern_interval(const struct iob_pattern *p);
+/* The pattern alone, without verify headers (with the data content keys). */
+void iob_pattern_fill_base(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
+/* The pattern alone, without the content keys either. */
+void iob_pattern_fill_raw(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
+/* Random bytes of the seed at [off, off + len) (the random pattern's). */
+void iob_pattern_fill_random(uint64_t seed, void *buf, size_t len, uint64_t off);
+/* fill.c: the content keys' fill (compress_pct or dedupe_pct set). */
+void iob_fill_shaped(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
 /* Fill buf with the bytes that belong at file offset off. */
 void iob_pattern_fill(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
 /* Compare buf (read from offset off) with the pattern.  Returns the number of
@@ -46,10 +88,15 @@ void iob_pattern_fill(const struct iob_pattern *p, void *buf, size_t len, uint64
  * expected and found bytes.  `scratch` must hold len bytes. */
 size_t iob_pattern_check(const struct iob_pattern *p, const void *buf, size_t len, uint64_t off,
 			 void *scratch, size_t *first, uint8_t *expected, uint8_t *found);
+/* The same, and with verify headers the reason of the first bad block in
+ * why ("checksum", "header offset ...", "generation ..."); why may be NULL. */
+size_t iob_pattern_check_why(const struct iob_pattern *p, const void *buf, size_t len, uint64_t off, void *scratch,
+			     size_t *first, uint8_t *expected, uint8_t *found, char *why, size_t whylen);
 /* Parse a pattern name for profiles: zero, ones, text, random, byte:0xNN,
- * char:C, with an optional "~" prefix for the complement. */
+ * char:C, hex:HH..., with an optional "~" prefix for the complement. */
 int iob_pattern_parse(const char *text, struct iob_pattern *out, char *err, size_t errlen);
-/* Inverse of iob_pattern_parse (seed not included). */
+/* Inverse of iob_pattern_parse (seed not included); at most this long. */
+#define IOB_PATTERN_NAME_MAX 80
 void iob_pattern_name(const struct iob_pattern *p, char *buf, size_t len);
 
 #endif

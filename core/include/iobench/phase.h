@@ -21,6 +21,14 @@ enum iob_phase {
 	IOB_PHASE_VERIFY = 2,
 	IOB_PHASE_MIXED = 3, /* reads and writes, rwmix_read % reads */
 };
+/* Which I/Os are timed for the latency figures (the key `latency`). */
+enum iob_lat_timing {
+	IOB_LATENCY_SAMPLED = 0, /* every I/O, or 1 in k when timing would cost more than 2% of it */
+	IOB_LATENCY_EVERY = 1,   /* every I/O, whatever timing costs */
+	IOB_LATENCY_OFF = 2,     /* none: no latency figures, no clock read per I/O */
+};
+/* "sampled", "every", "off" */
+const char *iob_lat_timing_name(enum iob_lat_timing l);
 #define IOB_PHASE_BIT(p) (1u << (p))
 /* "write", "read", "verify" */
 const char *iob_phase_name(enum iob_phase p);

@@ -1,0 +1,473 @@
+/*
+ * libaio.c - the "libaio" backend: reads and writes through Linux native AIO
+ * (io_setup, io_submit, io_getevents; Debian's libaio), one AIO context per
+ * handle.  fio's ioengine=libaio runs on it.
+ *
+ * Two ways in, on the same context:
+ *  - read_at/write_at (the synchronous engine): one iocb submitted with
+ *    io_submit and its completion waited for with io_getevents; a short count
+ *    is asked again for the rest, with posix's rules (a read is short only at
+ *    end of file; a write returns what went out before an error).
+ *  - submit/reap (IOB_CAP_ASYNC, the queued engine): submit hands up to the
+ *    context's free slots to the kernel in one io_submit and returns how many
+ *    it took; reap waits in io_getevents until at least `min` completions
+ *    are there and hands back up to `max`, each with iob_io.result set to
+ *    what the kernel said (bytes, a short count as it is, or -errno) and
+ *    iob_io.user untouched.  io_getevents consumes nothing when it fails, so
+ *    -EINTR leaves every I/O in flight.
+ *  The two must not overlap: read_at/write_at/sync with I/Os in flight
+ *  return -EBUSY.  The context holds open_args.queue_depth requests (0 or 1
+ *  -> 1, at most 4096: a larger depth is clamped, and submit never accepts
+ *  more than it holds).
+ *
+ * Linux AIO is asynchronous only for O_DIRECT.  A buffered request (direct=0,
+ * the default) is done inside io_submit, copy and all, before io_submit
+ * returns, as fio's documentation says of its libaio engine: at any depth a
+ * buffered job has one I/O in progress at a time, and the depth only batches
+ * the system calls.  With direct=1 the requests go to the device and
+ * complete later, so the depth is real.
+ *
+ * Options (backend_options, "k=v,..."; IOB_CTL_CHECK_OPTIONS checks them):
+ *  - direct=0|1   O_DIRECT.  info() reports direct = 1 and the alignment per
+ *                 handle, worked out as the direct backend does; tmpfs and
+ *                 ramfs are refused before anything is created; a misaligned
+ *                 request gets -EINVAL and one log line, the kernel uncalled.
+ *  - fadvise_random=0|1  posix_fadvise POSIX_FADV_RANDOM after open (fio's
+ *                 fadvise_hint for random jobs).
+ *
+ * sync is fsync(2) on the descriptor: Linux AIO's IOCB_CMD_FSYNC is refused
+ * by most file systems (EINVAL), and fio's libaio engine syncs the same way.
+ * The kernel's per-process rchar/wchar never see AIO (IOB_CAP_UNCOUNTED).
+ * The context is set up before the file is opened, so a refusal (io_setup
+ * failing: EAGAIN when /proc/sys/fs/aio-max-nr is reached, ENOSYS without
+ * AIO) creates nothing; there is no fallback to another method.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_DIRECT; the build defines it, a lone compile may not */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libaio.h>
+
+#include "iobench/plugin.h"
+#include "bopts.h"
+#include "fdio.h"
+
+#define AIO_NAME "libaio"
+#define AIO_MAX_DEPTH 4096u
+#define AIO_KNOWN "direct, fadvise_random"
+
+struct aio_opts {
+	int direct, fadvise_random;
+};
+
+struct aio_file {
+	io_context_t ctx;
+	int ctx_ok;
+	int fd;
+	struct aio_opts o;
+	uint32_t depth;	    /* requests the context holds */
+	uint32_t inflight;  /* submitted and not yet reaped */
+	uint32_t mem_align; /* direct: buffer alignment; else 1 */
+	uint32_t io_align;  /* direct: offset and length alignment; else 1 */
+	struct iocb *cbs;   /* depth control blocks; free ones on the free stack */
+	struct iocb **free;
+	uint32_t nfree;
+	struct iocb **batch; /* submit's argument to io_submit */
+	struct io_event *events;
+};
+
+static const struct iob_host *aio_host;
+
+static int aio_option(void *ctx, const char *key, const char *val)
+{
+	struct aio_opts *o = ctx;
+
+	if (strcmp(key, "direct") == 0)
+		return bopts_bool(aio_host, AIO_NAME, key, val, &o->direct);
+	if (strcmp(key, "fadvise_random") == 0)
+		return bopts_bool(aio_host, AIO_NAME, key, val, &o->fadvise_random);
+	return bopts_unknown(aio_host, AIO_NAME, key, AIO_KNOWN);
+}
+
+/* Refuse what O_DIRECT cannot do, and what an iocb cannot say; one log line
+ * on an alignment refusal. */
+static int aio_check(const struct aio_file *f, int write, const void *buf, size_t len, uint64_t off)
+{
+	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off || len > (size_t)INT32_MAX)
+		return -EINVAL;
+	if (f->io_align <= 1)
+		return 0;
+	return fdio_dio_check(aio_host, AIO_NAME, write ? "libaio write" : "libaio read", f->mem_align, f->io_align,
+			      buf, len, off);
+}
+
+static uint32_t aio_depth(const struct iob_open_args *args)
+{
+	size_t need = offsetof(struct iob_open_args, queue_depth) + sizeof(args->queue_depth);
+	uint32_t qd = args->struct_size >= need ? args->queue_depth : 1;
+
+	if (qd > AIO_MAX_DEPTH) {
+		aio_host->log(IOB_LOG_INFO, AIO_NAME,
+			      "queue depth %" PRIu32 " is above %u: the context holds %u, and submit accepts no more "
+			      "in flight",
+			      qd, AIO_MAX_DEPTH, AIO_MAX_DEPTH);
+		qd = AIO_MAX_DEPTH;
+	}
+	return qd ? qd : 1;
+}
+
+static void aio_free(struct aio_file *f)
+{
+	if (f->ctx_ok)
+		io_destroy(f->ctx);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->cbs);
+	free(f->free);
+	free(f->batch);
+	free(f->events);
+	free(f);
+}
+
+static int aio_setup(struct aio_file *f)
+{
+	int rc = io_setup((int)f->depth, &f->ctx);
+
+	if (rc < 0) {
+		if (rc == -EAGAIN)
+			aio_host->log(IOB_LOG_ERROR, AIO_NAME,
+				      "io_setup of a %" PRIu32 "-request context failed: %s (the system-wide limit "
+				      "/proc/sys/fs/aio-max-nr is reached); lower iodepth, or raise the limit",
+				      f->depth, strerror(-rc));
+		else
+			aio_host->log(IOB_LOG_ERROR, AIO_NAME,
+				      "io_setup of a %" PRIu32 "-request context failed: %s (a kernel without AIO, or a "
+				      "sandbox forbidding it); use backend posix, direct or io_uring",
+				      f->depth, strerror(-rc));
+		return rc;
+	}
+	f->ctx_ok = 1;
+	return 0;
+}
+
+static int aio_open(const struct iob_open_args *args, void **handle)
+{
+	struct aio_file *f = calloc(1, sizeof(*f));
+	int oflags, rc;
+
+	if (!f)
+		return -ENOMEM;
+	f->fd = -1;
+	f->mem_align = f->io_align = 1;
+	rc = bopts_each(bopts_of(args), aio_host, AIO_NAME, aio_option, &f->o);
+	if (rc == 0 && fdio_oflags(args->flags, &oflags) < 0) {
+		aio_host->log(IOB_LOG_ERROR, AIO_NAME, "%s: truncate requested on a read-only open", args->path);
+		rc = -EINVAL;
+	}
+	if (rc == 0 && f->o.direct && fdio_on_memory_fs(args->path, args->flags)) {
+		aio_host->log(IOB_LOG_ERROR, AIO_NAME,
+			      "O_DIRECT not supported on %s's file system: it is a memory file system (tmpfs/ramfs), "
+			      "whose page cache is the storage; use a disk-backed file system",
+			      args->path);
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		f->depth = aio_depth(args);
+		f->cbs = calloc(f->depth, sizeof(*f->cbs));
+		f->free = calloc(f->depth, sizeof(*f->free));
+		f->batch = calloc(f->depth, sizeof(*f->batch));
+		f->events = calloc(f->depth, sizeof(*f->events));
+		if (!f->cbs || !f->free || !f->batch || !f->events)
+			rc = -ENOMEM;
+	}
+	if (rc == 0)
+		rc = aio_setup(f); /* before the file: a refusal creates nothing */
+	if (rc == 0) {
+		if (f->o.direct)
+			oflags |= O_DIRECT;
+		f->fd = fdio_open(args->path, oflags, args->mode);
+		if (f->fd < 0) {
+			rc = f->fd;
+			if (rc == -EINVAL && f->o.direct)
+				aio_host->log(IOB_LOG_ERROR, AIO_NAME,
+					      "O_DIRECT not supported on %s's file system; use a file on a disk-backed "
+					      "file system, or drop direct=1 and accept the page cache",
+					      args->path);
+		}
+	}
+	if (rc == 0 && f->o.fadvise_random && (rc = posix_fadvise(f->fd, 0, 0, POSIX_FADV_RANDOM)) != 0) {
+		aio_host->log(IOB_LOG_ERROR, AIO_NAME, "%s: fadvise_random: posix_fadvise failed", args->path);
+		rc = -rc;
+	}
+	if (rc < 0) {
+		aio_free(f);
+		return rc;
+	}
+	for (uint32_t i = 0; i < f->depth; i++)
+		f->free[i] = &f->cbs[f->depth - 1 - i];
+	f->nfree = f->depth;
+	if (f->o.direct) {
+		const char *how;
+		fdio_dio_alignment(f->fd, &f->mem_align, &f->io_align, &how);
+		aio_host->log(IOB_LOG_DEBUG, AIO_NAME,
+			      "%s: alignment %" PRIu32 " (buffer), %" PRIu32 " (offset, length) from %s", args->path,
+			      f->mem_align, f->io_align, how);
+	}
+	*handle = f;
+	return 0;
+}
+
+/* Wait for up to max completions, at least min; -errno, or how many. */
+static int aio_wait(struct aio_file *f, long min, long max)
+{
+	int rc;
+
+	do {
+		rc = io_getevents(f->ctx, min, max, f->events, NULL);
+	} while (rc == -EINTR && min == 0);
+	return rc;
+}
+
+static int aio_close(void *handle)
+{
+	struct aio_file *f = handle;
+	int rc = 0;
+
+	/* every request in flight must end before its buffer may go */
+	while (f->inflight > 0) {
+		int n = io_getevents(f->ctx, 1, (long)f->inflight, f->events, NULL);
+		if (n == -EINTR)
+			continue;
+		if (n < 0) {
+			rc = n;
+			break;
+		}
+		f->inflight -= (uint32_t)n;
+	}
+	if (close(f->fd) < 0 && rc == 0)
+		rc = -errno;
+	f->fd = -1;
+	aio_free(f);
+	return rc;
+}
+
+/* One request, submitted and waited for: bytes, or -errno. */
+static int64_t aio_one(struct aio_file *f, int write, void *buf, size_t len, uint64_t off)
+{
+	struct iocb cb, *cbp = &cb;
+	int rc;
+
+	if (write)
+		io_prep_pwrite(&cb, f->fd, buf, len, (long long)off);
+	else
+		io_prep_pread(&cb, f->fd, buf, len, (long long)off);
+	cb.data = NULL;
+	do {
+		rc = io_submit(f->ctx, 1, &cbp);
+	} while (rc == -EINTR || rc == -EAGAIN);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return -EIO; /* not taken, and no reason given */
+	do {
+		rc = io_getevents(f->ctx, 1, 1, f->events, NULL);
+	} while (rc == -EINTR);
+	if (rc < 0)
+		return rc; /* cannot happen with the request in flight; nothing more to do */
+	return (int64_t)(long)f->events[0].res;
+}
+
+static int64_t aio_read_at(void *handle, void *buf, size_t len, uint64_t off)
+{
+	struct aio_file *f = handle;
+	const size_t partial = f->io_align - 1;
+	size_t done = 0;
+	int rc = aio_check(f, 0, buf, len, off);
+
+	if (rc < 0)
+		return rc;
+	if (f->inflight)
+		return -EBUSY;
+	while (done < len) {
+		int64_t n = aio_one(f, 0, (char *)buf + done, len - done, off + done);
+		if (n == -EINTR || n == -EAGAIN)
+			continue;
+		if (n < 0)
+			return n;
+		done += (size_t)n;
+		if (n == 0 || ((size_t)n & partial) != 0)
+			break; /* end of file, or the file's last partial block */
+	}
+	return (int64_t)done;
+}
+
+static int64_t aio_write_at(void *handle, const void *buf, size_t len, uint64_t off)
+{
+	struct aio_file *f = handle;
+	const size_t partial = f->io_align - 1;
+	size_t done = 0;
+	int rc = aio_check(f, 1, buf, len, off);
+
+	if (rc < 0)
+		return rc;
+	if (f->inflight)
+		return -EBUSY;
+	while (done < len) {
+		int64_t n = aio_one(f, 1, (char *)(uintptr_t)buf + done, len - done, off + done);
+		if (n == -EINTR || n == -EAGAIN)
+			continue;
+		if (n < 0) {
+			if (done > 0)
+				break; /* report the short count; the error repeats next call */
+			return n;
+		}
+		done += (size_t)n;
+		if (n == 0 || ((size_t)n & partial) != 0)
+			break; /* no progress, or the rest would be misaligned */
+	}
+	return (int64_t)done;
+}
+
+static int aio_sync(void *handle)
+{
+	struct aio_file *f = handle;
+
+	if (f->inflight)
+		return -EBUSY;
+	return fsync(f->fd) < 0 ? -errno : 0;
+}
+
+static int aio_submit(void *handle, struct iob_io *const *ios, size_t n)
+{
+	struct aio_file *f = handle;
+	size_t k;
+	int rc = 0;
+
+	if (n > f->nfree)
+		n = f->nfree;
+	if (n == 0)
+		return -EAGAIN; /* the context is full: reap first */
+	for (k = 0; k < n; k++) {
+		struct iob_io *io = ios[k];
+		struct iocb *cb;
+
+		rc = aio_check(f, io->write != 0, io->buf, io->len, io->off);
+		if (rc < 0)
+			break;
+		cb = f->free[f->nfree - 1 - k];
+		if (io->write)
+			io_prep_pwrite(cb, f->fd, io->buf, io->len, (long long)io->off);
+		else
+			io_prep_pread(cb, f->fd, io->buf, io->len, (long long)io->off);
+		cb->data = io;
+		f->batch[k] = cb;
+	}
+	if (k == 0)
+		return rc;
+	do {
+		rc = io_submit(f->ctx, (long)k, f->batch);
+	} while (rc == -EINTR);
+	if (rc <= 0)
+		return rc == 0 ? -EAGAIN : rc; /* none taken: the caller keeps them all */
+	f->nfree -= (uint32_t)rc;
+	f->inflight += (uint32_t)rc;
+	return rc;
+}
+
+static int aio_reap(void *handle, struct iob_io **done, size_t min, size_t max)
+{
+	struct aio_file *f = handle;
+	int got;
+
+	if (max > f->inflight)
+		max = f->inflight;
+	if (min > max)
+		min = max;
+	if (max == 0)
+		return 0;
+	got = aio_wait(f, (long)min, (long)max); /* consumes nothing when it fails: -EINTR loses nothing */
+	if (got < 0)
+		return got;
+	for (int i = 0; i < got; i++) {
+		struct iob_io *io = f->events[i].data;
+		io->result = (int64_t)(long)f->events[i].res;
+		done[i] = io;
+		f->free[f->nfree++] = f->events[i].obj;
+	}
+	f->inflight -= (uint32_t)got;
+	return got;
+}
+
+static int aio_info(void *handle, struct iob_file_info *info)
+{
+	struct aio_file *f = handle;
+	uint32_t stream;
+	int rc = fdio_size(f->fd, &info->size, &stream);
+
+	if (rc == 0)
+		rc = fdio_identity(f->fd, info, 0);
+	if (rc < 0)
+		return rc;
+	info->mem_align = f->mem_align;
+	info->io_align = f->io_align;
+	info->direct = f->o.direct ? 1 : 0;
+	info->is_stream = stream;
+	return 0;
+}
+
+static int aio_truncate(void *handle, uint64_t size)
+{
+	struct aio_file *f = handle;
+
+	return fdio_truncate(f->fd, size);
+}
+
+static int aio_control(void *handle, int op, void *arg)
+{
+	struct aio_opts o = {0};
+
+	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
+		return bopts_each(arg, aio_host, AIO_NAME, aio_option, &o);
+	if (!handle && op == IOB_CTL_OPTION_CAPS && arg) {
+		struct iob_option_caps *q = arg;
+		int rc = bopts_each(q->options, aio_host, AIO_NAME, aio_option, &o);
+		if (rc == 0 && o.direct)
+			q->caps |= IOB_CAP_DIRECT | IOB_CAP_ALIGNED;
+		return rc;
+	}
+	return -ENOTSUP;
+}
+
+static const struct iob_backend_ops aio_ops = {
+	.open = aio_open,
+	.close = aio_close,
+	.read_at = aio_read_at,
+	.write_at = aio_write_at,
+	.sync = aio_sync,
+	.info = aio_info,
+	.truncate = aio_truncate,
+	.control = aio_control,
+	.submit = aio_submit,
+	.reap = aio_reap,
+};
+
+/* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
+static const struct iob_option_decl aio_options[] = {
+	{.name = "direct", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "open with O_DIRECT, bypassing the page cache (without it, Linux AIO does each I/O inside io_submit)"},
+	{.name = "fadvise_random", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "posix_fadvise(POSIX_FADV_RANDOM) after open: no readahead"},
+};
+
+IOB_BACKEND_PLUGIN_OPTIONS(aio_host, AIO_NAME,
+			   "Linux native AIO (libaio): queued reads and writes; asynchronous only with direct=1",
+			   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC |
+				   IOB_CAP_UNCOUNTED,
+			   &aio_ops, aio_options);

@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+"""Verify headers (docs/profiles.md, "Verify"; docs/fio.md): a block changed,
+a block at the wrong place, a block from an older write, each caught with its
+own reason; verify_fatal and verify_dump; bad values refused; fio's
+basic-verify.fio run by fio and by iobench unchanged but for --set.
+
+usage: test_verify.py --bin DIR --src DIR --work DIR [--fio FIO] CASE"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+ARGS = None
+BS = 4096
+SIZE = 256 * 1024
+KINDS = ["crc32c", "crc64", "md5", "sha256", "xxhash", "meta"]
+
+
+def expect(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def iobench(*argv, rc=None):
+    env = dict(os.environ)
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), *argv], capture_output=True, text=True, env=env)
+    if rc is not None:
+        expect(p.returncode == rc, f"iobench {' '.join(argv)}: exit {p.returncode}, wanted {rc}\n{p.stderr}")
+    return p
+
+
+def profile(d, kind, extra=""):
+    path = os.path.join(d, f"v-{kind}.ini")
+    with open(path, "w") as f:
+        f.write(f"[v]\ndir = {d}\nfilename = f.dat\nsize = {SIZE}\nblock_size = {BS}\nphases = write,verify\n"
+                f"verify = {kind}\nkeep_files = true\nfsync = true\n{extra}")
+    return path
+
+
+def data(d):
+    return os.path.join(d, "f.dat")
+
+
+def patch(d, off, b):
+    with open(data(d), "r+b") as f:
+        f.seek(off)
+        f.write(b)
+
+
+def block(d, i):
+    with open(data(d), "rb") as f:
+        f.seek(i * BS)
+        return f.read(BS)
+
+
+def verify_only(prof, *extra, rc):
+    return iobench("run", prof, "--set", "phases=verify", "--output", "human=-", *extra, rc=rc)
+
+
+def crc_reflected(data, poly, width):
+    """A reflected CRC with all-ones init and xorout (CRC-32C: 0x82F63B78, 32; crc64 Jones: 0x95AC9329AC4BC9B5, 64)"""
+    mask = (1 << width) - 1
+    crc = mask
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (poly if crc & 1 else 0)
+    return crc ^ mask
+
+
+def own_sum(kind, blk):
+    """The checksum the header should hold, computed here (None: no way to compute it in Python: xxhash)."""
+    import hashlib
+    body = blk[:32] + blk[64:]
+    if kind == "crc32c":
+        return crc_reflected(body, 0x82F63B78, 32).to_bytes(4, "little")
+    if kind == "crc64":
+        return crc_reflected(body, 0x95AC9329AC4BC9B5, 64).to_bytes(8, "little")
+    if kind in ("md5", "sha256"):
+        return hashlib.new(kind, body).digest()
+    return None
+
+
+def case_checksum(d):
+    """A byte changed in the data part of a block: a checksum error (meta: the bytes)."""
+    for kind in KINDS:
+        prof = profile(d, kind)
+        iobench("run", prof, rc=0)
+        blk = block(d, 2)
+        expect(blk[:4] == b"iobV", f"{kind}: no header at the start of block 2: {blk[:8].hex()}")
+        expect(int.from_bytes(blk[8:12], "little") == BS and int.from_bytes(blk[16:24], "little") == 2 * BS and
+               int.from_bytes(blk[24:32], "little") == 1, f"{kind}: header {blk[:32].hex()}")
+        want = own_sum(kind, blk)
+        if want is not None:  # the documented checksum, computed independently
+            expect(blk[32:32 + len(want)] == want and not any(blk[32 + len(want):64]),
+                   f"{kind}: header holds {blk[32:64].hex()}, Python computes {want.hex()}")
+        verify_only(prof, rc=0)
+        off = 5 * BS + 1000
+        old = block(d, 5)[1000]
+        patch(d, off, bytes([old ^ 0x5a]))
+        p = verify_only(prof, rc=3)
+        err = p.stderr
+        expect(f"first bad byte at offset {off} of {data(d)}: expected 0x{old:02x}, found 0x{old ^ 0x5a:02x}" in err,
+               f"{kind}: the report does not name offset, expected and found:\n{err}")
+        if kind != "meta":
+            expect(f"{kind} checksum error in the block at offset {5 * BS}" in err, f"{kind}: no checksum error:\n{err}")
+        expect("1 bad block(s)" in err, f"{kind}: not one bad block:\n{err}")
+        os.unlink(data(d))
+        print(f"{kind}: a changed byte caught")
+
+
+def case_offset(d):
+    """Two whole blocks swapped: each is self-consistent, its header names another place."""
+    for kind in ("crc32c", "meta"):
+        prof = profile(d, kind)
+        iobench("run", prof, rc=0)
+        a, b = block(d, 3), block(d, 7)
+        patch(d, 3 * BS, b)
+        patch(d, 7 * BS, a)
+        err = verify_only(prof, rc=3).stderr
+        expect(f"header offset error: the block at offset {3 * BS} was written for offset {7 * BS}" in err,
+               f"{kind}: swapped blocks not named:\n{err}")
+        expect("2 bad block(s)" in err, f"{kind}: not two bad blocks:\n{err}")
+        os.unlink(data(d))
+        print(f"{kind}: swapped blocks caught")
+
+
+def case_sequence(d):
+    """A block left from an earlier write (generation 1) in a file written again as generation 2."""
+    prof = profile(d, "xxhash")
+    iobench("run", prof, "--set", "verify_generation=1", rc=0)
+    stale = block(d, 9)
+    iobench("run", prof, "--set", "verify_generation=2", rc=0)
+    verify_only(prof, "--set", "verify_generation=2", rc=0)
+    patch(d, 9 * BS, stale)
+    err = verify_only(prof, "--set", "verify_generation=2", rc=3).stderr
+    expect(f"sequence error: the block at offset {9 * BS} is of generation 1, expected 2" in err,
+           f"stale block not named:\n{err}")
+    # the old generation verifies only where it still is
+    err = verify_only(prof, "--set", "verify_generation=1", rc=3).stderr
+    expect("is of generation 2, expected 1" in err, err)
+    print("a stale block caught")
+
+
+def case_fatal_dump(d):
+    """verify_fatal stops at the first bad block; verify_dump writes it as expected and as found."""
+    prof = profile(d, "sha256", "verify_dump = true\n")
+    iobench("run", prof, rc=0)
+    good = block(d, 4)
+    patch(d, 4 * BS + 100, b"\x00\x01")
+    patch(d, 40 * BS + 100, b"\x00\x01")
+    out = os.path.join(d, "o.json")
+    iobench("run", prof, "--set", "phases=verify", "--output", f"json={out}", rc=3)
+    with open(out) as f:
+        rec = [r for r in json.load(f)["records"] if r.get("kind") == "phase"][0]
+    expect(rec["ops"] == SIZE // BS, f"without verify_fatal every block is read: {rec['ops']}")
+    os.unlink(out)
+    for ext in ("expected", "received"):
+        os.unlink(f"{data(d)}.{4 * BS}.{ext}")
+    iobench("run", prof, "--set", "phases=verify", "--set", "verify_fatal=true", "--output", f"json={out}", rc=3)
+    with open(out) as f:
+        rec = [r for r in json.load(f)["records"] if r.get("kind") == "phase"][0]
+    expect(rec["ops"] == 5, f"verify_fatal: the phase read {rec['ops']} blocks, not 5 (stops at block 4)")
+    expect(rec["status"] == "mismatch", rec["status"])
+    with open(f"{data(d)}.{4 * BS}.expected", "rb") as f:
+        expect(f.read() == good, "the expected dump is not the block as written")
+    with open(f"{data(d)}.{4 * BS}.received", "rb") as f:
+        expect(f.read() == block(d, 4), "the received dump is not the block as found")
+    print("verify_fatal stops at block 4; dumps hold the written and the found block")
+
+
+def case_bad_values(d):
+    """Every new key refuses a bad value in one line, exit 2, nothing created."""
+    bad = [("verify", "crc33"), ("verify", ""), ("verify_interval", "32"), ("verify_interval", "3000"),
+           ("verify_interval", "lots"), ("verify_generation", "-1"), ("verify_fatal", "maybe"),
+           ("verify_dump", "2"), ("pattern", "hex:abc"), ("pattern", "hex:" + "aa" * 33),
+           ("compress_percentage", "101"), ("compress_percentage", "x"), ("dedupe_percentage", "200"),
+           ("compress_chunk", "8K"), ("compress_chunk", "0")]
+    for key, val in bad:
+        sub = tempfile.mkdtemp(dir=d)
+        prof = profile(sub, "crc32c", "compress_percentage = 50\n" if key != "compress_percentage" else "")
+        p = iobench("run", prof, "--set", f"{key}={val}")
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2, f"{key}={val!r}: exit {p.returncode}\n{p.stderr}")
+        expect(len(lines) == 1, f"{key}={val!r}: {len(lines)} lines:\n{p.stderr}")
+        expect(sorted(os.listdir(sub)) == ["v-crc32c.ini"], f"{key}={val!r}: created {os.listdir(sub)}")
+    # fio job files: the fio keys
+    fbad = [("verify", "crc7"), ("verify", "pattern"), ("verify_pattern", "zz"), ("verify_interval", "100"),
+            ("do_verify", "2"), ("verify_dump", "x"), ("verify_backlog", "-3"), ("buffer_pattern", "0xzz"),
+            ("buffer_compress_percentage", "101"), ("buffer_compress_chunk", "8k"), ("dedupe_percentage", "-1"),
+            ("refill_buffers", "2"), ("scramble_buffers", "yes-ish")]
+    for key, val in fbad:
+        sub = tempfile.mkdtemp(dir=d)
+        job = os.path.join(sub, "j.fio")
+        with open(job, "w") as f:
+            f.write(f"[j]\nrw=write\nbs=4k\nsize=64k\nverify=crc32c\n{key}={val}\n")
+        p = iobench("run", job, "--dir", sub)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2 and len(lines) == 1 and key in p.stderr,
+               f"fio {key}={val}: exit {p.returncode}:\n{p.stderr}")
+        expect(os.listdir(sub) == ["j.fio"], f"fio {key}={val}: created {os.listdir(sub)}")
+    print(f"{len(bad)} INI and {len(fbad)} fio bad values refused")
+
+
+def fio_totals(doc):
+    t = {"read_bytes": 0, "write_bytes": 0, "read_ios": 0, "write_ios": 0}
+    for j in doc["jobs"]:
+        for dd in ("read", "write"):
+            t[dd + "_bytes"] += j[dd]["io_bytes"]
+            t[dd + "_ios"] += j[dd]["total_ios"]
+    return t
+
+
+def iob_totals(doc):
+    t = {"read_bytes": 0, "write_bytes": 0, "read_ios": 0, "write_ios": 0}
+    for r in doc["records"]:
+        if r.get("kind") != "phase":
+            continue
+        dd = "write" if r["phase"] == "write" else "read"
+        t[dd + "_bytes"] += r["bytes"]
+        t[dd + "_ios"] += r["ops"]
+    return t
+
+
+def example(name):
+    d = os.environ.get("IOB_FIO_EXAMPLES") or os.path.join(ARGS.src, "..", "shared", "reference", "fio-examples")
+    path = os.path.join(os.path.realpath(d), name)
+    return path if os.path.isfile(path) else None
+
+
+def case_fio_basic(d):
+    """basic-verify.fio: iobench runs it unchanged (--set size, filename); fio runs it with the same values;
+    both verify, with the same bytes and I/O counts; `iobench check` accepts it."""
+    src = example("basic-verify.fio")
+    if not src:
+        print("basic-verify.fio is not there (../shared/reference/fio-examples or IOB_FIO_EXAMPLES)")
+        return SKIP
+    sets = [("size", "4m"), ("filename", os.path.join(d, "iob.dat")), ("direct", "0")]
+    out = os.path.join(d, "iob.json")
+    argv = ["run", src, "--output", f"json={out}"] + [a for k, v in sets for a in ("--set", f"{k}={v}")]
+    iobench(*argv, rc=0)
+    with open(out) as f:
+        i = iob_totals(json.load(f))
+    expect(i == {"read_bytes": 4 << 20, "write_bytes": 4 << 20, "read_ios": 1024, "write_ios": 1024}, i)
+    iobench("check", src, *[a for k, v in sets for a in ("--set", f"{k}={v}")], rc=0)
+    fio = ARGS.fio or shutil.which("fio")
+    if not fio or not os.access(fio, os.X_OK):
+        print("fio is not installed: iobench ran basic-verify.fio; nothing to compare with")
+        return SKIP
+    copy = os.path.join(d, "basic-verify.fio")
+    with open(src) as f, open(copy, "w") as g:
+        # fio adds a second filename= to the first (two files), so the line is replaced, never appended
+        text = "".join(ln for ln in f if not ln.strip().startswith(("filename", "direct", "size")))
+        g.write(text + f"size=4m\nfilename={os.path.join(d, 'fio.dat')}\ndirect=0\n")
+    expect("/dev/" not in open(copy).read().replace("# Use /dev/XXX", ""), "a device left in the copy")
+    fout = os.path.join(d, "fio.json")
+    p = subprocess.run([fio, "--output-format=json", "--output=" + fout, copy], capture_output=True, text=True,
+                       cwd=d)
+    expect(p.returncode == 0, f"fio: exit {p.returncode}\n{p.stderr}")
+    expect(os.path.getsize(os.path.join(d, "fio.dat")) == 4 << 20, "fio did not write its one file whole")
+    with open(fout) as f:
+        fi = fio_totals(json.load(f))
+    print(f"fio     {fi}\niobench {i}")
+    expect(fi == i, f"fio and iobench differ: fio {fi}, iobench {i}")
+    return 0
+
+
+def case_fio_mismatch(d):
+    """A fio job that reads and verifies a file whose block was changed: iobench exits 3 and stops at the
+    first bad block (fio's way: fio 3.33 ends the job with EILSEQ and exits 1)."""
+    w = os.path.join(d, "w.fio")
+    with open(w, "w") as f:
+        f.write(f"[w]\nrw=write\nbs=4k\nsize=256k\nverify=crc32c\ndo_verify=0\nfilename={d}/m.dat\n")
+    r = os.path.join(d, "r.fio")
+    with open(r, "w") as f:
+        f.write(f"[r]\nrw=read\nbs=4k\nsize=256k\nverify=crc32c\nverify_dump=1\nfilename={d}/m.dat\n")
+    iobench("run", w, rc=0)
+    iobench("run", r, rc=0)
+    with open(os.path.join(d, "m.dat"), "r+b") as f:
+        f.seek(8192 + 77)
+        f.write(b"\xee")
+    out = os.path.join(d, "r.json")
+    p = iobench("run", r, "--output", f"json={out}", rc=3)
+    expect("crc32c checksum error in the block at offset 8192" in p.stderr, p.stderr)
+    with open(out) as f:
+        rec = [x for x in json.load(f)["records"] if x.get("kind") == "phase"][0]
+    expect(rec["ops"] == 3 and rec["phase"] == "verify", f"stops at the third block: {rec['ops']} {rec['phase']}")
+    expect(os.path.isfile(os.path.join(d, "m.dat.8192.received")), os.listdir(d))
+    fio = ARGS.fio or shutil.which("fio")
+    if fio and os.access(fio, os.X_OK):
+        # fio on a file of its own, corrupted the same way: non-zero too
+        fw = os.path.join(d, "fw.fio")
+        with open(fw, "w") as f:
+            f.write(f"[w]\nrw=write\nbs=4k\nsize=256k\nverify=crc32c\ndo_verify=0\nfilename={d}/fio.dat\n"
+                    f"[r]\nstonewall\nrw=read\nbs=4k\nsize=256k\nverify=crc32c\nfilename={d}/fio.dat\n")
+        p = subprocess.run([fio, "--output-format=terse", fw], capture_output=True, text=True, cwd=d)
+        expect(p.returncode == 0, p.stderr)
+        with open(os.path.join(d, "fio.dat"), "r+b") as f:
+            f.seek(8192 + 77)
+            f.write(b"\xee")
+        fr = os.path.join(d, "fr.fio")
+        with open(fr, "w") as f:
+            f.write(f"[r]\nrw=read\nbs=4k\nsize=256k\nverify=crc32c\nfilename={d}/fio.dat\n")
+        p = subprocess.run([fio, "--output-format=terse", fr], capture_output=True, text=True, cwd=d)
+        expect(p.returncode != 0, f"fio exited 0 on a changed block:\n{p.stdout}{p.stderr}")
+        print(f"fio exits {p.returncode}, iobench 3")
+    return 0
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--fio", default="")
+    ap.add_argument("case")
+    ARGS = ap.parse_args()
+    os.makedirs(ARGS.work, exist_ok=True)
+    d = tempfile.mkdtemp(prefix=f"verify-{ARGS.case}-", dir=ARGS.work)
+    try:
+        rc = globals()["case_" + ARGS.case](d)
+    except AssertionError as e:
+        print(f"FAIL: {e}")
+        return 1
+    if rc != SKIP:
+        shutil.rmtree(d, ignore_errors=True)
+    return rc or 0
+
+
+
+def ratios(path, bs=4096, piece=64 << 10):
+    """(compressed share saved by zlib over `piece`-byte pieces, deduplicated share of bs blocks)"""
+    import hashlib
+    import zlib
+    with open(path, "rb") as f:
+        buf = f.read()
+    comp = sum(len(zlib.compress(buf[i:i + piece], 6)) for i in range(0, len(buf), piece))
+    blocks = [hashlib.sha256(buf[i:i + bs]).digest() for i in range(0, len(buf), bs)]
+    return 100.0 * (1 - comp / len(buf)), 100.0 * (1 - len(set(blocks)) / len(blocks))
+
+
+def case_content(d):
+    """compress_percentage and dedupe_percentage: zlib over 64 KiB pieces and a count of distinct 4 KiB blocks
+    find the shares asked, within 2 points; the same through fio's keys; the content verifies."""
+    for cp, dp in ((50, 0), (0, 30), (75, 20), (25, 60)):
+        prof = os.path.join(d, "c.ini")
+        with open(prof, "w") as f:
+            f.write(f"[c]\ndir = {d}\nfilename = c.dat\nsize = 8M\nblock_size = 4K\nphases = write,verify\n"
+                    f"compress_percentage = {cp}\ndedupe_percentage = {dp}\nkeep_files = true\n")
+        iobench("run", prof, rc=0)
+        c, u = ratios(os.path.join(d, "c.dat"))
+        print(f"asked compress {cp}% dedupe {dp}%: zlib saves {c:.2f}%, dedupe finds {u:.2f}%")
+        expect(abs(u - dp) <= 2, f"dedupe {u:.2f}% for {dp}%")
+        if dp == 0:
+            expect(abs(c - cp) <= 2, f"compress {c:.2f}% for {cp}%")
+        else:  # zlib also finds some of the repeated blocks within its 32 KiB window: more, never less
+            expect(c >= cp - 2, f"compress {c:.2f}% below {cp}%")
+        os.unlink(os.path.join(d, "c.dat"))
+    job = os.path.join(d, "c.fio")
+    with open(job, "w") as f:
+        f.write(f"[c]\nrw=write\nbs=4k\nsize=8m\nfilename={d}/f.dat\nbuffer_compress_percentage=60\n"
+                "buffer_compress_chunk=1k\nrefill_buffers\nscramble_buffers=1\nverify=md5\n")
+    iobench("run", job, rc=0)
+    c, u = ratios(os.path.join(d, "f.dat"))
+    print(f"fio keys, buffer_compress_percentage=60 with verify=md5: zlib saves {c:.2f}%")
+    expect(abs(c - 60) <= 2, f"compress {c:.2f}% for 60%")
+    fio = ARGS.fio or shutil.which("fio")
+    if fio and os.access(fio, os.X_OK):
+        with open(job, "w") as f:
+            f.write(f"[c]\nrw=write\nbs=4k\nsize=8m\nfilename={d}/fio.dat\nbuffer_compress_percentage=60\n"
+                    "buffer_compress_chunk=1k\nrefill_buffers\n")
+        subprocess.run([fio, "--output-format=terse", job], capture_output=True, check=True, cwd=d)
+        fc, fu = ratios(os.path.join(d, "fio.dat"))
+        print(f"fio itself, buffer_compress_percentage=60: zlib saves {fc:.2f}% (not asserted)")
+    return 0
+
+
+MINE = ("verify", "verify_interval", "verify_pattern", "verify_fatal", "verify_dump", "verify_backlog", "do_verify",
+        "buffer_pattern", "buffer_compress_percentage", "buffer_compress_chunk", "dedupe_percentage",
+        "refill_buffers", "scramble_buffers")
+
+
+def case_examples(d):
+    """fio's verify and dedupe examples through `iobench check`: basic-verify.fio is accepted; any other is
+    accepted or refused in one line that names none of the keys this work maps (verify, buffer_*, dedupe_...)."""
+    names = ["basic-verify.fio", "cross-stripe-verify.fio", "surface-scan.fio", "dedupe-global.fio",
+             "atomic-verify.fio"]
+    if not example(names[0]):
+        print("fio's examples are not there (../shared/reference/fio-examples or IOB_FIO_EXAMPLES)")
+        return SKIP
+    for name in names:
+        src = example(name)
+        if not src:
+            continue
+        sub = tempfile.mkdtemp(dir=d)
+        p = iobench("check", src, "--dir", sub, "--set", "size=4m")
+        lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iobench: error")]
+        if name == "basic-verify.fio":
+            expect(p.returncode == 0, f"{name}: exit {p.returncode}\n{p.stderr}")
+        if p.returncode != 0:
+            expect(p.returncode == 2 and len(lines) == 1, f"{name}: exit {p.returncode}\n{p.stderr}")
+            named = lines[0].split("does not support: ")[-1].split(" (")[0].split(", ")
+            expect(not any(k in MINE for k in named), f"{name}: refused for a key mapped here: {lines[0]}")
+        expect(os.listdir(sub) == [], f"{name}: check created {os.listdir(sub)}")
+        print(f"{name}: {'accepted' if p.returncode == 0 else lines[0]}")
+    return 0
+
+
+def case_fio_surface_scan(d):
+    """surface-scan.fio (verify=meta, verify_pattern, verify_interval=512, a write job and a read job with
+    do_verify): iobench with --fio-ignore fill_device,create_serialize and size=4m, fio on a copy without
+    fill_device (which would fill the disk) and the same size: the same bytes and I/O counts, both verified."""
+    src = example("surface-scan.fio")
+    if not src:
+        print("surface-scan.fio is not there")
+        return SKIP
+    idir, fdir = os.path.join(d, "iob"), os.path.join(d, "fio")
+    os.makedirs(idir)
+    os.makedirs(fdir)
+    out = os.path.join(d, "iob.json")
+    iobench("run", src, "--dir", idir, "--set", "size=4m", "--fio-ignore", "fill_device,create_serialize",
+            "--output", f"json={out}", rc=0)
+    with open(out) as f:
+        doc = json.load(f)
+    i = iob_totals(doc)
+    ph = [(r["job"], r["phase"], r["status"]) for r in doc["records"] if r.get("kind") == "phase"]
+    expect(ph == [("write-phase", "write", "ok"), ("verify-phase", "verify", "ok")], ph)
+    with open(os.path.join(idir, "datafile.tmp"), "rb") as f:
+        head = f.read(1024)
+    expect(head[:4] == b"iobV" and head[512:516] == b"iobV" and head[64:68] == bytes.fromhex("aa555aa5"),
+           f"a header every 512 bytes, the pattern between: {head[:80].hex()}")
+    # a changed pattern byte: the verify job alone (do_verify) catches it, and says where
+    with open(os.path.join(idir, "datafile.tmp"), "r+b") as f:
+        f.seek(70000)
+        f.write(b"\x00")
+    job = os.path.join(d, "verify-only.fio")
+    with open(src) as f:
+        text = f.read()
+    with open(job, "w") as f:
+        f.write(text[:text.index("[write-phase]")] + text[text.index("[verify-phase]"):])
+    p = iobench("run", job, "--dir", idir, "--set", "size=4m", "--fio-ignore", "fill_device,create_serialize", rc=3)
+    expect("first bad byte at offset 70000" in p.stderr, p.stderr)
+    fio = ARGS.fio or shutil.which("fio")
+    if not fio or not os.access(fio, os.X_OK):
+        print("fio is not installed: nothing to compare with")
+        return SKIP
+    copy = os.path.join(fdir, "surface-scan.fio")
+    with open(src) as f, open(copy, "w") as g:
+        for line in f:
+            if line.strip().startswith("fill_device"):
+                continue
+            g.write(line)
+            if line.strip() == "[global]":
+                g.write("size=4m\n")
+    fout = os.path.join(d, "fio.json")
+    p = subprocess.run([fio, "--output-format=json", "--output=" + fout, copy], capture_output=True, text=True,
+                       cwd=fdir)
+    expect(p.returncode == 0, f"fio: exit {p.returncode}\n{p.stderr}")
+    with open(fout) as f:
+        fi = fio_totals(json.load(f))
+    print(f"fio     {fi}\niobench {i}")
+    expect(fi == i, f"fio and iobench differ: fio {fi}, iobench {i}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
