@@ -9,10 +9,12 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # fio, python3-six and gnuplot-nox: fio's own tools read our fio-json and logs
 # in the outputs.fio tests (fio_jsonplus_clat2csv imports six; fio2gnuplot
 # renders with gnuplot)
+# autoconf, automake: build mdtest for meta.mdtest_equal_work and bench/mdtest.py
+# (../shared/reference/build-ior.sh; the test skips without them)
 # time: GNU time measures the peak RSS of `iobench report` (report.memory)
 # nettle-dev, libxxhash-dev, libisal-dev: the checksums of verify (core/src/verify.c)
 # dpkg-dev: dpkg-shlibdeps computes the .deb's Depends (cpack); binutils: readelf in tests/package
-for pkg in build-essential dpkg-dev binutils cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev libaio-dev python3 strace librsvg2-bin libxml2-utils mpich libmpich-dev fio python3-six gnuplot-nox time nettle-dev libxxhash-dev libisal-dev $*; do
+for pkg in build-essential dpkg-dev binutils cmake pkg-config libiniparser-dev libcmocka-dev liburing-dev libaio-dev python3 strace librsvg2-bin libxml2-utils mpich libmpich-dev fio python3-six gnuplot-nox time nettle-dev libxxhash-dev libisal-dev autoconf automake $*; do
 	have_pkg "$pkg" || need="$need $pkg"
 done
 # Optional: chromium, for the report.browser test (it loads `iobench report`

@@ -17,6 +17,7 @@
 #include "iobench/cli.h"
 #include "iobench/coord.h"
 #include "iobench/engine.h"
+#include "iobench/meta.h"
 #include "iobench/fiolog.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
@@ -372,6 +373,8 @@ static int check_direct(const struct iob_job *job, const struct iob_loaded *b, c
 static int job_check(const struct iob_job *job, const struct iob_registry *reg, int may_be_missing, uint64_t *need,
 		     struct iob_target_refusal *t, char *err, size_t errlen)
 {
+	if (job->workload == IOB_WORKLOAD_FILES) /* meta.c: no backend, no data file */
+		return iob_meta_check(job, need, err, errlen);
 	const struct iob_loaded *b = iob_registry_find(reg, IOB_PLUGIN_BACKEND, job->backend);
 	*need = 0;
 	if (!b) {

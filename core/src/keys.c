@@ -48,6 +48,10 @@ static const struct iob_key_word phase_words[] = {{"write", IOB_PHASE_BIT(IOB_PH
 						  {"verify", IOB_PHASE_BIT(IOB_PHASE_VERIFY)},
 						  {"mixed", IOB_PHASE_BIT(IOB_PHASE_MIXED)},
 						  {NULL, 0}};
+static const struct iob_key_word workload_words[] = {{"data", 0}, {"files", 1}, {NULL, 0}};
+static const struct iob_key_word meta_phase_words[] = {{"mkdir", 1u << 0},  {"create", 1u << 1}, {"write", 1u << 2},
+						       {"stat", 1u << 3},   {"open", 1u << 4},	 {"read", 1u << 5},
+						       {"remove", 1u << 6}, {"rmdir", 1u << 7},	 {NULL, 0}};
 static const struct iob_key_word clock_words[] = {{"wall", IOB_CLOCK_WALL},
 						  {"user", IOB_CLOCK_USER},
 						  {"system", IOB_CLOCK_SYSTEM},
@@ -312,6 +316,43 @@ static const struct iob_key key_table[] = {
      "the first bad block of a verify phase is written to <file>.<offset>.expected and <file>.<offset>.received "
      "beside the file",
      NULL, FIELD(verify_dump), NULL},
+    /* workload = files: many small files (meta.c, docs/metadata.md) */
+    {"workload", IOB_KEY_ENUM, "", "data",
+     "data: the phases below move bytes through a backend; files: many small files in trees, phases from "
+     "meta_phases (docs/metadata.md)",
+     workload_words, FIELD(workload), NULL},
+    {"meta_phases", IOB_KEY_LIST, "", "mkdir,create,stat,remove,rmdir",
+     "workload files: phases to run, always in the order mkdir, create, write, stat, open, read, remove, rmdir; "
+     "a tree not made by mkdir is made (and one not removed by rmdir removed) untimed",
+     meta_phase_words, FIELD(meta_phases), NULL},
+    {"files", IOB_KEY_COUNT, "items", "1000",
+     "workload files: files each stream makes (1 to 100000000), spread evenly over its tree's directories", NULL,
+     FIELD(files), NULL},
+    {"tree_depth", IOB_KEY_COUNT, "levels", "0",
+     "workload files: levels of directories below each tree's root (0 = every file in the root)", NULL,
+     FIELD(tree_depth), NULL},
+    {"tree_branch", IOB_KEY_COUNT, "dirs", "10",
+     "workload files: subdirectories of each directory above the last level (at most 1000000 directories a "
+     "tree)",
+     NULL, FIELD(tree_branch), NULL},
+    {"dir_per_stream", IOB_KEY_BOOL, "", "true",
+     "workload files: a tree per stream (mdtest -u), or one tree every stream of every rank shares", NULL,
+     FIELD(dir_per_stream), NULL},
+    {"file_bytes", IOB_KEY_SIZE, "bytes", "0",
+     "workload files: bytes written to each file at create and write (mdtest -w), read at read (-e); at most "
+     "1 GiB",
+     NULL, FIELD(file_bytes), NULL},
+    {"file_fsync", IOB_KEY_BOOL, "", "false",
+     "workload files: create and write sync each file before closing it (mdtest -y); the time counts", NULL,
+     FIELD(file_fsync), NULL},
+    {"stat_other", IOB_KEY_COUNT, "streams", "0",
+     "workload files: write, stat, open and read the files of the stream N further on, across threads and "
+     "ranks (mdtest -N); 0 = each stream its own",
+     NULL, FIELD(stat_other), NULL},
+    {"drop_caches", IOB_KEY_BOOL, "", "false",
+     "workload files, as root: drop the page, dentry and inode caches before every phase but the first (the "
+     "record says caches_dropped); without root, a note",
+     NULL, FIELD(drop_caches), NULL},
 };
 #pragma GCC diagnostic pop
 

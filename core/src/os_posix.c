@@ -968,12 +968,14 @@ static volatile sig_atomic_t *stop_flag;
 
 static void on_stop_signal(int sig)
 {
+	int saved = errno; /* the interrupted code's errno stays its own */
 	if (stop_flag && !*stop_flag)
 		*stop_flag = sig;
 	/* a second signal ends the process the default way; SIGPIPE stays
 	 * caught, so every later write to the closed pipe fails with EPIPE */
 	if (sig != SIGPIPE)
 		signal(sig, SIG_DFL);
+	errno = saved;
 }
 
 void iob_install_stop_handlers(volatile sig_atomic_t *flag)

@@ -530,6 +530,9 @@ static const struct setting settings[] = {
 	NUM(group),	   NUM(pattern.hex),	  NUM(pattern.nhex), NUM(pattern.verify), NUM(pattern.verify_interval),
 	NUM(pattern.verify_generation), NUM(verify_fatal), NUM(verify_dump), NUM(pattern.compress_pct),
 	NUM(pattern.compress_chunk), NUM(pattern.dedupe_pct),
+	NUM(workload),	  NUM(meta_phases),  NUM(files),	  NUM(tree_depth),
+	NUM(tree_branch),  NUM(dir_per_stream),	  NUM(file_bytes),   NUM(file_fsync),	  NUM(stat_other),
+	NUM(drop_caches),
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 _Static_assert(3 + NSETTINGS < IOB_COORD_PARTS_MAX, "room for the settings and a job");

@@ -20,6 +20,7 @@
 #include "iobench/fiolog.h"
 #include "iobench/intervals.h"
 #include "iobench/log.h"
+#include "iobench/meta.h"
 #include "iobench/os.h"
 #include "iobench/outfile.h"
 #include "iobench/progress.h"
@@ -1450,6 +1451,8 @@ static int run_job(struct iob_run *run, size_t j)
 	struct job_files jf;
 	int rc;
 
+	if (job->workload == IOB_WORKLOAD_FILES) /* meta.c */
+		return iob_meta_run(run, j);
 	/* a job that only prepares files for a later one is not recorded */
 	run->quiet = run->suite->prepare && run->suite->prepare[j];
 	if (!run->quiet && h && h->before_job) {

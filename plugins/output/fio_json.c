@@ -6,7 +6,8 @@
  * "bins".  Field names and formats: docs/outputs.md, "fio-json".
  *
  *   {"fio version":"iobench-V","timestamp":S,"timestamp_ms":MS,"time":"..",
- *    "jobs":[ one per "phase" record ],
+ *    "jobs":[ one per "phase" record, and per "meta" record of a phase
+ *             fio has an engine for: create, stat, remove ],
  *    "iobench":{run facts, notes, status}}
  *
  * A job is one phase record (the aggregate of its streams or ranks): its
@@ -363,8 +364,44 @@ static void put_job_options(struct textbuf *b, const struct iob_record *r, const
 	textbuf_add(b, "}", 1);
 }
 
+/* A "meta" record's phase that fio has an engine for (fio's filecreate,
+ * filestat, filedelete: an I/O is a file made, statted or removed, counted
+ * as a read), or NULL: mkdir, write, open, read and rmdir of a files job
+ * have none and are not jobs here. */
+static const char *meta_engine(const struct iob_record *r)
+{
+	const char *phase = get_str(r, "phase");
+	if (!phase)
+		return NULL;
+	if (strcmp(phase, "create") == 0)
+		return "filecreate";
+	if (strcmp(phase, "stat") == 0)
+		return "filestat";
+	if (strcmp(phase, "remove") == 0)
+		return "filedelete";
+	return NULL;
+}
+
+static void put_meta_options(struct textbuf *b, const struct iob_record *r)
+{
+	char num[32];
+	int n = 0;
+	textbuf_str(b, "\"job options\":{");
+	put_option(b, &n, "name", get_str(r, "job"));
+	put_option(b, &n, "directory", get_str(r, "dir"));
+	put_option(b, &n, "ioengine", meta_engine(r));
+	snprintf(num, sizeof num, "%" PRIu64, get_u64(r, "files"));
+	put_option(b, &n, "nrfiles", num);
+	snprintf(num, sizeof num, "%" PRIu64, get_u64(r, "streams"));
+	put_option(b, &n, "numjobs", num);
+	snprintf(num, sizeof num, "%" PRIu64, get_u64(r, "file_size_bytes"));
+	put_option(b, &n, "filesize", num);
+	textbuf_add(b, "}", 1);
+}
+
 static void put_job(struct fj_state *st, const struct iob_record *r)
 {
+	int meta = r->kind && strcmp(r->kind, "meta") == 0;
 	struct textbuf *b = &st->jobs;
 	const char *phase = get_str(r, "phase");
 	const char *status = get_str(r, "status");
@@ -380,7 +417,10 @@ static void put_job(struct fj_state *st, const struct iob_record *r)
 	textbuf_printf(b, ",\"error\":%d,", status && strcmp(status, "ok") != 0 ? 1 : 0);
 	put_u64_member(b, "elapsed", (uint64_t)llround(el));
 	textbuf_add(b, ",", 1);
-	put_job_options(b, r, phase);
+	if (meta)
+		put_meta_options(b, r);
+	else
+		put_job_options(b, r, phase);
 	textbuf_add(b, ",", 1);
 	const struct iob_latency *lat = get_lat(r, "lat_ns");
 	uint64_t shorts = get_u64(r, "short_ops");
@@ -623,6 +663,10 @@ static int fj_record(void *state, const struct iob_record *rec)
 		samples_add(&st->samples, rec);
 	if (rec->kind && strcmp(rec->kind, "steady") == 0) {
 		put_steady(st, rec);
+		return st->jobs.oom ? -ENOMEM : 0;
+	}
+	if (rec->kind && strcmp(rec->kind, "meta") == 0 && meta_engine(rec)) {
+		put_job(st, rec); /* fio's filecreate, filestat, filedelete */
 		return st->jobs.oom ? -ENOMEM : 0;
 	}
 	if (!rec->kind || strcmp(rec->kind, "phase") != 0)

@@ -779,6 +779,8 @@ static void html_pictures(struct html_state *st, struct textbuf *b)
 		html_figure(st, b, "fig-steady", "Steady state: rounds and the window judged", SVGD_STEADY);
 	if (st->d.niv)
 		html_figure(st, b, "fig-intervals", "Throughput and IOPS per interval", SVGD_INTERVALS);
+	if (st->d.nmeta) /* workload = files (docs/metadata.md) */
+		html_figure(st, b, "fig-meta", "Files jobs: operations per second per phase", SVGD_META);
 	if (!st->d.profile && st->nph)
 		html_figure(st, b, "fig-latency", "Latency percentiles per phase", SVGD_LATENCY);
 }

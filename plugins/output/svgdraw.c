@@ -308,6 +308,12 @@ static void svg_keep(struct svgd *st, const struct iob_record *rec)
 		}
 	} else if (strcmp(kind, "phase") == 0) {
 		svg_keep_phase(st, rec);
+	} else if (strcmp(kind, "meta") == 0) { /* its latency curve too, named by the operation */
+		svg_keep_phase(st, rec);
+		if (st->nph && !st->oom) {
+			st->ph[st->nph - 1].meta = 1;
+			st->nmeta++;
+		}
 	} else if (strcmp(kind, "interval") == 0) {
 		svg_keep_interval(st, rec);
 	} else if (strcmp(kind, "steady") == 0) {
@@ -548,7 +554,8 @@ static void svg_frame(struct textbuf *b, double y0, const char *title, struct sv
 	y->p0 = bot;
 	y->p1 = t;
 	svg_label(b, l, y0 + 20, NULL, "font-size=\"14\" font-weight=\"bold\"", title);
-	svg_ticks(b, x, 1, xstep, t, bot);
+	if (xstep >= 0) /* < 0: no x ticks (the caller labels its categories) */
+		svg_ticks(b, x, 1, xstep, t, bot);
 	svg_ticks(b, y, 0, ystep, l, r);
 	textbuf_str(b, "<rect x=\"");
 	svg_coord(b, l);
@@ -890,6 +897,8 @@ static void svg_series_name(char *out, size_t len, const char *const *phase, con
 	char size[48];
 	size_t r = svg_repeat(phase, bs, i);
 	svg_fmt_size(size, sizeof(size), bs[i]);
+	if (bs[i] <= 0) /* a files job's operation: no block size */
+		size[0] = '\0';
 	if (r)
 		snprintf(out, len, "%.40s %s #%zu", phase[i] ? phase[i] : "", size, r + 1);
 	else
@@ -1076,6 +1085,72 @@ out:
 	return panels ? panels : 1;
 }
 
+/* The files jobs' phases (workload = files): one bar per "meta" record, its
+ * ops_per_s on a log10 axis, named by job and phase under it (class "bar",
+ * data-phase, data-ops-per-s).  Up to SVG_PER_PANEL*2 bars a panel.
+ * Returns the panels drawn. */
+static size_t svg_draw_meta(struct svgd *st, struct textbuf *b, double y0)
+{
+	const size_t per = 2 * SVG_PER_PANEL;
+	double lo = 0, hi = 0;
+	size_t n = 0, panels = 0;
+	for (size_t i = 0; i < st->nph; i++)
+		if (st->ph[i].meta && st->ph[i].iops > 0) {
+			lo = lo == 0 || st->ph[i].iops < lo ? st->ph[i].iops : lo;
+			hi = st->ph[i].iops > hi ? st->ph[i].iops : hi;
+			n++;
+		}
+	if (!n)
+		return 0;
+	for (size_t cur = 0, k = 0; k < n;) {
+		size_t m = n - k < per ? n - k : per;
+		double py = y0 + (double)panels++ * SVG_PANEL_H;
+		struct svg_axis x = {.scale = SVG_LIN, .lo = 0, .hi = (double)m, .div = 1, .lab = "phase (job: operation)"};
+		struct svg_axis y = {.scale = SVG_LOG10, .div = 1, .lab = "operations per second (log10 scale)"};
+		y.lo = pow(10, floor(log10(lo)));
+		y.hi = pow(10, ceil(log10(hi)));
+		if (y.hi <= y.lo)
+			y.hi = y.lo * 10;
+		svg_frame(b, py, "Operations per second per phase (workload = files)", &x, -1, &y, 0);
+		size_t q = 0;
+		for (; cur < st->nph && q < m; cur++) {
+			const struct svg_phase *p = &st->ph[cur];
+			if (!p->meta || p->iops <= 0)
+				continue;
+			double x0 = svg_map(&x, (double)q + 0.15), x1 = svg_map(&x, (double)q + 0.85);
+			double yt = svg_map(&y, p->iops), yb = svg_map(&y, y.lo);
+			char num[48];
+			textbuf_fmt_double(p->iops, num, sizeof(num));
+			textbuf_str(b, "<rect class=\"bar\" data-phase=\"");
+			svg_text(b, p->phase ? p->phase : "");
+			textbuf_str(b, "\" data-ops-per-s=\"");
+			textbuf_str(b, num);
+			textbuf_str(b, "\" x=\"");
+			svg_coord(b, x0);
+			textbuf_str(b, "\" y=\"");
+			svg_coord(b, yt);
+			textbuf_str(b, "\" width=\"");
+			svg_coord(b, x1 - x0);
+			textbuf_str(b, "\" height=\"");
+			svg_coord(b, yb - yt > 0 ? yb - yt : 0);
+			textbuf_str(b, "\" fill=\"");
+			textbuf_str(b, svg_colors[q % SVG_NCOLORS]);
+			textbuf_str(b, "\"/>\n");
+			char lab[160];
+			snprintf(lab, sizeof(lab), "%s: %s", p->job ? p->job : "", p->phase ? p->phase : "");
+			char attrs[96];
+			double cx = (x0 + x1) / 2, cy = yb + 12;
+			snprintf(attrs, sizeof(attrs), "font-size=\"10\" transform=\"rotate(30 %d %d)\"", (int)cx, (int)cy);
+			svg_label(b, cx, cy, "start", attrs, lab);
+			svg_num_text(num, sizeof(num), p->iops);
+			svg_label(b, cx, yt - 4, "middle", "font-size=\"10\"", num);
+			q++;
+			k++;
+		}
+	}
+	return panels;
+}
+
 /* Intervals (log_interval): throughput and IOPS against time, a line per
  * phase; per job (SVG_PER_PANEL lines at most) a throughput panel and an
  * IOPS panel, every line named.  Returns the panels drawn. */
@@ -1242,7 +1317,7 @@ unsigned svgd_default(const struct svgd *st)
 		return SVGD_PROFILE;
 	if (st->nse)
 		return SVGD_SERIES;
-	return SVGD_STEADY | SVGD_INTERVALS | SVGD_LATENCY;
+	return SVGD_STEADY | SVGD_INTERVALS | SVGD_META | SVGD_LATENCY;
 }
 
 size_t svgd_draw(struct svgd *st, struct textbuf *b, unsigned what, double y0)
@@ -1258,6 +1333,8 @@ size_t svgd_draw(struct svgd *st, struct textbuf *b, unsigned what, double y0)
 			svg_draw_steady(b, &st->sd[i], y0 + (double)panels * SVG_PANEL_H);
 	if ((what & SVGD_INTERVALS) && st->niv)
 		panels += svg_draw_intervals(st, b, y0 + (double)panels * SVG_PANEL_H);
+	if ((what & SVGD_META) && st->nmeta)
+		panels += svg_draw_meta(st, b, y0 + (double)panels * SVG_PANEL_H);
 	if (what & SVGD_LATENCY)
 		panels += svg_draw_latency(st, b, y0 + (double)panels * SVG_PANEL_H);
 	return panels;

@@ -44,6 +44,7 @@ struct svg_pts {
 
 /* One phase record: a point of the io_profile sweep, a latency curve. */
 struct svg_phase {
+	int meta; /* a "meta" record (workload = files): an operation kind */
 	char *job, *phase;
 	double bs, bw, iops;
 	size_t npct;
@@ -79,6 +80,7 @@ struct svg_steady {
 /* What the pictures need of a run's records. */
 struct svgd {
 	int profile; /* an io_profile_test record was seen */
+	size_t nmeta; /* "meta" records kept (among ph) */
 	struct svg_phase *ph;
 	size_t nph, capph;
 	struct svg_series *se;
@@ -96,11 +98,12 @@ struct svgd {
 #define SVGD_STEADY 0x04u    /* one panel per steady record */
 #define SVGD_INTERVALS 0x08u /* throughput and IOPS per interval, per job */
 #define SVGD_LATENCY 0x10u   /* latency percentile curves, per job */
+#define SVGD_META 0x20u      /* files jobs: ops/s per phase, a bar each */
 
 /* Keep what the pictures need of one record (st->oom when out of memory). */
 void svgd_keep(struct svgd *st, const struct iob_record *rec);
 /* The panels the svg output draws for these records: io_profile's sweep,
- * else the series, else steady state, intervals and latency. */
+ * else the series, else steady state, intervals, files jobs' rates and latency. */
 unsigned svgd_default(const struct svgd *st);
 /* Draw the panels of `what` (SVGD_*) that have something to show (latency
  * always has: "no latency was recorded"), from y0 down; returns how many. */

@@ -374,6 +374,16 @@ static const char *every_key[][3] = {
     {"verify_generation", "7", "0"},
     {"verify_fatal", "true", NULL},
     {"verify_dump", "true", NULL},
+    {"workload", "files", NULL},
+    {"meta_phases", "rmdir,create,stat", "write,open,read,remove"},
+    {"files", "1000000", "1"},
+    {"tree_depth", "3", NULL},
+    {"tree_branch", "4", NULL},
+    {"dir_per_stream", "false", NULL},
+    {"file_bytes", "3901", "4K"},
+    {"file_fsync", "true", NULL},
+    {"stat_other", "1", NULL},
+    {"drop_caches", "true", NULL},
 };
 
 static void test_every_key_round_trips(void **s)

@@ -127,7 +127,8 @@ _iobench_io_profile() {
 	-l | -m | -M | -n | --levels | --files | --seed | --warmup | --repeat | --backend-options) return ;;
 	esac
 	_iobench_words "--backend --backend-options --dir --dump-profile --files --help --keep-open --levels
---output --plugin-dir --progress --quiet --remove --repeat --seed --version --warmup -s -l -m -M -n -b -r -q -k -d -o -v -h"
+--output --plugin-dir --progress --quiet --remove --repeat --seed --tree-rates --version --warmup -s -l -m -M -n -b -r -q
+-k -d -o -v -h"
 }
 
 _iobench_bigread() {

@@ -40,6 +40,7 @@
 /* Record kinds the tool adds to the core's "phase" records. */
 #define IOP_REC_TEST "io_profile_test"	 /* before each sweep: its parameters */
 #define IOP_REC_FILES "io_profile_files" /* after the sweeps: where the files are */
+#define IOP_REC_TREE "io_profile_tree"   /* --tree-rates: the tree made and removed, how fast */
 /* The last field of a row whose sweep a stop signal cut short (io_profile(1)). */
 #define IOP_ROW_INTERRUPTED "interrupted"
 
@@ -72,6 +73,7 @@ struct iop_opts {
 	int quiet;	     /* -q */
 	int keep_open;	     /* --keep-open */
 	int remove;	     /* --remove */
+	int tree_rates;	     /* --tree-rates: time the tree's making and removal */
 	int dump;	     /* --dump-profile */
 	const char *backend; /* --backend, NULL = stdio (direct with -b) */
 	const char *backend_options; /* --backend-options, NULL = none */

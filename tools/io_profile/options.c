@@ -30,6 +30,7 @@ enum {
 	OPT_BACKEND_OPTIONS,
 	OPT_PROGRESS,
 	OPT_REPEAT,
+	OPT_TREE_RATES,
 };
 
 void iop_usage(FILE *f)
@@ -61,6 +62,9 @@ void iop_usage(FILE *f)
 		"  -q, --quiet    print only the CSV blocks (write, then read)\n"
 		"  -k, --keep-open  open each file once per size instead of around every I/O\n"
 		"      --remove   remove the files and directories this run created, at the end\n"
+		"      --tree-rates  also report how fast the tree was made (and removed, with\n"
+		"                 --remove), an iobench addition (stderr, and an io_profile_tree\n"
+		"                 record in the other outputs); the CSV is unchanged\n"
 		"  -d, --dir DIR  directory to work in (default: the current directory)\n"
 		"      --backend NAME  backend plugin (default " IOB_STDIO_BACKEND "; direct with -b)\n"
 		"  -o, --output LIST   outputs, e.g. io_profile (default), json, csv=rows.csv;\n"
@@ -163,6 +167,7 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 	    {"backend-options", required_argument, NULL, OPT_BACKEND_OPTIONS},
 	    {"progress", required_argument, NULL, OPT_PROGRESS},
 	    {"repeat", required_argument, NULL, OPT_REPEAT},
+	    {"tree-rates", no_argument, NULL, OPT_TREE_RATES},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"version", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -259,6 +264,9 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 		}
 		case OPT_REMOVE:
 			o->remove = 1;
+			break;
+		case OPT_TREE_RATES:
+			o->tree_rates = 1;
 			break;
 		case OPT_DUMP:
 			o->dump = 1;
@@ -545,6 +553,9 @@ int iop_plan(const struct iop_opts *opts, const struct iob_registry *reg, struct
 	if (o.remove && o.read_only)
 		return iob_cli_fail(IOB_EXIT_USAGE,
 				    "--remove with -r: a read-only run creates nothing to remove");
+	if (o.tree_rates && (o.single || o.read_only))
+		return iob_cli_fail(IOB_EXIT_USAGE, "--tree-rates with %s: the run makes no tree to time",
+				    o.single ? "-s" : "-r");
 	if (o.min_io == 0)
 		return iob_cli_fail(IOB_EXIT_USAGE, "-m 0: the smallest I/O size must be at least 1 byte");
 	if (o.min_io_set && o.min_io > o.max_io)

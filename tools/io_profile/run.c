@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "io_profile.h"
 #include "iobench/cli.h"
@@ -103,7 +104,58 @@ struct iop_run {
 	const struct iop_plan *p;
 	struct iob_recbuf *rb;
 	size_t job_of[4]; /* suite index -> IOP_JOB_* */
+	/* --tree-rates: the create job's start and end (CLOCK_MONOTONIC ns) */
+	uint64_t create_t0, create_t1;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* --tree-rates: the IOP_REC_TREE record and its stderr line.  made: files
+ * and directories the run created (the ledger's, counted before removal);
+ * removed ones and their time when --remove ran. */
+static void rec_tree(struct iop_run *r, struct iob_run *run, uint64_t files, uint64_t dirs,
+		     const struct iob_ledger *m, uint64_t rm_ns, char *line, size_t len)
+{
+	struct iob_recbuf *rb = r->rb;
+	double cs = r->create_t1 > r->create_t0 ? (double)(r->create_t1 - r->create_t0) / 1e9 : 0;
+	double rs = (double)rm_ns / 1e9;
+	uint64_t gone = m->removed_files + m->removed_dirs;
+	iob_rec_reset(rb, IOP_REC_TREE);
+	iob_rec_str(rb, "path", r->p->absdir);
+	iob_rec_u64(rb, "made_files", IOB_UNIT_COUNT, files);
+	iob_rec_u64(rb, "made_dirs", IOB_UNIT_COUNT, dirs);
+	iob_rec_u64(rb, "file_size_bytes", IOB_UNIT_BYTES, r->p->job[IOP_JOB_READ].size);
+	iob_rec_f64(rb, "create_s", IOB_UNIT_S, cs);
+	if (cs > 0)
+		iob_rec_f64(rb, "create_files_per_s", IOB_UNIT_OPS_PER_S, (double)files / cs);
+	else
+		iob_rec_absent(rb, "create_files_per_s", IOB_UNIT_OPS_PER_S);
+	if (r->o->remove) {
+		iob_rec_u64(rb, "removed_entries", IOB_UNIT_COUNT, gone);
+		iob_rec_f64(rb, "remove_s", IOB_UNIT_S, rs);
+	} else {
+		iob_rec_absent(rb, "removed_entries", IOB_UNIT_COUNT);
+		iob_rec_absent(rb, "remove_s", IOB_UNIT_S);
+	}
+	if (r->o->remove && rs > 0)
+		iob_rec_f64(rb, "remove_entries_per_s", IOB_UNIT_OPS_PER_S, (double)gone / rs);
+	else
+		iob_rec_absent(rb, "remove_entries_per_s", IOB_UNIT_OPS_PER_S);
+	iob_run_record(run, &rb->rec);
+	int n = snprintf(line, len,
+			 "tree made: %llu files of %llu bytes and %llu directories in %.6f s (%.1f files/s, "
+			 "their data written and synced)",
+			 (unsigned long long)files, (unsigned long long)r->p->job[IOP_JOB_READ].size,
+			 (unsigned long long)dirs, cs, cs > 0 ? (double)files / cs : 0.0);
+	if (r->o->remove && n > 0 && (size_t)n < len)
+		snprintf(line + n, len - (size_t)n, "; removed: %llu entries in %.6f s (%.1f entries/s)",
+			 (unsigned long long)gone, rs, rs > 0 ? (double)gone / rs : 0.0);
+}
 
 /* The create and warm-up jobs run unrecorded; each sweep is preceded by its
  * parameters. */
@@ -111,6 +163,10 @@ static int before_job(void *arg, struct iob_run *run, size_t j)
 {
 	struct iop_run *r = arg;
 	int which = (int)r->job_of[j];
+	if (which == IOP_JOB_CREATE)
+		r->create_t0 = mono_ns();
+	else if (r->create_t0 && !r->create_t1) /* the create job is over */
+		r->create_t1 = mono_ns();
 	if (which == IOP_JOB_CREATE || which == IOP_JOB_WARMUP)
 		return 1;
 	rec_test(r->rb, r->o, r->p, which == IOP_JOB_WRITE ? "write" : "read");
@@ -159,8 +215,17 @@ int iop_run(const struct iop_opts *o, const struct iop_plan *p, const struct iob
 	/* the create job ran to its end when a later job started */
 	int created = p->use[IOP_JOB_CREATE] && (status == 0 || run->suite_job > 0);
 	iob_ledger_count(&m, p->job[IOP_JOB_READ].size);
+	uint64_t made_files = 0, made_dirs = 0, rm0 = mono_ns();
+	for (size_t i = 0; i < m.fl.n; i++)
+		made_files += m.made_file[i] != 0;
+	for (size_t i = 0; i < m.fl.ndirs; i++)
+		made_dirs += m.made_dir[i] != 0;
 	if (o->remove)
 		iob_ledger_remove(&m, run);
+	uint64_t rm_ns = mono_ns() - rm0;
+	char tline[512] = "";
+	if (o->tree_rates && created)
+		rec_tree(&r, run, made_files, made_dirs, &m, rm_ns, tline, sizeof tline);
 	char line[IOB_PATH_MAX + 512] = "";
 	if (p->use[IOP_JOB_CREATE] && (m.present || m.removed_dirs)) {
 		rec_files(r.rb, o, p, &m, created && m.short_files == 0);
@@ -170,6 +235,8 @@ int iop_run(const struct iop_opts *o, const struct iop_plan *p, const struct iob
 	/* before the error line, which stays the last on stderr */
 	if (line[0] && !stdout_shows_files(spec))
 		fprintf(stderr, "%s: %s\n", IOP_TOOL, line);
+	if (tline[0] && !stdout_shows_files(spec))
+		fprintf(stderr, "%s: %s\n", IOP_TOOL, tline);
 	code = iob_run_finish(run, status);
 	iob_ledger_free(&m);
 	free(r.rb);

@@ -101,6 +101,17 @@ struct iob_job {
 	 * generation are in pattern) */
 	int verify_fatal;            /* the phase stops at the first bad block */
 	int verify_dump;             /* the first bad block's expected and found bytes to files */
+	/* workload = files (meta.c, docs/metadata.md) */
+	int workload;                /* IOB_WORKLOAD_DATA (0) or IOB_WORKLOAD_FILES (meta.h) */
+	uint32_t meta_phases;        /* 1 << enum iob_meta_op, run in that order */
+	uint64_t files;              /* items per stream */
+	uint32_t tree_depth;         /* levels below each stream's (or the shared) directory */
+	uint32_t tree_branch;        /* subdirectories per directory */
+	int dir_per_stream;          /* a tree per stream (default 1), or one shared tree */
+	uint64_t file_bytes;         /* bytes written at create (and write), read at read */
+	int file_fsync;              /* create and write sync each file before closing it */
+	uint32_t stat_other;         /* write, stat, open, read the files of stream (g + N) mod streams */
+	int drop_caches;             /* root: drop the caches between phases */
 };
 
 /* Defaults shared by profiles and tools (docs/profiles.md). */

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""iobench's metadata job (workload = files, docs/metadata.md) against mdtest, in one run.
+
+  bench/mdtest.py --build build [--ior DIR] [--dir DIR] [--files N] [--rounds 5] [--json out.json]
+                  [--only s1,s2,m2] [--quick [--selftest-unequal]]
+
+mdtest comes from ../shared/reference/build-ior.sh (IOR and mdtest from the source kept there); it is
+built into --ior (default BUILD/build-ior) when DIR/bin/mdtest is missing.  Exit 77, saying why, when it
+cannot be built or run here.
+
+Scenarios, the same shape on the same file system (--dir, default /var/tmp/iobench-mdtest), N empty files
+per stream in a directory per stream (mdtest -F -u, tree depth 0), phases create, stat, remove:
+  s1  one stream: mdtest (one process) vs iobench threads = 1
+  s2  two streams: mdtest under mpirun -n 2 (mdtest has no threads) vs iobench threads = 2 (one process)
+  m2  two ranks: mdtest under mpirun -n 2 vs iobench under mpirun -n 2 (threads = 1)
+The contenders run in interleaved rounds (rotating which goes first); the median of each tool's own rate
+per phase is printed with the ratio iobench / mdtest.
+
+Equal work or no ratio: mdtest's "N tasks, M files" line and the summary's phases, iobench's JSON "meta"
+records (ops, streams): the files each made, statted and removed must be equal, else the pair is INVALID.
+Both tools give a phase's rate as IOR's rule has it: all items / (latest end - earliest start) over the
+ranks, from a common barrier.  What differs: mdtest reaches each file by its path from the working
+directory; iobench through its held directory (openat/fstatat/unlinkat on a descriptor), which saves the
+kernel a path walk per operation.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD_IOR = os.path.join(HERE, "..", "..", "shared", "reference", "build-ior.sh")
+MD_PHASES = {"create": "File creation", "stat": "File stat", "remove": "File removal"}
+SKIP = 77
+
+
+def skip(why):
+    print(f"skip: {why}")
+    sys.exit(SKIP)
+
+
+def ensure_mdtest(ior_dir):
+    md = os.path.join(ior_dir, "bin", "mdtest")
+    if os.access(md, os.X_OK):
+        return md
+    script = os.path.normpath(BUILD_IOR)
+    if not os.path.isfile(script):
+        skip(f"no {script}: mdtest's source is not kept here")
+    if not shutil.which("mpicc"):
+        skip("no mpicc (MPICH's libmpich-dev): mdtest cannot be built")
+    for tool in ("autoconf", "automake", "make"):
+        if not shutil.which(tool):
+            skip(f"no {tool}: mdtest cannot be built")
+    p = subprocess.run(["sh", script, os.path.abspath(ior_dir)], capture_output=True, text=True)
+    if p.returncode != 0 or not os.access(md, os.X_OK):
+        skip(f"build-ior.sh failed (exit {p.returncode}): {(p.stderr or p.stdout).strip()[-300:]}")
+    return md
+
+
+def parse_mdtest(text):
+    """Rates (Mean of the rate summary) per phase and the work: tasks x files per task."""
+    m = re.search(r"^(\d+) tasks, (\d+) files", text, re.M)
+    if not m:
+        raise RuntimeError(f"mdtest: no 'N tasks, M files' line:\n{text[-2000:]}")
+    tasks, files = int(m.group(1)), int(m.group(2))
+    rates = {}
+    summary = text.split("SUMMARY rate", 1)[1] if "SUMMARY rate" in text else ""
+    summary = summary.split("SUMMARY time", 1)[0]
+    for ph, label in MD_PHASES.items():
+        r = re.search(r"^\s*" + re.escape(label) + r"\s*:?\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", summary, re.M)
+        if r:
+            rates[ph] = float(r.group(3))
+    # mdtest's "files" is the whole run's; every phase handles all of them
+    return rates, {ph: files for ph in rates}, tasks
+
+
+def parse_iobench(path):
+    with open(path) as f:
+        recs = json.load(f)["records"]
+    rates, work, streams = {}, {}, None
+    for r in recs:
+        if r.get("kind") == "meta" and r["phase"] in MD_PHASES and r["status"] == "ok":
+            rates[r["phase"]] = r["ops_per_s"]
+            work[r["phase"]] = r["ops"]
+            streams = r["streams"]
+    return rates, work, streams
+
+
+def clean(d):
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+
+
+def run_mdtest(a, md, d, n, ranks):
+    clean(d)
+    argv = [md, "-n", str(n), "-F", "-u", "-C", "-T", "-r", "-d", d]
+    if ranks > 1:
+        argv = ["mpirun", "-n", str(ranks)] + argv
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}\n{p.stdout[-1500:]}{p.stderr[-1500:]}")
+    rates, work, tasks = parse_mdtest(p.stdout)
+    return rates, work, tasks, " ".join(argv)
+
+
+def run_iobench(a, d, n, threads, ranks):
+    clean(d)
+    prof = os.path.join(a.tmp, "meta.ini")
+    with open(prof, "w") as f:
+        f.write(f"[md]\nworkload = files\ndir = {d}\nfiles = {n}\nthreads = {threads}\n"
+                "meta_phases = create,stat,remove\n")
+    out = os.path.join(a.tmp, "meta.json")
+    argv = [os.path.join(a.build, "bin", "iobench"), "run", prof, "-o", "json=" + out]
+    if ranks > 1:
+        argv = ["mpirun", "-n", str(ranks)] + argv
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}\n{p.stderr[-1500:]}")
+    rates, work, streams = parse_iobench(out)
+    return rates, work, streams, " ".join(argv) + f"   ({prof}: files = {n}, threads = {threads})"
+
+
+SCEN = {
+    "s1": ("one stream", 1, 1, 1),  # (title, mdtest ranks, iobench threads, iobench ranks)
+    "s2": ("two streams: mdtest 2 ranks, iobench 2 threads", 2, 2, 1),
+    "m2": ("two ranks each", 2, 1, 2),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--ior", default=None)
+    ap.add_argument("--dir", default="/var/tmp/iobench-mdtest")
+    ap.add_argument("--files", type=int, default=20000)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--only", default="s1,s2,m2")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--quick", action="store_true", help="200 files, 1 round: the figures mean nothing")
+    ap.add_argument("--selftest-unequal", action="store_true",
+                    help="iobench makes one file fewer per stream: every pair must come out INVALID")
+    a = ap.parse_args()
+    if a.quick:
+        a.files, a.rounds = 200, 1
+    a.build = os.path.abspath(a.build)
+    a.ior = a.ior or os.path.join(a.build, "build-ior")
+    if not shutil.which("mpirun"):
+        skip("no mpirun (MPICH): mdtest needs it for two streams")
+    md = ensure_mdtest(a.ior)
+    a.tmp = os.path.join(a.dir, ".bench")
+    os.makedirs(a.tmp, exist_ok=True)
+    work_dir = os.path.join(a.dir, "w")
+    out, bad = {}, 0
+    for key in a.only.split(","):
+        title, md_ranks, threads, ranks = SCEN[key]
+        samples = {"mdtest": [], "iobench": []}
+        cmds = {}
+        works = {}
+        for rnd in range(a.rounds):
+            order = ["mdtest", "iobench"] if rnd % 2 == 0 else ["iobench", "mdtest"]
+            for who in order:
+                if who == "mdtest":
+                    rates, work, n, cmd = run_mdtest(a, md, work_dir, a.files, md_ranks)
+                else:
+                    rates, work, n, cmd = run_iobench(a, work_dir, a.files - a.selftest_unequal, threads, ranks)
+                samples[who].append(rates)
+                cmds[who] = cmd
+                works.setdefault(who, work)
+                if work != works[who]:
+                    works[who] = None
+        shutil.rmtree(work_dir, ignore_errors=True)
+        equal = works["mdtest"] is not None and works["mdtest"] == works["iobench"]
+        res = {"title": title, "commands": cmds, "work": works, "equal_work": equal, "phases": {}}
+        print(f"\n[{key}] {title}, {a.files} files per stream, {a.rounds} round(s)")
+        for who, c in cmds.items():
+            print(f"  {who}: {c}")
+        if not equal:
+            bad += 1
+            print(f"  INVALID: unequal work: mdtest {works['mdtest']}, iobench {works['iobench']}")
+        for ph in MD_PHASES:
+            mv = [s[ph] for s in samples["mdtest"] if ph in s]
+            iv = [s[ph] for s in samples["iobench"] if ph in s]
+            if not mv or not iv:
+                continue
+            mm, im = statistics.median(mv), statistics.median(iv)
+            ratio = im / mm if mm and equal else None
+            res["phases"][ph] = {"mdtest_ops_per_s": mv, "iobench_ops_per_s": iv, "mdtest_median": mm,
+                                 "iobench_median": im, "ratio": ratio}
+            rs = f"{ratio:.3f}" if ratio is not None else "INVALID"
+            print(f"  {ph:7s} mdtest {mm:12.1f} ops/s   iobench {im:12.1f} ops/s   iobench/mdtest {rs}")
+        out[key] = res
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+    shutil.rmtree(a.tmp, ignore_errors=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,479 @@
+#!/usr/bin/env python3
+"""workload = files (docs/metadata.md): the metadata job's phases, counts,
+trees, cleanup, bad input, a stop, outputs and MPI ranks.  Small sizes
+(hundreds of files); nothing depends on how fast the machine is: only
+counts, names, what is left on disk and the records' own consistency are
+asserted.
+
+usage: test_meta.py --bin DIR --work DIR [--mpirun PATH] [--coord PATH] CASE"""
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+SKIP = 77
+A = None
+PHASES = ["mkdir", "create", "write", "stat", "open", "read", "remove", "rmdir"]
+
+
+class Skip(Exception):
+    pass
+
+
+def expect(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def env():
+    e = dict(os.environ)
+    e.pop("IOBENCH_PLUGIN_PATH", None)
+    for k in ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"):
+        e.pop(k, None)
+    return e
+
+
+def iobench():
+    return os.path.join(A.bin, "iobench")
+
+
+def fresh(tmp, name):
+    d = os.path.join(tmp, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    # a file of the user's that must survive every run
+    with open(os.path.join(d, "keep.me"), "w") as f:
+        f.write("mine")
+    return d
+
+
+def listing(d):
+    out = []
+    for root, dirs, files in os.walk(d):
+        for n in dirs + files:
+            out.append(os.path.relpath(os.path.join(root, n), d))
+    return sorted(out)
+
+
+def profile(tmp, text):
+    p = os.path.join(tmp, "p.ini")
+    with open(p, "w") as f:
+        f.write(text)
+    return p
+
+
+def run(tmp, text, *args, rc=0, mpi=0):
+    out = os.path.join(tmp, "out.json")
+    if os.path.exists(out):
+        os.unlink(out)
+    argv = [iobench(), "run", profile(tmp, text), "--output", "json=" + out, *args]
+    if mpi:
+        argv = [A.mpirun, "-n", str(mpi)] + argv
+    p = subprocess.run(argv, capture_output=True, text=True, env=env(), timeout=240)
+    expect(p.returncode == rc, f"{' '.join(argv)}: exit {p.returncode}, want {rc}\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}")
+    if rc:
+        return None, p
+    with open(out) as f:
+        doc = json.load(f)
+    return doc["records"], p
+
+
+def meta(recs):
+    return [r for r in recs if r["kind"] == "meta"]
+
+
+def tree_dirs(depth, branch):
+    return sum(branch ** l for l in range(depth + 1))
+
+
+def check_record(r, ops, file_bytes):
+    """One phase record: its counts, its rate from its own ops and time, its latency summary."""
+    expect(r["status"] == "ok", r)
+    expect(r["ops"] == ops, f"{r['phase']}: ops {r['ops']}, want {ops}")
+    moves = r["phase"] in ("create", "write", "read")
+    expect(r["bytes"] == (ops * file_bytes if moves else 0), f"{r['phase']}: bytes {r['bytes']}")
+    lat = r["lat_ns"]
+    expect(lat["count"] == ops, f"{r['phase']}: latency count {lat['count']}, want {ops}")
+    expect(lat["min"] <= lat["mean"] <= lat["max"], lat)
+    pct = lat["percentiles"] if "percentiles" in lat else lat.get("pct")
+    expect(pct and len(pct) == 16, f"16 percentiles: {lat}")
+    expect(r["elapsed_s"] > 0 and abs(r["ops_per_s"] - ops / r["elapsed_s"]) <= 1e-6 * r["ops_per_s"] + 1e-9,
+           f"{r['phase']}: ops_per_s {r['ops_per_s']} is not ops / elapsed_s")
+
+
+def case_phases(tmp):
+    """Every phase on 2 streams, a tree of depth 2 and branching 3, 150 files of 100 bytes each: the
+    counts of every record, the tree as made (kept), then a run that removes exactly what it made."""
+    d = fresh(tmp, "phases")
+    before = listing(d)
+    base = (f"[m]\nworkload = files\ndir = {d}\nfiles = 150\ntree_depth = 2\ntree_branch = 3\nthreads = 2\n"
+            "file_bytes = 100\n")
+    recs, _ = run(tmp, base + "meta_phases = " + ",".join(PHASES) + "\n")
+    m = meta(recs)
+    expect([r["phase"] for r in m] == PHASES, [r["phase"] for r in m])
+    nd = tree_dirs(2, 3)
+    for r in m:
+        check_record(r, 2 * nd if r["phase"] in ("mkdir", "rmdir") else 300, 100)
+        expect(r["streams"] == 2 and r["tree_dirs"] == nd and r["ranks"] == 1, r)
+    expect(listing(d) == before, f"left behind: {set(listing(d)) - set(before)}")
+    # kept: the trees as the docs say (files spread in order over the 13 directories, 12 a directory)
+    run(tmp, base + "meta_phases = mkdir,create\nkeep_files = true\n")
+    for g in (0, 1):
+        root = os.path.join(d, f"iobench.m.{g}")
+        files = [p for p in listing(root) if os.path.basename(p).startswith("f.")]
+        dirs = [p for p in listing(root) if os.path.isdir(os.path.join(root, p))]
+        expect(len(dirs) == nd - 1 and len(files) == 150, f"stream {g}: {len(dirs)} dirs, {len(files)} files")
+        expect(os.path.isfile(os.path.join(root, f"f.{g}.0")) and os.path.isfile(os.path.join(root, f"f.{g}.11")),
+               "files 0..11 in the root")
+        expect(os.path.isfile(os.path.join(root, "d0", f"f.{g}.12")), "file 12 in d0")
+        expect(os.path.isfile(os.path.join(root, "d2", "d2", f"f.{g}.149")), "file 149 in the last directory")
+        expect(all(os.path.getsize(os.path.join(root, p)) == 100 for p in files), "100 bytes each")
+        expect(os.stat(root).st_mode & 0o777 == 0o700, "trees are made 0700")
+    # a kept tree is never reused: the next run refuses before it makes anything
+    _, p = run(tmp, base, rc=2)
+    expect("exists already" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr)
+    for g in (0, 1):
+        shutil.rmtree(os.path.join(d, f"iobench.m.{g}"))
+
+
+def case_shared(tmp):
+    """One shared tree for 3 streams: the tree is made once (by stream 0), each stream makes and removes
+    its own files in it; a phase list without mkdir and rmdir makes and removes the tree untimed."""
+    d = fresh(tmp, "shared")
+    before = listing(d)
+    base = (f"[m]\nworkload = files\ndir = {d}\nfiles = 100\ntree_depth = 1\ntree_branch = 4\nthreads = 3\n"
+            "dir_per_stream = false\n")
+    recs, _ = run(tmp, base + "meta_phases = mkdir,create,stat,remove,rmdir\n")
+    m = {r["phase"]: r for r in meta(recs)}
+    expect(list(m) == ["mkdir", "create", "stat", "remove", "rmdir"], list(m))
+    check_record(m["mkdir"], 5, 0)
+    check_record(m["rmdir"], 5, 0)
+    for ph in ("create", "stat", "remove"):
+        check_record(m[ph], 300, 0)
+    expect(listing(d) == before, listing(d))
+    recs, _ = run(tmp, base + "meta_phases = create,remove\n")
+    expect([r["phase"] for r in meta(recs)] == ["create", "remove"], recs)
+    expect(listing(d) == before, listing(d))
+    run(tmp, base + "meta_phases = create\nkeep_files = true\n")
+    root = os.path.join(d, "iobench.m.shared")
+    names = sorted(os.path.basename(p) for p in listing(root) if os.path.basename(p).startswith("f."))
+    expect(len(names) == 300 and {n.split(".")[1] for n in names} == {"0", "1", "2"}, names[:5])
+    shutil.rmtree(root)
+
+
+def case_repeat(tmp):
+    """repeat = 3: each phase three times (a record each, its index), then a summary per phase whose
+    mean, min and max are those of the three records' rates."""
+    d = fresh(tmp, "repeat")
+    recs, _ = run(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = 50\nrepeat = 3\n"
+                       "meta_phases = create,stat,remove\n")
+    m = meta(recs)
+    expect([(r["phase"], r["repeat"]) for r in m] ==
+           [(p, i) for i in range(3) for p in ("create", "stat", "remove")], [(r["phase"], r["repeat"]) for r in m])
+    for r in m:
+        check_record(r, 50, 0)
+    summ = {r["phase"]: r for r in recs if r["kind"] == "meta_summary"}
+    expect(list(summ) == ["create", "stat", "remove"], summ)
+    for ph, s in summ.items():
+        rates = [r["ops_per_s"] for r in m if r["phase"] == ph]
+        expect(s["runs"] == 3, s)
+        expect(abs(s["ops_per_s_mean"] - sum(rates) / 3) <= 1e-6 * s["ops_per_s_mean"], (s, rates))
+        expect(s["ops_per_s_min"] == min(rates) and s["ops_per_s_max"] == max(rates), (s, rates))
+    expect(listing(d) == ["keep.me"], listing(d))
+
+
+def case_stat_other(tmp):
+    """stat_other = 1 on 2 streams with 64-byte files: each stream stats, opens and reads the other's
+    files (the same counts; strace shows stream 0's thread stats only stream 1's files and the other way round)."""
+    d = fresh(tmp, "other")
+    text = (f"[m]\nworkload = files\ndir = {d}\nfiles = 40\nthreads = 2\nstat_other = 1\nfile_bytes = 64\n"
+            "meta_phases = create,stat,open,read,remove\n")
+    recs, p = run(tmp, text)
+    m = {r["phase"]: r for r in meta(recs)}
+    for ph in ("create", "stat", "open", "read", "remove"):
+        check_record(m[ph], 80, 64)
+        expect(m[ph]["stat_other"] == 1, m[ph])
+    expect("(by another stream)" in p.stderr, p.stderr)
+    strace = shutil.which("strace")
+    if not strace:
+        return
+    log = os.path.join(tmp, "strace.log")
+    argv = [strace, "-f", "-qq", "-e", "trace=newfstatat,clone,clone3", "-y", "-o", log, iobench(), "run",
+            profile(tmp, text.replace("open,read,", "")), "--output", "json=" + os.path.join(tmp, "s.json")]
+    sp = subprocess.run(argv, capture_output=True, text=True, env=env(), timeout=240)
+    if sp.returncode != 0 and "ptrace" in sp.stderr:
+        return  # no ptrace here (a container): the counts above stand alone
+    expect(sp.returncode == 0, sp.stderr[-2000:])
+    lines = open(log).read().splitlines()
+    # the phases create, stat, remove each start stream 0's thread, then stream 1's
+    tids = [int(l.rsplit("=", 1)[1]) for l in lines if "clone" in l and l.rsplit("=", 1)[-1].strip().isdigit()]
+    stats = [l for l in lines if "newfstatat(" in l and '"f.' in l and "iobench.m." in l]
+    expect(len(stats) == 80, f"{len(stats)} stats of the files")
+    # the stat phase's two threads, in the order they were started (stream 0, then 1); other threads
+    # (a sanitizer's own) stat no file
+    statters = [t for t in tids if t in {int(l.split()[0]) for l in stats}]
+    expect(len(statters) == 2, f"threads that stat the files: {statters} of {tids}")
+    stream = {t: i for i, t in enumerate(statters)}
+    for l in stats:
+        tid = int(l.split()[0])
+        name = l.split('"')[1]
+        expect(int(name.split(".")[1]) == (stream[tid] + 1) % 2, f"stream {stream[tid]} stats {name}: {l}")
+
+
+def case_bad_input(tmp):
+    """Bad shapes: one line naming the value, exit 2, nothing created."""
+    d = fresh(tmp, "bad")
+    before = listing(d)
+    st = os.statvfs(d)
+    cases = [
+        ("files = 0\n", "files = 0"),
+        ("tree_depth = 2000\ntree_branch = 1\n", "past the limit"),
+        ("tree_depth = 30\ntree_branch = 10\n", "directories in a tree"),
+        ("tree_depth = 2\ntree_branch = 0\n", "tree_branch = 0"),
+        ("meta_phases = stat,remove\n", "need create"),
+        ("stat_other = 2\nthreads = 2\n", "stat_other = 2"),
+        ("file_bytes = 2G\n", "file_bytes"),
+        ("files = 100000000\nthreads = 4096\n", "inodes" if st.f_files else "bytes"),
+        ("files = 100000\nthreads = 2\nfile_bytes = 1G\nmemory_limit = 4G\n", "free"),
+        ("group = 1\n", "group = 0"),
+        ("meta_phases = rmdir,bogus\n", "bogus"),
+        ("threads = 64\nfile_bytes = 1G\nmemory_limit = 1G\nfiles = 1\n", "memory"),
+    ]
+    for extra, word in cases:
+        if word == "bytes":
+            extra += "file_bytes = 1G\n"
+        _, p = run(tmp, f"[m]\nworkload = files\ndir = {d}\n" + extra, rc=2)
+        lines = p.stderr.strip().splitlines()
+        expect(len(lines) == 1 and word in lines[0], f"{extra!r}: {p.stderr}")
+        expect(listing(d) == before, f"{extra!r} left {listing(d)}")
+    # a dir that is a file
+    _, p = run(tmp, f"[m]\nworkload = files\ndir = {d}/keep.me\n", rc=2)
+    expect("not a directory" in p.stderr, p.stderr)
+    if os.geteuid() != 0:  # root may write anywhere
+        ro = os.path.join(tmp, "ro")
+        os.makedirs(ro, exist_ok=True)
+        os.chmod(ro, 0o555)
+        _, p = run(tmp, f"[m]\nworkload = files\ndir = {ro}\n", rc=2)
+        expect("cannot be made in it" in p.stderr and os.listdir(ro) == [], p.stderr)
+        os.chmod(ro, 0o755)
+    _, p = run(tmp, f"[m]\nworkload = files\ndir = {d}/missing\n", rc=2)
+    expect("No such file or directory" in p.stderr and not os.path.exists(f"{d}/missing"), p.stderr)
+
+
+def case_sigint(tmp):
+    """SIGINT in the middle of create: exit 130, the create record says interrupted with what it did, and
+    every file and directory the run made is gone (the user's file stays)."""
+    d = fresh(tmp, "sigint")
+    before = listing(d)
+    st = os.statvfs(d)
+    files = 2000000
+    if st.f_files and st.f_favail < 2 * files + 1000:
+        files = max(1000, st.f_favail // 4)
+    out = os.path.join(tmp, "int.json")
+    prof = profile(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = {files}\ntree_depth = 1\ntree_branch = 5\n"
+                        "threads = 2\nmeta_phases = mkdir,create,stat,remove,rmdir\n")
+    p = subprocess.Popen([iobench(), "run", prof, "--output", "json=" + out], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env())
+    deadline = time.time() + 60
+    while time.time() < deadline:  # until some files exist
+        n = sum(len(fs) for _, _, fs in os.walk(d)) - 1
+        if n >= 20 or p.poll() is not None:
+            break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    so, se = p.communicate(timeout=240)
+    if p.returncode == 0:
+        raise Skip(f"the run of {files} files per stream ended before the signal (a very fast file system)")
+    expect(p.returncode == 130, f"exit {p.returncode}: {se[-2000:]}")
+    expect(listing(d) == before, f"left behind: {listing(d)[:10]}")
+    with open(out) as f:
+        recs = json.load(f)["records"]
+    m = meta(recs)
+    expect([r["phase"] for r in m][:2] == ["mkdir", "create"], m)
+    c = m[1]
+    expect(c["status"] == "interrupted" and 0 < c["ops"] < 2 * files, c)
+    expect(len(m) == 2, "nothing runs after the stop")
+
+
+def case_outputs(tmp):
+    """The phases in human (a row each), CSV (a side table r.meta.csv), svg (a bar per phase at its
+    ops_per_s, a latency curve per phase) and fio-json: a job for create, stat and remove only (fio's
+    filecreate, filestat, filedelete engines: each file one I/O, counted as a read), none for mkdir, open
+    and rmdir, which fio has no engine for."""
+    d = fresh(tmp, "outputs")
+    prof = profile(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = 30\n"
+                        "meta_phases = mkdir,create,stat,open,remove,rmdir\n")
+    o = os.path.join(tmp, "o")
+    shutil.rmtree(o, ignore_errors=True)
+    os.makedirs(o)
+    p = subprocess.run([iobench(), "run", prof, "-o",
+                        f"human,csv={o}/r.csv,fio-json={o}/f.json,svg={o}/r.svg,json={o}/r.json"],
+                       capture_output=True, text=True, env=env(), timeout=120)
+    expect(p.returncode == 0, p.stderr)
+    phases = ["mkdir", "create", "stat", "open", "remove", "rmdir"]
+    with open(f"{o}/r.json") as f:
+        recs = {r["phase"]: r for r in json.load(f)["records"] if r["kind"] == "meta"}
+    expect(list(recs) == phases, list(recs))
+    rows = [l.split() for l in p.stdout.splitlines()]
+    for ph in phases:
+        want = "1" if ph in ("mkdir", "rmdir") else "30"
+        expect(any(len(r) > 3 and r[0] == "m" and r[1] == ph and r[3] == want for r in rows), p.stdout)
+    side = os.path.join(o, "r.meta.csv")
+    expect(os.path.isfile(side), os.listdir(o))
+    with open(side) as f:
+        rs = list(csv.DictReader(f))
+    expect([r["phase"] for r in rs] == phases and [int(r["ops"]) for r in rs] == [1, 30, 30, 30, 30, 1], rs)
+    with open(os.path.join(o, "f.json")) as f:
+        jobs = json.load(f)["jobs"]
+    engines = [j["job options"]["ioengine"] for j in jobs]
+    expect(engines == ["filecreate", "filestat", "filedelete"], engines)
+    for j, ph in zip(jobs, ("create", "stat", "remove")):
+        expect(j["read"]["total_ios"] == 30 and j["write"]["total_ios"] == 0, j)
+        expect(j["read"]["clat_ns"]["N"] == 30 and j["job options"]["nrfiles"] == "30", j)
+        expect(abs(j["read"]["iops"] - recs[ph]["ops_per_s"]) <= 1e-6 * recs[ph]["ops_per_s"] + 1e-6, (j, recs[ph]))
+    with open(os.path.join(o, "r.svg")) as f:
+        svg = f.read()
+    bars = re.findall(r'class="bar" data-phase="([a-z]+)" data-ops-per-s="([0-9.e+]+)"', svg)
+    expect([b[0] for b in bars] == phases, bars)
+    for ph, v in bars:
+        expect(abs(float(v) - recs[ph]["ops_per_s"]) <= 1e-6 * recs[ph]["ops_per_s"], (ph, v))
+    expect(svg.count('class="latency"') == 6, "a latency curve per phase")
+
+
+def case_drop_caches(tmp):
+    """drop_caches = true: as root, every phase but the first says caches_dropped and no cache note is
+    given for it; without root, the records say false, and a note says why."""
+    d = fresh(tmp, "drop")
+    recs, p = run(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = 20\ndrop_caches = true\n"
+                       "meta_phases = create,stat,remove\n")
+    m = {r["phase"]: r for r in meta(recs)}
+    if os.geteuid() == 0:
+        expect(not m["create"]["caches_dropped"] and m["stat"]["caches_dropped"] and m["remove"]["caches_dropped"],
+               m)
+        expect("stat phase" not in p.stderr, p.stderr)
+    else:
+        expect(not any(r["caches_dropped"] for r in m.values()), m)
+        expect("drop_caches needs root" in p.stderr and "stat phase" in p.stderr, p.stderr)
+    recs, p = run(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = 20\nmeta_phases = create,stat,remove\n")
+    expect("job m, stat phase: the files were made moments before" in p.stderr, p.stderr)
+
+
+def case_mpi(tmp):
+    """mpirun -n 2, 2 threads each, one shared tree, stat_other = 1: 4 streams in all; the records sum
+    every rank's operations; everything is removed."""
+    if not A.mpirun or not os.access(A.mpirun, os.X_OK):
+        raise Skip("no mpirun")
+    if not A.coord or not os.path.isfile(A.coord):
+        raise Skip("the MPI coordinator was not built (no MPI development files)")
+    d = fresh(tmp, "mpi")
+    before = listing(d)
+    recs, p = run(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = 60\nthreads = 2\ndir_per_stream = false\n"
+                       "tree_depth = 1\ntree_branch = 2\nstat_other = 1\nfile_bytes = 10\n"
+                       "meta_phases = mkdir,create,stat,read,remove,rmdir\n", mpi=2)
+    m = {r["phase"]: r for r in meta(recs)}
+    expect(list(m) == ["mkdir", "create", "stat", "read", "remove", "rmdir"], list(m))
+    check_record(m["mkdir"], 3, 0)
+    for ph in ("create", "stat", "read", "remove"):
+        check_record(m[ph], 240, 10)
+        expect(m[ph]["ranks"] == 2 and m[ph]["streams"] == 4, m[ph])
+    expect(listing(d) == before, listing(d))
+    expect(len(recs) == len([r for r in recs if r["kind"] != "meta"]) + 6, "one record a phase (rank 0's)")
+    # per-stream trees with ${RANK} in the dir
+    for k in (0, 1):
+        os.makedirs(os.path.join(d, f"r{k}"))
+    recs, p = run(tmp, f"[m]\nworkload = files\ndir = {d}/r${{RANK}}\nfiles = 30\nmeta_phases = create,stat\n"
+                       "keep_files = true\n", mpi=2)
+    for k in (0, 1):
+        root = os.path.join(d, f"r{k}", f"iobench.m.{k}")
+        expect(len(os.listdir(root)) == 30, f"rank {k}: {os.listdir(os.path.join(d, f'r{k}'))}")
+        shutil.rmtree(root)
+
+
+def case_stonewall(tmp):
+    """stonewall bounds the create phase only (checked every 64 files): with 1 ns every stream stops at
+    its first check, having made no file; stat and remove then work on what was made (nothing), and
+    nothing is left.  With 1 h nothing is cut."""
+    d = fresh(tmp, "sw")
+    base = f"[m]\nworkload = files\ndir = {d}\nfiles = 500\nthreads = 2\nmeta_phases = create,stat,remove\n"
+    recs, _ = run(tmp, base + "stonewall = 1ns\n")
+    m = {r["phase"]: r for r in meta(recs)}
+    expect(m["create"]["ops"] == 0 and m["stat"]["ops"] == 0 and m["remove"]["ops"] == 0, m)
+    expect(all(r["status"] == "ok" for r in m.values()), m)
+    expect(listing(d) == ["keep.me"], listing(d))
+    recs, _ = run(tmp, base + "stonewall = 1h\n")
+    for r in meta(recs):
+        check_record(r, 1000, 0)
+
+
+def case_io_profile_tree_rates(tmp):
+    """io_profile --tree-rates (an iobench addition): the stderr line and the io_profile_tree record say
+    what the tree held (12 files, 3 directories by default: levels x files) and, with --remove, the 15
+    entries removed, each rate its count over its time; the CSV on stdout has the same lines as without
+    the option; without it no such record or line; refused with -s."""
+    d = fresh(tmp, "iop")
+    iop = os.path.join(A.bin, "io_profile")
+    args = ["-d", d, "-l", "64K", "-M", "16", "-n", "5", "-q", "--remove"]
+    plain = subprocess.run([iop] + args, capture_output=True, text=True, env=env(), timeout=120)
+    rated = subprocess.run([iop, "--tree-rates"] + args, capture_output=True, text=True, env=env(), timeout=120)
+    expect(plain.returncode == 0 and rated.returncode == 0, plain.stderr + rated.stderr)
+
+    def shape(out):  # the CSV lines with their figures blanked: sizes and counts stay
+        return [",".join(l.split(",")[:2]) if l[:1].isdigit() else l for l in out.splitlines()]
+    expect(shape(plain.stdout) == shape(rated.stdout) and len(plain.stdout.splitlines()) > 4,
+           plain.stdout + rated.stdout)
+    expect("tree made" not in plain.stderr, plain.stderr)
+    line = [l for l in rated.stderr.splitlines() if "tree made:" in l]
+    expect(len(line) == 1 and "12 files of 65536 bytes and 3 directories" in line[0]
+           and "removed: 15 entries" in line[0], rated.stderr)
+    expect(listing(d) == ["keep.me"], listing(d))
+    js = os.path.join(tmp, "iop.json")
+    p = subprocess.run([iop, "--tree-rates", "-o", "json=" + js] + args, capture_output=True, text=True,
+                       env=env(), timeout=120)
+    expect(p.returncode == 0, p.stderr)
+    with open(js) as f:
+        tr = [r for r in json.load(f)["records"] if r["kind"] == "io_profile_tree"]
+    expect(len(tr) == 1, tr)
+    t = tr[0]
+    expect(t["made_files"] == 12 and t["made_dirs"] == 3 and t["removed_entries"] == 15, t)
+    expect(abs(t["create_files_per_s"] - 12 / t["create_s"]) <= 1e-6 * t["create_files_per_s"], t)
+    expect(abs(t["remove_entries_per_s"] - 15 / t["remove_s"]) <= 1e-6 * t["remove_entries_per_s"], t)
+    p = subprocess.run([iop, "--tree-rates", "-o", "json=" + js] + args[:-1] + ["-s"], capture_output=True,
+                       text=True, env=env(), timeout=120)
+    expect(p.returncode == 2 and "--tree-rates with -s" in p.stderr, p.stderr)
+    for f in os.listdir(d):  # -s refused: nothing made
+        expect(f == "keep.me", os.listdir(d))
+
+
+CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--mpirun", default="")
+    ap.add_argument("--coord", default="")
+    ap.add_argument("case", choices=sorted(CASES))
+    A = ap.parse_args()
+    tmp = os.path.join(A.work, "meta." + A.case)
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    try:
+        CASES[A.case](tmp)
+    except Skip as e:
+        print(f"skip: {e}")
+        return SKIP
+    print(f"ok: {A.case}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
