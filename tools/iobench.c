@@ -406,6 +406,43 @@ static int command(struct iob_registry *reg, const char *cmd, const char *profil
 	return rc;
 }
 
+/* One option of main's, before the command or (version_ok 0: no -V) after
+ * it: the exit status to end with at once, or -1 to go on. */
+static int main_option(int c, int version_ok, const char **outspec, const char **dir, const char **plugin_dirs,
+		       size_t *nplugin_dirs, char **argv)
+{
+	switch (c) {
+	case 'o':
+		*outspec = optarg;
+		return -1;
+	case 'd':
+		*dir = optarg;
+		return -1;
+	case 'P':
+		if (*nplugin_dirs == IOB_MAX_PLUGIN_DIRS)
+			return iob_cli_fail(IOB_EXIT_USAGE, "too many --plugin-dir options");
+		plugin_dirs[(*nplugin_dirs)++] = optarg;
+		return -1;
+	case 'v':
+		iob_log_set_level(IOB_LOG_DEBUG);
+		return -1;
+	case 'h':
+		usage(stdout);
+		return 0;
+	case 'V':
+		if (version_ok) {
+			printf("iobench %s (plugin ABI %d.%d)\n", IOB_VERSION, IOB_ABI_MAJOR, IOB_ABI_MINOR);
+			return 0;
+		}
+		break;
+	default:
+		break;
+	}
+	/* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, --wide, --memory-limit, or unknown */
+	c = time_option(c, optarg, argv);
+	return c != 0 ? c : -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -436,33 +473,9 @@ int main(int argc, char **argv)
 		return iob_cli_fail(IOB_EXIT_USAGE, "%s", cerr);
 	opterr = 0; /* our own one-line messages */
 	while ((c = getopt_long(argc, argv, "+o:d:P:s:vhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			outspec = optarg;
-			break;
-		case 'd':
-			dir = optarg;
-			break;
-		case 'P':
-			if (nplugin_dirs == IOB_MAX_PLUGIN_DIRS)
-				return iob_cli_fail(IOB_EXIT_USAGE, "too many --plugin-dir options");
-			plugin_dirs[nplugin_dirs++] = optarg;
-			break;
-		case 'v':
-			iob_log_set_level(IOB_LOG_DEBUG);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("iobench %s (plugin ABI %d.%d)\n", IOB_VERSION, IOB_ABI_MAJOR, IOB_ABI_MINOR);
-			return 0;
-		default: /* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, --wide, --memory-limit,
-			  * or unknown */
-			if ((c = time_option(c, optarg, argv)) != 0)
-				return c;
-			break;
-		}
+		int stop = main_option(c, 1, &outspec, &dir, plugin_dirs, &nplugin_dirs, argv);
+		if (stop >= 0)
+			return stop;
 	}
 	if (optind >= argc) {
 		usage(stderr);
@@ -492,30 +505,9 @@ int main(int argc, char **argv)
 			profile = argv[optind++];
 			continue;
 		}
-		switch (c) {
-		case 'o':
-			outspec = optarg;
-			break;
-		case 'd':
-			dir = optarg;
-			break;
-		case 'P':
-			if (nplugin_dirs == IOB_MAX_PLUGIN_DIRS)
-				return iob_cli_fail(IOB_EXIT_USAGE, "too many --plugin-dir options");
-			plugin_dirs[nplugin_dirs++] = optarg;
-			break;
-		case 'v':
-			iob_log_set_level(IOB_LOG_DEBUG);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default: /* --progress, --log-interval, --livecsv, --set, --fio, --fio-ignore, --wide, --memory-limit,
-			  * or unknown */
-			if ((c = time_option(c, optarg, argv)) != 0)
-				return c;
-			break;
-		}
+		int stop = main_option(c, 0, &outspec, &dir, plugin_dirs, &nplugin_dirs, argv);
+		if (stop >= 0)
+			return stop;
 	}
 
 	struct iob_registry *reg = calloc(1, sizeof *reg);

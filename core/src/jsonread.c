@@ -167,32 +167,32 @@ static int string(struct jp *p, char **out)
 	return 0;
 }
 
+/* Skip the decimal digits at p->pos: how many there were. */
+static size_t skip_digits(struct jp *p)
+{
+	size_t from = p->pos;
+	while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
+		p->pos++;
+	return p->pos - from;
+}
+
 static int number(struct jp *p, struct jv *v)
 {
 	size_t start = p->pos;
 	if (p->s[p->pos] == '-')
 		p->pos++;
-	size_t digits = p->pos;
-	while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
-		p->pos++;
-	if (p->pos == digits)
+	if (!skip_digits(p))
 		return fail(p, "number");
 	if (p->pos < p->len && p->s[p->pos] == '.') {
 		p->pos++;
-		size_t f = p->pos;
-		while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
-			p->pos++;
-		if (p->pos == f)
+		if (!skip_digits(p))
 			return fail(p, "number");
 	}
 	if (p->pos < p->len && (p->s[p->pos] == 'e' || p->s[p->pos] == 'E')) {
 		p->pos++;
 		if (p->pos < p->len && (p->s[p->pos] == '+' || p->s[p->pos] == '-'))
 			p->pos++;
-		size_t f = p->pos;
-		while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9')
-			p->pos++;
-		if (p->pos == f)
+		if (!skip_digits(p))
 			return fail(p, "number");
 	}
 	char buf[64];

@@ -911,6 +911,21 @@ static int parse_proc_io(const char *buf, uint64_t self, uint64_t *rchar, uint64
 	return found;
 }
 
+/* A small /proc file read whole into buf (NUL-terminated): its length, or
+ * -ENOTSUP when it cannot be read. */
+static ssize_t read_proc_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOTSUP;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -ENOTSUP;
+	buf[n] = '\0';
+	return n;
+}
+
 int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes, uint64_t *write_bytes)
 {
 	/* Our own reads of /proc/self/io count in rchar too: remember them and
@@ -918,14 +933,9 @@ int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes, uint64_t
 	static uint64_t self_read; /* every thread's reads of it: atomic */
 	extern _Thread_local uint64_t iob_thread_self_read;
 	char buf[1024];
-	int fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ENOTSUP;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -ENOTSUP;
-	buf[n] = '\0';
+	ssize_t n = read_proc_file("/proc/self/io", buf, sizeof buf);
+	if (n < 0)
+		return (int)n;
 	parse_proc_io(buf, __atomic_load_n(&self_read, __ATOMIC_RELAXED), rchar, wchar, read_bytes, write_bytes);
 	__atomic_add_fetch(&self_read, (uint64_t)n, __ATOMIC_RELAXED);
 	iob_thread_self_read += (uint64_t)n; /* it counts in this thread's rchar too */
@@ -1567,14 +1577,9 @@ int iob_proc_thread_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes, u
 {
 	uint64_t *self_read = &iob_thread_self_read;
 	char buf[1024];
-	int fd = open("/proc/thread-self/io", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ENOTSUP;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -ENOTSUP;
-	buf[n] = '\0';
+	ssize_t n = read_proc_file("/proc/thread-self/io", buf, sizeof buf);
+	if (n < 0)
+		return (int)n;
 	int found = parse_proc_io(buf, *self_read, rchar, wchar, read_bytes, write_bytes);
 	*self_read += (uint64_t)n;
 	return found == 3 ? 0 : -ENOTSUP;

@@ -394,24 +394,25 @@ int iob_mkdir(const char *path)
 	return -errno_of(e);
 }
 
-int iob_remove_file(const char *path)
+/* remove (DeleteFileW or RemoveDirectoryW) on path: 0 or -errno. */
+static int remove_wide(const char *path, BOOL(WINAPI *remove)(LPCWSTR))
 {
 	wchar_t *w = wide(path);
 	if (!w)
 		return -errno;
-	BOOL ok = DeleteFileW(w);
+	BOOL ok = remove(w);
 	free(w);
 	return ok ? 0 : last_err();
 }
 
+int iob_remove_file(const char *path)
+{
+	return remove_wide(path, DeleteFileW);
+}
+
 int iob_remove_dir(const char *path)
 {
-	wchar_t *w = wide(path);
-	if (!w)
-		return -errno;
-	BOOL ok = RemoveDirectoryW(w);
-	free(w);
-	return ok ? 0 : last_err();
+	return remove_wide(path, RemoveDirectoryW);
 }
 
 /* Writable when a file can really be created there (ACLs decide, not modes). */

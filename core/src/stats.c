@@ -14,6 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One step of the modified Lentz iteration with numerator num: updates c
+ * and d, returns the factor the fraction's value takes. */
+static double lentz_step(double num, double *c, double *d)
+{
+	const double tiny = 1e-300;
+	*d = 1.0 + num * *d;
+	*c = 1.0 + num / *c;
+	if (fabs(*d) < tiny)
+		*d = tiny;
+	if (fabs(*c) < tiny)
+		*c = tiny;
+	*d = 1.0 / *d;
+	return *d * *c;
+}
+
 /* The continued fraction of I_x(a, b), good where x < (a + 1) / (a + b + 2). */
 static double beta_cf(double a, double b, double x)
 {
@@ -26,25 +41,9 @@ static double beta_cf(double a, double b, double x)
 	for (int m = 1; m <= 500; m++) {
 		double m2 = 2.0 * m;
 		/* even step */
-		double num = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
-		d = 1.0 + num * d;
-		c = 1.0 + num / c;
-		if (fabs(d) < tiny)
-			d = tiny;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1.0 / d;
-		f *= d * c;
+		f *= lentz_step(m * (b - m) * x / ((a + m2 - 1.0) * (a + m2)), &c, &d);
 		/* odd step */
-		num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
-		d = 1.0 + num * d;
-		c = 1.0 + num / c;
-		if (fabs(d) < tiny)
-			d = tiny;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1.0 / d;
-		double step = d * c;
+		double step = lentz_step(-(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0)), &c, &d);
 		f *= step;
 		if (fabs(step - 1.0) < eps)
 			break;

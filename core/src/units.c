@@ -2,6 +2,7 @@
  * units.c - sizes, counts and durations in and out of text (iobench/units.h).
  */
 #include "iobench/units.h"
+#include "iobench/utf8.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -219,39 +220,6 @@ int iob_parse_bool(const char *text, int *out, char *err, size_t errlen)
 	return -EINVAL;
 }
 
-/* Length (1..4) of the valid UTF-8 sequence at s, its code point in *cp;
- * 0 for a byte that starts none (stray continuation, overlong, surrogate,
- * beyond U+10FFFF, cut off). */
-static size_t utf8_at(const unsigned char *s, uint32_t *cp)
-{
-	size_t n;
-	uint32_t c;
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	} else if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		c = s[0] & 0x1fu;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		c = s[0] & 0x0fu;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		c = s[0] & 0x07u;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0u) != 0x80u)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3fu);
-	}
-	if ((n == 3 && (c < 0x800u || (c >= 0xd800u && c <= 0xdfffu))) || (n == 4 && (c < 0x10000u || c > 0x10ffffu)))
-		return 0;
-	*cp = c;
-	return n;
-}
-
 const char *iob_quote(const char *text, char *out, size_t outlen)
 {
 	size_t o = 0;
@@ -260,7 +228,7 @@ const char *iob_quote(const char *text, char *out, size_t outlen)
 	for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p;) {
 		char tmp[16];
 		uint32_t cp = 0;
-		size_t len = utf8_at(p, &cp), n;
+		size_t len = iob_utf8_at(p, &cp), n;
 		if (len && cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f)) {
 			memcpy(tmp, p, len);
 			n = len;

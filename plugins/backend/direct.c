@@ -203,18 +203,10 @@ static int direct_sync(void *handle)
 static int direct_info(void *handle, struct iob_file_info *info)
 {
 	struct direct_file *f = handle;
-	uint32_t stream;
-	int rc = fdio_size(f->fd, &info->size, &stream);
+	int rc = fdio_aligned_info(f->fd, info, f->mem_align, f->io_align, 1);
 
-	if (rc == 0)
-		rc = fdio_identity(f->fd, info, 0);
-	if (rc < 0)
-		return rc;
-	info->mem_align = f->mem_align;
-	info->io_align = f->io_align;
-	info->direct = 1;
 	info->is_stream = 0;
-	return 0;
+	return rc;
 }
 
 static int direct_truncate(void *handle, uint64_t size)

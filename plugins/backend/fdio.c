@@ -38,7 +38,11 @@ int fdio_oflags(uint32_t flags, int *oflags)
 	return 0;
 }
 
-int64_t fdio_pread_more(int fd, void *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first)
+/* fdio_pread_more (write 0) and fdio_pwrite_more (1): a read ends at the
+ * end of the file or the file's last partial block; a write at no progress
+ * or where the rest would be misaligned, and with the short count at an
+ * error after some progress (the error repeats next call). */
+static int64_t fdio_more(int fd, int write, char *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first)
 {
 	size_t done = 0;
 	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
@@ -47,44 +51,48 @@ int64_t fdio_pread_more(int fd, void *buf, size_t len, uint64_t off, size_t part
 		int64_t n = first;
 		first = FDIO_NOT_YET;
 		if (n == FDIO_NOT_YET) {
-			ssize_t got = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+			ssize_t got = write ? pwrite(fd, buf + done, len - done, (off_t)(off + done))
+					    : pread(fd, buf + done, len - done, (off_t)(off + done));
 			n = got < 0 ? -errno : got;
 		}
 		if (n == -EINTR)
 			continue;
-		if (n < 0)
+		if (n < 0) {
+			if (write && done > 0)
+				break;
 			return n;
+		}
 		done += (size_t)n;
 		if (n == 0 || ((size_t)n & partial_mask) != 0)
-			break; /* end of file, or the file's last partial block */
+			break;
 	}
 	return (int64_t)done;
 }
 
+int64_t fdio_pread_more(int fd, void *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first)
+{
+	return fdio_more(fd, 0, buf, len, off, partial_mask, first);
+}
+
 int64_t fdio_pwrite_more(int fd, const void *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first)
 {
-	size_t done = 0;
-	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
-		return -EINVAL;
-	while (done < len) {
-		int64_t n = first;
-		first = FDIO_NOT_YET;
-		if (n == FDIO_NOT_YET) {
-			ssize_t put = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
-			n = put < 0 ? -errno : put;
-		}
-		if (n == -EINTR)
-			continue;
-		if (n < 0) {
-			if (done > 0)
-				break; /* report the short count; the error repeats next call */
-			return n;
-		}
-		done += (size_t)n;
-		if (n == 0 || ((size_t)n & partial_mask) != 0)
-			break; /* no progress, or the rest would be misaligned */
-	}
-	return (int64_t)done;
+	return fdio_more(fd, 1, (char *)(uintptr_t)buf, len, off, partial_mask, first);
+}
+
+int fdio_aligned_info(int fd, struct iob_file_info *info, uint32_t mem_align, uint32_t io_align, uint32_t direct)
+{
+	uint32_t stream;
+	int rc = fdio_size(fd, &info->size, &stream);
+
+	if (rc == 0)
+		rc = fdio_identity(fd, info, 0);
+	if (rc < 0)
+		return rc;
+	info->mem_align = mem_align;
+	info->io_align = io_align;
+	info->direct = direct;
+	info->is_stream = stream;
+	return 0;
 }
 
 int fdio_sync(int fd)

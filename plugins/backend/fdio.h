@@ -93,6 +93,10 @@ int fdio_size(int fd, uint64_t *size, uint32_t *is_stream);
  * open descriptor, when the core's struct has them; `stream` forces
  * IOB_FILE_STREAM (standard input read sequentially). */
 int fdio_identity(int fd, struct iob_file_info *info, int stream);
+/* The info of a file opened on fd for aligned I/O (direct, io_uring): its
+ * size and identity, the two alignments, direct, and is_stream as
+ * fdio_size finds it.  0 or -errno. */
+int fdio_aligned_info(int fd, struct iob_file_info *info, uint32_t mem_align, uint32_t io_align, uint32_t direct);
 /* Open path with oflags and mode, retrying EINTR; the descriptor or -errno. */
 int fdio_open(const char *path, int oflags, uint32_t mode);
 

@@ -586,55 +586,44 @@ static int64_t uring_one(struct uring_file *f, int write, void *buf, size_t len,
 	return uring_wait_one(f);
 }
 
-static int64_t uring_read_at(void *handle, void *buf, size_t len, uint64_t off)
+/* A whole read (write 0) or write (1) of len bytes at off, one request at a
+ * time: the bytes moved, short at the end of the file, at the file's last
+ * partial block or, for a write, at an error after some progress (the error
+ * repeats next call). */
+static int64_t uring_rw_at(struct uring_file *f, int write, char *buf, size_t len, uint64_t off)
 {
-	struct uring_file *f = handle;
 	const size_t partial = f->io_align - 1;
 	size_t done = 0;
-	int rc = uring_check(f, 0, buf, len, off);
+	int rc = uring_check(f, write, buf, len, off);
 
 	if (rc < 0)
 		return rc;
 	if (f->inflight)
 		return -EBUSY;
 	while (done < len) {
-		int64_t n = uring_one(f, 0, (char *)buf + done, len - done, off + done);
-		if (n == -EINTR || n == -EAGAIN)
-			continue;
-		if (n < 0)
-			return n;
-		done += (size_t)n;
-		if (n == 0 || ((size_t)n & partial) != 0)
-			break; /* end of file, or the file's last partial block */
-	}
-	return (int64_t)done;
-}
-
-static int64_t uring_write_at(void *handle, const void *buf, size_t len, uint64_t off)
-{
-	struct uring_file *f = handle;
-	const size_t partial = f->io_align - 1;
-	size_t done = 0;
-	int rc = uring_check(f, 1, buf, len, off);
-
-	if (rc < 0)
-		return rc;
-	if (f->inflight)
-		return -EBUSY;
-	while (done < len) {
-		int64_t n = uring_one(f, 1, (char *)(uintptr_t)buf + done, len - done, off + done);
+		int64_t n = uring_one(f, write, buf + done, len - done, off + done);
 		if (n == -EINTR || n == -EAGAIN)
 			continue;
 		if (n < 0) {
-			if (done > 0)
-				break; /* report the short count; the error repeats next call */
+			if (write && done > 0)
+				break;
 			return n;
 		}
 		done += (size_t)n;
 		if (n == 0 || ((size_t)n & partial) != 0)
-			break; /* no progress, or the rest would be misaligned */
+			break;
 	}
 	return (int64_t)done;
+}
+
+static int64_t uring_read_at(void *handle, void *buf, size_t len, uint64_t off)
+{
+	return uring_rw_at(handle, 0, buf, len, off);
+}
+
+static int64_t uring_write_at(void *handle, const void *buf, size_t len, uint64_t off)
+{
+	return uring_rw_at(handle, 1, (char *)(uintptr_t)buf, len, off);
 }
 
 static int uring_sync(void *handle)
@@ -748,18 +737,8 @@ static int uring_reap(void *handle, struct iob_io **done, size_t min, size_t max
 static int uring_info(void *handle, struct iob_file_info *info)
 {
 	struct uring_file *f = handle;
-	uint32_t stream;
-	int rc = fdio_size(f->fd, &info->size, &stream);
 
-	if (rc == 0)
-		rc = fdio_identity(f->fd, info, 0);
-	if (rc < 0)
-		return rc;
-	info->mem_align = f->mem_align;
-	info->io_align = f->io_align;
-	info->direct = f->o.direct ? 1 : 0;
-	info->is_stream = stream;
-	return 0;
+	return fdio_aligned_info(f->fd, info, f->mem_align, f->io_align, f->o.direct ? 1 : 0);
 }
 
 static int uring_truncate(void *handle, uint64_t size)

@@ -241,13 +241,9 @@ static void csv_build_row(struct textbuf *b, const struct iob_record *rec)
 			continue;
 		}
 		csv_sep(b, &ncell);
+		if (textbuf_integer(b, f))
+			continue;
 		switch (f->type) {
-		case IOB_T_U64:
-			textbuf_printf(b, "%" PRIu64, f->v.u);
-			break;
-		case IOB_T_I64:
-			textbuf_printf(b, "%" PRId64, f->v.i);
-			break;
 		case IOB_T_F64:
 			csv_put_f64(b, f->v.f);
 			break;

@@ -334,13 +334,9 @@ static void human_value(struct textbuf *b, const struct iob_field *f)
 			return;
 		}
 	}
+	if (textbuf_integer(b, f))
+		return;
 	switch (f->type) {
-	case IOB_T_U64:
-		textbuf_printf(b, "%" PRIu64, f->v.u);
-		break;
-	case IOB_T_I64:
-		textbuf_printf(b, "%" PRId64, f->v.i);
-		break;
 	case IOB_T_F64:
 		textbuf_printf(b, "%.6g", human_number(f));
 		break;

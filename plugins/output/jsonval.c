@@ -100,13 +100,9 @@ void jsonval_field(struct textbuf *b, const struct iob_field *f)
 {
 	jsonval_str(b, f->key ? f->key : "");
 	textbuf_add(b, ":", 1);
+	if (textbuf_integer(b, f))
+		return;
 	switch (f->type) {
-	case IOB_T_U64:
-		textbuf_printf(b, "%" PRIu64, f->v.u);
-		break;
-	case IOB_T_I64:
-		textbuf_printf(b, "%" PRId64, f->v.i);
-		break;
 	case IOB_T_F64:
 		jsonval_f64(b, f->v.f);
 		break;

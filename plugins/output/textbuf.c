@@ -4,7 +4,10 @@
  */
 #include "textbuf.h"
 
+#include "iobench/utf8.h"
+
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,37 +93,44 @@ void textbuf_fmt_double(double v, char *out, size_t outlen)
 
 size_t textbuf_utf8(const char *str, uint32_t *cp)
 {
-	const unsigned char *s = (const unsigned char *)str;
+	return iob_utf8_at((const unsigned char *)str, cp);
+}
+
+/* Not a C0 or C1 control, nor DEL. */
+static int printable(uint32_t cp)
+{
+	return cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f);
+}
+
+/* Printable, or a tab or line end. */
+static int printable_or_space(uint32_t cp)
+{
+	return cp == '\t' || cp == '\r' || cp == '\n' || printable(cp);
+}
+
+/* Append the characters at *s that keep() accepts, as they are, and move
+ * *s past them: the length of the sequence that stopped the run (0 for an
+ * invalid byte or the end). */
+static size_t add_kept(struct textbuf *b, const char **s, int (*keep)(uint32_t))
+{
+	const char *run = *s;
+	uint32_t cp = 0;
 	size_t n;
-	uint32_t c;
-	if (s[0] == 0) {
-		return 0;
-	} else if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	} else if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		c = s[0] & 0x1fu;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		c = s[0] & 0x0fu;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		c = s[0] & 0x07u;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0u) != 0x80u) /* also stops at the terminating NUL */
-			return 0;
-		c = (c << 6) | (s[i] & 0x3fu);
-	}
-	if (n == 3 && (c < 0x800u || (c >= 0xd800u && c <= 0xdfffu)))
-		return 0;
-	if (n == 4 && (c < 0x10000u || c > 0x10ffffu))
-		return 0;
-	*cp = c;
+	while ((n = textbuf_utf8(*s, &cp)) != 0 && keep(cp))
+		*s += n;
+	textbuf_add(b, run, (size_t)(*s - run));
 	return n;
+}
+
+int textbuf_integer(struct textbuf *b, const struct iob_field *f)
+{
+	if (f->type == IOB_T_U64)
+		textbuf_printf(b, "%" PRIu64, f->v.u);
+	else if (f->type == IOB_T_I64)
+		textbuf_printf(b, "%" PRId64, f->v.i);
+	else
+		return 0;
+	return 1;
 }
 
 void textbuf_term(struct textbuf *b, const char *s)
@@ -129,13 +139,7 @@ void textbuf_term(struct textbuf *b, const char *s)
 	if (!s)
 		return;
 	while (*s) {
-		const char *run = s;
-		uint32_t cp = 0;
-		size_t n;
-		/* printable characters, copied as they are */
-		while ((n = textbuf_utf8(s, &cp)) != 0 && cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f))
-			s += n;
-		textbuf_add(b, run, (size_t)(s - run));
+		size_t n = add_kept(b, &s, printable);
 		if (!*s)
 			break;
 		if (n == 0)
@@ -171,31 +175,15 @@ void textbuf_xml(struct textbuf *b, const char *s)
 			s += n ? n : 1;
 			continue;
 		}
-		switch (cp) {
-		case '&':
-			textbuf_str(b, "&amp;");
-			break;
-		case '<':
-			textbuf_str(b, "&lt;");
-			break;
-		case '>':
-			textbuf_str(b, "&gt;");
-			break;
-		case '"':
-			textbuf_str(b, "&quot;");
-			break;
-		case '\'':
-			textbuf_str(b, "&apos;");
-			break;
-		case 0x9:
-		case 0xa:
-		case 0xd: /* kept as characters, not normalised away in attributes */
+		static const char special[] = "&<>\"'";
+		static const char *const entity[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+		const char *at = cp && cp < 0x80 ? strchr(special, (int)cp) : NULL;
+		if (at)
+			textbuf_str(b, entity[at - special]);
+		else if (cp == 0x9 || cp == 0xa || cp == 0xd) /* kept as characters, not normalised away in attributes */
 			textbuf_printf(b, "&#%u;", (unsigned)cp);
-			break;
-		default:
+		else
 			textbuf_add(b, s, n);
-			break;
-		}
 		s += n;
 	}
 }
@@ -205,13 +193,7 @@ void textbuf_clean(struct textbuf *b, const char *s)
 	if (!s)
 		return;
 	while (*s) {
-		const char *run = s;
-		uint32_t cp = 0;
-		size_t n;
-		while ((n = textbuf_utf8(s, &cp)) != 0 &&
-		       (cp == '\t' || cp == '\r' || cp == '\n' || (cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f))))
-			s += n;
-		textbuf_add(b, run, (size_t)(s - run));
+		size_t n = add_kept(b, &s, printable_or_space);
 		if (!*s)
 			break;
 		textbuf_str(b, "\xef\xbf\xbd"); /* U+FFFD */

@@ -33,6 +33,9 @@ void textbuf_fmt_double(double v, char *out, size_t outlen);
  * overlong form such as C0 AF, a surrogate such as ED A0 80, a code point
  * beyond U+10FFFF, a sequence cut off) or s is at its terminating NUL. */
 size_t textbuf_utf8(const char *s, uint32_t *cp);
+/* Append the value of an integer field (IOB_T_U64, IOB_T_I64) in decimal
+ * and return 1; 0, appending nothing, for a field of another type. */
+int textbuf_integer(struct textbuf *b, const struct iob_field *f);
 /* Append s for a terminal: every byte that is not part of a printable
  * UTF-8 character - C0 controls, DEL, the C1 controls U+0080..U+009F (both
  * bytes of their UTF-8 form) and each byte of an invalid sequence - as

@@ -17,7 +17,6 @@ test asserts the exact lines that implies (model_* below replays slowafter).
 usage: bigread_test.py --bin BIGREAD [--plugin-dir DIR --rss-probe PROBE --vclock LIB] --work DIR
                        [--sanitize] CASE
 """
-import argparse
 import json
 import math
 import os
@@ -26,8 +25,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import SKIP  # noqa: E402
+from iobtest import expect as check  # noqa: E402
 
 MIB = 1 << 20
 # a number as C's %g prints it (six significant digits, exponent form from 1e6)
@@ -36,7 +39,6 @@ BLOCK_RE = re.compile(r"^(\d+) %s$" % G)
 SPEED_RE = re.compile(
     r"^Speed: n=(\d+) min={0} max={0} mean={0} median={0} rms={0} \((all|robust)\)$".format(G))
 CLIFF_RE = re.compile(r"^Cliff: block=(\d+) offset=(\d+) before={0} after={0} ratio={0}$".format(G))
-SKIP = 77
 # IOB_TEST_OS=windows: the .exe under wine (tests/windows).  There is no
 # virtual clock, no slowafter backend and no memory probe there (--vclock,
 # --plugin-dir and --rss-probe left empty: the cases that need them are not
@@ -44,15 +46,6 @@ SKIP = 77
 # standard input cannot be read (no stream backend is built).
 WINDOWS = os.environ.get("IOB_TEST_OS") == "windows"
 STDIN_REFUSAL_WINDOWS = "standard input needs a stream-capable backend"
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
 
 
 class Ctx:
@@ -144,7 +137,7 @@ class Parsed:
                               "ratio": float(m2.group(5))}
                 order.append("C")
             else:
-                raise Failure("unexpected line on stdout: %r" % line)
+                raise AssertionError("unexpected line on stdout: %r" % line)
         shape = "".join(order)
         check(re.match(r"^Bb*SRC?$", shape) is not None, "lines out of order: " + shape)
         self.notes = [l[6:] for l in err.splitlines() if l.startswith("Note: ")]
@@ -475,7 +468,7 @@ def no_cliff(ctx, args, env=None, tries=3):
         if p.cliff is None:
             return p
         print("note: attempt %d saw a cliff: %r" % (attempt + 1, p.cliff))
-    raise Failure("a cliff reported on a flat series in %d runs of %s" % (tries, " ".join(args)))
+    raise AssertionError("a cliff reported on a flat series in %d runs of %s" % (tries, " ".join(args)))
 
 
 def case_flat(ctx):
@@ -821,28 +814,10 @@ CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--plugin-dir", default="")
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--rss-probe", default="")
-    ap.add_argument("--vclock", default="")
-    ap.add_argument("--sanitize", action="store_true")
-    ap.add_argument("case", choices=sorted(CASES))
-    opts = ap.parse_args()
-    os.makedirs(opts.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=opts.case + "-", dir=opts.work)
-    try:
-        rc = CASES[opts.case](Ctx(opts, tmp))
-    except Failure as e:
-        print("FAIL (%s): %s" % (opts.case, e))
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    if rc == SKIP:
-        return SKIP
-    print("ok (%s)" % opts.case)
-    return 0
+    opts = iob.arguments("--bin", "--work", optional={"--plugin-dir": "", "--rss-probe": "", "--vclock": "",
+                                                      "--sanitize": {"action": "store_true"},
+                                                      "case": {"choices": sorted(CASES)}})
+    return iob.run_case(opts, {"case_" + opts.case: lambda tmp: CASES[opts.case](Ctx(opts, tmp))})
 
 
 if __name__ == "__main__":

@@ -22,29 +22,21 @@ Under -DIOB_SANITIZE=ON and -DIOB_TSAN=ON builds the same runs are checked
 by the sanitizers (their reports fail the case).
 
 Usage: test_async.py --bin DIR --fault-dir DIR --work DIR"""
-import argparse
 import json
 import os
 import pwd
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 A = None
-failures = []
-passed = 0
 SANITIZER = re.compile(r"AddressSanitizer|LeakSanitizer|ThreadSanitizer|UndefinedBehaviorSanitizer|runtime error:|"
                        r"corrupted|double free|free\(\): ")
-
-
-def check(name, cond, detail):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
 
 
 def tally(path):
@@ -59,10 +51,8 @@ def tally(path):
 def run(d, profile):
     with open(os.path.join(d, "q.ini"), "w") as f:
         f.write(profile)
-    env = dict(os.environ)
-    env["IOBENCH_PLUGIN_PATH"] = A.fault_dir
-    return subprocess.run([os.path.join(A.bin, "iobench"), "run", "q.ini", "--dir", d, "--output", "json"],
-                          capture_output=True, text=True, env=env, cwd=d, timeout=120)
+    return iob.run([iob.binary(A, "iobench"), "run", "q.ini", "--dir", d, "--output", "json"],
+                 env=iob.env(IOBENCH_PLUGIN_PATH=A.fault_dir), cwd=d)
 
 
 def profile(opts, access="rand", phases="write", threads=1, depth=16, size="1M"):
@@ -172,8 +162,7 @@ def uring_regbufs(tmp):
         f.write("[u]\nbackend = io_uring\nbackend_options = regbufs=1\niodepth = 64\nblock_size = 128K\n"
                 "size = 64M\naccess = rand\nphases = write,read\n")
     os.chmod(prof, 0o644)
-    p = subprocess.run([*argv, os.path.join(A.bin, "iobench"), "run", prof, "--dir", d], capture_output=True,
-                       text=True, cwd=d, timeout=120)
+    p = iob.run([*argv, iob.binary(A, "iobench"), "run", prof, "--dir", d], cwd=d)
     if "io_uring" in p.stderr and re.search(r"setup|not permitted|disabled", p.stderr) and p.returncode == 2:
         print(f"note: uring_regbufs skipped: io_uring refused here: {p.stderr.strip()[:200]}")
         return
@@ -188,23 +177,13 @@ def uring_regbufs(tmp):
 
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    for a in ("--bin", "--fault-dir", "--work"):
-        ap.add_argument(a, required=True)
-    ap.add_argument("--rounds", type=int, default=20)
-    A = ap.parse_args()
-    os.makedirs(A.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="queued-", dir=A.work)
-    try:
+    A = iob.arguments("--bin", "--fault-dir", "--work", optional={"--rounds": 20})
+    A.rounds = int(A.rounds)
+    with iob.scratch(A.work, "queued-") as tmp:
         failing_submits(tmp, A.rounds)
         uring_regbufs(tmp)
         no_errors(tmp, max(2, A.rounds // 5))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    for f in failures:
-        print("FAIL", f[:400])
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return iob.summary(width=400)
 
 
 if __name__ == "__main__":

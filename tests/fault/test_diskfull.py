@@ -12,7 +12,6 @@ fills the file system at the chosen write and forwards the call, so the
 kernel itself answers ENOSPC.  On a tmpfs only a write that needs new space
 can fail, so for io_profile the fill lands in its create job (its sweeps
 rewrite blocks the create job already allocated)."""
-import argparse
 import csv
 import json
 import os
@@ -21,28 +20,19 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 A = None
-failures = []
-passed = 0
-
-
-def check(name, cond, detail):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
 
 
 def run(tool, args, cwd, fill_after=10):
     """Run tool on the fault backend set to fill the file system after
     fill_after writes: the up-front space check passes, then the kernel
     itself answers ENOSPC."""
-    env = dict(os.environ)
-    env["IOBENCH_PLUGIN_PATH"] = A.fault_dir
     opts = [] if tool == "iobench" else ["--backend-options", fault_options(fill_after)]
-    return subprocess.run([os.path.join(A.bin, tool), *opts, *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=120)
+    return iob.run([iob.binary(A, tool), *opts, *args], cwd=cwd, env=iob.env(IOBENCH_PLUGIN_PATH=A.fault_dir))
 
 
 def fault_options(fill_after):
@@ -264,21 +254,15 @@ def io_profile_cases(mnt):
 
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--fault-dir", required=True)
-    ap.add_argument("--plugin-dir", required=True)
-    A = ap.parse_args()
+    A = iob.arguments("--bin", "--work", "--fault-dir", "--plugin-dir")
     if os.geteuid() != 0:
         print("SKIP: needs root to mount a small tmpfs (CI runs as root)")
         print("0 passed, 0 failed, 1 skipped")
         return 0
-    os.makedirs(A.work, exist_ok=True)
-    top = tempfile.mkdtemp(prefix="diskfull-", dir=A.work)
+    top = iob.tempdir(A.work, "diskfull-")
     mnt = os.path.join(top, "mnt")
     os.mkdir(mnt)
-    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt], capture_output=True, text=True)
+    m = iob.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt])
     if m.returncode != 0:
         print(f"SKIP: cannot mount a tmpfs here: {m.stderr.strip()}")
         print("0 passed, 0 failed, 1 skipped")
@@ -293,10 +277,7 @@ def main():
     finally:
         subprocess.run(["umount", mnt])
         subprocess.run(["rm", "-rf", top])
-    for f in failures:
-        print("FAIL", f)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return iob.summary()
 
 
 if __name__ == "__main__":

@@ -9,20 +9,19 @@ bigread with their legacy output, json and csv.  Prints 'N passed, N failed'.
 
 Usage: test_fault.py --bin DIR --fault-dir DIR --plugin-dir DIR --work DIR [TOOL...]
 (TOOL: iobench iotest io_profile bigread; all when none is named)."""
-import argparse
 import csv
 import io
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 A = None
-failures = []
-passed = 0
 
 
 def fault_options(fault, wrap="posix"):
@@ -33,19 +32,8 @@ def fault_options(fault, wrap="posix"):
 def run(tool, args, fault, tmp, stdin=None, wrap="posix"):
     """Run a legacy tool on the fault backend, configured through
     --backend-options (iobench takes backend_options in its profile)."""
-    env = dict(os.environ)
-    env["IOBENCH_PLUGIN_PATH"] = A.fault_dir
     opts = ["--backend-options", fault_options(fault, wrap)] if tool != "iobench" else []
-    return subprocess.run([os.path.join(A.bin, tool), *opts, *args], capture_output=True, text=True, env=env,
-                          cwd=tmp, input=stdin, timeout=120)
-
-
-def check(name, cond, detail):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
+    return iob.run([iob.binary(A, tool), *opts, *args], env=iob.env(IOBENCH_PLUGIN_PATH=A.fault_dir), cwd=tmp, input=stdin)
 
 
 def iobench_cases(tmp):
@@ -427,25 +415,11 @@ TOOLS = {"iobench": iobench_cases, "iotest": lambda tmp: (iotest_cases(tmp), iot
 
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    for a in ("--bin", "--fault-dir", "--plugin-dir", "--work"):
-        ap.add_argument(a, required=True)
-    ap.add_argument("tools", nargs="*", default=[])
-    A = ap.parse_args()
-    for t in A.tools:
-        if t not in TOOLS:
-            ap.error(f"unknown tool {t!r} (one of {', '.join(TOOLS)})")
-    os.makedirs(A.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="fault-", dir=A.work)
-    try:
+    A = iob.arguments("--bin", "--fault-dir", "--plugin-dir", "--work", tools=TOOLS)
+    with iob.scratch(A.work, "fault-") as tmp:
         for tool in A.tools or TOOLS:
             TOOLS[tool](tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    for f in failures:
-        print("FAIL", f)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return iob.summary()
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ long reads use sparse files, which take no space.
 
 Usage: test_signals.py --bin DIR --work DIR [TOOL...]   (all four by default)
 Prints 'N passed, N failed'."""
-import argparse
 import json
 import os
 import re
@@ -30,26 +29,17 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 STOP_LIMIT = 2.0  # seconds; the target is 1 s (see above)
 SPARSE = 64 << 30  # bytes of a sparse file read for tens of seconds
 A = None
-failures = []
-passed = 0
 stop_times = []
 
 
-def check(name, cond, detail):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
-
-
-def env():
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    return e
+env = iob.env
 
 
 def wait_for(cond, proc, limit=30.0):
@@ -85,21 +75,13 @@ def interrupt(name, args, cwd, sig, ready, stdin=None):
     """Start args, wait until ready(proc) says the I/O is under way (plus half a
     second), send sig, and return (exit code, stdout, stderr, seconds from
     the signal to the exit)."""
-    proc = subprocess.Popen(args, cwd=cwd, stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
+    proc = iob.start(args, cwd=cwd, stdin=stdin if stdin is not None else subprocess.DEVNULL, env=env())
     started = wait_for(ready, proc)
     time.sleep(0.5)
     running = proc.poll() is None
     check(f"{name} still running when signalled", started and running,
           f"ready {started}, running {running}, exit {proc.poll()}")
-    t0 = time.monotonic()
-    proc.send_signal(sig)
-    try:
-        out, err = proc.communicate(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-    took = time.monotonic() - t0
+    out, err, took = iob.stop(proc, sig, 15)
     stop_times.append((name, took))
     check(f"{name} stops in time", took <= STOP_LIMIT, f"took {took:.2f} s after the signal")
     want = 128 + sig
@@ -345,14 +327,7 @@ TOOLS = {"iobench": iobench_case, "iotest": iotest_case, "io_profile": io_profil
 
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("tools", nargs="*", default=[])
-    A = ap.parse_args()
-    for t in A.tools:
-        if t not in TOOLS:
-            ap.error(f"unknown tool {t!r} (one of {', '.join(TOOLS)})")
+    A = iob.arguments("--bin", "--work", tools=TOOLS)
     A.work = os.path.join(os.path.abspath(A.work), "signals")
     os.makedirs(A.work, exist_ok=True)
     for tool in A.tools or TOOLS:
@@ -363,10 +338,7 @@ def main():
         closed_pipe_case(tool)
     for name, took in stop_times:
         print(f"stop time: {name}: {took:.3f} s")
-    for f in failures:
-        print("FAIL", f)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return iob.summary()
 
 
 if __name__ == "__main__":

@@ -26,26 +26,17 @@ what the write moved); no bad block; the note saying the read and verify
 read only what was written.
 
 Usage: test_written.py --bin DIR --fault-dir DIR --work DIR"""
-import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 A = None
-failures = []
-passed = 0
 SIZE = 1 << 20
-
-
-def check(name, cond, detail):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
 
 
 def run_case(tmp, name, extra, access="rand", before=None, note=True, no_ramp=False):
@@ -62,10 +53,8 @@ def run_case(tmp, name, extra, access="rand", before=None, note=True, no_ramp=Fa
     with open(os.path.join(d, "w.ini"), "w") as f:
         f.write("[w]\nbackend = asyncfault\nbackend_options = write_pace_us=10000\nsize = 1M\nblock_size = 4K\n"
                 f"access = {access}\nphases = write,read,verify\nruntime = 500ms\n" + extra)
-    env = dict(os.environ)
-    env["IOBENCH_PLUGIN_PATH"] = A.fault_dir
-    p = subprocess.run([os.path.join(A.bin, "iobench"), "run", "w.ini", "--dir", d, "--output", "json"],
-                       capture_output=True, text=True, env=env, cwd=d, timeout=120)
+    p = iob.run([iob.binary(A, "iobench"), "run", "w.ini", "--dir", d, "--output", "json"],
+              env=iob.env(IOBENCH_PLUGIN_PATH=A.fault_dir), cwd=d)
     check(name + " exit 0", p.returncode == 0, f"exit {p.returncode}: {p.stderr.strip()[-600:]}")
     try:
         doc = json.loads(p.stdout)
@@ -98,13 +87,8 @@ def run_case(tmp, name, extra, access="rand", before=None, note=True, no_ramp=Fa
 
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    for a in ("--bin", "--fault-dir", "--work"):
-        ap.add_argument(a, required=True)
-    A = ap.parse_args()
-    os.makedirs(A.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="written-", dir=A.work)
-    try:
+    A = iob.arguments("--bin", "--fault-dir", "--work")
+    with iob.scratch(A.work, "written-") as tmp:
         for seed in (1, 2, 3):
             for depth in (1, 4):
                 run_case(tmp, f"seed={seed} iodepth={depth}", f"seed = {seed}\niodepth = {depth}\n")
@@ -127,12 +111,7 @@ def main():
             run_case(tmp, f"seq over an older file iodepth={depth}", f"iodepth = {depth}\n", access="seq",
                      before=b"\x55" * SIZE)
         run_case(tmp, "seq new files", "threads = 2\n", access="seq", note=False)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    for f in failures:
-        print("FAIL", f)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return iob.summary()
 
 
 if __name__ == "__main__":

@@ -6,17 +6,16 @@ tests/fio/refused refused with their expected message (first line
 docs/fio.md's table against `iobench keys --fio --markdown`.
 
 usage: test_fio.py --bin DIR --src DIR --work DIR CASE"""
-import argparse
 import glob
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import expect  # noqa: E402
 from odirect import direct_refused  # noqa: E402
 
 ARGS = None
@@ -25,20 +24,7 @@ LAYOUT_NOTE = "files laid out first (written whole, synced, not reported)"
 
 
 def iobench(*args, env=None, rc=None):
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    e.update(env or {})
-    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), *args], capture_output=True, text=True, env=e,
-                       timeout=240)
-    if rc is not None and p.returncode != rc:
-        raise AssertionError(f"iobench {' '.join(args)}: exit {p.returncode}, want {rc}\n"
-                             f"stdout: {p.stdout[-3000:]}\nstderr: {p.stderr[-3000:]}")
-    return p
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
+    return iob.tool(ARGS, "iobench", *args, rc=rc, env=env, timeout=240)
 
 
 def run_json(tmp, jobfile, *extra, env=None):
@@ -47,8 +33,7 @@ def run_json(tmp, jobfile, *extra, env=None):
     os.makedirs(data, exist_ok=True)
     out = os.path.join(tmp, "out.json")
     iobench("run", jobfile, "--dir", data, "--output", "json=" + out, *extra, env=env, rc=0)
-    with open(out) as f:
-        return json.load(f)
+    return iob.read_json(out)
 
 
 def phases(doc, job=None):
@@ -381,7 +366,7 @@ def fio_json(tmp, name, body):
     path = os.path.join(tmp, name + ".fio")
     with open(path, "w") as f:
         f.write(f"[{name}]\ndirectory={d}\nfilename=f\nsize=64k\n{body}")
-    p = subprocess.run([ARGS.fio, "--output-format=json", path], capture_output=True, text=True, timeout=120)
+    p = iob.run([ARGS.fio, "--output-format=json", path])
     expect(p.returncode == 0, f"fio {path}: exit {p.returncode}: {p.stderr}")
     j = json.loads(p.stdout[p.stdout.index("{"):])["jobs"][0]
     return path, d, {k: (j[k]["io_bytes"], j[k]["total_ios"]) for k in ("read", "write")}
@@ -511,25 +496,6 @@ def case_doc_table(tmp):
     expect(p.returncode == 2 and "'keys' takes only --fio and --markdown" in p.stderr, p.stderr)
 
 
-def main():
-    global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--src", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--fio", default="")
-    ap.add_argument("case")
-    ARGS = ap.parse_args()
-    os.makedirs(ARGS.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=f"fio-{ARGS.case}-", dir=ARGS.work)
-    try:
-        rc = globals()["case_" + ARGS.case](tmp) or 0
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    if rc == 0:
-        print(f"ok: {ARGS.case}")
-    return rc
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bin", "--src", "--work", optional={"--fio": ""}, case=True)
+    sys.exit(iob.run_case(ARGS, globals(), "fio-"))

@@ -16,7 +16,6 @@ Also --allow-device (run and check, INI profiles and fio files) and a
 missing device reported as missing.
 
 usage: test_fio_ref.py --bin DIR --src DIR --work DIR CASE"""
-import argparse
 import json
 import os
 import re
@@ -24,24 +23,15 @@ import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import Skip, expect  # noqa: E402
 from odirect import MEMORY_FS, direct_refused, fs_type  # noqa: E402
 
-SKIP = 77
 ARGS = None
 SCALE = [("size", "16M"), ("runtime", "2s")]
 MiB = 1 << 20
-
-
-class Skip(Exception):
-    pass
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def fio_bin():
@@ -461,10 +451,7 @@ def case_examples(tmp):
 
 
 def iobench(*args):
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    return subprocess.run([os.path.join(ARGS.bin, "iobench"), *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+    return iob.tool(ARGS, "iobench", *args)
 
 
 def case_devices(tmp):
@@ -537,27 +524,6 @@ def case_devices(tmp):
     return 0
 
 
-def main():
-    global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--src", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("case")
-    ARGS = ap.parse_args()
-    os.makedirs(ARGS.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=f"fioref-{ARGS.case}-", dir=ARGS.work)
-    try:
-        rc = globals()["case_" + ARGS.case](tmp) or 0
-    except Skip as e:
-        print(f"SKIP: {e}")
-        rc = SKIP
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    if rc == 0:
-        print(f"ok: {ARGS.case}")
-    return rc
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bin", "--src", "--work", case=True)
+    sys.exit(iob.run_case(ARGS, globals(), "fioref-"))

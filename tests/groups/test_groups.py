@@ -30,54 +30,32 @@ Cases (--only CASE runs one):
 
 Usage: test_groups.py --bin DIR --plugin-dir DIR --slow-dir DIR --fault-dir DIR --work DIR [--only CASE]
 Prints 'N passed, N failed'."""
-import argparse
 import json
 import os
 import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 A = None
-failures = []
-passed = 0
 RATE = 4 << 20          # the pace: 4 MiB/s
 SIZE = 2 << 20          # 2 MiB per job: at least 0.5 s each
 BS = 64 << 10
 
 
-def check(name, cond, detail=""):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
-
-
 def env(extra=None):
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    e["IOB_SLOWAFTER_RATE"] = str(RATE)
-    if extra:
-        e.update(extra)
-    return e
+    return iob.env(extra, IOB_SLOWAFTER_RATE=str(RATE))
 
 
 def workdir(files=("a.dat", "b.dat"), size=SIZE):
-    d = tempfile.mkdtemp(dir=A.work)
-    for n in files:
-        with open(os.path.join(d, n), "wb") as f:
-            f.write(os.urandom(size))
-    return d
+    return iob.data_dir(A.work, {n: size for n in files})
 
 
 def profile(d, body, name="p.ini"):
-    p = os.path.join(d, name)
-    with open(p, "w") as f:
-        f.write(body)
-    return p
+    return iob.write(os.path.join(d, name), body)
 
 
 def read_job(name, group, extra=""):
@@ -86,14 +64,13 @@ def read_job(name, group, extra=""):
 
 
 def iobench(d, prof, *extra, cmd="run", env_extra=None):
-    args = [os.path.join(A.bin, "iobench"), cmd, prof, "--dir", d, "--plugin-dir", A.plugin_dir,
+    args = [iob.binary(A, "iobench"), cmd, prof, "--dir", d, "--plugin-dir", A.plugin_dir,
             "--plugin-dir", A.slow_dir, *extra]
-    return subprocess.run(args, cwd=d, env=env(env_extra), capture_output=True, text=True, timeout=300)
+    return iob.run(args, cwd=d, env=env(env_extra), timeout=300)
 
 
 def records(path):
-    with open(path) as f:
-        return json.load(f)["records"]
+    return iob.read_json(path)["records"]
 
 
 def kind(recs, k, job=None, phase=None):
@@ -230,7 +207,7 @@ def test_refused():
         ("group = 1\nfilename = -\nbackend = stdio\nphases = read", "standard input"),
     ]
     for body, word in cases:
-        d = tempfile.mkdtemp(dir=A.work)
+        d = iob.tempdir(A.work)
         p = profile(d, f"[a]\nsize = 1M\n{body}\n[b]\nsize = 1M\ngroup = 1\n")
         r = iobench(d, p)
         lines = r.stderr.strip().split("\n")
@@ -239,7 +216,7 @@ def test_refused():
               r.stderr)
         check(f"refused '{body}': nothing created", sorted(os.listdir(d)) == ["p.ini"], str(os.listdir(d)))
         shutil.rmtree(d)
-    d = tempfile.mkdtemp(dir=A.work)
+    d = iob.tempdir(A.work)
     p = profile(d, "[a]\nsize = 1M\ngroup = 2\n[b]\nsize = 1M\n[c]\nsize = 1M\ngroup = 2\n")
     r = iobench(d, p)
     check("refused: a group split by another job: exit 2, one line naming both jobs",
@@ -250,7 +227,7 @@ def test_refused():
 
 
 def test_space():
-    d = tempfile.mkdtemp(dir=A.work)
+    d = iob.tempdir(A.work)
     st = os.statvfs(d)
     free = st.f_bavail * st.f_frsize
     each = (free * 6 // 10) >> 20 << 20
@@ -300,7 +277,7 @@ def test_error():
 
 
 def test_sigint():
-    d = tempfile.mkdtemp(dir=A.work)
+    d = iob.tempdir(A.work)
     for n in ("a.dat", "b.dat"):
         with open(os.path.join(d, n), "wb") as f:
             f.truncate(64 << 20)  # 16 s each at the pace
@@ -309,22 +286,8 @@ def test_sigint():
                 read_job("b", 1, "threads = 2\nshared_file = true\n").replace(f"size = {SIZE}", "size = 64M"))
     args = [os.path.join(A.bin, "iobench"), "run", p, "--dir", d, "--plugin-dir", A.plugin_dir,
             "--plugin-dir", A.slow_dir, "--output", "json=" + js]
-    proc = subprocess.Popen(args, cwd=d, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
-    running = proc.poll() is None
-    check("sigint: the group was still running", running, "it ended before the signal")
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-    took = time.monotonic() - t0
-    print(f"sigint: a group of 2 jobs (3 streams) stopped in {took:.3f} s")
-    check("sigint: exit 130", proc.returncode == 130, f"{proc.returncode}: {err}")
-    check("sigint: stopped within seconds, not the 16 s of the pace", took < 8, f"{took:.1f} s")
-    if running and proc.returncode == 130:
+    # stopped within seconds, not the 16 s of the pace
+    if iob.interrupted("sigint: a group of 2 jobs (3 streams)", args, 8, cwd=d, env=env()):
         recs = records(js)
         ph = kind(recs, "phase")
         check("sigint: both jobs' records, interrupted", sorted(x["job"] for x in ph) == ["a", "b"] and
@@ -342,20 +305,12 @@ CASES = {n[5:]: f for n, f in globals().items() if n.startswith("test_")}
 
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    for a in ("--bin", "--plugin-dir", "--slow-dir", "--fault-dir", "--work"):
-        ap.add_argument(a, required=True)
-    ap.add_argument("--only")
-    A = ap.parse_args()
-    os.makedirs(A.work, exist_ok=True)
+    A = iob.arguments("--bin", "--plugin-dir", "--slow-dir", "--fault-dir", "--work", optional={"--only": None})
     for name, fn in CASES.items():
         if A.only and name != A.only:
             continue
         fn()
-    print(f"{passed} passed, {len(failures)} failed")
-    for f in failures:
-        print("FAIL", f)
-    return 1 if failures else 0
+    return iob.summary()
 
 
 if __name__ == "__main__":

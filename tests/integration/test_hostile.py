@@ -8,11 +8,12 @@ error line must contain, and the exit code.  For every row: exactly one line on
 stderr containing the fragment, the exit code, and the scratch directory
 unchanged (no file created; the 'victim' file neither truncated nor touched).
 Prints 'N passed, N failed'."""
-import argparse
 import os
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
 
 BIG = "x" * (10 << 20)
 JUNK = "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\xff\xfe\x00\x01"
@@ -160,28 +161,15 @@ WINDOWS_ROWS = [
 ]
 
 
-def snapshot(d):
-    out = {}
-    for root, dirs, files in os.walk(d):
-        for n in dirs + files:
-            p = os.path.join(root, n)
-            st = os.lstat(p)
-            out[os.path.relpath(p, d)] = (st.st_size, st.st_mtime_ns)
-    return out
+snapshot = iob.snapshot
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--bad-abi", required=True)
-    a = ap.parse_args()
-    os.makedirs(a.work, exist_ok=True)
+    a = iob.arguments("--bin", "--work", "--bad-abi")
     rows = ROWS + (BIGREAD_ROWS if os.path.exists(os.path.join(a.bin, "bigread")) else [])
     if WINDOWS:
         rows = [r[:4] + (WINDOWS_STDIN_REFUSAL,) + r[5:] if r[1][:1] == ["-"] else r for r in rows] + WINDOWS_ROWS
-    passed, failed = 0, []
-    top = tempfile.mkdtemp(prefix="hostile-", dir=a.work)
+    top = iob.tempdir(a.work, "hostile-")
     d = os.path.join(top, "scratch")
     os.mkdir(d)
     with open(os.path.join(d, "victim"), "w") as f:
@@ -190,9 +178,7 @@ def main():
     os.mkdir(os.path.join(d, "new\nline"))  # a directory whose name holds a newline
     with open(os.path.join(top, "loop.ini"), "w") as f:
         f.write("[global]\ninclude = p.ini\n[b]\n")
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    env.pop("IOB_HOSTILE_UNSET", None)
+    env = iob.env(drop=("IOBENCH_PLUGIN_PATH", "IOB_HOSTILE_UNSET"))
     for i, (tool, args, text, stdin, frag, code) in enumerate(rows):
         prof = os.path.join(top, "p.ini")
         if text is not None:
@@ -200,8 +186,7 @@ def main():
                 f.write(text)
         before = snapshot(d)
         argv = [x.replace("{d}", d).replace("{p}", prof).replace("{bad_abi}", a.bad_abi) for x in args]
-        p = subprocess.run([os.path.join(a.bin, tool), *argv], capture_output=True, text=True, errors="replace",
-                           input=stdin, env=env, cwd=d, timeout=60)
+        p = iob.run([iob.binary(a, tool), *argv], errors="replace", input=stdin, env=env, cwd=d, timeout=60)
         lines = p.stderr.strip().splitlines()
         after = snapshot(d)
         problems = []
@@ -211,16 +196,10 @@ def main():
             problems.append(f"stderr {p.stderr.strip()[:400]!r} is not one line with {frag!r}")
         if after != before:
             problems.append(f"the directory changed: {sorted(set(after.items()) ^ set(before.items()))}")
-        if problems:
-            failed.append(f"row {i} {tool} {' '.join(args)[:80]}: " + "; ".join(problems))
-        else:
-            passed += 1
+        iob.check(f"row {i} {tool} {' '.join(args)[:80]}", not problems, "; ".join(problems))
     subprocess.run(["rm", "-rf", top])
-    for f in failed:
-        print("FAIL", f)
     print(f"{len(rows)} hostile inputs")
-    print(f"{passed} passed, {len(failed)} failed")
-    return 1 if failed else 0
+    return iob.summary()
 
 
 if __name__ == "__main__":

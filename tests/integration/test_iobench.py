@@ -2,13 +2,10 @@
 """Integration tests for the iobench binary: each case runs the real binary in a
 temporary directory under the build tree and asserts on its output, exit code
 and the files it leaves.  Usage: test_iobench.py --bin DIR --src DIR --work DIR CASE"""
-import argparse
 import csv
-import io
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -16,7 +13,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from odirect import SKIP, direct_refused  # noqa: E402
+import iobtest as iob  # noqa: E402
+from iobtest import SKIP, expect, write  # noqa: E402
+from odirect import direct_refused  # noqa: E402
 
 ARGS = None
 # IOB_TEST_OS=windows: the .exe under wine (tests/windows): its backends are
@@ -33,27 +32,7 @@ def no_direct_io(tmp):
 
 
 def iobench(*args, stdin=None, env=None, check_rc=None):
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    if env:
-        e.update(env)
-    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), *args], capture_output=True, text=True,
-                       input=stdin, env=e, timeout=240)
-    if check_rc is not None and p.returncode != check_rc:
-        raise AssertionError(f"iobench {' '.join(args)}: exit {p.returncode}, want {check_rc}\n"
-                             f"stdout: {p.stdout[-2000:]}\nstderr: {p.stderr[-2000:]}")
-    return p
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
+    return iob.tool(ARGS, "iobench", *args, rc=check_rc, env=env, input=stdin, timeout=240, tail=2000)
 
 
 def case_plugin_options(tmp):
@@ -647,36 +626,8 @@ def case_kernel_byte_counts(tmp):
                    f"{backend} {r['phase']}: bytes {r['bytes']}, kernel {r['os_read_bytes']}/{r['os_write_bytes']}")
 
 
-def main():
-    global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--src", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--configs", help="the example profiles (default: SRC/configs)")
-    ap.add_argument("case")
-    ARGS = ap.parse_args()
-    ARGS.configs = ARGS.configs or os.path.join(ARGS.src, "configs")
-    fn = globals().get("case_" + ARGS.case)
-    if not fn:
-        print(f"unknown case {ARGS.case}")
-        return 2
-    os.makedirs(ARGS.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=ARGS.case + "-", dir=ARGS.work)
-    try:
-        rc = fn(tmp)
-    except AssertionError as e:
-        print(f"FAIL {ARGS.case}: {e}")
-        print("0 passed, 1 failed")
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    if rc == SKIP:
-        return SKIP
-    print(f"ok {ARGS.case}")
-    print("1 passed, 0 failed")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    # --configs: the example profiles (default: SRC/configs)
+    ARGS = iob.arguments("--bin", "--src", "--work", optional={"--configs": None}, case=True)
+    ARGS.configs = ARGS.configs or os.path.join(ARGS.src, "configs")
+    sys.exit(iob.run_case(ARGS, globals(), counted=True))

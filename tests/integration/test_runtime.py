@@ -6,30 +6,19 @@ accounting of the child run: getrusage(RUSAGE_CHILDREN) ru_inblock and
 ru_oublock deltas (512-byte units, every thread of the child).
 
 usage: test_runtime.py --bin DIR --src DIR --work DIR CASE"""
-import argparse
 import json
 import os
 import resource
 import shutil
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import Skip, expect  # noqa: E402
 from odirect import MEMORY_FS, fs_type  # noqa: E402
 
-SKIP = 77
 ARGS = None
 MiB = 1 << 20
-
-
-class Skip(Exception):
-    pass
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def run(tmp, profile, *args, rc=0):
@@ -37,11 +26,9 @@ def run(tmp, profile, *args, rc=0):
     out = os.path.join(tmp, "out.json")
     if os.path.exists(out):
         os.unlink(out)
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    argv = [os.path.join(ARGS.bin, "iobench"), "run", profile, "--output", "json=" + out, *args]
+    argv = [iob.binary(ARGS, "iobench"), "run", profile, "--output", "json=" + out, *args]
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    p = iob.run(argv, env=iob.env(), timeout=300)
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     expect(p.returncode == rc, f"{' '.join(argv)}: exit {p.returncode}, want {rc}\n{p.stderr[-3000:]}")
     if rc:
@@ -53,10 +40,7 @@ def run(tmp, profile, *args, rc=0):
 
 
 def profile(tmp, text):
-    path = os.path.join(tmp, "p.ini")
-    with open(path, "w") as f:
-        f.write(text)
-    return path
+    return iob.write(os.path.join(tmp, "p.ini"), text)
 
 
 def data_dir(tmp, storage=False):
@@ -169,27 +153,6 @@ def case_evict_writes(tmp):
           f"{got['false'][0] / got['false'][1]:.3f} without")
 
 
-def main():
-    global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--src", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("case")
-    ARGS = ap.parse_args()
-    os.makedirs(ARGS.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=f"runtime-{ARGS.case}-", dir=ARGS.work)
-    try:
-        rc = globals()["case_" + ARGS.case](tmp) or 0
-    except Skip as e:
-        print(f"SKIP: {e}")
-        rc = SKIP
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    if rc == 0:
-        print(f"ok: {ARGS.case}")
-    return rc
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bin", "--src", "--work", case=True)
+    sys.exit(iob.run_case(ARGS, globals(), "runtime-"))

@@ -5,7 +5,6 @@ its output, exit status and the files it leaves.  No assertion depends on how
 fast anything ran.
 
 Usage: test_io_profile.py --bin DIR --build DIR --work DIR [--cmake EXE] CASE"""
-import argparse
 import json
 import math
 import os
@@ -18,8 +17,11 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import Skip, expect  # noqa: E402
+
 ARGS = None
-SKIP = 77
 HEADER = "I/O size [bytes], operations, time [s], throughput [bytes/s], I/O rate [1/s]"
 ROW = re.compile(r"^(\d+),(\d+),(\d+\.\d{6}),(\d+\.\d{6}),(\d+\.\d{6})$")
 # the row a stop signal cut short: the five fields, then the documented mark
@@ -27,25 +29,8 @@ ROW_INTERRUPTED = re.compile(r"^(\d+),(\d+),(\d+\.\d{6}),(\d+\.\d{6}),(\d+\.\d{6
 DEFAULT_SIZES = [2 << k for k in range(16)]  # 2 .. 65536
 
 
-class Skip(Exception):
-    pass
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
 def run(tool, *args, cwd, rc=None, env=None, timeout=120):
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    e.update(env or {})
-    p = subprocess.run([os.path.join(ARGS.bin, tool), *args], cwd=cwd, capture_output=True, text=True, env=e,
-                       timeout=timeout)
-    if rc is not None and p.returncode != rc:
-        raise AssertionError(f"{tool} {' '.join(args)}: exit {p.returncode}, want {rc}\n"
-                             f"stdout: {p.stdout[-3000:]}\nstderr: {p.stderr[-3000:]}")
-    return p
+    return iob.tool(ARGS, tool, *args, cwd=cwd, rc=rc, env=env, timeout=timeout)
 
 
 def iop(*args, cwd, rc=0, **kw):
@@ -719,31 +704,15 @@ def case_install(d):
 
 def main():
     global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--cmake", default="cmake")
-    ap.add_argument("case")
-    ARGS = ap.parse_args()
-    fn = globals().get("case_" + ARGS.case)
-    if not fn:
-        print(f"unknown case {ARGS.case}", file=sys.stderr)
-        return 2
-    os.makedirs(ARGS.work, exist_ok=True)
-    d = tempfile.mkdtemp(prefix=f"iop-{ARGS.case}-", dir=ARGS.work)
-    try:
-        fn(d)
-    except Skip as s:
-        print(f"SKIP: {s}")
-        return SKIP
-    finally:
-        for root, dirs, _ in os.walk(d):  # a failed case may leave a directory unwritable
-            for name in dirs:
-                make_writable(os.path.join(root, name))
-        shutil.rmtree(d, ignore_errors=True)
-    print(f"ok: {ARGS.case}")
-    return 0
+    ARGS = iob.arguments("--bin", "--build", "--work", optional={"--cmake": "cmake"}, case=True)
+    return iob.run_case(ARGS, globals(), "iop-", cleanup=writable_tree)
+
+
+def writable_tree(d):
+    """A failed case may leave a directory unwritable."""
+    for root, dirs, _ in os.walk(d):
+        for name in dirs:
+            make_writable(os.path.join(root, name))
 
 
 def make_writable(path):

@@ -8,6 +8,7 @@ timing thresholds: rates are only checked for consistency with the printed
 size and time (or, with json, exactly against the same record).
 Environment: IOTEST, IOBENCH (binaries), IOTEST_WORK (scratch parent).
 """
+import argparse
 import csv
 import io
 import json
@@ -16,11 +17,14 @@ import re
 import shutil
 import signal
 import socket
-import stat
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import expect as check  # noqa: E402
 
 IOTEST = os.environ["IOTEST"]
 IOBENCH = os.environ.get("IOBENCH", "")
@@ -39,15 +43,6 @@ MEMFREE = re.compile(r"^MemFree: \d+\.\d{3} \d+\.\d{3}$")
 ERROR = re.compile(r"^iotest: error: \S.*$")
 
 
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
 class Run:
     def __init__(self, args, rc, out, err, t0, t1):
         self.args, self.rc, self.out, self.err, self.t0, self.t1 = args, rc, out, err, t0, t1
@@ -63,14 +58,14 @@ def run(args, cwd, expect=0, binary=None, env=None, preexec=None):
                        errors="replace", timeout=120, env=env)
     r = Run(list(args), p.returncode, p.stdout, p.stderr, t0, time.time())
     if expect is not None and r.rc != expect:
-        raise Failure("expected exit %d: %r" % (expect, r))
+        raise AssertionError("expected exit %d: %r" % (expect, r))
     return r
 
 
 def parse_line(line, curt, r):
     m = (CURT if curt else NORMAL).match(line)
     if not m:
-        raise Failure("line %r is not a %s line: %r" % (line, "curt" if curt else "normal", r))
+        raise AssertionError("line %r is not a %s line: %r" % (line, "curt" if curt else "normal", r))
     return m
 
 
@@ -686,17 +681,7 @@ def main():
     if len(sys.argv) != 2 or sys.argv[1] not in CASES:
         print("usage: iotest_test.py CASE\ncases: " + " ".join(sorted(CASES)))
         return 2
-    os.makedirs(WORK, exist_ok=True)
-    d = tempfile.mkdtemp(prefix="iotest-%s-" % sys.argv[1], dir=WORK)
-    try:
-        CASES[sys.argv[1]](d)
-    except Failure as e:
-        print("FAIL %s: %s" % (sys.argv[1], e))
-        return 1
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
-    print("ok %s" % sys.argv[1])
-    return 0
+    return iob.run_case(argparse.Namespace(case=sys.argv[1], work=WORK), globals(), "iotest-")
 
 
 if __name__ == "__main__":

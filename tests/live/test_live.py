@@ -25,7 +25,6 @@ time but that lower bound.
 
 Usage: test_live.py --bin DIR --plugin-dir DIR --slow-dir DIR --work DIR [--only CASE]
 Prints 'N passed, N failed'."""
-import argparse
 import csv
 import json
 import os
@@ -34,31 +33,21 @@ import re
 import select
 import subprocess
 import sys
-import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 A = None
-failures = []
-passed = 0
 
 RATE = 4 << 20  # bytes per second of the paced reads
 BS = 64 << 10
 SIZE = 8 << 20  # a 2 s read at RATE
 
 
-def check(name, cond, detail=""):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
-
-
 def env():
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    e["IOB_SLOWAFTER_RATE"] = str(RATE)
-    return e
+    return iob.env(IOB_SLOWAFTER_RATE=str(RATE))
 
 
 def plugin_args():
@@ -66,17 +55,11 @@ def plugin_args():
 
 
 def workdir():
-    d = tempfile.mkdtemp(dir=A.work)
-    with open(os.path.join(d, "r.dat"), "wb") as f:
-        f.write(os.urandom(SIZE))
-    return d
+    return iob.data_dir(A.work, {"r.dat": SIZE})
 
 
 def profile(d, body, name="p.ini"):
-    p = os.path.join(d, name)
-    with open(p, "w") as f:
-        f.write(body)
-    return p
+    return iob.write(os.path.join(d, name), body)
 
 
 def read_job(extra=""):
@@ -359,7 +342,7 @@ def test_livecsv():
     js = os.path.join(d, "o.json")
     prof = profile(d, read_job(f"log_interval = 100ms\nlivecsv = {live}\n"))
     args = [os.path.join(A.bin, "iobench"), "run", prof, "--dir", d, *plugin_args(), "--output", "json=" + js]
-    proc = subprocess.Popen(args, cwd=d, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = iob.start(args, cwd=d, env=env())
     seen, running = 0, False
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
@@ -459,19 +442,12 @@ CASES = {
 
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    for a in ("--bin", "--plugin-dir", "--slow-dir", "--work"):
-        ap.add_argument(a, required=True)
-    ap.add_argument("--only")
-    A = ap.parse_args()
-    os.makedirs(A.work, exist_ok=True)
+    A = iob.arguments("--bin", "--plugin-dir", "--slow-dir", "--work", optional={"--only": None})
     for name, fn in CASES.items():
         if (not A.only or A.only == name) and fn() == "skip" and A.only:
-            return 77
-    for f in failures:
-        print("FAIL", f)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures or not passed else 0
+            return iob.SKIP
+    rc = iob.summary()
+    return rc or (0 if iob.passed else 1)
 
 
 if __name__ == "__main__":

@@ -18,15 +18,13 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import expect  # noqa: E402
 
 ARGS = None
 MiB = 1 << 20
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def load_bench():
@@ -138,30 +136,6 @@ def case_rule(tmp):
     print("ok: equal work compared, 0.1% and more refused, missing contenders named, parsers read the work")
 
 
-def main():
-    global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bench", required=True)
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("case")
-    ARGS = ap.parse_args()
-    fn = globals().get("case_" + ARGS.case)
-    if not fn:
-        print(f"unknown case {ARGS.case}")
-        return 2
-    os.makedirs(ARGS.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="bench-" + ARGS.case + "-", dir=ARGS.work)
-    try:
-        fn(tmp)
-    except AssertionError as e:
-        print(f"FAIL {ARGS.case}: {e}")
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print(f"ok {ARGS.case}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bench", "--build", "--work", case=True)
+    sys.exit(iob.run_case(ARGS, globals(), "bench-"))

@@ -27,17 +27,18 @@ Correctness, not speed: every bound holds on a busy machine.  Records of kind
 (exit 77) with a reason when strace is missing; tools/deps.sh should install it.
 
 Usage: test_measure.py --bin DIR --work DIR CASE"""
-import argparse
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import Skip, expect, write  # noqa: E402
 
 ARGS = None
-SKIP = 77
 KIB = 1024
 MIB = 1024 * KIB
 IO_READ = {"read", "pread64", "readv", "preadv", "preadv2"}
@@ -46,32 +47,15 @@ SYNCS = {"fsync", "fdatasync", "sync_file_range"}
 TRACED = IO_READ | IO_WRITE | SYNCS | {"openat", "open"}
 
 
-class Skip(Exception):
-    pass
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
 def tool(name):
-    return os.path.join(ARGS.bin, name)
+    return iob.binary(ARGS, name)
 
 
 def run(cmd, **kw):
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=240, **kw)
+    p = iob.run(cmd, env=iob.env(), timeout=240, **kw)
     if p.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)}: exit {p.returncode}\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
     return p
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-    return path
 
 
 def need_strace():
@@ -538,13 +522,12 @@ def startup_exit_once(tmp, data, prof, out):
     own timestamps.  --seccomp-bpf: only the traced calls stop the process,
     so strace adds little to the calls between."""
     log = os.path.join(tmp, "startup.strace")
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
+    env = iob.env()
     env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
     cmd = ["strace", "-f", "-qq", "-y", "-ttt", "-T", "--seccomp-bpf", "-e",
            "trace=execve,read,pread64,readv,preadv,preadv2,exit_group", "-o", log,
            tool("iobench"), "run", prof, "--dir", tmp, "--output", "json=" + out if out else "json"]
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=240)
+    p = iob.run(cmd, env=env, timeout=240)
     if p.returncode != 0 and "seccomp" in p.stderr:
         raise Skip(f"strace cannot filter with seccomp-bpf here: {p.stderr.strip()[-200:]}")
     expect(p.returncode == 0, f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr[-2000:]}")
@@ -643,32 +626,6 @@ def case_rss_flat(tmp):
                f"depth {depth}: peak RSS {big} KiB at 1,000,000 I/Os against {small} KiB at 1,000: grows with the work")
 
 
-def main():
-    global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("case")
-    ARGS = ap.parse_args()
-    fn = globals().get("case_" + ARGS.case)
-    if not fn:
-        print(f"unknown case {ARGS.case}")
-        return 2
-    os.makedirs(ARGS.work, exist_ok=True)
-    tmp = os.path.realpath(tempfile.mkdtemp(prefix=ARGS.case + "-", dir=ARGS.work))
-    try:
-        fn(tmp)
-    except Skip as e:
-        print(f"SKIP {ARGS.case}: {e}")
-        return SKIP
-    except AssertionError as e:
-        print(f"FAIL {ARGS.case}: {e}")
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print(f"ok {ARGS.case}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bin", "--work", case=True)
+    sys.exit(iob.run_case(ARGS, globals(), realpath=True))

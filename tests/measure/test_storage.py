@@ -36,33 +36,24 @@ Every case skips (exit 77) where the kernel does not count storage bytes
 for this file system (the record's storage counts are null).
 
 Usage: test_storage.py --bin DIR --work DIR --src DIR CASE"""
-import argparse
 import ctypes
 import json
 import os
 import re
 import resource
-import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import Skip, expect  # noqa: E402
 
 ARGS = None
-SKIP = 77
 MIB = 1 << 20
 
 
-class Skip(Exception):
-    pass
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
 def tool(name):
-    return os.path.join(ARGS.bin, name)
+    return iob.binary(ARGS, name)
 
 
 def blocks():
@@ -75,17 +66,14 @@ def run(cmd, want=0, **kw):
     """Run cmd; returns (process, storage bytes read, written) as the kernel
     counted them for it."""
     r0, w0 = blocks()
-    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    p = iob.run(cmd, timeout=None, **kw)
     r1, w1 = blocks()
     expect(p.returncode == want, "%s exited %d, not %d: %s" % (cmd, p.returncode, want, p.stderr))
     return p, r1 - r0, w1 - w0
 
 
 def profile(d, text):
-    path = os.path.join(d, "p.ini")
-    with open(path, "w") as f:
-        f.write(text)
-    return path
+    return iob.write(os.path.join(d, "p.ini"), text)
 
 
 def iobench(d, text, *extra, want=0):
@@ -358,26 +346,6 @@ def case_time_based_cached(d):
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
-def main():
-    global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--src", required=True)
-    ap.add_argument("case", choices=sorted(CASES))
-    ARGS = ap.parse_args()
-    os.makedirs(ARGS.work, exist_ok=True)
-    d = tempfile.mkdtemp(prefix="storage-", dir=ARGS.work)
-    try:
-        CASES[ARGS.case](d)
-    except Skip as e:
-        print("skipped: %s" % e)
-        return SKIP
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
-    print("ok: %s" % ARGS.case)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bin", "--work", "--src", case=True)
+    sys.exit(iob.run_case(ARGS, {"case_" + k: fn for k, fn in CASES.items()}, "storage-"))

@@ -6,7 +6,6 @@ counts, names, what is left on disk and the records' own consistency are
 asserted.
 
 usage: test_meta.py --bin DIR --work DIR [--mpirun PATH] [--coord PATH] CASE"""
-import argparse
 import csv
 import json
 import os
@@ -17,26 +16,16 @@ import subprocess
 import sys
 import time
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import Skip, expect  # noqa: E402
+
 A = None
 PHASES = ["mkdir", "create", "write", "stat", "open", "read", "remove", "rmdir"]
 
 
-class Skip(Exception):
-    pass
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
 def env():
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    for k in ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"):
-        e.pop(k, None)
-    return e
+    return iob.env(drop=("IOBENCH_PLUGIN_PATH", "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"))
 
 
 def iobench():
@@ -62,10 +51,7 @@ def listing(d):
 
 
 def profile(tmp, text):
-    p = os.path.join(tmp, "p.ini")
-    with open(p, "w") as f:
-        f.write(text)
-    return p
+    return iob.write(os.path.join(tmp, "p.ini"), text)
 
 
 def run(tmp, text, *args, rc=0, mpi=0):
@@ -75,13 +61,11 @@ def run(tmp, text, *args, rc=0, mpi=0):
     argv = [iobench(), "run", profile(tmp, text), "--output", "json=" + out, *args]
     if mpi:
         argv = [A.mpirun, "-n", str(mpi)] + argv
-    p = subprocess.run(argv, capture_output=True, text=True, env=env(), timeout=240)
+    p = iob.run(argv, env=env(), timeout=240)
     expect(p.returncode == rc, f"{' '.join(argv)}: exit {p.returncode}, want {rc}\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}")
     if rc:
         return None, p
-    with open(out) as f:
-        doc = json.load(f)
-    return doc["records"], p
+    return iob.read_json(out)["records"], p
 
 
 def meta(recs):
@@ -453,27 +437,7 @@ def case_io_profile_tree_rates(tmp):
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
-def main():
-    global A
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--mpirun", default="")
-    ap.add_argument("--coord", default="")
-    ap.add_argument("case", choices=sorted(CASES))
-    A = ap.parse_args()
-    tmp = os.path.join(A.work, "meta." + A.case)
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    try:
-        CASES[A.case](tmp)
-    except Skip as e:
-        print(f"skip: {e}")
-        return SKIP
-    print(f"ok: {A.case}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    A = iob.arguments("--bin", "--work", optional={"--mpirun": "", "--coord": "",
+                                                   "case": {"choices": sorted(CASES)}})
+    sys.exit(iob.run_case(A, globals(), "meta."))

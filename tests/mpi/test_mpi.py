@@ -26,8 +26,6 @@ Usage: test_mpi.py --bin DIR --plugin-dir DIR --fault-dir DIR --work DIR
                    --mpirun PATH --coord PATH
 Exit 77 (skip, reason printed) without mpirun, without the coordinator, or
 under ThreadSanitizer (--tsan 1), where MPICH itself crashes."""
-import argparse
-import json
 import os
 import re
 import shutil
@@ -37,32 +35,21 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 A = None
-failures = []
-passed = 0
 MIB = 1 << 20
 
 
-def check(name, cond, detail=""):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
-    return cond
-
-
 def env():
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    for k in ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"):
-        e.pop(k, None)
-    return e
+    return iob.env(drop=("IOBENCH_PLUGIN_PATH", "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"))
 
 
 def mpirun(args, n=4, timeout=120, cwd=None):
     cmd = [A.mpirun, "-n", str(n)] + args
-    return subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, text=True, timeout=timeout)
+    return iob.run(cmd, cwd=cwd, env=env(), timeout=timeout)
 
 
 def iotest_bin():
@@ -74,8 +61,7 @@ def iobench_bin():
 
 
 def records(path):
-    with open(path) as f:
-        return json.load(f)["records"]
+    return iob.read_json(path)["records"]
 
 
 def test_iotest(d):
@@ -431,7 +417,7 @@ def long_run(d, name):
                         bs="4K")
     js = os.path.join(d, name + ".json")
     cmd = [A.mpirun, "-n", "4", iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js]
-    p = subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = iob.start(cmd, env=env())
     # wait until every rank is writing (rank 3's file exists)
     t0 = time.monotonic()
     while time.monotonic() - t0 < 30 and not os.path.exists(os.path.join(d, name, "3", "f")):
@@ -442,14 +428,7 @@ def long_run(d, name):
 
 def test_sigint(d):
     p, js = long_run(d, "int")
-    t = time.monotonic()
-    p.send_signal(signal.SIGINT)
-    try:
-        out, err = p.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-    took = time.monotonic() - t
+    out, err, took = iob.stop(p, signal.SIGINT, 30)
     print(f"sigint: mpirun ended {took:.2f} s after SIGINT")
     check("sigint: exit 130", p.returncode == 130, (p.returncode, err))
     check("sigint: ended in bounded time", took < 10, took)
@@ -469,11 +448,8 @@ def test_sigkill(d):
     t = time.monotonic()
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
-    try:
-        out, err = p.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
+    out, err, killed = iob.wait(p, 60)
+    if killed:
         check("sigkill: the others ended", False, "mpirun still running after 60 s")
         return
     took = time.monotonic() - t
@@ -490,7 +466,7 @@ def test_sigterm_waiting(d):
     prof = rank_profile(d, "term", "phases = write\nfsync = false\naccess = random\nops = 1000000000\n"
                                    "runtime = 60s\n", ranks=(0, 1), bs="4K")
     cmd = [A.mpirun, "-n", "2", iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json"]
-    p = subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = iob.start(cmd, env=env())
     t0 = time.monotonic()
     while time.monotonic() - t0 < 30 and not os.path.exists(os.path.join(d, "term", "1", "f")):
         time.sleep(0.05)
@@ -524,20 +500,15 @@ def test_sigterm_waiting(d):
 
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    for o in ("--bin", "--plugin-dir", "--fault-dir", "--slow-dir", "--work", "--mpirun", "--coord", "--tsan"):
-        ap.add_argument(o, default="")
-    A = ap.parse_args()
+    A = iob.arguments(optional={o: "" for o in ("--bin", "--plugin-dir", "--fault-dir", "--slow-dir", "--work",
+                                                "--mpirun", "--coord", "--tsan")})
     if not A.mpirun or not os.path.exists(A.mpirun):
-        print("SKIP: mpirun is not installed (tools/deps.sh mpich libmpich-dev)")
-        return 77
+        iob.skip("mpirun is not installed (tools/deps.sh mpich libmpich-dev)")
     if not A.coord or not os.path.exists(A.coord):
-        print("SKIP: the MPI coordinator was not built (no MPI found by CMake: install libmpich-dev and reconfigure)")
-        return 77
+        iob.skip("the MPI coordinator was not built (no MPI found by CMake: install libmpich-dev and reconfigure)")
     if A.tsan == "1":
-        print("SKIP: ThreadSanitizer build: MPICH crashes under it (a two-line MPI_Init/MPI_Finalize program built "
-              "with -fsanitize=thread segfaults too); unit_streams_outer covers the streams' side")
-        return 77
+        iob.skip("ThreadSanitizer build: MPICH crashes under it (a two-line MPI_Init/MPI_Finalize program built "
+                 "with -fsanitize=thread segfaults too); unit_streams_outer covers the streams' side")
     A.bin = os.path.abspath(A.bin)
     tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_differ_suite, test_fio_file, test_enospc, test_stonewall, test_first_done, test_refused_tools,
              test_sigint, test_sigkill, test_sigterm_waiting]
@@ -550,13 +521,10 @@ def main():
         try:
             t(d)
         except subprocess.TimeoutExpired as e:
-            failures.append(f"{t.__name__}: timed out: {e}")
+            check(t.__name__, False, f"timed out: {e}")
         finally:
             shutil.rmtree(d, ignore_errors=True)
-    print(f"{passed} passed, {len(failures)} failed")
-    for f in failures:
-        print("FAIL:", f)
-    return 1 if failures else 0
+    return iob.summary()
 
 
 if __name__ == "__main__":

@@ -14,28 +14,18 @@ spreadsheet or pandas would (docs/outputs.md, "csv").
 
 usage: test_csv_files.py --bin-dir DIR --work DIR CASE
 """
-import argparse
 import csv
 import glob
 import os
-import shutil
-import subprocess
 import sys
 
-failures = []
-
-
-def check(ok, msg):
-    print(("ok: " if ok else "FAIL: ") + msg)
-    if not ok:
-        failures.append(msg)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import report as check  # noqa: E402
 
 
 def run(o, tool, args, want=0):
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    p = subprocess.run([os.path.join(o.bin_dir, tool)] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, env=env, cwd=o.work, timeout=120)
+    p = iob.run([os.path.join(o.bin_dir, tool)] + args, env=iob.env(), cwd=o.work)
     check(p.returncode == want, "%s %s exits %d (got %d: %s)" % (tool, " ".join(args), want, p.returncode,
                                                                  p.stderr[-600:]))
     return p
@@ -43,8 +33,7 @@ def run(o, tool, args, want=0):
 
 def table(path):
     """The header and rows of a CSV file that must be one table."""
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+    rows = iob.read_csv(path)
     check(len(rows) >= 2, "%s has a header and rows" % os.path.basename(path))
     if rows:
         bad = [i for i, r in enumerate(rows) if len(r) != len(rows[0])]
@@ -158,19 +147,8 @@ def case_append(o):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("case", choices=["files", "stdout", "append"])
-    o = ap.parse_args()
-    o.work = os.path.join(o.work, o.case)
-    shutil.rmtree(o.work, ignore_errors=True)
-    os.makedirs(o.work)
-    globals()["case_" + o.case](o)
-    print("%d failed" % len(failures))
-    if not failures:
-        shutil.rmtree(o.work, ignore_errors=True)
-    return 1 if failures else 0
+    o = iob.arguments("--bin-dir", "--work", optional={"case": {"choices": ["files", "stdout", "append"]}})
+    return iob.in_case_dir(o, globals()["case_" + o.case])
 
 
 if __name__ == "__main__":

@@ -23,30 +23,20 @@ iobench's own json output of the same run and read by fio's own tools
 
 usage: test_fio_json.py --bin-dir DIR --work DIR CASE
 """
-import argparse
 import glob
 import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 
-failures = []
-SKIP = 77
-
-
-def check(ok, msg):
-    print(("ok: " if ok else "FAIL: ") + msg)
-    if not ok:
-        failures.append(msg)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import report as check  # noqa: E402
 
 
 def run(o, args, want=0, cwd=None):
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    p = subprocess.run([os.path.join(o.bin_dir, "iobench")] + args, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True, env=env, cwd=cwd or o.work, timeout=120)
+    p = iob.run([os.path.join(o.bin_dir, "iobench")] + args, env=iob.env(), cwd=cwd or o.work)
     check(p.returncode == want, "iobench %s exits %d (got %d: %s)" % (" ".join(args), want, p.returncode,
                                                                       p.stderr[-600:]))
     return p
@@ -88,10 +78,7 @@ backend = posix
 
 
 def profile(o, name="fio.ini", text=PROFILE):
-    path = os.path.join(o.work, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
+    return iob.write(os.path.join(o.work, name), text)
 
 
 def both_runs(o):
@@ -201,17 +188,15 @@ def case_json(o):
 def case_clat2csv(o):
     tool = shutil.which("fio_jsonplus_clat2csv")
     if not tool:
-        print("skip: fio_jsonplus_clat2csv not installed (Debian package fio; tools/deps.sh installs it)")
-        sys.exit(SKIP)
+        iob.skip("fio_jsonplus_clat2csv not installed (Debian package fio; tools/deps.sh installs it)")
     ours, fio = both_runs(o)
     src = os.path.join(o.work, "fio.json")
     dest = os.path.join(o.work, "clat.csv")
     for old in glob.glob(os.path.join(o.work, "clat_job*.csv")):
         os.remove(old)
-    p = subprocess.run([tool, src, dest], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+    p = iob.run([tool, src, dest])
     check(p.returncode == 0 and not p.stderr, "fio_jsonplus_clat2csv converts our json+ (%s)" % p.stderr[-400:])
-    p = subprocess.run([tool, src, dest, "--validate"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       timeout=120)
+    p = iob.run([tool, src, dest, "--validate"])
     check(p.returncode == 0 and p.stdout.count("validated") == len(fio["jobs"]),
           "fio_jsonplus_clat2csv --validate: %s" % (p.stdout + p.stderr)[-400:])
     for n, job in enumerate(fio["jobs"]):
@@ -390,17 +375,15 @@ def case_logs(o):
 def case_fio2gnuplot(o):
     tool = shutil.which("fio2gnuplot")
     if not tool or not shutil.which("gnuplot"):
-        print("skip: fio2gnuplot or gnuplot not installed (Debian packages fio and gnuplot-nox; tools/deps.sh "
-              "installs them)")
-        sys.exit(SKIP)
+        iob.skip("fio2gnuplot or gnuplot not installed (Debian packages fio and gnuplot-nox; tools/deps.sh "
+                 "installs them)")
     ini = profile(o, "logs.ini", LOGS.format(d=o.work))
     run(o, ["run", ini, "--dir", o.work, "--output", "json=" + os.path.join(o.work, "logs.json")])
     for kind, flag in (("bw", "-b"), ("iops", "-i")):
         pdir = os.path.join(o.work, kind)
         os.makedirs(pdir)
         shutil.copy(os.path.join(o.work, "lg_%s.1.log" % kind), pdir)
-        p = subprocess.run([tool, flag, "-g"], cwd=pdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=300)
+        p = iob.run([tool, flag, "-g"], cwd=pdir, timeout=300)
         check(p.returncode == 0 and "Rendering traces are available" in p.stdout,
               "fio2gnuplot %s accepts lg_%s.1.log: %s" % (flag, kind, (p.stdout + p.stderr)[-500:]))
         pngs = sorted(os.path.basename(f) for f in glob.glob(os.path.join(pdir, "*.png")))
@@ -417,20 +400,9 @@ def case_fio2gnuplot(o):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("case", choices=["json", "clat2csv", "logs", "fio2gnuplot"])
-    o = ap.parse_args()
-    o.work = os.path.join(o.work, o.case)
-    shutil.rmtree(o.work, ignore_errors=True)
-    os.makedirs(o.work)
-    {"json": case_json, "clat2csv": case_clat2csv, "logs": case_logs, "fio2gnuplot": case_fio2gnuplot}[o.case](o)
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    shutil.rmtree(o.work, ignore_errors=True)
-    return 0
+    cases = {"json": case_json, "clat2csv": case_clat2csv, "logs": case_logs, "fio2gnuplot": case_fio2gnuplot}
+    o = iob.arguments("--bin-dir", "--work", optional={"case": {"choices": list(cases)}})
+    return iob.in_case_dir(o, cases[o.case])
 
 
 if __name__ == "__main__":

@@ -22,37 +22,26 @@
 
 usage: test_package.py --build DIR --source DIR --work DIR CASE
 """
-import argparse
 import glob
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
-failures = []
-
-
-def check(ok, msg):
-    print(("ok: " if ok else "FAIL: ") + msg)
-    if not ok:
-        failures.append(msg)
-    return ok
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import report as check  # noqa: E402
 
 
 def sh(cmd, **kw):
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    env.update(kw.pop("env", {}))
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=300, **kw)
+    return iob.run(cmd, env=iob.env(kw.pop("env", {})), timeout=300, **kw)
 
 
 def case_deb(o):
     for tool in ("cpack", "dpkg", "dpkg-deb"):
         if not shutil.which(tool):
-            print("SKIP: %s not found (Debian's dpkg and CMake's cpack are needed)" % tool)
-            sys.exit(77)
+            iob.skip("%s not found (Debian's dpkg and CMake's cpack are needed)" % tool)
     p = sh(["cpack", "--config", os.path.join(o.build, "CPackConfig.cmake"), "-G", "DEB", "-B", o.work])
     debs = glob.glob(os.path.join(o.work, "*.deb"))
     if not check(p.returncode == 0 and len(debs) == 1, "cpack -G DEB builds one .deb (%s)" % p.stderr[-800:]):
@@ -195,8 +184,7 @@ def complete(o, fn, words):
 
 def case_completion(o):
     if not shutil.which("bash"):
-        print("SKIP: bash not found")
-        sys.exit(77)
+        iob.skip("bash not found")
     got = complete(o, "_iobench", ["iobench", "ru"])
     check(got == ["run"], "iobench ru -> %s" % got)
     got = complete(o, "_iobench", ["iobench", "rep"])
@@ -326,25 +314,11 @@ def case_portable(o):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--source", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--cmake", default="cmake")
-    ap.add_argument("--generator", default="")
-    ap.add_argument("--compiler", default="")
-    ap.add_argument("--template-dir", default="")
-    ap.add_argument("--define", action="append", default=[], help="NAME=VALUE for the portable build")
-    ap.add_argument("case", choices=["deb", "manpages", "completion", "portable"])
-    o = ap.parse_args()
-    o.work = os.path.join(o.work, o.case)
-    shutil.rmtree(o.work, ignore_errors=True)
-    os.makedirs(o.work)
-    globals()["case_" + o.case](o)
-    print("%d failed" % len(failures))
-    if not failures:
-        shutil.rmtree(o.work, ignore_errors=True)
-    return 1 if failures else 0
+    o = iob.arguments("--build", "--source", "--work", optional={
+        "--cmake": "cmake", "--generator": "", "--compiler": "", "--template-dir": "",
+        "--define": {"action": "append", "default": [], "help": "NAME=VALUE for the portable build"},
+        "case": {"choices": ["deb", "manpages", "completion", "portable"]}})
+    return iob.in_case_dir(o, globals()["case_" + o.case])
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ for them is untouched (same exit, same records); one that asks gets a
 one-line refusal naming the file and the reason, exit 2; `iobench plugins`
 lists every refusal and prints every string escaped.
 Usage: test_hostile_plugins.py --bin DIR --work DIR --plugins DIR"""
-import argparse
 import json
 import re
 import os
@@ -15,24 +14,20 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 HOSTILE = {
     "exit": r"called exit\(\) while loading",
     "crash": r"(crashed \(signal 11|exited \(status 1\)).* while loading",  # ASan turns SEGV into exit 1
     "ctor": r"(crashed \(signal 11|exited \(status 1\)).* while loading",
     "data": r"iob_plugin_entry is data, not a function",
 }
-failures = []
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(f"{name}: {detail}")
 
 
 def run(a, tool, *args):
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    return subprocess.run([os.path.join(a.bin, tool), *args], capture_output=True, env=env, timeout=240)
+    return subprocess.run([iob.binary(a, tool), *args], capture_output=True, env=iob.env(), timeout=240)
 
 
 SANITIZER = re.compile(r"runtime error:|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer")
@@ -50,11 +45,7 @@ def one_error_line(p, tool):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--plugins", required=True)
-    a = ap.parse_args()
+    a = iob.arguments("--bin", "--work", "--plugins")
     hostile = os.path.join(a.plugins, "hostile")
     with tempfile.TemporaryDirectory(dir=a.work, prefix="hostile-plugins-") as d:
         prof = os.path.join(d, "p.ini")
@@ -110,9 +101,7 @@ def main():
         os.mkdir(os.path.join(d, "bin"))
         exe = os.path.join(d, "bin", "iobench")
         shutil.copy2(os.path.join(a.bin, "iobench"), exe)
-        env = dict(os.environ)
-        env.pop("IOBENCH_PLUGIN_PATH", None)
-        p = subprocess.run([exe, "plugins"], capture_output=True, env=env, timeout=240)
+        p = subprocess.run([exe, "plugins"], capture_output=True, env=iob.env(), timeout=240)
         build = os.path.dirname(os.path.realpath(a.bin)).encode()
         check("copied binary searches no build tree", p.returncode == 0 and build not in p.stdout
               and b"backend  posix" not in p.stdout, p.stdout[-2000:])
@@ -139,10 +128,7 @@ def main():
             check("a plugin from another build: tried in a child, then run",
                   p.returncode == 0 and own not in p.stderr and json.loads(p.stdout)["status"] == "ok",
                   f"exit {p.returncode}: {p.stderr[-800:]!r}")
-    for f in failures:
-        print("FAIL", f)
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return iob.summary()
 
 
 if __name__ == "__main__":

@@ -34,39 +34,25 @@ Cases (one ctest each, label "report"):
 
 usage: test_report.py --bin-dir DIR --work DIR [--pictures DIR] [--sanitize] CASE
 """
-import argparse
 import json
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
-import zlib
 from html.parser import HTMLParser
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import fail, must as check  # noqa: E402
 
 MIB = 1 << 20
 VOID = {"meta", "br", "hr", "img", "input", "link", "area", "base", "col", "embed", "source", "track", "wbr"}
 SVG_VOID = {"line", "rect", "circle", "polyline", "path", "polygon"}
 
 
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(ok, msg):
-    if not ok:
-        fail(msg)
-    print("ok: " + msg)
-
-
 def run(cmd, cwd=None, expect=0, env=None):
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    if env:
-        e.update(env)
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=e, timeout=300)
+    p = subprocess.run(cmd, capture_output=True, cwd=cwd, env=iob.env(env), timeout=300)
     if expect is not None and p.returncode != expect:
         fail("%s exited %d: %s" % (" ".join(map(str, cmd)), p.returncode, p.stderr.decode(errors="replace")[-2000:]))
     return p
@@ -621,11 +607,9 @@ def peak_rss_kib(cmd):
 
 def case_memory(o):
     if o.sanitize:
-        print("SKIP: under ASan the quarantine keeps freed memory: the peak RSS measures the sanitizer")
-        sys.exit(77)
+        iob.skip("under ASan the quarantine keeps freed memory: the peak RSS measures the sanitizer")
     if not os.access("/usr/bin/time", os.X_OK):
-        print("SKIP: /usr/bin/time (Debian time, tools/deps.sh) is not installed")
-        sys.exit(77)
+        iob.skip("/usr/bin/time (Debian time, tools/deps.sh) is not installed")
     small, _ = make_bigread(o, 16)
     rss = {}
     for mib in (4, 64):
@@ -644,48 +628,8 @@ def case_memory(o):
 # ---- a real browser ---------------------------------------------------------------------
 
 
-def png_pixels(path):
-    data = open(path, "rb").read()
-    check(data[:8] == b"\x89PNG\r\n\x1a\n", "the screenshot is a PNG")
-    pos, idat, w, h, bpp = 8, b"", 0, 0, 4
-    while pos < len(data):
-        n, typ = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if typ == b"IHDR":
-            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
-            check(depth == 8 and ctype in (2, 6) and not interlace, "an 8-bit RGB(A) PNG")
-            bpp = 4 if ctype == 6 else 3
-        elif typ == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw = zlib.decompress(idat)
-    stride = w * bpp
-    rows_, prev, i = [], bytearray(stride), 0
-    for _ in range(h):
-        f = raw[i]
-        line = bytearray(raw[i + 1:i + 1 + stride])
-        i += 1 + stride
-        for x in range(stride):
-            a = line[x - bpp] if x >= bpp else 0
-            b = prev[x]
-            c = prev[x - bpp] if x >= bpp else 0
-            if f == 1:
-                line[x] = (line[x] + a) & 255
-            elif f == 2:
-                line[x] = (line[x] + b) & 255
-            elif f == 3:
-                line[x] = (line[x] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows_.append(bytes(line))
-        prev = line
-    return w, h, bpp, rows_
-
-
 def check_not_blank(png):
-    w, h, bpp, rows_ = png_pixels(png)
+    w, h, bpp, rows_ = iob.png_pixels(png)
     colours = set()
     inked = 0
     for row in rows_[::4]:
@@ -728,8 +672,7 @@ def load(o, exe, page, png):
 def case_browser(o):
     exe = chromium()
     if not exe:
-        print("SKIP: chromium is not installed (Debian package chromium; tools/deps.sh installs it)")
-        sys.exit(77)
+        iob.skip("chromium is not installed (Debian package chromium; tools/deps.sh installs it)")
     # the scan finds what it looks for: a page that logs an error and
     # refers to another origin (the page's own CSP-free control)
     control = os.path.join(o.work, "control.html")
@@ -778,16 +721,9 @@ def case_browser(o):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--pictures")
-    ap.add_argument("--sanitize", action="store_true")
-    ap.add_argument("case")
-    o = ap.parse_args()
-    o.work = os.path.join(o.work, o.case)
-    shutil.rmtree(o.work, ignore_errors=True)
-    os.makedirs(o.work)
+    o = iob.arguments("--bin-dir", "--work", optional={"--pictures": None, "--sanitize": {"action": "store_true"}},
+                      case=True)
+    o.work = iob.case_dir(o.work, o.case)
     globals()["case_" + o.case](o)
     shutil.rmtree(o.work, ignore_errors=True)
     print("PASS")

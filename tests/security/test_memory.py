@@ -21,15 +21,14 @@ Cases (exit 0 pass, 1 fail):
                 file's size, as the engine allocates (bigread's default)
   group         two jobs that each fit run one after another, but not as one
                 group (their buffers are held at once)"""
-import argparse
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
-FAILS = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import soft as expect  # noqa: E402
+
 BIN = ""
 LINE = re.compile(r"^iobench: error: .*\[(\w+)\] memory: (.*) need ([\d.]+ [KMGT]iB) at once \(buffers and "
                   r"histograms\), more than the ([\d.]+ [KMGT]iB) (available \(MemAvailable\)|of memory_limit); "
@@ -37,21 +36,12 @@ LINE = re.compile(r"^iobench: error: .*\[(\w+)\] memory: (.*) need ([\d.]+ [KMGT
                   r"\6M\) to allow it$")
 
 
-def expect(cond, what):
-    if not cond:
-        FAILS.append(str(what)[:800])
-
-
 def iobench(d, *args):
-    return subprocess.run([os.path.join(BIN, "iobench"), *args], capture_output=True, text=True, cwd=d,
-                          timeout=120)
+    return iob.run([os.path.join(BIN, "iobench"), *args], cwd=d)
 
 
 def profile(d, text):
-    p = os.path.join(d, "p.ini")
-    with open(p, "w") as f:
-        f.write(text)
-    return p
+    return iob.write(os.path.join(d, "p.ini"), text)
 
 
 def tree(d):
@@ -177,25 +167,7 @@ def case_small_read(tmp):
 CASES = {"fio": case_fio, "small_read": case_small_read, "refused": case_refused, "limit_raises": case_limit_raises, "group": case_group}
 
 
-def main():
-    global BIN
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("case", choices=sorted(CASES))
-    a = ap.parse_args()
-    BIN = a.bin
-    os.makedirs(a.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="memory-" + a.case + "-", dir=a.work)
-    try:
-        CASES[a.case](tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    for f in FAILS:
-        print("FAIL", a.case + ":", f)
-    print(f"memory {a.case}: {'failed' if FAILS else 'passed'}")
-    return 1 if FAILS else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    a = iob.arguments("--bin", "--work", case=True)
+    BIN = a.bin
+    sys.exit(iob.run_case(a, {"case_" + k: fn for k, fn in CASES.items()}, "memory-"))

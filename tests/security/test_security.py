@@ -8,36 +8,31 @@ runs ctest (root in CI) and, where it matters, as an unprivileged user too
 Exit 0 pass, 1 fail, 77 skip.  Race cases are bounded loops: the assertion
 is about what must never happen (a file outside the run's directory changed
 or removed), never about timing."""
-import argparse
 import os
 import pwd
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import SKIP  # noqa: E402
+
 BIN = ""
-FAILS = []
 
 
 def expect(cond, what):
-    if not cond:
-        FAILS.append(str(what)[:600])
+    iob.soft(cond, what, 600)
 
 
 def run(tool, *args, user=None, cwd=None, env=None, input=None, timeout=120):
     argv = [os.path.join(BIN, tool), *args]
     if user is not None:
         argv = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", *argv]
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    e.update(env or {})
-    return subprocess.run(argv, capture_output=True, text=True, errors="replace", cwd=cwd, env=e, input=input,
-                          timeout=timeout)
+    return iob.run(argv, errors="replace", cwd=cwd, env=iob.env(env), input=input, timeout=timeout)
 
 
 def write(path, text, mode="w"):
@@ -46,19 +41,7 @@ def write(path, text, mode="w"):
     return path
 
 
-def snapshot(top):
-    """Every entry under top: kind, size, mtime and the first bytes."""
-    out = {}
-    for root, dirs, files in os.walk(top):
-        for n in dirs + files:
-            p = os.path.join(root, n)
-            st = os.lstat(p)
-            head = b""
-            if os.path.isfile(p) and not os.path.islink(p):
-                with open(p, "rb") as f:
-                    head = f.read(64)
-            out[os.path.relpath(p, top)] = (st.st_mode, st.st_size, st.st_mtime_ns, head)
-    return out
+snapshot = iob.snapshot
 
 
 def nobody():
@@ -177,24 +160,33 @@ def case_swap_then_remove(tmp):
     argv = [os.path.join(BIN, "io_profile"), "-d", d, "--levels", "2", "--files", "2", "-l", "64K", "-m", "4K",
             "-M", "16K", "-n", "2000000", "--warmup", "0", "--remove", "-q"]
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if not wait_for(os.path.join(d, "dir0", "dir1", "file1"), p):
-        p.kill()
-        p.communicate()
-        expect(False, "io_profile never made its tree")
+    e = swap_tree(p, d, out, os.path.join("dir0", "dir1", "file1"), "io_profile")
+    if e is None:
         return
-    os.kill(p.pid, signal.SIGSTOP)
-    os.rename(os.path.join(d, "dir0"), os.path.join(d, "moved"))
-    os.symlink(out, os.path.join(d, "dir0"))
-    os.kill(p.pid, signal.SIGCONT)
-    time.sleep(0.05)
-    p.send_signal(signal.SIGTERM)
-    o, e = p.communicate(timeout=120)
     expect(snapshot(out) == before, "the victim tree changed")
     expect(os.path.islink(os.path.join(d, "dir0")), "the planted link was removed")
     expect("no longer what this run created" in e, f"no note about the replaced directory: {e!r}")
     # what the run made in the directory it held is gone: only the emptied directory stays
     left = sorted(os.listdir(os.path.join(d, "moved")))
     expect(left == [], f"files the run made were left: {left}")
+
+
+def swap_tree(p, d, out, first, tool):
+    """Once the run p made d/first, swap d/dir0 for a link to out while p is
+    stopped, then end p with SIGTERM: its stderr (None when it never made
+    its tree)."""
+    if not wait_for(os.path.join(d, first), p):
+        p.kill()
+        p.communicate()
+        expect(False, f"{tool} never made its tree")
+        return None
+    os.kill(p.pid, signal.SIGSTOP)
+    os.rename(os.path.join(d, "dir0"), os.path.join(d, "moved"))
+    os.symlink(out, os.path.join(d, "dir0"))
+    os.kill(p.pid, signal.SIGCONT)
+    time.sleep(0.05)
+    p.send_signal(signal.SIGTERM)
+    return p.communicate(timeout=120)[1]
 
 
 def case_cleanup_swap_iobench(tmp):
@@ -210,18 +202,9 @@ def case_cleanup_swap_iobench(tmp):
                  "access = rand\nops = 200000000\nphases = write,read\nfsync = false\n")
     p = subprocess.Popen([os.path.join(BIN, "iobench"), "run", prof, "--dir", d], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
-    if not wait_for(os.path.join(d, "dir0", "file1"), p):
-        p.kill()
-        p.communicate()
-        expect(False, "iobench never made its tree")
+    e = swap_tree(p, d, out, os.path.join("dir0", "file1"), "iobench")
+    if e is None:
         return
-    os.kill(p.pid, signal.SIGSTOP)
-    os.rename(os.path.join(d, "dir0"), os.path.join(d, "moved"))
-    os.symlink(out, os.path.join(d, "dir0"))
-    os.kill(p.pid, signal.SIGCONT)
-    time.sleep(0.05)
-    p.send_signal(signal.SIGTERM)
-    o, e = p.communicate(timeout=120)
     expect(p.returncode == 143, f"exit {p.returncode}: {e[-300:]}")
     expect(snapshot(out) == before, "the victim tree changed")
     expect(os.path.islink(os.path.join(d, "dir0")), "the planted link was removed")
@@ -724,27 +707,8 @@ def case_proc_missing(tmp):
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
-def main():
-    global BIN
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("case", choices=sorted(CASES))
-    a = ap.parse_args()
-    BIN = a.bin
-    os.makedirs(a.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=a.case + "-", dir=a.work)
-    try:
-        rc = CASES[a.case](tmp)
-    finally:
-        subprocess.run(["rm", "-rf", tmp])
-    if rc == SKIP:
-        return SKIP
-    for f in FAILS:
-        print("FAIL", a.case + ":", f)
-    print(f"{a.case}: {'failed' if FAILS else 'passed'}")
-    return 1 if FAILS else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    a = iob.arguments("--bin", "--work", case=True)
+    BIN = a.bin
+    sys.exit(iob.run_case(a, {"case_" + k: fn for k, fn in CASES.items()},
+                        cleanup=lambda tmp: subprocess.run(["rm", "-rf", tmp])))

@@ -26,55 +26,35 @@ fio itself (fio 3.x, --output-format=json).
   created and the input unchanged.
 
 Usage: test_compare.py --bin DIR --plugin-dir DIR --slow-dir DIR --vclock LIB --work DIR --only CASE"""
-import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 A = None
-failures = []
-passed = 0
 RATE = 64 << 20
 BS = 64 << 10
 
 
-def check(name, cond, detail=""):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
-
-
 def env(rate, seed, jitter=0.05):
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    e.update(IOB_SLOWAFTER_RATE=str(rate), IOB_SLOWAFTER_JITTER=str(jitter), IOB_SLOWAFTER_RESEED="1",
-             IOB_SLOWAFTER_SEED=str(seed), LD_PRELOAD=A.vclock, IOBENCH_NO_TSC="1", IOBTEST_VCLOCK_CPU="none")
-    e["ASAN_OPTIONS"] = e.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
-    return e
+    return iob.vclock_env(iob.env(IOB_SLOWAFTER_RATE=str(rate), IOB_SLOWAFTER_JITTER=str(jitter),
+                              IOB_SLOWAFTER_RESEED="1", IOB_SLOWAFTER_SEED=str(seed)), A.vclock)
 
 
 def real_env(rate):
     """The real clock (the observer that closes intervals sleeps in real
     time): each read lasts at least its pace, so a run is never faster than
     its pace says, only slower on a busy machine."""
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    e.pop("LD_PRELOAD", None)
-    e.update(IOB_SLOWAFTER_RATE=str(rate))
-    return e
+    return iob.env(drop=("IOBENCH_PLUGIN_PATH", "LD_PRELOAD"), IOB_SLOWAFTER_RATE=str(rate))
 
 
 def workdir():
-    d = tempfile.mkdtemp(dir=A.work)
-    with open(os.path.join(d, "r.dat"), "wb") as f:
-        f.write(os.urandom(4 * BS))
-    return d
+    return iob.data_dir(A.work, {"r.dat": 4 * BS})
 
 
 def result(d, name, rate, seed, extra, bs=BS, vclock=True):
@@ -83,23 +63,17 @@ def result(d, name, rate, seed, extra, bs=BS, vclock=True):
         f.write(f"[seq]\nbackend = slowafter\ndir = {d}\nfilename = r.dat\nphases = read\nsize = {4 * BS}\n"
                 f"block_size = {bs}\nkeep_files = true\n{extra}")
     out = os.path.join(d, name + ".json")
-    r = subprocess.run([os.path.join(A.bin, "iobench"), "run", p, "--plugin-dir", A.plugin_dir, "--plugin-dir",
-                        A.slow_dir, "--output", f"json={out}"], capture_output=True, text=True,
-                       env=env(rate, seed) if vclock else real_env(rate), timeout=120)
+    r = iob.run([iob.binary(A, "iobench"), "run", p, "--plugin-dir", A.plugin_dir, "--plugin-dir", A.slow_dir,
+               "--output", f"json={out}"], env=env(rate, seed) if vclock else real_env(rate))
     check(f"{name}: run exit 0", r.returncode == 0, r.stderr)
     return out
 
 
 def compare(*args):
-    e = dict(os.environ)
-    e.pop("LD_PRELOAD", None)
-    return subprocess.run([os.path.join(A.bin, "iobench"), "compare", *args], capture_output=True, text=True,
-                          env=e, timeout=60)
+    return iob.run([iob.binary(A, "iobench"), "compare", *args], env=iob.env(drop=("LD_PRELOAD",)), timeout=60)
 
 
-def load(p):
-    with open(p) as f:
-        return json.load(f)
+load = iob.read_json
 
 
 def by_fig(doc):
@@ -199,9 +173,8 @@ def case_intervals():
 
 def fio_run(d, name, rate):
     out = os.path.join(d, name + ".json")
-    r = subprocess.run(["fio", "--name=seqr", f"--filename={d}/f.dat", "--size=1m", "--bs=64k", "--rw=read",
-                        f"--rate={rate}", "--time_based", "--runtime=2", "--output-format=json",
-                        f"--output={out}"], capture_output=True, text=True, timeout=60)
+    r = iob.run(["fio", "--name=seqr", f"--filename={d}/f.dat", "--size=1m", "--bs=64k", "--rw=read",
+               f"--rate={rate}", "--time_based", "--runtime=2", "--output-format=json", f"--output={out}"], timeout=60)
     check(f"fio {name}: exit 0", r.returncode == 0, r.stderr)
     return out
 
@@ -274,19 +247,6 @@ def case_refused():
     check("good against itself: exit 0", r.returncode == 0, r.stderr)
 
 
-def main():
-    global A
-    ap = argparse.ArgumentParser()
-    for o in ("--bin", "--plugin-dir", "--slow-dir", "--vclock", "--work", "--only"):
-        ap.add_argument(o, required=True)
-    A = ap.parse_args()
-    os.makedirs(A.work, exist_ok=True)
-    {"repeats": case_repeats, "intervals": case_intervals, "fio": case_fio, "refused": case_refused}[A.only]()
-    for f in failures:
-        print("FAIL", f)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    A = iob.arguments("--bin", "--plugin-dir", "--slow-dir", "--vclock", "--work", only=True)
+    sys.exit(iob.cases(A.only, {"repeats": case_repeats, "intervals": case_intervals, "fio": case_fio, "refused": case_refused}))

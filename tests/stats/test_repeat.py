@@ -20,49 +20,29 @@ mean is RATE * ln((1 + J) / (1 - J)) / (2 J), whatever the machine's speed.
   repeat_max 2: one line naming the value, exit 2, nothing created.
 
 Usage: test_repeat.py --bin DIR --plugin-dir DIR --slow-dir DIR --vclock LIB --work DIR --only CASE"""
-import argparse
-import json
 import math
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
 
 A = None
-failures = []
-passed = 0
 RATE = 64 << 20
 BS = 64 << 10
 J = 0.3
 T975 = {2: 4.302653, 4: 2.776445, 9: 2.262157}
 
 
-def check(name, cond, detail=""):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
-
-
 def env(seed=1):
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    e.update(IOB_SLOWAFTER_RATE=str(RATE), IOB_SLOWAFTER_JITTER=str(J), IOB_SLOWAFTER_RESEED="1",
-             IOB_SLOWAFTER_SEED=str(seed), LD_PRELOAD=A.vclock, IOBENCH_NO_TSC="1", IOBTEST_VCLOCK_CPU="none")
-    if "ASAN_OPTIONS" in e or os.environ.get("IOB_SANITIZED"):
-        e["ASAN_OPTIONS"] = e.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
-    else:
-        e["ASAN_OPTIONS"] = "verify_asan_link_order=0"
-    return e
+    return iob.vclock_env(iob.env(IOB_SLOWAFTER_RATE=str(RATE), IOB_SLOWAFTER_JITTER=str(J), IOB_SLOWAFTER_RESEED="1",
+                              IOB_SLOWAFTER_SEED=str(seed)), A.vclock)
 
 
 def workdir():
-    d = tempfile.mkdtemp(dir=A.work)
-    with open(os.path.join(d, "r.dat"), "wb") as f:
-        f.write(os.urandom(BS))
-    return d
+    return iob.data_dir(A.work, {"r.dat": BS})
 
 
 def job(name, d, extra=""):
@@ -77,16 +57,10 @@ def run(d, body, args=(), seed=1):
     out = os.path.join(d, "out.json")
     cmd = [os.path.join(A.bin, "iobench"), "run", p, "--plugin-dir", A.plugin_dir, "--plugin-dir", A.slow_dir,
            "--output", f"human,json={out}", *args]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env(seed), timeout=120)
-    doc = None
-    if os.path.exists(out):
-        with open(out) as f:
-            doc = json.load(f)
-    return r, doc
+    return iob.run(cmd, env=env(seed)), iob.read_json(out, optional=True)
 
 
-def recs(doc, kind):
-    return [r for r in doc["records"] if r["kind"] == kind] if doc else []
+recs = iob.records
 
 
 def true_mean():
@@ -195,17 +169,9 @@ def case_refused():
 
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    for o in ("--bin", "--plugin-dir", "--slow-dir", "--vclock", "--work", "--only"):
-        ap.add_argument(o, required=True)
-    A = ap.parse_args()
-    os.makedirs(A.work, exist_ok=True)
-    {"records": case_records, "calibration": case_calibration, "one": case_one, "until_ci": case_until_ci,
-     "refused": case_refused}[A.only]()
-    for f in failures:
-        print("FAIL", f)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    A = iob.arguments("--bin", "--plugin-dir", "--slow-dir", "--vclock", "--work", only=True)
+    return iob.cases(A.only, {"records": case_records, "calibration": case_calibration, "one": case_one,
+                            "until_ci": case_until_ci, "refused": case_refused})
 
 
 if __name__ == "__main__":

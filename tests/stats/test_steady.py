@@ -23,18 +23,17 @@ rate is known in advance and the test replays it here.
   2, nothing created.
 
 Usage: test_steady.py --bin DIR --plugin-dir DIR --slow-dir DIR --vclock LIB --work DIR --only CASE"""
-import argparse
 import json
 import math
 import os
-import subprocess
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
 A = None
-failures = []
-passed = 0
 RATE = 64 << 20
 BS = 64 << 10
 SIZE = 4 * BS
@@ -42,41 +41,25 @@ SCALE = 2 << 20
 TO = 4.0
 
 
-def check(name, cond, detail=""):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
-
-
 def env(extra):
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    e.update(IOB_SLOWAFTER_RATE=str(RATE), LD_PRELOAD=A.vclock, IOBENCH_NO_TSC="1", IOBTEST_VCLOCK_CPU="none")
-    e["ASAN_OPTIONS"] = e.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+    e = iob.vclock_env(iob.env(IOB_SLOWAFTER_RATE=str(RATE)), A.vclock)
     e.update(extra)
     return e
 
 
 def run(body, extra_env, args=()):
-    d = tempfile.mkdtemp(dir=A.work)
-    with open(os.path.join(d, "s.dat"), "wb") as f:
-        f.write(os.urandom(SIZE))
+    d = iob.data_dir(A.work, {"s.dat": SIZE})
     p = os.path.join(d, "p.ini")
     with open(p, "w") as f:
         f.write(f"[ss]\nbackend = slowafter\ndir = {d}\nfilename = s.dat\nphases = read\nsize = {SIZE}\n"
                 f"block_size = {BS}\nkeep_files = true\n{body}")
     out = os.path.join(d, "out.json")
-    r = subprocess.run([os.path.join(A.bin, "iobench"), "run", p, "--plugin-dir", A.plugin_dir, "--plugin-dir",
-                        A.slow_dir, "--output", f"human,json={out},svg={d}/out.svg,fio-json={d}/fio.json", *args], capture_output=True, text=True,
-                       env=env(extra_env), timeout=120)
-    doc = json.load(open(out)) if os.path.exists(out) else None
-    return r, doc, d
+    r = iob.run([iob.binary(A, "iobench"), "run", p, "--plugin-dir", A.plugin_dir, "--plugin-dir", A.slow_dir,
+               "--output", f"human,json={out},svg={d}/out.svg,fio-json={d}/fio.json", *args], env=env(extra_env))
+    return r, iob.read_json(out, optional=True), d
 
 
-def recs(doc, kind):
-    return [r for r in doc["records"] if r["kind"] == kind] if doc else []
+recs = iob.records
 
 
 def snia(win):
@@ -202,19 +185,6 @@ def case_refused():
               os.listdir(d))
 
 
-def main():
-    global A
-    ap = argparse.ArgumentParser()
-    for o in ("--bin", "--plugin-dir", "--slow-dir", "--vclock", "--work", "--only"):
-        ap.add_argument(o, required=True)
-    A = ap.parse_args()
-    os.makedirs(A.work, exist_ok=True)
-    {"decay": case_decay, "never": case_never, "rounds": case_rounds, "refused": case_refused}[A.only]()
-    for f in failures:
-        print("FAIL", f)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    A = iob.arguments("--bin", "--plugin-dir", "--slow-dir", "--vclock", "--work", only=True)
+    sys.exit(iob.cases(A.only, {"decay": case_decay, "never": case_never, "rounds": case_rounds, "refused": case_refused}))

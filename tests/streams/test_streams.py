@@ -19,38 +19,24 @@
 
 Usage: test_streams.py --bin DIR --plugin-dir DIR --fault-dir DIR --work DIR
 Prints 'N passed, N failed'."""
-import argparse
-import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
 
 A = None
-failures = []
-passed = 0
-
-
-def check(name, cond, detail=""):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
 
 
 def iobench(profile, d, js=None, env_extra=None, timeout=300):
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    if env_extra:
-        env.update(env_extra)
-    args = [os.path.join(A.bin, "iobench"), "run", profile, "--plugin-dir", A.plugin_dir]
+    args = [iob.binary(A, "iobench"), "run", profile, "--plugin-dir", A.plugin_dir]
     if js:
         args += ["--output", "json=" + js]
-    return subprocess.run(args, cwd=d, env=env, capture_output=True, text=True, timeout=timeout)
+    return iob.run(args, cwd=d, env=iob.env(env_extra), timeout=timeout)
 
 
 def profile(d, name, body):
@@ -61,8 +47,7 @@ def profile(d, name, body):
 
 
 def records(js):
-    with open(js) as f:
-        return json.load(f)["records"]
+    return iob.read_json(js)["records"]
 
 
 def by_phase(recs, kind, phase):
@@ -286,26 +271,8 @@ def test_sigint(work):
     p = profile(d, "long", f"[long]\ndir = {data}\nfilename = sparse.dat\nsize = 64G\nblock_size = 4K\n"
                 "threads = 8\nshared_file = true\nphases = read\nruntime = 300s\ntime_based = true\n")
     js = os.path.join(d, "out.json")
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    proc = subprocess.Popen([os.path.join(A.bin, "iobench"), "run", p, "--plugin-dir", A.plugin_dir,
-                             "--output", "json=" + js], cwd=d, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
-    running = proc.poll() is None
-    check("SIGINT: the run was still going", running, "it ended before the signal")
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-    took = time.monotonic() - t0
-    print(f"SIGINT with 8 streams: stopped in {took:.3f} s")
-    check("SIGINT: exit 130", proc.returncode == 130, f"{proc.returncode}: {err}")
-    check("SIGINT: stopped within a few seconds", took < 10, f"{took:.1f} s")
-    if running and proc.returncode == 130:
+    if iob.interrupted("SIGINT with 8 streams", [iob.binary(A, "iobench"), "run", p, "--plugin-dir", A.plugin_dir,
+                                                 "--output", "json=" + js], 10, cwd=d, env=iob.env()):
         recs = records(js)
         streams = by_phase(recs, "stream", "read")
         agg = by_phase(recs, "phase", "read")
@@ -374,26 +341,9 @@ def test_sigint_queued(work):
                 "threads = 8\nshared_file = true\niodepth = 32\naccess = random\nphases = read\n"
                 f"backend = fault\nbackend_options = wrap={wrap},op=open,after_calls=1000000,tally={tally}\n")
     js = os.path.join(d, "out.json")
-    env = dict(os.environ)
-    env["IOBENCH_PLUGIN_PATH"] = A.fault_dir
-    proc = subprocess.Popen([os.path.join(A.bin, "iobench"), "run", p, "--plugin-dir", A.plugin_dir,
-                             "--output", "json=" + js], cwd=d, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
-    running = proc.poll() is None
-    check("SIGINT at iodepth 32: the run was still going", running, "it ended before the signal")
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-    took = time.monotonic() - t0
-    print(f"SIGINT with 8 streams at iodepth 32: stopped in {took:.3f} s")
-    check("SIGINT at iodepth 32: exit 130", proc.returncode == 130, f"{proc.returncode}: {err}")
-    check("SIGINT at iodepth 32: stopped within a few seconds", took < 5, f"{took:.1f} s")
-    if running and proc.returncode == 130:
+    if iob.interrupted("SIGINT with 8 streams at iodepth 32", [iob.binary(A, "iobench"), "run", p, "--plugin-dir",
+                                                               A.plugin_dir, "--output", "json=" + js], 5,
+                       cwd=d, env=dict(os.environ, IOBENCH_PLUGIN_PATH=A.fault_dir)):
         recs = records(js)
         streams = by_phase(recs, "stream", "read")
         agg = by_phase(recs, "phase", "read")
@@ -418,18 +368,11 @@ def test_sigint_queued(work):
 
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    for a in ("--bin", "--plugin-dir", "--fault-dir", "--work"):
-        ap.add_argument(a, required=True)
-    A = ap.parse_args()
-    os.makedirs(A.work, exist_ok=True)
+    A = iob.arguments("--bin", "--plugin-dir", "--fault-dir", "--work")
     for t in (test_own_files, test_shared, test_one_thread, test_bad_input, test_enospc, test_sigint,
               test_sigint_queued, test_uring_direct_checked):
         t(A.work)
-    for f in failures:
-        print("FAIL", f)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return iob.summary()
 
 
 if __name__ == "__main__":

@@ -17,91 +17,33 @@ usage: test_svg.py --bin-dir DIR --plugin-dir DIR --vclock LIB --work DIR
                    [--sanitize] CASE
 Exit 77 (skip) when rsvg-convert is not installed.
 """
-import argparse
 import json
 import os
-import re
 import shutil
-import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import fail, must as check  # noqa: E402
 
 NS = "{http://www.w3.org/2000/svg}"
 MIB = 1 << 20
 
 
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(ok, msg):
-    if not ok:
-        fail(msg)
-    print("ok: " + msg)
-
-
 def run(cmd, env=None, cwd=None):
-    e = dict(os.environ)
-    e.pop("IOBENCH_PLUGIN_PATH", None)
-    if env:
-        e.update(env)
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, cwd=cwd, timeout=120)
+    p = subprocess.run(cmd, capture_output=True, env=iob.env(env), cwd=cwd, timeout=120)
     if p.returncode != 0:
         fail("%s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr.decode()[-2000:]))
     return p
-
-
-def png_pixels(path):
-    """(width, height, rows of RGBA bytes) of an 8-bit RGBA or RGB PNG."""
-    data = open(path, "rb").read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        fail(path + " is not a PNG")
-    pos, idat, w = 8, b"", 0
-    while pos < len(data):
-        n, typ = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if typ == b"IHDR":
-            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
-            if depth != 8 or ctype not in (2, 6) or interlace:
-                fail("unexpected PNG format depth %d type %d interlace %d" % (depth, ctype, interlace))
-            bpp = 4 if ctype == 6 else 3
-        elif typ == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw = zlib.decompress(idat)
-    stride = w * bpp
-    rows, prev, i = [], bytearray(stride), 0
-    for _ in range(h):
-        f = raw[i]
-        line = bytearray(raw[i + 1:i + 1 + stride])
-        i += 1 + stride
-        for x in range(stride):
-            a = line[x - bpp] if x >= bpp else 0
-            b = prev[x]
-            c = prev[x - bpp] if x >= bpp else 0
-            if f == 1:
-                line[x] = (line[x] + a) & 255
-            elif f == 2:
-                line[x] = (line[x] + b) & 255
-            elif f == 3:
-                line[x] = (line[x] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
-        prev = line
-    return w, h, bpp, rows
 
 
 def check_not_blank(svg, work):
     png = os.path.join(work, os.path.basename(svg) + ".png")
     p = subprocess.run(["rsvg-convert", "-o", png, svg], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     check(p.returncode == 0 and os.path.getsize(png) > 0, "rsvg-convert renders %s (%s)" % (svg, p.stderr.decode()))
-    w, h, bpp, rows = png_pixels(png)
+    w, h, bpp, rows = iob.png_pixels(png)
     grey = []
     for row in rows:
         for x in range(0, w * bpp, bpp):
@@ -204,15 +146,19 @@ def case_io_profile(o):
     check_not_blank(svg, o.work)
 
 
-def case_iobench(o):
-    prof = os.path.join(o.work, "lat.ini")
-    with open(prof, "w") as f:
-        f.write("[a]\nsize = 4M\nblock_size = 64K\nphases = write,read\n"
-                "[b]\nsize = 2M\nblock_size = 4K\naccess = rand\nphases = write,read\n")
-    svg, js = os.path.join(o.work, "iobench.svg"), os.path.join(o.work, "iobench.json")
+def latency_run(o, name, text):
+    """Run the profile `text` with svg and json outputs: (the svg's path,
+    the phase records that measured a latency)."""
+    prof = iob.write(os.path.join(o.work, name + ".ini"), text)
+    svg, js = os.path.join(o.work, name + ".svg"), os.path.join(o.work, name + ".json")
     run([os.path.join(o.bin_dir, "iobench"), "--plugin-dir", o.plugin_dir, "run", prof, "--dir", o.work,
          "--output", "svg=%s,json=%s" % (svg, js)])
-    phases = [p for p in records(js, "phase") if p["lat_ns"] and p["lat_ns"]["count"]]
+    return svg, [p for p in records(js, "phase") if p["lat_ns"] and p["lat_ns"]["count"]]
+
+
+def case_iobench(o):
+    svg, phases = latency_run(o, "iobench", "[a]\nsize = 4M\nblock_size = 64K\nphases = write,read\n"
+                              "[b]\nsize = 2M\nblock_size = 4K\naccess = rand\nphases = write,read\n")
     root = load_svg(svg)
     poly = [e for e in root.iter(NS + "polyline") if e.get("class") == "latency"]
     check(len(poly) == len(phases) == 4, "one latency curve per phase (%d)" % len(phases))
@@ -262,14 +208,8 @@ def case_many(o):
     """A job of 27 phases (9 block sizes, write, read and verify): a panel
     per phase (small multiples), each curve named in a style of its own;
     beside a job of one phase."""
-    prof = os.path.join(o.work, "many.ini")
-    with open(prof, "w") as f:
-        f.write("[sweep]\nsize = 1M\nblock_size = 4K\nblock_size_max = 1M\nphases = write,read,verify\n"
-                "[one]\nsize = 1M\nblock_size = 2K\nphases = write\n")
-    svg, js = os.path.join(o.work, "many.svg"), os.path.join(o.work, "many.json")
-    run([os.path.join(o.bin_dir, "iobench"), "--plugin-dir", o.plugin_dir, "run", prof, "--dir", o.work,
-         "--output", "svg=%s,json=%s" % (svg, js)])
-    phases = [p for p in records(js, "phase") if p["lat_ns"] and p["lat_ns"]["count"]]
+    svg, phases = latency_run(o, "many", "[sweep]\nsize = 1M\nblock_size = 4K\nblock_size_max = 1M\n"
+                              "phases = write,read,verify\n[one]\nsize = 1M\nblock_size = 2K\nphases = write\n")
     check(len(phases) == 28, "28 phases with a latency (%d)" % len(phases))
     root = load_svg(svg)
     check(len([e for e in root.iter(NS + "polyline") if e.get("class") == "latency"]) == 28, "28 curves")
@@ -366,21 +306,12 @@ def case_intervals(o):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", required=True)
-    ap.add_argument("--plugin-dir", required=True)
-    ap.add_argument("--vclock", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--sanitize", action="store_true")
-    ap.add_argument("--keep", help="copy the picture here (docs/pictures)")
-    ap.add_argument("case", choices=["bigread", "io_profile", "iobench", "intervals", "many", "hostile"])
-    o = ap.parse_args()
+    o = iob.arguments("--bin-dir", "--plugin-dir", "--vclock", "--work", optional={
+        "--sanitize": {"action": "store_true"}, "--keep": {"help": "copy the picture here (docs/pictures)"},
+        "case": {"choices": ["bigread", "io_profile", "iobench", "intervals", "many", "hostile"]}})
     if not shutil.which("rsvg-convert"):
-        print("SKIP: rsvg-convert not installed (Debian librsvg2-bin; tools/deps.sh installs it)")
-        sys.exit(77)
-    o.work = os.path.join(o.work, o.case)
-    shutil.rmtree(o.work, ignore_errors=True)
-    os.makedirs(o.work)
+        iob.skip("rsvg-convert not installed (Debian librsvg2-bin; tools/deps.sh installs it)")
+    o.work = iob.case_dir(o.work, o.case)
     globals()["case_" + o.case](o)
     shutil.rmtree(o.work, ignore_errors=True)
 

@@ -29,6 +29,7 @@
 #include "iobench/os.h"
 
 #define FILE_SIZE (1u << 20)
+#include "fake_backend.h"
 #define BS 4096u
 #define MAXQ 64
 static unsigned char data[FILE_SIZE];
@@ -85,16 +86,6 @@ static int64_t fa_write_at(void *handle, const void *buf, size_t len, uint64_t o
 	(void)handle, (void)buf, (void)len, (void)off;
 	fa.sync_calls++;
 	return -EIO;
-}
-
-static int fa_info(void *handle, struct iob_file_info *info)
-{
-	(void)handle;
-	info->size = FILE_SIZE;
-	info->mem_align = 1;
-	info->io_align = 1;
-	info->file_type = IOB_FILE_REGULAR;
-	return 0;
 }
 
 static int fa_submit(void *handle, struct iob_io *const *ios, size_t n)
@@ -173,33 +164,18 @@ static const char *const files[] = {"fake-file"};
 
 static struct iob_phase_spec spec_for(enum iob_phase phase, enum iob_access access, uint32_t depth)
 {
-	memset(&backend, 0, sizeof backend);
-	backend.desc.kind = IOB_PLUGIN_BACKEND;
-	backend.desc.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_ASYNC;
-	backend.desc.name = "fakeasync";
+	fake_backend_init(&backend, "fakeasync", IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_ASYNC);
 	backend.backend.open = fa_open;
 	backend.backend.close = fa_close;
 	backend.backend.read_at = fa_read_at;
 	backend.backend.write_at = fa_write_at;
-	backend.backend.info = fa_info;
 	backend.backend.submit = fa_submit;
 	backend.backend.reap = fa_reap;
 	memset(&fa, 0, sizeof fa);
 	fa.rng = 99;
-	struct iob_phase_spec s = {
-	    .backend = &backend,
-	    .files = files,
-	    .nfiles = 1,
-	    .phase = phase,
-	    .access = access,
-	    .block_size = BS,
-	    .file_size = FILE_SIZE,
-	    .random_map = 1,
-	    .seed = 42,
-	    .follow_symlinks = 1,
-	    .iodepth = depth,
-	    .pattern = {.kind = IOB_PAT_RANDOM, .seed = 7},
-	};
+	struct iob_phase_spec s = fake_spec(&backend, files, 1, phase, access, BS);
+	s.iodepth = depth;
+	s.pattern = (struct iob_pattern){.kind = IOB_PAT_RANDOM, .seed = 7};
 	return s;
 }
 

@@ -23,6 +23,7 @@
 #include "iobench/os.h"
 
 #define FILE_SIZE (1u << 20)
+#include "fake_backend.h"
 static unsigned char data[FILE_SIZE];
 static int slow;
 static uint64_t calls;
@@ -55,46 +56,21 @@ static int64_t fake_read_at(void *handle, void *buf, size_t len, uint64_t off)
 	return (int64_t)len;
 }
 
-static int fake_info(void *handle, struct iob_file_info *info)
-{
-	(void)handle;
-	info->size = FILE_SIZE;
-	info->mem_align = 1;
-	info->io_align = 1;
-	info->file_type = IOB_FILE_REGULAR;
-	return 0;
-}
-
 static struct iob_loaded backend;
 
 static void setup_backend(void)
 {
-	memset(&backend, 0, sizeof backend);
-	backend.desc.kind = IOB_PLUGIN_BACKEND;
-	backend.desc.caps = IOB_CAP_READ;
-	backend.desc.name = "fake";
+	fake_backend_init(&backend, "fake", IOB_CAP_READ);
 	backend.backend.open = fake_open;
 	backend.backend.close = fake_close;
 	backend.backend.read_at = fake_read_at;
-	backend.backend.info = fake_info;
 }
 
 static int run_rand(uint64_t ops, struct iob_phase_result *r)
 {
 	static const char *const files[] = {"fake-file"};
-	struct iob_phase_spec spec = {
-		.backend = &backend,
-		.files = files,
-		.nfiles = 1,
-		.phase = IOB_PHASE_READ,
-		.access = IOB_ACCESS_RAND,
-		.block_size = 4096,
-		.file_size = FILE_SIZE,
-		.ops = ops,
-		.random_map = 1,
-		.seed = 42,
-		.follow_symlinks = 1,
-	};
+	struct iob_phase_spec spec = fake_spec(&backend, files, 1, IOB_PHASE_READ, IOB_ACCESS_RAND, 4096);
+	spec.ops = ops;
 	setup_backend();
 	calls = 0;
 	return iob_phase_run(&spec, r);

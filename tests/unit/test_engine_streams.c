@@ -24,6 +24,7 @@
 #include "iobench/os.h"
 
 #define FILE_SIZE (1u << 20)
+#include "fake_backend.h"
 #define BS 4096u
 static unsigned char data[FILE_SIZE];
 
@@ -96,16 +97,6 @@ static int64_t fake_write_at(void *handle, const void *buf, size_t len, uint64_t
 	return (int64_t)len;
 }
 
-static int fake_info(void *handle, struct iob_file_info *info)
-{
-	(void)handle;
-	info->size = FILE_SIZE;
-	info->mem_align = 1;
-	info->io_align = 1;
-	info->file_type = IOB_FILE_REGULAR;
-	return 0;
-}
-
 static struct iob_loaded backend;
 static const char *const files[] = {"fake-file"};
 
@@ -120,30 +111,15 @@ static void fake_ready(void *arg)
 /* A spec over the fake: the caller changes what it tests. */
 static struct iob_phase_spec spec_for(enum iob_phase phase, enum iob_access access)
 {
-	memset(&backend, 0, sizeof backend);
-	backend.desc.kind = IOB_PLUGIN_BACKEND;
-	backend.desc.caps = IOB_CAP_READ | IOB_CAP_WRITE;
-	backend.desc.name = "fake";
+	fake_backend_init(&backend, "fake", IOB_CAP_READ | IOB_CAP_WRITE);
 	backend.backend.open = fake_open;
 	backend.backend.close = fake_close;
 	backend.backend.read_at = fake_read_at;
 	backend.backend.write_at = fake_write_at;
-	backend.backend.info = fake_info;
 	fake_reset();
-	struct iob_phase_spec s = {
-	    .backend = &backend,
-	    .files = files,
-	    .nfiles = 1,
-	    .phase = phase,
-	    .access = access,
-	    .block_size = BS,
-	    .file_size = FILE_SIZE,
-	    .random_map = 1,
-	    .seed = 42,
-	    .follow_symlinks = 1,
-	    .ready = fake_ready,
-	    .pattern = {.kind = IOB_PAT_RANDOM, .seed = 7},
-	};
+	struct iob_phase_spec s = fake_spec(&backend, files, 1, phase, access, BS);
+	s.ready = fake_ready;
+	s.pattern = (struct iob_pattern){.kind = IOB_PAT_RANDOM, .seed = 7};
 	return s;
 }
 

@@ -14,22 +14,8 @@
 
 #include "iobench/fiojob.h"
 
-static char tmpdir[256];
-
-static int setup(void **s)
-{
-	(void)s;
-	snprintf(tmpdir, sizeof tmpdir, "%s/iob-fiojob-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **s)
-{
-	(void)s;
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	return system(cmd);
-}
+#define SCRATCH_NAME "fiojob"
+#include "scratch.h"
 
 static char err[2048];
 

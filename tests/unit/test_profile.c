@@ -15,22 +15,8 @@
 #include "iobench/profile.h"
 #include "iobench/result.h"
 
-static char tmpdir[256];
-
-static int setup(void **s)
-{
-	(void)s;
-	snprintf(tmpdir, sizeof tmpdir, "%s/iob-profile-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **s)
-{
-	(void)s;
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	return system(cmd);
-}
+#define SCRATCH_NAME "profile"
+#include "scratch.h"
 
 static const char *put(const char *name, const char *text)
 {

@@ -17,6 +17,7 @@
 #include "iobench/streams.h"
 
 #define FILE_SIZE (256u << 10)
+#include "fake_backend.h"
 #define BS 4096u
 #define N 4
 
@@ -49,16 +50,6 @@ static int64_t fake_write_at(void *handle, const void *buf, size_t len, uint64_t
 	return (int64_t)len;
 }
 
-static int fake_info(void *handle, struct iob_file_info *info)
-{
-	(void)handle;
-	info->size = FILE_SIZE;
-	info->mem_align = 1;
-	info->io_align = 1;
-	info->file_type = IOB_FILE_REGULAR;
-	return 0;
-}
-
 static void outer(void *arg)
 {
 	(void)arg;
@@ -72,14 +63,10 @@ static const char *const files[N] = {"f0", "f1", "f2", "f3"};
 
 static int run(struct iob_streams *st)
 {
-	memset(&backend, 0, sizeof backend);
-	backend.desc.kind = IOB_PLUGIN_BACKEND;
-	backend.desc.caps = IOB_CAP_READ | IOB_CAP_WRITE;
-	backend.desc.name = "fake";
+	fake_backend_init(&backend, "fake", IOB_CAP_READ | IOB_CAP_WRITE);
 	backend.backend.open = fake_open;
 	backend.backend.close = fake_close;
 	backend.backend.write_at = fake_write_at;
-	backend.backend.info = fake_info;
 	struct iob_phase_spec s = {
 	    .backend = &backend,
 	    .phase = IOB_PHASE_WRITE,

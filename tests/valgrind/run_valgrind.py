@@ -11,13 +11,13 @@ with  valgrind --error-exitcode=9 --leak-check=full
 The test passes when the run exits 0: the tool succeeded and valgrind found
 no error and no definite or indirect leak.  Prints the command and its exit
 status.  Usage: run_valgrind.py --valgrind EXE --bin DIR --src DIR --work DIR TOOL"""
-import argparse
 import os
 import shlex
-import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
 
 VALGRIND_ARGS = ["--error-exitcode=9", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect"]
 
@@ -37,23 +37,14 @@ def command(a, tool, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for opt in ("--valgrind", "--bin", "--src", "--work"):
-        ap.add_argument(opt, required=True)
-    ap.add_argument("tool", choices=["iobench", "iotest", "io_profile", "bigread"])
-    a = ap.parse_args()
-    os.makedirs(a.work, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=a.tool + "-", dir=a.work)
-    try:
+    a = iob.arguments("--valgrind", "--bin", "--src", "--work",
+                      optional={"tool": {"choices": ["iobench", "iotest", "io_profile", "bigread"]}})
+    with iob.scratch(a.work, a.tool + "-") as tmp:
         cmd = [a.valgrind, *VALGRIND_ARGS, *command(a, a.tool, tmp)]
-        env = dict(os.environ)
-        env.pop("IOBENCH_PLUGIN_PATH", None)
         print("$", shlex.join(cmd), flush=True)
-        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, env=env, timeout=1800)
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, env=iob.env(), timeout=1800)
         print(f"exit status {p.returncode}" + (" (valgrind found errors or leaks)" if p.returncode == 9 else ""))
         return 0 if p.returncode == 0 else 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@ own reason; verify_fatal and verify_dump; bad values refused; fio's
 basic-verify.fio run by fio and by iobench unchanged but for --set.
 
 usage: test_verify.py --bin DIR --src DIR --work DIR [--fio FIO] CASE"""
-import argparse
 import json
 import os
 import shutil
@@ -13,25 +12,18 @@ import subprocess
 import sys
 import tempfile
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import SKIP, expect  # noqa: E402
+
 ARGS = None
 BS = 4096
 SIZE = 256 * 1024
 KINDS = ["crc32c", "crc64", "md5", "sha256", "xxhash", "meta"]
 
 
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
 def iobench(*argv, rc=None):
-    env = dict(os.environ)
-    env.pop("IOBENCH_PLUGIN_PATH", None)
-    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), *argv], capture_output=True, text=True, env=env)
-    if rc is not None:
-        expect(p.returncode == rc, f"iobench {' '.join(argv)}: exit {p.returncode}, wanted {rc}\n{p.stderr}")
-    return p
+    return iob.tool(ARGS, "iobench", *argv, rc=rc, timeout=None)
 
 
 def profile(d, kind, extra=""):
@@ -312,28 +304,6 @@ def case_fio_mismatch(d):
     return 0
 
 
-def main():
-    global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--src", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--fio", default="")
-    ap.add_argument("case")
-    ARGS = ap.parse_args()
-    os.makedirs(ARGS.work, exist_ok=True)
-    d = tempfile.mkdtemp(prefix=f"verify-{ARGS.case}-", dir=ARGS.work)
-    try:
-        rc = globals()["case_" + ARGS.case](d)
-    except AssertionError as e:
-        print(f"FAIL: {e}")
-        return 1
-    if rc != SKIP:
-        shutil.rmtree(d, ignore_errors=True)
-    return rc or 0
-
-
-
 def ratios(path, bs=4096, piece=64 << 10):
     """(compressed share saved by zlib over `piece`-byte pieces, deduplicated share of bs blocks)"""
     import hashlib
@@ -470,4 +440,5 @@ def case_fio_surface_scan(d):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    ARGS = iob.arguments("--bin", "--src", "--work", optional={"--fio": ""}, case=True)
+    sys.exit(iob.run_case(ARGS, globals(), "verify-"))
