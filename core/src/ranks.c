@@ -533,7 +533,7 @@ static const struct setting settings[] = {
 	NUM(workload),	  NUM(meta_phases),  NUM(files),	  NUM(tree_depth),
 	NUM(tree_branch),  NUM(dir_per_stream),	  NUM(file_bytes),   NUM(file_fsync),	  NUM(stat_other),
 	NUM(drop_caches),
-	NUM(group),	   STR(bssplit),	  STR(random_distribution), STR(rate), STR(rate_iops),
+	STR(bssplit),	  STR(random_distribution), STR(rate), STR(rate_iops),
 	NUM(rate_process), NUM(thinktime_ns),	  NUM(thinktime_spin_ns), NUM(thinktime_blocks),
 	STR(seq_add),	   NUM(rand_run),	  STR(rate_min),     STR(rate_iops_min), NUM(start_delay_ns),
 	NUM(shared_whole),	   NUM(continue_on_error),
