@@ -1,6 +1,6 @@
 /*
  * check.h - helpers the runner's checks (check.c) share with the run itself
- * (runner.c).  Private to the core.
+ * (runner*.c).  Private to the core.
  */
 #ifndef IOBENCH_CHECK_PRIVATE_H
 #define IOBENCH_CHECK_PRIVATE_H

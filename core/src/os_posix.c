@@ -548,7 +548,7 @@ void iob_sleep_ns(uint64_t ns, volatile sig_atomic_t *stop)
 			break;
 }
 
-/* ---- directories held open (runner.c, ledger.c): decide on what was opened */
+/* ---- directories held open (runner_files.c, ledger.c): decide on what was opened */
 
 static enum iob_path_kind kind_of_mode(mode_t m);
 

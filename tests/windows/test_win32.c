@@ -232,7 +232,7 @@ static void test_truncate_and_missing(void **state)
 	assert_int_equal(b->backend.close(h), 0);
 }
 
-/* the held-directory calls runner.c uses */
+/* the held-directory calls runner_files.c uses */
 static void test_dir_at(void **state)
 {
 	(void)state;

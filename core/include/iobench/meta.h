@@ -4,7 +4,7 @@
  * mkdir, create, write, stat, open, read, remove, rmdir, each timed as a
  * whole and per operation, as mdtest and elbencho measure them.
  * meta.c is the runner's room for it: check.c asks iob_meta_check before
- * anything is created, runner.c hands such a job to iob_meta_run.
+ * anything is created, runner_phase.c hands such a job to iob_meta_run.
  */
 #ifndef IOBENCH_META_H
 #define IOBENCH_META_H

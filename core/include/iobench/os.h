@@ -133,7 +133,7 @@ int iob_run_quiet(char *const argv[]);
 void iob_sleep_ns(uint64_t ns, volatile sig_atomic_t *stop);
 
 /* Directories held open, so that a path swapped mid-run changes nothing:
- * runner.c opens a job's directory chain once and works relative to it. */
+ * runner_files.c opens a job's directory chain once and works relative to it. */
 #define IOB_AT_CWD (-100) /* `at` meaning the current directory */
 struct iob_identity {
 	uint64_t dev, ino;

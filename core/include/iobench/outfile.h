@@ -2,7 +2,7 @@
  * iobench/outfile.h - the one way a run opens a file it writes that is not a
  * data file: an --output file, a live CSV, an output's side file (the csv
  * output's run.block.csv), a fio-style log (docs/security.md, "Files the run
- * writes").  Data files have their own path (runner.c's held directories);
+ * writes").  Data files have their own path (runner_files.c's held directories);
  * everything else goes through here.
  *
  *   iob_outfile_check   at check time, touches nothing: the directory exists

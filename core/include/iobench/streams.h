@@ -1,6 +1,6 @@
 /*
  * iobench/streams.h - one phase run by N streams at once, each on its own
- * OS thread with its own engine phase (runner.c is the only caller).
+ * OS thread with its own engine phase (runner_phase.c and runner_group.c are the only callers).
  *
  *  - Every stream gets a copy of the phase spec: its own files (stream-major
  *    slices of `files`) or, sharing the job's files, for sequential access
