@@ -151,8 +151,8 @@ static void test_every_field_compared(void **st)
 		assert_true(pf[i].off + pf[i].len <= sizeof(struct iob_pattern));
 }
 
-/* A key a job row sets is compared as its type says: the names of the
- * parts are the keys' (what a refusal names). */
+/* A part per compared key and extra (a refusal names the key), and they fit
+ * IOB_COORD_PARTS_MAX with room for jobs' own parts. */
 static void test_parts_fit(void **st)
 {
 	(void)st;
