@@ -277,6 +277,14 @@ int iob_coord_agree(int status, const char *reason, const char *what, const stru
 			snprintf(v.text, sizeof v.text, "rank 0 (%s): gathering the ranks' states failed: %s", C.host,
 				 strerror(-rc));
 		}
+		for (int k = 1; rc == 0 && k < C.size && !v.status; k++)
+			if (lens[k] != sizeof mine) { /* before reading its vote */
+				v.status = -EINVAL;
+				snprintf(v.text, sizeof v.text,
+					 "rank %d runs another build of iobench than rank 0 (its agreement is %llu bytes, not "
+					 "%zu): every rank must run the same",
+					 k, (unsigned long long)lens[k], sizeof mine);
+			}
 		for (int k = 0; rc == 0 && k < C.size && !v.status; k++)
 			if (vs[k].status) {
 				v.status = vs[k].status;

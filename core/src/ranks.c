@@ -503,54 +503,96 @@ int iob_ranks_phase(const struct iob_ranks_emit *run, size_t j, const char *file
 /* What must be the same on every rank, compared part by part as bytes
  * (iob_coord_agree): the profile path or command line; the text of the
  * profile and its includes; the normalised suite, every job's settings as
- * the runner runs them, a part per setting (over every job) and a part per
- * job, so a refusal names what differs.  Paths (dir, filename, the logs,
- * the live CSV) may differ per rank (${RANK}, docs/mpi.md): of them only
- * whether they are set is compared; each rank's own checks judged them. */
-enum { SET_NUM, SET_STR, SET_PATH };
-struct setting {
-	const char *key;
-	size_t off, len;
-	int kind;
+ * the runner runs them, a part per key (over every job) and a part per
+ * job, so a refusal names what differs.  The settings are the key table's
+ * rows (keys.c: adding a key adds its part here) and the extras below.
+ * Paths (dir, filename, the logs, the live CSV: IOB_KEY_PATH rows) may
+ * differ per rank (${RANK}, docs/mpi.md): of them only whether they are set
+ * is compared; each rank's own checks judged them. */
+#define FIELD(s, f, kind) {#f, offsetof(struct s, f), sizeof(((struct s *)0)->f), kind}
+/* struct iob_job's fields no key sets, compared: the job's name */
+static const struct iob_ranks_field extras[] = {FIELD(iob_job, name, IOB_RANKS_TEXT)};
+/* the fields left out on purpose: the phase's block size, which the runner
+ * sets on the pattern as each phase starts */
+static const struct iob_ranks_field unshared[] = {FIELD(iob_job, pattern.block_size, IOB_RANKS_BYTES)};
+/* the pattern key's own fields of struct iob_pattern, each as bytes (the
+ * struct may have padding); its other fields are other keys' rows */
+static const struct iob_ranks_field pattern_fields[] = {
+	FIELD(iob_pattern, kind, IOB_RANKS_BYTES),	 FIELD(iob_pattern, byte, IOB_RANKS_BYTES),
+	FIELD(iob_pattern, complement, IOB_RANKS_BYTES), FIELD(iob_pattern, seed, IOB_RANKS_BYTES),
+	FIELD(iob_pattern, hex, IOB_RANKS_BYTES),	 FIELD(iob_pattern, nhex, IOB_RANKS_BYTES),
 };
-#define NUM(f) {#f, offsetof(struct iob_job, f), sizeof(((struct iob_job *)0)->f), SET_NUM}
-#define STR(f) {#f, offsetof(struct iob_job, f), sizeof(((struct iob_job *)0)->f), SET_STR}
-#define PATH(f) {#f, offsetof(struct iob_job, f), sizeof(((struct iob_job *)0)->f), SET_PATH}
-/* every field of struct iob_job (job.h): a field added there belongs here */
-static const struct setting settings[] = {
-	STR(name),	   STR(backend),	  PATH(dir),	     PATH(filename),	  NUM(layout),
-	NUM(tree_levels),  NUM(tree_files),	  NUM(access),	     NUM(phases),	  NUM(block_size),
-	NUM(block_size_max), NUM(size),		  NUM(ops),	     NUM(loops),	  NUM(offset_align),
-	NUM(skip_past_end), NUM(pattern.kind),	  NUM(pattern.byte), NUM(pattern.complement), NUM(pattern.seed),
-	NUM(seed),	   NUM(fsync),		  NUM(truncate),     NUM(reopen),	  NUM(keep_files),
-	NUM(allow_devices), NUM(evict_before_read), NUM(fill_once),  NUM(random_map),	  NUM(series),
-	NUM(series_clock), NUM(latency), NUM(follow_symlinks),  STR(backend_options), NUM(threads),	  NUM(shared_file),
-	NUM(iodepth),	   NUM(runtime_ns),	  NUM(time_based),   NUM(stonewall_ns), NUM(ramp_ns),	  NUM(rwmix_read),
-	NUM(log_interval_ns), PATH(bw_log),	  PATH(iops_log),    PATH(lat_log),	  PATH(livecsv),
-	NUM(group),	   NUM(pattern.hex),	  NUM(pattern.nhex), NUM(pattern.verify), NUM(pattern.verify_interval),
-	NUM(pattern.verify_generation), NUM(verify_fatal), NUM(verify_dump), NUM(pattern.compress_pct),
-	NUM(pattern.compress_chunk), NUM(pattern.dedupe_pct),
-	NUM(workload),	  NUM(meta_phases),  NUM(files),	  NUM(tree_depth),
-	NUM(tree_branch),  NUM(dir_per_stream),	  NUM(file_bytes),   NUM(file_fsync),	  NUM(stat_other),
-	NUM(drop_caches),
-	STR(bssplit),	  STR(random_distribution), STR(rate), STR(rate_iops),
-	NUM(rate_process), NUM(thinktime_ns),	  NUM(thinktime_spin_ns), NUM(thinktime_blocks),
-	STR(seq_add),	   NUM(rand_run),	  STR(rate_min),     STR(rate_iops_min), NUM(start_delay_ns),
-	NUM(shared_whole),	   NUM(continue_on_error),
-};
-#define NSETTINGS (sizeof settings / sizeof settings[0])
-_Static_assert(3 + NSETTINGS < IOB_COORD_PARTS_MAX, "room for the settings and a job");
+#undef FIELD
+#define COUNT(a) (sizeof a / sizeof a[0])
 
-static void put_setting(struct wbuf *w, const struct iob_job *job, const struct setting *st)
+const struct iob_ranks_field *iob_ranks_extras(size_t *n)
 {
-	const char *at = (const char *)job + st->off;
-	size_t n = st->kind == SET_NUM ? st->len : strnlen(at, st->len);
-	if (st->kind == SET_PATH) { /* set or not */
+	*n = COUNT(extras);
+	return extras;
+}
+
+const struct iob_ranks_field *iob_ranks_unshared(size_t *n)
+{
+	*n = COUNT(unshared);
+	return unshared;
+}
+
+const struct iob_ranks_field *iob_ranks_pattern_fields(size_t *n)
+{
+	*n = COUNT(pattern_fields);
+	return pattern_fields;
+}
+
+/* A key row compared: it sets a field that no earlier row sets. */
+static int compared(const struct iob_key *keys, size_t i)
+{
+	if (!keys[i].width)
+		return 0;
+	for (size_t k = 0; k < i; k++)
+		if (keys[k].offset == keys[i].offset && keys[k].width == keys[i].width)
+			return 0;
+	return 1;
+}
+
+size_t iob_ranks_setting_parts(void)
+{
+	size_t nkeys, n = COUNT(extras);
+	const struct iob_key *keys = iob_keys(&nkeys);
+	for (size_t i = 0; i < nkeys; i++)
+		n += compared(keys, i);
+	return n;
+}
+
+static void put_bytes(struct wbuf *w, const char *at, const struct iob_ranks_field *f)
+{
+	at += f->off;
+	size_t n = f->kind == IOB_RANKS_BYTES ? f->len : strnlen(at, f->len);
+	if (f->kind == IOB_RANKS_SET) { /* set or not */
 		put(w, n ? "\1" : "\0", 1);
 		return;
 	}
 	put_u64(w, n);
 	put(w, at, n);
+}
+
+/* The job's value of key row k (or of extras[k - nkeys]). */
+static void put_setting(struct wbuf *w, const struct iob_job *job, const struct iob_key *keys, size_t nkeys, size_t k)
+{
+	if (k >= nkeys) {
+		put_bytes(w, (const char *)job, &extras[k - nkeys]);
+		return;
+	}
+	const struct iob_key *key = &keys[k];
+	if (key->type == IOB_KEY_PATTERN) {
+		for (size_t i = 0; i < COUNT(pattern_fields); i++)
+			put_bytes(w, (const char *)job + key->offset, &pattern_fields[i]);
+		return;
+	}
+	const struct iob_ranks_field f = {key->name, key->offset, key->width,
+					  key->type == IOB_KEY_PATH	? IOB_RANKS_SET
+					  : key->type == IOB_KEY_STRING ? IOB_RANKS_TEXT
+									: IOB_RANKS_BYTES};
+	put_bytes(w, (const char *)job, &f);
 }
 
 struct same {
@@ -586,10 +628,25 @@ static int sameness(const struct iob_ranks_who *opts, const struct iob_suite *su
 	put_u64(nj, suite->njobs);
 	for (size_t j = 0; suite->prepare && j < suite->njobs; j++)
 		put(nj, &suite->prepare[j], 1);
-	for (size_t k = 0; k < NSETTINGS; k++) {
-		struct wbuf *w = part(s, settings[k].key);
+	/* a part per setting, leaving one for the jobs; should the table
+	 * outgrow IOB_COORD_PARTS_MAX (unit_ranks_keys says so first), the
+	 * last part holds every setting left */
+	size_t nkeys, grouped = 0;
+	const struct iob_key *keys = iob_keys(&nkeys);
+	for (size_t k = 0; k < nkeys + COUNT(extras); k++) {
+		if (k < nkeys && !compared(keys, k))
+			continue;
+		const char *name = k < nkeys ? keys[k].name : extras[k - nkeys].name;
+		struct wbuf *w = &s->buf[s->n - 1];
+		if (s->n < IOB_COORD_PARTS_MAX - 1) {
+			w = part(s, name);
+		} else if (!grouped++) {
+			char what[160];
+			snprintf(what, sizeof what, "%.100s or a later setting", s->what[s->n - 1]);
+			memcpy(s->what[s->n - 1], what, sizeof what);
+		}
 		for (size_t j = 0; j < suite->njobs; j++)
-			put_setting(w, &suite->jobs[j], &settings[k]);
+			put_setting(w, &suite->jobs[j], keys, nkeys, k);
 	}
 	/* then a part per job, the last one holding every job left */
 	for (size_t j = 0; j < suite->njobs; j++) {
@@ -602,8 +659,9 @@ static int sameness(const struct iob_ranks_who *opts, const struct iob_suite *su
 				snprintf(name, sizeof name, "job '%s'", suite->jobs[j].name);
 			w = part(s, name);
 		}
-		for (size_t k = 0; k < NSETTINGS; k++)
-			put_setting(w, &suite->jobs[j], &settings[k]);
+		for (size_t k = 0; k < nkeys + COUNT(extras); k++)
+			if (k >= nkeys || compared(keys, k))
+				put_setting(w, &suite->jobs[j], keys, nkeys, k);
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->buf[i].err)

@@ -50,6 +50,26 @@ struct iob_rank_verdict {
  * per-block records), and a shared file with threads > 1.  mine: this
  * rank's reason as the run words it ("" when status is 0).  Returns 0 or
  * the status, with the one line in err. */
+/* What iob_ranks_open compares of each job, a part per setting: every row
+ * of the key table that sets a field (keys.c; IOB_KEY_PATH rows only as set
+ * or not, IOB_KEY_STRING rows as text, IOB_KEY_PATTERN rows field by field,
+ * iob_ranks_pattern_fields, the others as bytes), and the extras, fields no
+ * key sets (the job's name).  iob_ranks_unshared: the fields left out on
+ * purpose.  unit_ranks_keys checks that every field of struct iob_job is a
+ * row's, an extra or left out, and that the parts fit. */
+enum { IOB_RANKS_BYTES, IOB_RANKS_TEXT, IOB_RANKS_SET };
+struct iob_ranks_field {
+	const char *name;
+	size_t off, len; /* in struct iob_job, or in struct iob_pattern */
+	int kind;	 /* IOB_RANKS_* */
+};
+const struct iob_ranks_field *iob_ranks_extras(size_t *n);
+const struct iob_ranks_field *iob_ranks_unshared(size_t *n);
+const struct iob_ranks_field *iob_ranks_pattern_fields(size_t *n);
+/* The parts the settings take (iob_ranks_open adds 3 before them and at
+ * least one for the jobs after them). */
+size_t iob_ranks_setting_parts(void);
+
 int iob_ranks_open(const struct iob_ranks_who *opts, const char *mine, const struct iob_suite *suite, int status, char *err,
 		   size_t errlen);
 

@@ -219,6 +219,19 @@ def test_differ_suite(d):
     check("differ suite: nothing created", not os.path.exists(js)
           and all(os.listdir(os.path.join(d, "ph", str(k))) == [] for k in (0, 1)),
           [os.listdir(os.path.join(d, "ph", str(k))) for k in (0, 1)])
+    # 1b. settings compared from the key table (ranks.c has no list of its own):
+    # the pattern key (compared field by field, named alone, not verify's), and
+    # memory_limit, which the hand-written list had left out
+    for key, a, b in (("pattern", "zero", "ones"), ("memory_limit", "0", "1G")):
+        prof = rank_profile(d, "k" + key, f"phases = write\n{key} = ${{KV}}\n", ranks=(0, 1))
+        base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json"]
+        cmd = [A.mpirun, "-n", "1", "-env", "KV", a] + base + [":", "-n", "1", "-env", "KV", b] + base
+        p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=60)
+        check(f"differ suite: {key} refused, exit 2", p.returncode == 2, (p.returncode, p.stderr))
+        check(f"differ suite: {key} named, nothing else but the job", p.returncode == 2
+              and f"(differs: {key}, job 'job')" in p.stderr, p.stderr)
+        check(f"differ suite: {key}: nothing created",
+              all(os.listdir(os.path.join(d, "k" + key, str(k))) == [] for k in (0, 1)))
     # 2. per-rank profile files: the same name, the same path length, other bytes
     # (the old hash stopped at the NUL inside the path's length prefix)
     for k, bs in (("a", "64K"), ("b", "32K")):

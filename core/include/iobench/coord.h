@@ -103,7 +103,10 @@ struct iob_coord_part {
 	const void *p;
 	size_t len;
 };
-#define IOB_COORD_PARTS_MAX 96
+/* A limit of this build's core alone (coord.c's vote, not the module's
+ * ABI: the module gathers the vote as bytes); a rank whose vote has another
+ * size (another build) is refused. */
+#define IOB_COORD_PARTS_MAX 160
 
 /* Every rank gives its status (0 or not) and its one-line reason; every
  * rank gets back the status of the lowest failing rank (0 when none) with

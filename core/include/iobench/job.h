@@ -29,8 +29,9 @@ enum iob_layout {
 	IOB_LAYOUT_TREE = 1, /* dir/dir0/{file0..}, dir/dir0/dir1/{file0..}, ... */
 };
 
-/* A field added here belongs in core/src/ranks.c's settings[] too: across
- * MPI ranks every setting is compared (docs/mpi.md). */
+/* A field added here is a key row's (keys.c), or one of core/src/ranks.c's
+ * extras: across MPI ranks every setting is compared (docs/mpi.md), and
+ * unit_ranks_keys (whose list of these fields gets the new one) checks it. */
 struct iob_job {
 	char name[IOB_NAME_MAX];      /* section name */
 	char backend[IOB_NAME_MAX];   /* backend plugin name, default IOB_DEFAULT_BACKEND */
