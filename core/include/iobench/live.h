@@ -3,7 +3,7 @@
  * run's observer thread (progress.c: the progress line and the interval
  * records).  The engine writes it only at the looks at the clock it already
  * makes (every few I/Os, at most 64 apart, about 50 us of I/O apart; see
- * engine.c's phase_check) and once at the phase's end: relaxed atomic stores
+ * engine_time.c's phase_check) and once at the phase's end: relaxed atomic stores
  * of two counters, nothing per I/O.  It knows no job, run or output.
  */
 #ifndef IOBENCH_LIVE_H

@@ -1,0 +1,349 @@
+/*
+ * engine_queue.c - the queued loop: iodepth > 1 on an IOB_CAP_ASYNC backend
+ * (engine.c has the map of the engine's files; a request's states are
+ * described with struct req in engine_int.h).
+ *
+ * Sections: the requests allocated before the clock, moved between the
+ * free list and the list to submit, freed; the loop's steps (fill, submit,
+ * reaped, reap, complete) and the loop itself.
+ */
+
+#include "engine_int.h"
+
+/* The queued loop's requests, each with its own buffer, before the clock. */
+int iob_eng_queue_alloc(struct phase *ph)
+{
+	struct queue *q = &ph->q;
+	const struct iob_phase_spec *s = ph->spec;
+	q->depth = s->iodepth;
+	q->reqs = calloc(q->depth, sizeof *q->reqs);
+	q->free = calloc(q->depth, sizeof *q->free);
+	q->pend = calloc(q->depth, sizeof *q->pend);
+	q->done = calloc(q->depth, sizeof *q->done);
+	q->infl = calloc(s->nfiles, sizeof *q->infl);
+	if (!q->reqs || !q->free || !q->pend || !q->done || !q->infl)
+		return iob_eng_fail(ph, -ENOMEM, "request table for", s->files[0], UINT64_MAX, 0);
+	for (uint32_t i = 0; i < q->depth; i++) {
+		struct req *rq = &q->reqs[i];
+		rq->buf = iob_alloc_aligned(ph->mem_align, ph->buflen);
+		if (!rq->buf)
+			return iob_eng_fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
+		rq->io.user = rq;
+		rq->state = REQ_FREE;
+		q->free[q->nfree++] = rq;
+	}
+	for (uint32_t i = 0; i < q->depth; i++)
+		if (iob_eng_touch(ph, q->reqs[i].buf, ph->buf, 0)) /* the pattern, or zeros */
+			return 1;
+	return 0;
+}
+
+/* A request back on the free list (from QUEUED or COMPLETED). */
+static inline void req_free(struct queue *q, struct req *rq, enum req_state from)
+{
+	req_move(rq, from, REQ_FREE);
+	assert(q->nfree < q->depth);
+	q->free[q->nfree++] = rq;
+}
+
+/* A request onto the list to submit (from FREE or COMPLETED). */
+static inline void req_queue(struct queue *q, struct req *rq, enum req_state from)
+{
+	req_move(rq, from, REQ_QUEUED);
+	assert(q->np < q->depth);
+	q->pend[q->np++] = &rq->io;
+}
+
+void iob_eng_queue_free(struct queue *q)
+{
+	if (q->reqs)
+		for (uint32_t i = 0; i < q->depth; i++)
+			iob_free_aligned(q->reqs[i].buf);
+	free(q->reqs);
+	free(q->free);
+	free(q->pend);
+	free(q->done);
+	free(q->infl);
+}
+
+/* Queued loop: take new requests from the order until the queue is full. */
+static void queue_fill(struct phase *ph, int *mode)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct queue *q = &ph->q;
+	struct lat_sampler *lat = &ph->lat;
+	while (q->nfree) {
+		size_t fi, len;
+		uint64_t off;
+		if (__builtin_expect(ph->nio == ph->event, 0)) {
+			int ev = iob_eng_phase_event(ph);
+			if (ev != PH_GO) {
+				*mode = ev; /* PH_END: no more new requests; PH_WINDOW: drain, then start */
+				return;
+			}
+		}
+		int w = ph->mixed ? mix_write(ph) : ph->write;
+		if (ph->shaped && ph->mixed)
+			w = iob_shape_dir(&ph->shape, w);
+		ph->gen.w = w;
+		if (!iob_eng_gen_next(&ph->gen, &fi, &off, &len) ||
+		    (ph->shaped && iob_shape_pace(&ph->shape, w, len, ph->deadline, s->stop))) {
+			*mode = PH_END;
+			return;
+		}
+		if (ph->shaped)
+			iob_bs_hist_add(&ph->r->bs_hist, w, len, 1, len);
+		ph->nio++;
+		struct req *rq = q->free[--q->nfree];
+		if (w && (ph->fill_each || rq->dirty)) {
+			if (ph->fill_each)
+				iob_pattern_fill(&s->pattern, rq->buf, len, off);
+			else
+				iob_pattern_fill(&s->pattern, rq->buf, ph->buflen, 0);
+			rq->dirty = 0;
+		}
+		rq->dirty |= !w;
+		rq->write = (uint8_t)w;
+		rq->fi = fi;
+		rq->off = off;
+		rq->len = len;
+		rq->done = 0;
+		const unsigned lm = lat_take(lat);
+		rq->in = lm == LAT_REC;
+		rq->timed = lm != LAT_OFF;
+		rq->stamped = 0;
+		rq->io.buf = rq->buf;
+		rq->io.len = len;
+		rq->io.off = off;
+		rq->io.write = (uint32_t)w;
+		rq->io.result = 0;
+		req_queue(q, rq, REQ_FREE);
+	}
+}
+
+/* Submit what is pending, a run of requests on the same file per call; what
+ * the backend does not take stays pending.  Those it took become SUBMITTED
+ * and leave q->pend; every other one stays on it exactly once, also when a
+ * submit fails after earlier ones in the same batch were taken (a backend
+ * may queue a part and refuse the rest: io_uring out of locked memory).
+ * 0, or negative on error. */
+static int queue_submit(struct phase *ph)
+{
+	struct queue *q = &ph->q;
+	size_t i = 0, keep = 0;
+	uint64_t t = 0;
+	int have_t = 0, err = 0;
+	for (size_t k = 0; k < q->np; k++) {
+		struct req *rq = q->pend[k]->user;
+		if (rq->timed && !rq->stamped) {
+			if (!have_t) {
+				t = iob_ticks();
+				have_t = 1;
+			}
+			rq->t0 = t;
+			rq->stamped = 1;
+		}
+	}
+	while (i < q->np && !err) {
+		size_t fi = ((struct req *)q->pend[i]->user)->fi, j = i + 1;
+		while (j < q->np && ((struct req *)q->pend[j]->user)->fi == fi)
+			j++;
+		/* a backend may take part of a run: offer it the rest until it takes none */
+		while (i < j && !err) {
+			int rc = ph->ops->submit(ph->handles[fi], &q->pend[i], j - i);
+			if (rc == -EAGAIN)
+				rc = 0; /* full: reap first */
+			if (rc < 0) {
+				struct req *rq = q->pend[i]->user;
+				err = iob_eng_fail(ph, rc, rq->write ? "queued write" : "queued read",
+						   ph->spec->files[fi], rq->off + rq->done, rq->len - rq->done);
+				break;
+			}
+			if ((size_t)rc > j - i) {
+				/* it claims more than it was offered: it may hold every
+				 * one offered, so they are the backend's until reaped */
+				struct req *rq = q->pend[i]->user;
+				err = iob_eng_broke_contract(ph, fi, rq->write, rc, j - i, rq->off);
+				rc = (int)(j - i);
+			}
+			if (rc == 0)
+				break;
+			for (size_t k = i; k < i + (size_t)rc; k++)
+				req_move(q->pend[k]->user, REQ_QUEUED, REQ_SUBMITTED);
+			q->infl[fi] += (uint32_t)rc;
+			q->inflight += (uint64_t)rc;
+			i += (size_t)rc;
+		}
+		for (; i < j; i++)
+			q->pend[keep++] = q->pend[i];
+	}
+	for (; i < q->np; i++) /* after an error: the runs not offered */
+		q->pend[keep++] = q->pend[i];
+	q->np = keep;
+	if (err < 0)
+		return err;
+	if (q->np && q->inflight == 0) {
+		struct req *rq = q->pend[0]->user;
+		iob_eng_fail(ph, -EPROTO, "queued I/O on", ph->spec->files[rq->fi], UINT64_MAX, 0);
+		snprintf(ph->r->error, sizeof ph->r->error,
+			 "backend %s broke its contract: it took no I/O for %s with none in flight",
+			 ph->spec->backend->desc.name, ph->spec->files[rq->fi]);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* The request behind an I/O a reap handed back, made COMPLETED; NULL (and the
+ * phase failed) when the backend handed back something it did not hold: not
+ * one of this queue's requests, or one not in flight (reaped twice). */
+static struct req *queue_reaped(struct phase *ph, struct iob_io *io)
+{
+	struct queue *q = &ph->q;
+	uintptr_t a = (uintptr_t)io, base = (uintptr_t)q->reqs;
+	uintptr_t at = a - base;
+	if (a < base || at % sizeof *q->reqs || at / sizeof *q->reqs >= q->depth ||
+	    q->reqs[at / sizeof *q->reqs].state != REQ_SUBMITTED) {
+		iob_eng_fail(ph, -EPROTO, "completion wait on", ph->spec->files[0], UINT64_MAX, 0);
+		snprintf(ph->r->error, sizeof ph->r->error,
+			 "backend %s broke its contract: a reap handed back an I/O that was not in flight",
+			 ph->spec->backend->desc.name);
+		return NULL;
+	}
+	struct req *rq = &q->reqs[at / sizeof *q->reqs];
+	req_move(rq, REQ_SUBMITTED, REQ_COMPLETED);
+	q->infl[rq->fi]--;
+	q->inflight--;
+	return rq;
+}
+
+/* Wait for completions: on the one file with I/O in flight, or, with
+ * several, whichever has some ready (else wait on the busiest).  Returns how
+ * many are in q->done, or negative. */
+static int queue_reap(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct queue *q = &ph->q;
+	size_t busy = 0, nbusy = 0;
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (q->infl[i]) {
+			if (!nbusy++ || q->infl[i] > q->infl[busy])
+				busy = i;
+		}
+	if (nbusy > 1)
+		for (size_t i = 0; i < s->nfiles; i++) {
+			if (!q->infl[i])
+				continue;
+			int n = ph->ops->reap(ph->handles[i], q->done, 0, q->depth);
+			if (n != 0)
+				return n;
+		}
+	int n = ph->ops->reap(ph->handles[busy], q->done, 1, q->depth);
+	return n == 0 ? -EPROTO : n;
+}
+
+/* One completion: account it, resubmit the rest of a short transfer, time a
+ * request in the latency sample.  Returns 0, or negative on error. */
+static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64_t *t1, int *have_t1)
+{
+	struct queue *q = &ph->q;
+	const size_t want = rq->len - rq->done;
+	const int64_t n = rq->io.result;
+	int st = iob_eng_account(ph, rq->fi, rq->write, rq->buf + rq->done, n, want, rq->off + rq->done);
+	if (st < 0) {
+		req_free(q, rq, REQ_COMPLETED);
+		return st;
+	}
+	rq->done += (size_t)n;
+	if (st > 0) {
+		ph->r->short_ops++;
+		int eof = !rq->write && rq->off + rq->done >= ph->fend[rq->fi];
+		if (!eof && n == 0) {
+			req_free(q, rq, REQ_COMPLETED);
+			return iob_eng_no_progress(ph, rq->fi, rq->write, (int64_t)rq->done, rq->len, rq->off);
+		}
+		if (!eof && !stopping) { /* the rest, as one more transfer of the same request */
+			rq->io.buf = rq->buf + rq->done;
+			rq->io.len = rq->len - rq->done;
+			rq->io.off = rq->off + rq->done;
+			rq->io.result = 0;
+			req_queue(q, rq, REQ_COMPLETED);
+			return 0;
+		}
+	}
+	count_op(ph, rq->write);
+	if (rq->timed) {
+		if (!*have_t1) {
+			*t1 = iob_ticks();
+			*have_t1 = 1;
+		}
+		if (rq->in)
+			lat_record_dir(&ph->lat, *t1 - rq->t0, rq->write);
+	}
+	req_free(q, rq, REQ_COMPLETED);
+	return 0;
+}
+
+/* The queued loop (iodepth > 1, an IOB_CAP_ASYNC backend): keep iodepth
+ * requests in flight, account them in completion order.  A stop, an error
+ * or the end of a ramp takes no new request and reaps every one in flight
+ * before going on: nothing is left in flight or unaccounted. */
+int iob_eng_run_queued(struct phase *ph)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct queue *q = &ph->q;
+	int mode = PH_GO, stopping = 0;
+	for (;;) {
+		if (!stopping && ((stopped(s->stop)) || ph->r->status < 0)) {
+			ph->r->interrupted = ph->r->status >= 0;
+			stopping = 1;
+		}
+		if (stopping && q->np) { /* never submitted again: what they moved is counted */
+			for (size_t k = 0; k < q->np; k++) {
+				struct req *rq = q->pend[k]->user;
+				if (rq->done)
+					count_op(ph, rq->write);
+				req_free(q, rq, REQ_QUEUED);
+			}
+			q->np = 0;
+		}
+		if (mode == PH_GO && !stopping)
+			queue_fill(ph, &mode);
+		if (q->np && queue_submit(ph) < 0)
+			continue; /* stopping from now on */
+		if (q->inflight == 0) {
+			if (q->np)
+				continue;
+			if (mode == PH_WINDOW && !stopping) { /* the ramp is drained: the window starts */
+				iob_eng_window_start(ph);
+				iob_eng_gen_reset(ph, 0);
+				iob_eng_pass_evict_all(ph); /* the window's first pass: uncached */
+				mode = PH_GO;
+				continue;
+			}
+			break;
+		}
+		int n = queue_reap(ph);
+		if (n == -EINTR || n == -EAGAIN)
+			continue; /* a signal, or nothing yet: the I/Os are still in flight; the loop's top sees a stop */
+		if (n < 0 || (size_t)n > q->depth) {
+			if (n > 0)
+				n = -EPROTO;
+			iob_eng_fail(ph, n, "completion wait on", s->files[0], UINT64_MAX, 0);
+			break; /* the backend's close waits for or cancels what is left */
+		}
+		uint64_t t1 = 0;
+		int have_t1 = 0;
+		for (int k = 0; k < n; k++) {
+			struct req *rq = queue_reaped(ph, q->done[k]);
+			if (!rq)
+				goto out; /* the backend's close waits for or cancels what is left */
+			queue_complete(ph, rq, stopping, &t1, &have_t1);
+		}
+	}
+out:
+	if (mode == PH_END)
+		ph->ended = 1;
+	if (!ph->ramping)
+		iob_eng_gen_done(ph);
+	return ph->r->status;
+}
