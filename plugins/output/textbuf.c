@@ -67,16 +67,121 @@ void textbuf_free(struct textbuf *b)
 	memset(b, 0, sizeof *b);
 }
 
+/* The shortest of %.15g..%.17g that reads back as v, as `%.*g` and strtod
+ * would find it, from one snprintf of v's 17 significant digits: rounded to
+ * 15 and 16 digits here (each reads back or not: strtod of the digits), then
+ * laid out as %g does.  0 when done; -1 when the slow way must decide: v is
+ * 0, or a rounding is too close to a tie for 17 digits to settle it (the
+ * digits cut off are exactly 5 or 50, which the exact value may be above or
+ * below).  One snprintf and at most two strtod calls instead of three of
+ * each: a JSON block record of bigread costs a third as much (issue 27). */
+static int fmt_double_fast(double v, char *tmp, size_t tmplen)
+{
+	char e17[48], d[17], r[17], num[32];
+	int nd = 0, neg = v < 0, x, prec;
+	if (v == 0)
+		return -1;
+	int n = snprintf(e17, sizeof e17, "%.16e", v);
+	if (n <= 0 || (size_t)n >= sizeof e17)
+		return -1;
+	const char *p = e17 + neg;
+	for (; *p && *p != 'e'; p++)
+		if (*p >= '0' && *p <= '9') {
+			if (nd == 17)
+				return -1;
+			d[nd++] = *p;
+		}
+	if (*p != 'e' || nd != 17 || d[0] == '0')
+		return -1;
+	x = atoi(p + 1);
+	for (prec = 15;; prec++) {
+		memcpy(r, d, sizeof r);
+		if (prec == 17)
+			break;
+		int zeros = 1;
+		for (int k = prec + 1; k < 17; k++)
+			zeros &= d[k] == '0';
+		if (d[prec] == '5' && zeros)
+			return -1;
+		int rx = x;
+		if (d[prec] >= '5') {
+			int k = prec - 1;
+			while (k >= 0 && r[k] == '9')
+				r[k--] = '0';
+			if (k < 0) {
+				r[0] = '1';
+				rx++;
+			} else {
+				r[k]++;
+			}
+		}
+		/* read back: the digits as an integer and a power of ten (no
+		 * decimal point, so the locale does not matter) */
+		int m = 0;
+		if (neg)
+			num[m++] = '-';
+		memcpy(num + m, r, (size_t)prec);
+		m += prec;
+		snprintf(num + m, sizeof num - (size_t)m, "e%d", rx - (prec - 1));
+		if (strtod(num, NULL) == v) {
+			x = rx;
+			break;
+		}
+	}
+	/* %.{prec}g of digits r[0..prec-1] and exponent x: trailing zeros and a
+	 * bare point dropped; exponent form below 1e-4 or from 10^prec */
+	int last = prec - 1, o = 0;
+	while (last > 0 && r[last] == '0')
+		last--;
+	if (tmplen < 32)
+		return -1;
+	if (neg)
+		tmp[o++] = '-';
+	if (x < -4 || x >= prec) {
+		tmp[o++] = r[0];
+		if (last > 0) {
+			tmp[o++] = '.';
+			for (int k = 1; k <= last; k++)
+				tmp[o++] = r[k];
+		}
+		int ax = x < 0 ? -x : x;
+		tmp[o++] = 'e';
+		tmp[o++] = x < 0 ? '-' : '+';
+		if (ax >= 100)
+			tmp[o++] = (char)('0' + ax / 100);
+		tmp[o++] = (char)('0' + ax / 10 % 10);
+		tmp[o++] = (char)('0' + ax % 10);
+	} else if (x >= 0) {
+		for (int k = 0; k <= x; k++)
+			tmp[o++] = r[k];
+		if (last > x) {
+			tmp[o++] = '.';
+			for (int k = x + 1; k <= last; k++)
+				tmp[o++] = r[k];
+		}
+	} else {
+		tmp[o++] = '0';
+		tmp[o++] = '.';
+		for (int k = 0; k < -x - 1; k++)
+			tmp[o++] = '0';
+		for (int k = 0; k <= last; k++)
+			tmp[o++] = r[k];
+	}
+	tmp[o] = '\0';
+	return 0;
+}
+
 void textbuf_fmt_double(double v, char *out, size_t outlen)
 {
 	char tmp[48];
 	if (!(v == v) || v - v != 0)
 		v = 0.0; /* never inf or nan: JSON and CSV readers choke on them */
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
-		if (strtod(tmp, NULL) == v)
-			break;
-	}
+	if (fmt_double_fast(v, tmp, sizeof tmp) != 0)
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+			if (strtod(tmp, NULL) == v)
+				break;
+		}
 	size_t o = 0;
 	int in_point = 0;
 	for (const char *p = tmp; *p && o + 1 < outlen; p++) {
@@ -89,6 +194,20 @@ void textbuf_fmt_double(double v, char *out, size_t outlen)
 		}
 	}
 	out[o] = '\0';
+}
+
+/* Test hook: the slow way alone (tests/outputs compare the two). */
+void textbuf_fmt_double_slow(double v, char *out, size_t outlen)
+{
+	char tmp[48];
+	if (!(v == v) || v - v != 0)
+		v = 0.0;
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+		if (strtod(tmp, NULL) == v)
+			break;
+	}
+	snprintf(out, outlen, "%s", tmp);
 }
 
 size_t textbuf_utf8(const char *str, uint32_t *cp)
@@ -122,14 +241,29 @@ static size_t add_kept(struct textbuf *b, const char **s, int (*keep)(uint32_t))
 	return n;
 }
 
+/* Decimal digits of u, written backwards from end; returns the first. */
+static char *digits_u64(uint64_t u, char *end)
+{
+	do
+		*--end = (char)('0' + u % 10);
+	while (u /= 10);
+	return end;
+}
+
 int textbuf_integer(struct textbuf *b, const struct iob_field *f)
 {
-	if (f->type == IOB_T_U64)
-		textbuf_printf(b, "%" PRIu64, f->v.u);
-	else if (f->type == IOB_T_I64)
-		textbuf_printf(b, "%" PRId64, f->v.i);
-	else
+	char tmp[24], *end = tmp + sizeof tmp, *p;
+	if (f->type == IOB_T_U64) {
+		p = digits_u64(f->v.u, end);
+	} else if (f->type == IOB_T_I64) {
+		int64_t i = f->v.i;
+		p = digits_u64(i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i, end);
+		if (i < 0)
+			*--p = '-';
+	} else {
 		return 0;
+	}
+	textbuf_add(b, p, (size_t)(end - p));
 	return 1;
 }
 
