@@ -867,16 +867,22 @@ static int run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep
 	}
 	iob_barrier_wait(m->go);
 	/* the stop signal reaches the streams through phase_stop (as streams.c
-	 * does): the handler runs on this thread, the streams block signals */
+	 * does): the handler runs on this thread, the streams block signals.
+	 * This thread naps 1 ms, then twice as long each time up to 32 ms: a
+	 * wake-up every millisecond took the streams' cores from them (mdtest
+	 * has no such thread); the signal ends a nap at once (EINTR). */
+	uint64_t nap = 1000000;
 	for (;;) {
 		uint32_t done = 0;
 		for (uint32_t i = 0; i < started; i++)
 			done += __atomic_load_n(&m->s[i].done, __ATOMIC_ACQUIRE) != 0;
 		if (done == started)
 			break;
-		if (__atomic_load_n(m->stop, __ATOMIC_RELAXED))
+		int stop = __atomic_load_n(m->stop, __ATOMIC_RELAXED) != 0;
+		if (stop)
 			__atomic_store_n(&m->phase_stop, 1, __ATOMIC_RELAXED);
-		iob_sleep_ns(1000000, NULL);
+		iob_sleep_ns(stop ? 1000000 : nap, stop ? NULL : m->stop);
+		nap = nap < 32000000 ? nap * 2 : nap;
 	}
 	for (uint32_t i = 0; i < started; i++)
 		iob_thread_join(m->s[i].th);
