@@ -870,7 +870,8 @@ static int run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep
 	 * does): the handler runs on this thread, the streams block signals.
 	 * This thread naps 1 ms, then twice as long each time up to 32 ms: a
 	 * wake-up every millisecond took the streams' cores from them (mdtest
-	 * has no such thread); the signal ends a nap at once (EINTR). */
+	 * has no such thread); the signal ends a nap at once (EINTR), a group's
+	 * stop within a nap. */
 	uint64_t nap = 1000000;
 	for (;;) {
 		uint32_t done = 0;
@@ -881,7 +882,9 @@ static int run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep
 		int stop = __atomic_load_n(m->stop, __ATOMIC_RELAXED) != 0;
 		if (stop)
 			__atomic_store_n(&m->phase_stop, 1, __ATOMIC_RELAXED);
-		iob_sleep_ns(stop ? 1000000 : nap, stop ? NULL : m->stop);
+		/* alone, the handler sets *m->stop on this thread; in a group other
+		 * threads set it (atomically) and no signal comes here */
+		iob_sleep_ns(stop ? 1000000 : nap, stop || m->grp ? NULL : m->stop);
 		nap = nap < 32000000 ? nap * 2 : nap;
 	}
 	for (uint32_t i = 0; i < started; i++)
