@@ -23,7 +23,7 @@
  *
  * Statistics are the core's: this output only places values on axes.  A
  * series (or an interval line) of more than SVGD_MAX_POINTS points is drawn as the lowest and the
- * highest value of each of SVGD_MAX_POINTS / 2 runs of points (svgdraw.c), so a dip is
+ * highest value of each of SVGD_MAX_POINTS / 2 runs of points (svgdraw_pictures.c), so a dip is
  * never smoothed away.  After the sink fails nothing more is written and
  * every later call returns that error.
  */
