@@ -37,7 +37,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,8 +92,8 @@ struct html_cmp {
 };
 
 struct html_state {
-	struct iob_sink sink;
-	int begun, ended, drawn, err, oom;
+	struct svgd_out o; /* first: the sink, where the run is, its error (svgdraw.h) */
+	int oom;
 	char *tool, *version, *host, *started, *source, *kernel;
 	unsigned schema;
 	char *fs, *device, *backend; /* distinct values of the phase records, ", "-separated */
@@ -112,29 +111,8 @@ struct html_state {
 	struct textbuf out;
 };
 
-static void html_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
-static void html_log(int level, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	if (!html_host || !html_host->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	html_host->log(level, HTML_NAME, "%s", line);
-}
-
 /* ------------------------------------------------------------------------ */
 /* Keeping the records.                                                      */
-
-static char *html_strdup(struct html_state *st, const char *s)
-{
-	char *c = strdup(s ? s : "");
-	if (!c)
-		st->oom = 1;
-	return c;
-}
 
 /* Room for one more of an array; NULL (and oom) when out of memory. */
 static void *html_more(struct html_state *st, void **p, size_t *n, size_t *cap, size_t size)
@@ -197,9 +175,9 @@ static void html_keep_phase(struct html_state *st, const struct iob_record *rec)
 	struct html_phase *p = html_more(st, (void **)&st->ph, &st->nph, &st->capph, sizeof(*p));
 	if (!p)
 		return;
-	p->job = html_strdup(st, svgd_str(rec, "job"));
-	p->phase = html_strdup(st, svgd_str(rec, "phase"));
-	p->status = html_strdup(st, svgd_str(rec, "status"));
+	p->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
+	p->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
+	p->status = svgd_strdup(&st->oom, svgd_str(rec, "status"));
 	p->bs = html_opt(rec, "block_size_bytes");
 	p->bw = html_opt(rec, "bw_bytes_per_s");
 	p->iops = html_opt(rec, "ops_per_s");
@@ -240,8 +218,8 @@ static void html_keep_repeats(struct html_state *st, const struct iob_record *re
 	struct html_repeats *r = html_more(st, (void **)&st->rp, &st->nrp, &st->caprp, sizeof(*r));
 	if (!r)
 		return;
-	r->job = html_strdup(st, svgd_str(rec, "job"));
-	r->phase = html_strdup(st, svgd_str(rec, "phase"));
+	r->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
+	r->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
 	r->bs = html_opt(rec, "block_size_bytes");
 	r->n = html_opt(rec, "repeats");
 	for (int k = 0; k < 3; k++) {
@@ -256,10 +234,10 @@ static void html_keep_steady(struct html_state *st, const struct iob_record *rec
 	struct html_steady *s = html_more(st, (void **)&st->sd, &st->nsd, &st->capsd, sizeof(*s));
 	if (!s)
 		return;
-	s->job = html_strdup(st, svgd_str(rec, "job"));
-	s->phase = html_strdup(st, svgd_str(rec, "phase"));
-	s->metric = html_strdup(st, svgd_str(rec, "steady_state"));
-	s->rule = html_strdup(st, svgd_str(rec, "rule"));
+	s->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
+	s->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
+	s->metric = svgd_strdup(&st->oom, svgd_str(rec, "steady_state"));
+	s->rule = svgd_strdup(&st->oom, svgd_str(rec, "rule"));
 	s->bs = html_opt(rec, "block_size_bytes");
 	s->rounds = html_opt(rec, "rounds");
 	s->reached = svgd_bool(rec, "reached");
@@ -274,12 +252,12 @@ static void html_keep_comparison(struct html_state *st, const struct iob_record 
 	struct html_cmp *c = html_more(st, (void **)&st->cm, &st->ncm, &st->capcm, sizeof(*c));
 	if (!c)
 		return;
-	c->job = html_strdup(st, svgd_str(rec, "job"));
-	c->phase = html_strdup(st, svgd_str(rec, "phase"));
-	c->figure = html_strdup(st, svgd_str(rec, "figure"));
-	c->basis = html_strdup(st, svgd_str(rec, "basis"));
-	c->verdict = html_strdup(st, svgd_str(rec, "verdict"));
-	c->why = html_strdup(st, svgd_str(rec, "why"));
+	c->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
+	c->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
+	c->figure = svgd_strdup(&st->oom, svgd_str(rec, "figure"));
+	c->basis = svgd_strdup(&st->oom, svgd_str(rec, "basis"));
+	c->verdict = svgd_strdup(&st->oom, svgd_str(rec, "verdict"));
+	c->why = svgd_strdup(&st->oom, svgd_str(rec, "why"));
 	c->bs = html_opt(rec, "block_size_bytes");
 	c->base = html_opt(rec, "base");
 	c->new_ = html_opt(rec, "new");
@@ -306,8 +284,8 @@ static void html_keep(struct html_state *st, const struct iob_record *rec)
 	else if (strcmp(kind, "report") == 0) { /* `iobench report`: which files */
 		free(st->report_of);
 		free(st->report_base);
-		st->report_of = html_strdup(st, svgd_str(rec, "input"));
-		st->report_base = *svgd_str(rec, "base") ? html_strdup(st, svgd_str(rec, "base")) : NULL;
+		st->report_of = svgd_strdup(&st->oom, svgd_str(rec, "input"));
+		st->report_base = *svgd_str(rec, "base") ? svgd_strdup(&st->oom, svgd_str(rec, "base")) : NULL;
 	}
 }
 
@@ -788,7 +766,7 @@ static void html_pictures(struct html_state *st, struct textbuf *b)
 static int html_render(struct html_state *st, const struct iob_run_end *end, int status, int interrupted,
 		       const char *error)
 {
-	st->drawn = 1;
+	st->o.drawn = 1;
 	struct textbuf *b = &st->out;
 	textbuf_clear(b);
 	char title[600];
@@ -830,16 +808,7 @@ static int html_render(struct html_state *st, const struct iob_run_end *end, int
 	textbuf_str(b, foot);
 	textbuf_str(b, html_script);
 	textbuf_str(b, "</body>\n</html>\n");
-	if (b->oom || st->oom || st->d.oom) {
-		html_log(IOB_LOG_ERROR, "out of memory writing the page for %s", st->sink.name);
-		return -ENOMEM;
-	}
-	if (st->err)
-		return st->err;
-	int rc = st->sink.write(st->sink.ctx, b->data, b->len);
-	if (rc < 0)
-		st->err = rc;
-	return rc < 0 ? rc : 0;
+	return svgd_out_write(&st->o, b, b->oom || st->oom || st->d.oom, "writing the page");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -847,39 +816,24 @@ static int html_render(struct html_state *st, const struct iob_run_end *end, int
 
 static int html_open(const struct iob_sink *sink, const char *args, void **state)
 {
-	if (!sink || !sink->write || !state)
-		return -EINVAL;
-	if (args && *args) {
-		html_log(IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output html=FILE.html", args);
-		return -EINVAL;
-	}
-	struct html_state *st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	st->sink = *sink;
-	if (!st->sink.name)
-		st->sink.name = "output";
-	*state = st;
-	return 0;
+	return svgd_out_open(sink, args, state, sizeof(struct html_state), html_host, HTML_NAME, "html=FILE.html");
 }
 
 static int html_begin_run(void *state, const struct iob_run_info *run)
 {
 	struct html_state *st = state;
-	if (st->begun) {
-		html_log(IOB_LOG_ERROR, "begin_run called twice on %s", st->sink.name);
-		return -EINVAL;
-	}
-	st->begun = 1;
+	int rc = svgd_out_begin(&st->o);
+	if (rc)
+		return rc;
 	if (run && run->struct_size >= HTML_RUN_INFO_V1_SIZE) {
-		st->tool = run->tool ? html_strdup(st, run->tool) : NULL;
-		st->version = run->version ? html_strdup(st, run->version) : NULL;
-		st->host = run->host ? html_strdup(st, run->host) : NULL;
-		st->started = run->started ? html_strdup(st, run->started) : NULL;
-		st->source = run->source ? html_strdup(st, run->source) : NULL;
+		st->tool = run->tool ? svgd_strdup(&st->oom, run->tool) : NULL;
+		st->version = run->version ? svgd_strdup(&st->oom, run->version) : NULL;
+		st->host = run->host ? svgd_strdup(&st->oom, run->host) : NULL;
+		st->started = run->started ? svgd_strdup(&st->oom, run->started) : NULL;
+		st->source = run->source ? svgd_strdup(&st->oom, run->source) : NULL;
 	}
 	if (run && run->struct_size >= HTML_RUN_INFO_V2_SIZE) {
-		st->kernel = run->kernel ? html_strdup(st, run->kernel) : NULL;
+		st->kernel = run->kernel ? svgd_strdup(&st->oom, run->kernel) : NULL;
 		st->schema = run->schema;
 	}
 	return st->oom ? -ENOMEM : 0;
@@ -888,29 +842,19 @@ static int html_begin_run(void *state, const struct iob_run_info *run)
 static int html_record(void *state, const struct iob_record *rec)
 {
 	struct html_state *st = state;
-	if (!st->begun || st->ended) {
-		html_log(IOB_LOG_ERROR, "record outside a run on %s", st->sink.name);
-		return -EINVAL;
-	}
-	if (!rec || (rec->nfields && !rec->fields))
-		return -EINVAL;
+	int rc = svgd_out_record(&st->o, rec);
+	if (rc)
+		return rc;
 	html_keep(st, rec);
-	if (st->oom || st->d.oom) {
-		html_log(IOB_LOG_ERROR, "out of memory keeping a record for %s", st->sink.name);
-		return -ENOMEM;
-	}
-	return st->err;
+	return svgd_out_kept(&st->o, st->oom || st->d.oom);
 }
 
 static int html_end_run(void *state, const struct iob_run_end *end)
 {
 	struct html_state *st = state;
-	if (!st->begun || st->ended) {
-		html_log(IOB_LOG_ERROR, "end_run %s on %s", st->ended ? "called twice" : "before begin_run",
-			 st->sink.name);
-		return -EINVAL;
-	}
-	st->ended = 1;
+	int rc = svgd_out_end(&st->o);
+	if (rc)
+		return rc;
 	int ok = end && end->struct_size >= HTML_RUN_END_V1_SIZE;
 	return html_render(st, ok ? end : NULL, ok ? end->status : -1, ok ? end->interrupted : 0,
 			   ok ? end->error : "run ended without a result");
@@ -922,7 +866,7 @@ static int html_close(void *state)
 	if (!st)
 		return 0;
 	int rc = 0;
-	if (st->begun && !st->drawn)
+	if (st->o.begun && !st->o.drawn)
 		rc = html_render(st, NULL, -1, 0, "run ended without a result");
 	for (size_t i = 0; i < st->nph; i++) {
 		free(st->ph[i].job);

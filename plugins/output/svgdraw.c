@@ -17,14 +17,6 @@
 /* ------------------------------------------------------------------------ */
 /* Keeping the records.                                                      */
 
-static char *svg_strdup(struct svgd *st, const char *s)
-{
-	char *c = strdup(s ? s : "");
-	if (!c)
-		st->oom = 1;
-	return c;
-}
-
 static int svg_grow(void **p, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
@@ -172,8 +164,8 @@ static void svg_keep_phase(struct svgd *st, const struct iob_record *rec)
 	}
 	struct svg_phase *p = &st->ph[st->nph++];
 	memset(p, 0, sizeof(*p));
-	p->job = svg_strdup(st, svg_str(rec, "job"));
-	p->phase = svg_strdup(st, svg_str(rec, "phase"));
+	p->job = svgd_strdup(&st->oom, svg_str(rec, "job"));
+	p->phase = svgd_strdup(&st->oom, svg_str(rec, "phase"));
 	svg_num(rec, "block_size_bytes", &p->bs);
 	svg_num(rec, "bw_bytes_per_s", &p->bw);
 	svg_num(rec, "ops_per_s", &p->iops);
@@ -227,8 +219,8 @@ static void svg_keep_interval(struct svgd *st, const struct iob_record *rec)
 		}
 		g = &st->iv[st->niv++];
 		memset(g, 0, sizeof(*g));
-		g->job = svg_strdup(st, job);
-		g->phase = svg_strdup(st, phase);
+		g->job = svgd_strdup(&st->oom, job);
+		g->phase = svgd_strdup(&st->oom, phase);
 		g->bs = bs;
 	}
 	svg_pts_add(st, &g->bw, t, bw);
@@ -246,8 +238,8 @@ static void svg_keep_steady(struct svgd *st, const struct iob_record *rec)
 	}
 	struct svg_steady *d = &st->sd[st->nsd++];
 	memset(d, 0, sizeof(*d));
-	d->job = svg_strdup(st, svg_str(rec, "job"));
-	d->phase = svg_strdup(st, svg_str(rec, "phase"));
+	d->job = svgd_strdup(&st->oom, svg_str(rec, "job"));
+	d->phase = svgd_strdup(&st->oom, svg_str(rec, "phase"));
 	svg_num(rec, "block_size_bytes", &d->bs);
 	d->bw = strcmp(metric, "bw") == 0;
 	d->reached = svg_bool(rec, "reached");
@@ -279,8 +271,8 @@ static void svg_keep(struct svgd *st, const struct iob_record *rec)
 		}
 		struct svg_series *s = &st->se[st->nse++];
 		memset(s, 0, sizeof(*s));
-		s->job = svg_strdup(st, svg_str(rec, "job"));
-		s->file = svg_strdup(st, svg_str(rec, "file"));
+		s->job = svgd_strdup(&st->oom, svg_str(rec, "job"));
+		s->file = svgd_strdup(&st->oom, svg_str(rec, "file"));
 		svg_num(rec, "block_size_bytes", &s->block_size);
 	} else if (strcmp(kind, "block") == 0 && st->nse) {
 		struct svg_series *s = &st->se[st->nse - 1];
@@ -374,4 +366,103 @@ void svgd_free(struct svgd *st)
 	free(st->ph);
 	free(st->se);
 	memset(st, 0, sizeof(*st));
+}
+
+/* ------------------------------------------------------------------------ */
+/* What the svg and html outputs do alike around a run (svgdraw.h).         */
+
+void svgd_log(const struct iob_host *host, const char *name, int level, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	if (!host || !host->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	host->log(level, name, "%s", line);
+}
+
+int svgd_out_open(const struct iob_sink *sink, const char *args, void **state, size_t size,
+		  const struct iob_host *host, const char *name, const char *use)
+{
+	if (!sink || !sink->write || !state)
+		return -EINVAL;
+	if (args && *args) {
+		svgd_log(host, name, IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output %s", args, use);
+		return -EINVAL;
+	}
+	struct svgd_out *o = calloc(1, size);
+	if (!o)
+		return -ENOMEM;
+	o->sink = *sink;
+	if (!o->sink.name)
+		o->sink.name = "output";
+	o->host = host;
+	o->name = name;
+	*state = o;
+	return 0;
+}
+
+int svgd_out_begin(struct svgd_out *o)
+{
+	if (o->begun) {
+		svgd_log(o->host, o->name, IOB_LOG_ERROR, "begin_run called twice on %s", o->sink.name);
+		return -EINVAL;
+	}
+	o->begun = 1;
+	return 0;
+}
+
+int svgd_out_record(struct svgd_out *o, const struct iob_record *rec)
+{
+	if (!o->begun || o->ended) {
+		svgd_log(o->host, o->name, IOB_LOG_ERROR, "record outside a run on %s", o->sink.name);
+		return -EINVAL;
+	}
+	if (!rec || (rec->nfields && !rec->fields))
+		return -EINVAL;
+	return 0;
+}
+
+int svgd_out_kept(struct svgd_out *o, int oom)
+{
+	if (oom) {
+		svgd_log(o->host, o->name, IOB_LOG_ERROR, "out of memory keeping a record for %s", o->sink.name);
+		return -ENOMEM;
+	}
+	return o->err;
+}
+
+int svgd_out_end(struct svgd_out *o)
+{
+	if (!o->begun || o->ended) {
+		svgd_log(o->host, o->name, IOB_LOG_ERROR, "end_run %s on %s",
+			 o->ended ? "called twice" : "before begin_run", o->sink.name);
+		return -EINVAL;
+	}
+	o->ended = 1;
+	return 0;
+}
+
+int svgd_out_write(struct svgd_out *o, const struct textbuf *b, int oom, const char *what)
+{
+	if (oom) {
+		svgd_log(o->host, o->name, IOB_LOG_ERROR, "out of memory %s for %s", what, o->sink.name);
+		return -ENOMEM;
+	}
+	if (o->err)
+		return o->err;
+	int rc = o->sink.write(o->sink.ctx, b->data, b->len);
+	if (rc < 0)
+		o->err = rc;
+	return rc < 0 ? rc : 0;
+}
+
+char *svgd_strdup(int *oom, const char *s)
+{
+	char *c = strdup(s ? s : "");
+	if (!c)
+		*oom = 1;
+	return c;
 }
