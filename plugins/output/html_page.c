@@ -438,16 +438,9 @@ static void html_figure(struct html_state *st, struct textbuf *b, const char *id
 		textbuf_str(b, id);
 		textbuf_str(b, "\">\n<figcaption>");
 		textbuf_str(b, caption);
-		textbuf_str(b, "</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"");
-		svgd_coord(b, SVG_W);
-		textbuf_str(b, "\" height=\"");
-		svgd_coord(b, h);
-		textbuf_str(b, "\" viewBox=\"0 0 ");
-		svgd_coord(b, SVG_W);
-		textbuf_str(b, " ");
-		svgd_coord(b, h);
-		textbuf_str(b, "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-			       "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
+		textbuf_str(b, "</figcaption>\n");
+		svgd_svg_tag(b, "role=\"img\"", h);
+		textbuf_str(b, "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
 		textbuf_add(b, body.data, body.len);
 		textbuf_str(b, "</svg>\n</figure>\n");
 	}

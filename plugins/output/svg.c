@@ -63,16 +63,8 @@ static int svg_render(struct svg_state *st, int status, int interrupted, const c
 	panels = svgd_draw(&st->d, &body, svgd_default(&st->d), SVG_TOP);
 	double h = SVG_TOP + (double)panels * SVG_PANEL_H + 10;
 
-	textbuf_str(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		       "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
-	svgd_coord(b, SVG_W);
-	textbuf_str(b, "\" height=\"");
-	svgd_coord(b, h);
-	textbuf_str(b, "\" viewBox=\"0 0 ");
-	svgd_coord(b, SVG_W);
-	textbuf_str(b, " ");
-	svgd_coord(b, h);
-	textbuf_str(b, "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n");
+	textbuf_str(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	svgd_svg_tag(b, "version=\"1.1\"", h);
 	char head[512];
 	snprintf(head, sizeof(head), "%s on %s, started %s", st->tool ? st->tool : "iobench",
 		 st->host ? st->host : "?", st->started ? st->started : "?");
@@ -93,7 +85,6 @@ static int svg_render(struct svg_state *st, int status, int interrupted, const c
 	textbuf_free(&body);
 	return svgd_out_write(&st->o, b, oom, "drawing the picture");
 }
-
 
 /* ------------------------------------------------------------------------ */
 /* Ops.                                                                      */

@@ -113,6 +113,9 @@ size_t svgd_draw(struct svgd *st, struct textbuf *b, unsigned what, double y0);
 size_t svgd_thinned(const struct svgd *st, size_t *most);
 /* Coordinates with two decimals and '.' whatever the locale. */
 void svgd_coord(struct textbuf *b, double v);
+/* The opening <svg ...> tag of a picture SVG_W wide and h high, with
+ * attrs (one or more attributes) after the namespace, and a line end. */
+void svgd_svg_tag(struct textbuf *b, const char *attrs, double h);
 /* <text x= y= [anchor] [attrs]>s</text>, s escaped (textbuf_xml). */
 void svgd_label(struct textbuf *b, double x, double y, const char *anchor, const char *attrs, const char *s);
 void svgd_free(struct svgd *st);

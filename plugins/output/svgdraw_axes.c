@@ -298,6 +298,21 @@ void svgd_coord(struct textbuf *b, double v)
 	svg_coord(b, v);
 }
 
+void svgd_svg_tag(struct textbuf *b, const char *attrs, double h)
+{
+	textbuf_str(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" ");
+	textbuf_str(b, attrs);
+	textbuf_str(b, " width=\"");
+	svg_coord(b, SVG_W);
+	textbuf_str(b, "\" height=\"");
+	svg_coord(b, h);
+	textbuf_str(b, "\" viewBox=\"0 0 ");
+	svg_coord(b, SVG_W);
+	textbuf_str(b, " ");
+	svg_coord(b, h);
+	textbuf_str(b, "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n");
+}
+
 void svgd_label(struct textbuf *b, double x, double y, const char *anchor, const char *attrs, const char *s)
 {
 	svg_label(b, x, y, anchor, attrs, s);
