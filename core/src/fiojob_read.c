@@ -81,17 +81,30 @@ char *fj_trim(char *s)
 	return s;
 }
 
-/* ${VAR} from the environment; fio's reserved $pagesize, $mb_memory,
- * $ncpus and arithmetic are refused by name. */
+/* fio's keywords, replaced where they stand in a value as fio does:
+ * $pagesize (bytes), $mb_memory (physical memory in MiB, rounded down),
+ * $ncpus (processors online), measured here when a value uses one. */
+static const char *keyword_value(const char *p, size_t *len, char *buf, size_t buflen)
+{
+	static const char *const words[] = {"$pagesize", "$mb_memory", "$ncpus"};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+		size_t n = strlen(words[i]);
+		if (strncmp(p, words[i], n) != 0)
+			continue;
+		uint64_t v = i == 0 ? iob_page_size() : i == 1 ? iob_physical_memory() / (1024 * 1024) : iob_cpus_online();
+		snprintf(buf, buflen, "%llu", (unsigned long long)v);
+		*len = n;
+		return buf;
+	}
+	return NULL;
+}
+
+/* ${VAR} from the environment and fio's keywords; fio's arithmetic is
+ * refused by name. */
 static int expand(const char *in, char *out, size_t outlen, char *why, size_t whylen)
 {
 	size_t o = 0;
-	static const char *const reserved[] = {"$pagesize", "$mb_memory", "$ncpus"};
-	for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-		if (strstr(in, reserved[i])) {
-			snprintf(why, whylen, "fio's keyword %s is not supported: write the value", reserved[i]);
-			return -EINVAL;
-		}
+	char kw[32];
 	if (in[0] == '(') {
 		snprintf(why, whylen, "fio's arithmetic expressions are not supported: write the value");
 		return -EINVAL;
@@ -100,7 +113,11 @@ static int expand(const char *in, char *out, size_t outlen, char *why, size_t wh
 		const char *v = NULL;
 		size_t vl = 1;
 		char name[256];
-		if (p[0] == '$' && p[1] == '{') {
+		size_t kl = 0;
+		if (p[0] == '$' && (v = keyword_value(p, &kl, kw, sizeof kw)) != NULL) {
+			vl = strlen(v);
+			p += kl;
+		} else if (p[0] == '$' && p[1] == '{') {
 			const char *end = strchr(p + 2, '}');
 			size_t nl = end ? (size_t)(end - p - 2) : 0;
 			if (!end || nl == 0 || nl >= sizeof name) {

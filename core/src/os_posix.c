@@ -116,6 +116,18 @@ uint64_t iob_physical_memory(void)
 	return (uint64_t)pages * (uint64_t)psize;
 }
 
+uint64_t iob_page_size(void)
+{
+	long psize = sysconf(_SC_PAGESIZE);
+	return psize > 0 ? (uint64_t)psize : 0;
+}
+
+unsigned iob_cpus_online(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
 uint64_t iob_free_memory(void)
 {
 	FILE *f = fopen("/proc/meminfo", "re");

@@ -120,6 +120,20 @@ uint64_t iob_physical_memory(void)
 	return memory_status(&m) == 0 ? m.ullTotalPhys : 0;
 }
 
+uint64_t iob_page_size(void)
+{
+	SYSTEM_INFO si;
+	GetSystemInfo(&si);
+	return si.dwPageSize;
+}
+
+unsigned iob_cpus_online(void)
+{
+	SYSTEM_INFO si;
+	GetSystemInfo(&si);
+	return si.dwNumberOfProcessors ? si.dwNumberOfProcessors : 1;
+}
+
 uint64_t iob_free_memory(void)
 {
 	MEMORYSTATUSEX m; /* available: free, zeroed and standby (cache) pages */

@@ -413,6 +413,51 @@ def case_fio_oracle(tmp):
            os.listdir(data))
 
 
+def case_keywords(tmp):
+    """fio's $pagesize, $mb_memory and $ncpus: the values measured from the system, equal to fio's own
+    reading of the same file (its JSON "job options"), also inside a value ($ncpusk)."""
+    meminfo = open("/proc/meminfo").read()
+    mem_mib = int(re.search(r"^MemTotal:\s+(\d+) kB", meminfo, re.M).group(1)) // 1024
+    page, ncpus = os.sysconf("SC_PAGESIZE"), os.sysconf("SC_NPROCESSORS_ONLN")
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    path = os.path.join(tmp, "kw.fio")
+    with open(path, "w") as f:
+        f.write(f"[global]\nioengine=null\nrw=read\ndirectory={data}\n"
+                "[a]\nfilename=a\nbs=$pagesize\nsize=$mb_memory\nnumjobs=$ncpus\n"
+                "[b]\nfilename=b\nbs=$ncpusk\nsize=$pagesizek\n")
+    want = {"a": (page, mem_mib, ncpus), "b": (ncpus * 1024, page * 1024, 1)}
+    if ARGS.fio and os.path.exists(ARGS.fio):
+        p = iob.run([ARGS.fio, "--output-format=json", path])
+        expect(p.returncode == 0, f"fio {path}: exit {p.returncode}: {p.stderr}")
+        jobs = json.loads(p.stdout[p.stdout.index("{"):])["jobs"]
+        for j in jobs:
+            o = j["job options"]
+            size = {"a": lambda v: int(v), "b": lambda v: int(v.rstrip("k")) * 1024}[j["jobname"]]
+            fio = (size(o["bs"]), size(o["size"]), int(o.get("numjobs", "1")))
+            print(f"fio {j['jobname']}: {o}")
+            expect(fio == want[j["jobname"]], f"fio read {fio}, measured {want[j['jobname']]}")
+        expect(len(jobs) == ncpus + 1, len(jobs))
+    else:
+        print("fio is not installed: the values are compared with the system's figures only")
+    doc = run_json(tmp, path)
+    for name, (bs, size, threads) in want.items():
+        [r] = phases(doc, name)
+        got = (r["block_size_bytes"], r["size_bytes"], r["threads"])
+        print(f"iobench {name}: {got}, measured {(bs, size, threads)}")
+        expect(got == (bs, size, threads), (name, got, (bs, size, threads)))
+    # arithmetic stays refused, keyword or not
+    refused_one(tmp, job_in(tmp, "arith.fio", "[j]\nsize=($mb_memory*2)\n"),
+                "fio's arithmetic expressions are not supported")
+
+
+def job_in(tmp, name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 # ---- units, --fio, --set on INI profiles ------------------------------------------------------
 
 

@@ -37,6 +37,10 @@ int iob_mem_populate(void *p, size_t len);
 
 /* Physical memory in bytes, 0 if unknown. */
 uint64_t iob_physical_memory(void);
+/* The memory page size in bytes (sysconf _SC_PAGESIZE; Windows: the page
+ * size of GetSystemInfo); the processors online (_SC_NPROCESSORS_ONLN). */
+uint64_t iob_page_size(void);
+unsigned iob_cpus_online(void);
 /* Free memory in bytes (MemFree), 0 if unknown. */
 uint64_t iob_free_memory(void);
 /* Memory a process can still allocate without swapping, in bytes (Linux:
