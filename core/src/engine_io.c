@@ -73,7 +73,7 @@ int iob_eng_open_one(struct phase *ph, size_t i)
 		.path = s->files[i],
 		.flags = ph->open_flags | (s->follow_symlinks ? 0 : IOB_OPEN_NOFOLLOW),
 		.mode = 0644,
-		.size_hint = ph->write ? s->file_size : 0,
+		.size_hint = ph->write && !s->fill_device ? s->file_size : 0,
 		.options = s->backend_options && *s->backend_options ? s->backend_options : NULL,
 		.queue_depth = ph->queued ? s->iodepth : 1,
 	};
@@ -300,6 +300,10 @@ __attribute__((noinline)) int iob_eng_after_io_slow(struct phase *ph, size_t fi,
 	const char *what = ph->write ? "write" : "read";
 	if (n > (int64_t)len || n < -4095)
 		return iob_eng_broke_contract(ph, fi, ph->write, n, len, off);
+	if (n == -ENOSPC && ph->write && ph->spec->fill_device) {
+		r->device_full = 1; /* fill_device: the file system is full, the phase's end */
+		return 1;
+	}
 	if (n < 0)
 		return iob_eng_fail(ph, (int)n, what, ph->spec->files[fi], off, len);
 	r->bytes += (uint64_t)n;
@@ -312,6 +316,10 @@ __attribute__((noinline)) int iob_eng_after_io_slow(struct phase *ph, size_t fi,
 			/* ask for the rest once, untimed, to learn why the kernel stopped */
 			int64_t why = ph->ops->write_at(ph->handles[fi], ph->buf + n, len - (size_t)n, off + (uint64_t)n);
 			int err = why < 0 ? (int)why : -EIO;
+			if (err == -ENOSPC && ph->spec->fill_device) {
+				r->device_full = 1; /* the part written is kept: the file system is full */
+				return 1;
+			}
 			iob_eng_fail(ph, err, "write", ph->spec->files[fi], off, len);
 			snprintf(r->error, sizeof r->error,
 				 "short write (%lld of %zu bytes) at offset %llu of %s: %s%s", (long long)n, len,

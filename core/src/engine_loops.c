@@ -165,6 +165,8 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			int st = after_io(ph, fi, n, len, off);
 			if (st < 0)
 				return st;
+			if (r->device_full)
+				goto done; /* fill_device: the file system is full */
 			if (ph->seq_left != UINT64_MAX && !ph->ramping)
 				ph->seq_left -= (uint64_t)n < ph->seq_left ? (uint64_t)n : ph->seq_left;
 			off += (uint64_t)n;

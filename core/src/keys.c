@@ -242,6 +242,13 @@ static const struct iob_key key_table[] = {
      "write phases write one buffer filled as at offset 0 everywhere, as io_profile did; verify is refused "
      "with it",
      NULL, FIELD(fill_once), NULL, .record = "fill_once", .excludes = "phases=verify", .why = "it writes data verify cannot check"},
+    {"fill_device", IOB_KEY_BOOL, "", "false",
+     "sequential, one file, one stream: a write phase writes until the file system is full (ENOSPC ends it, "
+     "not as an error; the record says device_full) and size is not used; read and verify phases read the "
+     "file to its end",
+     NULL, FIELD(fill_device), NULL, .record = "fill_device", .needs = "access=seq,iodepth=1",
+     .excludes = "phases=mixed,threads,time_based,layout=tree,series",
+     .why = "fill_device writes one file in order until the file system is full"},
     {"series", IOB_KEY_BOOL, "", "false",
      "sequential reads: one block record per I/O, with block speeds, summary and cliff, as bigread reports",
      NULL, FIELD(series), NULL, .needs = "access=seq", .excludes = "phases=write,latency=off,group,threads",

@@ -257,7 +257,9 @@ void iob_runner_phase_spec(const struct iob_run *run, const struct iob_job *job,
 		.phase = phase,
 		.access = job->access,
 		.block_size = bs,
-		.file_size = job->series ? 0 : job->size,
+		/* fill_device: writes bounded only by ENOSPC, reads to the file's end */
+		.file_size = job->fill_device ? (phase == IOB_PHASE_WRITE ? IOB_FILL_DEVICE_BOUND : 0)
+			     : job->series ? 0 : job->size,
 		.ops = job->ops,
 		.loops = job->loops,
 		.offset_align = job->offset_align,
@@ -283,6 +285,7 @@ void iob_runner_phase_spec(const struct iob_run *run, const struct iob_job *job,
 		.verify_fatal = job->verify_fatal,
 		.shape = shaped ? shape : NULL,
 		.shared_whole = job->shared_whole,
+		.fill_device = job->fill_device,
 	};
 	spec->pattern.block_size = bs; /* what verify_interval 0 means */
 }

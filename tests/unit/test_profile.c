@@ -336,6 +336,7 @@ static const char *every_key[][3] = {
     {"follow_symlinks", NULL, "true"},
     {"evict_before_read", NULL, "true"},
     {"fill_once", "true", NULL},
+    {"fill_device", "true", NULL},
     {"series", NULL, "true"},
     {"series_clock", NULL, "process"},
     {"latency", "off", "every"},
@@ -578,6 +579,10 @@ static void test_key_rules(void **s)
 		     "[j] series = true cannot be used with threads = 2: series times", NULL);
 	expect_error("[j]\nfill_once = true\nphases = write,verify\n",
 		     "[j] fill_once = true cannot be used with phases = write,verify", NULL);
+	expect_error("[j]\nfill_device = true\naccess = rand\n",
+		     "[j] fill_device = true needs access = seq: fill_device writes one file in order", NULL);
+	expect_error("[j]\nfill_device = true\nthreads = 2\n",
+		     "[j] fill_device = true cannot be used with threads = 2", NULL);
 	expect_error("[j]\naccess = rand\ncontinue_on_error = read\niodepth = 4\nbackend = io_uring\n",
 		     "[j] continue_on_error = read needs iodepth = 1: the queued loop stops at an error", NULL);
 	expect_error("[j]\nthinktime_spin = 1ms\n", "[j] thinktime_spin = 1ms needs thinktime", NULL);

@@ -116,7 +116,13 @@ struct iob_phase_spec {
 	/* streams.c: streams sharing a file with sequential access each go over
 	 * the whole of it (fio's clones), not a part each */
 	int shared_whole;
+	/* fill_device: a write phase goes on until the file system is full
+	 * (ENOSPC is its end, not an error); file_size is only a bound */
+	int fill_device;
 };
+
+/* fill_device's write bound (2^62: aligned to any block size); ENOSPC comes first */
+#define IOB_FILL_DEVICE_BOUND (1ull << 62)
 
 /* Positive status: the data read back did not match the pattern. */
 #define IOB_STATUS_MISMATCH 1
@@ -180,6 +186,7 @@ struct iob_phase_result {
 	struct iob_bs_hist bs_hist; /* a shaped phase: I/Os and bytes per block size (n 0: not kept) */
 	int errors_counted;	    /* shape.continue_mask: failed I/Os counted, not fatal */
 	uint64_t io_errors;	    /* those failed I/Os (not in ops or bytes) */
+	int device_full;	    /* spec.fill_device: the phase ended at ENOSPC */
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);

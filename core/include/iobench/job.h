@@ -126,6 +126,7 @@ struct iob_job {
 	uint64_t start_delay_ns;     /* the job's first phase waits this long, outside its window */
 	int shared_whole;            /* shared_file, sequential: each stream over the whole file (fio's clones) */
 	int continue_on_error;       /* 0 none, 1 read, 2 write, 3 io: failed I/Os counted, the phase goes on */
+	int fill_device;             /* sequential: writes go on until ENOSPC (its end), reads to the file's end */
 };
 
 struct iob_shape;
