@@ -151,6 +151,13 @@ const struct fio_key fj_keys[K_COUNT] = {
     [K_IO_SUBMIT_MODE] = {"io_submit_mode", "", "(none)",
 			  "inline (default); offload is accepted and runs inline, with a note: the stream submits "
 			  "its own I/O at the same rate"},
+    [K_FILL_DEVICE] = {"fill_device", "", "fill_device",
+		       "1: rw=write writes until the file system is full (ENOSPC ends the job, not as an error; the "
+		       "record says device_full) and size is not needed; a later job reading the same file with no "
+		       "size reads it to its end.  Sequential, one file, numjobs=1, iodepth 1; a read job with "
+		       "fill_device does not fill the file system first, as fio does: it reads the file to its end"},
+    [K_CREATE_SERIALIZE] = {"create_serialize", "", "(none)",
+			    "accepted, no effect: iobench jobs have one file each, laid out before the run"},
 };
 
 int fj_key_lookup(const char *name)

@@ -340,6 +340,17 @@ int fj_map_files(struct mapper *m, uint64_t numjobs)
 	return 0;
 }
 
+/* An earlier job of the file filled the file system through this job's file. */
+static int fill_before(const struct mapper *m)
+{
+	const struct iob_suite *suite = m->r->suite;
+	for (size_t i = 0; i < suite->njobs && &suite->jobs[i] != m->job; i++)
+		if (suite->jobs[i].fill_device && strcmp(suite->jobs[i].dir, m->job->dir) == 0 &&
+		    strcmp(suite->jobs[i].filename, m->job->filename) == 0)
+			return 1;
+	return 0;
+}
+
 /* rw, sizes and the amount of work: access, phases, size, loops, ops. */
 int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 {
@@ -412,6 +423,17 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 	if ((rc = fj_get_size(m, K_SIZE, &size, &size_set)) || (rc = fj_get_range(m, K_FILESIZE, &filesize, &filesize_set)) ||
 	    (rc = fj_get_size(m, K_IO_SIZE, &io_size, &io_set)))
 		return rc;
+	int fill, serial;
+	if ((rc = fj_get_bool(m, K_FILL_DEVICE, 0, &fill)) || (rc = fj_get_bool(m, K_CREATE_SERIALIZE, 1, &serial)))
+		return rc;
+	if (!fill && !size_set && !filesize_set && fill_before(m)) { /* fio: the file's size, once written */
+		fill = 1;
+		fj_note_job(m->r, job->name, "no size: reads the file an earlier fill_device job wrote, to its end");
+	}
+	job->fill_device = fill;
+	(void)serial; /* create_serialize: one file per job, nothing to serialize */
+	if (fill && !size_set && !filesize_set) /* not used: the file system's room or the file's end bounds it */
+		size_set = 1, size = job->size;
 	if (!size_set && !filesize_set)
 		return fj_bad(m, K_SIZE, -EINVAL, "no size: give size (fio would take an existing file's size)");
 	uint64_t fsize = filesize_set ? filesize : size;

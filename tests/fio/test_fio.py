@@ -451,6 +451,102 @@ def case_keywords(tmp):
                 "fio's arithmetic expressions are not supported")
 
 
+FILL_JOB = """[global]
+thread
+bs=64k
+ioengine=sync
+verify=meta
+verify_pattern=0xaa555aa5
+verify_interval=512
+[write-phase]
+filename=datafile.tmp
+rw=write
+fill_device=1
+do_verify=0
+[verify-phase]
+stonewall
+create_serialize=0
+filename=datafile.tmp
+rw=read
+do_verify=1
+"""
+
+
+def tmpfs(path, size):
+    os.makedirs(path)
+    p = iob.run(["mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", path])
+    expect(p.returncode == 0, f"mount tmpfs on {path}: {p.stderr}")
+
+
+def case_fill_device(tmp):
+    """fill_device=1 (fio's surface-scan.fio, buffered): the write job writes until a small tmpfs is full, ENOSPC
+    its end, not an error; the verify job reads and checks all of it; bytes and files as fio's own run."""
+    if os.geteuid() != 0:
+        print("SKIP: fill_device is tested on its own small tmpfs mount, and mounting needs root")
+        return 77
+    have_fio = ARGS.fio and os.path.exists(ARGS.fio)
+    if not have_fio:
+        print("fio is not installed: iobench's run is checked against the file system's own figures only")
+    path = os.path.join(tmp, "fill.fio")
+    with open(path, "w") as f:
+        f.write(FILL_JOB)
+    mounts = []
+    try:
+        # 8 MiB: a whole number of blocks; 8196k: the last write is short (4k of 64k), then ENOSPC
+        for size in ("8m", "8196k"):
+            mi, mf = os.path.join(tmp, "iob-" + size), os.path.join(tmp, "fio-" + size)
+            tmpfs(mi, size)
+            mounts.append(mi)
+            st = os.statvfs(mi)
+            room = st.f_bfree * st.f_frsize
+            out = os.path.join(tmp, "fill-" + size + ".json")
+            iobench("run", path, "--dir", mi, "--output", "json=" + out, rc=0)
+            doc = iob.read_json(out)
+            [w] = phases(doc, "write-phase")
+            [v] = phases(doc, "verify-phase")
+            fsize = os.stat(os.path.join(mi, "datafile.tmp")).st_size
+            print(f"{size}: iobench wrote {w['bytes']} in {w['ops']} I/Os, verified {v['bytes']}; file {fsize}, "
+                  f"room {room}")
+            expect(w["status"] == "ok" and w["device_full"] is True and w["fill_device"] is True, w)
+            expect(w["bytes"] == fsize == room, (w["bytes"], fsize, room))
+            expect(v["phase"] == "verify" and v["status"] == "ok" and v["bytes"] == fsize, v)
+            expect(v["verify"] == "meta" and "device_full" not in v, v)
+            expect(os.statvfs(mi).f_bfree == 0, "the file system is not full")
+            if not have_fio:
+                continue
+            tmpfs(mf, size)
+            mounts.append(mf)
+            p = iob.run([ARGS.fio, "--output-format=json", path], cwd=mf)
+            expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr}")
+            jobs = {j["jobname"]: j for j in json.loads(p.stdout[p.stdout.index("{"):])["jobs"]}
+            fio_file = os.stat(os.path.join(mf, "datafile.tmp")).st_size
+            fw, fr = jobs["write-phase"]["write"]["io_bytes"], jobs["verify-phase"]["read"]["io_bytes"]
+            print(f"{size}: fio wrote {fw}, read {fr}; its file {fio_file}; it left {sorted(os.listdir(mf))}")
+            expect(fio_file == fsize, f"fio's file {fio_file}, iobench's {fsize}")
+            expect(jobs["write-phase"]["error"] == 0 and jobs["verify-phase"]["error"] == 0, jobs)
+            if size == "8m":
+                expect(fw == w["bytes"] and fr == v["bytes"], (fw, fr, w["bytes"], v["bytes"]))
+            else:  # fio counts the short last write out of io_bytes (and verifies whole blocks only)
+                expect(fw == fr == fsize - 4096 and w["short_ops"] == 1, (fw, fr, w))
+            expect(set(os.listdir(mi)) <= set(os.listdir(mf)), (os.listdir(mi), os.listdir(mf)))
+        # from an INI profile: write, then verify in one job
+        mi = os.path.join(tmp, "ini")
+        tmpfs(mi, "4m")
+        mounts.append(mi)
+        prof = os.path.join(tmp, "fill.ini")
+        with open(prof, "w") as f:
+            f.write(f"[fill]\ndir = {mi}\nfilename = f\naccess = seq\nphases = write,verify\nblock_size = 64K\n"
+                    "fill_device = true\nverify = crc32c\nkeep_files = true\n")
+        out = os.path.join(tmp, "ini.json")
+        iobench("run", prof, "--output", "json=" + out, rc=0)
+        w, v = phases(iob.read_json(out))
+        expect(w["device_full"] is True and w["bytes"] == 4 << 20 == v["bytes"] and v["status"] == "ok", (w, v))
+        expect(os.listdir(mi) == ["f"] and os.stat(os.path.join(mi, "f")).st_size == 4 << 20, os.listdir(mi))
+    finally:
+        for m in reversed(mounts):
+            iob.run(["umount", m])
+
+
 def job_in(tmp, name, text):
     path = os.path.join(tmp, name)
     with open(path, "w") as f:
