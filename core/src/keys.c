@@ -156,6 +156,8 @@ static int set_rate_iops_min(struct iob_job *job, const char *value, char *err, 
 }
 static const struct iob_key_word rate_process_words[] = {{"linear", 0}, {"poisson", 1}, {NULL, 0}};
 
+static const struct iob_key_word dedupe_mode_words[] = {
+    {"repeat", IOB_DEDUPE_REPEAT}, {"working_set", IOB_DEDUPE_WORKING_SET}, {NULL, 0}};
 static const struct iob_key_word continue_words[] = {
     {"none", 0}, {"read", 1}, {"write", 2}, {"io", 3}, {"all", 3}, {"0", 0}, {"1", 3}, {NULL, 0}};
 static const struct iob_key_word steady_words[] = {
@@ -359,8 +361,19 @@ static const struct iob_key key_table[] = {
      "with compress_percentage: the chunk each block is made of (1 to block_size)", NULL,
      FIELD(pattern.compress_chunk), NULL},
     {"dedupe_percentage", IOB_KEY_COUNT, "percent", "0",
-     "data content: this share of the blocks are a copy of block 0 (0 to 100)", NULL, FIELD(pattern.dedupe_pct),
-     NULL, 0, 100, .record = "dedupe_pct"},
+     "data content: this share of the blocks are a copy of another block (dedupe_mode says which) (0 to 100)",
+     NULL, FIELD(pattern.dedupe_pct), NULL, 0, 100, .record = "dedupe_pct"},
+    {"dedupe_mode", IOB_KEY_ENUM, "", "repeat",
+     "with dedupe_percentage: repeat (a copy is of block 0) or working_set (a copy is of one of the file's first "
+     "unique blocks, dedupe_working_set percent of its blocks, drawn for each copy)",
+     dedupe_mode_words, FIELD(pattern.dedupe_mode), NULL, 0, 0, .record = "dedupe_mode"},
+    {"dedupe_working_set", IOB_KEY_COUNT, "percent", "5",
+     "dedupe_mode = working_set: the working set, a share of the file's blocks (1 to 100)", NULL,
+     FIELD(pattern.dedupe_ws_pct), NULL, 1, 100, .record = "dedupe_working_set_pct"},
+    {"dedupe_global", IOB_KEY_BOOL, "", "false",
+     "dedupe_mode = working_set: the jobs with dedupe_global share one working set, spread evenly over their "
+     "files (they need equal size, block_size and dedupe keys)",
+     NULL, FIELD(pattern.dedupe_global), NULL, 0, 0, .record = "dedupe_global"},
     {"verify", IOB_KEY_ENUM, "", "pattern",
      "what verify checks: pattern (every byte against the pattern); meta (a 64-byte header in every block: "
      "offset, length, generation; and the bytes); crc32c, crc64, md5, sha256, xxhash (the header and a checksum "

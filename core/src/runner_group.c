@@ -218,8 +218,11 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 			     "0x%02x, found 0x%02x%s%s",
 			     job->name, (unsigned long long)r.bad_blocks, (unsigned long long)r.first_bad_offset,
 			     r.bad_file, r.expected, r.found, r.verify_why[0] ? "; " : "", r.verify_why);
-		if (job->verify_dump)
-			iob_verify_dump(job, &r, gp->bs);
+		if (job->verify_dump) {
+			struct iob_pattern vp = job->pattern;
+			iob_runner_fill_bind(run, job, &vp, gp->bs);
+			iob_verify_dump(&vp, &r, gp->bs);
+		}
 	} else if (gp->rc < 0)
 		iob_run_fail(run, gp->rc == -EINVAL && r.ops == 0, "job %s: %s", job->name,
 			     streams ? r.error : gp->st.r[0].error);

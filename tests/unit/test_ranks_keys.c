@@ -49,6 +49,7 @@ static const struct field job_fields[] = {
 static const struct field pattern_fields[] = {
 	P(kind), P(byte), P(complement), P(seed), P(hex), P(nhex), P(verify), P(verify_interval),
 	P(verify_generation), P(block_size), P(compress_pct), P(compress_chunk), P(dedupe_pct),
+	P(dedupe_mode), P(dedupe_ws_pct), P(dedupe_global), P(dedupe_member), P(dedupe_members), P(dedupe_blocks),
 };
 #define COUNT(a) (sizeof a / sizeof a[0])
 
