@@ -158,6 +158,8 @@ static const struct iob_key_word rate_process_words[] = {{"linear", 0}, {"poisso
 
 static const struct iob_key_word dedupe_mode_words[] = {
     {"repeat", IOB_DEDUPE_REPEAT}, {"working_set", IOB_DEDUPE_WORKING_SET}, {NULL, 0}};
+static const struct iob_key_word exit_words[] = {
+    {"none", IOB_EXIT_NONE}, {"group", IOB_EXIT_GROUP}, {"all", IOB_EXIT_ALL}, {NULL, 0}};
 static const struct iob_key_word continue_words[] = {
     {"none", 0}, {"read", 1}, {"write", 2}, {"io", 3}, {"all", 3}, {"0", 0}, {"1", 3}, {NULL, 0}};
 static const struct iob_key_word steady_words[] = {
@@ -477,6 +479,10 @@ static const struct iob_key key_table[] = {
      "an I/O that fails in these directions (read, write, io: both) is counted in the record's io_errors and the "
      "phase goes on to the next I/O (not in ops or bytes); none: the first error ends the phase; iodepth 1 only",
      continue_words, FIELD(continue_on_error), NULL, 0, 0, .record = "continue_on_error"},
+    {"exit_others", IOB_KEY_ENUM, "", "none",
+     "when this job has done all its phases: group (the other jobs of its group stop, their records say "
+     "stopped; fio's exitall), all (and the jobs after its group do not run); none: the others go on",
+     exit_words, FIELD(exit_others), NULL, 0, 0, .record = "exit_others"},
 };
 #pragma GCC diagnostic pop
 

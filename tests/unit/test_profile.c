@@ -363,6 +363,7 @@ static const char *every_key[][3] = {
     {"start_delay", "4s", NULL},
     {"shared_whole", "true", NULL},
     {"continue_on_error", "read", "io"},
+    {"exit_others", "group", "all"},
     {"log_interval", "250ms", "1h"},
     {"livecsv", "/tmp/live a,b.csv", NULL},
     {"group", "7", "4294967295"},
