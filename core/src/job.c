@@ -173,6 +173,10 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	sh->rand_run = job->rand_run;
 	sh->start_delay_ns = job->start_delay_ns;
 	sh->continue_mask = (uint32_t)job->continue_on_error;
+	if (job->ignore_error[0] && iob_ignore_error_parse(job->ignore_error, sh, why, sizeof why) != 0) {
+		snprintf(err, errlen, "[%s] %s", job->name, why);
+		return -EINVAL;
+	}
 	return sh->continue_mask || iob_shape_draws(sh) || iob_shape_paces(sh) || sh->rate_min[0] || sh->rate_min[1] || sh->rate_iops_min[0] ||
 	       sh->rate_iops_min[1] || sh->start_delay_ns;
 }
@@ -219,7 +223,8 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (sh.continue_mask && job->iodepth > 1) {
-		snprintf(err, errlen, "[%s] continue_on_error needs iodepth = 1 (the queued loop stops at an error)", n);
+		snprintf(err, errlen, "[%s] continue_on_error and ignore_error need iodepth = 1 (the queued loop stops at an "
+				      "error)", n);
 		return -EINVAL;
 	}
 	if (sh.dist != IOB_DIST_RANDOM && job->access != IOB_ACCESS_RAND) {

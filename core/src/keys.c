@@ -116,6 +116,8 @@ static int set_shape_text(struct iob_job *job, const char *key, const char *valu
 		rc = iob_dist_parse(value, &sh, err, errlen);
 	else if (strcmp(key, "seq_add") == 0)
 		rc = iob_seq_add_parse(value, &sh.seq_add, err, errlen);
+	else if (strcmp(key, "ignore_error") == 0)
+		rc = iob_ignore_error_parse(value, &sh, err, errlen);
 	else
 		rc = iob_rate_parse(key, value, sh.rate, err, errlen);
 	if (rc == 0) {
@@ -153,6 +155,10 @@ static int set_rate_min(struct iob_job *job, const char *value, char *err, size_
 static int set_rate_iops_min(struct iob_job *job, const char *value, char *err, size_t errlen)
 {
 	return set_shape_text(job, "rate_iops_min", value, job->rate_iops_min, sizeof job->rate_iops_min, err, errlen);
+}
+static int set_ignore_error(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_shape_text(job, "ignore_error", value, job->ignore_error, sizeof job->ignore_error, err, errlen);
 }
 static const struct iob_key_word rate_process_words[] = {{"linear", 0}, {"poisson", 1}, {NULL, 0}};
 
@@ -479,6 +485,10 @@ static const struct iob_key key_table[] = {
      "an I/O that fails in these directions (read, write, io: both) is counted in the record's io_errors and the "
      "phase goes on to the next I/O (not in ops or bytes); none: the first error ends the phase; iodepth 1 only",
      continue_words, FIELD(continue_on_error), NULL, 0, 0, .record = "continue_on_error"},
+    {"ignore_error", IOB_KEY_STRING, "", "",
+     "READS,WRITES: ':' lists of errnos (EIO, ENOSPC, ... or numbers); an I/O failing that way with one of them is "
+     "counted in io_errors and passed over, as continue_on_error (which then passes over only those); iodepth 1",
+     NULL, FIELD(ignore_error), set_ignore_error, 0, 0, .record = "ignore_error"},
     {"exit_others", IOB_KEY_ENUM, "", "none",
      "when this job has done all its phases: group (the other jobs of its group stop, their records say "
      "stopped; fio's exitall), all (and the jobs after its group do not run); none: the others go on",

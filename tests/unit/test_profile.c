@@ -364,6 +364,7 @@ static const char *every_key[][3] = {
     {"shared_whole", "true", NULL},
     {"continue_on_error", "read", "io"},
     {"exit_others", "group", "all"},
+    {"ignore_error", "EIO:5,ENOSPC", ",EDQUOT"},
     {"log_interval", "250ms", "1h"},
     {"livecsv", "/tmp/live a,b.csv", NULL},
     {"group", "7", "4294967295"},

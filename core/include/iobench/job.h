@@ -129,6 +129,7 @@ struct iob_job {
 	uint64_t start_delay_ns;     /* the job's first phase waits this long, outside its window */
 	int shared_whole;            /* shared_file, sequential: each stream over the whole file (fio's clones) */
 	int continue_on_error;       /* 0 none, 1 read, 2 write, 3 io: failed I/Os counted, the phase goes on */
+	char ignore_error[192];      /* "", or READS,WRITES: ':' lists of errnos passed over (continue_on_error) */
 	int exit_others;             /* IOB_EXIT_*: when this job ends, the others of its group stop (fio's exitall) */
 };
 
