@@ -55,6 +55,8 @@ static int fio_sizes_list(struct mapper *m, enum fkey k, const char *in, int siz
 
 /* bssplit, random_distribution, rate, rate_iops, rate_process, thinktime:
  * iobench's job keys of the same names (shape.c), sizes in bytes. */
+static int map_errors(struct mapper *m);
+
 static int map_shape(struct mapper *m)
 {
 	struct iob_job *job = m->job;
@@ -115,6 +117,8 @@ static int map_shape(struct mapper *m)
 		if (iob_job_set(job, "continue_on_error", c, m->why, sizeof m->why))
 			return fj_bad(m, K_CONTINUE_ON_ERROR, -EINVAL, "give none, read, write, io, all, 0 or 1");
 	}
+	if ((rc = map_errors(m)))
+		return rc;
 	if ((v = fj_get(m, K_PERCENTILE_LIST))) { /* fio's ':'-separated list of ranks */
 		char list[FIO_LINE_MAX];
 		snprintf(list, sizeof list, "%s", v->bare ? "" : v->value);
@@ -253,6 +257,52 @@ static int map_pattern(struct mapper *m, enum fkey k)
 	return 0;
 }
 
+/* ignore_error, and continue_on_error's errnos: fio passes over only EIO and
+ * EILSEQ (its non-fatal errors) in a direction ignore_error gives no list
+ * for; exitall and exit_what. */
+static int map_errors(struct mapper *m)
+{
+	struct iob_job *job = m->job;
+	const struct fval *v = fj_get(m, K_IGNORE_ERROR);
+	char list[3][FIO_LINE_MAX / 2], text[FIO_LINE_MAX];
+	memset(list, 0, sizeof list);
+	if (v && !v->bare) {
+		const char *p = v->value;
+		for (int d = 0; d < 3 && p; d++) {
+			const char *c = strchr(p, ',');
+			size_t n = c ? (size_t)(c - p) : strlen(p);
+			if (n >= sizeof list[d])
+				return fj_bad(m, K_IGNORE_ERROR, -EINVAL, "a list is too long");
+			memcpy(list[d], p, n);
+			p = c ? c + 1 : NULL;
+		}
+		if (p) /* a fourth list */
+			return fj_bad(m, K_IGNORE_ERROR, -EINVAL, "give READS,WRITES[,VERIFY], ':' lists of errnos");
+	} else if (v) {
+		return fj_bad(m, K_IGNORE_ERROR, -EINVAL, "needs READS,WRITES[,VERIFY], ':' lists of errnos");
+	}
+	for (int d = 0; d < 2; d++)
+		if ((job->continue_on_error >> d & 1) && !list[d][0])
+			snprintf(list[d], sizeof list[d], "EIO:EILSEQ");
+	if (list[0][0] || list[1][0] || list[2][0]) {
+		snprintf(text, sizeof text, "%s,%s%s%s", list[0], list[1], list[2][0] ? "," : "", list[2]);
+		if (iob_job_set(job, "ignore_error", text, m->why, sizeof m->why))
+			return fj_bad(m, v ? K_IGNORE_ERROR : K_CONTINUE_ON_ERROR, -EINVAL, "%s", m->why);
+	}
+	int exitall, rc;
+	if ((rc = fj_get_bool(m, K_EXITALL, 0, &exitall)))
+		return rc;
+	const struct fval *w = fj_get(m, K_EXIT_WHAT);
+	const char *what = w && !w->bare ? w->value : "group";
+	if (w && strcmp(what, "group") != 0 && strcmp(what, "stonewall") != 0 && strcmp(what, "all") != 0)
+		return fj_bad(m, K_EXIT_WHAT, -EINVAL, "give group, stonewall or all");
+	if (exitall)
+		job->exit_others = strcmp(what, "all") == 0 ? IOB_EXIT_ALL : IOB_EXIT_GROUP;
+	else if (w)
+		fj_note_job(m->r, job->name, "exit_what=%s without exitall: no effect, as in fio", what);
+	return 0;
+}
+
 /* buffer_pattern, buffer_compress_*, dedupe_percentage: the data written. */
 static int map_content(struct mapper *m)
 {
@@ -274,6 +324,19 @@ static int map_content(struct mapper *m)
 	     (rc = set_iob_key(m, K_DEDUPE_PCT, "dedupe_percentage", "%llu", (unsigned long long)dpct))) ||
 	    (rc = set_iob_key(m, K_COMPRESS_CHUNK, "compress_chunk", "%llu", (unsigned long long)chunk)))
 		return rc;
+	const struct fval *v = fj_get(m, K_DEDUPE_MODE);
+	uint64_t ws;
+	if (v && (v->bare || (strcmp(v->value, "repeat") != 0 && strcmp(v->value, "working_set") != 0)))
+		return fj_bad(m, K_DEDUPE_MODE, -EINVAL, "give repeat or working_set");
+	if ((v && (rc = set_iob_key(m, K_DEDUPE_MODE, "dedupe_mode", "%s", v->value))) ||
+	    (rc = fj_get_uint(m, K_DEDUPE_WS_PCT, 100, 5, &ws)) || (rc = fj_get_bool(m, K_DEDUPE_GLOBAL, 0, &flag)))
+		return rc;
+	if (!ws)
+		return fj_bad(m, K_DEDUPE_WS_PCT, -EINVAL, "give 1 to 100");
+	m->job->pattern.dedupe_ws_pct = (uint32_t)ws;
+	m->job->pattern.dedupe_global = flag;
+	if (flag && m->job->pattern.dedupe_mode != IOB_DEDUPE_WORKING_SET && dpct)
+		return fj_bad(m, K_DEDUPE_GLOBAL, -EINVAL, "needs dedupe_mode=working_set");
 	return 0;
 }
 

@@ -425,7 +425,7 @@ def case_shapes(tmp):
 # Accepted by `iobench check` (scaled with --set size/runtime, --dir, --allow-device); every other
 # example must be refused with one line, exit 2, nothing created.  bench/fio_examples.py prints the
 # table.
-ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_null.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
+ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_null.fio", "dedupe-global.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio"}
 

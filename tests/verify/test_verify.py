@@ -421,11 +421,30 @@ def case_dedupe_modes(d):
         expect(len(lines) == 1 and says in lines[0], f"bad dedupe keys: {p.stderr}")
         expect(sorted(os.listdir(d)) == ["bad.ini", "dd.ini"], f"bad dedupe keys created {os.listdir(d)}")
         print(f"refused: {lines[0]}")
+    src = example("dedupe-global.fio")
+    if src:  # fio's example, scaled: the same shares through fio's keys
+        iobench("run", src, "--dir", d, "--set", "size=8m", rc=0)
+        ha, hb = block_hashes(os.path.join(d, "a.0.0")), block_hashes(os.path.join(d, "b.0.0"))
+        both = dedupe_share(ha + hb)
+        print(f"dedupe-global.fio: a {dedupe_share(ha):.2f}%, b {dedupe_share(hb):.2f}%, both {both:.2f}%")
+        expect(abs(both - 50) <= 2 and dedupe_share(ha) < 42, f"dedupe-global.fio: both {both:.2f}%")
+        fio = ARGS.fio or shutil.which("fio")
+        if fio and os.access(fio, os.X_OK):
+            fd = tempfile.mkdtemp(dir=d)
+            with open(src) as f:
+                text = f.read().replace("size=100m", "size=8m")
+            with open(os.path.join(fd, "dg.fio"), "w") as f:
+                f.write(text)
+            subprocess.run([fio, "--output-format=terse", "dg.fio"], capture_output=True, check=True, cwd=fd)
+            fa, fb = block_hashes(os.path.join(fd, "a.0.0")), block_hashes(os.path.join(fd, "b.0.0"))
+            print(f"fio itself: a {dedupe_share(fa):.2f}%, b {dedupe_share(fb):.2f}%, "
+                  f"both {dedupe_share(fa + fb):.2f}% (not asserted)")
     return 0
 
 
 MINE = ("verify", "verify_interval", "verify_pattern", "verify_fatal", "verify_dump", "verify_backlog", "do_verify",
-        "buffer_pattern", "buffer_compress_percentage", "buffer_compress_chunk", "dedupe_percentage",
+        "buffer_pattern", "buffer_compress_percentage", "buffer_compress_chunk", "dedupe_percentage", "dedupe_mode",
+        "dedupe_global", "dedupe_working_set_percentage",
         "refill_buffers", "scramble_buffers")
 
 
