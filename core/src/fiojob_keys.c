@@ -17,7 +17,9 @@ const struct fio_key fj_keys[K_COUNT] = {
     [K_IO_SIZE] = {"io_size", "io_limit", "loops, ops",
 		   "bytes of I/O per stream: random access, io_size / bs I/Os; sequential, whole passes over the "
 		   "file only"},
-    [K_NRFILES] = {"nrfiles", "nr_files", "(check)", "1 only: iobench jobs use one file per stream"},
+    [K_NRFILES] = {"nrfiles", "nr_files", "(check), files",
+		   "1 only: iobench jobs use one file per stream; with the file and directory engines, the files (or "
+		   "directories) each stream makes"},
     [K_OFFSET] = {"offset", "", "(check)", "0 only: iobench I/O starts at the start of the file"},
     [K_BS] = {"bs", "blocksize", "block_size",
 	      "one size, or read,write[,trim] (an empty side is 4k): the size of the direction the job does; rw and "
@@ -33,7 +35,8 @@ const struct fio_key fj_keys[K_COUNT] = {
     [K_IOENGINE] = {"ioengine", "", "backend, backend_options",
 		    "psync (fio's default), sync, pvsync: posix (direct with direct=1); libaio: libaio, io_uring: "
 		    "io_uring (backend option direct=1 with direct=1); mmap: mmap; null, cpp_null: null (no I/O, any iodepth); a changed "
-		    "engine is noted"},
+		    "engine is noted; filecreate, filestat, filedelete, dircreate, dirdelete: workload = files "
+		    "(meta_phases create; create,stat; create,remove; mkdir; mkdir,rmdir); dirstat is refused"},
     [K_IODEPTH] = {"iodepth", "", "iodepth",
 		   "I/Os in flight per stream with io_uring, libaio and null; the synchronous engines run depth 1, as fio does "
 		   "(noted)"},
@@ -158,6 +161,13 @@ const struct fio_key fj_keys[K_COUNT] = {
     [K_IGNORE_ERROR] = {"ignore_error", "", "ignore_error",
 			"READS,WRITES[,VERIFY]: ':' lists of errno names or numbers passed over (counted in io_errors); "
 			"a verify list is refused; iodepth 1"},
+    [K_CREATE_ON_OPEN] = {"create_on_open", "", "(none)",
+			   "accepted with the file and directory engines (iobench makes each file as it opens it); "
+			   "refused with the others"},
+    [K_OPENFILES] = {"openfiles", "", "(none)",
+		     "accepted with the file and directory engines (a stream has one file open at a time; above 1 "
+		     "noted); refused with the others"},
+    [K_FALLOCATE] = {"fallocate", "", "(check)", "none only: iobench does not preallocate files"},
     [K_EXITALL] = {"exitall", "", "exit_others",
 		   "1: when the job ends, the jobs running with it stop (exit_others = group, or all with exit_what=all)"},
     [K_EXIT_WHAT] = {"exit_what", "", "exit_others",

@@ -141,13 +141,15 @@ def case_every_key(tmp):
     env = {"IOB_FIO_DIR": os.path.join(tmp, "data")}
     os.makedirs(env["IOB_FIO_DIR"])
     p = iobench("check", job_file("every-key.fio"), env=env, rc=0)
-    expect(p.stdout.startswith(job_file("every-key.fio") + ": 11 job(s) OK"), p.stdout)
+    expect(p.stdout.startswith(job_file("every-key.fio") + ": 12 job(s) OK"), p.stdout)
     doc = run_json(tmp, job_file("every-key.fio"), env=env)
     by = {r["job"]: r for r in phases(doc)}
     expect(sorted(by) == ["content", "mixer", "pattern-verifier", "reader", "shaped", "shaped-alias", "steady",
                           "steady-long", "timed", "verifier", "writer"], by)
     expect(by["content"]["bytes"] == 256 << 10, by["content"])
     c = by["content"]
+    made = [(r["job"], r["phase"], r["ops"]) for r in doc["records"] if r.get("kind") == "meta"]
+    expect(made == [("files", "create", 20)], made)  # ioengine=filecreate: a files job
     expect((c["dedupe_pct"], c["dedupe_mode"], c["dedupe_working_set_pct"], c["dedupe_global"], c["exit_others"]) ==
            (10, "working_set", 20, False, "group"), c)
     expect((by["shaped-alias"]["continue_on_error"], by["shaped-alias"]["ignore_error"]) == ("read", "EIO:ENOSPC,"),
