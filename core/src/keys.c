@@ -378,8 +378,8 @@ static const struct iob_key key_table[] = {
      "unique blocks, dedupe_working_set percent of its blocks, drawn for each copy)",
      dedupe_mode_words, FIELD(pattern.dedupe_mode), NULL, 0, 0, .record = "dedupe_mode"},
     {"dedupe_working_set", IOB_KEY_COUNT, "percent", "5",
-     "dedupe_mode = working_set: the working set, a share of the file's blocks (1 to 100)", NULL,
-     FIELD(pattern.dedupe_ws_pct), NULL, 1, 100, .record = "dedupe_working_set_pct"},
+     "dedupe_mode = working_set: the working set, a share of the file's blocks (1 to 100; 0 is the default, 5)",
+     NULL, FIELD(pattern.dedupe_ws_pct), NULL, 0, 100, .record = "dedupe_working_set_pct"},
     {"dedupe_global", IOB_KEY_BOOL, "", "false",
      "dedupe_mode = working_set: the jobs with dedupe_global share one working set, spread evenly over their "
      "files (they need equal size, block_size and dedupe keys)",

@@ -407,7 +407,7 @@ def case_dedupe_modes(d):
         expect(sa < 42 and sb < 42, f"dedupe_global: a file alone {sa:.2f}%, {sb:.2f}%: no copies across files?")
         expect(len(set(ha) & set(hb)) > 300, "dedupe_global: the files share few blocks")
     prof = os.path.join(d, "bad.ini")
-    for body, says in ((("dedupe_percentage = 50\ndedupe_working_set = 0\n",) * 2, "dedupe_working_set"),
+    for body, says in ((("dedupe_percentage = 50\ndedupe_working_set = 101\n",) * 2, "dedupe_working_set"),
                        (("dedupe_percentage = 50\ndedupe_global = true\n",) * 2, "needs dedupe_mode = working_set"),
                        (("dedupe_percentage = 50\ndedupe_mode = working_set\ndedupe_global = true\n",
                          "dedupe_percentage = 40\ndedupe_mode = working_set\ndedupe_global = true\n"),

@@ -66,7 +66,7 @@ struct iob_pattern {
 	uint32_t dedupe_pct;        /* 0-100: this share of the blocks repeat another block */
 	/* dedupe_mode, dedupe_working_set, dedupe_global (fill.c) */
 	int dedupe_mode;            /* IOB_DEDUPE_REPEAT: block 0; IOB_DEDUPE_WORKING_SET: one of the first unique blocks */
-	uint32_t dedupe_ws_pct;     /* working_set: the working set, percent of the file's blocks (1-100) */
+	uint32_t dedupe_ws_pct;     /* working_set: the working set, percent of the file's blocks (1-100; 0: 5) */
 	int dedupe_global;          /* working_set: the working set is shared by every job with dedupe_global */
 	/* set by the runner as each phase starts (iob_fill_bind), never by a key */
 	uint32_t dedupe_member;     /* working_set: whose unique blocks these are (1 + the job's place) */
