@@ -79,7 +79,7 @@ def table(iobench, examples):
 # keys added for fio alone where iobench's meaning is another (docs/fio.md): iobench draws bssplit's
 # offsets with replacement (fio's norandommap)
 RUN = [("backwards-read.fio", []), ("basic-verify.fio", []), ("dedupe-global.fio", []), ("fsx.fio", []),
-       ("null.fio", []), ("rand-zones.fio", []), ("fixed-rate-submission.fio", []),
+       ("null.fio", []), ("rand-zones.fio", []), ("waitfor.fio", []),
        ("iometer-file-access-server.fio", [("norandommap", "1")]), ("jesd219.fio", [("norandommap", "1")]),
        ("ssd-test.fio", [])]
 RUN_SETS = [("size", "4M"), ("runtime", "5s")]
@@ -149,7 +149,11 @@ def run_one(iobench, fio, path, sets, fio_extra, scratch):
             argv = [iobench, "run", path, "--dir", data, "--allow-device", "--output", "json=" + out]
             for k, v in sets:
                 argv += ["--set", f"{k}={v}"]
-        p = subprocess.run(argv, cwd=data, capture_output=True, text=True, timeout=600)
+        try:
+            p = subprocess.run(argv, cwd=data, capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            shutil.rmtree(data, ignore_errors=True)
+            return {"error": f"{who}: did not end within 300 s"}
         shutil.rmtree(data, ignore_errors=True)
         if p.returncode != 0:
             return {"error": f"{who}: exit {p.returncode}: {(p.stderr.strip().splitlines() or [''])[-1]}"}
