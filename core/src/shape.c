@@ -299,7 +299,18 @@ static const struct {
     {"EACCES", EACCES},	    {"EFAULT", EFAULT},	      {"EBUSY", EBUSY},		{"EEXIST", EEXIST},
     {"ENODEV", ENODEV},	    {"EINVAL", EINVAL},	      {"EFBIG", EFBIG},		{"ENOSPC", ENOSPC},
     {"ESPIPE", ESPIPE},	    {"EROFS", EROFS},	      {"EILSEQ", EILSEQ},	{"ERANGE", ERANGE},
-    {"ENOTSUP", ENOTSUP},   {"EOVERFLOW", EOVERFLOW}, {"ETIMEDOUT", ETIMEDOUT}, {"ECANCELED", ECANCELED},
+#ifdef ENOTSUP
+    {"ENOTSUP", ENOTSUP},
+#endif
+#ifdef EOVERFLOW
+    {"EOVERFLOW", EOVERFLOW},
+#endif
+#ifdef ETIMEDOUT
+    {"ETIMEDOUT", ETIMEDOUT},
+#endif
+#ifdef ECANCELED
+    {"ECANCELED", ECANCELED},
+#endif
 #ifdef EDQUOT
     {"EDQUOT", EDQUOT},
 #endif
