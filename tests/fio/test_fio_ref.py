@@ -443,7 +443,8 @@ def case_shapes(tmp):
 # Accepted by `iobench check` (scaled with --set size/runtime, --dir, --allow-device); every other
 # example must be refused with one line, exit 2, nothing created.  bench/fio_examples.py prints the
 # table.
-ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_null.fio", "dedupe-global.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
+ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_null.fio", "dedupe-global.fio",
+            "filecreate-ioengine.fio", "filestat-ioengine.fio", "dircreate-ioengine.fio", "dirdelete-ioengine.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
             "waitfor.fio"}
@@ -489,8 +490,8 @@ def case_file_engines(tmp):
     """filecreate, filestat, filedelete, dircreate, dirdelete (jobs separated by stonewall, numjobs=2 on one):
     iobench's files job does, in the phase that is the engine's, as many operations as fio's JSON counts I/Os
     (summed over fio's clones); each stream's tree holds what was made.  fio 3.33 has no dir* engines: those
-    are checked against nrfiles x numjobs alone.  The examples (filecreate-ioengine.fio and the others, jobs
-    at once) are accepted, or refused in one line that says a files job runs alone."""
+    are checked against nrfiles x numjobs alone.  fio's filestat-ioengine.fio (six jobs at once) by both:
+    200 stats a job."""
     text = ("[fstat]\nioengine=filestat\nnrfiles=40\nfilesize=4k\nnumjobs=2\nthread\n"
             "[fcreate]\nstonewall\nioengine=filecreate\nnrfiles=60\nfilesize=4k\ncreate_on_open=1\nopenfiles=1\n"
             "fallocate=none\n"
@@ -534,18 +535,25 @@ def case_file_engines(tmp):
             fio[j["jobname"]] = fio.get(j["jobname"], 0) + j["read"]["total_ios"] + j["write"]["total_ios"]
         print("fio    ", fio, "(its engines:", ", ".join(e for e in ENGINE_PHASE if e in engines) + ")")
         expect(fio and all(fio[k] == got[k] for k in fio), f"fio {fio}, iobench {got}")
-    for name in ("filecreate-ioengine.fio", "filestat-ioengine.fio", "dircreate-ioengine.fio",
-                 "dirdelete-ioengine.fio"):
-        path = os.path.join(examples_dir(), name)
-        if not os.path.isfile(path):
-            continue
+    # fio's own example, its six jobs at once: each stats its 200 files, as in fio
+    src = os.path.join(examples_dir(), "filestat-ioengine.fio")
+    if os.path.isfile(src):
         d = tempfile.mkdtemp(dir=tmp)
-        p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "check", path, "--dir", d, "--set", "size=16M",
-                            "--set", "runtime=2s"], capture_output=True, text=True)
-        lines = p.stderr.strip().splitlines()
-        ok = p.returncode == 0 or (p.returncode == 2 and len(lines) == 1 and "workload = files runs alone" in lines[0])
-        expect(ok and os.listdir(d) == [], f"{name}: exit {p.returncode}: {p.stderr}")
-        print(f"{name}: {'accepted' if p.returncode == 0 else lines[0]}")
+        out = os.path.join(tmp, "ex.json")
+        iobench("run", src, "--dir", d, "--output", "json=" + out)
+        stat = {r["job"]: r["ops"] for r in iob.read_json(out)["records"] if r.get("kind") == "meta" and
+                r["phase"] == "stat"}
+        print("filestat-ioengine.fio iobench", stat)
+        expect(stat == {f"t{i}": 200 for i in range(6)}, stat)
+        if os.access(fio_bin(), os.X_OK):
+            fd = tempfile.mkdtemp(dir=tmp)
+            p = subprocess.run([fio_bin(), "--output-format=json", "--output=fio.json", src], cwd=fd,
+                               capture_output=True, text=True)
+            expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr}")
+            with open(os.path.join(fd, "fio.json")) as f:
+                fj = {j["jobname"]: j["read"]["total_ios"] for j in json.load(f)["jobs"]}
+            print("filestat-ioengine.fio fio    ", fj)
+            expect(fj == stat, f"fio {fj}, iobench {stat}")
 
 
 def case_devices(tmp):
