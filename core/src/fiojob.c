@@ -54,7 +54,7 @@ static int add_layouts(struct reader *r, struct iob_job *jobs, size_t *njobs, un
 {
 	for (size_t j = 0; j < *njobs; j++) {
 		struct iob_job *job = &jobs[j];
-		if (prepare[j] || !(job->phases & (IOB_PHASE_BIT(IOB_PHASE_READ) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) ||
+		if (prepare[j] || job->workload == 1 || !(job->phases & (IOB_PHASE_BIT(IOB_PHASE_READ) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) ||
 		    strcmp(job->filename, "-") == 0 || strcmp(job->backend, "null") == 0) /* null reads no file */
 			continue;
 		size_t first = j; /* the group's first job: the layout goes before it */
@@ -158,6 +158,14 @@ static int load(const char *path, const struct iob_fio_opts *opts, struct iob_su
 					  r.jobs[j].where, suite->jobs[j].name);
 		if (rc == 0)
 			suite->njobs++;
+	}
+	/* a files job alone in its group runs as a lone job (meta.c) */
+	for (size_t j = 0; rc == 0 && j < suite->njobs; j++) {
+		struct iob_job *x = &suite->jobs[j];
+		int alone = (j == 0 || suite->jobs[j - 1].group != x->group) &&
+			    (j + 1 == suite->njobs || suite->jobs[j + 1].group != x->group);
+		if (x->workload == 1 && alone)
+			x->group = 0;
 	}
 	if (rc == 0 && r.ignored[0])
 		fj_note(&r, "fio keys ignored as --fio-ignore asked (the run differs from fio's there): %s", r.ignored);

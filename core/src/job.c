@@ -122,6 +122,10 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	sh->rand_run = job->rand_run;
 	sh->start_delay_ns = job->start_delay_ns;
 	sh->continue_mask = (uint32_t)job->continue_on_error;
+	if (job->ignore_error[0] && iob_ignore_error_parse(job->ignore_error, sh, why, sizeof why) != 0) {
+		snprintf(err, errlen, "[%s] %s", job->name, why);
+		return -EINVAL;
+	}
 	return sh->continue_mask || iob_shape_draws(sh) || iob_shape_paces(sh) || sh->rate_min[0] || sh->rate_min[1] || sh->rate_iops_min[0] ||
 	       sh->rate_iops_min[1] || sh->start_delay_ns;
 }

@@ -116,6 +116,8 @@ static int set_shape_text(struct iob_job *job, const char *key, const char *valu
 		rc = iob_dist_parse(value, &sh, err, errlen);
 	else if (strcmp(key, "seq_add") == 0)
 		rc = iob_seq_add_parse(value, &sh.seq_add, err, errlen);
+	else if (strcmp(key, "ignore_error") == 0)
+		rc = iob_ignore_error_parse(value, &sh, err, errlen);
 	else
 		rc = iob_rate_parse(key, value, sh.rate, err, errlen);
 	if (rc == 0) {
@@ -154,8 +156,16 @@ static int set_rate_iops_min(struct iob_job *job, const char *value, char *err, 
 {
 	return set_shape_text(job, "rate_iops_min", value, job->rate_iops_min, sizeof job->rate_iops_min, err, errlen);
 }
+static int set_ignore_error(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_shape_text(job, "ignore_error", value, job->ignore_error, sizeof job->ignore_error, err, errlen);
+}
 static const struct iob_key_word rate_process_words[] = {{"linear", 0}, {"poisson", 1}, {NULL, 0}};
 
+static const struct iob_key_word dedupe_mode_words[] = {
+    {"repeat", IOB_DEDUPE_REPEAT}, {"working_set", IOB_DEDUPE_WORKING_SET}, {NULL, 0}};
+static const struct iob_key_word exit_words[] = {
+    {"none", IOB_EXIT_NONE}, {"group", IOB_EXIT_GROUP}, {"all", IOB_EXIT_ALL}, {NULL, 0}};
 static const struct iob_key_word continue_words[] = {
     {"none", 0}, {"read", 1}, {"write", 2}, {"io", 3}, {"all", 3}, {"0", 0}, {"1", 3}, {NULL, 0}};
 static const struct iob_key_word steady_words[] = {
@@ -361,8 +371,19 @@ static const struct iob_key key_table[] = {
      "with compress_percentage: the chunk each block is made of (1 to block_size)", NULL,
      FIELD(pattern.compress_chunk), NULL},
     {"dedupe_percentage", IOB_KEY_COUNT, "percent", "0",
-     "data content: this share of the blocks are a copy of block 0 (0 to 100)", NULL, FIELD(pattern.dedupe_pct),
-     NULL, 0, 100, .record = "dedupe_pct"},
+     "data content: this share of the blocks are a copy of another block (dedupe_mode says which) (0 to 100)",
+     NULL, FIELD(pattern.dedupe_pct), NULL, 0, 100, .record = "dedupe_pct"},
+    {"dedupe_mode", IOB_KEY_ENUM, "", "repeat",
+     "with dedupe_percentage: repeat (a copy is of block 0) or working_set (a copy is of one of the file's first "
+     "unique blocks, dedupe_working_set percent of its blocks, drawn for each copy)",
+     dedupe_mode_words, FIELD(pattern.dedupe_mode), NULL, 0, 0, .record = "dedupe_mode"},
+    {"dedupe_working_set", IOB_KEY_COUNT, "percent", "5",
+     "dedupe_mode = working_set: the working set, a share of the file's blocks (1 to 100; 0 is the default, 5)",
+     NULL, FIELD(pattern.dedupe_ws_pct), NULL, 0, 100, .record = "dedupe_working_set_pct"},
+    {"dedupe_global", IOB_KEY_BOOL, "", "false",
+     "dedupe_mode = working_set: the jobs with dedupe_global share one working set, spread evenly over their "
+     "files (they need equal size, block_size and dedupe keys)",
+     NULL, FIELD(pattern.dedupe_global), NULL, 0, 0, .record = "dedupe_global"},
     {"verify", IOB_KEY_ENUM, "", "pattern",
      "what verify checks: pattern (every byte against the pattern); meta (a 64-byte header in every block: "
      "offset, length, generation; and the bytes); crc32c, crc64, md5, sha256, xxhash (the header and a checksum "
@@ -466,6 +487,15 @@ static const struct iob_key key_table[] = {
      "an I/O that fails in these directions (read, write, io: both) is counted in the record's io_errors and the "
      "phase goes on to the next I/O (not in ops or bytes); none: the first error ends the phase; iodepth 1 only",
      continue_words, FIELD(continue_on_error), NULL, 0, 0, .record = "continue_on_error", .needs = "iodepth=1", .why = "the queued loop stops at an error"},
+    {"ignore_error", IOB_KEY_STRING, "", "",
+     "READS,WRITES: ':' lists of errnos (EIO, ENOSPC, ... or numbers); an I/O failing that way with one of them is "
+     "counted in io_errors and passed over, as continue_on_error (which then passes over only those); iodepth 1",
+     NULL, FIELD(ignore_error), set_ignore_error, 0, 0, .record = "ignore_error", .needs = "iodepth=1",
+     .why = "the queued loop stops at an error"},
+    {"exit_others", IOB_KEY_ENUM, "", "none",
+     "when this job has done all its phases: group (the other jobs of its group stop, their records say "
+     "stopped; fio's exitall), all (and the jobs after its group do not run); none: the others go on",
+     exit_words, FIELD(exit_others), NULL, 0, 0, .record = "exit_others"},
 };
 #pragma GCC diagnostic pop
 

@@ -512,9 +512,12 @@ int iob_ranks_phase(const struct iob_ranks_emit *run, size_t j, const char *file
 #define FIELD(s, f, kind) {#f, offsetof(struct s, f), sizeof(((struct s *)0)->f), kind}
 /* struct iob_job's fields no key sets, compared: the job's name */
 static const struct iob_ranks_field extras[] = {FIELD(iob_job, name, IOB_RANKS_TEXT)};
-/* the fields left out on purpose: the phase's block size, which the runner
- * sets on the pattern as each phase starts */
-static const struct iob_ranks_field unshared[] = {FIELD(iob_job, pattern.block_size, IOB_RANKS_BYTES)};
+/* the fields left out on purpose: the phase's block size and the working
+ * set's binding, which the runner sets on the pattern as each phase starts */
+static const struct iob_ranks_field unshared[] = {FIELD(iob_job, pattern.block_size, IOB_RANKS_BYTES),
+						  FIELD(iob_job, pattern.dedupe_member, IOB_RANKS_BYTES),
+						  FIELD(iob_job, pattern.dedupe_members, IOB_RANKS_BYTES),
+						  FIELD(iob_job, pattern.dedupe_blocks, IOB_RANKS_BYTES)};
 /* the pattern key's own fields of struct iob_pattern, each as bytes (the
  * struct may have padding); its other fields are other keys' rows */
 static const struct iob_ranks_field pattern_fields[] = {

@@ -289,6 +289,125 @@ int iob_seq_add_parse(const char *text, int64_t *out, char *err, size_t errlen)
 	return 0;
 }
 
+/* errno names ignore_error reads (those this platform has) */
+static const struct {
+	const char *name;
+	int value;
+} errno_names[] = {
+    {"EPERM", EPERM},	    {"ENOENT", ENOENT},	      {"EINTR", EINTR},		{"EIO", EIO},
+    {"ENXIO", ENXIO},	    {"EBADF", EBADF},	      {"EAGAIN", EAGAIN},	{"ENOMEM", ENOMEM},
+    {"EACCES", EACCES},	    {"EFAULT", EFAULT},	      {"EBUSY", EBUSY},		{"EEXIST", EEXIST},
+    {"ENODEV", ENODEV},	    {"EINVAL", EINVAL},	      {"EFBIG", EFBIG},		{"ENOSPC", ENOSPC},
+    {"ESPIPE", ESPIPE},	    {"EROFS", EROFS},	      {"EILSEQ", EILSEQ},	{"ERANGE", ERANGE},
+#ifdef ENOTSUP
+    {"ENOTSUP", ENOTSUP},
+#endif
+#ifdef EOVERFLOW
+    {"EOVERFLOW", EOVERFLOW},
+#endif
+#ifdef ETIMEDOUT
+    {"ETIMEDOUT", ETIMEDOUT},
+#endif
+#ifdef ECANCELED
+    {"ECANCELED", ECANCELED},
+#endif
+#ifdef EDQUOT
+    {"EDQUOT", EDQUOT},
+#endif
+#ifdef EOPNOTSUPP
+    {"EOPNOTSUPP", EOPNOTSUPP},
+#endif
+#ifdef EWOULDBLOCK
+    {"EWOULDBLOCK", EWOULDBLOCK},
+#endif
+#ifdef ENODATA
+    {"ENODATA", ENODATA},
+#endif
+#ifdef ENOMEDIUM
+    {"ENOMEDIUM", ENOMEDIUM},
+#endif
+#ifdef EREMOTEIO
+    {"EREMOTEIO", EREMOTEIO},
+#endif
+#ifdef EBADMSG
+    {"EBADMSG", EBADMSG},
+#endif
+};
+
+static int errno_of(const char *t, size_t n)
+{
+	for (size_t i = 0; i < sizeof errno_names / sizeof errno_names[0]; i++)
+		if (strlen(errno_names[i].name) == n && strncmp(errno_names[i].name, t, n) == 0)
+			return errno_names[i].value;
+	int v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i] < '0' || t[i] > '9' || v > 4095)
+			return 0;
+		v = v * 10 + (t[i] - '0');
+	}
+	return n && v <= 4095 ? v : 0;
+}
+
+int iob_ignore_error_parse(const char *text, struct iob_shape *sh, char *err, size_t errlen)
+{
+	sh->nignore[0] = sh->nignore[1] = 0;
+	const char *p = text;
+	for (int d = 0; *text; d++) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (d >= 3) {
+			snprintf(err, errlen, "ignore_error '%s': give READS,WRITES[,VERIFY], ':' lists of errnos",
+				 IOB_Q(text));
+			return -EINVAL;
+		}
+		if (d == 2 && len) {
+			snprintf(err, errlen, "ignore_error '%s': verify errors (the third list) are not passed over: a "
+					      "verify stops at its first bad block",
+				 IOB_Q(text));
+			return -EINVAL;
+		}
+		for (const char *q = p; q < p + len;) {
+			const char *c = memchr(q, ':', (size_t)(p + len - q));
+			size_t n = c ? (size_t)(c - q) : (size_t)(p + len - q);
+			int e = c && c + 1 == p + len ? 0 : errno_of(q, n); /* "EIO:": an empty one after it */
+			if (!e) {
+				snprintf(err, errlen, "ignore_error '%s': '%.*s' is not an errno (a name such as EIO, "
+						      "ENOSPC, or a number 1 to 4095)",
+					 IOB_Q(text), (int)(n > 32 ? 32 : n), q);
+				return -EINVAL;
+			}
+			if (d < 2) {
+				if (sh->nignore[d] >= IOB_IGNORE_MAX) {
+					snprintf(err, errlen, "ignore_error '%s': at most %d errnos per direction",
+						 IOB_Q(text), IOB_IGNORE_MAX);
+					return -EINVAL;
+				}
+				sh->ignore[d][sh->nignore[d]++] = e;
+			}
+			q += n + (c != NULL);
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	for (int d = 0; d < 2; d++)
+		if (sh->nignore[d])
+			sh->continue_mask |= 1u << d;
+	return 0;
+}
+
+int iob_shape_passes_error(const struct iob_shape *sh, int w, int e)
+{
+	if (!(sh->continue_mask >> w & 1))
+		return 0;
+	if (!sh->nignore[w])
+		return 1; /* continue_on_error alone: any error */
+	for (uint32_t i = 0; i < sh->nignore[w]; i++)
+		if (sh->ignore[w][i] == e)
+			return 1;
+	return 0;
+}
+
 /* ---- what a shape does --------------------------------------------------------- */
 
 int iob_shape_draws(const struct iob_shape *sh)

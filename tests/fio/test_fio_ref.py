@@ -443,7 +443,8 @@ def case_shapes(tmp):
 # Accepted by `iobench check` (scaled with --set size/runtime, --dir, --allow-device); every other
 # example must be refused with one line, exit 2, nothing created.  bench/fio_examples.py prints the
 # table.
-ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_null.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
+ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_null.fio", "dedupe-global.fio",
+            "filecreate-ioengine.fio", "filestat-ioengine.fio", "dircreate-ioengine.fio", "dirdelete-ioengine.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
             "waitfor.fio"}
@@ -478,6 +479,81 @@ def case_examples(tmp):
 
 def iobench(*args):
     return iob.tool(ARGS, "iobench", *args)
+
+
+# fio's file and directory engines as iobench's files workload: the phase whose operations are fio's I/Os
+ENGINE_PHASE = {"filecreate": "create", "filestat": "stat", "filedelete": "remove", "dircreate": "mkdir",
+                "dirdelete": "rmdir"}
+
+
+def case_file_engines(tmp):
+    """filecreate, filestat, filedelete, dircreate, dirdelete (jobs separated by stonewall, numjobs=2 on one):
+    iobench's files job does, in the phase that is the engine's, as many operations as fio's JSON counts I/Os
+    (summed over fio's clones); each stream's tree holds what was made.  fio 3.33 has no dir* engines: those
+    are checked against nrfiles x numjobs alone.  fio's filestat-ioengine.fio (six jobs at once) by both:
+    200 stats a job."""
+    text = ("[fstat]\nioengine=filestat\nnrfiles=40\nfilesize=4k\nnumjobs=2\nthread\n"
+            "[fcreate]\nstonewall\nioengine=filecreate\nnrfiles=60\nfilesize=4k\ncreate_on_open=1\nopenfiles=1\n"
+            "fallocate=none\n"
+            "[fdelete]\nstonewall\nioengine=filedelete\nnrfiles=30\nfilesize=4k\nunlink=0\n"
+            "[dcreate]\nstonewall\nioengine=dircreate\nnrfiles=25\nfilesize=4k\n"
+            "[ddelete]\nstonewall\nioengine=dirdelete\nnrfiles=20\nfilesize=4k\n")
+    engine = {"fstat": ("filestat", 80), "fcreate": ("filecreate", 60), "fdelete": ("filedelete", 30),
+              "dcreate": ("dircreate", 25), "ddelete": ("dirdelete", 20)}
+    idir = os.path.join(tmp, "iob")
+    os.makedirs(idir)
+    job = os.path.join(tmp, "engines.fio")
+    with open(job, "w") as f:
+        f.write(text)
+    out = os.path.join(tmp, "iob.json")
+    iobench("run", job, "--dir", idir, "--output", "json=" + out)
+    recs = iob.read_json(out)["records"]
+    got = {}
+    for r in recs:
+        if r.get("kind") == "meta" and r["phase"] == ENGINE_PHASE[engine[r["job"]][0]]:
+            got[r["job"]] = r["ops"]
+    print("iobench", got)
+    expect(got == {j: n for j, (_, n) in engine.items()}, f"iobench's operations {got}")
+    expect(len(os.listdir(os.path.join(idir, "iobench.fcreate.0"))) == 60, os.listdir(idir))
+    expect(sorted(x for x in os.listdir(idir) if x.startswith("iobench.fstat")) == ["iobench.fstat.0",
+                                                                                      "iobench.fstat.1"], os.listdir(idir))
+    if os.access(fio_bin(), os.X_OK):
+        engines = subprocess.run([fio_bin(), "--enghelp"], capture_output=True, text=True).stdout.split()
+        fdir = os.path.join(tmp, "fio")
+        os.makedirs(fdir)
+        keep = [sec for sec in text.split("[")[1:] if sec.split("]")[0] in engine and
+                engine[sec.split("]")[0]][0] in engines]
+        with open(os.path.join(fdir, "engines.fio"), "w") as f:
+            f.write("".join("[" + sec for sec in keep))
+        p = subprocess.run([fio_bin(), "--output-format=json", "--output=fio.json", "engines.fio"], cwd=fdir,
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr}")
+        with open(os.path.join(fdir, "fio.json")) as f:
+            doc = json.load(f)
+        fio = {}
+        for j in doc["jobs"]:
+            fio[j["jobname"]] = fio.get(j["jobname"], 0) + j["read"]["total_ios"] + j["write"]["total_ios"]
+        print("fio    ", fio, "(its engines:", ", ".join(e for e in ENGINE_PHASE if e in engines) + ")")
+        expect(fio and all(fio[k] == got[k] for k in fio), f"fio {fio}, iobench {got}")
+    # fio's own example, its six jobs at once: each stats its 200 files, as in fio
+    src = os.path.join(examples_dir(), "filestat-ioengine.fio")
+    if os.path.isfile(src):
+        d = tempfile.mkdtemp(dir=tmp)
+        out = os.path.join(tmp, "ex.json")
+        iobench("run", src, "--dir", d, "--output", "json=" + out)
+        stat = {r["job"]: r["ops"] for r in iob.read_json(out)["records"] if r.get("kind") == "meta" and
+                r["phase"] == "stat"}
+        print("filestat-ioengine.fio iobench", stat)
+        expect(stat == {f"t{i}": 200 for i in range(6)}, stat)
+        if os.access(fio_bin(), os.X_OK):
+            fd = tempfile.mkdtemp(dir=tmp)
+            p = subprocess.run([fio_bin(), "--output-format=json", "--output=fio.json", src], cwd=fd,
+                               capture_output=True, text=True)
+            expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr}")
+            with open(os.path.join(fd, "fio.json")) as f:
+                fj = {j["jobname"]: j["read"]["total_ios"] for j in json.load(f)["jobs"]}
+            print("filestat-ioengine.fio fio    ", fj)
+            expect(fj == stat, f"fio {fj}, iobench {stat}")
 
 
 def case_devices(tmp):

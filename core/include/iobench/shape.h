@@ -38,6 +38,8 @@ struct iob_zone {
 	uint64_t size;	     /* percent of the file (zoned) or bytes (zoned_abs) */
 };
 
+#define IOB_IGNORE_MAX 16
+
 struct iob_shape {
 	struct iob_bssplit split[2]; /* [0] reads, [1] writes; n == 0: the job's block size */
 	enum iob_dist dist;
@@ -65,7 +67,19 @@ struct iob_shape {
 	/* continue_on_error: an I/O that fails in a direction of this mask (bit 0
 	 * reads, bit 1 writes) is counted (io_errors) and the phase goes on */
 	uint32_t continue_mask;
+	/* ignore_error: the errnos passed over per direction (0 reads, 1
+	 * writes); a direction with a list passes over only those (its bit is
+	 * then set in continue_mask too) */
+	int32_t ignore[2][IOB_IGNORE_MAX];
+	uint32_t nignore[2];
 };
+
+/* ignore_error: "READS,WRITES[,VERIFY]", each a ':' list of errno names
+ * (EIO, ENOSPC, ...) or numbers (1 to 4095); the verify list must be empty. */
+int iob_ignore_error_parse(const char *text, struct iob_shape *sh, char *err, size_t errlen);
+/* An I/O of direction w (1: write) that failed with errno e: passed over
+ * (counted in io_errors) under continue_on_error and ignore_error. */
+int iob_shape_passes_error(const struct iob_shape *sh, int w, int e);
 
 /* Parsers of the job keys' texts; 0, or -EINVAL with one line in err
  * naming the bad value.  A size is bytes with iobench's units (4k, 1m). */
