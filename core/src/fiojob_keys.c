@@ -12,13 +12,19 @@ const struct fio_key fj_keys[K_COUNT] = {
 		    "one file (a ':' list is refused; '\\:' is a colon); a path sets dir too; with numjobs the "
 		    "streams share it; default <job>.0.0, and <job>.0.0.<i> for stream i"},
     [K_SIZE] = {"size", "", "size, loops, ops",
-		"bytes of I/O per stream, and the file size unless filesize is given; a percentage is refused"},
+		"bytes of I/O per stream (from offset), and the file size unless filesize is given; none given: the "
+		"existing file's (or device's) size less offset, as fio takes it; a percentage is refused"},
     [K_FILESIZE] = {"filesize", "", "size", "the file size (a range only with equal ends)"},
     [K_IO_SIZE] = {"io_size", "io_limit", "loops, ops",
 		   "bytes of I/O per stream: random access, io_size / bs I/Os; sequential, whole passes over the "
 		   "file only"},
     [K_NRFILES] = {"nrfiles", "nr_files", "(check)", "1 only: iobench jobs use one file per stream"},
-    [K_OFFSET] = {"offset", "", "(check)", "0 only: iobench I/O starts at the start of the file"},
+    [K_OFFSET] = {"offset", "", "offset",
+		  "bytes, or N% of the existing file's (or device's) size aligned down to the block size: the I/O "
+		  "starts there, size bytes from there; sequential I/O only"},
+    [K_OFFSET_INCREMENT] = {"offset_increment", "", "offset_increment",
+			    "bytes or N% (as offset): clone N of numjobs starts at offset + N x this, each over size "
+			    "bytes from there; sequential I/O only"},
     [K_BS] = {"bs", "blocksize", "block_size",
 	      "one size, or read,write[,trim] (an empty side is 4k): the size of the direction the job does; rw and "
 	      "randrw need equal sizes"},

@@ -245,6 +245,29 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 	return 0;
 }
 
+/* offset, offset_increment: a region of each file per stream */
+static int validate_region(const struct iob_job *job, char *err, size_t errlen)
+{
+	if (!job->offset && !job->offset_increment)
+		return 0;
+	const char *with = job->access != IOB_ACCESS_SEQ ? "random access (its offsets are drawn over the whole file)"
+			   : job->series			 ? "a per-block series (series)"
+			   : job->steady_state		 ? "steady_state (its rounds choose their own part of the file)"
+			   : job->workload		 ? "workload = files"
+							 : NULL;
+	if (with) {
+		snprintf(err, errlen, "[%s] offset and offset_increment cannot be used with %s", job->name, with);
+		return -EINVAL;
+	}
+	uint64_t n = job->threads ? job->threads - 1 : 0;
+	if ((job->offset_increment && n > (UINT64_MAX - job->size) / job->offset_increment) ||
+	    job->offset > UINT64_MAX - job->size - n * job->offset_increment) {
+		snprintf(err, errlen, "[%s] offset + offset_increment x (threads - 1) + size is over 2^64 bytes", job->name);
+		return -ERANGE;
+	}
+	return 0;
+}
+
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 {
 	const char *n = job->name;
@@ -256,7 +279,7 @@ int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 	rc = validate_streams(job, err, errlen);
 	if (rc)
 		return rc;
-	if ((rc = validate_shape(job, err, errlen)) != 0)
+	if ((rc = validate_shape(job, err, errlen)) != 0 || (rc = validate_region(job, err, errlen)) != 0)
 		return rc;
 	if (job->block_size > (1ull << 31)) {
 		snprintf(err, errlen, "[%s] block_size %llu is larger than the 2 GiB limit", n,

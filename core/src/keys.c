@@ -464,6 +464,14 @@ static const struct iob_key key_table[] = {
      "an I/O that fails in these directions (read, write, io: both) is counted in the record's io_errors and the "
      "phase goes on to the next I/O (not in ops or bytes); none: the first error ends the phase; iodepth 1 only",
      continue_words, FIELD(continue_on_error), NULL, 0, 0, .record = "continue_on_error"},
+    {"offset", IOB_KEY_SIZE, "bytes", "0",
+     "sequential: the I/O starts this far into the file, and size bytes from there are the job's region "
+     "(the file reaches offset + size); 0 = from the start",
+     NULL, FIELD(offset), NULL, 0, 0, .record = "offset_bytes"},
+    {"offset_increment", IOB_KEY_SIZE, "bytes", "0",
+     "sequential: stream i starts at offset + i x this (fio's clones of numjobs), each over its own size bytes "
+     "from there, instead of a part of the file each",
+     NULL, FIELD(offset_increment), NULL, 0, 0, .record = "offset_increment_bytes"},
 };
 #pragma GCC diagnostic pop
 

@@ -363,6 +363,8 @@ static const char *every_key[][3] = {
     {"start_delay", "4s", NULL},
     {"shared_whole", "true", NULL},
     {"continue_on_error", "read", "io"},
+    {"offset", "4096", "1099511627776"},
+    {"offset_increment", "65536", NULL},
     {"log_interval", "250ms", "1h"},
     {"livecsv", "/tmp/live a,b.csv", NULL},
     {"group", "7", "4294967295"},

@@ -126,6 +126,9 @@ struct iob_job {
 	uint64_t start_delay_ns;     /* the job's first phase waits this long, outside its window */
 	int shared_whole;            /* shared_file, sequential: each stream over the whole file (fio's clones) */
 	int continue_on_error;       /* 0 none, 1 read, 2 write, 3 io: failed I/Os counted, the phase goes on */
+	/* sequential: stream i works on [offset + i*offset_increment, + size) of
+	 * its file (fio's offset, offset_increment); both 0: the whole file */
+	uint64_t offset, offset_increment;
 };
 
 struct iob_shape;
