@@ -145,9 +145,9 @@ const struct fio_key fj_keys[K_COUNT] = {
     [K_STARTDELAY] = {"startdelay", "", "start_delay",
 		      "the job starts this long after the others of its group (a bare number is seconds); a range "
 		      "is refused"},
-    [K_PERCENTILE_LIST] = {"percentile_list", "", "(check)",
-			   "accepted when every percentile listed is one iobench reports (1 5 10 20 30 40 50 60 70 80 90 95 "
-			   "99 99.5 99.9 99.99): the records carry those 16, the listed ones among them"},
+    [K_PERCENTILE_LIST] = {"percentile_list", "", "percentiles",
+			   "the latency percentiles reported (':' between, at most 20, each above 0 and at most 100): the "
+			   "records, fio-json's clat_ns.percentile and the human output carry those, ascending"},
     [K_CONTINUE_ON_ERROR] = {"continue_on_error", "", "continue_on_error",
 			     "none, read, write, io, all (= io), 0, 1: failed I/Os counted in io_errors, the job goes on; "
 			     "verify is refused; iodepth 1"},

@@ -116,23 +116,10 @@ static int map_shape(struct mapper *m)
 			return fj_bad(m, K_CONTINUE_ON_ERROR, -EINVAL, "give none, read, write, io, all, 0 or 1");
 	}
 	if ((v = fj_get(m, K_PERCENTILE_LIST))) { /* fio's ':'-separated list of ranks */
-		char list[FIO_LINE_MAX];
-		snprintf(list, sizeof list, "%s", v->bare ? "" : v->value);
-		int n = 0;
-		for (char *save = NULL, *t = strtok_r(list, ":", &save); t; t = strtok_r(NULL, ":", &save), n++) {
-			char *end = NULL;
-			double p = strtod(fj_trim(t), &end);
-			int known = 0;
-			for (size_t i = 0; end && !*end && i < IOB_NPCT; i++)
-				known |= iob_default_pct[i] == p;
-			if (!known)
-				return fj_bad(m, K_PERCENTILE_LIST, -EINVAL,
-					   "'%s' is not one of the percentiles iobench reports (1 5 10 20 30 40 50 60 70 80 "
-					   "90 95 99 99.5 99.9 99.99)",
-					   IOB_Q(t));
-		}
-		if (!n)
+		if (v->bare || !v->value[0])
 			return fj_bad(m, K_PERCENTILE_LIST, -EINVAL, "needs a list, e.g. 99:99.9");
+		if (iob_job_set(job, "percentiles", v->value, m->why, sizeof m->why) != 0)
+			return fj_bad(m, K_PERCENTILE_LIST, -EINVAL, "%s", m->why);
 	}
 	if ((v = fj_get(m, K_IO_SUBMIT_MODE))) {
 		if (v->bare || (strcmp(v->value, "inline") != 0 && strcmp(v->value, "offload") != 0))

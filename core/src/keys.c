@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "iobench/hist.h"
 #include "iobench/plugin.h"
 #include "iobench/units.h"
 #include "iobench/repeat.h"
@@ -155,6 +156,20 @@ static int set_rate_iops_min(struct iob_job *job, const char *value, char *err, 
 	return set_shape_text(job, "rate_iops_min", value, job->rate_iops_min, sizeof job->rate_iops_min, err, errlen);
 }
 static const struct iob_key_word rate_process_words[] = {{"linear", 0}, {"poisson", 1}, {NULL, 0}};
+
+static int set_percentiles(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	double pct[IOB_PCT_MAX];
+	size_t n;
+	if (strlen(value) >= sizeof job->percentiles) {
+		snprintf(err, errlen, "percentiles is too long (at most %zu characters)", sizeof job->percentiles - 1);
+		return -EINVAL;
+	}
+	int rc = iob_pct_parse(value, pct, &n, err, errlen);
+	if (rc == 0)
+		snprintf(job->percentiles, sizeof job->percentiles, "%s", value);
+	return rc;
+}
 
 static const struct iob_key_word continue_words[] = {
     {"none", 0}, {"read", 1}, {"write", 2}, {"io", 3}, {"all", 3}, {"0", 0}, {"1", 3}, {NULL, 0}};
@@ -472,6 +487,11 @@ static const struct iob_key key_table[] = {
      "sequential: stream i starts at offset + i x this (fio's clones of numjobs), each over its own size bytes "
      "from there, instead of a part of the file each",
      NULL, FIELD(offset_increment), NULL, 0, 0, .record = "offset_increment_bytes"},
+    {"percentiles", IOB_KEY_STRING, "ranks", "",
+     "the latency percentiles every record of the job reports, e.g. 50:99:99.9 (':' or ',' between, each above 0 "
+     "and at most 100, at most 20, ascending in the records); empty: the 16 ranks 1 5 10 20 30 40 50 60 70 80 90 "
+     "95 99 99.5 99.9 99.99",
+     NULL, FIELD(percentiles), set_percentiles},
 };
 #pragma GCC diagnostic pop
 

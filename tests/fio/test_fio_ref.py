@@ -605,6 +605,77 @@ def case_offset_ini(tmp):
            and recs[0]["offset_increment_bytes"] == 64 * k, f"record: {recs[:1]}")
 
 
+def case_percentiles(tmp):
+    """percentile_list: fio and iobench report the same ranks, ascending, in fio's JSON
+    (clat_ns.percentile, iobench's fio_json output) and iobench's own records (json, csv); the
+    same list as an INI profile's percentiles; bad lists refused in one line, exit 2, nothing
+    created; without it the 16 default ranks."""
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    job = os.path.join(tmp, "pl.fio")
+    with open(job, "w") as fh:
+        fh.write(f"[pl]\nrw=read\nbs=4k\nsize=256k\ndirectory={data}\nfilename=f\npercentile_list=99.9:50:25:99.9\n")
+    want = ["25.000000", "50.000000", "99.900000"]
+    if os.access(fio_bin(), os.X_OK):
+        p = subprocess.run([fio_bin(), "--output-format=json", job], capture_output=True, text=True, timeout=120)
+        expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr}")
+        fdoc = json.loads(p.stdout[p.stdout.index("{"):])
+        got = list(fdoc["jobs"][0]["read"]["clat_ns"]["percentile"])
+        expect(got == want, f"fio's ranks {got}, want {want}")
+    else:
+        print(f"note: fio is not installed ({fio_bin()}): iobench's ranks checked against fio's documented ones")
+    fj, js, cs = (os.path.join(tmp, n) for n in ("fj.json", "j.json", "c.csv"))
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job, "--output",
+                        f"fio_json={fj},json={js},csv={cs}"], capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, f"iobench: exit {p.returncode}: {p.stderr}")
+    with open(fj) as fh:
+        got = list(json.load(fh)["jobs"][0]["read"]["clat_ns"]["percentile"])
+    expect(got == want, f"iobench fio_json ranks {got}, want {want}")
+    with open(js) as fh:
+        recs = [r for r in json.load(fh)["records"] if r.get("kind") == "phase"]
+    pct = recs[0]["lat_ns"]["percentiles"]
+    expect(list(pct) == ["25", "50", "99.9"] and pct["25"] <= pct["50"] <= pct["99.9"] <= recs[0]["lat_ns"]["max"],
+           f"json record ranks {pct}")
+    with open(cs) as fh:
+        head = fh.readline().strip().split(",")
+    expect([h for h in head if h.startswith("lat_ns_p")] == ["lat_ns_p25", "lat_ns_p50", "lat_ns_p99_9"],
+           f"csv columns {[h for h in head if h.startswith('lat_ns_p')]}")
+    # an INI profile's percentiles, and the default
+    for ranks, keys in (("99.9, 50,25", ["25", "50", "99.9"]), (None, ["1", "5", "10", "20", "30", "40", "50", "60",
+                                                                       "70", "80", "90", "95", "99", "99.5", "99.9",
+                                                                       "99.99"])):
+        prof = os.path.join(tmp, "p.ini")
+        with open(prof, "w") as fh:
+            fh.write(f"[p]\ndir = {data}\nphases = write\nsize = 256K\nblock_size = 4K\n"
+                     + (f"percentiles = {ranks}\n" if ranks else ""))
+        p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof, "--output", f"json={js}"],
+                           capture_output=True, text=True, timeout=120)
+        expect(p.returncode == 0, f"INI {ranks}: exit {p.returncode}: {p.stderr}")
+        with open(js) as fh:
+            rec = [r for r in json.load(fh)["records"] if r.get("kind") == "phase"][0]
+        expect(list(rec["lat_ns"]["percentiles"]) == keys, f"INI {ranks}: ranks {list(rec['lat_ns']['percentiles'])}")
+    # refusals
+    bad = [("percentile_list=0", "percentile '0'"), ("percentile_list=101", "percentile '101'"),
+           ("percentile_list=50:x", "percentile 'x'"), ("percentile_list=50:", "ends with a separator"),
+           ("percentile_list=" + ":".join(str(k) for k in range(1, 22)), "more than 20 percentiles")]
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    for line, msg in bad:
+        with open(job, "w") as fh:
+            fh.write(f"[pl]\nrw=write\nbs=4k\nsize=256k\ndirectory={empty}\n{line}\n")
+        p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job], capture_output=True, text=True, timeout=60)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2 and len(lines) == 1 and msg in lines[0] and "percentile_list" in lines[0],
+               f"{line}: exit {p.returncode}: {lines}")
+        expect(os.listdir(empty) == [], f"{line}: created {os.listdir(empty)}")
+    with open(prof, "w") as fh:
+        fh.write(f"[p]\ndir = {empty}\nphases = write\npercentiles = 50:200\n")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof], capture_output=True, text=True, timeout=60)
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    expect(p.returncode == 2 and len(lines) == 1 and "percentile '200'" in lines[0], f"INI 50:200: {lines}")
+    expect(os.listdir(empty) == [], f"INI: created {os.listdir(empty)}")
+
+
 # ---- fio's examples: which are accepted, and how the rest are refused -------------------------------
 
 # Accepted by `iobench check` (scaled with --set size/runtime, --dir, --allow-device); every other

@@ -365,6 +365,7 @@ static const char *every_key[][3] = {
     {"continue_on_error", "read", "io"},
     {"offset", "4096", "1099511627776"},
     {"offset_increment", "65536", NULL},
+    {"percentiles", "50:99.9", "1,99.99"},
     {"log_interval", "250ms", "1h"},
     {"livecsv", "/tmp/live a,b.csv", NULL},
     {"group", "7", "4294967295"},

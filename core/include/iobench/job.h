@@ -129,6 +129,7 @@ struct iob_job {
 	/* sequential: stream i works on [offset + i*offset_increment, + size) of
 	 * its file (fio's offset, offset_increment); both 0: the whole file */
 	uint64_t offset, offset_increment;
+	char percentiles[256];       /* "", or the latency percentiles reported (iob_pct_parse) */
 };
 
 struct iob_shape;
