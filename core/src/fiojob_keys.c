@@ -48,7 +48,7 @@ const struct fio_key fj_keys[K_COUNT] = {
     [K_NUMJOBS] = {"numjobs", "", "threads, shared_whole",
 		   "streams run at once, each on its own file unless filename is set; sharing it with sequential I/O, "
 		   "each goes over the whole file, as fio's clones do"},
-    [K_THREAD] = {"thread", "", "(none)", "accepted: iobench's streams are always threads"},
+    [K_THREAD] = {"thread", "threads", "(none)", "accepted: iobench's streams are always threads"},
     [K_RUNTIME] = {"runtime", "timeout", "runtime",
 		   "time limit of each phase, a bound (without time_based the job ends sooner when its size is done); a "
 		   "bare number is seconds, units d h m s ms us (also sec, msec, usec)"},
@@ -70,6 +70,9 @@ const struct fio_key fj_keys[K_COUNT] = {
 		     "this job waits for the jobs before it: a new group starts (jobs of a group run at once)"},
     [K_NEW_GROUP] = {"new_group", "", "group",
 		     "accepted: the job still runs with the jobs before it, so it is reported in their group (noted)"},
+    [K_WAIT_FOR] = {"wait_for", "", "group",
+		    "the job starts when the named earlier job has finished: a new group when that job is in the group "
+		    "running last (with others in it the job waits for them too, noted); none when it finished earlier"},
     [K_GROUP_REPORTING] = {"group_reporting", "", "(none)",
 			   "accepted: iobench reports every group's aggregate and each stream anyway"},
     [K_KB_BASE] = {"kb_base", "", "(units)", "1024 (default: k = 1024, ki = 1000) or 1000 (k = 1000, ki = 1024)"},

@@ -333,6 +333,33 @@ static int map_verify(struct mapper *m)
 	return 0;
 }
 
+/* fio's wait_for=NAME: the job starts once the earlier job NAME has
+ * finished.  iobench runs its groups one after another, so NAME in the group
+ * running last means a new group (*stonewall), and NAME in an earlier group
+ * has finished before this job's group starts: nothing changes. */
+static int map_wait_for(struct mapper *m, const char *name, uint32_t group, size_t index, int *stonewall)
+{
+	const struct iob_job *jobs = m->r->suite->jobs;
+	size_t found = index, others = 0;
+	for (size_t i = 0; i < index; i++)
+		if (strcmp(jobs[i].name, name) == 0)
+			found = i;
+	if (found == index)
+		return fj_bad(m, K_WAIT_FOR, -EINVAL, "no job named '%s' before this one (a job waits for an earlier one)",
+			      IOB_Q(name));
+	if (jobs[found].group != group)
+		return 0;
+	for (size_t i = 0; i < index; i++)
+		others += jobs[i].group == group && strcmp(jobs[i].name, name) != 0;
+	if (others && !*stonewall)
+		fj_note_job(m->r, m->job->name,
+			    "wait_for=%s: the job also waits for the %zu other job(s) running with it (iobench starts it "
+			    "after their whole group)",
+			    name, others);
+	*stonewall = 1;
+	return 0;
+}
+
 int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index)
 {
 	struct mapper m = {.r = r, .s = s, .job = job};
@@ -423,6 +450,9 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 
 	int stonewall, new_group;
 	if ((rc = fj_get_bool(&m, K_STONEWALL, 0, &stonewall)) || (rc = fj_get_bool(&m, K_NEW_GROUP, 0, &new_group)))
+		return rc;
+	const struct fval *wait = fj_get(&m, K_WAIT_FOR);
+	if (wait && (rc = map_wait_for(&m, wait->value, *group, index, &stonewall)))
 		return rc;
 	if (*group == 0)
 		*group = 1;
