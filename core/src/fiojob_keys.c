@@ -148,6 +148,13 @@ const struct fio_key fj_keys[K_COUNT] = {
     [K_STARTDELAY] = {"startdelay", "", "start_delay",
 		      "the job starts this long after the others of its group (a bare number is seconds); a range "
 		      "is refused"},
+    [K_FLOW] = {"flow", "", "flow",
+		"a weight of 1 or more: the jobs of one flow_id running at once do their I/Os in proportion to their "
+		"weights (a job ahead of its share waits), as fio counts them; a negative weight is refused"},
+    [K_FLOW_ID] = {"flow_id", "", "flow_id", "0 to 63: the flow group (default 0)"},
+    [K_FLOW_SLEEP] = {"flow_sleep", "", "flow_sleep",
+		      "microseconds when bare: the wait of a job ahead of its share before it tries again (0: 10 us, "
+		      "where fio tries again at once)"},
     [K_PERCENTILE_LIST] = {"percentile_list", "", "percentiles",
 			   "the latency percentiles reported (':' between, at most 20, each above 0 and at most 100): the "
 			   "records, fio-json's clat_ns.percentile and the human output carry those, ascending"},

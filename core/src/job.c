@@ -122,6 +122,9 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	sh->rand_run = job->rand_run;
 	sh->start_delay_ns = job->start_delay_ns;
 	sh->continue_mask = (uint32_t)job->continue_on_error;
+	sh->flow = job->flow ? iob_flow_of(job->flow_id) : NULL;
+	sh->flow_weight = job->flow;
+	sh->flow_sleep_ns = job->flow_sleep_ns;
 	return sh->continue_mask || iob_shape_draws(sh) || iob_shape_paces(sh) || sh->rate_min[0] || sh->rate_min[1] || sh->rate_iops_min[0] ||
 	       sh->rate_iops_min[1] || sh->start_delay_ns;
 }

@@ -496,6 +496,15 @@ static const struct iob_key key_table[] = {
      "and at most 100, at most 20, ascending in the records); empty: the 16 ranks 1 5 10 20 30 40 50 60 70 80 90 "
      "95 99 99.5 99.9 99.99",
      NULL, FIELD(percentiles), set_percentiles},
+    {"flow", IOB_KEY_COUNT, "weight", "0",
+     "the streams of every job with the same flow_id that run at once share their I/Os in proportion to their "
+     "weights (fio's flow): a stream ahead of its share waits; 0: none",
+     NULL, FIELD(flow), NULL, 0, 1000000, .record = "flow"},
+    {"flow_id", IOB_KEY_COUNT, "", "0", "the flow group of flow (0 to 63)", NULL, FIELD(flow_id), NULL, 0, 63,
+     .record = "flow_id", .needs = "flow"},
+    {"flow_sleep", IOB_KEY_DURATION, "", "0s",
+     "flow: how long a stream ahead of its share waits before it tries again (0: 10 us)", NULL,
+     FIELD(flow_sleep_ns), NULL, 0, 0, .record = "flow_sleep_ns", .needs = "flow"},
 };
 #pragma GCC diagnostic pop
 

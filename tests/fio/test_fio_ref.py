@@ -696,6 +696,64 @@ def case_percentiles(tmp):
     expect(os.listdir(empty) == [], f"INI: created {os.listdir(empty)}")
 
 
+def case_flow(tmp):
+    """flow: two jobs at once with flow=1 and flow=8 (flow.fio's weights, a file each: iobench runs no
+    group where one job writes another's file) do their I/Os 1:8, whatever the machine's speed (every
+    weight is in before any I/O; fio's own ratio, printed, falls short when one of its jobs starts late); butterfly.fio (flow=2 each, forwards and backwards over one file) moves fio's bytes
+    and I/Os per job; bad flow values refused in one line, exit 2, nothing created."""
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    job = os.path.join(tmp, "fl.fio")
+    with open(job, "w") as fh:
+        fh.write(f"[global]\nthread\ntime_based\nruntime=1\nsize=4m\nbs=4k\nrw=randread\nnorandommap\n"
+                 f"directory={data}\nflow_sleep=100\n[a]\nfilename=fa\nflow=1\n[b]\nfilename=fb\nflow=8\n")
+    js = os.path.join(tmp, "j.json")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={js}"], capture_output=True,
+                       text=True, timeout=120)
+    expect(p.returncode == 0, f"iobench: exit {p.returncode}: {p.stderr}")
+    with open(js) as fh:
+        ops = {r["job"]: r["ops"] for r in json.load(fh)["records"] if r.get("kind") == "phase" and r["phase"] == "read"}
+    ratio = ops["b"] / max(ops["a"], 1)
+    print(f"flow 1:8: iobench a {ops['a']} b {ops['b']} I/Os, ratio {ratio:.3f}")
+    expect(ops["a"] >= 100 and abs(ratio - 8) < 0.1, f"iobench's I/Os {ops}: not 1:8")
+    if os.access(fio_bin(), os.X_OK):
+        for f in os.listdir(data):
+            os.remove(os.path.join(data, f))
+        p = subprocess.run([fio_bin(), "--output-format=json", job], capture_output=True, text=True, timeout=120)
+        expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr}")
+        fdoc = json.loads(p.stdout[p.stdout.index("{"):])
+        fops = {j["jobname"]: j["read"]["total_ios"] for j in fdoc["jobs"]}
+        fratio = fops["b"] / max(fops["a"], 1)
+        # fio adds a job's weight when its thread starts: a job started first runs alone until the other
+        # has started, so on a busy machine its ratio falls short (1.8 was seen); printed, not compared
+        print(f"flow 1:8: fio     a {fops['a']} b {fops['b']} I/Os, ratio {fratio:.3f}")
+        expect(fops["b"] > fops["a"], f"fio's I/Os {fops}: the weights did not hold at all")
+        f, i = both(tmp, "butterfly.fio", [("size", "4m"), ("direct", "0"), ("filename", os.path.join(tmp, "bf"))])
+        for name in ("forward", "backward"):
+            expect(f["jobs"][name]["read_bytes"] == i["jobs"][name]["read_bytes"] == 4 * MiB
+                   and f["jobs"][name]["read_ios"] == i["jobs"][name]["read_ios"],
+                   f"butterfly.fio {name}: fio {f['jobs'][name]}, iobench {i['jobs'][name]}")
+    else:
+        print(f"note: fio is not installed ({fio_bin()}): the 1:8 ratio is checked against the weights only")
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    for line, msg in (("flow=-1", "flow=-1: a negative weight"), ("flow=1\nflow_id=64", "flow_id=64"),
+                      ("flow=x", "flow=x")):
+        with open(job, "w") as fh:
+            fh.write(f"[j]\nrw=write\nsize=1m\ndirectory={empty}\n{line}\n")
+        p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job], capture_output=True, text=True, timeout=60)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2 and len(lines) == 1 and msg in lines[0], f"{line!r}: exit {p.returncode}: {lines}")
+        expect(os.listdir(empty) == [], f"{line!r}: created {os.listdir(empty)}")
+    prof = os.path.join(tmp, "f.ini")
+    with open(prof, "w") as fh:
+        fh.write(f"[f]\ndir = {empty}\nphases = write\nflow_id = 3\n")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof], capture_output=True, text=True, timeout=60)
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    expect(p.returncode == 2 and len(lines) == 1 and "flow_id = 3 needs flow" in lines[0], f"INI flow_id: {lines}")
+    expect(os.listdir(empty) == [], f"INI: created {os.listdir(empty)}")
+
+
 # ---- fio's examples: which are accepted, and how the rest are refused -------------------------------
 
 # Accepted by `iobench check` (scaled with --set size/runtime, --dir, --allow-device); every other
@@ -704,7 +762,7 @@ def case_percentiles(tmp):
 ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_null.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
-            "waitfor.fio", "cross-stripe-verify.fio"}
+            "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio"}
 
 
 def case_examples(tmp):

@@ -130,6 +130,8 @@ struct iob_job {
 	 * its file (fio's offset, offset_increment); both 0: the whole file */
 	uint64_t offset, offset_increment;
 	char percentiles[256];       /* "", or the latency percentiles reported (iob_pct_parse) */
+	uint32_t flow, flow_id;      /* flow: a weight (0: none) in flow id flow_id's share of I/Os */
+	uint64_t flow_sleep_ns;      /* flow: the wait before a stream ahead of its share tries again */
 };
 
 struct iob_shape;
