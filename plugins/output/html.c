@@ -13,7 +13,9 @@
  *    version, command line (source), start time, schema;
  *  - the comparison with its verdicts (records of kind "comparison", which
  *    only `iobench report BASE NEW` gives);
- *  - per phase record a row: MiB/s, IOPS, latency percentiles; repeats
+ *  - per phase record a row: MiB/s, IOPS, latency percentiles; per "meta"
+ *    record (workload = files) a row: streams, operations, time, ops/s and
+ *    the percentiles of one operation's latency; repeats
  *    (a "repeats" record) with their mean and 95% interval; steady state;
  *    a series' (bigread's) block speeds and cliff;
  *  - the pictures, drawn by the svg output's code (svgdraw.c) as inline SVG:
@@ -29,7 +31,7 @@
  * sorts a table when its head is clicked.  An @media print block lays it out
  * for paper (A4 or letter: the pictures scale to the page's width).
  *
- * Marks for scripts and tests: tables have ids (notes, facts, phases,
+ * Marks for scripts and tests: tables have ids (notes, facts, phases, meta,
  * repeats, steady, series, comparison), a number cell carries its exact
  * value in data-v (the record's unit: bytes/s, ops/s, ns) and a class naming
  * the figure (bw, iops, p50, p90, p99, p99_9, max).  After the sink fails
@@ -73,6 +75,7 @@ struct html_phase {
 	/* a series (bigread): blocks and speeds, the cliff */
 	struct opt blocks, smin, smed, smax, rmed, cliff_off, cliff_before, cliff_after;
 	int series, cliff;
+	struct opt streams, ops, secs; /* a "meta" record's */
 };
 
 struct html_repeats {
@@ -101,6 +104,8 @@ struct html_state {
 	char *report_of, *report_base; /* `iobench report`: the input(s) */
 	struct html_phase *ph;
 	size_t nph, capph;
+	struct html_phase *mt; /* "meta" records (workload = files) */
+	size_t nmt, capmt;
 	struct html_repeats *rp;
 	size_t nrp, caprp;
 	struct html_steady *sd;
@@ -192,6 +197,20 @@ static void html_add_distinct(struct html_state *st, char **list, const char *s)
 	*list = q;
 }
 
+/* The shown percentiles and the max of the record's lat_ns. */
+static void html_keep_lat(struct html_phase *p, const struct iob_record *rec)
+{
+	const struct iob_field *f = svgd_field(rec, "lat_ns");
+	const struct iob_latency *lat = f && f->type == IOB_T_LAT ? f->v.lat : NULL;
+	if (lat && lat->count) {
+		for (size_t i = 0; lat->pct && lat->value && i < lat->npct; i++)
+			for (int k = 0; k < HTML_NPCT; k++)
+				if (fabs(lat->pct[i] - html_pct[k]) < 1e-9)
+					p->pct[k] = (struct opt){1, (double)lat->value[i]};
+		p->max = (struct opt){1, (double)lat->max};
+	}
+}
+
 static void html_keep_phase(struct html_state *st, const struct iob_record *rec)
 {
 	struct html_phase *p = html_more(st, (void **)&st->ph, &st->nph, &st->capph, sizeof(*p));
@@ -205,15 +224,7 @@ static void html_keep_phase(struct html_state *st, const struct iob_record *rec)
 	p->iops = html_opt(rec, "ops_per_s");
 	p->repeat = html_opt(rec, "repeat");
 	p->round = html_opt(rec, "round");
-	const struct iob_field *f = svgd_field(rec, "lat_ns");
-	const struct iob_latency *lat = f && f->type == IOB_T_LAT ? f->v.lat : NULL;
-	if (lat && lat->count) {
-		for (size_t i = 0; lat->pct && lat->value && i < lat->npct; i++)
-			for (int k = 0; k < HTML_NPCT; k++)
-				if (fabs(lat->pct[i] - html_pct[k]) < 1e-9)
-					p->pct[k] = (struct opt){1, (double)lat->value[i]};
-		p->max = (struct opt){1, (double)lat->max};
-	}
+	html_keep_lat(p, rec);
 	p->blocks = html_opt(rec, "blocks");
 	if (p->blocks.has) {
 		p->series = 1;
@@ -229,6 +240,24 @@ static void html_keep_phase(struct html_state *st, const struct iob_record *rec)
 	html_add_distinct(st, &st->fs, svgd_str(rec, "fs_type"));
 	html_add_distinct(st, &st->device, svgd_str(rec, "device"));
 	html_add_distinct(st, &st->backend, svgd_str(rec, "backend"));
+}
+
+/* A files job's phase (workload = files, docs/metadata.md) */
+static void html_keep_meta(struct html_state *st, const struct iob_record *rec)
+{
+	struct html_phase *p = html_more(st, (void **)&st->mt, &st->nmt, &st->capmt, sizeof(*p));
+	if (!p)
+		return;
+	p->job = html_strdup(st, svgd_str(rec, "job"));
+	p->phase = html_strdup(st, svgd_str(rec, "phase"));
+	p->status = html_strdup(st, svgd_str(rec, "status"));
+	p->streams = html_opt(rec, "streams");
+	p->ops = html_opt(rec, "ops");
+	p->secs = html_opt(rec, "elapsed_s");
+	p->iops = html_opt(rec, "ops_per_s");
+	p->repeat = html_opt(rec, "repeat");
+	html_keep_lat(p, rec);
+	html_add_distinct(st, &st->fs, svgd_str(rec, "fs_type"));
 }
 
 static void html_keep_repeats(struct html_state *st, const struct iob_record *rec)
@@ -297,6 +326,8 @@ static void html_keep(struct html_state *st, const struct iob_record *rec)
 	svgd_keep(&st->d, rec);
 	if (strcmp(kind, "phase") == 0)
 		html_keep_phase(st, rec);
+	else if (strcmp(kind, "meta") == 0)
+		html_keep_meta(st, rec);
 	else if (strcmp(kind, "repeats") == 0)
 		html_keep_repeats(st, rec);
 	else if (strcmp(kind, "steady") == 0)
@@ -367,7 +398,7 @@ static void html_fmt_iops(char *out, size_t len, double v)
 	html_dot(out);
 }
 
-enum html_how { H_BYTES, H_NS, H_MIBS, H_IOPS, H_COUNT, H_PCT };
+enum html_how { H_BYTES, H_NS, H_MIBS, H_IOPS, H_COUNT, H_PCT, H_S };
 
 static void html_fmt(char *out, size_t len, enum html_how how, double v)
 {
@@ -378,6 +409,7 @@ static void html_fmt(char *out, size_t len, enum html_how how, double v)
 	case H_IOPS: html_fmt_iops(out, len, v); break;
 	case H_COUNT: snprintf(out, len, "%.0f", v); break;
 	case H_PCT: snprintf(out, len, "%+.1f%%", v * 100); html_dot(out); break;
+	case H_S: snprintf(out, len, "%.3g s", v); html_dot(out); break;
 	}
 }
 
@@ -601,6 +633,8 @@ static void html_phases(struct html_state *st, struct textbuf *b)
 		any_repeat |= st->ph[i].repeat.has;
 		any_round |= st->ph[i].round.has;
 	}
+	if (!st->nph && st->nmt)
+		return; /* files jobs only: their table follows */
 	textbuf_str(b, "<h2>Phases</h2>\n");
 	if (!st->nph) {
 		textbuf_str(b, "<p id=\"phases\">No phase was recorded.</p>\n");
@@ -621,6 +655,40 @@ static void html_phases(struct html_state *st, struct textbuf *b)
 		if (any_round)
 			html_num_td(b, "round", p->round, H_COUNT);
 		html_num_td(b, "bw", p->bw, H_MIBS);
+		html_num_td(b, "iops", p->iops, H_IOPS);
+		for (int k = 0; k < HTML_NPCT; k++)
+			html_num_td(b, html_pct_class[k], p->pct[k], H_NS);
+		html_num_td(b, "max", p->max, H_NS);
+		html_td(b, "status", p->status);
+		textbuf_str(b, "</tr>\n");
+	}
+	textbuf_str(b, "</tbody>\n</table>\n");
+}
+
+/* The files jobs' phases: a row per "meta" record, one operation's latency */
+static void html_meta(struct html_state *st, struct textbuf *b)
+{
+	if (!st->nmt)
+		return;
+	int any_repeat = 0;
+	for (size_t i = 0; i < st->nmt; i++)
+		any_repeat |= st->mt[i].repeat.has;
+	textbuf_str(b, "<h2>Files jobs</h2>\n<p class=\"small\">workload = files: the rate of each phase is "
+		       "all its operations over the time from the first stream's start to the last stream's "
+		       "end; the latency is one operation's.</p>\n");
+	html_thead(b, "meta", "One row per files-job phase (latency per operation)",
+		   any_repeat ? "job|phase|repeat|streams|operations|time|ops/s|p50|p90|p99|p99.9|max|status"
+			      : "job|phase|streams|operations|time|ops/s|p50|p90|p99|p99.9|max|status");
+	for (size_t i = 0; i < st->nmt; i++) {
+		const struct html_phase *p = &st->mt[i];
+		textbuf_str(b, "<tr class=\"meta\">");
+		html_td(b, "job", p->job);
+		html_td(b, "phase", p->phase);
+		if (any_repeat)
+			html_num_td(b, "repeat", p->repeat, H_COUNT);
+		html_num_td(b, "streams", p->streams, H_COUNT);
+		html_num_td(b, "ops", p->ops, H_COUNT);
+		html_num_td(b, "secs", p->secs, H_S);
 		html_num_td(b, "iops", p->iops, H_IOPS);
 		for (int k = 0; k < HTML_NPCT; k++)
 			html_num_td(b, html_pct_class[k], p->pct[k], H_NS);
@@ -781,7 +849,7 @@ static void html_pictures(struct html_state *st, struct textbuf *b)
 		html_figure(st, b, "fig-intervals", "Throughput and IOPS per interval", SVGD_INTERVALS);
 	if (st->d.nmeta) /* workload = files (docs/metadata.md) */
 		html_figure(st, b, "fig-meta", "Files jobs: operations per second per phase", SVGD_META);
-	if (!st->d.profile && st->nph)
+	if (!st->d.profile && (st->nph || st->nmt))
 		html_figure(st, b, "fig-latency", "Latency percentiles per phase", SVGD_LATENCY);
 }
 
@@ -818,6 +886,7 @@ static int html_render(struct html_state *st, const struct iob_run_end *end, int
 	html_facts(st, b);
 	html_comparison(st, b);
 	html_phases(st, b);
+	html_meta(st, b);
 	html_repeats(st, b);
 	html_series(st, b);
 	html_steady(st, b);
@@ -929,6 +998,12 @@ static int html_close(void *state)
 		free(st->ph[i].phase);
 		free(st->ph[i].status);
 	}
+	for (size_t i = 0; i < st->nmt; i++) {
+		free(st->mt[i].job);
+		free(st->mt[i].phase);
+		free(st->mt[i].status);
+	}
+	free(st->mt);
 	for (size_t i = 0; i < st->nrp; i++) {
 		free(st->rp[i].job);
 		free(st->rp[i].phase);
