@@ -725,9 +725,9 @@ def case_flow(tmp):
         fops = {j["jobname"]: j["read"]["total_ios"] for j in fdoc["jobs"]}
         fratio = fops["b"] / max(fops["a"], 1)
         # fio adds a job's weight when its thread starts: a job started first runs alone until the other
-        # has started, so on a busy machine its ratio falls short (1.8 was seen); printed, not compared
+        # has started, so on a busy machine its ratio falls short (1.8, even 0.54, were seen beside other
+        # tests; 8.0 on an idle one): printed, not compared
         print(f"flow 1:8: fio     a {fops['a']} b {fops['b']} I/Os, ratio {fratio:.3f}")
-        expect(fops["b"] > fops["a"], f"fio's I/Os {fops}: the weights did not hold at all")
         f, i = both(tmp, "butterfly.fio", [("size", "4m"), ("direct", "0"), ("filename", os.path.join(tmp, "bf"))])
         for name in ("forward", "backward"):
             expect(f["jobs"][name]["read_bytes"] == i["jobs"][name]["read_bytes"] == 4 * MiB
