@@ -715,7 +715,9 @@ def case_flow(tmp):
         ops = {r["job"]: r["ops"] for r in json.load(fh)["records"] if r.get("kind") == "phase" and r["phase"] == "read"}
     ratio = ops["b"] / max(ops["a"], 1)
     print(f"flow 1:8: iobench a {ops['a']} b {ops['b']} I/Os, ratio {ratio:.3f}")
-    expect(ops["a"] >= 100 and abs(ratio - 8) < 0.1, f"iobench's I/Os {ops}: not 1:8")
+    # within 6%: the job that reaches the time limit last runs alone for the moment between the two ends
+    # (its share no longer held back), a few ms on a busy machine; without flow the ratio would be near 1
+    expect(ops["a"] >= 100 and abs(ratio - 8) < 0.5, f"iobench's I/Os {ops}: not 1:8")
     if os.access(fio_bin(), os.X_OK):
         for f in os.listdir(data):
             os.remove(os.path.join(data, f))
