@@ -12,7 +12,8 @@ const struct fio_key fj_keys[K_COUNT] = {
 		    "one file (a ':' list is refused; '\\:' is a colon); a path sets dir too; with numjobs the "
 		    "streams share it; default <job>.0.0, and <job>.0.0.<i> for stream i"},
     [K_SIZE] = {"size", "", "size, loops, ops",
-		"bytes of I/O per stream, and the file size unless filesize is given; a percentage is refused"},
+		"bytes of I/O per stream (from offset), and the file size unless filesize is given; none given: the "
+		"existing file's (or device's) size less offset, as fio takes it; a percentage is refused"},
     [K_FILESIZE] = {"filesize", "", "size", "the file size (a range only with equal ends)"},
     [K_IO_SIZE] = {"io_size", "io_limit", "loops, ops",
 		   "bytes of I/O per stream: random access, io_size / bs I/Os; sequential, whole passes over the "
@@ -20,7 +21,12 @@ const struct fio_key fj_keys[K_COUNT] = {
     [K_NRFILES] = {"nrfiles", "nr_files", "(check), files",
 		   "1 only: iobench jobs use one file per stream; with the file and directory engines, the files (or "
 		   "directories) each stream makes"},
-    [K_OFFSET] = {"offset", "", "(check)", "0 only: iobench I/O starts at the start of the file"},
+    [K_OFFSET] = {"offset", "", "offset",
+		  "bytes, or N% of the existing file's (or device's) size aligned down to the block size: the I/O "
+		  "starts there, size bytes from there; sequential I/O only"},
+    [K_OFFSET_INCREMENT] = {"offset_increment", "", "offset_increment",
+			    "bytes or N% (as offset): clone N of numjobs starts at offset + N x this, each over size "
+			    "bytes from there; sequential I/O only"},
     [K_BS] = {"bs", "blocksize", "block_size",
 	      "one size, or read,write[,trim] (an empty side is 4k): the size of the direction the job does; rw and "
 	      "randrw need equal sizes"},
@@ -151,9 +157,16 @@ const struct fio_key fj_keys[K_COUNT] = {
     [K_STARTDELAY] = {"startdelay", "", "start_delay",
 		      "the job starts this long after the others of its group (a bare number is seconds); a range "
 		      "is refused"},
-    [K_PERCENTILE_LIST] = {"percentile_list", "", "(check)",
-			   "accepted when every percentile listed is one iobench reports (1 5 10 20 30 40 50 60 70 80 90 95 "
-			   "99 99.5 99.9 99.99): the records carry those 16, the listed ones among them"},
+    [K_FLOW] = {"flow", "", "flow",
+		"a weight of 1 or more: the jobs of one flow_id running at once do their I/Os in proportion to their "
+		"weights (a job ahead of its share waits), as fio counts them; a negative weight is refused"},
+    [K_FLOW_ID] = {"flow_id", "", "flow_id", "0 to 63: the flow group (default 0)"},
+    [K_FLOW_SLEEP] = {"flow_sleep", "", "flow_sleep",
+		      "microseconds when bare: the wait of a job ahead of its share before it tries again (0: 10 us, "
+		      "where fio tries again at once)"},
+    [K_PERCENTILE_LIST] = {"percentile_list", "", "percentiles",
+			   "the latency percentiles reported (':' between, at most 20, each above 0 and at most 100): the "
+			   "records, fio-json's clat_ns.percentile and the human output carry those, ascending"},
     [K_CONTINUE_ON_ERROR] = {"continue_on_error", "", "continue_on_error",
 			     "none, read, write, io, all (= io), 0, 1: failed I/Os counted in io_errors, the job goes on, "
 			     "for EIO and EILSEQ (fio's non-fatal errors) unless ignore_error lists others; verify is "

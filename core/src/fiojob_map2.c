@@ -4,6 +4,8 @@
  */
 #include "fiojob_int.h"
 
+static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...) IOB_PRINTF(4, 5);
+
 /* A fio list of sides (',') of entries (':') of SIZE[/REST], each SIZE as fio
  * reads it (kb_base), written back in bytes; at most two sides kept (a
  * third, trims, is read and dropped: iobench does no trims).  SIZE is the
@@ -197,24 +199,24 @@ static int map_shape(struct mapper *m)
 	}
 	if ((rc = map_errors(m)))
 		return rc;
+	if (fj_get(m, K_FLOW) || fj_get(m, K_FLOW_ID) || fj_get(m, K_FLOW_SLEEP)) { /* fio's flow */
+		uint64_t w, id, nap;
+		if ((v = fj_get(m, K_FLOW)) && !v->bare && v->value[0] == '-')
+			return fj_bad(m, K_FLOW, -EINVAL, "a negative weight is not available: give 1 or more");
+		int rc2;
+		if ((rc2 = fj_get_uint(m, K_FLOW, 1000000, 0, &w)) || (rc2 = fj_get_uint(m, K_FLOW_ID, 63, 0, &id)) ||
+		    (rc2 = fj_get_time(m, K_FLOW_SLEEP, 1000ull, &nap)))
+			return rc2;
+		if ((rc2 = set_iob_key(m, K_FLOW, "flow", "%llu", (unsigned long long)w)) ||
+		    (w && ((rc2 = set_iob_key(m, K_FLOW_ID, "flow_id", "%llu", (unsigned long long)id)) ||
+			   (rc2 = set_iob_key(m, K_FLOW_SLEEP, "flow_sleep", "%lluns", (unsigned long long)nap)))))
+			return rc2;
+	}
 	if ((v = fj_get(m, K_PERCENTILE_LIST))) { /* fio's ':'-separated list of ranks */
-		char list[FIO_LINE_MAX];
-		snprintf(list, sizeof list, "%s", v->bare ? "" : v->value);
-		int n = 0;
-		for (char *save = NULL, *t = strtok_r(list, ":", &save); t; t = strtok_r(NULL, ":", &save), n++) {
-			char *end = NULL;
-			double p = strtod(fj_trim(t), &end);
-			int known = 0;
-			for (size_t i = 0; end && !*end && i < IOB_NPCT; i++)
-				known |= iob_default_pct[i] == p;
-			if (!known)
-				return fj_bad(m, K_PERCENTILE_LIST, -EINVAL,
-					   "'%s' is not one of the percentiles iobench reports (1 5 10 20 30 40 50 60 70 80 "
-					   "90 95 99 99.5 99.9 99.99)",
-					   IOB_Q(t));
-		}
-		if (!n)
+		if (v->bare || !v->value[0])
 			return fj_bad(m, K_PERCENTILE_LIST, -EINVAL, "needs a list, e.g. 99:99.9");
+		if (iob_job_set(job, "percentiles", v->value, m->why, sizeof m->why) != 0)
+			return fj_bad(m, K_PERCENTILE_LIST, -EINVAL, "%s", m->why);
 	}
 	if ((v = fj_get(m, K_IO_SUBMIT_MODE))) {
 		if (v->bare || (strcmp(v->value, "inline") != 0 && strcmp(v->value, "offload") != 0))
@@ -295,7 +297,6 @@ static int map_steady(struct mapper *m, uint64_t runtime_ns)
 /* Set iobench's key `key` from fio's key k through the key table's own
  * setter, so a fio value gets exactly the checks an INI value gets; a
  * refusal names fio's key and value. */
-static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...) IOB_PRINTF(4, 5);
 static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...)
 {
 	char text[128];

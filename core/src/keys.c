@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "iobench/hist.h"
 #include "iobench/plugin.h"
 #include "iobench/units.h"
 #include "iobench/repeat.h"
@@ -166,6 +167,20 @@ static const struct iob_key_word dedupe_mode_words[] = {
     {"repeat", IOB_DEDUPE_REPEAT}, {"working_set", IOB_DEDUPE_WORKING_SET}, {NULL, 0}};
 static const struct iob_key_word exit_words[] = {
     {"none", IOB_EXIT_NONE}, {"group", IOB_EXIT_GROUP}, {"all", IOB_EXIT_ALL}, {NULL, 0}};
+static int set_percentiles(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	double pct[IOB_PCT_MAX];
+	size_t n;
+	if (strlen(value) >= sizeof job->percentiles) {
+		snprintf(err, errlen, "percentiles is too long (at most %zu characters)", sizeof job->percentiles - 1);
+		return -EINVAL;
+	}
+	int rc = iob_pct_parse(value, pct, &n, err, errlen);
+	if (rc == 0)
+		snprintf(job->percentiles, sizeof job->percentiles, "%s", value);
+	return rc;
+}
+
 static const struct iob_key_word continue_words[] = {
     {"none", 0}, {"read", 1}, {"write", 2}, {"io", 3}, {"all", 3}, {"0", 0}, {"1", 3}, {NULL, 0}};
 static const struct iob_key_word steady_words[] = {
@@ -496,6 +511,30 @@ static const struct iob_key key_table[] = {
      "when this job has done all its phases: group (the other jobs of its group stop, their records say "
      "stopped; fio's exitall), all (and the jobs after its group do not run); none: the others go on",
      exit_words, FIELD(exit_others), NULL, 0, 0, .record = "exit_others"},
+    {"offset", IOB_KEY_SIZE, "bytes", "0",
+     "sequential: the I/O starts this far into the file, and size bytes from there are the job's region "
+     "(the file reaches offset + size); 0 = from the start",
+     NULL, FIELD(offset), NULL, 0, 0, .record = "offset_bytes",
+     .needs = "access=seq", .excludes = "series,steady_state,workload=files", .why = "a stream's region of the file: random offsets are drawn over the whole file, series and steady state rounds choose their own part"},
+    {"offset_increment", IOB_KEY_SIZE, "bytes", "0",
+     "sequential: stream i starts at offset + i x this (fio's clones of numjobs), each over its own size bytes "
+     "from there, instead of a part of the file each",
+     NULL, FIELD(offset_increment), NULL, 0, 0, .record = "offset_increment_bytes",
+     .needs = "access=seq", .excludes = "series,steady_state,workload=files", .why = "a stream's region of the file: random offsets are drawn over the whole file, series and steady state rounds choose their own part"},
+    {"percentiles", IOB_KEY_STRING, "ranks", "",
+     "the latency percentiles every record of the job reports, e.g. 50:99:99.9 (':' or ',' between, each above 0 "
+     "and at most 100, at most 20, ascending in the records); empty: the 16 ranks 1 5 10 20 30 40 50 60 70 80 90 "
+     "95 99 99.5 99.9 99.99",
+     NULL, FIELD(percentiles), set_percentiles},
+    {"flow", IOB_KEY_COUNT, "weight", "0",
+     "the streams of every job with the same flow_id that run at once share their I/Os in proportion to their "
+     "weights (fio's flow): a stream ahead of its share waits; 0: none",
+     NULL, FIELD(flow), NULL, 0, 1000000, .record = "flow"},
+    {"flow_id", IOB_KEY_COUNT, "", "0", "the flow group of flow (0 to 63)", NULL, FIELD(flow_id), NULL, 0, 63,
+     .record = "flow_id", .needs = "flow"},
+    {"flow_sleep", IOB_KEY_DURATION, "", "0s",
+     "flow: how long a stream ahead of its share waits before it tries again (0: 10 us)", NULL,
+     FIELD(flow_sleep_ns), NULL, 0, 0, .record = "flow_sleep_ns", .needs = "flow"},
 };
 #pragma GCC diagnostic pop
 

@@ -284,6 +284,13 @@ void iob_runner_phase_spec(const struct iob_run *run, const struct iob_job *job,
 		.shape = shaped ? shape : NULL,
 		.shared_whole = job->shared_whole,
 	};
+	if (job->offset || job->offset_increment) { /* the job's region: offset, size bytes from there */
+		spec->region_off = job->offset;
+		spec->region_len = job->size;
+		spec->region_step = job->offset_increment;
+		spec->region_fixed = 1;
+		spec->file_size = job->offset + job->size;
+	}
 	spec->pattern.block_size = bs; /* what verify_interval 0 means */
 	iob_runner_fill_bind(run, job, &spec->pattern, bs);
 }

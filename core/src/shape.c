@@ -418,7 +418,14 @@ int iob_shape_draws(const struct iob_shape *sh)
 
 int iob_shape_paces(const struct iob_shape *sh)
 {
-	return sh && (sh->rate[0] || sh->rate[1] || sh->rate_iops[0] || sh->rate_iops[1] || sh->think_ns);
+	return sh && (sh->rate[0] || sh->rate[1] || sh->rate_iops[0] || sh->rate_iops[1] || sh->think_ns || sh->flow);
+}
+
+static struct iob_flow flows[IOB_FLOW_IDS];
+
+struct iob_flow *iob_flow_of(uint32_t id)
+{
+	return id < IOB_FLOW_IDS ? &flows[id] : NULL;
 }
 
 uint64_t iob_shape_bs_max(const struct iob_shape *sh, uint64_t bs)
@@ -524,8 +531,43 @@ void iob_shape_run_init(struct iob_shape_run *run, const struct iob_shape *sh, u
 	}
 	scatter_init(run);
 	iob_shape_run_reset(run);
+	if (sh->flow && sh->flow_weight) { /* before the runner's barrier: every weight is in before any I/O */
+		__atomic_add_fetch(&sh->flow->weight, sh->flow_weight, __ATOMIC_RELAXED);
+		run->flow_in = 1;
+	}
 }
 
+void iob_shape_run_end(struct iob_shape_run *run)
+{
+	if (!run->flow_in)
+		return;
+	__atomic_sub_fetch(&run->sh->flow->ios, run->flow_ios, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&run->sh->flow->weight, run->sh->flow_weight, __ATOMIC_RELAXED);
+	run->flow_in = 0;
+	run->flow_ios = 0;
+}
+
+/* flow: wait while this stream's share of the flow's I/Os is above its
+ * weight's share; 1 when the deadline or a stop came first. */
+static int flow_wait(struct iob_shape_run *run, uint64_t deadline_ns, volatile sig_atomic_t *stop)
+{
+	const struct iob_shape *sh = run->sh;
+	struct iob_flow *f = sh->flow;
+	uint64_t nap = sh->flow_sleep_ns ? sh->flow_sleep_ns : 10000;
+	for (;;) {
+		uint64_t ios = __atomic_load_n(&f->ios, __ATOMIC_RELAXED);
+		uint64_t weight = __atomic_load_n(&f->weight, __ATOMIC_RELAXED);
+		/* mine / (ios + 1) > my weight / weight (fio counts from 1), without division */
+		if (!weight || (double)run->flow_ios * (double)weight <= (double)sh->flow_weight * (double)(ios + 1))
+			break;
+		if ((stop && *stop) || (deadline_ns && iob_now_ns() >= deadline_ns))
+			return 1;
+		iob_sleep_ns(nap, stop);
+	}
+	__atomic_add_fetch(&f->ios, 1, __ATOMIC_RELAXED);
+	run->flow_ios++;
+	return 0;
+}
 void iob_shape_run_reset(struct iob_shape_run *run)
 {
 	run->rng = run->seed;
@@ -705,6 +747,8 @@ int iob_shape_pace(struct iob_shape_run *run, int write, size_t len, uint64_t de
 {
 	const struct iob_shape *sh = run->sh;
 	const int d = write ? 1 : 0;
+	if (run->flow_in && flow_wait(run, deadline_ns, stop))
+		return 1;
 	if (sh->think_ns && run->ios && run->ios % (sh->think_blocks ? sh->think_blocks : 1) == 0) {
 		uint64_t start = iob_now_ns();
 		uint64_t spin = sh->think_spin_ns < sh->think_ns ? sh->think_spin_ns : sh->think_ns;

@@ -131,6 +131,12 @@ struct iob_job {
 	int continue_on_error;       /* 0 none, 1 read, 2 write, 3 io: failed I/Os counted, the phase goes on */
 	char ignore_error[192];      /* "", or READS,WRITES: ':' lists of errnos passed over (continue_on_error) */
 	int exit_others;             /* IOB_EXIT_*: when this job ends, the others of its group stop (fio's exitall) */
+	/* sequential: stream i works on [offset + i*offset_increment, + size) of
+	 * its file (fio's offset, offset_increment); both 0: the whole file */
+	uint64_t offset, offset_increment;
+	char percentiles[256];       /* "", or the latency percentiles reported (iob_pct_parse) */
+	uint32_t flow, flow_id;      /* flow: a weight (0: none) in flow id flow_id's share of I/Os */
+	uint64_t flow_sleep_ns;      /* flow: the wait before a stream ahead of its share tries again */
 };
 
 struct iob_shape;
