@@ -581,6 +581,37 @@ static int check_groups(const struct iob_suite *suite, char *err, size_t errlen)
 	return 0;
 }
 
+/* dedupe_global (fill.c): the jobs sharing a working set draw each other's
+ * blocks by their own size, so they must be alike. */
+static int check_dedupe_global(const struct iob_suite *suite, char *err, size_t errlen)
+{
+	const struct iob_job *first = NULL;
+	for (size_t i = 0; i < suite->njobs; i++) {
+		const struct iob_job *j = &suite->jobs[i];
+		const struct iob_pattern *p = &j->pattern;
+		if (!p->dedupe_global || !p->dedupe_pct)
+			continue;
+		if (p->dedupe_mode != IOB_DEDUPE_WORKING_SET) {
+			snprintf(err, errlen, "[%s] dedupe_global needs dedupe_mode = working_set", j->name);
+			return -EINVAL;
+		}
+		if (!first) {
+			first = j;
+			continue;
+		}
+		const struct iob_pattern *q = &first->pattern;
+		if (j->size != first->size || j->block_size != first->block_size || p->dedupe_pct != q->dedupe_pct ||
+		    p->dedupe_ws_pct != q->dedupe_ws_pct || p->seed != q->seed) {
+			snprintf(err, errlen,
+				 "[%s] dedupe_global: size, block_size, seed, dedupe_percentage and dedupe_working_set "
+				 "must be those of job %s, which shares the working set",
+				 j->name, first->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------ the memory budget */
 
 static uint64_t mul_sat(uint64_t a, uint64_t b)
@@ -716,6 +747,8 @@ int iob_suite_check_target(const struct iob_suite *suite, const struct iob_regis
 	}
 	if (rc == 0)
 		rc = check_groups(suite, err, errlen);
+	if (rc == 0)
+		rc = check_dedupe_global(suite, err, errlen);
 	if (rc == 0)
 		rc = check_memory(suite, err, errlen);
 	if (rc == 0)

@@ -250,6 +250,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 		if (ph.ramping)
 			iob_eng_window_start(&ph); /* it ended within its ramp: the window is empty */
 	}
+	iob_shape_run_end(&ph.shape); /* flow: this stream leaves its flow */
 	uint64_t end_tick = iob_ticks(), end_ns = iob_now_ns();
 	r->start_ns = ph.start_ns ? ph.start_ns : end_ns;
 	r->elapsed_ns = end_ns - r->start_ns;

@@ -417,8 +417,8 @@ int iob_eng_run_mixed(struct phase *ph)
 			r->interrupted = 1;
 			return 0;
 		}
-		if (n < 0 && n >= -4095 && ph->shaped && (s->shape->continue_mask >> w & 1)) {
-			r->io_errors++; /* continue_on_error: counted, and on to the next I/O */
+		if (n < 0 && n >= -4095 && ph->shaped && iob_shape_passes_error(s->shape, w, (int)-n)) {
+			r->io_errors++; /* continue_on_error, ignore_error: counted, and on to the next I/O */
 			continue;
 		}
 		int st = iob_eng_account(ph, fi, w, w ? ph->buf : ph->rbuf, n, len, off);

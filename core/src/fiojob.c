@@ -31,7 +31,14 @@ static int same_files(const struct iob_job *a, const struct iob_job *b)
 	return same;
 }
 
-/* Every file of the job is there, a regular file at least job->size long. */
+/* How far into its file(s) the job reaches: size, after offset and the last
+ * stream's offset_increment. */
+static uint64_t reach(const struct iob_job *job)
+{
+	return job->offset + job->size + (job->threads ? job->threads - 1 : 0) * job->offset_increment;
+}
+
+/* Every file of the job is there, a regular file at least reach() long. */
 static int files_ready(const struct iob_job *job)
 {
 	struct iob_filelist fl;
@@ -41,7 +48,7 @@ static int files_ready(const struct iob_job *job)
 	for (size_t i = 0; ok && i < fl.n; i++) {
 		uint64_t size = 0;
 		ok = iob_path_kind(fl.paths[i], 1) == IOB_PATH_REGULAR && iob_file_size(fl.paths[i], &size) == 0 &&
-		     size >= job->size;
+		     size >= reach(job);
 	}
 	iob_filelist_free(&fl);
 	return ok;
@@ -54,7 +61,7 @@ static int add_layouts(struct reader *r, struct iob_job *jobs, size_t *njobs, un
 {
 	for (size_t j = 0; j < *njobs; j++) {
 		struct iob_job *job = &jobs[j];
-		if (prepare[j] || !(job->phases & (IOB_PHASE_BIT(IOB_PHASE_READ) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) ||
+		if (prepare[j] || job->workload == 1 || !(job->phases & (IOB_PHASE_BIT(IOB_PHASE_READ) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) ||
 		    strcmp(job->filename, "-") == 0 || strcmp(job->backend, "null") == 0) /* null reads no file */
 			continue;
 		size_t first = j; /* the group's first job: the layout goes before it */
@@ -63,7 +70,7 @@ static int add_layouts(struct reader *r, struct iob_job *jobs, size_t *njobs, un
 		int ready = files_ready(job);
 		for (size_t w = 0; w < first && !ready; w++)
 			ready = (jobs[w].phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) && jobs[w].keep_files &&
-				jobs[w].size >= job->size && same_files(&jobs[w], job);
+				reach(&jobs[w]) >= reach(job) && same_files(&jobs[w], job);
 		if (ready)
 			continue;
 		if (*njobs >= IOB_MAX_JOBS)
@@ -79,14 +86,14 @@ static int add_layouts(struct reader *r, struct iob_job *jobs, size_t *njobs, un
 		snprintf(lay->name, sizeof lay->name, "%s", name);
 		memcpy(lay->dir, job->dir, sizeof lay->dir);
 		memcpy(lay->filename, job->filename, sizeof lay->filename);
-		lay->size = job->size;
+		lay->size = reach(job);
 		lay->threads = job->threads;
 		lay->shared_file = job->shared_file;
 		lay->allow_devices = job->allow_devices;
 		lay->follow_symlinks = job->follow_symlinks;
 		lay->phases = IOB_PHASE_BIT(IOB_PHASE_WRITE);
 		lay->access = IOB_ACCESS_SEQ;
-		lay->block_size = job->size < (1u << 20) ? job->size : 1u << 20;
+		lay->block_size = lay->size < (1u << 20) ? lay->size : 1u << 20;
 		lay->fsync = 1;
 		lay->keep_files = 1;
 		lay->group = 0;
@@ -158,6 +165,14 @@ static int load(const char *path, const struct iob_fio_opts *opts, struct iob_su
 					  r.jobs[j].where, suite->jobs[j].name);
 		if (rc == 0)
 			suite->njobs++;
+	}
+	/* a files job alone in its group runs as a lone job (meta.c) */
+	for (size_t j = 0; rc == 0 && j < suite->njobs; j++) {
+		struct iob_job *x = &suite->jobs[j];
+		int alone = (j == 0 || suite->jobs[j - 1].group != x->group) &&
+			    (j + 1 == suite->njobs || suite->jobs[j + 1].group != x->group);
+		if (x->workload == 1 && alone)
+			x->group = 0;
 	}
 	if (rc == 0 && r.ignored[0])
 		fj_note(&r, "fio keys ignored as --fio-ignore asked (the run differs from fio's there): %s", r.ignored);

@@ -12,13 +12,21 @@ const struct fio_key fj_keys[K_COUNT] = {
 		    "one file (a ':' list is refused; '\\:' is a colon); a path sets dir too; with numjobs the "
 		    "streams share it; default <job>.0.0, and <job>.0.0.<i> for stream i"},
     [K_SIZE] = {"size", "", "size, loops, ops",
-		"bytes of I/O per stream, and the file size unless filesize is given; a percentage is refused"},
+		"bytes of I/O per stream (from offset), and the file size unless filesize is given; none given: the "
+		"existing file's (or device's) size less offset, as fio takes it; a percentage is refused"},
     [K_FILESIZE] = {"filesize", "", "size", "the file size (a range only with equal ends)"},
     [K_IO_SIZE] = {"io_size", "io_limit", "loops, ops",
 		   "bytes of I/O per stream: random access, io_size / bs I/Os; sequential, whole passes over the "
 		   "file only"},
-    [K_NRFILES] = {"nrfiles", "nr_files", "(check)", "1 only: iobench jobs use one file per stream"},
-    [K_OFFSET] = {"offset", "", "(check)", "0 only: iobench I/O starts at the start of the file"},
+    [K_NRFILES] = {"nrfiles", "nr_files", "(check), files",
+		   "1 only: iobench jobs use one file per stream; with the file and directory engines, the files (or "
+		   "directories) each stream makes"},
+    [K_OFFSET] = {"offset", "", "offset",
+		  "bytes, or N% of the existing file's (or device's) size aligned down to the block size: the I/O "
+		  "starts there, size bytes from there; sequential I/O only"},
+    [K_OFFSET_INCREMENT] = {"offset_increment", "", "offset_increment",
+			    "bytes or N% (as offset): clone N of numjobs starts at offset + N x this, each over size "
+			    "bytes from there; sequential I/O only"},
     [K_BS] = {"bs", "blocksize", "block_size",
 	      "one size, or read,write[,trim] (an empty side is 4k): the size of the direction the job does; rw and "
 	      "randrw need equal sizes"},
@@ -33,7 +41,8 @@ const struct fio_key fj_keys[K_COUNT] = {
     [K_IOENGINE] = {"ioengine", "", "backend, backend_options",
 		    "psync (fio's default), sync, pvsync: posix (direct with direct=1); libaio: libaio, io_uring: "
 		    "io_uring (backend option direct=1 with direct=1); mmap: mmap; null, cpp_null: null (no I/O, any iodepth); a changed "
-		    "engine is noted"},
+		    "engine is noted; filecreate, filestat, filedelete, dircreate, dirdelete: workload = files "
+		    "(meta_phases create; create,stat; create,remove; mkdir; mkdir,rmdir); dirstat is refused"},
     [K_IODEPTH] = {"iodepth", "", "iodepth",
 		   "I/Os in flight per stream with io_uring, libaio and null; the synchronous engines run depth 1, as fio does "
 		   "(noted)"},
@@ -114,7 +123,13 @@ const struct fio_key fj_keys[K_COUNT] = {
 			"0 to 100: this share of every chunk is compressible (zeros, or buffer_pattern), the rest random"},
     [K_COMPRESS_CHUNK] = {"buffer_compress_chunk", "", "compress_chunk", "the chunk size (default 512, at most bs)"},
     [K_DEDUPE_PCT] = {"dedupe_percentage", "", "dedupe_percentage",
-		      "0 to 100: this share of the blocks repeat one block (fio's dedupe_mode=repeat; other modes refused)"},
+		      "0 to 100: this share of the blocks repeat another block (dedupe_mode says which)"},
+    [K_DEDUPE_MODE] = {"dedupe_mode", "", "dedupe_mode",
+		       "repeat (default: a copy is of one earlier block) or working_set (of a block of the working set)"},
+    [K_DEDUPE_WS_PCT] = {"dedupe_working_set_percentage", "", "dedupe_working_set",
+			 "1 to 100 (default 5): the working set, a share of the file's blocks"},
+    [K_DEDUPE_GLOBAL] = {"dedupe_global", "", "dedupe_global",
+			 "1: the jobs with it share one working set (needs working_set; equal size, bs and dedupe keys)"},
     [K_REFILL_BUFFERS] = {"refill_buffers", "", "(none)",
 			  "accepted: iobench makes every block's content at its offset anyway"},
     [K_SCRAMBLE_BUFFERS] = {"scramble_buffers", "", "(none)",
@@ -142,12 +157,35 @@ const struct fio_key fj_keys[K_COUNT] = {
     [K_STARTDELAY] = {"startdelay", "", "start_delay",
 		      "the job starts this long after the others of its group (a bare number is seconds); a range "
 		      "is refused"},
-    [K_PERCENTILE_LIST] = {"percentile_list", "", "(check)",
-			   "accepted when every percentile listed is one iobench reports (1 5 10 20 30 40 50 60 70 80 90 95 "
-			   "99 99.5 99.9 99.99): the records carry those 16, the listed ones among them"},
+    [K_FLOW] = {"flow", "", "flow",
+		"a weight of 1 or more: the jobs of one flow_id running at once do their I/Os in proportion to their "
+		"weights (a job ahead of its share waits), as fio counts them; a negative weight is refused"},
+    [K_FLOW_ID] = {"flow_id", "", "flow_id", "0 to 63: the flow group (default 0)"},
+    [K_FLOW_SLEEP] = {"flow_sleep", "", "flow_sleep",
+		      "microseconds when bare: the wait of a job ahead of its share before it tries again (0: 10 us, "
+		      "where fio tries again at once)"},
+    [K_PERCENTILE_LIST] = {"percentile_list", "", "percentiles",
+			   "the latency percentiles reported (':' between, at most 20, each above 0 and at most 100): the "
+			   "records, fio-json's clat_ns.percentile and the human output carry those, ascending"},
     [K_CONTINUE_ON_ERROR] = {"continue_on_error", "", "continue_on_error",
-			     "none, read, write, io, all (= io), 0, 1: failed I/Os counted in io_errors, the job goes on; "
-			     "verify is refused; iodepth 1"},
+			     "none, read, write, io, all (= io), 0, 1: failed I/Os counted in io_errors, the job goes on, "
+			     "for EIO and EILSEQ (fio's non-fatal errors) unless ignore_error lists others; verify is "
+			     "refused; iodepth 1"},
+    [K_IGNORE_ERROR] = {"ignore_error", "", "ignore_error",
+			"READS,WRITES[,VERIFY]: ':' lists of errno names or numbers passed over (counted in io_errors); "
+			"a verify list is refused; iodepth 1"},
+    [K_CREATE_ON_OPEN] = {"create_on_open", "", "(none)",
+			   "accepted with the file and directory engines (iobench makes each file as it opens it); "
+			   "refused with the others"},
+    [K_OPENFILES] = {"openfiles", "", "(none)",
+		     "accepted with the file and directory engines (a stream has one file open at a time; above 1 "
+		     "noted); refused with the others"},
+    [K_FALLOCATE] = {"fallocate", "", "(check)", "none only: iobench does not preallocate files"},
+    [K_EXITALL] = {"exitall", "", "exit_others",
+		   "1: when the job ends, the jobs running with it stop (exit_others = group, or all with exit_what=all)"},
+    [K_EXIT_WHAT] = {"exit_what", "", "exit_others",
+		     "with exitall: group (default) and stonewall stop the jobs running at once; all also skips the jobs "
+		     "after them"},
     [K_IO_SUBMIT_MODE] = {"io_submit_mode", "", "(none)",
 			  "inline (default); offload is accepted and runs inline, with a note: the stream submits "
 			  "its own I/O at the same rate"},
@@ -155,7 +193,7 @@ const struct fio_key fj_keys[K_COUNT] = {
 		       "1: rw=write writes until the file system is full (ENOSPC ends the job, not as an error; the "
 		       "record says device_full) and size is not needed; a later job reading the same file with no "
 		       "size reads it to its end.  Sequential, one file, numjobs=1, iodepth 1; a read job with "
-		       "fill_device does not fill the file system first, as fio does: it reads the file to its end"},
+		       "fill_device reads the file to its end (fio fills the file system first)"},
     [K_CREATE_SERIALIZE] = {"create_serialize", "", "(none)",
 			    "accepted, no effect: iobench jobs have one file each, laid out before the run"},
 };

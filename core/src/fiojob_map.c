@@ -351,6 +351,64 @@ static int fill_before(const struct mapper *m)
 	return 0;
 }
 
+/* The size of the job's (first) file as it is now: a regular file's length,
+ * a block device's (read by seeking to its end, as fio asks the device).
+ * -ENOENT when there is none to read. */
+static int target_size(const struct iob_job *job, uint64_t *size)
+{
+	struct iob_filelist fl;
+	int rc = -ENOENT;
+	if (iob_job_files(job, &fl) != 0)
+		return rc;
+	enum iob_path_kind k = fl.n ? iob_path_kind(fl.paths[0], job->follow_symlinks) : IOB_PATH_MISSING;
+	if (k == IOB_PATH_REGULAR) {
+		rc = iob_file_size(fl.paths[0], size);
+	} else if (k == IOB_PATH_BLOCKDEV) {
+#ifndef _WIN32
+		FILE *f = fopen(fl.paths[0], "rb");
+		if (f && fseeko(f, 0, SEEK_END) == 0) {
+			off_t end = ftello(f);
+			rc = end > 0 ? 0 : -EIO;
+			*size = end > 0 ? (uint64_t)end : 0;
+		}
+		if (f)
+			fclose(f);
+#endif
+	}
+	iob_filelist_free(&fl);
+	return rc == 0 && *size == 0 ? -ENOENT : rc;
+}
+
+/* offset and offset_increment: bytes, or a share of the existing file's
+ * size (fio's N%), aligned down to the block size as fio aligns it. */
+static int fio_offset(struct mapper *m, enum fkey k, uint64_t bs, uint64_t *out)
+{
+	const struct fval *v = fj_get(m, k);
+	*out = 0;
+	if (!v)
+		return 0;
+	size_t n = strlen(v->value);
+	if (!v->bare && n > 1 && v->value[n - 1] == '%') {
+		char num[32], *end;
+		uint64_t tsize;
+		if (n >= sizeof num)
+			return fj_bad(m, k, -EINVAL, "give bytes (120k) or a share of the file's size (50%%)");
+		snprintf(num, sizeof num, "%.*s", (int)(n - 1), v->value);
+		errno = 0;
+		double pct = strtod(num, &end);
+		if (end == num || *end || errno || !(pct >= 0 && pct <= 100))
+			return fj_bad(m, k, -EINVAL, "a share of the file's size from 0%% to 100%%");
+		if (target_size(m->job, &tsize) != 0)
+			return fj_bad(m, k, -EINVAL,
+				      "a share of the file's size needs an existing file or device (give bytes instead)");
+		*out = (uint64_t)((double)tsize * pct / 100.0) / bs * bs;
+		return 0;
+	}
+	if (v->bare || fj_fio_size(v->value, m->kb1000, out, m->why, sizeof m->why))
+		return fj_bad(m, k, -EINVAL, "give bytes (120k) or a share of the file's size (50%%)");
+	return 0;
+}
+
 /* rw, sizes and the amount of work: access, phases, size, loops, ops. */
 int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 {
@@ -434,15 +492,39 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 	(void)serial; /* create_serialize: one file per job, nothing to serialize */
 	if (fill && !size_set && !filesize_set) /* not used: the file system's room or the file's end bounds it */
 		size_set = 1, size = job->size;
-	if (!size_set && !filesize_set)
-		return fj_bad(m, K_SIZE, -EINVAL, "no size: give size (fio would take an existing file's size)");
+	uint64_t offset, offset_inc;
+	if ((rc = fio_offset(m, K_OFFSET, bs, &offset)) || (rc = fio_offset(m, K_OFFSET_INCREMENT, bs, &offset_inc)))
+		return rc;
+	if ((offset || offset_inc) && job->access != IOB_ACCESS_SEQ)
+		return fj_bad(m, offset ? K_OFFSET : K_OFFSET_INCREMENT, -EINVAL,
+			      "with random I/O is not supported: iobench draws random offsets over the whole file");
+	if (!size_set && !filesize_set) { /* fio: the existing file's (or device's) size, less the offset */
+		uint64_t tsize;
+		if (target_size(job, &tsize) != 0)
+			return fj_bad(m, K_SIZE, -EINVAL,
+				      "no size: give size, or name an existing file or device (fio takes its size)");
+		if (tsize <= offset)
+			return fj_bad(m, K_OFFSET, -EINVAL, "is at or past the end of the file (%llu bytes)",
+				      (unsigned long long)tsize);
+		size = tsize - offset;
+		size_set = 1;
+	}
+	if (offset || offset_inc) {
+		char text[32];
+		snprintf(text, sizeof text, "%llu", (unsigned long long)offset);
+		if (iob_job_set(job, "offset", text, m->why, sizeof m->why) != 0)
+			return fj_bad(m, K_OFFSET, -EINVAL, "%s", m->why);
+		snprintf(text, sizeof text, "%llu", (unsigned long long)offset_inc);
+		if (iob_job_set(job, "offset_increment", text, m->why, sizeof m->why) != 0)
+			return fj_bad(m, K_OFFSET_INCREMENT, -EINVAL, "%s", m->why);
+	}
 	uint64_t fsize = filesize_set ? filesize : size;
 	uint64_t amount = io_set ? io_size : size_set ? size : filesize;
 	if (!fsize || !amount)
 		return fj_bad(m, filesize_set ? K_FILESIZE : K_SIZE, -EINVAL, "must be at least 1 byte");
 	job->size = fsize;
 
-	uint64_t nfiles, offset, loops, nios;
+	uint64_t nfiles, loops, nios;
 	if ((rc = fj_get_uint(m, K_NRFILES, UINT32_MAX, 1, &nfiles)) || (rc = fj_get_uint(m, K_LOOPS, UINT32_MAX, 1, &loops)) ||
 	    (rc = fj_get_uint(m, K_NUMBER_IOS, UINT64_MAX, 0, &nios)))
 		return rc;
@@ -450,11 +532,6 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 		return fj_bad(m, K_NRFILES, -EINVAL, "iobench jobs use one file per stream: give nrfiles=1 (or numjobs)");
 	if (!loops)
 		return fj_bad(m, K_LOOPS, -EINVAL, "give at least 1");
-	const struct fval *off = fj_get(m, K_OFFSET);
-	if (off) {
-		if (off->bare || fj_fio_size(off->value, m->kb1000, &offset, m->why, sizeof m->why) || offset != 0)
-			return fj_bad(m, K_OFFSET, -EINVAL, "only 0: iobench does its I/O from the start of the file");
-	}
 	if (time_based && !runtime_ns)
 		return fj_bad(m, K_TIME_BASED, -EINVAL, "needs runtime");
 	/* fio: each loop does io_size (or size) of I/O, capped at number_ios

@@ -4,6 +4,8 @@
  */
 #include "fiojob_int.h"
 
+static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...) IOB_PRINTF(4, 5);
+
 /* A fio list of sides (',') of entries (':') of SIZE[/REST], each SIZE as fio
  * reads it (kb_base), written back in bytes; at most two sides kept (a
  * third, trims, is read and dropped: iobench does no trims).  SIZE is the
@@ -55,6 +57,86 @@ static int fio_sizes_list(struct mapper *m, enum fkey k, const char *in, int siz
 
 /* bssplit, random_distribution, rate, rate_iops, rate_process, thinktime:
  * iobench's job keys of the same names (shape.c), sizes in bytes. */
+static int map_errors(struct mapper *m);
+static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...) IOB_PRINTF(4, 5);
+
+/* fio's file and directory engines as a files job (meta.c, docs/metadata.md):
+ * each of fio's I/Os is one file (or directory) made, stat'ed or removed.
+ * 1: mapped; 0: not one of them; < 0: refused. */
+static int map_file_engine(struct mapper *m)
+{
+	static const struct {
+		const char *name, *phases;
+		int dirs;
+	} engines[] = {{"filecreate", "create", 0}, {"filestat", "create,stat", 0}, {"filedelete", "create,remove", 0},
+		       {"dircreate", "mkdir", 1},     {"dirdelete", "mkdir,rmdir", 1}};
+	struct iob_job *job = m->job;
+	const struct fval *v = fj_get(m, K_IOENGINE);
+	int e = -1, rc, flag;
+	for (size_t i = 0; v && !v->bare && i < sizeof engines / sizeof engines[0]; i++)
+		if (strcmp(v->value, engines[i].name) == 0)
+			e = (int)i;
+	const struct fval *fa = fj_get(m, K_FALLOCATE);
+	if (fa && (fa->bare || strcmp(fa->value, "none") != 0))
+		return fj_bad(m, K_FALLOCATE, -EINVAL, "iobench does not preallocate files: give none");
+	if (v && !v->bare && strcmp(v->value, "dirstat") == 0)
+		return fj_bad(m, K_IOENGINE, -EINVAL,
+			      "iobench's files workload stats files, not directories (filestat is available)");
+	if (e < 0) {
+		enum fkey only = fj_get(m, K_CREATE_ON_OPEN) ? K_CREATE_ON_OPEN : K_OPENFILES;
+		if (fj_get(m, only))
+			return fj_bad(m, only, -EINVAL,
+				      "only with the file and directory engines (filecreate, filestat, filedelete, "
+				      "dircreate, dirdelete)");
+		return 0;
+	}
+	uint64_t nfiles, openfiles, bs, fsize, size;
+	int fsize_set, size_set;
+	if ((rc = fj_get_uint(m, K_NRFILES, 100000000, 1, &nfiles)) ||
+	    (rc = fj_get_uint(m, K_OPENFILES, UINT32_MAX, 1, &openfiles)) ||
+	    (rc = fj_get_bool(m, K_CREATE_ON_OPEN, 0, &flag)) || (rc = fj_get_range(m, K_FILESIZE, &fsize, &fsize_set)) ||
+	    (rc = fj_get_size(m, K_SIZE, &size, &size_set)))
+		return rc;
+	if (!nfiles || !openfiles)
+		return fj_bad(m, !nfiles ? K_NRFILES : K_OPENFILES, -EINVAL, "give at least 1");
+	/* fio counts an I/O of bs per filesize (filesize, or size / nrfiles): one
+	 * operation a file only when they are equal */
+	bs = 4096;
+	const struct fval *b = fj_get(m, K_BS);
+	if (b && (b->bare || fj_fio_size(b->value, m->kb1000, &bs, m->why, sizeof m->why)))
+		return fj_bad(m, K_BS, -EINVAL, "one size with the file and directory engines");
+	if (!fsize_set && size_set)
+		fsize = size / nfiles;
+	if ((!fsize_set && !size_set) || fsize != bs) /* a larger size: fio stops at nrfiles x filesize */
+		return fj_bad(m, fsize_set ? K_FILESIZE : K_SIZE, -EINVAL,
+			      "with ioengine=%s fio counts filesize / bs operations a file: iobench does one, so give "
+			      "filesize equal to bs (%llu)",
+			      v->value, (unsigned long long)bs);
+	if ((rc = set_iob_key(m, K_IOENGINE, "workload", "files")) ||
+	    (rc = set_iob_key(m, K_IOENGINE, "meta_phases", "%s", engines[e].phases)) ||
+	    (rc = set_iob_key(m, K_NRFILES, "files", "%llu", engines[e].dirs ? 1ull : (unsigned long long)nfiles)) ||
+	    (rc = set_iob_key(m, K_NRFILES, "file_bytes", "0")))
+		return rc;
+	if (engines[e].dirs) { /* nrfiles directories: the tree's root and nrfiles - 1 below it */
+		if (nfiles > 1000000)
+			return fj_bad(m, K_NRFILES, -EINVAL, "at most 1000000 directories a stream");
+		if ((rc = set_iob_key(m, K_NRFILES, "tree_depth", "%d", nfiles > 1)) ||
+		    (nfiles > 1 && (rc = set_iob_key(m, K_NRFILES, "tree_branch", "%llu", (unsigned long long)nfiles - 1))))
+			return rc;
+	}
+	if (openfiles > 1)
+		fj_note_job(m->r, job->name, "openfiles=%llu: iobench's stream has one file open at a time",
+			    (unsigned long long)openfiles);
+	fj_note_job(m->r, job->name,
+		    "ioengine=%s is the files workload (meta_phases = %s): each stream works in a tree of its own "
+		    "(iobench.%s.<stream>)%s",
+		    v->value, engines[e].phases, job->name,
+		    strchr(engines[e].phases, ',') ? "; what it works on is made in a timed phase of its own first, "
+						     "where fio lays it out untimed"
+						   : "");
+	return 1;
+}
+
 static int map_shape(struct mapper *m)
 {
 	struct iob_job *job = m->job;
@@ -115,24 +197,26 @@ static int map_shape(struct mapper *m)
 		if (iob_job_set(job, "continue_on_error", c, m->why, sizeof m->why))
 			return fj_bad(m, K_CONTINUE_ON_ERROR, -EINVAL, "give none, read, write, io, all, 0 or 1");
 	}
+	if ((rc = map_errors(m)))
+		return rc;
+	if (fj_get(m, K_FLOW) || fj_get(m, K_FLOW_ID) || fj_get(m, K_FLOW_SLEEP)) { /* fio's flow */
+		uint64_t w, id, nap;
+		if ((v = fj_get(m, K_FLOW)) && !v->bare && v->value[0] == '-')
+			return fj_bad(m, K_FLOW, -EINVAL, "a negative weight is not available: give 1 or more");
+		int rc2;
+		if ((rc2 = fj_get_uint(m, K_FLOW, 1000000, 0, &w)) || (rc2 = fj_get_uint(m, K_FLOW_ID, 63, 0, &id)) ||
+		    (rc2 = fj_get_time(m, K_FLOW_SLEEP, 1000ull, &nap)))
+			return rc2;
+		if ((rc2 = set_iob_key(m, K_FLOW, "flow", "%llu", (unsigned long long)w)) ||
+		    (w && ((rc2 = set_iob_key(m, K_FLOW_ID, "flow_id", "%llu", (unsigned long long)id)) ||
+			   (rc2 = set_iob_key(m, K_FLOW_SLEEP, "flow_sleep", "%lluns", (unsigned long long)nap)))))
+			return rc2;
+	}
 	if ((v = fj_get(m, K_PERCENTILE_LIST))) { /* fio's ':'-separated list of ranks */
-		char list[FIO_LINE_MAX];
-		snprintf(list, sizeof list, "%s", v->bare ? "" : v->value);
-		int n = 0;
-		for (char *save = NULL, *t = strtok_r(list, ":", &save); t; t = strtok_r(NULL, ":", &save), n++) {
-			char *end = NULL;
-			double p = strtod(fj_trim(t), &end);
-			int known = 0;
-			for (size_t i = 0; end && !*end && i < IOB_NPCT; i++)
-				known |= iob_default_pct[i] == p;
-			if (!known)
-				return fj_bad(m, K_PERCENTILE_LIST, -EINVAL,
-					   "'%s' is not one of the percentiles iobench reports (1 5 10 20 30 40 50 60 70 80 "
-					   "90 95 99 99.5 99.9 99.99)",
-					   IOB_Q(t));
-		}
-		if (!n)
+		if (v->bare || !v->value[0])
 			return fj_bad(m, K_PERCENTILE_LIST, -EINVAL, "needs a list, e.g. 99:99.9");
+		if (iob_job_set(job, "percentiles", v->value, m->why, sizeof m->why) != 0)
+			return fj_bad(m, K_PERCENTILE_LIST, -EINVAL, "%s", m->why);
 	}
 	if ((v = fj_get(m, K_IO_SUBMIT_MODE))) {
 		if (v->bare || (strcmp(v->value, "inline") != 0 && strcmp(v->value, "offload") != 0))
@@ -213,7 +297,6 @@ static int map_steady(struct mapper *m, uint64_t runtime_ns)
 /* Set iobench's key `key` from fio's key k through the key table's own
  * setter, so a fio value gets exactly the checks an INI value gets; a
  * refusal names fio's key and value. */
-static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...) IOB_PRINTF(4, 5);
 static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...)
 {
 	char text[128];
@@ -253,6 +336,52 @@ static int map_pattern(struct mapper *m, enum fkey k)
 	return 0;
 }
 
+/* ignore_error, and continue_on_error's errnos: fio passes over only EIO and
+ * EILSEQ (its non-fatal errors) in a direction ignore_error gives no list
+ * for; exitall and exit_what. */
+static int map_errors(struct mapper *m)
+{
+	struct iob_job *job = m->job;
+	const struct fval *v = fj_get(m, K_IGNORE_ERROR);
+	char list[3][FIO_LINE_MAX / 2], text[FIO_LINE_MAX];
+	memset(list, 0, sizeof list);
+	if (v && !v->bare) {
+		const char *p = v->value;
+		for (int d = 0; d < 3 && p; d++) {
+			const char *c = strchr(p, ',');
+			size_t n = c ? (size_t)(c - p) : strlen(p);
+			if (n >= sizeof list[d])
+				return fj_bad(m, K_IGNORE_ERROR, -EINVAL, "a list is too long");
+			memcpy(list[d], p, n);
+			p = c ? c + 1 : NULL;
+		}
+		if (p) /* a fourth list */
+			return fj_bad(m, K_IGNORE_ERROR, -EINVAL, "give READS,WRITES[,VERIFY], ':' lists of errnos");
+	} else if (v) {
+		return fj_bad(m, K_IGNORE_ERROR, -EINVAL, "needs READS,WRITES[,VERIFY], ':' lists of errnos");
+	}
+	for (int d = 0; d < 2; d++)
+		if ((job->continue_on_error >> d & 1) && !list[d][0])
+			snprintf(list[d], sizeof list[d], "EIO:EILSEQ");
+	if (list[0][0] || list[1][0] || list[2][0]) {
+		snprintf(text, sizeof text, "%s,%s%s%s", list[0], list[1], list[2][0] ? "," : "", list[2]);
+		if (iob_job_set(job, "ignore_error", text, m->why, sizeof m->why))
+			return fj_bad(m, v ? K_IGNORE_ERROR : K_CONTINUE_ON_ERROR, -EINVAL, "%s", m->why);
+	}
+	int exitall, rc;
+	if ((rc = fj_get_bool(m, K_EXITALL, 0, &exitall)))
+		return rc;
+	const struct fval *w = fj_get(m, K_EXIT_WHAT);
+	const char *what = w && !w->bare ? w->value : "group";
+	if (w && strcmp(what, "group") != 0 && strcmp(what, "stonewall") != 0 && strcmp(what, "all") != 0)
+		return fj_bad(m, K_EXIT_WHAT, -EINVAL, "give group, stonewall or all");
+	if (exitall)
+		job->exit_others = strcmp(what, "all") == 0 ? IOB_EXIT_ALL : IOB_EXIT_GROUP;
+	else if (w)
+		fj_note_job(m->r, job->name, "exit_what=%s without exitall: no effect, as in fio", what);
+	return 0;
+}
+
 /* buffer_pattern, buffer_compress_*, dedupe_percentage: the data written. */
 static int map_content(struct mapper *m)
 {
@@ -274,6 +403,19 @@ static int map_content(struct mapper *m)
 	     (rc = set_iob_key(m, K_DEDUPE_PCT, "dedupe_percentage", "%llu", (unsigned long long)dpct))) ||
 	    (rc = set_iob_key(m, K_COMPRESS_CHUNK, "compress_chunk", "%llu", (unsigned long long)chunk)))
 		return rc;
+	const struct fval *v = fj_get(m, K_DEDUPE_MODE);
+	uint64_t ws;
+	if (v && (v->bare || (strcmp(v->value, "repeat") != 0 && strcmp(v->value, "working_set") != 0)))
+		return fj_bad(m, K_DEDUPE_MODE, -EINVAL, "give repeat or working_set");
+	if ((v && (rc = set_iob_key(m, K_DEDUPE_MODE, "dedupe_mode", "%s", v->value))) ||
+	    (rc = fj_get_uint(m, K_DEDUPE_WS_PCT, 100, 5, &ws)) || (rc = fj_get_bool(m, K_DEDUPE_GLOBAL, 0, &flag)))
+		return rc;
+	if (!ws)
+		return fj_bad(m, K_DEDUPE_WS_PCT, -EINVAL, "give 1 to 100");
+	m->job->pattern.dedupe_ws_pct = (uint32_t)ws;
+	m->job->pattern.dedupe_global = flag;
+	if (flag && m->job->pattern.dedupe_mode != IOB_DEDUPE_WORKING_SET && dpct)
+		return fj_bad(m, K_DEDUPE_GLOBAL, -EINVAL, "needs dedupe_mode=working_set");
 	return 0;
 }
 
@@ -408,8 +550,13 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 	    (rc = set_iob_key(&m, K_TIME_BASED, "time_based", "%s", time_based ? "true" : "false")) ||
 	    (rc = set_iob_key(&m, K_RAMP_TIME, "ramp_time", "%lluns", (unsigned long long)ramp_ns)))
 		return rc;
-	if ((rc = fj_map_engine(&m, &job->iodepth)) || (rc = fj_map_files(&m, numjobs)) ||
-	    (rc = fj_map_work(&m, time_based, runtime_ns)) || (rc = map_shape(&m)))
+	int fe = map_file_engine(&m);
+	if (fe < 0)
+		return fe;
+	if (fe && (rc = fj_map_files(&m, numjobs))) /* the directory (--dir) */
+		return rc;
+	if (!fe && ((rc = fj_map_engine(&m, &job->iodepth)) || (rc = fj_map_files(&m, numjobs)) ||
+		    (rc = fj_map_work(&m, time_based, runtime_ns)) || (rc = map_shape(&m))))
 		return rc;
 	/* fio advises the kernel of random access (its fadvise_hint=1), which
 	 * turns readahead off: the buffered posix and io_uring backends do too */

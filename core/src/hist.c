@@ -3,8 +3,10 @@
  */
 #include "iobench/hist.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __linux__
@@ -13,6 +15,46 @@
 
 const double iob_default_pct[IOB_NPCT] = {1,  5,  10, 20, 30, 40,   50,   60,
 					  70, 80, 90, 95, 99, 99.5, 99.9, 99.99};
+
+int iob_pct_parse(const char *text, double out[IOB_PCT_MAX], size_t *n, char *err, size_t errlen)
+{
+	*n = 0;
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, ":,");
+		char tok[64], *end = NULL;
+		while (len && (*p == ' ' || *p == '\t'))
+			p++, len--;
+		snprintf(tok, sizeof tok, "%.*s", (int)(len < sizeof tok - 1 ? len : sizeof tok - 1), p);
+		for (size_t k = strlen(tok); k && (tok[k - 1] == ' ' || tok[k - 1] == '\t'); k--)
+			tok[k - 1] = '\0';
+		errno = 0;
+		double v = strtod(tok, &end);
+		if (!tok[0] || len >= sizeof tok || !end || *end || errno || !(v > 0 && v <= 100)) {
+			snprintf(err, errlen, "percentile '%.*s' is not a number above 0 and at most 100", (int)(len > 40 ? 40 : len), p);
+			return -EINVAL;
+		}
+		size_t at = 0;
+		while (at < *n && out[at] < v)
+			at++;
+		if (at == *n || out[at] != v) { /* ascending, each rank once */
+			if (*n == IOB_PCT_MAX) {
+				snprintf(err, errlen, "more than %d percentiles", IOB_PCT_MAX);
+				return -EINVAL;
+			}
+			memmove(&out[at + 1], &out[at], (*n - at) * sizeof *out);
+			out[at] = v;
+			(*n)++;
+		}
+		p += len;
+		if (*p && !p[1]) {
+			snprintf(err, errlen, "percentiles '%s' ends with a separator", text);
+			return -EINVAL;
+		}
+		if (*p)
+			p++;
+	}
+	return 0;
+}
 
 /* A histogram is 59 KB of counters of which a phase touches a few pages.
  * Where the OS hands out zeroed pages on first touch, a mapping of its own

@@ -122,6 +122,13 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	sh->rand_run = job->rand_run;
 	sh->start_delay_ns = job->start_delay_ns;
 	sh->continue_mask = (uint32_t)job->continue_on_error;
+	if (job->ignore_error[0] && iob_ignore_error_parse(job->ignore_error, sh, why, sizeof why) != 0) {
+		snprintf(err, errlen, "[%s] %s", job->name, why);
+		return -EINVAL;
+	}
+	sh->flow = job->flow ? iob_flow_of(job->flow_id) : NULL;
+	sh->flow_weight = job->flow;
+	sh->flow_sleep_ns = job->flow_sleep_ns;
 	return sh->continue_mask || iob_shape_draws(sh) || iob_shape_paces(sh) || sh->rate_min[0] || sh->rate_min[1] || sh->rate_iops_min[0] ||
 	       sh->rate_iops_min[1] || sh->start_delay_ns;
 }
@@ -177,6 +184,19 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 	return 0;
 }
 
+/* offset, offset_increment: the last stream's region ends within 2^64 bytes
+ * (what they need and exclude: their rows of the key table) */
+static int validate_region(const struct iob_job *job, char *err, size_t errlen)
+{
+	uint64_t n = job->threads ? job->threads - 1 : 0;
+	if ((job->offset_increment && n > (UINT64_MAX - job->size) / job->offset_increment) ||
+	    job->offset > UINT64_MAX - job->size - n * job->offset_increment) {
+		snprintf(err, errlen, "[%s] offset + offset_increment x (threads - 1) + size is over 2^64 bytes", job->name);
+		return -ERANGE;
+	}
+	return 0;
+}
+
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 {
 	const char *n = job->name;
@@ -188,7 +208,7 @@ int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 	rc = validate_streams(job, err, errlen);
 	if (rc)
 		return rc;
-	if ((rc = validate_shape(job, err, errlen)) != 0)
+	if ((rc = validate_shape(job, err, errlen)) != 0 || (rc = validate_region(job, err, errlen)) != 0)
 		return rc;
 	if (job->block_size > (1ull << 31)) {
 		snprintf(err, errlen, "[%s] block_size %llu is larger than the 2 GiB limit", n,

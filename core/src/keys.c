@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "iobench/hist.h"
 #include "iobench/plugin.h"
 #include "iobench/units.h"
 #include "iobench/repeat.h"
@@ -116,6 +117,8 @@ static int set_shape_text(struct iob_job *job, const char *key, const char *valu
 		rc = iob_dist_parse(value, &sh, err, errlen);
 	else if (strcmp(key, "seq_add") == 0)
 		rc = iob_seq_add_parse(value, &sh.seq_add, err, errlen);
+	else if (strcmp(key, "ignore_error") == 0)
+		rc = iob_ignore_error_parse(value, &sh, err, errlen);
 	else
 		rc = iob_rate_parse(key, value, sh.rate, err, errlen);
 	if (rc == 0) {
@@ -154,7 +157,29 @@ static int set_rate_iops_min(struct iob_job *job, const char *value, char *err, 
 {
 	return set_shape_text(job, "rate_iops_min", value, job->rate_iops_min, sizeof job->rate_iops_min, err, errlen);
 }
+static int set_ignore_error(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	return set_shape_text(job, "ignore_error", value, job->ignore_error, sizeof job->ignore_error, err, errlen);
+}
 static const struct iob_key_word rate_process_words[] = {{"linear", 0}, {"poisson", 1}, {NULL, 0}};
+
+static const struct iob_key_word dedupe_mode_words[] = {
+    {"repeat", IOB_DEDUPE_REPEAT}, {"working_set", IOB_DEDUPE_WORKING_SET}, {NULL, 0}};
+static const struct iob_key_word exit_words[] = {
+    {"none", IOB_EXIT_NONE}, {"group", IOB_EXIT_GROUP}, {"all", IOB_EXIT_ALL}, {NULL, 0}};
+static int set_percentiles(struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	double pct[IOB_PCT_MAX];
+	size_t n;
+	if (strlen(value) >= sizeof job->percentiles) {
+		snprintf(err, errlen, "percentiles is too long (at most %zu characters)", sizeof job->percentiles - 1);
+		return -EINVAL;
+	}
+	int rc = iob_pct_parse(value, pct, &n, err, errlen);
+	if (rc == 0)
+		snprintf(job->percentiles, sizeof job->percentiles, "%s", value);
+	return rc;
+}
 
 static const struct iob_key_word continue_words[] = {
     {"none", 0}, {"read", 1}, {"write", 2}, {"io", 3}, {"all", 3}, {"0", 0}, {"1", 3}, {NULL, 0}};
@@ -368,8 +393,19 @@ static const struct iob_key key_table[] = {
      "with compress_percentage: the chunk each block is made of (1 to block_size)", NULL,
      FIELD(pattern.compress_chunk), NULL},
     {"dedupe_percentage", IOB_KEY_COUNT, "percent", "0",
-     "data content: this share of the blocks are a copy of block 0 (0 to 100)", NULL, FIELD(pattern.dedupe_pct),
-     NULL, 0, 100, .record = "dedupe_pct"},
+     "data content: this share of the blocks are a copy of another block (dedupe_mode says which) (0 to 100)",
+     NULL, FIELD(pattern.dedupe_pct), NULL, 0, 100, .record = "dedupe_pct"},
+    {"dedupe_mode", IOB_KEY_ENUM, "", "repeat",
+     "with dedupe_percentage: repeat (a copy is of block 0) or working_set (a copy is of one of the file's first "
+     "unique blocks, dedupe_working_set percent of its blocks, drawn for each copy)",
+     dedupe_mode_words, FIELD(pattern.dedupe_mode), NULL, 0, 0, .record = "dedupe_mode"},
+    {"dedupe_working_set", IOB_KEY_COUNT, "percent", "5",
+     "dedupe_mode = working_set: the working set, a share of the file's blocks (1 to 100; 0 is the default, 5)",
+     NULL, FIELD(pattern.dedupe_ws_pct), NULL, 0, 100, .record = "dedupe_working_set_pct"},
+    {"dedupe_global", IOB_KEY_BOOL, "", "false",
+     "dedupe_mode = working_set: the jobs with dedupe_global share one working set, spread evenly over their "
+     "files (they need equal size, block_size and dedupe keys)",
+     NULL, FIELD(pattern.dedupe_global), NULL, 0, 0, .record = "dedupe_global"},
     {"verify", IOB_KEY_ENUM, "", "pattern",
      "what verify checks: pattern (every byte against the pattern); meta (a 64-byte header in every block: "
      "offset, length, generation; and the bytes); crc32c, crc64, md5, sha256, xxhash (the header and a checksum "
@@ -473,6 +509,39 @@ static const struct iob_key key_table[] = {
      "an I/O that fails in these directions (read, write, io: both) is counted in the record's io_errors and the "
      "phase goes on to the next I/O (not in ops or bytes); none: the first error ends the phase; iodepth 1 only",
      continue_words, FIELD(continue_on_error), NULL, 0, 0, .record = "continue_on_error", .needs = "iodepth=1", .why = "the queued loop stops at an error"},
+    {"ignore_error", IOB_KEY_STRING, "", "",
+     "READS,WRITES: ':' lists of errnos (EIO, ENOSPC, ... or numbers); an I/O failing that way with one of them is "
+     "counted in io_errors and passed over, as continue_on_error (which then passes over only those); iodepth 1",
+     NULL, FIELD(ignore_error), set_ignore_error, 0, 0, .record = "ignore_error", .needs = "iodepth=1",
+     .why = "the queued loop stops at an error"},
+    {"exit_others", IOB_KEY_ENUM, "", "none",
+     "when this job has done all its phases: group (the other jobs of its group stop, their records say "
+     "stopped; fio's exitall), all (and the jobs after its group do not run); none: the others go on",
+     exit_words, FIELD(exit_others), NULL, 0, 0, .record = "exit_others"},
+    {"offset", IOB_KEY_SIZE, "bytes", "0",
+     "sequential: the I/O starts this far into the file, and size bytes from there are the job's region "
+     "(the file reaches offset + size); 0 = from the start",
+     NULL, FIELD(offset), NULL, 0, 0, .record = "offset_bytes",
+     .needs = "access=seq", .excludes = "series,steady_state,workload=files", .why = "a stream's region of the file: random offsets are drawn over the whole file, series and steady state rounds choose their own part"},
+    {"offset_increment", IOB_KEY_SIZE, "bytes", "0",
+     "sequential: stream i starts at offset + i x this (fio's clones of numjobs), each over its own size bytes "
+     "from there, instead of a part of the file each",
+     NULL, FIELD(offset_increment), NULL, 0, 0, .record = "offset_increment_bytes",
+     .needs = "access=seq", .excludes = "series,steady_state,workload=files", .why = "a stream's region of the file: random offsets are drawn over the whole file, series and steady state rounds choose their own part"},
+    {"percentiles", IOB_KEY_STRING, "ranks", "",
+     "the latency percentiles every record of the job reports, e.g. 50:99:99.9 (':' or ',' between, each above 0 "
+     "and at most 100, at most 20, ascending in the records); empty: the 16 ranks 1 5 10 20 30 40 50 60 70 80 90 "
+     "95 99 99.5 99.9 99.99",
+     NULL, FIELD(percentiles), set_percentiles},
+    {"flow", IOB_KEY_COUNT, "weight", "0",
+     "the streams of every job with the same flow_id that run at once share their I/Os in proportion to their "
+     "weights (fio's flow): a stream ahead of its share waits; 0: none",
+     NULL, FIELD(flow), NULL, 0, 1000000, .record = "flow"},
+    {"flow_id", IOB_KEY_COUNT, "", "0", "the flow group of flow (0 to 63)", NULL, FIELD(flow_id), NULL, 0, 63,
+     .record = "flow_id", .needs = "flow"},
+    {"flow_sleep", IOB_KEY_DURATION, "", "0s",
+     "flow: how long a stream ahead of its share waits before it tries again (0: 10 us)", NULL,
+     FIELD(flow_sleep_ns), NULL, 0, 0, .record = "flow_sleep_ns", .needs = "flow"},
 };
 #pragma GCC diagnostic pop
 

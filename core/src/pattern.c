@@ -287,6 +287,12 @@ int iob_pattern_parse(const char *text, struct iob_pattern *out, char *err, size
 	p.compress_pct = out->compress_pct;
 	p.compress_chunk = out->compress_chunk;
 	p.dedupe_pct = out->dedupe_pct;
+	p.dedupe_mode = out->dedupe_mode;
+	p.dedupe_ws_pct = out->dedupe_ws_pct;
+	p.dedupe_global = out->dedupe_global;
+	p.dedupe_member = out->dedupe_member;
+	p.dedupe_members = out->dedupe_members;
+	p.dedupe_blocks = out->dedupe_blocks;
 	*out = p;
 	return 0;
 }

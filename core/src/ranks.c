@@ -239,8 +239,8 @@ static int get_record(struct rbuf *r, struct rrec *x)
 	size_t left = r->n - r->at + 1;
 	x->fields = calloc((size_t)n + 4, sizeof *x->fields);
 	x->lat = calloc((size_t)n + 1, sizeof *x->lat);
-	x->pct = calloc(((size_t)n + 1) * IOB_NPCT, sizeof *x->pct);
-	x->val = calloc(((size_t)n + 1) * IOB_NPCT, sizeof *x->val);
+	x->pct = calloc(((size_t)n + 1) * IOB_PCT_MAX, sizeof *x->pct);
+	x->val = calloc(((size_t)n + 1) * IOB_PCT_MAX, sizeof *x->val);
 	x->arena = malloc(left);
 	if (!x->fields || !x->lat || !x->pct || !x->val || !x->arena) {
 		rrec_free(x);
@@ -258,15 +258,15 @@ static int get_record(struct rbuf *r, struct rrec *x)
 			if (!get_u64(r))
 				continue;
 			struct iob_latency *l = &x->lat[i];
-			double *pct = x->pct + i * IOB_NPCT;
-			uint64_t *val = x->val + i * IOB_NPCT;
+			double *pct = x->pct + i * IOB_PCT_MAX;
+			uint64_t *val = x->val + i * IOB_PCT_MAX;
 			l->count = get_u64(r);
 			l->min = get_u64(r);
 			l->max = get_u64(r);
 			l->mean = get_f64(r);
 			l->stddev = get_f64(r);
 			l->npct = (size_t)get_u64(r);
-			if (l->npct > IOB_NPCT) {
+			if (l->npct > IOB_PCT_MAX) {
 				r->err = -EPROTO;
 				break;
 			}
@@ -512,9 +512,12 @@ int iob_ranks_phase(const struct iob_ranks_emit *run, size_t j, const char *file
 #define FIELD(s, f, kind) {#f, offsetof(struct s, f), sizeof(((struct s *)0)->f), kind}
 /* struct iob_job's fields no key sets, compared: the job's name */
 static const struct iob_ranks_field extras[] = {FIELD(iob_job, name, IOB_RANKS_TEXT)};
-/* the fields left out on purpose: the phase's block size, which the runner
- * sets on the pattern as each phase starts */
-static const struct iob_ranks_field unshared[] = {FIELD(iob_job, pattern.block_size, IOB_RANKS_BYTES)};
+/* the fields left out on purpose: the phase's block size and the working
+ * set's binding, which the runner sets on the pattern as each phase starts */
+static const struct iob_ranks_field unshared[] = {FIELD(iob_job, pattern.block_size, IOB_RANKS_BYTES),
+						  FIELD(iob_job, pattern.dedupe_member, IOB_RANKS_BYTES),
+						  FIELD(iob_job, pattern.dedupe_members, IOB_RANKS_BYTES),
+						  FIELD(iob_job, pattern.dedupe_blocks, IOB_RANKS_BYTES)};
 /* the pattern key's own fields of struct iob_pattern, each as bytes (the
  * struct may have padding); its other fields are other keys' rows */
 static const struct iob_ranks_field pattern_fields[] = {

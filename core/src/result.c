@@ -19,6 +19,7 @@ void iob_rec_reset(struct iob_recbuf *b, const char *kind)
 	b->rec.fields = b->fields;
 	b->nlat = 0;
 	b->strused = 0;
+	b->npct = 0;
 }
 
 static struct iob_field *add(struct iob_recbuf *b, const char *key, uint32_t type, uint32_t unit)
@@ -87,10 +88,10 @@ void iob_rec_lat(struct iob_recbuf *b, const char *key, const struct iob_hist *h
 	l->max = iob_hist_max_ns(h);
 	l->mean = iob_hist_mean(h);
 	l->stddev = iob_hist_stddev(h);
-	l->npct = IOB_NPCT;
-	l->pct = iob_default_pct;
-	for (size_t i = 0; i < IOB_NPCT; i++)
-		b->latval[k][i] = iob_hist_percentile(h, iob_default_pct[i]);
+	l->npct = b->npct ? b->npct : IOB_NPCT;
+	l->pct = b->npct ? b->pct : iob_default_pct;
+	for (size_t i = 0; i < l->npct; i++)
+		b->latval[k][i] = iob_hist_percentile(h, l->pct[i]);
 	l->value = b->latval[k];
 	iob_hist_bins(h, b->bin_ns[k], b->bin_count[k], &l->nbins);
 	l->bin_ns = b->bin_ns[k];
@@ -208,6 +209,9 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	int write = r->phase == IOB_PHASE_WRITE, bad = r->bad_blocks != 0;
 	iob_pattern_name(&job->pattern, pat, sizeof pat);
 	iob_rec_reset(b, "phase");
+	char why[128];
+	if (job->percentiles[0] && iob_pct_parse(job->percentiles, b->pct, &b->npct, why, sizeof why) != 0)
+		b->npct = 0; /* validated when set: never here */
 	iob_rec_str(b, "job", job->name);
 	iob_rec_str(b, "phase", iob_phase_name(r->phase));
 	iob_rec_str(b, "backend", job->backend);

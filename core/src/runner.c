@@ -403,10 +403,16 @@ int iob_run_suite(struct iob_run *run)
 		/* across MPI ranks a group of one job (every fio job is in a group)
 		 * runs as a lone job: groups do not run across ranks */
 		/* a job run again (repeat.c) is alone in its group (check.c) */
-		if (!suite->jobs[i].group || (e == i + 1 && (iob_coord_active() || iob_job_runs_again(&suite->jobs[i]))))
+		if (!suite->jobs[i].group || (e == i + 1 && (iob_coord_active() || iob_job_runs_again(&suite->jobs[i])))) {
 			rc = iob_runner_run_job(run, i);
-		else
+			if (rc == 0 && suite->jobs[i].exit_others == IOB_EXIT_ALL && !*run->stop && e < suite->njobs) {
+				iob_notes_add(&run->notes, "job %s ended: exit_others = all: the jobs after it do not run",
+					      suite->jobs[i].name);
+				run->exit_all = i + 1;
+			}
+		} else {
 			rc = iob_runner_run_group(run, i, e);
+		}
 		if (suite->prepare && suite->prepare[i] == IOB_PREPARE_UNLINK && run->pins) {
 			held[nheld][0] = mark;
 			held[nheld++][1] = run->pins->nmade;
@@ -418,6 +424,8 @@ int iob_run_suite(struct iob_run *run)
 			nheld--;
 			iob_runner_remove_made_range(run, held[nheld][0], held[nheld][1], &files, &dirs);
 		}
+		if (run->exit_all) /* exit_others = all: the later jobs do not run */
+			break;
 	}
 	while (nheld > 0) {
 		nheld--;

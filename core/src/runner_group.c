@@ -77,6 +77,7 @@ struct group {
 	struct iob_barrier *start;
 	volatile sig_atomic_t stop; /* atomic: a signal, or a job failed */
 	int failed;		    /* atomic: index of the first job that failed, or -1 */
+	int exited;		    /* atomic: 1 + the job whose end stopped the others (exit_others), or 0 */
 	struct gjob *jobs;
 	size_t n;
 };
@@ -170,6 +171,12 @@ static void group_job_main(void *arg)
 	}
 	if (!gj->arrived) /* never reached its first phase's start: let the others go */
 		iob_barrier_arrive(g->start);
+	/* exit_others: every phase done, none stopped: the others stop now */
+	int none = 0;
+	if (job->exit_others && !gj->rc && gj->ran == gj->nph && !__atomic_load_n(&g->stop, __ATOMIC_RELAXED) &&
+	    __atomic_compare_exchange_n(&g->exited, &none, (int)(gj - g->jobs) + 1, 0, __ATOMIC_RELAXED,
+					__ATOMIC_RELAXED))
+		__atomic_store_n(&g->stop, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&gj->done, 1, __ATOMIC_RELEASE);
 }
 
@@ -236,8 +243,11 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 			     "0x%02x, found 0x%02x%s%s",
 			     job->name, (unsigned long long)r.bad_blocks, (unsigned long long)r.first_bad_offset,
 			     r.bad_file, r.expected, r.found, r.verify_why[0] ? "; " : "", r.verify_why);
-		if (job->verify_dump)
-			iob_verify_dump(job, &r, gp->bs);
+		if (job->verify_dump) {
+			struct iob_pattern vp = job->pattern;
+			iob_runner_fill_bind(run, job, &vp, gp->bs);
+			iob_verify_dump(&vp, &r, gp->bs);
+		}
 	} else if (gp->rc < 0)
 		iob_run_fail(run, gp->rc == -EINVAL && r.ops == 0, "job %s: %s", job->name,
 			     streams ? r.error : gp->st.r[0].error);
@@ -513,6 +523,17 @@ int iob_runner_run_group(struct iob_run *run, size_t a, size_t e)
 				group_emit_phase(run, gj, &gj->ph[q], cut, g.failed == (int)k);
 		}
 		group_emit_totals(run, &g, cut);
+		const struct iob_job *x = g.exited ? g.jobs[g.exited - 1].job : NULL;
+		if (x && (g.n > 1 || x->exit_others == IOB_EXIT_ALL)) {
+			iob_notes_add(&run->notes,
+				      "job %s ended first: exit_others = %s stopped the other jobs of group %u (their "
+				      "phases say stopped)%s",
+				      x->name, x->exit_others == IOB_EXIT_ALL ? "all" : "group", x->group,
+				      x->exit_others == IOB_EXIT_ALL && e < run->suite->njobs ? "; the jobs after it do not run"
+											      : "");
+			if (x->exit_others == IOB_EXIT_ALL)
+				run->exit_all = g.jobs[g.exited - 1].j + 1;
+		}
 	}
 	for (size_t k = 0; k < started; k++) { /* what the jobs created, as it is now */
 		struct gjob *gj = &g.jobs[k];

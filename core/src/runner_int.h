@@ -139,6 +139,9 @@ int iob_runner_written_apply(const struct job_files *jf, const struct iob_job *j
 			     uint64_t bs, struct iob_phase_spec *spec);
 void iob_runner_written_note(struct iob_run *run, const struct iob_job *job, enum iob_phase phase,
 			     const struct iob_phase_result *r, size_t n, int no_ramp);
+/* The data content's working set bound to the run (fill.c): the file's
+ * blocks, the job's place among the jobs sharing it (dedupe_global). */
+void iob_runner_fill_bind(const struct iob_run *run, const struct iob_job *job, struct iob_pattern *p, uint64_t bs);
 void iob_runner_phase_spec(const struct iob_run *run, const struct iob_job *job, const struct iob_loaded *b,
 			   const struct job_files *jf, enum iob_phase phase, uint64_t bs,
 			   struct iob_phase_spec *spec, struct iob_shape *shape);

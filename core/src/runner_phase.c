@@ -287,7 +287,29 @@ void iob_runner_phase_spec(const struct iob_run *run, const struct iob_job *job,
 		.shared_whole = job->shared_whole,
 		.fill_device = job->fill_device,
 	};
+	if (job->offset || job->offset_increment) { /* the job's region: offset, size bytes from there */
+		spec->region_off = job->offset;
+		spec->region_len = job->size;
+		spec->region_step = job->offset_increment;
+		spec->region_fixed = 1;
+		spec->file_size = job->offset + job->size;
+	}
 	spec->pattern.block_size = bs; /* what verify_interval 0 means */
+	iob_runner_fill_bind(run, job, &spec->pattern, bs);
+}
+
+void iob_runner_fill_bind(const struct iob_run *run, const struct iob_job *job, struct iob_pattern *p, uint64_t bs)
+{
+	const struct iob_suite *su = run->suite;
+	uint32_t place = 0, members = 0;
+	for (size_t i = 0; i < su->njobs; i++) {
+		const struct iob_job *o = &su->jobs[i];
+		int shares = o->pattern.dedupe_global && o->pattern.dedupe_mode == IOB_DEDUPE_WORKING_SET;
+		if (o == job)
+			place = job->pattern.dedupe_global ? members : (uint32_t)(su->njobs + i);
+		members += shares;
+	}
+	iob_fill_bind(p, job->series ? 0 : job->size, bs, place, members);
 }
 
 static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, struct job_files *jf,
@@ -392,8 +414,11 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 			 job->name, (unsigned long long)r.bad_blocks, sw,
 			 (unsigned long long)r.first_bad_offset, r.bad_file, r.expected, r.found,
 			 r.verify_why[0] ? "; " : "", r.verify_why);
-	if (rc == IOB_STATUS_MISMATCH && job->verify_dump)
-		iob_verify_dump(job, &r, bs);
+	if (rc == IOB_STATUS_MISMATCH && job->verify_dump) {
+		struct iob_pattern vp = job->pattern;
+		iob_runner_fill_bind(run, job, &vp, bs);
+		iob_verify_dump(&vp, &r, bs);
+	}
 	else if (rc < 0)
 		iob_run_fail(run, rc == -EINVAL && r.ops == 0, "job %s: %s", job->name, r.error);
 	if (iob_coord_active()) { /* every rank, whatever happened to it */

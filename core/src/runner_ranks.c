@@ -56,7 +56,7 @@ void iob_runner_rank_phase_spec(const struct iob_job *job, struct iob_phase_spec
 	spec->seed = job->seed + k * 0xbf58476d1ce4e5b9ull;
 	if (job->shared_file && n > 1) {
 		spec->truncate = 0; /* another rank may be writing its region already */
-		if (job->access == IOB_ACCESS_SEQ && spec->file_size) {
+		if (job->access == IOB_ACCESS_SEQ && spec->file_size && !spec->region_fixed) {
 			uint64_t bs = spec->block_size, blocks = spec->file_size / bs;
 			uint64_t b0 = blocks * k / n, b1 = blocks * (k + 1) / n;
 			spec->region_off = b0 * bs;

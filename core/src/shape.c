@@ -289,6 +289,125 @@ int iob_seq_add_parse(const char *text, int64_t *out, char *err, size_t errlen)
 	return 0;
 }
 
+/* errno names ignore_error reads (those this platform has) */
+static const struct {
+	const char *name;
+	int value;
+} errno_names[] = {
+    {"EPERM", EPERM},	    {"ENOENT", ENOENT},	      {"EINTR", EINTR},		{"EIO", EIO},
+    {"ENXIO", ENXIO},	    {"EBADF", EBADF},	      {"EAGAIN", EAGAIN},	{"ENOMEM", ENOMEM},
+    {"EACCES", EACCES},	    {"EFAULT", EFAULT},	      {"EBUSY", EBUSY},		{"EEXIST", EEXIST},
+    {"ENODEV", ENODEV},	    {"EINVAL", EINVAL},	      {"EFBIG", EFBIG},		{"ENOSPC", ENOSPC},
+    {"ESPIPE", ESPIPE},	    {"EROFS", EROFS},	      {"EILSEQ", EILSEQ},	{"ERANGE", ERANGE},
+#ifdef ENOTSUP
+    {"ENOTSUP", ENOTSUP},
+#endif
+#ifdef EOVERFLOW
+    {"EOVERFLOW", EOVERFLOW},
+#endif
+#ifdef ETIMEDOUT
+    {"ETIMEDOUT", ETIMEDOUT},
+#endif
+#ifdef ECANCELED
+    {"ECANCELED", ECANCELED},
+#endif
+#ifdef EDQUOT
+    {"EDQUOT", EDQUOT},
+#endif
+#ifdef EOPNOTSUPP
+    {"EOPNOTSUPP", EOPNOTSUPP},
+#endif
+#ifdef EWOULDBLOCK
+    {"EWOULDBLOCK", EWOULDBLOCK},
+#endif
+#ifdef ENODATA
+    {"ENODATA", ENODATA},
+#endif
+#ifdef ENOMEDIUM
+    {"ENOMEDIUM", ENOMEDIUM},
+#endif
+#ifdef EREMOTEIO
+    {"EREMOTEIO", EREMOTEIO},
+#endif
+#ifdef EBADMSG
+    {"EBADMSG", EBADMSG},
+#endif
+};
+
+static int errno_of(const char *t, size_t n)
+{
+	for (size_t i = 0; i < sizeof errno_names / sizeof errno_names[0]; i++)
+		if (strlen(errno_names[i].name) == n && strncmp(errno_names[i].name, t, n) == 0)
+			return errno_names[i].value;
+	int v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i] < '0' || t[i] > '9' || v > 4095)
+			return 0;
+		v = v * 10 + (t[i] - '0');
+	}
+	return n && v <= 4095 ? v : 0;
+}
+
+int iob_ignore_error_parse(const char *text, struct iob_shape *sh, char *err, size_t errlen)
+{
+	sh->nignore[0] = sh->nignore[1] = 0;
+	const char *p = text;
+	for (int d = 0; *text; d++) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (d >= 3) {
+			snprintf(err, errlen, "ignore_error '%s': give READS,WRITES[,VERIFY], ':' lists of errnos",
+				 IOB_Q(text));
+			return -EINVAL;
+		}
+		if (d == 2 && len) {
+			snprintf(err, errlen, "ignore_error '%s': verify errors (the third list) are not passed over: a "
+					      "verify stops at its first bad block",
+				 IOB_Q(text));
+			return -EINVAL;
+		}
+		for (const char *q = p; q < p + len;) {
+			const char *c = memchr(q, ':', (size_t)(p + len - q));
+			size_t n = c ? (size_t)(c - q) : (size_t)(p + len - q);
+			int e = c && c + 1 == p + len ? 0 : errno_of(q, n); /* "EIO:": an empty one after it */
+			if (!e) {
+				snprintf(err, errlen, "ignore_error '%s': '%.*s' is not an errno (a name such as EIO, "
+						      "ENOSPC, or a number 1 to 4095)",
+					 IOB_Q(text), (int)(n > 32 ? 32 : n), q);
+				return -EINVAL;
+			}
+			if (d < 2) {
+				if (sh->nignore[d] >= IOB_IGNORE_MAX) {
+					snprintf(err, errlen, "ignore_error '%s': at most %d errnos per direction",
+						 IOB_Q(text), IOB_IGNORE_MAX);
+					return -EINVAL;
+				}
+				sh->ignore[d][sh->nignore[d]++] = e;
+			}
+			q += n + (c != NULL);
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	for (int d = 0; d < 2; d++)
+		if (sh->nignore[d])
+			sh->continue_mask |= 1u << d;
+	return 0;
+}
+
+int iob_shape_passes_error(const struct iob_shape *sh, int w, int e)
+{
+	if (!(sh->continue_mask >> w & 1))
+		return 0;
+	if (!sh->nignore[w])
+		return 1; /* continue_on_error alone: any error */
+	for (uint32_t i = 0; i < sh->nignore[w]; i++)
+		if (sh->ignore[w][i] == e)
+			return 1;
+	return 0;
+}
+
 /* ---- what a shape does --------------------------------------------------------- */
 
 int iob_shape_draws(const struct iob_shape *sh)
@@ -299,7 +418,14 @@ int iob_shape_draws(const struct iob_shape *sh)
 
 int iob_shape_paces(const struct iob_shape *sh)
 {
-	return sh && (sh->rate[0] || sh->rate[1] || sh->rate_iops[0] || sh->rate_iops[1] || sh->think_ns);
+	return sh && (sh->rate[0] || sh->rate[1] || sh->rate_iops[0] || sh->rate_iops[1] || sh->think_ns || sh->flow);
+}
+
+static struct iob_flow flows[IOB_FLOW_IDS];
+
+struct iob_flow *iob_flow_of(uint32_t id)
+{
+	return id < IOB_FLOW_IDS ? &flows[id] : NULL;
 }
 
 uint64_t iob_shape_bs_max(const struct iob_shape *sh, uint64_t bs)
@@ -405,8 +531,43 @@ void iob_shape_run_init(struct iob_shape_run *run, const struct iob_shape *sh, u
 	}
 	scatter_init(run);
 	iob_shape_run_reset(run);
+	if (sh->flow && sh->flow_weight) { /* before the runner's barrier: every weight is in before any I/O */
+		__atomic_add_fetch(&sh->flow->weight, sh->flow_weight, __ATOMIC_RELAXED);
+		run->flow_in = 1;
+	}
 }
 
+void iob_shape_run_end(struct iob_shape_run *run)
+{
+	if (!run->flow_in)
+		return;
+	__atomic_sub_fetch(&run->sh->flow->ios, run->flow_ios, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&run->sh->flow->weight, run->sh->flow_weight, __ATOMIC_RELAXED);
+	run->flow_in = 0;
+	run->flow_ios = 0;
+}
+
+/* flow: wait while this stream's share of the flow's I/Os is above its
+ * weight's share; 1 when the deadline or a stop came first. */
+static int flow_wait(struct iob_shape_run *run, uint64_t deadline_ns, volatile sig_atomic_t *stop)
+{
+	const struct iob_shape *sh = run->sh;
+	struct iob_flow *f = sh->flow;
+	uint64_t nap = sh->flow_sleep_ns ? sh->flow_sleep_ns : 10000;
+	for (;;) {
+		uint64_t ios = __atomic_load_n(&f->ios, __ATOMIC_RELAXED);
+		uint64_t weight = __atomic_load_n(&f->weight, __ATOMIC_RELAXED);
+		/* mine / (ios + 1) > my weight / weight (fio counts from 1), without division */
+		if (!weight || (double)run->flow_ios * (double)weight <= (double)sh->flow_weight * (double)(ios + 1))
+			break;
+		if ((stop && *stop) || (deadline_ns && iob_now_ns() >= deadline_ns))
+			return 1;
+		iob_sleep_ns(nap, stop);
+	}
+	__atomic_add_fetch(&f->ios, 1, __ATOMIC_RELAXED);
+	run->flow_ios++;
+	return 0;
+}
 void iob_shape_run_reset(struct iob_shape_run *run)
 {
 	run->rng = run->seed;
@@ -586,6 +747,8 @@ int iob_shape_pace(struct iob_shape_run *run, int write, size_t len, uint64_t de
 {
 	const struct iob_shape *sh = run->sh;
 	const int d = write ? 1 : 0;
+	if (run->flow_in && flow_wait(run, deadline_ns, stop))
+		return 1;
 	if (sh->think_ns && run->ios && run->ios % (sh->think_blocks ? sh->think_blocks : 1) == 0) {
 		uint64_t start = iob_now_ns();
 		uint64_t spin = sh->think_spin_ns < sh->think_ns ? sh->think_spin_ns : sh->think_ns;

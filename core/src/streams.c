@@ -135,7 +135,10 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 		st->spec = *base;
 		st->spec.files = per_stream_files ? files + i * nfiles : base->files;
 		st->spec.nfiles = nfiles;
-		if (!per_stream_files && base->access == IOB_ACCESS_SEQ && base->file_size && !base->shared_whole)
+		if (base->region_fixed) { /* the job's own regions: offset + i x offset_increment */
+			st->spec.region_off = base->region_off + (uint64_t)i * base->region_step;
+			st->spec.file_size = st->spec.region_off + base->region_len;
+		} else if (!per_stream_files && base->access == IOB_ACCESS_SEQ && base->file_size && !base->shared_whole)
 			region(base, i, n, &st->spec);
 		/* random offsets: each stream its own sequence (stream 0 the job's);
 		 * the data pattern keeps its own seed, so verify reads what was written */

@@ -35,7 +35,7 @@ static int dump_one(const char *path, const unsigned char *buf, size_t len)
 	return rc;
 }
 
-void iob_verify_dump(const struct iob_job *job, const struct iob_phase_result *r, uint64_t bs)
+void iob_verify_dump(const struct iob_pattern *pat, const struct iob_phase_result *r, uint64_t bs)
 {
 	if (!r->bad_file[0] || !bs || bs > (1ull << 31))
 		return;
@@ -57,7 +57,7 @@ void iob_verify_dump(const struct iob_job *job, const struct iob_phase_result *r
 		iob_log(IOB_LOG_WARN, "verify_dump", "could not read the block at offset %llu of %s again",
 			(unsigned long long)off, r->bad_file);
 	} else {
-		struct iob_pattern p = job->pattern;
+		struct iob_pattern p = *pat;
 		p.block_size = bs;
 		iob_pattern_fill(&p, exp, n, off);
 		char pe[IOB_PATH_MAX + 64], pr[IOB_PATH_MAX + 64];

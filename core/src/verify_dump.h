@@ -15,6 +15,6 @@
  * from the job's pattern, the received one read again from the file.  Both
  * opened the checked way (outfile.c); a failure is a warning, the run's
  * outcome stays the mismatch. */
-void iob_verify_dump(const struct iob_job *job, const struct iob_phase_result *r, uint64_t bs);
+void iob_verify_dump(const struct iob_pattern *pat, const struct iob_phase_result *r, uint64_t bs);
 
 #endif

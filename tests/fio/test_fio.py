@@ -141,12 +141,27 @@ def case_every_key(tmp):
     env = {"IOB_FIO_DIR": os.path.join(tmp, "data")}
     os.makedirs(env["IOB_FIO_DIR"])
     p = iobench("check", job_file("every-key.fio"), env=env, rc=0)
-    expect(p.stdout.startswith(job_file("every-key.fio") + ": 11 job(s) OK"), p.stdout)
+    expect(p.stdout.startswith(job_file("every-key.fio") + ": 12 job(s) OK"), p.stdout)
     doc = run_json(tmp, job_file("every-key.fio"), env=env)
     by = {r["job"]: r for r in phases(doc)}
     expect(sorted(by) == ["content", "mixer", "pattern-verifier", "reader", "shaped", "shaped-alias", "steady",
                           "steady-long", "timed", "verifier", "writer"], by)
     expect(by["content"]["bytes"] == 256 << 10, by["content"])
+    c = by["content"]
+    made = [(r["job"], r["phase"], r["ops"]) for r in doc["records"] if r.get("kind") == "meta"]
+    expect(made == [("files", "create", 20)], made)  # ioengine=filecreate: a files job
+    expect((c["dedupe_pct"], c["dedupe_mode"], c["dedupe_working_set_pct"], c["dedupe_global"], c["exit_others"]) ==
+           (10, "working_set", 20, False, "group"), c)
+    expect((by["shaped-alias"]["continue_on_error"], by["shaped-alias"]["ignore_error"]) == ("read", "EIO:ENOSPC,"),
+           by["shaped-alias"])
+    # fio's continue_on_error alone passes over its non-fatal errors only (EIO, EILSEQ: fio 3.33 stops at
+    # ENOSPC on /dev/full with continue_on_error=write); a direction with an ignore_error list keeps it
+    coe = os.path.join(tmp, "coe.fio")
+    with open(coe, "w") as f:
+        f.write("[a]\nrw=randrw\nbs=4k\nsize=256k\ncontinue_on_error=all\n"
+                "[b]\nstonewall\nrw=randrw\nbs=4k\nsize=256k\ncontinue_on_error=io\nignore_error=,ENOSPC\n")
+    got = [(r["job"], r["continue_on_error"], r["ignore_error"]) for r in phases(run_json(tmp, coe))]
+    expect(got == [("a", "io", "EIO:EILSEQ,EIO:EILSEQ"), ("b", "io", "EIO:EILSEQ,ENOSPC")], got)
     # verify: a write, then a verify of what it wrote (docs/fio.md, "Verify")
     ver = [(r["job"], r["phase"], r["ops"], r["status"]) for r in phases(doc) if "verifier" in r["job"]]
     expect(ver == [("verifier", "write", 256, "ok"), ("verifier", "verify", 256, "ok"),

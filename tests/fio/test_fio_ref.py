@@ -438,15 +438,334 @@ def case_shapes(tmp):
              tries=3)
 
 
+# ---- offset, offset_increment, size from the target: the same I/Os at the same offsets -------------
+
+
+def traced(argv, cwd, tmp, tag):
+    """Run argv under strace -ff: the sorted (call, offset, length) of every pread64/pwrite64 of its
+    threads and processes, and the completed process."""
+    pre = os.path.join(tmp, "st-" + tag)
+    env = dict(os.environ)  # LeakSanitizer cannot run under ptrace (fio.ref_offset_ini runs it untraced)
+    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+    p = subprocess.run(["strace", "-ff", "-qq", "-s", "0", "-e", "trace=pread64,pwrite64", "-o", pre] + argv,
+                       cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    calls = []
+    d, base = os.path.split(pre)
+    for name in os.listdir(d):
+        if name.startswith(base + "."):
+            with open(os.path.join(d, name)) as f:
+                for line in f:
+                    m = re.match(r'(pread64|pwrite64)\(\d+, ""\.*, (\d+), (\d+)\)\s+= (\d+)', line)
+                    if m and int(m.group(2)) % 512 == 0:  # not the loader's reads of ELF headers
+                        calls.append((m.group(1), int(m.group(3)), int(m.group(4))))
+            os.remove(os.path.join(d, name))
+    return sorted(calls), p
+
+
+def offsets_both(tmp, jobfile, sets, setup=None):
+    """fio (on a scaled copy) and iobench (--set) on jobfile, each in a fresh data directory that
+    setup(dir) may fill first: (fio's calls, iobench's calls, fio's JSON jobs, iobench's phase records)."""
+    out = {}
+    for who in ("fio", "iob"):
+        data = os.path.join(tmp, who + "-data")
+        shutil.rmtree(data, ignore_errors=True)
+        os.makedirs(data)
+        if setup:
+            setup(data)
+        wsets = [(k, v.replace("@DATA@", data)) for k, v in sets]
+        js = os.path.join(tmp, who + ".json")
+        if who == "fio":
+            copy = os.path.join(tmp, "scaled-" + os.path.basename(jobfile))
+            scaled_copy(jobfile, copy, wsets, data)
+            argv = [fio_bin(), "--output-format=json", "--output=" + js, copy]
+        else:
+            argv = [os.path.join(ARGS.bin, "iobench"), "run", jobfile, "--dir", data, "--output", "json=" + js]
+            for k, v in wsets:
+                argv += ["--set", f"{k}={v}"]
+        calls, p = traced(argv, data, tmp, who)
+        expect(p.returncode == 0, f"{' '.join(argv)}: exit {p.returncode}\n{p.stderr[-2000:]}")
+        with open(js) as f:
+            text = f.read()
+        doc = json.loads(text[text.find("{"):])  # fio may put a warning line before its JSON
+        out[who] = (calls, doc["jobs"] if who == "fio" else [r for r in doc["records"] if r.get("kind") == "phase"])
+        shutil.rmtree(data, ignore_errors=True)
+    return out["fio"][0], out["iob"][0], out["fio"][1], out["iob"][1]
+
+
+def compare_calls(name, f, i, kind):
+    fw = [c for c in f if c[0] == kind]
+    iw = [c for c in i if c[0] == kind]
+    print(f"{name}: {kind}: fio {len(fw)} calls, {sum(c[2] for c in fw)} bytes; iobench {len(iw)} calls, "
+          f"{sum(c[2] for c in iw)} bytes")
+    expect(fw == iw, f"{name}: {kind} offsets differ from fio's:\n fio     {fw[:40]}\n iobench {iw[:40]}")
+    return fw
+
+
+def case_offsets(tmp):
+    """offset, offset_increment and size from the target, against fio itself (strace sees each
+    pread64/pwrite64 of both, with its offset and length):
+    cross-stripe-verify.fio (offset=120k, offset_increment per clone, rw=write:112k, verify=crc32c),
+    scaled to a file in the data directory: the same writes at the same offsets, and its verify
+    reads the same blocks; offset=25% of an existing file; no size: the existing file's size less
+    the offset."""
+    need_fio()
+    if not shutil.which("strace"):
+        raise Skip("strace is not installed: the offsets cannot be seen from outside")
+    # 1. cross-stripe-verify.fio: 3 clones, 1 MiB apart, 256 KiB each from offset 120k, its file in
+    # the data directory (the copy drops the [global] filename=/dev/nvme0n1: fio would size the
+    # clones' region by that device even when the job names another file).
+    ex = os.path.join(tmp, "cross-stripe-verify.fio")
+    with open(example("cross-stripe-verify.fio")) as src, open(ex, "w") as dst:
+        dst.writelines(ln for ln in src if not ln.startswith("filename="))
+    plain = os.path.join(tmp, "cross-stripe-noverify.fio")  # and less its verify lines
+    with open(ex) as src, open(plain, "w") as dst:
+        dst.writelines(ln for ln in src if not ln.startswith("verify"))
+    sets = [("filename", "@DATA@/stripe"), ("direct", "0"), ("size", "256k"), ("io_size", "256k"),
+            ("offset_increment", "1m"), ("numjobs", "3"), ("loops", "1")]
+    # rw=write, no verify: every call of fio's is iobench's
+    f, i, fj, ir = offsets_both(tmp, plain, sets + [("rw", "write")])
+    w = compare_calls("cross-stripe-verify.fio rw=write", f, i, "pwrite64")
+    want = sorted(("pwrite64", 120 * 1024 + k * MiB + b * 16384, 16384) for k in range(3) for b in range(16))
+    expect(w == want, f"writes: {w[:20]}, want each clone's 16 blocks from offset + k x 1m")
+    fw_bytes = sum(j["write"]["io_bytes"] for j in fj)
+    iw_bytes = sum(r["bytes"] for r in ir if r["phase"] == "write")
+    expect(fw_bytes == iw_bytes == 3 * 256 * 1024, f"bytes written: fio {fw_bytes}, iobench {iw_bytes}")
+    # As written (rw=write:112k, verify=crc32c, verified after the writes): one 16k block in every
+    # 128k of each clone's region, each verified, the same blocks as fio's.  fio goes round those
+    # blocks again until io_size (writes and verify reads) is done; iobench's pass ends at the
+    # region's end (docs/fio.md), so the blocks are compared, not the counts.
+    f, i, fj, ir = offsets_both(tmp, ex, sets + [("verify_backlog", "0"), ("verify_dump", "0")])
+    want = sorted((120 * 1024 + k * MiB + b * 128 * 1024, 16384) for k in range(3) for b in range(2))
+    for kind in ("pwrite64", "pread64"):
+        fb = sorted({c[1:] for c in f if c[0] == kind})
+        ib = sorted({c[1:] for c in i if c[0] == kind})
+        print(f"cross-stripe-verify.fio: {kind}: fio's blocks {fb}; iobench's {ib}")
+        expect(fb == ib == want, f"{kind}: fio's blocks {fb}, iobench's {ib}, want {want}")
+    expect(any(r["phase"] == "verify" for r in ir) and not any(r.get("verify_bad_blocks") for r in ir),
+           f"verify records: {ir}")
+
+    # 2. offset=25% of an existing 1 MiB file, and no size at all: fio reads from 256 KiB to the end
+    job = os.path.join(tmp, "pct.fio")
+    with open(job, "w") as fh:
+        fh.write("[pct]\nrw=read\nbs=4k\nfilename=target\noffset=25%\n")
+
+    def target(d):
+        with open(os.path.join(d, "target"), "wb") as fh:
+            fh.write(b"\x5a" * MiB)
+
+    f, i, fj, ir = offsets_both(tmp, job, [], setup=target)
+    r = compare_calls("offset=25%, no size", f, i, "pread64")
+    expect(r and r[0][1] == 256 * 1024 and sum(c[2] for c in r) == 768 * 1024,
+           f"reads: first {r[:1]}, {sum(c[2] for c in r)} bytes")
+    expect(ir and ir[0]["size_bytes"] == 768 * 1024 and ir[0]["offset_bytes"] == 256 * 1024,
+           f"record: {ir[:1]}")
+
+
+def case_offset_refused(tmp):
+    """Bad offsets refused in one line, exit 2, nothing created: random I/O with an offset, a share
+    of a file that does not exist, a bad percentage, an offset past the end of the existing file with
+    no size, and an INI profile's offset with random access."""
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    with open(os.path.join(data, "small"), "wb") as fh:
+        fh.write(b"x" * 8192)
+    cases = [
+        ("rw=randread\nsize=1m\noffset=4k\n", "offset=4k: with random I/O is not supported"),
+        ("rw=read\nsize=1m\noffset=50%\nfilename=missing\n", "needs an existing file or device"),
+        ("rw=read\nsize=1m\noffset=150%\nfilename=small\n", "from 0% to 100%"),
+        ("rw=read\nfilename=small\noffset=64k\n", "at or past the end of the file (8192 bytes)"),
+        ("rw=write\nsize=1m\noffset_increment=x\n", "offset_increment=x: give bytes"),
+    ]
+    for k, (body, want) in enumerate(cases):
+        job = os.path.join(tmp, f"bad{k}.fio")
+        with open(job, "w") as fh:
+            fh.write(f"[bad{k}]\nbs=4k\n" + body)
+        before = sorted(os.listdir(data))
+        p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job, "--dir", data], capture_output=True,
+                           text=True, timeout=60)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2 and len(lines) == 1 and want in lines[0],
+               f"{body!r}: exit {p.returncode}, want one line with {want!r}: {lines}")
+        expect(sorted(os.listdir(data)) == before, f"{body!r}: created {sorted(os.listdir(data))}")
+    prof = os.path.join(tmp, "bad.ini")
+    with open(prof, "w") as fh:
+        fh.write(f"[r]\ndir = {data}\naccess = random\nsize = 1M\noffset = 4k\nphases = write\n")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof], capture_output=True, text=True, timeout=60)
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    expect(p.returncode == 2 and len(lines) == 1 and "offset = 4096 needs access = seq" in lines[0],
+           f"INI offset with random: exit {p.returncode}: {lines}")
+    expect(sorted(os.listdir(data)) == ["small"], f"INI: created {sorted(os.listdir(data))}")
+
+
+def case_offset_ini(tmp):
+    """An INI profile's offset and offset_increment: two streams sharing one file write their 16 KiB
+    from 4 KiB and from 4 KiB + 64 KiB; the file ends at the second region's end and the bytes before
+    each region and between them are left a hole (zeros)."""
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    prof = os.path.join(tmp, "off.ini")
+    with open(prof, "w") as fh:
+        fh.write(f"[o]\ndir = {data}\nfilename = f\nphases = write\nblock_size = 4K\nsize = 16K\nthreads = 2\n"
+                 "shared_file = true\noffset = 4K\noffset_increment = 64K\nkeep_files = true\n")
+    out = os.path.join(tmp, "o.json")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof, "--output", "json=" + out],
+                       capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
+    with open(os.path.join(data, "f"), "rb") as fh:
+        b = fh.read()
+    expect(len(b) == 4096 + 65536 + 16384, f"file size {len(b)}")
+    k = 1024
+    zero = lambda a, e: b[a:e] == bytes(e - a)  # noqa: E731
+    expect(zero(0, 4 * k) and zero(20 * k, 68 * k), "bytes outside the two regions were written")
+    expect(not zero(4 * k, 8 * k) and not zero(16 * k, 20 * k) and not zero(68 * k, 72 * k)
+           and not zero(80 * k, 84 * k), "a region's first or last block was not written")
+    with open(out) as fh:
+        recs = [r for r in json.load(fh)["records"] if r.get("kind") == "phase"]
+    expect(recs and recs[0]["bytes"] == 32 * k and recs[0]["offset_bytes"] == 4 * k
+           and recs[0]["offset_increment_bytes"] == 64 * k, f"record: {recs[:1]}")
+
+
+def case_percentiles(tmp):
+    """percentile_list: fio and iobench report the same ranks, ascending, in fio's JSON
+    (clat_ns.percentile, iobench's fio_json output) and iobench's own records (json, csv); the
+    same list as an INI profile's percentiles; bad lists refused in one line, exit 2, nothing
+    created; without it the 16 default ranks."""
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    job = os.path.join(tmp, "pl.fio")
+    with open(job, "w") as fh:
+        fh.write(f"[pl]\nrw=read\nbs=4k\nsize=256k\ndirectory={data}\nfilename=f\npercentile_list=99.9:50:25:99.9\n")
+    want = ["25.000000", "50.000000", "99.900000"]
+    if os.access(fio_bin(), os.X_OK):
+        p = subprocess.run([fio_bin(), "--output-format=json", job], capture_output=True, text=True, timeout=120)
+        expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr}")
+        fdoc = json.loads(p.stdout[p.stdout.index("{"):])
+        got = list(fdoc["jobs"][0]["read"]["clat_ns"]["percentile"])
+        expect(got == want, f"fio's ranks {got}, want {want}")
+    else:
+        print(f"note: fio is not installed ({fio_bin()}): iobench's ranks checked against fio's documented ones")
+    fj, js, cs = (os.path.join(tmp, n) for n in ("fj.json", "j.json", "c.csv"))
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job, "--output",
+                        f"fio_json={fj},json={js},csv={cs}"], capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, f"iobench: exit {p.returncode}: {p.stderr}")
+    with open(fj) as fh:
+        got = list(json.load(fh)["jobs"][0]["read"]["clat_ns"]["percentile"])
+    expect(got == want, f"iobench fio_json ranks {got}, want {want}")
+    with open(js) as fh:
+        recs = [r for r in json.load(fh)["records"] if r.get("kind") == "phase"]
+    pct = recs[0]["lat_ns"]["percentiles"]
+    expect(list(pct) == ["25", "50", "99.9"] and pct["25"] <= pct["50"] <= pct["99.9"] <= recs[0]["lat_ns"]["max"],
+           f"json record ranks {pct}")
+    with open(cs) as fh:
+        head = fh.readline().strip().split(",")
+    expect([h for h in head if h.startswith("lat_ns_p")] == ["lat_ns_p25", "lat_ns_p50", "lat_ns_p99_9"],
+           f"csv columns {[h for h in head if h.startswith('lat_ns_p')]}")
+    # an INI profile's percentiles, and the default
+    for ranks, keys in (("99.9, 50,25", ["25", "50", "99.9"]), (None, ["1", "5", "10", "20", "30", "40", "50", "60",
+                                                                       "70", "80", "90", "95", "99", "99.5", "99.9",
+                                                                       "99.99"])):
+        prof = os.path.join(tmp, "p.ini")
+        with open(prof, "w") as fh:
+            fh.write(f"[p]\ndir = {data}\nphases = write\nsize = 256K\nblock_size = 4K\n"
+                     + (f"percentiles = {ranks}\n" if ranks else ""))
+        p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof, "--output", f"json={js}"],
+                           capture_output=True, text=True, timeout=120)
+        expect(p.returncode == 0, f"INI {ranks}: exit {p.returncode}: {p.stderr}")
+        with open(js) as fh:
+            rec = [r for r in json.load(fh)["records"] if r.get("kind") == "phase"][0]
+        expect(list(rec["lat_ns"]["percentiles"]) == keys, f"INI {ranks}: ranks {list(rec['lat_ns']['percentiles'])}")
+    # refusals
+    bad = [("percentile_list=0", "percentile '0'"), ("percentile_list=101", "percentile '101'"),
+           ("percentile_list=50:x", "percentile 'x'"), ("percentile_list=50:", "ends with a separator"),
+           ("percentile_list=" + ":".join(str(k) for k in range(1, 22)), "more than 20 percentiles")]
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    for line, msg in bad:
+        with open(job, "w") as fh:
+            fh.write(f"[pl]\nrw=write\nbs=4k\nsize=256k\ndirectory={empty}\n{line}\n")
+        p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job], capture_output=True, text=True, timeout=60)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2 and len(lines) == 1 and msg in lines[0] and "percentile_list" in lines[0],
+               f"{line}: exit {p.returncode}: {lines}")
+        expect(os.listdir(empty) == [], f"{line}: created {os.listdir(empty)}")
+    with open(prof, "w") as fh:
+        fh.write(f"[p]\ndir = {empty}\nphases = write\npercentiles = 50:200\n")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof], capture_output=True, text=True, timeout=60)
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    expect(p.returncode == 2 and len(lines) == 1 and "percentile '200'" in lines[0], f"INI 50:200: {lines}")
+    expect(os.listdir(empty) == [], f"INI: created {os.listdir(empty)}")
+
+
+def case_flow(tmp):
+    """flow: two jobs at once with flow=1 and flow=8 (flow.fio's weights, a file each: iobench runs no
+    group where one job writes another's file) do their I/Os 1:8, whatever the machine's speed (every
+    weight is in before any I/O; fio's own ratio, printed, falls short when one of its jobs starts late); butterfly.fio (flow=2 each, forwards and backwards over one file) moves fio's bytes
+    and I/Os per job; bad flow values refused in one line, exit 2, nothing created."""
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    job = os.path.join(tmp, "fl.fio")
+    with open(job, "w") as fh:
+        fh.write(f"[global]\nthread\ntime_based\nruntime=1\nsize=4m\nbs=4k\nrw=randread\nnorandommap\n"
+                 f"directory={data}\nflow_sleep=100\n[a]\nfilename=fa\nflow=1\n[b]\nfilename=fb\nflow=8\n")
+    js = os.path.join(tmp, "j.json")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={js}"], capture_output=True,
+                       text=True, timeout=120)
+    expect(p.returncode == 0, f"iobench: exit {p.returncode}: {p.stderr}")
+    with open(js) as fh:
+        ops = {r["job"]: r["ops"] for r in json.load(fh)["records"] if r.get("kind") == "phase" and r["phase"] == "read"}
+    ratio = ops["b"] / max(ops["a"], 1)
+    print(f"flow 1:8: iobench a {ops['a']} b {ops['b']} I/Os, ratio {ratio:.3f}")
+    # within 6%: the job that reaches the time limit last runs alone for the moment between the two ends
+    # (its share no longer held back), a few ms on a busy machine; without flow the ratio would be near 1
+    expect(ops["a"] >= 100 and abs(ratio - 8) < 0.5, f"iobench's I/Os {ops}: not 1:8")
+    if os.access(fio_bin(), os.X_OK):
+        for f in os.listdir(data):
+            os.remove(os.path.join(data, f))
+        p = subprocess.run([fio_bin(), "--output-format=json", job], capture_output=True, text=True, timeout=120)
+        expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr}")
+        fdoc = json.loads(p.stdout[p.stdout.index("{"):])
+        fops = {j["jobname"]: j["read"]["total_ios"] for j in fdoc["jobs"]}
+        fratio = fops["b"] / max(fops["a"], 1)
+        # fio adds a job's weight when its thread starts: a job started first runs alone until the other
+        # has started, so on a busy machine its ratio falls short (1.8, even 0.54, were seen beside other
+        # tests; 8.0 on an idle one): printed, not compared
+        print(f"flow 1:8: fio     a {fops['a']} b {fops['b']} I/Os, ratio {fratio:.3f}")
+        f, i = both(tmp, "butterfly.fio", [("size", "4m"), ("direct", "0"), ("filename", os.path.join(tmp, "bf"))])
+        for name in ("forward", "backward"):
+            expect(f["jobs"][name]["read_bytes"] == i["jobs"][name]["read_bytes"] == 4 * MiB
+                   and f["jobs"][name]["read_ios"] == i["jobs"][name]["read_ios"],
+                   f"butterfly.fio {name}: fio {f['jobs'][name]}, iobench {i['jobs'][name]}")
+    else:
+        print(f"note: fio is not installed ({fio_bin()}): the 1:8 ratio is checked against the weights only")
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    for line, msg in (("flow=-1", "flow=-1: a negative weight"), ("flow=1\nflow_id=64", "flow_id=64"),
+                      ("flow=x", "flow=x")):
+        with open(job, "w") as fh:
+            fh.write(f"[j]\nrw=write\nsize=1m\ndirectory={empty}\n{line}\n")
+        p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job], capture_output=True, text=True, timeout=60)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2 and len(lines) == 1 and msg in lines[0], f"{line!r}: exit {p.returncode}: {lines}")
+        expect(os.listdir(empty) == [], f"{line!r}: created {os.listdir(empty)}")
+    prof = os.path.join(tmp, "f.ini")
+    with open(prof, "w") as fh:
+        fh.write(f"[f]\ndir = {empty}\nphases = write\nflow_id = 3\n")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof], capture_output=True, text=True, timeout=60)
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    expect(p.returncode == 2 and len(lines) == 1 and "flow_id = 3 needs flow" in lines[0], f"INI flow_id: {lines}")
+    expect(os.listdir(empty) == [], f"INI: created {os.listdir(empty)}")
+
+
 # ---- fio's examples: which are accepted, and how the rest are refused -------------------------------
 
 # Accepted by `iobench check` (scaled with --set size/runtime, --dir, --allow-device); every other
 # example must be refused with one line, exit 2, nothing created.  bench/fio_examples.py prints the
 # table.
-ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_null.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
+ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_null.fio", "dedupe-global.fio",
+            "filecreate-ioengine.fio", "filestat-ioengine.fio", "dircreate-ioengine.fio", "dirdelete-ioengine.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
-            "surface-scan.fio", "waitfor.fio"}
+            "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio"}
 
 
 def case_examples(tmp):
@@ -478,6 +797,81 @@ def case_examples(tmp):
 
 def iobench(*args):
     return iob.tool(ARGS, "iobench", *args)
+
+
+# fio's file and directory engines as iobench's files workload: the phase whose operations are fio's I/Os
+ENGINE_PHASE = {"filecreate": "create", "filestat": "stat", "filedelete": "remove", "dircreate": "mkdir",
+                "dirdelete": "rmdir"}
+
+
+def case_file_engines(tmp):
+    """filecreate, filestat, filedelete, dircreate, dirdelete (jobs separated by stonewall, numjobs=2 on one):
+    iobench's files job does, in the phase that is the engine's, as many operations as fio's JSON counts I/Os
+    (summed over fio's clones); each stream's tree holds what was made.  fio 3.33 has no dir* engines: those
+    are checked against nrfiles x numjobs alone.  fio's filestat-ioengine.fio (six jobs at once) by both:
+    200 stats a job."""
+    text = ("[fstat]\nioengine=filestat\nnrfiles=40\nfilesize=4k\nnumjobs=2\nthread\n"
+            "[fcreate]\nstonewall\nioengine=filecreate\nnrfiles=60\nfilesize=4k\ncreate_on_open=1\nopenfiles=1\n"
+            "fallocate=none\n"
+            "[fdelete]\nstonewall\nioengine=filedelete\nnrfiles=30\nfilesize=4k\nunlink=0\n"
+            "[dcreate]\nstonewall\nioengine=dircreate\nnrfiles=25\nfilesize=4k\n"
+            "[ddelete]\nstonewall\nioengine=dirdelete\nnrfiles=20\nfilesize=4k\n")
+    engine = {"fstat": ("filestat", 80), "fcreate": ("filecreate", 60), "fdelete": ("filedelete", 30),
+              "dcreate": ("dircreate", 25), "ddelete": ("dirdelete", 20)}
+    idir = os.path.join(tmp, "iob")
+    os.makedirs(idir)
+    job = os.path.join(tmp, "engines.fio")
+    with open(job, "w") as f:
+        f.write(text)
+    out = os.path.join(tmp, "iob.json")
+    iobench("run", job, "--dir", idir, "--output", "json=" + out)
+    recs = iob.read_json(out)["records"]
+    got = {}
+    for r in recs:
+        if r.get("kind") == "meta" and r["phase"] == ENGINE_PHASE[engine[r["job"]][0]]:
+            got[r["job"]] = r["ops"]
+    print("iobench", got)
+    expect(got == {j: n for j, (_, n) in engine.items()}, f"iobench's operations {got}")
+    expect(len(os.listdir(os.path.join(idir, "iobench.fcreate.0"))) == 60, os.listdir(idir))
+    expect(sorted(x for x in os.listdir(idir) if x.startswith("iobench.fstat")) == ["iobench.fstat.0",
+                                                                                      "iobench.fstat.1"], os.listdir(idir))
+    if os.access(fio_bin(), os.X_OK):
+        engines = subprocess.run([fio_bin(), "--enghelp"], capture_output=True, text=True).stdout.split()
+        fdir = os.path.join(tmp, "fio")
+        os.makedirs(fdir)
+        keep = [sec for sec in text.split("[")[1:] if sec.split("]")[0] in engine and
+                engine[sec.split("]")[0]][0] in engines]
+        with open(os.path.join(fdir, "engines.fio"), "w") as f:
+            f.write("".join("[" + sec for sec in keep))
+        p = subprocess.run([fio_bin(), "--output-format=json", "--output=fio.json", "engines.fio"], cwd=fdir,
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr}")
+        with open(os.path.join(fdir, "fio.json")) as f:
+            doc = json.load(f)
+        fio = {}
+        for j in doc["jobs"]:
+            fio[j["jobname"]] = fio.get(j["jobname"], 0) + j["read"]["total_ios"] + j["write"]["total_ios"]
+        print("fio    ", fio, "(its engines:", ", ".join(e for e in ENGINE_PHASE if e in engines) + ")")
+        expect(fio and all(fio[k] == got[k] for k in fio), f"fio {fio}, iobench {got}")
+    # fio's own example, its six jobs at once: each stats its 200 files, as in fio
+    src = os.path.join(examples_dir(), "filestat-ioengine.fio")
+    if os.path.isfile(src):
+        d = tempfile.mkdtemp(dir=tmp)
+        out = os.path.join(tmp, "ex.json")
+        iobench("run", src, "--dir", d, "--output", "json=" + out)
+        stat = {r["job"]: r["ops"] for r in iob.read_json(out)["records"] if r.get("kind") == "meta" and
+                r["phase"] == "stat"}
+        print("filestat-ioengine.fio iobench", stat)
+        expect(stat == {f"t{i}": 200 for i in range(6)}, stat)
+        if os.access(fio_bin(), os.X_OK):
+            fd = tempfile.mkdtemp(dir=tmp)
+            p = subprocess.run([fio_bin(), "--output-format=json", "--output=fio.json", src], cwd=fd,
+                               capture_output=True, text=True)
+            expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr}")
+            with open(os.path.join(fd, "fio.json")) as f:
+                fj = {j["jobname"]: j["read"]["total_ios"] for j in json.load(f)["jobs"]}
+            print("filestat-ioengine.fio fio    ", fj)
+            expect(fj == stat, f"fio {fj}, iobench {stat}")
 
 
 def case_devices(tmp):

@@ -24,6 +24,10 @@ Cases (--only CASE runs one):
 - error: an I/O error (ENOSPC, fault backend) in one job of a group stops the
   group: exit 1, the error names that job, the other job's phase is
   "stopped", the group record partial, every file removed;
+- exitall: exit_others = group on a short job stops a long paced job of its
+  group (its phase "stopped", less than asked: the pace alone would take
+  16 s), the next group still runs; exit_others = all: the next group does
+  not run; the notes name the job whose end stopped the others;
 - files_error: a files job (workload = files) in a group with a job whose
   write fails: exit 1, the files job's create "stopped", nothing left;
 - sigint: SIGINT during a group of two long paced jobs: exit 130 within
@@ -278,6 +282,36 @@ def test_error():
     shutil.rmtree(d)
 
 
+def test_exitall():
+    d = iob.tempdir(A.work)
+    for n, size in (("a.dat", 256 << 10), ("b.dat", 64 << 20), ("c.dat", 256 << 10)):
+        with open(os.path.join(d, n), "wb") as f:
+            f.write(os.urandom(4096))
+            f.truncate(size)
+    for mode in ("group", "all"):
+        js = os.path.join(d, f"out-{mode}.json")
+        p = profile(d, read_job("a", 1, f"exit_others = {mode}\n").replace(f"size = {SIZE}", "size = 256K") +
+                    read_job("b", 1).replace(f"size = {SIZE}", "size = 64M") +
+                    read_job("c", 2).replace(f"size = {SIZE}", "size = 256K"))
+        r = iobench(d, p, "--output", "json=" + js)
+        check(f"exitall {mode}: exit 0", r.returncode == 0, f"{r.returncode}: {r.stderr}")
+        doc = iob.read_json(js)
+        recs = doc["records"]
+        a, b, c = kind(recs, "phase", "a"), kind(recs, "phase", "b"), kind(recs, "phase", "c")
+        check(f"exitall {mode}: job a did all its reads", [(x["status"], x["bytes"]) for x in a] == [("ok", 256 << 10)],
+              str([(x["status"], x["bytes"]) for x in a]))
+        check(f"exitall {mode}: job b was stopped, less than asked", [x["status"] for x in b] == ["stopped"] and
+              b[0]["bytes"] < 64 << 20, str([(x["status"], x["bytes"]) for x in b]))
+        g = kind(recs, "group")
+        check(f"exitall {mode}: group 1's record says stopped and partial", any(
+            x["group"] == 1 and x["status"] == "stopped" and x["partial"] is True for x in g), str(g))
+        notes = " ".join(doc.get("notes", [])) + r.stderr
+        check(f"exitall {mode}: a note names job a", f"job a ended first: exit_others = {mode}" in notes, notes)
+        if mode == "group":
+            check("exitall group: the next group ran", [x["status"] for x in c] == ["ok"], str(c))
+        else:
+            check("exitall all: the next group did not run", c == [] and "the jobs after it do not run" in notes,
+                  str(c))
 def test_files_error():
     """A files job (workload = files) in a group with a job whose write fails: the group stops, the
     error names the failed job, the files job's phase in progress says stopped (no later phase), and

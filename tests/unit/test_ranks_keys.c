@@ -44,11 +44,13 @@ static const struct field job_fields[] = {
 	J(dir_per_stream), J(file_bytes), J(file_fsync), J(stat_other), J(drop_caches), J(bssplit),
 	J(random_distribution), J(rate), J(rate_iops), J(rate_process), J(thinktime_ns), J(thinktime_spin_ns),
 	J(thinktime_blocks), J(seq_add), J(rand_run), J(rate_min), J(rate_iops_min), J(start_delay_ns),
-	J(shared_whole), J(continue_on_error), J(fill_device),
+	J(shared_whole), J(continue_on_error), J(ignore_error), J(exit_others), J(offset), J(offset_increment), J(percentiles),
+	J(flow), J(flow_id), J(flow_sleep_ns), J(fill_device),
 };
 static const struct field pattern_fields[] = {
 	P(kind), P(byte), P(complement), P(seed), P(hex), P(nhex), P(verify), P(verify_interval),
 	P(verify_generation), P(block_size), P(compress_pct), P(compress_chunk), P(dedupe_pct),
+	P(dedupe_mode), P(dedupe_ws_pct), P(dedupe_global), P(dedupe_member), P(dedupe_members), P(dedupe_blocks),
 };
 #define COUNT(a) (sizeof a / sizeof a[0])
 

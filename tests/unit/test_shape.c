@@ -575,6 +575,55 @@ static void test_continue_on_error(void **state)
 	fail_every = 0;
 }
 
+/* ignore_error: a direction with a list passes over only those errnos */
+static void test_ignore_error(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	struct iob_phase_result r;
+	char err[256];
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_ignore_error_parse("EIO:ENOSPC,122", &sh, err, sizeof err), 0);
+	assert_int_equal(sh.nignore[0], 2);
+	assert_int_equal(sh.ignore[0][0], EIO);
+	assert_int_equal(sh.ignore[0][1], ENOSPC);
+	assert_int_equal(sh.nignore[1], 1);
+	assert_int_equal(sh.ignore[1][0], 122);
+	assert_int_equal(sh.continue_mask, 3);
+	assert_true(iob_shape_passes_error(&sh, 0, EIO));
+	assert_false(iob_shape_passes_error(&sh, 0, EAGAIN));
+	assert_false(iob_shape_passes_error(&sh, 1, EIO));
+	const char *bad[] = {"EIO,ENOSPC,EIO", "EIO,,,", "EFOO", "EIO::x", "0", "4096", ",EIO:", NULL};
+	for (size_t i = 0; bad[i]; i++) {
+		memset(&sh, 0, sizeof sh);
+		err[0] = '\0';
+		if (iob_ignore_error_parse(bad[i], &sh, err, sizeof err) != -EINVAL)
+			fail_msg("ignore_error '%s' was accepted", bad[i]);
+		assert_non_null(strstr(err, "ignore_error"));
+	}
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_ignore_error_parse(",", &sh, err, sizeof err), 0);
+	assert_int_equal(sh.continue_mask, 0);
+	/* continue_on_error for writes, a list for reads: reads pass over EIO (the backend's) */
+	memset(&sh, 0, sizeof sh);
+	sh.continue_mask = 2;
+	assert_int_equal(iob_ignore_error_parse("EIO", &sh, err, sizeof err), 0);
+	fail_every = 64 * UNIT;
+	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh);
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(r.io_errors, (NUNITS + 63) / 64);
+	assert_int_equal(r.ops, NUNITS - r.io_errors);
+	iob_phase_result_free(&r);
+	/* a list without the errno met: the first error ends the phase */
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_ignore_error_parse("ENOSPC:EAGAIN", &sh, err, sizeof err), 0);
+	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh);
+	assert_int_equal(iob_phase_run(&s, &r), -EIO);
+	assert_int_equal(r.io_errors, 0);
+	iob_phase_result_free(&r);
+	fail_every = 0;
+}
+
 /* ---- rate and think time (virtual clock) ----------------------------------------- */
 
 static void paced(enum iob_phase phase, struct iob_shape *sh, uint64_t runtime_ns, struct iob_phase_result *r)
@@ -713,6 +762,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_same_seed_same_draws),
 	    cmocka_unit_test(test_offset_modifiers),
 	    cmocka_unit_test(test_continue_on_error),
+	    cmocka_unit_test(test_ignore_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

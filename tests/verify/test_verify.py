@@ -352,8 +352,99 @@ def case_content(d):
     return 0
 
 
+def block_hashes(path, bs=4096):
+    import hashlib
+    with open(path, "rb") as f:
+        buf = f.read()
+    return [hashlib.sha256(buf[i:i + bs]).digest() for i in range(0, len(buf), bs)]
+
+
+def dedupe_share(hashes):
+    return 100.0 * (1 - len(set(hashes)) / len(hashes))
+
+
+def case_dedupe_modes(d):
+    """dedupe_mode, dedupe_working_set, dedupe_global on two 8 MiB files (2,048 blocks each), half the blocks
+    copies: repeat copies one block; working_set copies about as many distinct blocks as its working set holds;
+    without dedupe_global the two files share no block, with it they do (each file alone dedupes less, both
+    together by the share asked, within 2 points); every run verifies; fio's dedupe-global.fio the same."""
+    def run(mode, ws, glob, extra=""):
+        prof = os.path.join(d, "dd.ini")
+        with open(prof, "w") as f:
+            for name in ("a", "b"):
+                f.write(f"[{name}]\ndir = {d}\nfilename = {name}.dat\nsize = 8M\nblock_size = 4K\n"
+                        f"phases = write,verify\ndedupe_percentage = 50\ndedupe_mode = {mode}\n"
+                        f"dedupe_working_set = {ws}\ndedupe_global = {glob}\nkeep_files = true\n{extra}")
+        iobench("run", prof, rc=0)
+        ha, hb = block_hashes(os.path.join(d, "a.dat")), block_hashes(os.path.join(d, "b.dat"))
+        os.unlink(os.path.join(d, "a.dat"))
+        os.unlink(os.path.join(d, "b.dat"))
+        return ha, hb
+
+    def copied(h):  # distinct contents that appear more than once
+        seen = {}
+        for x in h:
+            seen[x] = seen.get(x, 0) + 1
+        return sum(1 for n in seen.values() if n > 1)
+
+    ha, hb = run("repeat", 5, "false")
+    print(f"repeat: a {dedupe_share(ha):.2f}%, copied contents {copied(ha)}")
+    expect(abs(dedupe_share(ha) - 50) <= 2 and copied(ha) == 1, f"repeat: {dedupe_share(ha):.2f}%, {copied(ha)}")
+    ha, hb = run("working_set", 5, "false")
+    w = 2048 * 5 // 100
+    print(f"working_set 5%: a {dedupe_share(ha):.2f}%, copied contents {copied(ha)} (working set {w} blocks), "
+          f"shared with b {len(set(ha) & set(hb))}")
+    expect(abs(dedupe_share(ha) - 50) <= 2, f"working_set: {dedupe_share(ha):.2f}%")
+    expect(0.8 * w <= copied(ha) <= 1.1 * w, f"working_set: {copied(ha)} contents copied for {w}")
+    expect(not set(ha) & set(hb), "working_set without dedupe_global: the files share blocks")
+    expect(abs(dedupe_share(ha + hb) - 50) <= 2, f"working_set, both files: {dedupe_share(ha + hb):.2f}%")
+    for extra in ("", "compress_percentage = 50\n"):
+        ha, hb = run("working_set", 50, "true", extra)
+        both, sa, sb = dedupe_share(ha + hb), dedupe_share(ha), dedupe_share(hb)
+        print(f"dedupe_global {extra.strip() or 'alone'}: a {sa:.2f}%, b {sb:.2f}%, both {both:.2f}%, "
+              f"shared {len(set(ha) & set(hb))}")
+        expect(abs(both - 50) <= 2, f"dedupe_global: both files {both:.2f}% for 50%")
+        expect(sa < 42 and sb < 42, f"dedupe_global: a file alone {sa:.2f}%, {sb:.2f}%: no copies across files?")
+        expect(len(set(ha) & set(hb)) > 300, "dedupe_global: the files share few blocks")
+    prof = os.path.join(d, "bad.ini")
+    for body, says in ((("dedupe_percentage = 50\ndedupe_working_set = 101\n",) * 2, "dedupe_working_set"),
+                       (("dedupe_percentage = 50\ndedupe_global = true\n",) * 2, "needs dedupe_mode = working_set"),
+                       (("dedupe_percentage = 50\ndedupe_mode = working_set\ndedupe_global = true\n",
+                         "dedupe_percentage = 40\ndedupe_mode = working_set\ndedupe_global = true\n"),
+                        "must be those of job a")):
+        with open(prof, "w") as f:
+            for name, extra in zip(("a", "b"), body):
+                f.write(f"[{name}]\ndir = {d}\nfilename = {name}.dat\nsize = 1M\nblock_size = 4K\n"
+                        f"phases = write\n{extra}")
+        p = iobench("run", prof, rc=2)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(len(lines) == 1 and says in lines[0], f"bad dedupe keys: {p.stderr}")
+        expect(sorted(os.listdir(d)) == ["bad.ini", "dd.ini"], f"bad dedupe keys created {os.listdir(d)}")
+        print(f"refused: {lines[0]}")
+    src = example("dedupe-global.fio")
+    if src:  # fio's example, scaled: the same shares through fio's keys
+        iobench("run", src, "--dir", d, "--set", "size=8m", rc=0)
+        ha, hb = block_hashes(os.path.join(d, "a.0.0")), block_hashes(os.path.join(d, "b.0.0"))
+        both = dedupe_share(ha + hb)
+        print(f"dedupe-global.fio: a {dedupe_share(ha):.2f}%, b {dedupe_share(hb):.2f}%, both {both:.2f}%")
+        expect(abs(both - 50) <= 2 and dedupe_share(ha) < 42, f"dedupe-global.fio: both {both:.2f}%")
+        fio = ARGS.fio or shutil.which("fio")
+        if fio and os.access(fio, os.X_OK):
+            fd = tempfile.mkdtemp(dir=d)
+            with open(src) as f:
+                text = f.read().replace("size=100m", "size=8m")
+            with open(os.path.join(fd, "dg.fio"), "w") as f:
+                f.write(text)
+            subprocess.run([fio, "--output-format=terse", "dg.fio"], capture_output=True, check=True, cwd=fd)
+            fa, fb = block_hashes(os.path.join(fd, "a.0.0")), block_hashes(os.path.join(fd, "b.0.0"))
+            print(f"fio itself: a {dedupe_share(fa):.2f}%, b {dedupe_share(fb):.2f}%, "
+                  f"both {dedupe_share(fa + fb):.2f}% (not asserted)")
+    return 0
+
+
 MINE = ("verify", "verify_interval", "verify_pattern", "verify_fatal", "verify_dump", "verify_backlog", "do_verify",
-        "buffer_pattern", "buffer_compress_percentage", "buffer_compress_chunk", "dedupe_percentage",
+        "buffer_pattern", "buffer_compress_percentage", "buffer_compress_chunk", "dedupe_percentage", "dedupe_mode",
+        "dedupe_global", "dedupe_working_set_percentage",
         "refill_buffers", "scramble_buffers")
 
 

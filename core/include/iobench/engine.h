@@ -82,6 +82,10 @@ struct iob_phase_spec {
 	uint32_t rwmix_read;   /* phase IOB_PHASE_MIXED: reads with this probability (%) */
 	uint64_t region_off, region_len; /* sequential: this stream's part of each file;
 					  * 0, 0 = the whole file */
+	int region_fixed;      /* streams.c: region_off/len are the job's (offset, size),
+				* stream i's starts i x region_step further (and
+				* file_size with it); not a part of the file each */
+	uint64_t region_step;
 	/* Called exactly once per iob_phase_run when every file is open and
 	 * every buffer allocated, just before the clock starts (the runner's
 	 * barrier across streams); also when the phase failed before it could

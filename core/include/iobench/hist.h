@@ -32,9 +32,16 @@ struct iob_hist {
 	uint64_t bucket[IOB_HIST_BUCKETS];
 };
 
-/* The 16 percentile ranks every output reports. */
+/* The 16 percentile ranks every output reports unless a job's percentiles
+ * key names others. */
 #define IOB_NPCT 16
 extern const double iob_default_pct[IOB_NPCT];
+/* At most this many ranks in a job's percentiles (as fio's percentile_list). */
+#define IOB_PCT_MAX 20
+/* A list of ranks, ':' or ',' between them, each above 0 and at most 100:
+ * into out[] ascending, each once, *n of them; "" gives none.  -EINVAL and
+ * one line in err naming the bad rank. */
+int iob_pct_parse(const char *text, double out[IOB_PCT_MAX], size_t *n, char *err, size_t errlen);
 
 struct iob_hist *iob_hist_new(void); /* zeroed, heap; NULL on ENOMEM */
 void iob_hist_free(struct iob_hist *h);

@@ -32,6 +32,9 @@ enum iob_layout {
 /* A field added here is a key row's (keys.c), or one of core/src/ranks.c's
  * extras: across MPI ranks every setting is compared (docs/mpi.md), and
  * unit_ranks_keys (whose list of these fields gets the new one) checks it. */
+/* exit_others (fio's exitall, exit_what): what a job's end stops */
+enum { IOB_EXIT_NONE = 0, IOB_EXIT_GROUP = 1, IOB_EXIT_ALL = 2 };
+
 struct iob_job {
 	char name[IOB_NAME_MAX];      /* section name */
 	char backend[IOB_NAME_MAX];   /* backend plugin name, default IOB_DEFAULT_BACKEND */
@@ -126,6 +129,14 @@ struct iob_job {
 	uint64_t start_delay_ns;     /* the job's first phase waits this long, outside its window */
 	int shared_whole;            /* shared_file, sequential: each stream over the whole file (fio's clones) */
 	int continue_on_error;       /* 0 none, 1 read, 2 write, 3 io: failed I/Os counted, the phase goes on */
+	char ignore_error[192];      /* "", or READS,WRITES: ':' lists of errnos passed over (continue_on_error) */
+	int exit_others;             /* IOB_EXIT_*: when this job ends, the others of its group stop (fio's exitall) */
+	/* sequential: stream i works on [offset + i*offset_increment, + size) of
+	 * its file (fio's offset, offset_increment); both 0: the whole file */
+	uint64_t offset, offset_increment;
+	char percentiles[256];       /* "", or the latency percentiles reported (iob_pct_parse) */
+	uint32_t flow, flow_id;      /* flow: a weight (0: none) in flow id flow_id's share of I/Os */
+	uint64_t flow_sleep_ns;      /* flow: the wait before a stream ahead of its share tries again */
 	int fill_device;             /* sequential: writes go on until ENOSPC (its end), reads to the file's end */
 };
 

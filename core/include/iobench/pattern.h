@@ -63,8 +63,18 @@ struct iob_pattern {
 	 * dedupe_percentage): each block_size block */
 	uint32_t compress_pct;      /* 0-100: this share of each chunk is compressible */
 	uint64_t compress_chunk;    /* bytes; 0 = 512 */
-	uint32_t dedupe_pct;        /* 0-100: this share of the blocks repeat block 0 */
+	uint32_t dedupe_pct;        /* 0-100: this share of the blocks repeat another block */
+	/* dedupe_mode, dedupe_working_set, dedupe_global (fill.c) */
+	int dedupe_mode;            /* IOB_DEDUPE_REPEAT: block 0; IOB_DEDUPE_WORKING_SET: one of the first unique blocks */
+	uint32_t dedupe_ws_pct;     /* working_set: the working set, percent of the file's blocks (1-100; 0: 5) */
+	int dedupe_global;          /* working_set: the working set is shared by every job with dedupe_global */
+	/* set by the runner as each phase starts (iob_fill_bind), never by a key */
+	uint32_t dedupe_member;     /* working_set: whose unique blocks these are (1 + the job's place) */
+	uint32_t dedupe_members;    /* dedupe_global: the jobs sharing the working set (members 1..n); 0: own only */
+	uint64_t dedupe_blocks;     /* working_set: the file's blocks (size / block_size) */
 };
+
+enum { IOB_DEDUPE_REPEAT = 0, IOB_DEDUPE_WORKING_SET = 1 };
 
 /* The pattern's label byte as iotest prints it (0x45 for text...). */
 uint8_t iob_pattern_label(const struct iob_pattern *p);
@@ -81,6 +91,11 @@ void iob_pattern_fill_raw(const struct iob_pattern *p, void *buf, size_t len, ui
 void iob_pattern_fill_random(uint64_t seed, void *buf, size_t len, uint64_t off);
 /* fill.c: the content keys' fill (compress_pct or dedupe_pct set). */
 void iob_fill_shaped(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
+/* fill.c: what a working set needs to know of the run: the file's size and
+ * block size, the job's place among the jobs sharing the working set
+ * (dedupe_global: 0 to members - 1, else the job's place in the suite) and
+ * their number (0 without dedupe_global).  Nothing without working_set. */
+void iob_fill_bind(struct iob_pattern *p, uint64_t file_size, uint64_t bs, uint32_t place, uint32_t members);
 /* Fill buf with the bytes that belong at file offset off. */
 void iob_pattern_fill(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
 /* Compare buf (read from offset off) with the pattern.  Returns the number of

@@ -24,7 +24,10 @@ struct iob_recbuf {
 	struct iob_record rec;
 	struct iob_field fields[IOB_REC_MAX_FIELDS];
 	struct iob_latency lat[2];
-	uint64_t latval[2][IOB_NPCT];
+	uint64_t latval[2][IOB_PCT_MAX];
+	double pct[IOB_PCT_MAX]; /* npct: the ranks iob_rec_lat reports (iob_rec_phase: the
+				  * job's percentiles); 0: iob_default_pct */
+	size_t npct;
 	uint64_t bin_ns[2][IOB_HIST_BUCKETS], bin_count[2][IOB_HIST_BUCKETS];
 	size_t nlat;
 	char str[IOB_REC_STRBUF];

@@ -114,6 +114,9 @@ struct iob_run {
 	struct iob_reader_watch *watch;
 	/* the repeats of the phase running now (repeat.h), or NULL */
 	struct iob_repeats *rep;
+	/* exit_others = all: the job (1 + its index) whose end stops the run's
+	 * later jobs, or 0 */
+	size_t exit_all;
 };
 
 /* Check the whole suite (iob_run_check: nothing is created before), then

@@ -38,6 +38,8 @@ struct iob_zone {
 	uint64_t size;	     /* percent of the file (zoned) or bytes (zoned_abs) */
 };
 
+#define IOB_IGNORE_MAX 16
+
 struct iob_shape {
 	struct iob_bssplit split[2]; /* [0] reads, [1] writes; n == 0: the job's block size */
 	enum iob_dist dist;
@@ -65,7 +67,35 @@ struct iob_shape {
 	/* continue_on_error: an I/O that fails in a direction of this mask (bit 0
 	 * reads, bit 1 writes) is counted (io_errors) and the phase goes on */
 	uint32_t continue_mask;
+	/* ignore_error: the errnos passed over per direction (0 reads, 1
+	 * writes); a direction with a list passes over only those (its bit is
+	 * then set in continue_mask too) */
+	int32_t ignore[2][IOB_IGNORE_MAX];
+	uint32_t nignore[2];
+	/* flow (fio's flow, flow_id, flow_sleep): the streams of every job of one
+	 * flow id share a count of I/Os; a stream whose share of it is above its
+	 * weight's share of the ids' weights waits (flow_sleep_ns, or 10 us)
+	 * before it tries again.  NULL: none. */
+	struct iob_flow *flow;
+	uint32_t flow_weight;
+	uint64_t flow_sleep_ns;
 };
+
+/* ignore_error: "READS,WRITES[,VERIFY]", each a ':' list of errno names
+ * (EIO, ENOSPC, ...) or numbers (1 to 4095); the verify list must be empty. */
+int iob_ignore_error_parse(const char *text, struct iob_shape *sh, char *err, size_t errlen);
+/* An I/O of direction w (1: write) that failed with errno e: passed over
+ * (counted in io_errors) under continue_on_error and ignore_error. */
+int iob_shape_passes_error(const struct iob_shape *sh, int w, int e);
+
+/* One flow id's counts (shape.c keeps one per id, for the process). */
+struct iob_flow {
+	uint64_t ios;    /* I/Os of the streams in it */
+	uint64_t weight; /* the weights of the streams in it */
+};
+#define IOB_FLOW_IDS 64
+/* The flow of an id below IOB_FLOW_IDS. */
+struct iob_flow *iob_flow_of(uint32_t id);
 
 /* Parsers of the job keys' texts; 0, or -EINVAL with one line in err
  * naming the bad value.  A size is bytes with iobench's units (4k, 1m). */
@@ -120,6 +150,8 @@ struct iob_shape_run {
 	uint64_t budget, bytes_left; /* bytes a random order draws (UINT64_MAX: no end) */
 	uint64_t run_next;  /* rand_run: where the next I/O of the run starts */
 	uint32_t run_left;  /* rand_run: I/Os left in this run */
+	uint64_t flow_ios;  /* flow: this stream's I/Os in the flow's count */
+	int flow_in;        /* flow: its weight is in the flow's (until iob_shape_run_end) */
 };
 
 /* Start drawing for files of fsize bytes, offsets in multiples of unit
@@ -129,6 +161,8 @@ void iob_shape_run_init(struct iob_shape_run *run, const struct iob_shape *sh, u
 			uint64_t fsize, uint64_t unit, uint64_t budget);
 /* The order starts again (same draws as after init). */
 void iob_shape_run_reset(struct iob_shape_run *run);
+/* The stream is done: its weight and I/Os leave its flow (none: nothing). */
+void iob_shape_run_end(struct iob_shape_run *run);
 /* The length of the next I/O of direction write (0 read, 1 write). */
 size_t iob_shape_len(struct iob_shape_run *run, int write);
 /* A random offset for an I/O of len bytes, by the distribution (and

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""ignore_error (docs/profiles.md, "Errors"): I/Os failing with a listed errno
+are counted in io_errors and passed over; another errno still ends the phase;
+continue_on_error passes over any errno in a direction without a list; a bad
+list is refused in one line, exit 2, nothing created.  Injected by the
+test-only fault backend wrapping posix (never real disk errors).  Prints 'N passed, N failed'.
+
+Usage: test_ignore_error.py --bin DIR --fault-dir DIR --plugin-dir DIR --work DIR"""
+import json
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import iobtest as iob  # noqa: E402
+from iobtest import check  # noqa: E402
+
+A = None
+BLOCKS = 16  # 1 MiB in 64 KiB I/Os
+
+
+def iobench(d, job, *args):
+    return iob.run([iob.binary(A, "iobench"), "run", job, "--dir", d, *args],
+                   env=iob.env(IOBENCH_PLUGIN_PATH=A.fault_dir), cwd=d)
+
+
+def profile(d, fault, keys, phases="write"):
+    wrap = os.path.join(A.plugin_dir, "iob-backend-posix.so")
+    return iob.write(os.path.join(d, "f.ini"),
+                     f"[f]\nbackend = fault\nsize = 1M\nblock_size = 64K\nphases = {phases}\n"
+                     f"backend_options = wrap={wrap},{fault}\n{keys}")
+
+
+def phase(stdout, name):
+    doc = json.loads(stdout)
+    return [r for r in doc["records"] if r["kind"] == "phase" and r["phase"] == name]
+
+
+def main():
+    global A
+    A = iob.arguments("--bin", "--fault-dir", "--plugin-dir", "--work")
+    os.makedirs(A.work, exist_ok=True)
+    cases = [
+        # fault, keys, phases, exit, the phase checked, its io_errors and ops (None: no record checked)
+        ("op=write,err=ENOSPC,after_calls=4", "ignore_error = ,ENOSPC\n", "write", 0, "write", 12, 4),
+        ("op=write,err=ENOSPC,after_calls=4", "ignore_error = ,EIO:EDQUOT\n", "write", 1, None, None, None),
+        ("op=write,err=ENOSPC,after_calls=4", "ignore_error = ,28\n", "write", 0, "write", 12, 4),
+        # the list is for reads: writes pass over any errno under continue_on_error
+        ("op=write,err=ENOSPC,after_calls=4", "continue_on_error = write\nignore_error = EIO\n", "write", 0,
+         "write", 12, 4),
+        # a list for writes overrides continue_on_error there: ENOSPC is not in it
+        ("op=write,err=ENOSPC,after_calls=4", "continue_on_error = write\nignore_error = ,EIO\n", "write", 1,
+         None, None, None),
+        ("op=read,err=EIO,after_calls=2", "ignore_error = EIO\n", "write,read", 0, "read", 14, 2),
+        ("op=read,err=EIO,after_calls=2", "ignore_error = ,EIO\n", "write,read", 1, None, None, None),
+    ]
+    for fault, keys, phases, code, name, errors, ops in cases:
+        d = iob.tempdir(A.work)
+        label = f"[{fault}] {keys.strip()!r}"
+        p = iobench(d, profile(d, fault, keys, phases), "--output", "json")
+        check(f"{label}: exit {code}", p.returncode == code, f"exit {p.returncode}: {p.stderr}")
+        if code == 1:
+            err = [ln for ln in p.stderr.splitlines() if ln.startswith("iobench: error")]
+            check(f"{label}: the error names the errno", len(err) == 1 and
+                  ("No space left" in err[0] or "Input/output error" in err[0]), p.stderr)
+        if name and p.returncode == 0:
+            recs = phase(p.stdout, name)
+            got = [(r.get("io_errors"), r["ops"], r["bytes"]) for r in recs]
+            check(f"{label}: io_errors {errors}, ops {ops}", got == [(errors, ops, ops * 65536)], str(got))
+        shutil.rmtree(d)
+    # bad lists: one line, exit 2, nothing created
+    for bad, says in (("EFOO", "'EFOO' is not an errno"), (",,EIO", "verify errors"), ("EIO:", "not an errno"),
+                      ("a,b,c,d", "not an errno")):
+        d = iob.tempdir(A.work)
+        data = os.path.join(d, "data")
+        os.mkdir(data)
+        job = profile(d, "op=write,err=EIO", f"ignore_error = {bad}\ndir = {data}\n")
+        p = iobench(d, job)
+        lines = p.stderr.strip().splitlines()
+        check(f"refused {bad!r}: exit 2, one line", p.returncode == 2 and len(lines) == 1 and says in lines[0],
+              f"exit {p.returncode}: {p.stderr}")
+        check(f"refused {bad!r}: nothing created", os.listdir(data) == [], str(os.listdir(data)))
+        shutil.rmtree(d)
+    return iob.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
