@@ -218,23 +218,11 @@ static int direct_truncate(void *handle, uint64_t size)
 
 static int direct_control(void *handle, int op, void *arg)
 {
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg) {
-		struct direct_opts opts = {0};
-		return bopts_each(arg, direct_host, DIRECT_NAME, direct_option, &opts);
-	}
-	return -ENOTSUP;
+	struct direct_opts opts = {0};
+	return bopts_control(handle, op, arg, direct_host, DIRECT_NAME, direct_option, &opts, NULL);
 }
 
-static const struct iob_backend_ops direct_ops = {
-	.open = direct_open,
-	.close = direct_close,
-	.read_at = direct_read_at,
-	.write_at = direct_write_at,
-	.sync = direct_sync,
-	.info = direct_info,
-	.truncate = direct_truncate,
-	.control = direct_control,
-};
+static const struct iob_backend_ops direct_ops = {BOPTS_FILE_OPS(direct)};
 
 static const struct iob_option_decl direct_options[] = {
 	{.name = "dsync", .type = IOB_OPT_BOOL, .def = "0",

@@ -25,6 +25,17 @@ int fdio_oflags(uint32_t flags, int *oflags);
  * the calls made are the same as the loop's. */
 #define FDIO_NOT_YET INT64_MIN /* fdio_*_more: no call made yet */
 
+/* A whole read (write 0) or write (1) of len bytes at off, one call of
+ * one(ctx, ...) at a time (one returns the bytes it moved, or -errno; -EINTR
+ * is tried again; first, when not FDIO_NOT_YET, is what a call already made
+ * returned): a read ends at the end of the file or the file's last partial
+ * block (partial_mask: io_align - 1); a write at no progress or where the
+ * rest would be misaligned, and with the short count at an error after some
+ * progress (the error repeats next call).  -EINVAL for a range past
+ * INT64_MAX. */
+int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, uint64_t off), void *ctx, int write,
+		   char *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first);
+
 /* pread(2) and pwrite(2) for the inline first call.  On x86-64 Linux the
  * system call is made here (the same pread64/pwrite64 call, as strace shows
  * it): libc's wrapper and the registers a call through it makes the caller

@@ -575,45 +575,29 @@ static int uring_wait_one(struct uring_file *f)
 /* ------------------------------------------------------------------------ */
 /* Synchronous ops: one request, submitted and waited for in one enter.     */
 
-static int64_t uring_one(struct uring_file *f, int write, void *buf, size_t len, uint64_t off)
+static int64_t uring_one(void *file, int write, char *buf, size_t len, uint64_t off)
 {
+	struct uring_file *f = file;
 	int err = 0;
 	struct io_uring_sqe *sqe = uring_prep(f, write, buf, len, off, &err);
 
 	if (!sqe)
 		return err;
 	io_uring_sqe_set_data(sqe, URING_SYNC_TAG);
-	return uring_wait_one(f);
+	int64_t n = uring_wait_one(f);
+	return n == -EAGAIN ? -EINTR : n; /* both: try again */
 }
 
 /* A whole read (write 0) or write (1) of len bytes at off, one request at a
- * time: the bytes moved, short at the end of the file, at the file's last
- * partial block or, for a write, at an error after some progress (the error
- * repeats next call). */
+ * time (fdio_whole): the bytes moved, short at the end of the file, at the
+ * file's last partial block or, for a write, at an error after some progress
+ * (the error repeats next call). */
 static int64_t uring_rw_at(struct uring_file *f, int write, char *buf, size_t len, uint64_t off)
 {
-	const size_t partial = f->io_align - 1;
-	size_t done = 0;
 	int rc = uring_check(f, write, buf, len, off);
-
-	if (rc < 0)
-		return rc;
-	if (f->inflight)
-		return -EBUSY;
-	while (done < len) {
-		int64_t n = uring_one(f, write, buf + done, len - done, off + done);
-		if (n == -EINTR || n == -EAGAIN)
-			continue;
-		if (n < 0) {
-			if (write && done > 0)
-				break;
-			return n;
-		}
-		done += (size_t)n;
-		if (n == 0 || ((size_t)n & partial) != 0)
-			break;
-	}
-	return (int64_t)done;
+	if (rc == 0 && f->inflight)
+		rc = -EBUSY;
+	return rc < 0 ? rc : fdio_whole(uring_one, f, write, buf, len, off, f->io_align - 1, FDIO_NOT_YET);
 }
 
 static int64_t uring_read_at(void *handle, void *buf, size_t len, uint64_t off)
@@ -752,30 +736,10 @@ static int uring_control(void *handle, int op, void *arg)
 {
 	struct uring_opts o = {0};
 
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
-		return bopts_each(arg, uring_host, URING_NAME, uring_option, &o);
-	if (!handle && op == IOB_CTL_OPTION_CAPS && arg) {
-		struct iob_option_caps *q = arg;
-		int rc = bopts_each(q->options, uring_host, URING_NAME, uring_option, &o);
-		if (rc == 0 && o.direct)
-			q->caps |= IOB_CAP_DIRECT | IOB_CAP_ALIGNED;
-		return rc;
-	}
-	return -ENOTSUP;
+	return bopts_control(handle, op, arg, uring_host, URING_NAME, uring_option, &o, &o.direct);
 }
 
-static const struct iob_backend_ops uring_ops = {
-	.open = uring_open,
-	.close = uring_close,
-	.read_at = uring_read_at,
-	.write_at = uring_write_at,
-	.sync = uring_sync,
-	.info = uring_info,
-	.truncate = uring_truncate,
-	.control = uring_control,
-	.submit = uring_submit,
-	.reap = uring_reap,
-};
+static const struct iob_backend_ops uring_ops = {BOPTS_FILE_OPS(uring), .submit = uring_submit, .reap = uring_reap};
 
 /* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
 static const struct iob_option_decl uring_options[] = {

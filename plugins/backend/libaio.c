@@ -259,8 +259,9 @@ static int aio_close(void *handle)
 }
 
 /* One request, submitted and waited for: bytes, or -errno. */
-static int64_t aio_one(struct aio_file *f, int write, void *buf, size_t len, uint64_t off)
+static int64_t aio_one(void *file, int write, char *buf, size_t len, uint64_t off)
 {
+	struct aio_file *f = file;
 	struct iocb cb, *cbp = &cb;
 	int rc;
 
@@ -281,58 +282,29 @@ static int64_t aio_one(struct aio_file *f, int write, void *buf, size_t len, uin
 	} while (rc == -EINTR);
 	if (rc < 0)
 		return rc; /* cannot happen with the request in flight; nothing more to do */
-	return (int64_t)(long)f->events[0].res;
+	int64_t n = (int64_t)(long)f->events[0].res;
+	return n == -EAGAIN ? -EINTR : n; /* both: try again */
+}
+
+/* A whole read (write 0) or write (1), one request at a time (fdio_whole):
+ * short only at the end of the file, the file's last partial block, or a
+ * write's error after some progress. */
+static int64_t aio_rw_at(struct aio_file *f, int write, char *buf, size_t len, uint64_t off)
+{
+	int rc = aio_check(f, write, buf, len, off);
+	if (rc == 0 && f->inflight)
+		rc = -EBUSY;
+	return rc < 0 ? rc : fdio_whole(aio_one, f, write, buf, len, off, f->io_align - 1, FDIO_NOT_YET);
 }
 
 static int64_t aio_read_at(void *handle, void *buf, size_t len, uint64_t off)
 {
-	struct aio_file *f = handle;
-	const size_t partial = f->io_align - 1;
-	size_t done = 0;
-	int rc = aio_check(f, 0, buf, len, off);
-
-	if (rc < 0)
-		return rc;
-	if (f->inflight)
-		return -EBUSY;
-	while (done < len) {
-		int64_t n = aio_one(f, 0, (char *)buf + done, len - done, off + done);
-		if (n == -EINTR || n == -EAGAIN)
-			continue;
-		if (n < 0)
-			return n;
-		done += (size_t)n;
-		if (n == 0 || ((size_t)n & partial) != 0)
-			break; /* end of file, or the file's last partial block */
-	}
-	return (int64_t)done;
+	return aio_rw_at(handle, 0, buf, len, off);
 }
 
 static int64_t aio_write_at(void *handle, const void *buf, size_t len, uint64_t off)
 {
-	struct aio_file *f = handle;
-	const size_t partial = f->io_align - 1;
-	size_t done = 0;
-	int rc = aio_check(f, 1, buf, len, off);
-
-	if (rc < 0)
-		return rc;
-	if (f->inflight)
-		return -EBUSY;
-	while (done < len) {
-		int64_t n = aio_one(f, 1, (char *)(uintptr_t)buf + done, len - done, off + done);
-		if (n == -EINTR || n == -EAGAIN)
-			continue;
-		if (n < 0) {
-			if (done > 0)
-				break; /* report the short count; the error repeats next call */
-			return n;
-		}
-		done += (size_t)n;
-		if (n == 0 || ((size_t)n & partial) != 0)
-			break; /* no progress, or the rest would be misaligned */
-	}
-	return (int64_t)done;
+	return aio_rw_at(handle, 1, (char *)(uintptr_t)buf, len, off);
 }
 
 static int aio_sync(void *handle)
@@ -433,30 +405,10 @@ static int aio_control(void *handle, int op, void *arg)
 {
 	struct aio_opts o = {0};
 
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
-		return bopts_each(arg, aio_host, AIO_NAME, aio_option, &o);
-	if (!handle && op == IOB_CTL_OPTION_CAPS && arg) {
-		struct iob_option_caps *q = arg;
-		int rc = bopts_each(q->options, aio_host, AIO_NAME, aio_option, &o);
-		if (rc == 0 && o.direct)
-			q->caps |= IOB_CAP_DIRECT | IOB_CAP_ALIGNED;
-		return rc;
-	}
-	return -ENOTSUP;
+	return bopts_control(handle, op, arg, aio_host, AIO_NAME, aio_option, &o, &o.direct);
 }
 
-static const struct iob_backend_ops aio_ops = {
-	.open = aio_open,
-	.close = aio_close,
-	.read_at = aio_read_at,
-	.write_at = aio_write_at,
-	.sync = aio_sync,
-	.info = aio_info,
-	.truncate = aio_truncate,
-	.control = aio_control,
-	.submit = aio_submit,
-	.reap = aio_reap,
-};
+static const struct iob_backend_ops aio_ops = {BOPTS_FILE_OPS(aio), .submit = aio_submit, .reap = aio_reap};
 
 /* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
 static const struct iob_option_decl aio_options[] = {

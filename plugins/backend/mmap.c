@@ -492,21 +492,10 @@ static int mmap_control(void *handle, int op, void *arg)
 {
 	int populate = 0;
 
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
-		return bopts_each(arg, mmap_host, MMAP_NAME, mmap_option, &populate);
-	return -ENOTSUP;
+	return bopts_control(handle, op, arg, mmap_host, MMAP_NAME, mmap_option, &populate, NULL);
 }
 
-static const struct iob_backend_ops mmap_ops = {
-	.open = mmap_open,
-	.close = mmap_close,
-	.read_at = mmap_read_at,
-	.write_at = mmap_write_at,
-	.sync = mmap_sync,
-	.info = mmap_info,
-	.truncate = mmap_truncate,
-	.control = mmap_control,
-};
+static const struct iob_backend_ops mmap_ops = {BOPTS_FILE_OPS(mmap)};
 
 static const struct iob_option_decl mmap_options[] = {
 	{.name = "populate", .type = IOB_OPT_BOOL, .def = "0",

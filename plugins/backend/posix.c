@@ -221,21 +221,10 @@ static int posix_truncate(void *handle, uint64_t size)
 
 static int posix_control(void *handle, int op, void *arg)
 {
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
-		return bopts_each(arg, posix_host, POSIX_NAME, posix_option, NULL);
-	return -ENOTSUP;
+	return bopts_control(handle, op, arg, posix_host, POSIX_NAME, posix_option, NULL, NULL);
 }
 
-static const struct iob_backend_ops posix_ops = {
-	.open = posix_open,
-	.close = posix_close,
-	.read_at = posix_read_at,
-	.write_at = posix_write_at,
-	.sync = posix_sync,
-	.info = posix_info,
-	.truncate = posix_truncate,
-	.control = posix_control,
-};
+static const struct iob_backend_ops posix_ops = {BOPTS_FILE_OPS(posix)};
 
 static const struct iob_option_decl posix_options[] = {
 	{.name = "fadvise_random", .type = IOB_OPT_BOOL, .def = "0",
