@@ -178,20 +178,5 @@ static int legacy_close(void *state)
 	return 0;
 }
 
-static const struct iob_output_ops legacy_ops = {
-    .open = legacy_open,
-    .begin_run = legacy_begin_run,
-    .record = legacy_record,
-    .end_run = legacy_end_run,
-    .close = legacy_close,
-};
-
-const struct iob_plugin bigread_legacy_plugin = {
-    IOB_PLUGIN_HEADER,
-    .kind = IOB_PLUGIN_OUTPUT,
-    .caps = 0,
-    .name = "bigread",
-    .summary = "bigread's own lines: BufSize, INDEX SPEED per block, Speed (all) and (robust), Cliff",
-    .ops_size = sizeof(struct iob_output_ops),
-    .output = &legacy_ops,
-};
+IOB_BUILTIN_OUTPUT(bigread_legacy_plugin, legacy, "bigread",
+		   "bigread's own lines: BufSize, INDEX SPEED per block, Speed (all) and (robust), Cliff");

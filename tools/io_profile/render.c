@@ -275,20 +275,5 @@ static int iopr_close(void *state)
 	return 0;
 }
 
-static const struct iob_output_ops iopr_ops = {
-    .open = iopr_open,
-    .begin_run = iopr_begin_run,
-    .record = iopr_record,
-    .end_run = iopr_end_run,
-    .close = iopr_close,
-};
-
-const struct iob_plugin iop_render_plugin = {
-    IOB_PLUGIN_HEADER,
-    .kind = IOB_PLUGIN_OUTPUT,
-    .caps = 0,
-    .name = "io_profile",
-    .summary = "the legacy io_profile layout: parameter block and CSV rows (io_profile:quiet = CSV only)",
-    .ops_size = sizeof(struct iob_output_ops),
-    .output = &iopr_ops,
-};
+IOB_BUILTIN_OUTPUT(iop_render_plugin, iopr, "io_profile",
+		   "the legacy io_profile layout: parameter block and CSV rows (io_profile:quiet = CSV only)");

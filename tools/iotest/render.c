@@ -265,20 +265,5 @@ static int render_close(void *state)
 	return 0;
 }
 
-static const struct iob_output_ops render_ops = {
-	.open = render_open,
-	.begin_run = render_begin_run,
-	.record = render_record,
-	.end_run = render_end_run,
-	.close = render_close,
-};
-
-const struct iob_plugin iotest_render_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_OUTPUT,
-	.caps = 0,
-	.name = "iotest",
-	.summary = "the legacy iotest result lines (args: curt, verbose)",
-	.ops_size = sizeof(struct iob_output_ops),
-	.output = &render_ops,
-};
+IOB_BUILTIN_OUTPUT(iotest_render_plugin, render, "iotest",
+		   "the legacy iotest result lines (args: curt, verbose)");
