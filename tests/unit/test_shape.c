@@ -34,6 +34,7 @@
 #define UNIT 4096u
 #define NUNITS 1000u
 #define FILE_SIZE ((uint64_t)NUNITS * UNIT)
+#include "fake_backend.h"
 #define LOG_MAX 400000
 
 static struct {
@@ -49,12 +50,6 @@ static int lo_open(const struct iob_open_args *args, void **handle)
 {
 	(void)args;
 	*handle = &lg;
-	return 0;
-}
-
-static int lo_close(void *handle)
-{
-	(void)handle;
 	return 0;
 }
 
@@ -88,48 +83,23 @@ static int64_t lo_write_at(void *handle, const void *buf, size_t len, uint64_t o
 	return lo_io(len, off, 1);
 }
 
-static int lo_info(void *handle, struct iob_file_info *info)
-{
-	(void)handle;
-	info->size = FILE_SIZE;
-	info->mem_align = 1;
-	info->io_align = 1;
-	info->file_type = IOB_FILE_REGULAR;
-	return 0;
-}
-
 static struct iob_loaded backend;
 static const char *const files[] = {"logged-file"};
 
 static struct iob_phase_spec spec_for(enum iob_phase phase, enum iob_access access, const struct iob_shape *sh)
 {
-	memset(&backend, 0, sizeof backend);
-	backend.desc.kind = IOB_PLUGIN_BACKEND;
-	backend.desc.caps = IOB_CAP_READ | IOB_CAP_WRITE;
-	backend.desc.name = "logged";
+	fake_backend_init(&backend, "logged", IOB_CAP_READ | IOB_CAP_WRITE);
 	backend.backend.open = lo_open;
-	backend.backend.close = lo_close;
 	backend.backend.read_at = lo_read_at;
 	backend.backend.write_at = lo_write_at;
-	backend.backend.info = lo_info;
 	lg.n = 0;
 	lg.bad = 0;
 	lg.failed = 0;
-	struct iob_phase_spec s = {
-	    .backend = &backend,
-	    .files = files,
-	    .nfiles = 1,
-	    .phase = phase,
-	    .access = access,
-	    .block_size = iob_shape_bs_max(sh, UNIT),
-	    .file_size = FILE_SIZE,
-	    .random_map = 1,
-	    .seed = 42,
-	    .follow_symlinks = 1,
-	    .rwmix_read = 50,
-	    .pattern = {.kind = IOB_PAT_BYTE, .byte = 0x5a},
-	    .shape = sh,
-	};
+	struct iob_phase_spec s = fake_spec(&backend, files, 1, phase, access, iob_shape_bs_max(sh, UNIT));
+	s.rwmix_read = 50;
+	s.pattern.kind = IOB_PAT_BYTE;
+	s.pattern.byte = 0x5a;
+	s.shape = sh;
 	return s;
 }
 
