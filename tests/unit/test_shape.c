@@ -210,6 +210,21 @@ static void test_parse(void **state)
 
 /* ---- bssplit ------------------------------------------------------------------------- */
 
+/* A phase of the logged backend over sh, zeroed but for the bssplit split
+ * and io_bytes (and rwmix_read when not 0), run to r. */
+static void run_split(struct iob_shape *sh, const char *split, uint64_t io_bytes, enum iob_phase phase,
+		      enum iob_access access, uint32_t rwmix_read, struct iob_phase_result *r)
+{
+	char err[256];
+	memset(sh, 0, sizeof *sh);
+	assert_int_equal(iob_bssplit_parse(split, sh->split, err, sizeof err), 0);
+	sh->io_bytes = io_bytes;
+	struct iob_phase_spec s = spec_for(phase, access, sh);
+	if (rwmix_read)
+		s.rwmix_read = rwmix_read;
+	assert_int_equal(iob_phase_run(&s, r), 0);
+}
+
 /* Random reads with a three-way split: the sizes drawn in their shares,
  * every offset a multiple of the smallest, inside the file; the record's
  * histogram is exactly what the backend saw; the phase ends at its bytes. */
@@ -217,13 +232,8 @@ static void test_bssplit_random(void **state)
 {
 	(void)state;
 	struct iob_shape sh;
-	char err[256];
-	memset(&sh, 0, sizeof sh);
-	assert_int_equal(iob_bssplit_parse("4k/50:64k/30:16k/20", sh.split, err, sizeof err), 0);
-	sh.io_bytes = 1ull << 30;
-	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
 	struct iob_phase_result r;
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	run_split(&sh, "4k/50:64k/30:16k/20", 1ull << 30, IOB_PHASE_READ, IOB_ACCESS_RAND, 0, &r);
 	assert_int_equal(lg.bad, 0);
 	assert_int_equal(r.ops, lg.n);
 	uint64_t sum = 0, count[3] = {0};
@@ -264,14 +274,8 @@ static void test_bssplit_directions(void **state)
 {
 	(void)state;
 	struct iob_shape sh;
-	char err[256];
-	memset(&sh, 0, sizeof sh);
-	assert_int_equal(iob_bssplit_parse("4k/50:8k/50,16k/100", sh.split, err, sizeof err), 0);
-	sh.io_bytes = 64ull << 20;
-	struct iob_phase_spec s = spec_for(IOB_PHASE_MIXED, IOB_ACCESS_RAND, &sh);
-	s.rwmix_read = 70;
 	struct iob_phase_result r;
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	run_split(&sh, "4k/50:8k/50,16k/100", 64ull << 20, IOB_PHASE_MIXED, IOB_ACCESS_RAND, 70, &r);
 	uint64_t reads[2] = {0}, writes = 0, rbytes = 0, wbytes = 0;
 	for (size_t i = 0; i < lg.n; i++) {
 		if (lg.write[i]) {
@@ -301,12 +305,8 @@ static void test_bssplit_sequential(void **state)
 {
 	(void)state;
 	struct iob_shape sh;
-	char err[256];
-	memset(&sh, 0, sizeof sh);
-	assert_int_equal(iob_bssplit_parse("4k/40:12k/60", sh.split, err, sizeof err), 0);
-	struct iob_phase_spec s = spec_for(IOB_PHASE_WRITE, IOB_ACCESS_SEQ, &sh);
 	struct iob_phase_result r;
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	run_split(&sh, "4k/40:12k/60", 0, IOB_PHASE_WRITE, IOB_ACCESS_SEQ, 0, &r);
 	uint64_t at = 0;
 	for (size_t i = 0; i < lg.n; i++) {
 		assert_int_equal(lg.off[i], at);
