@@ -104,9 +104,11 @@ def work_dirs(work):
     return d, data
 
 
-def run_json(name, p, d):
-    """iobench on profile p with its JSON in d/out.json: that path, or None
-    when it did not exit 0 (a failed check)."""
+def run_json(name, d, job, text):
+    """iobench on the profile text (written as d's profile of job) with its
+    JSON in d/out.json: that path, or None when it did not exit 0 (a failed
+    check)."""
+    p = profile(d, job, text)
     js = os.path.join(d, "out.json")
     r = iobench(p, d, js)
     check(name + ": exit 0", r.returncode == 0, r.stderr)
@@ -115,9 +117,8 @@ def run_json(name, p, d):
 
 def test_own_files(work):
     d, data = work_dirs(work)
-    p = profile(d, "own", f"[own]\ndir = {data}\nfilename = f.dat\nsize = 1M\nblock_size = 64K\n"
-                "threads = 4\nphases = write,read\nkeep_files = true\n")
-    js = run_json("own files", p, d)
+    js = run_json("own files", d, "own", f"[own]\ndir = {data}\nfilename = f.dat\nsize = 1M\n"
+                  "block_size = 64K\nthreads = 4\nphases = write,read\nkeep_files = true\n")
     if not js:
         return
     names = sorted(os.listdir(data))
@@ -135,9 +136,8 @@ def test_own_files(work):
 
 def test_shared(work):
     d, data = work_dirs(work)
-    p = profile(d, "shared", f"[shared]\ndir = {data}\nfilename = s.dat\nsize = 2M\nblock_size = 64K\n"
-                "threads = 4\nshared_file = true\nphases = write,read\nkeep_files = true\n")
-    js = run_json("shared file", p, d)
+    js = run_json("shared file", d, "shared", f"[shared]\ndir = {data}\nfilename = s.dat\nsize = 2M\n"
+                  "block_size = 64K\nthreads = 4\nshared_file = true\nphases = write,read\nkeep_files = true\n")
     if not js:
         return
     names = os.listdir(data)
@@ -152,8 +152,7 @@ def test_shared(work):
 
 def test_one_thread(work):
     d = tempfile.mkdtemp(dir=work)
-    p = profile(d, "one", f"[one]\ndir = {d}\nsize = 256K\nblock_size = 64K\nphases = write,read\n")
-    js = run_json("threads = 1", p, d)
+    js = run_json("threads = 1", d, "one", f"[one]\ndir = {d}\nsize = 256K\nblock_size = 64K\nphases = write,read\n")
     if not js:
         return
     recs = records(js)

@@ -24,10 +24,16 @@ KINDS = ["crc32c", "crc64", "md5", "sha256", "xxhash", "meta"]
 
 
 
-def fio_binary():
-    """fio as --fio names it or as PATH finds it, when it can be run; else None."""
+def fio_binary(skip_why=None):
+    """fio as --fio names it or as PATH finds it, when it can be run; else
+    None, or with skip_why the case is skipped saying that fio is missing
+    and why that skips it."""
     fio = ARGS.fio or shutil.which("fio")
-    return fio if fio and os.access(fio, os.X_OK) else None
+    if fio and os.access(fio, os.X_OK):
+        return fio
+    if skip_why:
+        raise iob.Skip("fio is not installed: " + skip_why)
+    return None
 
 def iobench(*argv, rc=None):
     return iob.tool(ARGS, "iobench", *argv, rc=rc, timeout=None)
@@ -247,10 +253,7 @@ def case_fio_basic(d):
         i = iob_totals(json.load(f))
     expect(i == {"read_bytes": 4 << 20, "write_bytes": 4 << 20, "read_ios": 1024, "write_ios": 1024}, i)
     iobench("check", src, *[a for k, v in sets for a in ("--set", f"{k}={v}")], rc=0)
-    fio = fio_binary()
-    if not fio:
-        print("fio is not installed: iobench ran basic-verify.fio; nothing to compare with")
-        return SKIP
+    fio = fio_binary("iobench ran basic-verify.fio; nothing to compare with")
     copy = os.path.join(d, "basic-verify.fio")
     with open(src) as f, open(copy, "w") as g:
         # fio adds a second filename= to the first (two files), so the line is replaced, never appended
@@ -430,10 +433,7 @@ def case_fio_surface_scan(d):
         f.write(text[:text.index("[write-phase]")] + text[text.index("[verify-phase]"):])
     p = iobench("run", job, "--dir", idir, "--set", "size=4m", "--fio-ignore", "fill_device,create_serialize", rc=3)
     expect("first bad byte at offset 70000" in p.stderr, p.stderr)
-    fio = fio_binary()
-    if not fio:
-        print("fio is not installed: nothing to compare with")
-        return SKIP
+    fio = fio_binary("nothing to compare with")
     copy = os.path.join(fdir, "surface-scan.fio")
     with open(src) as f, open(copy, "w") as g:
         for line in f:

@@ -43,6 +43,8 @@ void iob_rec_lat(struct iob_recbuf *b, const char *key, const struct iob_hist *h
  * kind has the same keys), absent as a value (a NULL string: JSON null, an
  * empty CSV cell). */
 void iob_rec_absent(struct iob_recbuf *b, const char *key, enum iob_unit unit);
+/* v when present is true, else absent (iob_rec_absent). */
+void iob_rec_u64_if(struct iob_recbuf *b, const char *key, enum iob_unit unit, int present, uint64_t v);
 const struct iob_field *iob_rec_get(const struct iob_record *r, const char *key);
 
 /* The base keys of the "phase" record, the same for every binary
