@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "bigread.h"
+#include "iobench/output.h"
 #include "iobench/plugin.h"
 #include "iobench/result.h"
 
@@ -37,23 +38,7 @@ struct legacy_state {
 	int summary; /* a summary was printed */
 };
 
-static void legacy_printf(struct legacy_state *st, const char *fmt, ...) IOB_PRINTF(2, 3);
-static void legacy_printf(struct legacy_state *st, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-	if (st->err)
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
-	int rc = st->sink.write(st->sink.ctx, line, len);
-	if (rc < 0)
-		st->err = rc;
-}
+#define legacy_printf(st, ...) ((void)iob_sink_printf(&(st)->sink, &(st)->err, 1024, __VA_ARGS__))
 
 /* A block line, "INDEX SPEED\n", SPEED with %g as the legacy tool printed
  * it. */

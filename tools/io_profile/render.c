@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "io_profile.h"
+#include "iobench/output.h"
 #include "iobench/plugin.h"
 #include "iobench/units.h"
 
@@ -51,24 +52,7 @@ struct iopr {
 	char date[64];
 };
 
-static int iopr_printf(struct iopr *st, const char *fmt, ...) IOB_PRINTF(2, 3);
-static int iopr_printf(struct iopr *st, const char *fmt, ...)
-{
-	char buf[IOB_PATH_MAX + 1024];
-	va_list ap;
-	if (st->err)
-		return st->err;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return st->err = -EINVAL;
-	size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
-	int rc = st->sink.write(st->sink.ctx, buf, len);
-	if (rc < 0)
-		st->err = rc;
-	return rc;
-}
+#define iopr_printf(st, ...) iob_sink_printf(&(st)->sink, &(st)->err, IOB_PATH_MAX + 1024, __VA_ARGS__)
 
 /* ---- record fields -------------------------------------------------------- */
 

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iobench/output.h"
 #include "iobench/plugin.h"
 #include "iobench/units.h"
 #include "iotest.h"
@@ -76,24 +77,7 @@ static int render_bool(const struct iob_record *r, const char *key)
 	return f && f->type == IOB_T_BOOL ? f->v.b : 0;
 }
 
-static int render_put(struct render_state *st, const char *fmt, ...) IOB_PRINTF(2, 3);
-static int render_put(struct render_state *st, const char *fmt, ...)
-{
-	char line[8192];
-	va_list ap;
-	if (st->err)
-		return st->err;
-	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return st->err = -EINVAL;
-	size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
-	int rc = st->sink.write(st->sink.ctx, line, len);
-	if (rc < 0)
-		st->err = rc;
-	return rc < 0 ? rc : 0;
-}
+#define render_put(st, ...) iob_sink_printf(&(st)->sink, &(st)->err, 8192, __VA_ARGS__)
 
 const char *iotest_verb(const char *op)
 {
