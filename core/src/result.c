@@ -106,6 +106,37 @@ const struct iob_field *iob_rec_get(const struct iob_record *r, const char *key)
 	return NULL;
 }
 
+/* key's field when it has type t, else NULL */
+static const struct iob_field *typed(const struct iob_record *r, const char *key, uint32_t t)
+{
+	const struct iob_field *f = iob_rec_get(r, key);
+	return f && f->type == t ? f : NULL;
+}
+
+const char *iob_rec_str_at(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = typed(r, key, IOB_T_STR);
+	return f && f->v.s ? f->v.s : "";
+}
+
+uint64_t iob_rec_u64_at(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = typed(r, key, IOB_T_U64);
+	return f ? f->v.u : 0;
+}
+
+double iob_rec_f64_at(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = typed(r, key, IOB_T_F64);
+	return f ? f->v.f : 0.0;
+}
+
+int iob_rec_bool_at(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = typed(r, key, IOB_T_BOOL);
+	return f ? f->v.b : 0;
+}
+
 void iob_rec_absent(struct iob_recbuf *b, const char *key, enum iob_unit unit)
 {
 	struct iob_field *f = add(b, key, IOB_T_STR, unit);
