@@ -25,10 +25,10 @@ def default_examples():
     return os.path.realpath(os.path.join(here, "..", "..", "shared", "reference", "fio-examples"))
 
 
-def check(iobench, path, scratch):
+def check(iobench, path, scratch, sets=SETS):
     """(accepted, exit code, stderr lines, files created in scratch)"""
     argv = [iobench, "check", path, "--dir", scratch, "--allow-device"]
-    for k, v in SETS:
+    for k, v in sets:
         argv += ["--set", f"{k}={v}"]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     made = sorted(os.listdir(scratch))
@@ -46,12 +46,20 @@ def table(iobench, examples):
             if not name.endswith(".fio"):
                 continue
             ok, rc, errs, made = check(iobench, os.path.join(examples, name), scratch)
+            own = False
+            if not ok:
+                # refused for the scaling only (a runtime shorter than a steady-state window, a size
+                # that is no whole number of passes over the job's filesize): checked as written
+                ok2, rc2, errs2, more = check(iobench, os.path.join(examples, name), scratch, [])
+                made += more
+                if ok2:
+                    own, ok, rc, errs = True, ok2, rc2, errs2
             why = "" if ok else (errs[0] if errs else f"exit {rc}, no message")
             prefix = "iobench: error: " + os.path.join(examples, name)
             if why.startswith(prefix):
                 why = why[len(prefix):].lstrip(": ")
             rows.append({"file": name, "accepted": ok, "exit": rc, "reason": why, "lines": len(errs) if not ok else 0,
-                         "created": made})
+                         "created": made, "as_written": own})
     return rows
 
 
@@ -71,11 +79,14 @@ def main():
         print("| example | result | what it needs |")
         print("|---|---|---|")
         for r in rows:
-            print(f"| {r['file']} | {'accepted' if r['accepted'] else 'refused'} | {r['reason'].replace('|', '/')} |")
+            res = ("accepted (as written)" if r["as_written"] else "accepted") if r["accepted"] else "refused"
+            print(f"| {r['file']} | {res} | {r['reason'].replace('|', '/')} |")
     else:
         for r in rows:
-            print(f"{r['file']:36} {'accepted' if r['accepted'] else 'refused ':8} {r['reason']}")
-    print(f"{n_ok} of {len(rows)} accepted ({' '.join(f'--set {k}={v}' for k, v in SETS)}, --dir, --allow-device)")
+            res = "accepted" if r["accepted"] else "refused "
+            print(f"{r['file']:36} {res:8} {r['reason'] or ('(as written: refused only for the scaling)' if r['as_written'] else '')}")
+    print(f"{n_ok} of {len(rows)} accepted ({' '.join(f'--set {k}={v}' for k, v in SETS)}, --dir, --allow-device; "
+          "or as written where only the scaling is refused)")
     return 0
 
 

@@ -67,43 +67,12 @@ static int check_backend_options(const struct iob_job *job, char *err, size_t er
 static int validate_series_and_options(const struct iob_job *job, char *err, size_t errlen)
 {
 	const char *n = job->name;
-	if (job->series && job->access != IOB_ACCESS_SEQ) {
-		snprintf(err, errlen, "[%s] series times sequential reads: set access = seq or series = false", n);
-		return -EINVAL;
-	}
-	if (job->series && (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE))) {
-		snprintf(err, errlen, "[%s] series times reads only: drop write from phases or set series = false", n);
-		return -EINVAL;
-	}
 	if ((unsigned)job->latency > (unsigned)IOB_LATENCY_OFF) {
 		snprintf(err, errlen, "[%s] latency %d is not sampled, every or off", n, (int)job->latency);
 		return -EINVAL;
 	}
 	if ((unsigned)job->series_clock > (unsigned)IOB_CLOCK_WALL) {
 		snprintf(err, errlen, "[%s] series_clock %d is not a known clock", n, (int)job->series_clock);
-		return -EINVAL;
-	}
-	if (job->livecsv[0] && !job->log_interval_ns) {
-		snprintf(err, errlen, "[%s] livecsv needs log_interval (the CSV holds the interval records)", n);
-		return -EINVAL;
-	}
-	const char *fiolog = job->bw_log[0]     ? "bw_log"
-			     : job->iops_log[0] ? "iops_log"
-			     : job->lat_log[0]  ? "lat_log"
-						: NULL;
-	if (fiolog && !job->log_interval_ns) {
-		snprintf(err, errlen,
-			 "[%s] %s needs log_interval (fio's log_avg_msec: iobench logs each interval's average, not "
-			 "every I/O)",
-			 n, fiolog);
-		return -EINVAL;
-	}
-	if (job->series && job->latency == IOB_LATENCY_OFF) {
-		snprintf(err, errlen, "[%s] latency = off cannot be used with series = true (every block is timed)", n);
-		return -EINVAL;
-	}
-	if (!job->series && job->series_clock != IOB_CLOCK_WALL) {
-		snprintf(err, errlen, "[%s] series_clock applies only with series = true", n);
 		return -EINVAL;
 	}
 	return check_backend_options(job, err, errlen);
@@ -118,12 +87,6 @@ static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
 			 job->threads);
 		return -EINVAL;
 	}
-	if (job->steady_state && iob_job_repeats(job)) {
-		snprintf(err, errlen, "[%s] steady_state runs a phase in rounds of its own: give it without repeat "
-				      "and until_ci",
-			 n);
-		return -EINVAL;
-	}
 	if (job->steady_state && job->steady_window > job->steady_max_rounds) {
 		snprintf(err, errlen, "[%s] steady_window %u is more than steady_max_rounds %u: no window could be judged",
 			 n, job->steady_window, job->steady_max_rounds);
@@ -132,20 +95,6 @@ static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
 	if (job->steady_state && job->steady_rule != 0 && !job->steady_limit[0]) {
 		snprintf(err, errlen, "[%s] steady_rule %s needs steady_limit (e.g. 10%%)", n,
 			 job->steady_rule == 1 ? "deviation" : "slope");
-		return -EINVAL;
-	}
-	if (job->steady_state && job->series) {
-		snprintf(err, errlen, "[%s] steady_state: series records one read's blocks; set series = false", n);
-		return -EINVAL;
-	}
-	if (job->group && job->series) {
-		snprintf(err, errlen, "[%s] group %u: series records one job's blocks as they come; set group = 0", n,
-			 job->group);
-		return -EINVAL;
-	}
-	if (job->threads > 1 && job->series) {
-		snprintf(err, errlen, "[%s] threads %u: series records one stream's blocks; set threads = 1", n,
-			 job->threads);
 		return -EINVAL;
 	}
 	return 0;
@@ -189,19 +138,6 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 		snprintf(err, errlen, "[%s] thinktime_spin is longer than thinktime", n);
 		return -EINVAL;
 	}
-	if (job->shared_whole && !job->shared_file) {
-		snprintf(err, errlen, "[%s] shared_whole needs shared_file (streams with files of their own each go over "
-				      "their whole file anyway)", n);
-		return -EINVAL;
-	}
-	if (job->thinktime_blocks == 0) {
-		snprintf(err, errlen, "[%s] thinktime_blocks must be at least 1", n);
-		return -EINVAL;
-	}
-	if ((job->thinktime_blocks > 1 || job->thinktime_spin_ns) && !job->thinktime_ns) {
-		snprintf(err, errlen, "[%s] thinktime_blocks and thinktime_spin need thinktime", n);
-		return -EINVAL;
-	}
 	if (rc == 0)
 		return 0;
 	const char *with = job->reopen		   ? "reopening the file around every I/O (reopen)"
@@ -216,10 +152,6 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 	if ((sh.seq_add && job->access != IOB_ACCESS_SEQ) || (sh.rand_run > 1 && job->access != IOB_ACCESS_RAND)) {
 		snprintf(err, errlen, "[%s] %s needs access = %s", n, sh.seq_add ? "seq_add" : "rand_run",
 			 sh.seq_add ? "sequential" : "random");
-		return -EINVAL;
-	}
-	if (sh.continue_mask && job->iodepth > 1) {
-		snprintf(err, errlen, "[%s] continue_on_error needs iodepth = 1 (the queued loop stops at an error)", n);
 		return -EINVAL;
 	}
 	if (sh.dist != IOB_DIST_RANDOM && job->access != IOB_ACCESS_RAND) {
@@ -248,10 +180,10 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 {
 	const char *n = job->name;
-	/* each key's own range, from its row of the key table; what follows
-	 * are the rules across keys */
+	/* each key's own range and its needs and excludes, from its row of the
+	 * key table; what follows are the rules that compare values across keys */
 	int rc = iob_keys_check_ranges(job, err, errlen);
-	if (rc)
+	if (rc || (rc = iob_keys_check_rules(job, err, errlen)) != 0)
 		return rc;
 	rc = validate_streams(job, err, errlen);
 	if (rc)
@@ -283,10 +215,6 @@ int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 		snprintf(err, errlen, "[%s] phases is empty", n);
 		return -EINVAL;
 	}
-	if (job->time_based && !job->runtime_ns) {
-		snprintf(err, errlen, "[%s] time_based = true needs a runtime: the time limit it runs to", n);
-		return -EINVAL;
-	}
 	if (job->layout == IOB_LAYOUT_TREE && (job->tree_levels == 0 || job->tree_files == 0)) {
 		snprintf(err, errlen, "[%s] tree_levels and tree_files must be at least 1", n);
 		return -EINVAL;
@@ -309,16 +237,8 @@ int iob_job_validate(const struct iob_job *job, char *err, size_t errlen)
 		snprintf(err, errlen, "[%s] dir is empty", n);
 		return -EINVAL;
 	}
-	if (job->fill_once && (job->phases & IOB_PHASE_BIT(IOB_PHASE_VERIFY))) {
-		snprintf(err, errlen, "[%s] fill_once writes data verify cannot check; drop one of them", n);
-		return -EINVAL;
-	}
 	if ((rc = iob_job_check_verify(job, err, errlen)) != 0)
 		return rc;
-	if (job->reopen && job->access == IOB_ACCESS_SEQ) {
-		snprintf(err, errlen, "[%s] reopen applies to random access only", n);
-		return -EINVAL;
-	}
 	return validate_series_and_options(job, err, errlen);
 }
 

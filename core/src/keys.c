@@ -141,7 +141,7 @@ static const struct iob_key key_table[] = {
      FIELD(truncate), NULL},
     {"reopen", IOB_KEY_BOOL, "", "false",
      "random access: open and close the file around every I/O (timed), as io_profile did", NULL,
-     FIELD(reopen), NULL, .record = "reopen"},
+     FIELD(reopen), NULL, .record = "reopen", .needs = "access=rand"},
     {"keep_files", IOB_KEY_BOOL, "", "false",
      "leave the files behind; otherwise remove the files and directories the job created (never older ones)",
      NULL, FIELD(keep_files), NULL},
@@ -158,13 +158,14 @@ static const struct iob_key key_table[] = {
     {"fill_once", IOB_KEY_BOOL, "", "false",
      "write phases write one buffer filled as at offset 0 everywhere, as io_profile did; verify is refused "
      "with it",
-     NULL, FIELD(fill_once), NULL, .record = "fill_once"},
+     NULL, FIELD(fill_once), NULL, .record = "fill_once", .excludes = "phases=verify", .why = "it writes data verify cannot check"},
     {"series", IOB_KEY_BOOL, "", "false",
      "sequential reads: one block record per I/O, with block speeds, summary and cliff, as bigread reports",
-     NULL, FIELD(series), NULL},
+     NULL, FIELD(series), NULL, .needs = "access=seq", .excludes = "phases=write,latency=off,group,threads",
+     .why = "series times one stream's sequential reads, a record per block"},
     {"series_clock", IOB_KEY_ENUM, "", "wall",
      "with series: the clock each block is timed with (user, system, process: this process's CPU time)",
-     clock_words, FIELD(series_clock), NULL},
+     clock_words, FIELD(series_clock), NULL, .needs = "series=true"},
     {"latency", IOB_KEY_ENUM, "", "sampled",
      "which I/Os are timed for the latency figures: sampled (every I/O, or a uniform 1 in k when timing would "
      "cost more than 2% of the I/O), every (each I/O, whatever it costs), off (none: no latency figures, no "
@@ -181,7 +182,7 @@ static const struct iob_key key_table[] = {
     {"shared_whole", IOB_KEY_BOOL, "", "false",
      "shared_file with sequential access: each stream goes over the whole file, as fio's numjobs clones do (its "
      "bytes are threads x size), instead of a part each",
-     NULL, FIELD(shared_whole), NULL, 0, 0, .record = "shared_whole"},
+     NULL, FIELD(shared_whole), NULL, 0, 0, .record = "shared_whole", .needs = "shared_file", .why = "streams with files of their own each go over their whole file anyway"},
     {"iodepth", IOB_KEY_COUNT, "I/Os", "1",
      "I/Os in flight per stream (1 to 65536); above 1 needs a backend that can queue (io_uring)", NULL,
      FIELD(iodepth), NULL, 1, IOB_IODEPTH_MAX, .record = "iodepth"},
@@ -196,7 +197,7 @@ static const struct iob_key key_table[] = {
     {"time_based", IOB_KEY_BOOL, "", "false",
      "with runtime (required): each phase runs until the limit, passing over its files again and again (fio's "
      "time_based); ops and loops no longer end it",
-     NULL, FIELD(time_based), NULL, .record = "time_based"},
+     NULL, FIELD(time_based), NULL, .record = "time_based", .needs = "runtime", .why = "the time limit it runs to"},
     {"stonewall", IOB_KEY_DURATION, "", "0s",
      "across MPI ranks: every rank stops each phase this long after the ranks' common start, its planned "
      "I/O unfinished (IOR's stonewalling; each rank's record says what it did); alone, a time limit; 0s = off",
@@ -213,7 +214,7 @@ static const struct iob_key key_table[] = {
     {"livecsv", IOB_KEY_PATH, "", "",
      "write the interval records also to this CSV file as the run goes (one header, a row per interval, "
      "flushed); needs log_interval",
-     NULL, FIELD(livecsv), NULL},
+     NULL, FIELD(livecsv), NULL, .needs = "log_interval", .why = "the CSV holds the interval records"},
     {"group", IOB_KEY_COUNT, "", "0",
      "jobs in a row with the same nonzero number run at the same time, as one group with one aggregate "
      "record per phase (1 to 1000000); 0 = this job runs alone, in file order",
@@ -221,15 +222,15 @@ static const struct iob_key key_table[] = {
     {"bw_log", IOB_KEY_PATH, "", "",
      "fio's write_bw_log: PREFIX_bw.<x>.log, a row per interval (time ms, KiB/s, direction, 0, 0); needs "
      "log_interval (fio's log_avg_msec)",
-     NULL, FIELD(bw_log), NULL},
+     NULL, FIELD(bw_log), NULL, .needs = "log_interval", .why = "fio's log_avg_msec: iobench logs each interval's average, not every I/O"},
     {"iops_log", IOB_KEY_PATH, "", "",
      "fio's write_iops_log: PREFIX_iops.<x>.log, a row per interval (time ms, IOPS, direction, 0, 0); needs "
      "log_interval",
-     NULL, FIELD(iops_log), NULL},
+     NULL, FIELD(iops_log), NULL, .needs = "log_interval", .why = "fio's log_avg_msec: iobench logs each interval's average, not every I/O"},
     {"lat_log", IOB_KEY_PATH, "", "",
      "fio's write_lat_log: PREFIX_lat.<x>.log and PREFIX_clat.<x>.log, a row per interval with I/O (time ms, "
      "mean latency ns, direction, 0, 0); needs log_interval",
-     NULL, FIELD(lat_log), NULL},
+     NULL, FIELD(lat_log), NULL, .needs = "log_interval", .why = "fio's log_avg_msec: iobench logs each interval's average, not every I/O"},
     {"repeat", IOB_KEY_COUNT, "runs", "1",
      "run each phase this many times (1 to 1000), each as the first; a record per run (its repeat index) and "
      "a summary record with mean, spread and 95% interval (docs/statistics.md)",
@@ -243,7 +244,8 @@ static const struct iob_key key_table[] = {
     {"steady_state", IOB_KEY_ENUM, "", "none",
      "run each phase in rounds until the last steady_window rounds' IOPS or MiB/s are steady (steady_rule), "
      "at most steady_max_rounds; a record per round and a steady record (docs/statistics.md)",
-     steady_words, FIELD(steady_state), NULL},
+     steady_words, FIELD(steady_state), NULL, .excludes = "repeat,until_ci,series",
+     .why = "it runs a phase in rounds of its own"},
     {"steady_window", IOB_KEY_COUNT, "rounds", "5", "steady_state: the rounds judged together (2 to 1000)",
      NULL, FIELD(steady_window), iob_set_bounded},
     {"steady_round", IOB_KEY_STRING, "time or I/Os", "",
@@ -366,9 +368,9 @@ static const struct iob_key key_table[] = {
      "a pause before every thinktime_blocks-th I/O after the first (inside the measured time); 0s = none", NULL,
      FIELD(thinktime_ns), NULL, 0, 0, .record = "thinktime_ns"},
     {"thinktime_spin", IOB_KEY_DURATION, "", "0s", "of thinktime, this long is spent busy (the CPU spins), the "
-     "rest asleep", NULL, FIELD(thinktime_spin_ns), NULL, 0, 0, .record = "thinktime_spin_ns"},
+     "rest asleep", NULL, FIELD(thinktime_spin_ns), NULL, 0, 0, .record = "thinktime_spin_ns", .needs = "thinktime"},
     {"thinktime_blocks", IOB_KEY_COUNT, "I/Os", "1", "thinktime comes once every this many I/Os", NULL,
-     FIELD(thinktime_blocks), NULL, 0, 0, .record = "thinktime_blocks"},
+     FIELD(thinktime_blocks), NULL, 1, 0, .record = "thinktime_blocks", .needs = "thinktime"},
     {"seq_add", IOB_KEY_STRING, "bytes", "",
      "sequential: each I/O starts this many bytes after the last one's end (fio's rw=read:8k), or before it with a "
      "'-' (-8k: backwards; below the start it goes on at the end less that much); a pass is a file's worth of "
@@ -380,7 +382,7 @@ static const struct iob_key key_table[] = {
     {"continue_on_error", IOB_KEY_ENUM, "", "none",
      "an I/O that fails in these directions (read, write, io: both) is counted in the record's io_errors and the "
      "phase goes on to the next I/O (not in ops or bytes); none: the first error ends the phase; iodepth 1 only",
-     continue_words, FIELD(continue_on_error), NULL, 0, 0, .record = "continue_on_error"},
+     continue_words, FIELD(continue_on_error), NULL, 0, 0, .record = "continue_on_error", .needs = "iodepth=1", .why = "the queued loop stops at an error"},
 };
 #pragma GCC diagnostic pop
 

@@ -407,6 +407,24 @@ def case_shapes(tmp):
     for k in ("read_bytes", "read_ios", "write_bytes", "write_ios"):
         expect(f[k] == i[k], f"backwards-read {k}: fio {f[k]}, iobench {i[k]}")
     expect(i["read_ios"] == 1024, f"backwards-read: {i['read_ios']} I/Os, not 1024")
+    # waitfor.fio: each job waits for the one before it (wait_for): four groups, one after another, each
+    # job with fio's bytes and I/O counts (writers: 4 clones over one 4 MiB file, sequential)
+    # (its filename=/tmp/data becomes data in the run's directory: a job's filename= would add a second file)
+    wf = os.path.join(tmp, "waitfor.fio")
+    with open(example("waitfor.fio")) as src, open(wf, "w") as dst:
+        dst.write(src.read().replace("filename=/tmp/data", "filename=data"))
+    fd, idir = os.path.join(tmp, "fio-wf"), os.path.join(tmp, "iob-wf")
+    os.makedirs(fd)
+    os.makedirs(idir)
+    sets = [("filesize", "4M")] + extra
+    f, i = run_fio(tmp, wf, sets, fd), run_iob(tmp, wf, sets, idir)
+    show("waitfor.fio", f, i)
+    expect(list(f["jobs"]) == list(i["jobs"]), f"waitfor jobs: fio {list(f['jobs'])}, iobench {list(i['jobs'])}")
+    for name, fv in f["jobs"].items():
+        expect(fv == i["jobs"].get(name), f"waitfor job {name}: fio {fv}, iobench {i['jobs'].get(name)}")
+    groups = [(r["job"], r["group"]) for r in i["records"] if r.get("stream") is None]
+    expect(groups == [("writers", 1), ("readers", 2), ("writers2", 3), ("readers2", 4)],
+           f"waitfor: groups {groups}, not one after another")
 
     def rated(f, i):
         for who, t in (("fio", f), ("iobench", i)):
@@ -427,7 +445,8 @@ def case_shapes(tmp):
 # table.
 ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_null.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
-            "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio"}
+            "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
+            "waitfor.fio"}
 
 
 def case_examples(tmp):

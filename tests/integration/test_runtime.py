@@ -78,7 +78,7 @@ def case_time_based(tmp):
         expect(r["ops"] > 64 and r["elapsed_s"] >= 0.3, r)  # a pass is 64 I/Os of memory copies
     for extra in ([], ["--set", "runtime=0s"]):
         _, _, _, err = run(tmp, p, "--dir", d, "--set", "time_based=true", *extra, rc=2)
-        expect("time_based = true needs a runtime" in err and err.count("\n") == 1, err)
+        expect("time_based = true needs runtime: the time limit" in err and err.count("\n") == 1, err)
     expect(os.listdir(d) == [], os.listdir(d))  # refused: nothing created
 
 

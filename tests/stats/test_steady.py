@@ -175,7 +175,7 @@ def case_refused():
            ("steady_state = bw\nsteady_range = 20\n", "steady_range '20'"),
            ("steady_state = bw\nsteady_max_rounds = 4\n", "steady_window 5 is more than steady_max_rounds 4"),
            ("steady_state = bw\nsteady_rule = deviation\n", "needs steady_limit"),
-           ("steady_state = bw\nrepeat = 3\n", "without repeat")]
+           ("steady_state = bw\nrepeat = 3\n", "cannot be used with repeat = 3")]
     for body, word in bad:
         r, doc, d = run(body, {})
         lines = r.stderr.strip().splitlines()

@@ -525,8 +525,8 @@ static void test_new_keys(void **s)
 	assert_int_equal(suite.jobs[0].follow_symlinks, 1);
 	iob_suite_free(&suite);
 	expect_error("[j]\nseries = true\nphases = read\naccess = rand\n", "series", "access = seq");
-	expect_error("[j]\nseries = true\n", "series", "drop write from phases");
-	expect_error("[j]\nseries_clock = user\nphases = read\n", "series_clock applies only with series",
+	expect_error("[j]\nseries = true\n", "series = true cannot be used with phases = write,read", NULL);
+	expect_error("[j]\nseries_clock = user\nphases = read\n", "series_clock = user needs series = true",
 		     NULL);
 	expect_error("[j]\nseries_clock = sys\n", "[j] series_clock",
 		     "not one of wall, user, system, process");
@@ -538,6 +538,62 @@ static void test_new_keys(void **s)
 	expect_error("[j]\nbackend_options = novalue\n", "backend_options item 'novalue'", NULL);
 	expect_error("[j]\nbackend_options = a=1,\n", "backend_options ends with ','", NULL);
 	expect_error("[j]\nbackend_options = a b=1\n", "backend_options item 'a b=1'", NULL);
+}
+
+/* The rules the rows carry: every key and value they name is real (a rule
+ * naming a misspelt key would never fire), and each fires with one line
+ * that names both keys and both values. */
+static void test_key_rules(void **s)
+{
+	(void)s;
+	size_t n, rules = 0;
+	const struct iob_key *keys = iob_keys(&n);
+	struct iob_job job;
+	char err[512];
+	for (size_t i = 0; i < n; i++)
+		for (int ex = 0; ex < 2; ex++) {
+			const char *list = ex ? keys[i].excludes : keys[i].needs;
+			for (const char *c = list; c && *c;) {
+				size_t len = strcspn(c, ",");
+				char cond[128], *eq;
+				assert_true(len < sizeof cond);
+				memcpy(cond, c, len);
+				cond[len] = '\0';
+				if ((eq = strchr(cond, '=')) != NULL)
+					*eq = '\0';
+				const struct iob_key *other = iob_key_find(cond);
+				if (!other || other->width == 0)
+					fail_msg("row %s names key '%s', which sets nothing", keys[i].name, cond);
+				iob_job_defaults(&job);
+				if (eq && iob_job_set(&job, cond, eq + 1, err, sizeof err) != 0)
+					fail_msg("row %s names %s=%s: %s", keys[i].name, cond, eq + 1, err);
+				rules++;
+				c += len + (c[len] == ',');
+			}
+		}
+	assert_true(rules >= 15);
+	expect_error("[j]\nphases = read\ntime_based = true\n",
+		     "[j] time_based = true needs runtime: the time limit it runs to", NULL);
+	expect_error("[j]\nphases = read\nseries = true\nthreads = 2\n",
+		     "[j] series = true cannot be used with threads = 2: series times", NULL);
+	expect_error("[j]\nfill_once = true\nphases = write,verify\n",
+		     "[j] fill_once = true cannot be used with phases = write,verify", NULL);
+	expect_error("[j]\naccess = rand\ncontinue_on_error = read\niodepth = 4\nbackend = io_uring\n",
+		     "[j] continue_on_error = read needs iodepth = 1: the queued loop stops at an error", NULL);
+	expect_error("[j]\nthinktime_spin = 1ms\n", "[j] thinktime_spin = 1ms needs thinktime", NULL);
+	expect_error("[j]\nshared_whole = true\n", "[j] shared_whole = true needs shared_file", NULL);
+	expect_error("[j]\nlivecsv = x.csv\n", "[j] livecsv = x.csv needs log_interval", NULL);
+	expect_error("[j]\nsteady_state = iops\nuntil_ci = 5%\n",
+		     "[j] steady_state = iops cannot be used with until_ci = 5%", NULL);
+	/* a value other than the default that the rule allows passes */
+	struct iob_suite suite;
+	assert_int_equal(iob_profile_load_string("ok",
+						 "[j]\nphases = read\ntime_based = true\nruntime = 1s\n"
+						 "access = rand\nreopen = true\nfill_once = true\n",
+						 &suite, err, sizeof err),
+			 0);
+	assert_int_equal(iob_job_validate(&suite.jobs[0], err, sizeof err), 0);
+	iob_suite_free(&suite);
 }
 
 /* ---- exactness: BOM, include depth ---------------------------------------- */
@@ -735,6 +791,7 @@ int main(void)
 	    cmocka_unit_test(test_every_key_round_trips),
 	    cmocka_unit_test(test_unknown_key_hint),
 	    cmocka_unit_test(test_new_keys),
+	    cmocka_unit_test(test_key_rules),
 	    cmocka_unit_test(test_bom),
 	    cmocka_unit_test(test_include_depth),
 	    cmocka_unit_test(test_keys_print),

@@ -68,11 +68,22 @@ struct iob_key {
 	/* the phase record's field that carries the job's value of a key that
 	 * shapes the load (result.c writes every such row), or NULL */
 	const char *record;
+	/* Rules across keys that belong to one key (iob_keys_check_rules): when
+	 * this key holds a value other than its default, every key named in
+	 * `needs` must hold one too, and no key named in `excludes` may.  Each
+	 * is a comma-separated list of KEY (any value but KEY's default) or
+	 * KEY=WORD (that value; for a list key, a list holding WORD).  `why`,
+	 * if any, ends the error line. */
+	const char *needs, *excludes, *why;
 };
 
 /* Every row's range (min, max) checked on the job's values: 0, or -EINVAL
  * with one line naming the job, the key and its value. */
 int iob_keys_check_ranges(const struct iob_job *job, char *err, size_t errlen);
+
+/* Every row's needs and excludes checked on the job: 0, or -EINVAL with one
+ * line naming the job, the key, its value and the key it needs or excludes. */
+int iob_keys_check_rules(const struct iob_job *job, char *err, size_t errlen);
 
 /* The job's value of a count, size, duration, bool or enum key's field, as
  * a number (0 for a key that sets nothing or holds text). */

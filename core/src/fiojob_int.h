@@ -1,0 +1,155 @@
+/*
+ * fiojob_int.h - what the files of the fio job reader share (fiojob.c
+ * fiojob_keys.c fiojob_read.c fiojob_map.c fiojob_map2.c; docs/fio.md).
+ *
+ *  fiojob_keys.c  the mapping table (the one list of fio keys) and
+ *                 `iobench keys --fio`
+ *  fiojob_read.c  the reader (sections, includes, ${VAR}) and fio's values
+ *  fiojob_map.c   one job: the key getters, notes, engine, files, work
+ *  fiojob_map2.c  one job: shape, steady state, pattern, content, verify
+ *                 and map_job, which maps them all
+ *  fiojob.c       laying out what read jobs need, and loading
+ */
+#ifndef IOBENCH_FIOJOB_INT_H
+#define IOBENCH_FIOJOB_INT_H
+
+#include "iobench/fiojob.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "iobench/hist.h"
+#include "iobench/os.h"
+#include "iobench/path.h"
+#include "iobench/plugin.h"
+#include "iobench/result.h"
+#include "iobench/units.h"
+#include "iobench/verify.h"
+
+#define FIO_LINE_MAX 4096
+#define FIO_WHERE_MAX 160
+
+/* ---- the mapping table ---------------------------------------------------- */
+
+enum fkey {
+	K_NAME, K_DESCRIPTION, K_DIRECTORY, K_FILENAME, K_SIZE, K_FILESIZE, K_IO_SIZE, K_NRFILES, K_OFFSET,
+	K_BS, K_BSRANGE, K_RW, K_RWMIXREAD, K_RWMIXWRITE, K_IOENGINE, K_IODEPTH, K_DIRECT, K_BUFFERED,
+	K_NUMJOBS, K_THREAD, K_RUNTIME, K_TIME_BASED, K_RAMP_TIME, K_LOOPS, K_NUMBER_IOS, K_FSYNC,
+	K_END_FSYNC, K_FSYNC_ON_CLOSE, K_RANDREPEAT, K_RANDSEED, K_NORANDOMMAP, K_STONEWALL, K_NEW_GROUP, K_WAIT_FOR,
+	K_GROUP_REPORTING, K_KB_BASE, K_INVALIDATE, K_UNLINK, K_WRITE_BW_LOG, K_WRITE_IOPS_LOG,
+	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_SS, K_SS_DUR, K_SS_RAMP, K_GTOD_REDUCE, K_DISABLE_LAT,
+	K_DISABLE_CLAT, K_DISABLE_SLAT,
+	K_VERIFY, K_DO_VERIFY, K_VERIFY_INTERVAL, K_VERIFY_PATTERN, K_VERIFY_FATAL, K_VERIFY_DUMP, K_VERIFY_BACKLOG,
+	K_BUFFER_PATTERN, K_COMPRESS_PCT, K_COMPRESS_CHUNK, K_DEDUPE_PCT, K_REFILL_BUFFERS, K_SCRAMBLE_BUFFERS,
+	K_BSSPLIT, K_RANDOM_DISTRIBUTION, K_RATE, K_RATE_IOPS, K_RATE_PROCESS, K_THINKTIME, K_THINKTIME_BLOCKS,
+	K_THINKTIME_SPIN, K_BLOCKALIGN, K_IO_SUBMIT_MODE, K_RATE_MIN, K_RATE_IOPS_MIN, K_STARTDELAY,
+	K_PERCENTILE_LIST, K_CONTINUE_ON_ERROR, K_COUNT
+};
+
+struct fio_key {
+	const char *name;
+	const char *aliases; /* "a, b", or "" */
+	const char *iobench; /* the iobench key(s) it sets */
+	const char *how;     /* one line: what is accepted and what it does */
+};
+
+
+
+/* What a message says instead of a line of an included file: an include
+ * may name any file the user can read (include /etc/shadow), and its text
+ * must not reach a terminal or a log. */
+#define INCLUDED_HIDDEN "the text of an included file is not shown"
+
+/* ---- what the reader collects ---------------------------------------------- */
+
+struct fval {
+	char *value;  /* NULL: not set */
+	int bare;     /* a flag without '=' */
+	int included; /* from an included file: never echoed in a message */
+	char where[FIO_WHERE_MAX];
+};
+
+struct fsection {
+	char name[IOB_NAME_MAX + 64];
+	char where[FIO_WHERE_MAX];
+	struct fval v[K_COUNT];
+};
+
+struct reader {
+	const struct iob_fio_opts *opts;
+	struct iob_suite *suite;
+	struct fsection global;
+	struct fsection *jobs; /* IOB_MAX_JOBS */
+	size_t njobs;
+	struct fsection *cur;  /* the section being read, NULL before the first */
+	char real_stack[IOB_MAX_INCLUDE_DEPTH + 1][4096];
+	size_t depth;
+	char unknown[1024];    /* "a, b": keys not in the table */
+	char ignored[1024];    /* keys dropped as --fio-ignore asked */
+	/* notes that name jobs: one note per text, its jobs listed */
+	struct {
+		char text[240], jobs[400];
+	} agg[16];
+	size_t nagg;
+	char *err;
+	size_t errlen;
+};
+
+/* ---- one job ---------------------------------------------------------------- */
+
+struct compiled {
+	int time_based, new_group_only;
+	uint32_t stonewall;
+};
+
+struct mapper {
+	struct reader *r;
+	struct fsection *s;
+	struct iob_job *job;
+	int kb1000;
+	char why[512];
+};
+
+extern const struct fio_key fj_keys[K_COUNT];
+
+/* fiojob_keys.c */
+int fj_key_lookup(const char *name);
+
+/* fiojob_read.c */
+void fj_section_free(struct fsection *s);
+int fj_fail(struct reader *r, int rc, const char *fmt, ...) IOB_PRINTF(3, 4);
+void fj_list_add(char *list, size_t len, const char *word);
+char *fj_trim(char *s);
+int fj_read_file(struct reader *r, const char *path, int included);
+int fj_set_key(struct reader *r, struct fsection *s, const char *key, const char *value, const char *where);
+int fj_fio_size(const char *text, int kb1000, uint64_t *out, char *why, size_t whylen);
+int fj_fio_time(const char *text, uint64_t def_ns, uint64_t *out, char *why, size_t whylen);
+int fj_fio_uint(const char *text, uint64_t max, uint64_t *out, char *why, size_t whylen);
+
+/* fiojob_map.c */
+const struct fval *fj_get(const struct mapper *m, enum fkey k);
+int fj_bad(struct mapper *m, enum fkey k, int rc, const char *fmt, ...) IOB_PRINTF(4, 5);
+int fj_get_bool(struct mapper *m, enum fkey k, int def, int *out);
+int fj_get_uint(struct mapper *m, enum fkey k, uint64_t max, uint64_t def, uint64_t *out);
+int fj_get_size(struct mapper *m, enum fkey k, uint64_t *out, int *set);
+int fj_get_range(struct mapper *m, enum fkey k, uint64_t *out, int *set);
+int fj_get_time(struct mapper *m, enum fkey k, uint64_t def_ns, uint64_t *out);
+void fj_note(struct reader *r, const char *fmt, ...) IOB_PRINTF(2, 3);
+void fj_note_job(struct reader *r, const char *job, const char *fmt, ...) IOB_PRINTF(3, 4);
+void fj_notes_flush(struct reader *r);
+int fj_map_engine(struct mapper *m, uint32_t *iodepth);
+int fj_valid_name(const char *n);
+int fj_map_log(struct mapper *m, enum fkey k, const char *ikey);
+int fj_map_files(struct mapper *m, uint64_t numjobs);
+int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns);
+
+/* fiojob_map2.c */
+int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index);
+
+#endif

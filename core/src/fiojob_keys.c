@@ -1,0 +1,217 @@
+/*
+ * fiojob_keys.c - the mapping table of fio keys: the reader looks keys up in
+ * it and `iobench keys --fio` prints it (fiojob_int.h, docs/fio.md).
+ */
+#include "fiojob_int.h"
+
+const struct fio_key fj_keys[K_COUNT] = {
+    [K_NAME] = {"name", "", "job name", "the job's name (the section name otherwise); letters, digits, _ - ."},
+    [K_DESCRIPTION] = {"description", "", "(none)", "free text, ignored"},
+    [K_DIRECTORY] = {"directory", "", "dir", "one directory (a ':' list is refused); --dir overrides it"},
+    [K_FILENAME] = {"filename", "", "filename, dir, shared_file",
+		    "one file (a ':' list is refused; '\\:' is a colon); a path sets dir too; with numjobs the "
+		    "streams share it; default <job>.0.0, and <job>.0.0.<i> for stream i"},
+    [K_SIZE] = {"size", "", "size, loops, ops",
+		"bytes of I/O per stream, and the file size unless filesize is given; a percentage is refused"},
+    [K_FILESIZE] = {"filesize", "", "size", "the file size (a range only with equal ends)"},
+    [K_IO_SIZE] = {"io_size", "io_limit", "loops, ops",
+		   "bytes of I/O per stream: random access, io_size / bs I/Os; sequential, whole passes over the "
+		   "file only"},
+    [K_NRFILES] = {"nrfiles", "nr_files", "(check)", "1 only: iobench jobs use one file per stream"},
+    [K_OFFSET] = {"offset", "", "(check)", "0 only: iobench I/O starts at the start of the file"},
+    [K_BS] = {"bs", "blocksize", "block_size",
+	      "one size, or read,write[,trim] (an empty side is 4k): the size of the direction the job does; rw and "
+	      "randrw need equal sizes"},
+    [K_BSRANGE] = {"bsrange", "blocksize_range", "block_size", "a range with equal ends, as bs"},
+    [K_RW] = {"rw", "readwrite",
+	      "access, phases",
+	      "read, write, randread, randwrite: one phase; rw (readwrite), randrw: phase mixed; ':N' after a "
+	      "sequential one is seq_add (rw=read:-8k reads backwards), after a random one rand_run; trim and the "
+	      "rest are refused"},
+    [K_RWMIXREAD] = {"rwmixread", "", "rwmix_read", "percent of reads in rw and randrw (default 50)"},
+    [K_RWMIXWRITE] = {"rwmixwrite", "", "rwmix_read", "percent of writes: rwmix_read = 100 - rwmixwrite"},
+    [K_IOENGINE] = {"ioengine", "", "backend, backend_options",
+		    "psync (fio's default), sync, pvsync: posix (direct with direct=1); libaio: libaio, io_uring: "
+		    "io_uring (backend option direct=1 with direct=1); mmap: mmap; null, cpp_null: null (no I/O, any iodepth); a changed "
+		    "engine is noted"},
+    [K_IODEPTH] = {"iodepth", "", "iodepth",
+		   "I/Os in flight per stream with io_uring, libaio and null; the synchronous engines run depth 1, as fio does "
+		   "(noted)"},
+    [K_DIRECT] = {"direct", "", "backend, backend_options", "1: O_DIRECT (see ioengine); 0: through the page cache"},
+    [K_BUFFERED] = {"buffered", "", "backend, backend_options", "the opposite of direct"},
+    [K_NUMJOBS] = {"numjobs", "", "threads, shared_whole",
+		   "streams run at once, each on its own file unless filename is set; sharing it with sequential I/O, "
+		   "each goes over the whole file, as fio's clones do"},
+    [K_THREAD] = {"thread", "threads", "(none)", "accepted: iobench's streams are always threads"},
+    [K_RUNTIME] = {"runtime", "timeout", "runtime",
+		   "time limit of each phase, a bound (without time_based the job ends sooner when its size is done); a "
+		   "bare number is seconds, units d h m s ms us (also sec, msec, usec)"},
+    [K_TIME_BASED] = {"time_based", "", "time_based",
+		      "run for the whole runtime, passing over the file again (needs runtime)"},
+    [K_RAMP_TIME] = {"ramp_time", "", "ramp_time", "I/O before the measured window, as runtime's units"},
+    [K_LOOPS] = {"loops", "", "loops, ops", "passes over the workload"},
+    [K_NUMBER_IOS] = {"number_ios", "", "ops, loops",
+		      "caps each loop's I/Os (per stream), as fio does; sequential access: only where the cap falls on a "
+		      "whole pass"},
+    [K_FSYNC] = {"fsync", "", "(check)", "0 only: a sync every N writes is not available in iobench"},
+    [K_END_FSYNC] = {"end_fsync", "", "fsync", "1: sync the file at the end of the write phase (timed)"},
+    [K_FSYNC_ON_CLOSE] = {"fsync_on_close", "", "fsync", "1: sync the file before closing it (timed)"},
+    [K_RANDREPEAT] = {"randrepeat", "", "seed",
+		      "1 (default): the same offsets every run; 0: a seed from the clock, noted so it can be given back"},
+    [K_RANDSEED] = {"randseed", "", "seed", "the seed of random offsets"},
+    [K_NORANDOMMAP] = {"norandommap", "", "random_map", "draw random offsets with replacement"},
+    [K_STONEWALL] = {"stonewall", "wait_for_previous", "group",
+		     "this job waits for the jobs before it: a new group starts (jobs of a group run at once)"},
+    [K_NEW_GROUP] = {"new_group", "", "group",
+		     "accepted: the job still runs with the jobs before it, so it is reported in their group (noted)"},
+    [K_WAIT_FOR] = {"wait_for", "", "group",
+		    "the job starts when the named earlier job has finished: a new group when that job is in the group "
+		    "running last (with others in it the job waits for them too, noted); none when it finished earlier"},
+    [K_GROUP_REPORTING] = {"group_reporting", "", "(none)",
+			   "accepted: iobench reports every group's aggregate and each stream anyway"},
+    [K_KB_BASE] = {"kb_base", "", "(units)", "1024 (default: k = 1024, ki = 1000) or 1000 (k = 1000, ki = 1024)"},
+    [K_INVALIDATE] = {"invalidate", "", "evict_before_read",
+		      "1 (default): evict the files from the page cache before reading, and at every further pass"},
+    [K_UNLINK] = {"unlink", "", "keep_files",
+		  "0 (default): the files stay, as fio leaves them; 1: what the run made for the job (a laid-out file "
+		  "too) is removed after it"},
+    [K_WRITE_BW_LOG] = {"write_bw_log", "", "bw_log", "fio-style bandwidth log with this prefix (the job name when bare)"},
+    [K_WRITE_IOPS_LOG] = {"write_iops_log", "", "iops_log", "fio-style IOPS log with this prefix (the job name when bare)"},
+    [K_WRITE_LAT_LOG] = {"write_lat_log", "", "lat_log", "fio-style latency log with this prefix (the job name when bare)"},
+    [K_LOG_AVG_MSEC] = {"log_avg_msec", "", "log_interval", "milliseconds each log line averages (at least 10)"},
+    [K_SS] = {"steadystate", "ss", "steady_state, steady_rule, steady_limit",
+	      "iops:X% or bw:X% (every 1 s round within X% of the window mean), iops_slope:X% or bw_slope:X% (the "
+	      "slope below X% of the mean); an absolute limit is refused; needs ss_dur and runtime"},
+    [K_SS_DUR] = {"steadystate_duration", "ss_dur", "steady_window, steady_round, steady_max_rounds",
+		  "the window, in rounds of 1 s (fio's sampling); runtime / 1 s rounds at most"},
+    [K_SS_RAMP] = {"steadystate_ramp_time", "ss_ramp", "steady_ramp", "time before rounds are judged, as runtime's units"},
+    [K_GTOD_REDUCE] = {"gtod_reduce", "", "latency", "1: latency = off (no I/O timed, no latency figures); 0: as not given"},
+    [K_DISABLE_LAT] = {"disable_lat", "", "latency",
+		       "1 with disable_clat=1: latency = off (iobench's one latency, submission to completion, is "
+		       "fio's lat and clat at once); alone: no effect (noted)"},
+    [K_DISABLE_CLAT] = {"disable_clat", "", "latency", "1 with disable_lat=1: latency = off; alone: no effect (noted)"},
+    [K_DISABLE_SLAT] = {"disable_slat", "", "(none)",
+			"accepted: iobench has no submission latency of its own to turn off"},
+    [K_VERIFY] = {"verify", "", "verify, phases",
+		  "md5, crc32c (crc32c-intel), crc64, sha256, xxhash, meta, pattern (needs verify_pattern); 0 or none: "
+		  "off.  A write job writes a 64-byte header in every block and verifies after it (do_verify); a read "
+		  "job verifies what it reads.  Not fio's on-disk format; fio's other checksums are refused"},
+    [K_DO_VERIFY] = {"do_verify", "", "phases", "1 (default): the verify phase runs; 0: the job only writes (or reads)"},
+    [K_VERIFY_INTERVAL] = {"verify_interval", "", "verify_interval",
+			   "a header every this many bytes (at least 64, dividing bs); default bs"},
+    [K_VERIFY_PATTERN] = {"verify_pattern", "", "pattern",
+			  "0xHEX (1 to 32 bytes, repeated) or a number up to 255: the data written and checked"},
+    [K_VERIFY_FATAL] = {"verify_fatal", "", "verify_fatal",
+			"accepted: iobench stops a fio job's verify at its first bad block either way, as fio does "
+			"(fio 3.33 ends the job with EILSEQ)"},
+    [K_VERIFY_DUMP] = {"verify_dump", "", "verify_dump",
+		       "1: the first bad block to <file>.<offset>.expected and .received beside the file"},
+    [K_VERIFY_BACKLOG] = {"verify_backlog", "", "(noted)",
+			  "accepted (noted): iobench verifies after the whole write phase, not every N blocks"},
+    [K_BUFFER_PATTERN] = {"buffer_pattern", "", "pattern",
+			  "0xHEX (1 to 32 bytes, repeated) or a number up to 255: the data written (verify_pattern wins)"},
+    [K_COMPRESS_PCT] = {"buffer_compress_percentage", "", "compress_percentage",
+			"0 to 100: this share of every chunk is compressible (zeros, or buffer_pattern), the rest random"},
+    [K_COMPRESS_CHUNK] = {"buffer_compress_chunk", "", "compress_chunk", "the chunk size (default 512, at most bs)"},
+    [K_DEDUPE_PCT] = {"dedupe_percentage", "", "dedupe_percentage",
+		      "0 to 100: this share of the blocks repeat one block (fio's dedupe_mode=repeat; other modes refused)"},
+    [K_REFILL_BUFFERS] = {"refill_buffers", "", "(none)",
+			  "accepted: iobench makes every block's content at its offset anyway"},
+    [K_SCRAMBLE_BUFFERS] = {"scramble_buffers", "", "(none)",
+			    "accepted: iobench's random data differs at every offset anyway"},
+    [K_BSSPLIT] = {"bssplit", "", "bssplit",
+		   "SIZE/PCT:... (an empty PCT shares the rest), or READS,WRITES[,TRIMS] (trims ignored: none are "
+		   "done); each I/O draws its size; random offsets are drawn with replacement"},
+    [K_RANDOM_DISTRIBUTION] = {"random_distribution", "", "random_distribution",
+			       "random, zipf:THETA, pareto:H, normal:SIGMA, zoned:ACCESS/SIZE%:..., zoned_abs:ACCESS/SIZE:...; "
+			       "one list for both directions; no center; drawn with replacement"},
+    [K_RATE] = {"rate", "", "rate", "bytes per second per stream: R or R,W[,T] (an empty side: no limit; trims none)"},
+    [K_RATE_IOPS] = {"rate_iops", "", "rate_iops", "I/Os per second per stream, as rate"},
+    [K_RATE_PROCESS] = {"rate_process", "", "rate_process", "linear (default) or poisson"},
+    [K_THINKTIME] = {"thinktime", "", "thinktime", "a pause before an I/O; a bare number is microseconds"},
+    [K_THINKTIME_BLOCKS] = {"thinktime_blocks", "", "thinktime_blocks", "think once every this many I/Os (default 1)"},
+    [K_THINKTIME_SPIN] = {"thinktime_spin", "", "thinktime_spin",
+			  "of thinktime, this long busy (spinning), the rest asleep; a bare number is microseconds"},
+    [K_BLOCKALIGN] = {"blockalign", "ba", "offset_align",
+		      "random offsets are multiples of it (one size, or equal sides); default the block size (with "
+		      "bssplit, the smallest)"},
+    [K_RATE_MIN] = {"rate_min", "ratemin", "rate_min",
+		    "bytes per second a job must reach, R or R,W[,T]: checked over the whole window (fio: every "
+		    "ratecycle); below it the job fails"},
+    [K_RATE_IOPS_MIN] = {"rate_iops_min", "", "rate_iops_min", "as rate_min, in I/Os per second"},
+    [K_STARTDELAY] = {"startdelay", "", "start_delay",
+		      "the job starts this long after the others of its group (a bare number is seconds); a range "
+		      "is refused"},
+    [K_PERCENTILE_LIST] = {"percentile_list", "", "(check)",
+			   "accepted when every percentile listed is one iobench reports (1 5 10 20 30 40 50 60 70 80 90 95 "
+			   "99 99.5 99.9 99.99): the records carry those 16, the listed ones among them"},
+    [K_CONTINUE_ON_ERROR] = {"continue_on_error", "", "continue_on_error",
+			     "none, read, write, io, all (= io), 0, 1: failed I/Os counted in io_errors, the job goes on; "
+			     "verify is refused; iodepth 1"},
+    [K_IO_SUBMIT_MODE] = {"io_submit_mode", "", "(none)",
+			  "inline (default); offload is accepted and runs inline, with a note: the stream submits "
+			  "its own I/O at the same rate"},
+};
+
+int fj_key_lookup(const char *name)
+{
+	for (int k = 0; k < K_COUNT; k++) {
+		if (strcmp(fj_keys[k].name, name) == 0)
+			return k;
+		const char *a = fj_keys[k].aliases;
+		size_t n = strlen(name);
+		while (*a) {
+			size_t len = strcspn(a, ",");
+			if (len == n && strncmp(a, name, n) == 0)
+				return k;
+			a += len;
+			while (*a == ',' || *a == ' ')
+				a++;
+		}
+	}
+	return -1;
+}
+
+int iob_fio_keys_print(FILE *f, int markdown)
+{
+	int w0 = 7, w1 = 7, w2 = 7;
+	for (int k = 0; k < K_COUNT && !markdown; k++) {
+		int l0 = (int)strlen(fj_keys[k].name), l1 = (int)strlen(fj_keys[k].aliases),
+		    l2 = (int)strlen(fj_keys[k].iobench);
+		w0 = l0 > w0 ? l0 : w0;
+		w1 = l1 > w1 ? l1 : w1;
+		w2 = l2 > w2 ? l2 : w2;
+	}
+	if (markdown)
+		fprintf(f, "| fio key | aliases | iobench | what is accepted, what it does |\n|---|---|---|---|\n");
+	else
+		fprintf(f, "%-*s  %-*s  %-*s  %s\n", w0, "FIO KEY", w1, "ALIASES", w2, "IOBENCH", "WHAT IT DOES");
+	for (int k = 0; k < K_COUNT; k++) {
+		const struct fio_key *e = &fj_keys[k];
+		if (markdown) {
+			fprintf(f, "| `%s` | ", e->name);
+			const char *a = e->aliases;
+			while (*a) {
+				size_t len = strcspn(a, ",");
+				fprintf(f, "%s`%.*s`", a == e->aliases ? "" : ", ", (int)len, a);
+				a += len;
+				while (*a == ',' || *a == ' ')
+					a++;
+			}
+			fprintf(f, " | %s | ", e->iobench);
+			for (const char *c = e->how; *c; c++) /* a table cell: '|' escaped */
+				fprintf(f, "%s%c", *c == '|' ? "\\" : "", *c);
+			fprintf(f, " |\n");
+		} else {
+			fprintf(f, "%-*s  %-*s  %-*s  %s\n", w0, e->name, w1, e->aliases[0] ? e->aliases : "-", w2,
+				e->iobench, e->how);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+int iob_fio_is_jobfile(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 4 && strcasecmp(path + n - 4, ".fio") == 0;
+}

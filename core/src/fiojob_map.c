@@ -1,0 +1,477 @@
+/*
+ * fiojob_map.c - one job's fio keys onto a struct iob_job: the getters, the
+ * notes, and the engine, files and work (fiojob_int.h, docs/fio.md).
+ */
+#include "fiojob_int.h"
+
+const struct fval *fj_get(const struct mapper *m, enum fkey k)
+{
+	return m->s->v[k].value ? &m->s->v[k] : NULL;
+}
+
+/* "FILE:LINE: [job] key=value: why" */
+int fj_bad(struct mapper *m, enum fkey k, int rc, const char *fmt, ...)
+{
+	char why[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	const struct fval *v = &m->s->v[k];
+	if (v->value && v->included) /* neither the value nor what was said of it */
+		return fj_fail(m->r, rc, "%s: [%s] %s: a bad value (%s)", v->where, m->s->name, fj_keys[k].name,
+			    INCLUDED_HIDDEN);
+	if (v->value && v->bare)
+		return fj_fail(m->r, rc, "%s: [%s] %s: %s", v->where, m->s->name, fj_keys[k].name, why);
+	if (v->value)
+		return fj_fail(m->r, rc, "%s: [%s] %s=%s: %s", v->where, m->s->name, fj_keys[k].name, IOB_Q(v->value), why);
+	return fj_fail(m->r, rc, "%s: [%s] %s", m->s->where, m->s->name, why);
+}
+
+int fj_get_bool(struct mapper *m, enum fkey k, int def, int *out)
+{
+	const struct fval *v = fj_get(m, k);
+	*out = def;
+	if (!v)
+		return 0;
+	if (v->bare) {
+		*out = 1;
+		return 0;
+	}
+	if (strcmp(v->value, "1") == 0 || strcasecmp(v->value, "true") == 0)
+		*out = 1;
+	else if (strcmp(v->value, "0") == 0 || strcasecmp(v->value, "false") == 0)
+		*out = 0;
+	else
+		return fj_bad(m, k, -EINVAL, "give 1 or 0");
+	return 0;
+}
+
+int fj_get_uint(struct mapper *m, enum fkey k, uint64_t max, uint64_t def, uint64_t *out)
+{
+	const struct fval *v = fj_get(m, k);
+	*out = def;
+	if (!v)
+		return 0;
+	if (v->bare)
+		return fj_bad(m, k, -EINVAL, "needs a value");
+	return fj_fio_uint(v->value, max, out, m->why, sizeof m->why) ? fj_bad(m, k, -EINVAL, "%s", m->why) : 0;
+}
+
+int fj_get_size(struct mapper *m, enum fkey k, uint64_t *out, int *set)
+{
+	const struct fval *v = fj_get(m, k);
+	*set = v != NULL;
+	if (!v)
+		return 0;
+	if (v->bare)
+		return fj_bad(m, k, -EINVAL, "needs a value");
+	return fj_fio_size(v->value, m->kb1000, out, m->why, sizeof m->why) ? fj_bad(m, k, -EINVAL, "%s", m->why) : 0;
+}
+
+/* A range "a-b" or "a:b" with equal ends (or one value). */
+int fj_get_range(struct mapper *m, enum fkey k, uint64_t *out, int *set)
+{
+	const struct fval *v = fj_get(m, k);
+	*set = v != NULL;
+	if (!v)
+		return 0;
+	char a[FIO_LINE_MAX];
+	snprintf(a, sizeof a, "%s", v->value);
+	char *sep = strpbrk(a, "-:");
+	uint64_t lo, hi;
+	if (sep)
+		*sep = '\0';
+	if (fj_fio_size(fj_trim(a), m->kb1000, &lo, m->why, sizeof m->why) ||
+	    (sep && fj_fio_size(fj_trim(sep + 1), m->kb1000, &hi, m->why, sizeof m->why)))
+		return fj_bad(m, k, -EINVAL, "%s", m->why);
+	if (sep && hi != lo)
+		return fj_bad(m, k, -EINVAL, "a range of sizes is not supported: give equal ends (iobench does one size per job)");
+	*out = lo;
+	return 0;
+}
+
+/* bs: one size for every direction, or fio's "READ,WRITE[,TRIM]", where an
+ * empty side keeps fio's default (4k) for that direction: bs=,8k reads 4k
+ * and writes 8k.  Trim is not a direction iobench runs: its size is
+ * checked, then ignored. */
+static int get_bs(struct mapper *m, uint64_t *rbs, uint64_t *wbs, int *set)
+{
+	const struct fval *v = fj_get(m, K_BS);
+	*set = v != NULL;
+	if (!v)
+		return 0;
+	if (v->bare)
+		return fj_bad(m, K_BS, -EINVAL, "needs a size");
+	char a[FIO_LINE_MAX];
+	snprintf(a, sizeof a, "%s", v->value);
+	uint64_t dir[3] = {4096, 4096, 4096};
+	int n = 0, given = 0;
+	for (char *t = a, *next; t && n < 4; t = next, n++) {
+		next = strchr(t, ',');
+		if (next)
+			*next++ = '\0';
+		if (n == 3)
+			return fj_bad(m, K_BS, -EINVAL, "at most three sizes (read,write,trim)");
+		if (!*fj_trim(t))
+			continue;
+		if (fj_fio_size(fj_trim(t), m->kb1000, &dir[n], m->why, sizeof m->why))
+			return fj_bad(m, K_BS, -EINVAL, "%s", m->why);
+		given++;
+	}
+	if (!given)
+		return fj_bad(m, K_BS, -EINVAL, "needs a size");
+	if (n == 1) /* one size: every direction */
+		dir[1] = dir[0];
+	*rbs = dir[0];
+	*wbs = dir[1];
+	return 0;
+}
+
+int fj_get_time(struct mapper *m, enum fkey k, uint64_t def_ns, uint64_t *out)
+{
+	const struct fval *v = fj_get(m, k);
+	*out = 0;
+	if (!v)
+		return 0;
+	if (v->bare)
+		return fj_bad(m, k, -EINVAL, "needs a value");
+	return fj_fio_time(v->value, def_ns, out, m->why, sizeof m->why) ? fj_bad(m, k, -EINVAL, "%s", m->why) : 0;
+}
+
+void fj_note(struct reader *r, const char *fmt, ...)
+{
+	char text[320];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	struct iob_suite *s = r->suite;
+	for (size_t i = 0; i < s->nnotes; i++)
+		if (strcmp(s->notes[i], text) == 0)
+			return;
+	if (s->nnotes >= IOB_MAX_NOTES / 2)
+		return; /* leave room for the run's own caveats */
+	char **n = realloc(s->notes, (s->nnotes + 1) * sizeof *n);
+	if (!n)
+		return;
+	s->notes = n;
+	if ((n[s->nnotes] = strdup(text)) != NULL)
+		s->nnotes++;
+}
+
+/* A note about a job: jobs with the same note share one, listing them. */
+void fj_note_job(struct reader *r, const char *job, const char *fmt, ...)
+{
+	char text[240];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	size_t i = 0;
+	while (i < r->nagg && strcmp(r->agg[i].text, text) != 0)
+		i++;
+	if (i == r->nagg) {
+		if (r->nagg == sizeof r->agg / sizeof r->agg[0])
+			return;
+		snprintf(r->agg[i].text, sizeof r->agg[i].text, "%s", text);
+		r->agg[i].jobs[0] = '\0';
+		r->nagg++;
+	}
+	fj_list_add(r->agg[i].jobs, sizeof r->agg[i].jobs, job);
+}
+
+void fj_notes_flush(struct reader *r)
+{
+	for (size_t i = 0; i < r->nagg; i++)
+		fj_note(r, "%s (%s %s)", r->agg[i].text, strchr(r->agg[i].jobs, ',') ? "jobs" : "job", r->agg[i].jobs);
+}
+
+/* A path with fio's '\:' for a colon; a bare ':' separates several names,
+ * which is refused. */
+static int one_name(struct mapper *m, enum fkey k, const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+	for (const char *p = in; *p; p++) {
+		if (*p == '\\' && p[1] == ':')
+			p++;
+		else if (*p == ':')
+			return fj_bad(m, k, -EINVAL, "several names (':') are not supported: give one");
+		if (o + 1 >= len)
+			return fj_bad(m, k, -ENAMETOOLONG, "too long");
+		out[o++] = *p;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+enum engine { ENG_PSYNC, ENG_SYNC, ENG_PVSYNC, ENG_LIBAIO, ENG_IO_URING, ENG_MMAP, ENG_NULL };
+
+int fj_map_engine(struct mapper *m, uint32_t *iodepth)
+{
+	static const struct {
+		const char *name;
+		enum engine e;
+	} engines[] = {{"psync", ENG_PSYNC}, {"sync", ENG_SYNC},	 {"pvsync", ENG_PVSYNC},
+		       {"libaio", ENG_LIBAIO}, {"io_uring", ENG_IO_URING}, {"mmap", ENG_MMAP},
+		       {"null", ENG_NULL}, {"cpp_null", ENG_NULL}};
+	struct iob_job *job = m->job;
+	const struct fval *v = fj_get(m, K_IOENGINE);
+	enum engine e = ENG_PSYNC; /* fio's default */
+	int found = !v;
+	for (size_t i = 0; v && i < sizeof engines / sizeof engines[0]; i++)
+		if (strcmp(v->value, engines[i].name) == 0) {
+			e = engines[i].e;
+			found = 1;
+		}
+	if (!found)
+		return fj_bad(m, K_IOENGINE, -EINVAL, "not supported (psync, sync, pvsync, libaio, io_uring, mmap or null)");
+	int direct, buffered, rc;
+	if ((rc = fj_get_bool(m, K_DIRECT, 0, &direct)) || (rc = fj_get_bool(m, K_BUFFERED, 1, &buffered)))
+		return rc;
+	if (fj_get(m, K_BUFFERED) && fj_get(m, K_DIRECT) && direct == buffered)
+		return fj_bad(m, K_BUFFERED, -EINVAL, "contradicts direct=%d", direct);
+	if (fj_get(m, K_BUFFERED) && !fj_get(m, K_DIRECT))
+		direct = !buffered;
+	const char *name = v ? v->value : "psync";
+	switch (e) {
+	case ENG_PSYNC:
+	case ENG_SYNC:
+	case ENG_PVSYNC:
+		snprintf(job->backend, sizeof job->backend, "%s", direct ? "direct" : IOB_DEFAULT_BACKEND);
+		if (e != ENG_PSYNC)
+			fj_note_job(m->r, job->name,
+				 "ioengine=%s runs on iobench's %s backend (pread/pwrite, one system call per I/O)", name,
+				 job->backend);
+		break;
+	case ENG_LIBAIO:
+	case ENG_IO_URING:
+		snprintf(job->backend, sizeof job->backend, "%s", e == ENG_LIBAIO ? "libaio" : "io_uring");
+		if (direct)
+			snprintf(job->backend_options, sizeof job->backend_options, "direct=1");
+		break;
+	case ENG_MMAP:
+		if (direct)
+			return fj_bad(m, fj_get(m, K_DIRECT) ? K_DIRECT : K_BUFFERED, -EINVAL,
+				   "direct I/O does not apply to ioengine=mmap");
+		snprintf(job->backend, sizeof job->backend, "mmap");
+		break;
+	case ENG_NULL: /* no I/O at all, at any depth, as fio's null engine */
+		snprintf(job->backend, sizeof job->backend, "null");
+		break;
+	}
+	if (*iodepth > 1 && e == ENG_LIBAIO && !direct) {
+		fj_note_job(m->r, job->name,
+			 "iodepth=%u has no effect with ioengine=libaio and direct=0: Linux AIO does a buffered I/O "
+			 "inside io_submit, so fio has one I/O in progress, and iobench's libaio backend runs at depth 1",
+			 *iodepth);
+		*iodepth = 1;
+	}
+	if (*iodepth > 1 && e != ENG_LIBAIO && e != ENG_IO_URING && e != ENG_NULL) {
+		fj_note_job(m->r, job->name, "iodepth=%u has no effect with ioengine=%s: it runs one I/O at a time, as fio does",
+			 *iodepth, name);
+		*iodepth = 1;
+	}
+	return 0;
+}
+
+int fj_valid_name(const char *n)
+{
+	if (!*n)
+		return 0;
+	for (const char *c = n; *c; c++)
+		if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '-' || *c == '.'))
+			return 0;
+	return 1;
+}
+
+/* Logs go through the job keys of the fio-json work (bw_log, iops_log,
+ * lat_log): until those exist, a log is refused with its reason. */
+int fj_map_log(struct mapper *m, enum fkey k, const char *ikey)
+{
+	const struct fval *v = fj_get(m, k);
+	if (!v)
+		return 0;
+	if (!v->bare && (strcmp(v->value, "0") == 0 || !v->value[0]))
+		return 0;
+	const char *prefix = v->bare || strcmp(v->value, "1") == 0 ? m->job->name : v->value;
+	int rc = iob_job_set(m->job, ikey, prefix, m->why, sizeof m->why);
+	if (rc == -ENOENT)
+		return fj_bad(m, k, -ENOTSUP, "fio-style logs are not available in this build of iobench");
+	return rc ? fj_bad(m, k, rc, "%s", m->why) : 0;
+}
+
+int fj_map_files(struct mapper *m, uint64_t numjobs)
+{
+	struct iob_job *job = m->job;
+	char dir[IOB_PATH_MAX], name[IOB_PATH_MAX];
+	const struct fval *d = fj_get(m, K_DIRECTORY), *f = fj_get(m, K_FILENAME);
+	int rc;
+	snprintf(dir, sizeof dir, ".");
+	if (d && d->value[0] && (rc = one_name(m, K_DIRECTORY, d->value, dir, sizeof dir)) != 0)
+		return rc;
+	if (f && f->value[0]) {
+		if ((rc = one_name(m, K_FILENAME, f->value, name, sizeof name)) != 0)
+			return rc;
+		size_t dlen, base = iob_path_split(name, &dlen);
+		if (base) { /* a path: its directory joins (or replaces) directory */
+			char joined[IOB_PATH_MAX * 2];
+			if (iob_path_absolute(name))
+				snprintf(joined, sizeof joined, "%.*s", (int)dlen, name);
+			else
+				snprintf(joined, sizeof joined, "%s/%.*s", dir, (int)dlen, name);
+			if (strlen(joined) >= sizeof dir)
+				return fj_bad(m, K_FILENAME, -ENAMETOOLONG, "the path is too long");
+			snprintf(dir, sizeof dir, "%s", joined);
+			memmove(name, name + base, strlen(name + base) + 1);
+		}
+		if (!name[0])
+			return fj_bad(m, K_FILENAME, -EINVAL, "names a directory, not a file");
+		job->shared_file = numjobs > 1;
+	} else {
+		snprintf(name, sizeof name, "%s.0.0", job->name);
+	}
+	if (m->r->opts && m->r->opts->dir)
+		snprintf(dir, sizeof dir, "%s", m->r->opts->dir);
+	if (strlen(dir) >= sizeof job->dir || strlen(name) >= sizeof job->filename)
+		return fj_bad(m, f ? K_FILENAME : K_DIRECTORY, -ENAMETOOLONG, "the path is too long");
+	snprintf(job->dir, sizeof job->dir, "%s", dir);
+	snprintf(job->filename, sizeof job->filename, "%s", name);
+	return 0;
+}
+
+/* rw, sizes and the amount of work: access, phases, size, loops, ops. */
+int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
+{
+	struct iob_job *job = m->job;
+	const struct fval *rw = fj_get(m, K_RW);
+	int mixed = 0, rc;
+	char wbuf[64];
+	snprintf(wbuf, sizeof wbuf, "%s", rw ? rw->value : "read"); /* fio's default */
+	const char *w = wbuf;
+	char *mod = strchr(wbuf, ':');
+	if (mod)
+		*mod++ = '\0';
+	if (strcmp(w, "read") == 0 || strcmp(w, "write") == 0) {
+		job->access = IOB_ACCESS_SEQ;
+	} else if (strcmp(w, "randread") == 0 || strcmp(w, "randwrite") == 0) {
+		job->access = IOB_ACCESS_RAND;
+	} else if (strcmp(w, "rw") == 0 || strcmp(w, "readwrite") == 0 || strcmp(w, "randrw") == 0) {
+		job->access = w[0] == 'r' && w[1] == 'a' ? IOB_ACCESS_RAND : IOB_ACCESS_SEQ;
+		mixed = 1;
+	} else {
+		return fj_bad(m, K_RW, -EINVAL, "not supported (read, write, randread, randwrite, rw, readwrite, randrw)");
+	}
+	if (mod) { /* rw=read:8k (sequential: bytes added after each I/O), rw=randread:8 (I/Os per offset) */
+		int neg = mod[0] == '-';
+		uint64_t v;
+		if (job->access == IOB_ACCESS_SEQ) {
+			if (!*mod || fj_fio_size(mod + neg, m->kb1000, &v, m->why, sizeof m->why) || v > ((uint64_t)1 << 40))
+				return fj_bad(m, K_RW, -EINVAL, "the ':N' modifier of sequential I/O needs a size (8k, -8k)");
+			snprintf(job->seq_add, sizeof job->seq_add, "%s%llu", neg && v ? "-" : "", (unsigned long long)v);
+		} else {
+			if (neg || fj_fio_uint(mod, UINT32_MAX, &v, m->why, sizeof m->why))
+				return fj_bad(m, K_RW, -EINVAL, "the ':N' modifier of random I/O needs a count of I/Os");
+			job->rand_run = (uint32_t)v;
+		}
+	}
+	job->phases = mixed ? IOB_PHASE_BIT(IOB_PHASE_MIXED)
+		      : strstr(w, "write") ? IOB_PHASE_BIT(IOB_PHASE_WRITE)
+					   : IOB_PHASE_BIT(IOB_PHASE_READ);
+	uint64_t u;
+	if ((rc = fj_get_uint(m, K_RWMIXREAD, 100, 50, &u)) != 0)
+		return rc;
+	job->rwmix_read = (uint32_t)u;
+	if (fj_get(m, K_RWMIXWRITE)) {
+		if ((rc = fj_get_uint(m, K_RWMIXWRITE, 100, 50, &u)) != 0)
+			return rc;
+		if (fj_get(m, K_RWMIXREAD) && job->rwmix_read != 100 - u)
+			return fj_bad(m, K_RWMIXWRITE, -EINVAL, "contradicts rwmixread=%u", job->rwmix_read);
+		job->rwmix_read = (uint32_t)(100 - u);
+	}
+
+	uint64_t bs = 4096, rbs = 4096, wbs = 4096, size = 0, filesize = 0, io_size = 0, x;
+	int bs_set, range_set, size_set, filesize_set, io_set;
+	if ((rc = get_bs(m, &rbs, &wbs, &bs_set)) || (rc = fj_get_range(m, K_BSRANGE, &x, &range_set)))
+		return rc;
+	/* the size of the direction the job uses; both: they must agree */
+	if (mixed && rbs != wbs && !fj_get(m, K_BSSPLIT))
+		return fj_bad(m, K_BS, -EINVAL,
+			   "reads of %llu and writes of %llu bytes: rw=%s does both, and iobench does one block size "
+			   "per job",
+			   (unsigned long long)rbs, (unsigned long long)wbs, w);
+	bs = job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE) ? wbs : rbs;
+	if (range_set) {
+		if (bs_set && x != bs)
+			return fj_bad(m, K_BSRANGE, -EINVAL, "contradicts bs");
+		bs = x;
+	}
+	if (!bs)
+		return fj_bad(m, bs_set ? K_BS : K_BSRANGE, -EINVAL, "the block size must be at least 1 byte");
+	job->block_size = bs;
+	if ((rc = fj_get_size(m, K_SIZE, &size, &size_set)) || (rc = fj_get_range(m, K_FILESIZE, &filesize, &filesize_set)) ||
+	    (rc = fj_get_size(m, K_IO_SIZE, &io_size, &io_set)))
+		return rc;
+	if (!size_set && !filesize_set)
+		return fj_bad(m, K_SIZE, -EINVAL, "no size: give size (fio would take an existing file's size)");
+	uint64_t fsize = filesize_set ? filesize : size;
+	uint64_t amount = io_set ? io_size : size_set ? size : filesize;
+	if (!fsize || !amount)
+		return fj_bad(m, filesize_set ? K_FILESIZE : K_SIZE, -EINVAL, "must be at least 1 byte");
+	job->size = fsize;
+
+	uint64_t nfiles, offset, loops, nios;
+	if ((rc = fj_get_uint(m, K_NRFILES, UINT32_MAX, 1, &nfiles)) || (rc = fj_get_uint(m, K_LOOPS, UINT32_MAX, 1, &loops)) ||
+	    (rc = fj_get_uint(m, K_NUMBER_IOS, UINT64_MAX, 0, &nios)))
+		return rc;
+	if (nfiles != 1)
+		return fj_bad(m, K_NRFILES, -EINVAL, "iobench jobs use one file per stream: give nrfiles=1 (or numjobs)");
+	if (!loops)
+		return fj_bad(m, K_LOOPS, -EINVAL, "give at least 1");
+	const struct fval *off = fj_get(m, K_OFFSET);
+	if (off) {
+		if (off->bare || fj_fio_size(off->value, m->kb1000, &offset, m->why, sizeof m->why) || offset != 0)
+			return fj_bad(m, K_OFFSET, -EINVAL, "only 0: iobench does its I/O from the start of the file");
+	}
+	if (time_based && !runtime_ns)
+		return fj_bad(m, K_TIME_BASED, -EINVAL, "needs runtime");
+	/* fio: each loop does io_size (or size) of I/O, capped at number_ios
+	 * I/Os: whichever comes first */
+	if (job->access == IOB_ACCESS_RAND) {
+		uint64_t per = amount / bs;
+		if (!per)
+			return fj_bad(m, io_set ? K_IO_SIZE : K_SIZE, -EINVAL, "is smaller than one block (bs %llu)",
+				   (unsigned long long)bs);
+		if (nios && nios < per)
+			per = nios;
+		if (per > UINT64_MAX / loops)
+			return fj_bad(m, K_LOOPS, -ERANGE, "%llu loops of %llu I/Os is over 2^64 I/Os",
+				   (unsigned long long)loops, (unsigned long long)per);
+		per *= loops;
+		job->ops = time_based ? 0 : per; /* 0 with a runtime: no end but the time */
+	} else {
+		if (nios && nios < amount / bs) { /* the cap cuts each loop short */
+			if (nios > UINT64_MAX / bs || nios * bs % fsize)
+				return fj_bad(m, K_NUMBER_IOS, -EINVAL,
+					   "stops each loop after %llu I/Os of %llu bytes, not after whole passes over "
+					   "the file (%llu bytes): iobench repeats sequential passes whole",
+					   (unsigned long long)nios, (unsigned long long)bs, (unsigned long long)fsize);
+			amount = nios * bs;
+		}
+		if (amount % fsize)
+			return fj_bad(m, io_set ? K_IO_SIZE : K_SIZE, -EINVAL,
+				   "is not a whole number of passes over the file (%llu bytes): iobench repeats "
+				   "sequential passes whole",
+				   (unsigned long long)fsize);
+		uint64_t per = amount / fsize, passes = UINT32_MAX; /* time_based: the runtime stops it */
+		if (!time_based) {
+			if (per > UINT32_MAX / loops)
+				return fj_bad(m, K_LOOPS, -ERANGE,
+					   "%llu loops of %llu passes over the file is over iobench's limit of %u passes",
+					   (unsigned long long)loops, (unsigned long long)per, UINT32_MAX);
+			passes = per * loops;
+		}
+		job->loops = (uint32_t)passes;
+	}
+	return 0;
+}

@@ -1,0 +1,493 @@
+/*
+ * fiojob_map2.c - one job's fio keys onto a struct iob_job: shape, steady
+ * state, pattern, content, verify, and map_job (fiojob_int.h, docs/fio.md).
+ */
+#include "fiojob_int.h"
+
+/* A fio list of sides (',') of entries (':') of SIZE[/REST], each SIZE as fio
+ * reads it (kb_base), written back in bytes; at most two sides kept (a
+ * third, trims, is read and dropped: iobench does no trims).  SIZE is the
+ * part before '/' (sizes_after: the part after it, zoned_abs). */
+static int fio_sizes_list(struct mapper *m, enum fkey k, const char *in, int sizes_after, int plain, char *out,
+			  size_t outlen)
+{
+	char a[FIO_LINE_MAX];
+	size_t at = 0;
+	snprintf(a, sizeof a, "%s", in);
+	out[0] = '\0';
+	int side = 0;
+	for (char *t = a, *next; t; t = next, side++) {
+		next = strchr(t, ',');
+		if (next)
+			*next++ = '\0';
+		if (side == 3)
+			return fj_bad(m, k, -EINVAL, "at most three sides (read,write,trim)");
+		if (side == 2)
+			break; /* trims: none are done */
+		if (side)
+			at += (size_t)snprintf(out + at, outlen - at, ",");
+		int first = 1;
+		for (char *e = t, *enext; e && *fj_trim(e); e = enext, first = 0) {
+			enext = strchr(e, ':');
+			if (enext)
+				*enext++ = '\0';
+			char *slash = strchr(e, '/');
+			if (slash)
+				*slash = '\0';
+			char *sz = sizes_after ? (slash ? slash + 1 : NULL) : e;
+			uint64_t v = 0;
+			char num[32] = "";
+			if (sz && *fj_trim(sz)) {
+				if (plain ? fj_fio_uint(fj_trim(sz), UINT64_MAX, &v, m->why, sizeof m->why)
+					  : fj_fio_size(fj_trim(sz), m->kb1000, &v, m->why, sizeof m->why))
+					return fj_bad(m, k, -EINVAL, "%s", m->why);
+				snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+			}
+			const char *before = sizes_after ? fj_trim(e) : num, *after = sizes_after ? num : slash ? fj_trim(slash + 1) : "";
+			at += (size_t)snprintf(out + at, at < outlen ? outlen - at : 0, "%s%s%s%s", first ? "" : ":", before,
+					       slash ? "/" : "", after);
+			if (at >= outlen)
+				return fj_bad(m, k, -EINVAL, "too long");
+		}
+	}
+	return 0;
+}
+
+/* bssplit, random_distribution, rate, rate_iops, rate_process, thinktime:
+ * iobench's job keys of the same names (shape.c), sizes in bytes. */
+static int map_shape(struct mapper *m)
+{
+	struct iob_job *job = m->job;
+	char text[FIO_LINE_MAX];
+	const struct fval *v;
+	static const struct {
+		enum fkey k;
+		const char *ikey;
+		int plain;
+	} lists[] = {{K_BSSPLIT, "bssplit", 0},	     {K_RATE, "rate", 0},
+		     {K_RATE_IOPS, "rate_iops", 1},	     {K_RATE_MIN, "rate_min", 0},
+		     {K_RATE_IOPS_MIN, "rate_iops_min", 1}};
+	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+		if (!(v = fj_get(m, lists[i].k)))
+			continue;
+		if (v->bare)
+			return fj_bad(m, lists[i].k, -EINVAL, "needs a value");
+		int rc = fio_sizes_list(m, lists[i].k, v->value, 0, lists[i].plain, text, sizeof text);
+		if (rc)
+			return rc;
+		if (iob_job_set(job, lists[i].ikey, text, m->why, sizeof m->why))
+			return fj_bad(m, lists[i].k, -EINVAL, "%s", m->why);
+	}
+	if ((v = fj_get(m, K_RANDOM_DISTRIBUTION))) {
+		const char *val = v->bare ? "" : v->value;
+		snprintf(text, sizeof text, "%s", val);
+		if (strncmp(val, "zoned_abs:", 10) == 0) { /* its sizes as fio reads them */
+			int rc = fio_sizes_list(m, K_RANDOM_DISTRIBUTION, val + 10, 1, 0, text + 10, sizeof text - 10);
+			if (rc)
+				return rc;
+			memcpy(text, "zoned_abs:", 10);
+		}
+		if (!text[0] || iob_job_set(job, "random_distribution", text, m->why, sizeof m->why))
+			return fj_bad(m, K_RANDOM_DISTRIBUTION, -EINVAL, "%s", text[0] ? m->why : "needs a value");
+		if (job->access != IOB_ACCESS_RAND && strcmp(text, "random") != 0)
+			return fj_bad(m, K_RANDOM_DISTRIBUTION, -EINVAL, "needs random I/O (rw=randread, randwrite or randrw)");
+	}
+	if ((v = fj_get(m, K_RATE_PROCESS)) && iob_job_set(job, "rate_process", v->bare ? "" : v->value, m->why, sizeof m->why))
+		return fj_bad(m, K_RATE_PROCESS, -EINVAL, "give linear or poisson");
+	uint64_t think, spin, blocks, ba, delay;
+	int rc, ba_set;
+	if ((v = fj_get(m, K_STARTDELAY)) && !v->bare && strpbrk(v->value, "-:"))
+		return fj_bad(m, K_STARTDELAY, -EINVAL, "a range (a random delay) is not available: give one time");
+	if ((rc = fj_get_time(m, K_STARTDELAY, 1000000000ull, &delay)))
+		return rc;
+	job->start_delay_ns = delay;
+	if ((rc = fj_get_range(m, K_BLOCKALIGN, &ba, &ba_set)))
+		return rc;
+	if (ba_set) {
+		if (!ba)
+			return fj_bad(m, K_BLOCKALIGN, -EINVAL, "give at least 1 byte");
+		job->offset_align = ba;
+	}
+	if ((v = fj_get(m, K_CONTINUE_ON_ERROR))) {
+		const char *c = v->bare ? "1" : v->value;
+		if (strcmp(c, "verify") == 0)
+			return fj_bad(m, K_CONTINUE_ON_ERROR, -EINVAL, "verify errors are not passed over: give none, read, write, io or all");
+		if (iob_job_set(job, "continue_on_error", c, m->why, sizeof m->why))
+			return fj_bad(m, K_CONTINUE_ON_ERROR, -EINVAL, "give none, read, write, io, all, 0 or 1");
+	}
+	if ((v = fj_get(m, K_PERCENTILE_LIST))) { /* fio's ':'-separated list of ranks */
+		char list[FIO_LINE_MAX];
+		snprintf(list, sizeof list, "%s", v->bare ? "" : v->value);
+		int n = 0;
+		for (char *save = NULL, *t = strtok_r(list, ":", &save); t; t = strtok_r(NULL, ":", &save), n++) {
+			char *end = NULL;
+			double p = strtod(fj_trim(t), &end);
+			int known = 0;
+			for (size_t i = 0; end && !*end && i < IOB_NPCT; i++)
+				known |= iob_default_pct[i] == p;
+			if (!known)
+				return fj_bad(m, K_PERCENTILE_LIST, -EINVAL,
+					   "'%s' is not one of the percentiles iobench reports (1 5 10 20 30 40 50 60 70 80 "
+					   "90 95 99 99.5 99.9 99.99)",
+					   IOB_Q(t));
+		}
+		if (!n)
+			return fj_bad(m, K_PERCENTILE_LIST, -EINVAL, "needs a list, e.g. 99:99.9");
+	}
+	if ((v = fj_get(m, K_IO_SUBMIT_MODE))) {
+		if (v->bare || (strcmp(v->value, "inline") != 0 && strcmp(v->value, "offload") != 0))
+			return fj_bad(m, K_IO_SUBMIT_MODE, -EINVAL, "give inline or offload");
+		if (strcmp(v->value, "offload") == 0)
+			fj_note_job(m->r, job->name,
+				 "io_submit_mode=offload: iobench's stream submits its own I/O (inline), where fio hands "
+				 "submission to a helper thread");
+	}
+	if ((rc = fj_get_time(m, K_THINKTIME, 1000ull, &think)) || (rc = fj_get_time(m, K_THINKTIME_SPIN, 1000ull, &spin)) ||
+	    (rc = fj_get_uint(m, K_THINKTIME_BLOCKS, UINT32_MAX, 1, &blocks)))
+		return rc;
+	if (!blocks)
+		return fj_bad(m, K_THINKTIME_BLOCKS, -EINVAL, "give at least 1");
+	if (spin > think)
+		return fj_bad(m, fj_get(m, K_THINKTIME_SPIN) ? K_THINKTIME_SPIN : K_THINKTIME, -EINVAL,
+			   "thinktime_spin is longer than thinktime");
+	job->thinktime_ns = think;
+	job->thinktime_spin_ns = spin;
+	job->thinktime_blocks = (uint32_t)blocks;
+	return 0;
+}
+
+/* fio's steady state (ss, ss_dur, ss_ramp) with fio's meaning: rounds of
+ * 1 s, fio's sampling interval; a window of ss_dur; at most runtime. */
+static int map_steady(struct mapper *m, uint64_t runtime_ns)
+{
+	const struct fval *ss = fj_get(m, K_SS);
+	uint64_t dur_ns, ramp_ns;
+	int rc;
+	if ((rc = fj_get_time(m, K_SS_DUR, 1000000000ull, &dur_ns)) || (rc = fj_get_time(m, K_SS_RAMP, 1000000000ull, &ramp_ns)))
+		return rc;
+	if (!ss)
+		return fj_get(m, K_SS_DUR) || fj_get(m, K_SS_RAMP) ? fj_bad(m, fj_get(m, K_SS_DUR) ? K_SS_DUR : K_SS_RAMP, -EINVAL,
+								    "needs ss (e.g. ss=iops:10%%)")
+							  : 0;
+	char metric[16] = "", limit[32];
+	const char *colon = strchr(ss->value, ':');
+	size_t ml = colon ? (size_t)(colon - ss->value) : 0;
+	if (!colon || ml >= sizeof metric)
+		return fj_bad(m, K_SS, -EINVAL, "give iops:X%%, iops_slope:X%%, bw:X%% or bw_slope:X%%");
+	memcpy(metric, ss->value, ml);
+	int slope = ml > 6 && strcmp(metric + ml - 6, "_slope") == 0;
+	if (slope)
+		metric[ml - 6] = '\0';
+	if ((strcmp(metric, "iops") != 0 && strcmp(metric, "bw") != 0) || !strchr(colon + 1, '%'))
+		return fj_bad(m, K_SS, -EINVAL,
+			   "give iops:X%%, iops_slope:X%%, bw:X%% or bw_slope:X%% (a limit in units, not a percent, is not "
+			   "available)");
+	snprintf(limit, sizeof limit, "%s", colon + 1);
+	if (!dur_ns || dur_ns % 1000000000ull || dur_ns < 2000000000ull)
+		return fj_bad(m, K_SS_DUR, -EINVAL, "give ss_dur in whole seconds, at least 2 (a window of 1 s rounds)");
+	if (!runtime_ns || runtime_ns < dur_ns)
+		return fj_bad(m, K_SS, -EINVAL, "needs runtime (at least ss_dur): rounds of 1 s run until steady or runtime");
+	if (m->job->ramp_ns)
+		return fj_bad(m, K_SS, -EINVAL, "with ramp_time, every 1 s round would ramp: use ss_ramp");
+	char text[32];
+	struct iob_job *job = m->job;
+	snprintf(text, sizeof text, "%llu", (unsigned long long)(dur_ns / 1000000000ull));
+	if (iob_job_set(job, "steady_state", metric, m->why, sizeof m->why) ||
+	    iob_job_set(job, "steady_rule", slope ? "slope" : "deviation", m->why, sizeof m->why) ||
+	    iob_job_set(job, "steady_limit", limit, m->why, sizeof m->why))
+		return fj_bad(m, K_SS, -EINVAL, "%s", m->why);
+	uint64_t rounds = runtime_ns / 1000000000ull;
+	if (iob_job_set(job, "steady_window", text, m->why, sizeof m->why))
+		return fj_bad(m, K_SS_DUR, -EINVAL, "%s", m->why);
+	snprintf(text, sizeof text, "%llu", (unsigned long long)(rounds > 100000 ? 100000 : rounds));
+	if (iob_job_set(job, "steady_max_rounds", text, m->why, sizeof m->why))
+		return fj_bad(m, K_SS, -EINVAL, "runtime: %s", m->why);
+	snprintf(job->steady_round, sizeof job->steady_round, "1s");
+	job->steady_ramp_ns = ramp_ns;
+	fj_note_job(m->r, job->name,
+		 "ss: iobench judges rounds of 1 s, each a run of the phase of its own (files reopened, sequential I/O "
+		 "from the start), where fio samples one running job every second");
+	return 0;
+}
+
+/* Set iobench's key `key` from fio's key k through the key table's own
+ * setter, so a fio value gets exactly the checks an INI value gets; a
+ * refusal names fio's key and value. */
+static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...) IOB_PRINTF(4, 5);
+static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...)
+{
+	char text[128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	if (iob_job_set(m->job, key, text, m->why, sizeof m->why) != 0)
+		return fj_bad(m, k, -EINVAL, "%s", m->why);
+	return 0;
+}
+
+/* A pattern given as fio's 0xHEX or a number up to 255 (verify_pattern,
+ * buffer_pattern) into job->pattern. */
+static int map_pattern(struct mapper *m, enum fkey k)
+{
+	const struct fval *vp = fj_get(m, k);
+	char text[96];
+	uint64_t byte;
+	if (!vp)
+		return 0;
+	const char *p = vp->value;
+	if (vp->bare || !p[0])
+		return fj_bad(m, k, -EINVAL, "needs a value (0xHEX or a number up to 255)");
+	if (strlen(p) > 2 + 2 * IOB_PAT_HEX_MAX + 1)
+		return fj_bad(m, k, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
+	if (strncasecmp(p, "0x", 2) == 0 && strlen(p) % 2 == 1) /* 0xabc: an odd digit count, a leading 0 */
+		snprintf(text, sizeof text, "hex:0%s", p + 2);
+	else if (strncasecmp(p, "0x", 2) == 0)
+		snprintf(text, sizeof text, "hex:%s", p + 2);
+	else if (fj_fio_uint(p, 255, &byte, m->why, sizeof m->why) == 0)
+		snprintf(text, sizeof text, "byte:0x%02x", (unsigned)byte);
+	else
+		return fj_bad(m, k, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
+	if (iob_pattern_parse(text, &m->job->pattern, m->why, sizeof m->why))
+		return fj_bad(m, k, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
+	return 0;
+}
+
+/* buffer_pattern, buffer_compress_*, dedupe_percentage: the data written. */
+static int map_content(struct mapper *m)
+{
+	uint64_t cpct, dpct, chunk;
+	int set, flag, rc;
+	if ((rc = map_pattern(m, K_BUFFER_PATTERN)) || (rc = fj_get_uint(m, K_COMPRESS_PCT, 100, 0, &cpct)) ||
+	    (rc = fj_get_uint(m, K_DEDUPE_PCT, 100, 0, &dpct)) || (rc = fj_get_size(m, K_COMPRESS_CHUNK, &chunk, &set)) ||
+	    (rc = fj_get_bool(m, K_REFILL_BUFFERS, 0, &flag)) || (rc = fj_get_bool(m, K_SCRAMBLE_BUFFERS, 1, &flag)))
+		return rc;
+	if (set && (!chunk || chunk > m->job->block_size))
+		return fj_bad(m, K_COMPRESS_CHUNK, -EINVAL, "give 1 byte to bs (%llu)", (unsigned long long)m->job->block_size);
+	if (!set && m->job->pattern.compress_chunk > m->job->block_size) /* fio's 512 on a smaller bs */
+		chunk = m->job->block_size;
+	else if (!set)
+		chunk = m->job->pattern.compress_chunk;
+	if ((fj_get(m, K_COMPRESS_PCT) && (rc = set_iob_key(m, K_COMPRESS_PCT, "compress_percentage", "%llu",
+							 (unsigned long long)cpct))) ||
+	    (fj_get(m, K_DEDUPE_PCT) &&
+	     (rc = set_iob_key(m, K_DEDUPE_PCT, "dedupe_percentage", "%llu", (unsigned long long)dpct))) ||
+	    (rc = set_iob_key(m, K_COMPRESS_CHUNK, "compress_chunk", "%llu", (unsigned long long)chunk)))
+		return rc;
+	return 0;
+}
+
+/* verify, do_verify, verify_*: the job's verify keys and its phases. */
+static int map_verify(struct mapper *m)
+{
+	static const struct {
+		const char *fio;
+		const char *iob;
+	} kinds[] = {{"md5", "md5"},	   {"crc32c", "crc32c"}, {"crc32c-intel", "crc32c"}, {"crc64", "crc64"},
+		     {"sha256", "sha256"}, {"xxhash", "xxhash"}, {"meta", "meta"},		  {"pattern", "pattern"}};
+	struct iob_job *job = m->job;
+	const struct fval *v = fj_get(m, K_VERIFY), *vp = fj_get(m, K_VERIFY_PATTERN);
+	int rc, do_verify, fatal, dump;
+	uint64_t u;
+	if ((rc = fj_get_bool(m, K_DO_VERIFY, 1, &do_verify)) || (rc = fj_get_bool(m, K_VERIFY_FATAL, 0, &fatal)) ||
+	    (rc = fj_get_bool(m, K_VERIFY_DUMP, 0, &dump)) || (rc = fj_get_uint(m, K_VERIFY_BACKLOG, UINT64_MAX, 0, &u)))
+		return rc;
+	const char *kind = NULL;
+	if (v && (v->bare || !v->value[0]))
+		return fj_bad(m, K_VERIFY, -EINVAL, "needs a value (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
+	if (v && strcmp(v->value, "0") != 0 && strcmp(v->value, "none") != 0) {
+		for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+			if (strcmp(v->value, kinds[i].fio) == 0)
+				kind = kinds[i].iob;
+		if (!kind)
+			return fj_bad(m, K_VERIFY, -EINVAL, "not supported (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
+	}
+	if ((rc = map_pattern(m, K_VERIFY_PATTERN)) != 0)
+		return rc;
+	if (!kind) {
+		if (fj_get(m, K_VERIFY_INTERVAL) || vp || fj_get(m, K_VERIFY_DUMP) || fj_get(m, K_VERIFY_BACKLOG))
+			return fj_bad(m, fj_get(m, K_VERIFY_INTERVAL) ? K_VERIFY_INTERVAL : vp ? K_VERIFY_PATTERN
+					: fj_get(m, K_VERIFY_DUMP)	    ? K_VERIFY_DUMP
+									    : K_VERIFY_BACKLOG,
+				   -EINVAL, "needs verify (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
+		return 0;
+	}
+	if (strcmp(kind, "pattern") == 0 && !vp)
+		return fj_bad(m, K_VERIFY, -EINVAL, "verify=pattern needs verify_pattern");
+	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED))
+		return fj_bad(m, K_VERIFY, -EINVAL, "verify with a mixed workload (rw, randrw) is not available: write, then "
+						 "verify in a job of its own");
+	if (iob_job_set(job, "verify", kind, m->why, sizeof m->why))
+		return fj_bad(m, K_VERIFY, -EINVAL, "%s", m->why);
+	uint64_t iv;
+	int set;
+	if ((rc = fj_get_size(m, K_VERIFY_INTERVAL, &iv, &set)) != 0)
+		return rc;
+	if (set && !iv)
+		return fj_bad(m, K_VERIFY_INTERVAL, -EINVAL, "give at least 64 bytes");
+	if (set && strcmp(kind, "pattern") != 0 && /* verify=pattern: no header, the interval changes nothing */
+	    (rc = set_iob_key(m, K_VERIFY_INTERVAL, "verify_interval", "%llu", (unsigned long long)iv)))
+		return rc;
+	/* fio ends the job at its first bad block, whatever verify_fatal says */
+	if ((rc = set_iob_key(m, K_VERIFY_FATAL, "verify_fatal", "true")) ||
+	    (rc = set_iob_key(m, K_VERIFY_DUMP, "verify_dump", "%s", dump ? "true" : "false")))
+		return rc;
+	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE))
+		job->phases |= do_verify ? IOB_PHASE_BIT(IOB_PHASE_VERIFY) : 0;
+	else if (do_verify)
+		job->phases = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
+	if (fj_get(m, K_VERIFY_BACKLOG))
+		fj_note_job(m->r, job->name,
+			 "verify_backlog=%llu: iobench verifies after the whole write phase, not every %llu blocks",
+			 (unsigned long long)u, (unsigned long long)u);
+	char err[512];
+	if ((rc = iob_job_check_verify(job, err, sizeof err)) != 0)
+		return fj_bad(m, K_VERIFY, rc, "%s", strchr(err, ']') ? strchr(err, ']') + 2 : err);
+	return 0;
+}
+
+/* fio's wait_for=NAME: the job starts once the earlier job NAME has
+ * finished.  iobench runs its groups one after another, so NAME in the group
+ * running last means a new group (*stonewall), and NAME in an earlier group
+ * has finished before this job's group starts: nothing changes. */
+static int map_wait_for(struct mapper *m, const char *name, uint32_t group, size_t index, int *stonewall)
+{
+	const struct iob_job *jobs = m->r->suite->jobs;
+	size_t found = index, others = 0;
+	for (size_t i = 0; i < index; i++)
+		if (strcmp(jobs[i].name, name) == 0)
+			found = i;
+	if (found == index)
+		return fj_bad(m, K_WAIT_FOR, -EINVAL, "no job named '%s' before this one (a job waits for an earlier one)",
+			      IOB_Q(name));
+	if (jobs[found].group != group)
+		return 0;
+	for (size_t i = 0; i < index; i++)
+		others += jobs[i].group == group && strcmp(jobs[i].name, name) != 0;
+	if (others && !*stonewall)
+		fj_note_job(m->r, m->job->name,
+			    "wait_for=%s: the job also waits for the %zu other job(s) running with it (iobench starts it "
+			    "after their whole group)",
+			    name, others);
+	*stonewall = 1;
+	return 0;
+}
+
+int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index)
+{
+	struct mapper m = {.r = r, .s = s, .job = job};
+	int rc;
+	uint64_t u;
+	iob_job_defaults(job);
+	const struct fval *kb = fj_get(&m, K_KB_BASE);
+	if (kb && strcmp(kb->value, "1000") != 0 && strcmp(kb->value, "1024") != 0)
+		return fj_bad(&m, K_KB_BASE, -EINVAL, "give 1024 or 1000");
+	m.kb1000 = kb && strcmp(kb->value, "1000") == 0;
+
+	const struct fval *nm = fj_get(&m, K_NAME);
+	const char *name = nm && nm->value[0] ? nm->value : s->name;
+	if (!fj_valid_name(name) || strlen(name) >= sizeof job->name)
+		return nm ? fj_bad(&m, K_NAME, -EINVAL, "a job name may only use letters, digits, _ - . (it names files)")
+			  : fj_fail(r, -EINVAL, "%s: [%s]: a job name may only use letters, digits, _ - . (it names files)",
+				 s->where, IOB_Q(s->name));
+	snprintf(job->name, sizeof job->name, "%s", name);
+
+	uint64_t numjobs, iodepth, runtime_ns, ramp_ns;
+	int time_based, flag;
+	if ((rc = fj_get_uint(&m, K_NUMJOBS, IOB_THREADS_MAX, 1, &numjobs)) ||
+	    (rc = fj_get_uint(&m, K_IODEPTH, IOB_IODEPTH_MAX, 1, &iodepth)) ||
+	    (rc = fj_get_time(&m, K_RUNTIME, 1000000000ull, &runtime_ns)) ||
+	    (rc = fj_get_time(&m, K_RAMP_TIME, 1000000000ull, &ramp_ns)) || (rc = fj_get_bool(&m, K_TIME_BASED, 0, &time_based)) ||
+	    (rc = fj_get_bool(&m, K_THREAD, 0, &flag)) || (rc = fj_get_bool(&m, K_GROUP_REPORTING, 0, &flag)))
+		return rc;
+	if (!numjobs || !iodepth)
+		return fj_bad(&m, !numjobs ? K_NUMJOBS : K_IODEPTH, -EINVAL, "give at least 1");
+	if ((rc = set_iob_key(&m, K_NUMJOBS, "threads", "%llu", (unsigned long long)numjobs)) ||
+	    (rc = set_iob_key(&m, K_IODEPTH, "iodepth", "%llu", (unsigned long long)iodepth)) ||
+	    (rc = set_iob_key(&m, K_RUNTIME, "runtime", "%lluns", (unsigned long long)runtime_ns)) ||
+	    (rc = set_iob_key(&m, K_TIME_BASED, "time_based", "%s", time_based ? "true" : "false")) ||
+	    (rc = set_iob_key(&m, K_RAMP_TIME, "ramp_time", "%lluns", (unsigned long long)ramp_ns)))
+		return rc;
+	if ((rc = fj_map_engine(&m, &job->iodepth)) || (rc = fj_map_files(&m, numjobs)) ||
+	    (rc = fj_map_work(&m, time_based, runtime_ns)) || (rc = map_shape(&m)))
+		return rc;
+	/* fio advises the kernel of random access (its fadvise_hint=1), which
+	 * turns readahead off: the buffered posix and io_uring backends do too */
+	if (job->access == IOB_ACCESS_RAND && !job->backend_options[0] &&
+	    (strcmp(job->backend, "posix") == 0 || strcmp(job->backend, "io_uring") == 0 ||
+	     strcmp(job->backend, "libaio") == 0))
+		snprintf(job->backend_options, sizeof job->backend_options, "fadvise_random=1");
+	if (job->shared_file && job->threads > 1 && job->access == IOB_ACCESS_SEQ)
+		job->shared_whole = 1; /* fio's clones each go over the whole file */
+
+	int end_fsync, on_close, randrepeat, norandommap, invalidate, unlink_files;
+	if ((rc = fj_get_uint(&m, K_FSYNC, UINT32_MAX, 0, &u)))
+		return rc;
+	if (u)
+		return fj_bad(&m, K_FSYNC, -EINVAL,
+			   "a sync every N writes is not available in iobench (end_fsync=1 syncs at the end)");
+	if ((rc = fj_get_bool(&m, K_END_FSYNC, 0, &end_fsync)) || (rc = fj_get_bool(&m, K_FSYNC_ON_CLOSE, 0, &on_close)) ||
+	    (rc = fj_get_bool(&m, K_RANDREPEAT, 1, &randrepeat)) || (rc = fj_get_bool(&m, K_NORANDOMMAP, 0, &norandommap)) ||
+	    (rc = fj_get_bool(&m, K_INVALIDATE, 1, &invalidate)) || (rc = fj_get_bool(&m, K_UNLINK, 0, &unlink_files)))
+		return rc;
+	if ((rc = set_iob_key(&m, on_close ? K_FSYNC_ON_CLOSE : K_END_FSYNC, "fsync", "%s",
+			  end_fsync || on_close ? "true" : "false")) ||
+	    (rc = set_iob_key(&m, K_NORANDOMMAP, "random_map", "%s", norandommap ? "false" : "true")) ||
+	    (rc = set_iob_key(&m, K_INVALIDATE, "evict_before_read", "%s", invalidate ? "true" : "false")) ||
+	    (rc = set_iob_key(&m, K_UNLINK, "keep_files", "%s", unlink_files ? "false" : "true")))
+		return rc;
+	int gtod_reduce, no_lat, no_clat;
+	if ((rc = fj_get_bool(&m, K_GTOD_REDUCE, 0, &gtod_reduce)) || (rc = fj_get_bool(&m, K_DISABLE_LAT, 0, &no_lat)) ||
+	    (rc = fj_get_bool(&m, K_DISABLE_CLAT, 0, &no_clat)) || (rc = fj_get_bool(&m, K_DISABLE_SLAT, 0, &flag)))
+		return rc;
+	if (gtod_reduce || (no_lat && no_clat)) {
+		if ((rc = set_iob_key(&m, gtod_reduce ? K_GTOD_REDUCE : K_DISABLE_CLAT, "latency", "%s", "off")))
+			return rc;
+	} else if (no_lat || no_clat) {
+		fj_note_job(r, job->name,
+			 "%s=1 alone has no effect: iobench times each I/O once, submission to completion (fio's lat and "
+			 "clat at once); give disable_lat=1 and disable_clat=1, or gtod_reduce=1, to turn it off",
+			 no_lat ? "disable_lat" : "disable_clat");
+	}
+	if (fj_get(&m, K_RANDSEED)) {
+		if ((rc = fj_get_uint(&m, K_RANDSEED, UINT64_MAX, 0, &u)) ||
+		    (rc = set_iob_key(&m, K_RANDSEED, "seed", "%llu", (unsigned long long)u)))
+			return rc;
+	} else if (!randrepeat) {
+		if ((rc = set_iob_key(&m, K_RANDREPEAT, "seed", "%llu",
+				  (unsigned long long)(iob_now_ns() ^ ((uint64_t)index << 48)))))
+			return rc;
+		fj_note(r, "job %s: randrepeat=0: seed %llu, taken from the clock (randseed=%llu repeats this run)", job->name,
+		     (unsigned long long)job->seed, (unsigned long long)job->seed);
+	}
+
+	int stonewall, new_group;
+	if ((rc = fj_get_bool(&m, K_STONEWALL, 0, &stonewall)) || (rc = fj_get_bool(&m, K_NEW_GROUP, 0, &new_group)))
+		return rc;
+	const struct fval *wait = fj_get(&m, K_WAIT_FOR);
+	if (wait && (rc = map_wait_for(&m, wait->value, *group, index, &stonewall)))
+		return rc;
+	if (*group == 0)
+		*group = 1;
+	else if (stonewall)
+		(*group)++;
+	else if (new_group)
+		fj_note_job(r, job->name,
+			 "new_group without stonewall: the job runs at once with the jobs before it, so iobench reports it "
+			 "in their group");
+	job->group = *group;
+
+	if (fj_get(&m, K_LOG_AVG_MSEC)) {
+		uint64_t ms;
+		char text[32];
+		if ((rc = fj_get_uint(&m, K_LOG_AVG_MSEC, UINT64_MAX / 1000000, 0, &ms)))
+			return rc;
+		snprintf(text, sizeof text, "%llums", (unsigned long long)ms);
+		if (iob_job_set(job, "log_interval", text, m.why, sizeof m.why) != 0)
+			return fj_bad(&m, K_LOG_AVG_MSEC, -EINVAL, "%s", m.why);
+	}
+	if ((rc = fj_map_log(&m, K_WRITE_BW_LOG, "bw_log")) || (rc = fj_map_log(&m, K_WRITE_IOPS_LOG, "iops_log")) ||
+	    (rc = fj_map_log(&m, K_WRITE_LAT_LOG, "lat_log")) || (rc = map_content(&m)) || (rc = map_verify(&m)))
+		return rc;
+	return map_steady(&m, runtime_ns);
+}
