@@ -36,6 +36,30 @@ int fdio_oflags(uint32_t flags, int *oflags);
 int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, uint64_t off), void *ctx, int write,
 		   char *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first);
 
+/* The synchronous read_at and write_at of a queued backend (libaio,
+ * io_uring), whose file type T has io_align and inflight and whose
+ * p_check(f, write, buf, len, off) refuses what the file cannot take and
+ * p_one(f, write, buf, len, off) moves one request: the check, -EBUSY while
+ * queued requests are in flight, then the whole transfer one request at a
+ * time (fdio_whole). */
+#define FDIO_SYNC_RW(p, T)                                                                                   \
+	static int64_t p##_rw_at(T *f, int write, char *buf, size_t len, uint64_t off)                       \
+	{                                                                                                    \
+		int rc = p##_check(f, write, buf, len, off);                                                 \
+		if (rc == 0 && f->inflight)                                                                  \
+			rc = -EBUSY;                                                                         \
+		return rc < 0 ? rc : fdio_whole(p##_one, f, write, buf, len, off, f->io_align - 1, FDIO_NOT_YET); \
+	}                                                                                                    \
+	static int64_t p##_read_at(void *handle, void *buf, size_t len, uint64_t off)                        \
+	{                                                                                                    \
+		return p##_rw_at(handle, 0, buf, len, off);                                                  \
+	}                                                                                                    \
+	static int64_t p##_write_at(void *handle, const void *buf, size_t len, uint64_t off)                 \
+	{                                                                                                    \
+		return p##_rw_at(handle, 1, (char *)(uintptr_t)buf, len, off);                              \
+	}                                                                                                    \
+	struct fdio_sync_rw_defined_ /* takes the caller's semicolon */
+
 /* pread(2) and pwrite(2) for the inline first call.  On x86-64 Linux the
  * system call is made here (the same pread64/pwrite64 call, as strace shows
  * it): libc's wrapper and the registers a call through it makes the caller

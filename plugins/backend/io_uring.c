@@ -588,27 +588,7 @@ static int64_t uring_one(void *file, int write, char *buf, size_t len, uint64_t 
 	return n == -EAGAIN ? -EINTR : n; /* both: try again */
 }
 
-/* A whole read (write 0) or write (1) of len bytes at off, one request at a
- * time (fdio_whole): the bytes moved, short at the end of the file, at the
- * file's last partial block or, for a write, at an error after some progress
- * (the error repeats next call). */
-static int64_t uring_rw_at(struct uring_file *f, int write, char *buf, size_t len, uint64_t off)
-{
-	int rc = uring_check(f, write, buf, len, off);
-	if (rc == 0 && f->inflight)
-		rc = -EBUSY;
-	return rc < 0 ? rc : fdio_whole(uring_one, f, write, buf, len, off, f->io_align - 1, FDIO_NOT_YET);
-}
-
-static int64_t uring_read_at(void *handle, void *buf, size_t len, uint64_t off)
-{
-	return uring_rw_at(handle, 0, buf, len, off);
-}
-
-static int64_t uring_write_at(void *handle, const void *buf, size_t len, uint64_t off)
-{
-	return uring_rw_at(handle, 1, (char *)(uintptr_t)buf, len, off);
-}
+FDIO_SYNC_RW(uring, struct uring_file);
 
 static int uring_sync(void *handle)
 {

@@ -286,26 +286,7 @@ static int64_t aio_one(void *file, int write, char *buf, size_t len, uint64_t of
 	return n == -EAGAIN ? -EINTR : n; /* both: try again */
 }
 
-/* A whole read (write 0) or write (1), one request at a time (fdio_whole):
- * short only at the end of the file, the file's last partial block, or a
- * write's error after some progress. */
-static int64_t aio_rw_at(struct aio_file *f, int write, char *buf, size_t len, uint64_t off)
-{
-	int rc = aio_check(f, write, buf, len, off);
-	if (rc == 0 && f->inflight)
-		rc = -EBUSY;
-	return rc < 0 ? rc : fdio_whole(aio_one, f, write, buf, len, off, f->io_align - 1, FDIO_NOT_YET);
-}
-
-static int64_t aio_read_at(void *handle, void *buf, size_t len, uint64_t off)
-{
-	return aio_rw_at(handle, 0, buf, len, off);
-}
-
-static int64_t aio_write_at(void *handle, const void *buf, size_t len, uint64_t off)
-{
-	return aio_rw_at(handle, 1, (char *)(uintptr_t)buf, len, off);
-}
+FDIO_SYNC_RW(aio, struct aio_file);
 
 static int aio_sync(void *handle)
 {
@@ -380,18 +361,8 @@ static int aio_reap(void *handle, struct iob_io **done, size_t min, size_t max)
 static int aio_info(void *handle, struct iob_file_info *info)
 {
 	struct aio_file *f = handle;
-	uint32_t stream;
-	int rc = fdio_size(f->fd, &info->size, &stream);
 
-	if (rc == 0)
-		rc = fdio_identity(f->fd, info, 0);
-	if (rc < 0)
-		return rc;
-	info->mem_align = f->mem_align;
-	info->io_align = f->io_align;
-	info->direct = f->o.direct ? 1 : 0;
-	info->is_stream = stream;
-	return 0;
+	return fdio_aligned_info(f->fd, info, f->mem_align, f->io_align, f->o.direct ? 1 : 0);
 }
 
 static int aio_truncate(void *handle, uint64_t size)
