@@ -303,3 +303,21 @@ int fdio_dio_check(const struct iob_host *host, const char *who, const char *wha
 	}
 	return 0;
 }
+
+void fdio_find_alignment(const struct iob_host *host, const char *who, int fd, const char *path, uint32_t *mem,
+			 uint32_t *io)
+{
+	const char *how;
+	fdio_dio_alignment(fd, mem, io, &how);
+	host->log(IOB_LOG_DEBUG, who, "%s: alignment %" PRIu32 " (buffer), %" PRIu32 " (offset, length) from %s", path,
+		  *mem, *io, how);
+}
+
+int fdio_open_flags(const struct iob_host *host, const char *who, const struct iob_open_args *args, int *oflags)
+{
+	if (fdio_oflags(args->flags, oflags) < 0) {
+		host->log(IOB_LOG_ERROR, who, "%s: truncate requested on a read-only open", args->path);
+		return -EINVAL;
+	}
+	return 0;
+}

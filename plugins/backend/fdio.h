@@ -140,6 +140,13 @@ int fdio_open(const char *path, int oflags, uint32_t mode);
  * file system's answer (statx STATX_DIOALIGN), else the logical block size of
  * the device behind it (BLKSSZGET), else 4096; *how says which. */
 void fdio_dio_alignment(int fd, uint32_t *mem, uint32_t *io, const char **how);
+/* fdio_dio_alignment, with a debug line naming path, both alignments and
+ * where they came from, logged as plugin who. */
+void fdio_find_alignment(const struct iob_host *host, const char *who, int fd, const char *path, uint32_t *mem,
+			 uint32_t *io);
+/* fdio_oflags for args; a truncate without write is logged ("PATH: truncate
+ * requested on a read-only open", as plugin who) and -EINVAL. */
+int fdio_open_flags(const struct iob_host *host, const char *who, const struct iob_open_args *args, int *oflags);
 /* Nonzero when path (or the directory a new file would go in) is on a memory
  * file system (tmpfs, ramfs: its page cache is the storage, nothing can
  * bypass it); device nodes are exempt (/dev is a devtmpfs, the disk behind

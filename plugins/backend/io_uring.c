@@ -169,15 +169,6 @@ static int uring_option(void *ctx, const char *key, const char *val)
 /* ------------------------------------------------------------------------ */
 /* O_DIRECT: memory file systems and alignment (fdio.c, shared with direct.c). */
 
-static void uring_find_alignment(struct uring_file *f, const char *path)
-{
-	const char *how;
-	fdio_dio_alignment(f->fd, &f->mem_align, &f->io_align, &how);
-	uring_host->log(IOB_LOG_DEBUG, URING_NAME,
-			"%s: alignment %" PRIu32 " (buffer), %" PRIu32 " (offset, length) from %s", path,
-			f->mem_align, f->io_align, how);
-}
-
 /* Refuse what O_DIRECT cannot do; one log line on refusal. */
 static int uring_check(const struct uring_file *f, int write, const void *buf, size_t len, uint64_t off)
 {
@@ -379,11 +370,8 @@ static int uring_open_file(struct uring_file *f, const struct iob_open_args *arg
 {
 	int oflags, rc;
 
-	if (fdio_oflags(args->flags, &oflags) < 0) {
-		uring_host->log(IOB_LOG_ERROR, URING_NAME, "%s: truncate requested on a read-only open",
-				args->path);
+	if (fdio_open_flags(uring_host, URING_NAME, args, &oflags) < 0)
 		return -EINVAL;
-	}
 	if (f->o.direct)
 		oflags |= O_DIRECT;
 	f->fd = fdio_open(args->path, oflags, args->mode);
@@ -452,7 +440,7 @@ static int uring_open(const struct iob_open_args *args, void **handle)
 	f->sqe_fd = f->o.regfiles ? 0 : f->fd;
 	f->sqe_flags = f->o.regfiles ? IOSQE_FIXED_FILE : 0;
 	if (f->o.direct)
-		uring_find_alignment(f, args->path);
+		fdio_find_alignment(uring_host, URING_NAME, f->fd, args->path, &f->mem_align, &f->io_align);
 	*handle = f;
 	return 0;
 }

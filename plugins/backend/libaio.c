@@ -167,10 +167,8 @@ static int aio_open(const struct iob_open_args *args, void **handle)
 	f->fd = -1;
 	f->mem_align = f->io_align = 1;
 	rc = bopts_each(bopts_of(args), aio_host, AIO_NAME, aio_option, &f->o);
-	if (rc == 0 && fdio_oflags(args->flags, &oflags) < 0) {
-		aio_host->log(IOB_LOG_ERROR, AIO_NAME, "%s: truncate requested on a read-only open", args->path);
-		rc = -EINVAL;
-	}
+	if (rc == 0)
+		rc = fdio_open_flags(aio_host, AIO_NAME, args, &oflags);
 	if (rc == 0 && f->o.direct && fdio_on_memory_fs(args->path, args->flags)) {
 		aio_host->log(IOB_LOG_ERROR, AIO_NAME,
 			      "O_DIRECT not supported on %s's file system: it is a memory file system (tmpfs/ramfs), "
@@ -213,13 +211,8 @@ static int aio_open(const struct iob_open_args *args, void **handle)
 	for (uint32_t i = 0; i < f->depth; i++)
 		f->free[i] = &f->cbs[f->depth - 1 - i];
 	f->nfree = f->depth;
-	if (f->o.direct) {
-		const char *how;
-		fdio_dio_alignment(f->fd, &f->mem_align, &f->io_align, &how);
-		aio_host->log(IOB_LOG_DEBUG, AIO_NAME,
-			      "%s: alignment %" PRIu32 " (buffer), %" PRIu32 " (offset, length) from %s", args->path,
-			      f->mem_align, f->io_align, how);
-	}
+	if (f->o.direct)
+		fdio_find_alignment(aio_host, AIO_NAME, f->fd, args->path, &f->mem_align, &f->io_align);
 	*handle = f;
 	return 0;
 }

@@ -49,16 +49,6 @@ struct posix_file {
 
 static const struct iob_host *posix_host;
 
-static int posix_oflags(const struct iob_open_args *args, int *oflags)
-{
-	if (fdio_oflags(args->flags, oflags) < 0) {
-		posix_host->log(IOB_LOG_ERROR, POSIX_NAME, "%s: truncate requested on a read-only open",
-				args->path);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int posix_option(void *ctx, const char *key, const char *val)
 {
 	int scratch, *random = ctx ? ctx : &scratch;
@@ -99,7 +89,7 @@ static int posix_open(const struct iob_open_args *args, void **handle)
 		*handle = f;
 		return 0;
 	}
-	rc = posix_oflags(args, &oflags);
+	rc = fdio_open_flags(posix_host, POSIX_NAME, args, &oflags);
 	if (rc < 0) {
 		free(f);
 		return rc;
