@@ -161,47 +161,46 @@ static int fault_close(void *h)
 	return rc;
 }
 
+/* The wrapped backend's read (write 0) or write (1). */
+static int64_t inner_rw(void *h, int write, char *buf, size_t len, uint64_t off)
+{
+	return write ? inner_ops.write_at(h, buf, len, off) : inner_ops.read_at(h, buf, len, off);
+}
+
+/* A read or write, failed as configured: a count past len (over), the disk
+ * filled first (fill, writes, once), the file truncated under it, the error,
+ * or half of it done. */
+static int64_t fault_rw(void *h, int write, char *buf, size_t len, uint64_t off)
+{
+	if (!should_fail(write ? F_WRITE : F_READ, len))
+		return inner_rw(h, write, buf, len, off);
+	if (cfg.over) {
+		int64_t n = inner_rw(h, write, buf, len, off);
+		return n < 0 ? n : (int64_t)len + 1;
+	}
+	if (write && cfg.fill) {
+		fill_disk();
+		cfg.fill = 2; /* once */
+		return inner_rw(h, write, buf, len, off);
+	}
+	if (cfg.truncate) {
+		if (truncate(cfg.last_path, 0) < 0)
+			return -errno;
+		return inner_rw(h, write, buf, len, off);
+	}
+	if (cfg.err)
+		return cfg.err;
+	return inner_rw(h, write, buf, len / 2, off);
+}
+
 static int64_t fault_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
-	if (should_fail(F_READ, len)) {
-		if (cfg.over) {
-			int64_t n = inner_ops.read_at(h, buf, len, off);
-			return n < 0 ? n : (int64_t)len + 1;
-		}
-		if (cfg.truncate) {
-			if (truncate(cfg.last_path, 0) < 0)
-				return -errno;
-			return inner_ops.read_at(h, buf, len, off);
-		}
-		if (cfg.err)
-			return cfg.err;
-		return inner_ops.read_at(h, buf, len / 2, off);
-	}
-	return inner_ops.read_at(h, buf, len, off);
+	return fault_rw(h, 0, buf, len, off);
 }
 
 static int64_t fault_write_at(void *h, const void *buf, size_t len, uint64_t off)
 {
-	if (should_fail(F_WRITE, len)) {
-		if (cfg.over) {
-			int64_t n = inner_ops.write_at(h, buf, len, off);
-			return n < 0 ? n : (int64_t)len + 1;
-		}
-		if (cfg.fill) {
-			fill_disk();
-			cfg.fill = 2; /* once */
-			return inner_ops.write_at(h, buf, len, off);
-		}
-		if (cfg.truncate) {
-			if (truncate(cfg.last_path, 0) < 0)
-				return -errno;
-			return inner_ops.write_at(h, buf, len, off);
-		}
-		if (cfg.err)
-			return cfg.err;
-		return inner_ops.write_at(h, buf, len / 2, off);
-	}
-	return inner_ops.write_at(h, buf, len, off);
+	return fault_rw(h, 1, (char *)(uintptr_t)buf, len, off);
 }
 
 static int fault_sync(void *h)
