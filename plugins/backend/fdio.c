@@ -313,11 +313,17 @@ void fdio_find_alignment(const struct iob_host *host, const char *who, int fd, c
 		  *mem, *io, how);
 }
 
-int fdio_open_flags(const struct iob_host *host, const char *who, const struct iob_open_args *args, int *oflags)
+int fdio_check_flags(const struct iob_host *host, const char *who, const struct iob_open_args *args)
 {
-	if (fdio_oflags(args->flags, oflags) < 0) {
+	if ((args->flags & IOB_OPEN_TRUNC) && !(args->flags & IOB_OPEN_WRITE)) {
 		host->log(IOB_LOG_ERROR, who, "%s: truncate requested on a read-only open", args->path);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int fdio_open_flags(const struct iob_host *host, const char *who, const struct iob_open_args *args, int *oflags)
+{
+	int rc = fdio_check_flags(host, who, args);
+	return rc < 0 ? rc : fdio_oflags(args->flags, oflags);
 }

@@ -144,6 +144,9 @@ void fdio_dio_alignment(int fd, uint32_t *mem, uint32_t *io, const char **how);
  * where they came from, logged as plugin who. */
 void fdio_find_alignment(const struct iob_host *host, const char *who, int fd, const char *path, uint32_t *mem,
 			 uint32_t *io);
+/* -EINVAL for a truncate without write, logged ("PATH: truncate requested
+ * on a read-only open", as plugin who); else 0. */
+int fdio_check_flags(const struct iob_host *host, const char *who, const struct iob_open_args *args);
 /* fdio_oflags for args; a truncate without write is logged ("PATH: truncate
  * requested on a read-only open", as plugin who) and -EINVAL. */
 int fdio_open_flags(const struct iob_host *host, const char *who, const struct iob_open_args *args, int *oflags);

@@ -348,11 +348,9 @@ static int mmap_open(const struct iob_open_args *args, void **handle)
 	if (rc < 0)
 		return rc;
 	mmap_install_guard();
-	if ((fl & IOB_OPEN_TRUNC) && !(fl & IOB_OPEN_WRITE)) {
-		mmap_host->log(IOB_LOG_ERROR, MMAP_NAME, "%s: truncate requested on a read-only open",
-			       args->path);
-		return -EINVAL;
-	}
+	rc = fdio_open_flags(mmap_host, MMAP_NAME, args, &oflags);
+	if (rc < 0)
+		return rc;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -367,13 +365,8 @@ static int mmap_open(const struct iob_open_args *args, void **handle)
 	if (f->page == 0 || f->page > (1u << 30))
 		f->page = 4096;
 	/* A shared writable mapping needs a descriptor open for reading too. */
-	oflags = (f->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
-	if (fl & IOB_OPEN_CREATE)
-		oflags |= O_CREAT;
-	if (fl & IOB_OPEN_TRUNC)
-		oflags |= O_TRUNC;
-	if (fl & IOB_OPEN_NOFOLLOW)
-		oflags |= O_NOFOLLOW;
+	if (f->writable)
+		oflags = (oflags & ~O_ACCMODE) | O_RDWR;
 	f->fd = fdio_open(args->path, oflags, args->mode);
 	if (f->fd < 0) {
 		rc = f->fd;

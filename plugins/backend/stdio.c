@@ -106,11 +106,9 @@ static int stdio_open(const struct iob_open_args *args, void **handle)
 	rc = bopts_each(bopts_of(args), stdio_host, STDIO_NAME, stdio_option, NULL);
 	if (rc < 0)
 		return rc;
-	if ((args->flags & IOB_OPEN_TRUNC) && !(args->flags & IOB_OPEN_WRITE)) {
-		stdio_host->log(IOB_LOG_ERROR, STDIO_NAME, "%s: truncate requested on a read-only open",
-				args->path);
-		return -EINVAL;
-	}
+	rc = fdio_check_flags(stdio_host, STDIO_NAME, args);
+	if (rc < 0)
+		return rc;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
