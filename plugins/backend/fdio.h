@@ -36,13 +36,14 @@ int fdio_oflags(uint32_t flags, int *oflags);
 int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, uint64_t off), void *ctx, int write,
 		   char *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first);
 
-/* The synchronous read_at and write_at of a queued backend (libaio,
- * io_uring), whose file type T has io_align and inflight and whose
- * p_check(f, write, buf, len, off) refuses what the file cannot take and
- * p_one(f, write, buf, len, off) moves one request: the check, -EBUSY while
- * queued requests are in flight, then the whole transfer one request at a
- * time (fdio_whole). */
-#define FDIO_SYNC_RW(p, T)                                                                                   \
+/* What a queued backend on a descriptor (libaio, io_uring) does as any fd
+ * backend does.  Its file type T has fd, mem_align, io_align, inflight and
+ * o.direct; p_check(f, write, buf, len, off) refuses what the file cannot
+ * take and p_one(f, write, buf, len, off) moves one request.  Defines
+ * p_read_at and p_write_at (the check, -EBUSY while queued requests are in
+ * flight, then the whole transfer one request at a time: fdio_whole),
+ * p_info (fdio_aligned_info) and p_truncate. */
+#define FDIO_QUEUED_FILE(p, T)                                                                               \
 	static int64_t p##_rw_at(T *f, int write, char *buf, size_t len, uint64_t off)                       \
 	{                                                                                                    \
 		int rc = p##_check(f, write, buf, len, off);                                                 \
@@ -58,7 +59,16 @@ int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, u
 	{                                                                                                    \
 		return p##_rw_at(handle, 1, (char *)(uintptr_t)buf, len, off);                              \
 	}                                                                                                    \
-	struct fdio_sync_rw_defined_ /* takes the caller's semicolon */
+	static int p##_info(void *handle, struct iob_file_info *info)                                        \
+	{                                                                                                    \
+		T *f = handle;                                                                               \
+		return fdio_aligned_info(f->fd, info, f->mem_align, f->io_align, f->o.direct ? 1 : 0);       \
+	}                                                                                                    \
+	static int p##_truncate(void *handle, uint64_t size)                                                 \
+	{                                                                                                    \
+		return fdio_truncate(((T *)handle)->fd, size);                                               \
+	}                                                                                                    \
+	struct fdio_queued_file_defined_ /* takes the caller's semicolon */
 
 /* pread(2) and pwrite(2) for the inline first call.  On x86-64 Linux the
  * system call is made here (the same pread64/pwrite64 call, as strace shows

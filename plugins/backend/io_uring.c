@@ -576,7 +576,7 @@ static int64_t uring_one(void *file, int write, char *buf, size_t len, uint64_t 
 	return n == -EAGAIN ? -EINTR : n; /* both: try again */
 }
 
-FDIO_SYNC_RW(uring, struct uring_file);
+FDIO_QUEUED_FILE(uring, struct uring_file);
 
 static int uring_sync(void *handle)
 {
@@ -684,21 +684,7 @@ static int uring_reap(void *handle, struct iob_io **done, size_t min, size_t max
 }
 
 /* ------------------------------------------------------------------------ */
-/* Information.                                                              */
-
-static int uring_info(void *handle, struct iob_file_info *info)
-{
-	struct uring_file *f = handle;
-
-	return fdio_aligned_info(f->fd, info, f->mem_align, f->io_align, f->o.direct ? 1 : 0);
-}
-
-static int uring_truncate(void *handle, uint64_t size)
-{
-	struct uring_file *f = handle;
-
-	return fdio_truncate(f->fd, size);
-}
+/* Options (info and truncate: FDIO_QUEUED_FILE above).                      */
 
 static int uring_control(void *handle, int op, void *arg)
 {

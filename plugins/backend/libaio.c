@@ -279,7 +279,7 @@ static int64_t aio_one(void *file, int write, char *buf, size_t len, uint64_t of
 	return n == -EAGAIN ? -EINTR : n; /* both: try again */
 }
 
-FDIO_SYNC_RW(aio, struct aio_file);
+FDIO_QUEUED_FILE(aio, struct aio_file);
 
 static int aio_sync(void *handle)
 {
@@ -349,20 +349,6 @@ static int aio_reap(void *handle, struct iob_io **done, size_t min, size_t max)
 	}
 	f->inflight -= (uint32_t)got;
 	return got;
-}
-
-static int aio_info(void *handle, struct iob_file_info *info)
-{
-	struct aio_file *f = handle;
-
-	return fdio_aligned_info(f->fd, info, f->mem_align, f->io_align, f->o.direct ? 1 : 0);
-}
-
-static int aio_truncate(void *handle, uint64_t size)
-{
-	struct aio_file *f = handle;
-
-	return fdio_truncate(f->fd, size);
 }
 
 static int aio_control(void *handle, int op, void *arg)
