@@ -2,7 +2,7 @@
 """iobench's metadata job (workload = files, docs/metadata.md) against mdtest, in one run.
 
   bench/mdtest.py --build build [--ior DIR] [--dir DIR] [--files N] [--rounds 5] [--json out.json]
-                  [--only s1,s2,m2] [--quick [--selftest-unequal]]
+                  [--only s1,s2,m2] [--cpu] [--quick [--selftest-unequal]]
 
 mdtest comes from ../shared/reference/build-ior.sh (IOR and mdtest from the source kept there); it is
 built into --ior (default BUILD/build-ior) when DIR/bin/mdtest is missing.  Exit 77, saying why, when it
@@ -22,10 +22,17 @@ Both tools give a phase's rate as IOR's rule has it: all items / (latest end - e
 ranks, from a common barrier.  What differs: mdtest reaches each file by its path from the working
 directory; iobench through its held directory (openat/fstatat/unlinkat on a descriptor), which saves the
 kernel a path walk per operation.
+
+--cpu: on a shared machine the wall-clock rates measure the scheduler's share as much as the tools; the
+CPU time (user + system, getrusage of the children: every rank and thread) is steadier.  Each round then
+also runs each tool with 2N files per stream, and the CPU time per item is (cpu(2N) - cpu(N)) / (N x
+streams), which cancels start-up (mpirun, plugin loading) and tree setup: the cost of one file's create,
+stat and remove together, median over the rounds.
 """
 import argparse
 import json
 import os
+import resource
 import re
 import shutil
 import statistics
@@ -95,12 +102,22 @@ def clean(d):
     os.makedirs(d)
 
 
+def timed(argv):
+    """subprocess.run, and the CPU time (user + system) its process tree took."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p.cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return p
+
+
 def run_mdtest(a, md, d, n, ranks):
     clean(d)
     argv = [md, "-n", str(n), "-F", "-u", "-C", "-T", "-r", "-d", d]
     if ranks > 1:
         argv = ["mpirun", "-n", str(ranks)] + argv
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+    p = timed(argv)
+    a.last_cpu = p.cpu
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}\n{p.stdout[-1500:]}{p.stderr[-1500:]}")
     rates, work, tasks = parse_mdtest(p.stdout)
@@ -117,7 +134,8 @@ def run_iobench(a, d, n, threads, ranks):
     argv = [os.path.join(a.build, "bin", "iobench"), "run", prof, "-o", "json=" + out]
     if ranks > 1:
         argv = ["mpirun", "-n", str(ranks)] + argv
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+    p = timed(argv)
+    a.last_cpu = p.cpu
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}\n{p.stderr[-1500:]}")
     rates, work, streams = parse_iobench(out)
@@ -141,6 +159,8 @@ def main():
     ap.add_argument("--only", default="s1,s2,m2")
     ap.add_argument("--json", default=None)
     ap.add_argument("--quick", action="store_true", help="200 files, 1 round: the figures mean nothing")
+    ap.add_argument("--cpu", action="store_true",
+                    help="also the CPU time per item, from runs of N and 2N files per stream (above)")
     ap.add_argument("--selftest-unequal", action="store_true",
                     help="iobench makes one file fewer per stream: every pair must come out INVALID")
     a = ap.parse_args()
@@ -155,9 +175,19 @@ def main():
     os.makedirs(a.tmp, exist_ok=True)
     work_dir = os.path.join(a.dir, "w")
     out, bad = {}, 0
+    try:
+        with open("/proc/sys/kernel/sched_autogroup_enabled") as f:
+            autogroup = f.read().strip() == "1"
+    except OSError:
+        autogroup = False
+    if autogroup and "s2" in a.only.split(","):
+        print("note: sched_autogroup_enabled = 1: mpirun starts each rank in a session (an autogroup) of its own,\n"
+              "      iobench's threads share one, so on a busy machine s2's wall-clock rates compare the\n"
+              "      scheduler's shares (two groups' against one), not the tools; see the CPU time per item (--cpu)")
     for key in a.only.split(","):
         title, md_ranks, threads, ranks = SCEN[key]
         samples = {"mdtest": [], "iobench": []}
+        cpu = {"mdtest": [], "iobench": []}
         cmds = {}
         works = {}
         for rnd in range(a.rounds):
@@ -168,6 +198,13 @@ def main():
                 else:
                     rates, work, n, cmd = run_iobench(a, work_dir, a.files - a.selftest_unequal, threads, ranks)
                 samples[who].append(rates)
+                if a.cpu:
+                    c1 = a.last_cpu
+                    if who == "mdtest":
+                        run_mdtest(a, md, work_dir, 2 * a.files, md_ranks)
+                    else:
+                        run_iobench(a, work_dir, 2 * (a.files - a.selftest_unequal), threads, ranks)
+                    cpu[who].append((a.last_cpu - c1) / (a.files * max(md_ranks, threads * ranks)))
                 cmds[who] = cmd
                 works.setdefault(who, work)
                 if work != works[who]:
@@ -192,6 +229,14 @@ def main():
                                  "iobench_median": im, "ratio": ratio}
             rs = f"{ratio:.3f}" if ratio is not None else "INVALID"
             print(f"  {ph:7s} mdtest {mm:12.1f} ops/s   iobench {im:12.1f} ops/s   iobench/mdtest {rs}")
+        if a.cpu and cpu["mdtest"] and cpu["iobench"]:
+            mc, ic = statistics.median(cpu["mdtest"]), statistics.median(cpu["iobench"])
+            res["cpu_s_per_item"] = {"mdtest": cpu["mdtest"], "iobench": cpu["iobench"]}
+            cr = f"{ic / mc:.3f}" if mc > 0 and equal else "INVALID"
+            print(f"  CPU per item (create + stat + remove): mdtest {mc * 1e9:7.0f} ns   iobench {ic * 1e9:7.0f} ns"
+                  f"   iobench/mdtest {cr}")
+        res["load_average"] = os.getloadavg()
+        print(f"  load average after: {' '.join('%.2f' % x for x in os.getloadavg())}")
         out[key] = res
     if a.json:
         with open(a.json, "w") as f:

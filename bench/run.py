@@ -23,7 +23,8 @@ Scenarios (docs/performance.md):
   a  4 KiB random reads of a page-cached 64 MiB file, one thread, latency
      recorded: iobench posix vs raw pread loop vs fio psync (offsets drawn
      with replacement by all three: random_map = false, --norandommap)
-  b  1 MiB sequential reads of a cached 1 GiB file: bigread vs raw read loop vs dd,
+  b  1 MiB sequential reads of a cached 1 GiB file (read into the cache before
+     every run): bigread vs raw read loop vs dd,
      compared as whole processes (bigread's start-up, probe and block lines count)
   c  1 MiB sequential write of 1 GiB, fsync at the end: iotest vs dd conv=fsync vs fio
   d  mmap backend cached reads vs a raw copy-from-mapping loop (1 MiB sequential
@@ -317,6 +318,17 @@ def warm(path):
             pass
 
 
+def warmed(path, fn):
+    """fn, with path read into the page cache just before each run (outside
+    the run's process and time): on a shared machine another session may
+    drop the caches between rounds, and a cached-read scenario must not time
+    whichever contender comes next reading from storage."""
+    def run():
+        warm(path)
+        return fn()
+    return run
+
+
 def profile(text):
     fd, path = tempfile.mkstemp(suffix=".ini", dir=A.dir)
     with os.fdopen(fd, "w") as f:
@@ -394,10 +406,10 @@ def scenario_b():
     seq = profile(f"[b]\nfilename = b.dat\naccess = seq\nblock_size = 1M\nsize = {S['b_file']}\n"
                   "phases = read\n")
     rounds("b_seq1m_read_cached", {
-        "bigread": bigread,
-        "iobench": lambda: iobench(seq, "bw_bytes_per_s"),
-        "raw": lambda: rawloop("bw_bytes_per_s", "read-seq", f, MiB),
-        "dd": lambda: dd("read", [f"if={f}", "of=/dev/null", "bs=1M"]),
+        "bigread": warmed(f, bigread),
+        "iobench": warmed(f, lambda: iobench(seq, "bw_bytes_per_s")),
+        "raw": warmed(f, lambda: rawloop("bw_bytes_per_s", "read-seq", f, MiB)),
+        "dd": warmed(f, lambda: dd("read", [f"if={f}", "of=/dev/null", "bs=1M"])),
     }, "bytes/s")
     # whole processes: the tools' own costs (start-up, the residency probe, a
     # line per block) count, as an outside observer timing them would see them
@@ -728,9 +740,9 @@ def scenario_w():
     dd bs=1G; bigread bufsize=0.001 (1,073,741-byte blocks) over 1 GiB against
     dd with the same block; an `iobench run` of a 256 MiB sequential read in
     1 MiB blocks against dd bs=1M.  The files are sparse (holes read as zeros
-    from the page cache on both sides), warmed first; equal bytes and calls
-    are checked from each tool's own output (bigread's and iobench's JSON
-    records, dd's summary)."""
+    from the page cache on both sides), read into the cache before every run;
+    equal bytes and calls are checked from each tool's own output (bigread's
+    and iobench's JSON records, dd's summary)."""
     def bigread_json(path, bufsize):
         js = os.path.join(A.dir, "w_bigread.json")
         p, wall = timed([binp("bigread"), f"in={path}", f"bufsize={bufsize}", "-o", f"json={js}"])
@@ -774,15 +786,15 @@ def scenario_w():
     bs2 = 1024 * MiB // scale
     rounds("w_bigread_buf1g_2g", {
         "bigread": cpu_of("w_bigread_buf1g_2g", "bigread",
-                          lambda: bigread_json(f2, "1" if not A.quick else f"{bs2 // MiB}M")),
-        "dd": cpu_of("w_bigread_buf1g_2g", "dd", lambda: dd("read", [f"if={f2}", "of=/dev/null", f"bs={bs2}"])),
+                          warmed(f2, lambda: bigread_json(f2, "1" if not A.quick else f"{bs2 // MiB}M"))),
+        "dd": cpu_of("w_bigread_buf1g_2g", "dd", warmed(f2, lambda: dd("read", [f"if={f2}", "of=/dev/null", f"bs={bs2}"]))),
     }, "bytes/s")
     ratio("w_bigread_buf1g_2g", "bigread", "dd", lo=0.97, process=True)
     cpu_line("w_bigread_buf1g_2g", "bigread", "dd")
     f1 = sparse("w1g.dat", 1024 * MiB // scale)
     rounds("w_bigread_buf0.001_1g", {
-        "bigread": cpu_of("w_bigread_buf0.001_1g", "bigread", lambda: bigread_json(f1, "0.001")),
-        "dd": cpu_of("w_bigread_buf0.001_1g", "dd", lambda: dd("read", [f"if={f1}", "of=/dev/null", "bs=1073741"])),
+        "bigread": cpu_of("w_bigread_buf0.001_1g", "bigread", warmed(f1, lambda: bigread_json(f1, "0.001"))),
+        "dd": cpu_of("w_bigread_buf0.001_1g", "dd", warmed(f1, lambda: dd("read", [f"if={f1}", "of=/dev/null", "bs=1073741"]))),
     }, "bytes/s")
     ratio("w_bigread_buf0.001_1g", "bigread", "dd", lo=0.97, process=True)
     cpu_line("w_bigread_buf0.001_1g", "bigread", "dd")
@@ -790,8 +802,8 @@ def scenario_w():
     prof = profile(f"[w]\nfilename = w256.dat\naccess = seq\nblock_size = 1M\nsize = {256 * MiB // scale}\n"
                    "phases = read\n")
     rounds("w_iobench_seq256m", {
-        "iobench": cpu_of("w_iobench_seq256m", "iobench", lambda: iobench(prof, "bw_bytes_per_s")),
-        "dd": cpu_of("w_iobench_seq256m", "dd", lambda: dd("read", [f"if={f256}", "of=/dev/null", "bs=1M"])),
+        "iobench": cpu_of("w_iobench_seq256m", "iobench", warmed(f256, lambda: iobench(prof, "bw_bytes_per_s"))),
+        "dd": cpu_of("w_iobench_seq256m", "dd", warmed(f256, lambda: dd("read", [f"if={f256}", "of=/dev/null", "bs=1M"]))),
     }, "bytes/s")
     ratio("w_iobench_seq256m", "iobench", "dd", lo=0.95, process=True)
     cpu_line("w_iobench_seq256m", "iobench", "dd")

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "iobench/fiolog.h"
+#include "iobench/meta.h"
 #include "iobench/outfile.h"
 #include "iobench/path.h"
 #include "iobench/runner.h"
@@ -230,6 +231,8 @@ static int group_files(const struct iob_suite *suite, size_t a, size_t e, char *
 	size_t n = 0, cap = 0;
 	int rc = fl ? 0 : -ENOMEM;
 	for (size_t i = a; i < e && !rc; i++) {
+		if (suite->jobs[i].workload == IOB_WORKLOAD_FILES)
+			continue; /* no data file: its trees are named by its job (meta.c) */
 		if ((rc = iob_job_files(&suite->jobs[i], &fl[i - a])) != 0)
 			break;
 		for (size_t f = 0; f < fl[i - a].n && !rc; f++) {

@@ -77,6 +77,8 @@ uint64_t iob_phase_memory(enum iob_phase phase, uint64_t block_size, uint32_t io
 		bufs += iodepth; /* one per request (iob_eng_queue_alloc) */
 	else if (phase == IOB_PHASE_MIXED)
 		bufs++; /* rbuf */
+	if (phase == IOB_PHASE_READ && series_ios && block_size > SERIES_PIECE)
+		block_size = SERIES_PIECE; /* a series read's pieces reuse one piece's buffer */
 	uint64_t page = 4096, buf = block_size / page * page + (block_size % page ? page : 0);
 	uint64_t m = mul_sat(bufs, buf);
 	/* the sampler's levels (iob_eng_lat_init), and the write side of a mixed phase */

@@ -25,6 +25,14 @@
 
 #define rng_next iob_splitmix64 /* the engine's generator */
 
+/* A series block is read in pieces of at most this, so that a stop (a
+ * signal, or the reader of standard output gone) ends a large block within a
+ * piece rather than at its end: a 1 GiB block takes seconds on a slow device.
+ * A read's pieces (no verification: nothing reads the bytes) all land in one
+ * buffer of this size (ph->piece_reuse), so a 1 GiB block costs 64 MiB of
+ * memory made present before the clock, not 1 GiB (issue 27). */
+#define SERIES_PIECE ((size_t)64 << 20)
+
 #define LAT_BATCH 64u       /* I/Os per batch of a cost check */
 #define LAT_CHECK_BATCHES 8 /* batches per check, alternately timed and not */
 #define LAT_LEVELS 9u       /* k up to 2^(LAT_LEVELS - 1) = 256 */
@@ -197,6 +205,8 @@ struct phase {
 	unsigned char *buf, *scratch;
 	unsigned char *rbuf; /* mixed, one at a time: reads land here, buf keeps the pattern */
 	size_t buflen, mem_align;
+	size_t bufmem;	   /* bytes of buf: buflen, or one SERIES_PIECE where pieces reuse it */
+	int piece_reuse;   /* a series read's pieces all land at buf's start (nothing reads them) */
 	uint32_t io_align;
 	uint32_t open_flags;
 	int write, verify, fill_each, mixed, queued;
@@ -245,7 +255,7 @@ void iob_eng_pass_evict_all(const struct phase *ph);
 int iob_eng_open_one(struct phase *ph, size_t i);
 int iob_eng_close_one(struct phase *ph, size_t i);
 int iob_eng_sync_one(struct phase *ph, size_t i);
-int iob_eng_touch(struct phase *ph, unsigned char *buf, const unsigned char *from, int pattern);
+int iob_eng_touch(struct phase *ph, unsigned char *buf, size_t len, const unsigned char *from, int pattern);
 int iob_eng_prepare(struct phase *ph);
 int iob_eng_open_all(struct phase *ph);
 int iob_eng_broke_contract(struct phase *ph, size_t fi, int write, int64_t n, size_t len, uint64_t off);

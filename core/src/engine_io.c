@@ -124,14 +124,14 @@ int iob_eng_sync_one(struct phase *ph, size_t i)
  * GiBs of buffers take seconds to touch, and SIGTERM must not wait for them
  * (issue 24).  0, or 1 when a stop came (the phase ends interrupted). */
 #define TOUCH_PIECE ((size_t)64 << 20)
-int iob_eng_touch(struct phase *ph, unsigned char *buf, const unsigned char *from, int pattern)
+int iob_eng_touch(struct phase *ph, unsigned char *buf, size_t len, const unsigned char *from, int pattern)
 {
-	for (size_t at = 0; at < ph->buflen; at += TOUCH_PIECE) {
+	for (size_t at = 0; at < len; at += TOUCH_PIECE) {
 		if (stopped(ph->spec->stop)) {
 			ph->r->interrupted = 1;
 			return 1;
 		}
-		size_t n = ph->buflen - at < TOUCH_PIECE ? ph->buflen - at : TOUCH_PIECE;
+		size_t n = len - at < TOUCH_PIECE ? len - at : TOUCH_PIECE;
 		if (from)
 			memcpy(buf + at, from + at, n);
 		else if (pattern)
@@ -200,13 +200,17 @@ int iob_eng_prepare(struct phase *ph)
 		if (need < bs)
 			ph->buflen = (size_t)need;
 	}
-	ph->buf = iob_alloc_aligned(mem_align, ph->buflen);
+	/* a series read: its pieces reuse one piece's buffer (engine_int.h) */
+	ph->piece_reuse = s->record_series && s->phase == IOB_PHASE_READ;
+	ph->bufmem = ph->piece_reuse && ph->buflen > SERIES_PIECE ? SERIES_PIECE : ph->buflen;
+	ph->buf = iob_alloc_aligned(mem_align, ph->bufmem);
 	ph->scratch = ph->verify ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
 	const int rb = (ph->mixed || ph->shaped) && !ph->queued;
 	ph->rbuf = rb ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
 	if (!ph->buf || (ph->verify && !ph->scratch) || (rb && !ph->rbuf))
 		return iob_eng_fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
-	if (iob_eng_touch(ph, ph->buf, NULL, ph->write || ph->mixed) || (ph->rbuf && iob_eng_touch(ph, ph->rbuf, NULL, 0)))
+	if (iob_eng_touch(ph, ph->buf, ph->bufmem, NULL, ph->write || ph->mixed) ||
+	    (ph->rbuf && iob_eng_touch(ph, ph->rbuf, ph->buflen, NULL, 0)))
 		return 1;
 	return 0;
 }

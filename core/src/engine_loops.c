@@ -10,12 +10,6 @@
 
 #include "engine_int.h"
 
-/* A series block is read in pieces of at most this (and its buffer touched
- * so), so that a stop (a signal, or the reader of standard output gone) ends
- * a large block within a piece rather than at its end: a 1 GiB block takes
- * seconds on a slow device. */
-#define SERIES_PIECE ((size_t)64 << 20)
-
 static int series_reserve(struct iob_series *se)
 {
 	if (se->n < se->cap)
@@ -41,7 +35,7 @@ static int64_t read_pieces(struct phase *ph, void *hd, size_t len, uint64_t off,
 	size_t done = 0;
 	while (done < len) {
 		size_t want = len - done < SERIES_PIECE ? len - done : SERIES_PIECE;
-		int64_t n = ph->ops->read_at(hd, (char *)ph->buf + done, want, off + done);
+		int64_t n = ph->ops->read_at(hd, (char *)ph->buf + (ph->piece_reuse ? 0 : done), want, off + done);
 		if (n < 0)
 			return n;
 		done += (size_t)n;

@@ -33,7 +33,7 @@ int iob_eng_queue_alloc(struct phase *ph)
 		q->free[q->nfree++] = rq;
 	}
 	for (uint32_t i = 0; i < q->depth; i++)
-		if (iob_eng_touch(ph, q->reqs[i].buf, ph->buf, 0)) /* the pattern, or zeros */
+		if (iob_eng_touch(ph, q->reqs[i].buf, ph->buflen, ph->buf, 0)) /* the pattern, or zeros */
 			return 1;
 	return 0;
 }

@@ -65,9 +65,31 @@ int iob_meta_run(struct iob_run *run, size_t j)
 	return -ENOTSUP;
 }
 
+int iob_meta_run_grouped(struct iob_run *run, size_t j, struct iob_meta_group *g)
+{
+	(void)run;
+	(void)j;
+	g->kept = NULL;
+	return -ENOTSUP;
+}
+
+void iob_meta_group_emit(struct iob_run *run, size_t j, struct iob_meta_group *g, int cut, int first_failed)
+{
+	(void)g;
+	(void)cut;
+	(void)first_failed;
+	iob_run_fail(run, 1, "[%s] workload = files is not available on Windows yet", run->suite->jobs[j].name);
+}
+
+void iob_meta_group_free(struct iob_meta_group *g)
+{
+	g->kept = NULL;
+}
+
 #else
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -121,10 +143,6 @@ int iob_meta_check(const struct iob_job *job, uint64_t *need, char *err, size_t 
 {
 	const char *n = job->name;
 	*need = 0;
-	if (job->group) {
-		snprintf(err, errlen, "[%s] workload = files runs alone: set group = 0", n);
-		return -EINVAL;
-	}
 	if (job->until_ci[0] || job->steady_state) {
 		snprintf(err, errlen, "[%s] workload = files takes repeat, not until_ci or steady_state", n);
 		return -EINVAL;
@@ -296,7 +314,78 @@ struct mjob {
 	uint64_t bound_ns;
 	uint64_t made_min; /* the fewest files any stream (of every rank) has made */
 	struct tree *others; /* stat_other: the trees read, per stream (not ours) */
+	struct iob_meta_group *grp; /* in a group: what the run says is kept (grp->kept), not said */
 };
+
+/* ------------------------------------------------- what a group's job says */
+
+/* What one rank sends rank 0 after a phase. */
+struct part {
+	uint64_t ops, bytes, start, end; /* ns from the common barrier */
+	double smin, smax;		 /* the slowest and fastest stream's ops/s */
+	int32_t status, stop, dropped, pad;
+	uint64_t made_min; /* the fewest files any stream of the rank has made */
+	char err[512];
+	struct iob_hist h;
+};
+
+struct kept_rec {
+	enum iob_meta_op op;
+	uint32_t rep;
+	uint64_t nranks;
+	int dropped;
+	struct part p;
+};
+
+struct iob_meta_kept {
+	struct kept_rec *rec;
+	size_t nrec;
+	char **notes;
+	size_t nnotes;
+	int interrupted, failed;
+	char error[2048];
+};
+
+static void m_fail(struct mjob *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void m_note(struct mjob *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* iob_run_fail, or kept (the first) in a group */
+static void m_fail(struct mjob *m, const char *fmt, ...)
+{
+	char text[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	struct iob_meta_kept *k = m->grp ? m->grp->kept : NULL;
+	if (!m->grp)
+		iob_run_fail(m->run, 0, "%s", text);
+	else if (k && !k->failed) {
+		k->failed = 1;
+		snprintf(k->error, sizeof k->error, "%s", text);
+	}
+}
+
+/* iob_run_note, or kept in a group */
+static void m_note(struct mjob *m, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	struct iob_meta_kept *k = m->grp ? m->grp->kept : NULL;
+	if (!m->grp) {
+		iob_run_note(m->run, "%s", text);
+		return;
+	}
+	char **nv = k ? realloc(k->notes, (k->nnotes + 1) * sizeof *nv) : NULL;
+	if (!nv)
+		return;
+	k->notes = nv;
+	if ((nv[k->nnotes] = strdup(text)) != NULL)
+		k->nnotes++;
+}
 
 /* The directory k of tree t, opened from its root one component at a time
  * (never following a link); parent: its parent instead.  fd or -errno. */
@@ -614,16 +703,6 @@ static void stream_main(void *arg)
 	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
 }
 
-/* What one rank sends rank 0 after a phase. */
-struct part {
-	uint64_t ops, bytes, start, end; /* ns from the common barrier */
-	double smin, smax;		 /* the slowest and fastest stream's ops/s */
-	int32_t status, stop, dropped, pad;
-	uint64_t made_min; /* the fewest files any stream of the rank has made */
-	char err[512];
-	struct iob_hist h;
-};
-
 /* What rank 0 says back. */
 struct verdict {
 	int32_t status, stop;
@@ -631,23 +710,23 @@ struct verdict {
 	char err[512];
 };
 
-static void emit(struct mjob *m, enum iob_meta_op op, const struct part *p, uint64_t nranks, int dropped,
-		 uint32_t rep)
+/* The phase record.  cut: a stop that was another job's failure. */
+static void emit_record(struct iob_run *run, const struct iob_job *job, enum iob_meta_op op, const struct part *p,
+			uint64_t nranks, int dropped, uint32_t rep, int cut)
 {
-	struct iob_run *run = m->run;
-	const struct iob_job *job = m->job;
 	struct iob_recbuf *rb = &run->rb;
+	uint64_t G = global_streams(job), ndirs = tree_dirs(job->tree_depth, job->tree_branch, IOB_META_DIRS_MAX);
 	double secs = p->end > p->start ? (double)(p->end - p->start) / 1e9 : 0;
 	iob_rec_reset(rb, "meta");
 	iob_rec_str(rb, "job", job->name);
 	iob_rec_str(rb, "phase", OP_NAMES[op]);
 	iob_rec_str(rb, "dir", job->dir);
 	iob_rec_u64(rb, "ranks", IOB_UNIT_COUNT, nranks);
-	iob_rec_u64(rb, "streams", IOB_UNIT_COUNT, m->G);
+	iob_rec_u64(rb, "streams", IOB_UNIT_COUNT, G);
 	iob_rec_u64(rb, "files", IOB_UNIT_COUNT, job->files);
 	iob_rec_u64(rb, "tree_depth", IOB_UNIT_COUNT, job->tree_depth);
 	iob_rec_u64(rb, "tree_branch", IOB_UNIT_COUNT, job->tree_branch);
-	iob_rec_u64(rb, "tree_dirs", IOB_UNIT_COUNT, m->ndirs);
+	iob_rec_u64(rb, "tree_dirs", IOB_UNIT_COUNT, ndirs);
 	iob_rec_bool(rb, "dir_per_stream", job->dir_per_stream);
 	iob_rec_u64(rb, "file_size_bytes", IOB_UNIT_BYTES, job->file_bytes);
 	iob_rec_bool(rb, "fsync", job->file_fsync);
@@ -675,10 +754,28 @@ static void emit(struct mjob *m, enum iob_meta_op op, const struct part *p, uint
 	}
 	iob_rec_bool(rb, "caches_dropped", dropped);
 	iob_rec_str(rb, "fs_type", strcmp(run->fs_type, "unknown") ? run->fs_type : NULL);
-	iob_rec_str(rb, "status", p->status ? "error" : p->stop ? "interrupted" : "ok");
+	iob_rec_str(rb, "status", p->status ? "error" : p->stop ? (cut ? "stopped" : "interrupted") : "ok");
 	if (job->repeat > 1)
 		iob_rec_u64(rb, "repeat", IOB_UNIT_COUNT, rep);
 	iob_run_record(run, &rb->rec);
+}
+
+/* The phase record now, or kept for the runner's thread in a group */
+static void emit(struct mjob *m, enum iob_meta_op op, const struct part *p, uint64_t nranks, int dropped,
+		 uint32_t rep)
+{
+	if (!m->grp) {
+		emit_record(m->run, m->job, op, p, nranks, dropped, rep, 0);
+		return;
+	}
+	struct iob_meta_kept *k = m->grp->kept;
+	struct kept_rec *nv = realloc(k->rec, (k->nrec + 1) * sizeof *nv);
+	if (!nv) {
+		m_fail(m, "out of memory");
+		return;
+	}
+	k->rec = nv;
+	nv[k->nrec++] = (struct kept_rec){.op = op, .rep = rep, .nranks = nranks, .dropped = dropped, .p = *p};
 }
 
 /* Per op kind over the repeats: the rates for the summary. */
@@ -749,7 +846,7 @@ static int run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep
 	struct part *p = calloc(1, sizeof *p);
 	if (!p || iob_barrier_init(&m->go, m->nthreads + 1) != 0) {
 		free(p);
-		iob_run_fail(m->run, 0, "out of memory");
+		m_fail(m, "out of memory");
 		return -ENOMEM;
 	}
 	uint32_t started = 0;
@@ -758,6 +855,10 @@ static int run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep
 			break;
 	if (iob_coord_active())
 		iob_coord_barrier();
+	if (m->grp && m->grp->ready) { /* the group's start: every job ready, no clock started */
+		m->grp->ready(m->grp->ready_arg);
+		m->grp->ready = NULL;
+	}
 	m->epoch = iob_now_ns();
 	if (started < m->nthreads) { /* the threads that did start run with none of the others */
 		for (uint32_t i = started; i < m->nthreads; i++)
@@ -766,16 +867,25 @@ static int run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep
 	}
 	iob_barrier_wait(m->go);
 	/* the stop signal reaches the streams through phase_stop (as streams.c
-	 * does): the handler runs on this thread, the streams block signals */
+	 * does): the handler runs on this thread, the streams block signals.
+	 * This thread naps 1 ms, then twice as long each time up to 32 ms: a
+	 * wake-up every millisecond took the streams' cores from them (mdtest
+	 * has no such thread); the signal ends a nap at once (EINTR), a group's
+	 * stop within a nap. */
+	uint64_t nap = 1000000;
 	for (;;) {
 		uint32_t done = 0;
 		for (uint32_t i = 0; i < started; i++)
 			done += __atomic_load_n(&m->s[i].done, __ATOMIC_ACQUIRE) != 0;
 		if (done == started)
 			break;
-		if (__atomic_load_n(m->stop, __ATOMIC_RELAXED))
+		int stop = __atomic_load_n(m->stop, __ATOMIC_RELAXED) != 0;
+		if (stop)
 			__atomic_store_n(&m->phase_stop, 1, __ATOMIC_RELAXED);
-		iob_sleep_ns(1000000, NULL);
+		/* alone, the handler sets *m->stop on this thread; in a group other
+		 * threads set it (atomically) and no signal comes here */
+		iob_sleep_ns(stop ? 1000000 : nap, stop || m->grp ? NULL : m->stop);
+		nap = nap < 32000000 ? nap * 2 : nap;
 	}
 	for (uint32_t i = 0; i < started; i++)
 		iob_thread_join(m->s[i].th);
@@ -868,7 +978,6 @@ static int run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep
  * files) the directories, deepest first.  Untimed. */
 static void cleanup(struct mjob *m)
 {
-	struct iob_run *run = m->run;
 	for (uint32_t i = 0; i < m->nthreads; i++) {
 		struct mstream *s = &m->s[i];
 		if (s->removed >= s->created)
@@ -879,7 +988,7 @@ static void cleanup(struct mjob *m)
 			continue;
 		file_range(s, s->own, s->g, s->removed, s->created, 0);
 		if (s->status)
-			iob_run_note(run, "job %s: kept %llu file(s) of stream %llu: %s", m->job->name,
+			m_note(m, "job %s: kept %llu file(s) of stream %llu: %s", m->job->name,
 				     (unsigned long long)(s->created - s->removed), (unsigned long long)s->g, s->err);
 	}
 	if (iob_coord_active())
@@ -893,7 +1002,7 @@ static void cleanup(struct mjob *m)
 			continue;
 		}
 		if (tr->dirs > 0 && tr->rootfd < 0 && open_root(m, tr) != 0 && tr->dirs > 1) {
-			iob_run_note(run, "job %s: kept the tree %s/%s: it cannot be opened", m->job->name, m->job->dir,
+			m_note(m, "job %s: kept the tree %s/%s: it cannot be opened", m->job->name, m->job->dir,
 				     tr->root);
 			continue;
 		}
@@ -901,7 +1010,7 @@ static void cleanup(struct mjob *m)
 			uint64_t k = tr->dirs - 1;
 			int rc = remove_dir(m, tr, NULL);
 			if (rc != 0 && rc != -ENOENT) {
-				iob_run_note(run, "job %s: kept %s/%s%s: %s", m->job->name, m->job->dir, tr->root,
+				m_note(m, "job %s: kept %s/%s%s: %s", m->job->name, m->job->dir, tr->root,
 					     k ? " (a directory inside)" : "",
 					     rc == -ESTALE ? "it is no longer what this run created" : strerror(-rc));
 				break;
@@ -923,12 +1032,12 @@ static int prepare(struct mjob *m)
 		while (m->trees[t].owner && m->trees[t].dirs < m->ndirs && rc == 0)
 			rc = make_dir(m, &m->trees[t], NULL);
 	if (rc)
-		iob_run_fail(m->run, 0, "[%s] cannot make the tree in %s: %s", m->job->name, m->job->dir, strerror(-rc));
+		m_fail(m, "[%s] cannot make the tree in %s: %s", m->job->name, m->job->dir, strerror(-rc));
 	if (iob_coord_active()) {
 		char text[1024];
 		int a = iob_coord_agree(rc, rc ? m->run->error : "", NULL, NULL, 0, text, sizeof text);
 		if (a && !rc) {
-			iob_run_fail(m->run, 0, "%s", text);
+			m_fail(m, "%s", text);
 			rc = a;
 		}
 	}
@@ -954,13 +1063,14 @@ static void mjob_free(struct mjob *m)
 		close(m->dirfd);
 }
 
-static int mjob_init(struct mjob *m, struct iob_run *run, const struct iob_job *job)
+static int mjob_init(struct mjob *m, struct iob_run *run, const struct iob_job *job, struct iob_meta_group *grp)
 {
 	memset(m, 0, sizeof *m);
 	m->dirfd = -1;
 	m->run = run;
 	m->job = job;
-	m->stop = run->live_stop;
+	m->grp = grp;
+	m->stop = grp ? grp->stop : run->live_stop;
 	m->nthreads = job->threads ? job->threads : 1;
 	m->G = global_streams(job);
 	m->ndirs = tree_dirs(job->tree_depth, job->tree_branch, IOB_META_DIRS_MAX);
@@ -974,7 +1084,7 @@ static int mjob_init(struct mjob *m, struct iob_run *run, const struct iob_job *
 	m->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (job->follow_symlinks ? 0 : O_NOFOLLOW));
 	if (m->dirfd < 0) {
 		int e = errno;
-		iob_run_fail(run, 0, "[%s] cannot open dir '%s': %s", job->name, job->dir,
+		m_fail(m, "[%s] cannot open dir '%s': %s", job->name, job->dir,
 			     e == ELOOP ? "it became a symbolic link after the checks" : strerror(e));
 		return -e;
 	}
@@ -985,7 +1095,7 @@ static int mjob_init(struct mjob *m, struct iob_run *run, const struct iob_job *
 	if (job->stat_other && job->dir_per_stream)
 		m->others = calloc(m->nthreads, sizeof *m->others);
 	if (!m->trees || !m->s || !m->buf || (job->stat_other && job->dir_per_stream && !m->others)) {
-		iob_run_fail(run, 0, "out of memory");
+		m_fail(m, "out of memory");
 		return -ENOMEM;
 	}
 	for (size_t t = 0; t < m->ntrees; t++) {
@@ -1001,7 +1111,7 @@ static int mjob_init(struct mjob *m, struct iob_run *run, const struct iob_job *
 		s->g = g0 + i;
 		s->own = &m->trees[job->dir_per_stream ? i : 0];
 		if (!(s->h = iob_hist_new())) {
-			iob_run_fail(run, 0, "out of memory");
+			m_fail(m, "out of memory");
 			return -ENOMEM;
 		}
 		if (job->stat_other) {
@@ -1018,13 +1128,15 @@ static int mjob_init(struct mjob *m, struct iob_run *run, const struct iob_job *
 	return 0;
 }
 
-int iob_meta_run(struct iob_run *run, size_t j)
+/* The job: alone (grp NULL), or on a group's job thread. */
+static int meta_main(struct iob_run *run, size_t j, struct iob_meta_group *grp)
 {
 	const struct iob_job *job = &run->suite->jobs[j];
 	struct mjob m;
-	iob_fs_facts(job->dir, run->fs_type, sizeof run->fs_type, &run->fs_block_size, run->device,
-		     sizeof run->device);
-	int rc = mjob_init(&m, run, job);
+	if (!grp) /* in a group the runner's thread says it before the records */
+		iob_fs_facts(job->dir, run->fs_type, sizeof run->fs_type, &run->fs_block_size, run->device,
+			     sizeof run->device);
+	int rc = mjob_init(&m, run, job, grp);
 	if (iob_coord_active()) {
 		char text[1024];
 		int a = iob_coord_agree(rc, rc ? run->error : "", NULL, NULL, 0, text, sizeof text);
@@ -1035,7 +1147,7 @@ int iob_meta_run(struct iob_run *run, size_t j)
 	}
 	struct reps *reps = rc ? NULL : calloc(1, sizeof *reps);
 	if (!rc && !reps) {
-		iob_run_fail(run, 0, "out of memory");
+		m_fail(&m, "out of memory");
 		rc = -ENOMEM;
 	}
 	int root = iob_euid() == 0, noted[IOB_META_NOPS] = {0}, stop = 0;
@@ -1047,6 +1159,10 @@ int iob_meta_run(struct iob_run *run, size_t j)
 		for (int op = 0; op < IOB_META_NOPS && rc == 0 && !stop; op++) {
 			if (!(job->meta_phases & (1u << op)))
 				continue;
+			if (grp && __atomic_load_n(m.stop, __ATOMIC_RELAXED)) { /* between phases: cut */
+				stop = 1;
+				break;
+			}
 			int dropped = 0;
 			if (job->drop_caches && !first && root)
 				dropped = iob_drop_caches() == 0;
@@ -1054,17 +1170,20 @@ int iob_meta_run(struct iob_run *run, size_t j)
 			rc = run_op(&m, (enum iob_meta_op)op, dropped, it, reps, &v);
 			first = 0;
 			if (v.status) {
-				iob_run_fail(run, 0, "job %s, %s phase: %s", job->name, OP_NAMES[op], v.err);
+				m_fail(&m, "job %s, %s phase: %s", job->name, OP_NAMES[op], v.err);
 				rc = v.status;
 			}
 			if (v.stop) {
 				stop = 1;
-				run->interrupted = 1;
+				if (grp)
+					grp->kept->interrupted = 1;
+				else
+					run->interrupted = 1;
 			}
 			int cacheable = op == IOB_META_STAT || op == IOB_META_OPEN || op == IOB_META_READ;
 			if (cacheable && !dropped && !noted[op] && iob_coord_rank() == 0) {
 				noted[op] = 1;
-				iob_run_note(run,
+				m_note(&m,
 					     "job %s, %s phase: the files were made moments before%s and caches were "
 					     "not dropped, so the dentry and inode caches%s may have answered: the "
 					     "rate is not the storage's (as root, drop_caches = true drops them)",
@@ -1084,12 +1203,66 @@ int iob_meta_run(struct iob_run *run, size_t j)
 		}
 	}
 	if (job->drop_caches && !root && iob_coord_rank() == 0)
-		iob_run_note(run, "job %s: drop_caches needs root: caches were not dropped", job->name);
+		m_note(&m, "job %s: drop_caches needs root: caches were not dropped", job->name);
 	if (reps && runs > 1 && iob_coord_rank() == 0)
 		emit_summary(&m, reps);
 	free(reps);
 	mjob_free(&m);
 	return rc;
+}
+
+int iob_meta_run(struct iob_run *run, size_t j)
+{
+	return meta_main(run, j, NULL);
+}
+
+int iob_meta_run_grouped(struct iob_run *run, size_t j, struct iob_meta_group *g)
+{
+	if (!(g->kept = calloc(1, sizeof *g->kept)))
+		return -ENOMEM;
+	int rc = meta_main(run, j, g);
+	if (rc && !g->kept->failed) {
+		g->kept->failed = 1;
+		snprintf(g->kept->error, sizeof g->kept->error, "job %s: %s", run->suite->jobs[j].name, strerror(-rc));
+	}
+	return rc;
+}
+
+void iob_meta_group_emit(struct iob_run *run, size_t j, struct iob_meta_group *g, int cut, int first_failed)
+{
+	const struct iob_job *job = &run->suite->jobs[j];
+	struct iob_meta_kept *k = g->kept;
+	if (!k) {
+		iob_run_fail(run, 0, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < k->nrec; i++)
+		emit_record(run, job, k->rec[i].op, &k->rec[i].p, k->rec[i].nranks, k->rec[i].dropped, k->rec[i].rep,
+			    cut);
+	for (size_t i = 0; i < k->nnotes; i++)
+		iob_run_note(run, "%s", k->notes[i]);
+	if (k->interrupted && !cut)
+		run->interrupted = 1;
+	if (k->failed) {
+		if (first_failed) { /* the group's first failure says why, whatever came before */
+			run->error[0] = '\0';
+			run->usage = 0;
+		}
+		iob_run_fail(run, 0, "%s", k->error);
+	}
+}
+
+void iob_meta_group_free(struct iob_meta_group *g)
+{
+	struct iob_meta_kept *k = g->kept;
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->nnotes; i++)
+		free(k->notes[i]);
+	free(k->notes);
+	free(k->rec);
+	free(k);
+	g->kept = NULL;
 }
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "iobench/aggregate.h"
 #include "iobench/engine.h"
+#include "iobench/meta.h"
 #include "iobench/shape.h"
 #include "iobench/os.h"
 #include "iobench/progress.h"
@@ -68,6 +69,8 @@ struct gjob {
 	int done;    /* atomic: the thread is over */
 	int rc;      /* the job's first failure, or 0 */
 	size_t dirs0, dirs1, made0, made1; /* what the run made for it: [dirs0, dirs1) and [made0, made1) */
+	int meta;			   /* a files job (meta.c): it makes, times and removes its own trees */
+	struct iob_meta_group mg;
 };
 
 struct group {
@@ -90,6 +93,21 @@ static void group_job_main(void *arg)
 	struct gjob *gj = arg;
 	struct group *g = gj->g;
 	const struct iob_job *job = gj->job;
+	if (gj->meta) { /* its first phase waits at the group's barrier (group_ready), its records are kept */
+		gj->mg = (struct iob_meta_group){.stop = &g->stop, .ready = group_ready, .ready_arg = gj};
+		int rc = iob_meta_run_grouped(gj->run, gj->j, &gj->mg);
+		if (rc != 0) {
+			int none_failed = -1;
+			gj->rc = rc;
+			__atomic_compare_exchange_n(&g->failed, &none_failed, (int)(gj - g->jobs), 0, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+			__atomic_store_n(&g->stop, 1, __ATOMIC_RELAXED);
+		}
+		if (!gj->arrived) /* failed before its first phase: let the others go */
+			iob_barrier_arrive(g->start);
+		__atomic_store_n(&gj->done, 1, __ATOMIC_RELEASE);
+		return;
+	}
 	size_t n = job->threads, per = iob_job_stream_files(job);
 	size_t nfiles = per ? gj->jf.fl.n / n : gj->jf.fl.n;
 	for (size_t k = 0; k < gj->nph && !__atomic_load_n(&g->stop, __ATOMIC_RELAXED); k++) {
@@ -298,6 +316,8 @@ static void group_free(struct group *g)
 		free(gj->ph);
 		if (gj->opened)
 			iob_runner_job_files_free(&gj->jf);
+		if (gj->meta)
+			iob_meta_group_free(&gj->mg);
 	}
 	free(g->jobs);
 	iob_barrier_destroy(g->start);
@@ -407,8 +427,12 @@ int iob_runner_run_group(struct iob_run *run, size_t a, size_t e)
 		struct gjob *gj = &g.jobs[k];
 		const struct iob_job *job = &run->suite->jobs[a + k];
 		*gj = (struct gjob){.g = &g, .run = run, .j = a + k, .job = job};
+		gj->dirs0 = gj->dirs1 = run->pins->nmade;
+		if (job->workload == IOB_WORKLOAD_FILES) { /* no data file, no data phase */
+			gj->meta = 1;
+			continue;
+		}
 		gj->b = iob_registry_find(run->reg, IOB_PLUGIN_BACKEND, job->backend);
-		gj->dirs0 = run->pins->nmade;
 		rc = iob_runner_job_files_open(run, job, &gj->jf);
 		gj->dirs1 = run->pins->nmade;
 		gj->opened = 1;
@@ -483,6 +507,8 @@ int iob_runner_run_group(struct iob_run *run, size_t a, size_t e)
 			struct gjob *gj = &g.jobs[k];
 			iob_fs_facts(gj->job->dir, run->fs_type, sizeof run->fs_type, &run->fs_block_size, run->device,
 				     sizeof run->device);
+			if (gj->meta)
+				iob_meta_group_emit(run, gj->j, &gj->mg, cut, g.failed == (int)k);
 			for (size_t q = 0; q < gj->ran; q++)
 				group_emit_phase(run, gj, &gj->ph[q], cut, g.failed == (int)k);
 		}
@@ -491,7 +517,8 @@ int iob_runner_run_group(struct iob_run *run, size_t a, size_t e)
 	for (size_t k = 0; k < started; k++) { /* what the jobs created, as it is now */
 		struct gjob *gj = &g.jobs[k];
 		gj->made0 = run->pins->nmade;
-		iob_runner_note_made(run, &gj->jf);
+		if (gj->opened)
+			iob_runner_note_made(run, &gj->jf);
 		gj->made1 = run->pins->nmade;
 	}
 	/* what each job made goes unless it keeps its files: the files first,

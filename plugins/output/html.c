@@ -13,7 +13,9 @@
  *    version, command line (source), start time, schema;
  *  - the comparison with its verdicts (records of kind "comparison", which
  *    only `iobench report BASE NEW` gives);
- *  - per phase record a row: MiB/s, IOPS, latency percentiles; repeats
+ *  - per phase record a row: MiB/s, IOPS, latency percentiles; per "meta"
+ *    record (workload = files) a row: streams, operations, time, ops/s and
+ *    the percentiles of one operation's latency; repeats
  *    (a "repeats" record) with their mean and 95% interval; steady state;
  *    a series' (bigread's) block speeds and cliff;
  *  - the pictures, drawn by the svg output's code (svgdraw.c) as inline SVG:
@@ -29,112 +31,30 @@
  * sorts a table when its head is clicked.  An @media print block lays it out
  * for paper (A4 or letter: the pictures scale to the page's width).
  *
- * Marks for scripts and tests: tables have ids (notes, facts, phases,
+ * Marks for scripts and tests: tables have ids (notes, facts, phases, meta,
  * repeats, steady, series, comparison), a number cell carries its exact
  * value in data-v (the record's unit: bytes/s, ops/s, ns) and a class naming
  * the figure (bw, iops, p50, p90, p99, p99_9, max).  After the sink fails
  * nothing more is written and every later call returns that error.
+ *
+ * This file and its room share html_int.h:
+ *
+ *   html.c       the records kept (phases, repeats, steady state,
+ *                comparisons, the run's facts) and the ops
+ *   html_page.c  the page: formatting, the style and script, the facts,
+ *                notes, tables and pictures, the whole page rendered
  */
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "iobench/plugin.h"
-#include "svgdraw.h"
-#include "textbuf.h"
+#include "html_int.h"
 
 #define HTML_NAME "html"
-#define MIB 1048576.0
-#define HTML_RUN_INFO_V1_SIZE (offsetof(struct iob_run_info, source) + sizeof(const char *))
-#define HTML_RUN_INFO_V2_SIZE (offsetof(struct iob_run_info, schema) + sizeof(uint32_t))
-#define HTML_RUN_END_V1_SIZE (offsetof(struct iob_run_end, notes) + sizeof(const char *const *))
 
 static const struct iob_host *html_host;
 
-/* The percentiles shown per phase, and their cell classes. */
-#define HTML_NPCT 4
+/* The percentiles shown per phase (their cell classes: html_page.c). */
 static const double html_pct[HTML_NPCT] = {50, 90, 99, 99.9};
-static const char *const html_pct_class[HTML_NPCT] = {"p50", "p90", "p99", "p99_9"};
-
-/* A value that may be absent (not measured: shown as "-"). */
-struct opt {
-	int has;
-	double v;
-};
-
-struct html_phase {
-	char *job, *phase, *status;
-	struct opt bs, bw, iops, pct[HTML_NPCT], max, repeat, round;
-	/* a series (bigread): blocks and speeds, the cliff */
-	struct opt blocks, smin, smed, smax, rmed, cliff_off, cliff_before, cliff_after;
-	int series, cliff;
-};
-
-struct html_repeats {
-	char *job, *phase;
-	struct opt bs, n, mean[3], lo[3], hi[3];
-};
-
-struct html_steady {
-	char *job, *phase, *metric, *rule;
-	struct opt bs, rounds, reached_round, mean, range_pct;
-	int reached;
-};
-
-struct html_cmp {
-	char *job, *phase, *figure, *basis, *verdict, *why;
-	struct opt bs, base, new_, change, lo, hi;
-	int regression;
-};
-
-struct html_state {
-	struct iob_sink sink;
-	int begun, ended, drawn, err, oom;
-	char *tool, *version, *host, *started, *source, *kernel;
-	unsigned schema;
-	char *fs, *device, *backend; /* distinct values of the phase records, ", "-separated */
-	char *report_of, *report_base; /* `iobench report`: the input(s) */
-	struct html_phase *ph;
-	size_t nph, capph;
-	struct html_repeats *rp;
-	size_t nrp, caprp;
-	struct html_steady *sd;
-	size_t nsd, capsd;
-	struct html_cmp *cm;
-	size_t ncm, capcm;
-	size_t nrecords;
-	struct svgd d;
-	struct textbuf out;
-};
-
-static void html_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
-static void html_log(int level, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	if (!html_host || !html_host->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	html_host->log(level, HTML_NAME, "%s", line);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Keeping the records.                                                      */
-
-static char *html_strdup(struct html_state *st, const char *s)
-{
-	char *c = strdup(s ? s : "");
-	if (!c)
-		st->oom = 1;
-	return c;
-}
 
 /* Room for one more of an array; NULL (and oom) when out of memory. */
 static void *html_more(struct html_state *st, void **p, size_t *n, size_t *cap, size_t size)
@@ -192,19 +112,9 @@ static void html_add_distinct(struct html_state *st, char **list, const char *s)
 	*list = q;
 }
 
-static void html_keep_phase(struct html_state *st, const struct iob_record *rec)
+/* The shown percentiles and the max of the record's lat_ns. */
+static void html_keep_lat(struct html_phase *p, const struct iob_record *rec)
 {
-	struct html_phase *p = html_more(st, (void **)&st->ph, &st->nph, &st->capph, sizeof(*p));
-	if (!p)
-		return;
-	p->job = html_strdup(st, svgd_str(rec, "job"));
-	p->phase = html_strdup(st, svgd_str(rec, "phase"));
-	p->status = html_strdup(st, svgd_str(rec, "status"));
-	p->bs = html_opt(rec, "block_size_bytes");
-	p->bw = html_opt(rec, "bw_bytes_per_s");
-	p->iops = html_opt(rec, "ops_per_s");
-	p->repeat = html_opt(rec, "repeat");
-	p->round = html_opt(rec, "round");
 	const struct iob_field *f = svgd_field(rec, "lat_ns");
 	const struct iob_latency *lat = f && f->type == IOB_T_LAT ? f->v.lat : NULL;
 	if (lat && lat->count) {
@@ -214,6 +124,22 @@ static void html_keep_phase(struct html_state *st, const struct iob_record *rec)
 					p->pct[k] = (struct opt){1, (double)lat->value[i]};
 		p->max = (struct opt){1, (double)lat->max};
 	}
+}
+
+static void html_keep_phase(struct html_state *st, const struct iob_record *rec)
+{
+	struct html_phase *p = html_more(st, (void **)&st->ph, &st->nph, &st->capph, sizeof(*p));
+	if (!p)
+		return;
+	p->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
+	p->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
+	p->status = svgd_strdup(&st->oom, svgd_str(rec, "status"));
+	p->bs = html_opt(rec, "block_size_bytes");
+	p->bw = html_opt(rec, "bw_bytes_per_s");
+	p->iops = html_opt(rec, "ops_per_s");
+	p->repeat = html_opt(rec, "repeat");
+	p->round = html_opt(rec, "round");
+	html_keep_lat(p, rec);
 	p->blocks = html_opt(rec, "blocks");
 	if (p->blocks.has) {
 		p->series = 1;
@@ -231,6 +157,24 @@ static void html_keep_phase(struct html_state *st, const struct iob_record *rec)
 	html_add_distinct(st, &st->backend, svgd_str(rec, "backend"));
 }
 
+/* A files job's phase (workload = files, docs/metadata.md) */
+static void html_keep_meta(struct html_state *st, const struct iob_record *rec)
+{
+	struct html_phase *p = html_more(st, (void **)&st->mt, &st->nmt, &st->capmt, sizeof(*p));
+	if (!p)
+		return;
+	p->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
+	p->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
+	p->status = svgd_strdup(&st->oom, svgd_str(rec, "status"));
+	p->streams = html_opt(rec, "streams");
+	p->ops = html_opt(rec, "ops");
+	p->secs = html_opt(rec, "elapsed_s");
+	p->iops = html_opt(rec, "ops_per_s");
+	p->repeat = html_opt(rec, "repeat");
+	html_keep_lat(p, rec);
+	html_add_distinct(st, &st->fs, svgd_str(rec, "fs_type"));
+}
+
 static void html_keep_repeats(struct html_state *st, const struct iob_record *rec)
 {
 	static const char *const fig[3][3] = {
@@ -240,8 +184,8 @@ static void html_keep_repeats(struct html_state *st, const struct iob_record *re
 	struct html_repeats *r = html_more(st, (void **)&st->rp, &st->nrp, &st->caprp, sizeof(*r));
 	if (!r)
 		return;
-	r->job = html_strdup(st, svgd_str(rec, "job"));
-	r->phase = html_strdup(st, svgd_str(rec, "phase"));
+	r->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
+	r->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
 	r->bs = html_opt(rec, "block_size_bytes");
 	r->n = html_opt(rec, "repeats");
 	for (int k = 0; k < 3; k++) {
@@ -256,10 +200,10 @@ static void html_keep_steady(struct html_state *st, const struct iob_record *rec
 	struct html_steady *s = html_more(st, (void **)&st->sd, &st->nsd, &st->capsd, sizeof(*s));
 	if (!s)
 		return;
-	s->job = html_strdup(st, svgd_str(rec, "job"));
-	s->phase = html_strdup(st, svgd_str(rec, "phase"));
-	s->metric = html_strdup(st, svgd_str(rec, "steady_state"));
-	s->rule = html_strdup(st, svgd_str(rec, "rule"));
+	s->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
+	s->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
+	s->metric = svgd_strdup(&st->oom, svgd_str(rec, "steady_state"));
+	s->rule = svgd_strdup(&st->oom, svgd_str(rec, "rule"));
 	s->bs = html_opt(rec, "block_size_bytes");
 	s->rounds = html_opt(rec, "rounds");
 	s->reached = svgd_bool(rec, "reached");
@@ -274,12 +218,12 @@ static void html_keep_comparison(struct html_state *st, const struct iob_record 
 	struct html_cmp *c = html_more(st, (void **)&st->cm, &st->ncm, &st->capcm, sizeof(*c));
 	if (!c)
 		return;
-	c->job = html_strdup(st, svgd_str(rec, "job"));
-	c->phase = html_strdup(st, svgd_str(rec, "phase"));
-	c->figure = html_strdup(st, svgd_str(rec, "figure"));
-	c->basis = html_strdup(st, svgd_str(rec, "basis"));
-	c->verdict = html_strdup(st, svgd_str(rec, "verdict"));
-	c->why = html_strdup(st, svgd_str(rec, "why"));
+	c->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
+	c->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
+	c->figure = svgd_strdup(&st->oom, svgd_str(rec, "figure"));
+	c->basis = svgd_strdup(&st->oom, svgd_str(rec, "basis"));
+	c->verdict = svgd_strdup(&st->oom, svgd_str(rec, "verdict"));
+	c->why = svgd_strdup(&st->oom, svgd_str(rec, "why"));
 	c->bs = html_opt(rec, "block_size_bytes");
 	c->base = html_opt(rec, "base");
 	c->new_ = html_opt(rec, "new");
@@ -297,6 +241,8 @@ static void html_keep(struct html_state *st, const struct iob_record *rec)
 	svgd_keep(&st->d, rec);
 	if (strcmp(kind, "phase") == 0)
 		html_keep_phase(st, rec);
+	else if (strcmp(kind, "meta") == 0)
+		html_keep_meta(st, rec);
 	else if (strcmp(kind, "repeats") == 0)
 		html_keep_repeats(st, rec);
 	else if (strcmp(kind, "steady") == 0)
@@ -306,540 +252,9 @@ static void html_keep(struct html_state *st, const struct iob_record *rec)
 	else if (strcmp(kind, "report") == 0) { /* `iobench report`: which files */
 		free(st->report_of);
 		free(st->report_base);
-		st->report_of = html_strdup(st, svgd_str(rec, "input"));
-		st->report_base = *svgd_str(rec, "base") ? html_strdup(st, svgd_str(rec, "base")) : NULL;
+		st->report_of = svgd_strdup(&st->oom, svgd_str(rec, "input"));
+		st->report_base = *svgd_str(rec, "base") ? svgd_strdup(&st->oom, svgd_str(rec, "base")) : NULL;
 	}
-}
-
-/* ------------------------------------------------------------------------ */
-/* Formatting.                                                               */
-
-/* '.' as the decimal point whatever the locale. */
-static void html_dot(char *s)
-{
-	for (; *s; s++)
-		if (*s == ',')
-			*s = '.';
-}
-
-static void html_fmt_bytes(char *out, size_t len, double v)
-{
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	int u = 0;
-	while (u < 4 && fabs(v) >= 1024 && fmod(v, 1024) == 0) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0 && fabs(v) >= 1024 * 1024) { /* not a round size: two decimals */
-		while (u < 4 && fabs(v) >= 1024) {
-			v /= 1024;
-			u++;
-		}
-		snprintf(out, len, "%.2f %s", v, unit[u]);
-	} else {
-		snprintf(out, len, "%.0f %s", v, unit[u]);
-	}
-	html_dot(out);
-}
-
-static void html_fmt_ns(char *out, size_t len, double v)
-{
-	if (v >= 1e9)
-		snprintf(out, len, "%.3g s", v / 1e9);
-	else if (v >= 1e6)
-		snprintf(out, len, "%.3g ms", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(out, len, "%.3g us", v / 1e3);
-	else
-		snprintf(out, len, "%.0f ns", v);
-	html_dot(out);
-}
-
-static void html_fmt_mibs(char *out, size_t len, double v)
-{
-	snprintf(out, len, "%.1f", v / MIB);
-	html_dot(out);
-}
-
-static void html_fmt_iops(char *out, size_t len, double v)
-{
-	snprintf(out, len, v >= 100 ? "%.0f" : "%.2f", v);
-	html_dot(out);
-}
-
-enum html_how { H_BYTES, H_NS, H_MIBS, H_IOPS, H_COUNT, H_PCT };
-
-static void html_fmt(char *out, size_t len, enum html_how how, double v)
-{
-	switch (how) {
-	case H_BYTES: html_fmt_bytes(out, len, v); break;
-	case H_NS: html_fmt_ns(out, len, v); break;
-	case H_MIBS: html_fmt_mibs(out, len, v); break;
-	case H_IOPS: html_fmt_iops(out, len, v); break;
-	case H_COUNT: snprintf(out, len, "%.0f", v); break;
-	case H_PCT: snprintf(out, len, "%+.1f%%", v * 100); html_dot(out); break;
-	}
-}
-
-static void html_esc(struct textbuf *b, const char *s)
-{
-	textbuf_xml(b, s);
-}
-
-/* <td class="cls" data-v="exact">shown</td>, or "-" when not measured. */
-static void html_num_td(struct textbuf *b, const char *cls, struct opt o, enum html_how how)
-{
-	textbuf_str(b, "<td class=\"num");
-	if (cls) {
-		textbuf_str(b, " ");
-		textbuf_str(b, cls);
-	}
-	textbuf_str(b, "\"");
-	if (!o.has) {
-		textbuf_str(b, ">-</td>");
-		return;
-	}
-	char v[64], shown[64];
-	textbuf_fmt_double(o.v, v, sizeof(v));
-	html_fmt(shown, sizeof(shown), how, o.v);
-	textbuf_str(b, " data-v=\"");
-	textbuf_str(b, v);
-	textbuf_str(b, "\">");
-	textbuf_str(b, shown);
-	textbuf_str(b, "</td>");
-}
-
-static void html_td(struct textbuf *b, const char *cls, const char *s)
-{
-	textbuf_str(b, "<td");
-	if (cls) {
-		textbuf_str(b, " class=\"");
-		textbuf_str(b, cls);
-		textbuf_str(b, "\"");
-	}
-	textbuf_str(b, ">");
-	html_esc(b, s && *s ? s : "-");
-	textbuf_str(b, "</td>");
-}
-
-/* <thead> of a sortable table: heads separated by '|'. */
-static void html_thead(struct textbuf *b, const char *id, const char *caption, const char *heads)
-{
-	textbuf_str(b, "<table class=\"sortable\" id=\"");
-	textbuf_str(b, id);
-	textbuf_str(b, "\">\n<caption>");
-	textbuf_str(b, caption);
-	textbuf_str(b, "</caption>\n<thead><tr>");
-	for (const char *p = heads; *p;) {
-		const char *e = strchr(p, '|');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		textbuf_str(b, "<th scope=\"col\">");
-		textbuf_add(b, p, n);
-		textbuf_str(b, "</th>");
-		p += n + (e ? 1 : 0);
-	}
-	textbuf_str(b, "</tr></thead>\n<tbody>\n");
-}
-
-/* ------------------------------------------------------------------------ */
-/* The page.                                                                 */
-
-static const char html_style[] =
-    "<style>\n"
-    "body{font-family:\"DejaVu Sans\",Helvetica,Arial,sans-serif;font-size:14px;color:#212529;"
-    "background:#fff;margin:1.5em auto;max-width:1000px;padding:0 1em}\n"
-    "h1{font-size:1.45em;margin:.2em 0}h2{font-size:1.15em;border-bottom:1px solid #ccc;margin-top:1.6em}\n"
-    "table{border-collapse:collapse;margin:.6em 0;font-size:.92em}\n"
-    "caption{text-align:left;font-weight:bold;padding:.3em 0}\n"
-    "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}\n"
-    "th{background:#f1f3f5}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
-    "table.facts th{width:11em}\n"
-    ".notes{border:2px solid #e67700;background:#fff4e6;padding:.5em 1em .5em 2.2em}\n"
-    ".notes li{margin:.2em 0}.error{color:#c92a2a;font-weight:bold}\n"
-    ".faster{color:#2b8a3e}.slower{color:#c92a2a}.regression{font-weight:bold;color:#c92a2a}\n"
-    "figure{margin:1em 0}figcaption{font-weight:bold;margin:.3em 0}\n"
-    "figure svg{max-width:100%;height:auto;display:block}\n"
-    ".small{color:#555;font-size:.9em}\n"
-    "@media print{\n"
-    "@page{margin:12mm}\n"
-    "body{max-width:none;margin:0;padding:0;font-size:9.5pt}\n"
-    "h2{break-after:avoid}table,figure{break-inside:avoid}tr{break-inside:avoid}\n"
-    "th[scope=col]{cursor:auto}\n"
-    "figure svg{width:100%}\n"
-    "}\n"
-    "th[scope=col]{cursor:pointer}\n"
-    "</style>\n";
-
-/* Sorts a table by a column when its head is clicked: a number cell by its
- * data-v, any other by its text.  The page is whole without it. */
-static const char html_script[] =
-    "<script>\n"
-    "(function(){\n"
-    "function key(td){var v=td.getAttribute('data-v');return v===null?td.textContent:parseFloat(v);}\n"
-    "function sort(table,col,dir){var body=table.tBodies[0];var rows=Array.prototype.slice.call(body.rows);\n"
-    "rows.sort(function(a,b){var x=key(a.cells[col]),y=key(b.cells[col]);\n"
-    "if(typeof x==='number'&&typeof y==='number')return dir*(x-y);\n"
-    "return dir*String(x).localeCompare(String(y));});\n"
-    "rows.forEach(function(r){body.appendChild(r);});}\n"
-    "var tables=document.querySelectorAll('table.sortable');\n"
-    "Array.prototype.forEach.call(tables,function(t){var ths=t.tHead?t.tHead.rows[0].cells:[];\n"
-    "Array.prototype.forEach.call(ths,function(th,i){var dir=1;th.title='click to sort';\n"
-    "th.addEventListener('click',function(){sort(t,i,dir);dir=-dir;});});});\n"
-    "})();\n"
-    "</script>\n";
-
-static void html_fact(struct textbuf *b, const char *name, const char *value)
-{
-	textbuf_str(b, "<tr><th scope=\"row\">");
-	textbuf_str(b, name);
-	textbuf_str(b, "</th><td>");
-	html_esc(b, value && *value ? value : "-");
-	textbuf_str(b, "</td></tr>\n");
-}
-
-static void html_facts(struct html_state *st, struct textbuf *b)
-{
-	char schema[32];
-	snprintf(schema, sizeof(schema), "%u", st->schema);
-	textbuf_str(b, "<h2>Run</h2>\n<table class=\"facts\" id=\"facts\">\n<tbody>\n");
-	html_fact(b, "Host", st->host);
-	html_fact(b, "Kernel", st->kernel);
-	html_fact(b, "File system", st->fs);
-	html_fact(b, "Device", st->device);
-	html_fact(b, "Backend", st->backend);
-	html_fact(b, "Tool", st->tool);
-	html_fact(b, "Version", st->version);
-	html_fact(b, "Command line", st->source);
-	html_fact(b, "Started", st->started);
-	html_fact(b, "Record schema", st->schema ? schema : NULL);
-	if (st->report_of)
-		html_fact(b, "Result file", st->report_of);
-	if (st->report_base)
-		html_fact(b, "Compared with", st->report_base);
-	textbuf_str(b, "</tbody>\n</table>\n");
-}
-
-static void html_notes(struct textbuf *b, const struct iob_run_end *end)
-{
-	size_t n = end && end->struct_size >= HTML_RUN_END_V1_SIZE && end->notes ? end->nnotes : 0;
-	textbuf_str(b, "<h2>Notes</h2>\n");
-	if (!n) {
-		textbuf_str(b, "<p id=\"notes\" class=\"small\">The run gave no notes.</p>\n");
-		return;
-	}
-	textbuf_str(b, "<ul class=\"notes\" id=\"notes\">\n");
-	for (size_t i = 0; i < n; i++) {
-		textbuf_str(b, "<li>");
-		html_esc(b, end->notes[i]);
-		textbuf_str(b, "</li>\n");
-	}
-	textbuf_str(b, "</ul>\n");
-}
-
-static void html_comparison(struct html_state *st, struct textbuf *b)
-{
-	if (!st->ncm)
-		return;
-	textbuf_str(b, "<h2>Comparison</h2>\n<p class=\"small\">Change of this run against the one it is compared "
-		       "with, its 95% interval and the verdict of <code>iobench compare</code> "
-		       "(docs/statistics.md).</p>\n");
-	html_thead(b, "comparison", "Comparison, per phase and figure",
-		   "job|phase|block size|figure|base|new|change|interval|basis|verdict");
-	for (size_t i = 0; i < st->ncm; i++) {
-		const struct html_cmp *c = &st->cm[i];
-		int lat = c->figure && strncmp(c->figure, "lat_", 4) == 0, bw = c->figure && strcmp(c->figure, "bw") == 0;
-		enum html_how how = lat ? H_NS : bw ? H_MIBS : H_IOPS;
-		textbuf_str(b, "<tr class=\"cmp\">");
-		html_td(b, "job", c->job);
-		html_td(b, "phase", c->phase);
-		html_num_td(b, "bs", c->bs, H_BYTES);
-		const char *fig = bw ? "MiB/s" : c->figure && strcmp(c->figure, "iops") == 0 ? "IOPS"
-					  : lat ? c->figure + 4 /* lat_p50: p50 */
-						: c->figure;
-		html_td(b, "figure", fig);
-		html_num_td(b, "base", c->base, how);
-		html_num_td(b, "new", c->new_, how);
-		html_num_td(b, "change", c->change, H_PCT);
-		if (c->lo.has && c->hi.has) {
-			char lo[32], hi[32];
-			html_fmt(lo, sizeof(lo), H_PCT, c->lo.v);
-			html_fmt(hi, sizeof(hi), H_PCT, c->hi.v);
-			textbuf_str(b, "<td class=\"num interval\">[");
-			textbuf_str(b, lo);
-			textbuf_str(b, ", ");
-			textbuf_str(b, hi);
-			textbuf_str(b, "]</td>");
-		} else {
-			textbuf_str(b, "<td class=\"num interval\">-</td>");
-		}
-		html_td(b, "basis", c->basis);
-		textbuf_str(b, "<td class=\"verdict");
-		if (c->verdict && strcmp(c->verdict, "faster") == 0)
-			textbuf_str(b, " faster");
-		else if (c->verdict && strcmp(c->verdict, "slower") == 0)
-			textbuf_str(b, " slower");
-		if (c->regression)
-			textbuf_str(b, " regression");
-		textbuf_str(b, "\">");
-		html_esc(b, c->verdict);
-		if (c->regression)
-			textbuf_str(b, " (regression)");
-		if (c->why && *c->why) {
-			textbuf_str(b, "<br><span class=\"small\">");
-			html_esc(b, c->why);
-			textbuf_str(b, "</span>");
-		}
-		textbuf_str(b, "</td></tr>\n");
-	}
-	textbuf_str(b, "</tbody>\n</table>\n");
-}
-
-static void html_phases(struct html_state *st, struct textbuf *b)
-{
-	int any_repeat = 0, any_round = 0;
-	for (size_t i = 0; i < st->nph; i++) {
-		any_repeat |= st->ph[i].repeat.has;
-		any_round |= st->ph[i].round.has;
-	}
-	textbuf_str(b, "<h2>Phases</h2>\n");
-	if (!st->nph) {
-		textbuf_str(b, "<p id=\"phases\">No phase was recorded.</p>\n");
-		return;
-	}
-	char heads[256];
-	snprintf(heads, sizeof(heads), "job|phase|block size%s%s|MiB/s|IOPS|p50|p90|p99|p99.9|max|status",
-		 any_repeat ? "|repeat" : "", any_round ? "|round" : "");
-	html_thead(b, "phases", "One row per phase record (latency per I/O)", heads);
-	for (size_t i = 0; i < st->nph; i++) {
-		const struct html_phase *p = &st->ph[i];
-		textbuf_str(b, "<tr class=\"phase\">");
-		html_td(b, "job", p->job);
-		html_td(b, "phase", p->phase);
-		html_num_td(b, "bs", p->bs, H_BYTES);
-		if (any_repeat)
-			html_num_td(b, "repeat", p->repeat, H_COUNT);
-		if (any_round)
-			html_num_td(b, "round", p->round, H_COUNT);
-		html_num_td(b, "bw", p->bw, H_MIBS);
-		html_num_td(b, "iops", p->iops, H_IOPS);
-		for (int k = 0; k < HTML_NPCT; k++)
-			html_num_td(b, html_pct_class[k], p->pct[k], H_NS);
-		html_num_td(b, "max", p->max, H_NS);
-		html_td(b, "status", p->status);
-		textbuf_str(b, "</tr>\n");
-	}
-	textbuf_str(b, "</tbody>\n</table>\n");
-}
-
-static void html_repeats(struct html_state *st, struct textbuf *b)
-{
-	if (!st->nrp)
-		return;
-	textbuf_str(b, "<h2>Repeats</h2>\n<p class=\"small\">Mean of the repeated runs of a phase and its 95% "
-		       "interval (Student's t, docs/statistics.md).</p>\n");
-	html_thead(b, "repeats", "Repeated phases: mean [95% interval]",
-		   "job|phase|block size|runs|MiB/s|MiB/s low|MiB/s high|IOPS|IOPS low|IOPS high|p99|p99 low|p99 high");
-	static const char *const cls[3][3] = {{"bw", "bw_lo", "bw_hi"}, {"iops", "iops_lo", "iops_hi"},
-					      {"p99", "p99_lo", "p99_hi"}};
-	static const enum html_how how[3] = {H_MIBS, H_IOPS, H_NS};
-	for (size_t i = 0; i < st->nrp; i++) {
-		const struct html_repeats *r = &st->rp[i];
-		textbuf_str(b, "<tr class=\"repeats\">");
-		html_td(b, "job", r->job);
-		html_td(b, "phase", r->phase);
-		html_num_td(b, "bs", r->bs, H_BYTES);
-		html_num_td(b, "runs", r->n, H_COUNT);
-		for (int k = 0; k < 3; k++) {
-			html_num_td(b, cls[k][0], r->mean[k], how[k]);
-			html_num_td(b, cls[k][1], r->lo[k], how[k]);
-			html_num_td(b, cls[k][2], r->hi[k], how[k]);
-		}
-		textbuf_str(b, "</tr>\n");
-	}
-	textbuf_str(b, "</tbody>\n</table>\n");
-}
-
-static void html_series(struct html_state *st, struct textbuf *b)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < st->nph; i++)
-		n += st->ph[i].series;
-	if (!n)
-		return;
-	textbuf_str(b, "<h2>Block speeds</h2>\n");
-	html_thead(b, "series", "Speed of the blocks of a series read (MiB/s) and the cliff",
-		   "job|blocks|min|median|max|robust median|cliff at|before|after");
-	for (size_t i = 0; i < st->nph; i++) {
-		const struct html_phase *p = &st->ph[i];
-		if (!p->series)
-			continue;
-		textbuf_str(b, "<tr class=\"series\">");
-		html_td(b, "job", p->job);
-		html_num_td(b, "blocks", p->blocks, H_COUNT);
-		html_num_td(b, "smin", p->smin, H_MIBS);
-		html_num_td(b, "smed", p->smed, H_MIBS);
-		html_num_td(b, "smax", p->smax, H_MIBS);
-		html_num_td(b, "rmed", p->rmed, H_MIBS);
-		struct opt none = {0, 0};
-		html_num_td(b, "cliff", p->cliff ? p->cliff_off : none, H_BYTES);
-		html_num_td(b, "cliff_before", p->cliff ? p->cliff_before : none, H_MIBS);
-		html_num_td(b, "cliff_after", p->cliff ? p->cliff_after : none, H_MIBS);
-		textbuf_str(b, "</tr>\n");
-	}
-	textbuf_str(b, "</tbody>\n</table>\n");
-}
-
-static void html_steady(struct html_state *st, struct textbuf *b)
-{
-	if (!st->nsd)
-		return;
-	textbuf_str(b, "<h2>Steady state</h2>\n");
-	html_thead(b, "steady", "Steady state: the last window judged",
-		   "job|phase|block size|figure|rule|rounds|reached|at round|window mean|range");
-	for (size_t i = 0; i < st->nsd; i++) {
-		const struct html_steady *s = &st->sd[i];
-		int bw = s->metric && strcmp(s->metric, "bw") == 0;
-		textbuf_str(b, "<tr class=\"steady\">");
-		html_td(b, "job", s->job);
-		html_td(b, "phase", s->phase);
-		html_num_td(b, "bs", s->bs, H_BYTES);
-		html_td(b, "metric", bw ? "MiB/s" : "IOPS");
-		html_td(b, "rule", s->rule);
-		html_num_td(b, "rounds", s->rounds, H_COUNT);
-		html_td(b, "reached", s->reached ? "yes" : "no");
-		html_num_td(b, "reached_round", s->reached_round, H_COUNT);
-		html_num_td(b, "mean", s->mean, bw ? H_MIBS : H_IOPS);
-		if (s->range_pct.has) {
-			char v[64], shown[64];
-			textbuf_fmt_double(s->range_pct.v, v, sizeof(v));
-			snprintf(shown, sizeof(shown), "%.1f%%", s->range_pct.v);
-			html_dot(shown);
-			textbuf_str(b, "<td class=\"num range\" data-v=\"");
-			textbuf_str(b, v);
-			textbuf_str(b, "\">");
-			textbuf_str(b, shown);
-			textbuf_str(b, "</td>");
-		} else {
-			textbuf_str(b, "<td class=\"num range\">-</td>");
-		}
-		textbuf_str(b, "</tr>\n");
-	}
-	textbuf_str(b, "</tbody>\n</table>\n");
-}
-
-/* One figure: the panels of `what`, drawn by svgdraw.c, as inline SVG. */
-static void html_figure(struct html_state *st, struct textbuf *b, const char *id, const char *caption,
-			unsigned what)
-{
-	struct textbuf body = {0};
-	size_t panels = svgd_draw(&st->d, &body, what, 10);
-	if (panels && !body.oom && body.data) {
-		double h = 10 + (double)panels * SVG_PANEL_H + 10;
-		textbuf_str(b, "<figure id=\"");
-		textbuf_str(b, id);
-		textbuf_str(b, "\">\n<figcaption>");
-		textbuf_str(b, caption);
-		textbuf_str(b, "</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"");
-		svgd_coord(b, SVG_W);
-		textbuf_str(b, "\" height=\"");
-		svgd_coord(b, h);
-		textbuf_str(b, "\" viewBox=\"0 0 ");
-		svgd_coord(b, SVG_W);
-		textbuf_str(b, " ");
-		svgd_coord(b, h);
-		textbuf_str(b, "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-			       "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
-		textbuf_add(b, body.data, body.len);
-		textbuf_str(b, "</svg>\n</figure>\n");
-	}
-	if (body.oom)
-		st->oom = 1;
-	textbuf_free(&body);
-}
-
-static void html_pictures(struct html_state *st, struct textbuf *b)
-{
-	textbuf_str(b, "<h2>Pictures</h2>\n");
-	size_t most = 0, thinned = svgd_thinned(&st->d, &most);
-	if (thinned) {
-		char line[400];
-		snprintf(line, sizeof(line),
-			 "<p class=\"small\" id=\"thinned\">%zu line%s of more than %d points (the longest %zu) %s "
-			 "drawn as the lowest and the highest value of each of %d runs of points, so no dip or "
-			 "peak is lost; the tables hold the exact figures.</p>\n",
-			 thinned, thinned == 1 ? "" : "s", SVGD_MAX_POINTS, most, thinned == 1 ? "is" : "are",
-			 SVGD_MAX_POINTS / 2);
-		textbuf_str(b, line);
-	}
-	if (st->d.profile)
-		html_figure(st, b, "fig-profile", "Size sweep: throughput and IOPS against the I/O size", SVGD_PROFILE);
-	if (st->d.nse)
-		html_figure(st, b, "fig-series", "Block speeds and the cliff", SVGD_SERIES);
-	if (st->d.nsd)
-		html_figure(st, b, "fig-steady", "Steady state: rounds and the window judged", SVGD_STEADY);
-	if (st->d.niv)
-		html_figure(st, b, "fig-intervals", "Throughput and IOPS per interval", SVGD_INTERVALS);
-	if (st->d.nmeta) /* workload = files (docs/metadata.md) */
-		html_figure(st, b, "fig-meta", "Files jobs: operations per second per phase", SVGD_META);
-	if (!st->d.profile && st->nph)
-		html_figure(st, b, "fig-latency", "Latency percentiles per phase", SVGD_LATENCY);
-}
-
-static int html_render(struct html_state *st, const struct iob_run_end *end, int status, int interrupted,
-		       const char *error)
-{
-	st->drawn = 1;
-	struct textbuf *b = &st->out;
-	textbuf_clear(b);
-	char title[600];
-	snprintf(title, sizeof(title), "%s on %s, started %s", st->tool ? st->tool : "iobench",
-		 st->host && *st->host ? st->host : "?", st->started && *st->started ? st->started : "?");
-	textbuf_str(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-		       "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
-		       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		       "<meta name=\"generator\" content=\"iobench html output\">\n<title>");
-	html_esc(b, title);
-	textbuf_str(b, "</title>\n");
-	textbuf_str(b, html_style);
-	textbuf_str(b, "</head>\n<body>\n<header>\n<h1>");
-	html_esc(b, title);
-	textbuf_str(b, "</h1>\n");
-	if (status || interrupted) {
-		char why[700];
-		snprintf(why, sizeof(why), "%s%s%s", interrupted ? "(interrupted) " : "", status ? "error: " : "",
-			 status && error ? error : "");
-		textbuf_str(b, "<p class=\"error\" id=\"error\">");
-		html_esc(b, why);
-		textbuf_str(b, "</p>\n");
-	}
-	textbuf_str(b, "</header>\n<main>\n");
-	html_notes(b, end);
-	html_facts(st, b);
-	html_comparison(st, b);
-	html_phases(st, b);
-	html_repeats(st, b);
-	html_series(st, b);
-	html_steady(st, b);
-	html_pictures(st, b);
-	char foot[200];
-	snprintf(foot, sizeof(foot),
-		 "</main>\n<footer class=\"small\"><p id=\"records\" data-v=\"%zu\">%zu records. Made by iobench's html "
-		 "output; the page needs nothing but itself.</p></footer>\n",
-		 st->nrecords, st->nrecords);
-	textbuf_str(b, foot);
-	textbuf_str(b, html_script);
-	textbuf_str(b, "</body>\n</html>\n");
-	if (b->oom || st->oom || st->d.oom) {
-		html_log(IOB_LOG_ERROR, "out of memory writing the page for %s", st->sink.name);
-		return -ENOMEM;
-	}
-	if (st->err)
-		return st->err;
-	int rc = st->sink.write(st->sink.ctx, b->data, b->len);
-	if (rc < 0)
-		st->err = rc;
-	return rc < 0 ? rc : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -847,39 +262,24 @@ static int html_render(struct html_state *st, const struct iob_run_end *end, int
 
 static int html_open(const struct iob_sink *sink, const char *args, void **state)
 {
-	if (!sink || !sink->write || !state)
-		return -EINVAL;
-	if (args && *args) {
-		html_log(IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output html=FILE.html", args);
-		return -EINVAL;
-	}
-	struct html_state *st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	st->sink = *sink;
-	if (!st->sink.name)
-		st->sink.name = "output";
-	*state = st;
-	return 0;
+	return svgd_out_open(sink, args, state, sizeof(struct html_state), html_host, HTML_NAME, "html=FILE.html");
 }
 
 static int html_begin_run(void *state, const struct iob_run_info *run)
 {
 	struct html_state *st = state;
-	if (st->begun) {
-		html_log(IOB_LOG_ERROR, "begin_run called twice on %s", st->sink.name);
-		return -EINVAL;
-	}
-	st->begun = 1;
+	int rc = svgd_out_begin(&st->o);
+	if (rc)
+		return rc;
 	if (run && run->struct_size >= HTML_RUN_INFO_V1_SIZE) {
-		st->tool = run->tool ? html_strdup(st, run->tool) : NULL;
-		st->version = run->version ? html_strdup(st, run->version) : NULL;
-		st->host = run->host ? html_strdup(st, run->host) : NULL;
-		st->started = run->started ? html_strdup(st, run->started) : NULL;
-		st->source = run->source ? html_strdup(st, run->source) : NULL;
+		st->tool = run->tool ? svgd_strdup(&st->oom, run->tool) : NULL;
+		st->version = run->version ? svgd_strdup(&st->oom, run->version) : NULL;
+		st->host = run->host ? svgd_strdup(&st->oom, run->host) : NULL;
+		st->started = run->started ? svgd_strdup(&st->oom, run->started) : NULL;
+		st->source = run->source ? svgd_strdup(&st->oom, run->source) : NULL;
 	}
 	if (run && run->struct_size >= HTML_RUN_INFO_V2_SIZE) {
-		st->kernel = run->kernel ? html_strdup(st, run->kernel) : NULL;
+		st->kernel = run->kernel ? svgd_strdup(&st->oom, run->kernel) : NULL;
 		st->schema = run->schema;
 	}
 	return st->oom ? -ENOMEM : 0;
@@ -888,29 +288,19 @@ static int html_begin_run(void *state, const struct iob_run_info *run)
 static int html_record(void *state, const struct iob_record *rec)
 {
 	struct html_state *st = state;
-	if (!st->begun || st->ended) {
-		html_log(IOB_LOG_ERROR, "record outside a run on %s", st->sink.name);
-		return -EINVAL;
-	}
-	if (!rec || (rec->nfields && !rec->fields))
-		return -EINVAL;
+	int rc = svgd_out_record(&st->o, rec);
+	if (rc)
+		return rc;
 	html_keep(st, rec);
-	if (st->oom || st->d.oom) {
-		html_log(IOB_LOG_ERROR, "out of memory keeping a record for %s", st->sink.name);
-		return -ENOMEM;
-	}
-	return st->err;
+	return svgd_out_kept(&st->o, st->oom || st->d.oom);
 }
 
 static int html_end_run(void *state, const struct iob_run_end *end)
 {
 	struct html_state *st = state;
-	if (!st->begun || st->ended) {
-		html_log(IOB_LOG_ERROR, "end_run %s on %s", st->ended ? "called twice" : "before begin_run",
-			 st->sink.name);
-		return -EINVAL;
-	}
-	st->ended = 1;
+	int rc = svgd_out_end(&st->o);
+	if (rc)
+		return rc;
 	int ok = end && end->struct_size >= HTML_RUN_END_V1_SIZE;
 	return html_render(st, ok ? end : NULL, ok ? end->status : -1, ok ? end->interrupted : 0,
 			   ok ? end->error : "run ended without a result");
@@ -922,13 +312,19 @@ static int html_close(void *state)
 	if (!st)
 		return 0;
 	int rc = 0;
-	if (st->begun && !st->drawn)
+	if (st->o.begun && !st->o.drawn)
 		rc = html_render(st, NULL, -1, 0, "run ended without a result");
 	for (size_t i = 0; i < st->nph; i++) {
 		free(st->ph[i].job);
 		free(st->ph[i].phase);
 		free(st->ph[i].status);
 	}
+	for (size_t i = 0; i < st->nmt; i++) {
+		free(st->mt[i].job);
+		free(st->mt[i].phase);
+		free(st->mt[i].status);
+	}
+	free(st->mt);
 	for (size_t i = 0; i < st->nrp; i++) {
 		free(st->rp[i].job);
 		free(st->rp[i].phase);

@@ -23,14 +23,13 @@
  *
  * Statistics are the core's: this output only places values on axes.  A
  * series (or an interval line) of more than SVGD_MAX_POINTS points is drawn as the lowest and the
- * highest value of each of SVGD_MAX_POINTS / 2 runs of points (svgdraw.c), so a dip is
+ * highest value of each of SVGD_MAX_POINTS / 2 runs of points (svgdraw_pictures.c), so a dip is
  * never smoothed away.  After the sink fails nothing more is written and
  * every later call returns that error.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,55 +47,24 @@
 static const struct iob_host *svg_host;
 
 struct svg_state {
-	struct iob_sink sink;
-	int begun, ended, drawn;
-	int err;
+	struct svgd_out o; /* first: the sink, where the run is, its error (svgdraw.h) */
 	char *tool, *host, *started;
 	int oom; /* the run facts could not be kept */
 	struct svgd d; /* the records the pictures need (svgdraw.h) */
 	struct textbuf out;
 };
 
-static void svg_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
-static void svg_log(int level, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	if (!svg_host || !svg_host->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	svg_host->log(level, SVG_NAME, "%s", line);
-}
-
-static char *svg_strdup(struct svg_state *st, const char *s)
-{
-	char *c = strdup(s ? s : "");
-	if (!c)
-		st->oom = 1;
-	return c;
-}
-
 static int svg_render(struct svg_state *st, int status, int interrupted, const char *error)
 {
-	st->drawn = 1;
+	st->o.drawn = 1;
 	size_t panels = 0;
 	struct textbuf *b = &st->out, body = {0};
 	textbuf_clear(b);
 	panels = svgd_draw(&st->d, &body, svgd_default(&st->d), SVG_TOP);
 	double h = SVG_TOP + (double)panels * SVG_PANEL_H + 10;
 
-	textbuf_str(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		       "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
-	svgd_coord(b, SVG_W);
-	textbuf_str(b, "\" height=\"");
-	svgd_coord(b, h);
-	textbuf_str(b, "\" viewBox=\"0 0 ");
-	svgd_coord(b, SVG_W);
-	textbuf_str(b, " ");
-	svgd_coord(b, h);
-	textbuf_str(b, "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n");
+	textbuf_str(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	svgd_svg_tag(b, "version=\"1.1\"", h);
 	char head[512];
 	snprintf(head, sizeof(head), "%s on %s, started %s", st->tool ? st->tool : "iobench",
 		 st->host ? st->host : "?", st->started ? st->started : "?");
@@ -115,52 +83,27 @@ static int svg_render(struct svg_state *st, int status, int interrupted, const c
 	textbuf_str(b, "</svg>\n");
 	int oom = body.oom || b->oom || st->d.oom || st->oom;
 	textbuf_free(&body);
-	if (oom) {
-		svg_log(IOB_LOG_ERROR, "out of memory drawing the picture for %s", st->sink.name);
-		return -ENOMEM;
-	}
-	if (st->err)
-		return st->err;
-	int rc = st->sink.write(st->sink.ctx, b->data, b->len);
-	if (rc < 0)
-		st->err = rc;
-	return rc < 0 ? rc : 0;
+	return svgd_out_write(&st->o, b, oom, "drawing the picture");
 }
-
 
 /* ------------------------------------------------------------------------ */
 /* Ops.                                                                      */
 
 static int svg_open(const struct iob_sink *sink, const char *args, void **state)
 {
-	if (!sink || !sink->write || !state)
-		return -EINVAL;
-	if (args && *args) {
-		svg_log(IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output svg=FILE.svg", args);
-		return -EINVAL;
-	}
-	struct svg_state *st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	st->sink = *sink;
-	if (!st->sink.name)
-		st->sink.name = "output";
-	*state = st;
-	return 0;
+	return svgd_out_open(sink, args, state, sizeof(struct svg_state), svg_host, SVG_NAME, "svg=FILE.svg");
 }
 
 static int svg_begin_run(void *state, const struct iob_run_info *run)
 {
 	struct svg_state *st = state;
-	if (st->begun) {
-		svg_log(IOB_LOG_ERROR, "begin_run called twice on %s", st->sink.name);
-		return -EINVAL;
-	}
-	st->begun = 1;
+	int rc = svgd_out_begin(&st->o);
+	if (rc)
+		return rc;
 	if (run && run->struct_size >= SVG_RUN_INFO_V1_SIZE) {
-		st->tool = run->tool ? svg_strdup(st, run->tool) : NULL;
-		st->host = run->host ? svg_strdup(st, run->host) : NULL;
-		st->started = run->started ? svg_strdup(st, run->started) : NULL;
+		st->tool = run->tool ? svgd_strdup(&st->oom, run->tool) : NULL;
+		st->host = run->host ? svgd_strdup(&st->oom, run->host) : NULL;
+		st->started = run->started ? svgd_strdup(&st->oom, run->started) : NULL;
 	}
 	return st->oom ? -ENOMEM : 0;
 }
@@ -168,29 +111,19 @@ static int svg_begin_run(void *state, const struct iob_run_info *run)
 static int svg_record(void *state, const struct iob_record *rec)
 {
 	struct svg_state *st = state;
-	if (!st->begun || st->ended) {
-		svg_log(IOB_LOG_ERROR, "record outside a run on %s", st->sink.name);
-		return -EINVAL;
-	}
-	if (!rec || (rec->nfields && !rec->fields))
-		return -EINVAL;
+	int rc = svgd_out_record(&st->o, rec);
+	if (rc)
+		return rc;
 	svgd_keep(&st->d, rec);
-	if (st->d.oom) {
-		svg_log(IOB_LOG_ERROR, "out of memory keeping a record for %s", st->sink.name);
-		return -ENOMEM;
-	}
-	return st->err;
+	return svgd_out_kept(&st->o, st->d.oom);
 }
 
 static int svg_end_run(void *state, const struct iob_run_end *end)
 {
 	struct svg_state *st = state;
-	if (!st->begun || st->ended) {
-		svg_log(IOB_LOG_ERROR, "end_run %s on %s", st->ended ? "called twice" : "before begin_run",
-			st->sink.name);
-		return -EINVAL;
-	}
-	st->ended = 1;
+	int rc = svgd_out_end(&st->o);
+	if (rc)
+		return rc;
 	return svg_render(st, end ? end->status : -1, end ? end->interrupted : 0,
 			  end ? end->error : "run ended without a result");
 }
@@ -201,7 +134,7 @@ static int svg_close(void *state)
 	if (!st)
 		return 0;
 	int rc = 0;
-	if (st->begun && !st->drawn)
+	if (st->o.begun && !st->o.drawn)
 		rc = svg_render(st, -1, 0, "run ended without a result");
 	svgd_free(&st->d);
 	free(st->tool);

@@ -1,42 +1,21 @@
 /*
  * svgdraw.c - the pictures of the svg output, shared with the html output
  * (svgdraw.h).  What is drawn, and the marks a test can find, are described
- * in svg.c and docs/outputs.md ("svg").
+ * in svg.c and docs/outputs.md ("svg").  This file and its rooms share
+ * svgdraw_int.h:
+ *
+ *   svgdraw.c           the records kept (phases, series, intervals, steady
+ *                       state) and their fields; what both outputs do alike
+ *                       around a run (svgd_out_*)
+ *   svgdraw_axes.c      text and axes: coordinates, labels, lines, ticks,
+ *                       frames, polylines, dots, legends
+ *   svgdraw_pictures.c  the pictures: io_profile's sweep, series, latency,
+ *                       files jobs, intervals, steady state; which are drawn
  */
-#include <errno.h>
-#include <inttypes.h>
-#include <math.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "svgdraw.h"
-
-#define MIB 1048576.0
-
-
-static const char *const svg_colors[] = {"#1b6ac9", "#d9480f", "#2b8a3e", "#862e9c", "#c2255c",
-					 "#5c940d", "#0b7285", "#e67700", "#212529", "#8d5a3b"};
-#define SVG_NCOLORS (sizeof(svg_colors) / sizeof(svg_colors[0]))
-/* Line patterns: with the colours, SVG_NCOLORS * SVG_NDASHES distinct styles. */
-static const char *const svg_dashes[] = {NULL, "7 4", "2 3", "9 3 2 3"};
-#define SVG_NDASHES (sizeof(svg_dashes) / sizeof(svg_dashes[0]))
-/* Series in one panel at most: each gets a legend line of its own (18 px)
- * inside the panel; a job with more is drawn on several panels. */
-#define SVG_PER_PANEL 18
+#include "svgdraw_int.h"
 
 /* ------------------------------------------------------------------------ */
 /* Keeping the records.                                                      */
-
-static char *svg_strdup(struct svgd *st, const char *s)
-{
-	char *c = strdup(s ? s : "");
-	if (!c)
-		st->oom = 1;
-	return c;
-}
 
 static int svg_grow(void **p, size_t *cap, size_t need, size_t size)
 {
@@ -185,8 +164,8 @@ static void svg_keep_phase(struct svgd *st, const struct iob_record *rec)
 	}
 	struct svg_phase *p = &st->ph[st->nph++];
 	memset(p, 0, sizeof(*p));
-	p->job = svg_strdup(st, svg_str(rec, "job"));
-	p->phase = svg_strdup(st, svg_str(rec, "phase"));
+	p->job = svgd_strdup(&st->oom, svg_str(rec, "job"));
+	p->phase = svgd_strdup(&st->oom, svg_str(rec, "phase"));
 	svg_num(rec, "block_size_bytes", &p->bs);
 	svg_num(rec, "bw_bytes_per_s", &p->bw);
 	svg_num(rec, "ops_per_s", &p->iops);
@@ -222,8 +201,6 @@ static void svg_keep_phase(struct svgd *st, const struct iob_record *rec)
 	}
 }
 
-static int svg_same(const char *a, const char *b);
-
 /* An interval record: a point of the current phase's lines, or the first
  * of a new phase's (interval 0, or another job, phase or block size). */
 static void svg_keep_interval(struct svgd *st, const struct iob_record *rec)
@@ -242,8 +219,8 @@ static void svg_keep_interval(struct svgd *st, const struct iob_record *rec)
 		}
 		g = &st->iv[st->niv++];
 		memset(g, 0, sizeof(*g));
-		g->job = svg_strdup(st, job);
-		g->phase = svg_strdup(st, phase);
+		g->job = svgd_strdup(&st->oom, job);
+		g->phase = svgd_strdup(&st->oom, phase);
 		g->bs = bs;
 	}
 	svg_pts_add(st, &g->bw, t, bw);
@@ -261,8 +238,8 @@ static void svg_keep_steady(struct svgd *st, const struct iob_record *rec)
 	}
 	struct svg_steady *d = &st->sd[st->nsd++];
 	memset(d, 0, sizeof(*d));
-	d->job = svg_strdup(st, svg_str(rec, "job"));
-	d->phase = svg_strdup(st, svg_str(rec, "phase"));
+	d->job = svgd_strdup(&st->oom, svg_str(rec, "job"));
+	d->phase = svgd_strdup(&st->oom, svg_str(rec, "phase"));
 	svg_num(rec, "block_size_bytes", &d->bs);
 	d->bw = strcmp(metric, "bw") == 0;
 	d->reached = svg_bool(rec, "reached");
@@ -294,8 +271,8 @@ static void svg_keep(struct svgd *st, const struct iob_record *rec)
 		}
 		struct svg_series *s = &st->se[st->nse++];
 		memset(s, 0, sizeof(*s));
-		s->job = svg_strdup(st, svg_str(rec, "job"));
-		s->file = svg_strdup(st, svg_str(rec, "file"));
+		s->job = svgd_strdup(&st->oom, svg_str(rec, "job"));
+		s->file = svgd_strdup(&st->oom, svg_str(rec, "file"));
 		svg_num(rec, "block_size_bytes", &s->block_size);
 	} else if (strcmp(kind, "block") == 0 && st->nse) {
 		struct svg_series *s = &st->se[st->nse - 1];
@@ -321,1051 +298,17 @@ static void svg_keep(struct svgd *st, const struct iob_record *rec)
 	}
 }
 
-/* ------------------------------------------------------------------------ */
-/* Text.                                                                     */
-
-/* Coordinates with two decimals and '.' whatever the locale. */
-static void svg_coord(struct textbuf *b, double v)
-{
-	char tmp[64];
-	if (!isfinite(v))
-		v = 0;
-	snprintf(tmp, sizeof(tmp), "%.2f", v);
-	for (char *p = tmp; *p; p++)
-		if (*p != '-' && (*p < '0' || *p > '9'))
-			*p = '.';
-	textbuf_str(b, tmp);
-}
-
-/* Text content or an attribute value: well-formed XML 1.0 whatever the
- * bytes (textbuf_xml: entities for & < > " ', U+FFFD for a character XML
- * forbids, a C1 control or a byte of invalid UTF-8). */
-static void svg_text(struct textbuf *b, const char *s)
-{
-	textbuf_xml(b, s);
-}
-
-/* <text x= y= [anchor] [extra attrs]>s</text> */
-static void svg_label(struct textbuf *b, double x, double y, const char *anchor, const char *attrs, const char *s)
-{
-	textbuf_str(b, "<text x=\"");
-	svg_coord(b, x);
-	textbuf_str(b, "\" y=\"");
-	svg_coord(b, y);
-	textbuf_str(b, "\"");
-	if (anchor) {
-		textbuf_str(b, " text-anchor=\"");
-		textbuf_str(b, anchor);
-		textbuf_str(b, "\"");
-	}
-	if (attrs) {
-		textbuf_str(b, " ");
-		textbuf_str(b, attrs);
-	}
-	textbuf_str(b, ">");
-	svg_text(b, s);
-	textbuf_str(b, "</text>\n");
-}
-
-static void svg_line(struct textbuf *b, const char *cls, double x1, double y1, double x2, double y2,
-		     const char *style)
-{
-	textbuf_str(b, "<line");
-	if (cls) {
-		textbuf_str(b, " class=\"");
-		textbuf_str(b, cls);
-		textbuf_str(b, "\"");
-	}
-	textbuf_str(b, " x1=\"");
-	svg_coord(b, x1);
-	textbuf_str(b, "\" y1=\"");
-	svg_coord(b, y1);
-	textbuf_str(b, "\" x2=\"");
-	svg_coord(b, x2);
-	textbuf_str(b, "\" y2=\"");
-	svg_coord(b, y2);
-	textbuf_str(b, "\" ");
-	textbuf_str(b, style);
-	textbuf_str(b, "/>\n");
-}
-
-/* A number for a tick label: %g, '.' whatever the locale. */
-static void svg_num_text(char *out, size_t len, double v)
-{
-	const char *suffix = "";
-	if (fabs(v) >= 1e6) {
-		v /= 1e6;
-		suffix = "M";
-	} else if (fabs(v) >= 1e4) {
-		v /= 1e3;
-		suffix = "k";
-	}
-	snprintf(out, len, "%.4g%s", v, suffix);
-	for (char *p = out; *p; p++)
-		if (*p == ',')
-			*p = '.';
-}
-
-/* ------------------------------------------------------------------------ */
-/* Axes.                                                                     */
-
-enum svg_scale { SVG_LIN = 0, SVG_LOG10 = 1, SVG_LOG2 = 2, SVG_NINES = 3 };
-
-struct svg_axis {
-	enum svg_scale scale;
-	double lo, hi;   /* in the record's unit */
-	double p0, p1;   /* pixels of lo and hi */
-	double div;      /* tick labels show value / div */
-	const char *lab; /* axis label with its unit */
-	int bytes_ticks; /* LOG2 ticks labelled as sizes (512 B, 4 KiB) */
-	int ns_ticks;    /* LOG10 ticks labelled as times (1 us, 10 ms) */
-};
-
-static double svg_t(const struct svg_axis *a, double v)
-{
-	switch (a->scale) {
-	case SVG_LOG10:
-		return log10(v > 0 ? v : 1e-300);
-	case SVG_LOG2:
-		return log2(v > 0 ? v : 1e-300);
-	case SVG_NINES:
-		return -log10(1.0 - (v < 99.9999 ? v : 99.9999) / 100.0);
-	default:
-		return v;
-	}
-}
-
-static double svg_map(const struct svg_axis *a, double v)
-{
-	double t0 = svg_t(a, a->lo), t1 = svg_t(a, a->hi), t = svg_t(a, v);
-	if (t1 == t0)
-		return (a->p0 + a->p1) / 2;
-	return a->p0 + (t - t0) / (t1 - t0) * (a->p1 - a->p0);
-}
-
-/* A linear axis from 0 (or lo) to a round hi; returns the tick step. */
-static double svg_lin_range(struct svg_axis *a, double lo, double hi)
-{
-	if (!(hi > lo))
-		hi = lo + 1;
-	double raw = (hi - lo) / 6, mag = pow(10, floor(log10(raw))), step = 10 * mag;
-	static const double mult[] = {1, 2, 2.5, 5, 10};
-	for (size_t i = 0; i < sizeof(mult) / sizeof(mult[0]); i++)
-		if (mult[i] * mag >= raw) {
-			step = mult[i] * mag;
-			break;
-		}
-	a->lo = floor(lo / step) * step;
-	a->hi = ceil(hi / step) * step;
-	return step;
-}
-
-static void svg_fmt_size(char *out, size_t len, double v)
-{
-	static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	size_t i = 0;
-	while (v >= 1024 && i + 1 < sizeof(u) / sizeof(u[0])) {
-		v /= 1024;
-		i++;
-	}
-	char n[32];
-	svg_num_text(n, sizeof(n), v);
-	snprintf(out, len, "%s %s", n, u[i]);
-}
-
-static void svg_fmt_ns(char *out, size_t len, double v)
-{
-	static const char *const u[] = {"ns", "us", "ms", "s"};
-	size_t i = 0;
-	while (v >= 1000 && i + 1 < sizeof(u) / sizeof(u[0])) {
-		v /= 1000;
-		i++;
-	}
-	char n[32];
-	svg_num_text(n, sizeof(n), v);
-	snprintf(out, len, "%s %s", n, u[i]);
-}
-
-static void svg_tick(struct textbuf *b, const struct svg_axis *a, int xaxis, double v, const char *label,
-		     double f0, double f1)
-{
-	double p = svg_map(a, v);
-	char attrs[96], num[48];
-	textbuf_fmt_double(v, num, sizeof(num));
-	snprintf(attrs, sizeof(attrs), "data-value=\"%s\" stroke=\"#d0d0d0\" stroke-width=\"1\"", num);
-	if (xaxis) {
-		svg_line(b, "xtick", p, f0, p, f1, attrs);
-		svg_label(b, p, f1 + 16, "middle", NULL, label);
-	} else {
-		svg_line(b, "ytick", f0, p, f1, p, attrs);
-		svg_label(b, f0 - 6, p + 4, "end", NULL, label);
-	}
-}
-
-/* Grid lines and tick labels of one axis; f0..f1 the other axis' pixels. */
-static void svg_ticks(struct textbuf *b, const struct svg_axis *a, int xaxis, double step, double f0, double f1)
-{
-	char lab[48];
-	if (a->scale == SVG_LIN) {
-		for (double v = a->lo; v <= a->hi + step / 1e6; v += step) {
-			svg_num_text(lab, sizeof(lab), fabs(v) < step / 1e6 ? 0 : v / a->div);
-			svg_tick(b, a, xaxis, v, lab, f0, f1);
-		}
-	} else if (a->scale == SVG_LOG10) {
-		for (double e = floor(log10(a->lo / a->div)); e <= ceil(log10(a->hi / a->div)); e++) {
-			double v = pow(10, e) * a->div;
-			if (v < a->lo * 0.999 || v > a->hi * 1.001)
-				continue;
-			if (a->ns_ticks)
-				svg_fmt_ns(lab, sizeof(lab), v);
-			else
-				svg_num_text(lab, sizeof(lab), v / a->div);
-			svg_tick(b, a, xaxis, v, lab, f0, f1);
-		}
-	} else if (a->scale == SVG_LOG2) {
-		double e0 = ceil(log2(a->lo)), e1 = floor(log2(a->hi));
-		double every = e1 - e0 > 12 ? 2 : 1;
-		for (double e = e0; e <= e1; e += every) {
-			double v = pow(2, e);
-			if (a->bytes_ticks)
-				svg_fmt_size(lab, sizeof(lab), v);
-			else
-				svg_num_text(lab, sizeof(lab), v);
-			svg_tick(b, a, xaxis, v, lab, f0, f1);
-		}
-	} else {
-		static const double ranks[] = {50, 90, 99, 99.9, 99.99, 99.999};
-		for (size_t i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++) {
-			if (ranks[i] > a->hi + 1e-9)
-				break;
-			svg_num_text(lab, sizeof(lab), ranks[i]);
-			svg_tick(b, a, xaxis, ranks[i], lab, f0, f1);
-		}
-	}
-}
-
-/* The frame, ticks and labels of a panel whose top is at y0. */
-static void svg_frame(struct textbuf *b, double y0, const char *title, struct svg_axis *x, double xstep,
-		      struct svg_axis *y, double ystep)
-{
-	double l = SVG_ML, r = SVG_W - SVG_MR, t = y0 + SVG_MT, bot = y0 + SVG_PANEL_H - SVG_MB;
-	x->p0 = l;
-	x->p1 = r;
-	y->p0 = bot;
-	y->p1 = t;
-	svg_label(b, l, y0 + 20, NULL, "font-size=\"14\" font-weight=\"bold\"", title);
-	if (xstep >= 0) /* < 0: no x ticks (the caller labels its categories) */
-		svg_ticks(b, x, 1, xstep, t, bot);
-	svg_ticks(b, y, 0, ystep, l, r);
-	textbuf_str(b, "<rect x=\"");
-	svg_coord(b, l);
-	textbuf_str(b, "\" y=\"");
-	svg_coord(b, t);
-	textbuf_str(b, "\" width=\"");
-	svg_coord(b, r - l);
-	textbuf_str(b, "\" height=\"");
-	svg_coord(b, bot - t);
-	textbuf_str(b, "\" fill=\"none\" stroke=\"#333\" stroke-width=\"1\"/>\n");
-	svg_label(b, (l + r) / 2, bot + 40, "middle", NULL, x->lab);
-	char attrs[96];
-	double cy = (t + bot) / 2;
-	snprintf(attrs, sizeof(attrs), "transform=\"rotate(-90 %d %d)\"", (int)(l - 62), (int)cy);
-	svg_label(b, l - 62, cy, "middle", attrs, y->lab);
-}
-
-static void svg_polyline(struct textbuf *b, const struct svg_axis *x, const struct svg_axis *y, const double *xs,
-			 const double *ys, size_t n, const char *color, const char *dash, const char *cls)
-{
-	textbuf_str(b, "<polyline class=\"");
-	textbuf_str(b, cls);
-	textbuf_str(b, "\" fill=\"none\" stroke=\"");
-	textbuf_str(b, color);
-	if (dash) {
-		textbuf_str(b, "\" stroke-dasharray=\"");
-		textbuf_str(b, dash);
-	}
-	textbuf_str(b, "\" stroke-width=\"1.8\" stroke-linejoin=\"round\" points=\"");
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			textbuf_add(b, " ", 1);
-		svg_coord(b, svg_map(x, xs[i]));
-		textbuf_add(b, ",", 1);
-		svg_coord(b, svg_map(y, ys[i]));
-	}
-	textbuf_str(b, "\"/>\n");
-}
-
-static void svg_dots(struct textbuf *b, const struct svg_axis *x, const struct svg_axis *y, const double *xs,
-		     const double *ys, size_t n, const char *color)
-{
-	for (size_t i = 0; i < n; i++) {
-		textbuf_str(b, "<circle cx=\"");
-		svg_coord(b, svg_map(x, xs[i]));
-		textbuf_str(b, "\" cy=\"");
-		svg_coord(b, svg_map(y, ys[i]));
-		textbuf_str(b, "\" r=\"2.6\" fill=\"");
-		textbuf_str(b, color);
-		textbuf_str(b, "\"/>\n");
-	}
-}
-
-/* Legend entry i of a panel whose top is at y0. */
-static void svg_legend(struct textbuf *b, double y0, size_t i, const char *color, const char *dash,
-		       const char *text)
-{
-	double x = SVG_W - SVG_MR + 14, y = y0 + SVG_MT + 12 + 18.0 * (double)i;
-	char style[128];
-	snprintf(style, sizeof(style), "stroke=\"%s\" stroke-width=\"2.5\"%s%s%s", color, dash ? " stroke-dasharray=\"" : "",
-		 dash ? dash : "", dash ? "\"" : "");
-	svg_line(b, "legend", x, y - 4, x + 22, y - 4, style);
-	svg_label(b, x + 28, y, NULL, NULL, text);
-}
-
-/* ------------------------------------------------------------------------ */
-/* The three pictures.                                                       */
-
-static int svg_same(const char *a, const char *b)
+int svg_same(const char *a, const char *b)
 {
 	return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
-/* io_profile: lines of (job, phase) against the I/O size. */
-static size_t svg_draw_profile(struct svgd *st, struct textbuf *b, double y0)
-{
-	size_t ngroups = 0;
-	size_t *group = calloc(st->nph + 1, sizeof(size_t)), *first = calloc(st->nph + 1, sizeof(size_t));
-	double *xs = calloc(st->nph + 1, sizeof(double)), *ys = calloc(st->nph + 1, sizeof(double));
-	if (!group || !first || !xs || !ys) {
-		st->oom = 1;
-		goto out;
-	}
-	double xlo = 0, xhi = 0, bwlo = 0, bwhi = 0, iohi = 0;
-	int distinct_phases = 1;
-	for (size_t i = 0; i < st->nph; i++) {
-		struct svg_phase *p = &st->ph[i];
-		size_t g = 0;
-		while (g < ngroups && !(svg_same(st->ph[first[g]].job, p->job) &&
-					svg_same(st->ph[first[g]].phase, p->phase)))
-			g++;
-		if (g == ngroups) {
-			for (size_t k = 0; k < ngroups; k++)
-				if (svg_same(st->ph[first[k]].phase, p->phase))
-					distinct_phases = 0;
-			first[ngroups++] = i;
-		}
-		group[i] = g;
-		if (p->bs <= 0 || p->bw <= 0)
-			continue;
-		xlo = xlo == 0 || p->bs < xlo ? p->bs : xlo;
-		xhi = p->bs > xhi ? p->bs : xhi;
-		bwlo = bwlo == 0 || p->bw < bwlo ? p->bw : bwlo;
-		bwhi = p->bw > bwhi ? p->bw : bwhi;
-		iohi = p->iops > iohi ? p->iops : iohi;
-	}
-	if (xhi <= 0) {
-		xlo = 1;
-		xhi = 2;
-		bwlo = MIB;
-		bwhi = 10 * MIB;
-		iohi = 1;
-	}
-	if (xhi <= xlo)
-		xhi = xlo * 2;
-	for (int panel = 0; panel < 2; panel++) {
-		double py = y0 + panel * SVG_PANEL_H;
-		struct svg_axis x = {.scale = SVG_LOG2, .lo = xlo, .hi = xhi, .div = 1,
-				     .lab = "I/O size (bytes, log2 scale)", .bytes_ticks = 1};
-		struct svg_axis y = {.scale = SVG_LOG10, .div = MIB, .lab = "throughput (MiB/s, log10 scale)"};
-		double ystep = 0;
-		if (panel == 0) {
-			y.lo = pow(10, floor(log10(bwlo / MIB))) * MIB;
-			y.hi = pow(10, ceil(log10(bwhi / MIB))) * MIB;
-			if (y.hi <= y.lo)
-				y.hi = y.lo * 10;
-		} else {
-			y.scale = SVG_LIN;
-			y.div = 1;
-			y.lab = "IOPS (operations per second)";
-			ystep = svg_lin_range(&y, 0, iohi);
-		}
-		svg_frame(b, py, panel == 0 ? "Throughput against I/O size" : "IOPS against I/O size", &x, 0, &y,
-			  ystep);
-		for (size_t g = 0; g < ngroups; g++) {
-			size_t n = 0;
-			for (size_t i = 0; i < st->nph; i++) {
-				struct svg_phase *p = &st->ph[i];
-				if (group[i] != g || p->bs <= 0 || p->bw <= 0)
-					continue;
-				xs[n] = p->bs;
-				ys[n++] = panel == 0 ? p->bw : p->iops;
-			}
-			const char *color = svg_colors[g % SVG_NCOLORS];
-			svg_polyline(b, &x, &y, xs, ys, n, color, svg_dashes[g / SVG_NCOLORS % SVG_NDASHES],
-				     panel == 0 ? "throughput" : "iops");
-			svg_dots(b, &x, &y, xs, ys, n, color);
-			struct textbuf name = {0};
-			const struct svg_phase *p = &st->ph[first[g]];
-			if (!distinct_phases) {
-				textbuf_str(&name, p->job ? p->job : "");
-				textbuf_str(&name, " ");
-			}
-			textbuf_str(&name, p->phase ? p->phase : "");
-			svg_legend(b, py, g, color, svg_dashes[g / SVG_NCOLORS % SVG_NDASHES],
-				   name.oom || !name.data ? "" : name.data);
-			textbuf_free(&name);
-		}
-	}
-out:
-	free(group);
-	free(first);
-	free(xs);
-	free(ys);
-	return 2;
-}
-
-/* Thin a long series to the lowest and highest speed of each run of blocks. */
-static size_t svg_thin(const struct svg_pts *p, double *xs, double *ys)
-{
-	if (p->n <= SVGD_MAX_POINTS) {
-		memcpy(xs, p->x, p->n * sizeof(double));
-		memcpy(ys, p->y, p->n * sizeof(double));
-		return p->n;
-	}
-	size_t bins = SVGD_MAX_POINTS / 2, n = 0;
-	for (size_t k = 0; k < bins; k++) {
-		size_t a = p->n * k / bins, e = p->n * (k + 1) / bins, lo = a, hi = a;
-		for (size_t i = a; i < e; i++) {
-			if (p->y[i] < p->y[lo])
-				lo = i;
-			if (p->y[i] > p->y[hi])
-				hi = i;
-		}
-		size_t first = lo < hi ? lo : hi, second = lo < hi ? hi : lo;
-		xs[n] = p->x[first];
-		ys[n++] = p->y[first];
-		if (second != first) {
-			xs[n] = p->x[second];
-			ys[n++] = p->y[second];
-		}
-	}
-	return n;
-}
-
-static void svg_draw_series(struct svgd *st, struct textbuf *b, const struct svg_series *s, double y0)
-{
-	double ymax = 0, end = s->end;
-	for (size_t i = 0; i < s->blocks.n; i++)
-		ymax = s->blocks.y[i] > ymax ? s->blocks.y[i] : ymax;
-	if (s->median > ymax)
-		ymax = s->median;
-	if (end <= 0)
-		end = s->block_size > 0 ? s->block_size : 1;
-	double div = end >= 2.0 * 1073741824 ? 1073741824 : end >= 2 * MIB ? MIB : 1024;
-	const char *xl = div == MIB ? "offset in the file (MiB)" : div == 1024 ? "offset in the file (KiB)"
-									       : "offset in the file (GiB)";
-	struct svg_axis x = {.scale = SVG_LIN, .div = div, .lab = xl};
-	struct svg_axis y = {.scale = SVG_LIN, .div = MIB, .lab = "speed of the block (MiB/s)"};
-	double xstep = svg_lin_range(&x, 0, end / div) * div;
-	x.lo *= div;
-	x.hi *= div;
-	double ystep = svg_lin_range(&y, 0, (ymax > 0 ? ymax : MIB) / MIB) * MIB;
-	y.lo *= MIB;
-	y.hi *= MIB;
-	char title[600];
-	snprintf(title, sizeof(title), "Speed per block: %s (job %s)", s->file, s->job);
-	svg_frame(b, y0, title, &x, xstep, &y, ystep);
-
-	double *xs = calloc(s->blocks.n + 1, sizeof(double)), *ys = calloc(s->blocks.n + 1, sizeof(double));
-	if (!xs || !ys) {
-		st->oom = 1;
-		free(xs);
-		free(ys);
-		return;
-	}
-	size_t n = svg_thin(&s->blocks, xs, ys);
-	svg_polyline(b, &x, &y, xs, ys, n, svg_colors[0], NULL, "speed");
-	free(xs);
-	free(ys);
-	size_t leg = 0;
-	svg_legend(b, y0, leg++, svg_colors[0], NULL, "speed per block");
-	char attrs[160], num[48], text[160], a[48], c[48];
-	if (s->summary && s->median > 0) {
-		double py = svg_map(&y, s->median);
-		textbuf_fmt_double(s->median, num, sizeof(num));
-		snprintf(attrs, sizeof(attrs),
-			 "data-bytes-per-s=\"%s\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"", num,
-			 svg_colors[2]);
-		svg_line(b, "median", x.p0, py, x.p1, py, attrs);
-		svg_num_text(a, sizeof(a), s->median / MIB);
-		snprintf(text, sizeof(text), "robust median %s MiB/s", a);
-		svg_legend(b, y0, leg++, svg_colors[2], "6 4", text);
-	}
-	if (s->cliff) {
-		double px = svg_map(&x, s->cliff_offset);
-		textbuf_fmt_double(s->cliff_offset, num, sizeof(num));
-		snprintf(attrs, sizeof(attrs),
-			 "data-offset-bytes=\"%s\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"3 3\"", num,
-			 svg_colors[1]);
-		svg_line(b, "cliff", px, y.p1, px, y.p0, attrs);
-		svg_fmt_size(a, sizeof(a), s->cliff_offset);
-		snprintf(text, sizeof(text), "cliff at %s", a);
-		svg_legend(b, y0, leg++, svg_colors[1], "3 3", text);
-		svg_num_text(a, sizeof(a), s->cliff_before / MIB);
-		svg_num_text(c, sizeof(c), s->cliff_after / MIB);
-		snprintf(text, sizeof(text), "%s to %s MiB/s", a, c);
-		svg_label(b, SVG_W - SVG_MR + 42, y0 + SVG_MT + 12 + 18.0 * (double)leg, NULL, NULL, text);
-	} else if (s->summary) {
-		svg_label(b, SVG_W - SVG_MR + 14, y0 + SVG_MT + 12 + 18.0 * (double)leg, NULL, NULL, "no cliff found");
-	}
-}
-
-/* One panel of a job's series: ord[from .. from + n - 1] (indices into the
- * job's series), all of one phase when `phase` is set, panel k of the
- * `of` panels of that phase (of the job when phase is NULL). */
-struct svg_panel {
-	size_t from, n, k, of;
-	const char *phase;
-};
-
-/* Plan the panels of the m series of one job.  A job of at most
- * SVG_NCOLORS series: its series in order, SVG_PER_PANEL a panel.  A
- * larger one: a panel per phase (small multiples), each cut into panels of
- * SVG_PER_PANEL.  ord gets the series in drawing order, pan (room for m)
- * the panels; returns their number. */
-static size_t svg_plan(char *const *phase, size_t m, size_t *ord, struct svg_panel *pan)
-{
-	size_t np = 0, o = 0;
-	int split = m > SVG_NCOLORS;
-	for (size_t i = 0; i < m; i++) {
-		if (split) {
-			size_t seen = 0;
-			while (seen < i && !svg_same(phase[seen], phase[i]))
-				seen++;
-			if (seen < i)
-				continue; /* that phase is planned already */
-		} else if (i > 0) {
-			break;
-		}
-		size_t from = o;
-		for (size_t k = i; k < m; k++)
-			if (!split || svg_same(phase[k], phase[i]))
-				ord[o++] = k;
-		size_t n = o - from, of = (n + SVG_PER_PANEL - 1) / SVG_PER_PANEL;
-		for (size_t k = 0; k < of; k++) {
-			size_t at = from + k * SVG_PER_PANEL;
-			pan[np++] = (struct svg_panel){.from = at,
-						       .n = n - k * SVG_PER_PANEL < SVG_PER_PANEL ? n - k * SVG_PER_PANEL
-												: SVG_PER_PANEL,
-						       .k = k,
-						       .of = of,
-						       .phase = split ? phase[i] : NULL};
-		}
-	}
-	return np;
-}
-
-/* The style of a series of a job: colour by its block size and pattern by
- * its phase when the job has at most SVG_NCOLORS sizes and SVG_NDASHES
- * phases; else by its place in the job.  Either way no two series of a
- * panel share a style. */
-struct svg_style {
-	const char *color, *dash;
-};
-
-static size_t svg_index_of(const char *const *names, const double *sizes, size_t n, const char *name, double size,
-			   int by_name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (by_name ? svg_same(names[i], name) : sizes[i] == size)
-			return i;
-	return n;
-}
-
-/* How many series before i have the phase and block size of series i. */
-static size_t svg_repeat(const char *const *phase, const double *bs, size_t i)
-{
-	size_t r = 0;
-	for (size_t k = 0; k < i; k++)
-		r += svg_same(phase[k], phase[i]) && bs[k] == bs[i];
-	return r;
-}
-
-/* The legend of series i of a job: "read 4 KiB", "read 4 KiB #2" for the
- * second with that phase and size. */
-static void svg_series_name(char *out, size_t len, const char *const *phase, const double *bs, size_t i)
-{
-	char size[48];
-	size_t r = svg_repeat(phase, bs, i);
-	svg_fmt_size(size, sizeof(size), bs[i]);
-	if (bs[i] <= 0) /* a files job's operation: no block size */
-		size[0] = '\0';
-	if (r)
-		snprintf(out, len, "%.40s %s #%zu", phase[i] ? phase[i] : "", size, r + 1);
-	else
-		snprintf(out, len, "%.40s %s", phase[i] ? phase[i] : "", size);
-}
-
-/* styles[i] for the n series of one job (phase names, block sizes): 1 when
- * they are by size and phase, 0 when they must go by place in the panel
- * (svg_style_of), -ENOMEM. */
-static int svg_styles(const char *const *phase, const double *bs, size_t n, struct svg_style *styles)
-{
-	const char **ph = calloc(n + 1, sizeof(*ph));
-	double *sz = calloc(n + 1, sizeof(*sz));
-	size_t nph = 0, nsz = 0;
-	if (!ph || !sz) {
-		free(ph);
-		free(sz);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (svg_index_of(ph, NULL, nph, phase[i], 0, 1) == nph)
-			ph[nph++] = phase[i];
-		if (svg_index_of(NULL, sz, nsz, NULL, bs[i], 0) == nsz)
-			sz[nsz++] = bs[i];
-	}
-	int semantic = nsz <= SVG_NCOLORS && nph <= SVG_NDASHES;
-	for (size_t i = 0; i < n && semantic; i++)
-		semantic = svg_repeat(phase, bs, i) == 0;
-	for (size_t i = 0; i < n && semantic; i++) {
-		styles[i].color = svg_colors[svg_index_of(NULL, sz, nsz, NULL, bs[i], 0) % SVG_NCOLORS];
-		styles[i].dash = svg_dashes[svg_index_of(ph, NULL, nph, phase[i], 0, 1) % SVG_NDASHES];
-	}
-	free(ph);
-	free(sz);
-	return semantic;
-}
-
-/* The style series s is drawn in as the q-th of panel p: by its size and
- * phase (solid on a panel of one phase), or else by q, unique in the
- * panel. */
-static struct svg_style svg_style_of(const struct svg_style *styles, int semantic, size_t s, size_t q,
-				     const struct svg_panel *p)
-{
-	struct svg_style st = styles[s];
-	if (!semantic) {
-		st.color = svg_colors[q % SVG_NCOLORS];
-		st.dash = svg_dashes[q / SVG_NCOLORS % SVG_NDASHES];
-	} else if (p->phase) {
-		st.dash = NULL;
-	}
-	return st;
-}
-
-/* "what: job J", ", phase" for a panel of one phase, " (k of n)" when it
- * takes several panels. */
-static void svg_panel_title(char *out, size_t len, const char *what, const char *job, const struct svg_panel *p)
-{
-	char part[32] = "";
-	if (p->of > 1)
-		snprintf(part, sizeof(part), " (%zu of %zu)", p->k + 1, p->of);
-	snprintf(out, len, "%s: job %.80s%s%.40s%s", what, job ? job : "", p->phase ? ", " : "",
-		 p->phase ? p->phase : "", part);
-}
-
-/* The jobs of a list of series, in the order they first appear: first[j]
- * is the index of job j's first series.  Returns the number of jobs. */
-static size_t svg_jobs(char *const *job, size_t n, size_t *first)
-{
-	size_t nj = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t j = 0;
-		while (j < nj && !svg_same(job[first[j]], job[i]))
-			j++;
-		if (j == nj)
-			first[nj++] = i;
-	}
-	return nj;
-}
-
-/* The latency percentiles of every phase: one panel per job (more for a
- * job with over SVG_PER_PANEL phases), every curve named in its legend;
- * one y axis for all panels, so they compare.  Returns the panels drawn. */
-static size_t svg_draw_latency(struct svgd *st, struct textbuf *b, double y0)
-{
-	double lo = 0, hi = 0, top = 50;
-	size_t n = 0;
-	for (size_t i = 0; i < st->nph; i++) {
-		n += st->ph[i].npct != 0;
-		for (size_t k = 0; k < st->ph[i].npct; k++) {
-			double v = st->ph[i].val[k] > 0 ? st->ph[i].val[k] : 1;
-			lo = lo == 0 || v < lo ? v : lo;
-			hi = v > hi ? v : hi;
-			top = st->ph[i].pct[k] > top ? st->ph[i].pct[k] : top;
-		}
-	}
-	if (hi <= 0) {
-		lo = 1000;
-		hi = 10000;
-	}
-	struct svg_axis x0 = {.scale = SVG_NINES, .lo = 0, .hi = top, .div = 1,
-			      .lab = "percentile (scale of nines: 90, 99, 99.9 equally spaced)"};
-	struct svg_axis y0a = {.scale = SVG_LOG10, .div = 1, .lab = "latency per I/O (log10 scale)", .ns_ticks = 1};
-	y0a.lo = pow(10, floor(log10(lo)));
-	y0a.hi = pow(10, ceil(log10(hi)));
-	if (y0a.hi <= y0a.lo)
-		y0a.hi = y0a.lo * 10;
-	if (!n) {
-		struct svg_axis x = x0, y = y0a;
-		svg_frame(b, y0, "Latency percentiles per phase", &x, 0, &y, 0);
-		svg_label(b, (SVG_ML + SVG_W - SVG_MR) / 2, y0 + SVG_PANEL_H / 2, "middle", NULL,
-			  "no latency was recorded");
-		return 1;
-	}
-	/* the phases with a latency, and their jobs */
-	struct svg_phase **ps = calloc(n, sizeof(*ps));
-	char **job = calloc(n, sizeof(*job)), **phase = calloc(n, sizeof(*phase));
-	double *bs = calloc(n, sizeof(*bs));
-	size_t *first = calloc(n, sizeof(*first)), *sel = calloc(n, sizeof(*sel));
-	struct svg_style *style = calloc(n, sizeof(*style));
-	size_t *ord = calloc(n, sizeof(*ord));
-	struct svg_panel *pan = calloc(n, sizeof(*pan));
-	size_t panels = 0;
-	if (!ps || !job || !phase || !bs || !first || !sel || !style || !ord || !pan) {
-		st->oom = 1;
-		goto out;
-	}
-	n = 0;
-	for (size_t i = 0; i < st->nph; i++)
-		if (st->ph[i].npct) {
-			ps[n] = &st->ph[i];
-			job[n++] = st->ph[i].job;
-		}
-	size_t nj = svg_jobs(job, n, first);
-	for (size_t j = 0; j < nj; j++) {
-		size_t m = 0;
-		for (size_t i = first[j]; i < n; i++)
-			if (svg_same(job[i], job[first[j]])) {
-				sel[m] = i;
-				phase[m] = ps[i]->phase;
-				bs[m++] = ps[i]->bs;
-			}
-		int semantic = svg_styles((const char *const *)phase, bs, m, style);
-		if (semantic < 0) {
-			st->oom = 1;
-			goto out;
-		}
-		size_t np = svg_plan(phase, m, ord, pan);
-		for (size_t k = 0; k < np; k++) {
-			double py = y0 + (double)panels++ * SVG_PANEL_H;
-			struct svg_axis x = x0, y = y0a;
-			char title[200];
-			svg_panel_title(title, sizeof(title), "Latency percentiles", job[first[j]], &pan[k]);
-			svg_frame(b, py, title, &x, 0, &y, 0);
-			for (size_t q = 0; q < pan[k].n; q++) {
-				size_t s = ord[pan[k].from + q];
-				struct svg_phase *p = ps[sel[s]];
-				double *vals = calloc(p->npct, sizeof(double));
-				if (!vals) {
-					st->oom = 1;
-					goto out;
-				}
-				for (size_t v = 0; v < p->npct; v++)
-					vals[v] = p->val[v] > 0 ? p->val[v] : 1;
-				struct svg_style sty = svg_style_of(style, semantic, s, q, &pan[k]);
-				svg_polyline(b, &x, &y, p->pct, vals, p->npct, sty.color, sty.dash, "latency");
-				svg_dots(b, &x, &y, p->pct, vals, p->npct, sty.color);
-				free(vals);
-				char text[200];
-				svg_series_name(text, sizeof(text), (const char *const *)phase, bs, s);
-				svg_legend(b, py, q, sty.color, sty.dash, text);
-			}
-		}
-	}
-out:
-	free(ord);
-	free(pan);
-	free(ps);
-	free(job);
-	free(phase);
-	free(bs);
-	free(first);
-	free(sel);
-	free(style);
-	return panels ? panels : 1;
-}
-
-/* The files jobs' phases (workload = files): one bar per "meta" record, its
- * ops_per_s on a log10 axis, named by job and phase under it (class "bar",
- * data-phase, data-ops-per-s).  Up to SVG_PER_PANEL*2 bars a panel.
- * Returns the panels drawn. */
-static size_t svg_draw_meta(struct svgd *st, struct textbuf *b, double y0)
-{
-	const size_t per = 2 * SVG_PER_PANEL;
-	double lo = 0, hi = 0;
-	size_t n = 0, panels = 0;
-	for (size_t i = 0; i < st->nph; i++)
-		if (st->ph[i].meta && st->ph[i].iops > 0) {
-			lo = lo == 0 || st->ph[i].iops < lo ? st->ph[i].iops : lo;
-			hi = st->ph[i].iops > hi ? st->ph[i].iops : hi;
-			n++;
-		}
-	if (!n)
-		return 0;
-	for (size_t cur = 0, k = 0; k < n;) {
-		size_t m = n - k < per ? n - k : per;
-		double py = y0 + (double)panels++ * SVG_PANEL_H;
-		struct svg_axis x = {.scale = SVG_LIN, .lo = 0, .hi = (double)m, .div = 1, .lab = "phase (job: operation)"};
-		struct svg_axis y = {.scale = SVG_LOG10, .div = 1, .lab = "operations per second (log10 scale)"};
-		y.lo = pow(10, floor(log10(lo)));
-		y.hi = pow(10, ceil(log10(hi)));
-		if (y.hi <= y.lo)
-			y.hi = y.lo * 10;
-		svg_frame(b, py, "Operations per second per phase (workload = files)", &x, -1, &y, 0);
-		size_t q = 0;
-		for (; cur < st->nph && q < m; cur++) {
-			const struct svg_phase *p = &st->ph[cur];
-			if (!p->meta || p->iops <= 0)
-				continue;
-			double x0 = svg_map(&x, (double)q + 0.15), x1 = svg_map(&x, (double)q + 0.85);
-			double yt = svg_map(&y, p->iops), yb = svg_map(&y, y.lo);
-			char num[48];
-			textbuf_fmt_double(p->iops, num, sizeof(num));
-			textbuf_str(b, "<rect class=\"bar\" data-phase=\"");
-			svg_text(b, p->phase ? p->phase : "");
-			textbuf_str(b, "\" data-ops-per-s=\"");
-			textbuf_str(b, num);
-			textbuf_str(b, "\" x=\"");
-			svg_coord(b, x0);
-			textbuf_str(b, "\" y=\"");
-			svg_coord(b, yt);
-			textbuf_str(b, "\" width=\"");
-			svg_coord(b, x1 - x0);
-			textbuf_str(b, "\" height=\"");
-			svg_coord(b, yb - yt > 0 ? yb - yt : 0);
-			textbuf_str(b, "\" fill=\"");
-			textbuf_str(b, svg_colors[q % SVG_NCOLORS]);
-			textbuf_str(b, "\"/>\n");
-			char lab[160];
-			snprintf(lab, sizeof(lab), "%s: %s", p->job ? p->job : "", p->phase ? p->phase : "");
-			char attrs[96];
-			double cx = (x0 + x1) / 2, cy = yb + 12;
-			snprintf(attrs, sizeof(attrs), "font-size=\"10\" transform=\"rotate(30 %d %d)\"", (int)cx, (int)cy);
-			svg_label(b, cx, cy, "start", attrs, lab);
-			svg_num_text(num, sizeof(num), p->iops);
-			svg_label(b, cx, yt - 4, "middle", "font-size=\"10\"", num);
-			q++;
-			k++;
-		}
-	}
-	return panels;
-}
-
-/* Intervals (log_interval): throughput and IOPS against time, a line per
- * phase; per job (SVG_PER_PANEL lines at most) a throughput panel and an
- * IOPS panel, every line named.  Returns the panels drawn. */
-static size_t svg_draw_intervals(struct svgd *st, struct textbuf *b, double y0)
-{
-	double thi = 0, bwhi = 0, iohi = 0;
-	for (size_t g = 0; g < st->niv; g++) {
-		const struct svg_ivs *v = &st->iv[g];
-		for (size_t i = 0; i < v->bw.n; i++) {
-			thi = v->bw.x[i] > thi ? v->bw.x[i] : thi;
-			bwhi = v->bw.y[i] > bwhi ? v->bw.y[i] : bwhi;
-			iohi = v->iops.y[i] > iohi ? v->iops.y[i] : iohi;
-		}
-	}
-	size_t n = st->niv, panels = 0;
-	char **job = calloc(n + 1, sizeof(*job)), **phase = calloc(n + 1, sizeof(*phase));
-	double *bs = calloc(n + 1, sizeof(*bs));
-	size_t *first = calloc(n + 1, sizeof(*first)), *sel = calloc(n + 1, sizeof(*sel));
-	struct svg_style *style = calloc(n + 1, sizeof(*style));
-	size_t *ord = calloc(n + 1, sizeof(*ord));
-	struct svg_panel *pan = calloc(n + 1, sizeof(*pan));
-	size_t most = 0;
-	for (size_t g = 0; g < n; g++)
-		most = st->iv[g].bw.n > most ? st->iv[g].bw.n : most;
-	most = most < SVGD_MAX_POINTS ? most : SVGD_MAX_POINTS;
-	double *xs = calloc(most + 1, sizeof(double)), *ys = calloc(most + 1, sizeof(double));
-	if (!job || !phase || !bs || !first || !sel || !style || !ord || !pan || !xs || !ys) {
-		st->oom = 1;
-		goto out;
-	}
-	for (size_t g = 0; g < n; g++)
-		job[g] = st->iv[g].job;
-	size_t nj = svg_jobs(job, n, first);
-	for (size_t j = 0; j < nj; j++) {
-		size_t m = 0;
-		for (size_t g = first[j]; g < n; g++)
-			if (svg_same(job[g], job[first[j]])) {
-				sel[m] = g;
-				phase[m] = st->iv[g].phase;
-				bs[m++] = st->iv[g].bs;
-			}
-		int semantic = svg_styles((const char *const *)phase, bs, m, style);
-		if (semantic < 0) {
-			st->oom = 1;
-			goto out;
-		}
-		size_t np = svg_plan(phase, m, ord, pan);
-		for (size_t k = 0; k < np; k++)
-			for (int panel = 0; panel < 2; panel++) {
-				double py = y0 + (double)panels++ * SVG_PANEL_H;
-				struct svg_axis x = {.scale = SVG_LIN, .div = 1, .lab = "time since the phase began (s)"};
-				struct svg_axis y = {.scale = SVG_LIN, .div = MIB, .lab = "throughput (MiB/s)"};
-				double xstep = svg_lin_range(&x, 0, thi), ystep;
-				if (panel == 0) { /* round steps of MiB/s */
-					ystep = svg_lin_range(&y, 0, bwhi / MIB) * MIB;
-					y.lo *= MIB;
-					y.hi *= MIB;
-				} else {
-					y.div = 1;
-					y.lab = "IOPS (operations per second)";
-					ystep = svg_lin_range(&y, 0, iohi);
-				}
-				char title[200];
-				svg_panel_title(title, sizeof(title), panel == 0 ? "Throughput per interval" : "IOPS per interval",
-						job[first[j]], &pan[k]);
-				svg_frame(b, py, title, &x, xstep, &y, ystep);
-				for (size_t q = 0; q < pan[k].n; q++) {
-					size_t s = ord[pan[k].from + q];
-					const struct svg_ivs *v = &st->iv[sel[s]];
-					const struct svg_pts *p = panel == 0 ? &v->bw : &v->iops;
-					struct svg_style sty = svg_style_of(style, semantic, s, q, &pan[k]);
-					/* a long line thinned as a series is, and its dots
-					 * only when every interval is one */
-					size_t cnt = svg_thin(p, xs, ys);
-					svg_polyline(b, &x, &y, xs, ys, cnt, sty.color, sty.dash,
-						     panel == 0 ? "interval-bw" : "interval-iops");
-					if (cnt == p->n)
-						svg_dots(b, &x, &y, xs, ys, cnt, sty.color);
-					char text[200];
-					svg_series_name(text, sizeof(text), (const char *const *)phase, bs, s);
-					svg_legend(b, py, q, sty.color, sty.dash, text);
-				}
-			}
-	}
-out:
-	free(xs);
-	free(ys);
-	free(ord);
-	free(pan);
-	free(job);
-	free(phase);
-	free(bs);
-	free(first);
-	free(sel);
-	free(style);
-	return panels;
-}
-
-/* A steady state panel: the rounds, the window judged, its mean and the
- * +-10% and +-20% bands (classes steady-window, steady-mean, steady-band10,
- * steady-band20, with data-value in the record's unit). */
-static void svg_draw_steady(struct textbuf *b, const struct svg_steady *d, double y0)
-{
-	double hi = 0;
-	for (size_t i = 0; i < d->rounds.n; i++)
-		hi = d->rounds.y[i] > hi ? d->rounds.y[i] : hi;
-	hi = hi > d->mean * 1.25 ? hi : d->mean * 1.25;
-	double div = d->bw ? MIB : 1;
-	struct svg_axis x = {.scale = SVG_LIN, .div = 1, .lab = "round"};
-	struct svg_axis y = {.scale = SVG_LIN, .div = div, .lab = d->bw ? "throughput (MiB/s)" : "IOPS (operations per second)"};
-	double xstep = svg_lin_range(&x, 0, d->rounds.n > 1 ? (double)d->rounds.n - 1 : 1);
-	double ystep = svg_lin_range(&y, 0, hi / div) * div;
-	y.lo *= div;
-	y.hi *= div;
-	char title[300], bs[48];
-	svg_fmt_size(bs, sizeof(bs), d->bs);
-	snprintf(title, sizeof(title), "Steady state: %.40s %s %s, %s", d->job ? d->job : "", d->phase ? d->phase : "",
-		 bs, d->reached ? "reached" : "not reached");
-	svg_frame(b, y0, title, &x, xstep, &y, ystep);
-	if (d->window >= 1 && d->mean > 0 && d->last >= d->window - 1) {
-		double x0 = svg_map(&x, d->last - d->window + 1), x1 = svg_map(&x, d->last);
-		textbuf_str(b, "<rect class=\"steady-window\" x=\"");
-		svg_coord(b, x0 - 4);
-		textbuf_str(b, "\" y=\"");
-		svg_coord(b, y.p1);
-		textbuf_str(b, "\" width=\"");
-		svg_coord(b, x1 - x0 + 8);
-		textbuf_str(b, "\" height=\"");
-		svg_coord(b, y.p0 - y.p1);
-		textbuf_str(b, "\" fill=\"#1b6ac9\" fill-opacity=\"0.08\"/>\n");
-		static const struct {
-			double f;
-			const char *cls, *style;
-		} lines[] = {{1.0, "steady-mean", "stroke=\"#2b8a3e\" stroke-width=\"2\""},
-			     {1.1, "steady-band10", "stroke=\"#e67700\" stroke-width=\"1.2\" stroke-dasharray=\"6 4\""},
-			     {0.9, "steady-band10", "stroke=\"#e67700\" stroke-width=\"1.2\" stroke-dasharray=\"6 4\""},
-			     {1.2, "steady-band20", "stroke=\"#c92a2a\" stroke-width=\"1.2\" stroke-dasharray=\"2 3\""},
-			     {0.8, "steady-band20", "stroke=\"#c92a2a\" stroke-width=\"1.2\" stroke-dasharray=\"2 3\""}};
-		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-			char cls[96];
-			snprintf(cls, sizeof(cls), "%s\" data-value=\"%.6g", lines[i].cls, d->mean * lines[i].f);
-			double yy = svg_map(&y, d->mean * lines[i].f);
-			svg_line(b, cls, x0 - 4, yy, x1 + 4, yy, lines[i].style);
-		}
-	}
-	svg_polyline(b, &x, &y, d->rounds.x, d->rounds.y, d->rounds.n, svg_colors[0], NULL, "steady-rounds");
-	svg_dots(b, &x, &y, d->rounds.x, d->rounds.y, d->rounds.n, svg_colors[0]);
-	svg_legend(b, y0, 0, svg_colors[0], NULL, d->bw ? "MiB/s per round" : "IOPS per round");
-	svg_legend(b, y0, 1, "#2b8a3e", NULL, "window mean");
-	svg_legend(b, y0, 2, "#e67700", "6 4", "mean +-10%");
-	svg_legend(b, y0, 3, "#c92a2a", "2 3", "mean +-20%");
-}
 /* ------------------------------------------------------------------------ */
 /* The shared interface (svgdraw.h).                                         */
 
 void svgd_keep(struct svgd *st, const struct iob_record *rec)
 {
 	svg_keep(st, rec);
-}
-
-unsigned svgd_default(const struct svgd *st)
-{
-	if (st->profile)
-		return SVGD_PROFILE;
-	if (st->nse)
-		return SVGD_SERIES;
-	return SVGD_STEADY | SVGD_INTERVALS | SVGD_META | SVGD_LATENCY;
-}
-
-size_t svgd_draw(struct svgd *st, struct textbuf *b, unsigned what, double y0)
-{
-	size_t panels = 0;
-	if (what & SVGD_PROFILE)
-		panels += svg_draw_profile(st, b, y0);
-	if (what & SVGD_SERIES)
-		for (size_t i = 0; i < st->nse; i++, panels++)
-			svg_draw_series(st, b, &st->se[i], y0 + (double)panels * SVG_PANEL_H);
-	if (what & SVGD_STEADY)
-		for (size_t i = 0; i < st->nsd; i++, panels++)
-			svg_draw_steady(b, &st->sd[i], y0 + (double)panels * SVG_PANEL_H);
-	if ((what & SVGD_INTERVALS) && st->niv)
-		panels += svg_draw_intervals(st, b, y0 + (double)panels * SVG_PANEL_H);
-	if ((what & SVGD_META) && st->nmeta)
-		panels += svg_draw_meta(st, b, y0 + (double)panels * SVG_PANEL_H);
-	if (what & SVGD_LATENCY)
-		panels += svg_draw_latency(st, b, y0 + (double)panels * SVG_PANEL_H);
-	return panels;
-}
-
-size_t svgd_thinned(const struct svgd *st, size_t *most)
-{
-	size_t n = 0, m = 0;
-	for (size_t i = 0; i < st->nse; i++)
-		if (st->se[i].blocks.n > SVGD_MAX_POINTS) {
-			n++;
-			m = st->se[i].blocks.total > m ? st->se[i].blocks.total : m;
-		}
-	for (size_t i = 0; i < st->niv; i++)
-		if (st->iv[i].bw.n > SVGD_MAX_POINTS) {
-			n++;
-			m = st->iv[i].bw.total > m ? st->iv[i].bw.total : m;
-		}
-	if (most)
-		*most = m;
-	return n;
-}
-
-void svgd_coord(struct textbuf *b, double v)
-{
-	svg_coord(b, v);
-}
-
-void svgd_label(struct textbuf *b, double x, double y, const char *anchor, const char *attrs, const char *s)
-{
-	svg_label(b, x, y, anchor, attrs, s);
 }
 
 const struct iob_field *svgd_field(const struct iob_record *rec, const char *key)
@@ -1423,4 +366,103 @@ void svgd_free(struct svgd *st)
 	free(st->ph);
 	free(st->se);
 	memset(st, 0, sizeof(*st));
+}
+
+/* ------------------------------------------------------------------------ */
+/* What the svg and html outputs do alike around a run (svgdraw.h).         */
+
+void svgd_log(const struct iob_host *host, const char *name, int level, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	if (!host || !host->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	host->log(level, name, "%s", line);
+}
+
+int svgd_out_open(const struct iob_sink *sink, const char *args, void **state, size_t size,
+		  const struct iob_host *host, const char *name, const char *use)
+{
+	if (!sink || !sink->write || !state)
+		return -EINVAL;
+	if (args && *args) {
+		svgd_log(host, name, IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output %s", args, use);
+		return -EINVAL;
+	}
+	struct svgd_out *o = calloc(1, size);
+	if (!o)
+		return -ENOMEM;
+	o->sink = *sink;
+	if (!o->sink.name)
+		o->sink.name = "output";
+	o->host = host;
+	o->name = name;
+	*state = o;
+	return 0;
+}
+
+int svgd_out_begin(struct svgd_out *o)
+{
+	if (o->begun) {
+		svgd_log(o->host, o->name, IOB_LOG_ERROR, "begin_run called twice on %s", o->sink.name);
+		return -EINVAL;
+	}
+	o->begun = 1;
+	return 0;
+}
+
+int svgd_out_record(struct svgd_out *o, const struct iob_record *rec)
+{
+	if (!o->begun || o->ended) {
+		svgd_log(o->host, o->name, IOB_LOG_ERROR, "record outside a run on %s", o->sink.name);
+		return -EINVAL;
+	}
+	if (!rec || (rec->nfields && !rec->fields))
+		return -EINVAL;
+	return 0;
+}
+
+int svgd_out_kept(struct svgd_out *o, int oom)
+{
+	if (oom) {
+		svgd_log(o->host, o->name, IOB_LOG_ERROR, "out of memory keeping a record for %s", o->sink.name);
+		return -ENOMEM;
+	}
+	return o->err;
+}
+
+int svgd_out_end(struct svgd_out *o)
+{
+	if (!o->begun || o->ended) {
+		svgd_log(o->host, o->name, IOB_LOG_ERROR, "end_run %s on %s",
+			 o->ended ? "called twice" : "before begin_run", o->sink.name);
+		return -EINVAL;
+	}
+	o->ended = 1;
+	return 0;
+}
+
+int svgd_out_write(struct svgd_out *o, const struct textbuf *b, int oom, const char *what)
+{
+	if (oom) {
+		svgd_log(o->host, o->name, IOB_LOG_ERROR, "out of memory %s for %s", what, o->sink.name);
+		return -ENOMEM;
+	}
+	if (o->err)
+		return o->err;
+	int rc = o->sink.write(o->sink.ctx, b->data, b->len);
+	if (rc < 0)
+		o->err = rc;
+	return rc < 0 ? rc : 0;
+}
+
+char *svgd_strdup(int *oom, const char *s)
+{
+	char *c = strdup(s ? s : "");
+	if (!c)
+		*oom = 1;
+	return c;
 }

@@ -113,6 +113,9 @@ size_t svgd_draw(struct svgd *st, struct textbuf *b, unsigned what, double y0);
 size_t svgd_thinned(const struct svgd *st, size_t *most);
 /* Coordinates with two decimals and '.' whatever the locale. */
 void svgd_coord(struct textbuf *b, double v);
+/* The opening <svg ...> tag of a picture SVG_W wide and h high, with
+ * attrs (one or more attributes) after the namespace, and a line end. */
+void svgd_svg_tag(struct textbuf *b, const char *attrs, double h);
 /* <text x= y= [anchor] [attrs]>s</text>, s escaped (textbuf_xml). */
 void svgd_label(struct textbuf *b, double x, double y, const char *anchor, const char *attrs, const char *s);
 void svgd_free(struct svgd *st);
@@ -124,5 +127,37 @@ int svgd_num(const struct iob_record *rec, const char *key, double *v);
 const char *svgd_str(const struct iob_record *rec, const char *key);
 /* A boolean field that is true. */
 int svgd_bool(const struct iob_record *rec, const char *key);
+
+/* What the svg and html outputs do alike around a run (svgdraw.c): each
+ * output's state begins with a struct svgd_out, which holds the sink, where
+ * the run is and the sink's first error; after that error nothing more is
+ * written and every later call returns it. */
+struct svgd_out {
+	struct iob_sink sink;
+	const struct iob_host *host; /* whose log the lines go to */
+	const char *name;            /* the output's name in them */
+	int begun, ended, drawn;
+	int err;
+};
+/* A line in the host's log, if it has one, under the output's name. */
+void svgd_log(const struct iob_host *host, const char *name, int level, const char *fmt, ...) IOB_PRINTF(4, 5);
+/* open for an output that takes no arguments ("use --output USE" when it
+ * gets some): *state gets `size` zeroed bytes that begin with a struct
+ * svgd_out for this sink. */
+int svgd_out_open(const struct iob_sink *sink, const char *args, void **state, size_t size,
+		  const struct iob_host *host, const char *name, const char *use);
+/* begin_run (a second one is refused), record (one outside a run or without
+ * its fields is refused), end_run (a second one or one before begin_run is
+ * refused): 0 or -EINVAL, logged. */
+int svgd_out_begin(struct svgd_out *o);
+int svgd_out_record(struct svgd_out *o, const struct iob_record *rec);
+int svgd_out_end(struct svgd_out *o);
+/* After a record was kept: -ENOMEM (logged) when oom, else the sink's error. */
+int svgd_out_kept(struct svgd_out *o, int oom);
+/* The finished text written to the sink in one write, once; when oom,
+ * -ENOMEM and a log line "out of memory WHAT for SINK" instead. */
+int svgd_out_write(struct svgd_out *o, const struct textbuf *b, int oom, const char *what);
+/* strdup(s ? s : ""), *oom set when it cannot. */
+char *svgd_strdup(int *oom, const char *s);
 
 #endif

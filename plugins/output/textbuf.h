@@ -37,6 +37,9 @@ void textbuf_free(struct textbuf *b);
 /* Shortest of %.15g..%.17g that reads back as v, always with '.' as the
  * decimal point whatever the locale says; inf and nan print as 0. */
 void textbuf_fmt_double(double v, char *out, size_t outlen);
+/* The same by three %.Ng and strtod calls, the way it was done before
+ * (test_outputs checks both agree on every value it draws). */
+void textbuf_fmt_double_slow(double v, char *out, size_t outlen);
 
 /* Length (1..4) of the valid UTF-8 sequence at s, its code point in *cp;
  * 0 when the byte at s does not start one (a stray continuation byte, an

@@ -514,6 +514,16 @@ def case_memory(ctx):
     per_block = (many - few) * 1024.0 / (big_n - 16)
     print("max RSS: %d KiB for 16 blocks, %d KiB for %d: %.1f bytes a block" % (few, many, big_n, per_block))
     check(per_block <= 128, "memory grows by %.1f bytes a block (limit 128)" % per_block)
+    # a block above 64 MiB is read in pieces into one 64 MiB buffer: a
+    # 192 MiB block (a sparse file: no disk space) holds 64 MiB, not 192
+    huge = ctx.path("huge.dat")
+    with open(huge, "wb") as f:
+        f.truncate(192 * MIB)
+    p, _ = ok_run(ctx, [huge, "192M"])
+    check(len(p.blocks) == 1 and p.all["n"] == 1, "192 MiB block: %d printed" % len(p.blocks))
+    peak = min(max_rss_kib(ctx, [huge, "192M"]) for _ in range(2))
+    print("max RSS: %d KiB for one 192 MiB block" % peak)
+    check(peak < 96 * 1024, "a 192 MiB block took %d KiB at its peak (want below 96 MiB: one 64 MiB piece)" % peak)
 
 
 def case_modes(ctx):

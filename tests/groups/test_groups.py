@@ -24,6 +24,8 @@ Cases (--only CASE runs one):
 - error: an I/O error (ENOSPC, fault backend) in one job of a group stops the
   group: exit 1, the error names that job, the other job's phase is
   "stopped", the group record partial, every file removed;
+- files_error: a files job (workload = files) in a group with a job whose
+  write fails: exit 1, the files job's create "stopped", nothing left;
 - sigint: SIGINT during a group of two long paced jobs: exit 130 within
   seconds (the pace would take 16 s), both jobs' records interrupted and the
   group record too.
@@ -273,6 +275,38 @@ def test_error():
     check("error: group records partial", g and all(x["partial"] is True for x in g) and
           {x["phase"]: x["status"] for x in g} == {"write": "error", "read": "stopped"}, str(g))
     check("error: the failed job's file is removed", os.listdir(data) == [], str(os.listdir(data)))
+    shutil.rmtree(d)
+
+
+def test_files_error():
+    """A files job (workload = files) in a group with a job whose write fails: the group stops, the
+    error names the failed job, the files job's phase in progress says stopped (no later phase), and
+    nothing either job made is left."""
+    d = iob.tempdir(A.work)
+    data, tree = os.path.join(d, "data"), os.path.join(d, "tree")
+    os.mkdir(data)
+    os.mkdir(tree)
+    js = os.path.join(d, "out.json")
+    st = os.statvfs(tree)
+    files = 2000000
+    if st.f_files and st.f_favail < files + 1000:
+        files = max(1000, st.f_favail // 4)
+    wrap = os.path.join(A.plugin_dir, "iob-backend-posix.so")
+    p = profile(d, f"[full]\ndir = {data}\nbackend = fault\nsize = 1M\nblock_size = 64K\nphases = write\n"
+                f"group = 1\nbackend_options = wrap={wrap},op=write,err=ENOSPC,after_bytes=262144\n"
+                f"[many]\nworkload = files\ndir = {tree}\nfiles = {files}\nmeta_phases = create,stat,remove\n"
+                "group = 1\n")
+    r = iobench(d, p, "--output", "json=" + js, env_extra={"IOBENCH_PLUGIN_PATH": A.fault_dir})
+    lines = r.stderr.strip().split("\n")
+    check("files_error: exit 1", r.returncode == 1, f"{r.returncode}: {r.stderr}")
+    check("files_error: the error names the failed job", any("job full:" in x and "No space left" in x
+                                                            for x in lines), r.stderr)
+    recs = records(js)
+    m = [x for x in recs if x["kind"] == "meta"]
+    check("files_error: the files job's create was cut short, nothing after it",
+          [(x["phase"], x["status"]) for x in m] == [("create", "stopped")] and m[0]["ops"] < files, str(m))
+    check("files_error: nothing left", os.listdir(data) == [] and os.listdir(tree) == [],
+          f"{os.listdir(data)} {os.listdir(tree)[:5]}")
     shutil.rmtree(d)
 
 

@@ -129,17 +129,20 @@ def case_cached_read(d):
     write_file(d)
     # The kernel's count is the whole process's: when another test drops
     # every cache (as root) while this one runs, the binary and its plugins
-    # are read from storage again at start-up, outside the phase.  Such a run
-    # is tried again (3 tries); a disagreement inside the phase stays.
+    # are read from storage again at start-up, outside the phase; and a drop
+    # during the read sends it to storage, so no cache note is due.  Such a
+    # run is tried again (3 tries); a disagreement that stays, fails.
     for _ in range(3):
         recs, notes, _, kread, _ = cached_run(d, "[r]\nfilename = data\nsize = 16M\nblock_size = 1M\n"
                                                  "phases = read\nevict_before_read = false\nkeep_files = true\n")
         rec = recs[0]
         need_counts(rec)
         kernel = 100.0 * (rec["bytes"] - min(kread, rec["bytes"])) / rec["bytes"]
-        if abs(rec["cached_read_pct"] - kernel) <= 5:
+        said = [cache_share(n) for n in notes if cache_share(n) is not None]
+        if abs(rec["cached_read_pct"] - kernel) <= 5 and len(said) == 1:
             break
-    said = [cache_share(n) for n in notes if cache_share(n) is not None]
+        print("note: tried again: record %.1f%% cached, kernel %.1f%%, cache notes %s"
+              % (rec["cached_read_pct"], kernel, said))
     expect(len(said) == 1, "one measured cache note, got %s" % notes)
     expect(abs(said[0] - kernel) <= 5 and abs(rec["cached_read_pct"] - kernel) <= 5,
            "note %s%%, record %.1f%%, kernel %.1f%% (%d of %d bytes from storage)"

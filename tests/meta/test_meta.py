@@ -225,7 +225,8 @@ def case_bad_input(tmp):
         ("file_bytes = 2G\n", "file_bytes"),
         ("files = 100000000\nthreads = 4096\n", "inodes" if st.f_files else "bytes"),
         ("files = 100000\nthreads = 2\nfile_bytes = 1G\nmemory_limit = 4G\n", "free"),
-        ("group = 1\n", "group = 0"),
+        # a files job runs in a group, but one run again (repeat) runs alone, as a data job does
+        (f"repeat = 2\ngroup = 1\n[n]\nworkload = files\ndir = {d}\ngroup = 1\n", "not in a group with other jobs"),
         ("meta_phases = rmdir,bogus\n", "bogus"),
         ("threads = 64\nfile_bytes = 1G\nmemory_limit = 1G\nfiles = 1\n", "memory"),
     ]
@@ -283,6 +284,109 @@ def case_sigint(tmp):
     c = m[1]
     expect(c["status"] == "interrupted" and 0 < c["ops"] < 2 * files, c)
     expect(len(m) == 2, "nothing runs after the stop")
+
+
+def files_in(root):
+    """The files and directories below root (itself not counted)."""
+    nf = nd = 0
+    for _, dirs, files in os.walk(root):
+        nf += len(files)
+        nd += len(dirs)
+    return nf, nd
+
+
+def case_group_files(tmp):
+    """Two files jobs in one group (they run at once, as data jobs of a group do): each job's records with
+    its own counts, no group record (no data phase), nothing left behind; then the same group keeping its
+    trees: every tree holds exactly the files and directories its job made."""
+    d = fresh(tmp, "gfiles")
+    before = listing(d)
+    a = (f"[a]\nworkload = files\ndir = {d}\nfiles = 120\nthreads = 2\ntree_depth = 1\ntree_branch = 3\n"
+         "file_bytes = 10\ngroup = 1\n")
+    b = (f"[b]\nworkload = files\ndir = {d}\nfiles = 90\nthreads = 2\ndir_per_stream = false\ngroup = 1\n")
+    recs, p = run(tmp, a + "meta_phases = " + ",".join(PHASES) + "\n\n" + b +
+                  "meta_phases = create,stat,open,remove\n")
+    ma = [r for r in meta(recs) if r["job"] == "a"]
+    mb = [r for r in meta(recs) if r["job"] == "b"]
+    expect([r["phase"] for r in ma] == PHASES, [r["phase"] for r in ma])
+    expect([r["phase"] for r in mb] == ["create", "stat", "open", "remove"], [r["phase"] for r in mb])
+    for r in ma:
+        check_record(r, 2 * 4 if r["phase"] in ("mkdir", "rmdir") else 240, 10)
+    for r in mb:
+        check_record(r, 180, 0)
+        expect(r["streams"] == 2 and r["dir_per_stream"] is False and r["tree_dirs"] == 1, r)
+    expect(not [r for r in recs if r["kind"] == "group"], "a group of files jobs has no data phase to sum")
+    expect(listing(d) == before, f"left behind: {set(listing(d)) - set(before)}")
+    # kept: what each job made, counted on disk
+    run(tmp, a + "meta_phases = mkdir,create\nkeep_files = true\n\n" + b +
+        "meta_phases = create\nkeep_files = true\n")
+    for g in (0, 1):
+        nf, nd = files_in(os.path.join(d, f"iobench.a.{g}"))
+        expect((nf, nd) == (120, 3), f"job a stream {g}: {nf} files, {nd} directories, want 120 and 3")
+    nf, nd = files_in(os.path.join(d, "iobench.b.shared"))
+    expect((nf, nd) == (180, 0), f"job b: {nf} files, {nd} directories, want 180 and 0")
+    expect(len(listing(d)) == len(before) + 2 * (1 + 3 + 120) + 1 + 180, "nothing else made")
+    for t in ("iobench.a.0", "iobench.a.1", "iobench.b.shared"):
+        shutil.rmtree(os.path.join(d, t))
+
+
+def case_group_mixed(tmp):
+    """A files job and a data job in one group, in one directory: the files job's records and counts,
+    the data job's phase records and the group record (the data job alone: files jobs count ops, not
+    bytes), every byte accounted for, nothing left behind."""
+    d = fresh(tmp, "gmixed")
+    before = listing(d)
+    text = (f"[m]\nworkload = files\ndir = {d}\nfiles = 200\nthreads = 2\ntree_depth = 1\ntree_branch = 2\n"
+            "meta_phases = mkdir,create,stat,remove,rmdir\ngroup = 7\n\n"
+            f"[data]\ndir = {d}\nsize = 1M\nblock_size = 64k\nphases = write,read\ngroup = 7\n")
+    recs, p = run(tmp, text)
+    m = meta(recs)
+    expect([r["phase"] for r in m] == ["mkdir", "create", "stat", "remove", "rmdir"], m)
+    for r in m:
+        check_record(r, 2 * 3 if r["phase"] in ("mkdir", "rmdir") else 400, 0)
+        expect(r["job"] == "m", r)
+    ph = [r for r in recs if r["kind"] == "phase"]
+    expect([(r["job"], r["phase"]) for r in ph] == [("data", "write"), ("data", "read")], ph)
+    for r in ph:
+        expect(r["status"] == "ok" and r["bytes"] == 1 << 20, r)
+    grp = [r for r in recs if r["kind"] == "group"]
+    expect([(g["group"], g["phase"], g["jobs"]) for g in grp] == [(7, "write", 1), (7, "read", 1)], grp)
+    expect(all(g["bytes"] == 1 << 20 for g in grp), grp)
+    expect(listing(d) == before, f"left behind: {set(listing(d)) - set(before)}")
+
+
+def case_group_sigint(tmp):
+    """SIGINT while a files job and a data job of one group run: exit 130, the files job's create says
+    interrupted with what it did, and nothing either job made is left."""
+    d = fresh(tmp, "gsigint")
+    before = listing(d)
+    st = os.statvfs(d)
+    files = 2000000
+    if st.f_files and st.f_favail < 2 * files + 1000:
+        files = max(1000, st.f_favail // 4)
+    out = os.path.join(tmp, "int.json")
+    prof = profile(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = {files}\ntree_depth = 1\ntree_branch = 5\n"
+                        "threads = 2\nmeta_phases = mkdir,create,stat,remove,rmdir\ngroup = 1\n\n"
+                        f"[data]\ndir = {d}\nsize = 1M\nblock_size = 4k\nphases = write\nruntime = 120s\n"
+                        "time_based = true\ngroup = 1\n")
+    p = subprocess.Popen([iobench(), "run", prof, "--output", "json=" + out], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env())
+    deadline = time.time() + 60
+    while time.time() < deadline:  # until some files exist
+        n = sum(len(fs) for _, _, fs in os.walk(d)) - 2
+        if n >= 20 or p.poll() is not None:
+            break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    so, se = p.communicate(timeout=240)
+    if p.returncode == 0:
+        raise Skip(f"the run of {files} files per stream ended before the signal (a very fast file system)")
+    expect(p.returncode == 130, f"exit {p.returncode}: {se[-2000:]}")
+    expect(listing(d) == before, f"left behind: {listing(d)[:10]}")
+    recs = iob.read_json(out)["records"]
+    m = meta(recs)
+    expect([r["phase"] for r in m] == ["mkdir", "create"], [r["phase"] for r in m])
+    expect(m[1]["status"] == "interrupted" and 0 < m[1]["ops"] < 2 * files, m[1])
 
 
 def case_outputs(tmp):

@@ -242,6 +242,46 @@ def make_fio(o):
     return js, None
 
 
+def make_files(o):
+    """A files job (workload = files, docs/metadata.md): every phase, 2 streams, and its html output."""
+    prof = os.path.join(o.work, "files.ini")
+    d = os.path.join(o.work, "files.d")
+    os.makedirs(d, exist_ok=True)
+    with open(prof, "w") as f:
+        f.write("[small]\nworkload = files\ndir = %s\nfiles = 120\nthreads = 2\ntree_depth = 1\ntree_branch = 3\n"
+                "file_bytes = 16\nmeta_phases = mkdir,create,write,stat,open,read,remove,rmdir\n" % d)
+    js, ht = os.path.join(o.work, "files.json"), os.path.join(o.work, "files.run.html")
+    run([os.path.join(o.bin_dir, "iobench"), "run", prof, "--output", "json=%s,html=%s" % (js, ht)])
+    check(os.listdir(d) == [], "the files job removed what it made")
+    return js, ht
+
+
+def check_meta(p, metas):
+    """The files jobs' table: a row per meta record, in order, its counts, rate and one operation's
+    latency percentiles; the ops/s chart: a bar per record at its rate; a latency curve per record."""
+    rs = body_rows(p, "meta")
+    check(len(rs) == len(metas) == 8, "%d meta rows for %d meta records" % (len(rs), len(metas)))
+    for r, m in zip(rs, metas):
+        name = "%s %s" % (m["job"], m["phase"])
+        check(cell(r, "job")["text"] == m["job"] and cell(r, "phase")["text"] == m["phase"], name + ": named")
+        check_value(cell(r, "streams"), m["streams"], name + " streams")
+        check_value(cell(r, "ops"), m["ops"], name + " operations")
+        check_value(cell(r, "secs"), m["elapsed_s"], name + " time")
+        check_value(cell(r, "iops"), m["ops_per_s"], name + " ops/s")
+        pct = m["lat_ns"]["percentiles"]
+        for cls, rank in (("p50", "50"), ("p90", "90"), ("p99", "99"), ("p99_9", "99.9")):
+            check_value(cell(r, cls), pct[rank], "%s %s" % (name, cls))
+        check_value(cell(r, "max"), m["lat_ns"]["max"], name + " max")
+        check(cell(r, "status")["text"] == m["status"], name + " status")
+    check(metas[1]["ops"] == 240 and metas[0]["ops"] == 8, "the counts: 240 files, 8 directories")
+    bars = re.findall(r'<rect class="bar" data-phase="([^"]*)" data-ops-per-s="([^"]*)"', p.raw)
+    check([b[0] for b in bars] == [m["phase"] for m in metas], "a bar per phase, in order (%s)" % bars)
+    check(all(same(float(b[1]), m["ops_per_s"]) for b, m in zip(bars, metas)), "each bar at its phase's ops/s")
+    check('id="fig-meta"' in p.raw and 'id="fig-latency"' in p.raw, "the ops/s chart and the latency picture")
+    check(p.raw.count('class="latency"') == len(metas), "a latency curve per phase (%d)" % p.raw.count('class="latency"'))
+    check('id="phases"' not in p.raw, "no empty data phases table")
+
+
 def fio_phases(js):
     d = json.load(open(js))
     out = []
@@ -268,6 +308,8 @@ def kinds(o):
     out.append(("io_profile", [js], records(js, "phase"), None))
     js, _ = make_iotest(o)
     out.append(("iotest", [js], records(js, "phase"), None))
+    js, ht = make_files(o)
+    out.append(("files", [js], records(js, "phase"), ht))
     js, _ = make_fio(o)
     if js:
         out.append(("fio", [js], fio_phases(js), None))
@@ -281,7 +323,10 @@ def kinds(o):
 
 def check_kind(o, name, inputs, phases, page_path):
     p = parse(page_path)
-    check_phases(p, phases)
+    if name == "files":
+        check_meta(p, records(inputs[0], "meta"))
+    else:
+        check_phases(p, phases)
     if name == "iobench":
         reps = records(inputs[0], "repeats")
         rs = body_rows(p, "repeats")
@@ -336,7 +381,7 @@ def check_kind(o, name, inputs, phases, page_path):
 
 
 def phases_text(page):
-    return [[c["text"] for c in r] for r in page.tables["phases"]]
+    return [[c["text"] for c in r] for r in page.tables.get("phases", []) + page.tables.get("meta", [])]
 
 
 def case_kinds(o):
@@ -699,7 +744,10 @@ def case_browser(o):
         check(d.scripts == 1, "%s: the DOM has one script" % name)
         check_no_urls(d.elements, dom)
         d.raw = dom
-        check_phases(d, phases)
+        if name == "files":
+            check_meta(d, records(inputs[0], "meta"))
+        else:
+            check_phases(d, phases)
         check(os.path.exists(png), "%s: a screenshot" % name)
         check_not_blank(png)
         if o.pictures:

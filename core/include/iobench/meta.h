@@ -9,6 +9,7 @@
 #ifndef IOBENCH_META_H
 #define IOBENCH_META_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "iobench/job.h"
@@ -45,5 +46,24 @@ struct iob_run;
 /* Run suite job j (a files job): its phases, records, notes, and the removal
  * of exactly what it made (also when stopped).  0 or -errno (run->error). */
 int iob_meta_run(struct iob_run *run, size_t j);
+
+/* A files job in a group (runner_group.c): iob_meta_run_grouped runs it on
+ * the job's own thread, which touches no record, note, error or output of
+ * the run; what it would have said is kept in *g and said by
+ * iob_meta_group_emit on the runner's thread once every job is joined. */
+struct iob_meta_kept;
+struct iob_meta_group {
+	volatile sig_atomic_t *stop; /* the group's: a signal, or another job failed */
+	void (*ready)(void *arg);    /* called once, right before the first phase's clocks start */
+	void *ready_arg;
+	struct iob_meta_kept *kept; /* the run's (iob_meta_group_free) */
+};
+/* 0 or -errno (the message kept for iob_meta_group_emit). */
+int iob_meta_run_grouped(struct iob_run *run, size_t j, struct iob_meta_group *g);
+/* The kept records and notes of suite job j, then its failure (first_failed:
+ * it replaces an earlier job's error, as the group's first failure).  cut:
+ * no signal came, so a stop was another job's failure ("stopped"). */
+void iob_meta_group_emit(struct iob_run *run, size_t j, struct iob_meta_group *g, int cut, int first_failed);
+void iob_meta_group_free(struct iob_meta_group *g);
 
 #endif

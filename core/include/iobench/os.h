@@ -1,6 +1,6 @@
 /*
- * iobench/os.h - the operating-system seam.  Every POSIX (later Win32) call the
- * core makes goes through here; only os_posix.c (later os_win32.c) implements
+ * iobench/os.h - the operating-system seam.  Every POSIX or Win32 call the
+ * core makes goes through here; only os_posix*.c (os_win32*.c on Windows) implement
  * it.  Functions return 0 or a negative errno unless stated otherwise.
  */
 #ifndef IOBENCH_OS_H
@@ -270,7 +270,7 @@ const char *iob_wine_version(void);
  * Counted by cachestat(2) where the kernel has it (Linux 6.5+; IOBENCH_NO_CACHESTAT
  * set skips it), else by mincore(2) on a mapping of the range.  Exact up to 4096
  * pages; a larger range is sampled (256 runs of 16 pages, one in each equal
- * stratum) and *resident_pages is the scaled estimate: see os_posix.c for its
+ * stratum) and *resident_pages is the scaled estimate: see os_posix_cache.c for its
  * error.  About 0.06 ms (cachestat) or 0.3 ms (mincore) for a cached GiB, where
  * probing every page took 10.  Returns 0, -ENOTSUP for a path that is not a
  * regular file or where the OS cannot tell, or another negative errno. */

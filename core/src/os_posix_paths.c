@@ -1,0 +1,268 @@
+/*
+ * os_posix_paths.c - paths by name (os.h): what a path is, its size, the
+ * free space under it, directories made and removed, access, identity, the
+ * real path, the file system's facts, a file's holes, direct I/O alignment,
+ * a directory's entries, temporary files.  A room of os_posix.c (its map).
+ */
+#include "os_posix_int.h"
+
+enum iob_path_kind iob_path_kind(const char *path, int follow)
+{
+	struct stat st;
+	int rc = follow ? stat(path, &st) : lstat(path, &st);
+	if (rc != 0)
+		return IOB_PATH_MISSING;
+	if (S_ISREG(st.st_mode))
+		return IOB_PATH_REGULAR;
+	if (S_ISDIR(st.st_mode))
+		return IOB_PATH_DIRECTORY;
+	if (S_ISBLK(st.st_mode))
+		return IOB_PATH_BLOCKDEV;
+	if (S_ISCHR(st.st_mode))
+		return IOB_PATH_CHARDEV;
+	if (S_ISLNK(st.st_mode))
+		return IOB_PATH_SYMLINK;
+	return IOB_PATH_OTHER;
+}
+
+int iob_file_size(const char *path, uint64_t *size)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -errno;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int iob_fs_free_bytes(const char *path, uint64_t *bytes)
+{
+	struct statvfs sv;
+	if (statvfs(path, &sv) != 0)
+		return -errno;
+	*bytes = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+	return 0;
+}
+
+int iob_mkdir(const char *path)
+{
+	if (mkdir(path, 0755) == 0)
+		return 0;
+	if (errno == EEXIST && iob_path_kind(path, 1) == IOB_PATH_DIRECTORY)
+		return 0;
+	return -errno;
+}
+
+int iob_remove_file(const char *path)
+{
+	return unlink(path) == 0 ? 0 : -errno;
+}
+
+int iob_remove_dir(const char *path)
+{
+	return rmdir(path) == 0 ? 0 : -errno;
+}
+
+int iob_dir_writable(const char *dir)
+{
+	if (iob_path_kind(dir, 1) != IOB_PATH_DIRECTORY)
+		return iob_path_kind(dir, 1) == IOB_PATH_MISSING ? -ENOENT : -ENOTDIR;
+	return access(dir, W_OK | X_OK) == 0 ? 0 : -errno;
+}
+
+/* ---- facts about a run's targets and their file systems, holes ---- */
+
+int iob_file_holes(const char *path, uint64_t len, uint64_t *hole_bytes)
+{
+	*hole_bytes = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENOTSUP;
+	}
+	uint64_t end = len && len < (uint64_t)st.st_size ? len : (uint64_t)st.st_size;
+	uint64_t off = 0, holes = 0;
+	while (off < end) {
+		off_t hole = lseek(fd, (off_t)off, SEEK_HOLE);
+		if (hole < 0) {
+			int e = errno;
+			close(fd);
+			return e == EINVAL ? -ENOTSUP : -e;
+		}
+		if ((uint64_t)hole >= end)
+			break;
+		off_t data = lseek(fd, hole, SEEK_DATA);
+		uint64_t next = data < 0 ? end : (uint64_t)data < end ? (uint64_t)data : end;
+		holes += next - (uint64_t)hole;
+		off = next;
+	}
+	close(fd);
+	*hole_bytes = holes;
+	return 0;
+}
+
+/* The mount holding path: file-system type and source, from the line of
+ * /proc/self/mountinfo whose major:minor is the path's st_dev. */
+int iob_fs_facts(const char *path, char *fstype, size_t fslen, uint64_t *block_size, char *device, size_t devlen)
+{
+	struct stat st;
+	struct statvfs vfs;
+	snprintf(fstype, fslen, "unknown");
+	snprintf(device, devlen, "unknown");
+	*block_size = 0;
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (statvfs(path, &vfs) == 0)
+		*block_size = vfs.f_bsize;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -ENOTSUP;
+	char line[4096];
+	char want[32];
+	snprintf(want, sizeof want, "%u:%u", major(st.st_dev), minor(st.st_dev));
+	while (fgets(line, sizeof line, f)) {
+		/* id parent major:minor root mountpoint opts [tags] - fstype source superopts */
+		char *save = NULL, *tok = strtok_r(line, " ", &save);
+		int field = 0, match = 0;
+		for (; tok; tok = strtok_r(NULL, " ", &save), field++)
+			if (field == 2) {
+				match = strcmp(tok, want) == 0;
+				break;
+			}
+		if (!match)
+			continue;
+		char *sep = strstr(save ? save : "", " - ");
+		if (!sep)
+			continue;
+		char *type = strtok_r(sep + 3, " ", &save);
+		char *src = type ? strtok_r(NULL, " \n", &save) : NULL;
+		if (type)
+			snprintf(fstype, fslen, "%s", type);
+		if (src)
+			snprintf(device, devlen, "%s", src);
+	}
+	fclose(f);
+	return 0;
+}
+
+int iob_path_access(const char *path, int write)
+{
+	return access(path, write ? W_OK : R_OK) == 0 ? 0 : -errno;
+}
+
+int iob_path_device(const char *path, uint64_t *dev)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -errno;
+	*dev = (uint64_t)st.st_dev;
+	return 0;
+}
+
+int iob_list_dir(const char *dir, void (*fn)(void *arg, const char *name), void *arg)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		fn(arg, e->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
+int iob_write_temp(const char *text, size_t len, char *path, size_t pathlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(path, pathlen, "%s/iobench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			close(fd);
+			unlink(path);
+			return -e;
+		}
+		done += (size_t)n;
+	}
+	close(fd);
+	return 0;
+}
+
+int iob_file_identity(const char *path, uint64_t *dev, uint64_t *ino, enum iob_path_kind *kind)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -errno;
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	*kind = kind_of_mode(st.st_mode);
+	return 0;
+}
+
+int iob_stream_identity(FILE *f, uint64_t *dev, uint64_t *ino, enum iob_path_kind *kind)
+{
+	struct stat st;
+	int fd = fileno(f);
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return -errno;
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	*kind = kind_of_mode(st.st_mode);
+	return 0;
+}
+
+int iob_real_path(const char *path, char *out, size_t outlen)
+{
+	char *r = realpath(path, NULL);
+	if (!r)
+		return -errno;
+	size_t n = strlen(r);
+	if (n >= outlen) {
+		free(r);
+		return -ENAMETOOLONG;
+	}
+	memcpy(out, r, n + 1);
+	free(r);
+	return 0;
+}
+
+int iob_dio_alignment(const char *path, uint32_t *align)
+{
+#if defined(__linux__) && defined(STATX_DIOALIGN) && defined(O_TMPFILE)
+	struct statfs sf;
+	struct statx sx;
+	int fd, rc;
+
+	/* a memory file system's page cache is its storage: nothing to bypass */
+	if (statfs(path, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC))
+		return -EINVAL;
+	if (iob_path_kind(path, 1) == IOB_PATH_DIRECTORY)
+		fd = open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	else
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOTSUP;
+	rc = statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx);
+	close(fd);
+	if (rc != 0 || !(sx.stx_mask & STATX_DIOALIGN))
+		return -ENOTSUP;
+	if (sx.stx_dio_offset_align == 0)
+		return -EINVAL; /* the file system has no direct I/O */
+	*align = sx.stx_dio_offset_align;
+	return 0;
+#else
+	(void)path;
+	(void)align;
+	return -ENOTSUP;
+#endif
+}

@@ -1,0 +1,127 @@
+/*
+ * test_textbuf.c - the outputs' number formatting (plugins/output/textbuf.c):
+ * textbuf_fmt_double's one-snprintf way gives, byte for byte, what the three
+ * %.Ng and strtod calls gave (textbuf_fmt_double_slow) over values drawn from
+ * a fixed seed (random bit patterns, rates such as a block's bytes over its
+ * nanoseconds, integers, powers of ten, halves that sit on a rounding tie,
+ * subnormals, the extremes) and always reads back as the value; integers
+ * print as %PRIu64 / %PRId64 do.
+ */
+#include <math.h>
+#include <float.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "textbuf.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int same(double v)
+{
+	char fast[64], slow[64];
+	textbuf_fmt_double(v, fast, sizeof fast);
+	textbuf_fmt_double_slow(v, slow, sizeof slow);
+	if (strcmp(fast, slow) != 0) {
+		print_error("%a: fast %s, slow %s\n", v, fast, slow);
+		return 0;
+	}
+	if (isfinite(v) && strtod(fast, NULL) != v) {
+		print_error("%a: %s does not read back\n", v, fast);
+		return 0;
+	}
+	return 1;
+}
+
+static void test_double_same_as_slow(void **state)
+{
+	(void)state;
+	static const double fixed[] = {0.0, -0.0, 1.0, -1.0, 0.5, 0.1, 0.2, 0.3, 1.0 / 3.0, 2.0 / 3.0, 1e-4, 1e-5,
+				       9.9999999999999e-5, 123456789012345.0, 1234567890123456.0, 12345678901234567.0,
+				       1e15, 1e16, 1e17, 1e22, 1e23, 1e300, 5e-324, DBL_MIN, DBL_MAX, -DBL_MAX,
+				       DBL_EPSILON, 0.15, 0.25, 2.5, 1.5e-300, 9007199254740993.0,
+				       999999999999999.5, 99999999999999.95, 0.9999999999999999, 48041285.479709126};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		bad += !same(fixed[i]);
+	for (int i = 0; i < 40000 && bad < 10; i++) {
+		uint64_t u = next();
+		double v;
+		memcpy(&v, &u, sizeof v);
+		if (isfinite(v))
+			bad += !same(v); /* any bit pattern */
+		bad += !same((double)(next() % 4000000000u + 1) * 1e9 / (double)(next() % 100000000u + 1)); /* a rate */
+		bad += !same((double)(next() >> (next() % 64))); /* an integer */
+		bad += !same((double)(int64_t)(next() % 2000001) / 1000.0 - 1000.0); /* milli-units */
+		bad += !same(ldexp((double)(next() >> 11), (int)(next() % 2100) - 1100)); /* any scale */
+		bad += !same((double)(next() % 1000000000000000u) + 0.5); /* a tie at 15 and 16 digits */
+	}
+	for (int e = -330; e <= 308; e++) /* powers of ten and their neighbours */
+		bad += !same(pow(10.0, e)) + !same(nextafter(pow(10.0, e), 0.0)) + !same(nextafter(pow(10.0, e), INFINITY));
+	assert_int_equal(bad, 0);
+}
+
+static void test_double_nonfinite(void **state)
+{
+	(void)state;
+	char out[64];
+	textbuf_fmt_double(INFINITY, out, sizeof out);
+	assert_string_equal(out, "0");
+	textbuf_fmt_double(NAN, out, sizeof out);
+	assert_string_equal(out, "0");
+	textbuf_fmt_double(0.1, out, 3); /* cut to the room given */
+	assert_string_equal(out, "0.");
+}
+
+static void test_integer(void **state)
+{
+	(void)state;
+	static const uint64_t us[] = {0, 1, 9, 10, 99, 100, 4096, 1073741824, UINT64_MAX - 1, UINT64_MAX};
+	static const int64_t is[] = {0, -1, 1, -9, -10, 1234567, -1234567, INT64_MAX, INT64_MIN, INT64_MIN + 1};
+	char want[32];
+	for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
+		struct textbuf b = {0};
+		struct iob_field f = {.key = "u", .type = IOB_T_U64, .v.u = us[i]};
+		assert_int_equal(textbuf_integer(&b, &f), 1);
+		snprintf(want, sizeof want, "%" PRIu64, us[i]);
+		assert_string_equal(b.data, want);
+		textbuf_free(&b);
+	}
+	for (size_t i = 0; i < sizeof is / sizeof is[0]; i++) {
+		struct textbuf b = {0};
+		struct iob_field f = {.key = "i", .type = IOB_T_I64, .v.i = is[i]};
+		assert_int_equal(textbuf_integer(&b, &f), 1);
+		snprintf(want, sizeof want, "%" PRId64, is[i]);
+		assert_string_equal(b.data, want);
+		textbuf_free(&b);
+	}
+	struct textbuf b = {0};
+	struct iob_field f = {.key = "s", .type = IOB_T_STR, .v.s = "x"};
+	assert_int_equal(textbuf_integer(&b, &f), 0);
+	assert_int_equal(b.len, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_double_same_as_slow),
+		cmocka_unit_test(test_double_nonfinite),
+		cmocka_unit_test(test_integer),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
