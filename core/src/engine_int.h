@@ -21,13 +21,9 @@
 
 #include "iobench/ticks.h"
 
-static inline uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
+#include "iobench/perm.h"
+
+#define rng_next iob_splitmix64 /* the engine's generator */
 
 /* A series block is read in pieces of at most this, so that a stop (a
  * signal, or the reader of standard output gone) ends a large block within a
@@ -123,36 +119,6 @@ static inline unsigned lat_take(struct lat_sampler *s)
 	return mode;
 }
 
-/* A random permutation of [0, n) that needs no memory: a keyed bijection of
- * the smallest power-of-two domain covering n, walked until it lands inside
- * [0, n) (a bijection of the larger domain, restricted by cycle walking, is
- * a bijection of [0, n)).  The domain is under 2n, so a draw takes under two
- * walks on average, and none extra when n is a power of two.  Each step of
- * the bijection is one of a b-bit word: adding a key, multiplying by an odd
- * key (both invertible mod 2^b), and x ^= x >> s (invertible for s >= 1);
- * two rounds of multiply and shift mix the high bits into the low ones and
- * back, as a hash finaliser does, for about a dozen instructions a draw.
- * Random I/O uses it (random_map) so that a pass touches every block exactly
- * once: writes leave no hole, reads read each block once per pass. */
-struct perm {
-	uint64_t n, mask;
-	unsigned shift;
-	uint64_t add, mul1, mul2;
-};
-
-static inline uint64_t perm_at(const struct perm *p, uint64_t x)
-{
-	const uint64_t mask = p->mask;
-	const unsigned sh = p->shift;
-	do {
-		x = ((x + p->add) * p->mul1) & mask;
-		x ^= x >> sh;
-		x = (x * p->mul2) & mask;
-		x ^= x >> sh;
-	} while (x >= p->n);
-	return x;
-}
-
 struct phase;
 
 /* The offsets of the loops that are not the plain synchronous ones (mixed
@@ -169,7 +135,7 @@ struct gen {
 	uint64_t off;
 	uint32_t loop, loops;	     /* passes over each file; UINT32_MAX: round robin, no end */
 	uint64_t round_ios;	     /* I/Os of this round (round robin stops after an empty one) */
-	struct perm perm;	     /* random */
+	struct iob_perm perm;	     /* random */
 	uint64_t slots, total, align, fsize, rng, slot, left;
 	uint64_t drawn;		     /* draws of this order so far (skipped ones too) */
 	uint64_t cycle_n, cycle_rng; /* random, no end but the time limit after a write cut
@@ -300,7 +266,6 @@ int iob_eng_account(struct phase *ph, size_t fi, int write, const unsigned char 
 int iob_eng_no_progress(struct phase *ph, size_t fi, int write, int64_t n, size_t len, uint64_t off);
 
 /* engine_order.c */
-void iob_eng_perm_init(struct perm *p, uint64_t n, uint64_t seed);
 uint64_t iob_eng_rand_seed(const struct iob_phase_spec *s, int ramp);
 uint64_t iob_eng_rand_ops(const struct iob_phase_spec *s, uint64_t bs);
 uint64_t iob_eng_rand_window(const struct iob_phase_spec *s, uint64_t bs, uint64_t total, int mapped);

@@ -226,7 +226,7 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 	unsigned char *const buf = ph->buf;
 	void *hd0 = NULL; /* the one handle, when there is one and it stays open */
 	int64_t (*const read_at)(void *, void *, size_t, uint64_t) = ops->read_at;
-	struct perm perm;
+	struct iob_perm perm;
 
 	if (fsize < bs) {
 		r->status = -EINVAL;
@@ -240,7 +240,7 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 				return r->status;
 	hd0 = ph->handles[0];
 	if (mapped)
-		iob_eng_perm_init(&perm, total, rng);
+		iob_perm_init(&perm, total, rng);
 	uint64_t i = 0, slot = 0;
 	for (;; i++) {
 		size_t fi = 0;
@@ -251,17 +251,17 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 			iob_eng_pass_evict_all(ph); /* the written draws again: another pass, uncached */
 			rng = iob_eng_rand_seed(s, 0);
 			if (mapped)
-				iob_eng_perm_init(&perm, total, rng);
+				iob_perm_init(&perm, total, rng);
 			slot = 0;
 			i = 0;
 		}
 		if (mapped) {
 			if (slot == total) { /* another pass: another order, uncached */
 				iob_eng_pass_evict_all(ph);
-				iob_eng_perm_init(&perm, total, rng_next(&rng));
+				iob_perm_init(&perm, total, rng_next(&rng));
 				slot = 0;
 			}
-			uint64_t x = perm_at(&perm, slot++);
+			uint64_t x = iob_perm_at(&perm, slot++);
 			if (multi) { /* a 64-bit division: only when there is a file to pick */
 				fi = (size_t)(x / slots);
 				x %= slots;
@@ -295,7 +295,7 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 				iob_eng_pass_evict_all(ph);
 				rng = iob_eng_rand_seed(s, 0);
 				if (mapped)
-					iob_eng_perm_init(&perm, total, rng);
+					iob_perm_init(&perm, total, rng);
 				slot = 0;
 				limit = nops;
 				i = UINT64_MAX; /* the loop's increment makes it 0 */

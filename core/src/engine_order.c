@@ -2,26 +2,12 @@
  * engine_order.c - the offsets the loops visit (engine.c has the map of the
  * engine's files).
  *
- * Sections: the random permutation's keys (perm_init; perm_at is inline in
- * engine_int.h); the random phase's seed, operations and window; the order
- * of the mixed and queued loops (gen: reset, init, fio's seq_add, next,
- * done).
+ * Sections: the random phase's seed, operations and window (its
+ * permutation: iobench/perm.h); the order of the mixed and queued loops
+ * (gen: reset, init, fio's seq_add, next, done).
  */
 
 #include "engine_int.h"
-
-void iob_eng_perm_init(struct perm *p, uint64_t n, uint64_t seed)
-{
-	unsigned bits = 1;
-	while (bits < 64 && ((uint64_t)1 << bits) < n)
-		bits++;
-	p->n = n;
-	p->mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
-	p->shift = bits / 2 + 1 < bits ? bits / 2 + 1 : 1;
-	p->add = rng_next(&seed);
-	p->mul1 = rng_next(&seed) | 1u;
-	p->mul2 = rng_next(&seed) | 1u;
-}
 
 /* The random order's seed: the ramp draws another order than the window,
  * so that it does not warm exactly the blocks the window reads first. */
@@ -72,7 +58,7 @@ void iob_eng_gen_reset(struct phase *ph, int ramp)
 	g->cycle_n = ph->r->written_cut && iob_eng_rand_ops(s, g->bs) == UINT64_MAX ? g->left : 0;
 	g->cycle_rng = g->rng;
 	if (g->mapped)
-		iob_eng_perm_init(&g->perm, g->total, g->rng);
+		iob_perm_init(&g->perm, g->total, g->rng);
 	if (g->shape) { /* its own end: bytes (shape.c), or the draws a write completed */
 		iob_shape_run_reset(g->shape);
 		g->left = !ramp && s->written_draws ? *s->written_draws : UINT64_MAX;
@@ -209,10 +195,10 @@ int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 			if (g->mapped) {
 				if (g->slot == g->total) { /* another pass: another order, uncached */
 					iob_eng_pass_evict_all(g->ph);
-					iob_eng_perm_init(&g->perm, g->total, rng_next(&g->rng));
+					iob_perm_init(&g->perm, g->total, rng_next(&g->rng));
 					g->slot = 0;
 				}
-				x = perm_at(&g->perm, g->slot++);
+				x = iob_perm_at(&g->perm, g->slot++);
 				if (g->multi) {
 					*fi = (size_t)(x / g->slots);
 					x %= g->slots;
@@ -240,7 +226,7 @@ int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 		g->rng = g->cycle_rng; /* the written draws again (cycle_n) */
 		iob_eng_pass_evict_all(g->ph);  /* another pass over them: uncached */
 		if (g->mapped)
-			iob_eng_perm_init(&g->perm, g->total, g->rng);
+			iob_perm_init(&g->perm, g->total, g->rng);
 		g->slot = 0;
 		g->left = g->cycle_n;
 	}

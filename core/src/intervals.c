@@ -149,14 +149,8 @@ int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns, int final)
 	uint64_t from = iv->prev_end ? iv->prev_end : iv->window_ns;
 	if (final && iv->n && now_ns <= from && bytes <= iv->prev_bytes && ops <= iv->prev_ops)
 		return 0; /* the observer's last look was the phase's end: nothing is left */
-	if (iv->n == iv->cap) {
-		size_t cap = iv->cap ? iv->cap * 2 : 64;
-		struct iob_interval *v = realloc(iv->v, cap * sizeof *v);
-		if (!v)
-			return -ENOMEM;
-		iv->v = v;
-		iv->cap = cap;
-	}
+	if (iob_grow(&iv->v, &iv->cap, iv->n, sizeof *iv->v, 64) < 0)
+		return -ENOMEM;
 	struct iob_interval *in = &iv->v[iv->n];
 	memset(in, 0, sizeof *in);
 	in->index = (uint32_t)iv->n;
@@ -236,13 +230,8 @@ void iob_rec_interval(struct iob_recbuf *rb, const char *job, const char *phase,
 	iob_rec_f64(rb, "bw_bytes_per_s", IOB_UNIT_BYTES_PER_S, s > 0 ? (double)in->bytes / s : 0.0);
 	iob_rec_f64(rb, "ops_per_s", IOB_UNIT_OPS_PER_S, s > 0 ? (double)in->ops / s : 0.0);
 	iob_rec_u64(rb, "lat_samples", IOB_UNIT_COUNT, in->lat_samples);
-	if (in->lat_samples) {
-		iob_rec_u64(rb, "lat_p50_ns", IOB_UNIT_NS, in->p50_ns);
-		iob_rec_u64(rb, "lat_p99_ns", IOB_UNIT_NS, in->p99_ns);
-	} else {
-		iob_rec_absent(rb, "lat_p50_ns", IOB_UNIT_NS);
-		iob_rec_absent(rb, "lat_p99_ns", IOB_UNIT_NS);
-	}
+	iob_rec_u64_if(rb, "lat_p50_ns", IOB_UNIT_NS, in->lat_samples != 0, in->p50_ns);
+	iob_rec_u64_if(rb, "lat_p99_ns", IOB_UNIT_NS, in->lat_samples != 0, in->p99_ns);
 }
 
 /* ------------------------------------------------------------ live CSV */

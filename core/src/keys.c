@@ -7,9 +7,9 @@
  * fio reader sets fio's keys through iob_job_set by name.  profile.c reads
  * INI files into these keys.
  *
- * Sections: the table; the setters of each type (enum, list, count, size,
- * text, duration) and the keys with setters of their own; formatting a value
- * back to text; `iobench keys`.
+ * Sections: the table (a row's setter, when it has one, is keys_set.c's,
+ * as are the setters of each type); finding a key and setting it by name;
+ * formatting a value back to text; `iobench keys`.
  */
 #include "iobench/profile.h"
 #include "iobench/verify.h"
@@ -29,6 +29,8 @@
 #include "iobench/repeat.h"
 #include "iobench/steady.h"
 #include "iobench/shape.h"
+
+#include "keys_int.h"
 
 /* ---- the key table --------------------------------------------------------- */
 
@@ -64,111 +66,21 @@ static const struct iob_key_word latency_words[] = {{"sampled", IOB_LATENCY_SAMP
 						    {"off", IOB_LATENCY_OFF},
 						    {NULL, 0}};
 
-static int set_seed(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	uint64_t u;
-	int rc = iob_parse_u64(value, &u, err, errlen);
-	if (rc == 0)
-		job->seed = job->pattern.seed = u;
-	return rc;
-}
-
-static int set_log_interval(struct iob_job *job, const char *value, char *err, size_t errlen);
-static int set_repeat(struct iob_job *job, const char *value, char *err, size_t errlen);
-static int set_until_ci(struct iob_job *job, const char *value, char *err, size_t errlen);
-static int set_repeat_max(struct iob_job *job, const char *value, char *err, size_t errlen);
-static int set_steady_window(struct iob_job *job, const char *value, char *err, size_t errlen);
-static int set_steady_max_rounds(struct iob_job *job, const char *value, char *err, size_t errlen);
-static int set_steady_round(struct iob_job *job, const char *value, char *err, size_t errlen);
-static int set_steady_pct(struct iob_job *job, const char *value, char *err, size_t errlen, char *dst,
-			  size_t len, const char *key);
-static int set_steady_range(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_steady_pct(job, value, err, errlen, job->steady_range, sizeof job->steady_range, "steady_range");
-}
-static int set_steady_slope(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_steady_pct(job, value, err, errlen, job->steady_slope, sizeof job->steady_slope, "steady_slope");
-}
-static int set_steady_limit(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_steady_pct(job, value, err, errlen, job->steady_limit, sizeof job->steady_limit, "steady_limit");
-}
-
 static const struct iob_key_word verify_words[] = {
     {"pattern", IOB_VERIFY_PATTERN}, {"meta", IOB_VERIFY_META},	  {"crc32c", IOB_VERIFY_CRC32C},
     {"crc64", IOB_VERIFY_CRC64},     {"md5", IOB_VERIFY_MD5},	  {"sha256", IOB_VERIFY_SHA256},
     {"xxhash", IOB_VERIFY_XXHASH},   {NULL, 0}};
 _Static_assert(sizeof(enum iob_verify_kind) == sizeof(int), "enum keys are stored as int");
 
-static int set_shape_text(struct iob_job *job, const char *key, const char *value, char *dst, size_t len, char *err,
-			  size_t errlen)
-{
-	struct iob_shape sh;
-	int rc = 0;
-	memset(&sh, 0, sizeof sh);
-	if (strlen(value) >= len) {
-		snprintf(err, errlen, "%s '%s' is too long (at most %zu characters)", key, IOB_Q(value), len - 1);
-		return -EINVAL;
-	}
-	if (strcmp(key, "bssplit") == 0)
-		rc = iob_bssplit_parse(value, sh.split, err, errlen);
-	else if (strcmp(key, "random_distribution") == 0)
-		rc = iob_dist_parse(value, &sh, err, errlen);
-	else if (strcmp(key, "seq_add") == 0)
-		rc = iob_seq_add_parse(value, &sh.seq_add, err, errlen);
-	else if (strcmp(key, "ignore_error") == 0)
-		rc = iob_ignore_error_parse(value, &sh, err, errlen);
-	else
-		rc = iob_rate_parse(key, value, sh.rate, err, errlen);
-	if (rc == 0) {
-		memset(dst, 0, len);
-		memcpy(dst, value, strlen(value));
-	}
-	(void)job;
-	return rc;
-}
-static int set_bssplit(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_shape_text(job, "bssplit", value, job->bssplit, sizeof job->bssplit, err, errlen);
-}
-static int set_random_distribution(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_shape_text(job, "random_distribution", value, job->random_distribution,
-			      sizeof job->random_distribution, err, errlen);
-}
-static int set_rate(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_shape_text(job, "rate", value, job->rate, sizeof job->rate, err, errlen);
-}
-static int set_rate_iops(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_shape_text(job, "rate_iops", value, job->rate_iops, sizeof job->rate_iops, err, errlen);
-}
-static int set_seq_add(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_shape_text(job, "seq_add", value, job->seq_add, sizeof job->seq_add, err, errlen);
-}
-static int set_rate_min(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_shape_text(job, "rate_min", value, job->rate_min, sizeof job->rate_min, err, errlen);
-}
-static int set_rate_iops_min(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_shape_text(job, "rate_iops_min", value, job->rate_iops_min, sizeof job->rate_iops_min, err, errlen);
-}
-static int set_ignore_error(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_shape_text(job, "ignore_error", value, job->ignore_error, sizeof job->ignore_error, err, errlen);
-}
 static const struct iob_key_word rate_process_words[] = {{"linear", 0}, {"poisson", 1}, {NULL, 0}};
 
 static const struct iob_key_word dedupe_mode_words[] = {
     {"repeat", IOB_DEDUPE_REPEAT}, {"working_set", IOB_DEDUPE_WORKING_SET}, {NULL, 0}};
 static const struct iob_key_word exit_words[] = {
     {"none", IOB_EXIT_NONE}, {"group", IOB_EXIT_GROUP}, {"all", IOB_EXIT_ALL}, {NULL, 0}};
-static int set_percentiles(struct iob_job *job, const char *value, char *err, size_t errlen)
+static int set_percentiles(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen)
 {
+	(void)k;
 	double pct[IOB_PCT_MAX];
 	size_t n;
 	if (strlen(value) >= sizeof job->percentiles) {
@@ -242,7 +154,7 @@ static const struct iob_key key_table[] = {
      "bytes, repeated); ~ prefix = complement",
      NULL, FIELD(pattern), NULL},
     {"seed", IOB_KEY_COUNT, "", "280225732", "seeds random offsets and the random pattern", NULL, FIELD(seed),
-     set_seed},
+     iob_set_seed},
     {"fsync", IOB_KEY_BOOL, "", "true", "write phases sync each file before closing it; the time counts",
      NULL, FIELD(fsync), NULL},
     {"truncate", IOB_KEY_BOOL, "", "false", "write phases truncate the file when opening it", NULL,
@@ -325,7 +237,7 @@ static const struct iob_key key_table[] = {
     {"log_interval", IOB_KEY_DURATION, "", "0s",
      "an interval record (time, bytes, ops, MiB/s, IOPS, p50 and p99 latency) this often in every phase (at "
      "least 10ms); 0s = none",
-     NULL, FIELD(log_interval_ns), set_log_interval},
+     NULL, FIELD(log_interval_ns), iob_set_log_interval},
     {"livecsv", IOB_KEY_PATH, "", "",
      "write the interval records also to this CSV file as the run goes (one header, a row per interval, "
      "flushed); needs log_interval",
@@ -349,26 +261,26 @@ static const struct iob_key key_table[] = {
     {"repeat", IOB_KEY_COUNT, "runs", "1",
      "run each phase this many times (1 to 1000), each as the first; a record per run (its repeat index) and "
      "a summary record with mean, spread and 95% interval (docs/statistics.md)",
-     NULL, FIELD(repeat), set_repeat},
+     NULL, FIELD(repeat), iob_set_bounded},
     {"until_ci", IOB_KEY_STRING, "percent", "",
      "repeat each phase until the 95% interval of its mean MiB/s is at most this share of the mean (e.g. 2%), "
      "at least 3 runs and at most repeat_max; a note when not reached",
-     NULL, FIELD(until_ci), set_until_ci},
+     NULL, FIELD(until_ci), iob_set_checked_text},
     {"repeat_max", IOB_KEY_COUNT, "runs", "30", "until_ci: the most runs of a phase (3 to 1000)", NULL,
-     FIELD(repeat_max), set_repeat_max},
+     FIELD(repeat_max), iob_set_bounded},
     {"steady_state", IOB_KEY_ENUM, "", "none",
      "run each phase in rounds until the last steady_window rounds' IOPS or MiB/s are steady (steady_rule), "
      "at most steady_max_rounds; a record per round and a steady record (docs/statistics.md)",
      steady_words, FIELD(steady_state), NULL, .excludes = "repeat,until_ci,series",
      .why = "it runs a phase in rounds of its own"},
     {"steady_window", IOB_KEY_COUNT, "rounds", "5", "steady_state: the rounds judged together (2 to 1000)",
-     NULL, FIELD(steady_window), set_steady_window},
+     NULL, FIELD(steady_window), iob_set_bounded},
     {"steady_round", IOB_KEY_STRING, "time or I/Os", "",
      "steady_state: one round is this long (10s, 500ms) or this many I/Os (2000: sequential rounds go on "
      "where the last ended); empty = one run of the phase as the job says",
-     NULL, FIELD(steady_round), set_steady_round},
+     NULL, FIELD(steady_round), iob_set_checked_text},
     {"steady_max_rounds", IOB_KEY_COUNT, "rounds", "25", "steady_state: the most rounds (2 to 100000)", NULL,
-     FIELD(steady_max_rounds), set_steady_max_rounds},
+     FIELD(steady_max_rounds), iob_set_bounded},
     {"steady_ramp", IOB_KEY_DURATION, "", "0s",
      "steady_state: rounds that end within this time of the first round's start are run but never judged",
      NULL, FIELD(steady_ramp_ns), NULL},
@@ -378,13 +290,13 @@ static const struct iob_key key_table[] = {
      "steady_limit of the mean (fio's iops_slope:X%)",
      steady_rule_words, FIELD(steady_rule), NULL},
     {"steady_range", IOB_KEY_STRING, "percent", "20%", "steady_rule snia: the largest range (max - min) as a share of the mean",
-     NULL, FIELD(steady_range), set_steady_range},
+     NULL, FIELD(steady_range), iob_set_checked_text},
     {"steady_slope", IOB_KEY_STRING, "percent", "10%",
      "steady_rule snia: the most the fitted line may move across the window, as a share of the mean", NULL,
-     FIELD(steady_slope), set_steady_slope},
+     FIELD(steady_slope), iob_set_checked_text},
     {"steady_limit", IOB_KEY_STRING, "percent", "",
      "steady_rule deviation or slope: the limit, as a share of the mean", NULL, FIELD(steady_limit),
-     set_steady_limit},
+     iob_set_checked_text},
     {"compress_percentage", IOB_KEY_COUNT, "percent", "0",
      "data content: this share of every compress_chunk of each block is compressible (the pattern's bytes, zeros "
      "for random), the rest random (0 to 100)",
@@ -465,24 +377,24 @@ static const struct iob_key key_table[] = {
      "a mix of block sizes, e.g. 4k/60:64k/40 (an empty PCT shares the rest), or READS,WRITES; each I/O draws its "
      "size; block_size is then the size of a direction without a split; the record's bs_hist counts I/Os and "
      "bytes per size; random access ends after ops x block_size bytes (size when ops is 0)",
-     NULL, FIELD(bssplit), set_bssplit, 0, 0, .record = "bssplit"},
+     NULL, FIELD(bssplit), iob_set_shape_text, 0, 0, .record = "bssplit"},
     {"random_distribution", IOB_KEY_STRING, "", "random",
      "random access: the offsets' distribution: random (uniform), zipf:THETA, pareto:H, normal:SIGMA% (around the "
      "middle), zoned:ACCESS%/SIZE%:... (uniform inside each zone; an empty last SIZE is the rest), "
      "zoned_abs:ACCESS%/SIZE:...; drawn with replacement; hot blocks spread over the file",
-     NULL, FIELD(random_distribution), set_random_distribution, 0, 0, .record = "random_distribution"},
+     NULL, FIELD(random_distribution), iob_set_shape_text, 0, 0, .record = "random_distribution"},
     {"rate", IOB_KEY_STRING, "bytes/s", "",
      "hold each stream to this many bytes per second: R (reads and writes), or R,W (an empty side: no limit); "
      "each I/O waits for its turn (rate_process)",
-     NULL, FIELD(rate), set_rate, 0, 0, .record = "rate"},
+     NULL, FIELD(rate), iob_set_shape_text, 0, 0, .record = "rate"},
     {"rate_iops", IOB_KEY_STRING, "I/Os per s", "", "as rate, in I/Os per second (with rate: the later turn)",
-     NULL, FIELD(rate_iops), set_rate_iops, 0, 0, .record = "rate_iops"},
+     NULL, FIELD(rate_iops), iob_set_shape_text, 0, 0, .record = "rate_iops"},
     {"rate_min", IOB_KEY_STRING, "bytes/s", "",
      "the least each stream's phase must reach, R or R,W, over its window: a phase below it fails (exit 1), saying "
      "its rate",
-     NULL, FIELD(rate_min), set_rate_min, 0, 0, .record = "rate_min"},
+     NULL, FIELD(rate_min), iob_set_shape_text, 0, 0, .record = "rate_min"},
     {"rate_iops_min", IOB_KEY_STRING, "I/Os per s", "", "as rate_min, in I/Os per second", NULL,
-     FIELD(rate_iops_min), set_rate_iops_min, 0, 0, .record = "rate_iops_min"},
+     FIELD(rate_iops_min), iob_set_shape_text, 0, 0, .record = "rate_iops_min"},
     {"start_delay", IOB_KEY_DURATION, "", "0s",
      "the job's first phase waits this long after its group starts, outside its measured window (fio's "
      "startdelay)",
@@ -501,7 +413,7 @@ static const struct iob_key key_table[] = {
      "sequential: each I/O starts this many bytes after the last one's end (fio's rw=read:8k), or before it with a "
      "'-' (-8k: backwards; below the start it goes on at the end less that much); a pass is a file's worth of "
      "block_size I/Os, or ends at the file's end",
-     NULL, FIELD(seq_add), set_seq_add, 0, 0, .record = "seq_add"},
+     NULL, FIELD(seq_add), iob_set_shape_text, 0, 0, .record = "seq_add"},
     {"rand_run", IOB_KEY_COUNT, "I/Os", "0",
      "random: this many I/Os in a row from each offset drawn (fio's rw=randread:N); 0 or 1: a new offset every I/O",
      NULL, FIELD(rand_run), NULL, 0, 0, .record = "rand_run"},
@@ -512,7 +424,7 @@ static const struct iob_key key_table[] = {
     {"ignore_error", IOB_KEY_STRING, "", "",
      "READS,WRITES: ':' lists of errnos (EIO, ENOSPC, ... or numbers); an I/O failing that way with one of them is "
      "counted in io_errors and passed over, as continue_on_error (which then passes over only those); iodepth 1",
-     NULL, FIELD(ignore_error), set_ignore_error, 0, 0, .record = "ignore_error", .needs = "iodepth=1",
+     NULL, FIELD(ignore_error), iob_set_shape_text, 0, 0, .record = "ignore_error", .needs = "iodepth=1",
      .why = "the queued loop stops at an error"},
     {"exit_others", IOB_KEY_ENUM, "", "none",
      "when this job has done all its phases: group (the other jobs of its group stop, their records say "
@@ -624,295 +536,6 @@ const char *iob_key_type_name(enum iob_key_type type)
 	return "?";
 }
 
-#define LOG_INTERVAL_MIN_NS 10000000ull
-
-static int set_duration(const struct iob_key *k, const char *value, uint64_t *dst, char *err, size_t errlen);
-
-static int set_log_interval(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	uint64_t ns = 0;
-	int rc = set_duration(iob_key_find("log_interval"), value, &ns, err, errlen);
-	if (rc == 0 && ns && ns < LOG_INTERVAL_MIN_NS) {
-		snprintf(err, errlen, "log_interval '%s' is shorter than 10ms: give 0s (no intervals) or at least 10ms",
-			 IOB_Q(value));
-		return -ERANGE;
-	}
-	if (rc == 0)
-		job->log_interval_ns = ns;
-	return rc;
-}
-
-static int set_repeat(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	uint64_t u;
-	int rc = iob_parse_u64(value, &u, err, errlen);
-	if (rc == 0 && (u < 1 || u > IOB_REPEAT_MAX)) {
-		snprintf(err, errlen, "repeat '%s' is out of range: give 1 to %u runs", IOB_Q(value), IOB_REPEAT_MAX);
-		return -ERANGE;
-	}
-	if (rc == 0)
-		job->repeat = (uint32_t)u;
-	return rc;
-}
-
-static int set_repeat_max(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	uint64_t u;
-	int rc = iob_parse_u64(value, &u, err, errlen);
-	if (rc == 0 && (u < IOB_UNTIL_CI_MIN_RUNS || u > IOB_REPEAT_MAX)) {
-		snprintf(err, errlen, "repeat_max '%s' is out of range: give %u to %u runs", IOB_Q(value),
-			 IOB_UNTIL_CI_MIN_RUNS, IOB_REPEAT_MAX);
-		return -ERANGE;
-	}
-	if (rc == 0)
-		job->repeat_max = (uint32_t)u;
-	return rc;
-}
-
-static int set_until_ci(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	double share;
-	if (!*value) { /* "": off */
-		job->until_ci[0] = '\0';
-		return 0;
-	}
-	int rc = iob_until_ci_parse(value, &share, err, errlen);
-	if (rc == 0 && strlen(value) >= sizeof job->until_ci) {
-		snprintf(err, errlen, "until_ci '%s' is too long", IOB_Q(value));
-		rc = -EINVAL;
-	}
-	if (rc == 0) {
-		memset(job->until_ci, 0, sizeof job->until_ci);
-		memcpy(job->until_ci, value, strlen(value));
-	}
-	return rc;
-}
-
-static int set_bounded(const char *key, const char *value, uint32_t lo, uint32_t hi, uint32_t *dst, char *err,
-		       size_t errlen)
-{
-	uint64_t u;
-	int rc = iob_parse_u64(value, &u, err, errlen);
-	if (rc == 0 && (u < lo || u > hi)) {
-		snprintf(err, errlen, "%s '%s' is out of range: give %u to %u", key, IOB_Q(value), lo, hi);
-		return -ERANGE;
-	}
-	if (rc == 0)
-		*dst = (uint32_t)u;
-	return rc;
-}
-
-static int set_steady_window(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_bounded("steady_window", value, 2, 1000, &job->steady_window, err, errlen);
-}
-
-static int set_steady_max_rounds(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	return set_bounded("steady_max_rounds", value, 2, 100000, &job->steady_max_rounds, err, errlen);
-}
-
-static int set_steady_round(struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	uint64_t ns, ios;
-	int rc = iob_steady_round_parse(value, &ns, &ios, err, errlen);
-	if (rc == 0 && strlen(value) >= sizeof job->steady_round) {
-		snprintf(err, errlen, "steady_round '%s' is too long", IOB_Q(value));
-		rc = -EINVAL;
-	}
-	if (rc == 0) {
-		memset(job->steady_round, 0, sizeof job->steady_round);
-		memcpy(job->steady_round, value, strlen(value));
-	}
-	return rc;
-}
-
-static int set_steady_pct(struct iob_job *job, const char *value, char *err, size_t errlen, char *dst,
-			  size_t len, const char *key)
-{
-	(void)job;
-	double share;
-	int rc = *value ? iob_steady_pct_parse(key, value, &share, err, errlen) : 0;
-	if (rc == 0 && strlen(value) >= len) {
-		snprintf(err, errlen, "%s '%s' is too long", key, IOB_Q(value));
-		rc = -EINVAL;
-	}
-	if (rc == 0) {
-		memset(dst, 0, len);
-		memcpy(dst, value, strlen(value));
-	}
-	return rc;
-}
-
-/* "a, b, c": the allowed words of an enum or list key. */
-static void word_list(const struct iob_key *k, const char *sep, char *buf, size_t len)
-{
-	size_t o = 0;
-	buf[0] = '\0';
-	for (const struct iob_key_word *w = k->words; w && w->word && o < len; w++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%s", w == k->words ? "" : sep, w->word);
-}
-
-static int set_enum(const struct iob_key *k, const char *value, int *dst, char *err, size_t errlen)
-{
-	for (const struct iob_key_word *w = k->words; w->word; w++)
-		if (strcmp(value, w->word) == 0) {
-			*dst = w->value;
-			return 0;
-		}
-	char words[160];
-	word_list(k, ", ", words, sizeof words);
-	snprintf(err, errlen, "%s '%s' is not one of %s", k->name, IOB_Q(value), words);
-	return -EINVAL;
-}
-
-static int set_list(const struct iob_key *k, const char *value, uint32_t *dst, char *err, size_t errlen)
-{
-	uint32_t bits = 0;
-	char buf[128];
-	if (strlen(value) >= sizeof buf) {
-		snprintf(err, errlen, "%s '%s' is too long", k->name, IOB_Q(value));
-		return -EINVAL;
-	}
-	snprintf(buf, sizeof buf, "%s", value);
-	char *save = NULL;
-	for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-		const struct iob_key_word *w = k->words;
-		while (w->word && strcmp(t, w->word) != 0)
-			w++;
-		if (!w->word) {
-			char words[160];
-			word_list(k, ", ", words, sizeof words);
-			size_t nl = strlen(k->name); /* "phases": "unknown phase" */
-			snprintf(err, errlen, "unknown %.*s '%s' in '%s' (use %s)",
-				 (int)(nl > 1 && k->name[nl - 1] == 's' ? nl - 1 : nl), k->name, IOB_Q(t),
-				 IOB_Q(value), words);
-			return -EINVAL;
-		}
-		bits |= (uint32_t)w->value;
-	}
-	if (!bits) {
-		snprintf(err, errlen, "%s is empty", k->name);
-		return -EINVAL;
-	}
-	*dst = bits;
-	return 0;
-}
-
-static int set_count(const struct iob_key *k, const char *value, void *dst, char *err, size_t errlen)
-{
-	uint64_t v;
-	int rc = iob_parse_u64(value, &v, err, errlen);
-	if (rc)
-		return rc;
-	if (k->width == sizeof(uint32_t)) {
-		if (v > UINT32_MAX) {
-			snprintf(err, errlen, "%s '%s' is too large (limit %u)", k->name, IOB_Q(value),
-				 UINT32_MAX);
-			return -ERANGE;
-		}
-		uint32_t v32 = (uint32_t)v;
-		memcpy(dst, &v32, sizeof v32);
-	} else {
-		memcpy(dst, &v, sizeof v);
-	}
-	return 0;
-}
-
-static int set_text(const struct iob_key *k, const char *value, char *dst, char *err, size_t errlen)
-{
-	size_t n = strlen(value);
-	if (n >= k->width) {
-		snprintf(err, errlen, "%s is longer than %zu characters", k->name, k->width - 1);
-		return -ENAMETOOLONG;
-	}
-	/* zero the rest too: a shorter value over a [global] one leaves no stale
-	 * bytes, so jobs with equal settings are equal byte for byte */
-	memset(dst, 0, k->width);
-	memcpy(dst, value, n);
-	return 0;
-}
-
-static const struct {
-	const char *unit;
-	uint64_t ns;
-} duration_units[] = {{"h", 3600000000000ull}, {"m", 60000000000ull}, {"s", 1000000000ull},
-		      {"ms", 1000000ull},	   {"us", 1000ull},	   {"ns", 1}};
-
-/* "5s", "500ms", "2m", "1h", "100us", "7ns": a whole number and its unit. */
-static int set_duration(const struct iob_key *k, const char *value, uint64_t *dst, char *err, size_t errlen)
-{
-	const char *p = value;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p == '-') {
-		snprintf(err, errlen, "%s '%s' is negative: give a duration such as 5s or 500ms", k->name,
-			 IOB_Q(value));
-		return -ERANGE;
-	}
-	uint64_t v = 0;
-	const char *d = p;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) {
-			snprintf(err, errlen, "%s '%s' is too large", k->name, IOB_Q(value));
-			return -ERANGE;
-		}
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	if (p == d) {
-		snprintf(err, errlen, "%s '%s' is not a duration (write a whole number and a unit: 5s, 500ms, 2m, 1h, "
-				      "100us)",
-			 k->name, IOB_Q(value));
-		return -EINVAL;
-	}
-	if (!*p) {
-		snprintf(err, errlen, "%s '%s' has no unit (write %s followed by h, m, s, ms, us or ns, e.g. %ss)",
-			 k->name, IOB_Q(value), IOB_Q(value), IOB_Q(value));
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++)
-		if (strcmp(p, duration_units[i].unit) == 0) {
-			if (v > UINT64_MAX / duration_units[i].ns) {
-				snprintf(err, errlen, "%s '%s' is too large", k->name, IOB_Q(value));
-				return -ERANGE;
-			}
-			*dst = v * duration_units[i].ns;
-			return 0;
-		}
-	snprintf(err, errlen, "%s '%s' has an unknown unit (use h, m, s, ms, us or ns)", k->name, IOB_Q(value));
-	return -EINVAL;
-}
-
-static int key_set(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen)
-{
-	void *dst = (char *)job + k->offset;
-	if (k->set)
-		return k->set(job, value, err, errlen);
-	if (k->width == 0)
-		return 0;
-	switch (k->type) {
-	case IOB_KEY_SIZE:
-		return iob_parse_size(value, dst, err, errlen);
-	case IOB_KEY_COUNT:
-		return set_count(k, value, dst, err, errlen);
-	case IOB_KEY_BOOL:
-		return iob_parse_bool(value, dst, err, errlen);
-	case IOB_KEY_ENUM:
-		return set_enum(k, value, dst, err, errlen);
-	case IOB_KEY_LIST:
-		return set_list(k, value, dst, err, errlen);
-	case IOB_KEY_STRING:
-	case IOB_KEY_PATH:
-		return set_text(k, value, dst, err, errlen);
-	case IOB_KEY_PATTERN:
-		return iob_pattern_parse(value, dst, err, errlen);
-	case IOB_KEY_DURATION:
-		return set_duration(k, value, dst, err, errlen);
-	}
-	snprintf(err, errlen, "%s: key of unknown type", k->name);
-	return -EINVAL;
-}
-
 /* Edit distance with adjacent transpositions, for the unknown-key hint. */
 static size_t distance(const char *a, const char *b)
 {
@@ -964,7 +587,7 @@ int iob_job_set(struct iob_job *job, const char *key, const char *value, char *e
 		unknown_key(key, err, errlen);
 		return -ENOENT;
 	}
-	return key_set(k, job, value, err, errlen);
+	return iob_key_set(k, job, value, err, errlen);
 }
 
 static int put(char *buf, size_t len, const char *fmt, ...) IOB_PRINTF(3, 4);
@@ -1032,10 +655,10 @@ int iob_key_format(const struct iob_key *k, const struct iob_job *job, char *buf
 		memcpy(&u64, src, sizeof u64);
 		if (u64 == 0)
 			return put(buf, len, "0s");
-		for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++)
-			if (u64 % duration_units[i].ns == 0)
-				return put(buf, len, "%llu%s", (unsigned long long)(u64 / duration_units[i].ns),
-					   duration_units[i].unit);
+		for (size_t i = 0; i < IOB_DURATION_UNITS; i++)
+			if (u64 % iob_duration_units[i].ns == 0)
+				return put(buf, len, "%llu%s", (unsigned long long)(u64 / iob_duration_units[i].ns),
+					   iob_duration_units[i].unit);
 		return -EINVAL;
 	}
 	return -EINVAL;

@@ -4,6 +4,7 @@
 #include "iobench/output.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -639,4 +640,24 @@ int iob_outputs_close_err(struct iob_outputs *o, char *err, size_t errlen)
 int iob_outputs_close(struct iob_outputs *o)
 {
 	return iob_outputs_close_err(o, NULL, 0);
+}
+
+int iob_sink_printf(const struct iob_sink *sink, int *err, size_t cap, const char *fmt, ...)
+{
+	char line[16384];
+	va_list ap;
+	if (*err)
+		return *err;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return *err = -EINVAL;
+	if (cap > sizeof line)
+		cap = sizeof line;
+	size_t len = (size_t)n < cap ? (size_t)n : cap - 1;
+	int rc = sink->write(sink->ctx, line, len);
+	if (rc < 0)
+		*err = rc;
+	return rc < 0 ? rc : 0;
 }

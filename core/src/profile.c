@@ -50,14 +50,8 @@ static void kvlist_free(struct kvlist *l)
 
 static int kvlist_add(struct kvlist *l, const char *key, const char *value, const char *file)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct kv *v = realloc(l->v, cap * sizeof *v);
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (iob_grow(&l->v, &l->cap, l->n, sizeof *l->v, 16) < 0)
+		return -ENOMEM;
 	struct kv *e = &l->v[l->n];
 	e->key = strdup(key);
 	e->value = strdup(value);

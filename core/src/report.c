@@ -37,6 +37,7 @@
 #include "iobench/os.h"
 #include "iobench/outfile.h"
 #include "iobench/output.h"
+#include "iobench/units.h"
 #include "jsonread.h"
 
 #define RP_MAX_ELEMENT (256u << 20) /* one record or fio job: more is no result */
@@ -50,14 +51,8 @@ struct rbuf {
 
 static int rbuf_add(struct rbuf *b, int c)
 {
-	if (b->len + 2 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 4096;
-		char *d = realloc(b->d, cap);
-		if (!d)
-			return -ENOMEM;
-		b->d = d;
-		b->cap = cap;
-	}
+	if (b->len + 2 > b->cap && iob_grow(&b->d, &b->cap, b->cap, 1, 4096) < 0)
+		return -ENOMEM;
 	b->d[b->len++] = (char)c;
 	b->d[b->len] = '\0';
 	return 0;
@@ -505,15 +500,9 @@ struct fields {
 
 static struct iob_field *fields_add(struct fields *fs, const char *key)
 {
-	if (fs->n == fs->cap) {
-		size_t cap = fs->cap ? fs->cap * 2 : 64;
-		struct iob_field *q = realloc(fs->f, cap * sizeof *q);
-		if (!q) {
-			fs->oom = 1;
-			return NULL;
-		}
-		fs->f = q;
-		fs->cap = cap;
+	if (iob_grow(&fs->f, &fs->cap, fs->n, sizeof *fs->f, 64) < 0) {
+		fs->oom = 1;
+		return NULL;
 	}
 	struct iob_field *f = &fs->f[fs->n++];
 	memset(f, 0, sizeof *f);

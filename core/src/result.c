@@ -107,10 +107,49 @@ const struct iob_field *iob_rec_get(const struct iob_record *r, const char *key)
 	return NULL;
 }
 
+/* key's field when it has type t, else NULL */
+static const struct iob_field *typed(const struct iob_record *r, const char *key, uint32_t t)
+{
+	const struct iob_field *f = iob_rec_get(r, key);
+	return f && f->type == t ? f : NULL;
+}
+
+const char *iob_rec_str_at(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = typed(r, key, IOB_T_STR);
+	return f && f->v.s ? f->v.s : "";
+}
+
+uint64_t iob_rec_u64_at(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = typed(r, key, IOB_T_U64);
+	return f ? f->v.u : 0;
+}
+
+double iob_rec_f64_at(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = typed(r, key, IOB_T_F64);
+	return f ? f->v.f : 0.0;
+}
+
+int iob_rec_bool_at(const struct iob_record *r, const char *key)
+{
+	const struct iob_field *f = typed(r, key, IOB_T_BOOL);
+	return f ? f->v.b : 0;
+}
+
 void iob_rec_absent(struct iob_recbuf *b, const char *key, enum iob_unit unit)
 {
 	struct iob_field *f = add(b, key, IOB_T_STR, unit);
 	f->v.s = NULL;
+}
+
+void iob_rec_u64_if(struct iob_recbuf *b, const char *key, enum iob_unit unit, int present, uint64_t v)
+{
+	if (present)
+		iob_rec_u64(b, key, unit, v);
+	else
+		iob_rec_absent(b, key, unit);
 }
 
 const char *iob_phase_status_name(const struct iob_phase_result *r)
@@ -125,13 +164,9 @@ const char *iob_phase_status_name(const struct iob_phase_result *r)
 /* What the kernel counted (UINT64_MAX: the OS cannot tell). */
 static void rec_os_bytes(struct iob_recbuf *b, uint64_t read, uint64_t write)
 {
-	if (read != UINT64_MAX) {
-		iob_rec_u64(b, "os_read_bytes", IOB_UNIT_BYTES, read);
-		iob_rec_u64(b, "os_write_bytes", IOB_UNIT_BYTES, write);
-	} else {
-		iob_rec_absent(b, "os_read_bytes", IOB_UNIT_BYTES);
-		iob_rec_absent(b, "os_write_bytes", IOB_UNIT_BYTES);
-	}
+	int present = read != UINT64_MAX;
+	iob_rec_u64_if(b, "os_read_bytes", IOB_UNIT_BYTES, present, read);
+	iob_rec_u64_if(b, "os_write_bytes", IOB_UNIT_BYTES, present, write);
 }
 
 /* What a phase did: bytes to verify_bad_blocks (phase and group records). */
@@ -154,13 +189,9 @@ static void rec_figures(struct iob_recbuf *b, const struct iob_phase_result *r)
 	iob_rec_bool(b, "direct", r->direct);
 	rec_os_bytes(b, r->os_read_bytes, r->os_write_bytes);
 	/* what reached storage (docs/architecture.md, "Measurement rules") */
-	if (r->storage_read_bytes != UINT64_MAX) {
-		iob_rec_u64(b, "storage_read_bytes", IOB_UNIT_BYTES, r->storage_read_bytes);
-		iob_rec_u64(b, "storage_write_bytes", IOB_UNIT_BYTES, r->storage_write_bytes);
-	} else {
-		iob_rec_absent(b, "storage_read_bytes", IOB_UNIT_BYTES);
-		iob_rec_absent(b, "storage_write_bytes", IOB_UNIT_BYTES);
-	}
+	int present = r->storage_read_bytes != UINT64_MAX;
+	iob_rec_u64_if(b, "storage_read_bytes", IOB_UNIT_BYTES, present, r->storage_read_bytes);
+	iob_rec_u64_if(b, "storage_write_bytes", IOB_UNIT_BYTES, present, r->storage_write_bytes);
 	iob_rec_u64(b, "verify_bad_blocks", IOB_UNIT_COUNT, r->bad_blocks);
 	if (r->errors_counted) /* continue_on_error: the I/Os that failed and were passed over */
 		iob_rec_u64(b, "io_errors", IOB_UNIT_COUNT, r->io_errors);
@@ -229,15 +260,9 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	 * record field (keys.c): a record is enough to run it again */
 	rec_load_keys(b, job);
 	rec_figures(b, r);
-	if (bad) {
-		iob_rec_u64(b, "first_bad_offset", IOB_UNIT_BYTES, r->first_bad_offset);
-		iob_rec_u64(b, "expected_byte", IOB_UNIT_NONE, r->expected);
-		iob_rec_u64(b, "found_byte", IOB_UNIT_NONE, r->found);
-	} else {
-		iob_rec_absent(b, "first_bad_offset", IOB_UNIT_BYTES);
-		iob_rec_absent(b, "expected_byte", IOB_UNIT_NONE);
-		iob_rec_absent(b, "found_byte", IOB_UNIT_NONE);
-	}
+	iob_rec_u64_if(b, "first_bad_offset", IOB_UNIT_BYTES, bad, r->first_bad_offset);
+	iob_rec_u64_if(b, "expected_byte", IOB_UNIT_NONE, bad, r->expected);
+	iob_rec_u64_if(b, "found_byte", IOB_UNIT_NONE, bad, r->found);
 	iob_rec_u64(b, "group", IOB_UNIT_NONE, job->group);
 }
 

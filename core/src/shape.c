@@ -18,18 +18,11 @@
 #include "iobench/os.h"
 #include "iobench/units.h"
 
-static uint64_t next64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 /* uniform in [0, 1), 53 bits */
 static double unit01(uint64_t *s)
 {
-	return (double)(next64(s) >> 11) * (1.0 / 9007199254740992.0);
+	return (double)(iob_splitmix64(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /* ---- parsers ------------------------------------------------------------------ */
@@ -485,30 +478,9 @@ static double zHinv(double s, double x)
 	return fabs(t) > 1e-8 ? exp(log1p(t) / (1.0 - s)) : exp(x * (1.0 - t / 2.0));
 }
 
-static void scatter_init(struct iob_shape_run *run)
-{
-	unsigned bits = 1;
-	while (bits < 64 && ((uint64_t)1 << bits) < run->nunits)
-		bits++;
-	uint64_t s = run->seed ^ 0x2545f4914f6cdd1dull;
-	run->sc_mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
-	run->sc_shift = bits / 2 + 1 < bits ? bits / 2 + 1 : 1;
-	run->sc_add = next64(&s);
-	run->sc_mul1 = next64(&s) | 1u;
-	run->sc_mul2 = next64(&s) | 1u;
-}
-
 uint64_t iob_shape_scatter(const struct iob_shape_run *run, uint64_t x)
 {
-	/* a bijection of [0, 2^bits) (odd multiplies and xor-shifts mod 2^bits),
-	 * walked until it lands inside [0, nunits): a bijection of that range */
-	do {
-		x = ((x + run->sc_add) * run->sc_mul1) & run->sc_mask;
-		x ^= x >> run->sc_shift;
-		x = (x * run->sc_mul2) & run->sc_mask;
-		x ^= x >> run->sc_shift;
-	} while (x >= run->nunits);
-	return x;
+	return iob_perm_at(&run->scatter, x);
 }
 
 void iob_shape_run_init(struct iob_shape_run *run, const struct iob_shape *sh, uint64_t seed, uint64_t bs,
@@ -529,7 +501,7 @@ void iob_shape_run_init(struct iob_shape_run *run, const struct iob_shape *sh, u
 		run->z_hn = zH(s, (double)run->nunits + 0.5);
 		run->z_s = 2.0 - zHinv(s, zH(s, 2.5) - zh(s, 2.0));
 	}
-	scatter_init(run);
+	iob_perm_init(&run->scatter, run->nunits, run->seed ^ 0x2545f4914f6cdd1dull);
 	iob_shape_run_reset(run);
 	if (sh->flow && sh->flow_weight) { /* before the runner's barrier: every weight is in before any I/O */
 		__atomic_add_fetch(&sh->flow->weight, sh->flow_weight, __ATOMIC_RELAXED);
@@ -580,7 +552,7 @@ size_t iob_shape_len(struct iob_shape_run *run, int write)
 	const struct iob_bssplit *sp = &run->sh->split[write ? 1 : 0];
 	if (!sp->n)
 		return (size_t)run->bs;
-	uint32_t x = (uint32_t)(((next64(&run->rng) >> 32) * 100u) >> 32), acc = 0; /* 0..99 */
+	uint32_t x = (uint32_t)(((iob_splitmix64(&run->rng) >> 32) * 100u) >> 32), acc = 0; /* 0..99 */
 	for (uint32_t i = 0; i < sp->n; i++) {
 		acc += sp->pct[i];
 		if (x < acc)
@@ -625,7 +597,7 @@ static uint64_t draw_rank(struct iob_shape_run *run)
 		}
 	}
 	default:
-		return next64(&run->rng) % n;
+		return iob_splitmix64(&run->rng) % n;
 	}
 }
 
@@ -657,7 +629,7 @@ static uint64_t random_offset(struct iob_shape_run *run, size_t len, uint64_t la
 	uint64_t u;
 	(void)len;
 	if (sh->dist == IOB_DIST_ZONED || sh->dist == IOB_DIST_ZONED_ABS) {
-		uint32_t x = (uint32_t)(((next64(&run->rng) >> 32) * 100u) >> 32), acc = 0;
+		uint32_t x = (uint32_t)(((iob_splitmix64(&run->rng) >> 32) * 100u) >> 32), acc = 0;
 		uint64_t zstart = 0, zlen = 0;
 		for (uint32_t i = 0; i < sh->nzones; i++) {
 			uint64_t bytes = sh->dist == IOB_DIST_ZONED
@@ -673,9 +645,9 @@ static uint64_t random_offset(struct iob_shape_run *run, size_t len, uint64_t la
 			zstart += bytes;
 		}
 		uint64_t first = zstart / unit, nz = zlen / unit;
-		u = first + (nz ? next64(&run->rng) % nz : 0);
+		u = first + (nz ? iob_splitmix64(&run->rng) % nz : 0);
 	} else if (sh->dist == IOB_DIST_RANDOM) {
-		u = next64(&run->rng) % (last + 1);
+		u = iob_splitmix64(&run->rng) % (last + 1);
 	} else {
 		u = iob_shape_scatter(run, draw_rank(run));
 	}

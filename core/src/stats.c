@@ -8,6 +8,7 @@
  * iteration); quantiles by bisection on the distribution function.
  */
 #include "iobench/stats.h"
+#include "iobench/perm.h"
 
 #include <errno.h>
 #include <math.h>
@@ -142,10 +143,7 @@ int iob_ci_compute(const double *x, size_t n, double conf, struct iob_ci_stats *
 
 uint64_t iob_stats_rand(uint64_t *state)
 {
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return iob_splitmix64(state);
 }
 
 double iob_stats_uniform(uint64_t *state)

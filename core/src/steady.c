@@ -163,14 +163,8 @@ static int window_holds(const struct iob_steady *s, const struct iob_steady_wind
 
 int iob_steady_add(struct iob_steady *s, const struct iob_phase_result *r)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 32;
-		double *y = realloc(s->y, cap * sizeof *y);
-		if (!y)
-			return -ENOMEM;
-		s->y = y;
-		s->cap = cap;
-	}
+	if (iob_grow(&s->y, &s->cap, s->n, sizeof *s->y, 32) < 0)
+		return -ENOMEM;
 	s->y[s->n++] = round_value(s, r);
 	s->elapsed_ns += r->elapsed_ns;
 	if (s->ramp_ns && s->elapsed_ns <= s->ramp_ns && s->ramp_rounds + 1 == s->n) {

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -280,4 +281,21 @@ void iob_format_ns(double ns, char *buf, size_t len)
 		snprintf(buf, len, "%.2f ms", ns / 1e6);
 	else
 		snprintf(buf, len, "%.3f s", ns / 1e9);
+}
+
+int iob_grow(void *vp, size_t *cap, size_t n, size_t size, size_t first)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : first;
+	if (c < *cap || c > SIZE_MAX / size)
+		return -ENOMEM;
+	void *old, *v;
+	memcpy(&old, vp, sizeof old);
+	v = realloc(old, c * size);
+	if (!v)
+		return -ENOMEM;
+	memcpy(vp, &v, sizeof v);
+	*cap = c;
+	return 0;
 }

@@ -93,3 +93,20 @@ const char *bopts_of(const struct iob_open_args *args)
 
 	return args->struct_size >= need ? args->options : NULL;
 }
+
+int bopts_control(void *handle, int op, void *arg, const struct iob_host *host, const char *who,
+		  int (*fn)(void *ctx, const char *key, const char *val), void *ctx, const int *direct)
+{
+	if (handle || !arg)
+		return -ENOTSUP;
+	if (op == IOB_CTL_CHECK_OPTIONS)
+		return bopts_each(arg, host, who, fn, ctx);
+	if (op == IOB_CTL_OPTION_CAPS && direct) {
+		struct iob_option_caps *q = arg;
+		int rc = bopts_each(q->options, host, who, fn, ctx);
+		if (rc == 0 && *direct)
+			q->caps |= IOB_CAP_DIRECT | IOB_CAP_ALIGNED;
+		return rc;
+	}
+	return -ENOTSUP;
+}

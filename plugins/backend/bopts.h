@@ -33,6 +33,20 @@ int bopts_bool(const struct iob_host *host, const char *who, const char *key, co
  * the range, and return -EINVAL. */
 int bopts_count(const struct iob_host *host, const char *who, const char *key, const char *val, unsigned max,
 		unsigned *out);
+/* A backend's control() for its options, without a handle:
+ * IOB_CTL_CHECK_OPTIONS parses the text arg into ctx through fn;
+ * IOB_CTL_OPTION_CAPS (only when direct is not NULL) parses the query's
+ * options the same way and adds IOB_CAP_DIRECT | IOB_CAP_ALIGNED when they
+ * set *direct (a field of ctx).  -ENOTSUP for anything else. */
+int bopts_control(void *handle, int op, void *arg, const struct iob_host *host, const char *who,
+		  int (*fn)(void *ctx, const char *key, const char *val), void *ctx, const int *direct);
+/* The members of a backend's ops table for functions named after one
+ * prefix: p_open, p_close, p_read_at, p_write_at, p_sync, p_info,
+ * p_truncate and p_control; a queued backend adds .submit and .reap:
+ *   static const struct iob_backend_ops my_ops = {BOPTS_FILE_OPS(my)};  */
+#define BOPTS_FILE_OPS(p)                                                                                   \
+	.open = p##_open, .close = p##_close, .read_at = p##_read_at, .write_at = p##_write_at, .sync = p##_sync, \
+	.info = p##_info, .truncate = p##_truncate, .control = p##_control
 /* args->options when the core's struct is new enough to carry it, else NULL. */
 const char *bopts_of(const struct iob_open_args *args);
 #endif

@@ -77,24 +77,11 @@ struct direct_file {
 
 static const struct iob_host *direct_host;
 
-static void direct_find_alignment(struct direct_file *f, const char *path)
-{
-	const char *how;
-	fdio_dio_alignment(f->fd, &f->mem_align, &f->io_align, &how);
-	direct_host->log(IOB_LOG_DEBUG, DIRECT_NAME,
-			 "%s: alignment %" PRIu32 " (buffer), %" PRIu32 " (offset, length) from %s", path,
-			 f->mem_align, f->io_align, how);
-}
-
 static int direct_oflags(const struct iob_open_args *args, int *oflags)
 {
-	if (fdio_oflags(args->flags, oflags) < 0) {
-		direct_host->log(IOB_LOG_ERROR, DIRECT_NAME, "%s: truncate requested on a read-only open",
-				 args->path);
-		return -EINVAL;
-	}
+	int rc = fdio_open_flags(direct_host, DIRECT_NAME, args, oflags);
 	*oflags |= O_DIRECT;
-	return 0;
+	return rc;
 }
 
 struct direct_opts {
@@ -148,7 +135,7 @@ static int direct_open(const struct iob_open_args *args, void **handle)
 		return -ENOMEM;
 	}
 	f->fd = fd;
-	direct_find_alignment(f, args->path);
+	fdio_find_alignment(direct_host, DIRECT_NAME, f->fd, args->path, &f->mem_align, &f->io_align);
 	*handle = f;
 	return 0;
 }
@@ -218,23 +205,11 @@ static int direct_truncate(void *handle, uint64_t size)
 
 static int direct_control(void *handle, int op, void *arg)
 {
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg) {
-		struct direct_opts opts = {0};
-		return bopts_each(arg, direct_host, DIRECT_NAME, direct_option, &opts);
-	}
-	return -ENOTSUP;
+	struct direct_opts opts = {0};
+	return bopts_control(handle, op, arg, direct_host, DIRECT_NAME, direct_option, &opts, NULL);
 }
 
-static const struct iob_backend_ops direct_ops = {
-	.open = direct_open,
-	.close = direct_close,
-	.read_at = direct_read_at,
-	.write_at = direct_write_at,
-	.sync = direct_sync,
-	.info = direct_info,
-	.truncate = direct_truncate,
-	.control = direct_control,
-};
+static const struct iob_backend_ops direct_ops = {BOPTS_FILE_OPS(direct)};
 
 static const struct iob_option_decl direct_options[] = {
 	{.name = "dsync", .type = IOB_OPT_BOOL, .def = "0",

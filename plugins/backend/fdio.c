@@ -38,11 +38,8 @@ int fdio_oflags(uint32_t flags, int *oflags)
 	return 0;
 }
 
-/* fdio_pread_more (write 0) and fdio_pwrite_more (1): a read ends at the
- * end of the file or the file's last partial block; a write at no progress
- * or where the rest would be misaligned, and with the short count at an
- * error after some progress (the error repeats next call). */
-static int64_t fdio_more(int fd, int write, char *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first)
+int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, uint64_t off), void *ctx, int write,
+		   char *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first)
 {
 	size_t done = 0;
 	if (off > (uint64_t)INT64_MAX || len > (size_t)INT64_MAX - off)
@@ -50,11 +47,8 @@ static int64_t fdio_more(int fd, int write, char *buf, size_t len, uint64_t off,
 	while (done < len) {
 		int64_t n = first;
 		first = FDIO_NOT_YET;
-		if (n == FDIO_NOT_YET) {
-			ssize_t got = write ? pwrite(fd, buf + done, len - done, (off_t)(off + done))
-					    : pread(fd, buf + done, len - done, (off_t)(off + done));
-			n = got < 0 ? -errno : got;
-		}
+		if (n == FDIO_NOT_YET)
+			n = one(ctx, write, buf + done, len - done, off + done);
 		if (n == -EINTR)
 			continue;
 		if (n < 0) {
@@ -67,6 +61,19 @@ static int64_t fdio_more(int fd, int write, char *buf, size_t len, uint64_t off,
 			break;
 	}
 	return (int64_t)done;
+}
+
+/* One pread (write 0) or pwrite (1) on the descriptor ctx points to. */
+static int64_t fdio_one(void *ctx, int write, char *buf, size_t len, uint64_t off)
+{
+	int fd = *(const int *)ctx;
+	ssize_t got = write ? pwrite(fd, buf, len, (off_t)off) : pread(fd, buf, len, (off_t)off);
+	return got < 0 ? -errno : got;
+}
+
+static int64_t fdio_more(int fd, int write, char *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first)
+{
+	return fdio_whole(fdio_one, &fd, write, buf, len, off, partial_mask, first);
 }
 
 int64_t fdio_pread_more(int fd, void *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first)
@@ -295,4 +302,28 @@ int fdio_dio_check(const struct iob_host *host, const char *who, const char *wha
 		return -EINVAL;
 	}
 	return 0;
+}
+
+void fdio_find_alignment(const struct iob_host *host, const char *who, int fd, const char *path, uint32_t *mem,
+			 uint32_t *io)
+{
+	const char *how;
+	fdio_dio_alignment(fd, mem, io, &how);
+	host->log(IOB_LOG_DEBUG, who, "%s: alignment %" PRIu32 " (buffer), %" PRIu32 " (offset, length) from %s", path,
+		  *mem, *io, how);
+}
+
+int fdio_check_flags(const struct iob_host *host, const char *who, const struct iob_open_args *args)
+{
+	if ((args->flags & IOB_OPEN_TRUNC) && !(args->flags & IOB_OPEN_WRITE)) {
+		host->log(IOB_LOG_ERROR, who, "%s: truncate requested on a read-only open", args->path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int fdio_open_flags(const struct iob_host *host, const char *who, const struct iob_open_args *args, int *oflags)
+{
+	int rc = fdio_check_flags(host, who, args);
+	return rc < 0 ? rc : fdio_oflags(args->flags, oflags);
 }

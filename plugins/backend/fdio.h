@@ -25,6 +25,51 @@ int fdio_oflags(uint32_t flags, int *oflags);
  * the calls made are the same as the loop's. */
 #define FDIO_NOT_YET INT64_MIN /* fdio_*_more: no call made yet */
 
+/* A whole read (write 0) or write (1) of len bytes at off, one call of
+ * one(ctx, ...) at a time (one returns the bytes it moved, or -errno; -EINTR
+ * is tried again; first, when not FDIO_NOT_YET, is what a call already made
+ * returned): a read ends at the end of the file or the file's last partial
+ * block (partial_mask: io_align - 1); a write at no progress or where the
+ * rest would be misaligned, and with the short count at an error after some
+ * progress (the error repeats next call).  -EINVAL for a range past
+ * INT64_MAX. */
+int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, uint64_t off), void *ctx, int write,
+		   char *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first);
+
+/* What a queued backend on a descriptor (libaio, io_uring) does as any fd
+ * backend does.  Its file type T has fd, mem_align, io_align, inflight and
+ * o.direct; p_check(f, write, buf, len, off) refuses what the file cannot
+ * take and p_one(f, write, buf, len, off) moves one request.  Defines
+ * p_read_at and p_write_at (the check, -EBUSY while queued requests are in
+ * flight, then the whole transfer one request at a time: fdio_whole),
+ * p_info (fdio_aligned_info) and p_truncate. */
+#define FDIO_QUEUED_FILE(p, T)                                                                               \
+	static int64_t p##_rw_at(T *f, int write, char *buf, size_t len, uint64_t off)                       \
+	{                                                                                                    \
+		int rc = p##_check(f, write, buf, len, off);                                                 \
+		if (rc == 0 && f->inflight)                                                                  \
+			rc = -EBUSY;                                                                         \
+		return rc < 0 ? rc : fdio_whole(p##_one, f, write, buf, len, off, f->io_align - 1, FDIO_NOT_YET); \
+	}                                                                                                    \
+	static int64_t p##_read_at(void *handle, void *buf, size_t len, uint64_t off)                        \
+	{                                                                                                    \
+		return p##_rw_at(handle, 0, buf, len, off);                                                  \
+	}                                                                                                    \
+	static int64_t p##_write_at(void *handle, const void *buf, size_t len, uint64_t off)                 \
+	{                                                                                                    \
+		return p##_rw_at(handle, 1, (char *)(uintptr_t)buf, len, off);                              \
+	}                                                                                                    \
+	static int p##_info(void *handle, struct iob_file_info *info)                                        \
+	{                                                                                                    \
+		T *f = handle;                                                                               \
+		return fdio_aligned_info(f->fd, info, f->mem_align, f->io_align, f->o.direct ? 1 : 0);       \
+	}                                                                                                    \
+	static int p##_truncate(void *handle, uint64_t size)                                                 \
+	{                                                                                                    \
+		return fdio_truncate(((T *)handle)->fd, size);                                               \
+	}                                                                                                    \
+	struct fdio_queued_file_defined_ /* takes the caller's semicolon */
+
 /* pread(2) and pwrite(2) for the inline first call.  On x86-64 Linux the
  * system call is made here (the same pread64/pwrite64 call, as strace shows
  * it): libc's wrapper and the registers a call through it makes the caller
@@ -105,6 +150,16 @@ int fdio_open(const char *path, int oflags, uint32_t mode);
  * file system's answer (statx STATX_DIOALIGN), else the logical block size of
  * the device behind it (BLKSSZGET), else 4096; *how says which. */
 void fdio_dio_alignment(int fd, uint32_t *mem, uint32_t *io, const char **how);
+/* fdio_dio_alignment, with a debug line naming path, both alignments and
+ * where they came from, logged as plugin who. */
+void fdio_find_alignment(const struct iob_host *host, const char *who, int fd, const char *path, uint32_t *mem,
+			 uint32_t *io);
+/* -EINVAL for a truncate without write, logged ("PATH: truncate requested
+ * on a read-only open", as plugin who); else 0. */
+int fdio_check_flags(const struct iob_host *host, const char *who, const struct iob_open_args *args);
+/* fdio_oflags for args; a truncate without write is logged ("PATH: truncate
+ * requested on a read-only open", as plugin who) and -EINVAL. */
+int fdio_open_flags(const struct iob_host *host, const char *who, const struct iob_open_args *args, int *oflags);
 /* Nonzero when path (or the directory a new file would go in) is on a memory
  * file system (tmpfs, ramfs: its page cache is the storage, nothing can
  * bypass it); device nodes are exempt (/dev is a devtmpfs, the disk behind

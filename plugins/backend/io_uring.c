@@ -169,15 +169,6 @@ static int uring_option(void *ctx, const char *key, const char *val)
 /* ------------------------------------------------------------------------ */
 /* O_DIRECT: memory file systems and alignment (fdio.c, shared with direct.c). */
 
-static void uring_find_alignment(struct uring_file *f, const char *path)
-{
-	const char *how;
-	fdio_dio_alignment(f->fd, &f->mem_align, &f->io_align, &how);
-	uring_host->log(IOB_LOG_DEBUG, URING_NAME,
-			"%s: alignment %" PRIu32 " (buffer), %" PRIu32 " (offset, length) from %s", path,
-			f->mem_align, f->io_align, how);
-}
-
 /* Refuse what O_DIRECT cannot do; one log line on refusal. */
 static int uring_check(const struct uring_file *f, int write, const void *buf, size_t len, uint64_t off)
 {
@@ -379,11 +370,8 @@ static int uring_open_file(struct uring_file *f, const struct iob_open_args *arg
 {
 	int oflags, rc;
 
-	if (fdio_oflags(args->flags, &oflags) < 0) {
-		uring_host->log(IOB_LOG_ERROR, URING_NAME, "%s: truncate requested on a read-only open",
-				args->path);
+	if (fdio_open_flags(uring_host, URING_NAME, args, &oflags) < 0)
 		return -EINVAL;
-	}
 	if (f->o.direct)
 		oflags |= O_DIRECT;
 	f->fd = fdio_open(args->path, oflags, args->mode);
@@ -452,7 +440,7 @@ static int uring_open(const struct iob_open_args *args, void **handle)
 	f->sqe_fd = f->o.regfiles ? 0 : f->fd;
 	f->sqe_flags = f->o.regfiles ? IOSQE_FIXED_FILE : 0;
 	if (f->o.direct)
-		uring_find_alignment(f, args->path);
+		fdio_find_alignment(uring_host, URING_NAME, f->fd, args->path, &f->mem_align, &f->io_align);
 	*handle = f;
 	return 0;
 }
@@ -575,56 +563,20 @@ static int uring_wait_one(struct uring_file *f)
 /* ------------------------------------------------------------------------ */
 /* Synchronous ops: one request, submitted and waited for in one enter.     */
 
-static int64_t uring_one(struct uring_file *f, int write, void *buf, size_t len, uint64_t off)
+static int64_t uring_one(void *file, int write, char *buf, size_t len, uint64_t off)
 {
+	struct uring_file *f = file;
 	int err = 0;
 	struct io_uring_sqe *sqe = uring_prep(f, write, buf, len, off, &err);
 
 	if (!sqe)
 		return err;
 	io_uring_sqe_set_data(sqe, URING_SYNC_TAG);
-	return uring_wait_one(f);
+	int64_t n = uring_wait_one(f);
+	return n == -EAGAIN ? -EINTR : n; /* both: try again */
 }
 
-/* A whole read (write 0) or write (1) of len bytes at off, one request at a
- * time: the bytes moved, short at the end of the file, at the file's last
- * partial block or, for a write, at an error after some progress (the error
- * repeats next call). */
-static int64_t uring_rw_at(struct uring_file *f, int write, char *buf, size_t len, uint64_t off)
-{
-	const size_t partial = f->io_align - 1;
-	size_t done = 0;
-	int rc = uring_check(f, write, buf, len, off);
-
-	if (rc < 0)
-		return rc;
-	if (f->inflight)
-		return -EBUSY;
-	while (done < len) {
-		int64_t n = uring_one(f, write, buf + done, len - done, off + done);
-		if (n == -EINTR || n == -EAGAIN)
-			continue;
-		if (n < 0) {
-			if (write && done > 0)
-				break;
-			return n;
-		}
-		done += (size_t)n;
-		if (n == 0 || ((size_t)n & partial) != 0)
-			break;
-	}
-	return (int64_t)done;
-}
-
-static int64_t uring_read_at(void *handle, void *buf, size_t len, uint64_t off)
-{
-	return uring_rw_at(handle, 0, buf, len, off);
-}
-
-static int64_t uring_write_at(void *handle, const void *buf, size_t len, uint64_t off)
-{
-	return uring_rw_at(handle, 1, (char *)(uintptr_t)buf, len, off);
-}
+FDIO_QUEUED_FILE(uring, struct uring_file);
 
 static int uring_sync(void *handle)
 {
@@ -732,50 +684,16 @@ static int uring_reap(void *handle, struct iob_io **done, size_t min, size_t max
 }
 
 /* ------------------------------------------------------------------------ */
-/* Information.                                                              */
-
-static int uring_info(void *handle, struct iob_file_info *info)
-{
-	struct uring_file *f = handle;
-
-	return fdio_aligned_info(f->fd, info, f->mem_align, f->io_align, f->o.direct ? 1 : 0);
-}
-
-static int uring_truncate(void *handle, uint64_t size)
-{
-	struct uring_file *f = handle;
-
-	return fdio_truncate(f->fd, size);
-}
+/* Options (info and truncate: FDIO_QUEUED_FILE above).                      */
 
 static int uring_control(void *handle, int op, void *arg)
 {
 	struct uring_opts o = {0};
 
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
-		return bopts_each(arg, uring_host, URING_NAME, uring_option, &o);
-	if (!handle && op == IOB_CTL_OPTION_CAPS && arg) {
-		struct iob_option_caps *q = arg;
-		int rc = bopts_each(q->options, uring_host, URING_NAME, uring_option, &o);
-		if (rc == 0 && o.direct)
-			q->caps |= IOB_CAP_DIRECT | IOB_CAP_ALIGNED;
-		return rc;
-	}
-	return -ENOTSUP;
+	return bopts_control(handle, op, arg, uring_host, URING_NAME, uring_option, &o, &o.direct);
 }
 
-static const struct iob_backend_ops uring_ops = {
-	.open = uring_open,
-	.close = uring_close,
-	.read_at = uring_read_at,
-	.write_at = uring_write_at,
-	.sync = uring_sync,
-	.info = uring_info,
-	.truncate = uring_truncate,
-	.control = uring_control,
-	.submit = uring_submit,
-	.reap = uring_reap,
-};
+static const struct iob_backend_ops uring_ops = {BOPTS_FILE_OPS(uring), .submit = uring_submit, .reap = uring_reap};
 
 /* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
 static const struct iob_option_decl uring_options[] = {

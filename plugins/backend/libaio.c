@@ -167,10 +167,8 @@ static int aio_open(const struct iob_open_args *args, void **handle)
 	f->fd = -1;
 	f->mem_align = f->io_align = 1;
 	rc = bopts_each(bopts_of(args), aio_host, AIO_NAME, aio_option, &f->o);
-	if (rc == 0 && fdio_oflags(args->flags, &oflags) < 0) {
-		aio_host->log(IOB_LOG_ERROR, AIO_NAME, "%s: truncate requested on a read-only open", args->path);
-		rc = -EINVAL;
-	}
+	if (rc == 0)
+		rc = fdio_open_flags(aio_host, AIO_NAME, args, &oflags);
 	if (rc == 0 && f->o.direct && fdio_on_memory_fs(args->path, args->flags)) {
 		aio_host->log(IOB_LOG_ERROR, AIO_NAME,
 			      "O_DIRECT not supported on %s's file system: it is a memory file system (tmpfs/ramfs), "
@@ -213,13 +211,8 @@ static int aio_open(const struct iob_open_args *args, void **handle)
 	for (uint32_t i = 0; i < f->depth; i++)
 		f->free[i] = &f->cbs[f->depth - 1 - i];
 	f->nfree = f->depth;
-	if (f->o.direct) {
-		const char *how;
-		fdio_dio_alignment(f->fd, &f->mem_align, &f->io_align, &how);
-		aio_host->log(IOB_LOG_DEBUG, AIO_NAME,
-			      "%s: alignment %" PRIu32 " (buffer), %" PRIu32 " (offset, length) from %s", args->path,
-			      f->mem_align, f->io_align, how);
-	}
+	if (f->o.direct)
+		fdio_find_alignment(aio_host, AIO_NAME, f->fd, args->path, &f->mem_align, &f->io_align);
 	*handle = f;
 	return 0;
 }
@@ -259,8 +252,9 @@ static int aio_close(void *handle)
 }
 
 /* One request, submitted and waited for: bytes, or -errno. */
-static int64_t aio_one(struct aio_file *f, int write, void *buf, size_t len, uint64_t off)
+static int64_t aio_one(void *file, int write, char *buf, size_t len, uint64_t off)
 {
+	struct aio_file *f = file;
 	struct iocb cb, *cbp = &cb;
 	int rc;
 
@@ -281,59 +275,11 @@ static int64_t aio_one(struct aio_file *f, int write, void *buf, size_t len, uin
 	} while (rc == -EINTR);
 	if (rc < 0)
 		return rc; /* cannot happen with the request in flight; nothing more to do */
-	return (int64_t)(long)f->events[0].res;
+	int64_t n = (int64_t)(long)f->events[0].res;
+	return n == -EAGAIN ? -EINTR : n; /* both: try again */
 }
 
-static int64_t aio_read_at(void *handle, void *buf, size_t len, uint64_t off)
-{
-	struct aio_file *f = handle;
-	const size_t partial = f->io_align - 1;
-	size_t done = 0;
-	int rc = aio_check(f, 0, buf, len, off);
-
-	if (rc < 0)
-		return rc;
-	if (f->inflight)
-		return -EBUSY;
-	while (done < len) {
-		int64_t n = aio_one(f, 0, (char *)buf + done, len - done, off + done);
-		if (n == -EINTR || n == -EAGAIN)
-			continue;
-		if (n < 0)
-			return n;
-		done += (size_t)n;
-		if (n == 0 || ((size_t)n & partial) != 0)
-			break; /* end of file, or the file's last partial block */
-	}
-	return (int64_t)done;
-}
-
-static int64_t aio_write_at(void *handle, const void *buf, size_t len, uint64_t off)
-{
-	struct aio_file *f = handle;
-	const size_t partial = f->io_align - 1;
-	size_t done = 0;
-	int rc = aio_check(f, 1, buf, len, off);
-
-	if (rc < 0)
-		return rc;
-	if (f->inflight)
-		return -EBUSY;
-	while (done < len) {
-		int64_t n = aio_one(f, 1, (char *)(uintptr_t)buf + done, len - done, off + done);
-		if (n == -EINTR || n == -EAGAIN)
-			continue;
-		if (n < 0) {
-			if (done > 0)
-				break; /* report the short count; the error repeats next call */
-			return n;
-		}
-		done += (size_t)n;
-		if (n == 0 || ((size_t)n & partial) != 0)
-			break; /* no progress, or the rest would be misaligned */
-	}
-	return (int64_t)done;
-}
+FDIO_QUEUED_FILE(aio, struct aio_file);
 
 static int aio_sync(void *handle)
 {
@@ -405,58 +351,14 @@ static int aio_reap(void *handle, struct iob_io **done, size_t min, size_t max)
 	return got;
 }
 
-static int aio_info(void *handle, struct iob_file_info *info)
-{
-	struct aio_file *f = handle;
-	uint32_t stream;
-	int rc = fdio_size(f->fd, &info->size, &stream);
-
-	if (rc == 0)
-		rc = fdio_identity(f->fd, info, 0);
-	if (rc < 0)
-		return rc;
-	info->mem_align = f->mem_align;
-	info->io_align = f->io_align;
-	info->direct = f->o.direct ? 1 : 0;
-	info->is_stream = stream;
-	return 0;
-}
-
-static int aio_truncate(void *handle, uint64_t size)
-{
-	struct aio_file *f = handle;
-
-	return fdio_truncate(f->fd, size);
-}
-
 static int aio_control(void *handle, int op, void *arg)
 {
 	struct aio_opts o = {0};
 
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
-		return bopts_each(arg, aio_host, AIO_NAME, aio_option, &o);
-	if (!handle && op == IOB_CTL_OPTION_CAPS && arg) {
-		struct iob_option_caps *q = arg;
-		int rc = bopts_each(q->options, aio_host, AIO_NAME, aio_option, &o);
-		if (rc == 0 && o.direct)
-			q->caps |= IOB_CAP_DIRECT | IOB_CAP_ALIGNED;
-		return rc;
-	}
-	return -ENOTSUP;
+	return bopts_control(handle, op, arg, aio_host, AIO_NAME, aio_option, &o, &o.direct);
 }
 
-static const struct iob_backend_ops aio_ops = {
-	.open = aio_open,
-	.close = aio_close,
-	.read_at = aio_read_at,
-	.write_at = aio_write_at,
-	.sync = aio_sync,
-	.info = aio_info,
-	.truncate = aio_truncate,
-	.control = aio_control,
-	.submit = aio_submit,
-	.reap = aio_reap,
-};
+static const struct iob_backend_ops aio_ops = {BOPTS_FILE_OPS(aio), .submit = aio_submit, .reap = aio_reap};
 
 /* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
 static const struct iob_option_decl aio_options[] = {

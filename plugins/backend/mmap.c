@@ -348,11 +348,9 @@ static int mmap_open(const struct iob_open_args *args, void **handle)
 	if (rc < 0)
 		return rc;
 	mmap_install_guard();
-	if ((fl & IOB_OPEN_TRUNC) && !(fl & IOB_OPEN_WRITE)) {
-		mmap_host->log(IOB_LOG_ERROR, MMAP_NAME, "%s: truncate requested on a read-only open",
-			       args->path);
-		return -EINVAL;
-	}
+	rc = fdio_open_flags(mmap_host, MMAP_NAME, args, &oflags);
+	if (rc < 0)
+		return rc;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -367,13 +365,8 @@ static int mmap_open(const struct iob_open_args *args, void **handle)
 	if (f->page == 0 || f->page > (1u << 30))
 		f->page = 4096;
 	/* A shared writable mapping needs a descriptor open for reading too. */
-	oflags = (f->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
-	if (fl & IOB_OPEN_CREATE)
-		oflags |= O_CREAT;
-	if (fl & IOB_OPEN_TRUNC)
-		oflags |= O_TRUNC;
-	if (fl & IOB_OPEN_NOFOLLOW)
-		oflags |= O_NOFOLLOW;
+	if (f->writable)
+		oflags = (oflags & ~O_ACCMODE) | O_RDWR;
 	f->fd = fdio_open(args->path, oflags, args->mode);
 	if (f->fd < 0) {
 		rc = f->fd;
@@ -492,21 +485,10 @@ static int mmap_control(void *handle, int op, void *arg)
 {
 	int populate = 0;
 
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
-		return bopts_each(arg, mmap_host, MMAP_NAME, mmap_option, &populate);
-	return -ENOTSUP;
+	return bopts_control(handle, op, arg, mmap_host, MMAP_NAME, mmap_option, &populate, NULL);
 }
 
-static const struct iob_backend_ops mmap_ops = {
-	.open = mmap_open,
-	.close = mmap_close,
-	.read_at = mmap_read_at,
-	.write_at = mmap_write_at,
-	.sync = mmap_sync,
-	.info = mmap_info,
-	.truncate = mmap_truncate,
-	.control = mmap_control,
-};
+static const struct iob_backend_ops mmap_ops = {BOPTS_FILE_OPS(mmap)};
 
 static const struct iob_option_decl mmap_options[] = {
 	{.name = "populate", .type = IOB_OPT_BOOL, .def = "0",

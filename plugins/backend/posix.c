@@ -49,16 +49,6 @@ struct posix_file {
 
 static const struct iob_host *posix_host;
 
-static int posix_oflags(const struct iob_open_args *args, int *oflags)
-{
-	if (fdio_oflags(args->flags, oflags) < 0) {
-		posix_host->log(IOB_LOG_ERROR, POSIX_NAME, "%s: truncate requested on a read-only open",
-				args->path);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int posix_option(void *ctx, const char *key, const char *val)
 {
 	int scratch, *random = ctx ? ctx : &scratch;
@@ -99,7 +89,7 @@ static int posix_open(const struct iob_open_args *args, void **handle)
 		*handle = f;
 		return 0;
 	}
-	rc = posix_oflags(args, &oflags);
+	rc = fdio_open_flags(posix_host, POSIX_NAME, args, &oflags);
 	if (rc < 0) {
 		free(f);
 		return rc;
@@ -221,21 +211,10 @@ static int posix_truncate(void *handle, uint64_t size)
 
 static int posix_control(void *handle, int op, void *arg)
 {
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
-		return bopts_each(arg, posix_host, POSIX_NAME, posix_option, NULL);
-	return -ENOTSUP;
+	return bopts_control(handle, op, arg, posix_host, POSIX_NAME, posix_option, NULL, NULL);
 }
 
-static const struct iob_backend_ops posix_ops = {
-	.open = posix_open,
-	.close = posix_close,
-	.read_at = posix_read_at,
-	.write_at = posix_write_at,
-	.sync = posix_sync,
-	.info = posix_info,
-	.truncate = posix_truncate,
-	.control = posix_control,
-};
+static const struct iob_backend_ops posix_ops = {BOPTS_FILE_OPS(posix)};
 
 static const struct iob_option_decl posix_options[] = {
 	{.name = "fadvise_random", .type = IOB_OPT_BOOL, .def = "0",

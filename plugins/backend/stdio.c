@@ -106,11 +106,9 @@ static int stdio_open(const struct iob_open_args *args, void **handle)
 	rc = bopts_each(bopts_of(args), stdio_host, STDIO_NAME, stdio_option, NULL);
 	if (rc < 0)
 		return rc;
-	if ((args->flags & IOB_OPEN_TRUNC) && !(args->flags & IOB_OPEN_WRITE)) {
-		stdio_host->log(IOB_LOG_ERROR, STDIO_NAME, "%s: truncate requested on a read-only open",
-				args->path);
-		return -EINVAL;
-	}
+	rc = fdio_check_flags(stdio_host, STDIO_NAME, args);
+	if (rc < 0)
+		return rc;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -321,21 +319,10 @@ static int stdio_truncate(void *handle, uint64_t size)
 
 static int stdio_control(void *handle, int op, void *arg)
 {
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
-		return bopts_each(arg, stdio_host, STDIO_NAME, stdio_option, NULL);
-	return -ENOTSUP;
+	return bopts_control(handle, op, arg, stdio_host, STDIO_NAME, stdio_option, NULL, NULL);
 }
 
-static const struct iob_backend_ops stdio_ops = {
-	.open = stdio_open,
-	.close = stdio_close,
-	.read_at = stdio_read_at,
-	.write_at = stdio_write_at,
-	.sync = stdio_sync,
-	.info = stdio_info,
-	.truncate = stdio_truncate,
-	.control = stdio_control,
-};
+static const struct iob_backend_ops stdio_ops = {BOPTS_FILE_OPS(stdio)};
 
 IOB_BACKEND_PLUGIN(stdio_host, STDIO_NAME, "buffered C streams (fopen/fseek/fread/fwrite), as io_profile used",
 		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_STREAM, &stdio_ops);

@@ -312,28 +312,10 @@ static int w32_control(void *handle, int op, void *arg)
 {
 	struct w32_opts o;
 	w32_defaults(&o);
-	if (!handle && op == IOB_CTL_CHECK_OPTIONS && arg)
-		return bopts_each(arg, w32_host, W32_NAME, w32_option, &o);
-	if (!handle && op == IOB_CTL_OPTION_CAPS && arg) {
-		struct iob_option_caps *q = arg;
-		int rc = bopts_each(q->options, w32_host, W32_NAME, w32_option, &o);
-		if (rc == 0 && o.unbuffered)
-			q->caps |= IOB_CAP_DIRECT | IOB_CAP_ALIGNED;
-		return rc;
-	}
-	return -ENOTSUP;
+	return bopts_control(handle, op, arg, w32_host, W32_NAME, w32_option, &o, &o.unbuffered);
 }
 
-static const struct iob_backend_ops w32_ops = {
-	.open = w32_open,
-	.close = w32_close,
-	.read_at = w32_read_at,
-	.write_at = w32_write_at,
-	.sync = w32_sync,
-	.info = w32_info,
-	.truncate = w32_truncate,
-	.control = w32_control,
-};
+static const struct iob_backend_ops w32_ops = {BOPTS_FILE_OPS(w32)};
 
 static const struct iob_option_decl w32_options[] = {
 #ifdef IOB_WIN32_AS_DIRECT

@@ -92,18 +92,7 @@ struct csv_state {
 	struct textbuf hdr, row;
 };
 
-static void csv_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
-static void csv_log(int level, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	if (!csv_host || !csv_host->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	csv_host->log(level, CSV_NAME, "%s", line);
-}
+#define csv_log(level, ...) textbuf_log(csv_host, CSV_NAME, level, __VA_ARGS__)
 
 /* ------------------------------------------------------------------------ */
 /* Cells.                                                                    */
@@ -431,8 +420,6 @@ static int csv_table_new(struct csv_state *st, const char *kind, const char *hea
 
 static int csv_open(const struct iob_sink *sink, const char *args, void **state)
 {
-	if (!sink || !sink->write || !state)
-		return -EINVAL;
 	int append = args && strcmp(args, "append") == 0;
 	if (args && *args && !append) {
 		csv_log(IOB_LOG_ERROR,
@@ -440,12 +427,11 @@ static int csv_open(const struct iob_sink *sink, const char *args, void **state)
 			args);
 		return -EINVAL;
 	}
-	struct csv_state *st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	st->sink = *sink;
-	if (!st->sink.name)
-		st->sink.name = "output";
+	int orc = textbuf_open_state(sink, state, sizeof(struct csv_state), offsetof(struct csv_state, sink));
+	if (orc < 0)
+		return orc;
+	struct csv_state *st = *state;
+	*state = NULL; /* until every check passed */
 	st->to_file = csv_sink_is_file(&st->sink);
 	st->append = append;
 	if (append && !st->to_file) {

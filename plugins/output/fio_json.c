@@ -82,18 +82,7 @@ struct fj_state {
 	struct textbuf out;
 };
 
-static void fj_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
-static void fj_log(int level, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	if (!fj_host || !fj_host->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fj_host->log(level, FJ_NAME, "%s", line);
-}
+#define fj_log(level, ...) textbuf_log(fj_host, FJ_NAME, level, __VA_ARGS__)
 
 /* ------------------------------------------------------------------------ */
 /* The run's start time, from the ISO 8601 text the core hands over.         */
@@ -535,8 +524,6 @@ static int put_document(struct fj_state *st, const struct iob_run_end *end, cons
 
 static int fj_open(const struct iob_sink *sink, const char *args, void **state)
 {
-	if (!sink || !sink->write || !state)
-		return -EINVAL;
 	int plus = 0;
 	if (args && *args) {
 		if (strcmp(args, "plus") != 0) {
@@ -548,15 +535,10 @@ static int fj_open(const struct iob_sink *sink, const char *args, void **state)
 		}
 		plus = 1;
 	}
-	struct fj_state *st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	st->sink = *sink;
-	st->plus = plus;
-	if (!st->sink.name)
-		st->sink.name = "output";
-	*state = st;
-	return 0;
+	int rc = textbuf_open_state(sink, state, sizeof(struct fj_state), offsetof(struct fj_state, sink));
+	if (rc == 0)
+		((struct fj_state *)*state)->plus = plus;
+	return rc;
 }
 
 static int fj_begin_run(void *state, const struct iob_run_info *run)

@@ -67,18 +67,7 @@ struct json_state {
 	struct textbuf buf;
 };
 
-static void json_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
-static void json_log(int level, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	if (!json_host || !json_host->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	json_host->log(level, JSON_NAME, "%s", line);
-}
+#define json_log(level, ...) textbuf_log(json_host, JSON_NAME, level, __VA_ARGS__)
 
 /* Write len bytes to the sink; a failure is remembered and ends all output. */
 static int json_write(struct json_state *st, const char *data, size_t len)
@@ -137,21 +126,12 @@ static void json_put_tail(struct textbuf *b, const struct iob_run_end *end, cons
 
 static int json_open(const struct iob_sink *sink, const char *args, void **state)
 {
-	if (!sink || !sink->write || !state)
-		return -EINVAL;
 	if (args && *args) {
 		json_log(IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output json or json=FILE",
 			 args);
 		return -EINVAL;
 	}
-	struct json_state *st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	st->sink = *sink;
-	if (!st->sink.name)
-		st->sink.name = "output";
-	*state = st;
-	return 0;
+	return textbuf_open_state(sink, state, sizeof(struct json_state), offsetof(struct json_state, sink));
 }
 
 static int json_begin_run(void *state, const struct iob_run_info *run)

@@ -7,6 +7,7 @@
 #include "iobench/utf8.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -401,4 +402,31 @@ void textbuf_clean(struct textbuf *b, const char *s)
 		textbuf_str(b, "\xef\xbf\xbd"); /* U+FFFD */
 		s += n ? n : 1;
 	}
+}
+
+void textbuf_log(const struct iob_host *host, const char *who, int level, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	if (!host || !host->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	host->log(level, who, "%s", line);
+}
+
+int textbuf_open_state(const struct iob_sink *sink, void **state, size_t size, size_t sink_at)
+{
+	if (!sink || !sink->write || !state)
+		return -EINVAL;
+	char *st = calloc(1, size);
+	if (!st)
+		return -ENOMEM;
+	struct iob_sink *copy = (struct iob_sink *)(void *)(st + sink_at);
+	*copy = *sink;
+	if (!copy->name)
+		copy->name = "output";
+	*state = st;
+	return 0;
 }

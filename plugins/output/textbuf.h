@@ -18,6 +18,16 @@ struct textbuf {
 	int oom; /* an append failed */
 };
 
+/* One line through the host's log as plugin `who`, formatted here (at most
+ * 511 bytes); nothing without a host or a log.  Each output names it as
+ * its own: #define my_log(level, ...) textbuf_log(my_host, MY_NAME, level, __VA_ARGS__) */
+void textbuf_log(const struct iob_host *host, const char *who, int level, const char *fmt, ...) IOB_PRINTF(4, 5);
+
+/* An output's open: a zeroed state of `size` bytes whose struct iob_sink at
+ * `sink_at` is a copy of sink (named "output" when it has no name), in
+ * *state.  -EINVAL for no sink, no write or no state; -ENOMEM. */
+int textbuf_open_state(const struct iob_sink *sink, void **state, size_t size, size_t sink_at);
+
 void textbuf_add(struct textbuf *b, const char *s, size_t n);
 void textbuf_str(struct textbuf *b, const char *s);
 /* For short numbers only: output over 127 bytes sets oom. */

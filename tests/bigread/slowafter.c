@@ -42,6 +42,8 @@
 
 #include "iobench/plugin.h"
 
+#include "fdio.h"
+
 #define SLOW_NAME "slowafter"
 
 struct slow_file {
@@ -59,7 +61,7 @@ struct slow_file {
  * tests that decay or swing open one handle at a time). */
 static uint64_t slow_total_bytes, slow_opens;
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
+static const struct iob_host *slow_host; /* saved by the entry, not used */
 
 static double slow_env_double(const char *name, double def)
 {
@@ -175,13 +177,7 @@ static int64_t slow_read_at(void *handle, void *buf, size_t len, uint64_t off)
 static int slow_info(void *handle, struct iob_file_info *info)
 {
 	struct slow_file *f = handle;
-	struct stat st;
-	if (fstat(f->fd, &st) < 0)
-		return -errno;
-	info->size = (uint64_t)st.st_size;
-	info->mem_align = 1;
-	info->io_align = 1;
-	return 0;
+	return fdio_aligned_info(f->fd, info, 1, 1, 0);
 }
 
 static const struct iob_backend_ops slow_ops = {
@@ -191,19 +187,5 @@ static const struct iob_backend_ops slow_ops = {
     .info = slow_info,
 };
 
-static const struct iob_plugin slow_plugin = {
-    IOB_PLUGIN_HEADER,
-    .kind = IOB_PLUGIN_BACKEND,
-    .caps = IOB_CAP_READ,
-    .name = SLOW_NAME,
-    .summary = "test only: pread paced to a set rate, slower past a set offset",
-    .ops_size = sizeof(struct iob_backend_ops),
-    .backend = &slow_ops,
-};
-
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL;
-	return &slow_plugin;
-}
+IOB_BACKEND_PLUGIN(slow_host, SLOW_NAME, "test only: pread paced to a set rate, slower past a set offset", IOB_CAP_READ,
+		   &slow_ops);

@@ -155,17 +155,25 @@ static void test_speeds_plain(void **state)
 	assert_true(m[0] == 0 && m[1] == 0);
 }
 
+/* The speeds (sp) and merged marks (m) of four 100-byte blocks timed ns; the
+ * count of merged blocks. */
+static size_t speeds4(const uint64_t ns[4], double sp[4], unsigned char m[4])
+{
+	uint64_t bytes[] = {100, 100, 100, 100}, t[4];
+	memcpy(t, ns, sizeof t);
+	struct iob_series s = {.n = 4, .bytes = bytes, .ns = t};
+	size_t nm;
+	assert_int_equal(iob_series_speeds(&s, 1, sp, m, &nm), 0);
+	return nm;
+}
+
 static void test_speeds_merge_zero_time(void **state)
 {
 	(void)state;
 	/* blocks 0 and 1 measured nothing: merged with block 2 */
-	uint64_t bytes[] = {100, 100, 100, 100};
-	uint64_t ns[] = {0, 0, 200, 100};
-	struct iob_series s = {.n = 4, .bytes = bytes, .ns = ns};
 	double sp[4];
 	unsigned char m[4];
-	size_t nm;
-	assert_int_equal(iob_series_speeds(&s, 1, sp, m, &nm), 0);
+	size_t nm = speeds4((const uint64_t[]){0, 0, 200, 100}, sp, m);
 	for (int i = 0; i < 3; i++) {
 		assert_true(sp[i] == 1.5e9);
 		assert_int_equal(m[i], 1);
@@ -178,13 +186,9 @@ static void test_speeds_merge_zero_time(void **state)
 static void test_speeds_tail_joins_previous(void **state)
 {
 	(void)state;
-	uint64_t bytes[] = {100, 100, 100, 100};
-	uint64_t ns[] = {100, 100, 0, 0};
-	struct iob_series s = {.n = 4, .bytes = bytes, .ns = ns};
 	double sp[4];
 	unsigned char m[4];
-	size_t nm;
-	assert_int_equal(iob_series_speeds(&s, 1, sp, m, &nm), 0);
+	size_t nm = speeds4((const uint64_t[]){100, 100, 0, 0}, sp, m);
 	assert_true(sp[0] == 1e9);
 	for (int i = 1; i < 4; i++)
 		assert_true(sp[i] == 3e9); /* 300 bytes in 100 ns */

@@ -55,7 +55,7 @@
 #define AF_NAME "asyncfault"
 #define AF_KEYS "seed, submit_fail, err, partial, reap_refuse, refuse_with, short, write_pace_us, tally"
 
-static const struct iob_host *host;
+static const struct iob_host *af_host;
 
 struct af_cfg {
 	uint64_t seed;
@@ -105,7 +105,7 @@ __attribute__((destructor)) static void af_tally(void)
 static void violation(const char *what)
 {
 	COUNT(t_violations, 1);
-	host->log(IOB_LOG_ERROR, AF_NAME, "the core broke the queued contract: %s", what);
+	af_host->log(IOB_LOG_ERROR, AF_NAME, "the core broke the queued contract: %s", what);
 }
 
 /* splitmix64 */
@@ -127,7 +127,7 @@ static int af_option(void *ctx, const char *key, const char *val)
 	struct af_cfg *c = ctx;
 	if (strcmp(key, "tally") == 0) {
 		if (!*val || strlen(val) >= sizeof c->tally) {
-			host->log(IOB_LOG_ERROR, AF_NAME, "backend option tally='%s': give a file path", val);
+			af_host->log(IOB_LOG_ERROR, AF_NAME, "backend option tally='%s': give a file path", val);
 			return -EINVAL;
 		}
 		snprintf(c->tally, sizeof c->tally, "%s", val);
@@ -135,7 +135,7 @@ static int af_option(void *ctx, const char *key, const char *val)
 	}
 	if (strcmp(key, "refuse_with") == 0) {
 		if (strcmp(val, "both") && strcmp(val, "EINTR")) {
-			host->log(IOB_LOG_ERROR, AF_NAME, "backend option refuse_with=%s: both or EINTR", val);
+			af_host->log(IOB_LOG_ERROR, AF_NAME, "backend option refuse_with=%s: both or EINTR", val);
 			return -EINVAL;
 		}
 		c->eintr_only = strcmp(val, "EINTR") == 0;
@@ -147,7 +147,7 @@ static int af_option(void *ctx, const char *key, const char *val)
 			 : strcmp(val, "ENOSPC") == 0 ? -ENOSPC
 						       : 0;
 		if (!c->err) {
-			host->log(IOB_LOG_ERROR, AF_NAME, "backend option err=%s: one of ENOMEM, EIO, ENOSPC", val);
+			af_host->log(IOB_LOG_ERROR, AF_NAME, "backend option err=%s: one of ENOMEM, EIO, ENOSPC", val);
 			return -EINVAL;
 		}
 		return 0;
@@ -158,11 +158,11 @@ static int af_option(void *ctx, const char *key, const char *val)
 		       : strcmp(key, "short") == 0     ? &c->shortw
 							: NULL;
 	if (!pm && strcmp(key, "seed") != 0 && strcmp(key, "write_pace_us") != 0)
-		return bopts_unknown(host, AF_NAME, key, AF_KEYS);
+		return bopts_unknown(af_host, AF_NAME, key, AF_KEYS);
 	char *end;
 	unsigned long long v = strtoull(val, &end, 10);
 	if (!*val || *end || (pm && v > 1000)) {
-		host->log(IOB_LOG_ERROR, AF_NAME, "backend option %s=%s: %s", key, val,
+		af_host->log(IOB_LOG_ERROR, AF_NAME, "backend option %s=%s: %s", key, val,
 			  pm ? "a per mille, 0 to 1000" : "not a count");
 		return -EINVAL;
 	}
@@ -180,7 +180,7 @@ static int af_parse(const char *text, struct af_cfg *c)
 	memset(c, 0, sizeof *c);
 	c->seed = 1;
 	c->err = -ENOMEM;
-	return bopts_each(text ? text : "", host, AF_NAME, af_option, c);
+	return bopts_each(text ? text : "", af_host, AF_NAME, af_option, c);
 }
 
 static int af_open(const struct iob_open_args *a, void **h)
@@ -374,20 +374,5 @@ static const struct iob_backend_ops af_ops = {
 	.reap = af_reap,
 };
 
-static const struct iob_plugin af_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_BACKEND,
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_ASYNC,
-	.name = AF_NAME,
-	.summary = "test only: queued I/O with submits failing part way, refused reaps, short writes",
-	.ops_size = sizeof(struct iob_backend_ops),
-	.backend = &af_ops,
-};
-
-const struct iob_plugin *iob_plugin_entry(const struct iob_host *h)
-{
-	if (!h || h->abi_major != IOB_ABI_MAJOR)
-		return NULL;
-	host = h;
-	return &af_plugin;
-}
+IOB_BACKEND_PLUGIN(af_host, AF_NAME, "test only: queued I/O with submits failing part way, refused reaps, short writes",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_ASYNC, &af_ops);

@@ -54,7 +54,7 @@
 
 enum fault_op { F_READ, F_WRITE, F_SYNC, F_OPEN, F_CLOSE };
 
-static const struct iob_host *host;
+static const struct iob_host *fault_host;
 static const struct iob_plugin *inner;
 static struct iob_backend_ops inner_ops;
 static char inner_path[4096]; /* the .so inner came from */
@@ -161,47 +161,46 @@ static int fault_close(void *h)
 	return rc;
 }
 
+/* The wrapped backend's read (write 0) or write (1). */
+static int64_t inner_rw(void *h, int write, char *buf, size_t len, uint64_t off)
+{
+	return write ? inner_ops.write_at(h, buf, len, off) : inner_ops.read_at(h, buf, len, off);
+}
+
+/* A read or write, failed as configured: a count past len (over), the disk
+ * filled first (fill, writes, once), the file truncated under it, the error,
+ * or half of it done. */
+static int64_t fault_rw(void *h, int write, char *buf, size_t len, uint64_t off)
+{
+	if (!should_fail(write ? F_WRITE : F_READ, len))
+		return inner_rw(h, write, buf, len, off);
+	if (cfg.over) {
+		int64_t n = inner_rw(h, write, buf, len, off);
+		return n < 0 ? n : (int64_t)len + 1;
+	}
+	if (write && cfg.fill) {
+		fill_disk();
+		cfg.fill = 2; /* once */
+		return inner_rw(h, write, buf, len, off);
+	}
+	if (cfg.truncate) {
+		if (truncate(cfg.last_path, 0) < 0)
+			return -errno;
+		return inner_rw(h, write, buf, len, off);
+	}
+	if (cfg.err)
+		return cfg.err;
+	return inner_rw(h, write, buf, len / 2, off);
+}
+
 static int64_t fault_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
-	if (should_fail(F_READ, len)) {
-		if (cfg.over) {
-			int64_t n = inner_ops.read_at(h, buf, len, off);
-			return n < 0 ? n : (int64_t)len + 1;
-		}
-		if (cfg.truncate) {
-			if (truncate(cfg.last_path, 0) < 0)
-				return -errno;
-			return inner_ops.read_at(h, buf, len, off);
-		}
-		if (cfg.err)
-			return cfg.err;
-		return inner_ops.read_at(h, buf, len / 2, off);
-	}
-	return inner_ops.read_at(h, buf, len, off);
+	return fault_rw(h, 0, buf, len, off);
 }
 
 static int64_t fault_write_at(void *h, const void *buf, size_t len, uint64_t off)
 {
-	if (should_fail(F_WRITE, len)) {
-		if (cfg.over) {
-			int64_t n = inner_ops.write_at(h, buf, len, off);
-			return n < 0 ? n : (int64_t)len + 1;
-		}
-		if (cfg.fill) {
-			fill_disk();
-			cfg.fill = 2; /* once */
-			return inner_ops.write_at(h, buf, len, off);
-		}
-		if (cfg.truncate) {
-			if (truncate(cfg.last_path, 0) < 0)
-				return -errno;
-			return inner_ops.write_at(h, buf, len, off);
-		}
-		if (cfg.err)
-			return cfg.err;
-		return inner_ops.write_at(h, buf, len / 2, off);
-	}
-	return inner_ops.write_at(h, buf, len, off);
+	return fault_rw(h, 1, (char *)(uintptr_t)buf, len, off);
 }
 
 static int fault_sync(void *h)
@@ -227,7 +226,7 @@ static int fault_option(void *ctx, const char *key, const char *val)
 	struct fault_cfg *c = ctx;
 	if (strcmp(key, "wrap") == 0) {
 		if (!*val || strlen(val) >= sizeof c->wrap) {
-			host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option wrap='%s': give the path of a backend .so",
+			fault_host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option wrap='%s': give the path of a backend .so",
 				  val);
 			return -EINVAL;
 		}
@@ -241,7 +240,7 @@ static int fault_option(void *ctx, const char *key, const char *val)
 				found = 1;
 			}
 		if (!found) {
-			host->log(IOB_LOG_ERROR, FAULT_NAME,
+			fault_host->log(IOB_LOG_ERROR, FAULT_NAME,
 				  "backend option op=%s: one of read, write, sync, open, close", val);
 			return -EINVAL;
 		}
@@ -258,7 +257,7 @@ static int fault_option(void *ctx, const char *key, const char *val)
 		c->over = strcmp(val, "over") == 0;
 		c->truncate = strcmp(val, "truncate") == 0;
 		if (c->err == 1) {
-			host->log(IOB_LOG_ERROR, FAULT_NAME,
+			fault_host->log(IOB_LOG_ERROR, FAULT_NAME,
 				  "backend option err=%s: one of EIO, ENOSPC, EINTR, short, fill, truncate, over", val);
 			return -EINVAL;
 		}
@@ -266,20 +265,20 @@ static int fault_option(void *ctx, const char *key, const char *val)
 		char *end;
 		unsigned long long v = strtoull(val, &end, 10);
 		if (!*val || *end) {
-			host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option %s=%s: not a count", key, val);
+			fault_host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option %s=%s: not a count", key, val);
 			return -EINVAL;
 		}
 		*(key[6] == 'c' ? &c->after_calls : &c->after_bytes) = v;
 	} else if (strcmp(key, "tally") == 0) {
 		if (!*val || strlen(val) >= sizeof c->tally) {
-			host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option tally='%s': give a file path", val);
+			fault_host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option tally='%s': give a file path", val);
 			return -EINVAL;
 		}
 		snprintf(c->tally, sizeof c->tally, "%s", val);
 	} else if (strcmp(key, "persist") == 0) {
-		return bopts_bool(host, FAULT_NAME, key, val, &c->persist);
+		return bopts_bool(fault_host, FAULT_NAME, key, val, &c->persist);
 	} else {
-		return bopts_unknown(host, FAULT_NAME, key, FAULT_KEYS);
+		return bopts_unknown(fault_host, FAULT_NAME, key, FAULT_KEYS);
 	}
 	return 0;
 }
@@ -288,7 +287,7 @@ static int fault_option(void *ctx, const char *key, const char *val)
 static int fault_parse(const char *text, struct fault_cfg *c)
 {
 	*c = cfg_default;
-	int rc = bopts_each(text, host, FAULT_NAME, fault_option, c);
+	int rc = bopts_each(text, fault_host, FAULT_NAME, fault_option, c);
 	if (rc < 0)
 		return rc;
 	/* IOB_FAULT_AFTER_CALLS=N in the environment overrides after_calls: one
@@ -297,7 +296,7 @@ static int fault_parse(const char *text, struct fault_cfg *c)
 	if (ac && *ac)
 		c->after_calls = strtoull(ac, NULL, 10);
 	if (!c->wrap[0]) {
-		host->log(IOB_LOG_ERROR, FAULT_NAME,
+		fault_host->log(IOB_LOG_ERROR, FAULT_NAME,
 			  "backend option wrap= is required: the path of the backend .so to wrap");
 		return -EINVAL;
 	}
@@ -313,9 +312,9 @@ static int fault_load_inner(const char *path)
 	iob_plugin_entry_fn entry = NULL;
 	void *sym = dl ? dlsym(dl, IOB_PLUGIN_ENTRY_NAME) : NULL;
 	memcpy(&entry, &sym, sizeof entry);
-	const struct iob_plugin *p = entry ? entry(host) : NULL;
+	const struct iob_plugin *p = entry ? entry(fault_host) : NULL;
 	if (!p || p->kind != IOB_PLUGIN_BACKEND || !p->backend) {
-		host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option wrap=%s: cannot load a backend from it", path);
+		fault_host->log(IOB_LOG_ERROR, FAULT_NAME, "backend option wrap=%s: cannot load a backend from it", path);
 		if (dl)
 			dlclose(dl);
 		return -EINVAL;
@@ -402,33 +401,7 @@ static int fault_control(void *h, int op, void *arg)
 	return -ENOTSUP;
 }
 
-static const struct iob_backend_ops fault_ops = {
-	.open = fault_open,
-	.close = fault_close,
-	.read_at = fault_read_at,
-	.write_at = fault_write_at,
-	.sync = fault_sync,
-	.info = fault_info,
-	.truncate = fault_truncate,
-	.control = fault_control,
-	.submit = fault_submit,
-	.reap = fault_reap,
-};
+static const struct iob_backend_ops fault_ops = {BOPTS_FILE_OPS(fault), .submit = fault_submit, .reap = fault_reap};
 
-static const struct iob_plugin fault_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_BACKEND,
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC,
-	.name = FAULT_NAME,
-	.summary = "test only: wraps a backend and injects errors, short reads and writes",
-	.ops_size = sizeof(struct iob_backend_ops),
-	.backend = &fault_ops,
-};
-
-const struct iob_plugin *iob_plugin_entry(const struct iob_host *h)
-{
-	if (!h || h->abi_major != IOB_ABI_MAJOR)
-		return NULL;
-	host = h;
-	return &fault_plugin;
-}
+IOB_BACKEND_PLUGIN(fault_host, FAULT_NAME, "test only: wraps a backend and injects errors, short reads and writes",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC, &fault_ops);

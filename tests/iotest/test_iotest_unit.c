@@ -44,6 +44,28 @@ static int parse(int argc, char **argv)
 			fail_msg("message '%s' lacks '%s'", err, needle);                                    \
 	} while (0)
 
+/* A refused command line (at most 4 arguments after the name) and a part of
+ * its one-line message. */
+struct bad_case {
+	const char *needle;
+	const char *argv[4];
+};
+
+static void parse_bad_all(const struct bad_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *v[6] = {"iotest"};
+		int argc = 1;
+		while (argc - 1 < 4 && c[i].argv[argc - 1]) {
+			v[argc] = (char *)c[i].argv[argc - 1];
+			argc++;
+		}
+		assert_int_equal(parse(argc, v), IOB_EXIT_USAGE);
+		if (!strstr(err, c[i].needle))
+			fail_msg("message '%s' lacks '%s'", err, c[i].needle);
+	}
+}
+
 static void test_grouped_options(void **state)
 {
 	(void)state;
@@ -130,22 +152,25 @@ static void test_defaults(void **state)
 static void test_bad_options(void **state)
 {
 	(void)state;
-	PARSE_BAD("'0'", "-s", "0", "x");
-	PARSE_BAD("negative", "-s", "-5", "x");
-	PARSE_BAD("too large", "-s", "99999999999999999999", "x");
-	PARSE_BAD("not a whole number", "-s", "1.5", "x");
-	PARSE_BAD("neither a divisor", "-b", "3", "x");
-	PARSE_BAD("'0'", "-b", "0", "x");
-	PARSE_BAD("neither a divisor", "-b", "1025", "x");
-	PARSE_BAD("over the limit", "-b", "2098176", "x");
-	PARSE_BAD("unknown option '-x'", "-x", "f");
-	PARSE_BAD("unknown option '--bogus'", "--bogus", "f");
-	PARSE_BAD("-s needs a value", "-s");
-	PARSE_BAD("'--seed' needs a value", "--seed");
-	PARSE_BAD("snooze '-1'", "-z", "-1", "x");
-	PARSE_BAD("seed 'abc'", "--seed", "abc", "x");
-	PARSE_BAD("two files", "x", "y");
-	PARSE_BAD("two files", "-o", "x", "y");
+	static const struct bad_case bad[] = {
+	    {"'0'", {"-s", "0", "x"}},
+	    {"negative", {"-s", "-5", "x"}},
+	    {"too large", {"-s", "99999999999999999999", "x"}},
+	    {"not a whole number", {"-s", "1.5", "x"}},
+	    {"neither a divisor", {"-b", "3", "x"}},
+	    {"'0'", {"-b", "0", "x"}},
+	    {"neither a divisor", {"-b", "1025", "x"}},
+	    {"over the limit", {"-b", "2098176", "x"}},
+	    {"unknown option '-x'", {"-x", "f"}},
+	    {"unknown option '--bogus'", {"--bogus", "f"}},
+	    {"-s needs a value", {"-s"}},
+	    {"'--seed' needs a value", {"--seed"}},
+	    {"snooze '-1'", {"-z", "-1", "x"}},
+	    {"seed 'abc'", {"--seed", "abc", "x"}},
+	    {"two files", {"x", "y"}},
+	    {"two files", {"-o", "x", "y"}},
+	};
+	parse_bad_all(bad, sizeof bad / sizeof bad[0]);
 	const char *letters[] = {"-R", "-T"};
 	for (size_t i = 0; i < 2; i++)
 		PARSE_BAD("never documented", (char *)letters[i], "x");
@@ -182,13 +207,16 @@ static void test_patterns(void **state)
 	PARSE_OK("-p", "=4", "x"); /* =c takes any character, digits too */
 	assert_int_equal(iob_pattern_label(&opts.patterns[0]), '4');
 
-	PARSE_BAD("'5' at position 1", "-p", "5", "x");
-	PARSE_BAD("'x' at position 3", "-p", "01x", "x");
-	PARSE_BAD("needs two hex digits", "-p", "/zz", "x");
-	PARSE_BAD("needs two hex digits", "-p", "/0", "x");
-	PARSE_BAD("needs a character", "-p", "=", "x");
-	PARSE_BAD("no previous pattern", "-p", "4", "x");
-	PARSE_BAD("empty pattern", "-p", "", "x");
+	static const struct bad_case bad[] = {
+	    {"'5' at position 1", {"-p", "5", "x"}},
+	    {"'x' at position 3", {"-p", "01x", "x"}},
+	    {"needs two hex digits", {"-p", "/zz", "x"}},
+	    {"needs two hex digits", {"-p", "/0", "x"}},
+	    {"needs a character", {"-p", "=", "x"}},
+	    {"no previous pattern", {"-p", "4", "x"}},
+	    {"empty pattern", {"-p", "", "x"}},
+	};
+	parse_bad_all(bad, sizeof bad / sizeof bad[0]);
 	char many[IOTEST_MAX_PATTERNS + 2];
 	memset(many, '0', sizeof many - 1);
 	many[sizeof many - 1] = '\0';

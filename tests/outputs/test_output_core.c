@@ -129,25 +129,6 @@ static int have_dev_full(void)
 	return stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode);
 }
 
-/* Every output to a file on a full device: the error comes back, named. */
-static void test_file_on_full_device(void **state)
-{
-	static const char *const outs[] = {"json", "csv", "human"};
-	(void)state;
-	if (!have_dev_full())
-		skip();
-	for (size_t i = 0; i < 3; i++) {
-		char spec[64], msg[512], want[128];
-		int first;
-		snprintf(spec, sizeof spec, "%s=/dev/full", outs[i]);
-		int rc = run_spec(spec, msg, sizeof msg, &first);
-		assert_int_equal(rc, -ENOSPC);
-		assert_int_equal(first, -ENOSPC); /* reported as it happened, not only at close */
-		snprintf(want, sizeof want, "output %s to /dev/full: %s", outs[i], strerror(ENOSPC));
-		assert_string_equal(msg, want);
-	}
-}
-
 /* Redirect standard output to path (or restore it with path NULL). */
 static void redirect_stdout(const char *path, int flags)
 {
@@ -168,23 +149,40 @@ static void redirect_stdout(const char *path, int flags)
 	}
 }
 
-static void test_stdout_on_full_device(void **state)
+/* Every output to a file on a full device, or to standard output on one
+ * (to_stdout): the error comes back as it happened, named. */
+static void outputs_on_full_device(int to_stdout)
 {
 	static const char *const outs[] = {"json", "csv", "human"};
-	(void)state;
 	if (!have_dev_full())
 		skip();
 	for (size_t i = 0; i < 3; i++) {
-		char msg[512], want[128];
+		char spec[64], msg[512], want[128];
 		int first;
-		redirect_stdout("/dev/full", O_WRONLY);
-		int rc = run_spec(outs[i], msg, sizeof msg, &first);
-		redirect_stdout(NULL, 0);
+		snprintf(spec, sizeof spec, to_stdout ? "%s" : "%s=/dev/full", outs[i]);
+		if (to_stdout)
+			redirect_stdout("/dev/full", O_WRONLY);
+		int rc = run_spec(spec, msg, sizeof msg, &first);
+		if (to_stdout)
+			redirect_stdout(NULL, 0);
 		assert_int_equal(rc, -ENOSPC);
-		assert_int_equal(first, -ENOSPC);
-		snprintf(want, sizeof want, "output %s to stdout: %s", outs[i], strerror(ENOSPC));
+		assert_int_equal(first, -ENOSPC); /* reported as it happened, not only at close */
+		snprintf(want, sizeof want, "output %s to %s: %s", outs[i], to_stdout ? "stdout" : "/dev/full",
+			 strerror(ENOSPC));
 		assert_string_equal(msg, want);
 	}
+}
+
+static void test_file_on_full_device(void **state)
+{
+	(void)state;
+	outputs_on_full_device(0);
+}
+
+static void test_stdout_on_full_device(void **state)
+{
+	(void)state;
+	outputs_on_full_device(1);
 }
 
 /* A healthy run reports nothing. */

@@ -732,25 +732,31 @@ static void test_svg_many_series_all_named(void **state)
 	memsink_free(&m);
 }
 
-/* An empty run and a run closed without its end still leave a picture. */
-static void test_svg_empty_and_unended(void **state)
+/* An empty run and a run closed without its end still leave a whole
+ * document (checked by whole), saying so (empty, and the unended line). */
+static void check_empty_and_unended(const char *name, void (*whole)(const struct memsink *), const char *empty)
 {
 	struct memsink m = {0};
-	render(output("svg"), &m, NULL, 0, &end_ok);
-	assert_svg_document(&m);
-	assert_non_null(strstr(memsink_text(&m), "no latency was recorded"));
+	render(output(name), &m, NULL, 0, &end_ok);
+	whole(&m);
+	assert_non_null(strstr(memsink_text(&m), empty));
 	memsink_free(&m);
-	render(output("svg"), &m, records, 1, NULL);
-	assert_svg_document(&m);
+	render(output(name), &m, records, 1, NULL);
+	whole(&m);
 	assert_non_null(strstr(memsink_text(&m), "run ended without a result"));
 	memsink_free(&m);
 }
 
-/* The failed write is returned, from end_run and later calls; arguments are
- * refused. */
-static void test_svg_sink_fails_and_args(void **state)
+static void test_svg_empty_and_unended(void **state)
 {
-	const struct iob_output_ops *ops = output("svg");
+	check_empty_and_unended("svg", assert_svg_document, "no latency was recorded");
+}
+
+/* The failed write is returned, from end_run and later calls (a record
+ * after the end is refused); arguments are refused. */
+static void check_sink_fails_and_args(const char *name)
+{
+	const struct iob_output_ops *ops = output(name);
 	struct memsink m = {.fail_at = 1, .fail_rc = -ENOSPC};
 	struct iob_sink sink = sink_of(&m);
 	void *st = NULL;
@@ -759,16 +765,22 @@ static void test_svg_sink_fails_and_args(void **state)
 	assert_int_equal(ops->begin_run(st, &run_info), 0);
 	assert_int_equal(ops->record(st, &records[0]), 0);
 	assert_int_equal(ops->end_run(st, &end_ok), -ENOSPC);
+	assert_int_equal(ops->record(st, &records[0]), -EINVAL); /* after the end */
 	assert_int_equal(ops->close(st), 0);
 	assert_int_equal(m.calls, 1);
 	memsink_free(&m);
+}
+
+static void test_svg_sink_fails_and_args(void **state)
+{
+	check_sink_fails_and_args("svg");
 }
 
 /* ------------------------------------------------------------------------ */
 /* Html.                                                                     */
 
 /* A whole page: the doctype first, </html> last, one script (its own). */
-static void assert_html_page(struct memsink *m)
+static void assert_html_page(const struct memsink *m)
 {
 	const char *t = memsink_text(m);
 	assert_true(strncmp(t, "<!DOCTYPE html>\n", 16) == 0);
@@ -793,37 +805,14 @@ static void test_html_notes_first_and_error(void **state)
 	memsink_free(&m);
 }
 
-/* An empty run and a run closed without its end still leave a whole page. */
 static void test_html_empty_and_unended(void **state)
 {
-	struct memsink m = {0};
-	render(output("html"), &m, NULL, 0, &end_ok);
-	assert_html_page(&m);
-	assert_non_null(strstr(memsink_text(&m), "No phase was recorded."));
-	memsink_free(&m);
-	render(output("html"), &m, records, 1, NULL);
-	assert_html_page(&m);
-	assert_non_null(strstr(memsink_text(&m), "run ended without a result"));
-	memsink_free(&m);
+	check_empty_and_unended("html", assert_html_page, "No phase was recorded.");
 }
 
-/* The failed write is returned, from end_run and later calls; arguments are
- * refused. */
 static void test_html_sink_fails_and_args(void **state)
 {
-	const struct iob_output_ops *ops = output("html");
-	struct memsink m = {.fail_at = 1, .fail_rc = -ENOSPC};
-	struct iob_sink sink = sink_of(&m);
-	void *st = NULL;
-	assert_int_equal(ops->open(&sink, "x", &st), -EINVAL);
-	assert_int_equal(ops->open(&sink, NULL, &st), 0);
-	assert_int_equal(ops->begin_run(st, &run_info), 0);
-	assert_int_equal(ops->record(st, &records[0]), 0);
-	assert_int_equal(ops->end_run(st, &end_ok), -ENOSPC);
-	assert_int_equal(ops->record(st, &records[0]), -EINVAL); /* after the end */
-	assert_int_equal(ops->close(st), 0);
-	assert_int_equal(m.calls, 1);
-	memsink_free(&m);
+	check_sink_fails_and_args("html");
 }
 
 /* ------------------------------------------------------------------------ */

@@ -76,29 +76,32 @@ static void expect_refused(struct iob_registry *reg, const char *name, const cha
 		fail_msg("missing() said: %s", msg);
 }
 
+/* The plugin directory dir loaded: the plugin named name refused, as
+ * expect_refused says. */
+static void refused_in(const char *dir, const char *name, const char *file, const char *why)
+{
+	struct iob_registry *reg = load(dir);
+	expect_refused(reg, name, file, why);
+	done(reg);
+}
+
 static void test_bad_abi(void **s)
 {
 	(void)s;
-	struct iob_registry *reg = load(BAD_DIR "/bad_abi");
-	expect_refused(reg, "fake", "bad_abi/iob-backend-fake.so",
-		       "built for plugin ABI 99.4, this iobench speaks ABI 1.4");
-	done(reg);
+	refused_in(BAD_DIR "/bad_abi", "fake", "bad_abi/iob-backend-fake.so",
+		   "built for plugin ABI 99.4, this iobench speaks ABI 1.4");
 }
 
 static void test_no_entry(void **s)
 {
 	(void)s;
-	struct iob_registry *reg = load(BAD_DIR "/no_entry");
-	expect_refused(reg, "fake", "no_entry/iob-backend-fake.so", "no entry symbol iob_plugin_entry");
-	done(reg);
+	refused_in(BAD_DIR "/no_entry", "fake", "no_entry/iob-backend-fake.so", "no entry symbol iob_plugin_entry");
 }
 
 static void test_missing_op(void **s)
 {
 	(void)s;
-	struct iob_registry *reg = load(BAD_DIR "/no_op");
-	expect_refused(reg, "fake", "no_op/iob-backend-fake.so", "lacks the required op read_at");
-	done(reg);
+	refused_in(BAD_DIR "/no_op", "fake", "no_op/iob-backend-fake.so", "lacks the required op read_at");
 }
 
 /* The descriptor's name must be the file's: iob-backend-other.so calling

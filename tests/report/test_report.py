@@ -585,25 +585,27 @@ def polyline_points(raw, cls):
     return [len(m.split()) for m in re.findall(r'<polyline class="%s"[^>]* points="([^"]*)"' % cls, raw)]
 
 
+def small_page(o, doc, name, says):
+    """The page of result doc in o.work/name, parsed, checked to be under
+    2 MB (says: the check's text, %d the bytes)."""
+    out = os.path.join(o.work, name)
+    report(o, [doc], out)
+    size = os.path.getsize(out)
+    check(size < 2 * MIB, says % size)
+    return parse(out)
+
+
 def case_size(o):
     small, _ = make_bigread(o, 16)
     big = bigread_like(small, 10000, os.path.join(o.work, "br10000.json"))
-    out = os.path.join(o.work, "br10000.html")
-    report(o, [big], out)
-    size = os.path.getsize(out)
-    check(size < 2 * MIB, "a 10,000-block bigread page is %d bytes (< 2 MB)" % size)
-    p = parse(out)
+    p = small_page(o, big, "br10000.html", "a 10,000-block bigread page is %d bytes (< 2 MB)")
     pts = polyline_points(p.raw, "speed")
     check(len(pts) == 1 and pts[0] <= 2000, "the speed line is thinned to %s points" % pts)
     check('id="thinned"' in p.raw and "10000" in p.raw, "the page says the line is thinned")
     check_value(cell(body_rows(p, "series")[0], "blocks"), 10000, "blocks")
     ib, _ = make_iobench(o, "ivt", repeat=1)
     hour = intervals_like(ib, 3600, os.path.join(o.work, "hour.json"))
-    out = os.path.join(o.work, "hour.html")
-    report(o, [hour], out)
-    size = os.path.getsize(out)
-    check(size < 2 * MIB, "an hour of 1 s intervals: the page is %d bytes (< 2 MB)" % size)
-    p = parse(out)
+    p = small_page(o, hour, "hour.html", "an hour of 1 s intervals: the page is %d bytes (< 2 MB)")
     for cls in ("interval-bw", "interval-iops"):
         pts = polyline_points(p.raw, cls)
         check(len(pts) == 1 and pts[0] <= 2000, "%s thinned to %s points" % (cls, pts))

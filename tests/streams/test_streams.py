@@ -96,16 +96,30 @@ def check_aggregate(name, recs, phase, n):
     return a
 
 
-def test_own_files(work):
+def work_dirs(work):
+    """A fresh directory under work, and its data/ directory."""
     d = tempfile.mkdtemp(dir=work)
     data = os.path.join(d, "data")
     os.mkdir(data)
-    p = profile(d, "own", f"[own]\ndir = {data}\nfilename = f.dat\nsize = 1M\nblock_size = 64K\n"
-                "threads = 4\nphases = write,read\nkeep_files = true\n")
+    return d, data
+
+
+def run_json(name, d, job, text):
+    """iobench on the profile text (written as d's profile of job) with its
+    JSON in d/out.json: that path, or None when it did not exit 0 (a failed
+    check)."""
+    p = profile(d, job, text)
     js = os.path.join(d, "out.json")
     r = iobench(p, d, js)
-    check("own files: exit 0", r.returncode == 0, r.stderr)
-    if r.returncode != 0:
+    check(name + ": exit 0", r.returncode == 0, r.stderr)
+    return js if r.returncode == 0 else None
+
+
+def test_own_files(work):
+    d, data = work_dirs(work)
+    js = run_json("own files", d, "own", f"[own]\ndir = {data}\nfilename = f.dat\nsize = 1M\n"
+                  "block_size = 64K\nthreads = 4\nphases = write,read\nkeep_files = true\n")
+    if not js:
         return
     names = sorted(os.listdir(data))
     check("own files: <file>.<i> for i < 4, nothing else", names == [f"f.dat.{i}" for i in range(4)], str(names))
@@ -121,15 +135,10 @@ def test_own_files(work):
 
 
 def test_shared(work):
-    d = tempfile.mkdtemp(dir=work)
-    data = os.path.join(d, "data")
-    os.mkdir(data)
-    p = profile(d, "shared", f"[shared]\ndir = {data}\nfilename = s.dat\nsize = 2M\nblock_size = 64K\n"
-                "threads = 4\nshared_file = true\nphases = write,read\nkeep_files = true\n")
-    js = os.path.join(d, "out.json")
-    r = iobench(p, d, js)
-    check("shared file: exit 0", r.returncode == 0, r.stderr)
-    if r.returncode != 0:
+    d, data = work_dirs(work)
+    js = run_json("shared file", d, "shared", f"[shared]\ndir = {data}\nfilename = s.dat\nsize = 2M\n"
+                  "block_size = 64K\nthreads = 4\nshared_file = true\nphases = write,read\nkeep_files = true\n")
+    if not js:
         return
     names = os.listdir(data)
     check("shared file: one file", names == ["s.dat"], str(names))
@@ -143,11 +152,8 @@ def test_shared(work):
 
 def test_one_thread(work):
     d = tempfile.mkdtemp(dir=work)
-    p = profile(d, "one", f"[one]\ndir = {d}\nsize = 256K\nblock_size = 64K\nphases = write,read\n")
-    js = os.path.join(d, "out.json")
-    r = iobench(p, d, js)
-    check("threads = 1: exit 0", r.returncode == 0, r.stderr)
-    if r.returncode != 0:
+    js = run_json("threads = 1", d, "one", f"[one]\ndir = {d}\nsize = 256K\nblock_size = 64K\nphases = write,read\n")
+    if not js:
         return
     recs = records(js)
     check("threads = 1: no stream records", not [x for x in recs if x["kind"] == "stream"],
@@ -187,9 +193,7 @@ BAD_URING = [
 def test_bad_input(work):
     bad = BAD + (BAD_URING if os.path.exists(os.path.join(A.plugin_dir, "iob-backend-io_uring.so")) else [])
     for line, named in bad:
-        d = tempfile.mkdtemp(dir=work)
-        data = os.path.join(d, "data")
-        os.mkdir(data)
+        d, data = work_dirs(work)
         extra = "" if line.startswith("threads") else "threads = 2\n"
         p = profile(d, "bad", f"[bad]\ndir = {data}\nsize = 64K\n{extra}{line}\n")
         r = iobench(p, d, os.path.join(d, "out.json"))
@@ -200,9 +204,7 @@ def test_bad_input(work):
             os.path.join(d, "out.json")), str(os.listdir(data)))
         shutil.rmtree(d)
     # more streams than the free space holds, for the whole suite
-    d = tempfile.mkdtemp(dir=work)
-    data = os.path.join(d, "data")
-    os.mkdir(data)
+    d, data = work_dirs(work)
     st = os.statvfs(data)
     free = st.f_bavail * st.f_frsize
     size = free // 1000 + (1 << 20)  # 1000 streams of it do not fit; one does
@@ -223,9 +225,7 @@ def test_bad_input(work):
 
 
 def test_enospc(work):
-    d = tempfile.mkdtemp(dir=work)
-    data = os.path.join(d, "data")
-    os.mkdir(data)
+    d, data = work_dirs(work)
     wrap = os.path.join(A.plugin_dir, "iob-backend-posix.so")
     # 8 streams of 1 MiB in 64 KiB writes: the write after 3 MiB in all fails, once
     p = profile(d, "full", f"[full]\ndir = {data}\nbackend = fault\nsize = 1M\nblock_size = 64K\n"
@@ -261,9 +261,7 @@ def test_enospc(work):
 
 
 def test_sigint(work):
-    d = tempfile.mkdtemp(dir=work)
-    data = os.path.join(d, "data")
-    os.mkdir(data)
+    d, data = work_dirs(work)
     big = os.path.join(data, "sparse.dat")
     with open(big, "wb") as f:
         f.truncate(64 << 30)  # a sparse file, no space; time_based: the read goes on until the signal
@@ -331,9 +329,7 @@ def test_sigint_queued(work):
     if not os.path.exists(wrap) or not uring_usable():
         print("SIGINT at iodepth 32: not run: no io_uring backend, or io_uring is disabled here")
         return
-    d = tempfile.mkdtemp(dir=work)
-    data = os.path.join(d, "data")
-    os.mkdir(data)
+    d, data = work_dirs(work)
     with open(os.path.join(data, "sparse.dat"), "wb") as f:
         f.truncate(64 << 30)
     tally = os.path.join(d, "tally")

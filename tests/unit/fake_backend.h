@@ -1,6 +1,6 @@
 /*
  * fake_backend.h - what the engine's unit tests (test_engine_*.c,
- * test_streams_outer.c) share about their fake backends: the file's info,
+ * test_streams_outer.c, test_shape.c) share about their fake backends: the file's info,
  * the backend's descriptor, and a phase spec over the fake files.  Define
  * FILE_SIZE (the fake file's size) before including it.
  */
@@ -22,8 +22,15 @@ static inline int fake_file_info(void *handle, struct iob_file_info *info)
 	return 0;
 }
 
-/* b emptied, then a backend named name with caps and fake_file_info: the
- * caller sets the calls it fakes. */
+/* A close with nothing to release. */
+static inline int fake_close_nothing(void *handle)
+{
+	(void)handle;
+	return 0;
+}
+
+/* b emptied, then a backend named name with caps, fake_file_info and
+ * fake_close_nothing: the caller sets the calls it fakes. */
 static inline void fake_backend_init(struct iob_loaded *b, const char *name, uint32_t caps)
 {
 	memset(b, 0, sizeof *b);
@@ -31,6 +38,7 @@ static inline void fake_backend_init(struct iob_loaded *b, const char *name, uin
 	b->desc.caps = caps;
 	b->desc.name = name;
 	b->backend.info = fake_file_info;
+	b->backend.close = fake_close_nothing;
 }
 
 /* A spec over the nfiles files through b, blocks of bs, the whole fake file,

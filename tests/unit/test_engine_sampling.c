@@ -35,12 +35,6 @@ static int fake_open(const struct iob_open_args *args, void **handle)
 	return 0;
 }
 
-static int fake_close(void *handle)
-{
-	(void)handle;
-	return 0;
-}
-
 static int64_t fake_read_at(void *handle, void *buf, size_t len, uint64_t off)
 {
 	(void)handle;
@@ -62,7 +56,6 @@ static void setup_backend(void)
 {
 	fake_backend_init(&backend, "fake", IOB_CAP_READ);
 	backend.backend.open = fake_open;
-	backend.backend.close = fake_close;
 	backend.backend.read_at = fake_read_at;
 }
 

@@ -52,12 +52,6 @@ static int fake_open(const struct iob_open_args *args, void **handle)
 	return 0;
 }
 
-static int fake_close(void *handle)
-{
-	(void)handle;
-	return 0;
-}
-
 static void fake_touch(uint64_t off, size_t len)
 {
 	if (off < fk.min_off)
@@ -113,7 +107,6 @@ static struct iob_phase_spec spec_for(enum iob_phase phase, enum iob_access acce
 {
 	fake_backend_init(&backend, "fake", IOB_CAP_READ | IOB_CAP_WRITE);
 	backend.backend.open = fake_open;
-	backend.backend.close = fake_close;
 	backend.backend.read_at = fake_read_at;
 	backend.backend.write_at = fake_write_at;
 	fake_reset();

@@ -34,6 +34,7 @@
 #define UNIT 4096u
 #define NUNITS 1000u
 #define FILE_SIZE ((uint64_t)NUNITS * UNIT)
+#include "fake_backend.h"
 #define LOG_MAX 400000
 
 static struct {
@@ -49,12 +50,6 @@ static int lo_open(const struct iob_open_args *args, void **handle)
 {
 	(void)args;
 	*handle = &lg;
-	return 0;
-}
-
-static int lo_close(void *handle)
-{
-	(void)handle;
 	return 0;
 }
 
@@ -88,48 +83,23 @@ static int64_t lo_write_at(void *handle, const void *buf, size_t len, uint64_t o
 	return lo_io(len, off, 1);
 }
 
-static int lo_info(void *handle, struct iob_file_info *info)
-{
-	(void)handle;
-	info->size = FILE_SIZE;
-	info->mem_align = 1;
-	info->io_align = 1;
-	info->file_type = IOB_FILE_REGULAR;
-	return 0;
-}
-
 static struct iob_loaded backend;
 static const char *const files[] = {"logged-file"};
 
 static struct iob_phase_spec spec_for(enum iob_phase phase, enum iob_access access, const struct iob_shape *sh)
 {
-	memset(&backend, 0, sizeof backend);
-	backend.desc.kind = IOB_PLUGIN_BACKEND;
-	backend.desc.caps = IOB_CAP_READ | IOB_CAP_WRITE;
-	backend.desc.name = "logged";
+	fake_backend_init(&backend, "logged", IOB_CAP_READ | IOB_CAP_WRITE);
 	backend.backend.open = lo_open;
-	backend.backend.close = lo_close;
 	backend.backend.read_at = lo_read_at;
 	backend.backend.write_at = lo_write_at;
-	backend.backend.info = lo_info;
 	lg.n = 0;
 	lg.bad = 0;
 	lg.failed = 0;
-	struct iob_phase_spec s = {
-	    .backend = &backend,
-	    .files = files,
-	    .nfiles = 1,
-	    .phase = phase,
-	    .access = access,
-	    .block_size = iob_shape_bs_max(sh, UNIT),
-	    .file_size = FILE_SIZE,
-	    .random_map = 1,
-	    .seed = 42,
-	    .follow_symlinks = 1,
-	    .rwmix_read = 50,
-	    .pattern = {.kind = IOB_PAT_BYTE, .byte = 0x5a},
-	    .shape = sh,
-	};
+	struct iob_phase_spec s = fake_spec(&backend, files, 1, phase, access, iob_shape_bs_max(sh, UNIT));
+	s.rwmix_read = 50;
+	s.pattern.kind = IOB_PAT_BYTE;
+	s.pattern.byte = 0x5a;
+	s.shape = sh;
 	return s;
 }
 
@@ -240,6 +210,21 @@ static void test_parse(void **state)
 
 /* ---- bssplit ------------------------------------------------------------------------- */
 
+/* A phase of the logged backend over sh, zeroed but for the bssplit split
+ * and io_bytes (and rwmix_read when not 0), run to r. */
+static void run_split(struct iob_shape *sh, const char *split, uint64_t io_bytes, enum iob_phase phase,
+		      enum iob_access access, uint32_t rwmix_read, struct iob_phase_result *r)
+{
+	char err[256];
+	memset(sh, 0, sizeof *sh);
+	assert_int_equal(iob_bssplit_parse(split, sh->split, err, sizeof err), 0);
+	sh->io_bytes = io_bytes;
+	struct iob_phase_spec s = spec_for(phase, access, sh);
+	if (rwmix_read)
+		s.rwmix_read = rwmix_read;
+	assert_int_equal(iob_phase_run(&s, r), 0);
+}
+
 /* Random reads with a three-way split: the sizes drawn in their shares,
  * every offset a multiple of the smallest, inside the file; the record's
  * histogram is exactly what the backend saw; the phase ends at its bytes. */
@@ -247,13 +232,8 @@ static void test_bssplit_random(void **state)
 {
 	(void)state;
 	struct iob_shape sh;
-	char err[256];
-	memset(&sh, 0, sizeof sh);
-	assert_int_equal(iob_bssplit_parse("4k/50:64k/30:16k/20", sh.split, err, sizeof err), 0);
-	sh.io_bytes = 1ull << 30;
-	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
 	struct iob_phase_result r;
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	run_split(&sh, "4k/50:64k/30:16k/20", 1ull << 30, IOB_PHASE_READ, IOB_ACCESS_RAND, 0, &r);
 	assert_int_equal(lg.bad, 0);
 	assert_int_equal(r.ops, lg.n);
 	uint64_t sum = 0, count[3] = {0};
@@ -294,14 +274,8 @@ static void test_bssplit_directions(void **state)
 {
 	(void)state;
 	struct iob_shape sh;
-	char err[256];
-	memset(&sh, 0, sizeof sh);
-	assert_int_equal(iob_bssplit_parse("4k/50:8k/50,16k/100", sh.split, err, sizeof err), 0);
-	sh.io_bytes = 64ull << 20;
-	struct iob_phase_spec s = spec_for(IOB_PHASE_MIXED, IOB_ACCESS_RAND, &sh);
-	s.rwmix_read = 70;
 	struct iob_phase_result r;
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	run_split(&sh, "4k/50:8k/50,16k/100", 64ull << 20, IOB_PHASE_MIXED, IOB_ACCESS_RAND, 70, &r);
 	uint64_t reads[2] = {0}, writes = 0, rbytes = 0, wbytes = 0;
 	for (size_t i = 0; i < lg.n; i++) {
 		if (lg.write[i]) {
@@ -331,12 +305,8 @@ static void test_bssplit_sequential(void **state)
 {
 	(void)state;
 	struct iob_shape sh;
-	char err[256];
-	memset(&sh, 0, sizeof sh);
-	assert_int_equal(iob_bssplit_parse("4k/40:12k/60", sh.split, err, sizeof err), 0);
-	struct iob_phase_spec s = spec_for(IOB_PHASE_WRITE, IOB_ACCESS_SEQ, &sh);
 	struct iob_phase_result r;
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	run_split(&sh, "4k/40:12k/60", 0, IOB_PHASE_WRITE, IOB_ACCESS_SEQ, 0, &r);
 	uint64_t at = 0;
 	for (size_t i = 0; i < lg.n; i++) {
 		assert_int_equal(lg.off[i], at);

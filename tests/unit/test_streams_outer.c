@@ -34,12 +34,6 @@ static int fake_open(const struct iob_open_args *args, void **handle)
 	return 0;
 }
 
-static int fake_close(void *handle)
-{
-	(void)handle;
-	return 0;
-}
-
 static int64_t fake_write_at(void *handle, const void *buf, size_t len, uint64_t off)
 {
 	(void)handle;
@@ -65,20 +59,13 @@ static int run(struct iob_streams *st)
 {
 	fake_backend_init(&backend, "fake", IOB_CAP_READ | IOB_CAP_WRITE);
 	backend.backend.open = fake_open;
-	backend.backend.close = fake_close;
 	backend.backend.write_at = fake_write_at;
-	struct iob_phase_spec s = {
-	    .backend = &backend,
-	    .phase = IOB_PHASE_WRITE,
-	    .access = IOB_ACCESS_SEQ,
-	    .block_size = BS,
-	    .file_size = FILE_SIZE,
-	    .loops = 1,
-	    .seed = 42,
-	    .follow_symlinks = 1,
-	    .ready = outer,
-	    .pattern = {.kind = IOB_PAT_BYTE, .byte = 0x45},
-	};
+	struct iob_phase_spec s = fake_spec(&backend, NULL, 0, IOB_PHASE_WRITE, IOB_ACCESS_SEQ, BS);
+	s.random_map = 0;
+	s.loops = 1;
+	s.ready = outer;
+	s.pattern.kind = IOB_PAT_BYTE;
+	s.pattern.byte = 0x45;
 	return iob_streams_run(&s, N, files, 1, 1, NULL, st);
 }
 

@@ -129,19 +129,20 @@ static void test_numbers(void **s)
 static void test_format(void **s)
 {
 	(void)s;
+	static const struct {
+		void (*format)(double, char *, size_t);
+		double v;
+		const char *want;
+	} cases[] = {
+	    {iob_format_bytes, 512, "512 B"},	{iob_format_bytes, 1536, "1.50 KiB"},
+	    {iob_format_bytes, 1073741824.0, "1.00 GiB"}, {iob_format_ns, 999, "999 ns"},
+	    {iob_format_ns, 1500, "1.50 us"},	{iob_format_ns, 2.5e9, "2.500 s"},
+	};
 	char buf[32];
-	iob_format_bytes(512, buf, sizeof buf);
-	assert_string_equal(buf, "512 B");
-	iob_format_bytes(1536, buf, sizeof buf);
-	assert_string_equal(buf, "1.50 KiB");
-	iob_format_bytes(1073741824.0, buf, sizeof buf);
-	assert_string_equal(buf, "1.00 GiB");
-	iob_format_ns(999, buf, sizeof buf);
-	assert_string_equal(buf, "999 ns");
-	iob_format_ns(1500, buf, sizeof buf);
-	assert_string_equal(buf, "1.50 us");
-	iob_format_ns(2.5e9, buf, sizeof buf);
-	assert_string_equal(buf, "2.500 s");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cases[i].format(cases[i].v, buf, sizeof buf);
+		assert_string_equal(buf, cases[i].want);
+	}
 }
 
 static void quoted(const char *in, size_t outlen, const char *want)

@@ -23,6 +23,18 @@ SIZE = 256 * 1024
 KINDS = ["crc32c", "crc64", "md5", "sha256", "xxhash", "meta"]
 
 
+
+def fio_binary(skip_why=None):
+    """fio as --fio names it or as PATH finds it, when it can be run; else
+    None, or with skip_why the case is skipped saying that fio is missing
+    and why that skips it."""
+    fio = ARGS.fio or shutil.which("fio")
+    if fio and os.access(fio, os.X_OK):
+        return fio
+    if skip_why:
+        raise iob.Skip("fio is not installed: " + skip_why)
+    return None
+
 def iobench(*argv, rc=None):
     return iob.tool(ARGS, "iobench", *argv, rc=rc, timeout=None)
 
@@ -241,10 +253,7 @@ def case_fio_basic(d):
         i = iob_totals(json.load(f))
     expect(i == {"read_bytes": 4 << 20, "write_bytes": 4 << 20, "read_ios": 1024, "write_ios": 1024}, i)
     iobench("check", src, *[a for k, v in sets for a in ("--set", f"{k}={v}")], rc=0)
-    fio = ARGS.fio or shutil.which("fio")
-    if not fio or not os.access(fio, os.X_OK):
-        print("fio is not installed: iobench ran basic-verify.fio; nothing to compare with")
-        return SKIP
+    fio = fio_binary("iobench ran basic-verify.fio; nothing to compare with")
     copy = os.path.join(d, "basic-verify.fio")
     with open(src) as f, open(copy, "w") as g:
         # fio adds a second filename= to the first (two files), so the line is replaced, never appended
@@ -284,8 +293,8 @@ def case_fio_mismatch(d):
         rec = [x for x in json.load(f)["records"] if x.get("kind") == "phase"][0]
     expect(rec["ops"] == 3 and rec["phase"] == "verify", f"stops at the third block: {rec['ops']} {rec['phase']}")
     expect(os.path.isfile(os.path.join(d, "m.dat.8192.received")), os.listdir(d))
-    fio = ARGS.fio or shutil.which("fio")
-    if fio and os.access(fio, os.X_OK):
+    fio = fio_binary()
+    if fio:
         # fio on a file of its own, corrupted the same way: non-zero too
         fw = os.path.join(d, "fw.fio")
         with open(fw, "w") as f:
@@ -341,8 +350,8 @@ def case_content(d):
     c, u = ratios(os.path.join(d, "f.dat"))
     print(f"fio keys, buffer_compress_percentage=60 with verify=md5: zlib saves {c:.2f}%")
     expect(abs(c - 60) <= 2, f"compress {c:.2f}% for 60%")
-    fio = ARGS.fio or shutil.which("fio")
-    if fio and os.access(fio, os.X_OK):
+    fio = fio_binary()
+    if fio:
         with open(job, "w") as f:
             f.write(f"[c]\nrw=write\nbs=4k\nsize=8m\nfilename={d}/fio.dat\nbuffer_compress_percentage=60\n"
                     "buffer_compress_chunk=1k\nrefill_buffers\n")
@@ -515,10 +524,7 @@ def case_fio_surface_scan(d):
         f.write(text[:text.index("[write-phase]")] + text[text.index("[verify-phase]"):])
     p = iobench("run", job, "--dir", idir, "--set", "size=4m", "--fio-ignore", "fill_device,create_serialize", rc=3)
     expect("first bad byte at offset 70000" in p.stderr, p.stderr)
-    fio = ARGS.fio or shutil.which("fio")
-    if not fio or not os.access(fio, os.X_OK):
-        print("fio is not installed: nothing to compare with")
-        return SKIP
+    fio = fio_binary("nothing to compare with")
     copy = os.path.join(fdir, "surface-scan.fio")
     with open(src) as f, open(copy, "w") as g:
         for line in f:

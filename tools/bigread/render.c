@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "bigread.h"
+#include "iobench/output.h"
 #include "iobench/plugin.h"
 #include "iobench/result.h"
 
@@ -37,23 +38,7 @@ struct legacy_state {
 	int summary; /* a summary was printed */
 };
 
-static void legacy_printf(struct legacy_state *st, const char *fmt, ...) IOB_PRINTF(2, 3);
-static void legacy_printf(struct legacy_state *st, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-	if (st->err)
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
-	int rc = st->sink.write(st->sink.ctx, line, len);
-	if (rc < 0)
-		st->err = rc;
-}
+#define legacy_printf(st, ...) ((void)iob_sink_printf(&(st)->sink, &(st)->err, 1024, __VA_ARGS__))
 
 /* A block line, "INDEX SPEED\n", SPEED with %g as the legacy tool printed
  * it. */
@@ -65,25 +50,7 @@ static void legacy_block_line(struct legacy_state *st, uint64_t index, double v)
 static double f64_of(const struct iob_record *rec, const char *key)
 {
 	const struct iob_field *f = iob_rec_get(rec, key);
-	if (!f)
-		return 0.0;
-	if (f->type == IOB_T_F64)
-		return f->v.f;
-	if (f->type == IOB_T_U64)
-		return (double)f->v.u;
-	return 0.0;
-}
-
-static uint64_t u64_of(const struct iob_record *rec, const char *key)
-{
-	const struct iob_field *f = iob_rec_get(rec, key);
-	return f && f->type == IOB_T_U64 ? f->v.u : 0;
-}
-
-static int bool_of(const struct iob_record *rec, const char *key)
-{
-	const struct iob_field *f = iob_rec_get(rec, key);
-	return f && f->type == IOB_T_BOOL ? f->v.b : 0;
+	return f && f->type == IOB_T_U64 ? (double)f->v.u : iob_rec_f64_at(rec, key);
 }
 
 /* One Speed line from the fields "<prefix>n", "<prefix>min_bytes_per_s"... */
@@ -99,7 +66,7 @@ static void legacy_speed_line(struct legacy_state *st, const struct iob_record *
 	}
 	snprintf(key, sizeof key, "%sn", prefix);
 	legacy_printf(st, "Speed: n=%" PRIu64 " min=%g max=%g mean=%g median=%g rms=%g (%s)\n",
-		      u64_of(rec, key), v[0], v[1], v[2], v[3], v[4], label);
+		      iob_rec_u64_at(rec, key), v[0], v[1], v[2], v[3], v[4], label);
 }
 
 static int legacy_open(const struct iob_sink *sink, const char *args, void **state)
@@ -126,18 +93,18 @@ static int legacy_record(void *state, const struct iob_record *rec)
 	const char *kind = rec->kind ? rec->kind : "";
 
 	if (strcmp(kind, BR_REC_INPUT) == 0) {
-		legacy_printf(st, "BufSize: %" PRIu64 " bytes\n", u64_of(rec, BR_K_BUFSIZE));
+		legacy_printf(st, "BufSize: %" PRIu64 " bytes\n", iob_rec_u64_at(rec, BR_K_BUFSIZE));
 	} else if (strcmp(kind, BR_REC_BLOCK) == 0) {
-		legacy_block_line(st, u64_of(rec, BR_K_INDEX), f64_of(rec, BR_K_SPEED) / MIB);
+		legacy_block_line(st, iob_rec_u64_at(rec, BR_K_INDEX), f64_of(rec, BR_K_SPEED) / MIB);
 	} else if (strcmp(kind, BR_REC_SUMMARY) == 0) {
 		st->summary = 1;
 		legacy_speed_line(st, rec, "speed_", "all");
 		legacy_speed_line(st, rec, "robust_", "robust");
-		if (bool_of(rec, "cliff"))
+		if (iob_rec_bool_at(rec, "cliff"))
 			legacy_printf(
 			    st,
 			    "Cliff: block=%" PRIu64 " offset=%" PRIu64 " before=%g after=%g ratio=%g\n",
-			    u64_of(rec, "cliff_block"), u64_of(rec, "cliff_offset_bytes"),
+			    iob_rec_u64_at(rec, "cliff_block"), iob_rec_u64_at(rec, "cliff_offset_bytes"),
 			    f64_of(rec, "cliff_before_bytes_per_s") / MIB,
 			    f64_of(rec, "cliff_after_bytes_per_s") / MIB, f64_of(rec, "cliff_ratio"));
 	}
@@ -178,20 +145,5 @@ static int legacy_close(void *state)
 	return 0;
 }
 
-static const struct iob_output_ops legacy_ops = {
-    .open = legacy_open,
-    .begin_run = legacy_begin_run,
-    .record = legacy_record,
-    .end_run = legacy_end_run,
-    .close = legacy_close,
-};
-
-const struct iob_plugin bigread_legacy_plugin = {
-    IOB_PLUGIN_HEADER,
-    .kind = IOB_PLUGIN_OUTPUT,
-    .caps = 0,
-    .name = "bigread",
-    .summary = "bigread's own lines: BufSize, INDEX SPEED per block, Speed (all) and (robust), Cliff",
-    .ops_size = sizeof(struct iob_output_ops),
-    .output = &legacy_ops,
-};
+IOB_BUILTIN_OUTPUT(bigread_legacy_plugin, legacy, "bigread",
+		   "bigread's own lines: BufSize, INDEX SPEED per block, Speed (all) and (robust), Cliff");

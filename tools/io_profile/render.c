@@ -35,6 +35,8 @@
 #include <time.h>
 
 #include "io_profile.h"
+#include "iobench/output.h"
+#include "iobench/result.h"
 #include "iobench/plugin.h"
 #include "iobench/units.h"
 
@@ -51,58 +53,9 @@ struct iopr {
 	char date[64];
 };
 
-static int iopr_printf(struct iopr *st, const char *fmt, ...) IOB_PRINTF(2, 3);
-static int iopr_printf(struct iopr *st, const char *fmt, ...)
-{
-	char buf[IOB_PATH_MAX + 1024];
-	va_list ap;
-	if (st->err)
-		return st->err;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return st->err = -EINVAL;
-	size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
-	int rc = st->sink.write(st->sink.ctx, buf, len);
-	if (rc < 0)
-		st->err = rc;
-	return rc;
-}
+#define iopr_printf(st, ...) iob_sink_printf(&(st)->sink, &(st)->err, IOB_PATH_MAX + 1024, __VA_ARGS__)
 
 /* ---- record fields -------------------------------------------------------- */
-
-static const struct iob_field *field(const struct iob_record *r, const char *key, uint32_t type)
-{
-	for (size_t i = 0; i < r->nfields; i++)
-		if (r->fields[i].key && strcmp(r->fields[i].key, key) == 0)
-			return r->fields[i].type == type ? &r->fields[i] : NULL;
-	return NULL;
-}
-
-static const char *fstr(const struct iob_record *r, const char *key)
-{
-	const struct iob_field *f = field(r, key, IOB_T_STR);
-	return f && f->v.s ? f->v.s : "";
-}
-
-static uint64_t fu64(const struct iob_record *r, const char *key)
-{
-	const struct iob_field *f = field(r, key, IOB_T_U64);
-	return f ? f->v.u : 0;
-}
-
-static double ff64(const struct iob_record *r, const char *key)
-{
-	const struct iob_field *f = field(r, key, IOB_T_F64);
-	return f ? f->v.f : 0.0;
-}
-
-static int fbool(const struct iob_record *r, const char *key)
-{
-	const struct iob_field *f = field(r, key, IOB_T_BOOL);
-	return f ? f->v.b : 0;
-}
 
 /* ---- pieces of the layout ------------------------------------------------- */
 
@@ -127,23 +80,23 @@ static void legacy_date(const char *iso, char *out, size_t len)
 static void parameter_block(struct iopr *st, const struct iob_record *r)
 {
 	char mode[IOB_PATH_MAX + 64];
-	if (strcmp(fstr(r, "layout"), "tree") == 0)
+	if (strcmp(iob_rec_str_at(r, "layout"), "tree") == 0)
 		snprintf(mode, sizeof mode,
 			 "Multi-file filesystem, %" PRIu64 " levels, %" PRIu64 " files per level",
-			 fu64(r, "tree_levels"), fu64(r, "tree_files"));
+			 iob_rec_u64_at(r, "tree_levels"), iob_rec_u64_at(r, "tree_files"));
 	else
-		snprintf(mode, sizeof mode, "Single file, %s", fstr(r, "filename"));
+		snprintf(mode, sizeof mode, "Single file, %s", iob_rec_str_at(r, "filename"));
 	/* names are escaped: a newline or a control byte in one never forges a
 	 * line or reaches the terminal raw */
 	char host[1100], dir[IOB_PATH_MAX + 512], qmode[IOB_PATH_MAX + 512], method[1100];
 	iopr_printf(st, "IO profile test parameters\n--------------------------\n");
 	iopr_printf(st, "Date: %s\nLocation: %s:%s\nFile mode: %s\nSynch mode: %s\n", st->date,
-		    iob_quote(st->host, host, sizeof host), iob_quote(fstr(r, "dir"), dir, sizeof dir),
-		    iob_quote(mode, qmode, sizeof qmode), iob_quote(fstr(r, "io_method"), method, sizeof method));
-	iopr_printf(st, "File size: %" PRIu64 " bytes\n", fu64(r, "file_size_bytes"));
+		    iob_quote(st->host, host, sizeof host), iob_quote(iob_rec_str_at(r, "dir"), dir, sizeof dir),
+		    iob_quote(mode, qmode, sizeof qmode), iob_quote(iob_rec_str_at(r, "io_method"), method, sizeof method));
+	iopr_printf(st, "File size: %" PRIu64 " bytes\n", iob_rec_u64_at(r, "file_size_bytes"));
 	iopr_printf(st, "Reads (Writes) from %" PRIu64 " to %" PRIu64 " bytes\n",
-		    fu64(r, "io_size_min_bytes"), fu64(r, "io_size_max_bytes"));
-	iopr_printf(st, "Repetitions per read (write) size: %" PRIu64 "\n\n", fu64(r, "repetitions"));
+		    iob_rec_u64_at(r, "io_size_min_bytes"), iob_rec_u64_at(r, "io_size_max_bytes"));
+	iopr_printf(st, "Repetitions per read (write) size: %" PRIu64 "\n\n", iob_rec_u64_at(r, "repetitions"));
 	st->header_done = 1;
 }
 
@@ -163,8 +116,8 @@ static void start_test(struct iopr *st, const struct iob_record *r)
 	if (!st->quiet && !st->header_done)
 		parameter_block(st, r);
 	close_block(st);
-	snprintf(st->test, sizeof st->test, "%s", fstr(r, "test"));
-	st->bypass = fbool(r, "bypass");
+	snprintf(st->test, sizeof st->test, "%s", iob_rec_str_at(r, "test"));
+	st->bypass = iob_rec_bool_at(r, "bypass");
 	if (!st->quiet)
 		iopr_printf(st, "Conducting %s test...\n", st->test);
 	iopr_printf(st, IOPR_CSV_HEADER);
@@ -172,39 +125,39 @@ static void start_test(struct iopr *st, const struct iob_record *r)
 
 static void row(struct iopr *st, const struct iob_record *r)
 {
-	const char *status = fstr(r, "status");
+	const char *status = iob_rec_str_at(r, "status");
 	if (!st->test[0] || (strcmp(status, "ok") != 0 && strcmp(status, "interrupted") != 0))
 		return;
-	iopr_printf(st, "%" PRIu64 ",%" PRIu64 ",%f,%f,%f%s%s\n", fu64(r, "block_size_bytes"), fu64(r, "ops"),
-		    ff64(r, "elapsed_s"), ff64(r, "bw_bytes_per_s"), ff64(r, "ops_per_s"),
-		    st->bypass && !fbool(r, "direct") ? ",not bypassed" : "",
+	iopr_printf(st, "%" PRIu64 ",%" PRIu64 ",%f,%f,%f%s%s\n", iob_rec_u64_at(r, "block_size_bytes"), iob_rec_u64_at(r, "ops"),
+		    iob_rec_f64_at(r, "elapsed_s"), iob_rec_f64_at(r, "bw_bytes_per_s"), iob_rec_f64_at(r, "ops_per_s"),
+		    st->bypass && !iob_rec_bool_at(r, "direct") ? ",not bypassed" : "",
 		    strcmp(status, "interrupted") == 0 ? "," IOP_ROW_INTERRUPTED : "");
 }
 
 void iop_files_line(const struct iob_record *r, char *buf, size_t len)
 {
-	uint64_t n = fu64(r, "files"), size = fu64(r, "file_size_bytes");
-	uint64_t rf = fu64(r, "removed_files"), rd = fu64(r, "removed_dirs"),
-		 kept = fu64(r, "kept_existing_files");
-	int tree = strcmp(fstr(r, "layout"), "tree") == 0;
+	uint64_t n = iob_rec_u64_at(r, "files"), size = iob_rec_u64_at(r, "file_size_bytes");
+	uint64_t rf = iob_rec_u64_at(r, "removed_files"), rd = iob_rec_u64_at(r, "removed_dirs"),
+		 kept = iob_rec_u64_at(r, "kept_existing_files");
+	int tree = strcmp(iob_rec_str_at(r, "layout"), "tree") == 0;
 	char shown[IOB_PATH_MAX + 512];
-	const char *path = iob_quote(fstr(r, "path"), shown, sizeof shown); /* one line, whatever it holds */
-	if (!fbool(r, "removed") && !fbool(r, "complete")) {
+	const char *path = iob_quote(iob_rec_str_at(r, "path"), shown, sizeof shown); /* one line, whatever it holds */
+	if (!iob_rec_bool_at(r, "removed") && !iob_rec_bool_at(r, "complete")) {
 		/* the run stopped while creating them: never shown as whole files */
 		if (tree)
 			snprintf(buf, len,
 				 "Test files left behind, incomplete (the run stopped while creating them): "
 				 "%" PRIu64 " files in the tree %s, %" PRIu64 " of them shorter than %" PRIu64
 				 " bytes",
-				 n, path, fu64(r, "short_files"), size);
+				 n, path, iob_rec_u64_at(r, "short_files"), size);
 		else
 			snprintf(buf, len,
 				 "Test file left behind, incomplete (the run stopped while creating it): %s "
 				 "(%" PRIu64 " of %" PRIu64 " bytes)",
-				 path, fu64(r, "present_bytes"), size);
+				 path, iob_rec_u64_at(r, "present_bytes"), size);
 		return;
 	}
-	if (!fbool(r, "removed")) {
+	if (!iob_rec_bool_at(r, "removed")) {
 		if (tree)
 			snprintf(buf, len,
 				 "Test files left behind: %" PRIu64 " files of %" PRIu64
@@ -275,20 +228,5 @@ static int iopr_close(void *state)
 	return 0;
 }
 
-static const struct iob_output_ops iopr_ops = {
-    .open = iopr_open,
-    .begin_run = iopr_begin_run,
-    .record = iopr_record,
-    .end_run = iopr_end_run,
-    .close = iopr_close,
-};
-
-const struct iob_plugin iop_render_plugin = {
-    IOB_PLUGIN_HEADER,
-    .kind = IOB_PLUGIN_OUTPUT,
-    .caps = 0,
-    .name = "io_profile",
-    .summary = "the legacy io_profile layout: parameter block and CSV rows (io_profile:quiet = CSV only)",
-    .ops_size = sizeof(struct iob_output_ops),
-    .output = &iopr_ops,
-};
+IOB_BUILTIN_OUTPUT(iop_render_plugin, iopr, "io_profile",
+		   "the legacy io_profile layout: parameter block and CSV rows (io_profile:quiet = CSV only)");

@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iobench/output.h"
+#include "iobench/result.h"
 #include "iobench/plugin.h"
 #include "iobench/units.h"
 #include "iotest.h"
@@ -44,56 +46,7 @@ struct render_state {
 	char host[256];
 };
 
-static const struct iob_field *render_field(const struct iob_record *r, const char *key)
-{
-	for (size_t i = 0; i < r->nfields; i++)
-		if (r->fields[i].key && strcmp(r->fields[i].key, key) == 0)
-			return &r->fields[i];
-	return NULL;
-}
-
-static const char *render_str(const struct iob_record *r, const char *key)
-{
-	const struct iob_field *f = render_field(r, key);
-	return f && f->type == IOB_T_STR && f->v.s ? f->v.s : "";
-}
-
-static uint64_t render_u64(const struct iob_record *r, const char *key)
-{
-	const struct iob_field *f = render_field(r, key);
-	return f && f->type == IOB_T_U64 ? f->v.u : 0;
-}
-
-static double render_f64(const struct iob_record *r, const char *key)
-{
-	const struct iob_field *f = render_field(r, key);
-	return f && f->type == IOB_T_F64 ? f->v.f : 0.0;
-}
-
-static int render_bool(const struct iob_record *r, const char *key)
-{
-	const struct iob_field *f = render_field(r, key);
-	return f && f->type == IOB_T_BOOL ? f->v.b : 0;
-}
-
-static int render_put(struct render_state *st, const char *fmt, ...) IOB_PRINTF(2, 3);
-static int render_put(struct render_state *st, const char *fmt, ...)
-{
-	char line[8192];
-	va_list ap;
-	if (st->err)
-		return st->err;
-	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return st->err = -EINVAL;
-	size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
-	int rc = st->sink.write(st->sink.ctx, line, len);
-	if (rc < 0)
-		st->err = rc;
-	return rc < 0 ? rc : 0;
-}
+#define render_put(st, ...) iob_sink_printf(&(st)->sink, &(st)->err, 8192, __VA_ARGS__)
 
 const char *iotest_verb(const char *op)
 {
@@ -118,14 +71,14 @@ static uint64_t render_pct(const struct iob_latency *l, double rank)
  * with '#') */
 static int render_pass(struct render_state *st, const struct iob_record *r, const char *host)
 {
-	const char *op = render_str(r, "phase");
-	const struct iob_field *ranks = strcmp(host, "#all") == 0 ? render_field(r, "ranks") : NULL;
+	const char *op = iob_rec_str_at(r, "phase");
+	const struct iob_field *ranks = strcmp(host, "#all") == 0 ? iob_rec_get(r, "ranks") : NULL;
 	char all[48] = "";
-	double mb = (double)render_u64(r, "bytes") / MB;
-	uint64_t kb = render_u64(r, "block_size_bytes") >> 10;
-	unsigned label = (unsigned)(render_u64(r, "pattern_label") & 0xffu);
-	double rate = render_f64(r, "bw_bytes_per_s") / MB, secs = render_f64(r, "elapsed_s");
-	const char *status = render_str(r, "status");
+	double mb = (double)iob_rec_u64_at(r, "bytes") / MB;
+	uint64_t kb = iob_rec_u64_at(r, "block_size_bytes") >> 10;
+	unsigned label = (unsigned)(iob_rec_u64_at(r, "pattern_label") & 0xffu);
+	double rate = iob_rec_f64_at(r, "bw_bytes_per_s") / MB, secs = iob_rec_f64_at(r, "elapsed_s");
+	const char *status = iob_rec_str_at(r, "status");
 	const char *tail = strcmp(status, "interrupted") == 0 ? " (interrupted)"
 			   : strcmp(status, "error") == 0   ? " (failed)"
 							    : "";
@@ -134,21 +87,21 @@ static int render_pass(struct render_state *st, const struct iob_record *r, cons
 		tail = all;
 	}
 
-	if (render_bool(r, "cache_dropped") && !ranks)
-		render_put(st, "MemFree: %.3f %.3f\n", (double)render_u64(r, "mem_free_before_bytes") / GIB,
-			   (double)render_u64(r, "mem_free_after_bytes") / GIB);
+	if (iob_rec_bool_at(r, "cache_dropped") && !ranks)
+		render_put(st, "MemFree: %.3f %.3f\n", (double)iob_rec_u64_at(r, "mem_free_before_bytes") / GIB,
+			   (double)iob_rec_u64_at(r, "mem_free_after_bytes") / GIB);
 	if (st->curt)
 		render_put(st, "%s %s %.0f mb %" PRIu64 " kb 0x%02x %.2f mb/s %.1f secs%s\n", host, iotest_verb(op), mb,
 			   kb, label, rate, secs, tail);
 	else if (ranks) /* the ranks' files are NAME.0 ... NAME.N-1 */
 		render_put(st, "%s %s %.1f mb in %" PRIu64 " kb blocks 0x%02x at %.2f mb/s in %.1f seconds: %s%s\n",
-			   host, iotest_verb(op), mb, kb, label, rate, secs, render_str(r, "stamp"), tail);
+			   host, iotest_verb(op), mb, kb, label, rate, secs, iob_rec_str_at(r, "stamp"), tail);
 	else /* a control character in the name is escaped: it can never forge a line */
 		render_put(st, "%s %s %.1f mb in %" PRIu64 " kb blocks 0x%02x at %.2f mb/s in %.1f seconds: %s %s%s\n",
-			   host, iotest_verb(op), mb, kb, label, rate, secs, render_str(r, "stamp"),
-			   iob_quote(render_str(r, "path"), (char[4200]){0}, 4200), tail);
+			   host, iotest_verb(op), mb, kb, label, rate, secs, iob_rec_str_at(r, "stamp"),
+			   iob_quote(iob_rec_str_at(r, "path"), (char[4200]){0}, 4200), tail);
 	if (st->verbose && !ranks) {
-		const struct iob_field *lf = render_field(r, "lat_ns");
+		const struct iob_field *lf = iob_rec_get(r, "lat_ns");
 		char mean[32] = "-", p99[32] = "-", max[32] = "-";
 		if (lf && lf->type == IOB_T_LAT && lf->v.lat && lf->v.lat->count) {
 			iob_format_ns(lf->v.lat->mean, mean, sizeof mean);
@@ -158,8 +111,8 @@ static int render_pass(struct render_state *st, const struct iob_record *r, cons
 		render_put(st,
 			   "iotest: pass %" PRIu64 " %s %s: %" PRIu64 " bytes in %" PRIu64
 			   " I/O calls, %.6f s, sync %.6f s; latency mean %s, p99 %s, max %s\n",
-			   render_u64(r, "pass"), op, render_str(r, "pattern"), render_u64(r, "bytes"),
-			   render_u64(r, "ops"), secs, render_f64(r, "sync_s"), mean, p99, max);
+			   iob_rec_u64_at(r, "pass"), op, iob_rec_str_at(r, "pattern"), iob_rec_u64_at(r, "bytes"),
+			   iob_rec_u64_at(r, "ops"), secs, iob_rec_f64_at(r, "sync_s"), mean, p99, max);
 	}
 	return st->err;
 }
@@ -172,9 +125,9 @@ static int render_stream(struct render_state *st, const struct iob_record *r)
 	return render_put(st,
 			  "iotest: pass %" PRIu64 " stream %" PRIu64 " %s: %" PRIu64
 			  " bytes, %.6f s, %.2f mb/s, %s: %s\n",
-			  st->passes + 1, render_u64(r, "stream"), render_str(r, "phase"), render_u64(r, "bytes"),
-			  render_f64(r, "elapsed_s"), render_f64(r, "bw_bytes_per_s") / MB, render_str(r, "status"),
-			  iob_quote(render_str(r, "file"), (char[4200]){0}, 4200));
+			  st->passes + 1, iob_rec_u64_at(r, "stream"), iob_rec_str_at(r, "phase"), iob_rec_u64_at(r, "bytes"),
+			  iob_rec_f64_at(r, "elapsed_s"), iob_rec_f64_at(r, "bw_bytes_per_s") / MB, iob_rec_str_at(r, "status"),
+			  iob_quote(iob_rec_str_at(r, "file"), (char[4200]){0}, 4200));
 }
 
 static int render_settings(struct render_state *st, const struct iob_record *r)
@@ -183,12 +136,12 @@ static int render_settings(struct render_state *st, const struct iob_record *r)
 		return 0;
 	render_put(st, "%s: version %s on %s: %" PRIu64 " pass%s of %" PRIu64 " bytes in %" PRIu64
 		       "-byte blocks: %s\n",
-		   render_str(r, "tool"), render_str(r, "version"), render_str(r, "host"), render_u64(r, "passes"),
-		   render_u64(r, "passes") == 1 ? "" : "es", render_u64(r, "size_bytes"),
-		   render_u64(r, "block_size_bytes"), render_str(r, "plan"));
+		   iob_rec_str_at(r, "tool"), iob_rec_str_at(r, "version"), iob_rec_str_at(r, "host"), iob_rec_u64_at(r, "passes"),
+		   iob_rec_u64_at(r, "passes") == 1 ? "" : "es", iob_rec_u64_at(r, "size_bytes"),
+		   iob_rec_u64_at(r, "block_size_bytes"), iob_rec_str_at(r, "plan"));
 	render_put(st, "iotest: seed %" PRIu64 ", fsync %s, backend %s, drop caches %s, sync %s, snooze %g s\n",
-		   render_u64(r, "seed"), render_bool(r, "fsync") ? "on" : "off", render_str(r, "backend"),
-		   render_str(r, "drop_caches"), render_str(r, "sync"), render_f64(r, "snooze_s"));
+		   iob_rec_u64_at(r, "seed"), iob_rec_bool_at(r, "fsync") ? "on" : "off", iob_rec_str_at(r, "backend"),
+		   iob_rec_str_at(r, "drop_caches"), iob_rec_str_at(r, "sync"), iob_rec_f64_at(r, "snooze_s"));
 	return st->err;
 }
 
@@ -235,19 +188,19 @@ static int render_record(void *state, const struct iob_record *rec)
 	struct render_state *st = state;
 	/* across MPI ranks: a "rank" record per rank (its own host), then the
 	 * aggregate "phase" record, which has "ranks" */
-	if (strcmp(rec->kind, "rank") == 0 && render_field(rec, "pass"))
-		return render_pass(st, rec, render_str(rec, "host"));
-	if (strcmp(rec->kind, "phase") == 0 && render_field(rec, "pass")) {
+	if (strcmp(rec->kind, "rank") == 0 && iob_rec_get(rec, "pass"))
+		return render_pass(st, rec, iob_rec_str_at(rec, "host"));
+	if (strcmp(rec->kind, "phase") == 0 && iob_rec_get(rec, "pass")) {
 		st->passes++;
-		return render_pass(st, rec, render_field(rec, "ranks") ? "#all" : st->host);
+		return render_pass(st, rec, iob_rec_get(rec, "ranks") ? "#all" : st->host);
 	}
 	if (strcmp(rec->kind, "stream") == 0)
 		return render_stream(st, rec);
 	if (strcmp(rec->kind, "cache_drop") == 0)
-		return render_put(st, "MemFree: %.3f %.3f\n", (double)render_u64(rec, "mem_free_before_bytes") / GIB,
-				  (double)render_u64(rec, "mem_free_after_bytes") / GIB);
+		return render_put(st, "MemFree: %.3f %.3f\n", (double)iob_rec_u64_at(rec, "mem_free_before_bytes") / GIB,
+				  (double)iob_rec_u64_at(rec, "mem_free_after_bytes") / GIB);
 	if (strcmp(rec->kind, "comment") == 0)
-		return render_put(st, "%s\n", render_str(rec, "comment"));
+		return render_put(st, "%s\n", iob_rec_str_at(rec, "comment"));
 	if (strcmp(rec->kind, "iotest_settings") == 0)
 		return render_settings(st, rec);
 	return 0;
@@ -265,20 +218,5 @@ static int render_close(void *state)
 	return 0;
 }
 
-static const struct iob_output_ops render_ops = {
-	.open = render_open,
-	.begin_run = render_begin_run,
-	.record = render_record,
-	.end_run = render_end_run,
-	.close = render_close,
-};
-
-const struct iob_plugin iotest_render_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_OUTPUT,
-	.caps = 0,
-	.name = "iotest",
-	.summary = "the legacy iotest result lines (args: curt, verbose)",
-	.ops_size = sizeof(struct iob_output_ops),
-	.output = &render_ops,
-};
+IOB_BUILTIN_OUTPUT(iotest_render_plugin, render, "iotest",
+		   "the legacy iotest result lines (args: curt, verbose)");

@@ -221,13 +221,8 @@ static void record_fields(void *arg, struct iob_run *run, size_t i, const struct
 	iob_rec_u64(b, "pattern_label", IOB_UNIT_NONE, res->pattern_label);
 	iob_rec_str(b, "stamp", r->stamp);
 	iob_rec_bool(b, "cache_dropped", r->dropped);
-	if (r->dropped) {
-		iob_rec_u64(b, "mem_free_before_bytes", IOB_UNIT_BYTES, r->before);
-		iob_rec_u64(b, "mem_free_after_bytes", IOB_UNIT_BYTES, r->after);
-	} else {
-		iob_rec_absent(b, "mem_free_before_bytes", IOB_UNIT_BYTES);
-		iob_rec_absent(b, "mem_free_after_bytes", IOB_UNIT_BYTES);
-	}
+	iob_rec_u64_if(b, "mem_free_before_bytes", IOB_UNIT_BYTES, r->dropped, r->before);
+	iob_rec_u64_if(b, "mem_free_after_bytes", IOB_UNIT_BYTES, r->dropped, r->after);
 	iob_rec_str(b, "drop_method", r->dropped ? r->how : NULL);
 	iob_rec_str(b, "comment", r->o->comment);
 }

@@ -91,4 +91,9 @@ int iob_outputs_close_err(struct iob_outputs *o, char *err, size_t errlen);
 /* iob_outputs_close_err(o, NULL, 0). */
 int iob_outputs_close(struct iob_outputs *o);
 
+/* printf onto a sink, for the renderers linked into the tools: nothing once
+ * *err is set (it is sticky), and the first write error kept there; the text
+ * is cut to cap - 1 bytes (at most 16383).  0, or that error. */
+int iob_sink_printf(const struct iob_sink *sink, int *err, size_t cap, const char *fmt, ...) IOB_PRINTF(4, 5);
+
 #endif

@@ -532,6 +532,22 @@ IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_hos
 			   decls, sizeof(decls) / sizeof((decls)[0]))
 #define IOB_OUTPUT_PLUGIN(host_var, name, summary, ops)                                                    \
 	IOB_PLUGIN_DEFINE_(host_var, IOB_PLUGIN_OUTPUT, 0, name, summary, struct iob_output_ops, output, ops, NULL, 0)
+/* An output linked into a binary instead of loaded (a legacy tool's
+ * renderer, handed to the runner): defines `const struct iob_plugin var`
+ * over the functions p_open, p_begin_run, p_record, p_end_run and p_close,
+ * with no entry point. */
+#define IOB_BUILTIN_OUTPUT(var, p, name_, summary_)                                                         \
+	static const struct iob_output_ops p##_ops = {.open = p##_open,                                      \
+						      .begin_run = p##_begin_run,                            \
+						      .record = p##_record,                                  \
+						      .end_run = p##_end_run,                                \
+						      .close = p##_close};                                   \
+	const struct iob_plugin var = {IOB_PLUGIN_HEADER,                                                  \
+				       .kind = IOB_PLUGIN_OUTPUT,                                          \
+				       .name = (name_),                                                    \
+				       .summary = (summary_),                                              \
+				       .ops_size = sizeof(struct iob_output_ops),                          \
+				       .output = &p##_ops}
 
 #ifdef __cplusplus
 }

@@ -56,9 +56,11 @@ struct iob_key {
 	const struct iob_key_word *words;
 	/* How it is set on struct iob_job: `width` bytes at `offset`, parsed by
 	 * `type`; width 0 = the key sets nothing (description).  A non-NULL
-	 * `set` replaces the generic store (seed also sets pattern.seed). */
+	 * `set` replaces the generic store (keys_set.c: seed also sets
+	 * pattern.seed, text is parsed before it is kept); it stores into the
+	 * row's own field, so one setter serves many rows. */
 	size_t offset, width;
-	int (*set)(struct iob_job *job, const char *value, char *err, size_t errlen);
+	int (*set)(const struct iob_key *key, struct iob_job *job, const char *value, char *err, size_t errlen);
 	/* count and size keys: the values a job may hold, min to max (max 0:
 	 * no upper bound; both 0: no range).  iob_job_validate checks every
 	 * job against them, however the job was built. */

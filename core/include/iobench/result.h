@@ -46,7 +46,15 @@ void iob_rec_lat(struct iob_recbuf *b, const char *key, const struct iob_hist *h
  * kind has the same keys), absent as a value (a NULL string: JSON null, an
  * empty CSV cell). */
 void iob_rec_absent(struct iob_recbuf *b, const char *key, enum iob_unit unit);
+/* v when present is true, else absent (iob_rec_absent). */
+void iob_rec_u64_if(struct iob_recbuf *b, const char *key, enum iob_unit unit, int present, uint64_t v);
 const struct iob_field *iob_rec_get(const struct iob_record *r, const char *key);
+/* The value of key when the record holds it with that type, else "", 0,
+ * 0.0 or 0 (for the renderers: an absent value prints as nothing or 0). */
+const char *iob_rec_str_at(const struct iob_record *r, const char *key);
+uint64_t iob_rec_u64_at(const struct iob_record *r, const char *key);
+double iob_rec_f64_at(const struct iob_record *r, const char *key);
+int iob_rec_bool_at(const struct iob_record *r, const char *key);
 
 /* The base keys of the "phase" record, the same for every binary
  * (docs/outputs.md): job, phase, backend, file, access, block_size_bytes,

@@ -10,6 +10,7 @@
 #ifndef IOBENCH_SHAPE_H
 #define IOBENCH_SHAPE_H
 
+#include "iobench/perm.h"
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -141,8 +142,7 @@ struct iob_shape_run {
 	/* zipf, rejection-inversion constants */
 	double z_hx1, z_hn, z_s;
 	/* scatter: a bijection of [0, nunits), so hot ranks are spread over the file */
-	uint64_t sc_mask, sc_add, sc_mul1, sc_mul2;
-	unsigned sc_shift;
+	struct iob_perm scatter;
 	/* pacing, from the window's start */
 	uint64_t t0_ns;
 	double due_ns[2];

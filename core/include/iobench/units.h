@@ -45,4 +45,10 @@ void iob_format_bytes(double bytes, char *buf, size_t len);
 /* "812 ns", "12.3 us", "4.56 ms", "1.23 s" */
 void iob_format_ns(double ns, char *buf, size_t len);
 
+/* Room for one more element of `size` bytes in the array whose pointer is
+ * at vp (T **), *cap of them allocated and n used: nothing to do while
+ * n < *cap, else the allocation doubled (first elements when there were
+ * none).  0, or -ENOMEM with the array and *cap unchanged. */
+int iob_grow(void *vp, size_t *cap, size_t n, size_t size, size_t first);
+
 #endif

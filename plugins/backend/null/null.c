@@ -166,34 +166,9 @@ static int null_control(void *handle, int op, void *arg)
 	return -ENOTSUP;
 }
 
-static const struct iob_backend_ops null_ops = {
-	.open = null_open,
-	.close = null_close,
-	.read_at = null_read_at,
-	.write_at = null_write_at,
-	.sync = null_sync,
-	.info = null_info,
-	.truncate = null_truncate,
-	.control = null_control,
-	.submit = null_submit,
-	.reap = null_reap,
-};
+static const struct iob_backend_ops null_ops = {BOPTS_FILE_OPS(null), .submit = null_submit, .reap = null_reap};
 
-static const struct iob_plugin null_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_BACKEND,
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_UNCOUNTED |
-		IOB_CAP_NOSTORAGE,
-	.name = NULL_NAME,
-	.summary = "moves no bytes, completes every request at once: measures the tool, not storage",
-	.ops_size = sizeof(struct iob_backend_ops),
-	.backend = &null_ops,
-};
-
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL;
-	null_host = host;
-	return &null_plugin;
-}
+IOB_BACKEND_PLUGIN(null_host, NULL_NAME, "moves no bytes, completes every request at once: measures the tool, not storage",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_UNCOUNTED |
+			   IOB_CAP_NOSTORAGE,
+		   &null_ops);

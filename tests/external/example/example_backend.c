@@ -24,8 +24,6 @@ struct example_file {
 
 static const struct iob_host *example_host;
 
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host);
-
 static int example_open(const struct iob_open_args *args, void **handle)
 {
 	int oflags = (args->flags & IOB_OPEN_WRITE) ? O_RDWR : O_RDONLY;
@@ -120,20 +118,5 @@ static const struct iob_backend_ops example_ops = {
 	.info = example_info,
 };
 
-static const struct iob_plugin example_plugin = {
-	IOB_PLUGIN_HEADER,
-	.kind = IOB_PLUGIN_BACKEND,
-	.caps = IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC,
-	.name = "example",
-	.summary = "out-of-tree example: lseek + read/write",
-	.ops_size = sizeof(struct iob_backend_ops),
-	.backend = &example_ops,
-};
-
-IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_host *host)
-{
-	if (!host || host->abi_major != IOB_ABI_MAJOR)
-		return NULL;
-	example_host = host;
-	return &example_plugin;
-}
+IOB_BACKEND_PLUGIN(example_host, "example", "out-of-tree example: lseek + read/write",
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC, &example_ops);
