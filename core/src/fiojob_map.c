@@ -364,16 +364,7 @@ static int target_size(const struct iob_job *job, uint64_t *size)
 	if (k == IOB_PATH_REGULAR) {
 		rc = iob_file_size(fl.paths[0], size);
 	} else if (k == IOB_PATH_BLOCKDEV) {
-#ifndef _WIN32
-		FILE *f = fopen(fl.paths[0], "rb");
-		if (f && fseeko(f, 0, SEEK_END) == 0) {
-			off_t end = ftello(f);
-			rc = end > 0 ? 0 : -EIO;
-			*size = end > 0 ? (uint64_t)end : 0;
-		}
-		if (f)
-			fclose(f);
-#endif
+		rc = iob_blockdev_size(fl.paths[0], job->follow_symlinks, size);
 	}
 	iob_filelist_free(&fl);
 	return rc == 0 && *size == 0 ? -ENOENT : rc;

@@ -34,6 +34,28 @@ int iob_file_size(const char *path, uint64_t *size)
 	return 0;
 }
 
+int iob_blockdev_size(const char *path, int follow, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int rc = 0;
+	if (fstat(fd, &st) != 0)
+		rc = -errno;
+	else if (!S_ISBLK(st.st_mode))
+		rc = -ENOTBLK;
+	else {
+		off_t end = lseek(fd, 0, SEEK_END);
+		if (end < 0)
+			rc = -errno;
+		else
+			*size = (uint64_t)end;
+	}
+	close(fd);
+	return rc;
+}
+
 int iob_fs_free_bytes(const char *path, uint64_t *bytes)
 {
 	struct statvfs sv;

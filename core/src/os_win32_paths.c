@@ -31,6 +31,14 @@ enum iob_path_kind iob_path_kind(const char *path, int follow)
 	return identity_of(path, follow, NULL, NULL, &k) == 0 ? k : IOB_PATH_MISSING;
 }
 
+int iob_blockdev_size(const char *path, int follow, uint64_t *size)
+{
+	(void)path;
+	(void)follow;
+	(void)size;
+	return -ENOTSUP;
+}
+
 int iob_file_size(const char *path, uint64_t *size)
 {
 	wchar_t *w = wide(path);

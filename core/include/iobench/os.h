@@ -66,6 +66,10 @@ enum iob_path_kind {
 enum iob_path_kind iob_path_kind(const char *path, int follow);
 /* Size of a regular file, or -errno. */
 int iob_file_size(const char *path, uint64_t *size);
+/* Size of a block device: opened read-only without following a link (unless
+ * follow), checked a block device on the handle (fstat), its length read by
+ * seeking to its end; -errno, -ENOTBLK when it is not one (Windows: -ENOTSUP). */
+int iob_blockdev_size(const char *path, int follow, uint64_t *size);
 /* Bytes available to an unprivileged writer on the file system holding path. */
 int iob_fs_free_bytes(const char *path, uint64_t *bytes);
 /* Create a directory (one level); an existing directory is fine. */
