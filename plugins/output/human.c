@@ -69,18 +69,7 @@
 
 static const struct iob_host *human_host;
 
-static void human_log(int level, const char *fmt, ...) IOB_PRINTF(2, 3);
-static void human_log(int level, const char *fmt, ...)
-{
-	char text[512];
-	va_list ap;
-	if (!human_host || !human_host->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	human_host->log(level, HUMAN_NAME, "%s", text);
-}
+#define human_log(level, ...) textbuf_log(human_host, HUMAN_NAME, level, __VA_ARGS__)
 
 /* ------------------------------------------------------------------------ */
 /* Ops.                                                                      */

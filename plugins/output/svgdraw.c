@@ -371,18 +371,6 @@ void svgd_free(struct svgd *st)
 /* ------------------------------------------------------------------------ */
 /* What the svg and html outputs do alike around a run (svgdraw.h).         */
 
-void svgd_log(const struct iob_host *host, const char *name, int level, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	if (!host || !host->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	host->log(level, name, "%s", line);
-}
-
 int svgd_out_open(const struct iob_sink *sink, const char *args, void **state, size_t size,
 		  const struct iob_host *host, const char *name, const char *use)
 {

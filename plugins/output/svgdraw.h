@@ -140,7 +140,7 @@ struct svgd_out {
 	int err;
 };
 /* A line in the host's log, if it has one, under the output's name. */
-void svgd_log(const struct iob_host *host, const char *name, int level, const char *fmt, ...) IOB_PRINTF(4, 5);
+#define svgd_log textbuf_log /* the outputs' one logger (textbuf.c) */
 /* open for an output that takes no arguments ("use --output USE" when it
  * gets some): *state gets `size` zeroed bytes that begin with a struct
  * svgd_out for this sink. */
