@@ -271,7 +271,7 @@ static int verify_piece(struct phase *ph, size_t fi, const unsigned char *buf, s
 			snprintf(r->bad_file, sizeof r->bad_file, "%s", ph->spec->files[fi]);
 			snprintf(r->verify_why, sizeof r->verify_why, "%s", why);
 		}
-		if (ph->spec->verify_fatal && r->status == 0) { /* ends the loops as an error would; a mismatch at the end */
+		if (ph->spec->load.verify_fatal && r->status == 0) { /* ends the loops as an error would; a mismatch at the end */
 			ph->verify_halt = 1;
 			r->status = -ECANCELED;
 			snprintf(r->error, sizeof r->error, "verify stopped at the first bad block (verify_fatal)");

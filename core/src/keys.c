@@ -331,7 +331,7 @@ static const struct iob_key key_table[] = {
      "the file is written again, and a block left from an older write is caught",
      NULL, FIELD(pattern.verify_generation), NULL},
     {"verify_fatal", IOB_KEY_BOOL, "", "false", "verify phases stop at the first bad block", NULL,
-     FIELD(verify_fatal), NULL},
+     FIELD(load.verify_fatal), NULL},
     {"verify_dump", IOB_KEY_BOOL, "", "false",
      "the first bad block of a verify phase is written to <file>.<offset>.expected and <file>.<offset>.received "
      "beside the file",

@@ -282,10 +282,10 @@ void iob_runner_phase_spec(const struct iob_run *run, const struct iob_job *job,
 		.ramp_ns = job->ramp_ns,
 		.rwmix_read = job->rwmix_read,
 		.latency = job->latency,
-		.verify_fatal = job->verify_fatal,
 		.shape = shaped ? shape : NULL,
 		.shared_whole = job->shared_whole,
 		.fill_device = job->fill_device,
+		.load = job->load, /* load.h: every key the engine reads as it is set */
 	};
 	if (job->offset || job->offset_increment) { /* the job's region: offset, size bytes from there */
 		spec->region_off = job->offset;

@@ -40,17 +40,23 @@ static const struct field job_fields[] = {
 	J(ramp_ns), J(rwmix_read), J(log_interval_ns), J(bw_log), J(iops_log), J(lat_log), J(livecsv), J(group),
 	J(repeat), J(until_ci), J(repeat_max), J(steady_state), J(steady_window), J(steady_round),
 	J(steady_max_rounds), J(steady_ramp_ns), J(steady_rule), J(steady_range), J(steady_slope), J(steady_limit),
-	J(verify_fatal), J(verify_dump), J(workload), J(meta_phases), J(files), J(tree_depth), J(tree_branch),
+	J(verify_dump), J(workload), J(meta_phases), J(files), J(tree_depth), J(tree_branch),
 	J(dir_per_stream), J(file_bytes), J(file_fsync), J(stat_other), J(drop_caches), J(bssplit),
 	J(random_distribution), J(rate), J(rate_iops), J(rate_process), J(thinktime_ns), J(thinktime_spin_ns),
 	J(thinktime_blocks), J(seq_add), J(rand_run), J(rate_min), J(rate_iops_min), J(start_delay_ns),
 	J(shared_whole), J(continue_on_error), J(ignore_error), J(exit_others), J(offset), J(offset_increment), J(percentiles),
-	J(flow), J(flow_id), J(flow_sleep_ns), J(fill_device),
+	J(flow), J(flow_id), J(flow_sleep_ns), J(fill_device), J(load),
 };
 static const struct field pattern_fields[] = {
 	P(kind), P(byte), P(complement), P(seed), P(hex), P(nhex), P(verify), P(verify_interval),
 	P(verify_generation), P(block_size), P(compress_pct), P(compress_chunk), P(dedupe_pct),
 	P(dedupe_mode), P(dedupe_ws_pct), P(dedupe_global), P(dedupe_member), P(dedupe_members), P(dedupe_blocks),
+};
+#define L(f)                                                                                                           \
+	{#f, offsetof(struct iob_load, f), sizeof(((struct iob_load *)0)->f), __alignof__(((struct iob_load *)0)->f)}
+/* load.h: every field is a key row's */
+static const struct field load_fields[] = {
+	L(verify_fatal),
 };
 #define COUNT(a) (sizeof a / sizeof a[0])
 
@@ -80,6 +86,7 @@ static void test_lists_complete(void **st)
 	tiles(job_fields, COUNT(job_fields), sizeof(struct iob_job), __alignof__(struct iob_job), "struct iob_job");
 	tiles(pattern_fields, COUNT(pattern_fields), sizeof(struct iob_pattern), __alignof__(struct iob_pattern),
 	      "struct iob_pattern");
+	tiles(load_fields, COUNT(load_fields), sizeof(struct iob_load), __alignof__(struct iob_load), "struct iob_load");
 }
 
 /* [off, off + len) lies within one of the fields. */
@@ -121,7 +128,7 @@ static void test_every_field_compared(void **st)
 	assert_int_equal(pat->width, sizeof(struct iob_pattern));
 	for (size_t i = 0; i < COUNT(job_fields); i++) {
 		const struct field *f = &job_fields[i];
-		if (f->off == pat->offset)
+		if (f->off == pat->offset || f->off == offsetof(struct iob_job, load))
 			continue; /* field by field below */
 		const struct iob_key *k = row_of(f->off, f->len, 0);
 		const char *e = within(x, nx, 0, f->off, f->len), *l = within(u, nu, 0, f->off, f->len);
@@ -141,6 +148,13 @@ static void test_every_field_compared(void **st)
 		if (!k && !p && !l)
 			fail_msg("struct iob_pattern's %s is no key's field, nor compared with the pattern key: MPI "
 				 "ranks would not compare it",
+				 f->name);
+	}
+	/* the keys the engine reads as they are set (load.h): each a key row's */
+	for (size_t i = 0; i < COUNT(load_fields); i++) {
+		const struct field *f = &load_fields[i];
+		if (!row_of(offsetof(struct iob_job, load) + f->off, f->len, 0))
+			fail_msg("struct iob_load's %s is no key's field: add its row to keys.c (FIELD(load.%s))", f->name,
 				 f->name);
 	}
 	/* and the extras and left-out fields are real fields of the job */

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include "iobench/hist.h"
 #include "iobench/live.h"
+#include "iobench/load.h"
 #include "iobench/loader.h"
 #include "iobench/os.h"
 #include "iobench/pattern.h"
@@ -111,7 +112,6 @@ struct iob_phase_spec {
 	 * time limit, those draws again and again.  Streams: indexed by
 	 * stream (iob_streams_run passes stream i its own).  NULL: no end. */
 	const uint64_t *written_draws;
-	int verify_fatal; /* verify: the phase ends at the first bad block (status mismatch) */
 	/* Shapes of load (shape.h): a block-size split, an offset distribution,
 	 * a rate, think time; NULL: none.  A shaped phase runs the loop of mixed
 	 * phases (one I/O at a time) or the queued loop; block_size is then the
@@ -123,6 +123,9 @@ struct iob_phase_spec {
 	/* fill_device: a write phase goes on until the file system is full
 	 * (ENOSPC is its end, not an error); file_size is only a bound */
 	int fill_device;
+	/* the job's keys the engine reads as they are set (load.h), copied from
+	 * the job as they are; zero: every one off */
+	struct iob_load load;
 };
 
 /* fill_device's write bound (2^62: aligned to any block size); ENOSPC comes first */

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "iobench/load.h"
 #include "iobench/os.h"
 #include "iobench/pattern.h"
 #include "iobench/phase.h"
@@ -103,7 +104,6 @@ struct iob_job {
 	char steady_limit[16];       /* deviation, slope: fio's limit ("10%") */
 	/* verify (docs/profiles.md, "Verify"; the headers' kind, interval and
 	 * generation are in pattern) */
-	int verify_fatal;            /* the phase stops at the first bad block */
 	int verify_dump;             /* the first bad block's expected and found bytes to files */
 	/* workload = files (meta.c, docs/metadata.md) */
 	int workload;                /* IOB_WORKLOAD_DATA (0) or IOB_WORKLOAD_FILES (meta.h) */
@@ -138,6 +138,9 @@ struct iob_job {
 	uint32_t flow, flow_id;      /* flow: a weight (0: none) in flow id flow_id's share of I/Os */
 	uint64_t flow_sleep_ns;      /* flow: the wait before a stream ahead of its share tries again */
 	int fill_device;             /* sequential: writes go on until ENOSPC (its end), reads to the file's end */
+	/* the keys the engine reads as they are set (load.h): the runner copies
+	 * them into every phase's spec as they are */
+	struct iob_load load;
 };
 
 struct iob_shape;

@@ -1,0 +1,22 @@
+/*
+ * iobench/load.h - the job keys the engine reads as the job holds them.
+ *
+ * struct iob_job (job.h) and struct iob_phase_spec (engine.h) each carry one
+ * struct iob_load, and the runner copies the job's into every phase's spec
+ * in one assignment (runner_phase.c).  A key that the engine uses as it is
+ * set (no rule across keys turns it into something else first) is a field
+ * here: its row of the key table names it FIELD(load.NAME) (keys.c), and the
+ * engine reads spec->load.NAME.  Nothing is written in between: adding such
+ * a key is its row, its field here, its use in the engine, and fio's row
+ * when fio has the key (docs/architecture.md, "Job keys: one table").
+ */
+#ifndef IOBENCH_LOAD_H
+#define IOBENCH_LOAD_H
+
+#include <stdint.h>
+
+struct iob_load {
+	int verify_fatal; /* verify: the phase ends at the first bad block (status mismatch) */
+};
+
+#endif /* IOBENCH_LOAD_H */
