@@ -217,7 +217,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	int ok = check_spec(s, r, ph.write, ph.mixed) == 0 && phase_setup(&ph) == 0;
 	if (ok) {
 		ph.lat.depth = ph.queued ? s->iodepth : 1;
-		ph.event = ph.lat.event < ph.check_at ? ph.lat.event : ph.check_at;
+		ph.event = iob_eng_next_event(&ph);
 		iob_eng_window_start(&ph); /* a phase that fails to start still says how long it tried */
 		ph.ramping = s->ramp_ns > 0;
 		ok = iob_eng_prepare(&ph) == 0 && phase_open(&ph) == 0;

@@ -247,6 +247,7 @@ void iob_eng_window_start(struct phase *ph);
 void iob_eng_first_done_finish(struct phase *ph);
 void iob_eng_live_publish(struct phase *ph, uint64_t now, int final);
 int iob_eng_phase_event(struct phase *ph);
+uint64_t iob_eng_next_event(const struct phase *ph);
 
 /* engine_io.c */
 int iob_eng_fail(struct phase *ph, int err, const char *what, const char *file, uint64_t off, size_t len);

@@ -403,8 +403,17 @@ static int phase_check(struct phase *ph)
 	return ev;
 }
 
+/* The I/O count at which the loops next call iob_eng_phase_event: the
+ * nearest of the events it serves. */
+uint64_t iob_eng_next_event(const struct phase *ph)
+{
+	return ph->lat.event < ph->check_at ? ph->lat.event : ph->check_at;
+}
+
 /* The loops' one per-I/O test: nio reached the next event (a latency cost
- * check, a look at the clock).  Out of line: the loops pay a compare. */
+ * check, a look at the clock).  Out of line: the loops pay a compare.  An
+ * event of a key in spec->load is served here, and iob_eng_next_event says
+ * when it comes next: no loop changes for it. */
 __attribute__((noinline)) int iob_eng_phase_event(struct phase *ph)
 {
 	uint64_t i = ph->nio;
@@ -413,6 +422,6 @@ __attribute__((noinline)) int iob_eng_phase_event(struct phase *ph)
 		lat_event(&ph->lat, i);
 	if (i == ph->check_at)
 		ev = phase_check(ph);
-	ph->event = ph->lat.event < ph->check_at ? ph->lat.event : ph->check_at;
+	ph->event = iob_eng_next_event(ph);
 	return ev;
 }
