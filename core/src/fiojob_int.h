@@ -37,6 +37,9 @@
 
 /* ---- the mapping table ---------------------------------------------------- */
 
+/* The rows that mapping code (fiojob_map*.c) names.  A key that maps by its
+ * row alone (fj_map_rows: `as` and `ikey` or `refuse`) needs no name here: its
+ * row follows these in fj_keys, at an index from K_COUNT up. */
 enum fkey {
 	K_NAME, K_DESCRIPTION, K_DIRECTORY, K_FILENAME, K_SIZE, K_FILESIZE, K_IO_SIZE, K_NRFILES, K_OFFSET,
 	K_OFFSET_INCREMENT, K_BS, K_BSRANGE, K_RW, K_RWMIXREAD, K_RWMIXWRITE, K_IOENGINE, K_IODEPTH, K_DIRECT, K_BUFFERED,
@@ -56,12 +59,33 @@ enum fkey {
 	K_FILL_DEVICE, K_CREATE_SERIALIZE, K_COUNT
 };
 
+/* How fj_map_rows reads a row's value, as fio reads it. */
+enum fj_as {
+	FJ_AS_CODE = 0, /* not by its row: mapping code reads it (an enum fkey names it) */
+	FJ_AS_UINT,     /* a number */
+	FJ_AS_BOOL,     /* 1, 0, true, false; bare: 1 */
+	FJ_AS_SIZE,     /* bytes, with fio's units (kb_base) */
+	FJ_AS_TIME_S,   /* a time; a bare number is seconds */
+	FJ_AS_TIME_US,  /* a time; a bare number is microseconds */
+	FJ_AS_TEXT,     /* the text as written */
+};
+
 struct fio_key {
 	const char *name;
 	const char *aliases; /* "a, b", or "" */
 	const char *iobench; /* the iobench key(s) it sets */
 	const char *how;     /* one line: what is accepted and what it does */
+	/* A key that maps by its row (fj_map_rows), read `as` says: `ikey`, the
+	 * iobench key its value sets (as a number, true/false, bytes or ns;
+	 * iob_job_set checks it as it checks a profile's value), or `refuse`,
+	 * why a value other than fio's default (0, false, empty) is refused. */
+	enum fj_as as;
+	const char *ikey;
+	const char *refuse;
 };
+
+/* The rows fj_keys may hold (the sections' values are indexed by row). */
+#define FJ_KEYS_MAX 192
 
 
 
@@ -82,7 +106,7 @@ struct fval {
 struct fsection {
 	char name[IOB_NAME_MAX + 64];
 	char where[FIO_WHERE_MAX];
-	struct fval v[K_COUNT];
+	struct fval v[FJ_KEYS_MAX];
 };
 
 struct reader {
@@ -120,7 +144,8 @@ struct mapper {
 	char why[512];
 };
 
-extern const struct fio_key fj_keys[K_COUNT];
+extern const struct fio_key fj_keys[];
+extern const int fj_nkeys; /* rows in fj_keys: K_COUNT and the rows after them */
 
 /* fiojob_keys.c */
 int fj_key_lookup(const char *name);
@@ -154,6 +179,7 @@ int fj_map_files(struct mapper *m, uint64_t numjobs);
 int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns);
 
 /* fiojob_map2.c */
+int fj_map_rows(struct mapper *m);
 int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index);
 
 #endif

@@ -4,7 +4,7 @@
  */
 #include "fiojob_int.h"
 
-const struct fio_key fj_keys[K_COUNT] = {
+const struct fio_key fj_keys[] = {
     [K_NAME] = {"name", "", "job name", "the job's name (the section name otherwise); letters, digits, _ - ."},
     [K_DESCRIPTION] = {"description", "", "(none)", "free text, ignored"},
     [K_DIRECTORY] = {"directory", "", "dir", "one directory (a ':' list is refused); --dir overrides it"},
@@ -62,7 +62,8 @@ const struct fio_key fj_keys[K_COUNT] = {
     [K_NUMBER_IOS] = {"number_ios", "", "ops, loops",
 		      "caps each loop's I/Os (per stream), as fio does; sequential access: only where the cap falls on a "
 		      "whole pass"},
-    [K_FSYNC] = {"fsync", "", "(check)", "0 only: a sync every N writes is not available in iobench"},
+    [K_FSYNC] = {"fsync", "", "(check)", "0 only: a sync every N writes is not available in iobench", FJ_AS_UINT,
+		 NULL, "a sync every N writes is not available in iobench (end_fsync=1 syncs at the end)"},
     [K_END_FSYNC] = {"end_fsync", "", "fsync", "1: sync the file at the end of the write phase (timed)"},
     [K_FSYNC_ON_CLOSE] = {"fsync_on_close", "", "fsync", "1: sync the file before closing it (timed)"},
     [K_RANDREPEAT] = {"randrepeat", "", "seed",
@@ -196,11 +197,15 @@ const struct fio_key fj_keys[K_COUNT] = {
 		       "fill_device reads the file to its end (fio fills the file system first)"},
     [K_CREATE_SERIALIZE] = {"create_serialize", "", "(none)",
 			    "accepted, no effect: iobench jobs have one file each, laid out before the run"},
+    /* The rows of keys that map by their row alone (no enum fkey): from
+     * K_COUNT up, each {name, aliases, iobench, how, as, ikey, refuse}. */
 };
+const int fj_nkeys = (int)(sizeof fj_keys / sizeof fj_keys[0]);
+_Static_assert(sizeof fj_keys / sizeof fj_keys[0] <= FJ_KEYS_MAX, "raise FJ_KEYS_MAX (fiojob_int.h)");
 
 int fj_key_lookup(const char *name)
 {
-	for (int k = 0; k < K_COUNT; k++) {
+	for (int k = 0; k < fj_nkeys; k++) {
 		if (strcmp(fj_keys[k].name, name) == 0)
 			return k;
 		const char *a = fj_keys[k].aliases;
@@ -220,7 +225,7 @@ int fj_key_lookup(const char *name)
 int iob_fio_keys_print(FILE *f, int markdown)
 {
 	int w0 = 7, w1 = 7, w2 = 7;
-	for (int k = 0; k < K_COUNT && !markdown; k++) {
+	for (int k = 0; k < fj_nkeys && !markdown; k++) {
 		int l0 = (int)strlen(fj_keys[k].name), l1 = (int)strlen(fj_keys[k].aliases),
 		    l2 = (int)strlen(fj_keys[k].iobench);
 		w0 = l0 > w0 ? l0 : w0;
@@ -231,7 +236,7 @@ int iob_fio_keys_print(FILE *f, int markdown)
 		fprintf(f, "| fio key | aliases | iobench | what is accepted, what it does |\n|---|---|---|---|\n");
 	else
 		fprintf(f, "%-*s  %-*s  %-*s  %s\n", w0, "FIO KEY", w1, "ALIASES", w2, "IOBENCH", "WHAT IT DOES");
-	for (int k = 0; k < K_COUNT; k++) {
+	for (int k = 0; k < fj_nkeys; k++) {
 		const struct fio_key *e = &fj_keys[k];
 		if (markdown) {
 			fprintf(f, "| `%s` | ", e->name);

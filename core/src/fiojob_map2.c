@@ -309,6 +309,61 @@ static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const cha
 	return 0;
 }
 
+/* Every key whose row says how it maps (fio_key.as, fiojob_int.h): its
+ * value read as fio reads it, then refused (`refuse`) unless it is fio's
+ * default, or set on iobench's key `ikey` through iob_job_set. */
+int fj_map_rows(struct mapper *m)
+{
+	for (int i = 0; i < fj_nkeys; i++) {
+		const struct fio_key *e = &fj_keys[i];
+		const enum fkey k = (enum fkey)i;
+		const struct fval *v = fj_get(m, k);
+		if (e->as == FJ_AS_CODE || !v)
+			continue;
+		char text[FIO_LINE_MAX];
+		uint64_t u = 0;
+		int rc = 0, flag = 0, set;
+		switch (e->as) {
+		case FJ_AS_UINT:
+			rc = fj_get_uint(m, k, UINT64_MAX, 0, &u);
+			break;
+		case FJ_AS_BOOL:
+			rc = fj_get_bool(m, k, 0, &flag);
+			u = (uint64_t)flag;
+			break;
+		case FJ_AS_SIZE:
+			rc = fj_get_size(m, k, &u, &set);
+			break;
+		case FJ_AS_TIME_S:
+		case FJ_AS_TIME_US:
+			rc = fj_get_time(m, k, e->as == FJ_AS_TIME_S ? 1000000000ull : 1000ull, &u);
+			break;
+		default: /* FJ_AS_TEXT */
+			if (v->bare)
+				return fj_bad(m, k, -EINVAL, "needs a value");
+			u = v->value[0] != '\0';
+			break;
+		}
+		if (rc)
+			return rc;
+		if (e->refuse) {
+			if (u)
+				return fj_bad(m, k, -EINVAL, "%s", e->refuse);
+			continue;
+		}
+		if (e->as == FJ_AS_TEXT)
+			snprintf(text, sizeof text, "%s", v->value);
+		else if (e->as == FJ_AS_BOOL)
+			snprintf(text, sizeof text, "%s", u ? "true" : "false");
+		else
+			snprintf(text, sizeof text, "%llu%s", (unsigned long long)u,
+				 e->as == FJ_AS_TIME_S || e->as == FJ_AS_TIME_US ? "ns" : "");
+		if (iob_job_set(m->job, e->ikey, text, m->why, sizeof m->why) != 0)
+			return fj_bad(m, k, -EINVAL, "%s", m->why);
+	}
+	return 0;
+}
+
 /* A pattern given as fio's 0xHEX or a number up to 255 (verify_pattern,
  * buffer_pattern) into job->pattern. */
 static int map_pattern(struct mapper *m, enum fkey k)
@@ -568,11 +623,8 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 		job->shared_whole = 1; /* fio's clones each go over the whole file */
 
 	int end_fsync, on_close, randrepeat, norandommap, invalidate, unlink_files;
-	if ((rc = fj_get_uint(&m, K_FSYNC, UINT32_MAX, 0, &u)))
+	if ((rc = fj_map_rows(&m))) /* the keys that map by their row */
 		return rc;
-	if (u)
-		return fj_bad(&m, K_FSYNC, -EINVAL,
-			   "a sync every N writes is not available in iobench (end_fsync=1 syncs at the end)");
 	if ((rc = fj_get_bool(&m, K_END_FSYNC, 0, &end_fsync)) || (rc = fj_get_bool(&m, K_FSYNC_ON_CLOSE, 0, &on_close)) ||
 	    (rc = fj_get_bool(&m, K_RANDREPEAT, 1, &randrepeat)) || (rc = fj_get_bool(&m, K_NORANDOMMAP, 0, &norandommap)) ||
 	    (rc = fj_get_bool(&m, K_INVALIDATE, 1, &invalidate)) || (rc = fj_get_bool(&m, K_UNLINK, 0, &unlink_files)))

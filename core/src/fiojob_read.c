@@ -12,13 +12,13 @@ static void fval_free(struct fval *v)
 
 void fj_section_free(struct fsection *s)
 {
-	for (int k = 0; k < K_COUNT; k++)
+	for (int k = 0; k < fj_nkeys; k++)
 		fval_free(&s->v[k]);
 }
 
 static int section_copy(struct fsection *dst, const struct fsection *src)
 {
-	for (int k = 0; k < K_COUNT; k++) {
+	for (int k = 0; k < fj_nkeys; k++) {
 		dst->v[k] = src->v[k];
 		if (src->v[k].value && !(dst->v[k].value = strdup(src->v[k].value)))
 			return -ENOMEM;
