@@ -407,7 +407,22 @@ static int phase_check(struct phase *ph)
  * nearest of the events it serves. */
 uint64_t iob_eng_next_event(const struct phase *ph)
 {
-	return ph->lat.event < ph->check_at ? ph->lat.event : ph->check_at;
+	uint64_t e = ph->lat.event < ph->check_at ? ph->lat.event : ph->check_at;
+	const uint64_t every = ph->write ? ph->spec->load.fsync_every : 0;
+	if (every && (ph->nio / every + 1) * every < e)
+		e = (ph->nio / every + 1) * every; /* fsync_every's next sync */
+	return e;
+}
+
+/* fsync_every (load.h): a write phase syncs every file it has open after
+ * every this many writes, before the next one, as fio's fsync=N does; the
+ * time counts (sync_ns). */
+static int sync_open_files(struct phase *ph)
+{
+	for (size_t f = 0; f < ph->spec->nfiles; f++)
+		if (ph->handles[f] && iob_eng_sync_one(ph, f) < 0)
+			return PH_END;
+	return PH_GO;
 }
 
 /* The loops' one per-I/O test: nio reached the next event (a latency cost
@@ -422,6 +437,9 @@ __attribute__((noinline)) int iob_eng_phase_event(struct phase *ph)
 		lat_event(&ph->lat, i);
 	if (i == ph->check_at)
 		ev = phase_check(ph);
+	const uint64_t every = ph->write ? ph->spec->load.fsync_every : 0;
+	if (every && i && i % every == 0 && ev == PH_GO)
+		ev = sync_open_files(ph);
 	ph->event = iob_eng_next_event(ph);
 	return ev;
 }

@@ -62,8 +62,9 @@ const struct fio_key fj_keys[] = {
     [K_NUMBER_IOS] = {"number_ios", "", "ops, loops",
 		      "caps each loop's I/Os (per stream), as fio does; sequential access: only where the cap falls on a "
 		      "whole pass"},
-    [K_FSYNC] = {"fsync", "", "(check)", "0 only: a sync every N writes is not available in iobench", FJ_AS_UINT,
-		 NULL, "a sync every N writes is not available in iobench (end_fsync=1 syncs at the end)"},
+    [K_FSYNC] = {"fsync", "", "fsync_every",
+		 "N: a sync of the file after every N writes, before the next one (none after the last: end_fsync=1 "
+		 "syncs at the end); write jobs with iodepth 1; 0 (default): none", FJ_AS_UINT, "fsync_every", NULL},
     [K_END_FSYNC] = {"end_fsync", "", "fsync", "1: sync the file at the end of the write phase (timed)"},
     [K_FSYNC_ON_CLOSE] = {"fsync_on_close", "", "fsync", "1: sync the file before closing it (timed)"},
     [K_RANDREPEAT] = {"randrepeat", "", "seed",

@@ -157,6 +157,11 @@ static const struct iob_key key_table[] = {
      iob_set_seed},
     {"fsync", IOB_KEY_BOOL, "", "true", "write phases sync each file before closing it; the time counts",
      NULL, FIELD(fsync), NULL},
+    {"fsync_every", IOB_KEY_COUNT, "writes", "0",
+     "write phases sync every file the stream has open after every this many writes, before the next one (as "
+     "fio's fsync=N: none after the last write; fsync syncs at the close); the time counts; 0 = never",
+     NULL, FIELD(load.fsync_every), NULL, .record = "fsync_every", .needs = "iodepth=1",
+     .excludes = "phases=mixed", .why = "fsync_every counts the writes of write phases, one I/O at a time"},
     {"truncate", IOB_KEY_BOOL, "", "false", "write phases truncate the file when opening it", NULL,
      FIELD(truncate), NULL},
     {"reopen", IOB_KEY_BOOL, "", "false",

@@ -696,6 +696,71 @@ def case_percentiles(tmp):
     expect(os.listdir(empty) == [], f"INI: created {os.listdir(empty)}")
 
 
+def fsync_calls(argv, cwd, tmp):
+    """Run argv under strace -f: (fsync and fdatasync calls of every thread and process, completed process)."""
+    log = os.path.join(tmp, "fsync.strace")
+    env = dict(os.environ)  # LeakSanitizer cannot run under ptrace
+    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+    p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", log] + argv, cwd=cwd, env=env,
+                       capture_output=True, text=True, timeout=300)
+    with open(log) as f:
+        n = sum(1 for line in f if re.search(r"\bf(data)?sync\(", line))
+    os.remove(log)
+    return n, p
+
+
+def case_fsync_every(tmp):
+    """fio's fsync=N is iobench's fsync_every: fio 3.33 and iobench run the same job file (256 writes of
+    4 KiB with fsync=8, sequential and random) and do the same writes (each one's JSON) and the same
+    fsync calls, counted from outside by strace: 31, before the 9th, 17th ... 249th write and none after
+    the last; fio's JSON counts them too.  An INI profile's fsync_every does the same, its phase record
+    says so, and the keys it needs or excludes are refused in one line."""
+    need_fio()
+    if not shutil.which("strace"):
+        raise Skip("strace is not installed: the syncs cannot be counted from outside")
+    for rw in ("write", "randwrite"):
+        job = os.path.join(tmp, f"{rw}.fio")
+        with open(job, "w") as f:
+            f.write(f"[j]\nrw={rw}\nbs=4k\nsize=1m\nfsync=8\n")
+        got = {}
+        for who in ("fio", "iob"):
+            data = os.path.join(tmp, f"{who}-{rw}")
+            os.makedirs(data)
+            js = os.path.join(tmp, f"{who}-{rw}.json")
+            argv = ([fio_bin(), "--output-format=json", "--output=" + js, job] if who == "fio" else
+                    [os.path.join(ARGS.bin, "iobench"), "run", job, "--dir", data, "--output", "json=" + js])
+            n, p = fsync_calls(argv, data, tmp)
+            expect(p.returncode == 0, f"{' '.join(argv)}: exit {p.returncode}\n{p.stderr[-2000:]}")
+            with open(js) as f:
+                text = f.read()
+            doc = json.loads(text[text.find("{"):])
+            if who == "fio":
+                j = doc["jobs"][0]
+                expect(j["sync"]["total_ios"] == n, f"fio {rw}: JSON says {j['sync']['total_ios']} syncs, strace {n}")
+                got[who] = (j["write"]["total_ios"], n)
+            else:
+                r = [x for x in doc["records"] if x.get("kind") == "phase"]
+                expect(len(r) == 1 and r[0]["fsync_every"] == 8 and r[0]["sync_s"] > 0, r)
+                got[who] = (r[0]["ops"], n)
+            shutil.rmtree(data)
+        print(f"{rw}: fio {got['fio'][0]} writes, {got['fio'][1]} fsync calls; "
+              f"iobench {got['iob'][0]} writes, {got['iob'][1]} fsync calls")
+        expect(got["fio"] == got["iob"] == (256, 31), got)
+    ini = os.path.join(tmp, "every.ini")
+    with open(ini, "w") as f:
+        f.write("[j]\nphases = write\naccess = rand\nsize = 1M\nblock_size = 4K\nfsync = true\nfsync_every = 8\n")
+    data = os.path.join(tmp, "ini")
+    os.makedirs(data)
+    n, p = fsync_calls([os.path.join(ARGS.bin, "iobench"), "run", ini, "--dir", data, "--output",
+                        "json=" + os.path.join(tmp, "ini.json")], data, tmp)
+    expect(p.returncode == 0, p.stderr)
+    expect(n == 32, f"INI: {n} fsync calls, expected 31 every 8 writes and 1 before the close (fsync = true)")
+    for extra, want in ((["--set", "phases=write,mixed"], "fsync_every = 8 cannot be used with phases = write,mixed"),
+                        (["--set", "iodepth=4", "--set", "backend=null"], "fsync_every = 8 needs iodepth = 1")):
+        p = iobench("check", ini, "--dir", data, *extra)
+        expect(p.returncode == 2 and want in p.stderr and len(p.stderr.strip().splitlines()) == 1, p)
+
+
 def case_flow(tmp):
     """flow: two jobs at once with flow=1 and flow=8 (flow.fio's weights, a file each: iobench runs no
     group where one job writes another's file) do their I/Os 1:8, whatever the machine's speed (every

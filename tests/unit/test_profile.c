@@ -329,6 +329,7 @@ static const char *every_key[][3] = {
     {"pattern", "~byte:0x0f", "text"},
     {"seed", "9", "18446744073709551615"},
     {"fsync", "off", NULL},
+    {"fsync_every", "8", NULL},
     {"truncate", "on", NULL},
     {"reopen", "1", NULL},
     {"keep_files", "true", "true"},

@@ -17,6 +17,7 @@
 
 struct iob_load {
 	int verify_fatal; /* verify: the phase ends at the first bad block (status mismatch) */
+	uint64_t fsync_every; /* write: every open file synced after every this many writes (timed); 0: never */
 };
 
 #endif /* IOBENCH_LOAD_H */
