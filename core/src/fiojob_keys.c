@@ -199,7 +199,9 @@ const struct fio_key fj_keys[] = {
     [K_CREATE_SERIALIZE] = {"create_serialize", "", "(none)",
 			    "accepted, no effect: iobench jobs have one file each, laid out before the run"},
     /* The rows of keys that map by their row alone (no enum fkey): from
-     * K_COUNT up, each {name, aliases, iobench, how, as, ikey, refuse}. */
+     * K_COUNT up, the first as [K_COUNT] = {...}, each {name, aliases,
+     * iobench, how, as, ikey, refuse} (docs/architecture.md, "Adding a
+     * key"). */
 };
 const int fj_nkeys = (int)(sizeof fj_keys / sizeof fj_keys[0]);
 _Static_assert(sizeof fj_keys / sizeof fj_keys[0] <= FJ_KEYS_MAX, "raise FJ_KEYS_MAX (fiojob_int.h)");
