@@ -78,7 +78,8 @@ struct fio_key {
 	/* A key that maps by its row (fj_map_rows), read `as` says: `ikey`, the
 	 * iobench key its value sets (as a number, true/false, bytes or ns;
 	 * iob_job_set checks it as it checks a profile's value), or `refuse`,
-	 * why a value other than fio's default (0, false, empty) is refused. */
+	 * why a value other than fio's default (0, false, empty) is refused;
+	 * neither: accepted, with no effect. */
 	enum fj_as as;
 	const char *ikey;
 	const char *refuse;

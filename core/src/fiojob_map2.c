@@ -346,11 +346,10 @@ int fj_map_rows(struct mapper *m)
 		}
 		if (rc)
 			return rc;
-		if (e->refuse) {
-			if (u)
-				return fj_bad(m, k, -EINVAL, "%s", e->refuse);
-			continue;
-		}
+		if (e->refuse && u)
+			return fj_bad(m, k, -EINVAL, "%s", e->refuse);
+		if (!e->ikey)
+			continue; /* fio's default, or a key accepted with no effect */
 		if (e->as == FJ_AS_TEXT)
 			snprintf(text, sizeof text, "%s", v->value);
 		else if (e->as == FJ_AS_BOOL)
