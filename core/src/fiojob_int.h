@@ -180,6 +180,7 @@ int fj_map_files(struct mapper *m, uint64_t numjobs);
 int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns);
 
 /* fiojob_map2.c */
+int fj_map_row(struct mapper *m, enum fkey k, const struct fio_key *e);
 int fj_map_rows(struct mapper *m);
 int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index);
 

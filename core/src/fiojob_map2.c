@@ -309,56 +309,63 @@ static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const cha
 	return 0;
 }
 
-/* Every key whose row says how it maps (fio_key.as, fiojob_int.h): its
- * value read as fio reads it, then refused (`refuse`) unless it is fio's
- * default, or set on iobench's key `ikey` through iob_job_set. */
+/* Key k by row e (fio_key.as, fiojob_int.h), when the job file gives it:
+ * its value read as fio reads it, then refused (`refuse`) unless it is
+ * fio's default, or set on iobench's key `ikey` through iob_job_set. */
+int fj_map_row(struct mapper *m, enum fkey k, const struct fio_key *e)
+{
+	const struct fval *v = fj_get(m, k);
+	if (e->as == FJ_AS_CODE || !v)
+		return 0;
+	char text[FIO_LINE_MAX];
+	uint64_t u = 0;
+	int rc = 0, flag = 0, set;
+	switch (e->as) {
+	case FJ_AS_UINT:
+		rc = fj_get_uint(m, k, UINT64_MAX, 0, &u);
+		break;
+	case FJ_AS_BOOL:
+		rc = fj_get_bool(m, k, 0, &flag);
+		u = (uint64_t)flag;
+		break;
+	case FJ_AS_SIZE:
+		rc = fj_get_size(m, k, &u, &set);
+		break;
+	case FJ_AS_TIME_S:
+	case FJ_AS_TIME_US:
+		rc = fj_get_time(m, k, e->as == FJ_AS_TIME_S ? 1000000000ull : 1000ull, &u);
+		break;
+	default: /* FJ_AS_TEXT */
+		if (v->bare)
+			return fj_bad(m, k, -EINVAL, "needs a value");
+		u = v->value[0] != '\0';
+		break;
+	}
+	if (rc)
+		return rc;
+	if (e->refuse && u)
+		return fj_bad(m, k, -EINVAL, "%s", e->refuse);
+	if (!e->ikey)
+		return 0; /* fio's default, or a key accepted with no effect */
+	if (e->as == FJ_AS_TEXT)
+		snprintf(text, sizeof text, "%s", v->value);
+	else if (e->as == FJ_AS_BOOL)
+		snprintf(text, sizeof text, "%s", u ? "true" : "false");
+	else
+		snprintf(text, sizeof text, "%llu%s", (unsigned long long)u,
+			 e->as == FJ_AS_TIME_S || e->as == FJ_AS_TIME_US ? "ns" : "");
+	if (iob_job_set(m->job, e->ikey, text, m->why, sizeof m->why) != 0)
+		return fj_bad(m, k, -EINVAL, "%s", m->why);
+	return 0;
+}
+
+/* Every key that maps by its row. */
 int fj_map_rows(struct mapper *m)
 {
 	for (int i = 0; i < fj_nkeys; i++) {
-		const struct fio_key *e = &fj_keys[i];
-		const enum fkey k = (enum fkey)i;
-		const struct fval *v = fj_get(m, k);
-		if (e->as == FJ_AS_CODE || !v)
-			continue;
-		char text[FIO_LINE_MAX];
-		uint64_t u = 0;
-		int rc = 0, flag = 0, set;
-		switch (e->as) {
-		case FJ_AS_UINT:
-			rc = fj_get_uint(m, k, UINT64_MAX, 0, &u);
-			break;
-		case FJ_AS_BOOL:
-			rc = fj_get_bool(m, k, 0, &flag);
-			u = (uint64_t)flag;
-			break;
-		case FJ_AS_SIZE:
-			rc = fj_get_size(m, k, &u, &set);
-			break;
-		case FJ_AS_TIME_S:
-		case FJ_AS_TIME_US:
-			rc = fj_get_time(m, k, e->as == FJ_AS_TIME_S ? 1000000000ull : 1000ull, &u);
-			break;
-		default: /* FJ_AS_TEXT */
-			if (v->bare)
-				return fj_bad(m, k, -EINVAL, "needs a value");
-			u = v->value[0] != '\0';
-			break;
-		}
+		int rc = fj_map_row(m, (enum fkey)i, &fj_keys[i]);
 		if (rc)
 			return rc;
-		if (e->refuse && u)
-			return fj_bad(m, k, -EINVAL, "%s", e->refuse);
-		if (!e->ikey)
-			continue; /* fio's default, or a key accepted with no effect */
-		if (e->as == FJ_AS_TEXT)
-			snprintf(text, sizeof text, "%s", v->value);
-		else if (e->as == FJ_AS_BOOL)
-			snprintf(text, sizeof text, "%s", u ? "true" : "false");
-		else
-			snprintf(text, sizeof text, "%llu%s", (unsigned long long)u,
-				 e->as == FJ_AS_TIME_S || e->as == FJ_AS_TIME_US ? "ns" : "");
-		if (iob_job_set(m->job, e->ikey, text, m->why, sizeof m->why) != 0)
-			return fj_bad(m, k, -EINVAL, "%s", m->why);
 	}
 	return 0;
 }
