@@ -365,13 +365,7 @@ static int html_close(void *state)
 	return rc;
 }
 
-static const struct iob_output_ops html_ops = {
-	.open = html_open,
-	.begin_run = html_begin_run,
-	.record = html_record,
-	.end_run = html_end_run,
-	.close = html_close,
-};
+static const struct iob_output_ops html_ops = {IOB_OUTPUT_OPS_OF(html)};
 
 IOB_OUTPUT_PLUGIN(html_host, HTML_NAME,
 		  "one self-contained HTML page per run: facts, notes, tables and the svg output's pictures", &html_ops);

@@ -394,23 +394,15 @@ int svgd_out_open(const struct iob_sink *sink, const char *args, void **state, s
 
 int svgd_out_begin(struct svgd_out *o)
 {
-	if (o->begun) {
-		svgd_log(o->host, o->name, IOB_LOG_ERROR, "begin_run called twice on %s", o->sink.name);
+	if (textbuf_begin_ok(o->host, o->name, o->sink.name, o->begun))
 		return -EINVAL;
-	}
 	o->begun = 1;
 	return 0;
 }
 
 int svgd_out_record(struct svgd_out *o, const struct iob_record *rec)
 {
-	if (!o->begun || o->ended) {
-		svgd_log(o->host, o->name, IOB_LOG_ERROR, "record outside a run on %s", o->sink.name);
-		return -EINVAL;
-	}
-	if (!rec || (rec->nfields && !rec->fields))
-		return -EINVAL;
-	return 0;
+	return textbuf_record_ok(o->host, o->name, o->sink.name, o->begun, o->ended, 0, rec);
 }
 
 int svgd_out_kept(struct svgd_out *o, int oom)
@@ -424,11 +416,8 @@ int svgd_out_kept(struct svgd_out *o, int oom)
 
 int svgd_out_end(struct svgd_out *o)
 {
-	if (!o->begun || o->ended) {
-		svgd_log(o->host, o->name, IOB_LOG_ERROR, "end_run %s on %s",
-			 o->ended ? "called twice" : "before begin_run", o->sink.name);
+	if (textbuf_end_ok(o->host, o->name, o->sink.name, o->begun, o->ended))
 		return -EINVAL;
-	}
 	o->ended = 1;
 	return 0;
 }

@@ -416,6 +416,46 @@ void textbuf_log(const struct iob_host *host, const char *who, int level, const 
 	host->log(level, who, "%s", line);
 }
 
+int textbuf_begin_ok(const struct iob_host *host, const char *who, const char *sink, int begun)
+{
+	if (!begun)
+		return 0;
+	textbuf_log(host, who, IOB_LOG_ERROR, "begin_run called twice on %s", sink);
+	return -EINVAL;
+}
+
+int textbuf_record_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended, int err,
+		      const struct iob_record *rec)
+{
+	if (!begun || ended) {
+		textbuf_log(host, who, IOB_LOG_ERROR, "record outside a run on %s", sink);
+		return -EINVAL;
+	}
+	if (err)
+		return err;
+	if (!rec || (rec->nfields && !rec->fields))
+		return -EINVAL;
+	return 0;
+}
+
+int textbuf_end_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended)
+{
+	if (begun && !ended)
+		return 0;
+	textbuf_log(host, who, IOB_LOG_ERROR, "end_run %s on %s", ended ? "called twice" : "before begin_run", sink);
+	return -EINVAL;
+}
+
+int textbuf_sink_write(const struct iob_sink *sink, int *err, const char *data, size_t len)
+{
+	if (*err)
+		return *err;
+	int rc = sink->write(sink->ctx, data, len);
+	if (rc < 0)
+		*err = rc;
+	return rc < 0 ? rc : 0;
+}
+
 int textbuf_open_state(const struct iob_sink *sink, void **state, size_t size, size_t sink_at)
 {
 	if (!sink || !sink->write || !state)

@@ -28,6 +28,21 @@ void textbuf_log(const struct iob_host *host, const char *who, int level, const 
  * *state.  -EINVAL for no sink, no write or no state; -ENOMEM. */
 int textbuf_open_state(const struct iob_sink *sink, void **state, size_t size, size_t sink_at);
 
+/* The order every output's calls must come in: begin_run once, then
+ * records, then end_run once.  Each returns 0 when the call is in order;
+ * else it logs the one error line as `who` ("begin_run called twice on
+ * SINK", "record outside a run on SINK", "end_run called twice on SINK",
+ * "end_run before begin_run on SINK") and returns -EINVAL.  A record is
+ * also refused with the sticky sink error `err` when there is one, and with
+ * -EINVAL (unlogged) when it is missing or has fields but no array. */
+int textbuf_begin_ok(const struct iob_host *host, const char *who, const char *sink, int begun);
+int textbuf_record_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended, int err,
+		      const struct iob_record *rec);
+int textbuf_end_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended);
+/* Write len bytes to sink unless *err holds an earlier failure (then that
+ * is returned); a failure is kept in *err and returned; else 0. */
+int textbuf_sink_write(const struct iob_sink *sink, int *err, const char *data, size_t len);
+
 void textbuf_add(struct textbuf *b, const char *s, size_t n);
 void textbuf_str(struct textbuf *b, const char *s);
 /* For short numbers only: output over 127 bytes sets oom. */
