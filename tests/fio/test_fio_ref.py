@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import iobtest as iob  # noqa: E402
 from iobtest import Skip, expect  # noqa: E402
 from odirect import MEMORY_FS, direct_refused, fs_type  # noqa: E402
+from fioscale import scaled_copy  # noqa: E402
 
 ARGS = None
 SCALE = [("size", "16M"), ("runtime", "2s")]
@@ -79,29 +80,6 @@ def measured(argv, cwd=None, env=None):
     p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return p, (r1.ru_inblock - r0.ru_inblock) * 512, (r1.ru_oublock - r0.ru_oublock) * 512
-
-
-def scaled_copy(src, dst, sets, data):
-    """src with `key=value` of sets added at the end of every job section, and every directory= set to
-    data (what iobench's --dir does; fio runs in data, for the job files that give none)."""
-    out, section = [], None
-
-    def close():
-        if section is not None and section.lower() != "global":
-            out.extend(f"{k}={v}" for k, v in sets)
-
-    with open(src) as f:
-        for line in f:
-            m = re.match(r"\s*\[([^\]]+)\]", line)
-            if m:
-                close()
-                section = m.group(1)
-            if re.match(r"\s*directory\s*=", line):
-                line = f"directory={data}"
-            out.append(line.rstrip("\n"))
-    close()
-    with open(dst, "w") as f:
-        f.write("\n".join(out) + "\n")
 
 
 def run_fio(tmp, jobfile, sets, data):
