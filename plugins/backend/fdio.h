@@ -165,6 +165,15 @@ int fdio_open_flags(const struct iob_host *host, const char *who, const struct i
  * bypass it); device nodes are exempt (/dev is a devtmpfs, the disk behind
  * /dev/sda is not), and so is a symlink that IOB_OPEN_NOFOLLOW refuses. */
 int fdio_on_memory_fs(const char *path, uint32_t flags);
+/* -EINVAL, logged as plugin who, when args->path is on a memory file system
+ * (fdio_on_memory_fs: O_DIRECT cannot bypass its page cache); else 0. */
+int fdio_direct_refused(const struct iob_host *host, const char *who, const struct iob_open_args *args);
+/* A queued backend's descriptor (io_uring, libaio): args->path opened with
+ * oflags (fdio_open_flags), O_DIRECT added with direct (EINVAL then logged:
+ * the file system refuses it), then POSIX_FADV_RANDOM with fadvise_random
+ * (a failure logged and the descriptor closed).  The descriptor or -errno. */
+int fdio_open_queued(const struct iob_host *host, const char *who, const struct iob_open_args *args, int oflags,
+		     int direct, int fadvise_random);
 /* Refuse a transfer O_DIRECT cannot do (buffer address, offset or length not
  * a multiple of the alignments), with one log line through host naming
  * `who` and `what` ("direct read"); -EINVAL, or 0. */
