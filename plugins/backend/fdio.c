@@ -243,6 +243,39 @@ void fdio_dio_alignment(int fd, uint32_t *mem, uint32_t *io, const char **how)
 	*io = fdio_pow2_at_least(*io);
 }
 
+int fdio_buffered_info(int fd, struct iob_file_info *info, int stream)
+{
+	info->mem_align = 1;
+	info->io_align = 1;
+	info->direct = 0;
+	int rc = fdio_identity(fd, info, stream);
+	if (rc < 0 || !stream)
+		return rc < 0 ? rc : 0;
+	info->size = 0;
+	info->is_stream = 1;
+	return 1;
+}
+
+int64_t fdio_stream_read(const struct iob_host *host, const char *who, const uint64_t *pos, void *buf, size_t len,
+			 uint64_t off, int64_t (*fill)(void *file, void *buf, size_t n), void *file)
+{
+	if (off < *pos) {
+		host->log(IOB_LOG_ERROR, who,
+			  "standard input is read sequentially: offset %" PRIu64 " is behind position %" PRIu64, off,
+			  *pos);
+		return -ESPIPE;
+	}
+	if (len == 0)
+		return 0;
+	while (*pos < off) {
+		uint64_t gap = off - *pos;
+		int64_t n = fill(file, buf, gap < len ? (size_t)gap : len);
+		if (n <= 0)
+			return n;
+	}
+	return fill(file, buf, len);
+}
+
 int fdio_direct_refused(const struct iob_host *host, const char *who, const struct iob_open_args *args)
 {
 	if (!fdio_on_memory_fs(args->path, args->flags))
@@ -254,7 +287,7 @@ int fdio_direct_refused(const struct iob_host *host, const char *who, const stru
 	return -EINVAL;
 }
 
-int fdio_open_queued(const struct iob_host *host, const char *who, const struct iob_open_args *args, int oflags,
+int fdio_open_file(const struct iob_host *host, const char *who, const struct iob_open_args *args, int oflags,
 		     int direct, int fadvise_random)
 {
 	int fd = fdio_open(args->path, oflags | (direct ? O_DIRECT : 0), args->mode), rc;

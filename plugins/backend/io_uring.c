@@ -365,7 +365,7 @@ static int uring_open_file(struct uring_file *f, const struct iob_open_args *arg
 
 	if (fdio_open_flags(uring_host, URING_NAME, args, &oflags) < 0)
 		return -EINVAL;
-	rc = fdio_open_queued(uring_host, URING_NAME, args, oflags, f->o.direct, f->o.fadvise_random);
+	rc = fdio_open_file(uring_host, URING_NAME, args, oflags, f->o.direct, f->o.fadvise_random);
 	if (rc < 0)
 		return rc;
 	f->fd = rc;

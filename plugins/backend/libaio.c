@@ -181,7 +181,7 @@ static int aio_open(const struct iob_open_args *args, void **handle)
 	if (rc == 0)
 		rc = aio_setup(f); /* before the file: a refusal creates nothing */
 	if (rc == 0) {
-		rc = fdio_open_queued(aio_host, AIO_NAME, args, oflags, f->o.direct, f->o.fadvise_random);
+		rc = fdio_open_file(aio_host, AIO_NAME, args, oflags, f->o.direct, f->o.fadvise_random);
 		f->fd = rc < 0 ? -1 : rc;
 		rc = rc < 0 ? rc : 0;
 	}
