@@ -155,16 +155,19 @@ void json_out(struct buf *o, const struct side *b, const struct side *n, const s
 			bprintf(o, "%llu", (unsigned long long)x->b->bs);
 		else
 			bprintf(o, "null");
-		bprintf(o, ",\"figure\":\"%s\",\"base\":", figs[x->f].name);
-		json_num(o, x->base);
-		bprintf(o, ",\"new\":");
-		json_num(o, x->new_);
-		bprintf(o, ",\"change\":");
-		json_num(o, x->rel);
-		bprintf(o, ",\"ci_low\":");
-		json_num(o, x->basis != B_NONE ? x->ch.ci_low : NAN);
-		bprintf(o, ",\"ci_high\":");
-		json_num(o, x->basis != B_NONE ? x->ch.ci_high : NAN);
+		bprintf(o, ",\"figure\":\"%s\"", figs[x->f].name);
+		const struct {
+			const char *key;
+			double v;
+		} nums[] = {{"base", x->base},
+			    {"new", x->new_},
+			    {"change", x->rel},
+			    {"ci_low", x->basis != B_NONE ? x->ch.ci_low : NAN},
+			    {"ci_high", x->basis != B_NONE ? x->ch.ci_high : NAN}};
+		for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
+			bprintf(o, ",\"%s\":", nums[k].key);
+			json_num(o, nums[k].v);
+		}
 		bprintf(o, ",\"basis\":\"%s\",\"independent\":%s,\"n_base\":", basis_name[x->basis],
 			x->basis == B_REPEATS ? "true" : "false");
 		json_num(o, x->basis != B_NONE ? x->nb : NAN);
