@@ -10,18 +10,15 @@ static const char *const basis_name[] = {"none", "intervals", "repeats"};
 
 static void fmt_value(char *s, size_t len, int f, double v)
 {
+	static const struct iob_scale_step lat[] = {{1e6, 2, " ms"}, {1e3, 2, " us"}, {1, 0, " ns"}};
 	if (!isfinite(v))
 		snprintf(s, len, "-");
 	else if (f == 0)
 		snprintf(s, len, "%.1f MiB/s", v / 1048576.0);
 	else if (f == 1)
 		snprintf(s, len, v >= 1e6 ? "%.0f" : "%.1f", v);
-	else if (v >= 1e6)
-		snprintf(s, len, "%.2f ms", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(s, len, "%.2f us", v / 1e3);
 	else
-		snprintf(s, len, "%.0f ns", v);
+		iob_format_scaled(v, lat, sizeof lat / sizeof lat[0], s, len);
 }
 
 static void json_str(struct buf *b, const char *s)
