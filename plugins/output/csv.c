@@ -218,6 +218,9 @@ static void csv_put_lat(struct textbuf *b, size_t *ncell, const struct iob_laten
 	*ncell += 4 + n;
 }
 
+/* a string field without a string: an empty cell (csv_put_text adds nothing) */
+static const struct textbuf_scalars csv_scalars = {csv_put_f64, csv_put_text, "true", "false"};
+
 static void csv_build_row(struct textbuf *b, const struct iob_record *rec)
 {
 	size_t ncell = 0;
@@ -230,22 +233,7 @@ static void csv_build_row(struct textbuf *b, const struct iob_record *rec)
 			continue;
 		}
 		csv_sep(b, &ncell);
-		if (textbuf_integer(b, f))
-			continue;
-		switch (f->type) {
-		case IOB_T_F64:
-			csv_put_f64(b, f->v.f);
-			break;
-		case IOB_T_STR:
-			if (f->v.s)
-				csv_put_text(b, f->v.s);
-			break;
-		case IOB_T_BOOL:
-			textbuf_str(b, f->v.b ? "true" : "false");
-			break;
-		default:
-			break; /* not reached: csv_known_type */
-		}
+		textbuf_scalar(b, f, &csv_scalars); /* every other type: csv_known_type */
 	}
 	textbuf_add(b, "\n", 1);
 }

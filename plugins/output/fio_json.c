@@ -657,16 +657,9 @@ static int fj_end_run(void *state, const struct iob_run_end *end)
 	if (textbuf_end_ok(fj_host, FJ_NAME, st->sink.name, st->begun, st->ended))
 		return -EINVAL;
 	st->ended = 1;
-	const char *error = NULL;
 	int rc = 0;
-	if (!end || end->struct_size < FJ_RUN_END_V1_SIZE) {
-		fj_log(IOB_LOG_ERROR, "end_run on %s got no valid run end", st->sink.name);
-		end = NULL;
-		error = FJ_NO_RESULT;
-		rc = -EINVAL;
-	} else if (end->status != 0) {
-		error = end->error ? end->error : "run failed";
-	}
+	const char *error =
+	    textbuf_run_error(fj_host, FJ_NAME, st->sink.name, &end, FJ_RUN_END_V1_SIZE, FJ_NO_RESULT, &rc);
 	int wrc = put_document(st, end, error);
 	return wrc ? wrc : rc;
 }

@@ -172,16 +172,9 @@ static int json_end_run(void *state, const struct iob_run_end *end)
 	if (textbuf_end_ok(json_host, JSON_NAME, st->sink.name, st->stage != JSON_OPENED, st->stage == JSON_ENDED))
 		return -EINVAL;
 	st->stage = JSON_ENDED;
-	const char *error = NULL;
 	int rc = 0;
-	if (!end || end->struct_size < JSON_RUN_END_V1_SIZE) {
-		json_log(IOB_LOG_ERROR, "end_run on %s got no valid run end", st->sink.name);
-		end = NULL;
-		error = JSON_NO_RESULT;
-		rc = -EINVAL;
-	} else if (end->status != 0) {
-		error = end->error ? end->error : "run failed";
-	}
+	const char *error =
+	    textbuf_run_error(json_host, JSON_NAME, st->sink.name, &end, JSON_RUN_END_V1_SIZE, JSON_NO_RESULT, &rc);
 	json_put_tail(&st->buf, end, error);
 	int wrc = json_flush(st);
 	if (wrc == -ENOMEM && !st->err)

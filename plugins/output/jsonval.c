@@ -100,25 +100,13 @@ void jsonval_field(struct textbuf *b, const struct iob_field *f)
 {
 	jsonval_str(b, f->key ? f->key : "");
 	textbuf_add(b, ":", 1);
-	if (textbuf_integer(b, f))
+	static const struct textbuf_scalars scalars = {jsonval_f64, jsonval_str, "true", "false"};
+	if (textbuf_scalar(b, f, &scalars))
 		return;
-	switch (f->type) {
-	case IOB_T_F64:
-		jsonval_f64(b, f->v.f);
-		break;
-	case IOB_T_STR:
-		jsonval_str(b, f->v.s);
-		break;
-	case IOB_T_BOOL:
-		textbuf_str(b, f->v.b ? "true" : "false");
-		break;
-	case IOB_T_LAT:
+	if (f->type == IOB_T_LAT)
 		jsonval_lat(b, f->v.lat);
-		break;
-	default:
+	else
 		textbuf_str(b, "null"); /* not reached: jsonval_known_type */
-		break;
-	}
 }
 
 void jsonval_run_info(struct textbuf *b, const struct iob_run_info *run)

@@ -416,6 +416,21 @@ void textbuf_log(const struct iob_host *host, const char *who, int level, const 
 	host->log(level, who, "%s", line);
 }
 
+int textbuf_scalar(struct textbuf *b, const struct iob_field *f, const struct textbuf_scalars *how)
+{
+	if (textbuf_integer(b, f))
+		return 1;
+	if (f->type == IOB_T_F64)
+		how->f64(b, f->v.f);
+	else if (f->type == IOB_T_STR)
+		how->str(b, f->v.s);
+	else if (f->type == IOB_T_BOOL)
+		textbuf_str(b, f->v.b ? how->yes : how->no);
+	else
+		return 0;
+	return 1;
+}
+
 int textbuf_begin_ok(const struct iob_host *host, const char *who, const char *sink, int begun)
 {
 	if (!begun)
@@ -444,6 +459,20 @@ int textbuf_end_ok(const struct iob_host *host, const char *who, const char *sin
 		return 0;
 	textbuf_log(host, who, IOB_LOG_ERROR, "end_run %s on %s", ended ? "called twice" : "before begin_run", sink);
 	return -EINVAL;
+}
+
+const char *textbuf_run_error(const struct iob_host *host, const char *who, const char *sink,
+			      const struct iob_run_end **end, size_t v1_size, const char *no_result, int *rc)
+{
+	if (!*end || (*end)->struct_size < v1_size) {
+		textbuf_log(host, who, IOB_LOG_ERROR, "end_run on %s got no valid run end", sink);
+		*end = NULL;
+		*rc = -EINVAL;
+		return no_result;
+	}
+	if ((*end)->status != 0)
+		return (*end)->error ? (*end)->error : "run failed";
+	return NULL;
 }
 
 int textbuf_sink_write(const struct iob_sink *sink, int *err, const char *data, size_t len)

@@ -39,6 +39,13 @@ int textbuf_begin_ok(const struct iob_host *host, const char *who, const char *s
 int textbuf_record_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended, int err,
 		      const struct iob_record *rec);
 int textbuf_end_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended);
+/* The error a document states for a run's end: NULL for a run that ended
+ * well, end's error (or "run failed") for one that did not, and no_result
+ * when end is missing or older than v1_size bytes: that is logged as who
+ * ("end_run on SINK got no valid run end"), *end set to NULL and *rc to
+ * -EINVAL. */
+const char *textbuf_run_error(const struct iob_host *host, const char *who, const char *sink,
+			      const struct iob_run_end **end, size_t v1_size, const char *no_result, int *rc);
 /* Write len bytes to sink unless *err holds an earlier failure (then that
  * is returned); a failure is kept in *err and returned; else 0. */
 int textbuf_sink_write(const struct iob_sink *sink, int *err, const char *data, size_t len);
@@ -64,6 +71,17 @@ size_t textbuf_utf8(const char *s, uint32_t *cp);
 /* Append the value of an integer field (IOB_T_U64, IOB_T_I64) in decimal
  * and return 1; 0, appending nothing, for a field of another type. */
 int textbuf_integer(struct textbuf *b, const struct iob_field *f);
+/* How an output writes a field's scalar values: a double, a string (NULL
+ * for a string field without one), and the words of a bool. */
+struct textbuf_scalars {
+	void (*f64)(struct textbuf *b, double v);
+	void (*str)(struct textbuf *b, const char *s);
+	const char *yes, *no;
+};
+/* Append f's value when it is a scalar, and return 1: an integer in decimal
+ * (textbuf_integer), a double, string or bool the output's way (how); 0,
+ * appending nothing, for any other type (IOB_T_LAT). */
+int textbuf_scalar(struct textbuf *b, const struct iob_field *f, const struct textbuf_scalars *how);
 /* Append s for a terminal: every byte that is not part of a printable
  * UTF-8 character - C0 controls, DEL, the C1 controls U+0080..U+009F (both
  * bytes of their UTF-8 form) and each byte of an invalid sequence - as
