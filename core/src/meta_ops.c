@@ -54,6 +54,20 @@ void mt_note(struct mjob *m, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The end of a directory operation begun at a (s: a stream's, timed and
+ * counted; NULL: unmeasured): its latency, and one op or the failure. */
+static int dir_op_done(struct mstream *s, uint64_t a, int rc, const char *what, const char *name)
+{
+	if (s) {
+		iob_hist_record(s->h, iob_now_ns() - a);
+		if (rc == 0)
+			s->ops++;
+		else
+			fail(s, -rc, what, name);
+	}
+	return rc;
+}
+
 /* The directory k of tree t, opened from its root one component at a time
  * (never following a link); parent: its parent instead.  fd or -errno. */
 static int dir_open(const struct mjob *m, const struct tree *t, uint64_t k)
@@ -141,14 +155,7 @@ int mt_make_dir(struct mjob *m, struct tree *t, struct mstream *s)
 		if (rc == 0)
 			t->dirs = k + 1;
 	}
-	if (s) {
-		iob_hist_record(s->h, iob_now_ns() - a);
-		if (rc == 0)
-			s->ops++;
-		else
-			fail(s, -rc, "cannot make directory", name);
-	}
-	return rc;
+	return dir_op_done(s, a, rc, "cannot make directory", name);
 }
 
 /* The last directory of tree t removed (the root: only when it is still the
@@ -181,14 +188,7 @@ int mt_remove_dir(struct mjob *m, struct tree *t, struct mstream *s)
 	}
 	if (rc == 0 || rc == -ENOENT)
 		t->dirs = k;
-	if (s) {
-		iob_hist_record(s->h, iob_now_ns() - a);
-		if (rc == 0)
-			s->ops++;
-		else
-			fail(s, -rc, "cannot remove directory", name);
-	}
-	return rc;
+	return dir_op_done(s, a, rc, "cannot remove directory", name);
 }
 
 /* v in decimal at p; returns the end */
