@@ -440,9 +440,8 @@ static int csv_open(const struct iob_sink *sink, const char *args, void **state)
 static int csv_begin_run(void *state, const struct iob_run_info *run)
 {
 	struct csv_state *st = state;
-	if (textbuf_begin_ok(csv_host, CSV_NAME, st->sink.name, st->begun))
+	if (textbuf_begin(csv_host, CSV_NAME, st->sink.name, &st->begun))
 		return -EINVAL;
-	st->begun = 1;
 	return st->err; /* headers wait for the first record of each table */
 }
 

@@ -124,9 +124,8 @@ static int human_open(const struct iob_sink *sink, const char *args, void **stat
 static int human_begin_run(void *state, const struct iob_run_info *run)
 {
 	struct human_state *st = state;
-	if (textbuf_begin_ok(human_host, HUMAN_NAME, st->sink.name, st->begun))
+	if (textbuf_begin(human_host, HUMAN_NAME, st->sink.name, &st->begun))
 		return -EINVAL;
-	st->begun = 1;
 	if (!run || run->struct_size < HUMAN_RUN_INFO_V1_SIZE)
 		return 0;
 	struct textbuf *out = &st->out;

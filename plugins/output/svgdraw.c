@@ -399,10 +399,7 @@ int svgd_out_open(const struct iob_sink *sink, const char *args, void **state, s
 
 int svgd_out_begin(struct svgd_out *o)
 {
-	if (textbuf_begin_ok(o->host, o->name, o->sink.name, o->begun))
-		return -EINVAL;
-	o->begun = 1;
-	return 0;
+	return textbuf_begin(o->host, o->name, o->sink.name, &o->begun);
 }
 
 int svgd_out_record(struct svgd_out *o, const struct iob_record *rec)

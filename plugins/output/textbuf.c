@@ -439,6 +439,14 @@ int textbuf_begin_ok(const struct iob_host *host, const char *who, const char *s
 	return -EINVAL;
 }
 
+int textbuf_begin(const struct iob_host *host, const char *who, const char *sink, int *begun)
+{
+	int rc = textbuf_begin_ok(host, who, sink, *begun);
+	if (rc == 0)
+		*begun = 1;
+	return rc;
+}
+
 int textbuf_record_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended, int err,
 		      const struct iob_record *rec)
 {

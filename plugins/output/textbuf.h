@@ -36,6 +36,8 @@ int textbuf_open_state(const struct iob_sink *sink, void **state, size_t size, s
  * also refused with the sticky sink error `err` when there is one, and with
  * -EINVAL (unlogged) when it is missing or has fields but no array. */
 int textbuf_begin_ok(const struct iob_host *host, const char *who, const char *sink, int begun);
+/* textbuf_begin_ok on *begun, which a begin_run in order sets to 1. */
+int textbuf_begin(const struct iob_host *host, const char *who, const char *sink, int *begun);
 int textbuf_record_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended, int err,
 		      const struct iob_record *rec);
 int textbuf_end_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended);
