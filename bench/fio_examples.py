@@ -29,6 +29,10 @@ import subprocess
 import sys
 import tempfile
 
+# the fio job file scaled for a run, as the fio reference tests scale it
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "support"))
+from fioscale import scaled_copy  # noqa: E402
+
 SETS = [("size", "16M"), ("runtime", "2s")]
 
 
@@ -89,29 +93,6 @@ RUN = [("backwards-read.fio", []), ("basic-verify.fio", []), ("dedupe-global.fio
        ("filestat-ioengine.fio", [])]
 META_PHASE = {"filestat-ioengine.fio": "stat"}
 RUN_SETS = [("size", "4M"), ("runtime", "5s")]
-
-
-def scaled_copy(src, dst, sets, data):
-    """src with key=value of sets at the end of every job section, every directory= set to data."""
-    import re
-    out, section = [], None
-
-    def close():
-        if section is not None and section.lower() != "global":
-            out.extend(f"{k}={v}" for k, v in sets)
-
-    with open(src) as f:
-        for line in f:
-            m = re.match(r"\s*\[([^\]]+)\]", line)
-            if m:
-                close()
-                section = m.group(1)
-            if re.match(r"\s*directory\s*=", line):
-                line = f"directory={data}"
-            out.append(line.rstrip("\n"))
-    close()
-    with open(dst, "w") as f:
-        f.write("\n".join(out) + "\n")
 
 
 def fio_work(doc):

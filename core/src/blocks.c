@@ -13,17 +13,9 @@
 
 const char *iob_clock_name(enum iob_clock clock)
 {
-	switch (clock) {
-	case IOB_CLOCK_USER:
-		return "user";
-	case IOB_CLOCK_SYSTEM:
-		return "system";
-	case IOB_CLOCK_PROCESS:
-		return "process";
-	case IOB_CLOCK_WALL:
-	default:
-		return "wall";
-	}
+	static const char *const words[] = {[IOB_CLOCK_USER] = "user", [IOB_CLOCK_SYSTEM] = "system",
+					    [IOB_CLOCK_PROCESS] = "process", [IOB_CLOCK_WALL] = "wall"};
+	return (unsigned)clock < sizeof words / sizeof words[0] ? words[clock] : "wall";
 }
 
 int iob_blocks_init(struct iob_blocks *b, enum iob_clock clock, const char *job, const char *file,

@@ -42,14 +42,10 @@ void bprintf(struct buf *b, const char *fmt, ...)
 			b->len += (size_t)n;
 			return;
 		}
-		size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n + 1;
-		char *d = realloc(b->d, cap);
-		if (!d) {
+		if (iob_grow(&b->d, &b->cap, b->len + (size_t)n + 1, 1, 4096) != 0) { /* then try again */
 			b->oom = 1;
 			return;
 		}
-		b->d = d;
-		b->cap = cap;
 	}
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "iobench/cli.h"
+#include "iobench/units.h"
 #include "iobench/os.h"
 #include "iobench/outfile.h"
 #include "iobench/output.h"

@@ -10,18 +10,15 @@ static const char *const basis_name[] = {"none", "intervals", "repeats"};
 
 static void fmt_value(char *s, size_t len, int f, double v)
 {
+	static const struct iob_scale_step lat[] = {{1e6, 2, " ms"}, {1e3, 2, " us"}, {1, 0, " ns"}};
 	if (!isfinite(v))
 		snprintf(s, len, "-");
 	else if (f == 0)
 		snprintf(s, len, "%.1f MiB/s", v / 1048576.0);
 	else if (f == 1)
 		snprintf(s, len, v >= 1e6 ? "%.0f" : "%.1f", v);
-	else if (v >= 1e6)
-		snprintf(s, len, "%.2f ms", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(s, len, "%.2f us", v / 1e3);
 	else
-		snprintf(s, len, "%.0f ns", v);
+		iob_format_scaled(v, lat, sizeof lat / sizeof lat[0], s, len);
 }
 
 static void json_str(struct buf *b, const char *s)
@@ -155,16 +152,19 @@ void json_out(struct buf *o, const struct side *b, const struct side *n, const s
 			bprintf(o, "%llu", (unsigned long long)x->b->bs);
 		else
 			bprintf(o, "null");
-		bprintf(o, ",\"figure\":\"%s\",\"base\":", figs[x->f].name);
-		json_num(o, x->base);
-		bprintf(o, ",\"new\":");
-		json_num(o, x->new_);
-		bprintf(o, ",\"change\":");
-		json_num(o, x->rel);
-		bprintf(o, ",\"ci_low\":");
-		json_num(o, x->basis != B_NONE ? x->ch.ci_low : NAN);
-		bprintf(o, ",\"ci_high\":");
-		json_num(o, x->basis != B_NONE ? x->ch.ci_high : NAN);
+		bprintf(o, ",\"figure\":\"%s\"", figs[x->f].name);
+		const struct {
+			const char *key;
+			double v;
+		} nums[] = {{"base", x->base},
+			    {"new", x->new_},
+			    {"change", x->rel},
+			    {"ci_low", x->basis != B_NONE ? x->ch.ci_low : NAN},
+			    {"ci_high", x->basis != B_NONE ? x->ch.ci_high : NAN}};
+		for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
+			bprintf(o, ",\"%s\":", nums[k].key);
+			json_num(o, nums[k].v);
+		}
 		bprintf(o, ",\"basis\":\"%s\",\"independent\":%s,\"n_base\":", basis_name[x->basis],
 			x->basis == B_REPEATS ? "true" : "false");
 		json_num(o, x->basis != B_NONE ? x->nb : NAN);

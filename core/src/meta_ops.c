@@ -6,34 +6,26 @@
  */
 #include "meta_int.h"
 
-/* iob_run_fail, or kept (the first) in a group */
-void mt_fail(struct mjob *m, const char *fmt, ...)
+/* A failure (the run's, or the first kept in a group) or a note (the
+ * run's, or kept in a group), formatted: at most 2047 bytes of a failure,
+ * 1023 of a note. */
+IOB_PRINTF(3, 0) static void mt_say(struct mjob *m, int fail, const char *fmt, va_list ap)
 {
 	char text[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
-	struct iob_meta_kept *k = m->grp ? m->grp->kept : NULL;
-	if (!m->grp)
-		iob_run_fail(m->run, 0, "%s", text);
-	else if (k && !k->failed) {
-		k->failed = 1;
-		snprintf(k->error, sizeof k->error, "%s", text);
-	}
-}
-
-/* iob_run_note, or kept in a group */
-void mt_note(struct mjob *m, const char *fmt, ...)
-{
-	char text[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
+	vsnprintf(text, fail ? sizeof text : 1024, fmt, ap);
 	struct iob_meta_kept *k = m->grp ? m->grp->kept : NULL;
 	if (!m->grp) {
-		iob_run_note(m->run, "%s", text);
+		if (fail)
+			iob_run_fail(m->run, 0, "%s", text);
+		else
+			iob_run_note(m->run, "%s", text);
+		return;
+	}
+	if (fail) {
+		if (k && !k->failed) {
+			k->failed = 1;
+			snprintf(k->error, sizeof k->error, "%s", text);
+		}
 		return;
 	}
 	char **nv = k ? realloc(k->notes, (k->nnotes + 1) * sizeof *nv) : NULL;
@@ -42,6 +34,38 @@ void mt_note(struct mjob *m, const char *fmt, ...)
 	k->notes = nv;
 	if ((nv[k->nnotes] = strdup(text)) != NULL)
 		k->nnotes++;
+}
+
+/* iob_run_fail, or kept (the first) in a group */
+void mt_fail(struct mjob *m, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	mt_say(m, 1, fmt, ap);
+	va_end(ap);
+}
+
+/* iob_run_note, or kept in a group */
+void mt_note(struct mjob *m, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	mt_say(m, 0, fmt, ap);
+	va_end(ap);
+}
+
+/* The end of a directory operation begun at a (s: a stream's, timed and
+ * counted; NULL: unmeasured): its latency, and one op or the failure. */
+static int dir_op_done(struct mstream *s, uint64_t a, int rc, const char *what, const char *name)
+{
+	if (s) {
+		iob_hist_record(s->h, iob_now_ns() - a);
+		if (rc == 0)
+			s->ops++;
+		else
+			fail(s, -rc, what, name);
+	}
+	return rc;
 }
 
 /* The directory k of tree t, opened from its root one component at a time
@@ -131,14 +155,7 @@ int mt_make_dir(struct mjob *m, struct tree *t, struct mstream *s)
 		if (rc == 0)
 			t->dirs = k + 1;
 	}
-	if (s) {
-		iob_hist_record(s->h, iob_now_ns() - a);
-		if (rc == 0)
-			s->ops++;
-		else
-			fail(s, -rc, "cannot make directory", name);
-	}
-	return rc;
+	return dir_op_done(s, a, rc, "cannot make directory", name);
 }
 
 /* The last directory of tree t removed (the root: only when it is still the
@@ -171,14 +188,7 @@ int mt_remove_dir(struct mjob *m, struct tree *t, struct mstream *s)
 	}
 	if (rc == 0 || rc == -ENOENT)
 		t->dirs = k;
-	if (s) {
-		iob_hist_record(s->h, iob_now_ns() - a);
-		if (rc == 0)
-			s->ops++;
-		else
-			fail(s, -rc, "cannot remove directory", name);
-	}
-	return rc;
+	return dir_op_done(s, a, rc, "cannot remove directory", name);
 }
 
 /* v in decimal at p; returns the end */

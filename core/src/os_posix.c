@@ -168,20 +168,25 @@ void iob_hostname(char *buf, size_t len)
 		*dot = '\0';
 }
 
-void iob_time_iso8601(char *buf, size_t len)
+/* The local time now, broken down. */
+static struct tm local_now(void)
 {
 	time_t now = time(NULL);
 	struct tm tm;
 	localtime_r(&now, &tm);
+	return tm;
+}
+
+void iob_time_iso8601(char *buf, size_t len)
+{
+	struct tm tm = local_now();
 	if (strftime(buf, len, "%Y-%m-%dT%H:%M:%S%z", &tm) == 0 && len)
 		buf[0] = '\0';
 }
 
 void iob_time_stamp(char *buf, size_t len)
 {
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
+	struct tm tm = local_now();
 	if (strftime(buf, len, "%Y%m%d.%H%M%S", &tm) == 0 && len)
 		buf[0] = '\0';
 }

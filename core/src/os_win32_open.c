@@ -95,6 +95,18 @@ static int at_path(int at, const char *name, char *out, size_t outlen)
 	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
 }
 
+/* at_path as UTF-16 in *w (malloc'd); 0, at_path's error, or -errno of
+ * wide (-EINVAL: name is not UTF-8; -ENOMEM). */
+static int at_wide(int at, const char *name, wchar_t **w)
+{
+	char path[4096];
+	int rc = at_path(at, name, path, sizeof path);
+	if (rc != 0)
+		return rc;
+	*w = wide(path);
+	return *w ? 0 : -errno;
+}
+
 static void fill_identity(HANDLE h, struct iob_identity *id)
 {
 	BY_HANDLE_FILE_INFORMATION fi;
@@ -130,13 +142,10 @@ int iob_dir_open_at(int at, const char *name, int follow, struct iob_identity *i
 
 int iob_out_open_at(int at, const char *name, int append, int *made, struct iob_identity *id)
 {
-	char path[4096];
-	int rc = at_path(at, name, path, sizeof path);
+	wchar_t *w;
+	int rc = at_wide(at, name, &w);
 	if (rc != 0)
 		return rc;
-	wchar_t *w = wide(path);
-	if (!w)
-		return -EINVAL;
 	/* a reparse point (a link) is opened itself, never followed, and refused */
 	DWORD access = GENERIC_WRITE | (append ? GENERIC_READ : 0);
 	DWORD share = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
@@ -183,13 +192,10 @@ FILE *iob_fd_stream(int fd, const char *mode)
 
 int iob_mkdir_at(int at, const char *name)
 {
-	char path[4096];
-	int rc = at_path(at, name, path, sizeof path);
+	wchar_t *w;
+	int rc = at_wide(at, name, &w);
 	if (rc != 0)
 		return rc;
-	wchar_t *w = wide(path);
-	if (!w)
-		return -errno;
 	BOOL ok = CreateDirectoryW(w, NULL);
 	free(w);
 	return ok ? 0 : last_err();

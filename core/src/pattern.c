@@ -300,18 +300,14 @@ int iob_pattern_parse(const char *text, struct iob_pattern *out, char *err, size
 void iob_pattern_name(const struct iob_pattern *p, char *buf, size_t len)
 {
 	const char *neg = p->complement ? "~" : "";
+	static const char *const plain[] = {
+	    [IOB_PAT_ZERO] = "zero", [IOB_PAT_ONES] = "ones", [IOB_PAT_TEXT] = "text", [IOB_PAT_RANDOM] = "random"};
 	switch (p->kind) {
 	case IOB_PAT_ZERO:
-		snprintf(buf, len, "%szero", neg);
-		break;
 	case IOB_PAT_ONES:
-		snprintf(buf, len, "%sones", neg);
-		break;
 	case IOB_PAT_TEXT:
-		snprintf(buf, len, "%stext", neg);
-		break;
 	case IOB_PAT_RANDOM:
-		snprintf(buf, len, "%srandom", neg);
+		snprintf(buf, len, "%s%s", neg, plain[p->kind]);
 		break;
 	case IOB_PAT_BYTE:
 		snprintf(buf, len, "%sbyte:0x%02x", neg, p->byte);

@@ -5,30 +5,25 @@
  */
 #include "iobench/phase.h"
 
+#include <stddef.h>
+
+/* The word of value v in a table of n words indexed by the enum; "?" for
+ * a value the table does not name. */
+static const char *word_of(const char *const *words, size_t n, unsigned v)
+{
+	return v < n && words[v] ? words[v] : "?";
+}
+
 const char *iob_phase_name(enum iob_phase p)
 {
-	switch (p) {
-	case IOB_PHASE_WRITE:
-		return "write";
-	case IOB_PHASE_READ:
-		return "read";
-	case IOB_PHASE_VERIFY:
-		return "verify";
-	case IOB_PHASE_MIXED:
-		return "mixed";
-	}
-	return "?";
+	static const char *const words[] = {[IOB_PHASE_WRITE] = "write", [IOB_PHASE_READ] = "read",
+					    [IOB_PHASE_VERIFY] = "verify", [IOB_PHASE_MIXED] = "mixed"};
+	return word_of(words, sizeof words / sizeof words[0], (unsigned)p);
 }
 
 const char *iob_lat_timing_name(enum iob_lat_timing l)
 {
-	switch (l) {
-	case IOB_LATENCY_SAMPLED:
-		return "sampled";
-	case IOB_LATENCY_EVERY:
-		return "every";
-	case IOB_LATENCY_OFF:
-		return "off";
-	}
-	return "?";
+	static const char *const words[] = {
+	    [IOB_LATENCY_SAMPLED] = "sampled", [IOB_LATENCY_EVERY] = "every", [IOB_LATENCY_OFF] = "off"};
+	return word_of(words, sizeof words / sizeof words[0], (unsigned)l);
 }

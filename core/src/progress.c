@@ -86,14 +86,8 @@ static void fmt_eta(double s, char *buf, size_t len)
 
 static void fmt_rate(double v, char *buf, size_t len)
 {
-	if (v >= 1e9)
-		snprintf(buf, len, "%.2fG", v / 1e9);
-	else if (v >= 1e6)
-		snprintf(buf, len, "%.2fM", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(buf, len, "%.1fk", v / 1e3);
-	else
-		snprintf(buf, len, "%.0f", v);
+	static const struct iob_scale_step steps[] = {{1e9, 2, "G"}, {1e6, 2, "M"}, {1e3, 1, "k"}, {1, 0, ""}};
+	iob_format_scaled(v, steps, sizeof steps / sizeof steps[0], buf, len);
 }
 
 /* A name as the line draws it: every control character (C1 included) and

@@ -269,18 +269,18 @@ void iob_format_bytes(double bytes, char *buf, size_t len)
 		snprintf(buf, len, "%.2f %s", bytes, unit[u]);
 }
 
+void iob_format_scaled(double v, const struct iob_scale_step *steps, size_t n, char *buf, size_t len)
+{
+	size_t i = 0;
+	while (i + 1 < n && !(v >= steps[i].at))
+		i++;
+	snprintf(buf, len, "%.*f%s", steps[i].digits, v / steps[i].at, steps[i].suffix);
+}
+
 void iob_format_ns(double ns, char *buf, size_t len)
 {
-	if (!isfinite(ns))
-		ns = 0;
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.2f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", ns / 1e9);
+	static const struct iob_scale_step steps[] = {{1e9, 3, " s"}, {1e6, 2, " ms"}, {1e3, 2, " us"}, {1, 0, " ns"}};
+	iob_format_scaled(isfinite(ns) ? ns : 0, steps, sizeof steps / sizeof steps[0], buf, len);
 }
 
 int iob_grow(void *vp, size_t *cap, size_t n, size_t size, size_t first)

@@ -87,6 +87,20 @@ int bopts_count(const struct iob_host *host, const char *who, const char *key, c
 	return 0;
 }
 
+int bopts_set(const struct iob_host *host, const char *who, const struct bopts_field *t, size_t n, void *ctx,
+	      const char *key, const char *val, const char *known)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(key, t[i].key) != 0)
+			continue;
+		void *at = (char *)ctx + t[i].at;
+		if (t[i].count)
+			return bopts_count(host, who, key, val, t[i].max, at);
+		return bopts_bool(host, who, key, val, at);
+	}
+	return bopts_unknown(host, who, key, known);
+}
+
 const char *bopts_of(const struct iob_open_args *args)
 {
 	size_t need = offsetof(struct iob_open_args, options) + sizeof(args->options);

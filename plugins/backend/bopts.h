@@ -33,6 +33,23 @@ int bopts_bool(const struct iob_host *host, const char *who, const char *key, co
  * the range, and return -EINVAL. */
 int bopts_count(const struct iob_host *host, const char *who, const char *key, const char *val, unsigned max,
 		unsigned *out);
+/* A backend's options as a table: each key, where its value goes in the
+ * backend's options struct, and its kind (an int 0|1, or an unsigned count
+ * from 0 to max):
+ *   static const struct bopts_field my_fields[] = {BOPTS_BOOL(struct my_opts, direct),
+ *                                                  BOPTS_COUNT(struct my_opts, batch, 4096)};  */
+struct bopts_field {
+	const char *key;
+	size_t at;    /* offsetof the member */
+	int count;    /* 0: bopts_bool into an int; 1: bopts_count into an unsigned */
+	unsigned max; /* a count's largest value */
+};
+#define BOPTS_BOOL(type, m) {#m, offsetof(type, m), 0, 0}
+#define BOPTS_COUNT(type, m, max_) {#m, offsetof(type, m), 1, (max_)}
+/* key=val into the options struct ctx through the n fields of t (as
+ * bopts_bool or bopts_count); a key not in t is bopts_unknown with known. */
+int bopts_set(const struct iob_host *host, const char *who, const struct bopts_field *t, size_t n, void *ctx,
+	      const char *key, const char *val, const char *known);
 /* A backend's control() for its options, without a handle:
  * IOB_CTL_CHECK_OPTIONS parses the text arg into ctx through fn;
  * IOB_CTL_OPTION_CAPS (only when direct is not NULL) parses the query's

@@ -110,14 +110,8 @@ static int direct_open(const struct iob_open_args *args, void **handle)
 		return rc;
 	if (opts.dsync)
 		oflags |= O_DSYNC;
-	if (fdio_on_memory_fs(args->path, args->flags)) {
-		direct_host->log(
-		    IOB_LOG_ERROR, DIRECT_NAME,
-		    "O_DIRECT not supported on %s's file system: it is a memory file system "
-		    "(tmpfs/ramfs), whose page cache is the storage; use a disk-backed file system",
-		    args->path);
+	if (fdio_direct_refused(direct_host, DIRECT_NAME, args))
 		return -EINVAL;
-	}
 	fd = fdio_open(args->path, oflags, args->mode);
 	if (fd < 0) {
 		rc = fd;

@@ -243,6 +243,68 @@ void fdio_dio_alignment(int fd, uint32_t *mem, uint32_t *io, const char **how)
 	*io = fdio_pow2_at_least(*io);
 }
 
+int fdio_buffered_info(int fd, struct iob_file_info *info, int stream)
+{
+	info->mem_align = 1;
+	info->io_align = 1;
+	info->direct = 0;
+	int rc = fdio_identity(fd, info, stream);
+	if (rc < 0 || !stream)
+		return rc < 0 ? rc : 0;
+	info->size = 0;
+	info->is_stream = 1;
+	return 1;
+}
+
+int64_t fdio_stream_read(const struct iob_host *host, const char *who, const uint64_t *pos, void *buf, size_t len,
+			 uint64_t off, int64_t (*fill)(void *file, void *buf, size_t n), void *file)
+{
+	if (off < *pos) {
+		host->log(IOB_LOG_ERROR, who,
+			  "standard input is read sequentially: offset %" PRIu64 " is behind position %" PRIu64, off,
+			  *pos);
+		return -ESPIPE;
+	}
+	if (len == 0)
+		return 0;
+	while (*pos < off) {
+		uint64_t gap = off - *pos;
+		int64_t n = fill(file, buf, gap < len ? (size_t)gap : len);
+		if (n <= 0)
+			return n;
+	}
+	return fill(file, buf, len);
+}
+
+int fdio_direct_refused(const struct iob_host *host, const char *who, const struct iob_open_args *args)
+{
+	if (!fdio_on_memory_fs(args->path, args->flags))
+		return 0;
+	host->log(IOB_LOG_ERROR, who,
+		  "O_DIRECT not supported on %s's file system: it is a memory file system (tmpfs/ramfs), whose "
+		  "page cache is the storage; use a disk-backed file system",
+		  args->path);
+	return -EINVAL;
+}
+
+int fdio_open_file(const struct iob_host *host, const char *who, const struct iob_open_args *args, int oflags,
+		     int direct, int fadvise_random)
+{
+	int fd = fdio_open(args->path, oflags | (direct ? O_DIRECT : 0), args->mode), rc;
+
+	if (fd == -EINVAL && direct)
+		host->log(IOB_LOG_ERROR, who,
+			  "O_DIRECT not supported on %s's file system; use a file on a disk-backed file system, or "
+			  "drop direct=1 and accept the page cache",
+			  args->path);
+	if (fd >= 0 && fadvise_random && (rc = posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM)) != 0) {
+		host->log(IOB_LOG_ERROR, who, "%s: fadvise_random: posix_fadvise failed", args->path);
+		close(fd);
+		return -rc;
+	}
+	return fd;
+}
+
 /* Nonzero when path (or, for a file still to be created, its directory)
  * lives on a memory file system.  Device nodes are exempt: /dev itself is a
  * devtmpfs, the disk behind /dev/sda is not. */

@@ -138,10 +138,23 @@ int fdio_size(int fd, uint64_t *size, uint32_t *is_stream);
  * open descriptor, when the core's struct has them; `stream` forces
  * IOB_FILE_STREAM (standard input read sequentially). */
 int fdio_identity(int fd, struct iob_file_info *info, int stream);
+/* The info of a buffered backend's file up to its size (posix, stdio): no
+ * alignment, not direct, the identity (fdio_identity); for standard input
+ * also size 0 and is_stream, and then 1 (nothing more to find).  0 when the
+ * size is still to be found, or -errno. */
+int fdio_buffered_info(int fd, struct iob_file_info *info, int stream);
 /* The info of a file opened on fd for aligned I/O (direct, io_uring): its
  * size and identity, the two alignments, direct, and is_stream as
  * fdio_size finds it.  0 or -errno. */
 int fdio_aligned_info(int fd, struct iob_file_info *info, uint32_t mem_align, uint32_t io_align, uint32_t direct);
+/* A read of len bytes at off from standard input, which is read in order
+ * (posix, stdio): an offset behind *pos is refused (-ESPIPE, one log line
+ * as plugin who); the bytes up to off are read into buf and dropped; then
+ * len bytes are read.  fill(file, buf, n) reads up to n bytes (fewer only at
+ * the end of the input), adds them to *pos and returns how many, 0 at the
+ * end, or -errno.  The bytes read at off, 0 at the end, or -errno. */
+int64_t fdio_stream_read(const struct iob_host *host, const char *who, const uint64_t *pos, void *buf, size_t len,
+			 uint64_t off, int64_t (*fill)(void *file, void *buf, size_t n), void *file);
 /* Open path with oflags and mode, retrying EINTR; the descriptor or -errno. */
 int fdio_open(const char *path, int oflags, uint32_t mode);
 
@@ -165,6 +178,15 @@ int fdio_open_flags(const struct iob_host *host, const char *who, const struct i
  * bypass it); device nodes are exempt (/dev is a devtmpfs, the disk behind
  * /dev/sda is not), and so is a symlink that IOB_OPEN_NOFOLLOW refuses. */
 int fdio_on_memory_fs(const char *path, uint32_t flags);
+/* -EINVAL, logged as plugin who, when args->path is on a memory file system
+ * (fdio_on_memory_fs: O_DIRECT cannot bypass its page cache); else 0. */
+int fdio_direct_refused(const struct iob_host *host, const char *who, const struct iob_open_args *args);
+/* A backend's descriptor (posix, io_uring, libaio): args->path opened with
+ * oflags (fdio_open_flags), O_DIRECT added with direct (EINVAL then logged:
+ * the file system refuses it), then POSIX_FADV_RANDOM with fadvise_random
+ * (a failure logged and the descriptor closed).  The descriptor or -errno. */
+int fdio_open_file(const struct iob_host *host, const char *who, const struct iob_open_args *args, int oflags,
+		     int direct, int fadvise_random);
 /* Refuse a transfer O_DIRECT cannot do (buffer address, offset or length not
  * a multiple of the alignments), with one log line through host naming
  * `who` and `what` ("direct read"); -EINVAL, or 0. */

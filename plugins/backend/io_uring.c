@@ -147,23 +147,16 @@ static const struct iob_host *uring_host;
 /* ------------------------------------------------------------------------ */
 /* Options.                                                                  */
 
+static const struct bopts_field uring_fields[] = {
+    BOPTS_BOOL(struct uring_opts, direct),  BOPTS_BOOL(struct uring_opts, fadvise_random),
+    BOPTS_BOOL(struct uring_opts, regfiles), BOPTS_BOOL(struct uring_opts, regbufs),
+    BOPTS_BOOL(struct uring_opts, sqpoll),  BOPTS_COUNT(struct uring_opts, submit_batch, URING_MAX_ENTRIES),
+};
+
 static int uring_option(void *ctx, const char *key, const char *val)
 {
-	struct uring_opts *o = ctx;
-
-	if (strcmp(key, "direct") == 0)
-		return bopts_bool(uring_host, URING_NAME, key, val, &o->direct);
-	if (strcmp(key, "fadvise_random") == 0)
-		return bopts_bool(uring_host, URING_NAME, key, val, &o->fadvise_random);
-	if (strcmp(key, "regfiles") == 0)
-		return bopts_bool(uring_host, URING_NAME, key, val, &o->regfiles);
-	if (strcmp(key, "regbufs") == 0)
-		return bopts_bool(uring_host, URING_NAME, key, val, &o->regbufs);
-	if (strcmp(key, "sqpoll") == 0)
-		return bopts_bool(uring_host, URING_NAME, key, val, &o->sqpoll);
-	if (strcmp(key, "submit_batch") == 0)
-		return bopts_count(uring_host, URING_NAME, key, val, 4096, &o->submit_batch);
-	return bopts_unknown(uring_host, URING_NAME, key, URING_KNOWN);
+	return bopts_set(uring_host, URING_NAME, uring_fields, sizeof(uring_fields) / sizeof(uring_fields[0]), ctx,
+			 key, val, URING_KNOWN);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -372,24 +365,10 @@ static int uring_open_file(struct uring_file *f, const struct iob_open_args *arg
 
 	if (fdio_open_flags(uring_host, URING_NAME, args, &oflags) < 0)
 		return -EINVAL;
-	if (f->o.direct)
-		oflags |= O_DIRECT;
-	f->fd = fdio_open(args->path, oflags, args->mode);
-	if (f->fd < 0) {
-		rc = f->fd;
-		if (rc == -EINVAL && f->o.direct)
-			uring_host->log(IOB_LOG_ERROR, URING_NAME,
-					"O_DIRECT not supported on %s's file system; use a file on a disk-backed "
-					"file system, or drop direct=1 and accept the page cache",
-					args->path);
+	rc = fdio_open_file(uring_host, URING_NAME, args, oflags, f->o.direct, f->o.fadvise_random);
+	if (rc < 0)
 		return rc;
-	}
-	if (f->o.fadvise_random && (rc = posix_fadvise(f->fd, 0, 0, POSIX_FADV_RANDOM)) != 0) {
-		uring_host->log(IOB_LOG_ERROR, URING_NAME, "%s: fadvise_random: posix_fadvise failed", args->path);
-		close(f->fd);
-		f->fd = -1;
-		return -rc;
-	}
+	f->fd = rc;
 	return 0;
 }
 
@@ -406,13 +385,8 @@ static int uring_open(const struct iob_open_args *args, void **handle)
 	f->o.submit_batch = URING_BATCH_DEFAULT;
 	f->o.regfiles = f->o.regbufs = URING_AUTO;
 	rc = bopts_each(bopts_of(args), uring_host, URING_NAME, uring_option, &f->o);
-	if (rc == 0 && f->o.direct && fdio_on_memory_fs(args->path, args->flags)) {
-		uring_host->log(IOB_LOG_ERROR, URING_NAME,
-				"O_DIRECT not supported on %s's file system: it is a memory file system "
-				"(tmpfs/ramfs), whose page cache is the storage; use a disk-backed file system",
-				args->path);
-		rc = -EINVAL;
-	}
+	if (rc == 0 && f->o.direct)
+		rc = fdio_direct_refused(uring_host, URING_NAME, args);
 	if (rc == 0) {
 		f->entries = uring_entries(args);
 		rc = uring_ring_init(f); /* before the file: a refusal creates nothing */

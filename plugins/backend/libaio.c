@@ -85,15 +85,13 @@ struct aio_file {
 
 static const struct iob_host *aio_host;
 
+static const struct bopts_field aio_fields[] = {BOPTS_BOOL(struct aio_opts, direct),
+						BOPTS_BOOL(struct aio_opts, fadvise_random)};
+
 static int aio_option(void *ctx, const char *key, const char *val)
 {
-	struct aio_opts *o = ctx;
-
-	if (strcmp(key, "direct") == 0)
-		return bopts_bool(aio_host, AIO_NAME, key, val, &o->direct);
-	if (strcmp(key, "fadvise_random") == 0)
-		return bopts_bool(aio_host, AIO_NAME, key, val, &o->fadvise_random);
-	return bopts_unknown(aio_host, AIO_NAME, key, AIO_KNOWN);
+	return bopts_set(aio_host, AIO_NAME, aio_fields, sizeof(aio_fields) / sizeof(aio_fields[0]), ctx, key, val,
+			 AIO_KNOWN);
 }
 
 /* Refuse what O_DIRECT cannot do, and what an iocb cannot say; one log line
@@ -169,13 +167,8 @@ static int aio_open(const struct iob_open_args *args, void **handle)
 	rc = bopts_each(bopts_of(args), aio_host, AIO_NAME, aio_option, &f->o);
 	if (rc == 0)
 		rc = fdio_open_flags(aio_host, AIO_NAME, args, &oflags);
-	if (rc == 0 && f->o.direct && fdio_on_memory_fs(args->path, args->flags)) {
-		aio_host->log(IOB_LOG_ERROR, AIO_NAME,
-			      "O_DIRECT not supported on %s's file system: it is a memory file system (tmpfs/ramfs), "
-			      "whose page cache is the storage; use a disk-backed file system",
-			      args->path);
-		rc = -EINVAL;
-	}
+	if (rc == 0 && f->o.direct)
+		rc = fdio_direct_refused(aio_host, AIO_NAME, args);
 	if (rc == 0) {
 		f->depth = aio_depth(args);
 		f->cbs = calloc(f->depth, sizeof(*f->cbs));
@@ -188,21 +181,9 @@ static int aio_open(const struct iob_open_args *args, void **handle)
 	if (rc == 0)
 		rc = aio_setup(f); /* before the file: a refusal creates nothing */
 	if (rc == 0) {
-		if (f->o.direct)
-			oflags |= O_DIRECT;
-		f->fd = fdio_open(args->path, oflags, args->mode);
-		if (f->fd < 0) {
-			rc = f->fd;
-			if (rc == -EINVAL && f->o.direct)
-				aio_host->log(IOB_LOG_ERROR, AIO_NAME,
-					      "O_DIRECT not supported on %s's file system; use a file on a disk-backed "
-					      "file system, or drop direct=1 and accept the page cache",
-					      args->path);
-		}
-	}
-	if (rc == 0 && f->o.fadvise_random && (rc = posix_fadvise(f->fd, 0, 0, POSIX_FADV_RANDOM)) != 0) {
-		aio_host->log(IOB_LOG_ERROR, AIO_NAME, "%s: fadvise_random: posix_fadvise failed", args->path);
-		rc = -rc;
+		rc = fdio_open_file(aio_host, AIO_NAME, args, oflags, f->o.direct, f->o.fadvise_random);
+		f->fd = rc < 0 ? -1 : rc;
+		rc = rc < 0 ? rc : 0;
 	}
 	if (rc < 0) {
 		aio_free(f);

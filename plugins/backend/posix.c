@@ -57,55 +57,43 @@ static int posix_option(void *ctx, const char *key, const char *val)
 	return bopts_unknown(posix_host, POSIX_NAME, key, "fadvise_random");
 }
 
-static int posix_open_stream(const struct iob_open_args *args, struct posix_file *f)
+static int posix_open_stream(const struct iob_open_args *args, void **handle)
 {
 	if (args->flags & (IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC)) {
 		posix_host->log(IOB_LOG_ERROR, POSIX_NAME, "\"-\" (standard input) can only be read");
 		return -EINVAL;
 	}
+	struct posix_file *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
 	f->fd = STDIN_FILENO;
 	f->stream = 1;
-	f->pos = 0;
+	*handle = f;
 	return 0;
 }
 
 static int posix_open(const struct iob_open_args *args, void **handle)
 {
 	struct posix_file *f;
-	int oflags, fd, rc, random = 0;
+	int oflags, rc, random = 0;
 
 	rc = bopts_each(bopts_of(args), posix_host, POSIX_NAME, posix_option, &random);
+	if (rc < 0)
+		return rc;
+	if (args->path[0] == '-' && args->path[1] == '\0')
+		return posix_open_stream(args, handle);
+	rc = fdio_open_flags(posix_host, POSIX_NAME, args, &oflags);
 	if (rc < 0)
 		return rc;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	if (args->path[0] == '-' && args->path[1] == '\0') {
-		rc = posix_open_stream(args, f);
-		if (rc < 0) {
-			free(f);
-			return rc;
-		}
-		*handle = f;
-		return 0;
-	}
-	rc = fdio_open_flags(posix_host, POSIX_NAME, args, &oflags);
-	if (rc < 0) {
+	f->fd = fdio_open_file(posix_host, POSIX_NAME, args, oflags, 0, random);
+	if (f->fd < 0) {
+		rc = f->fd;
 		free(f);
 		return rc;
 	}
-	fd = fdio_open(args->path, oflags, args->mode);
-	if (fd < 0) {
-		free(f);
-		return fd;
-	}
-	if (random && (rc = posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM)) != 0) {
-		posix_host->log(IOB_LOG_ERROR, POSIX_NAME, "%s: fadvise_random: posix_fadvise failed", args->path);
-		close(fd);
-		free(f);
-		return -rc;
-	}
-	f->fd = fd;
 	*handle = f;
 	return 0;
 }
@@ -122,32 +110,14 @@ static int posix_close(void *handle)
 	return rc;
 }
 
-/* Standard input: reach `off` by discarding, then read until len or EOF. */
-__attribute__((noinline)) static int64_t posix_stream_read(struct posix_file *f, void *buf, size_t len, uint64_t off)
+/* Standard input: read until len or EOF, counting what was consumed. */
+static int64_t posix_stream_fill(void *file, void *buf, size_t len)
 {
+	struct posix_file *f = file;
 	size_t done = 0;
-	ssize_t n;
 
-	if (off < f->pos) {
-		posix_host->log(IOB_LOG_ERROR, POSIX_NAME,
-				"standard input is read sequentially: offset %" PRIu64
-				" is behind position %" PRIu64,
-				off, f->pos);
-		return -ESPIPE;
-	}
-	if (len == 0)
-		return 0;
-	while (f->pos < off) {
-		uint64_t gap = off - f->pos;
-		n = read(f->fd, buf, gap < len ? (size_t)gap : len);
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		f->pos += (uint64_t)n;
-	}
 	while (done < len) {
-		n = read(f->fd, (char *)buf + done, len - done);
+		ssize_t n = read(f->fd, (char *)buf + done, len - done);
 		if (n < 0)
 			return -errno;
 		if (n == 0)
@@ -156,6 +126,12 @@ __attribute__((noinline)) static int64_t posix_stream_read(struct posix_file *f,
 		f->pos += (uint64_t)n;
 	}
 	return (int64_t)done;
+}
+
+/* Standard input: reach `off` by discarding, then read until len or EOF. */
+__attribute__((noinline)) static int64_t posix_stream_read(struct posix_file *f, void *buf, size_t len, uint64_t off)
+{
+	return fdio_stream_read(posix_host, POSIX_NAME, &f->pos, buf, len, off, posix_stream_fill, f);
 }
 
 static int64_t posix_read_at(void *handle, void *buf, size_t len, uint64_t off)
@@ -188,17 +164,9 @@ static int posix_info(void *handle, struct iob_file_info *info)
 	struct posix_file *f = handle;
 	int rc;
 
-	info->mem_align = 1;
-	info->io_align = 1;
-	info->direct = 0;
-	rc = fdio_identity(f->fd, info, f->stream);
-	if (rc < 0)
-		return rc;
-	if (f->stream) {
-		info->size = 0;
-		info->is_stream = 1;
-		return 0;
-	}
+	rc = fdio_buffered_info(f->fd, info, f->stream);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	return fdio_size(f->fd, &info->size, &info->is_stream);
 }
 

@@ -84,11 +84,11 @@ static FILE *stdio_fopen(const struct iob_open_args *args)
 		oflags |= O_TRUNC;
 	if (args->flags & IOB_OPEN_NOFOLLOW)
 		oflags |= O_NOFOLLOW;
-	do {
-		fd = open(args->path, oflags, (mode_t)args->mode);
-	} while (fd < 0 && errno == EINTR);
-	if (fd < 0)
+	fd = fdio_open(args->path, oflags, args->mode);
+	if (fd < 0) {
+		errno = -fd;
 		return NULL;
+	}
 	fp = fdopen(fd, writing ? "r+" : "r");
 	if (!fp) {
 		saved = errno;
@@ -202,25 +202,15 @@ static int64_t stdio_fill(struct stdio_file *f, void *buf, size_t len)
 	return (int64_t)done;
 }
 
+static int64_t stdio_stream_fill(void *file, void *buf, size_t len)
+{
+	return stdio_fill(file, buf, len);
+}
+
 /* Standard input: reach `off` by discarding into buf, then fill. */
 static int64_t stdio_stream_read(struct stdio_file *f, void *buf, size_t len, uint64_t off)
 {
-	if (off < f->pos) {
-		stdio_host->log(IOB_LOG_ERROR, STDIO_NAME,
-				"standard input is read sequentially: offset %" PRIu64
-				" is behind position %" PRIu64,
-				off, f->pos);
-		return -ESPIPE;
-	}
-	if (len == 0)
-		return 0;
-	while (f->pos < off) {
-		uint64_t gap = off - f->pos;
-		int64_t n = stdio_fill(f, buf, gap < len ? (size_t)gap : len);
-		if (n <= 0)
-			return n;
-	}
-	return stdio_fill(f, buf, len);
+	return fdio_stream_read(stdio_host, STDIO_NAME, &f->pos, buf, len, off, stdio_stream_fill, f);
 }
 
 static int64_t stdio_read_at(void *handle, void *buf, size_t len, uint64_t off)
@@ -280,17 +270,9 @@ static int stdio_info(void *handle, struct iob_file_info *info)
 	struct stat st;
 	int rc;
 
-	info->mem_align = 1;
-	info->io_align = 1;
-	info->direct = 0;
-	rc = fdio_identity(fileno(f->fp), info, f->stream);
-	if (rc < 0)
-		return rc;
-	if (f->stream) {
-		info->size = 0;
-		info->is_stream = 1;
-		return 0;
-	}
+	rc = fdio_buffered_info(fileno(f->fp), info, f->stream);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	errno = 0;
 	if (f->last == STDIO_WRITE && fflush(f->fp) == EOF) /* let fstat see buffered writes */
 		return stdio_err(EIO);

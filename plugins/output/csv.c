@@ -218,6 +218,9 @@ static void csv_put_lat(struct textbuf *b, size_t *ncell, const struct iob_laten
 	*ncell += 4 + n;
 }
 
+/* a string field without a string: an empty cell (csv_put_text adds nothing) */
+static const struct textbuf_scalars csv_scalars = {csv_put_f64, csv_put_text, "true", "false"};
+
 static void csv_build_row(struct textbuf *b, const struct iob_record *rec)
 {
 	size_t ncell = 0;
@@ -230,22 +233,7 @@ static void csv_build_row(struct textbuf *b, const struct iob_record *rec)
 			continue;
 		}
 		csv_sep(b, &ncell);
-		if (textbuf_integer(b, f))
-			continue;
-		switch (f->type) {
-		case IOB_T_F64:
-			csv_put_f64(b, f->v.f);
-			break;
-		case IOB_T_STR:
-			if (f->v.s)
-				csv_put_text(b, f->v.s);
-			break;
-		case IOB_T_BOOL:
-			textbuf_str(b, f->v.b ? "true" : "false");
-			break;
-		default:
-			break; /* not reached: csv_known_type */
-		}
+		textbuf_scalar(b, f, &csv_scalars); /* every other type: csv_known_type */
 	}
 	textbuf_add(b, "\n", 1);
 }
@@ -255,12 +243,7 @@ static void csv_build_row(struct textbuf *b, const struct iob_record *rec)
 
 static int csv_write(struct csv_state *st, const char *data, size_t len)
 {
-	if (st->err)
-		return st->err;
-	int rc = st->sink.write(st->sink.ctx, data, len);
-	if (rc < 0)
-		st->err = rc;
-	return rc < 0 ? rc : 0;
+	return textbuf_sink_write(&st->sink, &st->err, data, len);
 }
 
 /* One whole write to a side file (the host checks it and names the file
@@ -457,25 +440,17 @@ static int csv_open(const struct iob_sink *sink, const char *args, void **state)
 static int csv_begin_run(void *state, const struct iob_run_info *run)
 {
 	struct csv_state *st = state;
-	if (st->begun) {
-		csv_log(IOB_LOG_ERROR, "begin_run called twice on %s", st->sink.name);
+	if (textbuf_begin(csv_host, CSV_NAME, st->sink.name, &st->begun))
 		return -EINVAL;
-	}
-	st->begun = 1;
 	return st->err; /* headers wait for the first record of each table */
 }
 
 static int csv_record(void *state, const struct iob_record *rec)
 {
 	struct csv_state *st = state;
-	if (!st->begun || st->ended) {
-		csv_log(IOB_LOG_ERROR, "record outside a run on %s", st->sink.name);
-		return -EINVAL;
-	}
-	if (st->err)
-		return st->err;
-	if (!rec || (rec->nfields && !rec->fields))
-		return -EINVAL;
+	int rc = textbuf_record_ok(csv_host, CSV_NAME, st->sink.name, st->begun, st->ended, st->err, rec);
+	if (rc)
+		return rc;
 	const char *kind = rec->kind ? rec->kind : "";
 	struct textbuf *h = &st->hdr;
 	textbuf_clear(h);
@@ -491,7 +466,7 @@ static int csv_record(void *state, const struct iob_record *rec)
 	for (size_t i = 0; i < st->ntab && !t; i++)
 		if (strcmp(st->tab[i].kind, kind) == 0 && strcmp(st->tab[i].header, h->data) == 0)
 			t = &st->tab[i];
-	int rc = 0;
+	rc = 0;
 	if (!t) {
 		char *header = strdup(h->data);
 		rc = header ? csv_table_new(st, kind, header, &t) : -ENOMEM;
@@ -518,11 +493,8 @@ static int csv_record(void *state, const struct iob_record *rec)
 static int csv_end_run(void *state, const struct iob_run_end *end)
 {
 	struct csv_state *st = state;
-	if (!st->begun || st->ended) {
-		csv_log(IOB_LOG_ERROR, "end_run %s on %s", st->ended ? "called twice" : "before begin_run",
-			st->sink.name);
+	if (textbuf_end_ok(csv_host, CSV_NAME, st->sink.name, st->begun, st->ended))
 		return -EINVAL;
-	}
 	/* the notes: a table of their own beside the main one (kind "note", one
 	 * column), made the way every side table is (docs/outputs.md, csv) */
 	int has_notes = end && end->struct_size >= offsetof(struct iob_run_end, notes) + sizeof(end->notes);
@@ -571,13 +543,6 @@ static int csv_close(void *state)
 	return rc;
 }
 
-static const struct iob_output_ops csv_ops = {
-	.open = csv_open,
-	.begin_run = csv_begin_run,
-	.record = csv_record,
-	.end_run = csv_end_run,
-	.close = csv_close,
-	.side_ext = ".csv",
-};
+static const struct iob_output_ops csv_ops = {IOB_OUTPUT_OPS_OF(csv), .side_ext = ".csv"};
 
 IOB_OUTPUT_PLUGIN(csv_host, CSV_NAME, "records as CSV tables, one per file, each under a header of its keys (RFC 4180 quoting)", &csv_ops);

@@ -544,10 +544,8 @@ static int fj_open(const struct iob_sink *sink, const char *args, void **state)
 static int fj_begin_run(void *state, const struct iob_run_info *run)
 {
 	struct fj_state *st = state;
-	if (st->begun) {
-		fj_log(IOB_LOG_ERROR, "begin_run called twice on %s", st->sink.name);
+	if (textbuf_begin_ok(fj_host, FJ_NAME, st->sink.name, st->begun))
 		return -EINVAL;
-	}
 	put_head(st, run);
 	st->begun = 1;
 	return st->head.oom || st->run.oom ? -ENOMEM : 0;
@@ -631,14 +629,9 @@ static void put_steady(struct fj_state *st, const struct iob_record *r)
 static int fj_record(void *state, const struct iob_record *rec)
 {
 	struct fj_state *st = state;
-	if (!st->begun || st->ended) {
-		fj_log(IOB_LOG_ERROR, "record outside a run on %s", st->sink.name);
-		return -EINVAL;
-	}
-	if (st->err)
-		return st->err;
-	if (!rec || (rec->nfields && !rec->fields))
-		return -EINVAL;
+	int rc = textbuf_record_ok(fj_host, FJ_NAME, st->sink.name, st->begun, st->ended, st->err, rec);
+	if (rc)
+		return rc;
 	/* the aggregate of a phase is a job; its intervals are fio's bw and
 	 * iops samples; its streams' and ranks' records are in the json output */
 	if (rec->kind && strcmp(rec->kind, "interval") == 0)
@@ -661,22 +654,12 @@ static int fj_record(void *state, const struct iob_record *rec)
 static int fj_end_run(void *state, const struct iob_run_end *end)
 {
 	struct fj_state *st = state;
-	if (!st->begun || st->ended) {
-		fj_log(IOB_LOG_ERROR, "end_run %s on %s", st->ended ? "called twice" : "before begin_run",
-		       st->sink.name);
+	if (textbuf_end_ok(fj_host, FJ_NAME, st->sink.name, st->begun, st->ended))
 		return -EINVAL;
-	}
 	st->ended = 1;
-	const char *error = NULL;
 	int rc = 0;
-	if (!end || end->struct_size < FJ_RUN_END_V1_SIZE) {
-		fj_log(IOB_LOG_ERROR, "end_run on %s got no valid run end", st->sink.name);
-		end = NULL;
-		error = FJ_NO_RESULT;
-		rc = -EINVAL;
-	} else if (end->status != 0) {
-		error = end->error ? end->error : "run failed";
-	}
+	const char *error =
+	    textbuf_run_error(fj_host, FJ_NAME, st->sink.name, &end, FJ_RUN_END_V1_SIZE, FJ_NO_RESULT, &rc);
 	int wrc = put_document(st, end, error);
 	return wrc ? wrc : rc;
 }
@@ -699,12 +682,6 @@ static int fj_close(void *state)
 	return rc;
 }
 
-static const struct iob_output_ops fj_ops = {
-    .open = fj_open,
-    .begin_run = fj_begin_run,
-    .record = fj_record,
-    .end_run = fj_end_run,
-    .close = fj_close,
-};
+static const struct iob_output_ops fj_ops = {IOB_OUTPUT_OPS_OF(fj)};
 
 IOB_OUTPUT_PLUGIN(fj_host, FJ_NAME, "fio's JSON (fio-json), or json+ with latency bins (fio-json:plus)", &fj_ops);

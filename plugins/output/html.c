@@ -306,6 +306,17 @@ static int html_end_run(void *state, const struct iob_run_end *end)
 			   ok ? end->error : "run ended without a result");
 }
 
+/* n kept phase rows (the data jobs' or the files jobs'), and their array */
+static void html_phases_free(struct html_phase *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(p[i].job);
+		free(p[i].phase);
+		free(p[i].status);
+	}
+	free(p);
+}
+
 static int html_close(void *state)
 {
 	struct html_state *st = state;
@@ -314,17 +325,8 @@ static int html_close(void *state)
 	int rc = 0;
 	if (st->o.begun && !st->o.drawn)
 		rc = html_render(st, NULL, -1, 0, "run ended without a result");
-	for (size_t i = 0; i < st->nph; i++) {
-		free(st->ph[i].job);
-		free(st->ph[i].phase);
-		free(st->ph[i].status);
-	}
-	for (size_t i = 0; i < st->nmt; i++) {
-		free(st->mt[i].job);
-		free(st->mt[i].phase);
-		free(st->mt[i].status);
-	}
-	free(st->mt);
+	html_phases_free(st->ph, st->nph);
+	html_phases_free(st->mt, st->nmt);
 	for (size_t i = 0; i < st->nrp; i++) {
 		free(st->rp[i].job);
 		free(st->rp[i].phase);
@@ -344,7 +346,6 @@ static int html_close(void *state)
 		free(c->verdict);
 		free(c->why);
 	}
-	free(st->ph);
 	free(st->rp);
 	free(st->sd);
 	free(st->cm);
@@ -365,13 +366,7 @@ static int html_close(void *state)
 	return rc;
 }
 
-static const struct iob_output_ops html_ops = {
-	.open = html_open,
-	.begin_run = html_begin_run,
-	.record = html_record,
-	.end_run = html_end_run,
-	.close = html_close,
-};
+static const struct iob_output_ops html_ops = {IOB_OUTPUT_OPS_OF(html)};
 
 IOB_OUTPUT_PLUGIN(html_host, HTML_NAME,
 		  "one self-contained HTML page per run: facts, notes, tables and the svg output's pictures", &html_ops);

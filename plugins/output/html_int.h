@@ -21,7 +21,7 @@
 #define HTML_RUN_INFO_V2_SIZE (offsetof(struct iob_run_info, schema) + sizeof(uint32_t))
 #define HTML_RUN_END_V1_SIZE (offsetof(struct iob_run_end, notes) + sizeof(const char *const *))
 
-/* The percentiles shown per phase (html_pct, html_pct_class). */
+/* The percentiles shown per phase (html_pct; their columns: html_page.c, HC_LATENCY). */
 #define HTML_NPCT 4
 
 /* A value that may be absent (not measured: shown as "-"). */

@@ -8,8 +8,6 @@
 
 #define MIB 1048576.0
 
-static const char *const html_pct_class[HTML_NPCT] = {"p50", "p90", "p99", "p99_9"};
-
 /* ------------------------------------------------------------------------ */
 /* Formatting.                                                               */
 
@@ -294,13 +292,85 @@ static void html_comparison(struct html_state *st, struct textbuf *b)
 	textbuf_str(b, "</tbody>\n</table>\n");
 }
 
+/* A column of a table of struct html_phase rows: its heading, its cells'
+ * class, the member shown (a string, or a number shown `how`), and whether
+ * it is shown only when some row has a repeat or a round. */
+enum html_col_when { HC_ALWAYS, HC_REPEAT, HC_ROUND };
+struct html_col {
+	const char *head, *cls;
+	int is_str;
+	size_t at; /* offsetof the char * or struct opt member */
+	enum html_how how;
+	enum html_col_when when;
+};
+
+#define HC_STR(head, cls, m) {head, cls, 1, offsetof(struct html_phase, m), H_COUNT, HC_ALWAYS}
+#define HC_NUM(head, cls, m, how, when) {head, cls, 0, offsetof(struct html_phase, m), how, when}
+#define HC_LATENCY                                                                                          \
+	HC_NUM("p50", "p50", pct[0], H_NS, HC_ALWAYS), HC_NUM("p90", "p90", pct[1], H_NS, HC_ALWAYS),       \
+	    HC_NUM("p99", "p99", pct[2], H_NS, HC_ALWAYS), HC_NUM("p99.9", "p99_9", pct[3], H_NS, HC_ALWAYS), \
+	    HC_NUM("max", "max", max, H_NS, HC_ALWAYS), HC_STR("status", "status", status)
+
+/* The data jobs' phases: latency per I/O. */
+static const struct html_col html_phase_cols[] = {
+    HC_STR("job", "job", job),
+    HC_STR("phase", "phase", phase),
+    HC_NUM("block size", "bs", bs, H_BYTES, HC_ALWAYS),
+    HC_NUM("repeat", "repeat", repeat, H_COUNT, HC_REPEAT),
+    HC_NUM("round", "round", round, H_COUNT, HC_ROUND),
+    HC_NUM("MiB/s", "bw", bw, H_MIBS, HC_ALWAYS),
+    HC_NUM("IOPS", "iops", iops, H_IOPS, HC_ALWAYS),
+    HC_LATENCY,
+};
+
+/* The files jobs' phases ("meta" records): one operation's latency. */
+static const struct html_col html_meta_cols[] = {
+    HC_STR("job", "job", job),
+    HC_STR("phase", "phase", phase),
+    HC_NUM("repeat", "repeat", repeat, H_COUNT, HC_REPEAT),
+    HC_NUM("streams", "streams", streams, H_COUNT, HC_ALWAYS),
+    HC_NUM("operations", "ops", ops, H_COUNT, HC_ALWAYS),
+    HC_NUM("time", "secs", secs, H_S, HC_ALWAYS),
+    HC_NUM("ops/s", "iops", iops, H_IOPS, HC_ALWAYS),
+    HC_LATENCY,
+};
+
+/* One table of n phase rows, a <tr class="row_cls"> each, in the columns
+ * cols: a repeat or round column only when some row has one. */
+static void html_phase_table(struct textbuf *b, const char *id, const char *caption, const char *row_cls,
+			     const struct html_phase *rows, size_t n, const struct html_col *cols, size_t ncols)
+{
+	int shown[3] = {1, 0, 0}; /* by enum html_col_when */
+	for (size_t i = 0; i < n; i++) {
+		shown[HC_REPEAT] |= rows[i].repeat.has;
+		shown[HC_ROUND] |= rows[i].round.has;
+	}
+	char heads[256] = "";
+	for (size_t c = 0, len = 0; c < ncols; c++)
+		if (shown[cols[c].when])
+			len += (size_t)snprintf(heads + len, sizeof(heads) - len, "%s%s", len ? "|" : "", cols[c].head);
+	html_thead(b, id, caption, heads);
+	for (size_t i = 0; i < n; i++) {
+		const char *row = (const char *)&rows[i];
+		textbuf_str(b, "<tr class=\"");
+		textbuf_str(b, row_cls);
+		textbuf_str(b, "\">");
+		for (size_t c = 0; c < ncols; c++) {
+			const struct html_col *col = &cols[c];
+			if (!shown[col->when])
+				continue;
+			if (col->is_str)
+				html_td(b, col->cls, *(char *const *)(const void *)(row + col->at));
+			else
+				html_num_td(b, col->cls, *(const struct opt *)(const void *)(row + col->at), col->how);
+		}
+		textbuf_str(b, "</tr>\n");
+	}
+	textbuf_str(b, "</tbody>\n</table>\n");
+}
+
 static void html_phases(struct html_state *st, struct textbuf *b)
 {
-	int any_repeat = 0, any_round = 0;
-	for (size_t i = 0; i < st->nph; i++) {
-		any_repeat |= st->ph[i].repeat.has;
-		any_round |= st->ph[i].round.has;
-	}
 	if (!st->nph && st->nmt)
 		return; /* files jobs only: their table follows */
 	textbuf_str(b, "<h2>Phases</h2>\n");
@@ -308,29 +378,8 @@ static void html_phases(struct html_state *st, struct textbuf *b)
 		textbuf_str(b, "<p id=\"phases\">No phase was recorded.</p>\n");
 		return;
 	}
-	char heads[256];
-	snprintf(heads, sizeof(heads), "job|phase|block size%s%s|MiB/s|IOPS|p50|p90|p99|p99.9|max|status",
-		 any_repeat ? "|repeat" : "", any_round ? "|round" : "");
-	html_thead(b, "phases", "One row per phase record (latency per I/O)", heads);
-	for (size_t i = 0; i < st->nph; i++) {
-		const struct html_phase *p = &st->ph[i];
-		textbuf_str(b, "<tr class=\"phase\">");
-		html_td(b, "job", p->job);
-		html_td(b, "phase", p->phase);
-		html_num_td(b, "bs", p->bs, H_BYTES);
-		if (any_repeat)
-			html_num_td(b, "repeat", p->repeat, H_COUNT);
-		if (any_round)
-			html_num_td(b, "round", p->round, H_COUNT);
-		html_num_td(b, "bw", p->bw, H_MIBS);
-		html_num_td(b, "iops", p->iops, H_IOPS);
-		for (int k = 0; k < HTML_NPCT; k++)
-			html_num_td(b, html_pct_class[k], p->pct[k], H_NS);
-		html_num_td(b, "max", p->max, H_NS);
-		html_td(b, "status", p->status);
-		textbuf_str(b, "</tr>\n");
-	}
-	textbuf_str(b, "</tbody>\n</table>\n");
+	html_phase_table(b, "phases", "One row per phase record (latency per I/O)", "phase", st->ph, st->nph,
+			 html_phase_cols, sizeof(html_phase_cols) / sizeof(html_phase_cols[0]));
 }
 
 /* The files jobs' phases: a row per "meta" record, one operation's latency */
@@ -338,33 +387,11 @@ static void html_meta(struct html_state *st, struct textbuf *b)
 {
 	if (!st->nmt)
 		return;
-	int any_repeat = 0;
-	for (size_t i = 0; i < st->nmt; i++)
-		any_repeat |= st->mt[i].repeat.has;
 	textbuf_str(b, "<h2>Files jobs</h2>\n<p class=\"small\">workload = files: the rate of each phase is "
 		       "all its operations over the time from the first stream's start to the last stream's "
 		       "end; the latency is one operation's.</p>\n");
-	html_thead(b, "meta", "One row per files-job phase (latency per operation)",
-		   any_repeat ? "job|phase|repeat|streams|operations|time|ops/s|p50|p90|p99|p99.9|max|status"
-			      : "job|phase|streams|operations|time|ops/s|p50|p90|p99|p99.9|max|status");
-	for (size_t i = 0; i < st->nmt; i++) {
-		const struct html_phase *p = &st->mt[i];
-		textbuf_str(b, "<tr class=\"meta\">");
-		html_td(b, "job", p->job);
-		html_td(b, "phase", p->phase);
-		if (any_repeat)
-			html_num_td(b, "repeat", p->repeat, H_COUNT);
-		html_num_td(b, "streams", p->streams, H_COUNT);
-		html_num_td(b, "ops", p->ops, H_COUNT);
-		html_num_td(b, "secs", p->secs, H_S);
-		html_num_td(b, "iops", p->iops, H_IOPS);
-		for (int k = 0; k < HTML_NPCT; k++)
-			html_num_td(b, html_pct_class[k], p->pct[k], H_NS);
-		html_num_td(b, "max", p->max, H_NS);
-		html_td(b, "status", p->status);
-		textbuf_str(b, "</tr>\n");
-	}
-	textbuf_str(b, "</tbody>\n</table>\n");
+	html_phase_table(b, "meta", "One row per files-job phase (latency per operation)", "meta", st->mt, st->nmt,
+			 html_meta_cols, sizeof(html_meta_cols) / sizeof(html_meta_cols[0]));
 }
 
 static void html_repeats(struct html_state *st, struct textbuf *b)

@@ -124,11 +124,8 @@ static int human_open(const struct iob_sink *sink, const char *args, void **stat
 static int human_begin_run(void *state, const struct iob_run_info *run)
 {
 	struct human_state *st = state;
-	if (st->begun) {
-		human_log(IOB_LOG_ERROR, "begin_run called twice on %s", st->sink.name);
+	if (textbuf_begin(human_host, HUMAN_NAME, st->sink.name, &st->begun))
 		return -EINVAL;
-	}
-	st->begun = 1;
 	if (!run || run->struct_size < HUMAN_RUN_INFO_V1_SIZE)
 		return 0;
 	struct textbuf *out = &st->out;
@@ -246,14 +243,9 @@ static void human_put_summary(struct human_state *st, const struct iob_record *r
 static int human_record(void *state, const struct iob_record *rec)
 {
 	struct human_state *st = state;
-	if (!st->begun || st->ended) {
-		human_log(IOB_LOG_ERROR, "record outside a run on %s", st->sink.name);
-		return -EINVAL;
-	}
-	if (st->err)
-		return st->err;
-	if (!rec || (rec->nfields && !rec->fields))
-		return -EINVAL;
+	int rc = textbuf_record_ok(human_host, HUMAN_NAME, st->sink.name, st->begun, st->ended, st->err, rec);
+	if (rc)
+		return rc;
 	if (rec->kind && strcmp(rec->kind, "repeats") == 0) {
 		human_put_summary(st, rec);
 		return human_flush(st);
@@ -264,7 +256,7 @@ static int human_record(void *state, const struct iob_record *rec)
 	if (st->lay.sig && strcmp(sig, st->lay.sig) == 0) {
 		free(sig);
 	} else {
-		int rc = human_layout_make(st, rec, sig);
+		rc = human_layout_make(st, rec, sig);
 		if (rc) {
 			human_layout_free(&st->lay);
 			textbuf_clear(&st->cell);
@@ -285,11 +277,8 @@ static int human_record(void *state, const struct iob_record *rec)
 static int human_end_run(void *state, const struct iob_run_end *end)
 {
 	struct human_state *st = state;
-	if (!st->begun || st->ended) {
-		human_log(IOB_LOG_ERROR, "end_run %s on %s", st->ended ? "called twice" : "before begin_run",
-			  st->sink.name);
+	if (textbuf_end_ok(human_host, HUMAN_NAME, st->sink.name, st->begun, st->ended))
 		return -EINVAL;
-	}
 	st->ended = 1;
 	if (!end || end->struct_size < HUMAN_RUN_END_V1_SIZE) {
 		human_log(IOB_LOG_ERROR, "end_run on %s got no valid run end", st->sink.name);
@@ -332,12 +321,6 @@ static int human_close(void *state)
 	return 0;
 }
 
-static const struct iob_output_ops human_ops = {
-	.open = human_open,
-	.begin_run = human_begin_run,
-	.record = human_record,
-	.end_run = human_end_run,
-	.close = human_close,
-};
+static const struct iob_output_ops human_ops = {IOB_OUTPUT_OPS_OF(human)};
 
 IOB_OUTPUT_PLUGIN(human_host, HUMAN_NAME, "aligned tables for people, with KiB/MiB/GiB, MiB/s, us/ms units", &human_ops);

@@ -86,6 +86,17 @@ char *human_signature(const struct iob_record *rec)
 	return b.data ? b.data : strdup("");
 }
 
+/* Field j's column labelled by its whole key (when its label without the
+ * unit clashes with another's); -ENOMEM. */
+static int label_by_key(struct human_layout *lay, const struct iob_record *rec, size_t j)
+{
+	struct textbuf c = {0};
+	human_buf_text(&c, rec->fields[j].key ? rec->fields[j].key : "");
+	free(lay->label[j]);
+	lay->label[j] = c.oom ? NULL : c.data ? c.data : strdup("");
+	return lay->label[j] ? 0 : -ENOMEM;
+}
+
 static int human_is_right(const struct iob_field *f);
 static void human_cell(struct textbuf *b, const struct iob_field *f, double pct);
 
@@ -113,21 +124,10 @@ static int human_labels(struct human_state *st, const struct iob_record *rec)
 			clash = j != i && strcmp(lay->label[i], lay->label[j]) == 0;
 		if (!clash)
 			continue;
-		for (size_t j = 0; j < rec->nfields; j++) {
-			if (j == i || strcmp(lay->label[i], lay->label[j]) != 0)
-				continue;
-			struct textbuf c = {0};
-			human_buf_text(&c, rec->fields[j].key ? rec->fields[j].key : "");
-			free(lay->label[j]);
-			lay->label[j] = c.oom ? NULL : c.data ? c.data : strdup("");
-			if (!lay->label[j])
+		for (size_t j = 0; j < rec->nfields; j++)
+			if (j != i && strcmp(lay->label[i], lay->label[j]) == 0 && label_by_key(lay, rec, j) < 0)
 				return -ENOMEM;
-		}
-		struct textbuf c = {0};
-		human_buf_text(&c, rec->fields[i].key ? rec->fields[i].key : "");
-		free(lay->label[i]);
-		lay->label[i] = c.oom ? NULL : c.data ? c.data : strdup("");
-		if (!lay->label[i])
+		if (label_by_key(lay, rec, i) < 0)
 			return -ENOMEM;
 	}
 	return 0;

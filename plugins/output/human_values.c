@@ -145,6 +145,12 @@ int human_is_scaled(const struct iob_field *f)
 	}
 }
 
+/* A double without a unit: %.6g, 0 for inf and nan (human_number). */
+static void human_f64(struct textbuf *b, double v)
+{
+	textbuf_printf(b, "%.6g", isfinite(v) ? v : 0.0);
+}
+
 /* The value of a non-latency field as text. */
 void human_value(struct textbuf *b, const struct iob_field *f)
 {
@@ -168,22 +174,9 @@ void human_value(struct textbuf *b, const struct iob_field *f)
 			return;
 		}
 	}
-	if (textbuf_integer(b, f))
-		return;
-	switch (f->type) {
-	case IOB_T_F64:
-		textbuf_printf(b, "%.6g", human_number(f));
-		break;
-	case IOB_T_STR:
-		human_buf_text(b, f->v.s);
-		break;
-	case IOB_T_BOOL:
-		textbuf_str(b, f->v.b ? "yes" : "no");
-		break;
-	default:
+	static const struct textbuf_scalars scalars = {human_f64, human_buf_text, "yes", "no"};
+	if (!textbuf_scalar(b, f, &scalars))
 		textbuf_str(b, "?");
-		break;
-	}
 }
 
 /* The key without the unit suffix its shown value carries. */

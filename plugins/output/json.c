@@ -72,12 +72,7 @@ struct json_state {
 /* Write len bytes to the sink; a failure is remembered and ends all output. */
 static int json_write(struct json_state *st, const char *data, size_t len)
 {
-	if (st->err)
-		return st->err;
-	int rc = st->sink.write(st->sink.ctx, data, len);
-	if (rc < 0)
-		st->err = rc;
-	return rc < 0 ? rc : 0;
+	return textbuf_sink_write(&st->sink, &st->err, data, len);
 }
 
 /* Hand the buffer to the sink in one write.  -ENOMEM (nothing written, the
@@ -137,10 +132,8 @@ static int json_open(const struct iob_sink *sink, const char *args, void **state
 static int json_begin_run(void *state, const struct iob_run_info *run)
 {
 	struct json_state *st = state;
-	if (st->stage != JSON_OPENED) {
-		json_log(IOB_LOG_ERROR, "begin_run called twice on %s", st->sink.name);
+	if (textbuf_begin_ok(json_host, JSON_NAME, st->sink.name, st->stage != JSON_OPENED))
 		return -EINVAL;
-	}
 	json_put_head(&st->buf, run);
 	int rc = json_flush(st);
 	/* After a sink failure nothing more is written anyway; after -ENOMEM the
@@ -153,14 +146,10 @@ static int json_begin_run(void *state, const struct iob_run_info *run)
 static int json_record(void *state, const struct iob_record *rec)
 {
 	struct json_state *st = state;
-	if (st->stage != JSON_BEGUN) {
-		json_log(IOB_LOG_ERROR, "record outside a run on %s", st->sink.name);
-		return -EINVAL;
-	}
-	if (st->err)
-		return st->err;
-	if (!rec || (rec->nfields && !rec->fields))
-		return -EINVAL;
+	int rc = textbuf_record_ok(json_host, JSON_NAME, st->sink.name, st->stage != JSON_OPENED, st->stage == JSON_ENDED,
+				   st->err, rec);
+	if (rc)
+		return rc;
 	struct textbuf *b = &st->buf;
 	textbuf_str(b, st->nrecords ? ",\n{\"kind\":" : "\n{\"kind\":");
 	jsonval_str(b, rec->kind ? rec->kind : "");
@@ -171,7 +160,7 @@ static int json_record(void *state, const struct iob_record *rec)
 		jsonval_field(b, &rec->fields[i]);
 	}
 	textbuf_add(b, "}", 1);
-	int rc = json_flush(st);
+	rc = json_flush(st);
 	if (rc == 0)
 		st->nrecords++;
 	return rc;
@@ -180,22 +169,12 @@ static int json_record(void *state, const struct iob_record *rec)
 static int json_end_run(void *state, const struct iob_run_end *end)
 {
 	struct json_state *st = state;
-	if (st->stage != JSON_BEGUN) {
-		json_log(IOB_LOG_ERROR, "end_run %s on %s",
-			 st->stage == JSON_ENDED ? "called twice" : "before begin_run", st->sink.name);
+	if (textbuf_end_ok(json_host, JSON_NAME, st->sink.name, st->stage != JSON_OPENED, st->stage == JSON_ENDED))
 		return -EINVAL;
-	}
 	st->stage = JSON_ENDED;
-	const char *error = NULL;
 	int rc = 0;
-	if (!end || end->struct_size < JSON_RUN_END_V1_SIZE) {
-		json_log(IOB_LOG_ERROR, "end_run on %s got no valid run end", st->sink.name);
-		end = NULL;
-		error = JSON_NO_RESULT;
-		rc = -EINVAL;
-	} else if (end->status != 0) {
-		error = end->error ? end->error : "run failed";
-	}
+	const char *error =
+	    textbuf_run_error(json_host, JSON_NAME, st->sink.name, &end, JSON_RUN_END_V1_SIZE, JSON_NO_RESULT, &rc);
 	json_put_tail(&st->buf, end, error);
 	int wrc = json_flush(st);
 	if (wrc == -ENOMEM && !st->err)
@@ -222,12 +201,6 @@ static int json_close(void *state)
 	return rc;
 }
 
-static const struct iob_output_ops json_ops = {
-	.open = json_open,
-	.begin_run = json_begin_run,
-	.record = json_record,
-	.end_run = json_end_run,
-	.close = json_close,
-};
+static const struct iob_output_ops json_ops = {IOB_OUTPUT_OPS_OF(json)};
 
 IOB_OUTPUT_PLUGIN(json_host, JSON_NAME, "one JSON document per run: run facts, records, notes, status", &json_ops);

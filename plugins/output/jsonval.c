@@ -100,25 +100,13 @@ void jsonval_field(struct textbuf *b, const struct iob_field *f)
 {
 	jsonval_str(b, f->key ? f->key : "");
 	textbuf_add(b, ":", 1);
-	if (textbuf_integer(b, f))
+	static const struct textbuf_scalars scalars = {jsonval_f64, jsonval_str, "true", "false"};
+	if (textbuf_scalar(b, f, &scalars))
 		return;
-	switch (f->type) {
-	case IOB_T_F64:
-		jsonval_f64(b, f->v.f);
-		break;
-	case IOB_T_STR:
-		jsonval_str(b, f->v.s);
-		break;
-	case IOB_T_BOOL:
-		textbuf_str(b, f->v.b ? "true" : "false");
-		break;
-	case IOB_T_LAT:
+	if (f->type == IOB_T_LAT)
 		jsonval_lat(b, f->v.lat);
-		break;
-	default:
+	else
 		textbuf_str(b, "null"); /* not reached: jsonval_known_type */
-		break;
-	}
 }
 
 void jsonval_run_info(struct textbuf *b, const struct iob_run_info *run)
@@ -126,21 +114,19 @@ void jsonval_run_info(struct textbuf *b, const struct iob_run_info *run)
 	static const struct iob_run_info none = {0};
 	if (!run || run->struct_size < offsetof(struct iob_run_info, source) + sizeof(const char *))
 		run = &none;
-	textbuf_str(b, "\"tool\":");
-	jsonval_str(b, run->tool);
-	textbuf_str(b, ",\"version\":");
-	jsonval_str(b, run->version);
-	textbuf_str(b, ",\"host\":");
-	jsonval_str(b, run->host);
-	textbuf_str(b, ",\"started\":");
-	jsonval_str(b, run->started);
-	textbuf_str(b, ",\"source\":");
-	jsonval_str(b, run->source);
 	/* ABI 1.1: the kernel and the record schema's version (a 1.0 core has
 	 * neither: the schema is then 1) */
 	int v11 = run->struct_size >= offsetof(struct iob_run_info, schema) + sizeof run->schema;
-	textbuf_str(b, ",\"kernel\":");
-	jsonval_str(b, v11 ? run->kernel : NULL);
+	const struct {
+		const char *key, *val;
+	} facts[] = {{"tool", run->tool},       {"version", run->version}, {"host", run->host},
+		     {"started", run->started}, {"source", run->source},   {"kernel", v11 ? run->kernel : NULL}};
+	for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
+		textbuf_str(b, i ? ",\"" : "\"");
+		textbuf_str(b, facts[i].key);
+		textbuf_str(b, "\":");
+		jsonval_str(b, facts[i].val);
+	}
 	char schema[16];
 	snprintf(schema, sizeof schema, "%u", v11 && run->schema ? run->schema : 1u);
 	textbuf_str(b, ",\"schema\":");

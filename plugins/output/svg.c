@@ -145,12 +145,6 @@ static int svg_close(void *state)
 	return rc;
 }
 
-static const struct iob_output_ops svg_ops = {
-	.open = svg_open,
-	.begin_run = svg_begin_run,
-	.record = svg_record,
-	.end_run = svg_end_run,
-	.close = svg_close,
-};
+static const struct iob_output_ops svg_ops = {IOB_OUTPUT_OPS_OF(svg)};
 
 IOB_OUTPUT_PLUGIN(svg_host, SVG_NAME, "one SVG picture per run: io_profile sweeps, bigread speed per block and cliff, latency " "percentiles", &svg_ops);

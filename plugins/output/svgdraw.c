@@ -32,6 +32,19 @@ static int svg_grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/* A new zeroed element at the end of the array *p of *n (capacity *cap),
+ * or NULL with st->oom set. */
+static void *svg_new(struct svgd *st, void **p, size_t *cap, size_t *n, size_t size)
+{
+	if (svg_grow(p, cap, *n + 1, size) < 0) {
+		st->oom = 1;
+		return NULL;
+	}
+	char *e = (char *)*p + (*n)++ * size;
+	memset(e, 0, size);
+	return e;
+}
+
 static void svg_pts_put(struct svgd *st, struct svg_pts *p, double x, double y)
 {
 	if (p->n == p->cap) {
@@ -156,17 +169,20 @@ static int svg_bool(const struct iob_record *rec, const char *key)
 	return f && f->type == IOB_T_BOOL && f->v.b;
 }
 
+/* The job, phase and block size a record names, kept. */
+static void svg_keep_names(struct svgd *st, const struct iob_record *rec, char **job, char **phase, double *bs)
+{
+	*job = svgd_strdup(&st->oom, svg_str(rec, "job"));
+	*phase = svgd_strdup(&st->oom, svg_str(rec, "phase"));
+	svg_num(rec, "block_size_bytes", bs);
+}
+
 static void svg_keep_phase(struct svgd *st, const struct iob_record *rec)
 {
-	if (svg_grow((void **)&st->ph, &st->capph, st->nph + 1, sizeof(*st->ph)) < 0) {
-		st->oom = 1;
+	struct svg_phase *p = svg_new(st, (void **)&st->ph, &st->capph, &st->nph, sizeof(*st->ph));
+	if (!p)
 		return;
-	}
-	struct svg_phase *p = &st->ph[st->nph++];
-	memset(p, 0, sizeof(*p));
-	p->job = svgd_strdup(&st->oom, svg_str(rec, "job"));
-	p->phase = svgd_strdup(&st->oom, svg_str(rec, "phase"));
-	svg_num(rec, "block_size_bytes", &p->bs);
+	svg_keep_names(st, rec, &p->job, &p->phase, &p->bs);
 	svg_num(rec, "bw_bytes_per_s", &p->bw);
 	svg_num(rec, "ops_per_s", &p->iops);
 	const struct iob_field *f = svg_field(rec, "lat_ns");
@@ -213,12 +229,9 @@ static void svg_keep_interval(struct svgd *st, const struct iob_record *rec)
 	svg_num(rec, "block_size_bytes", &bs);
 	struct svg_ivs *g = st->niv ? &st->iv[st->niv - 1] : NULL;
 	if (!g || idx == 0 || !svg_same(g->job, job) || !svg_same(g->phase, phase) || g->bs != bs) {
-		if (svg_grow((void **)&st->iv, &st->capiv, st->niv + 1, sizeof(*st->iv)) < 0) {
-			st->oom = 1;
+		g = svg_new(st, (void **)&st->iv, &st->capiv, &st->niv, sizeof(*st->iv));
+		if (!g)
 			return;
-		}
-		g = &st->iv[st->niv++];
-		memset(g, 0, sizeof(*g));
 		g->job = svgd_strdup(&st->oom, job);
 		g->phase = svgd_strdup(&st->oom, phase);
 		g->bs = bs;
@@ -232,15 +245,10 @@ static void svg_keep_steady(struct svgd *st, const struct iob_record *rec)
 	const char *metric = svg_str(rec, "steady_state"), *vals = svg_str(rec, "round_values");
 	if (!metric || !vals)
 		return;
-	if (svg_grow((void **)&st->sd, &st->capsd, st->nsd + 1, sizeof(*st->sd)) < 0) {
-		st->oom = 1;
+	struct svg_steady *d = svg_new(st, (void **)&st->sd, &st->capsd, &st->nsd, sizeof(*st->sd));
+	if (!d)
 		return;
-	}
-	struct svg_steady *d = &st->sd[st->nsd++];
-	memset(d, 0, sizeof(*d));
-	d->job = svgd_strdup(&st->oom, svg_str(rec, "job"));
-	d->phase = svgd_strdup(&st->oom, svg_str(rec, "phase"));
-	svg_num(rec, "block_size_bytes", &d->bs);
+	svg_keep_names(st, rec, &d->job, &d->phase, &d->bs);
 	d->bw = strcmp(metric, "bw") == 0;
 	d->reached = svg_bool(rec, "reached");
 	svg_num(rec, "window", &d->window);
@@ -265,12 +273,9 @@ static void svg_keep(struct svgd *st, const struct iob_record *rec)
 	if (strcmp(kind, "io_profile_test") == 0) {
 		st->profile = 1;
 	} else if (strcmp(kind, "series") == 0) {
-		if (svg_grow((void **)&st->se, &st->capse, st->nse + 1, sizeof(*st->se)) < 0) {
-			st->oom = 1;
+		struct svg_series *s = svg_new(st, (void **)&st->se, &st->capse, &st->nse, sizeof(*st->se));
+		if (!s)
 			return;
-		}
-		struct svg_series *s = &st->se[st->nse++];
-		memset(s, 0, sizeof(*s));
 		s->job = svgd_strdup(&st->oom, svg_str(rec, "job"));
 		s->file = svgd_strdup(&st->oom, svg_str(rec, "file"));
 		svg_num(rec, "block_size_bytes", &s->block_size);
@@ -394,23 +399,12 @@ int svgd_out_open(const struct iob_sink *sink, const char *args, void **state, s
 
 int svgd_out_begin(struct svgd_out *o)
 {
-	if (o->begun) {
-		svgd_log(o->host, o->name, IOB_LOG_ERROR, "begin_run called twice on %s", o->sink.name);
-		return -EINVAL;
-	}
-	o->begun = 1;
-	return 0;
+	return textbuf_begin(o->host, o->name, o->sink.name, &o->begun);
 }
 
 int svgd_out_record(struct svgd_out *o, const struct iob_record *rec)
 {
-	if (!o->begun || o->ended) {
-		svgd_log(o->host, o->name, IOB_LOG_ERROR, "record outside a run on %s", o->sink.name);
-		return -EINVAL;
-	}
-	if (!rec || (rec->nfields && !rec->fields))
-		return -EINVAL;
-	return 0;
+	return textbuf_record_ok(o->host, o->name, o->sink.name, o->begun, o->ended, 0, rec);
 }
 
 int svgd_out_kept(struct svgd_out *o, int oom)
@@ -424,11 +418,8 @@ int svgd_out_kept(struct svgd_out *o, int oom)
 
 int svgd_out_end(struct svgd_out *o)
 {
-	if (!o->begun || o->ended) {
-		svgd_log(o->host, o->name, IOB_LOG_ERROR, "end_run %s on %s",
-			 o->ended ? "called twice" : "before begin_run", o->sink.name);
+	if (textbuf_end_ok(o->host, o->name, o->sink.name, o->begun, o->ended))
 		return -EINVAL;
-	}
 	o->ended = 1;
 	return 0;
 }

@@ -129,30 +129,30 @@ double svg_lin_range(struct svg_axis *a, double lo, double hi)
 	return step;
 }
 
+/* v in the largest of the n units (each `step` times the one before) that
+ * keeps it at 1 or more: "1.5 MiB", "250 us". */
+static void svg_fmt_units(char *out, size_t len, double v, double step, const char *const *u, size_t n)
+{
+	size_t i = 0;
+	while (v >= step && i + 1 < n) {
+		v /= step;
+		i++;
+	}
+	char num[32];
+	svg_num_text(num, sizeof(num), v);
+	snprintf(out, len, "%s %s", num, u[i]);
+}
+
 void svg_fmt_size(char *out, size_t len, double v)
 {
 	static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	size_t i = 0;
-	while (v >= 1024 && i + 1 < sizeof(u) / sizeof(u[0])) {
-		v /= 1024;
-		i++;
-	}
-	char n[32];
-	svg_num_text(n, sizeof(n), v);
-	snprintf(out, len, "%s %s", n, u[i]);
+	svg_fmt_units(out, len, v, 1024, u, sizeof(u) / sizeof(u[0]));
 }
 
 static void svg_fmt_ns(char *out, size_t len, double v)
 {
 	static const char *const u[] = {"ns", "us", "ms", "s"};
-	size_t i = 0;
-	while (v >= 1000 && i + 1 < sizeof(u) / sizeof(u[0])) {
-		v /= 1000;
-		i++;
-	}
-	char n[32];
-	svg_num_text(n, sizeof(n), v);
-	snprintf(out, len, "%s %s", n, u[i]);
+	svg_fmt_units(out, len, v, 1000, u, sizeof(u) / sizeof(u[0]));
 }
 
 static void svg_tick(struct textbuf *b, const struct svg_axis *a, int xaxis, double v, const char *label,

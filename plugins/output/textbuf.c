@@ -416,6 +416,83 @@ void textbuf_log(const struct iob_host *host, const char *who, int level, const 
 	host->log(level, who, "%s", line);
 }
 
+int textbuf_scalar(struct textbuf *b, const struct iob_field *f, const struct textbuf_scalars *how)
+{
+	if (textbuf_integer(b, f))
+		return 1;
+	if (f->type == IOB_T_F64)
+		how->f64(b, f->v.f);
+	else if (f->type == IOB_T_STR)
+		how->str(b, f->v.s);
+	else if (f->type == IOB_T_BOOL)
+		textbuf_str(b, f->v.b ? how->yes : how->no);
+	else
+		return 0;
+	return 1;
+}
+
+int textbuf_begin_ok(const struct iob_host *host, const char *who, const char *sink, int begun)
+{
+	if (!begun)
+		return 0;
+	textbuf_log(host, who, IOB_LOG_ERROR, "begin_run called twice on %s", sink);
+	return -EINVAL;
+}
+
+int textbuf_begin(const struct iob_host *host, const char *who, const char *sink, int *begun)
+{
+	int rc = textbuf_begin_ok(host, who, sink, *begun);
+	if (rc == 0)
+		*begun = 1;
+	return rc;
+}
+
+int textbuf_record_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended, int err,
+		      const struct iob_record *rec)
+{
+	if (!begun || ended) {
+		textbuf_log(host, who, IOB_LOG_ERROR, "record outside a run on %s", sink);
+		return -EINVAL;
+	}
+	if (err)
+		return err;
+	if (!rec || (rec->nfields && !rec->fields))
+		return -EINVAL;
+	return 0;
+}
+
+int textbuf_end_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended)
+{
+	if (begun && !ended)
+		return 0;
+	textbuf_log(host, who, IOB_LOG_ERROR, "end_run %s on %s", ended ? "called twice" : "before begin_run", sink);
+	return -EINVAL;
+}
+
+const char *textbuf_run_error(const struct iob_host *host, const char *who, const char *sink,
+			      const struct iob_run_end **end, size_t v1_size, const char *no_result, int *rc)
+{
+	if (!*end || (*end)->struct_size < v1_size) {
+		textbuf_log(host, who, IOB_LOG_ERROR, "end_run on %s got no valid run end", sink);
+		*end = NULL;
+		*rc = -EINVAL;
+		return no_result;
+	}
+	if ((*end)->status != 0)
+		return (*end)->error ? (*end)->error : "run failed";
+	return NULL;
+}
+
+int textbuf_sink_write(const struct iob_sink *sink, int *err, const char *data, size_t len)
+{
+	if (*err)
+		return *err;
+	int rc = sink->write(sink->ctx, data, len);
+	if (rc < 0)
+		*err = rc;
+	return rc < 0 ? rc : 0;
+}
+
 int textbuf_open_state(const struct iob_sink *sink, void **state, size_t size, size_t sink_at)
 {
 	if (!sink || !sink->write || !state)

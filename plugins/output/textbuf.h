@@ -28,6 +28,30 @@ void textbuf_log(const struct iob_host *host, const char *who, int level, const 
  * *state.  -EINVAL for no sink, no write or no state; -ENOMEM. */
 int textbuf_open_state(const struct iob_sink *sink, void **state, size_t size, size_t sink_at);
 
+/* The order every output's calls must come in: begin_run once, then
+ * records, then end_run once.  Each returns 0 when the call is in order;
+ * else it logs the one error line as `who` ("begin_run called twice on
+ * SINK", "record outside a run on SINK", "end_run called twice on SINK",
+ * "end_run before begin_run on SINK") and returns -EINVAL.  A record is
+ * also refused with the sticky sink error `err` when there is one, and with
+ * -EINVAL (unlogged) when it is missing or has fields but no array. */
+int textbuf_begin_ok(const struct iob_host *host, const char *who, const char *sink, int begun);
+/* textbuf_begin_ok on *begun, which a begin_run in order sets to 1. */
+int textbuf_begin(const struct iob_host *host, const char *who, const char *sink, int *begun);
+int textbuf_record_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended, int err,
+		      const struct iob_record *rec);
+int textbuf_end_ok(const struct iob_host *host, const char *who, const char *sink, int begun, int ended);
+/* The error a document states for a run's end: NULL for a run that ended
+ * well, end's error (or "run failed") for one that did not, and no_result
+ * when end is missing or older than v1_size bytes: that is logged as who
+ * ("end_run on SINK got no valid run end"), *end set to NULL and *rc to
+ * -EINVAL. */
+const char *textbuf_run_error(const struct iob_host *host, const char *who, const char *sink,
+			      const struct iob_run_end **end, size_t v1_size, const char *no_result, int *rc);
+/* Write len bytes to sink unless *err holds an earlier failure (then that
+ * is returned); a failure is kept in *err and returned; else 0. */
+int textbuf_sink_write(const struct iob_sink *sink, int *err, const char *data, size_t len);
+
 void textbuf_add(struct textbuf *b, const char *s, size_t n);
 void textbuf_str(struct textbuf *b, const char *s);
 /* For short numbers only: output over 127 bytes sets oom. */
@@ -49,6 +73,17 @@ size_t textbuf_utf8(const char *s, uint32_t *cp);
 /* Append the value of an integer field (IOB_T_U64, IOB_T_I64) in decimal
  * and return 1; 0, appending nothing, for a field of another type. */
 int textbuf_integer(struct textbuf *b, const struct iob_field *f);
+/* How an output writes a field's scalar values: a double, a string (NULL
+ * for a string field without one), and the words of a bool. */
+struct textbuf_scalars {
+	void (*f64)(struct textbuf *b, double v);
+	void (*str)(struct textbuf *b, const char *s);
+	const char *yes, *no;
+};
+/* Append f's value when it is a scalar, and return 1: an integer in decimal
+ * (textbuf_integer), a double, string or bool the output's way (how); 0,
+ * appending nothing, for any other type (IOB_T_LAT). */
+int textbuf_scalar(struct textbuf *b, const struct iob_field *f, const struct textbuf_scalars *how);
 /* Append s for a terminal: every byte that is not part of a printable
  * UTF-8 character - C0 controls, DEL, the C1 controls U+0080..U+009F (both
  * bytes of their UTF-8 form) and each byte of an invalid sequence - as

@@ -548,10 +548,9 @@ def case_fill_device(tmp):
         mi = os.path.join(tmp, "ini")
         tmpfs(mi, "4m")
         mounts.append(mi)
-        prof = os.path.join(tmp, "fill.ini")
-        with open(prof, "w") as f:
-            f.write(f"[fill]\ndir = {mi}\nfilename = f\naccess = seq\nphases = write,verify\nblock_size = 64K\n"
-                    "fill_device = true\nverify = crc32c\nkeep_files = true\n")
+        prof = iob.write(os.path.join(tmp, "fill.ini"),
+                         f"[fill]\ndir = {mi}\nfilename = f\naccess = seq\nphases = write,verify\n"
+                         "block_size = 64K\nfill_device = true\nverify = crc32c\nkeep_files = true\n")
         out = os.path.join(tmp, "ini.json")
         iobench("run", prof, "--output", "json=" + out, rc=0)
         w, v = phases(iob.read_json(out))

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import iobtest as iob  # noqa: E402
 from iobtest import Skip, expect  # noqa: E402
 from odirect import MEMORY_FS, direct_refused, fs_type  # noqa: E402
+from fioscale import scaled_copy  # noqa: E402
 
 ARGS = None
 SCALE = [("size", "16M"), ("runtime", "2s")]
@@ -79,29 +80,6 @@ def measured(argv, cwd=None, env=None):
     p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return p, (r1.ru_inblock - r0.ru_inblock) * 512, (r1.ru_oublock - r0.ru_oublock) * 512
-
-
-def scaled_copy(src, dst, sets, data):
-    """src with `key=value` of sets added at the end of every job section, and every directory= set to
-    data (what iobench's --dir does; fio runs in data, for the job files that give none)."""
-    out, section = [], None
-
-    def close():
-        if section is not None and section.lower() != "global":
-            out.extend(f"{k}={v}" for k, v in sets)
-
-    with open(src) as f:
-        for line in f:
-            m = re.match(r"\s*\[([^\]]+)\]", line)
-            if m:
-                close()
-                section = m.group(1)
-            if re.match(r"\s*directory\s*=", line):
-                line = f"directory={data}"
-            out.append(line.rstrip("\n"))
-    close()
-    with open(dst, "w") as f:
-        f.write("\n".join(out) + "\n")
 
 
 def run_fio(tmp, jobfile, sets, data):
@@ -561,6 +539,13 @@ def case_offsets(tmp):
            f"record: {ir[:1]}")
 
 
+def refused(what, want, d, *args):
+    """iobench run with args is refused in one line holding want (iob.refusal) and creates nothing in d."""
+    before = sorted(os.listdir(d))
+    iob.refusal(iob.run([os.path.join(ARGS.bin, "iobench"), "run", *args], timeout=60), want, what)
+    expect(sorted(os.listdir(d)) == before, f"{what}: created {sorted(os.listdir(d))}")
+
+
 def case_offset_refused(tmp):
     """Bad offsets refused in one line, exit 2, nothing created: random I/O with an offset, a share
     of a file that does not exist, a bad percentage, an offset past the end of the existing file with
@@ -577,23 +562,11 @@ def case_offset_refused(tmp):
         ("rw=write\nsize=1m\noffset_increment=x\n", "offset_increment=x: give bytes"),
     ]
     for k, (body, want) in enumerate(cases):
-        job = os.path.join(tmp, f"bad{k}.fio")
-        with open(job, "w") as fh:
-            fh.write(f"[bad{k}]\nbs=4k\n" + body)
-        before = sorted(os.listdir(data))
-        p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job, "--dir", data], capture_output=True,
-                           text=True, timeout=60)
-        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
-        expect(p.returncode == 2 and len(lines) == 1 and want in lines[0],
-               f"{body!r}: exit {p.returncode}, want one line with {want!r}: {lines}")
-        expect(sorted(os.listdir(data)) == before, f"{body!r}: created {sorted(os.listdir(data))}")
-    prof = os.path.join(tmp, "bad.ini")
-    with open(prof, "w") as fh:
-        fh.write(f"[r]\ndir = {data}\naccess = random\nsize = 1M\noffset = 4k\nphases = write\n")
-    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof], capture_output=True, text=True, timeout=60)
-    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
-    expect(p.returncode == 2 and len(lines) == 1 and "offset = 4096 needs access = seq" in lines[0],
-           f"INI offset with random: exit {p.returncode}: {lines}")
+        job = iob.write(os.path.join(tmp, f"bad{k}.fio"), f"[bad{k}]\nbs=4k\n" + body)
+        refused(repr(body), want, data, job, "--dir", data)
+    prof = iob.write(os.path.join(tmp, "bad.ini"),
+                     f"[r]\ndir = {data}\naccess = random\nsize = 1M\noffset = 4k\nphases = write\n")
+    refused("INI offset with random", "offset = 4096 needs access = seq", data, prof)
     expect(sorted(os.listdir(data)) == ["small"], f"INI: created {sorted(os.listdir(data))}")
 
 
@@ -603,10 +576,9 @@ def case_offset_ini(tmp):
     each region and between them are left a hole (zeros)."""
     data = os.path.join(tmp, "data")
     os.makedirs(data)
-    prof = os.path.join(tmp, "off.ini")
-    with open(prof, "w") as fh:
-        fh.write(f"[o]\ndir = {data}\nfilename = f\nphases = write\nblock_size = 4K\nsize = 16K\nthreads = 2\n"
-                 "shared_file = true\noffset = 4K\noffset_increment = 64K\nkeep_files = true\n")
+    prof = iob.write(os.path.join(tmp, "off.ini"),
+                     f"[o]\ndir = {data}\nfilename = f\nphases = write\nblock_size = 4K\nsize = 16K\nthreads = 2\n"
+                     "shared_file = true\noffset = 4K\noffset_increment = 64K\nkeep_files = true\n")
     out = os.path.join(tmp, "o.json")
     p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof, "--output", "json=" + out],
                        capture_output=True, text=True, timeout=60)
@@ -681,18 +653,10 @@ def case_percentiles(tmp):
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty)
     for line, msg in bad:
-        with open(job, "w") as fh:
-            fh.write(f"[pl]\nrw=write\nbs=4k\nsize=256k\ndirectory={empty}\n{line}\n")
-        p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job], capture_output=True, text=True, timeout=60)
-        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
-        expect(p.returncode == 2 and len(lines) == 1 and msg in lines[0] and "percentile_list" in lines[0],
-               f"{line}: exit {p.returncode}: {lines}")
-        expect(os.listdir(empty) == [], f"{line}: created {os.listdir(empty)}")
-    with open(prof, "w") as fh:
-        fh.write(f"[p]\ndir = {empty}\nphases = write\npercentiles = 50:200\n")
-    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof], capture_output=True, text=True, timeout=60)
-    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
-    expect(p.returncode == 2 and len(lines) == 1 and "percentile '200'" in lines[0], f"INI 50:200: {lines}")
+        iob.write(job, f"[pl]\nrw=write\nbs=4k\nsize=256k\ndirectory={empty}\n{line}\n")
+        refused(line, (msg, "percentile_list"), empty, job)
+    refused("INI 50:200", "percentile '200'", empty,
+            iob.write(prof, f"[p]\ndir = {empty}\nphases = write\npercentiles = 50:200\n"))
     expect(os.listdir(empty) == [], f"INI: created {os.listdir(empty)}")
 
 
@@ -816,18 +780,10 @@ def case_flow(tmp):
     os.makedirs(empty)
     for line, msg in (("flow=-1", "flow=-1: a negative weight"), ("flow=1\nflow_id=64", "flow_id=64"),
                       ("flow=x", "flow=x")):
-        with open(job, "w") as fh:
-            fh.write(f"[j]\nrw=write\nsize=1m\ndirectory={empty}\n{line}\n")
-        p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job], capture_output=True, text=True, timeout=60)
-        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
-        expect(p.returncode == 2 and len(lines) == 1 and msg in lines[0], f"{line!r}: exit {p.returncode}: {lines}")
-        expect(os.listdir(empty) == [], f"{line!r}: created {os.listdir(empty)}")
-    prof = os.path.join(tmp, "f.ini")
-    with open(prof, "w") as fh:
-        fh.write(f"[f]\ndir = {empty}\nphases = write\nflow_id = 3\n")
-    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof], capture_output=True, text=True, timeout=60)
-    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
-    expect(p.returncode == 2 and len(lines) == 1 and "flow_id = 3 needs flow" in lines[0], f"INI flow_id: {lines}")
+        iob.write(job, f"[j]\nrw=write\nsize=1m\ndirectory={empty}\n{line}\n")
+        refused(repr(line), msg, empty, job)
+    refused("INI flow_id", "flow_id = 3 needs flow", empty,
+            iob.write(os.path.join(tmp, "f.ini"), f"[f]\ndir = {empty}\nphases = write\nflow_id = 3\n"))
     expect(os.listdir(empty) == [], f"INI: created {os.listdir(empty)}")
 
 

@@ -176,25 +176,25 @@ def case_example_drop_read(d):
         check("evicting only" not in r.err, "root drops the whole cache: %r" % r)
 
 
+def write_read(d, args, want, kb=1):
+    """iotest with args writes then reads x (4 MB in kb KiB blocks, the default pattern 0x45): its
+    lines in the order want (M for MemFree), the write and read lines checked."""
+    r = run(args, d)
+    check(seq(r) == want, "lines %s, want %s: %r" % (seq(r), want, r))
+    for line, verb in zip(results(r), ("write", "read")):
+        check_pass(line, r, verb, 4, kb, 0x45)
+
+
 def case_example_rw(d):
-    r = run(["-C", "-s", "4", "x", "-rw"], d)
-    check(seq(r) == "WR", "write and read: %r" % r)
-    check_pass(r.lines[0], r, "write", 4, 1, 0x45)
-    check_pass(r.lines[1], r, "read", 4, 1, 0x45)
+    write_read(d, ["-C", "-s", "4", "x", "-rw"], "WR")
 
 
 def case_example_rw_drop(d):
-    r = run(["-C", "-s", "4", "x", "-rw", "-D"], d)
-    check(seq(r) == "MMWMR", "MemFree lines: %r" % r)
-    check_pass(results(r)[0], r, "write", 4, 1, 0x45)
-    check_pass(results(r)[1], r, "read", 4, 1, 0x45)
+    write_read(d, ["-C", "-s", "4", "x", "-rw", "-D"], "MMWMR")
 
 
 def case_example_rw_sync(d):
-    r = run(["-C", "-s", "4", "x", "-rw", "-Y"], d)
-    check(seq(r) == "WR", "write and read: %r" % r)
-    check_pass(r.lines[0], r, "write", 4, 1, 0x45)
-    check_pass(r.lines[1], r, "read", 4, 1, 0x45)
+    write_read(d, ["-C", "-s", "4", "x", "-rw", "-Y"], "WR")
 
 
 def case_example_verify_all(d):
@@ -209,10 +209,7 @@ def case_example_verify_all(d):
 
 
 def case_example_big_blocks(d):
-    r = run(["x", "-b", "1024", "-s", "4", "-wrC"], d)
-    check(seq(r) == "WR", "write and read: %r" % r)
-    check_pass(r.lines[0], r, "write", 4, 1024, 0x45)
-    check_pass(r.lines[1], r, "read", 4, 1024, 0x45)
+    write_read(d, ["x", "-b", "1024", "-s", "4", "-wrC"], "WR", 1024)
 
 
 def case_example_sanitize(d):

@@ -251,10 +251,13 @@ def case_bad_input(tmp):
     expect("No such file or directory" in p.stderr and not os.path.exists(f"{d}/missing"), p.stderr)
 
 
-def case_sigint(tmp):
-    """SIGINT in the middle of create: exit 130, the create record says interrupted with what it did, and
-    every file and directory the run made is gone (the user's file stays)."""
-    d = fresh(tmp, "sigint")
+def interrupt_files(tmp, name, more, own):
+    """Run a files job (mkdir,create,stat,remove,rmdir of as many files as the file system has inodes
+    for, up to 2,000,000 a stream) in a fresh directory `name`, with the profile text `more` after its
+    section, and send SIGINT once 20 files exist (`own` entries in the directory are not the run's):
+    checks exit 130 and that nothing is left behind; (files a stream, the meta records).  Skip when
+    the run ended before the signal."""
+    d = fresh(tmp, name)
     before = listing(d)
     st = os.statvfs(d)
     files = 2000000
@@ -262,12 +265,11 @@ def case_sigint(tmp):
         files = max(1000, st.f_favail // 4)
     out = os.path.join(tmp, "int.json")
     prof = profile(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = {files}\ntree_depth = 1\ntree_branch = 5\n"
-                        "threads = 2\nmeta_phases = mkdir,create,stat,remove,rmdir\n")
-    p = subprocess.Popen([iobench(), "run", prof, "--output", "json=" + out], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env())
+                        "threads = 2\nmeta_phases = mkdir,create,stat,remove,rmdir\n" + more.format(d=d))
+    p = iob.start([iobench(), "run", prof, "--output", "json=" + out], env=env())
     deadline = time.time() + 60
     while time.time() < deadline:  # until some files exist
-        n = sum(len(fs) for _, _, fs in os.walk(d)) - 1
+        n = sum(len(fs) for _, _, fs in os.walk(d)) - own
         if n >= 20 or p.poll() is not None:
             break
         time.sleep(0.05)
@@ -277,9 +279,13 @@ def case_sigint(tmp):
         raise Skip(f"the run of {files} files per stream ended before the signal (a very fast file system)")
     expect(p.returncode == 130, f"exit {p.returncode}: {se[-2000:]}")
     expect(listing(d) == before, f"left behind: {listing(d)[:10]}")
-    with open(out) as f:
-        recs = json.load(f)["records"]
-    m = meta(recs)
+    return files, meta(iob.read_json(out)["records"])
+
+
+def case_sigint(tmp):
+    """SIGINT in the middle of create: exit 130, the create record says interrupted with what it did, and
+    every file and directory the run made is gone (the user's file stays)."""
+    files, m = interrupt_files(tmp, "sigint", "", 1)
     expect([r["phase"] for r in m][:2] == ["mkdir", "create"], m)
     c = m[1]
     expect(c["status"] == "interrupted" and 0 < c["ops"] < 2 * files, c)
@@ -358,33 +364,8 @@ def case_group_mixed(tmp):
 def case_group_sigint(tmp):
     """SIGINT while a files job and a data job of one group run: exit 130, the files job's create says
     interrupted with what it did, and nothing either job made is left."""
-    d = fresh(tmp, "gsigint")
-    before = listing(d)
-    st = os.statvfs(d)
-    files = 2000000
-    if st.f_files and st.f_favail < 2 * files + 1000:
-        files = max(1000, st.f_favail // 4)
-    out = os.path.join(tmp, "int.json")
-    prof = profile(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = {files}\ntree_depth = 1\ntree_branch = 5\n"
-                        "threads = 2\nmeta_phases = mkdir,create,stat,remove,rmdir\ngroup = 1\n\n"
-                        f"[data]\ndir = {d}\nsize = 1M\nblock_size = 4k\nphases = write\nruntime = 120s\n"
-                        "time_based = true\ngroup = 1\n")
-    p = subprocess.Popen([iobench(), "run", prof, "--output", "json=" + out], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env())
-    deadline = time.time() + 60
-    while time.time() < deadline:  # until some files exist
-        n = sum(len(fs) for _, _, fs in os.walk(d)) - 2
-        if n >= 20 or p.poll() is not None:
-            break
-        time.sleep(0.05)
-    p.send_signal(signal.SIGINT)
-    so, se = p.communicate(timeout=240)
-    if p.returncode == 0:
-        raise Skip(f"the run of {files} files per stream ended before the signal (a very fast file system)")
-    expect(p.returncode == 130, f"exit {p.returncode}: {se[-2000:]}")
-    expect(listing(d) == before, f"left behind: {listing(d)[:10]}")
-    recs = iob.read_json(out)["records"]
-    m = meta(recs)
+    files, m = interrupt_files(tmp, "gsigint", "group = 1\n\n[data]\ndir = {d}\nsize = 1M\nblock_size = 4k\n"
+                               "phases = write\nruntime = 120s\ntime_based = true\ngroup = 1\n", 2)
     expect([r["phase"] for r in m] == ["mkdir", "create"], [r["phase"] for r in m])
     expect(m[1]["status"] == "interrupted" and 0 < m[1]["ops"] < 2 * files, m[1])
 

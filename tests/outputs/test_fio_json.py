@@ -227,52 +227,22 @@ def case_clat2csv(o):
                 check(v in at, "job%d %s: p%s is %d in our percentiles and %s in the CSV" % (n, d, key, v, at))
 
 
-LOGS = """
-[seqlog]
-size = 4MiB
-block_size = 4KiB
-phases = write,read
-loops = 100000
-runtime = 300ms
-log_interval = 20ms
-bw_log = {d}/lg
-iops_log = {d}/lg
-lat_log = {d}/lg
-backend = posix
+def ini(*sections):
+    """A profile's text from (section, {key: value}) pairs, in order."""
+    return "".join(f"[{name}]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items()) + "\n"
+                   for name, keys in sections)
 
-[mixlog]
-size = 2MiB
-block_size = 4KiB
-access = random
-ops = 40000
-phases = write,mixed
-rwmix_read = 60
-threads = 2
-log_interval = 20ms
-bw_log = {d}/lg
-iops_log = {d}/lg
-backend = posix
 
-[grouped]
-size = 4MiB
-block_size = 4KiB
-phases = write
-loops = 100000
-runtime = 200ms
-log_interval = 20ms
-bw_log = {d}/lg
-group = 1
-backend = posix
-
-[grouped2]
-size = 4MiB
-block_size = 4KiB
-phases = write
-loops = 100000
-runtime = 200ms
-group = 1
-backend = posix
-"""
+# four jobs on fio's logs: every log of one, bw and iops of two streams (mixed), bw of a group's job
+# beside one without logs; size, block size and backend from [global]
+LOG_KEYS = {"log_interval": "20ms", "bw_log": "{d}/lg"}
+LOGS = ini(("global", {"size": "4MiB", "block_size": "4KiB", "backend": "posix"}),
+           ("seqlog", {"phases": "write,read", "loops": 100000, "runtime": "300ms", **LOG_KEYS,
+                       "iops_log": "{d}/lg", "lat_log": "{d}/lg"}),
+           ("mixlog", {"size": "2MiB", "access": "random", "ops": 40000, "phases": "write,mixed", "rwmix_read": 60,
+                       "threads": 2, **LOG_KEYS, "iops_log": "{d}/lg"}),
+           ("grouped", {"phases": "write", "loops": 100000, "runtime": "200ms", **LOG_KEYS, "group": 1}),
+           ("grouped2", {"phases": "write", "loops": 100000, "runtime": "200ms", "group": 1}))
 
 
 def read_log(path):

@@ -88,6 +88,15 @@ static void test_double_nonfinite(void **state)
 	assert_string_equal(out, "0.");
 }
 
+/* textbuf_integer appends f's value as printf's want */
+static void integer_is(const struct iob_field *f, const char *want)
+{
+	struct textbuf b = {0};
+	assert_int_equal(textbuf_integer(&b, f), 1);
+	assert_string_equal(b.data, want);
+	textbuf_free(&b);
+}
+
 static void test_integer(void **state)
 {
 	(void)state;
@@ -95,20 +104,12 @@ static void test_integer(void **state)
 	static const int64_t is[] = {0, -1, 1, -9, -10, 1234567, -1234567, INT64_MAX, INT64_MIN, INT64_MIN + 1};
 	char want[32];
 	for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
-		struct textbuf b = {0};
-		struct iob_field f = {.key = "u", .type = IOB_T_U64, .v.u = us[i]};
-		assert_int_equal(textbuf_integer(&b, &f), 1);
 		snprintf(want, sizeof want, "%" PRIu64, us[i]);
-		assert_string_equal(b.data, want);
-		textbuf_free(&b);
+		integer_is(&(struct iob_field){.key = "u", .type = IOB_T_U64, .v.u = us[i]}, want);
 	}
 	for (size_t i = 0; i < sizeof is / sizeof is[0]; i++) {
-		struct textbuf b = {0};
-		struct iob_field f = {.key = "i", .type = IOB_T_I64, .v.i = is[i]};
-		assert_int_equal(textbuf_integer(&b, &f), 1);
 		snprintf(want, sizeof want, "%" PRId64, is[i]);
-		assert_string_equal(b.data, want);
-		textbuf_free(&b);
+		integer_is(&(struct iob_field){.key = "i", .type = IOB_T_I64, .v.i = is[i]}, want);
 	}
 	struct textbuf b = {0};
 	struct iob_field f = {.key = "s", .type = IOB_T_STR, .v.s = "x"};

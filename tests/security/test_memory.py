@@ -129,10 +129,8 @@ def case_fio(tmp):
     and for an INI profile."""
     d = os.path.join(tmp, "data")
     os.mkdir(d)
-    fio = os.path.join(tmp, "j.fio")
-    with open(fio, "w") as f:
-        f.write(f"[global]\nioengine=io_uring\nsize=64k\nbs=4k\ndirectory={d}\n[big]\nrw=randwrite\n"
-                "numjobs=4096\niodepth=65536\n")
+    fio = iob.write(os.path.join(tmp, "j.fio"), f"[global]\nioengine=io_uring\nsize=64k\nbs=4k\ndirectory={d}\n"
+                    "[big]\nrw=randwrite\nnumjobs=4096\niodepth=65536\n")
     m = refusal(iobench(tmp, "check", fio), "fio")
     if m:
         r = iobench(tmp, "check", fio, "--memory-limit", f"{m.group(6)}M")

@@ -115,19 +115,30 @@ def run_json(name, d, job, text):
     return js if r.returncode == 0 else None
 
 
-def test_own_files(work):
+def four_streams(work, name, job, keys):
+    """A job of 4 streams writing then reading, 64 KiB blocks, its files kept in a fresh data/ directory,
+    with `keys` besides: each phase's aggregate checked; (its directory, data/, its records) or None when
+    it failed."""
     d, data = work_dirs(work)
-    js = run_json("own files", d, "own", f"[own]\ndir = {data}\nfilename = f.dat\nsize = 1M\n"
-                  "block_size = 64K\nthreads = 4\nphases = write,read\nkeep_files = true\n")
+    js = run_json(name, d, job, f"[{job}]\ndir = {data}\n{keys}block_size = 64K\nthreads = 4\n"
+                  "phases = write,read\nkeep_files = true\n")
     if not js:
+        return None
+    recs = records(js)
+    for phase in ("write", "read"):
+        check_aggregate(f"{name} {phase}", recs, phase, 4)
+    return d, data, recs
+
+
+def test_own_files(work):
+    run = four_streams(work, "own files", "own", "filename = f.dat\nsize = 1M\n")
+    if not run:
         return
+    d, data, recs = run
     names = sorted(os.listdir(data))
     check("own files: <file>.<i> for i < 4, nothing else", names == [f"f.dat.{i}" for i in range(4)], str(names))
     check("own files: each of size", all(os.path.getsize(os.path.join(data, n)) == 1 << 20 for n in names),
           str([os.path.getsize(os.path.join(data, n)) for n in names]))
-    recs = records(js)
-    for phase in ("write", "read"):
-        check_aggregate("own files " + phase, recs, phase, 4)
     files = sorted(s["file"] for s in recs if s["kind"] == "stream" and s["phase"] == "write")
     check("own files: stream records name their files",
           files == [os.path.join(data, f"f.dat.{i}") for i in range(4)], str(files))
@@ -135,18 +146,14 @@ def test_own_files(work):
 
 
 def test_shared(work):
-    d, data = work_dirs(work)
-    js = run_json("shared file", d, "shared", f"[shared]\ndir = {data}\nfilename = s.dat\nsize = 2M\n"
-                  "block_size = 64K\nthreads = 4\nshared_file = true\nphases = write,read\nkeep_files = true\n")
-    if not js:
+    run = four_streams(work, "shared file", "shared", "filename = s.dat\nsize = 2M\nshared_file = true\n")
+    if not run:
         return
+    d, data, _ = run
     names = os.listdir(data)
     check("shared file: one file", names == ["s.dat"], str(names))
     check("shared file: of the job's size", os.path.getsize(os.path.join(data, "s.dat")) == 2 << 20,
           str(os.path.getsize(os.path.join(data, "s.dat"))))
-    recs = records(js)
-    for phase in ("write", "read"):
-        check_aggregate("shared file " + phase, recs, phase, 4)
     shutil.rmtree(d)
 
 

@@ -39,6 +39,8 @@ What it gives:
   rc=0)` runs a built binary in `iob.env()` (this environment without
   IOBENCH_PLUGIN_PATH: a plugin path of the caller's must not change what
   the binary loads) and fails the case when the exit status is not rc;
+  `iob.refusal(p, want, what)` checks a refusal of bad input (exit 2, one
+  line holding want);
   `iob.start(argv)` starts one with its output piped, `iob.stop(proc, sig,
   timeout)` signals it and waits (killing it after timeout), `iob.wait`
   waits, `iob.interrupted(name, argv, limit)` checks a run stopped by
@@ -308,6 +310,18 @@ def interrupted(name, argv, limit, after=1.5, sig=signal.SIGINT, **kw):
     check(f"{name}: exit {128 + sig}", proc.returncode == 128 + sig, f"{proc.returncode}: {err}")
     check(f"{name}: stopped within {limit} s", took < limit, f"{took:.1f} s")
     return running and proc.returncode == 128 + sig
+
+
+def refusal(p, want, what):
+    """The one-line refusal of bad input (docs/security.md) in the finished
+    run p: exit 2 and one non-empty line on stderr holding want (each of
+    want when it is a tuple); AssertionError naming `what` otherwise.
+    Returns the line."""
+    wants = want if isinstance(want, tuple) else (want,)
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    expect(p.returncode == 2 and len(lines) == 1 and all(w in lines[0] for w in wants),
+           f"{what}: exit {p.returncode}, want one line with {want!r}: {lines}")
+    return lines[0]
 
 
 def binary(a, name):

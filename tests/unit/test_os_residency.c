@@ -115,17 +115,24 @@ static void use_fallback(int on)
 		unsetenv("IOBENCH_NO_CACHESTAT");
 }
 
-static void evicted_then_read(int fallback)
+/* The file evicted, residency counted by cachestat or (fallback) mincore;
+ * skipped on tmpfs. */
+static void start_evicted(int fallback)
 {
-	const uint64_t size = FILE_MIB * MiB, pages = size / psize;
-	uint64_t res, tot;
-
 	if (on_tmpfs()) {
 		print_message("skipped: the current directory is on tmpfs, whose pages cannot be evicted\n");
 		skip();
 	}
 	use_fallback(fallback);
 	evict();
+}
+
+static void evicted_then_read(int fallback)
+{
+	const uint64_t size = FILE_MIB * MiB, pages = size / psize;
+	uint64_t res, tot;
+
+	start_evicted(fallback);
 	assert_int_equal(iob_cache_residency(path, &res, &tot), 0);
 	assert_int_equal(tot, pages);
 	if (res > pages / 20)
@@ -145,12 +152,7 @@ static void half_read(int fallback)
 	const uint64_t size = FILE_MIB * MiB, half = size / 2, hpages = half / psize;
 	uint64_t res, tot;
 
-	if (on_tmpfs()) {
-		print_message("skipped: the current directory is on tmpfs, whose pages cannot be evicted\n");
-		skip();
-	}
-	use_fallback(fallback);
-	evict();
+	start_evicted(fallback);
 	void *held = read_range(half, half); /* the second half: readahead never reaches back */
 	probe(half, half, &res, &tot);
 	assert_int_equal(tot, hpages);

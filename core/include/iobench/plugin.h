@@ -530,6 +530,13 @@ IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_hos
 #define IOB_BACKEND_PLUGIN_OPTIONS(host_var, name, summary, caps, ops, decls)                              \
 	IOB_PLUGIN_DEFINE_(host_var, IOB_PLUGIN_BACKEND, caps, name, summary, struct iob_backend_ops, backend, ops, \
 			   decls, sizeof(decls) / sizeof((decls)[0]))
+/* The designated initialisers of an output's five ops from the functions
+ * p_open, p_begin_run, p_record, p_end_run and p_close, for
+ * `static const struct iob_output_ops x_ops = {IOB_OUTPUT_OPS_OF(x)};`
+ * (more members, such as .side_ext, may follow). */
+#define IOB_OUTPUT_OPS_OF(p)                                                                                \
+	.open = p##_open, .begin_run = p##_begin_run, .record = p##_record, .end_run = p##_end_run,         \
+	.close = p##_close
 #define IOB_OUTPUT_PLUGIN(host_var, name, summary, ops)                                                    \
 	IOB_PLUGIN_DEFINE_(host_var, IOB_PLUGIN_OUTPUT, 0, name, summary, struct iob_output_ops, output, ops, NULL, 0)
 /* An output linked into a binary instead of loaded (a legacy tool's
@@ -537,11 +544,7 @@ IOB_PLUGIN_EXPORT const struct iob_plugin *iob_plugin_entry(const struct iob_hos
  * over the functions p_open, p_begin_run, p_record, p_end_run and p_close,
  * with no entry point. */
 #define IOB_BUILTIN_OUTPUT(var, p, name_, summary_)                                                         \
-	static const struct iob_output_ops p##_ops = {.open = p##_open,                                      \
-						      .begin_run = p##_begin_run,                            \
-						      .record = p##_record,                                  \
-						      .end_run = p##_end_run,                                \
-						      .close = p##_close};                                   \
+	static const struct iob_output_ops p##_ops = {IOB_OUTPUT_OPS_OF(p)};                                \
 	const struct iob_plugin var = {IOB_PLUGIN_HEADER,                                                  \
 				       .kind = IOB_PLUGIN_OUTPUT,                                          \
 				       .name = (name_),                                                    \

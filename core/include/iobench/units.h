@@ -44,6 +44,16 @@ const char *iob_quote(const char *text, char *out, size_t outlen);
 void iob_format_bytes(double bytes, char *buf, size_t len);
 /* "812 ns", "12.3 us", "4.56 ms", "1.23 s" */
 void iob_format_ns(double ns, char *buf, size_t len);
+/* A step of a scale: values from `at` up are shown divided by at, with
+ * `digits` decimals and the suffix. */
+struct iob_scale_step {
+	double at;
+	int digits;
+	const char *suffix;
+};
+/* v on the first of the n steps (largest first) it reaches; the last step
+ * (at 1: v itself) takes every smaller value, and NaN. */
+void iob_format_scaled(double v, const struct iob_scale_step *steps, size_t n, char *buf, size_t len);
 
 /* Room for one more element of `size` bytes in the array whose pointer is
  * at vp (T **), *cap of them allocated and n used: nothing to do while
