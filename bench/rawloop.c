@@ -96,10 +96,10 @@ static int peak_rss(char **argv)
 }
 
 /* null-rand: the per-op step of a null backend's stream, with nothing shared
- * between threads but the start barrier (each thread's counters on its own
- * stack, its own generator). */
+ * between threads but the start barrier: each thread's counters in memory
+ * (as a stream's result), in a cache line of their own, its own generator. */
 struct null_thread {
-	pthread_t t;
+	_Alignas(64) pthread_t t;
 	pthread_barrier_t *go;
 	uint64_t ops, seed, slots, done, bytes;
 	size_t bs;
@@ -118,18 +118,18 @@ static void *null_main(void *arg)
 {
 	struct null_thread *nt = arg;
 	int64_t (*const move)(void *, size_t, uint64_t) = null_call; /* a call through a pointer, as to a plugin */
-	uint64_t seed = nt->seed, bytes = 0, ops = 0;
+	uint64_t seed = nt->seed;
+	const uint64_t nops = nt->ops, slots = nt->slots;
+	const size_t bs = nt->bs;
 	char buf[64];
 	pthread_barrier_wait(nt->go);
-	for (uint64_t i = 0; i < nt->ops; i++) {
-		int64_t n = move(buf, nt->bs, (next(&seed) % nt->slots) * nt->bs);
-		if (n != (int64_t)nt->bs)
+	for (uint64_t i = 0; i < nops; i++) {
+		int64_t n = move(buf, bs, (next(&seed) % slots) * bs);
+		if (n != (int64_t)bs)
 			break;
-		bytes += (uint64_t)n;
-		ops++;
+		nt->bytes += (uint64_t)n; /* stored every op, as a stream's result is */
+		nt->done++;
 	}
-	nt->bytes = bytes;
-	nt->done = ops;
 	return NULL;
 }
 
@@ -153,10 +153,12 @@ static int null_rand(int argc, char **argv)
 		fprintf(stderr, "rawloop: null-rand: BS and THREADS (1..64) must be positive, OPS a multiple of THREADS\n");
 		return 2;
 	}
-	struct null_thread *nt = calloc(nth, sizeof *nt);
+	struct null_thread *nt = aligned_alloc(64, nth * sizeof *nt);
 	pthread_barrier_t go;
 	if (!nt || pthread_barrier_init(&go, NULL, (unsigned)nth + 1))
 		die("null-rand");
+	if (nt)
+		memset(nt, 0, nth * sizeof *nt);
 	for (uint64_t i = 0; i < nth; i++) {
 		nt[i].go = &go;
 		nt[i].ops = ops / nth;
