@@ -17,6 +17,12 @@
  *   rawloop direct-rand FILE BS OPS SEED  O_DIRECT preads at random aligned offsets
  *   rawloop rss CMD ARGS...               run CMD, print its peak RSS in KiB: forked from
  *                                         this small process, so the figure is CMD's own
+ *   rawloop null-rand BS OPS THREADS SEED no I/O: THREADS threads, OPS/THREADS ops each (an
+ *                                         offset drawn, a call through a pointer that
+ *                                         "moves" BS bytes, two counters), each thread's
+ *                                         state its own: the machine's scaling ceiling for
+ *                                         the null backend's streams; also prints
+ *                                         "cpu_ns_per_op" (the process's CPU time per op)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -32,6 +38,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <pthread.h>
 
 static double now(void)
 {
@@ -88,10 +95,104 @@ static int peak_rss(char **argv)
 	return 0;
 }
 
+/* null-rand: the per-op step of a null backend's stream, with nothing shared
+ * between threads but the start barrier: each thread's counters in memory
+ * (as a stream's result), in a cache line of their own, its own generator. */
+struct null_thread {
+	_Alignas(64) pthread_t t;
+	pthread_barrier_t *go;
+	uint64_t ops, seed, slots, done, bytes;
+	size_t bs;
+};
+
+__attribute__((noinline)) static int64_t null_move(void *buf, size_t len, uint64_t off)
+{
+	(void)buf;
+	(void)off;
+	return (int64_t)len;
+}
+
+static int64_t (*volatile null_call)(void *, size_t, uint64_t) = null_move;
+
+static void *null_main(void *arg)
+{
+	struct null_thread *nt = arg;
+	int64_t (*const move)(void *, size_t, uint64_t) = null_call; /* a call through a pointer, as to a plugin */
+	uint64_t seed = nt->seed;
+	const uint64_t nops = nt->ops, slots = nt->slots;
+	const size_t bs = nt->bs;
+	char buf[64];
+	pthread_barrier_wait(nt->go);
+	for (uint64_t i = 0; i < nops; i++) {
+		int64_t n = move(buf, bs, (next(&seed) % slots) * bs);
+		if (n != (int64_t)bs)
+			break;
+		nt->bytes += (uint64_t)n; /* stored every op, as a stream's result is */
+		nt->done++;
+	}
+	return NULL;
+}
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int null_rand(int argc, char **argv)
+{
+	if (argc < 6) {
+		fprintf(stderr, "usage: rawloop null-rand BS OPS THREADS SEED\n");
+		return 2;
+	}
+	size_t bs = strtoull(argv[2], NULL, 10);
+	uint64_t ops = strtoull(argv[3], NULL, 10), nth = strtoull(argv[4], NULL, 10);
+	uint64_t seed = strtoull(argv[5], NULL, 10);
+	if (!bs || !nth || nth > 64 || ops % nth) {
+		fprintf(stderr, "rawloop: null-rand: BS and THREADS (1..64) must be positive, OPS a multiple of THREADS\n");
+		return 2;
+	}
+	struct null_thread *nt = aligned_alloc(64, nth * sizeof *nt);
+	pthread_barrier_t go;
+	if (!nt || pthread_barrier_init(&go, NULL, (unsigned)nth + 1))
+		die("null-rand");
+	if (nt)
+		memset(nt, 0, nth * sizeof *nt);
+	for (uint64_t i = 0; i < nth; i++) {
+		nt[i].go = &go;
+		nt[i].ops = ops / nth;
+		nt[i].seed = seed + i * 0x9e3779b97f4a7c15ull;
+		nt[i].slots = ((uint64_t)1 << 30) / bs; /* a nominal 1 GiB, as the scenario's */
+		nt[i].bs = bs;
+		if (pthread_create(&nt[i].t, NULL, null_main, &nt[i]))
+			die("pthread_create");
+	}
+	double c0 = cpu_s(), t0 = now();
+	pthread_barrier_wait(&go);
+	uint64_t bytes = 0, done = 0;
+	for (uint64_t i = 0; i < nth; i++) {
+		pthread_join(nt[i].t, NULL);
+		bytes += nt[i].bytes;
+		done += nt[i].done;
+	}
+	double t1 = now(), c1 = cpu_s();
+	printf("{\"mode\":\"null-rand\",\"threads\":%llu,\"block_size\":%zu,\"bytes\":%llu,\"ops\":%llu,"
+	       "\"seconds\":%.9f,\"bw_bytes_per_s\":%.3f,\"ops_per_s\":%.3f,\"cpu_ns_per_op\":%.4f}\n",
+	       (unsigned long long)nth, bs, (unsigned long long)bytes, (unsigned long long)done, t1 - t0,
+	       t1 > t0 ? (double)bytes / (t1 - t0) : 0.0, t1 > t0 ? (double)done / (t1 - t0) : 0.0,
+	       done ? (c1 - c0) * 1e9 / (double)done : 0.0);
+	pthread_barrier_destroy(&go);
+	free(nt);
+	return done == ops ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "rss"))
 		return peak_rss(argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "null-rand"))
+		return null_rand(argc, argv);
 	if (argc < 4) {
 		fprintf(stderr, "usage: rawloop MODE FILE BS [OPS|BYTES] [SEED]\n");
 		return 2;

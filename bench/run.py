@@ -43,7 +43,8 @@ Scenarios (docs/performance.md):
   n  the null backend (no I/O) vs fio ioengine=null, 4 KiB random, one thread,
      at iodepth 1, 32 and 128 (IOPS and CPU ns per I/O; fio also with
      gtod_reduce=1, latency off; iobench has no such switch), and 2 streams
-     vs 1 on the null backend: the tools' own ceilings
+     vs 1 on the null backend: the tools' own ceilings, beside the machine's
+     (rawloop null-rand: the same per-I/O step on 2 threads vs 1, nothing shared)
   r  a runtime = 5s phase (cached 4 KiB random reads): how far the phase's own
      elapsed time and the whole process's wall time are from the limit
   startup  load every plugin and parse a profile (iobench check), median wall time
@@ -548,10 +549,11 @@ def cpu_ratio(name, a, b, hi):
     ma, mb = statistics.median(got[a]), statistics.median(got[b])
     r = ma / mb if mb else 0.0
     ok = None if hi is None else r <= hi  # no target: reported only
-    RESULTS[name].setdefault("cpu_ns_per_io", {a: got[a], b: got[b]})
+    RESULTS[name].setdefault("cpu_ns_per_io", {}).update({a: got[a], b: got[b]})
     RESULTS[name].setdefault("ratios", {})[f"{a}/{b} cpu_ns_per_io"] = {
         "valid": True, "value": r, "target": None if hi is None else f"<= {hi}", "met": ok}
-    print(f"  CPU per I/O: {a} {ma:,.0f} ns, {b} {mb:,.0f} ns; {a}/{b} = {r:.3f}" +
+    fmt = ",.2f" if max(ma, mb) < 100 else ",.0f"  # a few ns: their hundredths matter
+    print(f"  CPU per I/O: {a} {ma:{fmt}} ns, {b} {mb:{fmt}} ns; {a}/{b} = {r:.3f}" +
           ("" if hi is None else f"  (target <= {hi}: {'met' if ok else 'MISSED'})"))
     return r
 
@@ -722,15 +724,27 @@ def scenario_n():
     tops = S["null_thread_ops"] - S["null_thread_ops"] % 2
     one = profile(f"{base}ops = {tops}\n")
     two = profile(f"{base}threads = 2\nshared_file = true\nops = {tops // 2}\n")
+    # beside them, in the same rounds, the machine's own ceiling: rawloop
+    # null-rand, the same per-I/O step (an offset drawn, a call through a
+    # pointer, two counters) on 2 threads against 1, nothing shared
+    def raw_null(threads):
+        p, wall = timed([os.path.join(A.build, "bench", "rawloop"), "null-rand", "4096", str(tops), str(threads), "7"])
+        r = json.loads(p.stdout)
+        CPU.setdefault("n_null_threads", {}).setdefault(f"raw{threads}", []).append(r["cpu_ns_per_op"])
+        return Sample(r["ops_per_s"], r["bytes"], r["ops"], wall)
     rounds("n_null_threads", {
         "streams2": lambda: iobench_cpu("n_null_threads", two),
         "streams1": lambda: iobench_cpu("n_null_threads_1", one),
+        "raw2": lambda: raw_null(2),
+        "raw1": lambda: raw_null(1),
     }, "IOPS")
     ratio("n_null_threads", "streams2", "streams1", lo=1.8)
+    ratio("n_null_threads", "raw2", "raw1")  # the machine's ceiling for the ratio above
     if "n_null_threads_1" in CPU and "n_null_threads" in CPU:
         CPU["n_null_threads"]["streams2"] = CPU["n_null_threads"].pop("iobench")
         CPU["n_null_threads"]["streams1"] = CPU["n_null_threads_1"]["iobench"]
         cpu_ratio("n_null_threads", "streams2", "streams1", hi=None)
+        cpu_ratio("n_null_threads", "raw2", "raw1", hi=None)
     print(f"  load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
 
 

@@ -215,7 +215,9 @@ struct phase {
 	uint64_t nio;	   /* I/O calls so far (the sampler's clock) */
 	uint64_t event;	   /* min(lat.event, check_at): the loops compare nio with it */
 	uint64_t check_at; /* next look at the clock and first_done; UINT64_MAX: never */
-	uint64_t check_ns, check_nio; /* the last look */
+	uint64_t check_ns, check_nio; /* the last look at the clock */
+	uint64_t check_step; /* I/Os between looks, as the clock last said */
+	unsigned flag_looks; /* first_done alone: looks at the flag since the clock's */
 	/* the measured window (iob_eng_window_start) */
 	int ramping, ended, fd_seen, have_io, have_cpu;
 	/* sequential: the window's order ends after seq_left more bytes

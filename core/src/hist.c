@@ -278,6 +278,42 @@ uint64_t iob_hist_percentile(const struct iob_hist *h, double p)
 	return iob_hist_max_ns(h);
 }
 
+void iob_hist_percentiles(const struct iob_hist *h, const double *p, size_t n, uint64_t *out)
+{
+	size_t order[IOB_PCT_MAX], m = 0;
+	uint64_t rank[IOB_PCT_MAX];
+	if (n > IOB_PCT_MAX || h->count == 0) {
+		for (size_t j = 0; j < n; j++)
+			out[j] = iob_hist_percentile(h, p[j]);
+		return;
+	}
+	for (size_t j = 0; j < n; j++) {
+		if (p[j] <= 0 || p[j] >= 100) {
+			out[j] = iob_hist_percentile(h, p[j]);
+			continue;
+		}
+		long double want = ceill((long double)p[j] / 100.0L * (long double)h->count);
+		rank[j] = want < 1 ? 1 : (uint64_t)want;
+		size_t at = m++; /* insertion by rank: the scan below meets them in order */
+		while (at > 0 && rank[order[at - 1]] > rank[j]) {
+			order[at] = order[at - 1];
+			at--;
+		}
+		order[at] = j;
+	}
+	uint64_t seen = 0;
+	size_t k = 0;
+	for (unsigned i = 0; i < IOB_HIST_BUCKETS && k < m; i++) {
+		if (!h->bucket[i])
+			continue;
+		seen += h->bucket[i];
+		while (k < m && seen >= rank[order[k]])
+			out[order[k++]] = bucket_value_ns(h, i);
+	}
+	for (; k < m; k++)
+		out[order[k]] = iob_hist_max_ns(h);
+}
+
 double iob_hist_mean(const struct iob_hist *h)
 {
 	if (h->count == 0)

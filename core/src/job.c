@@ -24,7 +24,7 @@ void iob_job_defaults(struct iob_job *job)
 		char err[256];
 		if (k[i].width == 0 || strcmp(k[i].name, "filename") == 0)
 			continue;
-		if (iob_job_set(job, k[i].name, k[i].def, err, sizeof err) != 0) {
+		if (iob_job_set_row(job, &k[i], k[i].def, err, sizeof err) != 0) { /* by its row: no lookup by name */
 			/* a row whose default does not parse: unit_profile fails on it */
 			fprintf(stderr, "iobench: internal error: default of key %s: %s\n", k[i].name, err);
 			abort();

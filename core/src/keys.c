@@ -595,6 +595,11 @@ int iob_job_set(struct iob_job *job, const char *key, const char *value, char *e
 	return iob_key_set(k, job, value, err, errlen);
 }
 
+int iob_job_set_row(struct iob_job *job, const struct iob_key *k, const char *value, char *err, size_t errlen)
+{
+	return iob_key_set(k, job, value, err, errlen);
+}
+
 static int put(char *buf, size_t len, const char *fmt, ...) IOB_PRINTF(3, 4);
 static int put(char *buf, size_t len, const char *fmt, ...)
 {

@@ -90,8 +90,7 @@ void iob_rec_lat(struct iob_recbuf *b, const char *key, const struct iob_hist *h
 	l->stddev = iob_hist_stddev(h);
 	l->npct = b->npct ? b->npct : IOB_NPCT;
 	l->pct = b->npct ? b->pct : iob_default_pct;
-	for (size_t i = 0; i < l->npct; i++)
-		b->latval[k][i] = iob_hist_percentile(h, l->pct[i]);
+	iob_hist_percentiles(h, l->pct, l->npct, b->latval[k]);
 	l->value = b->latval[k];
 	iob_hist_bins(h, b->bin_ns[k], b->bin_count[k], &l->nbins);
 	l->bin_ns = b->bin_ns[k];

@@ -233,20 +233,65 @@ static int mid_ranks(const double *v, size_t n, double *rank)
 
 #define IOB_CLIFF_REFINE_ROUNDS 8
 
-/* Median of v[0..n), n >= 1, using scratch[0..n). */
-static double median_of(const double *v, size_t n, double *scratch)
+/* Move the k-th smallest of a[0..n) (from 0) to a[k], the smaller ones
+ * before it, the others after (Hoare's selection; no NaN in a). */
+static void select_kth(double *a, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		double pivot = a[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		for (;;) {
+			while (a[i] < pivot)
+				i++;
+			while (a[j] > pivot)
+				j--;
+			if (i >= j)
+				break;
+			double t = a[i];
+			a[i++] = a[j];
+			a[j--] = t;
+		}
+		/* a[lo..j] <= pivot <= a[j+1..hi] */
+		if (k <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+}
+
+/* What iob_quantile_sorted(sorted v, n, 0.5) gives, the same bits, found by
+ * selection in O(n) instead of a sort (bigread's cliff search takes 18
+ * medians of up to every block: 2.7 M of its 13.5 M instructions over 1,000
+ * blocks were these sorts); scratch holds n values.  With a NaN among them,
+ * by the sort, as before. */
+double iob_median(const double *v, size_t n, double *scratch)
 {
 	memcpy(scratch, v, n * sizeof *scratch);
-	qsort(scratch, n, sizeof *scratch, cmp_double);
-	return iob_quantile_sorted(scratch, n, 0.5);
+	int nan = 0;
+	for (size_t i = 0; i < n; i++)
+		nan |= isnan(scratch[i]);
+	if (nan || n < 2) {
+		qsort(scratch, n, sizeof *scratch, cmp_double);
+		return iob_quantile_sorted(scratch, n, 0.5);
+	}
+	double h = (double)(n - 1) * 0.5;
+	size_t j = (size_t)floor(h);
+	select_kth(scratch, n, j);
+	double below = scratch[j], next = scratch[j + 1];
+	for (size_t i = j + 2; i < n; i++) /* the (j+1)-th smallest: the least after j */
+		if (scratch[i] < next)
+			next = scratch[i];
+	return below + (h - (double)j) * (next - below);
 }
+
 
 /* Levels, midpoint and shares of the split at k. */
 static void measure_split(const double *v, size_t n, size_t k, double *scratch, struct iob_cliff *out)
 {
 	out->block = k;
-	out->before = median_of(v, k, scratch);
-	out->after = median_of(v + k, n - k, scratch);
+	out->before = iob_median(v, k, scratch);
+	out->after = iob_median(v + k, n - k, scratch);
 	out->ratio = out->after / out->before;
 	double mid = (out->before + out->after) / 2.0;
 	size_t above = 0, below = 0;

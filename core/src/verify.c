@@ -4,6 +4,14 @@
  * (md5, sha256), libxxhash (xxhash: XXH64), ISA-L (crc32c: crc32_iscsi;
  * crc64: crc64_jones_refl, the polynomial fio's crc64 uses).  A kind whose
  * library this build lacks is refused by the job check (job.c).
+ *
+ * Where the build found a library as a shared object, the binaries do not
+ * link it: it is loaded by its soname (IOB_<LIB>_SONAME, from CMake) with
+ * iob_dl_open when a kind first needs it (a job's check, or a checksum), as
+ * the dynamic linker would have loaded it at every start (nettle alone cost
+ * 380,000 instructions of the dynamic loader in every run, docs/performance.md).
+ * A library that cannot be loaded then makes its kinds unavailable: refused
+ * by name, as in a build without it.
  */
 #include "iobench/verify.h"
 
@@ -23,6 +31,110 @@
 #include <isa-l/crc.h>
 #include <isa-l/crc64.h>
 #endif
+#if defined(IOB_NETTLE_SONAME) || defined(IOB_XXHASH_SONAME) || defined(IOB_ISAL_SONAME)
+#define IOB_SUMS_LOADED 1
+#endif
+#include "iobench/os.h"
+
+/* The checksum functions: the library's own where it is linked, else
+ * looked up in it when it is first needed (sums_get). */
+#define SUM_NAME_(f) #f
+#define SUM_NAME(f) SUM_NAME_(f) /* the symbol a header's macro names (nettle_md5_init) */
+static struct {
+	int nettle, xxhash, isal; /* usable */
+#ifdef IOB_HAVE_NETTLE
+	__typeof__(&md5_init) md5_init;
+	__typeof__(&md5_update) md5_update;
+	__typeof__(&md5_digest) md5_digest;
+	__typeof__(&sha256_init) sha256_init;
+	__typeof__(&sha256_update) sha256_update;
+	__typeof__(&sha256_digest) sha256_digest;
+#endif
+#ifdef IOB_HAVE_XXHASH
+	__typeof__(&XXH64_reset) xxh64_reset;
+	__typeof__(&XXH64_update) xxh64_update;
+	__typeof__(&XXH64_digest) xxh64_digest;
+#endif
+#ifdef IOB_HAVE_ISAL
+	__typeof__(&crc32_iscsi) crc32_iscsi;
+	__typeof__(&crc64_jones_refl) crc64_jones_refl;
+#endif
+} sums;
+
+#ifdef IOB_SUMS_LOADED
+/* Look name up in h into *fn (a function pointer); 0 when it is missing. */
+static int sum_sym(void *h, const char *name, void *fn, size_t fnlen)
+{
+	void *sym = h ? iob_dl_sym(h, name) : NULL;
+	if (sym)
+		memcpy(fn, &sym, fnlen);
+	return sym != NULL;
+}
+#define SUM_SYM(h, field, f) sum_sym(h, SUM_NAME(f), &sums.field, sizeof sums.field)
+#endif
+
+static void load_nettle(void)
+{
+#ifdef IOB_HAVE_NETTLE
+#ifdef IOB_NETTLE_SONAME
+	void *h = iob_dl_open(IOB_NETTLE_SONAME, NULL, 0);
+	sums.nettle = SUM_SYM(h, md5_init, md5_init) && SUM_SYM(h, md5_update, md5_update) &&
+		      SUM_SYM(h, md5_digest, md5_digest) && SUM_SYM(h, sha256_init, sha256_init) &&
+		      SUM_SYM(h, sha256_update, sha256_update) && SUM_SYM(h, sha256_digest, sha256_digest);
+#else
+	sums.md5_init = md5_init;
+	sums.md5_update = md5_update;
+	sums.md5_digest = md5_digest;
+	sums.sha256_init = sha256_init;
+	sums.sha256_update = sha256_update;
+	sums.sha256_digest = sha256_digest;
+	sums.nettle = 1;
+#endif
+#endif
+}
+
+static void load_xxhash(void)
+{
+#ifdef IOB_HAVE_XXHASH
+#ifdef IOB_XXHASH_SONAME
+	void *h = iob_dl_open(IOB_XXHASH_SONAME, NULL, 0);
+	sums.xxhash = SUM_SYM(h, xxh64_reset, XXH64_reset) && SUM_SYM(h, xxh64_update, XXH64_update) &&
+		      SUM_SYM(h, xxh64_digest, XXH64_digest);
+#else
+	sums.xxh64_reset = XXH64_reset;
+	sums.xxh64_update = XXH64_update;
+	sums.xxh64_digest = XXH64_digest;
+	sums.xxhash = 1;
+#endif
+#endif
+}
+
+static void load_isal(void)
+{
+#ifdef IOB_HAVE_ISAL
+#ifdef IOB_ISAL_SONAME
+	void *h = iob_dl_open(IOB_ISAL_SONAME, NULL, 0);
+	sums.isal = SUM_SYM(h, crc32_iscsi, crc32_iscsi) && SUM_SYM(h, crc64_jones_refl, crc64_jones_refl);
+#else
+	sums.crc32_iscsi = crc32_iscsi;
+	sums.crc64_jones_refl = crc64_jones_refl;
+	sums.isal = 1;
+#endif
+#endif
+}
+
+/* The library of kind k's checksum, loaded once (from any thread: a
+ * stream's first block); only that one. */
+static void sums_get(enum iob_verify_kind k)
+{
+	static int nettle, xxhash, isal;
+	if (k == IOB_VERIFY_MD5 || k == IOB_VERIFY_SHA256)
+		iob_once(&nettle, load_nettle);
+	else if (k == IOB_VERIFY_XXHASH)
+		iob_once(&xxhash, load_xxhash);
+	else if (k == IOB_VERIFY_CRC32C || k == IOB_VERIFY_CRC64)
+		iob_once(&isal, load_isal);
+}
 
 #define MAGIC "iobV"
 #define VERSION 1u
@@ -58,24 +170,15 @@ int iob_verify_available(enum iob_verify_kind k)
 		return 1;
 	case IOB_VERIFY_CRC32C:
 	case IOB_VERIFY_CRC64:
-#ifdef IOB_HAVE_ISAL
-		return 1;
-#else
-		return 0;
-#endif
+		sums_get(k);
+		return sums.isal;
 	case IOB_VERIFY_MD5:
 	case IOB_VERIFY_SHA256:
-#ifdef IOB_HAVE_NETTLE
-		return 1;
-#else
-		return 0;
-#endif
+		sums_get(k);
+		return sums.nettle;
 	case IOB_VERIFY_XXHASH:
-#ifdef IOB_HAVE_XXHASH
-		return 1;
-#else
-		return 0;
-#endif
+		sums_get(k);
+		return sums.xxhash;
 	}
 	return 0;
 }
@@ -124,52 +227,63 @@ static void checksum(enum iob_verify_kind k, const unsigned char *b, size_t len,
 	(void)part; /* unused in a build with none of the checksum libraries (Windows) */
 	(void)plen;
 	memset(out, 0, SUM_MAX);
+	sums_get(k);
 	switch (k) {
 #ifdef IOB_HAVE_ISAL
 	case IOB_VERIFY_CRC32C: {
+		if (!sums.isal)
+			break; /* not loaded: refused by the job check */
 		unsigned int c = 0xffffffffu;
 		for (int i = 0; i < 2; i++)
 			for (size_t at = 0; at < plen[i];) {
 				size_t n = plen[i] - at > (1u << 30) ? (1u << 30) : plen[i] - at;
-				c = crc32_iscsi((unsigned char *)(uintptr_t)(part[i] + at), (int)n, c);
+				c = sums.crc32_iscsi((unsigned char *)(uintptr_t)(part[i] + at), (int)n, c);
 				at += n;
 			}
 		put32(out, ~c);
 		break;
 	}
 	case IOB_VERIFY_CRC64: {
+		if (!sums.isal)
+			break;
 		uint64_t c = 0;
 		for (int i = 0; i < 2; i++)
-			c = crc64_jones_refl(c, part[i], plen[i]);
+			c = sums.crc64_jones_refl(c, part[i], plen[i]);
 		put64(out, c);
 		break;
 	}
 #endif
 #ifdef IOB_HAVE_NETTLE
 	case IOB_VERIFY_MD5: {
+		if (!sums.nettle)
+			break;
 		struct md5_ctx ctx;
-		md5_init(&ctx);
+		sums.md5_init(&ctx);
 		for (int i = 0; i < 2; i++)
-			md5_update(&ctx, plen[i], part[i]);
-		md5_digest(&ctx, MD5_DIGEST_SIZE, out);
+			sums.md5_update(&ctx, plen[i], part[i]);
+		sums.md5_digest(&ctx, MD5_DIGEST_SIZE, out);
 		break;
 	}
 	case IOB_VERIFY_SHA256: {
+		if (!sums.nettle)
+			break;
 		struct sha256_ctx ctx;
-		sha256_init(&ctx);
+		sums.sha256_init(&ctx);
 		for (int i = 0; i < 2; i++)
-			sha256_update(&ctx, plen[i], part[i]);
-		sha256_digest(&ctx, SHA256_DIGEST_SIZE, out);
+			sums.sha256_update(&ctx, plen[i], part[i]);
+		sums.sha256_digest(&ctx, SHA256_DIGEST_SIZE, out);
 		break;
 	}
 #endif
 #ifdef IOB_HAVE_XXHASH
 	case IOB_VERIFY_XXHASH: {
+		if (!sums.xxhash)
+			break;
 		XXH64_state_t st;
-		XXH64_reset(&st, 0);
+		sums.xxh64_reset(&st, 0);
 		for (int i = 0; i < 2; i++)
-			XXH64_update(&st, part[i], plen[i]);
-		put64(out, XXH64_digest(&st));
+			sums.xxh64_update(&st, part[i], plen[i]);
+		put64(out, sums.xxh64_digest(&st));
 		break;
 	}
 #endif

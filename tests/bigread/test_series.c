@@ -75,6 +75,44 @@ static void test_median_is_sorted(void **state)
 	assert_true(all.median == 5.0);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* iob_median (selection) gives the very bits of the sorted median: odd and
+ * even counts, 1 to 60 values and 1,001, many ties, -0.0, infinities and a
+ * NaN; its input is left as it was. */
+static void test_median_by_selection(void **state)
+{
+	(void)state;
+	uint64_t x = 12345;
+	double v[1001], copy[1001], sorted[1001], scratch[1001];
+	for (size_t n = 1; n <= 1001; n = n < 60 ? n + 1 : 1001) {
+		for (int round = 0; round < 20; round++) {
+			for (size_t i = 0; i < n; i++) {
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+				unsigned r = (unsigned)(x >> 33);
+				v[i] = round % 4 == 0 ? (double)(r % 5)	       /* ties */
+				       : round % 4 == 1 ? (double)r / 7.0 - 1e5 /* distinct, signed */
+				       : round % 4 == 2 ? (r % 3 ? 1e9 / (double)(r % 1000 + 1) : -0.0)
+							: (r % 17 == 0 ? INFINITY : (double)(r % 100));
+			}
+			if (round == 19 && n > 3)
+				v[n / 2] = NAN; /* by the sort, as before */
+			memcpy(copy, v, n * sizeof *v);
+			memcpy(sorted, v, n * sizeof *v);
+			qsort(sorted, n, sizeof *sorted, cmp_dbl);
+			double want = iob_quantile_sorted(sorted, n, 0.5), got = iob_median(v, n, scratch);
+			assert_memory_equal(&got, &want, sizeof got);
+			assert_memory_equal(v, copy, n * sizeof *v);
+		}
+		if (n == 1001)
+			break;
+	}
+}
+
 static void test_known_series_and_robust_subset(void **state)
 {
 	(void)state;
@@ -455,6 +493,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_quantile_definition),
 	    cmocka_unit_test(test_median_is_sorted),
+	    cmocka_unit_test(test_median_by_selection),
 	    cmocka_unit_test(test_known_series_and_robust_subset),
 	    cmocka_unit_test(test_robust_fences_inclusive),
 	    cmocka_unit_test(test_stats_empty_and_single),

@@ -596,6 +596,48 @@ def case_startup_exit_gaps(tmp):
                    f"{STALL_MS} ms: something waits")
 
 
+def case_checksum_libs_when_needed(tmp):
+    """The checksum libraries this build loads by soname (IOB_LOADED_SONAMES,
+    from CMake) are opened by no run that does not verify with them, and by
+    the run of a job that does (whose verify then passes): strace's openat."""
+    need_strace()
+    sonames = [s for s in os.environ.get("IOB_LOADED_SONAMES", "").split(":") if s]
+    if not sonames:
+        raise Skip("this build links its checksum libraries (or has none): nothing is loaded when needed")
+    data = os.path.join(tmp, "c.dat")
+    with open(data, "wb") as f:
+        f.write(os.urandom(MIB))
+    kinds = {"libnettle": "md5", "libxxhash": "xxhash", "libisal": "crc32c"}
+
+    def opened(prof):
+        log = os.path.join(tmp, "open.strace")
+        cmd = ["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", log,
+               tool("iobench"), "run", prof, "--dir", tmp, "--output", "json=" + os.path.join(tmp, "o.json")]
+        env = iob.env()  # LeakSanitizer cannot run under ptrace
+        env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
+        p = iob.run(cmd, env=env, timeout=240)
+        expect(p.returncode == 0, f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr[-2000:]}")
+        with open(log) as f:
+            text = f.read()
+        return {s for s in sonames if re.search(r'open(at)?\(.*/' + re.escape(s) + r'"', text)}
+
+    plain = write(os.path.join(tmp, "p.ini"), "[p]\nfilename = c.dat\nblock_size = 64K\nsize = 1M\nphases = read\n")
+    got = opened(plain)
+    expect(not got, f"a plain read opened {sorted(got)}")
+    for soname in sonames:
+        kind = next((k for pre, k in kinds.items() if soname.startswith(pre + ".so")), None)
+        expect(kind is not None, f"no verify kind known for {soname}")
+        prof = write(os.path.join(tmp, kind + ".ini"),
+                     f"[v]\nfilename = v.dat\nblock_size = 64K\nsize = 1M\nverify = {kind}\nphases = write,verify\n")
+        got = opened(prof)
+        expect(got == {soname}, f"verify = {kind} opened {sorted(got)}, not just {soname}")
+        with open(os.path.join(tmp, "o.json")) as f:
+            recs = records(json.load(f))
+        expect([r["phase"] for r in recs] == ["write", "verify"] and all(r["status"] == "ok" for r in recs),
+               f"verify = {kind}: {[(r.get('phase'), r.get('status')) for r in recs]}")
+        print(f"verify = {kind}: {soname} opened only then")
+
+
 RSS_MARGIN_KIB = 512  # the peak RSS of 1e6 I/Os may exceed that of 1e3 by at most this
 
 

@@ -352,6 +352,34 @@ static void test_first_done(void **state)
 	assert_int_equal(r.first_done_bytes, r.first_done_ops * BS);
 	iob_phase_result_free(&r);
 
+	/* far into a fast phase, where the looks between two clock reads see
+	 * the flag alone: still within 64 I/Os */
+	flag = 0;
+	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND);
+	s.ops = 100000;
+	s.first_done = &flag;
+	fk.flag_at = 77777;
+	fk.flag = &flag;
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(r.ops, 100000);
+	assert_true(r.first_done_ops >= 77777);
+	assert_true(r.first_done_ops <= 77777 + 64);
+	iob_phase_result_free(&r);
+
+	/* slow I/O (each read sleeps 200 us: never less on a busy machine) is
+	 * looked at after every I/O, as the clock says */
+	flag = 0;
+	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND);
+	s.ops = 100;
+	s.first_done = &flag;
+	fk.flag_at = 60;
+	fk.flag = &flag;
+	fk.pace_ns = 200000;
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(r.ops, 100);
+	assert_int_equal(r.first_done_ops, 60);
+	iob_phase_result_free(&r);
+
 	/* already set when the phase starts: nothing done yet */
 	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_SEQ);
 	s.first_done = &flag;

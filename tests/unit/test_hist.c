@@ -254,6 +254,37 @@ static void test_bins(void **state)
 	iob_hist_free(h);
 }
 
+/* iob_hist_percentiles (one pass, any order of ranks) gives exactly what
+ * iob_hist_percentile gives rank by rank: default and unsorted lists with
+ * repeats, 0 and 100, empty and scaled histograms, small and large counts. */
+static void test_percentiles_one_pass(void **s)
+{
+	(void)s;
+	static const double lists[][IOB_PCT_MAX] = {
+	    {99.99, 50, 0, 100, 1, 99.9, 50, 25, 75, 5, 0.001, 99.999, 10, 90, 60, 40, 30, 70, 20, 80},
+	    {100, 100, 0, 0, 50, 50, 99, 1, 33.3, 66.6, 12.5, 87.5, 2, 98, 3, 97, 4, 96, 5, 95},
+	};
+	for (int round = 0; round < 40; round++) {
+		struct iob_hist *h = iob_hist_new();
+		assert_non_null(h);
+		size_t n = round == 0 ? 0 : round < 10 ? (size_t)round : (size_t)(rnd() % 20000);
+		for (size_t i = 0; i < n; i++)
+			iob_hist_record(h, round % 3 ? gen_log_uniform() : gen_bimodal());
+		if (round % 4 == 1)
+			iob_hist_set_scale(h, 0.37);
+		uint64_t got[IOB_PCT_MAX];
+		iob_hist_percentiles(h, iob_default_pct, IOB_NPCT, got);
+		for (size_t j = 0; j < IOB_NPCT; j++)
+			assert_int_equal(got[j], iob_hist_percentile(h, iob_default_pct[j]));
+		for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
+			iob_hist_percentiles(h, lists[l], IOB_PCT_MAX, got);
+			for (size_t j = 0; j < IOB_PCT_MAX; j++)
+				assert_int_equal(got[j], iob_hist_percentile(h, lists[l][j]));
+		}
+		iob_hist_free(h);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_stddev_and_merge),
 		cmocka_unit_test(test_merge_different_scales),
 		cmocka_unit_test(test_bins),
+		cmocka_unit_test(test_percentiles_one_pass),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,6 +96,9 @@ uint64_t iob_hist_bucket_low(unsigned i);
 uint64_t iob_hist_bucket_high(unsigned i);
 /* The p-th percentile (0 < p <= 100) in ns; 0 when empty. */
 uint64_t iob_hist_percentile(const struct iob_hist *h, double p);
+/* out[j] = iob_hist_percentile(h, p[j]) for each of the n ranks, in one pass
+ * over the buckets (ranks in any order). */
+void iob_hist_percentiles(const struct iob_hist *h, const double *p, size_t n, uint64_t *out);
 /* The non-empty buckets in ascending order, each at its representative
  * value in ns (the midpoint, clamped to [min, max], as the percentiles use);
  * buckets that land on one ns value are merged into one bin.  ns and count

@@ -142,6 +142,8 @@ int iob_job_resolve_dir(struct iob_job *job, char *err, size_t errlen);
  * cross-key checks: those are iob_job_validate's.  -ENOENT for an unknown
  * key, with the nearest known key (or `iobench keys`) in err. */
 int iob_job_set(struct iob_job *job, const char *key, const char *value, char *err, size_t errlen);
+/* The same for a row of iob_keys(), without looking its name up. */
+int iob_job_set_row(struct iob_job *job, const struct iob_key *k, const char *value, char *err, size_t errlen);
 /* Write jobs as a profile that iob_profile_load reads back to equal jobs:
  * every key of the table that sets a field, in table order.  -EINVAL, with
  * nothing written, when a name or value holds a line break or a value is

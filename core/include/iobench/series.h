@@ -123,6 +123,9 @@ struct iob_stats {
 
 /* Quantile q(p), 0 <= p <= 1, of n >= 1 values sorted ascending (type 7). */
 double iob_quantile_sorted(const double *sorted, size_t n, double p);
+/* iob_quantile_sorted(v sorted, n, 0.5), the same value, without sorting:
+ * v[0..n) (n >= 1) is not modified, scratch holds n values. */
+double iob_median(const double *v, size_t n, double *scratch);
 /* Figures of n values sorted ascending. */
 void iob_stats_sorted(const double *sorted, size_t n, struct iob_stats *st);
 /* Figures of v[0..n) (any order, not modified) into *all and, when robust is
