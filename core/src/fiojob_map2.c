@@ -527,7 +527,17 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 	m.kb1000 = kb && strcmp(kb->value, "1000") == 0;
 
 	const struct fval *nm = fj_get(&m, K_NAME);
+	char spaced[sizeof job->name];
 	const char *name = nm && nm->value[0] ? nm->value : s->name;
+	if (strchr(name, ' ') && strlen(name) < sizeof spaced) { /* fio allows spaces; a name here names files */
+		snprintf(spaced, sizeof spaced, "%s", name);
+		for (char *c = spaced; *c; c++)
+			*c = *c == ' ' ? '_' : *c;
+		if (fj_valid_name(spaced)) {
+			fj_note(r, "job '%s' is named %s in iobench (a job's name names its files: no spaces)", name, spaced);
+			name = spaced;
+		}
+	}
 	if (!fj_valid_name(name) || strlen(name) >= sizeof job->name)
 		return nm ? fj_bad(&m, K_NAME, -EINVAL, "a job name may only use letters, digits, _ - . (it names files)")
 			  : fj_fail(r, -EINVAL, "%s: [%s]: a job name may only use letters, digits, _ - . (it names files)",
