@@ -233,6 +233,17 @@ static int nodata(const struct iob_registry *reg, const struct iob_job *job)
 	return b && (b->desc.caps & IOB_CAP_NODATA);
 }
 
+/* One job of a group writes a file another only reads, at once: what fio
+ * does with flow.fio's jobs.  Safe when the reader checks nothing of what
+ * it reads (no verify on either side: a block being rewritten is not a bad
+ * block) and the writer never truncates (the reader's file stays as long as
+ * it was laid out before the group). */
+static int read_beside_write(const struct iob_job *w, const struct iob_job *r)
+{
+	const uint32_t verify = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
+	return !WRITES(r) && !(w->phases & verify) && !(r->phases & verify) && !w->truncate;
+}
+
 static int group_files(const struct iob_registry *reg, const struct iob_suite *suite, size_t a, size_t e, char *err,
 		       size_t errlen)
 {
@@ -280,11 +291,13 @@ static int group_files(const struct iob_registry *reg, const struct iob_suite *s
 		/* all entries of one key are together: compare the first with each */
 		for (size_t k = i + 1; !rc && k < n && strcmp(v[i].key, v[k].key) == 0; k++) {
 			const struct iob_job *x = &suite->jobs[v[i].job], *y = &suite->jobs[v[k].job];
-			if (v[i].job == v[k].job || (!WRITES(x) && !WRITES(y)) || (nodata(reg, x) && nodata(reg, y)))
+			if (v[i].job == v[k].job || (!WRITES(x) && !WRITES(y)) || (nodata(reg, x) && nodata(reg, y)) ||
+			    read_beside_write(x, y) || read_beside_write(y, x))
 				continue;
 			snprintf(err, errlen,
 				 "[%s] group %u: jobs %s and %s both use the data file %s and %s writes it; the jobs "
-				 "of a group run at once: give each its own filename",
+				 "of a group run at once, and only one that writes beside others that read, none "
+				 "verifying and none truncating, may share a file: give each its own filename",
 				 y->name, y->group, x->name, y->name, IOB_Q(v[i].path), WRITES(x) ? x->name : y->name);
 			rc = -EINVAL;
 		}
