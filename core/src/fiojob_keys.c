@@ -184,6 +184,15 @@ const struct fio_key fj_keys[K_COUNT] = {
 		     "accepted with the file and directory engines (a stream has one file open at a time; above 1 "
 		     "noted); refused with the others"},
     [K_FALLOCATE] = {"fallocate", "", "(check)", "none only: iobench does not preallocate files"},
+    [K_ATOMIC] = {"atomic", "", "(check)",
+		  "0 only: no iobench backend issues RWF_ATOMIC writes (1 is refused)"},
+    [K_LATENCY_TARGET] = {"latency_target", "", "(check)",
+			  "0 only: fio's search for the highest depth within the target is not in iobench, which runs "
+			  "the job's iodepth throughout"},
+    [K_LATENCY_WINDOW] = {"latency_window", "", "(none)", "accepted without latency_target, where fio ignores it (noted)"},
+    [K_LATENCY_PERCENTILE] = {"latency_percentile", "", "(none)",
+			      "accepted without latency_target, where fio ignores it (noted)"},
+    [K_LATENCY_RUN] = {"latency_run", "", "(none)", "accepted without latency_target, where fio ignores it (noted)"},
     [K_EXITALL] = {"exitall", "", "exit_others",
 		   "1: when the job ends, the jobs running with it stop (exit_others = group, or all with exit_what=all)"},
     [K_EXIT_WHAT] = {"exit_what", "", "exit_others",

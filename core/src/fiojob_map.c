@@ -225,6 +225,10 @@ int fj_map_engine(struct mapper *m, uint32_t *iodepth)
 			e = engines[i].e;
 			found = 1;
 		}
+	if (!found && strcmp(v->value, "page_fault") == 0)
+		return fj_bad(m, K_IOENGINE, -EINVAL,
+			      "copies to and from anonymous memory (an mmap of no file: page faults, no storage; newer "
+			      "than fio 3.33): not a storage engine, and not in iobench");
 	if (!found)
 		return fj_bad(m, K_IOENGINE, -EINVAL,
 			      "not supported (psync, sync, pvsync, libaio, io_uring, mmap, null, falloc or ftruncate)");

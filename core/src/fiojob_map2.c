@@ -577,6 +577,20 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 	if (job->shared_file && job->threads > 1 && job->access == IOB_ACCESS_SEQ)
 		job->shared_whole = 1; /* fio's clones each go over the whole file */
 
+	int atomic;
+	if ((rc = fj_get_bool(&m, K_ATOMIC, 0, &atomic)))
+		return rc;
+	if (atomic)
+		return fj_bad(&m, K_ATOMIC, -ENOTSUP,
+			      "RWF_ATOMIC writes are not issued by any iobench backend (a write is not made untorn)");
+	const struct fval *lt = fj_get(&m, K_LATENCY_TARGET);
+	if (lt && (lt->bare || strcmp(lt->value, "0") != 0))
+		return fj_bad(&m, K_LATENCY_TARGET, -ENOTSUP,
+			      "fio's search for the highest queue depth within a latency target is not in iobench: it "
+			      "runs the job's iodepth throughout");
+	for (enum fkey k = K_LATENCY_WINDOW; k <= K_LATENCY_RUN; k++)
+		if (fj_get(&m, k))
+			fj_note_job(r, job->name, "%s has no effect without latency_target (as in fio)", fj_keys[k].name);
 	int end_fsync, on_close, randrepeat, norandommap, invalidate, unlink_files;
 	if ((rc = fj_get_uint(&m, K_FSYNC, UINT32_MAX, 0, &u)))
 		return rc;
