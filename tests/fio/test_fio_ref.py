@@ -863,6 +863,46 @@ def case_fspace(tmp):
                f"modes after: fio {fd}, iobench {idisk}")
 
 
+def case_fspace_ini(tmp):
+    """The falloc and ftruncate backends from an INI profile, fio or not: allocate 1 MiB, punch 512 KiB,
+    allocate 256 KiB back without growing the file (stat: 1 MiB long, 768 KiB allocated); ftruncate in 4 KiB
+    steps over 1 MiB (its last truncate is to 1020 KiB, nothing allocated); no storage counts (null);
+    a bad mode and a read on ftruncate refused in one line, exit 2, nothing created."""
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    prof = os.path.join(tmp, "f.ini")
+    with open(prof, "w") as fh:
+        fh.write(f"[global]\ndir = {data}\nphases = write\naccess = seq\nkeep_files = true\nfsync = false\n"
+                 f"[alloc]\nbackend = falloc\nfilename = m\nsize = 1M\nblock_size = 64K\n"
+                 f"[punch]\nbackend = falloc\nbackend_options = write=punch\nfilename = m\nsize = 512K\n"
+                 f"block_size = 4K\n"
+                 f"[keep]\nbackend = falloc\nbackend_options = write=keep\nfilename = m\nsize = 256K\n"
+                 f"block_size = 64K\n"
+                 f"[trunc]\nbackend = ftruncate\nfilename = t\nsize = 1M\nblock_size = 4K\n")
+    js = os.path.join(tmp, "f.json")
+    p = iobench("run", prof, "--output", "json=" + js)
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
+    with open(js) as fh:
+        recs = [r for r in json.load(fh)["records"] if r.get("kind") == "phase"]
+    got = [(r["job"], r["ops"], r["storage_write_bytes"], r["os_write_bytes"]) for r in recs]
+    expect(got == [("alloc", 16, None, None), ("punch", 128, None, None), ("keep", 4, None, None),
+                   ("trunc", 256, None, None)], got)
+    m, t = os.stat(os.path.join(data, "m")), os.stat(os.path.join(data, "t"))
+    print(f"falloc: m {m.st_size} bytes, {m.st_blocks} blocks; ftruncate: t {t.st_size} bytes, {t.st_blocks} blocks")
+    expect(m.st_size == 1 << 20 and 1536 <= m.st_blocks <= 1536 + 16, f"m: {m}")
+    expect(t.st_size == (1 << 20) - 4096 and t.st_blocks == 0, f"t: {t}")
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    for text, msg in (("backend = falloc\nbackend_options = write=zap\nphases = write\n", "write=zap"),
+                      ("backend = ftruncate\nphases = write,read\n", "'ftruncate' cannot read")):
+        with open(prof, "w") as fh:
+            fh.write(f"[a]\ndir = {empty}\nsize = 1M\n{text}")
+        p = iobench("run", prof)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2 and len(lines) == 1 and msg in lines[0], f"{text!r}: exit {p.returncode}: {lines}")
+        expect(os.listdir(empty) == [], f"{text!r}: created {os.listdir(empty)}")
+
+
 # ---- one job writes a file others read, at once (flow.fio) ------------------------------------------
 
 def case_shared_write(tmp):
