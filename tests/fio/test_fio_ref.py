@@ -808,8 +808,10 @@ def case_fspace(tmp):
     need_fio()
     if not (have_backend("falloc") and have_backend("ftruncate")):
         raise Skip("the falloc and ftruncate backends are built on Linux only")
+    # size-based: time_based off and a runtime no job reaches (fio's 2 s cut a punch job at 1125 of its
+    # 2048 trims on a busy machine)
     # ftruncate.fio: 1028k in 4k steps is 257 truncates a job; rand-truncate's last size is random
-    sets = [("size", "1028k"), ("runtime", "2s"), ("time_based", "0")]
+    sets = [("size", "1028k"), ("runtime", "60s"), ("time_based", "0")]
     fj, fd, ij, idisk = fspace_pair(tmp, "ftruncate", example("ftruncate.fio"), sets)
     fops = {j["jobname"]: j["write"]["total_ios"] for j in fj}
     iops_ = {r["job"]: r["ops"] for r in ij}
@@ -830,7 +832,7 @@ def case_fspace(tmp):
     # falloc.fio: falloc-fuzzer (randwrite, bssplit) with two punch hole-fuzzer clones (randtrim) on one
     # file at once, then a libaio direct write of it and a buffered read
     need_libaio()
-    sets = [("size", "4M"), ("filesize", "4M"), ("runtime", "2s"), ("time_based", "0")]
+    sets = [("size", "4M"), ("filesize", "4M"), ("runtime", "60s"), ("time_based", "0")]
     fj, fd, ij, idisk = fspace_pair(tmp, "falloc", example("falloc.fio"), sets)
     f = {j["jobname"]: {d: (j[d]["total_ios"], j[d]["io_bytes"]) for d in ("read", "write", "trim")} for j in fj}
     i = {r["job"]: (r["ops"], r["bytes"]) for r in ij}
