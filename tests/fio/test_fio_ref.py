@@ -831,7 +831,15 @@ def case_fspace(tmp):
 
     # falloc.fio: falloc-fuzzer (randwrite, bssplit) with two punch hole-fuzzer clones (randtrim) on one
     # file at once, then a libaio direct write of it and a buffered read
+    modes(tmp)
     need_libaio()
+    no_direct = direct_refused(tmp)
+    if no_direct:  # its aio-dio write job needs O_DIRECT
+        raise Skip(f"falloc.fio left out (ftruncate.fio and the modes file passed): {no_direct}")
+    falloc_example(tmp)
+
+
+def falloc_example(tmp):
     sets = [("size", "4M"), ("filesize", "4M"), ("runtime", "60s"), ("time_based", "0")]
     fj, fd, ij, idisk = fspace_pair(tmp, "falloc", example("falloc.fio"), sets)
     f = {j["jobname"]: {d: (j[d]["total_ios"], j[d]["io_bytes"]) for d in ("read", "write", "trim")} for j in fj}
@@ -850,6 +858,8 @@ def case_fspace(tmp):
         size, blocks = disk["fragmented_file"]
         expect(size == 4 * MiB and 8192 <= blocks <= 8192 + 64, f"fragmented_file after: {disk}")
 
+
+def modes(tmp):
     own = os.path.join(tmp, "modes.fio")
     with open(own, "w") as fh:
         fh.write("[global]\nioengine=falloc\nfilename=modes\nbs=64k\n[alloc]\nrw=write\nsize=1m\n"
