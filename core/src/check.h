@@ -26,7 +26,8 @@ struct iob_run_opts;
 struct iob_suite;
 int iob_check_written(const struct iob_registry *reg, const struct iob_run_opts *opts, const struct iob_suite *suite,
 		      const char *const *runfiles, size_t nrun, char *err, size_t errlen);
-/* Two jobs of one group on one data file, one of them writing it. */
-int iob_check_group_files(const struct iob_suite *suite, char *err, size_t errlen);
+/* Two jobs of one group on one data file, one of them writing it, unless
+ * both backends move no data (IOB_CAP_NODATA). */
+int iob_check_group_files(const struct iob_registry *reg, const struct iob_suite *suite, char *err, size_t errlen);
 
 #endif

@@ -224,7 +224,28 @@ static int gfile_cmp(const void *a, const void *b)
 
 #define WRITES(job) (((job)->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) != 0)
 
-static int group_files(const struct iob_suite *suite, size_t a, size_t e, char *err, size_t errlen)
+/* A job whose backend moves no data (falloc, ftruncate: IOB_CAP_NODATA): it
+ * changes a file's space or length, so another such job changing the same
+ * file at the same time makes nothing it reads or checks wrong. */
+static int nodata(const struct iob_registry *reg, const struct iob_job *job)
+{
+	const struct iob_loaded *b = reg ? iob_registry_find(reg, IOB_PLUGIN_BACKEND, job->backend) : NULL;
+	return b && (b->desc.caps & IOB_CAP_NODATA);
+}
+
+/* One job of a group writes a file another only reads, at once: what fio
+ * does with flow.fio's jobs.  Safe when the reader checks nothing of what
+ * it reads (no verify on either side: a block being rewritten is not a bad
+ * block) and the writer never truncates (the reader's file stays as long as
+ * it was laid out before the group). */
+static int read_beside_write(const struct iob_job *w, const struct iob_job *r)
+{
+	const uint32_t verify = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
+	return !WRITES(r) && !(w->phases & verify) && !(r->phases & verify) && !w->truncate;
+}
+
+static int group_files(const struct iob_registry *reg, const struct iob_suite *suite, size_t a, size_t e, char *err,
+		       size_t errlen)
 {
 	struct gfile *v = NULL;
 	struct iob_filelist *fl = calloc(e - a, sizeof *fl);
@@ -270,11 +291,13 @@ static int group_files(const struct iob_suite *suite, size_t a, size_t e, char *
 		/* all entries of one key are together: compare the first with each */
 		for (size_t k = i + 1; !rc && k < n && strcmp(v[i].key, v[k].key) == 0; k++) {
 			const struct iob_job *x = &suite->jobs[v[i].job], *y = &suite->jobs[v[k].job];
-			if (v[i].job == v[k].job || (!WRITES(x) && !WRITES(y)))
+			if (v[i].job == v[k].job || (!WRITES(x) && !WRITES(y)) || (nodata(reg, x) && nodata(reg, y)) ||
+			    read_beside_write(x, y) || read_beside_write(y, x))
 				continue;
 			snprintf(err, errlen,
 				 "[%s] group %u: jobs %s and %s both use the data file %s and %s writes it; the jobs "
-				 "of a group run at once: give each its own filename",
+				 "of a group run at once, and only one that writes beside others that read, none "
+				 "verifying and none truncating, may share a file: give each its own filename",
 				 y->name, y->group, x->name, y->name, IOB_Q(v[i].path), WRITES(x) ? x->name : y->name);
 			rc = -EINVAL;
 		}
@@ -288,14 +311,14 @@ static int group_files(const struct iob_suite *suite, size_t a, size_t e, char *
 	return rc;
 }
 
-int iob_check_group_files(const struct iob_suite *suite, char *err, size_t errlen)
+int iob_check_group_files(const struct iob_registry *reg, const struct iob_suite *suite, char *err, size_t errlen)
 {
 	for (size_t a = 0, e; a < suite->njobs; a = e) {
 		e = a + 1;
 		while (suite->jobs[a].group && e < suite->njobs && suite->jobs[e].group == suite->jobs[a].group)
 			e++;
 		if (e - a > 1) {
-			int rc = group_files(suite, a, e, err, errlen);
+			int rc = group_files(reg, suite, a, e, err, errlen);
 			if (rc)
 				return rc;
 		}

@@ -35,14 +35,17 @@ const struct fio_key fj_keys[] = {
 	      "access, phases",
 	      "read, write, randread, randwrite: one phase; rw (readwrite), randrw: phase mixed; ':N' after a "
 	      "sequential one is seq_add (rw=read:-8k reads backwards), after a random one rand_run; trim and the "
-	      "rest are refused"},
+	      "rest are refused, but with ioengine=falloc (every direction a write phase: read = backend option "
+	      "write=keep, trim = write=punch) and ioengine=ftruncate (write and randwrite only)"},
     [K_RWMIXREAD] = {"rwmixread", "", "rwmix_read", "percent of reads in rw and randrw (default 50)"},
     [K_RWMIXWRITE] = {"rwmixwrite", "", "rwmix_read", "percent of writes: rwmix_read = 100 - rwmixwrite"},
     [K_IOENGINE] = {"ioengine", "", "backend, backend_options",
 		    "psync (fio's default), sync, pvsync: posix (direct with direct=1); libaio: libaio, io_uring: "
 		    "io_uring (backend option direct=1 with direct=1); mmap: mmap; null, cpp_null: null (no I/O, any iodepth); a changed "
 		    "engine is noted; filecreate, filestat, filedelete, dircreate, dirdelete: workload = files "
-		    "(meta_phases create; create,stat; create,remove; mkdir; mkdir,rmdir); dirstat is refused"},
+		    "(meta_phases create; create,stat; create,remove; mkdir; mkdir,rmdir); falloc: falloc (each I/O one "
+		    "fallocate(2)), ftruncate: ftruncate (each write one ftruncate(2) to its offset), direct noted; "
+		    "dirstat is refused"},
     [K_IODEPTH] = {"iodepth", "", "iodepth",
 		   "I/Os in flight per stream with io_uring, libaio and null; the synchronous engines run depth 1, as fio does "
 		   "(noted)"},
@@ -183,6 +186,15 @@ const struct fio_key fj_keys[] = {
 		     "accepted with the file and directory engines (a stream has one file open at a time; above 1 "
 		     "noted); refused with the others"},
     [K_FALLOCATE] = {"fallocate", "", "(check)", "none only: iobench does not preallocate files"},
+    [K_ATOMIC] = {"atomic", "", "(check)",
+		  "0 only: no iobench backend issues RWF_ATOMIC writes (1 is refused)"},
+    [K_LATENCY_TARGET] = {"latency_target", "", "(check)",
+			  "0 only: fio's search for the highest depth within the target is not in iobench, which runs "
+			  "the job's iodepth throughout"},
+    [K_LATENCY_WINDOW] = {"latency_window", "", "(none)", "accepted without latency_target, where fio ignores it (noted)"},
+    [K_LATENCY_PERCENTILE] = {"latency_percentile", "", "(none)",
+			      "accepted without latency_target, where fio ignores it (noted)"},
+    [K_LATENCY_RUN] = {"latency_run", "", "(none)", "accepted without latency_target, where fio ignores it (noted)"},
     [K_EXITALL] = {"exitall", "", "exit_others",
 		   "1: when the job ends, the jobs running with it stop (exit_others = group, or all with exit_what=all)"},
     [K_EXIT_WHAT] = {"exit_what", "", "exit_others",

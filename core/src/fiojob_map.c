@@ -93,9 +93,9 @@ int fj_get_range(struct mapper *m, enum fkey k, uint64_t *out, int *set)
 
 /* bs: one size for every direction, or fio's "READ,WRITE[,TRIM]", where an
  * empty side keeps fio's default (4k) for that direction: bs=,8k reads 4k
- * and writes 8k.  Trim is not a direction iobench runs: its size is
- * checked, then ignored. */
-static int get_bs(struct mapper *m, uint64_t *rbs, uint64_t *wbs, int *set)
+ * and writes 8k.  Trim is a direction only of ioengine=falloc (a punched
+ * hole, *tbs); elsewhere its size is checked, then ignored. */
+static int get_bs(struct mapper *m, uint64_t *rbs, uint64_t *wbs, uint64_t *tbs, int *set)
 {
 	const struct fval *v = fj_get(m, K_BS);
 	*set = v != NULL;
@@ -122,9 +122,10 @@ static int get_bs(struct mapper *m, uint64_t *rbs, uint64_t *wbs, int *set)
 	if (!given)
 		return fj_bad(m, K_BS, -EINVAL, "needs a size");
 	if (n == 1) /* one size: every direction */
-		dir[1] = dir[0];
+		dir[1] = dir[2] = dir[0];
 	*rbs = dir[0];
 	*wbs = dir[1];
+	*tbs = dir[2];
 	return 0;
 }
 
@@ -205,7 +206,7 @@ static int one_name(struct mapper *m, enum fkey k, const char *in, char *out, si
 	return 0;
 }
 
-enum engine { ENG_PSYNC, ENG_SYNC, ENG_PVSYNC, ENG_LIBAIO, ENG_IO_URING, ENG_MMAP, ENG_NULL };
+enum engine { ENG_PSYNC, ENG_SYNC, ENG_PVSYNC, ENG_LIBAIO, ENG_IO_URING, ENG_MMAP, ENG_NULL, ENG_FALLOC, ENG_FTRUNCATE };
 
 int fj_map_engine(struct mapper *m, uint32_t *iodepth)
 {
@@ -214,7 +215,7 @@ int fj_map_engine(struct mapper *m, uint32_t *iodepth)
 		enum engine e;
 	} engines[] = {{"psync", ENG_PSYNC}, {"sync", ENG_SYNC},	 {"pvsync", ENG_PVSYNC},
 		       {"libaio", ENG_LIBAIO}, {"io_uring", ENG_IO_URING}, {"mmap", ENG_MMAP},
-		       {"null", ENG_NULL}, {"cpp_null", ENG_NULL}};
+		       {"null", ENG_NULL}, {"cpp_null", ENG_NULL}, {"falloc", ENG_FALLOC}, {"ftruncate", ENG_FTRUNCATE}};
 	struct iob_job *job = m->job;
 	const struct fval *v = fj_get(m, K_IOENGINE);
 	enum engine e = ENG_PSYNC; /* fio's default */
@@ -224,12 +225,18 @@ int fj_map_engine(struct mapper *m, uint32_t *iodepth)
 			e = engines[i].e;
 			found = 1;
 		}
+	if (!found && strcmp(v->value, "page_fault") == 0)
+		return fj_bad(m, K_IOENGINE, -EINVAL,
+			      "copies to and from anonymous memory (an mmap of no file: page faults, no storage; newer "
+			      "than fio 3.33): not a storage engine, and not in iobench");
 	if (!found)
-		return fj_bad(m, K_IOENGINE, -EINVAL, "not supported (psync, sync, pvsync, libaio, io_uring, mmap or null)");
+		return fj_bad(m, K_IOENGINE, -EINVAL,
+			      "not supported (psync, sync, pvsync, libaio, io_uring, mmap, null, falloc or ftruncate)");
 	int direct, buffered, rc;
 	if ((rc = fj_get_bool(m, K_DIRECT, 0, &direct)) || (rc = fj_get_bool(m, K_BUFFERED, 1, &buffered)))
 		return rc;
-	if (fj_get(m, K_BUFFERED) && fj_get(m, K_DIRECT) && direct == buffered)
+	/* falloc, ftruncate: no data moves, so whether it would bypass the cache does not matter */
+	if (fj_get(m, K_BUFFERED) && fj_get(m, K_DIRECT) && direct == buffered && e != ENG_FALLOC && e != ENG_FTRUNCATE)
 		return fj_bad(m, K_BUFFERED, -EINVAL, "contradicts direct=%d", direct);
 	if (fj_get(m, K_BUFFERED) && !fj_get(m, K_DIRECT))
 		direct = !buffered;
@@ -259,6 +266,12 @@ int fj_map_engine(struct mapper *m, uint32_t *iodepth)
 	case ENG_NULL: /* no I/O at all, at any depth, as fio's null engine */
 		snprintf(job->backend, sizeof job->backend, "null");
 		break;
+	case ENG_FALLOC: /* each I/O one fallocate(2), each ftruncate(2): no data, so no cache to bypass */
+	case ENG_FTRUNCATE:
+		snprintf(job->backend, sizeof job->backend, "%s", e == ENG_FALLOC ? "falloc" : "ftruncate");
+		if (direct)
+			fj_note_job(m->r, job->name, "direct=1 has no effect with ioengine=%s: no data moves", name);
+		break;
 	}
 	if (*iodepth > 1 && e == ENG_LIBAIO && !direct) {
 		fj_note_job(m->r, job->name,
@@ -267,7 +280,7 @@ int fj_map_engine(struct mapper *m, uint32_t *iodepth)
 			 *iodepth);
 		*iodepth = 1;
 	}
-	if (*iodepth > 1 && e != ENG_LIBAIO && e != ENG_IO_URING && e != ENG_NULL) {
+	if (*iodepth > 1 && e != ENG_LIBAIO && e != ENG_IO_URING && e != ENG_NULL) { /* falloc, ftruncate: sync engines */
 		fj_note_job(m->r, job->name, "iodepth=%u has no effect with ioengine=%s: it runs one I/O at a time, as fio does",
 			 *iodepth, name);
 		*iodepth = 1;
@@ -412,7 +425,28 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 	char *mod = strchr(wbuf, ':');
 	if (mod)
 		*mod++ = '\0';
-	if (strcmp(w, "read") == 0 || strcmp(w, "write") == 0) {
+	/* falloc and ftruncate change the file whatever the direction: every
+	 * one is a write phase, the direction a falloc backend option */
+	int falloc = strcmp(job->backend, "falloc") == 0, ftrunc = strcmp(job->backend, "ftruncate") == 0;
+	const char *fmode = NULL;
+	if (falloc || ftrunc) {
+		int trim = strcmp(w, "trim") == 0 || strcmp(w, "randtrim") == 0;
+		int rd = strcmp(w, "read") == 0 || strcmp(w, "randread") == 0;
+		int wr = strcmp(w, "write") == 0 || strcmp(w, "randwrite") == 0;
+		if (ftrunc && !wr)
+			return fj_bad(m, K_RW, -EINVAL,
+				      "ioengine=ftruncate does writes only (write, randwrite): fio fails its other I/O with "
+				      "EINVAL");
+		if (falloc && !trim && !rd && !wr)
+			return fj_bad(m, K_RW, -EINVAL,
+				      "ioengine=falloc takes one direction per job in iobench (read, write, trim, "
+				      "randread, randwrite, randtrim)");
+		fmode = trim ? "punch" : rd ? "keep" : "alloc";
+		if (falloc && (rc = iob_job_set(job, "backend_options", fmode[0] == 'a' ? "" : fmode[0] == 'p' ? "write=punch" : "write=keep",
+						m->why, sizeof m->why)) != 0)
+			return fj_bad(m, K_RW, rc, "%s", m->why);
+		job->access = w[0] == 'r' && w[1] == 'a' ? IOB_ACCESS_RAND : IOB_ACCESS_SEQ;
+	} else if (strcmp(w, "read") == 0 || strcmp(w, "write") == 0) {
 		job->access = IOB_ACCESS_SEQ;
 	} else if (strcmp(w, "randread") == 0 || strcmp(w, "randwrite") == 0) {
 		job->access = IOB_ACCESS_RAND;
@@ -436,7 +470,7 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 		}
 	}
 	job->phases = mixed ? IOB_PHASE_BIT(IOB_PHASE_MIXED)
-		      : strstr(w, "write") ? IOB_PHASE_BIT(IOB_PHASE_WRITE)
+		      : fmode || strstr(w, "write") ? IOB_PHASE_BIT(IOB_PHASE_WRITE)
 					   : IOB_PHASE_BIT(IOB_PHASE_READ);
 	uint64_t u;
 	if ((rc = fj_get_uint(m, K_RWMIXREAD, 100, 50, &u)) != 0)
@@ -450,9 +484,9 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 		job->rwmix_read = (uint32_t)(100 - u);
 	}
 
-	uint64_t bs = 4096, rbs = 4096, wbs = 4096, size = 0, filesize = 0, io_size = 0, x;
+	uint64_t bs = 4096, rbs = 4096, wbs = 4096, tbs = 4096, size = 0, filesize = 0, io_size = 0, x;
 	int bs_set, range_set, size_set, filesize_set, io_set;
-	if ((rc = get_bs(m, &rbs, &wbs, &bs_set)) || (rc = fj_get_range(m, K_BSRANGE, &x, &range_set)))
+	if ((rc = get_bs(m, &rbs, &wbs, &tbs, &bs_set)) || (rc = fj_get_range(m, K_BSRANGE, &x, &range_set)))
 		return rc;
 	/* the size of the direction the job uses; both: they must agree */
 	if (mixed && rbs != wbs && !fj_get(m, K_BSSPLIT))
@@ -460,7 +494,8 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 			   "reads of %llu and writes of %llu bytes: rw=%s does both, and iobench does one block size "
 			   "per job",
 			   (unsigned long long)rbs, (unsigned long long)wbs, w);
-	bs = job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE) ? wbs : rbs;
+	bs = fmode ? (fmode[0] == 'p' ? tbs : fmode[0] == 'k' ? rbs : wbs)
+	     : job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE) ? wbs : rbs;
 	if (range_set) {
 		if (bs_set && x != bs)
 			return fj_bad(m, K_BSRANGE, -EINVAL, "contradicts bs");

@@ -588,7 +588,17 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 	m.kb1000 = kb && strcmp(kb->value, "1000") == 0;
 
 	const struct fval *nm = fj_get(&m, K_NAME);
+	char spaced[sizeof job->name];
 	const char *name = nm && nm->value[0] ? nm->value : s->name;
+	if (strchr(name, ' ') && strlen(name) < sizeof spaced) { /* fio allows spaces; a name here names files */
+		snprintf(spaced, sizeof spaced, "%s", name);
+		for (char *c = spaced; *c; c++)
+			*c = *c == ' ' ? '_' : *c;
+		if (fj_valid_name(spaced)) {
+			fj_note(r, "job '%s' is named %s in iobench (a job's name names its files: no spaces)", name, spaced);
+			name = spaced;
+		}
+	}
 	if (!fj_valid_name(name) || strlen(name) >= sizeof job->name)
 		return nm ? fj_bad(&m, K_NAME, -EINVAL, "a job name may only use letters, digits, _ - . (it names files)")
 			  : fj_fail(r, -EINVAL, "%s: [%s]: a job name may only use letters, digits, _ - . (it names files)",
@@ -628,6 +638,20 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 	if (job->shared_file && job->threads > 1 && job->access == IOB_ACCESS_SEQ)
 		job->shared_whole = 1; /* fio's clones each go over the whole file */
 
+	int atomic;
+	if ((rc = fj_get_bool(&m, K_ATOMIC, 0, &atomic)))
+		return rc;
+	if (atomic)
+		return fj_bad(&m, K_ATOMIC, -ENOTSUP,
+			      "RWF_ATOMIC writes are not issued by any iobench backend (a write is not made untorn)");
+	const struct fval *lt = fj_get(&m, K_LATENCY_TARGET);
+	if (lt && (lt->bare || strcmp(lt->value, "0") != 0))
+		return fj_bad(&m, K_LATENCY_TARGET, -ENOTSUP,
+			      "fio's search for the highest queue depth within a latency target is not in iobench: it "
+			      "runs the job's iodepth throughout");
+	for (enum fkey k = K_LATENCY_WINDOW; k <= K_LATENCY_RUN; k++)
+		if (fj_get(&m, k))
+			fj_note_job(r, job->name, "%s has no effect without latency_target (as in fio)", fj_keys[k].name);
 	int end_fsync, on_close, randrepeat, norandommap, invalidate, unlink_files;
 	if ((rc = fj_map_rows(&m))) /* the keys that map by their row */
 		return rc;

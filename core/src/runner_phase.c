@@ -162,6 +162,8 @@ void iob_runner_phase_notes(struct iob_run *run, const struct iob_job *job, cons
 		iob_notes_add(&run->notes, "%s: backend %s moves no bytes and touches no file: these figures measure "
 					   "the tool, not storage", what, b->desc.name);
 	}
+	if (!why && (b->desc.caps & IOB_CAP_NODATA))
+		why = "the backend's writes move no data: they change the file's space or length";
 	if (why)
 		r->storage_read_bytes = r->storage_write_bytes = UINT64_MAX;
 	else if (r->storage_read_bytes == UINT64_MAX && (b->desc.caps & IOB_CAP_WORKERS))

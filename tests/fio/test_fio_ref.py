@@ -787,6 +787,238 @@ def case_flow(tmp):
     expect(os.listdir(empty) == [], f"INI: created {os.listdir(empty)}")
 
 
+# ---- ioengine=falloc and ftruncate: fio's counts and what is on disk after --------------------------
+
+def fspace_pair(tmp, name, jobfile, sets):
+    """fio (a scaled copy) and iobench (--set) on jobfile, each in a fresh directory holding only the job's
+    file: fio's JSON jobs, iobench's phase records, and {file: (st_size, st_blocks)} after each."""
+    out = []
+    for who in ("fio", "iob"):
+        data = os.path.join(tmp, f"{name}-{who}")
+        os.makedirs(data)
+        if who == "fio":
+            copy = os.path.join(tmp, f"{name}-scaled.fio")
+            scaled_copy(jobfile, copy, sets, data)
+            p = subprocess.run([fio_bin(), "--output-format=json", copy], capture_output=True, text=True,
+                               timeout=300, cwd=data)
+            expect(p.returncode == 0, f"fio {copy}: exit {p.returncode}\n{p.stderr[-2000:]}")
+            got = json.loads(p.stdout[p.stdout.index("{"):])["jobs"]
+        else:
+            js = os.path.join(tmp, f"{name}.json")
+            argv = ["run", jobfile, "--dir", data, "--output", "json=" + js]
+            for k, v in sets:
+                argv += ["--set", f"{k}={v}"]
+            p = iobench(*argv)
+            expect(p.returncode == 0, f"iobench {' '.join(argv)}: exit {p.returncode}\n{p.stderr[-2000:]}")
+            with open(js) as f:
+                got = [r for r in json.load(f)["records"] if r.get("kind") == "phase"]
+        disk = {}
+        for f in os.listdir(data):
+            st = os.stat(os.path.join(data, f))
+            disk[f] = (st.st_size, st.st_blocks)
+        out += [got, disk]
+    print(f"{name}: on disk after fio {out[1]}, after iobench {out[3]}")
+    return out
+
+
+def case_fspace(tmp):
+    """ftruncate.fio and falloc.fio (ioengine=ftruncate, falloc), size-based and scaled, by fio and by
+    iobench: I/O counts per job equal, and the file's length and allocated blocks (stat) after; a small
+    falloc job file of my own (allocate 1 MiB, punch 512 KiB, allocate 256 KiB back without growing the
+    file) leaves the same length and blocks after both."""
+    need_fio()
+    if not (have_backend("falloc") and have_backend("ftruncate")):
+        raise Skip("the falloc and ftruncate backends are built on Linux only")
+    # size-based: time_based off and a runtime no job reaches (fio's 2 s cut a punch job at 1125 of its
+    # 2048 trims on a busy machine)
+    # ftruncate.fio: 1028k in 4k steps is 257 truncates a job; rand-truncate's last size is random
+    sets = [("size", "1028k"), ("runtime", "60s"), ("time_based", "0")]
+    fj, fd, ij, idisk = fspace_pair(tmp, "ftruncate", example("ftruncate.fio"), sets)
+    fops = {j["jobname"]: j["write"]["total_ios"] for j in fj}
+    iops_ = {r["job"]: r["ops"] for r in ij}
+    print(f"ftruncate.fio: fio {fops}, iobench {iops_}")
+    expect(fops == iops_ == {"grow-truncate": 257, "rand-truncate": 257}, f"fio {fops}, iobench {iops_}")
+    for disk in (fd, idisk):
+        size, blocks = disk["truncate"]
+        expect(blocks == 0 and size % 4096 == 0 and size <= 1028 * 1024, f"truncate after: {disk}")
+    # grow-truncate alone: its last truncate is to the last block's offset, 1 MiB
+    grow = os.path.join(tmp, "grow.fio")
+    with open(example("ftruncate.fio")) as f:
+        text = f.read()
+    with open(grow, "w") as f:
+        f.write(text[:text.index("[rand-truncate]")])
+    fj, fd, ij, idisk = fspace_pair(tmp, "grow", grow, sets)
+    expect(fd == idisk == {"truncate": (1 << 20, 0)}, f"grow-truncate: fio {fd}, iobench {idisk}")
+
+    # falloc.fio: falloc-fuzzer (randwrite, bssplit) with two punch hole-fuzzer clones (randtrim) on one
+    # file at once, then a libaio direct write of it and a buffered read
+    modes(tmp)
+    need_libaio()
+    no_direct = direct_refused(tmp)
+    if no_direct:  # its aio-dio write job needs O_DIRECT
+        raise Skip(f"falloc.fio left out (ftruncate.fio and the modes file passed): {no_direct}")
+    falloc_example(tmp)
+
+
+def falloc_example(tmp):
+    sets = [("size", "4M"), ("filesize", "4M"), ("runtime", "60s"), ("time_based", "0")]
+    fj, fd, ij, idisk = fspace_pair(tmp, "falloc", example("falloc.fio"), sets)
+    f = {j["jobname"]: {d: (j[d]["total_ios"], j[d]["io_bytes"]) for d in ("read", "write", "trim")} for j in fj}
+    i = {r["job"]: (r["ops"], r["bytes"]) for r in ij}
+    print(f"falloc.fio: fio {f}\nfalloc.fio: iobench {i}")
+    # group_reporting: fio reports the first group as one job, named after its first
+    expect(f["falloc-fuzzer"]["trim"] == i["punch_hole-fuzzer"] == (2048, 8 * MiB), "punch holes: 2 x 1024 of 4k")
+    expect(f["sequential aio-dio write"]["write"] == i["sequential_aio-dio_write"] == (64, 4 * MiB), "aio write")
+    expect(f["sequential buffered read"]["read"] == i["sequential_buffered_read"] == (64, 4 * MiB), "read")
+    # bssplit's sizes are drawn by two generators, iobench's offsets with replacement: the same work
+    # within a block of the largest size, not the same count
+    fb, ib = f["falloc-fuzzer"]["write"][1], i["falloc-fuzzer"][1]
+    expect(abs(fb - 4 * MiB) <= 64 << 10 and abs(ib - 4 * MiB) <= 64 << 10, f"falloc-fuzzer bytes: fio {fb}, iob {ib}")
+    # the last write covers the file: 4 MiB long, allocated whole (a few blocks more: the extent tree)
+    for disk in (fd, idisk):
+        size, blocks = disk["fragmented_file"]
+        expect(size == 4 * MiB and 8192 <= blocks <= 8192 + 64, f"fragmented_file after: {disk}")
+
+
+def modes(tmp):
+    own = os.path.join(tmp, "modes.fio")
+    with open(own, "w") as fh:
+        fh.write("[global]\nioengine=falloc\nfilename=modes\nbs=64k\n[alloc]\nrw=write\nsize=1m\n"
+                 "[punch]\nstonewall\nrw=trim\nbs=4k\nsize=512k\n[keep]\nstonewall\nrw=read\nsize=256k\n")
+    fj, fd, ij, idisk = fspace_pair(tmp, "modes", own, [])
+    f = [(j["jobname"], j["write"]["total_ios"] + j["read"]["total_ios"] + j["trim"]["total_ios"]) for j in fj]
+    i = [(r["job"], r["ops"]) for r in ij]
+    expect(f == i == [("alloc", 16), ("punch", 128), ("keep", 4)], f"modes: fio {f}, iobench {i}")
+    # 1 MiB allocated, its first 512 KiB punched, 256 KiB of it allocated back: 768 KiB, 1536 blocks
+    # (ext4 may count a block or two of its extent tree beside them: 1544 was seen after fio)
+    for disk in (fd, idisk):
+        expect(list(disk) == ["modes"] and disk["modes"][0] == 1 << 20 and 1536 <= disk["modes"][1] <= 1536 + 16,
+               f"modes after: fio {fd}, iobench {idisk}")
+
+
+def case_fspace_ini(tmp):
+    """The falloc and ftruncate backends from an INI profile, fio or not: allocate 1 MiB, punch 512 KiB,
+    allocate 256 KiB back without growing the file (stat: 1 MiB long, 768 KiB allocated); ftruncate in 4 KiB
+    steps over 1 MiB (its last truncate is to 1020 KiB, nothing allocated); no storage counts (null);
+    a bad mode and a read on ftruncate refused in one line, exit 2, nothing created."""
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    prof = os.path.join(tmp, "f.ini")
+    with open(prof, "w") as fh:
+        fh.write(f"[global]\ndir = {data}\nphases = write\naccess = seq\nkeep_files = true\nfsync = false\n"
+                 f"[alloc]\nbackend = falloc\nfilename = m\nsize = 1M\nblock_size = 64K\n"
+                 f"[punch]\nbackend = falloc\nbackend_options = write=punch\nfilename = m\nsize = 512K\n"
+                 f"block_size = 4K\n"
+                 f"[keep]\nbackend = falloc\nbackend_options = write=keep\nfilename = m\nsize = 256K\n"
+                 f"block_size = 64K\n"
+                 f"[trunc]\nbackend = ftruncate\nfilename = t\nsize = 1M\nblock_size = 4K\n")
+    js = os.path.join(tmp, "f.json")
+    p = iobench("run", prof, "--output", "json=" + js)
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
+    with open(js) as fh:
+        recs = [r for r in json.load(fh)["records"] if r.get("kind") == "phase"]
+    got = [(r["job"], r["ops"], r["storage_write_bytes"], r["os_write_bytes"]) for r in recs]
+    expect(got == [("alloc", 16, None, None), ("punch", 128, None, None), ("keep", 4, None, None),
+                   ("trunc", 256, None, None)], got)
+    m, t = os.stat(os.path.join(data, "m")), os.stat(os.path.join(data, "t"))
+    print(f"falloc: m {m.st_size} bytes, {m.st_blocks} blocks; ftruncate: t {t.st_size} bytes, {t.st_blocks} blocks")
+    expect(m.st_size == 1 << 20 and 1536 <= m.st_blocks <= 1536 + 16, f"m: {m}")
+    expect(t.st_size == (1 << 20) - 4096 and t.st_blocks == 0, f"t: {t}")
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    for text, msg in (("backend = falloc\nbackend_options = write=zap\nphases = write\n", "write=zap"),
+                      ("backend = ftruncate\nphases = write,read\n", "'ftruncate' cannot read")):
+        with open(prof, "w") as fh:
+            fh.write(f"[a]\ndir = {empty}\nsize = 1M\n{text}")
+        p = iobench("run", prof)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2 and len(lines) == 1 and msg in lines[0], f"{text!r}: exit {p.returncode}: {lines}")
+        expect(os.listdir(empty) == [], f"{text!r}: created {os.listdir(empty)}")
+
+
+# ---- one job writes a file others read, at once (flow.fio) ------------------------------------------
+
+def case_shared_write(tmp):
+    """flow.fio, scaled (16 MiB, 2 s), by iobench and by fio: job2 writes the file job1 reads, at once.
+    iobench lays the file out before the group (as fio does), both jobs run, their I/Os are 1:8 as the
+    flows ask, and the file is 16 MiB long and allocated whole after both tools.  In an INI profile the
+    same pair runs; with verify, truncate or two writers it is refused in one line, exit 2, nothing
+    created."""
+    need_libaio()
+    sets = [("size", "16M"), ("runtime", "2s"), ("log_avg_msec", "100")]
+    data = os.path.join(tmp, "iob")
+    os.makedirs(data)
+    js = os.path.join(tmp, "flow.json")
+    argv = ["run", example("flow.fio"), "--dir", data, "--output", "json=" + js]
+    for k, v in sets:
+        argv += ["--set", f"{k}={v}"]
+    p = iobench(*argv)
+    if p.returncode == 2 and "cannot bypass the buffer cache" in p.stderr:
+        raise Skip(f"direct I/O is refused here: {p.stderr.strip()}")
+    expect(p.returncode == 0, f"iobench {argv}: exit {p.returncode}: {p.stderr[-2000:]}")
+    expect("files laid out first" in p.stderr and "job1" in p.stderr, f"no layout noted: {p.stderr}")
+    with open(js) as f:
+        every = json.load(f)["records"]
+    recs = [r for r in every if r.get("kind") == "phase"]
+    ops = {r["job"]: (r["phase"], r["ops"], r.get("group")) for r in recs}
+    expect(set(ops) == {"job1", "job2"} and ops["job2"][0] == "write" and ops["job1"][0] == "read"
+           and ops["job1"][2] == ops["job2"][2], f"records {ops}")
+    # the ratio while both run: the middle 100 ms intervals (a stream a busy machine starts late runs
+    # alone a moment at the end: case_flow)
+    iv = {j: [r["ops"] for r in every if r.get("kind") == "interval" and r["job"] == j] for j in ("job1", "job2")}
+    n = min(len(iv["job1"]), len(iv["job2"]))
+    mid1, mid2 = sum(iv["job1"][2:n - 2]), sum(iv["job2"][2:n - 2])
+    ratio = mid1 / max(mid2, 1)
+    print(f"flow.fio: iobench {ops}; in the middle {max(n - 4, 0)} intervals job1 {mid1} job2 {mid2}, "
+          f"ratio {ratio:.3f}")
+    expect(n >= 7 and mid2 >= 64 and abs(ratio - 8) < 0.5, f"job1:job2 = {ratio:.2f}, not 8: {iv}")
+    st = os.stat(os.path.join(data, "testfile"))
+    print(f"flow.fio: iobench's testfile after: {st.st_size} bytes, {st.st_blocks} blocks")
+    expect(st.st_size == 16 * MiB and st.st_blocks >= 16 * MiB // 512, f"testfile after iobench: {st}")
+    if os.access(fio_bin(), os.X_OK):
+        fdata = os.path.join(tmp, "fio")
+        os.makedirs(fdata)
+        # its filename, in the fio data directory (a second filename= would add a file: fio lists them)
+        moved, copy = os.path.join(tmp, "flow-moved.fio"), os.path.join(tmp, "flow-scaled.fio")
+        with open(example("flow.fio")) as fh:
+            text = fh.read()
+        expect("filename=/tmp/testfile" in text, "flow.fio names another file than /tmp/testfile")
+        with open(moved, "w") as fh:
+            fh.write(text.replace("filename=/tmp/testfile", "filename=" + os.path.join(fdata, "testfile")))
+        scaled_copy(moved, copy, sets, fdata)
+        p = subprocess.run([fio_bin(), "--output-format=json", copy], capture_output=True, text=True, timeout=300)
+        expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr[-2000:]}")
+        fops = {j["jobname"]: (j["write"]["total_ios"], j["read"]["total_ios"])
+                for j in json.loads(p.stdout[p.stdout.index("{"):])["jobs"]}
+        fst = os.stat(os.path.join(fdata, "testfile"))
+        # fio's ratio falls short when one of its jobs starts late (case_flow): printed, not compared
+        print(f"flow.fio: fio {fops}, ratio {fops['job1'][1] / max(fops['job2'][0], 1):.2f}; testfile after: "
+              f"{fst.st_size} bytes, {fst.st_blocks} blocks")
+        expect(fst.st_size == st.st_size, f"testfile: fio {fst.st_size} bytes, iobench {st.st_size}")
+    # INI: the same pair accepted (the file made by an earlier job); verify, truncate, two writers refused
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    base = (f"[global]\ndir = {empty}\nfilename = f\nsize = 1M\nblock_size = 64K\n"
+            f"[make]\nphases = write\nkeep_files = true\n")
+    pair = "[w]\ngroup = 1\nphases = write\n{w}[r]\ngroup = 1\nphases = {r}\n"
+    prof = os.path.join(tmp, "p.ini")
+    with open(prof, "w") as fh:
+        fh.write(base + pair.format(w="", r="read"))
+    p = iobench("run", prof)
+    expect(p.returncode == 0, f"INI write beside read: exit {p.returncode}: {p.stderr}")
+    for f in os.listdir(empty):
+        os.remove(os.path.join(empty, f))
+    for w, r, what in (("", "read,verify", "verify"), ("truncate = true\n", "read", "truncate"),
+                       ("", "write", "two writers")):
+        with open(prof, "w") as fh:
+            fh.write(base + pair.format(w=w, r=r))
+        p = iobench("run", prof)
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2 and len(lines) == 1 and "both use the data file" in lines[0],
+               f"INI {what}: exit {p.returncode}: {lines}")
+        expect(os.listdir(empty) == [], f"INI {what}: created {os.listdir(empty)}")
+
+
 # ---- fio's examples: which are accepted, and how the rest are refused -------------------------------
 
 # Accepted by `iobench check` (scaled with --set size/runtime, --dir, --allow-device); every other
@@ -796,7 +1028,7 @@ ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_n
             "filecreate-ioengine.fio", "filestat-ioengine.fio", "dircreate-ioengine.fio", "dirdelete-ioengine.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
-            "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio"}
+            "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio", "ftruncate.fio", "falloc.fio", "flow.fio"}
 
 
 def case_examples(tmp):

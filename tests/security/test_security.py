@@ -615,15 +615,19 @@ def case_side_file_is_data(tmp):
 
 def case_two_writers_one_file(tmp):
     """Problem 5: a live CSV and a bw log on one path, a live CSV on an
-    output's file, and two jobs of one group writing one data file are
-    refused by check and run (exit 2, one line naming both)."""
+    output's file, two jobs of one group writing one data file, and a
+    writer beside a reader that verifies it (named through an alias of the
+    directory) are refused by check and run (exit 2, one line naming both);
+    a writer beside a plain reader runs (fio's flow.fio)."""
     cases = [
         (LOGGED + "livecsv = x_bw.1.log\nbw_log = x\n", [], ["livecsv", "bw_log", "x_bw.1.log"]),
         (LOGGED + "livecsv = o.json\n", ["--output", "json=o.json"], ["livecsv", "o.json"]),
         ("[global]\nsize = 1M\nfilename = g\nphases = write,verify\ngroup = 1\n[a]\n[b]\n", [],
          ["group 1", "jobs a and b", "g"]),
-        (f"[global]\nsize = 1M\ngroup = 1\nfilename = g\n[a]\nphases = write\n[b]\ndir = {tmp}/.\nphases = read\n",
-         [], ["jobs a and b", "a writes it"]),
+        (f"[global]\nsize = 1M\ngroup = 1\nfilename = g\n[a]\nphases = write\n[b]\ndir = {tmp}/.\n"
+         f"phases = read,verify\n", [], ["jobs a and b", "a writes it"]),
+        (f"[global]\nsize = 64K\ngroup = 1\nfilename = g\n[a]\nphases = write\ntruncate = true\n[b]\n"
+         f"dir = {tmp}/.\nphases = read\n", [], ["jobs a and b", "a writes it"]),
     ]
     write(os.path.join(tmp, "g"), "g" * 65536)  # there already: the reader's check passes
     for text, args, want in cases:
@@ -634,6 +638,12 @@ def case_two_writers_one_file(tmp):
             expect(p.returncode == 2 and one_line(p) and all(w in p.stderr for w in want),
                    f"{text!r} {cmd}: {p.returncode} {p.stderr!r}")
         expect(snapshot(tmp) == before, f"{text!r}: something changed")
+    # a writer beside a reader that checks nothing runs
+    prof = write(os.path.join(tmp, "p.ini"),
+                 f"[global]\nsize = 64K\ngroup = 1\nfilename = g\n[a]\nphases = write\n[b]\ndir = {tmp}/.\n"
+                 f"phases = read\n")
+    p = run("iobench", "run", "p.ini", "--output", "json", cwd=tmp)
+    expect(p.returncode == 0, f"writer beside reader: {p.returncode} {p.stderr!r}")
     # readers sharing a file in a group stay allowed
     write(os.path.join(tmp, "r"), "r" * 65536)
     prof = write(os.path.join(tmp, "p.ini"), "[global]\nfilename = r\nphases = read\ngroup = 1\n[a]\n[b]\n")

@@ -141,6 +141,11 @@ struct iob_host {
  * files (existence, space), reports the storage counts as not measured and
  * notes in every run that it measured the tool.  An older core ignores it. */
 #define IOB_CAP_NOSTORAGE (1u << 11)
+/* The backend's writes move no data: each changes the file's space or
+ * length (falloc, ftruncate), so what the kernel counts as sent to storage
+ * says nothing of them; the core reports the storage counts as not measured.
+ * An older core ignores it. */
+#define IOB_CAP_NODATA (1u << 12)
 
 struct iob_open_args {
 	size_t struct_size; /* sizeof(struct iob_open_args) in the core */
