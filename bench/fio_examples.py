@@ -6,21 +6,27 @@ source tree), scaled only by --set size/runtime and --dir, with
 or refused with iobench's one line.
 
   bench/fio_examples.py --bin build/bin [--examples DIR] [--markdown] [--json FILE]
-  bench/fio_examples.py --bin build/bin --run [--dir DIR] [--rounds N] [--json FILE]
+  bench/fio_examples.py --bin build/bin --run [--dir DIR] [--rounds N] [--set K=V]... [--only A,B]
+                        [--json FILE]
 
 Without --run nothing is run: check creates nothing (the scratch directory
 given to --dir is checked to stay empty).
 
---run: eight accepted examples (RUN below) run by fio (a copy of the file with
-size and runtime added at the end of every job section, what --set does, in
-a fresh directory) and by iobench (--set, --dir), in turns, N rounds.  Work
-from both tools' own outputs: bytes and I/Os read and written (fio's JSON
-io_bytes and total_ios over its jobs; iobench's phase records).  A pair whose
-bytes or I/O counts differ by more than 0.1% is INVALID (both figures are
-printed), never compared.  IOPS: I/Os over each tool's own time (per group
-of jobs run at once, its longest job's time; the groups added up); the ratio
-is iobench's median over fio's.  Exit 1 when a pair is INVALID or a tool
-failed.  Needs fio (tools/deps.sh fio)."""
+--run: sixteen accepted examples (RUN below) run by fio (a copy of the file
+with the example's scaling keys added at the end of every job section, what
+iobench's --set does, in a fresh directory) and by iobench (--set, --dir),
+N rounds, the two tools in turns (fio first in odd rounds, iobench in even
+ones).  Work from both tools' own outputs: bytes and I/Os read and written
+(fio's JSON io_bytes and total_ios over its jobs; iobench's phase records).
+A pair whose bytes or I/O counts differ by more than 0.1% (bssplit examples:
+see RUN) in any round is INVALID (both figures are printed), never compared.
+IOPS: I/Os over each tool's own time (per group of jobs run at once, its
+longest job's time; the groups added up); the ratio is iobench's median over
+fio's.  Each row gives the shortest time of either tool (a figure from a few
+milliseconds is fio's whole-millisecond clock more than the tools) and the
+load average before and after.  --set K=V adds a key for both tools to every
+example (direct=0 with --dir on tmpfs, where direct I/O is refused).  Exit 1
+when a pair is INVALID or a tool failed.  Needs fio (tools/deps.sh fio)."""
 import argparse
 import json
 import os
@@ -264,6 +270,7 @@ def run_examples(a):
         for name, sets, extra, kind in RUN:
             if only and name not in only and name[:-4] not in only:
                 continue
+            sets = list(sets) + [tuple(kv.split("=", 1)) for kv in a.set]
             path = os.path.join(a.examples, name)
             if not os.path.isfile(path):
                 print(f"{name:34} not there")
@@ -323,7 +330,8 @@ def run_examples(a):
     ok = [r for r in rows if r.get("valid")]
     within = sum(1 for r in ok if r["ratio"] and abs(r["ratio"] - 1) <= 0.10)
     print(f"{len(ok)} of {len(rows)} with equal work; {within} within 10% of fio's IOPS "
-          f"({a.rounds} round(s) each, interleaved, medians; data in {a.dir or tempfile.gettempdir()})")
+          f"({a.rounds} round(s) each, interleaved, medians; data in {a.dir or tempfile.gettempdir()}"
+          f"{''.join(' --set ' + kv for kv in a.set)})")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
@@ -339,6 +347,8 @@ def main():
     ap.add_argument("--run", action="store_true", help="run RUN's examples by fio and iobench, compare")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dir", default=None, help="where --run puts its data (default: TMPDIR)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="--run: KEY=VALUE for both tools in every example (e.g. direct=0 on tmpfs)")
     ap.add_argument("--only", help="--run: these examples only (comma-separated, with or without .fio)")
     a = ap.parse_args()
     if a.run:
