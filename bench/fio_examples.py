@@ -6,24 +6,31 @@ source tree), scaled only by --set size/runtime and --dir, with
 or refused with iobench's one line.
 
   bench/fio_examples.py --bin build/bin [--examples DIR] [--markdown] [--json FILE]
-  bench/fio_examples.py --bin build/bin --run [--dir DIR] [--rounds N] [--json FILE]
+  bench/fio_examples.py --bin build/bin --run [--dir DIR] [--rounds N] [--set K=V]... [--only A,B]
+                        [--json FILE]
 
 Without --run nothing is run: check creates nothing (the scratch directory
 given to --dir is checked to stay empty).
 
---run: eight accepted examples (RUN below) run by fio (a copy of the file with
-size and runtime added at the end of every job section, what --set does, in
-a fresh directory) and by iobench (--set, --dir), in turns, N rounds.  Work
-from both tools' own outputs: bytes and I/Os read and written (fio's JSON
-io_bytes and total_ios over its jobs; iobench's phase records).  A pair whose
-bytes or I/O counts differ by more than 0.1% is INVALID (both figures are
-printed), never compared.  IOPS: I/Os over each tool's own time (per group
-of jobs run at once, its longest job's time; the groups added up); the ratio
-is iobench's median over fio's.  Exit 1 when a pair is INVALID or a tool
-failed.  Needs fio (tools/deps.sh fio)."""
+--run: sixteen accepted examples (RUN below) run by fio (a copy of the file
+with the example's scaling keys added at the end of every job section, what
+iobench's --set does, in a fresh directory) and by iobench (--set, --dir),
+N rounds, the two tools in turns (fio first in odd rounds, iobench in even
+ones).  Work from both tools' own outputs: bytes and I/Os read and written
+(fio's JSON io_bytes and total_ios over its jobs; iobench's phase records).
+A pair whose bytes or I/O counts differ by more than 0.1% (bssplit examples:
+see RUN) in any round is INVALID (both figures are printed), never compared.
+IOPS: I/Os over each tool's own time (per group of jobs run at once, its
+longest job's time; the groups added up); the ratio is iobench's median over
+fio's.  Each row gives the shortest time of either tool (a figure from a few
+milliseconds is fio's whole-millisecond clock more than the tools) and the
+load average before and after.  --set K=V adds a key for both tools to every
+example (direct=0 with --dir on tmpfs, where direct I/O is refused).  Exit 1
+when a pair is INVALID or a tool failed.  Needs fio (tools/deps.sh fio)."""
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -79,24 +86,40 @@ def table(iobench, examples):
     return rows
 
 
-# The examples --run compares: size-based ones, so that both tools do a known amount of work; the fio
-# keys added for fio alone where iobench's meaning is another (docs/fio.md): iobench draws bssplit's
-# offsets with replacement (fio's norandommap)
-# (never one that names a device: the scaled copy fio runs keeps its filename).  Eight: the other
-# accepted examples are bounded by time (time_based, loops, a rate), name a device, or take no
-# --set size=4M (waitfor.fio: a 128 MiB filesize), so the two
-# tools' work could not be equal.  filestat-ioengine.fio: I/O counts only (fio counts filesize
-# bytes per stat, iobench's files job moves none)
-RUN = [("backwards-read.fio", []), ("basic-verify.fio", []), ("dedupe-global.fio", []),
-       ("null.fio", []), ("rand-zones.fio", []),
-       ("iometer-file-access-server.fio", [("norandommap", "1")]), ("ssd-test.fio", []),
-       ("filestat-ioengine.fio", [])]
+# The examples --run compares, each with its scaling (--set for iobench, the same keys at the end of
+# every job section of fio's copy) and the keys added for fio alone (docs/fio.md says why each).
+# Scaling: a size (or loops, nrfiles, filesize) that fits a few hundred MiB of tmpfs and lasts a few
+# tenths of a second or more per job on both sides; the file a job names (a device, /tmp/...) moved
+# into the run's directory (filename=, relative: both tools run in a fresh directory); time_based=0
+# where the example runs for a time (its pattern over its size, once: the work is then equal).
+# kind "meta": fio's file engines, compared by I/O counts (fio counts filesize bytes per stat,
+# iobench's files job moves none).  "split": bssplit examples, whose I/O count for a given size is a
+# draw (fio's generator is not iobench's): equal bytes, the I/O counts within 4 standard deviations of
+# the count that size gives (split_sd), and the IOPS ratio also given per byte.
+RUN = [
+    ("backwards-read.fio", [("size", "24M")], [], ""),
+    ("basic-verify.fio", [("filename", "basic-verify.dat"), ("size", "48M")], [], ""),
+    ("dedupe-global.fio", [("size", "64M"), ("loops", "4")], [], ""),
+    ("null.fio", [], [], ""),
+    ("rand-zones.fio", [("size", "24M")], [], ""),
+    ("iometer-file-access-server.fio", [("size", "256M")], [("norandommap", "1")], "split"),
+    ("ssd-test.fio", [("size", "48M")], [], ""),
+    ("filestat-ioengine.fio", [("nrfiles", "4000")], [], "meta"),
+    ("fio-seq-read.fio", [("size", "256M"), ("time_based", "0"), ("loops", "3")], [], ""),
+    ("fio-seq-write.fio", [("size", "128M"), ("time_based", "0"), ("loops", "12")], [], ""),
+    ("fio-rand-write.fio", [("size", "32M"), ("time_based", "0"), ("loops", "8")], [], ""),
+    ("fio-rand-RW.fio", [("size", "32M"), ("time_based", "0"), ("loops", "4")], [], ""),
+    ("fixed-rate-submission.fio", [("size", "4M")], [("io_submit_mode", "inline")], ""),
+    ("fsx.fio", [("loops", "200")], [], ""),
+    ("jesd219.fio", [("filename", "jesd219.dat"), ("size", "64M")], [], "split"),
+    ("waitfor.fio", [("filename", "waitfor.dat"), ("filesize", "32M")], [], ""),
+]
 META_PHASE = {"filestat-ioengine.fio": "stat"}
-RUN_SETS = [("size", "4M"), ("runtime", "5s")]
 
-
-def fio_work(doc):
-    """(bytes, I/Os, seconds) from fio's JSON: every job; the time per group is its longest job's."""
+def fio_work(doc, merged=False):
+    """(bytes, I/Os, seconds) from fio's JSON: every job; the time per group is its longest job's.
+    merged (group_reporting): one entry per group, whose job_runtime is the sum of its jobs' times
+    (fio 3.33: 2337 ms for four jobs of 588 ms); its directions' runtime is the longest job's."""
     b = n = 0
     groups = {}
     for j in doc["jobs"]:
@@ -104,16 +127,17 @@ def fio_work(doc):
             b += j[d]["io_bytes"]
             n += j[d]["total_ios"]
         g = j.get("groupid", 0)
-        groups[g] = max(groups.get(g, 0.0), j["job_runtime"] / 1000.0)
+        ms = max(j[d]["runtime"] for d in ("read", "write")) if merged else j["job_runtime"]
+        groups[g] = max(groups.get(g, 0.0), ms / 1000.0)
     return b, n, sum(groups.values())
 
 
-def iob_work(doc):
+def iob_work(doc, meta_phase=None):
     """(bytes, I/Os, seconds) from iobench's JSON phase records; a group's phases of one name at once."""
     b = n = 0
     groups = {}
     for r in doc["records"]:
-        if r.get("kind") == "meta" and r["phase"] in META_PHASE.values():
+        if r.get("kind") == "meta" and r["phase"] == meta_phase:
             n += r["ops"]
             g = (r.get("group") or 0, "" if r.get("group") else r["job"], r["phase"])
             groups[g] = max(groups.get(g, 0.0), r["elapsed_s"])
@@ -127,32 +151,87 @@ def iob_work(doc):
     return b, n, sum(groups.values())
 
 
-def run_one(iobench, fio, path, sets, fio_extra, scratch):
-    """{"fio": (bytes, ios, s), "iobench": (...)} or {"error": text}"""
-    res = {}
-    for who in ("fio", "iobench"):
-        data = tempfile.mkdtemp(dir=scratch)
-        out = os.path.join(scratch, who + ".json")
-        if who == "fio":
-            copy = os.path.join(scratch, "scaled-" + os.path.basename(path))
-            scaled_copy(path, copy, list(sets) + list(fio_extra), data)
-            argv = [fio, "--output-format=json", "--output=" + out, copy]
+def split_sd(path):
+    """(mean, standard deviation) of the block size of the first bssplit= of the job file (the I/O
+    count that B bytes take is about B / mean, with variance B sd^2 / mean^3: a renewal count), and
+    its largest block times the numjobs (fio's last I/O of a job may end past its size)."""
+    mult = {"": 1, "k": 1024, "m": 1 << 20}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*bssplit\s*=\s*(\S+)", line)
+            if m:
+                break
         else:
-            argv = [iobench, "run", path, "--dir", data, "--allow-device", "--output", "json=" + out]
-            for k, v in sets:
-                argv += ["--set", f"{k}={v}"]
-        try:
-            p = subprocess.run(argv, cwd=data, capture_output=True, text=True, timeout=300)
-        except subprocess.TimeoutExpired:
-            shutil.rmtree(data, ignore_errors=True)
-            return {"error": f"{who}: did not end within 300 s"}
+            return None
+    ents = []
+    for e in m.group(1).split(",")[0].split(":"):
+        bs, _, pct = e.partition("/")
+        n = re.match(r"(\d+)([kKmM]?)", bs)
+        ents.append((int(n.group(1)) * mult[n.group(2).lower()], float(pct) if pct else None))
+    given = sum(p for _, p in ents if p is not None)
+    free = [e for e in ents if e[1] is None]
+    ents = [(b, p if p is not None else (100.0 - given) / len(free)) for b, p in ents]
+    tot = sum(p for _, p in ents)
+    mean = sum(b * p for b, p in ents) / tot
+    var = sum(b * b * p for b, p in ents) / tot - mean * mean
+    with open(path) as f:
+        jobs = [int(m.group(1)) for m in (re.match(r"\s*numjobs\s*=\s*(\d+)", ln) for ln in f) if m]
+    return mean, var ** 0.5, max(b for b, _ in ents) * (jobs[0] if jobs else 1)
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return float(f.read().split()[0])
+    except OSError:
+        return float("nan")
+
+
+def run_tool(who, iobench, fio, path, sets, fio_extra, scratch, meta_phase):
+    """(bytes, I/Os, seconds) of one run by one tool in a fresh directory, or an error text."""
+    data = tempfile.mkdtemp(dir=scratch)
+    out = os.path.join(scratch, who + ".json")
+    if who == "fio":
+        copy = os.path.join(scratch, "scaled-" + os.path.basename(path))
+        scaled_copy(path, copy, list(sets) + list(fio_extra), data)
+        argv = [fio, "--output-format=json", "--output=" + out, copy]
+    else:
+        argv = [iobench, "run", path, "--dir", data, "--allow-device", "--output", "json=" + out]
+        for k, v in sets:
+            argv += ["--set", f"{k}={v}"]
+    try:
+        p = subprocess.run(argv, cwd=data, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return f"{who}: did not end within 300 s"
+    finally:
         shutil.rmtree(data, ignore_errors=True)
-        if p.returncode != 0:
-            return {"error": f"{who}: exit {p.returncode}: {(p.stderr.strip().splitlines() or [''])[-1]}"}
-        with open(out) as f:
-            doc = json.load(f)
-        res[who] = fio_work(doc) if who == "fio" else iob_work(doc)
-    return res
+    if p.returncode != 0:
+        return f"{who}: exit {p.returncode}: {(p.stderr.strip().splitlines() or [''])[-1]}"
+    with open(out) as f:
+        doc = json.load(f)
+    if who == "fio":
+        with open(path) as f:
+            merged = any(re.match(r"\s*group_reporting\b", ln) for ln in f)
+        return fio_work(doc, merged)
+    return iob_work(doc, meta_phase)
+
+
+def equal_work(kind, f, i, sd):
+    """None when fio's (bytes, I/Os) f and iobench's i are the same work, else why not."""
+    if kind == "meta":
+        pairs = ((f[1], i[1]),)
+    elif kind == "split":
+        pairs = ()
+        if abs(f[0] - i[0]) > max(sd[2], 0.001 * max(f[0], i[0])):
+            return f"fio {f[0]} bytes, iobench {i[0]}: more apart than a largest block a job ({sd[2]})"
+        lim = 4 * (2 * f[0] * sd[1] ** 2 / sd[0] ** 3) ** 0.5
+        if abs(f[1] - i[1]) > lim:
+            return f"I/O counts {f[1]} and {i[1]} differ by more than {lim:.0f} (4 sd of the split's draw)"
+    else:
+        pairs = ((f[0], i[0]), (f[1], i[1]))
+    if not all(abs(x - y) <= 0.001 * max(x, y) for x, y in pairs):
+        return f"fio {f[0]} bytes {f[1]} I/Os, iobench {i[0]} bytes {i[1]} I/Os"
+    return None
 
 
 def run_examples(a):
@@ -162,50 +241,74 @@ def run_examples(a):
         print("fio is not installed (tools/deps.sh fio): nothing to compare with")
         return 1
     iobench = os.path.abspath(os.path.join(a.bin, "iobench"))
+    only = set(a.only.split(",")) if a.only else None
     rows, bad = [], 0
     with tempfile.TemporaryDirectory(prefix="fio-run-", dir=a.dir) as scratch:
-        for name, extra in RUN:
+        for name, sets, extra, kind in RUN:
+            if only and name not in only and name[:-4] not in only:
+                continue
+            sets = list(sets) + [tuple(kv.split("=", 1)) for kv in a.set]
             path = os.path.join(a.examples, name)
             if not os.path.isfile(path):
                 print(f"{name:34} not there")
                 continue
-            samples, row = [], {"file": name, "fio_extra": dict(extra)}
-            for _ in range(a.rounds):
-                r = run_one(iobench, fio, path, RUN_SETS, extra, scratch)
-                if "error" in r:
-                    row["error"] = r["error"]
+            sd = split_sd(path) if kind == "split" else None
+            row = {"file": name, "sets": dict(sets), "fio_extra": dict(extra), "kind": kind,
+                   "load_before": loadavg()}
+            samples = {"fio": [], "iobench": []}
+            for rnd in range(a.rounds):  # fio, iobench, iobench, fio, ...: each tool first in turn
+                for who in (("fio", "iobench") if rnd % 2 == 0 else ("iobench", "fio")):
+                    r = run_tool(who, iobench, fio, path, sets, extra, scratch, META_PHASE.get(name))
+                    if isinstance(r, str):
+                        row["error"] = r
+                        break
+                    samples[who].append(r)
+                if "error" in row:
                     break
-                samples.append(r)
+                why = equal_work(kind, samples["fio"][-1], samples["iobench"][-1], sd)
+                if why:
+                    row["invalid"] = why
+                    break
+            row["load_after"] = loadavg()
             rows.append(row)
+            load = f"load {row['load_before']:.1f}-{row['load_after']:.1f}"
             if "error" in row:
                 bad += 1
                 print(f"{name:34} FAILED {row['error']}")
                 continue
-            f, i = samples[0]["fio"], samples[0]["iobench"]
+            f, i = samples["fio"][0], samples["iobench"][0]
             row.update(fio_bytes=f[0], fio_ios=f[1], iobench_bytes=i[0], iobench_ios=i[1])
-            pairs = ((f[1], i[1]),) if name in META_PHASE else ((f[0], i[0]), (f[1], i[1]))
-            if not all(abs(x - y) <= 0.001 * max(x, y) for x, y in pairs):
+            if "invalid" in row:
                 bad += 1
                 row["valid"] = False
-                print(f"{name:34} INVALID work differs: fio {f[0]} bytes {f[1]} I/Os, iobench {i[0]} bytes "
-                      f"{i[1]} I/Os")
+                print(f"{name:34} INVALID work differs: {row['invalid']}")
                 continue
-            fs = [s["fio"][1] / s["fio"][2] for s in samples if s["fio"][2]]
-            ws = [s["iobench"][1] / s["iobench"][2] for s in samples if s["iobench"][2]]
+            row["valid"] = True
+            fs = [s[1] / s[2] for s in samples["fio"] if s[2]]
+            ws = [s[1] / s[2] for s in samples["iobench"] if s[2]]
+            row["fio_s"] = [s[2] for s in samples["fio"]]
+            row["iobench_s"] = [s[2] for s in samples["iobench"]]
+            short = min(row["fio_s"] + row["iobench_s"])
             if not fs or not ws:  # fio gives whole milliseconds: 0 for a job that short
-                row["valid"] = True
                 row["ratio"] = None
-                print(f"{name:34} {f[0]:>11} bytes {f[1]:>7} I/Os  equal work; no IOPS: a tool's time is 0 "
-                      f"(fio {samples[0]['fio'][2]:.3f} s, iobench {samples[0]['iobench'][2]:.6f} s)")
+                print(f"{name:34} {f[0]:>11} B {f[1]:>8} I/Os  equal work; no IOPS: a tool's time is 0 "
+                      f"(fio {samples['fio'][0][2]:.3f} s, iobench {samples['iobench'][0][2]:.6f} s)  {load}")
                 continue
             fi, ii = statistics.median(fs), statistics.median(ws)
-            row.update(valid=True, fio_iops=fi, iobench_iops=ii, ratio=ii / fi)
-            print(f"{name:34} {f[0]:>11} bytes {f[1]:>7} I/Os  fio {fi:10.0f} IOPS  iobench {ii:10.0f} IOPS  "
-                  f"ratio {row['ratio']:.3f}")
+            row.update(fio_iops=fi, iobench_iops=ii, ratio=ii / fi, shortest_s=short)
+            extra_txt = ""
+            if kind == "split":  # the I/O counts are draws: the same bytes' time compared too
+                fb = statistics.median(s[0] / s[2] for s in samples["fio"])
+                ib = statistics.median(s[0] / s[2] for s in samples["iobench"])
+                row["bytes_ratio"] = ib / fb
+                extra_txt = f" (I/Os {f[1]} vs {i[1]}; per byte {ib / fb:.3f})"
+            print(f"{name:34} {f[0]:>11} B {f[1]:>8} I/Os  fio {fi:9.0f} IOPS  iobench {ii:9.0f} IOPS  "
+                  f"ratio {row['ratio']:.3f}{extra_txt}  shortest {short:.2f} s  {load}")
     ok = [r for r in rows if r.get("valid")]
     within = sum(1 for r in ok if r["ratio"] and abs(r["ratio"] - 1) <= 0.10)
-    print(f"{len(ok)} of {len(RUN)} with equal work; {within} within 10% of fio's IOPS "
-          f"({' '.join(f'--set {k}={v}' for k, v in RUN_SETS)}, {a.rounds} round(s), medians)")
+    print(f"{len(ok)} of {len(rows)} with equal work; {within} within 10% of fio's IOPS "
+          f"({a.rounds} round(s) each, interleaved, medians; data in {a.dir or tempfile.gettempdir()}"
+          f"{''.join(' --set ' + kv for kv in a.set)})")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
@@ -221,6 +324,9 @@ def main():
     ap.add_argument("--run", action="store_true", help="run RUN's examples by fio and iobench, compare")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dir", default=None, help="where --run puts its data (default: TMPDIR)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="--run: KEY=VALUE for both tools in every example (e.g. direct=0 on tmpfs)")
+    ap.add_argument("--only", help="--run: these examples only (comma-separated, with or without .fio)")
     a = ap.parse_args()
     if a.run:
         return run_examples(a)

@@ -112,6 +112,14 @@ static int map_file_engine(struct mapper *m)
 			      "with ioengine=%s fio counts filesize / bs operations a file: iobench does one, so give "
 			      "filesize equal to bs (%llu)",
 			      v->value, (unsigned long long)bs);
+	uint64_t loops; /* fio repeats each file's operation every loop */
+	if ((rc = fj_get_uint(m, K_LOOPS, UINT32_MAX, 1, &loops)))
+		return rc;
+	if (loops > 1)
+		return fj_bad(m, K_LOOPS, -EINVAL,
+			      "with ioengine=%s fio repeats every file's operation each loop: iobench's files workload "
+			      "does it once a file, so give loops=1 (or more nrfiles)",
+			      v->value);
 	if ((rc = set_iob_key(m, K_IOENGINE, "workload", "files")) ||
 	    (rc = set_iob_key(m, K_IOENGINE, "meta_phases", "%s", engines[e].phases)) ||
 	    (rc = set_iob_key(m, K_NRFILES, "files", "%llu", engines[e].dirs ? 1ull : (unsigned long long)nfiles)) ||

@@ -40,9 +40,30 @@ static inline uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/*
+ * The random pattern's 8-byte word `index`: words go in groups of 8 (64
+ * bytes); a group's key is a full mix of the seed and the group, each word
+ * a lighter mix (one multiply) of the key and its place.  About 1.25
+ * multiplies a word, where a full mix per word took 4: the pattern is made
+ * inside the timed write (fio fills its buffers once).
+ */
+#define WORD_GROUP 8u
+
+static inline uint64_t group_key(uint64_t seed, uint64_t group)
+{
+	return mix64(seed ^ (group * 0xd1b54a32d192ed03ull));
+}
+
+static inline uint64_t group_word(uint64_t key, unsigned j)
+{
+	uint64_t x = key + (j + 1u) * 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 32)) * 0xd6e8feb86659fd93ull;
+	return x ^ (x >> 32);
+}
+
 static inline uint64_t random_word(uint64_t seed, uint64_t index)
 {
-	return mix64(seed ^ mix64(index));
+	return group_word(group_key(seed, index / WORD_GROUP), (unsigned)(index % WORD_GROUP));
 }
 
 uint8_t iob_pattern_label(const struct iob_pattern *p)
@@ -109,9 +130,21 @@ static void fill_random(uint64_t seed, unsigned char *buf, size_t len, uint64_t 
 		buf[i] = (unsigned char)(w >> (8 * ((off + i) & 7u)));
 		i++;
 	}
-	for (; i + 8 <= len; i += 8) {
+	while (i + 8 <= len && (((off + i) >> 3) % WORD_GROUP)) { /* words up to a group's start */
 		uint64_t w = random_word(seed, (off + i) >> 3);
 		memcpy(buf + i, &w, 8); /* little-endian byte order defines the pattern */
+		i += 8;
+	}
+	for (; i + 8 * WORD_GROUP <= len; i += 8 * WORD_GROUP) { /* whole groups: one key each */
+		uint64_t key = group_key(seed, ((off + i) >> 3) / WORD_GROUP);
+		for (unsigned j = 0; j < WORD_GROUP; j++) {
+			uint64_t w = group_word(key, j);
+			memcpy(buf + i + 8 * j, &w, 8);
+		}
+	}
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w = random_word(seed, (off + i) >> 3);
+		memcpy(buf + i, &w, 8);
 	}
 	for (; i < len; i++) {
 		uint64_t w = random_word(seed, (off + i) >> 3);

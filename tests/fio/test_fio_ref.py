@@ -1058,6 +1058,50 @@ def case_examples(tmp):
     print(f"{sum(r['accepted'] for r in rows)} of {len(rows)} examples accepted")
 
 
+# bench/fio_examples.py --run's examples not compared above, at a small scale: (example, the --set keys
+# both tools get, the keys fio alone gets, the kind of equal work)
+EQUAL_WORK = [
+    ("fio-rand-write.fio", [("size", "2M"), ("time_based", "0"), ("loops", "2")], [], ""),
+    ("fio-rand-RW.fio", [("size", "2M"), ("time_based", "0"), ("loops", "2")], [], ""),
+    ("dedupe-global.fio", [("size", "2M"), ("loops", "2")], [], ""),
+    ("null.fio", [("size", "64M")], [], ""),
+    ("fsx.fio", [("loops", "4")], [], ""),
+    ("basic-verify.fio", [("filename", "basic-verify.dat"), ("size", "2M")], [], ""),
+    ("jesd219.fio", [("filename", "jesd219.dat"), ("size", "8M")], [], "split"),
+]
+
+
+def case_equal_work(tmp):
+    """The examples bench/fio_examples.py --run compares besides the ones above, scaled as it does
+    (time_based=0 and loops for fio's time-based ones, the device file moved into the run's directory):
+    fio and iobench move the same bytes in the same number of I/Os (within 0.1%; jesd219.fio's bssplit:
+    the same bytes, I/O counts within 4 standard deviations of the split's draw), judged by the bench
+    script's own equal_work, on both tools' JSON."""
+    need_fio()
+    need_libaio()
+    sys.path.insert(0, os.path.join(ARGS.src, "bench"))
+    import fio_examples  # noqa: E402
+    extra = []
+    why = direct_refused(tmp)
+    if why:
+        print(f"note: direct=0 added to both (no direct I/O here: {why})")
+        extra = [("direct", "0")]
+    iobench_bin = os.path.abspath(os.path.join(ARGS.bin, "iobench"))
+    for name, sets, fio_only, kind in EQUAL_WORK:
+        path = example(name)
+        sets = list(sets) + extra
+        got = {}
+        for who in ("fio", "iobench"):
+            r = fio_examples.run_tool(who, iobench_bin, fio_bin(), path, sets, fio_only, tmp, None)
+            expect(not isinstance(r, str), f"{name}: {r}")
+            got[who] = r
+        f, i = got["fio"], got["iobench"]
+        print(f"{name:24} fio {f[0]} bytes {f[1]} I/Os, iobench {i[0]} bytes {i[1]} I/Os")
+        expect(f[1] > 0 and f[0] > 0, f"{name}: fio did nothing: {f}")
+        why = fio_examples.equal_work(kind, f, i, fio_examples.split_sd(path) if kind == "split" else None)
+        expect(not why, f"{name}: {why}")
+
+
 def iobench(*args):
     return iob.tool(ARGS, "iobench", *args)
 

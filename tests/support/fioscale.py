@@ -5,8 +5,10 @@ import re
 
 def scaled_copy(src, dst, sets, data):
     """src with `key=value` of sets added at the end of every job section, and every directory= set to
-    data (what iobench's --dir does; fio runs in data, for the job files that give none)."""
+    data (what iobench's --dir does; fio runs in data, for the job files that give none).  A filename=
+    or filesize= of sets replaces the section's own (fio 3.33 takes a second filename= as a second file)."""
     out, section = [], None
+    keys = {k for k, _ in sets}
 
     def close():
         if section is not None and section.lower() != "global":
@@ -20,6 +22,9 @@ def scaled_copy(src, dst, sets, data):
                 section = m.group(1)
             if re.match(r"\s*directory\s*=", line):
                 line = f"directory={data}"
+            m = re.match(r"\s*(filename|filesize)\s*=", line)
+            if m and m.group(1) in keys:  # the scaled file or size replaces the example's own
+                continue
             out.append(line.rstrip("\n"))
     close()
     with open(dst, "w") as f:
