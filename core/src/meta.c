@@ -60,44 +60,6 @@ const char *iob_meta_op_name(enum iob_meta_op op)
 	return (unsigned)op < IOB_META_NOPS ? OP_NAMES[op] : "?";
 }
 
-#if defined(_WIN32)
-
-int iob_meta_check(const struct iob_job *job, uint64_t *need, char *err, size_t errlen)
-{
-	*need = 0;
-	snprintf(err, errlen, "[%s] workload = files is not available on Windows yet", job->name);
-	return -ENOTSUP;
-}
-
-int iob_meta_run(struct iob_run *run, size_t j)
-{
-	iob_run_fail(run, 1, "[%s] workload = files is not available on Windows yet", run->suite->jobs[j].name);
-	return -ENOTSUP;
-}
-
-int iob_meta_run_grouped(struct iob_run *run, size_t j, struct iob_meta_group *g)
-{
-	(void)run;
-	(void)j;
-	g->kept = NULL;
-	return -ENOTSUP;
-}
-
-void iob_meta_group_emit(struct iob_run *run, size_t j, struct iob_meta_group *g, int cut, int first_failed)
-{
-	(void)g;
-	(void)cut;
-	(void)first_failed;
-	iob_run_fail(run, 1, "[%s] workload = files is not available on Windows yet", run->suite->jobs[j].name);
-}
-
-void iob_meta_group_free(struct iob_meta_group *g)
-{
-	g->kept = NULL;
-}
-
-#else
-
 #include "meta_int.h"
 
 /* ---------------------------------------------------------------- shape */
@@ -406,5 +368,3 @@ void iob_meta_group_free(struct iob_meta_group *g)
 	free(k);
 	g->kept = NULL;
 }
-
-#endif
