@@ -209,9 +209,9 @@ int iob_meta_check(const struct iob_job *job, uint64_t *need, char *err, size_t 
 	uint64_t items = job->files * G, alldirs = dirs * owners, inodes = items + alldirs;
 	if (mo_room(dir, &vf) == 0) {
 		uint64_t frag = vf.frag;
-		uint64_t per = job->file_bytes ? (job->file_bytes + frag - 1) / frag * frag : 0;
+		uint64_t per = (job->file_bytes ? (job->file_bytes + frag - 1) / frag * frag : 0) + vf.item_bytes;
 		uint64_t bytes = per && items > UINT64_MAX / per ? UINT64_MAX : per * items;
-		uint64_t dbytes = alldirs * frag;
+		uint64_t dbytes = alldirs * (frag + vf.item_bytes);
 		*need = bytes + dbytes < bytes ? UINT64_MAX : bytes + dbytes;
 		if (vf.files_total && inodes > vf.files_avail) {
 			snprintf(err, errlen,

@@ -74,9 +74,11 @@ long mo_name_max(const char *dir);
 int mo_path_exists(const char *path);
 /* Room on the file system of dir: the block (fragment) size, the free
  * blocks an unprivileged user may use, the free inodes (files_total 0: the
- * file system does not count them). */
+ * file system does not count them), and the bytes of free space each file
+ * or directory takes besides its data where inodes are not counted
+ * (Windows: 1024, an NTFS file record; POSIX: 0). */
 struct mo_room {
-	uint64_t frag, blocks_avail, files_total, files_avail;
+	uint64_t frag, blocks_avail, files_total, files_avail, item_bytes;
 };
 int mo_room(const char *dir, struct mo_room *r);
 

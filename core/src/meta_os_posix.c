@@ -154,5 +154,6 @@ int mo_room(const char *dir, struct mo_room *r)
 	r->blocks_avail = (uint64_t)vf.f_bavail;
 	r->files_total = (uint64_t)vf.f_files;
 	r->files_avail = (uint64_t)vf.f_favail;
+	r->item_bytes = 0;
 	return 0;
 }

@@ -294,6 +294,7 @@ int mo_room(const char *dir, struct mo_room *r)
 	if (rc)
 		return rc;
 	r->blocks_avail = avail.QuadPart / r->frag;
-	r->files_total = r->files_avail = 0; /* NTFS does not count inodes */
+	r->files_total = r->files_avail = 0; /* NTFS does not count inodes: */
+	r->item_bytes = 1024;		     /* each name takes a file record of the MFT */
 	return 0;
 }

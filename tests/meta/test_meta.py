@@ -22,6 +22,8 @@ from iobtest import Skip, expect  # noqa: E402
 
 A = None
 PHASES = ["mkdir", "create", "write", "stat", "open", "read", "remove", "rmdir"]
+# the .exe files under wine (tests/windows/CMakeLists.txt): what differs is said where it is tested
+WINDOWS = os.environ.get("IOB_TEST_OS") == "windows"
 
 
 def env():
@@ -118,7 +120,8 @@ def case_phases(tmp):
         expect(os.path.isfile(os.path.join(root, "d0", f"f.{g}.12")), "file 12 in d0")
         expect(os.path.isfile(os.path.join(root, "d2", "d2", f"f.{g}.149")), "file 149 in the last directory")
         expect(all(os.path.getsize(os.path.join(root, p)) == 100 for p in files), "100 bytes each")
-        expect(os.stat(root).st_mode & 0o777 == 0o700, "trees are made 0700")
+        if not WINDOWS:  # (Windows: the directory's inherited ACL, docs/metadata.md)
+            expect(os.stat(root).st_mode & 0o777 == 0o700, "trees are made 0700")
     # a kept tree is never reused: the next run refuses before it makes anything
     _, p = run(tmp, base, rc=2)
     expect("exists already" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr)
@@ -185,7 +188,7 @@ def case_stat_other(tmp):
         expect(m[ph]["stat_other"] == 1, m[ph])
     expect("(by another stream)" in p.stderr, p.stderr)
     strace = shutil.which("strace")
-    if not strace:
+    if not strace or WINDOWS:  # (wine's threads do their calls through wineserver: no such trace)
         return
     log = os.path.join(tmp, "strace.log")
     argv = [strace, "-f", "-qq", "-e", "trace=newfstatat,clone,clone3", "-y", "-o", log, iobench(), "run",
@@ -223,7 +226,7 @@ def case_bad_input(tmp):
         ("meta_phases = stat,remove\n", "need create"),
         ("stat_other = 2\nthreads = 2\n", "stat_other = 2"),
         ("file_bytes = 2G\n", "file_bytes"),
-        ("files = 100000000\nthreads = 4096\n", "inodes" if st.f_files else "bytes"),
+        ("files = 100000000\nthreads = 4096\n", "inodes" if st.f_files and not WINDOWS else "bytes"),
         ("files = 100000\nthreads = 2\nfile_bytes = 1G\nmemory_limit = 4G\n", "free"),
         # a files job runs in a group, but one run again (repeat) runs alone, as a data job does
         (f"repeat = 2\ngroup = 1\n[n]\nworkload = files\ndir = {d}\ngroup = 1\n", "not in a group with other jobs"),
@@ -231,7 +234,7 @@ def case_bad_input(tmp):
         ("threads = 64\nfile_bytes = 1G\nmemory_limit = 1G\nfiles = 1\n", "memory"),
     ]
     for extra, word in cases:
-        if word == "bytes":
+        if word == "bytes" and not WINDOWS:  # (Windows: the files alone, by their file records)
             extra += "file_bytes = 1G\n"
         _, p = run(tmp, f"[m]\nworkload = files\ndir = {d}\n" + extra, rc=2)
         lines = p.stderr.strip().splitlines()
