@@ -15,6 +15,7 @@
 
 #include "os_win32_int.h"
 
+#include <sddl.h>
 #include <winternl.h>
 
 #define SHARE_ALL (FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
@@ -24,10 +25,40 @@ static int nt_err(NTSTATUS st)
 	return -errno_of(RtlNtStatusToDosError(st));
 }
 
+/* What mode 0700 is on POSIX: a protected DACL that lets only this user
+ * (the token's user SID) in, inherited by everything below (wine keeps no
+ * DACL but sets the Linux mode from it: 0750 there); NULL where it cannot
+ * be made (then the directory's inherited ACL applies). */
+static PSECURITY_DESCRIPTOR private_sd;
+static int private_once;
+static void private_make(void)
+{
+	HANDLE tok;
+	union {
+		TOKEN_USER tu;
+		char buf[256];
+	} u;
+	DWORD n = 0;
+	wchar_t *sid = NULL, sddl[512];
+	private_sd = NULL;
+	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok))
+		return;
+	BOOL ok = GetTokenInformation(tok, TokenUser, &u, sizeof u, &n) && ConvertSidToStringSidW(u.tu.User.Sid, &sid);
+	CloseHandle(tok);
+	if (!ok)
+		return;
+	swprintf(sddl, sizeof sddl / sizeof *sddl, L"D:P(A;OICI;FA;;;%ls)", sid);
+	LocalFree(sid);
+	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl, SDDL_REVISION_1, &private_sd, NULL))
+		private_sd = NULL;
+}
+
 /* name (one component: no separator, not . or ..) relative to the
  * directory held on at; options besides synchronous I/O and
- * FILE_OPEN_REPARSE_POINT, which every open here takes */
-static int nt_open(mo_h at, const char *name, ACCESS_MASK access, ULONG disposition, ULONG options, HANDLE *out)
+ * FILE_OPEN_REPARSE_POINT, which every open here takes; sd: the security
+ * of what FILE_CREATE makes (NULL: inherited) */
+static int nt_make(mo_h at, const char *name, ACCESS_MASK access, ULONG disposition, ULONG options,
+		   PSECURITY_DESCRIPTOR sd, HANDLE *out)
 {
 	wchar_t w[512];
 	if (!name[0] || strpbrk(name, "/\\:") || !strcmp(name, ".") || !strcmp(name, ".."))
@@ -39,7 +70,7 @@ static int nt_open(mo_h at, const char *name, ACCESS_MASK access, ULONG disposit
 	us.Buffer = w;
 	us.Length = us.MaximumLength = (USHORT)((n - 1) * sizeof(wchar_t));
 	OBJECT_ATTRIBUTES oa;
-	InitializeObjectAttributes(&oa, &us, OBJ_CASE_INSENSITIVE, (HANDLE)at, NULL);
+	InitializeObjectAttributes(&oa, &us, OBJ_CASE_INSENSITIVE, (HANDLE)at, sd);
 	IO_STATUS_BLOCK io;
 	HANDLE h = NULL;
 	NTSTATUS st = NtCreateFile(&h, access | SYNCHRONIZE, &oa, &io, NULL, FILE_ATTRIBUTE_NORMAL, SHARE_ALL,
@@ -51,6 +82,11 @@ static int nt_open(mo_h at, const char *name, ACCESS_MASK access, ULONG disposit
 		return nt_err(st);
 	*out = h;
 	return 0;
+}
+
+static int nt_open(mo_h at, const char *name, ACCESS_MASK access, ULONG disposition, ULONG options, HANDLE *out)
+{
+	return nt_make(at, name, access, disposition, options, NULL, out);
 }
 
 /* what h is, from its attributes on the handle */
@@ -131,7 +167,8 @@ int mo_identity(mo_h h, uint64_t *dev, uint64_t *ino)
 int mo_mkdir(mo_h at, const char *name)
 {
 	HANDLE h;
-	int rc = nt_open(at, name, FILE_LIST_DIRECTORY, FILE_CREATE, FILE_DIRECTORY_FILE, &h);
+	iob_once(&private_once, private_make);
+	int rc = nt_make(at, name, FILE_LIST_DIRECTORY, FILE_CREATE, FILE_DIRECTORY_FILE, private_sd, &h);
 	if (rc == 0)
 		CloseHandle(h);
 	return rc;

@@ -1,6 +1,7 @@
 /* Windows (run under wine by ctest): meta_os_win32.c, the calls a files job
  * makes (core/src/meta_os.h): names made, opened, stat'ed and removed
- * relative to a held directory handle, one component at a time; made only
+ * relative to a held directory handle, one component at a time; directories
+ * made private to this user (what mode 0700 is on POSIX); made only
  * where nothing was; a directory removed only when it is still the one
  * made; names that would leave the directory refused; and a reparse point
  * (junction, symbolic link) never followed, when this system can make one
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 
 #include <windows.h>
+#include <aclapi.h>
 #include <winioctl.h>
 
 #include "iobench/os.h"
@@ -48,6 +50,49 @@ static void write_file(mo_h at, const char *name, const char *text)
 	assert_int_equal(mo_file_close(f), 0);
 }
 
+/* what mode 0700 is on POSIX: the directory at path lets this user in and
+ * nobody else: no ACE allows Everyone, Authenticated Users or Users (wine
+ * keeps no DACL: it shows one made from the Linux mode, which the DACL made
+ * it set) */
+static void check_private(const char *path)
+{
+	wchar_t w[4200];
+	MultiByteToWideChar(CP_UTF8, 0, path, -1, w, 4200);
+	PACL dacl = NULL;
+	PSECURITY_DESCRIPTOR sd = NULL;
+	assert_int_equal(GetNamedSecurityInfoW(w, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL, &dacl, NULL,
+					       &sd),
+			 ERROR_SUCCESS);
+	assert_non_null(dacl);
+	HANDLE tok;
+	union {
+		TOKEN_USER tu;
+		char buf[256];
+	} u;
+	DWORD n;
+	assert_true(OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok));
+	assert_true(GetTokenInformation(tok, TokenUser, &u, sizeof u, &n));
+	CloseHandle(tok);
+	BYTE others[3][SECURITY_MAX_SID_SIZE];
+	WELL_KNOWN_SID_TYPE kinds[3] = {WinWorldSid, WinAuthenticatedUserSid, WinBuiltinUsersSid};
+	for (int k = 0; k < 3; k++) {
+		n = SECURITY_MAX_SID_SIZE;
+		assert_true(CreateWellKnownSid(kinds[k], NULL, others[k], &n));
+	}
+	int mine = 0;
+	for (DWORD i = 0; i < dacl->AceCount; i++) {
+		ACCESS_ALLOWED_ACE *ace = NULL;
+		assert_true(GetAce(dacl, i, (void **)&ace));
+		if (ace->Header.AceType != ACCESS_ALLOWED_ACE_TYPE || !ace->Mask)
+			continue;
+		mine |= EqualSid((PSID)&ace->SidStart, u.tu.User.Sid);
+		for (int k = 0; k < 3; k++)
+			assert_false(EqualSid((PSID)&ace->SidStart, (PSID)others[k]));
+	}
+	assert_true(mine);
+	LocalFree(sd);
+}
+
 /* a tree made, used and removed through the held handles */
 static void test_tree(void **state)
 {
@@ -58,6 +103,9 @@ static void test_tree(void **state)
 	assert_int_equal(mo_top_open(work, 0, &top), 0);
 	assert_int_equal(mo_mkdir(top, "iobench.m.0"), 0);
 	assert_int_equal(mo_mkdir(top, "iobench.m.0"), -EEXIST);
+	char rootp[4200];
+	snprintf(rootp, sizeof rootp, "%s/iobench.m.0", work);
+	check_private(rootp);
 	assert_int_equal(mo_dir_open(top, "iobench.m.0", &sub), 0);
 	assert_int_equal(mo_identity(sub, &dev, &ino), 0);
 	assert_int_equal(mo_mkdir(sub, "d0"), 0);
