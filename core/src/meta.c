@@ -20,6 +20,9 @@
  * files [removed, created) and a tree's directories [0, dirs) (made in
  * order, removed in reverse), so the cleanup, also after a stop, removes
  * exactly what the run made, in memory that does not grow with the items.
+ * On Windows the same through meta_os_win32.c: NtCreateFile relative to the
+ * held handles with FILE_OPEN_REPARSE_POINT, the attributes checked on each
+ * handle, a DACL for the user alone instead of mode 0700.
  *
  * Timing.  Each phase starts its streams at one barrier (across ranks: the
  * ranks' barrier first), each stream times itself from the barrier to its
