@@ -138,6 +138,7 @@ void mt_root_name(const struct iob_job *job, uint64_t g, char *out, size_t len);
 void mt_fail(struct mjob *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mt_note(struct mjob *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int mt_open_root(struct mjob *m, struct tree *t);
+int mt_openat2(int top, const char *path, int flags, unsigned mode);
 int mt_stopped(struct mstream *s);
 int mt_make_dir(struct mjob *m, struct tree *t, struct mstream *s);
 int mt_remove_dir(struct mjob *m, struct tree *t, struct mstream *s);

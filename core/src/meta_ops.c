@@ -6,6 +6,58 @@
  */
 #include "meta_int.h"
 
+#if defined(__linux__)
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
+
+/* path_walk = full: path (relative) opened from top by the kernel in one
+ * walk that follows no link, neither in the middle nor at the end, and
+ * leaves nothing below top (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS,
+ * which implies no magic links).  fd or -errno; -ENOSYS where there is no
+ * openat2 (iob_meta_check refuses full there first). */
+int mt_openat2(int top, const char *path, int flags, unsigned mode)
+{
+#if defined(__linux__) && defined(SYS_openat2)
+	struct open_how how;
+	memset(&how, 0, sizeof how);
+	how.flags = (uint64_t)(unsigned)(flags | O_CLOEXEC);
+	how.mode = (flags & O_CREAT) ? mode : 0;
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+	long fd = syscall(SYS_openat2, top, path, &how, sizeof how);
+	return fd < 0 ? -errno : (int)fd;
+#else
+	(void)top, (void)path, (void)flags, (void)mode;
+	return -ENOSYS;
+#endif
+}
+
+/* path_walk = full: the path of directory k of tree t from the job's
+ * directory ("ROOT/dA/dB"); its length */
+static size_t dir_path(const struct mjob *m, const struct tree *t, uint64_t k, char *out, size_t len)
+{
+	uint32_t chain[64];
+	unsigned n = 0;
+	uint64_t B = m->job->tree_branch;
+	while (k > 0 && n < 64) {
+		chain[n++] = (uint32_t)((k - 1) % B);
+		k = (k - 1) / B;
+	}
+	size_t o = (size_t)snprintf(out, len, "%s", t->root);
+	while (n-- > 0 && o < len)
+		o += (size_t)snprintf(out + o, len - o, "/d%u", chain[n]);
+	return o < len ? o : len - 1;
+}
+
+/* The parent of directory k (k > 0) as an O_PATH descriptor, its whole path
+ * resolved from the job's directory (full), or -errno */
+static int parent_full(const struct mjob *m, const struct tree *t, uint64_t k)
+{
+	char path[IOB_PATH_MAX + IOB_NAME_MAX + 64];
+	dir_path(m, t, (k - 1) / m->job->tree_branch, path, sizeof path);
+	return mt_openat2(m->dirfd, path, O_PATH | O_DIRECTORY, 0);
+}
+
 /* iob_run_fail, or kept (the first) in a group */
 void mt_fail(struct mjob *m, const char *fmt, ...)
 {
@@ -123,7 +175,7 @@ int mt_make_dir(struct mjob *m, struct tree *t, struct mstream *s)
 			}
 		}
 	} else {
-		int pfd = dir_open(m, t, (k - 1) / m->job->tree_branch);
+		int pfd = s && m->job->path_walk ? parent_full(m, t, k) : dir_open(m, t, (k - 1) / m->job->tree_branch);
 		child_name(m, k, name, sizeof name);
 		rc = pfd < 0 ? pfd : (mkdirat(pfd, name, 0700) == 0 ? 0 : -errno);
 		if (pfd >= 0)
@@ -163,7 +215,7 @@ int mt_remove_dir(struct mjob *m, struct tree *t, struct mstream *s)
 		else
 			rc = unlinkat(m->dirfd, name, AT_REMOVEDIR) == 0 ? 0 : -errno;
 	} else {
-		int pfd = dir_open(m, t, (k - 1) / m->job->tree_branch);
+		int pfd = s && m->job->path_walk ? parent_full(m, t, k) : dir_open(m, t, (k - 1) / m->job->tree_branch);
 		child_name(m, k, name, sizeof name);
 		rc = pfd < 0 ? pfd : (unlinkat(pfd, name, AT_REMOVEDIR) == 0 ? 0 : -errno);
 		if (pfd >= 0)
@@ -207,13 +259,26 @@ static void file_name(char *out, uint64_t g, uint64_t i)
 	*p = '\0';
 }
 
-/* Do item i of the phase on file f.<g>.<i> of tree t, its directory open
- * on dfd. */
-static int file_op(struct mstream *s, int dfd, uint64_t g, uint64_t i)
+/* Do item i of the phase on file f.<g>.<i> of tree t: held, from its
+ * directory open on dfd; full (dir != NULL), by its whole path dir/f.<g>.<i>
+ * from the job's directory, resolved by the kernel at every operation as
+ * mdtest resolves its path (mt_openat2: no link followed anywhere on it,
+ * nothing outside the job's directory).  Linux has no stat or unlink that
+ * refuses links in the middle of a path, so stat opens the file O_PATH by
+ * the path and fstats that, and remove opens the directory O_PATH by its
+ * path and unlinks the name in it: the kernel resolves the same names. */
+static int file_op(struct mstream *s, int dfd, char *dir, size_t dlen, uint64_t g, uint64_t i)
 {
 	struct mjob *m = s->m;
 	const struct iob_job *job = m->job;
-	char name[64];
+	char held[64];
+	char *name = held, *path = held;
+	if (dir) {
+		dir[dlen] = '/';
+		name = dir + dlen + 1;
+		path = dir;
+		dfd = m->dirfd;
+	}
 	file_name(name, g, i);
 	char *buf = m->buf + (size_t)(s - m->s) * (job->file_bytes ? job->file_bytes : 1);
 	uint64_t a = iob_now_ns();
@@ -222,13 +287,11 @@ static int file_op(struct mstream *s, int dfd, uint64_t g, uint64_t i)
 	struct stat st;
 	switch (s->op) {
 	case IOB_META_CREATE:
-	case IOB_META_WRITE:
-		fd = openat(dfd, name,
-			    s->op == IOB_META_CREATE ? O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
-						     : O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
-			    0600);
+	case IOB_META_WRITE: {
+		int fl = s->op == IOB_META_CREATE ? O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW : O_WRONLY | O_NOFOLLOW;
+		fd = dir ? mt_openat2(dfd, path, fl, 0600) : openat(dfd, name, fl | O_CLOEXEC, 0600);
 		if (fd < 0) {
-			rc = -errno;
+			rc = dir ? fd : -errno;
 			break;
 		}
 		if (s->op == IOB_META_CREATE)
@@ -246,16 +309,24 @@ static int file_op(struct mstream *s, int dfd, uint64_t g, uint64_t i)
 		if (close(fd) != 0 && rc == 0)
 			rc = -errno;
 		break;
+	}
 	case IOB_META_STAT:
-		rc = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+		if (dir) {
+			fd = mt_openat2(dfd, path, O_PATH | O_NOFOLLOW, 0);
+			rc = fd < 0 ? fd : fstat(fd, &st) == 0 ? 0 : -errno;
+			if (fd >= 0)
+				close(fd);
+		} else {
+			rc = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+		}
 		if (rc == 0 && !S_ISREG(st.st_mode))
 			rc = -EINVAL;
 		break;
 	case IOB_META_OPEN:
 	case IOB_META_READ:
-		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		fd = dir ? mt_openat2(dfd, path, O_RDONLY | O_NOFOLLOW, 0) : openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
-			rc = -errno;
+			rc = dir ? fd : -errno;
 			break;
 		}
 		while (s->op == IOB_META_READ && moved < job->file_bytes) {
@@ -273,7 +344,16 @@ static int file_op(struct mstream *s, int dfd, uint64_t g, uint64_t i)
 		close(fd);
 		break;
 	case IOB_META_REMOVE:
-		rc = unlinkat(dfd, name, 0) == 0 ? 0 : -errno;
+		if (dir) {
+			dir[dlen] = '\0';
+			int pfd = mt_openat2(dfd, dir, O_PATH | O_DIRECTORY, 0);
+			rc = pfd < 0 ? pfd : unlinkat(pfd, name, 0) == 0 ? 0 : -errno;
+			if (pfd >= 0)
+				close(pfd);
+			dir[dlen] = '/';
+		} else {
+			rc = unlinkat(dfd, name, 0) == 0 ? 0 : -errno;
+		}
 		if (rc == 0 || rc == -ENOENT)
 			s->removed = i + 1;
 		break;
@@ -285,22 +365,30 @@ static int file_op(struct mstream *s, int dfd, uint64_t g, uint64_t i)
 		s->ops++;
 		s->bytes += moved;
 	} else {
-		fail(s, -rc, iob_meta_op_name(s->op), name);
+		fail(s, -rc, iob_meta_op_name(s->op), path);
 	}
 	return rc;
 }
 
-/* Files [from, to) of stream g in tree t, directory by directory. */
+/* Files [from, to) of stream g in tree t, directory by directory: held, from
+ * each directory's descriptor; full (timed phases with path_walk = full), by
+ * the whole path every time. */
 void mt_file_range(struct mstream *s, struct tree *t, uint64_t g, uint64_t from, uint64_t to, int timed)
 {
 	struct mjob *m = s->m;
+	int full = timed && m->job->path_walk;
 	int dfd = -1;
+	char dir[IOB_PATH_MAX + IOB_NAME_MAX + 64];
+	size_t dlen = 0;
 	uint64_t cur = UINT64_MAX;
 	for (uint64_t i = from; i < to && !s->status; i++) {
 		if (timed && mt_stopped(s))
 			break;
 		uint64_t k = i / m->per_dir;
-		if (k != cur) {
+		if (k != cur && full) {
+			dlen = dir_path(m, t, k, dir, sizeof dir - 64);
+			cur = k;
+		} else if (k != cur) {
 			if (dfd >= 0)
 				close(dfd);
 			dfd = dir_open(m, t, k);
@@ -313,7 +401,7 @@ void mt_file_range(struct mstream *s, struct tree *t, uint64_t g, uint64_t from,
 				break;
 			}
 		}
-		file_op(s, dfd, g, i);
+		file_op(s, dfd, full ? dir : NULL, dlen, g, i);
 	}
 	if (dfd >= 0)
 		close(dfd);
