@@ -273,11 +273,10 @@ static int file_op(struct mstream *s, int dfd, char *dir, size_t dlen, uint64_t 
 	const struct iob_job *job = m->job;
 	char held[64];
 	char *name = held, *path = held;
-	if (dir) {
+	if (dir) { /* dfd: the stream's own descriptor of the job's directory */
 		dir[dlen] = '/';
 		name = dir + dlen + 1;
 		path = dir;
-		dfd = m->dirfd;
 	}
 	file_name(name, g, i);
 	char *buf = m->buf + (size_t)(s - m->s) * (job->file_bytes ? job->file_bytes : 1);
@@ -378,6 +377,14 @@ void mt_file_range(struct mstream *s, struct tree *t, uint64_t g, uint64_t from,
 	struct mjob *m = s->m;
 	int full = timed && m->job->path_walk;
 	int dfd = -1;
+	/* full: the job's directory opened again for this stream ("." of it, no
+	 * name that could be a link), so that the streams' walks do not all
+	 * count references on one open file (threads share one table, so the
+	 * kernel does on every call) */
+	if (full && (dfd = openat(m->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		fail(s, errno, "cannot open", "the job's directory");
+		return;
+	}
 	char dir[IOB_PATH_MAX + IOB_NAME_MAX + 64];
 	size_t dlen = 0;
 	uint64_t cur = UINT64_MAX;
