@@ -150,6 +150,13 @@ int iob_meta_check(const struct iob_job *job, uint64_t *need, char *err, size_t 
 			 n, job->stat_other, (unsigned long long)G);
 		return -EINVAL;
 	}
+	if (job->path_walk) { /* full: openat2 (Linux 5.6), probed on the working directory */
+		if (mo_full_probe() == -ENOSYS) {
+			snprintf(err, errlen, "[%s] path_walk = full: this system has no openat2 (Linux 5.6 or later), "
+					      "which walks a path refusing every link; use path_walk = held", n);
+			return -ENOSYS;
+		}
+	}
 	if (job->file_bytes > (1ull << 30)) {
 		snprintf(err, errlen, "[%s] file_bytes: at most 1 GiB per file", n);
 		return -EINVAL;

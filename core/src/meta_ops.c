@@ -6,6 +6,34 @@
  */
 #include "meta_int.h"
 
+/* path_walk = full: the path of directory k of tree t from the job's
+ * directory ("ROOT/dA/dB"); its length */
+static size_t dir_path(const struct mjob *m, const struct tree *t, uint64_t k, char *out, size_t len)
+{
+	uint32_t chain[64];
+	unsigned n = 0;
+	uint64_t B = m->job->tree_branch;
+	while (k > 0 && n < 64) {
+		chain[n++] = (uint32_t)((k - 1) % B);
+		k = (k - 1) / B;
+	}
+	size_t o = (size_t)snprintf(out, len, "%s", t->root);
+	while (n-- > 0 && o < len)
+		o += (size_t)snprintf(out + o, len - o, "/d%u", chain[n]);
+	return o < len ? o : len - 1;
+}
+
+/* The parent of directory k (k > 0), its whole path resolved from the job's
+ * directory (full: mo_full_dir), or -errno */
+static mo_h parent_full(const struct mjob *m, const struct tree *t, uint64_t k)
+{
+	char path[IOB_PATH_MAX + IOB_NAME_MAX + 64];
+	mo_h fd;
+	dir_path(m, t, (k - 1) / m->job->tree_branch, path, sizeof path);
+	int rc = mo_full_dir(m->dirfd, path, &fd);
+	return rc < 0 ? rc : fd;
+}
+
 /* iob_run_fail, or kept (the first) in a group */
 void mt_fail(struct mjob *m, const char *fmt, ...)
 {
@@ -115,7 +143,7 @@ int mt_make_dir(struct mjob *m, struct tree *t, struct mstream *s)
 				t->rootfd = fd;
 		}
 	} else {
-		mo_h pfd = dir_open(m, t, (k - 1) / m->job->tree_branch);
+		mo_h pfd = s && m->job->path_walk ? parent_full(m, t, k) : dir_open(m, t, (k - 1) / m->job->tree_branch);
 		child_name(m, k, name, sizeof name);
 		rc = pfd < 0 ? (int)pfd : mo_mkdir(pfd, name);
 		mo_close(pfd);
@@ -148,7 +176,7 @@ int mt_remove_dir(struct mjob *m, struct tree *t, struct mstream *s)
 		}
 		rc = mo_rmdir_same(m->dirfd, name, t->dev, t->ino); /* replaced during the run: -ESTALE, kept */
 	} else {
-		mo_h pfd = dir_open(m, t, (k - 1) / m->job->tree_branch);
+		mo_h pfd = s && m->job->path_walk ? parent_full(m, t, k) : dir_open(m, t, (k - 1) / m->job->tree_branch);
 		child_name(m, k, name, sizeof name);
 		rc = pfd < 0 ? (int)pfd : mo_rmdir(pfd, name);
 		mo_close(pfd);
@@ -191,13 +219,24 @@ static void file_name(char *out, uint64_t g, uint64_t i)
 	*p = '\0';
 }
 
-/* Do item i of the phase on file f.<g>.<i> of tree t, its directory open
- * on dfd. */
-static int file_op(struct mstream *s, mo_h dfd, uint64_t g, uint64_t i)
+/* Do item i of the phase on file f.<g>.<i> of tree t: held, from its
+ * directory open on dfd; full (dir != NULL), by its whole path dir/f.<g>.<i>
+ * from the job's directory, resolved at every operation as mdtest resolves
+ * its path (mo_full_*: no link followed anywhere on it, nothing outside the
+ * job's directory).  A stat opens the file by the path and checks it on
+ * the handle, a remove opens the directory by its path and removes the
+ * name in it: the same names are resolved. */
+static int file_op(struct mstream *s, mo_h dfd, char *dir, size_t dlen, uint64_t g, uint64_t i)
 {
 	struct mjob *m = s->m;
 	const struct iob_job *job = m->job;
-	char name[64];
+	char held[64];
+	char *name = held, *path = held;
+	if (dir) { /* dfd: the stream's own handle of the job's directory */
+		dir[dlen] = '/';
+		name = dir + dlen + 1;
+		path = dir;
+	}
 	file_name(name, g, i);
 	char *buf = m->buf + (size_t)(s - m->s) * (job->file_bytes ? job->file_bytes : 1);
 	uint64_t a = iob_now_ns();
@@ -207,7 +246,8 @@ static int file_op(struct mstream *s, mo_h dfd, uint64_t g, uint64_t i)
 	switch (s->op) {
 	case IOB_META_CREATE:
 	case IOB_META_WRITE:
-		rc = mo_file_open(dfd, name, s->op == IOB_META_CREATE ? MO_CREATE : MO_WRITE, &fd);
+		rc = dir ? mo_full_file_open(dfd, path, s->op == IOB_META_CREATE ? MO_CREATE : MO_WRITE, &fd)
+			 : mo_file_open(dfd, name, s->op == IOB_META_CREATE ? MO_CREATE : MO_WRITE, &fd);
 		if (rc < 0)
 			break;
 		if (s->op == IOB_META_CREATE)
@@ -226,11 +266,11 @@ static int file_op(struct mstream *s, mo_h dfd, uint64_t g, uint64_t i)
 			rc = c;
 		break;
 	case IOB_META_STAT:
-		rc = mo_stat_file(dfd, name);
+		rc = dir ? mo_full_stat_file(dfd, path) : mo_stat_file(dfd, name);
 		break;
 	case IOB_META_OPEN:
 	case IOB_META_READ:
-		rc = mo_file_open(dfd, name, MO_READ, &fd);
+		rc = dir ? mo_full_file_open(dfd, path, MO_READ, &fd) : mo_file_open(dfd, name, MO_READ, &fd);
 		if (rc < 0)
 			break;
 		while (s->op == IOB_META_READ && moved < job->file_bytes) {
@@ -248,7 +288,18 @@ static int file_op(struct mstream *s, mo_h dfd, uint64_t g, uint64_t i)
 		mo_file_close(fd);
 		break;
 	case IOB_META_REMOVE:
-		rc = mo_unlink(dfd, name);
+		if (dir) {
+			mo_h pfd;
+			dir[dlen] = '\0';
+			rc = mo_full_dir(dfd, dir, &pfd);
+			if (rc == 0) {
+				rc = mo_unlink(pfd, name);
+				mo_close(pfd);
+			}
+			dir[dlen] = '/';
+		} else {
+			rc = mo_unlink(dfd, name);
+		}
 		if (rc == 0 || rc == -ENOENT)
 			s->removed = i + 1;
 		break;
@@ -260,22 +311,39 @@ static int file_op(struct mstream *s, mo_h dfd, uint64_t g, uint64_t i)
 		s->ops++;
 		s->bytes += moved;
 	} else {
-		fail(s, -rc, iob_meta_op_name(s->op), name);
+		fail(s, -rc, iob_meta_op_name(s->op), path);
 	}
 	return rc;
 }
 
-/* Files [from, to) of stream g in tree t, directory by directory. */
+/* Files [from, to) of stream g in tree t, directory by directory: held, from
+ * each directory's handle; full (timed phases with path_walk = full), by
+ * the whole path every time. */
 void mt_file_range(struct mstream *s, struct tree *t, uint64_t g, uint64_t from, uint64_t to, int timed)
 {
 	struct mjob *m = s->m;
+	int full = timed && m->job->path_walk;
 	mo_h dfd = MO_NONE;
+	/* full: the job's directory opened again for this stream ("." of it, no
+	 * name that could be a link), so that the streams' walks do not all
+	 * count references on one open file (threads share one table, so the
+	 * kernel does on every call) */
+	int e;
+	if (full && (e = mo_full_top(m->dirfd, &dfd)) != 0) {
+		fail(s, -e, "cannot open", "the job's directory");
+		return;
+	}
+	char dir[IOB_PATH_MAX + IOB_NAME_MAX + 64];
+	size_t dlen = 0;
 	uint64_t cur = UINT64_MAX;
 	for (uint64_t i = from; i < to && !s->status; i++) {
 		if (timed && mt_stopped(s))
 			break;
 		uint64_t k = i / m->per_dir;
-		if (k != cur) {
+		if (k != cur && full) {
+			dlen = dir_path(m, t, k, dir, sizeof dir - 64);
+			cur = k;
+		} else if (k != cur) {
 			mo_close(dfd);
 			dfd = dir_open(m, t, k);
 			cur = k;
@@ -287,7 +355,7 @@ void mt_file_range(struct mstream *s, struct tree *t, uint64_t g, uint64_t from,
 				break;
 			}
 		}
-		file_op(s, dfd, g, i);
+		file_op(s, dfd, full ? dir : NULL, dlen, g, i);
 	}
 	mo_close(dfd);
 }

@@ -62,6 +62,20 @@ int mo_stat_file(mo_h at, const char *name);
 /* File `name` of at removed (a link there: the link). */
 int mo_unlink(mo_h at, const char *name);
 
+/* path_walk = full: path (relative: "ROOT/dA/dB" or ".../f.G.I") resolved
+ * from the job's directory held on top in one walk that follows no link,
+ * neither in the middle nor at the end, and leaves nothing below top (Linux:
+ * openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS).  -ENOSYS where there is no
+ * such walk (Windows: iob_meta_check refuses full there first). */
+int mo_full_probe(void); /* 0 when this system has the walk */
+/* The job's directory opened again ("." of top), a stream's own. */
+int mo_full_top(mo_h top, mo_h *out);
+/* A directory by its path, to make or remove names in (O_PATH). */
+int mo_full_dir(mo_h top, const char *path, mo_h *out);
+/* mo_file_open and mo_stat_file by the whole path. */
+int mo_full_file_open(mo_h top, const char *path, enum mo_how how, mo_h *out);
+int mo_full_stat_file(mo_h top, const char *path);
+
 /* The checks before anything is made (iob_meta_check), by path. */
 /* 0 for a directory (followed), 1 for something else, or what stat says. */
 int mo_path_dir(const char *dir);

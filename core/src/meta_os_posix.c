@@ -6,9 +6,14 @@
 #include "meta_os.h"
 
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
 
 int mo_top_open(const char *dir, int follow, mo_h *out)
 {
@@ -118,6 +123,73 @@ int mo_stat_file(mo_h at, const char *name)
 int mo_unlink(mo_h at, const char *name)
 {
 	return unlinkat((int)at, name, 0) == 0 ? 0 : -errno;
+}
+
+/* openat2 from top, no link anywhere, nothing outside top; fd or -errno
+ * (-ENOSYS: no openat2) */
+static int beneath(mo_h top, const char *path, int flags, unsigned mode)
+{
+#if defined(__linux__) && defined(SYS_openat2)
+	struct open_how how;
+	memset(&how, 0, sizeof how);
+	how.flags = (uint64_t)(unsigned)(flags | O_CLOEXEC);
+	how.mode = (flags & O_CREAT) ? mode : 0;
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+	long fd = syscall(SYS_openat2, (int)top, path, &how, sizeof how);
+	return fd < 0 ? -errno : (int)fd;
+#else
+	(void)top, (void)path, (void)flags, (void)mode;
+	return -ENOSYS;
+#endif
+}
+
+int mo_full_probe(void)
+{
+	int fd = beneath(AT_FDCWD, ".", O_PATH | O_DIRECTORY, 0);
+	if (fd >= 0)
+		close(fd);
+	return fd == -ENOSYS ? -ENOSYS : 0;
+}
+
+int mo_full_top(mo_h top, mo_h *out)
+{
+	int fd = openat((int)top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*out = fd;
+	return 0;
+}
+
+int mo_full_dir(mo_h top, const char *path, mo_h *out)
+{
+	int fd = beneath(top, path, O_PATH | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	*out = fd;
+	return 0;
+}
+
+int mo_full_file_open(mo_h top, const char *path, enum mo_how how, mo_h *out)
+{
+	int fl = how == MO_CREATE ? O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+		 : how == MO_WRITE ? O_WRONLY | O_NOFOLLOW
+				   : O_RDONLY | O_NOFOLLOW;
+	int fd = beneath(top, path, fl, 0600);
+	if (fd < 0)
+		return fd;
+	*out = fd;
+	return 0;
+}
+
+int mo_full_stat_file(mo_h top, const char *path)
+{
+	struct stat st;
+	int fd = beneath(top, path, O_PATH | O_NOFOLLOW, 0);
+	if (fd < 0)
+		return fd;
+	int rc = fstat(fd, &st) == 0 ? 0 : -errno;
+	close(fd);
+	return rc == 0 && !S_ISREG(st.st_mode) ? -EINVAL : rc;
 }
 
 int mo_path_dir(const char *dir)

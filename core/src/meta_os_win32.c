@@ -283,6 +283,37 @@ int mo_unlink(mo_h at, const char *name)
 	return rc ? rc : dispose(h); /* a link there: the link itself */
 }
 
+/* path_walk = full: no walk of a whole path that refuses every link (the
+ * check refuses full with one line) */
+int mo_full_probe(void)
+{
+	return -ENOSYS;
+}
+
+int mo_full_top(mo_h top, mo_h *out)
+{
+	(void)top, (void)out;
+	return -ENOSYS;
+}
+
+int mo_full_dir(mo_h top, const char *path, mo_h *out)
+{
+	(void)top, (void)path, (void)out;
+	return -ENOSYS;
+}
+
+int mo_full_file_open(mo_h top, const char *path, enum mo_how how, mo_h *out)
+{
+	(void)top, (void)path, (void)how, (void)out;
+	return -ENOSYS;
+}
+
+int mo_full_stat_file(mo_h top, const char *path)
+{
+	(void)top, (void)path;
+	return -ENOSYS;
+}
+
 int mo_path_dir(const char *dir)
 {
 	HANDLE h = open_meta(dir, 1);

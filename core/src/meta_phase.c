@@ -27,6 +27,7 @@ void mt_emit_record(struct iob_run *run, const struct iob_job *job, enum iob_met
 	iob_rec_u64(rb, "file_size_bytes", IOB_UNIT_BYTES, job->file_bytes);
 	iob_rec_bool(rb, "fsync", job->file_fsync);
 	iob_rec_u64(rb, "stat_other", IOB_UNIT_COUNT, job->stat_other);
+	iob_rec_str(rb, "path_walk", job->path_walk ? "full" : "held");
 	iob_rec_u64(rb, "ops", IOB_UNIT_OPS, p->ops);
 	iob_rec_u64(rb, "bytes", IOB_UNIT_BYTES, p->bytes);
 	iob_rec_f64(rb, "elapsed_s", IOB_UNIT_S, secs);
