@@ -2,7 +2,7 @@
 """iobench's metadata job (workload = files, docs/metadata.md) against mdtest, in one run.
 
   bench/mdtest.py --build build [--ior DIR] [--dir DIR] [--files N] [--rounds 5] [--json out.json]
-                  [--only s1,s2,m2] [--cpu] [--quick [--selftest-unequal]]
+                  [--only s1,s2,m2] [--cpu] [--mdtest-path rel|abs] [--no-held] [--quick [--selftest-unequal]]
 
 mdtest comes from ../shared/reference/build-ior.sh (IOR and mdtest from the source kept there); it is
 built into --ior (default BUILD/build-ior) when DIR/bin/mdtest is missing.  Exit 77, saying why, when it
@@ -19,9 +19,15 @@ per phase is printed with the ratio iobench / mdtest.
 Equal work or no ratio: mdtest's "N tasks, M files" line and the summary's phases, iobench's JSON "meta"
 records (ops, streams): the files each made, statted and removed must be equal, else the pair is INVALID.
 Both tools give a phase's rate as IOR's rule has it: all items / (latest end - earliest start) over the
-ranks, from a common barrier.  What differs: mdtest reaches each file by its path from the working
-directory; iobench through its held directory (openat/fstatat/unlinkat on a descriptor), which saves the
-kernel a path walk per operation.
+ranks, from a common barrier.
+
+The same walk: mdtest reaches each file by its whole path on every operation, so iobench runs with
+path_walk = full (each operation resolves ROOT/f.G.I from the job's directory, openat2 refusing links),
+and mdtest runs in the work directory with -d . (--mdtest-path rel, the default), so that both give the
+kernel a relative path of about the same depth (mdtest ./test-dir.0-0/mdtest_tree.R.0/file.mdtest.R.I,
+iobench iobench.md.G/f.G.I); --mdtest-path abs gives mdtest the absolute work directory instead, as it
+is usually run (more components to walk).  iobench's own way, path_walk = held (one name from a held
+directory), runs in the same rounds and is printed beside ("held"), with its ratio to mdtest.
 
 --cpu: on a shared machine the wall-clock rates measure the scheduler's share as much as the tools; the
 CPU time (user + system, getrusage of the children: every rank and thread) is steadier.  Each round then
@@ -85,12 +91,14 @@ def parse_mdtest(text):
     return rates, {ph: files for ph in rates}, tasks
 
 
-def parse_iobench(path):
+def parse_iobench(path, walk):
     with open(path) as f:
         recs = json.load(f)["records"]
     rates, work, streams = {}, {}, None
     for r in recs:
         if r.get("kind") == "meta" and r["phase"] in MD_PHASES and r["status"] == "ok":
+            if r.get("path_walk") != walk:
+                raise RuntimeError(f"{path}: the {r['phase']} record says path_walk {r.get('path_walk')}, want {walk}")
             rates[r["phase"]] = r["ops_per_s"]
             work[r["phase"]] = r["ops"]
             streams = r["streams"]
@@ -102,10 +110,10 @@ def clean(d):
     os.makedirs(d)
 
 
-def timed(argv):
+def timed(argv, cwd=None):
     """subprocess.run, and the CPU time (user + system) its process tree took."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=3600, cwd=cwd)
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     p.cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     return p
@@ -113,23 +121,24 @@ def timed(argv):
 
 def run_mdtest(a, md, d, n, ranks):
     clean(d)
-    argv = [md, "-n", str(n), "-F", "-u", "-C", "-T", "-r", "-d", d]
+    rel = a.mdtest_path == "rel"
+    argv = [md, "-n", str(n), "-F", "-u", "-C", "-T", "-r", "-d", "." if rel else d]
     if ranks > 1:
         argv = ["mpirun", "-n", str(ranks)] + argv
-    p = timed(argv)
+    p = timed(argv, cwd=d if rel else None)
     a.last_cpu = p.cpu
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}\n{p.stdout[-1500:]}{p.stderr[-1500:]}")
     rates, work, tasks = parse_mdtest(p.stdout)
-    return rates, work, tasks, " ".join(argv)
+    return rates, work, tasks, (f"(cd {d} && " if rel else "") + " ".join(argv) + (")" if rel else "")
 
 
-def run_iobench(a, d, n, threads, ranks):
+def run_iobench(a, d, n, threads, ranks, walk="full"):
     clean(d)
-    prof = os.path.join(a.tmp, "meta.ini")
+    prof = os.path.join(a.tmp, f"meta-{walk}.ini")
     with open(prof, "w") as f:
         f.write(f"[md]\nworkload = files\ndir = {d}\nfiles = {n}\nthreads = {threads}\n"
-                "meta_phases = create,stat,remove\n")
+                f"meta_phases = create,stat,remove\npath_walk = {walk}\n")
     out = os.path.join(a.tmp, "meta.json")
     argv = [os.path.join(a.build, "bin", "iobench"), "run", prof, "-o", "json=" + out]
     if ranks > 1:
@@ -138,8 +147,8 @@ def run_iobench(a, d, n, threads, ranks):
     a.last_cpu = p.cpu
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}\n{p.stderr[-1500:]}")
-    rates, work, streams = parse_iobench(out)
-    return rates, work, streams, " ".join(argv) + f"   ({prof}: files = {n}, threads = {threads})"
+    rates, work, streams = parse_iobench(out, walk)
+    return rates, work, streams, " ".join(argv) + f"   ({prof}: files = {n}, threads = {threads}, path_walk = {walk})"
 
 
 SCEN = {
@@ -161,6 +170,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="200 files, 1 round: the figures mean nothing")
     ap.add_argument("--cpu", action="store_true",
                     help="also the CPU time per item, from runs of N and 2N files per stream (above)")
+    ap.add_argument("--mdtest-path", choices=("rel", "abs"), default="rel",
+                    help="mdtest's -d: rel runs it in the work directory with -d . (the walk iobench's path_walk = "
+                         "full makes), abs gives it the absolute work directory")
+    ap.add_argument("--no-held", action="store_true", help="leave out iobench's held-directory runs")
     ap.add_argument("--selftest-unequal", action="store_true",
                     help="iobench makes one file fewer per stream: every pair must come out INVALID")
     a = ap.parse_args()
@@ -184,57 +197,71 @@ def main():
         print("note: sched_autogroup_enabled = 1: mpirun starts each rank in a session (an autogroup) of its own,\n"
               "      iobench's threads share one, so on a busy machine s2's wall-clock rates compare the\n"
               "      scheduler's shares (two groups' against one), not the tools; see the CPU time per item (--cpu)")
+    tools = ["mdtest", "iobench"] + ([] if a.no_held else ["held"])
     for key in a.only.split(","):
         title, md_ranks, threads, ranks = SCEN[key]
-        samples = {"mdtest": [], "iobench": []}
-        cpu = {"mdtest": [], "iobench": []}
+        samples = {t: [] for t in tools}
+        cpu = {t: [] for t in tools}
         cmds = {}
         works = {}
+
+        def one(who, n):
+            if who == "mdtest":
+                return run_mdtest(a, md, work_dir, n, md_ranks)
+            return run_iobench(a, work_dir, n - a.selftest_unequal, threads, ranks,
+                               "full" if who == "iobench" else "held")
+
         for rnd in range(a.rounds):
-            order = ["mdtest", "iobench"] if rnd % 2 == 0 else ["iobench", "mdtest"]
-            for who in order:
-                if who == "mdtest":
-                    rates, work, n, cmd = run_mdtest(a, md, work_dir, a.files, md_ranks)
-                else:
-                    rates, work, n, cmd = run_iobench(a, work_dir, a.files - a.selftest_unequal, threads, ranks)
+            k = rnd % len(tools)
+            for who in tools[k:] + tools[:k]:  # rotating which goes first
+                rates, work, n, cmd = one(who, a.files)
                 samples[who].append(rates)
                 if a.cpu:
                     c1 = a.last_cpu
-                    if who == "mdtest":
-                        run_mdtest(a, md, work_dir, 2 * a.files, md_ranks)
-                    else:
-                        run_iobench(a, work_dir, 2 * (a.files - a.selftest_unequal), threads, ranks)
-                    cpu[who].append((a.last_cpu - c1) / (a.files * max(md_ranks, threads * ranks)))
+                    one(who, 2 * a.files)
+                    cpu[who].append((a.last_cpu - c1) / ((a.files - (who != "mdtest") * a.selftest_unequal)
+                                                         * max(md_ranks, threads * ranks)))
                 cmds[who] = cmd
                 works.setdefault(who, work)
                 if work != works[who]:
                     works[who] = None
         shutil.rmtree(work_dir, ignore_errors=True)
-        equal = works["mdtest"] is not None and works["mdtest"] == works["iobench"]
+        equal = {t: works["mdtest"] is not None and works["mdtest"] == works[t] for t in tools[1:]}
         res = {"title": title, "commands": cmds, "work": works, "equal_work": equal, "phases": {}}
         print(f"\n[{key}] {title}, {a.files} files per stream, {a.rounds} round(s)")
         for who, c in cmds.items():
             print(f"  {who}: {c}")
-        if not equal:
-            bad += 1
-            print(f"  INVALID: unequal work: mdtest {works['mdtest']}, iobench {works['iobench']}")
+        for t in tools[1:]:
+            if not equal[t]:
+                bad += 1
+                print(f"  INVALID: unequal work: mdtest {works['mdtest']}, {t} {works[t]}")
         for ph in MD_PHASES:
-            mv = [s[ph] for s in samples["mdtest"] if ph in s]
-            iv = [s[ph] for s in samples["iobench"] if ph in s]
-            if not mv or not iv:
+            med, ratio = {}, {}
+            for t in tools:
+                v = [s[ph] for s in samples[t] if ph in s]
+                med[t] = statistics.median(v) if v else None
+            if med["mdtest"] is None or med["iobench"] is None:
                 continue
-            mm, im = statistics.median(mv), statistics.median(iv)
-            ratio = im / mm if mm and equal else None
-            res["phases"][ph] = {"mdtest_ops_per_s": mv, "iobench_ops_per_s": iv, "mdtest_median": mm,
-                                 "iobench_median": im, "ratio": ratio}
-            rs = f"{ratio:.3f}" if ratio is not None else "INVALID"
-            print(f"  {ph:7s} mdtest {mm:12.1f} ops/s   iobench {im:12.1f} ops/s   iobench/mdtest {rs}")
-        if a.cpu and cpu["mdtest"] and cpu["iobench"]:
-            mc, ic = statistics.median(cpu["mdtest"]), statistics.median(cpu["iobench"])
-            res["cpu_s_per_item"] = {"mdtest": cpu["mdtest"], "iobench": cpu["iobench"]}
-            cr = f"{ic / mc:.3f}" if mc > 0 and equal else "INVALID"
-            print(f"  CPU per item (create + stat + remove): mdtest {mc * 1e9:7.0f} ns   iobench {ic * 1e9:7.0f} ns"
-                  f"   iobench/mdtest {cr}")
+            for t in tools[1:]:
+                ratio[t] = med[t] / med["mdtest"] if med["mdtest"] and med[t] and equal[t] else None
+            res["phases"][ph] = {f"{t}_ops_per_s": [s[ph] for s in samples[t] if ph in s] for t in tools}
+            res["phases"][ph].update({f"{t}_median": med[t] for t in tools})
+            res["phases"][ph].update({"ratio" if t == "iobench" else "held_ratio": ratio[t] for t in tools[1:]})
+            rs = {t: f"{ratio[t]:.3f}" if ratio[t] is not None else "INVALID" for t in tools[1:]}
+            line = (f"  {ph:7s} mdtest {med['mdtest']:12.1f} ops/s   iobench {med['iobench']:12.1f} ops/s   "
+                    f"iobench/mdtest {rs['iobench']}")
+            if "held" in tools:
+                line += f"   (held {med['held']:12.1f} ops/s, held/mdtest {rs['held']})"
+            print(line)
+        if a.cpu and all(cpu[t] for t in tools):
+            mc = statistics.median(cpu["mdtest"])
+            res["cpu_s_per_item"] = {t: cpu[t] for t in tools}
+            line = f"  CPU per item (create + stat + remove): mdtest {mc * 1e9:7.0f} ns"
+            for t in tools[1:]:
+                c = statistics.median(cpu[t])
+                cr = f"{c / mc:.3f}" if mc > 0 and equal[t] else "INVALID"
+                line += f"   {t} {c * 1e9:7.0f} ns ({t}/mdtest {cr})"
+            print(line)
         res["load_average"] = os.getloadavg()
         print(f"  load average after: {' '.join('%.2f' % x for x in os.getloadavg())}")
         out[key] = res

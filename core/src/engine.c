@@ -302,7 +302,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	free(ph.fstart);
 	free(ph.fend);
 	iob_eng_queue_free(&ph.q); /* after the closes: a backend may hold the buffers until then */
-	iob_free_aligned(ph.buf);
+	iob_free_aligned(ph.bufbase ? ph.bufbase : ph.buf);
 	iob_free_aligned(ph.scratch);
 	iob_free_aligned(ph.rbuf);
 	if (s->access == IOB_ACCESS_SEQ && !ph.mixed) /* what a later read replays (written_draws) */

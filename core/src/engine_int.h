@@ -210,6 +210,8 @@ struct phase {
 	uint32_t io_align;
 	uint32_t open_flags;
 	int write, verify, fill_each, mixed, queued;
+	unsigned char *bufbase; /* a periodic pattern written in order: the buffer, bufmem + period bytes */
+	size_t period;		/* then buf points into it where each block's offset falls (engine_io.c) */
 	int verify_halt; /* verify_fatal stopped the phase (status -ECANCELED until its end) */
 	struct lat_sampler lat;
 	uint64_t nio;	   /* I/O calls so far (the sampler's clock) */

@@ -203,13 +203,26 @@ int iob_eng_prepare(struct phase *ph)
 	/* a series read: its pieces reuse one piece's buffer (engine_int.h) */
 	ph->piece_reuse = s->record_series && s->phase == IOB_PHASE_READ;
 	ph->bufmem = ph->piece_reuse && ph->buflen > SERIES_PIECE ? SERIES_PIECE : ph->buflen;
-	ph->buf = iob_alloc_aligned(mem_align, ph->bufmem);
+	/* A periodic pattern (iotest's text, hex of several bytes) written in
+	 * order: the buffer holds a period more, filled once, and each block is
+	 * written from where its offset falls in the period (the same bytes, no
+	 * copy of a block before each write); not where the backend needs its
+	 * buffers aligned (direct I/O) */
+	ph->period = ph->write && ph->fill_each && !ph->mixed && !ph->queued && !ph->shaped &&
+				     s->access == IOB_ACCESS_SEQ && info.mem_align <= 1
+			     ? iob_pattern_period(&s->pattern)
+			     : 0;
+	ph->buf = iob_alloc_aligned(mem_align, ph->bufmem + ph->period);
+	if (ph->period) {
+		ph->bufbase = ph->buf;
+		ph->fill_each = 0;
+	}
 	ph->scratch = ph->verify ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
 	const int rb = (ph->mixed || ph->shaped) && !ph->queued;
 	ph->rbuf = rb ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
 	if (!ph->buf || (ph->verify && !ph->scratch) || (rb && !ph->rbuf))
 		return iob_eng_fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
-	if (iob_eng_touch(ph, ph->buf, ph->bufmem, NULL, ph->write || ph->mixed) ||
+	if (iob_eng_touch(ph, ph->buf, ph->bufmem + ph->period, NULL, ph->write || ph->mixed) ||
 	    (ph->rbuf && iob_eng_touch(ph, ph->rbuf, ph->buflen, NULL, 0)))
 		return 1;
 	return 0;

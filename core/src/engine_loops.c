@@ -122,6 +122,8 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			}
 			if (write && ph->fill_each)
 				iob_pattern_fill(&s->pattern, ph->buf, len, off);
+			else if (write && ph->period)
+				ph->buf = ph->bufbase + off % ph->period;
 			if (series && series_reserve(&r->series) < 0)
 				return iob_eng_fail(ph, -ENOMEM, "series growth for", s->files[fi], UINT64_MAX, 0);
 			if (series && sclock != IOB_CLOCK_WALL)

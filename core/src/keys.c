@@ -53,6 +53,7 @@ static const struct iob_key_word phase_words[] = {{"write", IOB_PHASE_BIT(IOB_PH
 						  {"mixed", IOB_PHASE_BIT(IOB_PHASE_MIXED)},
 						  {NULL, 0}};
 static const struct iob_key_word workload_words[] = {{"data", 0}, {"files", 1}, {NULL, 0}};
+static const struct iob_key_word path_walk_words[] = {{"held", 0}, {"full", 1}, {NULL, 0}};
 static const struct iob_key_word meta_phase_words[] = {{"mkdir", 1u << 0},  {"create", 1u << 1}, {"write", 1u << 2},
 						       {"stat", 1u << 3},   {"open", 1u << 4},	 {"read", 1u << 5},
 						       {"remove", 1u << 6}, {"rmdir", 1u << 7},	 {NULL, 0}};
@@ -378,6 +379,11 @@ static const struct iob_key key_table[] = {
      "workload files, as root: drop the page, dentry and inode caches before every phase but the first (the "
      "record says caches_dropped); without root, a note",
      NULL, FIELD(drop_caches), NULL},
+    {"path_walk", IOB_KEY_ENUM, "", "held",
+     "workload files: held: each file reached by its name from its directory's held descriptor; full: every "
+     "operation resolves the item's whole path from the job's directory, as mdtest does (openat2, no link "
+     "followed, nothing outside the job's directory)",
+     path_walk_words, FIELD(path_walk), NULL},
     {"bssplit", IOB_KEY_STRING, "SIZE/PCT:...", "",
      "a mix of block sizes, e.g. 4k/60:64k/40 (an empty PCT shares the rest), or READS,WRITES; each I/O draws its "
      "size; block_size is then the size of a direction without a split; the record's bs_hist counts I/Os and "

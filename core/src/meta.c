@@ -20,6 +20,9 @@
  * files [removed, created) and a tree's directories [0, dirs) (made in
  * order, removed in reverse), so the cleanup, also after a stop, removes
  * exactly what the run made, in memory that does not grow with the items.
+ * On Windows the same through meta_os_win32.c: NtCreateFile relative to the
+ * held handles with FILE_OPEN_REPARSE_POINT, the attributes checked on each
+ * handle, a DACL for the user alone instead of mode 0700.
  *
  * Timing.  Each phase starts its streams at one barrier (across ranks: the
  * ranks' barrier first), each stream times itself from the barrier to its
@@ -34,6 +37,8 @@
  *                 file operations, a stream's thread
  *   meta_phase.c  one phase across streams and ranks, its records and
  *                 summary, preparing the trees and cleaning up
+ *   meta_os.h     the calls to the OS, in meta_os_posix.c and
+ *                 meta_os_win32.c: nothing else here calls the OS
  */
 #include "iobench/meta.h"
 
@@ -57,44 +62,6 @@ const char *iob_meta_op_name(enum iob_meta_op op)
 {
 	return (unsigned)op < IOB_META_NOPS ? OP_NAMES[op] : "?";
 }
-
-#if defined(_WIN32)
-
-int iob_meta_check(const struct iob_job *job, uint64_t *need, char *err, size_t errlen)
-{
-	*need = 0;
-	snprintf(err, errlen, "[%s] workload = files is not available on Windows yet", job->name);
-	return -ENOTSUP;
-}
-
-int iob_meta_run(struct iob_run *run, size_t j)
-{
-	iob_run_fail(run, 1, "[%s] workload = files is not available on Windows yet", run->suite->jobs[j].name);
-	return -ENOTSUP;
-}
-
-int iob_meta_run_grouped(struct iob_run *run, size_t j, struct iob_meta_group *g)
-{
-	(void)run;
-	(void)j;
-	g->kept = NULL;
-	return -ENOTSUP;
-}
-
-void iob_meta_group_emit(struct iob_run *run, size_t j, struct iob_meta_group *g, int cut, int first_failed)
-{
-	(void)g;
-	(void)cut;
-	(void)first_failed;
-	iob_run_fail(run, 1, "[%s] workload = files is not available on Windows yet", run->suite->jobs[j].name);
-}
-
-void iob_meta_group_free(struct iob_meta_group *g)
-{
-	g->kept = NULL;
-}
-
-#else
 
 #include "meta_int.h"
 
@@ -183,6 +150,13 @@ int iob_meta_check(const struct iob_job *job, uint64_t *need, char *err, size_t 
 			 n, job->stat_other, (unsigned long long)G);
 		return -EINVAL;
 	}
+	if (job->path_walk) { /* full: openat2 (Linux 5.6), probed on the working directory */
+		if (mo_full_probe() == -ENOSYS) {
+			snprintf(err, errlen, "[%s] path_walk = full: this system has no openat2 (Linux 5.6 or later), "
+					      "which walks a path refusing every link; use path_walk = held", n);
+			return -ENOSYS;
+		}
+	}
 	if (job->file_bytes > (1ull << 30)) {
 		snprintf(err, errlen, "[%s] file_bytes: at most 1 GiB per file", n);
 		return -EINVAL;
@@ -198,25 +172,21 @@ int iob_meta_check(const struct iob_job *job, uint64_t *need, char *err, size_t 
 	}
 	char dir[IOB_PATH_MAX];
 	iob_strip_slashes(job->dir, dir, sizeof dir);
-	struct stat st;
-	if (stat(dir, &st) != 0) {
-		int e = errno;
-		snprintf(err, errlen, "[%s] dir '%s': %s", n, job->dir, strerror(e));
-		return -e;
+	int e = mo_path_dir(dir);
+	if (e < 0) {
+		snprintf(err, errlen, "[%s] dir '%s': %s", n, job->dir, strerror(-e));
+		return e;
 	}
-	if (!S_ISDIR(st.st_mode)) {
+	if (e) {
 		snprintf(err, errlen, "[%s] dir '%s': not a directory", n, job->dir);
 		return -ENOTDIR;
 	}
-	if (access(dir, W_OK | X_OK) != 0) {
-		int e = errno;
+	if ((e = -mo_path_writable(dir)) != 0) {
 		snprintf(err, errlen, "[%s] dir '%s': the trees cannot be made in it: %s", n, job->dir, strerror(e));
 		return -e;
 	}
 	/* names: the root, a directory, a file; the deepest path */
-	long name_max = pathconf(dir, _PC_NAME_MAX);
-	if (name_max <= 0)
-		name_max = 255;
+	long name_max = mo_name_max(dir);
 	char root[IOB_NAME_MAX + 64], file[96];
 	mt_root_name(job, G - 1, root, sizeof root);
 	snprintf(file, sizeof file, "f.%llu.%llu", (unsigned long long)(G - 1), (unsigned long long)(job->files - 1));
@@ -238,29 +208,29 @@ int iob_meta_check(const struct iob_job *job, uint64_t *need, char *err, size_t 
 		char r[IOB_NAME_MAX + 64], p[IOB_PATH_MAX + 128];
 		mt_root_name(job, g, r, sizeof r);
 		snprintf(p, sizeof p, "%s/%s", dir, r);
-		if (lstat(p, &st) == 0) {
+		if (mo_path_exists(p)) {
 			snprintf(err, errlen, "[%s] %s exists already (an earlier run's, kept?): remove it or choose another dir",
 				 n, p);
 			return -EEXIST;
 		}
 	}
 	/* inodes and space, for every stream of every rank */
-	struct statvfs vf;
+	struct mo_room vf;
 	uint64_t items = job->files * G, alldirs = dirs * owners, inodes = items + alldirs;
-	if (statvfs(dir, &vf) == 0) {
-		uint64_t frag = vf.f_frsize ? vf.f_frsize : 4096;
-		uint64_t per = job->file_bytes ? (job->file_bytes + frag - 1) / frag * frag : 0;
+	if (mo_room(dir, &vf) == 0) {
+		uint64_t frag = vf.frag;
+		uint64_t per = (job->file_bytes ? (job->file_bytes + frag - 1) / frag * frag : 0) + vf.item_bytes;
 		uint64_t bytes = per && items > UINT64_MAX / per ? UINT64_MAX : per * items;
-		uint64_t dbytes = alldirs * frag;
+		uint64_t dbytes = alldirs * (frag + vf.item_bytes);
 		*need = bytes + dbytes < bytes ? UINT64_MAX : bytes + dbytes;
-		if (vf.f_files && inodes > (uint64_t)vf.f_favail) {
+		if (vf.files_total && inodes > vf.files_avail) {
 			snprintf(err, errlen,
 				 "[%s] files = %llu x %llu stream(s) and %llu directories need %llu inodes; %s has %llu free",
 				 n, (unsigned long long)job->files, (unsigned long long)G, (unsigned long long)alldirs,
-				 (unsigned long long)inodes, job->dir, (unsigned long long)vf.f_favail);
+				 (unsigned long long)inodes, job->dir, (unsigned long long)vf.files_avail);
 			return -ENOSPC;
 		}
-		uint64_t avail = (uint64_t)vf.f_bavail * frag;
+		uint64_t avail = vf.blocks_avail * frag;
 		if (*need > avail) {
 			snprintf(err, errlen, "[%s] files = %llu x %llu stream(s) of %llu bytes need %llu bytes; %s has %llu free",
 				 n, (unsigned long long)job->files, (unsigned long long)G,
@@ -408,5 +378,3 @@ void iob_meta_group_free(struct iob_meta_group *g)
 	free(k);
 	g->kept = NULL;
 }
-
-#endif

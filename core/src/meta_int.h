@@ -22,19 +22,13 @@
 #include "iobench/runner.h"
 #include "check.h"
 
-#if defined(_WIN32)
-#error "meta_int.h: workload = files has no Windows rooms (meta.c refuses it there)"
-#endif
+#include "meta_os.h"
 
-#include <fcntl.h>
 #include <stdarg.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <unistd.h>
 
 struct tree {
 	int owner;		     /* this rank's stream made it (and removes it) */
-	int rootfd;		     /* held root, or -1 */
+	mo_h rootfd;		     /* held root, or MO_NONE */
 	int made_root;		     /* the root is ours (identity below) */
 	uint64_t dev, ino;	     /* the root as made */
 	uint64_t dirs;		     /* directories [0, dirs) exist (made by us) */
@@ -62,7 +56,7 @@ struct mstream {
 struct mjob {
 	struct iob_run *run;
 	const struct iob_job *job;
-	int dirfd; /* the job's directory */
+	mo_h dirfd; /* the job's directory */
 	uint64_t G, ndirs, per_dir;
 	uint32_t nthreads;
 	struct tree *trees; /* per stream of this rank (dir_per_stream), or one */

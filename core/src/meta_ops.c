@@ -1,10 +1,38 @@
 /*
  * meta_ops.c - a files job's stream at work on its tree (meta.c has the map
  * and the safety rules: every name reached from a held descriptor, nothing
- * followed): directories made and removed in order, the file operations,
- * a stream's thread.
+ * followed; meta_os.h the calls to the OS): directories made and removed in
+ * order, the file operations, a stream's thread.
  */
 #include "meta_int.h"
+
+/* path_walk = full: the path of directory k of tree t from the job's
+ * directory ("ROOT/dA/dB"); its length */
+static size_t dir_path(const struct mjob *m, const struct tree *t, uint64_t k, char *out, size_t len)
+{
+	uint32_t chain[64];
+	unsigned n = 0;
+	uint64_t B = m->job->tree_branch;
+	while (k > 0 && n < 64) {
+		chain[n++] = (uint32_t)((k - 1) % B);
+		k = (k - 1) / B;
+	}
+	size_t o = (size_t)snprintf(out, len, "%s", t->root);
+	while (n-- > 0 && o < len)
+		o += (size_t)snprintf(out + o, len - o, "/d%u", chain[n]);
+	return o < len ? o : len - 1;
+}
+
+/* The parent of directory k (k > 0), its whole path resolved from the job's
+ * directory (full: mo_full_dir), or -errno */
+static mo_h parent_full(const struct mjob *m, const struct tree *t, uint64_t k)
+{
+	char path[IOB_PATH_MAX + IOB_NAME_MAX + 64];
+	mo_h fd;
+	dir_path(m, t, (k - 1) / m->job->tree_branch, path, sizeof path);
+	int rc = mo_full_dir(m->dirfd, path, &fd);
+	return rc < 0 ? rc : fd;
+}
 
 /* A failure (the run's, or the first kept in a group) or a note (the
  * run's, or kept in a group), formatted: at most 2047 bytes of a failure,
@@ -70,7 +98,7 @@ static int dir_op_done(struct mstream *s, uint64_t a, int rc, const char *what, 
 
 /* The directory k of tree t, opened from its root one component at a time
  * (never following a link); parent: its parent instead.  fd or -errno. */
-static int dir_open(const struct mjob *m, const struct tree *t, uint64_t k)
+static mo_h dir_open(const struct mjob *m, const struct tree *t, uint64_t k)
 {
 	uint32_t chain[64];
 	unsigned n = 0;
@@ -79,17 +107,18 @@ static int dir_open(const struct mjob *m, const struct tree *t, uint64_t k)
 		chain[n++] = (uint32_t)((k - 1) % B);
 		k = (k - 1) / B;
 	}
-	int fd = dup(t->rootfd);
-	if (fd < 0)
-		return -errno;
+	mo_h fd;
+	int rc = mo_dup(t->rootfd, &fd);
+	if (rc < 0)
+		return rc;
 	while (n-- > 0) {
 		char name[24];
+		mo_h nfd;
 		snprintf(name, sizeof name, "d%u", chain[n]);
-		int nfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int e = errno;
-		close(fd);
-		if (nfd < 0)
-			return -e;
+		rc = mo_dir_open(fd, name, &nfd);
+		mo_close(fd);
+		if (rc < 0)
+			return rc;
 		fd = nfd;
 	}
 	return fd;
@@ -104,11 +133,7 @@ int mt_open_root(struct mjob *m, struct tree *t)
 {
 	if (t->rootfd >= 0)
 		return 0;
-	int fd = openat(m->dirfd, t->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	t->rootfd = fd;
-	return 0;
+	return mo_dir_open(m->dirfd, t->root, &t->rootfd);
 }
 
 int mt_stopped(struct mstream *s)
@@ -130,28 +155,22 @@ int mt_make_dir(struct mjob *m, struct tree *t, struct mstream *s)
 	int rc;
 	if (k == 0) {
 		snprintf(name, sizeof name, "%s", t->root);
-		rc = mkdirat(m->dirfd, name, 0700) == 0 ? 0 : -errno;
+		rc = mo_mkdir(m->dirfd, name);
 		if (rc == 0) {
-			struct stat st;
+			mo_h fd;
 			t->made_root = 1;
 			t->dirs = 1;
-			int fd = openat(m->dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0 || fstat(fd, &st) != 0) {
-				rc = -errno;
-				if (fd >= 0)
-					close(fd);
-			} else {
+			rc = mo_dir_open(m->dirfd, name, &fd);
+			if (rc == 0 && (rc = mo_identity(fd, &t->dev, &t->ino)) != 0)
+				mo_close(fd);
+			else if (rc == 0)
 				t->rootfd = fd;
-				t->dev = (uint64_t)st.st_dev;
-				t->ino = (uint64_t)st.st_ino;
-			}
 		}
 	} else {
-		int pfd = dir_open(m, t, (k - 1) / m->job->tree_branch);
+		mo_h pfd = s && m->job->path_walk ? parent_full(m, t, k) : dir_open(m, t, (k - 1) / m->job->tree_branch);
 		child_name(m, k, name, sizeof name);
-		rc = pfd < 0 ? pfd : (mkdirat(pfd, name, 0700) == 0 ? 0 : -errno);
-		if (pfd >= 0)
-			close(pfd);
+		rc = pfd < 0 ? (int)pfd : mo_mkdir(pfd, name);
+		mo_close(pfd);
 		if (rc == 0)
 			t->dirs = k + 1;
 	}
@@ -167,24 +186,17 @@ int mt_remove_dir(struct mjob *m, struct tree *t, struct mstream *s)
 	uint64_t a = iob_now_ns();
 	int rc;
 	if (k == 0) {
-		struct stat st;
 		snprintf(name, sizeof name, "%s", t->root);
 		if (t->rootfd >= 0) {
-			close(t->rootfd);
-			t->rootfd = -1;
+			mo_close(t->rootfd);
+			t->rootfd = MO_NONE;
 		}
-		if (fstatat(m->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			rc = -errno;
-		else if ((uint64_t)st.st_dev != t->dev || (uint64_t)st.st_ino != t->ino || !S_ISDIR(st.st_mode))
-			rc = -ESTALE; /* replaced during the run: kept */
-		else
-			rc = unlinkat(m->dirfd, name, AT_REMOVEDIR) == 0 ? 0 : -errno;
+		rc = mo_rmdir_same(m->dirfd, name, t->dev, t->ino); /* replaced during the run: -ESTALE, kept */
 	} else {
-		int pfd = dir_open(m, t, (k - 1) / m->job->tree_branch);
+		mo_h pfd = s && m->job->path_walk ? parent_full(m, t, k) : dir_open(m, t, (k - 1) / m->job->tree_branch);
 		child_name(m, k, name, sizeof name);
-		rc = pfd < 0 ? pfd : (unlinkat(pfd, name, AT_REMOVEDIR) == 0 ? 0 : -errno);
-		if (pfd >= 0)
-			close(pfd);
+		rc = pfd < 0 ? (int)pfd : mo_rmdir(pfd, name);
+		mo_close(pfd);
 	}
 	if (rc == 0 || rc == -ENOENT)
 		t->dirs = k;
@@ -217,61 +229,64 @@ static void file_name(char *out, uint64_t g, uint64_t i)
 	*p = '\0';
 }
 
-/* Do item i of the phase on file f.<g>.<i> of tree t, its directory open
- * on dfd. */
-static int file_op(struct mstream *s, int dfd, uint64_t g, uint64_t i)
+/* Do item i of the phase on file f.<g>.<i> of tree t: held, from its
+ * directory open on dfd; full (dir != NULL), by its whole path dir/f.<g>.<i>
+ * from the job's directory, resolved at every operation as mdtest resolves
+ * its path (mo_full_*: no link followed anywhere on it, nothing outside the
+ * job's directory).  A stat opens the file by the path and checks it on
+ * the handle, a remove opens the directory by its path and removes the
+ * name in it: the same names are resolved. */
+static int file_op(struct mstream *s, mo_h dfd, char *dir, size_t dlen, uint64_t g, uint64_t i)
 {
 	struct mjob *m = s->m;
 	const struct iob_job *job = m->job;
-	char name[64];
+	char held[64];
+	char *name = held, *path = held;
+	if (dir) { /* dfd: the stream's own handle of the job's directory */
+		dir[dlen] = '/';
+		name = dir + dlen + 1;
+		path = dir;
+	}
 	file_name(name, g, i);
 	char *buf = m->buf + (size_t)(s - m->s) * (job->file_bytes ? job->file_bytes : 1);
 	uint64_t a = iob_now_ns();
-	int rc = 0, fd;
+	int rc = 0, c;
+	mo_h fd;
 	uint64_t moved = 0;
-	struct stat st;
 	switch (s->op) {
 	case IOB_META_CREATE:
 	case IOB_META_WRITE:
-		fd = openat(dfd, name,
-			    s->op == IOB_META_CREATE ? O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
-						     : O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
-			    0600);
-		if (fd < 0) {
-			rc = -errno;
+		rc = dir ? mo_full_file_open(dfd, path, s->op == IOB_META_CREATE ? MO_CREATE : MO_WRITE, &fd)
+			 : mo_file_open(dfd, name, s->op == IOB_META_CREATE ? MO_CREATE : MO_WRITE, &fd);
+		if (rc < 0)
 			break;
-		}
 		if (s->op == IOB_META_CREATE)
 			s->created = i + 1;
 		while (moved < job->file_bytes) {
-			ssize_t w = write(fd, buf + moved, (size_t)(job->file_bytes - moved));
+			long w = mo_write(fd, buf + moved, (size_t)(job->file_bytes - moved));
 			if (w <= 0) {
-				rc = w < 0 ? -errno : -EIO;
+				rc = w < 0 ? (int)w : -EIO;
 				break;
 			}
 			moved += (uint64_t)w;
 		}
-		if (rc == 0 && job->file_fsync && fsync(fd) != 0)
-			rc = -errno;
-		if (close(fd) != 0 && rc == 0)
-			rc = -errno;
+		if (rc == 0 && job->file_fsync)
+			rc = mo_fsync(fd);
+		if ((c = mo_file_close(fd)) != 0 && rc == 0)
+			rc = c;
 		break;
 	case IOB_META_STAT:
-		rc = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
-		if (rc == 0 && !S_ISREG(st.st_mode))
-			rc = -EINVAL;
+		rc = dir ? mo_full_stat_file(dfd, path) : mo_stat_file(dfd, name);
 		break;
 	case IOB_META_OPEN:
 	case IOB_META_READ:
-		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			rc = -errno;
+		rc = dir ? mo_full_file_open(dfd, path, MO_READ, &fd) : mo_file_open(dfd, name, MO_READ, &fd);
+		if (rc < 0)
 			break;
-		}
 		while (s->op == IOB_META_READ && moved < job->file_bytes) {
-			ssize_t r = read(fd, buf + moved, (size_t)(job->file_bytes - moved));
+			long r = mo_read(fd, buf + moved, (size_t)(job->file_bytes - moved));
 			if (r < 0) {
-				rc = -errno;
+				rc = (int)r;
 				break;
 			}
 			if (r == 0) {
@@ -280,10 +295,21 @@ static int file_op(struct mstream *s, int dfd, uint64_t g, uint64_t i)
 			}
 			moved += (uint64_t)r;
 		}
-		close(fd);
+		mo_file_close(fd);
 		break;
 	case IOB_META_REMOVE:
-		rc = unlinkat(dfd, name, 0) == 0 ? 0 : -errno;
+		if (dir) {
+			mo_h pfd;
+			dir[dlen] = '\0';
+			rc = mo_full_dir(dfd, dir, &pfd);
+			if (rc == 0) {
+				rc = mo_unlink(pfd, name);
+				mo_close(pfd);
+			}
+			dir[dlen] = '/';
+		} else {
+			rc = mo_unlink(dfd, name);
+		}
 		if (rc == 0 || rc == -ENOENT)
 			s->removed = i + 1;
 		break;
@@ -295,38 +321,53 @@ static int file_op(struct mstream *s, int dfd, uint64_t g, uint64_t i)
 		s->ops++;
 		s->bytes += moved;
 	} else {
-		fail(s, -rc, iob_meta_op_name(s->op), name);
+		fail(s, -rc, iob_meta_op_name(s->op), path);
 	}
 	return rc;
 }
 
-/* Files [from, to) of stream g in tree t, directory by directory. */
+/* Files [from, to) of stream g in tree t, directory by directory: held, from
+ * each directory's handle; full (timed phases with path_walk = full), by
+ * the whole path every time. */
 void mt_file_range(struct mstream *s, struct tree *t, uint64_t g, uint64_t from, uint64_t to, int timed)
 {
 	struct mjob *m = s->m;
-	int dfd = -1;
+	int full = timed && m->job->path_walk;
+	mo_h dfd = MO_NONE;
+	/* full: the job's directory opened again for this stream ("." of it, no
+	 * name that could be a link), so that the streams' walks do not all
+	 * count references on one open file (threads share one table, so the
+	 * kernel does on every call) */
+	int e;
+	if (full && (e = mo_full_top(m->dirfd, &dfd)) != 0) {
+		fail(s, -e, "cannot open", "the job's directory");
+		return;
+	}
+	char dir[IOB_PATH_MAX + IOB_NAME_MAX + 64];
+	size_t dlen = 0;
 	uint64_t cur = UINT64_MAX;
 	for (uint64_t i = from; i < to && !s->status; i++) {
 		if (timed && mt_stopped(s))
 			break;
 		uint64_t k = i / m->per_dir;
-		if (k != cur) {
-			if (dfd >= 0)
-				close(dfd);
+		if (k != cur && full) {
+			dlen = dir_path(m, t, k, dir, sizeof dir - 64);
+			cur = k;
+		} else if (k != cur) {
+			mo_close(dfd);
 			dfd = dir_open(m, t, k);
 			cur = k;
 			if (dfd < 0) {
 				char what[48];
 				snprintf(what, sizeof what, "directory %llu of", (unsigned long long)k);
-				fail(s, -dfd, "cannot open", what);
-				fail(s, -dfd, "cannot open the tree", t->root);
+				fail(s, (int)-dfd, "cannot open", what);
+				fail(s, (int)-dfd, "cannot open the tree", t->root);
 				break;
 			}
 		}
-		file_op(s, dfd, g, i);
+		file_op(s, dfd, full ? dir : NULL, dlen, g, i);
 	}
-	if (dfd >= 0)
-		close(dfd);
+	mo_close(dfd);
 }
 
 void mt_stream_main(void *arg)

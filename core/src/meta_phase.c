@@ -27,6 +27,7 @@ void mt_emit_record(struct iob_run *run, const struct iob_job *job, enum iob_met
 	iob_rec_u64(rb, "file_size_bytes", IOB_UNIT_BYTES, job->file_bytes);
 	iob_rec_bool(rb, "fsync", job->file_fsync);
 	iob_rec_u64(rb, "stat_other", IOB_UNIT_COUNT, job->stat_other);
+	iob_rec_str(rb, "path_walk", job->path_walk ? "full" : "held");
 	iob_rec_u64(rb, "ops", IOB_UNIT_OPS, p->ops);
 	iob_rec_u64(rb, "bytes", IOB_UNIT_BYTES, p->bytes);
 	iob_rec_f64(rb, "elapsed_s", IOB_UNIT_S, secs);
@@ -130,7 +131,7 @@ int mt_run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep, st
 				fail(s, -rc, "cannot open the tree", s->other->root);
 		}
 		if (op == IOB_META_RMDIR && !s->own->owner && s->own->rootfd >= 0) {
-			close(s->own->rootfd);
+			mo_close(s->own->rootfd);
 			s->own->rootfd = -1;
 		}
 	}
@@ -288,7 +289,7 @@ void mt_cleanup(struct mjob *m)
 		struct tree *tr = &m->trees[t];
 		if (!tr->owner) {
 			if (tr->rootfd >= 0)
-				close(tr->rootfd);
+				mo_close(tr->rootfd);
 			tr->rootfd = -1;
 			continue;
 		}
@@ -310,7 +311,7 @@ void mt_cleanup(struct mjob *m)
 	}
 	for (uint32_t i = 0; m->others && i < m->nthreads; i++)
 		if (m->others[i].rootfd >= 0) {
-			close(m->others[i].rootfd);
+			mo_close(m->others[i].rootfd);
 			m->others[i].rootfd = -1;
 		}
 }
@@ -339,10 +340,10 @@ void mt_mjob_free(struct mjob *m)
 {
 	for (size_t t = 0; m->trees && t < m->ntrees; t++)
 		if (m->trees[t].rootfd >= 0)
-			close(m->trees[t].rootfd);
+			mo_close(m->trees[t].rootfd);
 	for (uint32_t i = 0; m->others && i < m->nthreads; i++)
 		if (m->others[i].rootfd >= 0)
-			close(m->others[i].rootfd);
+			mo_close(m->others[i].rootfd);
 	if (m->s)
 		for (uint32_t i = 0; i < m->nthreads; i++)
 			iob_hist_free(m->s[i].h);
@@ -351,7 +352,7 @@ void mt_mjob_free(struct mjob *m)
 	free(m->others);
 	free(m->buf);
 	if (m->dirfd >= 0)
-		close(m->dirfd);
+		mo_close(m->dirfd);
 }
 
 int mt_mjob_init(struct mjob *m, struct iob_run *run, const struct iob_job *job, struct iob_meta_group *grp)
@@ -372,9 +373,8 @@ int mt_mjob_init(struct mjob *m, struct iob_run *run, const struct iob_job *job,
 	uint64_t rank = (uint64_t)iob_coord_rank(), g0 = rank * m->nthreads;
 	char dir[IOB_PATH_MAX];
 	iob_strip_slashes(job->dir, dir, sizeof dir);
-	m->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (job->follow_symlinks ? 0 : O_NOFOLLOW));
-	if (m->dirfd < 0) {
-		int e = errno;
+	int e = -mo_top_open(dir, job->follow_symlinks, &m->dirfd);
+	if (e) {
 		mt_fail(m, "[%s] cannot open dir '%s': %s", job->name, job->dir,
 			     e == ELOOP ? "it became a symbolic link after the checks" : strerror(e));
 		return -e;

@@ -101,6 +101,15 @@ int iob_pattern_is_constant(const struct iob_pattern *p)
 	       (p->kind == IOB_PAT_HEX && p->nhex == 1);
 }
 
+size_t iob_pattern_period(const struct iob_pattern *p)
+{
+	if (p->verify != IOB_VERIFY_PATTERN || p->compress_pct || p->dedupe_pct)
+		return 0;
+	if (p->kind == IOB_PAT_TEXT)
+		return TEXT_PERIOD;
+	return p->kind == IOB_PAT_HEX && p->nhex > 1 ? p->nhex : 0;
+}
+
 uint64_t iob_pattern_interval(const struct iob_pattern *p)
 {
 	if (p->verify == IOB_VERIFY_PATTERN)

@@ -22,6 +22,8 @@ from iobtest import Skip, expect  # noqa: E402
 
 A = None
 PHASES = ["mkdir", "create", "write", "stat", "open", "read", "remove", "rmdir"]
+# the .exe files under wine (tests/windows/CMakeLists.txt): what differs is said where it is tested
+WINDOWS = os.environ.get("IOB_TEST_OS") == "windows"
 
 
 def env():
@@ -118,7 +120,10 @@ def case_phases(tmp):
         expect(os.path.isfile(os.path.join(root, "d0", f"f.{g}.12")), "file 12 in d0")
         expect(os.path.isfile(os.path.join(root, "d2", "d2", f"f.{g}.149")), "file 149 in the last directory")
         expect(all(os.path.getsize(os.path.join(root, p)) == 100 for p in files), "100 bytes each")
-        expect(os.stat(root).st_mode & 0o777 == 0o700, "trees are made 0700")
+        if not WINDOWS:
+            expect(os.stat(root).st_mode & 0o777 == 0o700, "trees are made 0700")
+        else:  # a DACL for this user only, which wine turns into mode 0750 (docs/windows.md)
+            expect(os.stat(root).st_mode & 0o007 == 0, f"others may enter a tree: {oct(os.stat(root).st_mode)}")
     # a kept tree is never reused: the next run refuses before it makes anything
     _, p = run(tmp, base, rc=2)
     expect("exists already" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr)
@@ -185,7 +190,7 @@ def case_stat_other(tmp):
         expect(m[ph]["stat_other"] == 1, m[ph])
     expect("(by another stream)" in p.stderr, p.stderr)
     strace = shutil.which("strace")
-    if not strace:
+    if not strace or WINDOWS:  # (wine's threads do their calls through wineserver: no such trace)
         return
     log = os.path.join(tmp, "strace.log")
     argv = [strace, "-f", "-qq", "-e", "trace=newfstatat,clone,clone3", "-y", "-o", log, iobench(), "run",
@@ -223,7 +228,7 @@ def case_bad_input(tmp):
         ("meta_phases = stat,remove\n", "need create"),
         ("stat_other = 2\nthreads = 2\n", "stat_other = 2"),
         ("file_bytes = 2G\n", "file_bytes"),
-        ("files = 100000000\nthreads = 4096\n", "inodes" if st.f_files else "bytes"),
+        ("files = 100000000\nthreads = 4096\n", "inodes" if st.f_files and not WINDOWS else "bytes"),
         ("files = 100000\nthreads = 2\nfile_bytes = 1G\nmemory_limit = 4G\n", "free"),
         # a files job runs in a group, but one run again (repeat) runs alone, as a data job does
         (f"repeat = 2\ngroup = 1\n[n]\nworkload = files\ndir = {d}\ngroup = 1\n", "not in a group with other jobs"),
@@ -231,7 +236,7 @@ def case_bad_input(tmp):
         ("threads = 64\nfile_bytes = 1G\nmemory_limit = 1G\nfiles = 1\n", "memory"),
     ]
     for extra, word in cases:
-        if word == "bytes":
+        if word == "bytes" and not WINDOWS:  # (Windows: the files alone, by their file records)
             extra += "file_bytes = 1G\n"
         _, p = run(tmp, f"[m]\nworkload = files\ndir = {d}\n" + extra, rc=2)
         lines = p.stderr.strip().splitlines()
@@ -517,6 +522,136 @@ def case_io_profile_tree_rates(tmp):
     expect(p.returncode == 2 and "--tree-rates with -s" in p.stderr, p.stderr)
     for f in os.listdir(d):  # -s refused: nothing made
         expect(f == "keep.me", os.listdir(d))
+
+
+def case_path_walk(tmp):
+    """path_walk = full (every operation resolves its whole path from the job's directory): every phase on 2
+    streams in a tree of depth 2 and branching 3 gives the counts held gives, the record says which walk, the
+    tree kept is the same tree held makes (names, sizes), a run removes exactly what it made; a bad value is
+    one line, exit 2, nothing made.  strace, where it runs: each file operation of full names the file by
+    its path from the job's directory (openat2 refusing links), held by its name from a held directory."""
+    d = fresh(tmp, "walk")
+    before = listing(d)
+    base = (f"[m]\nworkload = files\ndir = {d}\nfiles = 150\ntree_depth = 2\ntree_branch = 3\nthreads = 2\n"
+            "file_bytes = 100\n")
+    nd = tree_dirs(2, 3)
+    for walk in ("held", "full"):
+        recs, _ = run(tmp, base + f"path_walk = {walk}\nmeta_phases = " + ",".join(PHASES) + "\n")
+        m = meta(recs)
+        expect([r["phase"] for r in m] == PHASES, [r["phase"] for r in m])
+        for r in m:
+            check_record(r, 2 * nd if r["phase"] in ("mkdir", "rmdir") else 300, 100)
+            expect(r["path_walk"] == walk, r)
+        expect(listing(d) == before, f"{walk}: left behind: {set(listing(d)) - set(before)}")
+    trees = {}
+    for walk in ("held", "full"):
+        run(tmp, base + f"path_walk = {walk}\nmeta_phases = mkdir,create\nkeep_files = true\n")
+        trees[walk] = [(p, os.path.getsize(os.path.join(d, p)) if os.path.isfile(os.path.join(d, p)) else -1)
+                       for p in listing(d)]
+        for g in (0, 1):
+            shutil.rmtree(os.path.join(d, f"iobench.m.{g}"))
+    expect(trees["held"] == trees["full"], f"trees differ: {set(trees['held']) ^ set(trees['full'])}")
+    expect(len([p for p, sz in trees["full"] if sz == 100]) == 300, "300 files of 100 bytes")
+    for bad in ("sideways", "", "FULL1"):
+        _, p = run(tmp, base + f"path_walk = {bad}\n", rc=2)
+        lines = p.stderr.strip().splitlines()
+        expect(len(lines) == 1 and "path_walk" in lines[0] and "held, full" in lines[0], p.stderr)
+        expect(listing(d) == before, f"path_walk = {bad!r} left {listing(d)}")
+    strace = shutil.which("strace")
+    if not strace:
+        return
+    for walk in ("held", "full"):
+        log = os.path.join(tmp, f"walk-{walk}.log")
+        argv = [strace, "-f", "-qq", "-e", "trace=openat,openat2,newfstatat,unlinkat,mkdirat", "-o", log, iobench(),
+                "run", profile(tmp, base.replace("threads = 2", "threads = 1") + f"path_walk = {walk}\n"
+                                    "meta_phases = create,stat,remove\n"),
+                "--output", "json=" + os.path.join(tmp, "w.json")]
+        sp = subprocess.run(argv, capture_output=True, text=True, env=env(), timeout=240)
+        if sp.returncode != 0 and "ptrace" in sp.stderr:
+            return  # no ptrace here (a container): the counts above stand alone
+        expect(sp.returncode == 0, sp.stderr[-2000:])
+        lines = [l for l in open(log).read().splitlines() if re.search(r'"[^"]*f\.0\.149"', l)]
+        # file 149 is in d2/d2: create, stat, remove
+        calls = [(l.split()[1].split("(")[0], l.split('"')[1]) for l in lines]
+        if walk == "held":
+            expect(calls == [("openat", "f.0.149"), ("newfstatat", "f.0.149"), ("unlinkat", "f.0.149")], calls)
+        else:
+            full = "iobench.m.0/d2/d2/f.0.149"
+            expect(calls == [("openat2", full), ("openat2", full), ("unlinkat", "f.0.149")], calls)
+            expect(all("RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH" in l for l in lines if "openat2" in l), lines)
+            # the remove's directory, once per file in it (files 144 .. 149: 12 a directory), by its path too
+            dirs = [l for l in open(log).read().splitlines()
+                    if 'openat2(' in l and '"iobench.m.0/d2/d2",' in l and "O_PATH" in l and "O_DIRECTORY" in l]
+            expect(len(dirs) == 150 - 12 * 12 and all("RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH" in l for l in dirs),
+                   f"the remove's directory d2/d2 opened by its path {len(dirs)} times: {dirs[:2]}")
+
+
+def case_path_walk_links(tmp):
+    """path_walk = full refuses a link in the middle of a path: the run is stopped (strace delivers SIGSTOP
+    as it starts the create, stat or remove phase's thread), the tree's d0 moved out of the job's directory
+    and a link to it put in its place, the run resumed: that phase fails with the link named (ELOOP), and
+    nothing in the moved directory is made, statted away or removed; the rest of the tree is removed."""
+    strace = shutil.which("strace")
+    if not strace:
+        raise Skip("no strace: it stops the run between phases")
+    for nth, phase in ((1, "create"), (2, "stat"), (3, "remove")):
+        d = fresh(tmp, "links")
+        job, victim = os.path.join(d, "job"), os.path.join(d, "victim")
+        os.makedirs(job)
+        os.makedirs(victim)
+        out = os.path.join(tmp, "links.json")
+        prof = profile(tmp, f"[m]\nworkload = files\ndir = {job}\nfiles = 20\ntree_depth = 1\ntree_branch = 2\n"
+                            "path_walk = full\nmeta_phases = create,stat,remove\n")
+        # the phases start their stream's thread in order (one stream: clone3 number 1, 2, 3); strace's log
+        # says when the signal has stopped the run (a state of 't' alone is also every tracing stop)
+        log = os.path.join(tmp, f"links-{phase}.strace")
+        p = subprocess.Popen([strace, "-f", "-qq", "-o", log, "-e", "trace=clone3",
+                              "-e", f"inject=clone3:signal=SIGSTOP:when={nth}", iobench(), "run", prof,
+                              "--output", "json=" + out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=env())
+        pid = None
+        deadline = time.time() + 120
+        while time.time() < deadline and p.poll() is None:
+            text = open(log).read() if os.path.exists(log) else ""
+            stopped = [l for l in text.splitlines() if "--- stopped by SIGSTOP ---" in l]
+            if stopped:
+                pid = int(stopped[0].split()[0])
+                tasks = os.listdir(f"/proc/{pid}/task")
+                states = []
+                for t in tasks:
+                    with open(f"/proc/{pid}/task/{t}/stat") as f:
+                        st = f.read()
+                    states.append(st[st.rindex(")") + 2])
+                if all(x in "tT" for x in states):
+                    break
+            time.sleep(0.02)
+        if p.poll() is not None:
+            so, se = p.communicate()
+            if "ptrace" in se:
+                raise Skip("no ptrace here (a container)")
+            expect(False, f"the run ended before it was stopped: exit {p.returncode}: {se[-2000:]}")
+        expect(pid is not None, "not stopped in 120 s")
+        root = os.path.join(job, "iobench.m.0")
+        made = sorted(n for n in os.listdir(os.path.join(root, "d0")) if n.startswith("f."))
+        # 20 files over 3 directories, 7 each: d0 holds files 7 .. 13 once create is over
+        want = [] if phase == "create" else sorted(f"f.0.{i}" for i in range(7, 14))
+        expect(made == want, f"{phase}: d0 holds {made} when stopped")
+        os.rename(os.path.join(root, "d0"), os.path.join(victim, "d0"))
+        os.symlink(os.path.join(victim, "d0"), os.path.join(root, "d0"))
+        os.kill(pid, signal.SIGCONT)
+        so, se = p.communicate(timeout=240)
+        expect(p.returncode == 1, f"{phase}: exit {p.returncode}: {se[-2000:]}")
+        expect(re.search(rf"{phase} phase: stream 0: {phase} iobench\.m\.0/d0(/f\.0\.7)?: Too many levels of symbolic links",
+                         se), f"{phase}: {se}")
+        expect(sorted(os.listdir(os.path.join(victim, "d0"))) == want, f"{phase}: the moved d0 now holds "
+               f"{sorted(os.listdir(os.path.join(victim, 'd0')))}, want {want}")
+        recs = iob.read_json(out)["records"]
+        m = {r["phase"]: r for r in meta(recs)}
+        expect(m[phase]["status"] == "error", m[phase])
+        # every file outside d0 was removed by the cleanup (or the remove phase) or, before d0 in order, ...
+        left = sorted(n for _, _, fs in os.walk(root) for n in fs)
+        expect(all(int(n.split(".")[2]) >= 7 for n in left), f"{phase}: files before d0 left: {left}")
+        shutil.rmtree(d)
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}

@@ -412,6 +412,7 @@ static const char *every_key[][3] = {
     {"file_fsync", "true", NULL},
     {"stat_other", "1", NULL},
     {"drop_caches", "true", NULL},
+    {"path_walk", "full", NULL},
 };
 
 static void test_every_key_round_trips(void **s)

@@ -41,7 +41,7 @@ static const struct field job_fields[] = {
 	J(repeat), J(until_ci), J(repeat_max), J(steady_state), J(steady_window), J(steady_round),
 	J(steady_max_rounds), J(steady_ramp_ns), J(steady_rule), J(steady_range), J(steady_slope), J(steady_limit),
 	J(verify_dump), J(workload), J(meta_phases), J(files), J(tree_depth), J(tree_branch),
-	J(dir_per_stream), J(file_bytes), J(file_fsync), J(stat_other), J(drop_caches), J(bssplit),
+	J(dir_per_stream), J(file_bytes), J(file_fsync), J(stat_other), J(drop_caches), J(path_walk), J(bssplit),
 	J(random_distribution), J(rate), J(rate_iops), J(rate_process), J(thinktime_ns), J(thinktime_spin_ns),
 	J(thinktime_blocks), J(seq_add), J(rand_run), J(rate_min), J(rate_iops_min), J(start_delay_ns),
 	J(shared_whole), J(continue_on_error), J(ignore_error), J(exit_others), J(offset), J(offset_increment), J(percentiles),

@@ -314,6 +314,33 @@ def case_fio_mismatch(d):
     return 0
 
 
+def case_periodic(d):
+    """A periodic pattern (text, its complement, hex of several bytes) written in order is written from one
+    buffer filled once, each block from where its offset falls in the period: the file holds the same bytes
+    as a paced write (rate, far above what the machine does: each block filled before it is written) of the
+    same job, and a verify phase passes; block sizes that do and do not divide the period, a short last
+    block."""
+    for pat in ("text", "~text", "hex:0a1b2c"):
+        for bs, size in (("7000", "3000000"), ("4K", "1M"), ("1M", "3M")):
+            files = {}
+            for how, extra in (("seq", ""), ("paced", "rate = 1000G\n")):
+                name = f"p.{how}.dat"
+                prof = os.path.join(d, "p.ini")
+                with open(prof, "w") as f:
+                    f.write(f"[p]\ndir = {d}\nfilename = {name}\nsize = {size}\nblock_size = {bs}\n"
+                            f"pattern = {pat}\nphases = write,verify\nkeep_files = true\nfsync = false\n{extra}")
+                iobench("run", prof, rc=0)
+                with open(os.path.join(d, name), "rb") as f:
+                    files[how] = f.read()
+                os.unlink(os.path.join(d, name))
+            want = {"3000000": 3000000, "1M": 1 << 20, "3M": 3 << 20}[size]
+            expect(len(files["seq"]) == want and len(files["paced"]) == want, f"sizes {len(files['seq'])}, "
+                   f"{len(files['paced'])}, want {want}")
+            expect(files["seq"] == files["paced"], f"pattern {pat}, block {bs}: the in-order write differs from "
+                   f"the paced one")
+            expect(len(set(files["seq"][:64])) > 1, f"pattern {pat}: not a periodic pattern")
+
+
 def ratios(path, bs=4096, piece=64 << 10):
     """(compressed share saved by zlib over `piece`-byte pieces, deduplicated share of bs blocks)"""
     import hashlib

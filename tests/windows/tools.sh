@@ -160,6 +160,17 @@ interrupt)
 	[ "$(grep -vc -e 'error:' -e 'warning:' err)" -eq 0 ] || fail "stderr holds more than the error and the notes"
 	[ ! -e iobench.w.dat ] || fail "the run left its file behind"
 	;;
+files_path_walk)
+	# a files job with path_walk = full: Windows has no walk of a whole path
+	# that refuses every link (openat2): one line, exit 2, nothing created
+	mkdir d
+	printf '[m]\nworkload = files\ndir = d\nfiles = 10\npath_walk = full\n' >p.ini
+	run iobench run p.ini
+	[ "$rc" -eq 2 ] || fail "exit $rc, not 2"
+	[ "$(wc -l <err)" -eq 1 ] || fail "not one line"
+	grep -q 'path_walk = full' err || fail "the message does not name path_walk = full"
+	[ -z "$(ls d)" ] || fail "path_walk = full made $(ls d)"
+	;;
 package)
 	# the zip (cpack in the build directory), unpacked and run from there
 	(cd "$IOB_BUILD_DIR" && "$IOB_CPACK" -G ZIP) >cpack.log 2>&1 || { cat cpack.log; fail "cpack failed"; }

@@ -116,6 +116,7 @@ struct iob_job {
 	int file_fsync;              /* create and write sync each file before closing it */
 	uint32_t stat_other;         /* write, stat, open, read the files of stream (g + N) mod streams */
 	int drop_caches;             /* root: drop the caches between phases */
+	int path_walk;               /* 0 held (a name from a held directory), 1 full (the whole path each time) */
 	/* shapes of load (docs/profiles.md, "Shapes of load"): shape.c parses them */
 	char bssplit[512];           /* "", or SIZE/PCT:...[,SIZE/PCT:...] (reads,writes) */
 	char random_distribution[256]; /* "", random, zipf:T, pareto:H, normal:S, zoned:..., zoned_abs:... */

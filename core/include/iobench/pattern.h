@@ -80,6 +80,10 @@ enum { IOB_DEDUPE_REPEAT = 0, IOB_DEDUPE_WORKING_SET = 1 };
 uint8_t iob_pattern_label(const struct iob_pattern *p);
 /* Nonzero when the content does not depend on the offset (fill once). */
 int iob_pattern_is_constant(const struct iob_pattern *p);
+/* Bytes after which the pattern's content repeats whatever the offset (text,
+ * hex of several bytes), or 0: the content at off is the content at
+ * off % period. */
+size_t iob_pattern_period(const struct iob_pattern *p);
 /* The interval a verify header covers (verify_interval, else block_size),
  * 0 without headers. */
 uint64_t iob_pattern_interval(const struct iob_pattern *p);
