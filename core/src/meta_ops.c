@@ -6,17 +6,25 @@
  */
 #include "meta_int.h"
 
-/* path_walk = full: the path of directory k of tree t from the job's
- * directory ("ROOT/dA/dB"); its length */
-static size_t dir_path(const struct mjob *m, const struct tree *t, uint64_t k, char *out, size_t len)
+/* The names of directory k's ancestors below the root, deepest first:
+ * directory k is ROOT/d<chain[n-1]>/.../d<chain[0]>; n */
+static unsigned dir_chain(const struct mjob *m, uint64_t k, uint32_t chain[64])
 {
-	uint32_t chain[64];
 	unsigned n = 0;
 	uint64_t B = m->job->tree_branch;
 	while (k > 0 && n < 64) {
 		chain[n++] = (uint32_t)((k - 1) % B);
 		k = (k - 1) / B;
 	}
+	return n;
+}
+
+/* path_walk = full: the path of directory k of tree t from the job's
+ * directory ("ROOT/dA/dB"); its length */
+static size_t dir_path(const struct mjob *m, const struct tree *t, uint64_t k, char *out, size_t len)
+{
+	uint32_t chain[64];
+	unsigned n = dir_chain(m, k, chain);
 	size_t o = (size_t)snprintf(out, len, "%s", t->root);
 	while (n-- > 0 && o < len)
 		o += (size_t)snprintf(out + o, len - o, "/d%u", chain[n]);
@@ -101,12 +109,7 @@ static int dir_op_done(struct mstream *s, uint64_t a, int rc, const char *what, 
 static mo_h dir_open(const struct mjob *m, const struct tree *t, uint64_t k)
 {
 	uint32_t chain[64];
-	unsigned n = 0;
-	uint64_t B = m->job->tree_branch;
-	while (k > 0 && n < 64) {
-		chain[n++] = (uint32_t)((k - 1) % B);
-		k = (k - 1) / B;
-	}
+	unsigned n = dir_chain(m, k, chain);
 	mo_h fd;
 	int rc = mo_dup(t->rootfd, &fd);
 	if (rc < 0)

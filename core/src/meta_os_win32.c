@@ -100,6 +100,20 @@ static enum iob_path_kind kind_on(HANDLE h, BY_HANDLE_FILE_INFORMATION *fi)
 	return fi->dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY ? IOB_PATH_DIRECTORY : IOB_PATH_REGULAR;
 }
 
+/* h kept in out when it is a directory (no reparse point); else closed and
+ * -ELOOP or -ENOTDIR */
+static int keep_dir(HANDLE h, mo_h *out)
+{
+	BY_HANDLE_FILE_INFORMATION fi;
+	enum iob_path_kind k = kind_on(h, &fi);
+	if (k != IOB_PATH_DIRECTORY) {
+		CloseHandle(h);
+		return k == IOB_PATH_SYMLINK ? -ELOOP : -ENOTDIR;
+	}
+	*out = (mo_h)h;
+	return 0;
+}
+
 int mo_top_open(const char *dir, int follow, mo_h *out)
 {
 	wchar_t *w = wide(dir);
@@ -111,14 +125,7 @@ int mo_top_open(const char *dir, int follow, mo_h *out)
 	free(w);
 	if (h == INVALID_HANDLE_VALUE)
 		return last_err();
-	BY_HANDLE_FILE_INFORMATION fi;
-	enum iob_path_kind k = kind_on(h, &fi);
-	if (k != IOB_PATH_DIRECTORY) {
-		CloseHandle(h);
-		return k == IOB_PATH_SYMLINK ? -ELOOP : -ENOTDIR;
-	}
-	*out = (mo_h)h;
-	return 0;
+	return keep_dir(h, out);
 }
 
 int mo_dir_open(mo_h at, const char *name, mo_h *out)
@@ -128,14 +135,7 @@ int mo_dir_open(mo_h at, const char *name, mo_h *out)
 			 FILE_DIRECTORY_FILE, &h);
 	if (rc)
 		return rc;
-	BY_HANDLE_FILE_INFORMATION fi;
-	enum iob_path_kind k = kind_on(h, &fi);
-	if (k != IOB_PATH_DIRECTORY) {
-		CloseHandle(h);
-		return k == IOB_PATH_SYMLINK ? -ELOOP : -ENOTDIR;
-	}
-	*out = (mo_h)h;
-	return 0;
+	return keep_dir(h, out);
 }
 
 int mo_dup(mo_h h, mo_h *out)

@@ -321,6 +321,25 @@ static void test_regions(void **state)
 	iob_phase_result_free(&r);
 }
 
+/* A random read of ops I/Os while another stream sets *flag at this one's
+ * at-th read: noted within the check interval (at most 64 I/Os) after. */
+static void flag_seen_within(volatile int *flag, uint64_t ops, uint64_t at)
+{
+	struct iob_phase_result r;
+	*flag = 0;
+	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND);
+	s.ops = ops;
+	s.first_done = flag;
+	fk.flag_at = at;
+	fk.flag = flag;
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(r.ops, ops);
+	assert_true(r.first_done_ops >= at);
+	assert_true(r.first_done_ops <= at + 64);
+	assert_int_equal(r.first_done_bytes, r.first_done_ops * BS);
+	iob_phase_result_free(&r);
+}
+
 /* first_done: a stream that finishes first notes its totals and sets the
  * flag; a stream that sees it set notes what it had done then. */
 static void test_first_done(void **state)
@@ -339,32 +358,11 @@ static void test_first_done(void **state)
 
 	/* another stream sets it at this one's 300th read: noted within the
 	 * check interval (at most 64 I/Os) after */
-	flag = 0;
-	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND);
-	s.ops = 1000;
-	s.first_done = &flag;
-	fk.flag_at = 300;
-	fk.flag = &flag;
-	assert_int_equal(iob_phase_run(&s, &r), 0);
-	assert_int_equal(r.ops, 1000);
-	assert_true(r.first_done_ops >= 300);
-	assert_true(r.first_done_ops <= 300 + 64);
-	assert_int_equal(r.first_done_bytes, r.first_done_ops * BS);
-	iob_phase_result_free(&r);
+	flag_seen_within(&flag, 1000, 300);
 
 	/* far into a fast phase, where the looks between two clock reads see
 	 * the flag alone: still within 64 I/Os */
-	flag = 0;
-	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND);
-	s.ops = 100000;
-	s.first_done = &flag;
-	fk.flag_at = 77777;
-	fk.flag = &flag;
-	assert_int_equal(iob_phase_run(&s, &r), 0);
-	assert_int_equal(r.ops, 100000);
-	assert_true(r.first_done_ops >= 77777);
-	assert_true(r.first_done_ops <= 77777 + 64);
-	iob_phase_result_free(&r);
+	flag_seen_within(&flag, 100000, 77777);
 
 	/* slow I/O (each read sleeps 200 us: never less on a busy machine) is
 	 * looked at after every I/O, as the clock says */
