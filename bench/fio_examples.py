@@ -69,7 +69,7 @@ def table(iobench, examples):
             if not name.endswith(".fio"):
                 continue
             ok, rc, errs, made = check(iobench, os.path.join(examples, name), scratch)
-            own = False
+            own, written = False, ""
             if not ok:
                 # refused for the scaling only (a runtime shorter than a steady-state window, a size
                 # that is no whole number of passes over the job's filesize): checked as written
@@ -77,12 +77,14 @@ def table(iobench, examples):
                 made += more
                 if ok2:
                     own, ok, rc, errs = True, ok2, rc2, errs2
+                elif errs2:
+                    written = errs2[0]
             why = "" if ok else (errs[0] if errs else f"exit {rc}, no message")
             prefix = "iobench: error: " + os.path.join(examples, name)
             if why.startswith(prefix):
                 why = why[len(prefix):].lstrip(": ")
             rows.append({"file": name, "accepted": ok, "exit": rc, "reason": why, "lines": len(errs) if not ok else 0,
-                         "created": made, "as_written": own})
+                         "created": made, "as_written": own, "reason_as_written": written})
     return rows
 
 

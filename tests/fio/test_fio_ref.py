@@ -971,7 +971,10 @@ def case_shared_write(tmp):
     ratio = mid1 / max(mid2, 1)
     print(f"flow.fio: iobench {ops}; in the middle {max(n - 4, 0)} intervals job1 {mid1} job2 {mid2}, "
           f"ratio {ratio:.3f}")
-    expect(n >= 7 and mid2 >= 64 and abs(ratio - 8) < 0.5, f"job1:job2 = {ratio:.2f}, not 8: {iv}")
+    # job2 writes at iodepth=256 and its I/Os complete a queue at a time (its intervals read 0 or 256):
+    # each end of the window may cut one queue either way, so job2's count is known to 2 x 256
+    expect(n >= 7 and mid2 >= 4 * 256 and abs(mid1 / 8 - mid2) <= 2 * 256,
+           f"job1:job2 = {ratio:.2f}, not 8 within two queues of job2's: {iv}")
     st = os.stat(os.path.join(data, "testfile"))
     print(f"flow.fio: iobench's testfile after: {st.st_size} bytes, {st.st_blocks} blocks")
     expect(st.st_size == 16 * MiB and st.st_blocks >= 16 * MiB // 512, f"testfile after iobench: {st}")
@@ -1046,7 +1049,10 @@ def case_examples(tmp):
     no_direct = direct_refused(tempfile.gettempdir())
     for r in rows:
         expect(not r["created"], f"{r['file']}: check created {r['created']}")
-        if r["file"] in ACCEPTED and not r["accepted"] and no_direct and "cannot bypass the buffer cache" in r["reason"]:
+        # (the scaled check may have been refused for its size first, and the example as written then
+        # for its direct I/O)
+        if (r["file"] in ACCEPTED and not r["accepted"] and no_direct
+                and "cannot bypass the buffer cache" in r["reason"] + r["reason_as_written"]):
             print(f"note: {r['file']}: refused here, as it must be: {no_direct}")
             continue
         if r["file"] in ACCEPTED:
