@@ -119,8 +119,8 @@ int iob_meta_check(const struct iob_job *job, uint64_t *need, char *err, size_t 
 		return -EINVAL;
 	}
 	if (!job->meta_phases) {
-		snprintf(err, errlen, "[%s] meta_phases is empty: name at least one of mkdir, dirstat, create, write, stat, open, "
-				      "read, remove, rmdir", n);
+		snprintf(err, errlen, "[%s] meta_phases is empty: name at least one of mkdir, dirstat, create, write, "
+				      "stat, open, read, remove, rmdir", n);
 		return -EINVAL;
 	}
 	if ((job->meta_phases & NEEDS_FILES) && !(job->meta_phases & (1u << IOB_META_CREATE))) {

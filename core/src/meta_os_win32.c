@@ -284,7 +284,10 @@ int mo_stat_dir(mo_h at, const char *name)
 		return rc;
 	BY_HANDLE_FILE_INFORMATION fi;
 	enum iob_path_kind k = kind_on(h, &fi);
-	rc = k == IOB_PATH_DIRECTORY ? 0 : k == IOB_PATH_SYMLINK ? -ELOOP : k == IOB_PATH_MISSING ? last_err() : -ENOTDIR;
+	rc = k == IOB_PATH_DIRECTORY ? 0
+	     : k == IOB_PATH_SYMLINK ? -ELOOP
+	     : k == IOB_PATH_MISSING ? last_err()
+				     : -ENOTDIR;
 	CloseHandle(h);
 	return rc;
 }
