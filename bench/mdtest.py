@@ -2,7 +2,8 @@
 """iobench's metadata job (workload = files, docs/metadata.md) against mdtest, in one run.
 
   bench/mdtest.py --build build [--ior DIR] [--dir DIR] [--files N] [--rounds 5] [--json out.json]
-                  [--only s1,s2,m2] [--cpu] [--mdtest-path rel|abs] [--no-held] [--quick [--selftest-unequal]]
+                  [--only s1,s2,m2] [--cpu] [--mdtest-path rel|abs] [--no-held] [--dirs]
+                  [--quick [--selftest-unequal]]
 
 mdtest comes from ../shared/reference/build-ior.sh (IOR and mdtest from the source kept there); it is
 built into --ior (default BUILD/build-ior) when DIR/bin/mdtest is missing.  Exit 77, saying why, when it
@@ -15,6 +16,14 @@ per stream in a directory per stream (mdtest -F -u, tree depth 0), phases create
   m2  two ranks: mdtest under mpirun -n 2 vs iobench under mpirun -n 2 (threads = 1)
 The contenders run in interleaved rounds (rotating which goes first); the median of each tool's own rate
 per phase is printed with the ratio iobench / mdtest.
+
+--dirs: directories as the items, mdtest -D (its "Directory creation", "Directory stat", "Directory
+removal": mkdir, stat and rmdir of N directories dir.mdtest.R.I in the rank's tree directory, each by its
+whole path) against iobench's mkdir, dirstat and rmdir phases over a tree of depth 1 and branching N - 1
+per stream: N directories, the root and N - 1 in it (files = 1, never made).  The counts are equal, and
+N - 1 of the N directories sit in one directory as mdtest's N do; the one left over is iobench's root,
+made, stat'ed and removed in the work directory where mdtest makes its tree directory in its own
+untimed "Tree creation".
 
 Equal work or no ratio: mdtest's "N tasks, M files" line and the summary's phases, iobench's JSON "meta"
 records (ops, streams): the files each made, statted and removed must be equal, else the pair is INVALID.
@@ -47,7 +56,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD_IOR = os.path.join(HERE, "..", "..", "shared", "reference", "build-ior.sh")
-MD_PHASES = {"create": "File creation", "stat": "File stat", "remove": "File removal"}
+FILE_PHASES = {"create": "File creation", "stat": "File stat", "remove": "File removal"}
+DIR_PHASES = {"mkdir": "Directory creation", "dirstat": "Directory stat", "rmdir": "Directory removal"}
+MD_PHASES = FILE_PHASES  # --dirs: DIR_PHASES
 SKIP = 77
 
 
@@ -76,9 +87,9 @@ def ensure_mdtest(ior_dir):
 
 def parse_mdtest(text):
     """Rates (Mean of the rate summary) per phase and the work: tasks x files per task."""
-    m = re.search(r"^(\d+) tasks, (\d+) files", text, re.M)
+    m = re.search(r"^(\d+) tasks, (\d+) (files|directories)", text, re.M)
     if not m:
-        raise RuntimeError(f"mdtest: no 'N tasks, M files' line:\n{text[-2000:]}")
+        raise RuntimeError(f"mdtest: no 'N tasks, M files' (or directories) line:\n{text[-2000:]}")
     tasks, files = int(m.group(1)), int(m.group(2))
     rates = {}
     summary = text.split("SUMMARY rate", 1)[1] if "SUMMARY rate" in text else ""
@@ -122,7 +133,8 @@ def timed(argv, cwd=None):
 def run_mdtest(a, md, d, n, ranks):
     clean(d)
     rel = a.mdtest_path == "rel"
-    argv = [md, "-n", str(n), "-F", "-u", "-C", "-T", "-r", "-d", "." if rel else d]
+    items = "-D" if MD_PHASES is DIR_PHASES else "-F"
+    argv = [md, "-n", str(n), items, "-u", "-C", "-T", "-r", "-d", "." if rel else d]
     if ranks > 1:
         argv = ["mpirun", "-n", str(ranks)] + argv
     p = timed(argv, cwd=d if rel else None)
@@ -137,8 +149,12 @@ def run_iobench(a, d, n, threads, ranks, walk="full"):
     clean(d)
     prof = os.path.join(a.tmp, f"meta-{walk}.ini")
     with open(prof, "w") as f:
-        f.write(f"[md]\nworkload = files\ndir = {d}\nfiles = {n}\nthreads = {threads}\n"
-                f"meta_phases = create,stat,remove\npath_walk = {walk}\n")
+        if MD_PHASES is DIR_PHASES:  # n directories: the root and n - 1 in it
+            f.write(f"[md]\nworkload = files\ndir = {d}\nfiles = 1\ntree_depth = 1\ntree_branch = {n - 1}\n"
+                    f"threads = {threads}\nmeta_phases = mkdir,dirstat,rmdir\npath_walk = {walk}\n")
+        else:
+            f.write(f"[md]\nworkload = files\ndir = {d}\nfiles = {n}\nthreads = {threads}\n"
+                    f"meta_phases = create,stat,remove\npath_walk = {walk}\n")
     out = os.path.join(a.tmp, "meta.json")
     argv = [os.path.join(a.build, "bin", "iobench"), "run", prof, "-o", "json=" + out]
     if ranks > 1:
@@ -148,7 +164,8 @@ def run_iobench(a, d, n, threads, ranks, walk="full"):
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}\n{p.stderr[-1500:]}")
     rates, work, streams = parse_iobench(out, walk)
-    return rates, work, streams, " ".join(argv) + f"   ({prof}: files = {n}, threads = {threads}, path_walk = {walk})"
+    shape = f"tree_depth = 1, tree_branch = {n - 1}" if MD_PHASES is DIR_PHASES else f"files = {n}"
+    return rates, work, streams, " ".join(argv) + f"   ({prof}: {shape}, threads = {threads}, path_walk = {walk})"
 
 
 SCEN = {
@@ -174,9 +191,14 @@ def main():
                     help="mdtest's -d: rel runs it in the work directory with -d . (the walk iobench's path_walk = "
                          "full makes), abs gives it the absolute work directory")
     ap.add_argument("--no-held", action="store_true", help="leave out iobench's held-directory runs")
+    ap.add_argument("--dirs", action="store_true",
+                    help="directories as the items: mdtest -D against iobench's mkdir, dirstat, rmdir (above)")
     ap.add_argument("--selftest-unequal", action="store_true",
                     help="iobench makes one file fewer per stream: every pair must come out INVALID")
     a = ap.parse_args()
+    global MD_PHASES
+    if a.dirs:
+        MD_PHASES = DIR_PHASES
     if a.quick:
         a.files, a.rounds = 200, 1
     a.build = os.path.abspath(a.build)
@@ -228,7 +250,7 @@ def main():
         shutil.rmtree(work_dir, ignore_errors=True)
         equal = {t: works["mdtest"] is not None and works["mdtest"] == works[t] for t in tools[1:]}
         res = {"title": title, "commands": cmds, "work": works, "equal_work": equal, "phases": {}}
-        print(f"\n[{key}] {title}, {a.files} files per stream, {a.rounds} round(s)")
+        print(f"\n[{key}] {title}, {a.files} {'directories' if a.dirs else 'files'} per stream, {a.rounds} round(s)")
         for who, c in cmds.items():
             print(f"  {who}: {c}")
         for t in tools[1:]:
@@ -256,7 +278,7 @@ def main():
         if a.cpu and all(cpu[t] for t in tools):
             mc = statistics.median(cpu["mdtest"])
             res["cpu_s_per_item"] = {t: cpu[t] for t in tools}
-            line = f"  CPU per item (create + stat + remove): mdtest {mc * 1e9:7.0f} ns"
+            line = f"  CPU per item ({' + '.join(MD_PHASES)}): mdtest {mc * 1e9:7.0f} ns"
             for t in tools[1:]:
                 c = statistics.median(cpu[t])
                 cr = f"{c / mc:.3f}" if mc > 0 and equal[t] else "INVALID"

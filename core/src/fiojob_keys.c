@@ -42,10 +42,10 @@ const struct fio_key fj_keys[] = {
     [K_IOENGINE] = {"ioengine", "", "backend, backend_options",
 		    "psync (fio's default), sync, pvsync: posix (direct with direct=1); libaio: libaio, io_uring: "
 		    "io_uring (backend option direct=1 with direct=1); mmap: mmap; null, cpp_null: null (no I/O, any iodepth); a changed "
-		    "engine is noted; filecreate, filestat, filedelete, dircreate, dirdelete: workload = files "
-		    "(meta_phases create; create,stat; create,remove; mkdir; mkdir,rmdir); falloc: falloc (each I/O one "
-		    "fallocate(2)), ftruncate: ftruncate (each write one ftruncate(2) to its offset), direct noted; "
-		    "dirstat is refused"},
+		    "engine is noted; filecreate, filestat, filedelete, dircreate, dirstat, dirdelete: workload = files "
+		    "(meta_phases create; create,stat; create,remove; mkdir; dirstat; mkdir,rmdir); falloc: falloc (each "
+		    "I/O one fallocate(2)), ftruncate: ftruncate (each write one ftruncate(2) to its offset), direct "
+		    "noted"},
     [K_IODEPTH] = {"iodepth", "", "iodepth",
 		   "I/Os in flight per stream with io_uring, libaio and null; the synchronous engines run depth 1, as fio does "
 		   "(noted)"},

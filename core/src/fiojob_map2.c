@@ -69,7 +69,8 @@ static int map_file_engine(struct mapper *m)
 		const char *name, *phases;
 		int dirs;
 	} engines[] = {{"filecreate", "create", 0}, {"filestat", "create,stat", 0}, {"filedelete", "create,remove", 0},
-		       {"dircreate", "mkdir", 1},     {"dirdelete", "mkdir,rmdir", 1}};
+		       {"dircreate", "mkdir", 1},     {"dirstat", "dirstat", 1},
+		       {"dirdelete", "mkdir,rmdir", 1}};
 	struct iob_job *job = m->job;
 	const struct fval *v = fj_get(m, K_IOENGINE);
 	int e = -1, rc, flag;
@@ -79,15 +80,12 @@ static int map_file_engine(struct mapper *m)
 	const struct fval *fa = fj_get(m, K_FALLOCATE);
 	if (fa && (fa->bare || strcmp(fa->value, "none") != 0))
 		return fj_bad(m, K_FALLOCATE, -EINVAL, "iobench does not preallocate files: give none");
-	if (v && !v->bare && strcmp(v->value, "dirstat") == 0)
-		return fj_bad(m, K_IOENGINE, -EINVAL,
-			      "iobench's files workload stats files, not directories (filestat is available)");
 	if (e < 0) {
 		enum fkey only = fj_get(m, K_CREATE_ON_OPEN) ? K_CREATE_ON_OPEN : K_OPENFILES;
 		if (fj_get(m, only))
 			return fj_bad(m, only, -EINVAL,
 				      "only with the file and directory engines (filecreate, filestat, filedelete, "
-				      "dircreate, dirdelete)");
+				      "dircreate, dirstat, dirdelete)");
 		return 0;
 	}
 	uint64_t nfiles, openfiles, bs, fsize, size;
@@ -141,7 +139,9 @@ static int map_file_engine(struct mapper *m)
 		    v->value, engines[e].phases, job->name,
 		    strchr(engines[e].phases, ',') ? "; what it works on is made in a timed phase of its own first, "
 						     "where fio lays it out untimed"
-						   : "");
+		    : strcmp(engines[e].phases, "dirstat") == 0 ? "; its directories are made untimed first, as fio "
+								   "lays them out"
+								 : "");
 	return 1;
 }
 

@@ -11,6 +11,7 @@
  * as are the setters of each type); finding a key and setting it by name;
  * formatting a value back to text; `iobench keys`.
  */
+#include "iobench/meta.h"
 #include "iobench/profile.h"
 #include "iobench/verify.h"
 
@@ -54,9 +55,11 @@ static const struct iob_key_word phase_words[] = {{"write", IOB_PHASE_BIT(IOB_PH
 						  {NULL, 0}};
 static const struct iob_key_word workload_words[] = {{"data", 0}, {"files", 1}, {NULL, 0}};
 static const struct iob_key_word path_walk_words[] = {{"held", 0}, {"full", 1}, {NULL, 0}};
-static const struct iob_key_word meta_phase_words[] = {{"mkdir", 1u << 0},  {"create", 1u << 1}, {"write", 1u << 2},
-						       {"stat", 1u << 3},   {"open", 1u << 4},	 {"read", 1u << 5},
-						       {"remove", 1u << 6}, {"rmdir", 1u << 7},	 {NULL, 0}};
+static const struct iob_key_word meta_phase_words[] = {
+    {"mkdir", 1u << IOB_META_MKDIR}, {"dirstat", 1u << IOB_META_DIRSTAT}, {"create", 1u << IOB_META_CREATE},
+    {"write", 1u << IOB_META_WRITE}, {"stat", 1u << IOB_META_STAT},	  {"open", 1u << IOB_META_OPEN},
+    {"read", 1u << IOB_META_READ},   {"remove", 1u << IOB_META_REMOVE}, {"rmdir", 1u << IOB_META_RMDIR},
+    {NULL, 0}};
 static const struct iob_key_word clock_words[] = {{"wall", IOB_CLOCK_WALL},
 						  {"user", IOB_CLOCK_USER},
 						  {"system", IOB_CLOCK_SYSTEM},
@@ -348,8 +351,9 @@ static const struct iob_key key_table[] = {
      "meta_phases (docs/metadata.md)",
      workload_words, FIELD(workload), NULL},
     {"meta_phases", IOB_KEY_LIST, "", "mkdir,create,stat,remove,rmdir",
-     "workload files: phases to run, always in the order mkdir, create, write, stat, open, read, remove, rmdir; "
-     "a tree not made by mkdir is made (and one not removed by rmdir removed) untimed",
+     "workload files: phases to run, always in the order mkdir, dirstat, create, write, stat, open, read, remove, "
+     "rmdir (dirstat: a stat of each directory of the trees); a tree not made by mkdir is made (and one not "
+     "removed by rmdir removed) untimed",
      meta_phase_words, FIELD(meta_phases), NULL},
     {"files", IOB_KEY_COUNT, "items", "1000",
      "workload files: files each stream makes (1 to 100000000), spread evenly over its tree's directories", NULL,

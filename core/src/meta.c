@@ -55,8 +55,8 @@
 #include "iobench/runner.h"
 #include "check.h"
 
-static const char *const OP_NAMES[IOB_META_NOPS] = {"mkdir", "create", "write",	 "stat",
-						    "open",  "read",   "remove", "rmdir"};
+static const char *const OP_NAMES[IOB_META_NOPS] = {"mkdir", "dirstat", "create", "write", "stat",
+						    "open",  "read",	"remove", "rmdir"};
 
 const char *iob_meta_op_name(enum iob_meta_op op)
 {
@@ -119,8 +119,8 @@ int iob_meta_check(const struct iob_job *job, uint64_t *need, char *err, size_t 
 		return -EINVAL;
 	}
 	if (!job->meta_phases) {
-		snprintf(err, errlen, "[%s] meta_phases is empty: name at least one of mkdir, create, write, stat, open, "
-				      "read, remove, rmdir", n);
+		snprintf(err, errlen, "[%s] meta_phases is empty: name at least one of mkdir, dirstat, create, write, "
+				      "stat, open, read, remove, rmdir", n);
 		return -EINVAL;
 	}
 	if ((job->meta_phases & NEEDS_FILES) && !(job->meta_phases & (1u << IOB_META_CREATE))) {
@@ -294,14 +294,17 @@ static int meta_main(struct iob_run *run, size_t j, struct iob_meta_group *grp)
 				else
 					run->interrupted = 1;
 			}
-			int cacheable = op == IOB_META_STAT || op == IOB_META_OPEN || op == IOB_META_READ;
+			int cacheable = op == IOB_META_DIRSTAT || op == IOB_META_STAT || op == IOB_META_OPEN ||
+					op == IOB_META_READ;
+			int by_other = job->stat_other && (op != IOB_META_DIRSTAT || job->dir_per_stream);
 			if (cacheable && !dropped && !noted[op] && iob_coord_rank() == 0) {
 				noted[op] = 1;
 				mt_note(&m,
-					     "job %s, %s phase: the files were made moments before%s and caches were "
+					     "job %s, %s phase: the %s were made moments before%s and caches were "
 					     "not dropped, so the dentry and inode caches%s may have answered: the "
 					     "rate is not the storage's (as root, drop_caches = true drops them)",
-					     job->name, OP_NAMES[op], job->stat_other ? " (by another stream)" : "",
+					     job->name, OP_NAMES[op], op == IOB_META_DIRSTAT ? "directories" : "files",
+					     by_other ? " (by another stream)" : "",
 					     op == IOB_META_READ ? " and the page cache" : "");
 			}
 		}

@@ -206,6 +206,58 @@ int mt_remove_dir(struct mjob *m, struct tree *t, struct mstream *s)
 	return dir_op_done(s, a, rc, "cannot remove directory", name);
 }
 
+/* dirstat: directories [from, to) of tree t, each one stat (never
+ * following a link; something else than a directory fails, naming it),
+ * timed into s.  held: from its parent's descriptor (the root from the job's
+ * directory), the parent opened again only when it changes (directories
+ * come B to a parent), as the file phases hold their directory; full: its
+ * whole path from the job's directory (the stream's own handle of it). */
+static void stat_dirs(struct mstream *s, const struct tree *t, uint64_t from, uint64_t to)
+{
+	struct mjob *m = s->m;
+	uint64_t B = m->job->tree_branch, cur = UINT64_MAX;
+	int full = m->job->path_walk, rc;
+	mo_h top = MO_NONE, pfd = MO_NONE;
+	char path[IOB_PATH_MAX + IOB_NAME_MAX + 64], name[IOB_NAME_MAX + 64];
+	if (full && (rc = mo_full_top(m->dirfd, &top)) != 0) {
+		fail(s, -rc, "cannot open", "the job's directory");
+		return;
+	}
+	for (uint64_t k = from; k < to && !s->status && !mt_stopped(s); k++) {
+		mo_h at = m->dirfd;
+		if (full) {
+			dir_path(m, t, k, path, sizeof path);
+		} else if (k == 0) {
+			snprintf(name, sizeof name, "%s", t->root);
+		} else {
+			if ((k - 1) / B != cur) {
+				mo_close(pfd);
+				cur = (k - 1) / B;
+				pfd = dir_open(m, t, cur);
+				if (pfd < 0) {
+					dir_path(m, t, cur, path, sizeof path);
+					fail(s, (int)-pfd, "cannot open the directory", path);
+					break;
+				}
+			}
+			at = pfd;
+			child_name(m, k, name, sizeof name);
+		}
+		uint64_t a = iob_now_ns();
+		rc = full ? mo_full_stat_dir(top, path) : mo_stat_dir(at, name);
+		iob_hist_record(s->h, iob_now_ns() - a);
+		if (rc == 0) {
+			s->ops++;
+		} else {
+			if (!full)
+				dir_path(m, t, k, path, sizeof path);
+			fail(s, -rc, "dirstat", path);
+		}
+	}
+	mo_close(pfd);
+	mo_close(top);
+}
+
 /* v in decimal at p; returns the end */
 static char *put_dec(char *p, uint64_t v)
 {
@@ -385,6 +437,19 @@ void mt_stream_main(void *arg)
 			while (s->own->dirs < m->ndirs && !s->status && !mt_stopped(s))
 				mt_make_dir(m, s->own, s);
 		break;
+	case IOB_META_DIRSTAT: {
+		/* a tree per stream: all of its directories (stat_other: the other
+		 * stream's tree); one shared tree: its directories split in order
+		 * over the streams of every rank (stat_other: the part of stream
+		 * other_g), so the tree's directories are stat'ed once in all */
+		const struct tree *t = s->other ? s->other : s->own;
+		uint64_t q = s->other ? s->other_g : s->g;
+		if (m->job->dir_per_stream)
+			stat_dirs(s, t, 0, m->ndirs);
+		else
+			stat_dirs(s, t, m->ndirs * q / m->G, m->ndirs * (q + 1) / m->G);
+		break;
+	}
 	case IOB_META_RMDIR:
 		if (s->own->owner && (m->job->dir_per_stream || s->g == 0))
 			while (s->own->dirs > 0 && !s->status && !mt_stopped(s))

@@ -59,6 +59,10 @@ int mo_file_close(mo_h f);
 /* 0 when `name` of at is a regular file (not followed), -EINVAL when it is
  * something else. */
 int mo_stat_file(mo_h at, const char *name);
+/* dirstat: 0 when `name` of at is a directory (not followed; POSIX: one
+ * fstatat(AT_SYMLINK_NOFOLLOW)), -ELOOP when it is a link (or a reparse
+ * point), -ENOTDIR when it is something else. */
+int mo_stat_dir(mo_h at, const char *name);
 /* File `name` of at removed (a link there: the link). */
 int mo_unlink(mo_h at, const char *name);
 
@@ -75,6 +79,8 @@ int mo_full_dir(mo_h top, const char *path, mo_h *out);
 /* mo_file_open and mo_stat_file by the whole path. */
 int mo_full_file_open(mo_h top, const char *path, enum mo_how how, mo_h *out);
 int mo_full_stat_file(mo_h top, const char *path);
+/* mo_stat_dir by the whole path (Linux: openat2 O_PATH, then fstat). */
+int mo_full_stat_dir(mo_h top, const char *path);
 
 /* The checks before anything is made (iob_meta_check), by path. */
 /* 0 for a directory (followed), 1 for something else, or what stat says. */

@@ -120,6 +120,20 @@ int mo_stat_file(mo_h at, const char *name)
 	return S_ISREG(st.st_mode) ? 0 : -EINVAL;
 }
 
+/* what st is for dirstat: 0, -ELOOP, -ENOTDIR */
+static int dir_kind(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) ? 0 : S_ISLNK(st->st_mode) ? -ELOOP : -ENOTDIR;
+}
+
+int mo_stat_dir(mo_h at, const char *name)
+{
+	struct stat st;
+	if (fstatat((int)at, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return -errno;
+	return dir_kind(&st);
+}
+
 int mo_unlink(mo_h at, const char *name)
 {
 	return unlinkat((int)at, name, 0) == 0 ? 0 : -errno;
@@ -190,6 +204,17 @@ int mo_full_stat_file(mo_h top, const char *path)
 	int rc = fstat(fd, &st) == 0 ? 0 : -errno;
 	close(fd);
 	return rc == 0 && !S_ISREG(st.st_mode) ? -EINVAL : rc;
+}
+
+int mo_full_stat_dir(mo_h top, const char *path)
+{
+	struct stat st;
+	int fd = beneath(top, path, O_PATH | O_NOFOLLOW, 0); /* a link at the end: itself, not followed */
+	if (fd < 0)
+		return fd;
+	int rc = fstat(fd, &st) == 0 ? dir_kind(&st) : -errno;
+	close(fd);
+	return rc;
 }
 
 int mo_path_dir(const char *dir)

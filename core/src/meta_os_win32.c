@@ -276,6 +276,22 @@ int mo_stat_file(mo_h at, const char *name)
 	return rc;
 }
 
+int mo_stat_dir(mo_h at, const char *name)
+{
+	HANDLE h;
+	int rc = nt_open(at, name, FILE_READ_ATTRIBUTES, FILE_OPEN, 0, &h);
+	if (rc)
+		return rc;
+	BY_HANDLE_FILE_INFORMATION fi;
+	enum iob_path_kind k = kind_on(h, &fi);
+	rc = k == IOB_PATH_DIRECTORY ? 0
+	     : k == IOB_PATH_SYMLINK ? -ELOOP
+	     : k == IOB_PATH_MISSING ? last_err()
+				     : -ENOTDIR;
+	CloseHandle(h);
+	return rc;
+}
+
 int mo_unlink(mo_h at, const char *name)
 {
 	HANDLE h;
@@ -309,6 +325,12 @@ int mo_full_file_open(mo_h top, const char *path, enum mo_how how, mo_h *out)
 }
 
 int mo_full_stat_file(mo_h top, const char *path)
+{
+	(void)top, (void)path;
+	return -ENOSYS;
+}
+
+int mo_full_stat_dir(mo_h top, const char *path)
 {
 	(void)top, (void)path;
 	return -ENOSYS;

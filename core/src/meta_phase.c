@@ -125,7 +125,7 @@ int mt_run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep, st
 		s->count = op == IOB_META_CREATE ? job->files : s->created;
 		if (op != IOB_META_MKDIR && op != IOB_META_RMDIR && s->own->rootfd < 0 && (rc = mt_open_root(m, s->own)))
 			fail(s, -rc, "cannot open the tree", s->own->root);
-		if (s->other && op >= IOB_META_WRITE && op <= IOB_META_READ) {
+		if (s->other && ((op >= IOB_META_WRITE && op <= IOB_META_READ) || op == IOB_META_DIRSTAT)) {
 			s->count = m->made_min;
 			if (s->other->rootfd < 0 && (rc = mt_open_root(m, s->other)) != 0)
 				fail(s, -rc, "cannot open the tree", s->other->root);

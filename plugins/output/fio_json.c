@@ -355,7 +355,7 @@ static void put_job_options(struct textbuf *b, const struct iob_record *r, const
 
 /* A "meta" record's phase that fio has an engine for (fio's filecreate,
  * filestat, filedelete: an I/O is a file made, statted or removed, counted
- * as a read), or NULL: mkdir, write, open, read and rmdir of a files job
+ * as a read), or NULL: mkdir, dirstat, write, open, read and rmdir of a files job
  * have none and are not jobs here. */
 static const char *meta_engine(const struct iob_record *r)
 {

@@ -1028,7 +1028,7 @@ def case_shared_write(tmp):
 # example must be refused with one line, exit 2, nothing created.  bench/fio_examples.py prints the
 # table.
 ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_null.fio", "dedupe-global.fio",
-            "filecreate-ioengine.fio", "filestat-ioengine.fio", "dircreate-ioengine.fio", "dirdelete-ioengine.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
+            "filecreate-ioengine.fio", "filestat-ioengine.fio", "dircreate-ioengine.fio", "dirdelete-ioengine.fio", "dirstat-ioengine.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
             "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio", "ftruncate.fio", "falloc.fio", "flow.fio"}
@@ -1114,11 +1114,11 @@ def iobench(*args):
 
 # fio's file and directory engines as iobench's files workload: the phase whose operations are fio's I/Os
 ENGINE_PHASE = {"filecreate": "create", "filestat": "stat", "filedelete": "remove", "dircreate": "mkdir",
-                "dirdelete": "rmdir"}
+                "dirstat": "dirstat", "dirdelete": "rmdir"}
 
 
 def case_file_engines(tmp):
-    """filecreate, filestat, filedelete, dircreate, dirdelete (jobs separated by stonewall, numjobs=2 on one):
+    """filecreate, filestat, filedelete, dircreate, dirstat, dirdelete (jobs separated by stonewall, numjobs=2 on one):
     iobench's files job does, in the phase that is the engine's, as many operations as fio's JSON counts I/Os
     (summed over fio's clones); each stream's tree holds what was made.  fio 3.33 has no dir* engines: those
     are checked against nrfiles x numjobs alone.  fio's filestat-ioengine.fio (six jobs at once) by both:
@@ -1128,9 +1128,10 @@ def case_file_engines(tmp):
             "fallocate=none\n"
             "[fdelete]\nstonewall\nioengine=filedelete\nnrfiles=30\nfilesize=4k\nunlink=0\n"
             "[dcreate]\nstonewall\nioengine=dircreate\nnrfiles=25\nfilesize=4k\n"
-            "[ddelete]\nstonewall\nioengine=dirdelete\nnrfiles=20\nfilesize=4k\n")
+            "[ddelete]\nstonewall\nioengine=dirdelete\nnrfiles=20\nfilesize=4k\n"
+            "[dstat]\nstonewall\nioengine=dirstat\nnrfiles=15\nfilesize=4k\n")
     engine = {"fstat": ("filestat", 80), "fcreate": ("filecreate", 60), "fdelete": ("filedelete", 30),
-              "dcreate": ("dircreate", 25), "ddelete": ("dirdelete", 20)}
+              "dcreate": ("dircreate", 25), "ddelete": ("dirdelete", 20), "dstat": ("dirstat", 15)}
     idir = os.path.join(tmp, "iob")
     os.makedirs(idir)
     job = os.path.join(tmp, "engines.fio")
@@ -1185,6 +1186,51 @@ def case_file_engines(tmp):
                 fj = {j["jobname"]: j["read"]["total_ios"] for j in json.load(f)["jobs"]}
             print("filestat-ioengine.fio fio    ", fj)
             expect(fj == stat, f"fio {fj}, iobench {stat}")
+
+
+def case_dirstat_example(tmp):
+    """fio's dirstat-ioengine.fio (ioengine=dirstat, six jobs of numjobs=10 at once, nrfiles=5): iobench
+    stats nrfiles directories per clone, 50 a job, in the dirstat phase (the trees made untimed first, as
+    fio lays them out), each stream's tree holding its 5 directories (fio's unlink=0: kept).  Against fio:
+    the I/Os of fio's JSON per job; fio 3.33 has no dirstat engine ("engine dirstat not loadable"), so
+    where fio lacks it, fio runs the same file with only the engine changed to filestat (the same nrfiles,
+    numjobs, filesize: one stat a file), whose I/Os per job are the stats iobench must have done."""
+    if not os.access(fio_bin(), os.X_OK):
+        raise Skip(f"no fio at {fio_bin()}")
+    src = os.path.join(examples_dir(), "dirstat-ioengine.fio")
+    if not os.path.isfile(src):
+        raise Skip(f"{src} is not there")
+    d = os.path.join(tmp, "iob")
+    os.makedirs(d)
+    out = os.path.join(tmp, "iob.json")
+    iobench("run", src, "--dir", d, "--output", "json=" + out)
+    recs = [r for r in iob.read_json(out)["records"] if r.get("kind") == "meta"]
+    got = {r["job"]: r["ops"] for r in recs if r["phase"] == "dirstat" and r["status"] == "ok"}
+    print("dirstat-ioengine.fio iobench", got)
+    expect([r["phase"] for r in recs] == ["dirstat"] * 6, [r["phase"] for r in recs])
+    expect(all(r["streams"] == 10 and r["tree_dirs"] == 5 and r["lat_ns"]["count"] == 50 for r in recs), recs)
+    trees = sorted(os.listdir(d))
+    expect(trees == sorted(f"iobench.t{j}.{g}" for j in range(6) for g in range(10)), trees)
+    for t in trees:
+        below = [x for _, ds, _ in os.walk(os.path.join(d, t)) for x in ds]
+        expect(len(below) == 4, f"{t}: {below}")
+    engines = subprocess.run([fio_bin(), "--enghelp"], capture_output=True, text=True).stdout.split()
+    fd = os.path.join(tmp, "fio")
+    os.makedirs(fd)
+    job = src
+    if "dirstat" not in engines:
+        job = os.path.join(fd, "filestat.fio")
+        with open(src) as f, open(job, "w") as g:
+            g.write(f.read().replace("ioengine=dirstat", "ioengine=filestat"))
+    p = subprocess.run([fio_bin(), "--output-format=json", "--output=fio.json", job], cwd=fd,
+                       capture_output=True, text=True)
+    expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr}")
+    with open(os.path.join(fd, "fio.json")) as f:
+        fj = {}
+        for j in json.load(f)["jobs"]:
+            fj[j["jobname"]] = fj.get(j["jobname"], 0) + j["read"]["total_ios"] + j["write"]["total_ios"]
+    print("dirstat-ioengine.fio fio    ", fj, "" if "dirstat" in engines else "(its filestat: it has no dirstat)")
+    expect(fj == got and set(got) == {f"t{j}" for j in range(6)}, f"fio {fj}, iobench {got}")
 
 
 def case_devices(tmp):

@@ -21,13 +21,21 @@ import iobtest as iob  # noqa: E402
 from iobtest import Skip, expect  # noqa: E402
 
 A = None
-PHASES = ["mkdir", "create", "write", "stat", "open", "read", "remove", "rmdir"]
+PHASES = ["mkdir", "dirstat", "create", "write", "stat", "open", "read", "remove", "rmdir"]
 # the .exe files under wine (tests/windows/CMakeLists.txt): what differs is said where it is tested
 WINDOWS = os.environ.get("IOB_TEST_OS") == "windows"
 
 
 def env():
     return iob.env(drop=("IOBENCH_PLUGIN_PATH", "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"))
+
+
+def traced_env():
+    """env() for a run under strace: LeakSanitizer cannot run under ptrace (it stops the run at exit, "does
+    not work under ptrace"), so an ASan build runs without it there; AddressSanitizer itself still checks."""
+    e = env()
+    e["ASAN_OPTIONS"] = (e.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+    return e
 
 
 def iobench():
@@ -105,7 +113,7 @@ def case_phases(tmp):
     expect([r["phase"] for r in m] == PHASES, [r["phase"] for r in m])
     nd = tree_dirs(2, 3)
     for r in m:
-        check_record(r, 2 * nd if r["phase"] in ("mkdir", "rmdir") else 300, 100)
+        check_record(r, 2 * nd if r["phase"] in ("mkdir", "dirstat", "rmdir") else 300, 100)
         expect(r["streams"] == 2 and r["tree_dirs"] == nd and r["ranks"] == 1, r)
     expect(listing(d) == before, f"left behind: {set(listing(d)) - set(before)}")
     # kept: the trees as the docs say (files spread in order over the 13 directories, 12 a directory)
@@ -233,6 +241,8 @@ def case_bad_input(tmp):
         # a files job runs in a group, but one run again (repeat) runs alone, as a data job does
         (f"repeat = 2\ngroup = 1\n[n]\nworkload = files\ndir = {d}\ngroup = 1\n", "not in a group with other jobs"),
         ("meta_phases = rmdir,bogus\n", "bogus"),
+        ("meta_phases = dirstat,bogus\n", "bogus"),
+        ("meta_phases = dirstat,stat\n", "need create"),
         ("threads = 64\nfile_bytes = 1G\nmemory_limit = 1G\nfiles = 1\n", "memory"),
     ]
     for extra, word in cases:
@@ -322,7 +332,7 @@ def case_group_files(tmp):
     expect([r["phase"] for r in ma] == PHASES, [r["phase"] for r in ma])
     expect([r["phase"] for r in mb] == ["create", "stat", "open", "remove"], [r["phase"] for r in mb])
     for r in ma:
-        check_record(r, 2 * 4 if r["phase"] in ("mkdir", "rmdir") else 240, 10)
+        check_record(r, 2 * 4 if r["phase"] in ("mkdir", "dirstat", "rmdir") else 240, 10)
     for r in mb:
         check_record(r, 180, 0)
         expect(r["streams"] == 2 and r["dir_per_stream"] is False and r["tree_dirs"] == 1, r)
@@ -354,7 +364,7 @@ def case_group_mixed(tmp):
     m = meta(recs)
     expect([r["phase"] for r in m] == ["mkdir", "create", "stat", "remove", "rmdir"], m)
     for r in m:
-        check_record(r, 2 * 3 if r["phase"] in ("mkdir", "rmdir") else 400, 0)
+        check_record(r, 2 * 3 if r["phase"] in ("mkdir", "dirstat", "rmdir") else 400, 0)
         expect(r["job"] == "m", r)
     ph = [r for r in recs if r["kind"] == "phase"]
     expect([(r["job"], r["phase"]) for r in ph] == [("data", "write"), ("data", "read")], ph)
@@ -378,11 +388,11 @@ def case_group_sigint(tmp):
 def case_outputs(tmp):
     """The phases in human (a row each), CSV (a side table r.meta.csv), svg (a bar per phase at its
     ops_per_s, a latency curve per phase) and fio-json: a job for create, stat and remove only (fio's
-    filecreate, filestat, filedelete engines: each file one I/O, counted as a read), none for mkdir, open
-    and rmdir, which fio has no engine for."""
+    filecreate, filestat, filedelete engines: each file one I/O, counted as a read), none for mkdir,
+    dirstat, open and rmdir (fio 3.33 has no engine for them)."""
     d = fresh(tmp, "outputs")
     prof = profile(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = 30\n"
-                        "meta_phases = mkdir,create,stat,open,remove,rmdir\n")
+                        "meta_phases = mkdir,dirstat,create,stat,open,remove,rmdir\n")
     o = os.path.join(tmp, "o")
     shutil.rmtree(o, ignore_errors=True)
     os.makedirs(o)
@@ -390,19 +400,19 @@ def case_outputs(tmp):
                         f"human,csv={o}/r.csv,fio-json={o}/f.json,svg={o}/r.svg,json={o}/r.json"],
                        capture_output=True, text=True, env=env(), timeout=120)
     expect(p.returncode == 0, p.stderr)
-    phases = ["mkdir", "create", "stat", "open", "remove", "rmdir"]
+    phases = ["mkdir", "dirstat", "create", "stat", "open", "remove", "rmdir"]
     with open(f"{o}/r.json") as f:
         recs = {r["phase"]: r for r in json.load(f)["records"] if r["kind"] == "meta"}
     expect(list(recs) == phases, list(recs))
     rows = [l.split() for l in p.stdout.splitlines()]
     for ph in phases:
-        want = "1" if ph in ("mkdir", "rmdir") else "30"
+        want = "1" if ph in ("mkdir", "dirstat", "rmdir") else "30"
         expect(any(len(r) > 3 and r[0] == "m" and r[1] == ph and r[3] == want for r in rows), p.stdout)
     side = os.path.join(o, "r.meta.csv")
     expect(os.path.isfile(side), os.listdir(o))
     with open(side) as f:
         rs = list(csv.DictReader(f))
-    expect([r["phase"] for r in rs] == phases and [int(r["ops"]) for r in rs] == [1, 30, 30, 30, 30, 1], rs)
+    expect([r["phase"] for r in rs] == phases and [int(r["ops"]) for r in rs] == [1, 1, 30, 30, 30, 30, 1], rs)
     with open(os.path.join(o, "f.json")) as f:
         jobs = json.load(f)["jobs"]
     engines = [j["job options"]["ioengine"] for j in jobs]
@@ -417,7 +427,7 @@ def case_outputs(tmp):
     expect([b[0] for b in bars] == phases, bars)
     for ph, v in bars:
         expect(abs(float(v) - recs[ph]["ops_per_s"]) <= 1e-6 * recs[ph]["ops_per_s"], (ph, v))
-    expect(svg.count('class="latency"') == 6, "a latency curve per phase")
+    expect(svg.count('class="latency"') == 7, "a latency curve per phase")
 
 
 def case_drop_caches(tmp):
@@ -439,7 +449,8 @@ def case_drop_caches(tmp):
 
 
 def case_mpi(tmp):
-    """mpirun -n 2, 2 threads each, one shared tree, stat_other = 1: 4 streams in all; the records sum
+    """mpirun -n 2, 2 threads each, one shared tree, stat_other = 1: 4 streams in all (dirstat: the tree's 3
+    directories once in all); the records sum
     every rank's operations; everything is removed."""
     if not A.mpirun or not os.access(A.mpirun, os.X_OK):
         raise Skip("no mpirun")
@@ -449,15 +460,17 @@ def case_mpi(tmp):
     before = listing(d)
     recs, p = run(tmp, f"[m]\nworkload = files\ndir = {d}\nfiles = 60\nthreads = 2\ndir_per_stream = false\n"
                        "tree_depth = 1\ntree_branch = 2\nstat_other = 1\nfile_bytes = 10\n"
-                       "meta_phases = mkdir,create,stat,read,remove,rmdir\n", mpi=2)
+                       "meta_phases = mkdir,dirstat,create,stat,read,remove,rmdir\n", mpi=2)
     m = {r["phase"]: r for r in meta(recs)}
-    expect(list(m) == ["mkdir", "create", "stat", "read", "remove", "rmdir"], list(m))
+    expect(list(m) == ["mkdir", "dirstat", "create", "stat", "read", "remove", "rmdir"], list(m))
     check_record(m["mkdir"], 3, 0)
+    # the shared tree's 3 directories split over the 4 streams of both ranks: each stat'ed once in all
+    check_record(m["dirstat"], 3, 0)
     for ph in ("create", "stat", "read", "remove"):
         check_record(m[ph], 240, 10)
         expect(m[ph]["ranks"] == 2 and m[ph]["streams"] == 4, m[ph])
     expect(listing(d) == before, listing(d))
-    expect(len(recs) == len([r for r in recs if r["kind"] != "meta"]) + 6, "one record a phase (rank 0's)")
+    expect(len(recs) == len([r for r in recs if r["kind"] != "meta"]) + 7, "one record a phase (rank 0's)")
     # per-stream trees with ${RANK} in the dir
     for k in (0, 1):
         os.makedirs(os.path.join(d, f"r{k}"))
@@ -540,7 +553,7 @@ def case_path_walk(tmp):
         m = meta(recs)
         expect([r["phase"] for r in m] == PHASES, [r["phase"] for r in m])
         for r in m:
-            check_record(r, 2 * nd if r["phase"] in ("mkdir", "rmdir") else 300, 100)
+            check_record(r, 2 * nd if r["phase"] in ("mkdir", "dirstat", "rmdir") else 300, 100)
             expect(r["path_walk"] == walk, r)
         expect(listing(d) == before, f"{walk}: left behind: {set(listing(d)) - set(before)}")
     trees = {}
@@ -669,6 +682,175 @@ def case_path_walk_links(tmp):
         # every file outside d0 was removed by the cleanup (or the remove phase) or, before d0 in order, ...
         left = sorted(n for _, _, fs in os.walk(root) for n in fs)
         expect(all(int(n.split(".")[2]) >= 7 for n in left), f"{phase}: files before d0 left: {left}")
+        shutil.rmtree(d)
+
+
+def dir_paths(root, depth, branch):
+    """Every directory of a tree, root first, by its path from the job's directory (the run's order)."""
+    out, level = [root], [root]
+    for _ in range(depth):
+        level = [f"{p}/d{b}" for p in level for b in range(branch)]
+        out += level
+    return out
+
+
+def case_dirstat(tmp):
+    """dirstat (a stat of each directory of the tree, mdtest's directory stat), in a tree of depth 2 and
+    branching 3 (13 directories): 2 streams with a tree each stat 2 x 13, timed per operation (the latency
+    count is the ops), after mkdir or alone (the trees then made and removed untimed: no mkdir record,
+    nothing left); one shared tree for 3 streams: its 13 directories once in all, split over the streams;
+    stat_other = 1 on 2 trees: each stream stats the other's 13 (strace: stream 0's thread stats only
+    iobench.m.1's directories); the cache note names the directories.  strace, where it runs: held does one
+    fstatat(AT_SYMLINK_NOFOLLOW) a directory, from its parent's descriptor (the root from the job's
+    directory), full one openat2 of the whole path (RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH, O_PATH |
+    O_NOFOLLOW), and nothing else names a directory of the tree in the stream's thread."""
+    d = fresh(tmp, "dirstat")
+    before = listing(d)
+    base = f"[m]\nworkload = files\ndir = {d}\nfiles = 30\ntree_depth = 2\ntree_branch = 3\n"
+    nd = tree_dirs(2, 3)
+    expect(nd == 13, nd)
+    for walk in ("held", "full"):
+        recs, p = run(tmp, base + f"threads = 2\npath_walk = {walk}\nmeta_phases = mkdir,dirstat,create,stat\n")
+        m = {r["phase"]: r for r in meta(recs)}
+        expect(list(m) == ["mkdir", "dirstat", "create", "stat"], list(m))
+        check_record(m["dirstat"], 2 * nd, 0)
+        expect(m["dirstat"]["path_walk"] == walk and m["dirstat"]["tree_dirs"] == nd, m["dirstat"])
+        expect("job m, dirstat phase: the directories were made moments before" in p.stderr, p.stderr)
+        expect(listing(d) == before, f"{walk}: left behind: {set(listing(d)) - set(before)}")
+        recs, _ = run(tmp, base + f"threads = 2\npath_walk = {walk}\nmeta_phases = dirstat\n")
+        m = meta(recs)
+        expect([r["phase"] for r in m] == ["dirstat"], m)
+        check_record(m[0], 2 * nd, 0)
+        expect(listing(d) == before, f"{walk}, dirstat alone: left behind: {set(listing(d)) - set(before)}")
+    recs, _ = run(tmp, base + "threads = 3\ndir_per_stream = false\nmeta_phases = mkdir,dirstat,rmdir\n")
+    m = {r["phase"]: r for r in meta(recs)}
+    for ph in ("mkdir", "dirstat", "rmdir"):
+        check_record(m[ph], nd, 0)
+    expect(m["dirstat"]["streams"] == 3, m["dirstat"])
+    recs, _ = run(tmp, base + "threads = 2\nstat_other = 1\nmeta_phases = mkdir,dirstat,rmdir\n")
+    m = {r["phase"]: r for r in meta(recs)}
+    check_record(m["dirstat"], 2 * nd, 0)
+    expect(listing(d) == before, f"left behind: {set(listing(d)) - set(before)}")
+    strace = shutil.which("strace")
+    if not strace:
+        return
+    for walk, more in (("held", "threads = 1\n"), ("full", "threads = 1\n"), ("other", "threads = 2\nstat_other = 1\n")):
+        log = os.path.join(tmp, f"dirstat-{walk}.log")
+        prof = profile(tmp, base + more + f"path_walk = {'full' if walk == 'full' else 'held'}\n"
+                            "meta_phases = dirstat\n")
+        sp = subprocess.run([strace, "-f", "-qq", "-e", "trace=openat,openat2,newfstatat,statx,clone3", "-o", log,
+                             iobench(), "run", prof, "--output", "json=" + os.path.join(tmp, "ds.json")],
+                            capture_output=True, text=True, env=traced_env(), timeout=240)
+        if sp.returncode != 0 and "ptrace" in sp.stderr:
+            return  # no ptrace here (a container): the counts above stand alone
+        expect(sp.returncode == 0, sp.stderr[-2000:])
+        lines = open(log).read().splitlines()
+        main = lines[0].split()[0]
+        # the streams' threads: every call of a thread that is not the runner's
+        calls = [l.split(None, 1) for l in lines if l.split()[0] != main]
+        tids = sorted({t for t, _ in calls})
+        named = [(t, c) for t, c in calls if re.search(r'"iobench\.m\.[01](/d[0-2]){0,2}"|"d[0-2]"', c)]
+        if walk == "held":
+            stats = [c for _, c in named if c.startswith("newfstatat(")]
+            expect(len(stats) == nd and all("AT_SYMLINK_NOFOLLOW" in c and "S_IFDIR" in c for c in stats), stats)
+            names = sorted(c.split('"')[1] for c in stats)
+            expect(names == sorted(["iobench.m.0"] + [f"d{b}" for b in range(3)] * 4), names)
+            # the parents opened once each (the root's handle duplicated): d0, d1, d2 of the root
+            opens = [c for _, c in named if c.startswith("openat(")]
+            expect(sorted(c.split('"')[1] for c in opens) == ["d0", "d1", "d2"], opens)
+            expect(len(named) == nd + 3, named)
+        elif walk == "full":
+            want = dir_paths("iobench.m.0", 2, 3)
+            o2 = [c for _, c in named if c.startswith("openat2(")]
+            expect([c.split('"')[1] for c in o2] == want, o2)
+            expect(all("RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH" in c and "O_PATH" in c and "O_NOFOLLOW" in c
+                       for c in o2), o2)
+            expect(len(named) == nd, f"nothing but the openat2 names a directory: {named}")
+        else:
+            # the phase's two threads are the last two the run starts: stream 0, then stream 1
+            started = re.findall(r"clone3\(.*\) = (\d+)$", open(log).read(), re.M)
+            expect(len(started) >= 2, started)
+            for g, t in enumerate(started[-2:]):
+                roots = {m.group(1) for tt, c in named if tt == t
+                         for m in [re.search(r'"(iobench\.m\.[01])"', c)] if m}
+                stats = [c for tt, c in named if tt == t and c.startswith("newfstatat(")]
+                expect(len(stats) == nd and roots == {f"iobench.m.{1 - g}"}, (g, t, roots, stats))
+        expect(listing(d) == before, f"strace {walk}: left behind: {set(listing(d)) - set(before)}")
+
+
+def case_dirstat_links(tmp):
+    """dirstat refuses a link swapped in for a directory, held and full: the run is stopped as it starts the
+    dirstat phase's thread (strace delivers SIGSTOP; the trees were made untimed before), the tree's d0
+    moved out of the job's directory and a link to it put in its place, the run resumed: the phase fails
+    naming iobench.m.0/d0 (ELOOP), exit 1, and the link is not followed: the one call that names d0 is
+    held's fstatat(AT_SYMLINK_NOFOLLOW), which sees the link itself (S_IFLNK), or full's openat2 (O_PATH |
+    O_NOFOLLOW, RESOLVE_NO_SYMLINKS), which gives the link itself or refuses it; the moved directory keeps
+    what it held."""
+    strace = shutil.which("strace")
+    if not strace:
+        raise Skip("no strace: it stops the run between phases")
+    for walk in ("held", "full"):
+        d = fresh(tmp, "dlinks")
+        job, victim = os.path.join(d, "job"), os.path.join(d, "victim")
+        os.makedirs(job)
+        os.makedirs(victim)
+        prof = profile(tmp, f"[m]\nworkload = files\ndir = {job}\nfiles = 4\ntree_depth = 1\ntree_branch = 2\n"
+                            f"path_walk = {walk}\nmeta_phases = dirstat\n")
+        # the phase's thread is the last the run starts (a sanitizer's runtime may start its own first)
+        log = os.path.join(tmp, "dlinks-count.strace")
+        sp = subprocess.run([strace, "-f", "-qq", "-o", log, "-e", "trace=clone3", iobench(), "run", prof,
+                             "--output", "json=" + os.path.join(tmp, "count.json")],
+                            capture_output=True, text=True, env=traced_env(), timeout=240)
+        if sp.returncode != 0 and "ptrace" in sp.stderr:
+            raise Skip("no ptrace here (a container)")
+        expect(sp.returncode == 0, sp.stderr[-2000:])
+        nth = open(log).read().count("clone3(")
+        expect(nth >= 1, open(log).read()[-2000:])
+        out = os.path.join(tmp, "dlinks.json")
+        log = os.path.join(tmp, f"dlinks-{walk}.strace")
+        p = subprocess.Popen([strace, "-f", "-qq", "-o", log, "-e", "trace=clone3,newfstatat,openat2",
+                              "-e", f"inject=clone3:signal=SIGSTOP:when={nth}", iobench(), "run", prof,
+                              "--output", "json=" + out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=traced_env())
+        pid = None
+        deadline = time.time() + 120
+        while time.time() < deadline and p.poll() is None:
+            text = open(log).read() if os.path.exists(log) else ""
+            stopped = [l for l in text.splitlines() if "--- stopped by SIGSTOP ---" in l]
+            if stopped:
+                pid = int(stopped[0].split()[0])
+                states = []
+                for t in os.listdir(f"/proc/{pid}/task"):
+                    with open(f"/proc/{pid}/task/{t}/stat") as f:
+                        st = f.read()
+                    states.append(st[st.rindex(")") + 2])
+                if all(x in "tT" for x in states):
+                    break
+            time.sleep(0.02)
+        if p.poll() is not None:
+            so, se = p.communicate()
+            expect(False, f"{walk}: the run ended before it was stopped: exit {p.returncode}: {se[-2000:]}")
+        expect(pid is not None, "not stopped in 120 s")
+        root = os.path.join(job, "iobench.m.0")
+        expect(sorted(os.listdir(root)) == ["d0", "d1"], os.listdir(root))
+        iob.write(os.path.join(root, "d0", "inside"), "x")
+        os.rename(os.path.join(root, "d0"), os.path.join(victim, "d0"))
+        os.symlink(os.path.join(victim, "d0"), os.path.join(root, "d0"))
+        os.kill(pid, signal.SIGCONT)
+        so, se = p.communicate(timeout=240)
+        expect(p.returncode == 1, f"{walk}: exit {p.returncode}: {se[-2000:]}")
+        expect(re.search(r"dirstat phase: stream 0: dirstat iobench\.m\.0/d0: Too many levels of symbolic links", se),
+               f"{walk}: {se}")
+        m = {r["phase"]: r for r in meta(iob.read_json(out)["records"])}
+        expect(m["dirstat"]["status"] == "error" and m["dirstat"]["ops"] == 1, m["dirstat"])
+        expect(sorted(os.listdir(os.path.join(victim, "d0"))) == ["inside"], os.listdir(os.path.join(victim, "d0")))
+        calls = [l for l in open(log).read().splitlines() if re.search(r'"(iobench\.m\.0/)?d0"', l)]
+        if walk == "held":
+            expect(len(calls) == 1 and "newfstatat(" in calls[0] and "AT_SYMLINK_NOFOLLOW" in calls[0] and
+                   "S_IFLNK" in calls[0], calls)
+        else:
+            expect(len(calls) == 1 and "openat2(" in calls[0] and "O_NOFOLLOW" in calls[0] and
+                   "RESOLVE_NO_SYMLINKS" in calls[0], calls)
         shutil.rmtree(d)
 
 

@@ -249,7 +249,7 @@ def make_files(o):
     os.makedirs(d, exist_ok=True)
     with open(prof, "w") as f:
         f.write("[small]\nworkload = files\ndir = %s\nfiles = 120\nthreads = 2\ntree_depth = 1\ntree_branch = 3\n"
-                "file_bytes = 16\nmeta_phases = mkdir,create,write,stat,open,read,remove,rmdir\n" % d)
+                "file_bytes = 16\nmeta_phases = mkdir,dirstat,create,write,stat,open,read,remove,rmdir\n" % d)
     js, ht = os.path.join(o.work, "files.json"), os.path.join(o.work, "files.run.html")
     run([os.path.join(o.bin_dir, "iobench"), "run", prof, "--output", "json=%s,html=%s" % (js, ht)])
     check(os.listdir(d) == [], "the files job removed what it made")
@@ -260,7 +260,7 @@ def check_meta(p, metas):
     """The files jobs' table: a row per meta record, in order, its counts, rate and one operation's
     latency percentiles; the ops/s chart: a bar per record at its rate; a latency curve per record."""
     rs = body_rows(p, "meta")
-    check(len(rs) == len(metas) == 8, "%d meta rows for %d meta records" % (len(rs), len(metas)))
+    check(len(rs) == len(metas) == 9, "%d meta rows for %d meta records" % (len(rs), len(metas)))
     for r, m in zip(rs, metas):
         name = "%s %s" % (m["job"], m["phase"])
         check(cell(r, "job")["text"] == m["job"] and cell(r, "phase")["text"] == m["phase"], name + ": named")
@@ -273,7 +273,10 @@ def check_meta(p, metas):
             check_value(cell(r, cls), pct[rank], "%s %s" % (name, cls))
         check_value(cell(r, "max"), m["lat_ns"]["max"], name + " max")
         check(cell(r, "status")["text"] == m["status"], name + " status")
-    check(metas[1]["ops"] == 240 and metas[0]["ops"] == 8, "the counts: 240 files, 8 directories")
+    check(metas[2]["ops"] == 240 and metas[0]["ops"] == 8 and metas[1]["ops"] == 8,
+          "the counts: 240 files, 8 directories made and stat'ed")
+    check([m["phase"] for m in metas][:3] == ["mkdir", "dirstat", "create"], "the phases in order: %s" %
+          [m["phase"] for m in metas])
     bars = re.findall(r'<rect class="bar" data-phase="([^"]*)" data-ops-per-s="([^"]*)"', p.raw)
     check([b[0] for b in bars] == [m["phase"] for m in metas], "a bar per phase, in order (%s)" % bars)
     check(all(same(float(b[1]), m["ops_per_s"]) for b, m in zip(bars, metas)), "each bar at its phase's ops/s")

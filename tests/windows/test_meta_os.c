@@ -117,6 +117,11 @@ static void test_tree(void **state)
 	assert_int_equal(mo_stat_file(sub, "f.0.0"), 0);
 	assert_int_equal(mo_stat_file(sub, "d0"), -EINVAL);
 	assert_int_equal(mo_stat_file(sub, "none"), -ENOENT);
+	/* dirstat: a directory, and nothing else */
+	assert_int_equal(mo_stat_dir(sub, "d0"), 0);
+	assert_int_equal(mo_stat_dir(top, "iobench.m.0"), 0);
+	assert_int_equal(mo_stat_dir(sub, "f.0.0"), -ENOTDIR);
+	assert_int_equal(mo_stat_dir(sub, "none"), -ENOENT);
 	/* read back what was written, then the end */
 	assert_int_equal(mo_file_open(sub, "f.0.0", MO_READ, &f), 0);
 	assert_int_equal(mo_read(f, buf, sizeof buf), 5);
@@ -255,6 +260,7 @@ static void test_reparse_not_followed(void **state)
 	assert_int_equal(mo_dir_open(top, "d0", &x), -ELOOP);
 	assert_int_equal(mo_file_open(top, "d0", MO_READ, &f) < 0, 1);
 	assert_int_equal(mo_stat_file(top, "d0"), -EINVAL);
+	assert_int_equal(mo_stat_dir(top, "d0"), -ELOOP); /* the junction itself, not followed */
 	assert_int_equal(mo_rmdir(top, "d0"), -ENOTDIR);
 	assert_int_equal(mo_rmdir_same(top, "d0", 0, 0), -ESTALE);
 	char j[4300];

@@ -1,8 +1,8 @@
 /*
  * iobench/meta.h - the metadata job (workload = files, docs/metadata.md):
  * many small files in a tree per stream (or one shared tree), phases
- * mkdir, create, write, stat, open, read, remove, rmdir, each timed as a
- * whole and per operation, as mdtest and elbencho measure them.
+ * mkdir, dirstat, create, write, stat, open, read, remove, rmdir, each
+ * timed as a whole and per operation, as mdtest and elbencho measure them.
  * meta.c is the runner's room for it: check.c asks iob_meta_check before
  * anything is created, runner_phase.c hands such a job to iob_meta_run.
  */
@@ -17,8 +17,11 @@
 #define IOB_WORKLOAD_DATA 0
 #define IOB_WORKLOAD_FILES 1
 
+/* The run order (meta_phases is a mask of 1 << op).  Not part of any ABI:
+ * records, outputs and plugins know a phase by its name only. */
 enum iob_meta_op {
 	IOB_META_MKDIR = 0,
+	IOB_META_DIRSTAT,
 	IOB_META_CREATE,
 	IOB_META_WRITE,
 	IOB_META_STAT,
@@ -28,7 +31,7 @@ enum iob_meta_op {
 	IOB_META_RMDIR,
 	IOB_META_NOPS
 };
-/* "mkdir", "create", ... */
+/* "mkdir", "dirstat", "create", ... */
 const char *iob_meta_op_name(enum iob_meta_op op);
 
 /* The most items one stream may make (files key). */
