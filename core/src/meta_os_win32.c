@@ -263,7 +263,10 @@ int mo_file_close(mo_h f)
 	return CloseHandle((HANDLE)f) ? 0 : last_err();
 }
 
-int mo_stat_file(mo_h at, const char *name)
+/* Open name under at for its attributes alone and check that it is a want (a regular file or a
+ * directory): 0, the open's error, -ELOOP for a link where a directory is wanted, -ENOTDIR for
+ * anything else there, -EINVAL for anything but a regular file where one is wanted. */
+static int stat_kind(mo_h at, const char *name, enum iob_path_kind want)
 {
 	HANDLE h;
 	int rc = nt_open(at, name, FILE_READ_ATTRIBUTES, FILE_OPEN, 0, &h);
@@ -271,25 +274,23 @@ int mo_stat_file(mo_h at, const char *name)
 		return rc;
 	BY_HANDLE_FILE_INFORMATION fi;
 	enum iob_path_kind k = kind_on(h, &fi);
-	rc = k == IOB_PATH_REGULAR ? 0 : k == IOB_PATH_MISSING ? last_err() : -EINVAL;
+	rc = k == want			     ? 0
+	     : k == IOB_PATH_MISSING	     ? last_err()
+	     : want == IOB_PATH_REGULAR	     ? -EINVAL
+	     : k == IOB_PATH_SYMLINK	     ? -ELOOP
+					     : -ENOTDIR;
 	CloseHandle(h);
 	return rc;
 }
 
+int mo_stat_file(mo_h at, const char *name)
+{
+	return stat_kind(at, name, IOB_PATH_REGULAR);
+}
+
 int mo_stat_dir(mo_h at, const char *name)
 {
-	HANDLE h;
-	int rc = nt_open(at, name, FILE_READ_ATTRIBUTES, FILE_OPEN, 0, &h);
-	if (rc)
-		return rc;
-	BY_HANDLE_FILE_INFORMATION fi;
-	enum iob_path_kind k = kind_on(h, &fi);
-	rc = k == IOB_PATH_DIRECTORY ? 0
-	     : k == IOB_PATH_SYMLINK ? -ELOOP
-	     : k == IOB_PATH_MISSING ? last_err()
-				     : -ENOTDIR;
-	CloseHandle(h);
-	return rc;
+	return stat_kind(at, name, IOB_PATH_DIRECTORY);
 }
 
 int mo_unlink(mo_h at, const char *name)

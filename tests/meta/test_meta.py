@@ -599,6 +599,48 @@ def case_path_walk(tmp):
                    f"the remove's directory d2/d2 opened by its path {len(dirs)} times: {dirs[:2]}")
 
 
+def clone3_count(strace, prof, log, json_out, run_env):
+    """How many threads a run of prof left alone starts (strace's count of clone3 calls)."""
+    sp = subprocess.run([strace, "-f", "-qq", "-o", log, "-e", "trace=clone3", iobench(), "run", prof,
+                         "--output", "json=" + json_out], capture_output=True, text=True, env=run_env, timeout=240)
+    if sp.returncode != 0 and "ptrace" in sp.stderr:
+        raise Skip("no ptrace here (a container)")
+    expect(sp.returncode == 0, sp.stderr[-2000:])
+    return open(log).read().count("clone3(")
+
+
+def stopped_at_thread(strace, prof, log, json_out, nth, trace, run_env, what):
+    """Start a run of prof that strace stops (SIGSTOP) as it starts its nth thread; wait until every task
+    is stopped (strace's log says when the signal has stopped the run: a state of 't' alone is also every
+    tracing stop).  (the process, the run's pid)"""
+    p = subprocess.Popen([strace, "-f", "-qq", "-o", log, "-e", trace,
+                          "-e", f"inject=clone3:signal=SIGSTOP:when={nth}", iobench(), "run", prof,
+                          "--output", "json=" + json_out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=run_env)
+    pid = None
+    deadline = time.time() + 120
+    while time.time() < deadline and p.poll() is None:
+        text = open(log).read() if os.path.exists(log) else ""
+        stopped = [ln for ln in text.splitlines() if "--- stopped by SIGSTOP ---" in ln]
+        if stopped:
+            pid = int(stopped[0].split()[0])
+            states = []
+            for t in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{t}/stat") as f:
+                    st = f.read()
+                states.append(st[st.rindex(")") + 2])
+            if all(x in "tT" for x in states):
+                break
+        time.sleep(0.02)
+    if p.poll() is not None:
+        so, se = p.communicate()
+        if "ptrace" in se:
+            raise Skip("no ptrace here (a container)")
+        expect(False, f"{what}: the run ended before it was stopped: exit {p.returncode}: {se[-2000:]}")
+    expect(pid is not None, f"{what}: not stopped in 120 s")
+    return p, pid
+
+
 def case_path_walk_links(tmp):
     """path_walk = full refuses a link in the middle of a path: the run is stopped (strace delivers SIGSTOP
     as it starts the create, stat or remove phase's thread), the tree's d0 moved out of the job's directory
@@ -615,16 +657,10 @@ def case_path_walk_links(tmp):
     # a sanitizer's runtime may start threads of its own first, so count them in a run left alone
     d = fresh(tmp, "links")
     os.makedirs(os.path.join(d, "job"))
-    log = os.path.join(tmp, "links-count.strace")
-    sp = subprocess.run([strace, "-f", "-qq", "-o", log, "-e", "trace=clone3", iobench(), "run",
-                         links_profile(os.path.join(d, "job")), "--output", "json=" + os.path.join(tmp, "count.json")],
-                        capture_output=True, text=True, env=env(),
-                        timeout=240)
-    if sp.returncode != 0 and "ptrace" in sp.stderr:
-        raise Skip("no ptrace here (a container)")
-    expect(sp.returncode == 0, sp.stderr[-2000:])
-    before = open(log).read().count("clone3(") - 3
-    expect(before >= 0, f"fewer than 3 threads started: {open(log).read()[-2000:]}")
+    count = clone3_count(strace, links_profile(os.path.join(d, "job")), os.path.join(tmp, "links-count.strace"),
+                         os.path.join(tmp, "count.json"), env())
+    before = count - 3
+    expect(before >= 0, f"fewer than 3 threads started: {count}")
     shutil.rmtree(d)
     for nth, phase in ((before + 1, "create"), (before + 2, "stat"), (before + 3, "remove")):
         d = fresh(tmp, "links")
@@ -633,35 +669,8 @@ def case_path_walk_links(tmp):
         os.makedirs(victim)
         out = os.path.join(tmp, "links.json")
         prof = links_profile(job)
-        # strace's log says when the signal has stopped the run (a state of 't' alone is also every
-        # tracing stop)
-        log = os.path.join(tmp, f"links-{phase}.strace")
-        p = subprocess.Popen([strace, "-f", "-qq", "-o", log, "-e", "trace=clone3",
-                              "-e", f"inject=clone3:signal=SIGSTOP:when={nth}", iobench(), "run", prof,
-                              "--output", "json=" + out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, env=env())
-        pid = None
-        deadline = time.time() + 120
-        while time.time() < deadline and p.poll() is None:
-            text = open(log).read() if os.path.exists(log) else ""
-            stopped = [l for l in text.splitlines() if "--- stopped by SIGSTOP ---" in l]
-            if stopped:
-                pid = int(stopped[0].split()[0])
-                tasks = os.listdir(f"/proc/{pid}/task")
-                states = []
-                for t in tasks:
-                    with open(f"/proc/{pid}/task/{t}/stat") as f:
-                        st = f.read()
-                    states.append(st[st.rindex(")") + 2])
-                if all(x in "tT" for x in states):
-                    break
-            time.sleep(0.02)
-        if p.poll() is not None:
-            so, se = p.communicate()
-            if "ptrace" in se:
-                raise Skip("no ptrace here (a container)")
-            expect(False, f"the run ended before it was stopped: exit {p.returncode}: {se[-2000:]}")
-        expect(pid is not None, "not stopped in 120 s")
+        p, pid = stopped_at_thread(strace, prof, os.path.join(tmp, f"links-{phase}.strace"), out, nth,
+                                   "trace=clone3", env(), phase)
         root = os.path.join(job, "iobench.m.0")
         made = sorted(n for n in os.listdir(os.path.join(root, "d0")) if n.startswith("f."))
         # 20 files over 3 directories, 7 each: d0 holds files 7 .. 13 once create is over
@@ -797,40 +806,12 @@ def case_dirstat_links(tmp):
         prof = profile(tmp, f"[m]\nworkload = files\ndir = {job}\nfiles = 4\ntree_depth = 1\ntree_branch = 2\n"
                             f"path_walk = {walk}\nmeta_phases = dirstat\n")
         # the phase's thread is the last the run starts (a sanitizer's runtime may start its own first)
-        log = os.path.join(tmp, "dlinks-count.strace")
-        sp = subprocess.run([strace, "-f", "-qq", "-o", log, "-e", "trace=clone3", iobench(), "run", prof,
-                             "--output", "json=" + os.path.join(tmp, "count.json")],
-                            capture_output=True, text=True, env=traced_env(), timeout=240)
-        if sp.returncode != 0 and "ptrace" in sp.stderr:
-            raise Skip("no ptrace here (a container)")
-        expect(sp.returncode == 0, sp.stderr[-2000:])
-        nth = open(log).read().count("clone3(")
-        expect(nth >= 1, open(log).read()[-2000:])
+        nth = clone3_count(strace, prof, os.path.join(tmp, "dlinks-count.strace"), os.path.join(tmp, "count.json"),
+                           traced_env())
+        expect(nth >= 1, f"{walk}: no thread started")
         out = os.path.join(tmp, "dlinks.json")
         log = os.path.join(tmp, f"dlinks-{walk}.strace")
-        p = subprocess.Popen([strace, "-f", "-qq", "-o", log, "-e", "trace=clone3,newfstatat,openat2",
-                              "-e", f"inject=clone3:signal=SIGSTOP:when={nth}", iobench(), "run", prof,
-                              "--output", "json=" + out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, env=traced_env())
-        pid = None
-        deadline = time.time() + 120
-        while time.time() < deadline and p.poll() is None:
-            text = open(log).read() if os.path.exists(log) else ""
-            stopped = [l for l in text.splitlines() if "--- stopped by SIGSTOP ---" in l]
-            if stopped:
-                pid = int(stopped[0].split()[0])
-                states = []
-                for t in os.listdir(f"/proc/{pid}/task"):
-                    with open(f"/proc/{pid}/task/{t}/stat") as f:
-                        st = f.read()
-                    states.append(st[st.rindex(")") + 2])
-                if all(x in "tT" for x in states):
-                    break
-            time.sleep(0.02)
-        if p.poll() is not None:
-            so, se = p.communicate()
-            expect(False, f"{walk}: the run ended before it was stopped: exit {p.returncode}: {se[-2000:]}")
-        expect(pid is not None, "not stopped in 120 s")
+        p, pid = stopped_at_thread(strace, prof, log, out, nth, "trace=clone3,newfstatat,openat2", traced_env(), walk)
         root = os.path.join(job, "iobench.m.0")
         expect(sorted(os.listdir(root)) == ["d0", "d1"], os.listdir(root))
         iob.write(os.path.join(root, "d0", "inside"), "x")
