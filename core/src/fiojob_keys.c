@@ -144,7 +144,8 @@ const struct fio_key fj_keys[] = {
 		   "done); each I/O draws its size; random offsets are drawn with replacement"},
     [K_RANDOM_DISTRIBUTION] = {"random_distribution", "", "random_distribution",
 			       "random, zipf:THETA, pareto:H, normal:SIGMA, zoned:ACCESS/SIZE%:..., zoned_abs:ACCESS/SIZE:...; "
-			       "one list for both directions; no center; drawn with replacement"},
+			       "one list for both directions; no center; drawn with replacement; sequence:B,... (at most 64 "
+			       "block indices, each inside the file): each direction's I/O k at block B[k mod n]"},
     [K_RATE] = {"rate", "", "rate", "bytes per second per stream: R or R,W[,T] (an empty side: no limit; trims none)"},
     [K_RATE_IOPS] = {"rate_iops", "", "rate_iops", "I/Os per second per stream, as rate"},
     [K_RATE_PROCESS] = {"rate_process", "", "rate_process", "linear (default) or poisson"},
@@ -214,6 +215,11 @@ const struct fio_key fj_keys[] = {
      * K_COUNT up, the first as [K_COUNT] = {...}, each {name, aliases,
      * iobench, how, as, ikey, refuse} (docs/architecture.md, "Adding a
      * key"). */
+    [K_COUNT] = {"random_sequence_stride", "", "random_sequence_stride",
+		 "1 with random_distribution=sequence: each pass over the list adds its length to its blocks "
+		 "(2,0,1, 5,3,4, ...), the job ending at the first block past the file's end; 0 (default): the same "
+		 "blocks again",
+		 FJ_AS_BOOL, "random_sequence_stride", NULL},
 };
 const int fj_nkeys = (int)(sizeof fj_keys / sizeof fj_keys[0]);
 _Static_assert(sizeof fj_keys / sizeof fj_keys[0] <= FJ_KEYS_MAX, "raise FJ_KEYS_MAX (fiojob_int.h)");

@@ -396,8 +396,14 @@ static const struct iob_key key_table[] = {
     {"random_distribution", IOB_KEY_STRING, "", "random",
      "random access: the offsets' distribution: random (uniform), zipf:THETA, pareto:H, normal:SIGMA% (around the "
      "middle), zoned:ACCESS%/SIZE%:... (uniform inside each zone; an empty last SIZE is the rest), "
-     "zoned_abs:ACCESS%/SIZE:...; drawn with replacement; hot blocks spread over the file",
+     "zoned_abs:ACCESS%/SIZE:...; drawn with replacement; hot blocks spread over the file; or sequence:B,B,... "
+     "(at most 64 block indices, no draw: a direction's I/O k is at block B[k mod n] x the smallest block size, "
+     "the list over and over, fio's sequence)",
      NULL, FIELD(random_distribution), iob_set_shape_text, 0, 0, .record = "random_distribution"},
+    {"random_sequence_stride", IOB_KEY_BOOL, "", "false",
+     "random_distribution=sequence: each pass over the list adds its length to its blocks (2,0,1 then 5,3,4, "
+     "8,6,7, ...: fio's random_sequence_stride); the order ends at the first block past the file's end",
+     NULL, FIELD(random_sequence_stride), NULL, 0, 0, .record = "random_sequence_stride"},
     {"rate", IOB_KEY_STRING, "bytes/s", "",
      "hold each stream to this many bytes per second: R (reads and writes), or R,W (an empty side: no limit); "
      "each I/O waits for its turn (rate_process)",

@@ -597,6 +597,117 @@ def case_offset_ini(tmp):
            and recs[0]["offset_increment_bytes"] == 64 * k, f"record: {recs[:1]}")
 
 
+def in_order(argv, tmp, tag, cwd=None):
+    """Run argv under strace -f: [(call, block of 4 KiB)] of every 4 KiB pread64/pwrite64, in the order
+    the kernel saw them, and the completed process."""
+    out = os.path.join(tmp, "order-" + tag)
+    env = dict(os.environ)  # LeakSanitizer cannot run under ptrace
+    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    p = subprocess.run(["strace", "-f", "-qq", "-s", "0", "-e", "trace=pread64,pwrite64", "-o", out] + argv,
+                       cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    calls = []
+    with open(out) as f:
+        for line in f:
+            m = re.search(r'(pread64|pwrite64)\(\d+, ""\.*, 4096, (\d+)\)\s+= 4096', line)
+            if m:
+                calls.append((m.group(1), int(m.group(2)) // 4096))
+    os.remove(out)
+    return calls, p
+
+
+def seq_blocks(seq, stride, n, nblocks):
+    """fio's sequence distribution, as its HOWTO words it: I/O k of a direction is at block
+    seq[k mod len]; with random_sequence_stride each full pass adds len(seq) to the blocks; the job
+    ends at the first block past the file's nblocks (fio: the offset is no longer valid)."""
+    out = []
+    for k in range(n):
+        b = seq[k % len(seq)] + (k // len(seq)) * len(seq) * stride
+        if b >= nblocks:
+            break
+        out.append(b)
+    return out
+
+
+def case_sequence(tmp):
+    """random_distribution=sequence and random_sequence_stride (newer than fio 3.33, so checked against
+    the order fio's HOWTO gives, worked out here): strace sees each pread64/pwrite64 in order.
+    fio's sequence-distribution.fio as written (null engine: the records' counts) and on files
+    (ioengine=psync: its blocks 2,0,1,2,0,1 and 2,0,1,5,3,4); our own jobs with strides 0 and 1 (a
+    strided order ending at the file's end, reads and writes of randrw each on their own count); the
+    same from an INI profile; bad values refused in one line, nothing created."""
+    if not shutil.which("strace"):
+        raise Skip("strace is not installed: the offsets cannot be seen from outside")
+    iobench = os.path.join(ARGS.bin, "iobench")
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    # 1. our own job: 8 blocks, sequence 1,3,0, 12 I/Os asked
+    job = iob.write(os.path.join(tmp, "seq.fio"),
+                    "[global]\nrw=randread\nbs=4k\nsize=32k\nio_size=48k\nfilename=seq.dat\n"
+                    "random_distribution=sequence:1,3,0\n[fixed]\nrandom_sequence_stride=0\n"
+                    "[strided]\nstonewall\nrandom_sequence_stride=1\n"
+                    "[mixed]\nstonewall\nrw=randrw\nsize=64k\nio_size=32k\nrandom_distribution=sequence:1,0\n"
+                    "random_sequence_stride=1\n")
+    js = os.path.join(tmp, "seq.json")
+    calls, p = in_order([iobench, "run", job, "--dir", data, "--output", "json=" + js], tmp, "own")
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr[-2000:]}")
+    with open(js) as fh:
+        recs = {r["job"]: r for r in json.load(fh)["records"] if r.get("kind") == "phase"}
+    fixed, strided = seq_blocks([1, 3, 0], 0, 12, 8), seq_blocks([1, 3, 0], 1, 12, 8)
+    expect(fixed == [1, 3, 0] * 4 and strided == [1, 3, 0, 4, 6, 3, 7], (fixed, strided))
+    reads = [b for c, b in calls if c == "pread64"]
+    nf, ns = len(fixed), len(strided)
+    print(f"reads: {reads[:nf]} then {reads[nf:nf + ns]}")
+    expect(reads[:nf] == fixed, f"stride 0: blocks {reads[:nf]}, want {fixed}")
+    expect(reads[nf:nf + ns] == strided, f"stride 1: blocks {reads[nf:nf + ns]}, want {strided}")
+    expect(recs["fixed"]["ops"] == 12 and recs["strided"]["ops"] == 7 and recs["strided"]["bytes"] == 7 * 4096,
+           f"records: fixed {recs['fixed']['ops']} I/Os, strided {recs['strided']['ops']}")
+    expect(recs["strided"]["random_sequence_stride"] is True and recs["fixed"]["random_sequence_stride"] is False
+           and recs["fixed"]["random_distribution"] == "sequence:1,3,0", recs["strided"])
+    m = recs["mixed"]
+    mr = reads[nf + ns:]
+    mw = [b for c, b in calls if c == "pwrite64"][-m["ops_written"]:] if m["ops_written"] else []
+    print(f"randrw: reads {mr}, writes {mw}")
+    expect(m["ops_read"] + m["ops_written"] == 8 and m["ops_read"] and m["ops_written"], m)
+    expect(mr == seq_blocks([1, 0], 1, m["ops_read"], 16) and mw == seq_blocks([1, 0], 1, m["ops_written"], 16),
+           f"randrw: each direction on its own count: reads {mr}, writes {mw}")
+    # 2. the same from an INI profile (iobench's own keys)
+    prof = iob.write(os.path.join(tmp, "seq.ini"),
+                     f"[s]\ndir = {data}\nfilename = seq.dat\nphases = read\naccess = random\nblock_size = 4K\n"
+                     "size = 32K\nops = 12\nrandom_distribution = sequence:1,3,0\nrandom_sequence_stride = true\n")
+    calls, p = in_order([iobench, "run", prof], tmp, "ini")
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr[-2000:]}")
+    reads = [b for c, b in calls if c == "pread64"]
+    expect(reads == strided, f"INI stride: blocks {reads}, want {strided}")
+    # 3. bad values: one line, exit 2, nothing created
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    for k, (body, want) in enumerate([
+            ("random_distribution=sequence:1,8\n", "block 8 is past the file's last (size 32768 holds 8 blocks"),
+            ("random_distribution=sequence:1,-2\n", "sequence element '-2' is not a block index"),
+            ("random_distribution=sequence:\n", "random_distribution=sequence needs block indices"),
+            ("random_distribution=zipf:1.2\nrandom_sequence_stride=1\n",
+             "random_sequence_stride needs random_distribution=sequence"),
+            ("random_distribution=sequence:1\nrandom_sequence_stride=2\n", "random_sequence_stride")]):
+        bad = iob.write(os.path.join(tmp, f"bad{k}.fio"), "[b]\nrw=randread\nbs=4k\nsize=32k\n" + body)
+        refused(repr(body), want, empty, bad, "--dir", empty)
+    # 4. fio's example as written (null engine: the records count the I/Os) and on files (strace)
+    ex = example("sequence-distribution.fio")
+    js = os.path.join(tmp, "ex.json")
+    iob.tool(ARGS, "iobench", "run", ex, "--dir", data, "--output", "json=" + js, rc=0)
+    with open(js) as fh:
+        recs = {r["job"]: r for r in json.load(fh)["records"] if r.get("kind") == "phase"}
+    expect(sorted(recs) == ["repeating_sequence", "strided_sequence"]
+           and all(r["ops"] == 6 and r["bytes"] == 24 * 1024 and r["backend"] == "null" for r in recs.values()),
+           recs)
+    calls, p = in_order([iobench, "run", ex, "--dir", data, "--set", "ioengine=psync"], tmp, "example")
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr[-2000:]}")
+    reads = [b for c, b in calls if c == "pread64"]
+    want = seq_blocks([2, 0, 1], 0, 6, 12) + seq_blocks([2, 0, 1], 1, 6, 12)
+    print(f"sequence-distribution.fio on files: blocks {reads}")
+    expect(want == [2, 0, 1, 2, 0, 1, 2, 0, 1, 5, 3, 4] and reads == want, f"blocks {reads}, want {want}")
+
+
 def case_percentiles(tmp):
     """percentile_list: fio and iobench report the same ranks, ascending, in fio's JSON
     (clat_ns.percentile, iobench's fio_json output) and iobench's own records (json, csv); the
@@ -1031,7 +1142,8 @@ ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_n
             "filecreate-ioengine.fio", "filestat-ioengine.fio", "dircreate-ioengine.fio", "dirdelete-ioengine.fio", "dirstat-ioengine.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
-            "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio", "ftruncate.fio", "falloc.fio", "flow.fio"}
+            "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio", "ftruncate.fio", "falloc.fio", "flow.fio",
+            "sequence-distribution.fio"}
 
 
 def case_examples(tmp):

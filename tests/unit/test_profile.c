@@ -352,6 +352,7 @@ static const char *every_key[][3] = {
     {"rwmix_read", "70", "0"},
     {"bssplit", "4k/60:64k/40", "512/:1k/,8k/100"},
     {"random_distribution", "zipf:1.2", "zoned:50/5:30/15:20/"},
+    {"random_sequence_stride", "true", NULL},
     {"rate", "1m", "1m,"},
     {"rate_iops", ",500", "100"},
     {"rate_process", "poisson", NULL},

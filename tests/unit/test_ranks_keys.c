@@ -42,7 +42,7 @@ static const struct field job_fields[] = {
 	J(steady_max_rounds), J(steady_ramp_ns), J(steady_rule), J(steady_range), J(steady_slope), J(steady_limit),
 	J(verify_dump), J(workload), J(meta_phases), J(files), J(tree_depth), J(tree_branch),
 	J(dir_per_stream), J(file_bytes), J(file_fsync), J(stat_other), J(drop_caches), J(path_walk), J(bssplit),
-	J(random_distribution), J(rate), J(rate_iops), J(rate_process), J(thinktime_ns), J(thinktime_spin_ns),
+	J(random_distribution), J(random_sequence_stride), J(rate), J(rate_iops), J(rate_process), J(thinktime_ns), J(thinktime_spin_ns),
 	J(thinktime_blocks), J(seq_add), J(rand_run), J(rate_min), J(rate_iops_min), J(start_delay_ns),
 	J(shared_whole), J(continue_on_error), J(ignore_error), J(exit_others), J(offset), J(offset_increment), J(percentiles),
 	J(flow), J(flow_id), J(flow_sleep_ns), J(fill_device), J(load),

@@ -119,7 +119,9 @@ struct iob_job {
 	int path_walk;               /* 0 held (a name from a held directory), 1 full (the whole path each time) */
 	/* shapes of load (docs/profiles.md, "Shapes of load"): shape.c parses them */
 	char bssplit[512];           /* "", or SIZE/PCT:...[,SIZE/PCT:...] (reads,writes) */
-	char random_distribution[256]; /* "", random, zipf:T, pareto:H, normal:S, zoned:..., zoned_abs:... */
+	char random_distribution[768]; /* "", random, zipf:T, pareto:H, normal:S, zoned:..., zoned_abs:...,
+					* sequence:B,... (IOB_DIST_TEXT_MAX) */
+	int random_sequence_stride;  /* sequence: each pass over it starts its blocks a sequence's length on */
 	char rate[64], rate_iops[64]; /* "", or R[,W]: bytes or I/Os per second */
 	int rate_process;            /* 0 linear, 1 poisson */
 	uint64_t thinktime_ns, thinktime_spin_ns;
