@@ -220,6 +220,15 @@ const struct fio_key fj_keys[] = {
 		 "(2,0,1, 5,3,4, ...), the job ending at the first block past the file's end; 0 (default): the same "
 		 "blocks again",
 		 FJ_AS_BOOL, "random_sequence_stride", NULL},
+    {"numa_cpu_nodes", "", "numa_cpu_nodes",
+     "N, A-B, lists of them with ',', or all: each stream's thread runs on those nodes' CPUs (sched_setaffinity); "
+     "a node this machine does not have is refused; not in Windows builds",
+     FJ_AS_TEXT, "numa_cpu_nodes", NULL},
+    {"numa_mem_policy", "", "numa_mem_policy",
+     "default, prefer:N, bind:NODES, interleave[:NODES] or local: each stream's thread's memory policy "
+     "(set_mempolicy, before its buffers; default is set, where fio 3.33 leaves the policy as it was); a node "
+     "this machine does not have is refused; not in Windows builds",
+     FJ_AS_TEXT, "numa_mem_policy", NULL},
 };
 const int fj_nkeys = (int)(sizeof fj_keys / sizeof fj_keys[0]);
 _Static_assert(sizeof fj_keys / sizeof fj_keys[0] <= FJ_KEYS_MAX, "raise FJ_KEYS_MAX (fiojob_int.h)");

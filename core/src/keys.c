@@ -104,6 +104,9 @@ static const struct iob_key_word steady_words[] = {
 static const struct iob_key_word steady_rule_words[] = {
     {"snia", IOB_STEADY_SNIA}, {"deviation", IOB_STEADY_DEVIATION}, {"slope", IOB_STEADY_SLOPE}, {NULL, 0}};
 
+/* numa_cpu_nodes and numa_mem_policy: what they cannot be used with */
+#define NUMA_ROW .excludes = "workload=files", .why = "the files workload's streams are not placed"
+
 /* A row without a range leaves min and max at 0: the trailing fields are
  * left out on purpose. */
 #pragma GCC diagnostic push
@@ -211,6 +214,13 @@ static const struct iob_key key_table[] = {
      "streams run at once (1 to 4096), each on its own thread and its own files <file>.<i> unless shared_file; "
      "every phase gives one record per stream and one aggregate",
      NULL, FIELD(threads), NULL, 1, IOB_THREADS_MAX, .record = "threads"},
+    {"numa_cpu_nodes", IOB_KEY_STRING, "nodes", "", "each stream runs on the CPUs of these NUMA nodes (N, A-B, "
+     "lists with ',', or all; sched_setaffinity on its thread before its files and buffers); empty: where it was "
+     "started", NULL, FIELD(numa_cpu_nodes), iob_set_checked_text, 0, 0, .record = "numa_cpu_nodes", NUMA_ROW},
+    {"numa_mem_policy", IOB_KEY_STRING, "", "", "each stream's memory policy (set_mempolicy on its thread, before "
+     "its buffers): default, prefer:NODE, bind:NODES, interleave[:NODES] (no nodes: all with memory) or local; "
+     "empty: as it was", NULL, FIELD(numa_mem_policy), iob_set_checked_text, 0, 0, .record = "numa_mem_policy",
+     NUMA_ROW},
     {"shared_file", IOB_KEY_BOOL, "", "false",
      "all streams use the job's files: sequential streams each take an equal part of every file, random "
      "ones draw over the whole file",

@@ -21,9 +21,11 @@ import os
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import iobtest as iob  # noqa: E402
@@ -706,6 +708,142 @@ def case_sequence(tmp):
     want = seq_blocks([2, 0, 1], 0, 6, 12) + seq_blocks([2, 0, 1], 1, 6, 12)
     print(f"sequence-distribution.fio on files: blocks {reads}")
     expect(want == [2, 0, 1, 2, 0, 1, 2, 0, 1, 5, 3, 4] and reads == want, f"blocks {reads}, want {want}")
+
+
+NODE_SYS = "/sys/devices/system/node"
+
+
+def id_list(text):
+    """sysfs's and /proc's lists ("0-3,8") as a set of ints."""
+    out = set()
+    for part in filter(None, text.strip().split(",")):
+        a, _, b = part.partition("-")
+        out.update(range(int(a), int(b or a) + 1))
+    return out
+
+
+def placements(argv, tmp, tag, cwd):
+    """Run argv under strace -ff: for each task that placed itself, its first sched_setaffinity(0, ...)
+    (the CPUs, a sorted tuple) and first set_mempolicy (mode, nodes mask), as the kernel was asked;
+    fio's probes left out (libnuma's MPOL_PREFERRED_MANY test, affinity set on another pid)."""
+    pre = os.path.join(tmp, "place-" + tag)
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    p = subprocess.run(["strace", "-ff", "-qq", "-e", "trace=sched_setaffinity,set_mempolicy", "-o", pre] + argv,
+                       cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    tasks = []
+    d, base = os.path.split(pre)
+    for name in sorted(os.listdir(d)):
+        if not name.startswith(base + "."):
+            continue
+        with open(os.path.join(d, name)) as f:
+            text = f.read()
+        os.remove(os.path.join(d, name))
+        if "MPOL_PREFERRED_MANY" in text or re.search(r"sched_setaffinity\([1-9]", text):
+            continue
+        cpus = re.search(r"sched_setaffinity\(0, \d+, \[([\d ]*)\]\)\s+= 0", text)
+        pol = re.search(r"set_mempolicy\((MPOL_\w+), (?:\[((?:0x)?[0-9a-f]+)|NULL)", text)
+        if cpus or pol:
+            tasks.append((tuple(sorted(int(c) for c in cpus.group(1).split())) if cpus else None,
+                          pol.group(1) if pol else None, int(pol.group(2) or "0", 16) if pol else None))
+    return sorted(tasks, key=repr), p
+
+
+def case_numa(tmp):
+    """numa_cpu_nodes and numa_mem_policy (fio's meaning, HOWTO): each stream's thread asks the kernel for
+    its node's CPUs (sched_setaffinity) and the memory policy (set_mempolicy), as fio 3.33's job processes
+    do (strace of both on the same job file, where fio was built with libnuma); under taskset to one CPU
+    the stream threads' Cpus_allowed_list (/proc) are the node's allowed CPUs while the main thread keeps
+    its one; a node this machine does not have is refused in one line, nothing created (fio files and INI)."""
+    if not os.path.isfile(os.path.join(NODE_SYS, "online")):
+        raise Skip(f"{NODE_SYS}/online is not there: this kernel shows no NUMA nodes")
+    if not shutil.which("strace"):
+        raise Skip("strace is not installed: the placement cannot be seen from outside")
+    iobench = os.path.join(ARGS.bin, "iobench")
+    online = id_list(open(os.path.join(NODE_SYS, "online")).read())
+    node = min(online)
+    node_cpus = id_list(open(os.path.join(NODE_SYS, f"node{node}", "cpulist")).read())
+    missing = max(online) + 1
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    # 1. refused: a node that does not exist, bad values; nothing created
+    for k, (line, want) in enumerate([
+            (f"numa_cpu_nodes={missing}", f"numa_cpu_nodes={missing}: node {missing} does not exist on this machine"),
+            (f"numa_mem_policy=bind:{node},{missing}", f"node {missing} does not exist on this machine"),
+            (f"numa_mem_policy=prefer:{missing}", f"node {missing} does not exist on this machine"),
+            ("numa_mem_policy=prefer:0-1", "prefer takes one node number"),
+            ("numa_mem_policy=local:0", "default and local take no nodes"),
+            ("numa_cpu_nodes=0,", "is not a list of nodes"),
+            ("numa_cpu_nodes=x", "numa_cpu_nodes 'x' is not a list of nodes")]):
+        bad = iob.write(os.path.join(tmp, f"bad{k}.fio"), f"[b]\nrw=write\nsize=1m\n{line}\n")
+        refused(line, want, data, bad, "--dir", data)
+    prof = iob.write(os.path.join(tmp, "bad.ini"),
+                     f"[b]\ndir = {data}\nphases = write\nsize = 1M\nnuma_cpu_nodes = {missing}\n")
+    refused("INI numa_cpu_nodes", f"numa_cpu_nodes={missing}: node {missing} does not exist", data, prof)
+    # 2. what each stream asks of the kernel, iobench and fio on one job file (no I/O: the null engine)
+    mask = 1 << node
+    job = iob.write(os.path.join(tmp, "numa.fio"),
+                    "[global]\nioengine=null\nrw=randread\nsize=1m\n"
+                    f"[bind]\nnuma_cpu_nodes={node}\nnuma_mem_policy=bind:{node}\n"
+                    f"[interleave]\nstonewall\nnuma_cpu_nodes={node}-{node}\nnuma_mem_policy=interleave\n"
+                    f"[prefer]\nstonewall\nnuma_mem_policy=prefer:{node}\n"
+                    "[local]\nstonewall\nnuma_mem_policy=local\n"
+                    "[two]\nstonewall\nnumjobs=2\nnuma_cpu_nodes=all\n")
+    cpus = tuple(sorted(node_cpus)) if online == {node} else None
+    want = sorted([(tuple(sorted(node_cpus)), "MPOL_BIND", mask), (tuple(sorted(node_cpus)), "MPOL_INTERLEAVE", mask),
+                   (None, "MPOL_PREFERRED", mask), (None, "MPOL_LOCAL", 0)], key=repr)
+    mine, p = placements([iobench, "run", job, "--dir", data], tmp, "iob", data)
+    expect(p.returncode == 0, f"iobench: exit {p.returncode}: {p.stderr[-2000:]}")
+    print(f"iobench's streams asked: {mine}")
+    two = [t for t in mine if t[1] is None]
+    expect(len(two) == 2 and (cpus is None or all(t[0] == cpus for t in two)), f"numa_cpu_nodes=all, 2 streams: {two}")
+    expect(sorted([t for t in mine if t[1] is not None], key=repr) == want, f"iobench asked {mine}, want {want}")
+    fio_has = subprocess.run([fio_bin(), "--cmdhelp=numa_cpu_nodes"], capture_output=True, text=True) \
+        if os.access(fio_bin(), os.X_OK) else None
+    if fio_has and fio_has.returncode == 0 and "numa_cpu_nodes" in fio_has.stdout:
+        theirs, p = placements([fio_bin(), "--output=" + os.path.join(tmp, "fio.out"), job], tmp, "fio", data)
+        expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr[-2000:]}")
+        print(f"fio's jobs asked: {theirs}")
+        expect(theirs == mine, f"fio asked {theirs}, iobench {mine}")
+    else:
+        print("note: fio is missing or built without libnuma: iobench checked against the HOWTO alone")
+    # 3. from outside: under taskset to one allowed CPU, the streams' threads run on the node's CPUs
+    allowed = id_list(re.search(r"Cpus_allowed_list:\s*(\S+)", open("/proc/self/status").read()).group(1))
+    first = min(allowed & node_cpus) if allowed & node_cpus else None
+    if first is None or len(allowed & node_cpus) < 2 or not shutil.which("taskset"):
+        print(f"note: node {node} has fewer than 2 CPUs this process may use (or no taskset): "
+              "the /proc check needs two")
+        return
+    prof = iob.write(os.path.join(tmp, "numa.ini"),
+                     f"[n]\ndir = {data}\nbackend = null\nphases = read\naccess = random\nsize = 1M\n"
+                     f"threads = 2\nruntime = 30s\ntime_based = true\nrate_iops = 200\nnuma_cpu_nodes = {node}\n"
+                     "numa_mem_policy = local\n")
+    env = dict(os.environ)
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    proc = subprocess.Popen(["taskset", "-c", str(first), iobench, "run", prof], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seen = {}
+    try:
+        for _ in range(600):  # until both streams are seen, or the run ends: counts, not time
+            if proc.poll() is not None:
+                break
+            for tid in os.listdir(f"/proc/{proc.pid}/task") if os.path.isdir(f"/proc/{proc.pid}/task") else []:
+                try:
+                    st = open(f"/proc/{proc.pid}/task/{tid}/status").read()
+                except OSError:
+                    continue
+                seen[int(tid)] = id_list(re.search(r"Cpus_allowed_list:\s*(\S+)", st).group(1))
+            if sum(1 for c in seen.values() if c == allowed & node_cpus) >= 2:
+                break
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+    print(f"under taskset -c {first}: Cpus_allowed_list by thread {seen}")
+    expect(seen.get(proc.pid) == {first}, f"the main thread: {seen.get(proc.pid)}, want {{{first}}}")
+    expect(sum(1 for c in seen.values() if c == allowed & node_cpus) >= 2,
+           f"two stream threads on node {node}'s CPUs {sorted(allowed & node_cpus)}: {seen}")
 
 
 def case_percentiles(tmp):

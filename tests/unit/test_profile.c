@@ -342,6 +342,8 @@ static const char *every_key[][3] = {
     {"series_clock", NULL, "process"},
     {"latency", "off", "every"},
     {"threads", "3", NULL},
+    {"numa_cpu_nodes", "0", "all"},
+    {"numa_mem_policy", "bind:0-1,3", "interleave"},
     {"shared_file", "true", NULL},
     {"iodepth", "8", "65536"},
     {"memory_limit", "64M", "1T"},

@@ -18,6 +18,7 @@
 #include "iobench/live.h"
 #include "iobench/load.h"
 #include "iobench/loader.h"
+#include "iobench/numa.h"
 #include "iobench/os.h"
 #include "iobench/pattern.h"
 #include "iobench/phase.h"
@@ -126,6 +127,10 @@ struct iob_phase_spec {
 	/* the job's keys the engine reads as they are set (load.h), copied from
 	 * the job as they are; zero: every one off */
 	struct iob_load load;
+	/* numa_cpu_nodes, numa_mem_policy (numa.h): put in force on the
+	 * stream's thread before its files and buffers, the thread's former
+	 * placement put back at the end; nothing asked: nothing done */
+	struct iob_numa numa;
 };
 
 /* fill_device's write bound (2^62: aligned to any block size); ENOSPC comes first */

@@ -72,6 +72,8 @@ struct iob_job {
 	char backend_options[256];    /* "k=v,..." handed to the backend's open */
 	/* streams and queue depth (docs/profiles.md) */
 	uint32_t threads;             /* streams run at once (default 1) */
+	char numa_cpu_nodes[64];      /* "", or the nodes whose CPUs the streams run on (numa.h) */
+	char numa_mem_policy[64];     /* "", or the streams' memory policy: default, prefer:N, bind:..., ... */
 	int shared_file;              /* streams share the job's files (default: <file>.<i> each) */
 	uint32_t iodepth;             /* I/Os in flight per stream (default 1) */
 	uint64_t memory_limit;        /* bytes the run may allocate at once; 0 = what the OS says is
