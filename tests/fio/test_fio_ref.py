@@ -760,7 +760,7 @@ def case_numa(tmp):
         raise Skip(f"{NODE_SYS}/online is not there: this kernel shows no NUMA nodes")
     if not shutil.which("strace"):
         raise Skip("strace is not installed: the placement cannot be seen from outside")
-    iobench = os.path.join(ARGS.bin, "iobench")
+    iobench = os.path.abspath(os.path.join(ARGS.bin, "iobench"))  # strace runs it in the data directory
     online = id_list(open(os.path.join(NODE_SYS, "online")).read())
     node = min(online)
     node_cpus = id_list(open(os.path.join(NODE_SYS, f"node{node}", "cpulist")).read())
