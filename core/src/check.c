@@ -336,8 +336,9 @@ static int check_backend_target(const struct iob_job *job, const struct iob_load
 {
 	if (!b->backend.control || !fl->n)
 		return 0;
-	struct iob_target_check q = {
-	    .struct_size = sizeof q, .options = job->backend_options, .dir = job->dir, .path = fl->paths[0]};
+	uint32_t wflags = IOB_OPEN_WRITE | IOB_OPEN_CREATE | (job->truncate ? IOB_OPEN_TRUNC : 0);
+	struct iob_target_check q = {.struct_size = sizeof q, .options = job->backend_options, .dir = job->dir,
+				     .path = fl->paths[0], .open_flags = (job->phases & WRITING_PHASES) ? wflags : 0};
 	struct iob_log_held held;
 	int rc = ask_held(b, IOB_CTL_CHECK_TARGET, &q, &held);
 	if (rc >= 0 || rc == -ENOTSUP)

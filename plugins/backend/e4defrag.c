@@ -34,8 +34,8 @@
  *    range the kernel refuses with EBUSY once more before it is tried again
  *    (e4_drop: the move cannot take pages cached in large folios).
  *  - The file is opened read-write (the ioctl needs both) and never
- *    truncated: IOB_OPEN_TRUNC is refused, since an empty file has no blocks
- *    to move.  sync is fsync(2) of the file; info from fstat.
+ *    truncated: IOB_OPEN_TRUNC is refused (at check time, and at open),
+ *    since an empty file has no blocks to move.  sync is fsync(2) of the file; info from fstat.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* fallocate, O_TMPFILE */
@@ -184,7 +184,15 @@ static int e4_join(char *out, size_t len, const char *dir, size_t dirlen, const 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* Before anything is made: options, file system, donor. */
+/* -EINVAL, logged: an emptied file has no blocks to move. */
+static int e4_no_trunc(const char *path)
+{
+	e4_host->log(IOB_LOG_ERROR, E4_NAME, "%s: truncating it first would leave no blocks to move (truncate = false)",
+		     path);
+	return -EINVAL;
+}
+
+/* Before anything is made: options, file system, donor, truncate. */
 static int e4_check_target(const struct iob_target_check *q)
 {
 	struct e4_opts o;
@@ -194,6 +202,9 @@ static int e4_check_target(const struct iob_target_check *q)
 		return rc;
 	if (e4_on_ext4(-1, q->dir) < 0)
 		return -EINVAL; /* not -EOPNOTSUPP: that is -ENOTSUP, "nothing to check", on Linux */
+	if (q->struct_size >= offsetof(struct iob_target_check, open_flags) + sizeof q->open_flags &&
+	    (q->open_flags & IOB_OPEN_TRUNC))
+		return e4_no_trunc(q->path);
 	const char *base = strrchr(q->path, '/');
 	if (strcmp(base ? base + 1 : q->path, o.donor) == 0) {
 		e4_host->log(IOB_LOG_ERROR, E4_NAME, "donorname=%s names the job's own file", o.donor);
@@ -280,11 +291,8 @@ static int e4_open(const struct iob_open_args *args, void **handle)
 		e4_host->log(IOB_LOG_ERROR, E4_NAME, "\"-\" (standard input) has no blocks to move");
 		return -EINVAL;
 	}
-	if (args->flags & IOB_OPEN_TRUNC) {
-		e4_host->log(IOB_LOG_ERROR, E4_NAME, "%s: truncating it first would leave no blocks to move (truncate = false)",
-			     args->path);
-		return -EINVAL;
-	}
+	if (args->flags & IOB_OPEN_TRUNC)
+		return e4_no_trunc(args->path);
 	if ((rc = fdio_open_flags(e4_host, E4_NAME, args, &oflags)) < 0)
 		return rc;
 	oflags = (oflags & ~O_ACCMODE) | O_RDWR; /* the ioctl needs the file open for reading and writing */

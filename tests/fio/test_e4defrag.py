@@ -252,9 +252,9 @@ def case_ini(tmp):
 
 def case_refused(tmp):
     """Bad values refused in one line, exit 2, nothing created or changed: inplace=2, a donorname with a
-    slash, a donor that is a link or a file iobench did not make, no donorname (INI profiles and fio
-    job files), donorname in a job of another engine, a read with e4defrag; and a directory on tmpfs,
-    named in the line (/dev/shm, where it is a tmpfs)."""
+    slash, a donor that is a link or a file iobench did not make, no donorname (INI profiles and fio job
+    files), truncate = true, donorname in a job of another engine, a read with e4defrag; and a directory
+    on tmpfs, named in the line (/dev/shm, where it is a tmpfs)."""
     d = os.path.join(tmp, "data")
     os.makedirs(d)
     ext4 = fs_type(d) == "ext4"
@@ -269,9 +269,10 @@ def case_refused(tmp):
     prof = os.path.join(tmp, "p.ini")
     ini = [("donorname=x,inplace=2", "inplace=2"), ("donorname=a/b", "donorname=a/b"),
            ("inplace=0", "needs backend option donorname")]
-    if ext4:  # where the donor itself is looked at
+    if ext4:  # looked at on ext4 only (elsewhere the file system is refused first)
         ini += [("donorname=link", "is a symbolic link"), ("donorname=mine", "is not a donor iobench made"),
-                ("donorname=f", "names the job's own file")]
+                ("donorname=f", "names the job's own file"),
+                ("donorname=x\ntruncate = true", "truncating it first would leave no blocks")]
     for opts, want in ini:
         iob.write(prof, f"[a]\ndir = {d}\nfilename = f\nbackend = e4defrag\nbackend_options = {opts}\n"
                         "phases = write\nsize = 256K\n")

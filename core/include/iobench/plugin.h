@@ -292,6 +292,7 @@ struct iob_target_check {
 	const char *options; /* the job's option text, already checked ("" for none) */
 	const char *dir;     /* the directory the job's files are in */
 	const char *path;    /* the job's first file (it may not exist yet) */
+	uint32_t open_flags; /* IOB_OPEN_* its write phases open with (TRUNC: truncate = true); 0 without writes */
 };
 
 /* ------------------------------------------------------------------------ */
