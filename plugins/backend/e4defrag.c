@@ -267,10 +267,11 @@ static int e4_donor(const char *dir, size_t dirlen, const char *name)
 }
 
 /* Write back and drop the file's cached pages of [off, off + len) (len 0:
- * to the end).  The kernel's move takes only pages cached one page to a
- * folio: a range cached in large folios (what writes of more than a page
- * leave on ext4 since Linux 6.16) fails with EBUSY until they are dropped,
- * fio's invalidate at the job's start does the same.  0 or -errno. */
+ * to the end).  On Linux 6.18 (measured; docs/plugin-guide.md) a range
+ * written in writes of more than a page and still cached fails the move
+ * with EBUSY until its pages are dropped (ext4 caches it in large folios;
+ * the move takes pages one to a folio); fio's invalidate at the job's start
+ * drops them too.  0 or -errno. */
 static int e4_drop(int fd, uint64_t off, uint64_t len)
 {
 	int rc;
