@@ -292,6 +292,18 @@ static int check_targets(const struct iob_job *job, const struct iob_filelist *f
 	return 0;
 }
 
+/* control(NULL, op, arg) of a backend that has control(), its log lines
+ * held: the backend says why through the log, and that reason goes into
+ * the one error line instead of a line of its own */
+static int ask_held(const struct iob_loaded *b, int op, void *arg, struct iob_log_held *held)
+{
+	memset(held, 0, sizeof *held);
+	iob_log_set_hook(iob_log_hold, held);
+	int rc = b->backend.control(NULL, op, arg);
+	iob_log_set_hook(NULL, NULL);
+	return rc;
+}
+
 static int check_backend(const struct iob_job *job, const struct iob_loaded *b, char *err, size_t errlen)
 {
 	if (!job->backend_options[0])
@@ -305,14 +317,8 @@ static int check_backend(const struct iob_job *job, const struct iob_loaded *b, 
 	}
 	if (b->desc.options && !b->backend.control)
 		return 0;
-	/* the backend says why through the log: that reason goes into the one
-	 * error line instead of a line of its own */
 	struct iob_log_held held;
-	memset(&held, 0, sizeof held);
-	iob_log_set_hook(iob_log_hold, &held);
-	int rc = b->backend.control ? b->backend.control(NULL, IOB_CTL_CHECK_OPTIONS, (void *)job->backend_options)
-				    : -EINVAL;
-	iob_log_set_hook(NULL, NULL);
+	int rc = b->backend.control ? ask_held(b, IOB_CTL_CHECK_OPTIONS, (void *)job->backend_options, &held) : -EINVAL;
 	if (rc < 0)
 		snprintf(err, errlen, "[%s] backend %s refuses backend_options '%s'%s%s", job->name, b->desc.name,
 			 job->backend_options, b->backend.control ? "" : " (it takes no options)",
@@ -322,6 +328,25 @@ static int check_backend(const struct iob_job *job, const struct iob_loaded *b, 
 		snprintf(err + n, errlen - n, "%s", held.reason);
 	}
 	return rc < 0 ? -EINVAL : 0;
+}
+
+/* The backend's own look at where the job's files go (ABI 1.5,
+ * IOB_CTL_CHECK_TARGET; e4defrag: the file system, its donor file). */
+static int check_backend_target(const struct iob_job *job, const struct iob_loaded *b, const struct iob_filelist *fl,
+			char *err, size_t errlen)
+{
+	if (!b->backend.control || !fl->n)
+		return 0;
+	uint32_t wflags = IOB_OPEN_WRITE | IOB_OPEN_CREATE | (job->truncate ? IOB_OPEN_TRUNC : 0);
+	struct iob_target_check q = {.struct_size = sizeof q, .options = job->backend_options, .dir = job->dir,
+				     .path = fl->paths[0], .open_flags = (job->phases & WRITING_PHASES) ? wflags : 0};
+	struct iob_log_held held;
+	int rc = ask_held(b, IOB_CTL_CHECK_TARGET, &q, &held);
+	if (rc >= 0 || rc == -ENOTSUP)
+		return 0;
+	snprintf(err, errlen, "[%s] backend %s: %s", job->name, b->desc.name,
+		 held.reason[0] ? held.reason : strerror(-rc));
+	return rc;
 }
 
 /* Direct I/O: the file system must be able to bypass its cache, and the
@@ -446,6 +471,8 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 		rc = check_targets(job, &fl, may_be_missing, need, t, err, errlen);
 		if (rc == 0)
 			rc = check_direct(job, b, &fl, err, errlen);
+		if (rc == 0)
+			rc = check_backend_target(job, b, &fl, err, errlen);
 	}
 	iob_filelist_free(&fl);
 	return rc;

@@ -36,7 +36,7 @@ const struct fio_key fj_keys[] = {
 	      "read, write, randread, randwrite: one phase; rw (readwrite), randrw: phase mixed; ':N' after a "
 	      "sequential one is seq_add (rw=read:-8k reads backwards), after a random one rand_run; trim and the "
 	      "rest are refused, but with ioengine=falloc (every direction a write phase: read = backend option "
-	      "write=keep, trim = write=punch) and ioengine=ftruncate (write and randwrite only)"},
+	      "write=keep, trim = write=punch) and ioengine=ftruncate and e4defrag (write and randwrite only)"},
     [K_RWMIXREAD] = {"rwmixread", "", "rwmix_read", "percent of reads in rw and randrw (default 50)"},
     [K_RWMIXWRITE] = {"rwmixwrite", "", "rwmix_read", "percent of writes: rwmix_read = 100 - rwmixwrite"},
     [K_IOENGINE] = {"ioengine", "", "backend, backend_options",
@@ -44,7 +44,8 @@ const struct fio_key fj_keys[] = {
 		    "io_uring (backend option direct=1 with direct=1); mmap: mmap; null, cpp_null: null (no I/O, any iodepth); a changed "
 		    "engine is noted; filecreate, filestat, filedelete, dircreate, dirstat, dirdelete: workload = files "
 		    "(meta_phases create; create,stat; create,remove; mkdir; dirstat; mkdir,rmdir); falloc: falloc (each "
-		    "I/O one fallocate(2)), ftruncate: ftruncate (each write one ftruncate(2) to its offset), direct "
+		    "I/O one fallocate(2)), ftruncate: ftruncate (each write one ftruncate(2) to its offset), e4defrag: "
+		    "e4defrag (each write one EXT4_IOC_MOVE_EXT of its range, ext4 only; files laid out first), direct "
 		    "noted"},
     [K_IODEPTH] = {"iodepth", "", "iodepth",
 		   "I/Os in flight per stream with io_uring, libaio and null; the synchronous engines run depth 1, as fio does "
@@ -211,6 +212,13 @@ const struct fio_key fj_keys[] = {
 		       "fill_device reads the file to its end (fio fills the file system first)"},
     [K_CREATE_SERIALIZE] = {"create_serialize", "", "(none)",
 			    "accepted, no effect: iobench jobs have one file each, laid out before the run"},
+    [K_DONORNAME] = {"donorname", "", "backend_options",
+		     "with ioengine=e4defrag: the backend option donorname, the donor file beside the job's file (a "
+		     "name, no '/'); with another engine refused, but inherited from an e4defrag [global], ignored "
+		     "(as fio)"},
+    [K_INPLACE] = {"inplace", "", "backend_options",
+		   "with ioengine=e4defrag: the backend option inplace, 0 (default: the donor's blocks allocated at the "
+		   "start) or 1 (for each write, freed after it); another engine as donorname"},
     /* The rows of keys that map by their row alone (no enum fkey): from
      * K_COUNT up, the first as [K_COUNT] = {...}, each {name, aliases,
      * iobench, how, as, ikey, refuse} (docs/architecture.md, "Adding a
