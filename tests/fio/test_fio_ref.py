@@ -1139,6 +1139,59 @@ def case_exitwhat(tmp):
     return 0
 
 
+def case_seq_ops_ini(tmp):
+    """seq_ops from an INI profile (iobench's own key): a sequential read of a 16-block file with
+    seq_ops = 20 and loops = 2 reads blocks 0 to 15 and 0 to 3 (strace's pread64), its record 20
+    I/Os and pass_cut true; a mixed phase (the order the mixed and queued loops draw) stops at 20
+    too; a whole number of passes says pass_cut false; a bad value is refused in one line naming it,
+    exit 2, nothing created."""
+    data = os.path.join(tmp, "d")
+    os.makedirs(data)
+    base = (f"[global]\ndir = {data}\nfilename = f\nsize = 64K\nblock_size = 4K\naccess = sequential\n"
+            f"keep_files = true\n[make]\nphases = write\n")
+    prof = os.path.join(tmp, "p.ini")
+
+    def run(extra, tag):
+        with open(prof, "w") as fh:
+            fh.write(base + extra)
+        js = os.path.join(tmp, tag + ".json")
+        argv = [os.path.join(ARGS.bin, "iobench"), "run", prof, "--output", "json=" + js]
+        if shutil.which("strace"):
+            calls, p = traced(argv, data, tmp, tag)
+        else:
+            calls, p = None, subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        expect(p.returncode == 0, f"{extra!r}: exit {p.returncode}: {p.stderr[-2000:]}")
+        with open(js) as f:
+            recs = {r["job"]: r for r in json.load(f)["records"] if r.get("kind") == "phase"}
+        return recs, calls
+
+    recs, calls = run("[r]\nphases = read\nseq_ops = 20\nloops = 2\n", "read")
+    r = recs["r"]
+    expect(r["ops"] == 20 and r["bytes"] == 20 * 4096 and r["pass_cut"] is True and r["seq_ops"] == 20,
+           f"read: {r['ops']} I/Os {r['bytes']} bytes pass_cut {r.get('pass_cut')}")
+    if calls is not None:
+        offs = [c[1] for c in calls if c[0] == "pread64" and c[2] == 4096]
+        want = sorted([i * 4096 for i in range(16)] + [i * 4096 for i in range(4)])  # traced() sorts them
+        expect(offs == want, f"pread64 offsets {offs}")
+    recs, _ = run("[r]\nphases = mixed\nseq_ops = 20\nloops = 2\n", "mixed")
+    r = recs["r"]
+    expect(r["ops"] == 20 and r["ops_read"] + r["ops_written"] == 20 and r["pass_cut"] is True,
+           f"mixed: {r['ops']} I/Os pass_cut {r.get('pass_cut')}")
+    recs, _ = run("[r]\nphases = read\nseq_ops = 32\nloops = 3\n", "whole")
+    r = recs["r"]
+    expect(r["ops"] == 32 and r["pass_cut"] is False, f"two whole passes: {r['ops']} pass_cut {r.get('pass_cut')}")
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    with open(prof, "w") as fh:
+        fh.write(f"[r]\ndir = {empty}\nfilename = f\nsize = 64K\nphases = write\nseq_ops = lots\n")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof], capture_output=True, text=True, timeout=60)
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    expect(p.returncode == 2 and len(lines) == 1 and "seq_ops" in lines[0] and "lots" in lines[0],
+           f"seq_ops = lots: exit {p.returncode}: {lines}")
+    expect(os.listdir(empty) == [], f"seq_ops = lots: created {os.listdir(empty)}")
+    return 0
+
+
 # ---- fio's examples: which are accepted, and how the rest are refused -------------------------------
 
 # Accepted by `iobench check` (scaled with --set size/runtime, --dir, --allow-device); every other
