@@ -36,7 +36,12 @@ uint64_t iob_runner_expect_bytes(const struct iob_job *job, const struct iob_fil
 	if (job->access == IOB_ACCESS_RAND)
 		return job->time_based ? 0 : job->ops ? job->ops * bs * job->threads : size / bs * bs * fl->n;
 	uint64_t pass = size * fl->n, loops = job->loops ? job->loops : 1;
-	return job->time_based || pass > UINT64_MAX / loops ? 0 : pass * loops; /* time_based: no end but the time */
+	if (job->time_based || pass > UINT64_MAX / loops)
+		return 0; /* time_based: no end but the time */
+	uint64_t streams = job->threads ? job->threads : 1, ios = job->load.seq_ops; /* each stream's cap */
+	if (ios && ios <= UINT64_MAX / bs / streams && ios * bs * streams < pass * loops)
+		return ios * bs * streams;
+	return pass * loops;
 }
 
 void iob_runner_observe_start(const struct iob_run *run, const struct iob_job *job,
