@@ -785,7 +785,7 @@ int iob_suite_check_target(const struct iob_suite *suite, const struct iob_regis
 	if (rc == 0)
 		rc = check_memory(suite, err, errlen);
 	if (rc == 0)
-		rc = iob_check_group_files(reg, suite, err, errlen);
+		rc = iob_check_group_files(reg, suite, err, errlen, NULL);
 	if (rc == 0)
 		rc = check_space(suite, need, err, errlen);
 	free(need);

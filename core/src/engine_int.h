@@ -146,6 +146,7 @@ struct gen {
 	uint64_t *skipped;
 	struct iob_shape_run *shape; /* a phase whose lengths or offsets the shape draws; NULL */
 	uint64_t pass_ios;	     /* shape's seq_add: I/Os of this pass */
+	uint64_t seq_n, seq_cap;     /* I/Os drawn; spec.load.seq_ops (0, and in a ramp: no cap) */
 	int w;			     /* the direction of the I/O being drawn (shape's split) */
 };
 

@@ -63,9 +63,10 @@ const struct fio_key fj_keys[] = {
 		      "run for the whole runtime, passing over the file again (needs runtime)"},
     [K_RAMP_TIME] = {"ramp_time", "", "ramp_time", "I/O before the measured window, as runtime's units"},
     [K_LOOPS] = {"loops", "", "loops, ops", "passes over the workload"},
-    [K_NUMBER_IOS] = {"number_ios", "", "ops, loops",
-		      "caps each loop's I/Os (per stream), as fio does; sequential access: only where the cap falls on a "
-		      "whole pass"},
+    [K_NUMBER_IOS] = {"number_ios", "", "ops, loops, seq_ops",
+		      "caps each loop's I/Os (per stream), as fio does; sequential access: loops x number_ios I/Os in a "
+		      "row (seq_ops; fio's next loop goes on where the last stopped), a pass cut short where they end; "
+		      "no effect with time_based (as in fio 3.33)"},
     [K_FSYNC] = {"fsync", "", "fsync_every",
 		 "N: a sync of the file after every N writes, before the next one (none after the last: end_fsync=1 "
 		 "syncs at the end); write jobs with iodepth 1; 0 (default): none", FJ_AS_UINT, "fsync_every", NULL},

@@ -620,13 +620,28 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 		per *= loops;
 		job->ops = time_based ? 0 : per; /* 0 with a runtime: no end but the time */
 	} else {
-		if (nios && nios < amount / bs) { /* the cap cuts each loop short */
-			if (nios > UINT64_MAX / bs || nios * bs % fsize)
-				return fj_bad(m, K_NUMBER_IOS, -EINVAL,
-					   "stops each loop after %llu I/Os of %llu bytes, not after whole passes over "
-					   "the file (%llu bytes): iobench repeats sequential passes whole",
-					   (unsigned long long)nios, (unsigned long long)bs, (unsigned long long)fsize);
-			amount = nios * bs;
+		/* time_based: fio 3.33 goes on past number_ios (it counts loops, and
+		 * a time_based job's passes are one loop), so the time ends it */
+		if (nios && nios < amount / bs && !time_based) { /* the cap cuts each loop short */
+			if (nios <= UINT64_MAX / bs && nios * bs % fsize == 0) {
+				amount = nios * bs; /* whole passes */
+			} else {
+				/* part way through a pass: fio's next loop goes on from
+				 * there, so the job is loops x number_ios I/Os in a row,
+				 * over as many passes as they take */
+				if (nios > UINT64_MAX / loops)
+					return fj_bad(m, K_LOOPS, -ERANGE, "%llu loops of %llu I/Os is over 2^64 I/Os",
+						   (unsigned long long)loops, (unsigned long long)nios);
+				/* fewer passes than loops: number_ios is below a pass's I/Os */
+				uint64_t total = nios * loops, per_pass = fsize / bs ? fsize / bs : 1;
+				uint64_t passes = total / per_pass + (total % per_pass != 0);
+				char text[32];
+				snprintf(text, sizeof text, "%llu", (unsigned long long)total);
+				if (iob_job_set(job, "seq_ops", text, m->why, sizeof m->why) != 0)
+					return fj_bad(m, K_NUMBER_IOS, -EINVAL, "%s", m->why);
+				job->loops = (uint32_t)passes;
+				return 0;
+			}
 		}
 		if (amount % fsize)
 			return fj_bad(m, io_set ? K_IO_SIZE : K_SIZE, -EINVAL,

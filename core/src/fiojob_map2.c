@@ -525,6 +525,11 @@ static int map_verify(struct mapper *m)
 	}
 	if (strcmp(kind, "pattern") == 0 && !vp)
 		return fj_bad(m, K_VERIFY, -EINVAL, "verify=pattern needs verify_pattern");
+	if (job->load.seq_ops && job->block_size && job->load.seq_ops > job->size / job->block_size)
+		return fj_bad(m, K_NUMBER_IOS, -EINVAL,
+			      "with loops and verify: %llu I/Os in a row go past one pass over the file, where fio 3.33 "
+			      "writes and verifies one pass at most",
+			      (unsigned long long)job->load.seq_ops);
 	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED))
 		return fj_bad(m, K_VERIFY, -EINVAL, "verify with a mixed workload (rw, randrw) is not available: write, then "
 						 "verify in a job of its own");

@@ -145,6 +145,10 @@ static const struct iob_key key_table[] = {
      NULL, .record = "ops_asked"},
     {"loops", IOB_KEY_COUNT, "passes", "1", "sequential access: passes over each file per phase", NULL,
      FIELD(loops), NULL, 1, 0, .record = "loops"},
+    {"seq_ops", IOB_KEY_COUNT, "I/O calls", "0",
+     "sequential access: each stream's phase ends after this many I/O calls, part way through a pass if they "
+     "come first (passes follow one another as loops allows: fio's number_ios); the record's pass_cut says a pass "
+     "was cut short so; 0 = after the loops", NULL, FIELD(load.seq_ops), NULL, .record = "seq_ops"},
     {"offset_align", IOB_KEY_SIZE, "bytes", "0",
      "random access: offsets are multiples of this; 0 = block_size", NULL, FIELD(offset_align), NULL, .record = "offset_align_bytes"},
     {"random_map", IOB_KEY_BOOL, "", "true",

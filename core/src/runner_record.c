@@ -36,7 +36,12 @@ uint64_t iob_runner_expect_bytes(const struct iob_job *job, const struct iob_fil
 	if (job->access == IOB_ACCESS_RAND)
 		return job->time_based ? 0 : job->ops ? job->ops * bs * job->threads : size / bs * bs * fl->n;
 	uint64_t pass = size * fl->n, loops = job->loops ? job->loops : 1;
-	return job->time_based || pass > UINT64_MAX / loops ? 0 : pass * loops; /* time_based: no end but the time */
+	if (job->time_based || pass > UINT64_MAX / loops)
+		return 0; /* time_based: no end but the time */
+	uint64_t streams = job->threads ? job->threads : 1, ios = job->load.seq_ops; /* each stream's cap */
+	if (ios && ios <= UINT64_MAX / bs / streams && ios * bs * streams < pass * loops)
+		return ios * bs * streams;
+	return pass * loops;
 }
 
 void iob_runner_observe_start(const struct iob_run *run, const struct iob_job *job,
@@ -180,6 +185,8 @@ int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, s
 	iob_rec_str(rb, "status", pr->status ? pr->status : iob_phase_status_name(r));
 	if (job->fill_device && r->phase == IOB_PHASE_WRITE) /* ended at a full file system, or not */
 		iob_rec_bool(rb, "device_full", r->device_full);
+	if (job->load.seq_ops && job->access == IOB_ACCESS_SEQ) /* a pass ended at seq_ops, or none did */
+		iob_rec_bool(rb, "pass_cut", r->pass_cut);
 	iob_rec_phase_cpu(rb, r);
 	if (agg)
 		iob_rec_aggregate(rb, agg);

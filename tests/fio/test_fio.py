@@ -374,6 +374,9 @@ ORACLE = [
     ("nios-write-loops", "rw=randwrite\nnumber_ios=10\nloops=2\n"),
     ("nios-seq-pass", "rw=write\nio_size=192k\nnumber_ios=32\n"),  # the cap falls on 2 whole passes
     ("nios-seq-over", "rw=read\nnumber_ios=1000\nloops=2\n"),
+    ("nios-seq-cut", "rw=read\nnumber_ios=5\n"),  # part way through the pass: 5 I/Os
+    ("nios-seq-cut-loops", "rw=write\nnumber_ios=5\nloops=4\n"),  # 20 in a row, past the file's end
+    ("nios-seq-cut-io-size", "rw=read\nio_size=192k\nnumber_ios=20\n"),  # between passes
 ]
 
 

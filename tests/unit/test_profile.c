@@ -323,6 +323,7 @@ static const char *every_key[][3] = {
     {"size", "1.5M", "2G"},
     {"ops", "77", NULL},
     {"loops", NULL, "3"},
+    {"seq_ops", "100", NULL},
     {"offset_align", "512", NULL},
     {"random_map", "false", NULL},
     {"skip_past_end", "yes", NULL},

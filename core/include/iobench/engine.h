@@ -199,6 +199,7 @@ struct iob_phase_result {
 	int errors_counted;	    /* shape.continue_mask: failed I/Os counted, not fatal */
 	uint64_t io_errors;	    /* those failed I/Os (not in ops or bytes) */
 	int device_full;	    /* spec.fill_device: the phase ended at ENOSPC */
+	int pass_cut;		    /* spec.load.seq_ops ended the phase inside a pass */
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);
