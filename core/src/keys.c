@@ -100,7 +100,7 @@ static int set_percentiles(const struct iob_key *k, struct iob_job *job, const c
 static const struct iob_key_word continue_words[] = {
     {"none", 0}, {"read", 1}, {"write", 2}, {"io", 3}, {"all", 3}, {"0", 0}, {"1", 3}, {NULL, 0}};
 static const struct iob_key_word steady_words[] = {
-    {"none", IOB_STEADY_NONE}, {"iops", IOB_STEADY_IOPS}, {"bw", IOB_STEADY_BW}, {NULL, 0}};
+    {"none", IOB_STEADY_NONE}, {"iops", IOB_STEADY_IOPS}, {"bw", IOB_STEADY_BW}, {"lat", IOB_STEADY_LAT}, {NULL, 0}};
 static const struct iob_key_word steady_rule_words[] = {
     {"snia", IOB_STEADY_SNIA}, {"deviation", IOB_STEADY_DEVIATION}, {"slope", IOB_STEADY_SLOPE}, {NULL, 0}};
 
@@ -278,7 +278,8 @@ static const struct iob_key key_table[] = {
     {"repeat_max", IOB_KEY_COUNT, "runs", "30", "until_ci: the most runs of a phase (3 to 1000)", NULL,
      FIELD(repeat_max), iob_set_bounded},
     {"steady_state", IOB_KEY_ENUM, "", "none",
-     "run each phase in rounds until the last steady_window rounds' IOPS or MiB/s are steady (steady_rule), "
+     "run each phase in rounds until the last steady_window rounds' IOPS, MiB/s or (lat) mean latency are steady "
+     "(steady_rule), "
      "at most steady_max_rounds; a record per round and a steady record (docs/statistics.md)",
      steady_words, FIELD(steady_state), NULL, .excludes = "repeat,until_ci,series",
      .why = "it runs a phase in rounds of its own"},
