@@ -92,7 +92,10 @@ const struct fio_key fj_keys[] = {
     [K_WRITE_BW_LOG] = {"write_bw_log", "", "bw_log", "fio-style bandwidth log with this prefix (the job name when bare)"},
     [K_WRITE_IOPS_LOG] = {"write_iops_log", "", "iops_log", "fio-style IOPS log with this prefix (the job name when bare)"},
     [K_WRITE_LAT_LOG] = {"write_lat_log", "", "lat_log", "fio-style latency log with this prefix (the job name when bare)"},
-    [K_LOG_AVG_MSEC] = {"log_avg_msec", "", "log_interval", "milliseconds each log line averages (at least 10)"},
+    [K_LOG_AVG_MSEC] = {"log_avg_msec", "", "log_interval",
+			"milliseconds each log line averages (at least 10); 0 (fio's default): a line per I/O"},
+    [K_LOG_OFFSET] = {"log_offset", "", "log_offset", "1: the logs' rows carry each I/O's offset", FJ_AS_BOOL,
+		      "log_offset", NULL},
     [K_SS] = {"steadystate", "ss", "steady_state, steady_rule, steady_limit",
 	      "iops:X%, bw:X% or lat:X% (every round within X% of the window mean; lat: each round's mean "
 	      "completion latency), iops_slope:X%, bw_slope:X% or lat_slope:X% (the slope below X% of the mean); an "

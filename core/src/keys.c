@@ -256,17 +256,22 @@ static const struct iob_key key_table[] = {
      "record per phase (1 to 1000000); 0 = this job runs alone, in file order",
      NULL, FIELD(group), NULL, 0, IOB_GROUP_MAX},
     {"bw_log", IOB_KEY_PATH, "", "",
-     "fio's write_bw_log: PREFIX_bw.<x>.log, a row per interval (time ms, KiB/s, direction, 0, 0); needs "
-     "log_interval (fio's log_avg_msec)",
-     NULL, FIELD(bw_log), NULL, .needs = "log_interval", .why = "fio's log_avg_msec: iobench logs each interval's average, not every I/O"},
+     "fio's write_bw_log: PREFIX_bw.<x>.log, a row per interval of log_interval (time ms, KiB/s, direction, 0, "
+     "0), or without log_interval a row per I/O (time ms, the I/O's bytes x 10^6 / its latency in ns, "
+     "direction, bytes, 0), as fio writes them",
+     NULL, FIELD(bw_log), NULL},
     {"iops_log", IOB_KEY_PATH, "", "",
-     "fio's write_iops_log: PREFIX_iops.<x>.log, a row per interval (time ms, IOPS, direction, 0, 0); needs "
-     "log_interval",
-     NULL, FIELD(iops_log), NULL, .needs = "log_interval", .why = "fio's log_avg_msec: iobench logs each interval's average, not every I/O"},
+     "fio's write_iops_log: PREFIX_iops.<x>.log, a row per interval (time ms, IOPS, direction, 0, 0), or "
+     "without log_interval a row per I/O (time ms, 1, direction, bytes, 0)",
+     NULL, FIELD(iops_log), NULL},
     {"lat_log", IOB_KEY_PATH, "", "",
      "fio's write_lat_log: PREFIX_lat.<x>.log and PREFIX_clat.<x>.log, a row per interval with I/O (time ms, "
-     "mean latency ns, direction, 0, 0); needs log_interval",
-     NULL, FIELD(lat_log), NULL, .needs = "log_interval", .why = "fio's log_avg_msec: iobench logs each interval's average, not every I/O"},
+     "mean latency ns, direction, 0, 0), or without log_interval a row per I/O (its latency)",
+     NULL, FIELD(lat_log), NULL},
+    {"log_offset", IOB_KEY_BOOL, "", "false",
+     "bw_log, iops_log, lat_log: each row carries the I/O's offset in bytes before its last column (0 in a "
+     "row of an interval), as fio's log_offset",
+     NULL, FIELD(log_offset), NULL},
     {"repeat", IOB_KEY_COUNT, "runs", "1",
      "run each phase this many times (1 to 1000), each as the first; a record per run (its repeat index) and "
      "a summary record with mean, spread and 95% interval (docs/statistics.md)",
