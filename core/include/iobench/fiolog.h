@@ -16,8 +16,15 @@
  * it averages.  <x> is 1, or 2, 3, ... for later jobs of the suite logging
  * to the same PREFIX.  Latency rows only for intervals with latency samples.
  *
+ * Without log_interval, a row per I/O instead (fio's log_avg_msec 0):
+ * time (ms), value, direction, bytes, [offset with log_offset,] 0, the
+ * value the I/O's bytes x 10^6 / its latency in ns (bw), 1 (iops) or its
+ * latency in ns (lat, clat), from the per-I/O events each stream kept
+ * (engine.h, struct iob_iolog; budgeted before the run, check.c).
+ *
  * The files are opened when the run opens, after every check, emptied
- * when it starts, and written at the end of each phase from its interval records.
+ * when it starts, and written at the end of each phase from its interval
+ * records or its per-I/O events.
  */
 #ifndef IOBENCH_FIOLOG_H
 #define IOBENCH_FIOLOG_H
