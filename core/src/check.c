@@ -696,8 +696,12 @@ static uint64_t job_memory(const struct iob_job *job)
 			peak = m;
 	}
 	peak = add_sat(peak, 3 * sizeof(struct iob_hist));
-	/* a per-I/O log: an event per I/O of the phase, held until its end */
-	peak = add_sat(peak, mul_sat(job_iolog_ios(job), sizeof(struct iob_io_event)));
+	/* a per-I/O log: an event per I/O of each logged phase (a job of a
+	 * group keeps every phase's until the group has run) */
+	unsigned logged = 0;
+	for (unsigned p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++)
+		logged += p != IOB_PHASE_VERIFY && (job->phases & IOB_PHASE_BIT(p));
+	peak = add_sat(peak, mul_sat(mul_sat(job_iolog_ios(job), sizeof(struct iob_io_event)), logged));
 	return mul_sat(peak, job->threads ? job->threads : 1);
 }
 
