@@ -238,6 +238,7 @@ struct phase {
 	struct queue q;
 	int shaped;		   /* spec.shape: the mixed loop (or the queued one) runs it */
 	struct iob_shape_run shape;
+	struct iob_iolog *iolog;   /* spec.iolog: this stream's per-I/O log, or NULL */
 };
 
 enum { PH_GO = 0, PH_END = 1, PH_WINDOW = 2 };
@@ -300,6 +301,19 @@ static inline int after_io(struct phase *ph, size_t fi, int64_t n, size_t len, u
 		return 0;
 	}
 	return iob_eng_after_io_slow(ph, fi, n, len, off);
+}
+
+/* A timed I/O into the per-I/O log, if one is kept (fiolog.h): one
+ * predictable branch when not. */
+static inline void iolog_put(struct phase *ph, uint64_t t0, uint64_t t1, uint64_t off, int64_t n, int write)
+{
+	struct iob_iolog *l = ph->iolog;
+	if (__builtin_expect(l == NULL, 1) || n <= 0)
+		return;
+	if (l->n < l->cap)
+		l->ev[l->n++] = (struct iob_io_event){t1, t1 - t0, off, (uint32_t)n, (uint32_t)write};
+	else
+		l->lost++;
 }
 
 /* Mixed phases: is the next I/O a write?  Reads with probability

@@ -276,8 +276,10 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 			*t1 = iob_ticks();
 			*have_t1 = 1;
 		}
-		if (rq->in)
+		if (rq->in) {
 			lat_record_dir(&ph->lat, *t1 - rq->t0, rq->write);
+			iolog_put(ph, rq->t0, *t1, rq->off, (int64_t)rq->done, rq->write);
+		}
 	}
 	req_free(q, rq, REQ_COMPLETED);
 	return 0;

@@ -294,6 +294,11 @@ void iob_eng_window_start(struct phase *ph)
 	ph->have_cpu = iob_cpu_times_ns(1, &ph->cpu_user0, &ph->cpu_sys0) == 0;
 	ph->start_ns = iob_now_ns();
 	ph->start_tick = iob_ticks();
+	if (ph->iolog) { /* what the ramp logged is not the window's */
+		ph->iolog->n = ph->iolog->lost = 0;
+		ph->iolog->t0_tick = ph->start_tick;
+		ph->iolog->t0_ns = ph->start_ns;
+	}
 	ph->deadline = s->runtime_ns ? ph->start_ns + s->runtime_ns : 0;
 	ph->check_ns = ph->start_ns;
 	ph->check_nio = ph->nio;

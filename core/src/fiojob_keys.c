@@ -94,13 +94,21 @@ const struct fio_key fj_keys[] = {
     [K_WRITE_BW_LOG] = {"write_bw_log", "", "bw_log", "fio-style bandwidth log with this prefix (the job name when bare)"},
     [K_WRITE_IOPS_LOG] = {"write_iops_log", "", "iops_log", "fio-style IOPS log with this prefix (the job name when bare)"},
     [K_WRITE_LAT_LOG] = {"write_lat_log", "", "lat_log", "fio-style latency log with this prefix (the job name when bare)"},
-    [K_LOG_AVG_MSEC] = {"log_avg_msec", "", "log_interval", "milliseconds each log line averages (at least 10)"},
+    [K_LOG_AVG_MSEC] = {"log_avg_msec", "", "log_interval",
+			"milliseconds each log line averages (at least 10); 0 (fio's default): a line per I/O"},
+    [K_LOG_OFFSET] = {"log_offset", "", "log_offset", "1: the logs' rows carry each I/O's offset", FJ_AS_BOOL,
+		      "log_offset", NULL},
     [K_SS] = {"steadystate", "ss", "steady_state, steady_rule, steady_limit",
-	      "iops:X% or bw:X% (every 1 s round within X% of the window mean), iops_slope:X% or bw_slope:X% (the "
-	      "slope below X% of the mean); an absolute limit is refused; needs ss_dur and runtime"},
+	      "iops:X%, bw:X% or lat:X% (every round within X% of the window mean; lat: each round's mean "
+	      "completion latency), iops_slope:X%, bw_slope:X% or lat_slope:X% (the slope below X% of the mean); an "
+	      "absolute limit is refused; needs ss_dur and runtime"},
     [K_SS_DUR] = {"steadystate_duration", "ss_dur", "steady_window, steady_round, steady_max_rounds",
-		  "the window, in rounds of 1 s (fio's sampling); runtime / 1 s rounds at most"},
+		  "the window, in rounds of ss_interval (fio's sampling, 1 s by default): a whole number of them, at "
+		  "least 2; runtime / ss_interval rounds at most"},
     [K_SS_RAMP] = {"steadystate_ramp_time", "ss_ramp", "steady_ramp", "time before rounds are judged, as runtime's units"},
+    [K_SS_INTERVAL] = {"steadystate_check_interval", "ss_interval", "steady_round, steady_window",
+		       "how often fio samples and judges: each round lasts this long (at least 1 s, default 1 s; a bare "
+		       "number is seconds) and the window holds ss_dur / ss_interval rounds"},
     [K_GTOD_REDUCE] = {"gtod_reduce", "", "latency", "1: latency = off (no I/O timed, no latency figures); 0: as not given"},
     [K_DISABLE_LAT] = {"disable_lat", "", "latency",
 		       "1 with disable_clat=1: latency = off (iobench's one latency, submission to completion, is "

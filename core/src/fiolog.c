@@ -10,6 +10,8 @@
 
 #include "iobench/os.h"
 #include "iobench/path.h"
+#include "iobench/shape.h"
+#include "iobench/steady.h"
 #include "iobench/units.h"
 
 static const char *const kind_suffix[IOB_FIOLOG_KINDS] = {"bw", "iops", "lat", "clat"};
@@ -78,6 +80,7 @@ static void fiologs_free(struct iob_fiologs *fl)
 	free(fl->path);
 	free(fl->of);
 	free(fl->t0_ns);
+	free(fl->log_offset);
 	memset(fl, 0, sizeof *fl);
 }
 
@@ -102,13 +105,15 @@ int iob_fiologs_open(struct iob_fiologs *fl, const struct iob_suite *suite, char
 	fl->path = calloc(n, sizeof *fl->path);
 	fl->of = calloc(n, sizeof *fl->of);
 	fl->t0_ns = calloc(n, sizeof *fl->t0_ns);
-	if (!fl->f || !fl->path || !fl->of || !fl->t0_ns) {
+	fl->log_offset = calloc(n, sizeof *fl->log_offset);
+	if (!fl->f || !fl->path || !fl->of || !fl->t0_ns || !fl->log_offset) {
 		fiologs_free(fl);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	char path[IOB_FIOLOG_PATH_MAX], what[IOB_NAME_MAX + 32];
 	for (size_t j = 0; j < n; j++) {
+		fl->log_offset[j] = suite->jobs[j].log_offset;
 		for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
 			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, path, sizeof path);
 			if (!path[0])
@@ -149,18 +154,33 @@ int iob_fiologs_commit(struct iob_fiologs *fl, char *err, size_t errlen)
 	return 0;
 }
 
-static void put_row(struct iob_fiologs *fl, size_t j, int k, uint64_t ms, uint64_t value, int dir)
+/* time, value, direction, block size, the offset where log_offset asks,
+ * and fio's last column, the priority: 0 (iobench sets none).  A row of an
+ * interval has block size and offset 0, as fio writes them when it
+ * averages over log_avg_msec. */
+static void put_row(struct iob_fiologs *fl, size_t j, int k, uint64_t ms, uint64_t value, int dir, uint64_t bs,
+		    uint64_t off)
 {
 	FILE *f = fl->f[j][k];
 	if (!f || fl->error)
 		return;
-	/* time, value, direction, block size, and fio's 5th column: 0 and 0,
-	 * as fio writes them when it averages over log_avg_msec */
-	if (fprintf(f, "%llu, %llu, %d, 0, 0\n", (unsigned long long)ms, (unsigned long long)value, dir) <
-	    0) {
+	int rc = fl->log_offset[j] ? fprintf(f, "%llu, %llu, %d, %llu, %llu, 0\n", (unsigned long long)ms,
+					     (unsigned long long)value, dir, (unsigned long long)bs,
+					     (unsigned long long)off)
+				   : fprintf(f, "%llu, %llu, %d, %llu, 0\n", (unsigned long long)ms,
+					     (unsigned long long)value, dir, (unsigned long long)bs);
+	if (rc < 0) {
 		fl->error = errno ? errno : EIO;
 		fl->error_path = fl->path[j][k];
 	}
+}
+
+static int job_logs(const struct iob_fiologs *fl, size_t j)
+{
+	int any = 0;
+	for (int k = 0; k < IOB_FIOLOG_KINDS; k++)
+		any |= fl->f[j][k] != NULL;
+	return any;
 }
 
 static uint64_t per_s(double what, uint64_t len_ns)
@@ -172,10 +192,7 @@ void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, enum iob_phase phase, c
 {
 	if (!fl || j >= fl->njobs || !iv->n)
 		return;
-	int any = 0;
-	for (int k = 0; k < IOB_FIOLOG_KINDS; k++)
-		any |= fl->f[j][k] != NULL;
-	if (!any)
+	if (!job_logs(fl, j))
 		return;
 	if (!fl->t0_ns[j])
 		fl->t0_ns[j] = iv->window_ns;
@@ -205,15 +222,68 @@ void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, enum iob_phase phase, c
 				nlat = in->lat_samples;
 				mean = in->lat_mean_ns;
 			}
-			put_row(fl, j, IOB_FIOLOG_BW, ms, per_s((double)bytes / 1024.0, in->len_ns), d);
-			put_row(fl, j, IOB_FIOLOG_IOPS, ms, per_s((double)ops, in->len_ns), d);
+			put_row(fl, j, IOB_FIOLOG_BW, ms, per_s((double)bytes / 1024.0, in->len_ns), d, 0, 0);
+			put_row(fl, j, IOB_FIOLOG_IOPS, ms, per_s((double)ops, in->len_ns), d, 0, 0);
 			if (nlat) {
 				uint64_t m = mean > 0 ? (uint64_t)llround(mean) : 0;
-				put_row(fl, j, IOB_FIOLOG_LAT, ms, m, d);
-				put_row(fl, j, IOB_FIOLOG_CLAT, ms, m, d);
+				put_row(fl, j, IOB_FIOLOG_LAT, ms, m, d, 0, 0);
+				put_row(fl, j, IOB_FIOLOG_CLAT, ms, m, d, 0, 0);
 			}
 		}
 	}
+}
+
+/* An event's completion, CLOCK_MONOTONIC ns. */
+static uint64_t event_ns(const struct iob_iolog *l, const struct iob_io_event *e)
+{
+	return l->t0_ns + (uint64_t)llround((double)(e->end_tick - l->t0_tick) * l->ns_per_tick);
+}
+
+uint64_t iob_fiologs_ios(struct iob_fiologs *fl, size_t j, const struct iob_iolog *logs, size_t n)
+{
+	uint64_t lost = 0;
+	if (!fl || j >= fl->njobs || !job_logs(fl, j))
+		return 0;
+	uint64_t first = UINT64_MAX;
+	for (size_t s = 0; s < n; s++) {
+		lost += logs[s].lost;
+		if (logs[s].n && logs[s].t0_ns < first)
+			first = logs[s].t0_ns;
+	}
+	if (first == UINT64_MAX)
+		return lost;
+	if (!fl->t0_ns[j])
+		fl->t0_ns[j] = first;
+	/* the streams' rows merged in order of completion: the earliest next
+	 * event of any stream each time (a handful of streams) */
+	size_t at[IOB_FIOLOG_MERGE] = {0};
+	if (n > IOB_FIOLOG_MERGE)
+		n = IOB_FIOLOG_MERGE; /* check.c refuses more streams with a per-I/O log */
+	for (;;) {
+		size_t best = n;
+		uint64_t best_ns = UINT64_MAX;
+		for (size_t s = 0; s < n; s++)
+			if (at[s] < logs[s].n) {
+				uint64_t t = event_ns(&logs[s], &logs[s].ev[at[s]]);
+				if (t < best_ns) {
+					best_ns = t;
+					best = s;
+				}
+			}
+		if (best == n)
+			break;
+		const struct iob_iolog *l = &logs[best];
+		const struct iob_io_event *e = &l->ev[at[best]++];
+		uint64_t ms = (best_ns > fl->t0_ns[j] ? best_ns - fl->t0_ns[j] : 0) / 1000000u;
+		uint64_t lat = (uint64_t)llround((double)e->lat_tick * l->ns_per_tick);
+		int d = e->write ? 1 : 0;
+		/* fio's figure for one I/O: its bytes x 10^6 / its latency in ns */
+		put_row(fl, j, IOB_FIOLOG_BW, ms, lat ? (uint64_t)e->len * 1000000u / lat : 0, d, e->len, e->off);
+		put_row(fl, j, IOB_FIOLOG_IOPS, ms, 1, d, e->len, e->off);
+		put_row(fl, j, IOB_FIOLOG_LAT, ms, lat, d, e->len, e->off);
+		put_row(fl, j, IOB_FIOLOG_CLAT, ms, lat, d, e->len, e->off);
+	}
+	return lost;
 }
 
 void iob_fiologs_unmake(struct iob_fiologs *fl)
@@ -249,4 +319,29 @@ int iob_fiologs_close(struct iob_fiologs *fl, char *err, size_t errlen)
 	}
 	fiologs_free(fl);
 	return rc;
+}
+
+uint64_t iob_fiolog_ios_bound(const struct iob_job *job, uint64_t file_size)
+{
+	if (!iob_fiolog_wanted(job) || job->log_interval_ns)
+		return 0;
+	uint64_t round_ns = 0, round_ios = 0;
+	char why[8];
+	if (job->steady_state && iob_steady_round_parse(job->steady_round, &round_ns, &round_ios, why, sizeof why) != 0)
+		return UINT64_MAX;
+	if (round_ios)
+		return round_ios; /* a steady state round of so many I/Os */
+	if (job->time_based || round_ns)
+		return UINT64_MAX; /* as many I/Os as the time allows */
+	uint64_t size = job->size ? job->size : file_size, bs = job->block_size;
+	struct iob_shape sh;
+	if (iob_job_shape(job, &sh, why, sizeof why) > 0)
+		bs = iob_shape_bs_min(&sh, bs); /* bssplit: its smallest size, the most I/Os */
+	if (!size || !bs)
+		return UINT64_MAX;
+	uint64_t per = size / bs + 1; /* and a short last one */
+	if (job->access == IOB_ACCESS_RAND && job->ops > per)
+		per = job->ops;
+	uint64_t loops = job->loops ? job->loops : 1;
+	return per > UINT64_MAX / loops ? UINT64_MAX : per * loops;
 }

@@ -364,6 +364,9 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 		spec.live = rs.live;
 	}
 	iob_runner_observe_start(run, job, fl, phase, bs, &spec, &ob);
+	size_t nstreams = streams ? job->threads : 1;
+	int iolog_oom = 0;
+	spec.iolog = iob_runner_iolog_start(run, job, phase, spec.file_size, nstreams, &iolog_oom);
 	int rc;
 	int no_ramp = iob_runner_written_apply(jf, job, phase, bs, &spec);
 	iob_runner_stonewall(job, &spec);
@@ -379,6 +382,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	iob_runner_measure_unwritten(jf, &r); /* at once: writeback goes on */
 	iob_runner_observe_end(&ob, &r);
 	iob_runner_observe_emit(run, run->suite_job, job, phase, &ob);
+	iob_runner_iolog_emit(run, run->suite_job, job, phase, spec.iolog, nstreams, iolog_oom);
 	if (rc >= 0 && !r.interrupted && iob_is_stdin_path(fl->paths[0]) && r.bytes == 0) {
 		iob_run_fail(run, 1, "standard input gave no data: there is nothing to read");
 		iob_phase_result_free(&r);

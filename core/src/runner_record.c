@@ -130,6 +130,46 @@ void iob_runner_observe_emit(struct iob_run *run, size_t j, const struct iob_job
 	ob->live = NULL;
 }
 
+struct iob_iolog *iob_runner_iolog_start(const struct iob_run *run, const struct iob_job *job, enum iob_phase phase,
+					 uint64_t file_size, size_t n, int *oom)
+{
+	uint64_t cap = iob_fiolog_ios_bound(job, file_size);
+	if (!run->fiologs || run->quiet || phase == IOB_PHASE_VERIFY || !cap || cap == UINT64_MAX)
+		return NULL;
+	struct iob_iolog *logs = calloc(n, sizeof *logs);
+	for (size_t i = 0; logs && i < n; i++) {
+		/* touched now: no page fault of the log's inside the window */
+		if (cap > SIZE_MAX / sizeof *logs[i].ev || !(logs[i].ev = malloc(cap * sizeof *logs[i].ev))) {
+			for (size_t k = 0; k <= i; k++)
+				free(logs[k].ev);
+			free(logs);
+			logs = NULL;
+			break;
+		}
+		memset(logs[i].ev, 0, cap * sizeof *logs[i].ev);
+		logs[i].cap = cap;
+	}
+	*oom = !logs;
+	return logs;
+}
+
+void iob_runner_iolog_emit(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,
+			   struct iob_iolog *logs, size_t n, int oom)
+{
+	if (oom)
+		iob_run_note(run, "job %s, %s phase: out of memory for the per-I/O logs: none written", job->name,
+			     iob_phase_name(phase));
+	if (!logs)
+		return;
+	uint64_t lost = iob_fiologs_ios(run->fiologs, j, logs, n);
+	if (lost)
+		iob_run_note(run, "job %s, %s phase: %llu I/Os past the per-I/O log's %llu rows a stream are not in it",
+			     job->name, iob_phase_name(phase), (unsigned long long)lost, (unsigned long long)logs[0].cap);
+	for (size_t i = 0; i < n; i++)
+		free(logs[i].ev);
+	free(logs);
+}
+
 /* The file a record names: the job's file (or tree directory). */
 void iob_runner_record_file(const struct iob_job *job, const struct iob_filelist *fl, char *file, size_t len)
 {

@@ -1451,7 +1451,8 @@ ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_n
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
             "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio", "ftruncate.fio", "falloc.fio", "flow.fio",
-            "sequence-distribution.fio", "exitwhat.fio"}
+            "sequence-distribution.fio", "exitwhat.fio",
+            "example_latency_steadystate.fio"}
 
 
 def case_examples(tmp):
@@ -1530,6 +1531,111 @@ def case_equal_work(tmp):
 
 def iobench(*args):
     return iob.tool(ARGS, "iobench", *args)
+
+
+def read_rows(path):
+    """A fio-style log's rows, each a list of ints."""
+    with open(path) as f:
+        return [[int(v) for v in line.split(",")] for line in f if line.strip()]
+
+
+IOLOG_JOBS = [
+    # (name, job body, sequential): our own small jobs, every I/O logged (log_avg_msec unset)
+    ("seqw", "rw=write\nbs=4k\nsize=256k\n", True),
+    ("randr", "rw=randread\nbs=8k\nsize=256k\n", False),
+    ("mixed", "rw=randrw\nrwmixread=50\nbs=4k\nsize=256k\n", False),
+]
+
+
+def case_iolog(tmp):
+    """Per-I/O logs (write_bw_log, write_lat_log, write_iops_log, log_offset=1, no log_avg_msec): fio 3.33 and
+    iobench run the same small jobs of our own; each log has a line per I/O (as many as the tool's own JSON
+    counts, per direction), fio's six columns, and, where the job is sequential, the same sizes and offsets
+    line by line; random, the same offsets as a set (the random map covers every block once).  Each iobench
+    line's bandwidth is its bytes x 10^6 / the latency its lat line gives, as fio computes its own."""
+    need_fio()
+    for name, body, seq in IOLOG_JOBS:
+        rows, ios = {}, {}
+        for who in ("fio", "iobench"):
+            d = os.path.join(tmp, f"{name}-{who}")
+            os.makedirs(d)
+            job = os.path.join(d, "j.fio")
+            with open(job, "w") as f:
+                f.write(f"[{name}]\nfilename={name}.dat\nioengine=psync\n{body}write_bw_log=pfx\n"
+                        "write_lat_log=pfx\nwrite_iops_log=pfx\nlog_offset=1\n")
+            if who == "fio":
+                p = subprocess.run([fio_bin(), "--output-format=json", "--output=out.json", "j.fio"], cwd=d,
+                                   capture_output=True, text=True, timeout=120)
+                expect(p.returncode == 0, f"fio: {p.stderr[-1500:]}")
+                js = json.load(open(os.path.join(d, "out.json")))["jobs"][0]
+                ios[who] = (js["read"]["total_ios"], js["write"]["total_ios"])
+            else:
+                p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", "j.fio", "--dir", d, "--output",
+                                    "json=out.json"], cwd=d, capture_output=True, text=True, timeout=120)
+                expect(p.returncode == 0, f"iobench: {p.stderr[-1500:]}")
+                ph = [r for r in json.load(open(os.path.join(d, "out.json")))["records"] if r.get("kind") == "phase"]
+                ios[who] = (sum(r.get("ops_read", r["ops"] if r["phase"] == "read" else 0) for r in ph),
+                            sum(r.get("ops_written", r["ops"] if r["phase"] == "write" else 0) for r in ph))
+            rows[who] = {k: read_rows(os.path.join(d, f"pfx_{k}.1.log")) for k in ("bw", "lat", "clat", "iops")}
+        print(f"{name}: I/Os (read, write) fio {ios['fio']}, iobench {ios['iobench']}; lines fio "
+              f"{len(rows['fio']['bw'])}, iobench {len(rows['iobench']['bw'])}")
+        expect(sum(ios["fio"]) == sum(ios["iobench"]), f"{name}: the two tools did different I/Os: {ios}")
+        for who in ("fio", "iobench"):
+            for k, r in rows[who].items():
+                expect(len(r) == sum(ios[who]), f"{name}: {who}'s {k} log has {len(r)} lines for {ios[who]} I/Os")
+                expect(all(len(x) == 6 for x in r), f"{name}: {who}'s {k} log: not 6 columns: {r[:2]}")
+                for d in (0, 1):
+                    expect(sum(1 for x in r if x[2] == d) == ios[who][d], f"{name}: {who}'s {k} log, direction {d}")
+            expect(all(x[1] == 1 for x in rows[who]["iops"]), f"{name}: {who}'s iops log: one I/O a line")
+            times = [x[0] for x in rows[who]["lat"]]
+            expect(times == sorted(times), f"{name}: {who}'s lines are not in time order")
+        ib = rows["iobench"]
+        expect(all(b[1] == x[3] * 1000000 // x[1] for b, x in zip(ib["bw"], ib["lat"]) if x[1]),
+               f"{name}: iobench's bw is not bytes x 10^6 / latency: {list(zip(ib['bw'], ib['lat']))[:3]}")
+        expect(ib["lat"] == ib["clat"], f"{name}: iobench's lat and clat logs differ")
+        cols = lambda who: [(x[2], x[3], x[4]) for x in rows[who]["iops"]]  # noqa: E731
+        if seq:
+            expect(cols("fio") == cols("iobench"), f"{name}: direction, size, offset differ: "
+                                                   f"{cols('fio')[:3]} / {cols('iobench')[:3]}")
+        else:
+            expect(sorted(cols("fio")) == sorted(cols("iobench")) or name == "mixed",
+                   f"{name}: the offsets differ as a set")
+            expect(sorted(x[4] for x in rows["iobench"]["iops"]) == sorted(x[4] for x in rows["fio"]["iops"]),
+                   f"{name}: the offsets differ as a set")
+
+
+def case_iolog_refused(tmp):
+    """A per-I/O log whose memory cannot be budgeted before the run is refused in one line, exit 2, nothing
+    created: a time-based job, latency off (fio's gtod_reduce), and one over memory_limit; the same jobs with
+    log_avg_msec are accepted."""
+    d = os.path.join(tmp, "d")
+    os.makedirs(d)
+    bad = [("rw=read\nsize=1m\nruntime=1\ntime_based=1\n", "the job runs for a time"),
+           ("rw=read\nsize=1m\ngtod_reduce=1\n", "latency = off times no I/O")]
+    for body, word in bad:
+        job = os.path.join(tmp, "bad.fio")
+        with open(job, "w") as f:
+            f.write(f"[j]\nfilename=j.dat\n{body}write_bw_log=pfx\n")
+        for extra in ([], ["--set", "log_avg_msec=100"]):
+            p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "check", job, "--dir", d, *extra],
+                               capture_output=True, text=True, timeout=60)
+            lines = p.stderr.strip().splitlines()
+            if extra:
+                expect(p.returncode == 0, f"with log_avg_msec: {p.stderr}")
+            else:
+                expect(p.returncode == 2 and len(lines) == 1 and word in lines[0] and "bw_log = pfx" in lines[0],
+                       f"{body!r}: {p.returncode} {lines}")
+            expect(os.listdir(d) == [], f"created: {os.listdir(d)}")
+    # 1G of 512-byte I/Os: two million events of 32 bytes, over a memory_limit of 16M
+    ini = os.path.join(tmp, "big.ini")
+    with open(ini, "w") as f:
+        f.write(f"[big]\nphases = write\nsize = 1G\nblock_size = 512\nbw_log = {d}/pfx\nmemory_limit = 16M\n")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", ini, "--dir", d], capture_output=True, text=True,
+                       timeout=60)
+    lines = p.stderr.strip().splitlines()
+    expect(p.returncode == 2 and len(lines) == 1 and "a row of the per-I/O log for every I/O" in lines[0],
+           f"{p.returncode} {lines}")
+    expect(os.listdir(d) == [], f"created: {os.listdir(d)}")
 
 
 # fio's file and directory engines as iobench's files workload: the phase whose operations are fio's I/Os

@@ -383,6 +383,7 @@ static const char *every_key[][3] = {
     {"bw_log", "/tmp/logs/run a", NULL},
     {"iops_log", "/tmp/logs/iops;x", NULL},
     {"lat_log", "lat", NULL},
+    {"log_offset", "true", NULL},
     {"repeat", "7", "1000"},
     {"until_ci", "2%", "0.5%"},
     {"repeat_max", "50", "3"},

@@ -32,6 +32,24 @@ struct iob_series {
 	uint64_t *ns;    /* time of sample i on the series clock */
 };
 
+/* One I/O of a per-I/O log (fiolog.h: bw_log, iops_log, lat_log without
+ * log_interval): when it completed and how long it took, in ticks (the log's
+ * ns_per_tick converts them), where, how many bytes, which way. */
+struct iob_io_event {
+	uint64_t end_tick, lat_tick, off;
+	uint32_t len, write;
+};
+
+/* A stream's per-I/O log of one phase: cap events, allocated and touched by
+ * the runner before the phase (the budget: check.c), filled by the engine
+ * with each timed I/O of the measured window (n; lost: those past cap). */
+struct iob_iolog {
+	struct iob_io_event *ev;
+	uint64_t cap, n, lost;
+	uint64_t t0_tick, t0_ns; /* the window's start: tick and CLOCK_MONOTONIC ns */
+	double ns_per_tick;	 /* set at the phase's end */
+};
+
 struct iob_phase_spec {
 	const struct iob_loaded *backend;
 	const char *const *files;
@@ -113,6 +131,9 @@ struct iob_phase_spec {
 	 * time limit, those draws again and again.  Streams: indexed by
 	 * stream (iob_streams_run passes stream i its own).  NULL: no end. */
 	const uint64_t *written_draws;
+	/* Per-I/O logs: indexed by stream as live (iob_streams_run passes stream
+	 * i its own); every I/O of the window is timed.  NULL: none. */
+	struct iob_iolog *iolog;
 	/* Shapes of load (shape.h): a block-size split, an offset distribution,
 	 * a rate, think time; NULL: none.  A shaped phase runs the loop of mixed
 	 * phases (one I/O at a time) or the queued loop; block_size is then the
