@@ -60,7 +60,7 @@ const struct fio_key fj_keys[] = {
 		   "time limit of each phase, a bound (without time_based the job ends sooner when its size is done); a "
 		   "bare number is seconds, units d h m s ms us (also sec, msec, usec)"},
     [K_TIME_BASED] = {"time_based", "", "time_based",
-		      "run for the whole runtime, passing over the file again (needs runtime)"},
+		      "run for the whole runtime, passing over the file again (without runtime: ignored with a note, as fio)"},
     [K_RAMP_TIME] = {"ramp_time", "", "ramp_time", "I/O before the measured window, as runtime's units"},
     [K_LOOPS] = {"loops", "", "loops, ops", "passes over the workload"},
     [K_NUMBER_IOS] = {"number_ios", "", "ops, loops, seq_ops",

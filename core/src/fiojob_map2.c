@@ -644,6 +644,11 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 		return rc;
 	if (!numjobs || !iodepth)
 		return fj_bad(&m, !numjobs ? K_NUMJOBS : K_IODEPTH, -EINVAL, "give at least 1");
+	if (time_based && !runtime_ns) { /* fio warns and turns time_based off */
+		fj_note_job(r, job->name, "time_based without runtime is ignored, as fio ignores it (with a warning): "
+					  "the job ends after its size");
+		time_based = 0;
+	}
 	if ((rc = set_iob_key(&m, K_NUMJOBS, "threads", "%llu", (unsigned long long)numjobs)) ||
 	    (rc = set_iob_key(&m, K_IODEPTH, "iodepth", "%llu", (unsigned long long)iodepth)) ||
 	    (rc = set_iob_key(&m, K_RUNTIME, "runtime", "%lluns", (unsigned long long)runtime_ns)) ||
