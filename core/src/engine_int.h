@@ -171,7 +171,9 @@ struct req {
 	size_t done;	  /* bytes moved so far: a short transfer is resubmitted for the rest */
 	uint64_t t0;	  /* ticks at the first submission, for a timed request */
 	size_t fi;
+	uint64_t lt0;	  /* latency_target: ns at the first submission */
 	uint8_t in, timed, stamped, write, dirty; /* dirty: the buffer holds read data */
+	uint8_t lt_stamped;
 	uint8_t state;	  /* enum req_state */
 };
 
@@ -192,6 +194,21 @@ struct queue {
 	struct iob_io **done;
 	uint32_t *infl;	      /* in flight per file */
 	uint64_t inflight;
+	size_t reserve;	      /* free requests not to take: depth - the depth in force (latency_target) */
+};
+
+/* latency_target's side of the queued loop (engine_queue.c, lattarget.h):
+ * each window's completions timed in ns, counted against the target. */
+struct lt_state {
+	int on;
+	int drain;	      /* no new I/O until none is in flight, then the next window */
+	int end;	      /* settled and its last window passed: no new I/O, the phase ends */
+	double pct;	      /* latency_percentile */
+	uint64_t target_ns, window_ns;
+	uint64_t t0, ios, over; /* this window's start, completions, and those over the target */
+	uint32_t maxin;	      /* the most in flight at once in this window */
+	struct iob_lat_search s;
+	struct iob_hist *h;   /* this window's latencies (ns) */
 };
 
 /* Everything a phase holds while it runs. */
@@ -235,6 +252,7 @@ struct phase {
 	uint64_t *fstart, *fend;
 	struct gen gen;
 	struct queue q;
+	struct lt_state lt;
 	int shaped;		   /* spec.shape: the mixed loop (or the queued one) runs it */
 	struct iob_shape_run shape;
 };
@@ -287,6 +305,7 @@ void iob_eng_run_seq_all(struct phase *ph);
 /* engine_queue.c */
 int iob_eng_queue_alloc(struct phase *ph);
 void iob_eng_queue_free(struct queue *q);
+void iob_eng_lt_free(struct phase *ph);
 int iob_eng_run_queued(struct phase *ph);
 
 /* The per-I/O bookkeeping: a whole transfer without verification is two

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "iobench/hist.h"
+#include "iobench/lattarget.h"
 #include "iobench/live.h"
 #include "iobench/load.h"
 #include "iobench/loader.h"
@@ -194,6 +195,12 @@ struct iob_phase_result {
 	int errors_counted;	    /* shape.continue_mask: failed I/Os counted, not fatal */
 	uint64_t io_errors;	    /* those failed I/Os (not in ops or bytes) */
 	int device_full;	    /* spec.fill_device: the phase ended at ENOSPC */
+	/* spec.load.latency_target: the search's windows, in order (owned), the
+	 * depth it ended at, and whether it settled (lattarget.h) */
+	struct iob_lat_window *lt_windows;
+	size_t lt_nwin;
+	uint32_t lt_depth;
+	int lt_settled;
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);
