@@ -71,7 +71,7 @@ static void lt_stamp(struct queue *q)
 
 /* The window ends with its verdict: kept in the result, and the next depth
  * set (at once, or after a drain). */
-static void lt_verdict(struct phase *ph, uint64_t now, int pass, int cut)
+static void lt_verdict(struct phase *ph, uint64_t now, uint64_t lat, int pass, int cut)
 {
 	struct lt_state *lt = &ph->lt;
 	struct iob_phase_result *r = ph->r;
@@ -97,7 +97,7 @@ static void lt_verdict(struct phase *ph, uint64_t now, int pass, int cut)
 		iob_eng_fail(ph, -ETIMEDOUT, "latency_target on", ph->spec->files[0], UINT64_MAX, 0);
 		snprintf(r->error, sizeof r->error,
 			 "latency_target %llu ns exceeded at depth 1: an I/O on %s took %llu ns (latency_percentile 100)",
-			 (unsigned long long)lt->target_ns, ph->spec->files[0], (unsigned long long)w.pct_ns);
+			 (unsigned long long)lt->target_ns, ph->spec->files[0], (unsigned long long)lat);
 		break;
 	default: /* DRAIN, SETTLE: the next window once none is in flight */
 		break;
@@ -119,12 +119,12 @@ static void lt_done(struct phase *ph, struct req *rq)
 	if (lat > lt->target_ns) {
 		lt->over++;
 		if (lt->pct >= 100.0) { /* one I/O over the target fails the window at once */
-			lt_verdict(ph, now, 0, 1);
+			lt_verdict(ph, now, lat, 0, 1);
 			return;
 		}
 	}
 	if (now - lt->t0 >= lt->window_ns)
-		lt_verdict(ph, now, (double)(lt->ios - lt->over) * 100.0 >= lt->pct * (double)lt->ios, 0);
+		lt_verdict(ph, now, lat, (double)(lt->ios - lt->over) * 100.0 >= lt->pct * (double)lt->ios, 0);
 }
 
 /* None in flight, nothing to submit: a drained search starts its next window

@@ -10,6 +10,7 @@ void iob_lat_search_init(struct iob_lat_search *s, uint32_t max, int keep_going)
 	s->low = 1;
 	s->high = s->max;
 	s->stable = 0;
+	s->failed = 0;
 	s->keep_going = keep_going;
 	s->final = 0;
 }
@@ -19,6 +20,7 @@ static enum iob_lat_next lat_fail(struct iob_lat_search *s, int now)
 	if (s->depth == 1)
 		return now ? IOB_LAT_FAILED : IOB_LAT_DRAIN; /* nothing lower to try */
 	s->high = s->depth;
+	s->failed = 1;
 	if (s->low == s->depth)
 		s->low--;
 	s->depth = (s->depth + s->low) / 2;
@@ -35,7 +37,7 @@ static enum iob_lat_next lat_pass(struct iob_lat_search *s)
 		s->high++; /* passed three times just below it: try the failed depth again */
 		s->stable = 0;
 	}
-	uint32_t next = s->high != s->max ? (was + s->high) / 2 : was * 2;
+	uint32_t next = s->failed ? (was + s->high) / 2 : was * 2;
 	s->depth = next > s->max ? s->max : next;
 	if (s->keep_going || s->depth != was)
 		return IOB_LAT_GO;

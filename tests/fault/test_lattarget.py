@@ -14,12 +14,14 @@ phase record's latency_depth 3, latency_settled true; every window's
 max_in_flight at most its depth; the last window is the final one, at depth
 3 with 3 in flight; every window at depth 4 or more is over the target; the
 backend never had more in flight than the deepest window's depth; the human
-output says the search in one line under the phase.  Bad values refused in
-one line, exit 2, nothing created.
+output says the search in one line under the phase.  latency_percentile 100
+with depth 1 over the target fails the phase (exit 1, one line).  Bad values
+refused in one line, exit 2, nothing created.
 
 Usage: test_lattarget.py --bin DIR --fault-dir DIR --work DIR"""
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -102,12 +104,36 @@ def refused(tmp):
         check(f"{name}: nothing created", sorted(os.listdir(d)) == ["q.ini"], str(os.listdir(d)))
 
 
+def fatal(tmp):
+    """latency_percentile 100 at depth 1: the first I/O (at least 5 ms on the paced backend) over a 1 ms
+    target fails the phase, as fio's job fails: exit 1, the error naming the target and the I/O's time."""
+    d = os.path.join(tmp, "fatal")
+    os.makedirs(d)
+    with open(os.path.join(d, "q.ini"), "w") as f:
+        f.write(PROFILE.format(tally=os.path.join(d, "tally")).replace("phases = write,read", "phases = read"))
+    with open(os.path.join(d, "iobench.q.dat"), "wb") as f:
+        f.write(b"\0" * (1 << 20))
+    p = iob.run([iob.binary(A, "iobench"), "run", "q.ini", "--dir", d, "--set", "latency_target=1ms",
+                 "--set", "latency_percentile=100", "--output", "json=r.json"],
+                env=iob.env(IOBENCH_PLUGIN_PATH=A.fault_dir), cwd=d)
+    errs = [ln for ln in p.stderr.splitlines() if "error:" in ln]
+    check("depth 1 over the target at p100: exit 1, one error line",
+          p.returncode == 1 and len(errs) == 1 and "latency_target 1000000 ns exceeded at depth 1" in errs[0],
+          f"exit {p.returncode}: {p.stderr[-600:]}")
+    m = re.search(r"took (\d+) ns", errs[0]) if errs else None
+    check("the error says the I/O's time, at least the backend's 5 ms", m and int(m.group(1)) >= 5000000,
+          errs)
+    tl = tally(os.path.join(d, "tally"))
+    check("one I/O was all it took", tl.get("max_in_flight") == 1, str(tl))
+
+
 def main():
     global A
     A = iob.arguments("--bin", "--fault-dir", "--work")
     with iob.scratch(A.work, "lattarget-") as tmp:
         refused(tmp)
         search(tmp)
+        fatal(tmp)
     return iob.summary()
 
 

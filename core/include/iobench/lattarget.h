@@ -31,6 +31,7 @@ struct iob_lat_search {
 	uint32_t low;	  /* the highest depth that passed (1 at first) */
 	uint32_t high;	  /* the lowest depth that failed (max at first) */
 	uint32_t stable;  /* passes in a row at high - 1 */
+	int failed;	  /* a window has failed: bisect instead of doubling */
 	int keep_going;	  /* latency_run */
 	int final;	  /* settled: the window running now is the last */
 };
