@@ -730,7 +730,8 @@ def case_latency_target(tmp):
     target at every depth on any machine): the same job file (iodepth 8, latency_window 200ms,
     latency_percentile 99, runtime 10s time_based) settles on both sides at depth 8, before the time
     limit.  Compared is the shape, not the speed: fio's JSON says latency_depth 8 and its figures cover
-    one window (runtime under 5 s); iobench's phase record says latency_depth 8, settled, and its
+    one window (runtime under 5 s); iobench's fio-json output has fio's four latency members with
+    fio's values; iobench's phase record says latency_depth 8, settled, and its
     figures are its last window's (elapsed under 5 s), each window a latency_window record whose
     measured max_in_flight is at most its depth, depths doubling from 1."""
     need_fio()
@@ -749,8 +750,13 @@ def case_latency_target(tmp):
           f"{fj['read']['total_ios']} I/Os")
     expect(fj["latency_depth"] == 8 and fj["read"]["runtime"] < 5000, {k: fj[k] for k in fj if "latency_d" in k})
     js = os.path.join(tmp, "iob.json")
-    p = iobench("run", job, "--dir", tmp, "--output", "json=" + js)
+    p = iobench("run", job, "--dir", tmp, "--output", f"json={js},fio-json={js}.fio")
     expect(p.returncode == 0, p.stderr)
+    with open(js + ".fio") as f:
+        ij = json.load(f)["jobs"][0]
+    keys = ("latency_depth", "latency_target", "latency_percentile", "latency_window")
+    expect({k: ij.get(k) for k in keys} == {k: fj.get(k) for k in keys},
+           f"fio-json {[ij.get(k) for k in keys]}, fio's {[fj.get(k) for k in keys]}")
     with open(js) as f:
         recs = json.load(f)["records"]
     ph = [r for r in recs if r.get("kind") == "phase"]
