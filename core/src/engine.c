@@ -146,7 +146,7 @@ static int phase_setup(struct phase *ph)
 		what = "out of memory for the file handles";
 	else if (iob_eng_lat_init(&ph->lat, r->hist, r->hist_write, s->seed,
 				  !(s->record_series && s->access == IOB_ACCESS_SEQ) &&
-				      s->latency == IOB_LATENCY_SAMPLED,
+				      s->latency == IOB_LATENCY_SAMPLED && !s->load.latency_target, /* it times each I/O */
 				  s->latency == IOB_LATENCY_OFF) < 0)
 		what = "out of memory for the latency sample's histograms";
 	if (!what)

@@ -171,9 +171,7 @@ struct req {
 	size_t done;	  /* bytes moved so far: a short transfer is resubmitted for the rest */
 	uint64_t t0;	  /* ticks at the first submission, for a timed request */
 	size_t fi;
-	uint64_t lt0;	  /* latency_target: ns at the first submission */
 	uint8_t in, timed, stamped, write, dirty; /* dirty: the buffer holds read data */
-	uint8_t lt_stamped;
 	uint8_t state;	  /* enum req_state */
 };
 
@@ -198,17 +196,22 @@ struct queue {
 };
 
 /* latency_target's side of the queued loop (engine_queue.c, lattarget.h):
- * each window's completions timed in ns, counted against the target. */
+ * each window's completions, timed as the sampler times them (every I/O: the
+ * sampler is not adaptive with latency_target), counted against the target
+ * in ticks. */
 struct lt_state {
 	int on;
 	int drain;	      /* no new I/O until none is in flight, then the next window */
 	int end;	      /* settled and its last window passed: no new I/O, the phase ends */
 	double pct;	      /* latency_percentile */
 	uint64_t target_ns, window_ns;
-	uint64_t t0, ios, over; /* this window's start, completions, and those over the target */
+	double tpn;	      /* ticks per ns: the engine's, then measured over the phase so far */
+	uint64_t k0, n0;      /* ticks and ns when the search began */
+	uint64_t target_t, window_t; /* the target and the window in ticks */
+	uint64_t t0, ios, over; /* this window's start (ticks), completions, and those over the target */
 	uint32_t maxin;	      /* the most in flight at once in this window */
 	struct iob_lat_search s;
-	struct iob_hist *h;   /* this window's latencies (ns) */
+	struct iob_hist *h;   /* this window's latencies (ticks, scaled to ns) */
 };
 
 /* Everything a phase holds while it runs. */
@@ -252,9 +255,9 @@ struct phase {
 	uint64_t *fstart, *fend;
 	struct gen gen;
 	struct queue q;
-	struct lt_state lt;
 	int shaped;		   /* spec.shape: the mixed loop (or the queued one) runs it */
 	struct iob_shape_run shape;
+	struct lt_state lt; /* latency_target (engine_queue.c) */
 };
 
 enum { PH_GO = 0, PH_END = 1, PH_WINDOW = 2 };
@@ -262,6 +265,7 @@ enum { PH_GO = 0, PH_END = 1, PH_WINDOW = 2 };
 /* Shared between the engine's files, by the file that defines them. */
 /* engine_time.c */
 void iob_eng_measure_timing_floor(void);
+double iob_eng_ticks_per_ns(void);
 int iob_eng_lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist *hw, uint64_t seed,
 		     int adaptive, int off);
 void iob_eng_lat_finish(struct lat_sampler *s, struct iob_phase_result *r);

@@ -12,12 +12,13 @@
 
 /* ---- latency_target (lattarget.h) ------------------------------------------
  * The depth in force is q->depth - q->reserve: queue_fill takes no free
- * request past it.  Each window's completions are timed in ns from their
- * first submission (lt_stamp) to their reap; a window ends at the first
- * completion latency_window after it began (or, with latency_percentile
- * 100, at the first one over the target), and its verdict sets the next
- * depth.  Nothing of this runs without latency_target but a test of lt.on
- * per submit, per completion and per turn of the loop. */
+ * request past it.  Every I/O is timed from its first submission to its
+ * reap (the sampler times each one with latency_target); a window ends at
+ * the first completion latency_window after it began (or, with
+ * latency_percentile 100, at the first one over the target), and its
+ * verdict sets the next depth.  Without latency_target nothing of this
+ * runs: the only cost is a test of lt.on per timed completion and per turn
+ * of the loop. */
 
 static int lt_init(struct phase *ph)
 {
@@ -37,47 +38,44 @@ static int lt_init(struct phase *ph)
 	lt->pct = pct[0];
 	lt->target_ns = l->latency_target;
 	lt->window_ns = l->latency_window;
+	lt->tpn = iob_eng_ticks_per_ns();
 	iob_lat_search_init(&lt->s, ph->q.depth, l->latency_run);
 	return 0;
 }
 
-/* A window starts now at the search's depth. */
+/* A window starts now (ticks) at the search's depth; the target and the
+ * window in ticks from the ratio measured since the search began. */
 static void lt_begin(struct phase *ph, uint64_t now)
 {
 	struct lt_state *lt = &ph->lt;
+	const uint64_t ns = iob_now_ns();
+	if (!lt->k0) {
+		lt->k0 = now;
+		lt->n0 = ns;
+	} else if (ns - lt->n0 >= 1000000 && now > lt->k0) {
+		lt->tpn = (double)(now - lt->k0) / (double)(ns - lt->n0);
+	}
+	lt->target_t = (uint64_t)((double)lt->target_ns * lt->tpn);
+	lt->window_t = (uint64_t)((double)lt->window_ns * lt->tpn);
 	lt->t0 = now;
 	lt->ios = lt->over = 0;
 	lt->maxin = 0;
 	lt->drain = 0;
 	iob_hist_reset(lt->h);
-	iob_hist_set_scale(lt->h, 1.0);
+	iob_hist_set_scale(lt->h, 1.0 / lt->tpn);
 	ph->q.reserve = ph->q.depth - lt->s.depth;
 }
 
-/* The requests about to be submitted for the first time: their start, in ns. */
-static void lt_stamp(struct queue *q)
-{
-	uint64_t now = 0;
-	for (size_t k = 0; k < q->np; k++) {
-		struct req *rq = q->pend[k]->user;
-		if (!rq->lt_stamped) {
-			if (!now)
-				now = iob_now_ns();
-			rq->lt0 = now;
-			rq->lt_stamped = 1;
-		}
-	}
-}
-
 /* The window ends with its verdict: kept in the result, and the next depth
- * set (at once, or after a drain). */
+ * set (at once, or after a drain).  lat: the I/O that ended it, ticks. */
 static void lt_verdict(struct phase *ph, uint64_t now, uint64_t lat, int pass, int cut)
 {
 	struct lt_state *lt = &ph->lt;
 	struct iob_phase_result *r = ph->r;
 	struct iob_lat_window w = {.depth = lt->s.depth, .max_inflight = lt->maxin, .ios = lt->ios, .over = lt->over,
-				   .pct_ns = iob_hist_percentile(lt->h, lt->pct), .start_ns = lt->t0,
-				   .len_ns = now - lt->t0, .pass = pass, .final = lt->s.final};
+				   .pct_ns = iob_hist_percentile(lt->h, lt->pct),
+				   .len_ns = (uint64_t)((double)(now - lt->t0) / lt->tpn), .pass = pass,
+				   .final = lt->s.final};
 	struct iob_lat_window *v = realloc(r->lt_windows, (r->lt_nwin + 1) * sizeof *v);
 	if (!v) {
 		iob_eng_fail(ph, -ENOMEM, "latency_target window record for", ph->spec->files[0], UINT64_MAX, 0);
@@ -97,7 +95,8 @@ static void lt_verdict(struct phase *ph, uint64_t now, uint64_t lat, int pass, i
 		iob_eng_fail(ph, -ETIMEDOUT, "latency_target on", ph->spec->files[0], UINT64_MAX, 0);
 		snprintf(r->error, sizeof r->error,
 			 "latency_target %llu ns exceeded at depth 1: an I/O on %s took %llu ns (latency_percentile 100)",
-			 (unsigned long long)lt->target_ns, ph->spec->files[0], (unsigned long long)lat);
+			 (unsigned long long)lt->target_ns, ph->spec->files[0],
+			 (unsigned long long)((double)lat / lt->tpn));
 		break;
 	default: /* DRAIN, SETTLE: the next window once none is in flight */
 		break;
@@ -106,30 +105,30 @@ static void lt_verdict(struct phase *ph, uint64_t now, uint64_t lat, int pass, i
 	ph->q.reserve = ph->q.depth; /* no new I/O */
 }
 
-/* A whole I/O completed: into its window, which may end with it. */
-static void lt_done(struct phase *ph, struct req *rq)
+/* A whole I/O completed (started at t0, reaped at t1, ticks): into its
+ * window, which may end with it. */
+__attribute__((cold, noinline)) static void lt_done(struct phase *ph, uint64_t t0, uint64_t t1)
 {
 	struct lt_state *lt = &ph->lt;
-	const uint64_t now = iob_now_ns(), lat = now - rq->lt0;
-	rq->lt_stamped = 0;
+	const uint64_t lat = t1 - t0;
 	if (lt->drain)
 		return; /* in flight when its window ended: in no window */
 	lt->ios++;
 	iob_hist_record(lt->h, lat);
-	if (lat > lt->target_ns) {
+	if (lat > lt->target_t) {
 		lt->over++;
 		if (lt->pct >= 100.0) { /* one I/O over the target fails the window at once */
-			lt_verdict(ph, now, lat, 0, 1);
+			lt_verdict(ph, t1, lat, 0, 1);
 			return;
 		}
 	}
-	if (now - lt->t0 >= lt->window_ns)
-		lt_verdict(ph, now, lat, (double)(lt->ios - lt->over) * 100.0 >= lt->pct * (double)lt->ios, 0);
+	if (t1 - lt->t0 >= lt->window_t)
+		lt_verdict(ph, t1, lat, (double)(lt->ios - lt->over) * 100.0 >= lt->pct * (double)lt->ios, 0);
 }
 
 /* None in flight, nothing to submit: a drained search starts its next window
  * (1: go on), or its last one passed (*mode PH_END; 0: the loop ends). */
-static int lt_idle(struct phase *ph, int *mode)
+__attribute__((cold, noinline)) static int lt_idle(struct phase *ph, int *mode)
 {
 	struct lt_state *lt = &ph->lt;
 	if (lt->end) {
@@ -143,7 +142,7 @@ static int lt_idle(struct phase *ph, int *mode)
 		iob_eng_window_start(ph);
 		ph->deadline = deadline;
 	}
-	lt_begin(ph, iob_now_ns());
+	lt_begin(ph, iob_ticks());
 	return 1;
 }
 
@@ -215,7 +214,8 @@ static void queue_fill(struct phase *ph, int *mode)
 	const struct iob_phase_spec *s = ph->spec;
 	struct queue *q = &ph->q;
 	struct lat_sampler *lat = &ph->lat;
-	while (q->nfree > q->reserve) {
+	const size_t keep = q->reserve; /* latency_target: free requests left untaken (set between fills) */
+	while (q->nfree > keep) {
 		size_t fi, len;
 		uint64_t off;
 		if (__builtin_expect(ph->nio == ph->event, 0)) {
@@ -276,8 +276,6 @@ static int queue_submit(struct phase *ph)
 	size_t i = 0, keep = 0;
 	uint64_t t = 0;
 	int have_t = 0, err = 0;
-	if (__builtin_expect(ph->lt.on, 0))
-		lt_stamp(q);
 	for (size_t k = 0; k < q->np; k++) {
 		struct req *rq = q->pend[k]->user;
 		if (rq->timed && !rq->stamped) {
@@ -416,8 +414,6 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 		}
 	}
 	count_op(ph, rq->write);
-	if (__builtin_expect(ph->lt.on, 0))
-		lt_done(ph, rq);
 	if (rq->timed) {
 		if (!*have_t1) {
 			*t1 = iob_ticks();
@@ -425,6 +421,8 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 		}
 		if (rq->in)
 			lat_record_dir(&ph->lat, *t1 - rq->t0, rq->write);
+		if (__builtin_expect(ph->lt.on, 0))
+			lt_done(ph, rq->t0, *t1);
 	}
 	req_free(q, rq, REQ_COMPLETED);
 	return 0;
@@ -440,7 +438,7 @@ int iob_eng_run_queued(struct phase *ph)
 	struct queue *q = &ph->q;
 	int mode = PH_GO, stopping = 0;
 	if (ph->lt.on)
-		lt_begin(ph, iob_now_ns());
+		lt_begin(ph, iob_ticks());
 	for (;;) {
 		if (!stopping && ((stopped(s->stop)) || ph->r->status < 0)) {
 			ph->r->interrupted = ph->r->status >= 0;
