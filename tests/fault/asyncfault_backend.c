@@ -39,6 +39,10 @@
  *                       hands back those due, earliest first; no random
  *                       reap): a device whose latency grows with the
  *                       depth, for latency_target's search (0)
+ *     depth_pow=K       with depth_pace_us: N times K to the power of the
+ *                       I/Os in flight less one instead (K >= 2): each
+ *                       depth K times slower than the one below (0: N times
+ *                       the I/Os in flight)
  *     tally=PATH        at exit: one line "submitted S reaped R
  *                       submit_errors E refused F short H violations V
  *                       open_at_close C max_in_flight M" over the whole
@@ -60,7 +64,7 @@
 #include "fdio.h"
 
 #define AF_NAME "asyncfault"
-#define AF_KEYS "seed, submit_fail, err, partial, reap_refuse, refuse_with, short, write_pace_us, depth_pace_us, tally"
+#define AF_KEYS "seed, submit_fail, err, partial, reap_refuse, refuse_with, short, write_pace_us, depth_pace_us, depth_pow, tally"
 
 static const struct iob_host *af_host;
 
@@ -69,6 +73,7 @@ struct af_cfg {
 	unsigned submit_fail, partial, reap_refuse, shortw; /* per mille */
 	uint64_t pace_us;
 	uint64_t depth_pace_us;
+	uint64_t depth_pow;
 	int eintr_only; /* refuse_with=EINTR */
 	int err;
 	char tally[4096];
@@ -167,7 +172,8 @@ static int af_option(void *ctx, const char *key, const char *val)
 		       : strcmp(key, "reap_refuse") == 0 ? &c->reap_refuse
 		       : strcmp(key, "short") == 0     ? &c->shortw
 							: NULL;
-	if (!pm && strcmp(key, "seed") != 0 && strcmp(key, "write_pace_us") != 0 && strcmp(key, "depth_pace_us") != 0)
+	if (!pm && strcmp(key, "seed") != 0 && strcmp(key, "write_pace_us") != 0 && strcmp(key, "depth_pace_us") != 0 &&
+	    strcmp(key, "depth_pow") != 0)
 		return bopts_unknown(af_host, AF_NAME, key, AF_KEYS);
 	char *end;
 	unsigned long long v = strtoull(val, &end, 10);
@@ -180,6 +186,8 @@ static int af_option(void *ctx, const char *key, const char *val)
 		*pm = (unsigned)v;
 	else if (key[0] == 'w')
 		c->pace_us = v;
+	else if (strcmp(key, "depth_pow") == 0)
+		c->depth_pow = v;
 	else if (key[0] == 'd')
 		c->depth_pace_us = v;
 	else
@@ -290,6 +298,17 @@ static int af_info(void *h, struct iob_file_info *info)
 	return fdio_identity(f->fd, info, 0);
 }
 
+/* depth_pace_us's multiple for n in flight: n, or depth_pow^(n - 1). */
+static uint64_t af_depth_factor(const struct af_cfg *c, size_t n)
+{
+	if (c->depth_pow < 2)
+		return n;
+	uint64_t m = 1;
+	for (size_t i = 1; i < n && m < (1ull << 40); i++)
+		m *= c->depth_pow;
+	return m;
+}
+
 static int af_submit(void *h, struct iob_io *const *ios, size_t n)
 {
 	struct af_file *f = h;
@@ -333,7 +352,7 @@ static int af_submit(void *h, struct iob_io *const *ios, size_t n)
 	for (size_t i = 0; i < take; i++) {
 		ios[i]->result = 0;
 		f->infl[f->n++] = ios[i];
-		f->due[f->n - 1] = now + f->cfg.depth_pace_us * 1000u * f->n;
+		f->due[f->n - 1] = now + f->cfg.depth_pace_us * 1000u * af_depth_factor(&f->cfg, f->n);
 	}
 	unsigned long long seen = __atomic_load_n(&t_max_in_flight, __ATOMIC_RELAXED);
 	while (f->n > seen && !__atomic_compare_exchange_n(&t_max_in_flight, &seen, f->n, 0, __ATOMIC_RELAXED,

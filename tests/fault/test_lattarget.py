@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """latency_target's depth search on a device whose latency grows with the
-depth: the test-only asyncfault backend's depth_pace_us=5000 completes each
-queued I/O 5 ms times the I/Os in flight after its submit later (the backend
-sleeps for it), so depth d takes about 5d ms on any machine (a slower or
-busier one only adds to it).  With latency_target 17.5 ms, depths 1 to 3
-(5, 10, 15 ms) are within it and 4 (20 ms) and above are over it, whatever
-the machine's speed: the search (iodepth 8) must settle at depth 3.
-latency_percentile 75 leaves a quarter of a window's I/Os to a busy
-machine's late wake-ups.
+depth: the test-only asyncfault backend's depth_pace_us=1000,depth_pow=4
+completes each queued I/O 1 ms times 4 to the power of the I/Os in flight
+after its submit, less one, later (the backend sleeps for it), so depths 1,
+2, 3, 4 take 1, 4, 16, 64 ms on any machine (a slower or busier one only
+adds to it).  With latency_target 32 ms, depths 1 to 3 are within it and 4
+and above are over it, whatever the machine's speed: the search (iodepth 8)
+must settle at depth 3.  The margins are wide (depth 3's I/Os would have to
+be 16 ms late, half of them: latency_percentile 50) so that a busy machine's
+late wake-ups do not fail a window that should pass; a late wake-up can only
+make an I/O slower, so no window that should fail can pass.
 
 Asserted, from the result and from the backend's own tally: exit 0; the
 phase record's latency_depth 3, latency_settled true; every window's
@@ -29,9 +31,9 @@ import iobtest as iob  # noqa: E402
 from iobtest import check  # noqa: E402
 
 A = None
-PROFILE = ("[q]\nbackend = asyncfault\nbackend_options = depth_pace_us=5000,tally={tally}\nsize = 1M\n"
+PROFILE = ("[q]\nbackend = asyncfault\nbackend_options = depth_pace_us=1000,depth_pow=4,tally={tally}\nsize = 1M\n"
            "block_size = 4K\naccess = rand\nphases = write,read\niodepth = 8\nruntime = 20s\ntime_based = true\n"
-           "latency_target = 17500us\nlatency_window = 300ms\nlatency_percentile = 75\n")
+           "latency_target = 32ms\nlatency_window = 300ms\nlatency_percentile = 50\n")
 
 
 def tally(path):
@@ -81,7 +83,7 @@ def search(tmp):
           ph["ops"] <= wins[-1]["ios"] + 3, f"{ph['ops']} vs {wins[-1]['ios']}")
     lines = [ln for ln in p.stdout.splitlines() if "latency_target" in ln]
     check("the human output says it in one line",
-          len(lines) == 1 and "depth 3, settled after" in lines[0] and "p75" in lines[0], p.stdout[-800:])
+          len(lines) == 1 and "depth 3, settled after" in lines[0] and "p50" in lines[0], p.stdout[-800:])
 
 
 def refused(tmp):
@@ -105,7 +107,7 @@ def refused(tmp):
 
 
 def fatal(tmp):
-    """latency_percentile 100 at depth 1: the first I/O (at least 5 ms on the paced backend) over a 1 ms
+    """latency_percentile 100 at depth 1: the first I/O (at least 1 ms on the paced backend) over a 500 us
     target fails the phase, as fio's job fails: exit 1, the error naming the target and the I/O's time."""
     d = os.path.join(tmp, "fatal")
     os.makedirs(d)
@@ -113,15 +115,15 @@ def fatal(tmp):
         f.write(PROFILE.format(tally=os.path.join(d, "tally")).replace("phases = write,read", "phases = read"))
     with open(os.path.join(d, "iobench.q.dat"), "wb") as f:
         f.write(b"\0" * (1 << 20))
-    p = iob.run([iob.binary(A, "iobench"), "run", "q.ini", "--dir", d, "--set", "latency_target=1ms",
+    p = iob.run([iob.binary(A, "iobench"), "run", "q.ini", "--dir", d, "--set", "latency_target=500us",
                  "--set", "latency_percentile=100", "--output", "json=r.json"],
                 env=iob.env(IOBENCH_PLUGIN_PATH=A.fault_dir), cwd=d)
     errs = [ln for ln in p.stderr.splitlines() if "error:" in ln]
     check("depth 1 over the target at p100: exit 1, one error line",
-          p.returncode == 1 and len(errs) == 1 and "latency_target 1000000 ns exceeded at depth 1" in errs[0],
+          p.returncode == 1 and len(errs) == 1 and "latency_target 500000 ns exceeded at depth 1" in errs[0],
           f"exit {p.returncode}: {p.stderr[-600:]}")
     m = re.search(r"took (\d+) ns", errs[0]) if errs else None
-    check("the error says the I/O's time, at least the backend's 5 ms", m and int(m.group(1)) >= 5000000,
+    check("the error says the I/O's time, at least the backend's 1 ms", m and int(m.group(1)) >= 1000000,
           errs)
     tl = tally(os.path.join(d, "tally"))
     check("one I/O was all it took", tl.get("max_in_flight") == 1, str(tl))
