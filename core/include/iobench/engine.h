@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "iobench/hist.h"
+#include "iobench/lattarget.h"
 #include "iobench/live.h"
 #include "iobench/load.h"
 #include "iobench/loader.h"
@@ -221,6 +222,12 @@ struct iob_phase_result {
 	uint64_t io_errors;	    /* those failed I/Os (not in ops or bytes) */
 	int device_full;	    /* spec.fill_device: the phase ended at ENOSPC */
 	int pass_cut;		    /* spec.load.seq_ops ended the phase inside a pass */
+	/* spec.load.latency_target: the search's windows, in order (owned), the
+	 * depth it ended at, and whether it settled (lattarget.h) */
+	struct iob_lat_window *lt_windows;
+	size_t lt_nwin;
+	uint32_t lt_depth;
+	int lt_settled;
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);
