@@ -237,7 +237,7 @@ int iob_run_quiet(char *const argv[])
 void iob_sleep_ns(uint64_t ns, volatile sig_atomic_t *stop)
 {
 	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
-	while ((ts.tv_sec > 0 || ts.tv_nsec > 0) && !(stop && *stop))
+	while ((ts.tv_sec > 0 || ts.tv_nsec > 0) && !(stop && __atomic_load_n(stop, __ATOMIC_RELAXED)))
 		if (nanosleep(&ts, &ts) == 0)
 			break;
 }

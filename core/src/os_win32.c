@@ -248,7 +248,7 @@ void iob_sleep_ns(uint64_t ns, volatile sig_atomic_t *stop)
 	uint64_t end = iob_now_ns() + ns;
 	for (;;) {
 		uint64_t now = iob_now_ns();
-		if (now >= end || (stop && *stop))
+		if (now >= end || (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)))
 			return;
 		uint64_t ms = (end - now) / 1000000u;
 		Sleep(ms > 10 ? 10 : ms ? (DWORD)ms : 0);

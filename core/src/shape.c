@@ -559,6 +559,13 @@ void iob_shape_run_end(struct iob_shape_run *run)
 	run->flow_ios = 0;
 }
 
+/* The stop flag, raised by a signal handler or by another thread (the
+ * streams' supervisor): read atomically. */
+static int stop_seen(const volatile sig_atomic_t *stop)
+{
+	return stop && __atomic_load_n(stop, __ATOMIC_RELAXED);
+}
+
 /* flow: wait while this stream's share of the flow's I/Os is above its
  * weight's share; 1 when the deadline or a stop came first. */
 static int flow_wait(struct iob_shape_run *run, uint64_t deadline_ns, volatile sig_atomic_t *stop)
@@ -572,7 +579,7 @@ static int flow_wait(struct iob_shape_run *run, uint64_t deadline_ns, volatile s
 		/* mine / (ios + 1) > my weight / weight (fio counts from 1), without division */
 		if (!weight || (double)run->flow_ios * (double)weight <= (double)sh->flow_weight * (double)(ios + 1))
 			break;
-		if ((stop && *stop) || (deadline_ns && iob_now_ns() >= deadline_ns))
+		if (stop_seen(stop) || (deadline_ns && iob_now_ns() >= deadline_ns))
 			return 1;
 		iob_sleep_ns(nap, stop);
 	}
@@ -767,7 +774,7 @@ int iob_shape_dir(struct iob_shape_run *run, int write)
  * spin_ns (think time's busy part) */
 static void wait_until(uint64_t t, volatile sig_atomic_t *stop)
 {
-	for (uint64_t now = iob_now_ns(); now < t && !(stop && *stop); now = iob_now_ns()) {
+	for (uint64_t now = iob_now_ns(); now < t && !stop_seen(stop); now = iob_now_ns()) {
 		uint64_t d = t - now;
 		iob_sleep_ns(d < SLEEP_PIECE_NS ? d : SLEEP_PIECE_NS, stop);
 	}
@@ -783,7 +790,7 @@ int iob_shape_pace(struct iob_shape_run *run, int write, size_t len, uint64_t de
 	if (sh->think_ns && run->ios && run->ios % (sh->think_blocks ? sh->think_blocks : 1) == 0) {
 		uint64_t start = iob_now_ns();
 		uint64_t spin = sh->think_spin_ns < sh->think_ns ? sh->think_spin_ns : sh->think_ns;
-		while (iob_now_ns() - start < spin && !(stop && *stop))
+		while (iob_now_ns() - start < spin && !stop_seen(stop))
 			; /* busy: thinktime_spin */
 		uint64_t t = start + sh->think_ns;
 		if (deadline_ns && t >= deadline_ns) {
@@ -791,7 +798,7 @@ int iob_shape_pace(struct iob_shape_run *run, int write, size_t len, uint64_t de
 			return 1;
 		}
 		wait_until(t, stop);
-		if (stop && *stop)
+		if (stop_seen(stop))
 			return 1; /* stopped while it thought: no I/O after the stop */
 	}
 	run->ios++;
@@ -815,7 +822,7 @@ int iob_shape_pace(struct iob_shape_run *run, int write, size_t len, uint64_t de
 		return 1;
 	}
 	wait_until(t, stop);
-	return stop && *stop; /* stopped while it waited: no I/O after the stop */
+	return stop_seen(stop); /* stopped while it waited: no I/O after the stop */
 }
 
 /* ---- the block-size histogram ----------------------------------------------------- */
