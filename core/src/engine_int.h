@@ -196,6 +196,7 @@ struct queue {
 
 /* Everything a phase holds while it runs. */
 struct phase {
+	uint16_t prio_dflt; /* the thread's priority (prio_class), 0: none set */
 	const struct iob_phase_spec *spec;
 	struct iob_phase_result *r;
 	const struct iob_backend_ops *ops;
@@ -316,6 +317,15 @@ static inline void count_op(struct phase *ph, int write)
 		ph->r->ops_written++;
 	else
 		ph->r->ops_read++;
+}
+
+/* spec.log_ios: keep the I/O that completed at tick t1 after lat ticks
+ * (the out-of-line growth: engine_time.c). */
+void iob_eng_io_log_add(struct phase *ph, uint64_t t1, uint64_t lat, size_t len, int w, uint16_t prio);
+static inline void io_log(struct phase *ph, uint64_t t1, uint64_t lat, size_t len, int w, uint16_t prio)
+{
+	if (__builtin_expect(ph->spec->log_ios, 0))
+		iob_eng_io_log_add(ph, t1, lat, len, w, prio ? prio : ph->prio_dflt);
 }
 
 #endif

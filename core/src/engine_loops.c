@@ -143,8 +143,10 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 				iob_hist_record(h, t1 - t0);
 			} else if (timed) {
 				t1 = iob_ticks();
-				if (in)
+				if (in) {
 					lat_record(lat, t1 - t0);
+					io_log(ph, t1, t1 - t0, len, write, 0);
+				}
 			}
 			if (series) {
 				c1 = sclock != IOB_CLOCK_WALL ? iob_clock_ns(sclock) : 0;
@@ -324,6 +326,7 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 			uint64_t t1 = iob_ticks();
 			if (mode == LAT_REC) {
 				lat_record(lat, t1 - t0);
+				io_log(ph, t1, t1 - t0, bs, write, 0);
 				lat->mode = lat->base; /* lat_take's, here where it costs only a sample */
 			}
 		}
@@ -412,8 +415,10 @@ int iob_eng_run_mixed(struct phase *ph)
 			      : ops->read_at(ph->handles[fi], ph->rbuf, len, off);
 		if (timed) {
 			uint64_t t1 = iob_ticks();
-			if (in)
+			if (in) {
 				lat_record_dir(lat, t1 - t0, w);
+				io_log(ph, t1, t1 - t0, len, w, 0);
+			}
 		}
 		if (n == -EINTR && stopped(s->stop)) {
 			r->interrupted = 1;

@@ -78,6 +78,7 @@ static void fiologs_free(struct iob_fiologs *fl)
 	free(fl->path);
 	free(fl->of);
 	free(fl->t0_ns);
+	free(fl->log_prio);
 	memset(fl, 0, sizeof *fl);
 }
 
@@ -102,13 +103,15 @@ int iob_fiologs_open(struct iob_fiologs *fl, const struct iob_suite *suite, char
 	fl->path = calloc(n, sizeof *fl->path);
 	fl->of = calloc(n, sizeof *fl->of);
 	fl->t0_ns = calloc(n, sizeof *fl->t0_ns);
-	if (!fl->f || !fl->path || !fl->of || !fl->t0_ns) {
+	fl->log_prio = calloc(n, sizeof *fl->log_prio);
+	if (!fl->f || !fl->path || !fl->of || !fl->t0_ns || !fl->log_prio) {
 		fiologs_free(fl);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	char path[IOB_FIOLOG_PATH_MAX], what[IOB_NAME_MAX + 32];
 	for (size_t j = 0; j < n; j++) {
+		fl->log_prio[j] = suite->jobs[j].log_prio;
 		for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
 			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, path, sizeof path);
 			if (!path[0])
@@ -155,9 +158,10 @@ static void put_row(struct iob_fiologs *fl, size_t j, int k, uint64_t ms, uint64
 	if (!f || fl->error)
 		return;
 	/* time, value, direction, block size, and fio's 5th column: 0 and 0,
-	 * as fio writes them when it averages over log_avg_msec */
-	if (fprintf(f, "%llu, %llu, %d, 0, 0\n", (unsigned long long)ms, (unsigned long long)value, dir) <
-	    0) {
+	 * as fio writes them when it averages over log_avg_msec (with log_prio
+	 * the priority column is 0x0000 there: an average has no priority) */
+	if (fprintf(f, "%llu, %llu, %d, 0, %s\n", (unsigned long long)ms, (unsigned long long)value, dir,
+		    fl->log_prio[j] ? "0x0000" : "0") < 0) {
 		fl->error = errno ? errno : EIO;
 		fl->error_path = fl->path[j][k];
 	}
@@ -166,6 +170,60 @@ static void put_row(struct iob_fiologs *fl, size_t j, int k, uint64_t ms, uint64
 static uint64_t per_s(double what, uint64_t len_ns)
 {
 	return len_ns ? (uint64_t)llround(what * 1e9 / (double)len_ns) : 0;
+}
+
+struct io_row {
+	uint64_t at_ns; /* after the job's first window */
+	const struct iob_io_rec *e;
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct io_row *x = a, *y = b;
+	return x->at_ns < y->at_ns ? -1 : x->at_ns > y->at_ns;
+}
+
+int iob_fiologs_ios(struct iob_fiologs *fl, size_t j, const struct iob_phase_result *r, size_t n)
+{
+	if (!fl || j >= fl->njobs || (!fl->f[j][IOB_FIOLOG_LAT] && !fl->f[j][IOB_FIOLOG_CLAT]))
+		return 0;
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		total += r[i].io_log.n;
+		if (r[i].start_ns && (!fl->t0_ns[j] || r[i].start_ns < fl->t0_ns[j]))
+			fl->t0_ns[j] = r[i].start_ns;
+	}
+	if (!total)
+		return 0;
+	struct io_row *rows = malloc(total * sizeof *rows);
+	if (!rows)
+		return -ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t e = 0; e < r[i].io_log.n; e++) {
+			uint64_t at = r[i].start_ns + r[i].io_log.v[e].t_ns;
+			rows[k++] = (struct io_row){at > fl->t0_ns[j] ? at - fl->t0_ns[j] : 0, &r[i].io_log.v[e]};
+		}
+	qsort(rows, total, sizeof *rows, row_cmp);
+	for (int kind = IOB_FIOLOG_LAT; kind <= IOB_FIOLOG_CLAT; kind++) {
+		FILE *f = fl->f[j][kind];
+		for (size_t i = 0; f && !fl->error && i < total; i++) {
+			const struct iob_io_rec *e = rows[i].e;
+			/* fio's fifth column: the priority (log_prio), else 1 for the real-time class */
+			char pr[16];
+			if (fl->log_prio[j])
+				snprintf(pr, sizeof pr, "0x%04x", e->prio);
+			else
+				snprintf(pr, sizeof pr, "%d", (e->prio >> IOB_PRIO_CLASS_SHIFT) == 1);
+			if (fprintf(f, "%llu, %llu, %d, %u, %s\n", (unsigned long long)(rows[i].at_ns / 1000000),
+				    (unsigned long long)e->lat_ns, e->write, e->len, pr) < 0) {
+				fl->error = errno ? errno : EIO;
+				fl->error_path = fl->path[j][kind];
+			}
+		}
+	}
+	free(rows);
+	return 0;
 }
 
 void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, enum iob_phase phase, const struct iob_intervals *iv)

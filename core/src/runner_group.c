@@ -193,6 +193,7 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 	struct iob_aggregate agg = {0};
 	int streams = job->threads > 1, stopped = 0;
 	iob_runner_observe_emit(run, gj->j, job, gp->phase, &gp->ob);
+	iob_runner_io_log(run, gj->j, job, gp->phase, gp->st.r, gp->st.n);
 	if (!gp->ran) {
 		iob_run_fail(run, 0, "job %s: cannot start %u streams: %s", job->name, job->threads,
 			     strerror(-gp->rc));

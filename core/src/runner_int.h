@@ -116,6 +116,8 @@ void iob_runner_observe_start(const struct iob_run *run, const struct iob_job *j
 void iob_runner_observe_end(struct observed *ob, const struct iob_phase_result *r);
 void iob_runner_observe_emit(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,
 			     struct observed *ob);
+void iob_runner_io_log(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,
+		       const struct iob_phase_result *r, size_t n);
 void iob_runner_record_file(const struct iob_job *job, const struct iob_filelist *fl, char *file, size_t len);
 int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struct iob_phase_result *r,
 			  const struct iob_read_facts *facts, const struct iob_aggregate *agg);

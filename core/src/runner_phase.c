@@ -284,11 +284,15 @@ void iob_runner_phase_spec(const struct iob_run *run, const struct iob_job *job,
 		.ramp_ns = job->ramp_ns,
 		.rwmix_read = job->rwmix_read,
 		.latency = job->latency,
+		/* lat_log without log_interval: a line per I/O (fio's default), so every I/O is timed */
+		.log_ios = job->lat_log[0] && !job->log_interval_ns && job->latency != IOB_LATENCY_OFF,
 		.shape = shaped ? shape : NULL,
 		.shared_whole = job->shared_whole,
 		.fill_device = job->fill_device,
 		.load = job->load, /* load.h: every key the engine reads as it is set */
 	};
+	if (spec->log_ios)
+		spec->latency = IOB_LATENCY_EVERY;
 	if (job->offset || job->offset_increment) { /* the job's region: offset, size bytes from there */
 		spec->region_off = job->offset;
 		spec->region_len = job->size;
@@ -376,6 +380,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	iob_runner_measure_unwritten(jf, &r); /* at once: writeback goes on */
 	iob_runner_observe_end(&ob, &r);
 	iob_runner_observe_emit(run, run->suite_job, job, phase, &ob);
+	iob_runner_io_log(run, run->suite_job, job, phase, streams ? st.r : &r, streams ? st.n : 1);
 	if (rc >= 0 && !r.interrupted && iob_is_stdin_path(fl->paths[0]) && r.bytes == 0) {
 		iob_run_fail(run, 1, "standard input gave no data: there is nothing to read");
 		iob_phase_result_free(&r);

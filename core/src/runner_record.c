@@ -125,6 +125,18 @@ void iob_runner_observe_emit(struct iob_run *run, size_t j, const struct iob_job
 	ob->live = NULL;
 }
 
+/* A per-I/O latency log (lat_log without log_interval): the phase's rows. */
+void iob_runner_io_log(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,
+		       const struct iob_phase_result *r, size_t n)
+{
+	int oom = 0;
+	for (size_t i = 0; r && i < n; i++)
+		oom |= r[i].io_log.oom;
+	if ((r && iob_fiologs_ios(run->fiologs, j, r, n) < 0) || oom)
+		iob_run_note(run, "job %s, %s phase: out of memory for the per-I/O latency log: it is short", job->name,
+			     iob_phase_name(phase));
+}
+
 /* The file a record names: the job's file (or tree directory). */
 void iob_runner_record_file(const struct iob_job *job, const struct iob_filelist *fl, char *file, size_t len)
 {

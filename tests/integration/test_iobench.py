@@ -134,7 +134,7 @@ def case_plugins_listing(tmp):
                                                             ("output", "json")]:
         line = [l for l in p.stdout.splitlines() if l.split()[:2] == [kind, name]]
         expect(line, f"{kind} {name} not listed:\n{p.stdout}")
-        expect(" 1.4 " in line[0] and "iob-%s-%s%s" % (kind, name, PLUGIN_SUFFIX) in line[0], f"bad line: {line[0]}")
+        expect(" 1.5 " in line[0] and "iob-%s-%s%s" % (kind, name, PLUGIN_SUFFIX) in line[0], f"bad line: {line[0]}")
     expect("search path:" in p.stdout, "no search path shown")
     # a directory of broken plugins: listed as not loaded, one line each, the good ones still load
     bad = os.path.join(ARGS.work, "..", "plugins", "bad_abi")
@@ -147,7 +147,7 @@ def case_plugins_listing(tmp):
 
 def case_version_help(tmp):
     p = iobench("--version", check_rc=0)
-    expect(p.stdout.startswith("iobench ") and "plugin ABI 1.4" in p.stdout, p.stdout)
+    expect(p.stdout.startswith("iobench ") and "plugin ABI 1.5" in p.stdout, p.stdout)
     p = iobench("--help", check_rc=0)
     expect("usage: iobench run PROFILE.ini" in p.stdout, p.stdout)
     p = iobench(check_rc=2)

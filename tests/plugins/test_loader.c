@@ -89,7 +89,7 @@ static void test_bad_abi(void **s)
 {
 	(void)s;
 	refused_in(BAD_DIR "/bad_abi", "fake", "bad_abi/iob-backend-fake.so",
-		   "built for plugin ABI 99.4, this iobench speaks ABI 1.4");
+		   "built for plugin ABI 99.5, this iobench speaks ABI 1.5");
 }
 
 static void test_no_entry(void **s)

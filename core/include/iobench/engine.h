@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "iobench/cmdprio.h"
 #include "iobench/hist.h"
 #include "iobench/live.h"
 #include "iobench/load.h"
@@ -126,6 +127,24 @@ struct iob_phase_spec {
 	/* the job's keys the engine reads as they are set (load.h), copied from
 	 * the job as they are; zero: every one off */
 	struct iob_load load;
+	/* lat_log without log_interval: every I/O's completion kept in the
+	 * result's io_log (with latency = every) */
+	int log_ios;
+};
+
+/* One I/O of a per-I/O latency log (lat_log without log_interval: fio's
+ * default of a line per I/O): when it completed, after the window's start,
+ * and its latency, both ns once the phase is over (ticks during it). */
+struct iob_io_rec {
+	uint64_t t_ns, lat_ns;
+	uint32_t len;
+	uint16_t prio; /* the priority it went at (cmdprio.h): its own, or the thread's */
+	uint8_t write;
+};
+struct iob_io_log {
+	struct iob_io_rec *v;
+	size_t n, cap;
+	int oom; /* an I/O could not be kept (out of memory): the log is short */
 };
 
 /* fill_device's write bound (2^62: aligned to any block size); ENOSPC comes first */
@@ -194,6 +213,8 @@ struct iob_phase_result {
 	int errors_counted;	    /* shape.continue_mask: failed I/Os counted, not fatal */
 	uint64_t io_errors;	    /* those failed I/Os (not in ops or bytes) */
 	int device_full;	    /* spec.fill_device: the phase ended at ENOSPC */
+	struct iob_prio_hist prio_hist; /* cmdprio: I/Os submitted per priority (n 0: not kept) */
+	struct iob_io_log io_log;	/* spec.log_ios: every I/O of the window; owned */
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "iobench/engine.h"
 #include "iobench/intervals.h"
 #include "iobench/job.h"
 #include "iobench/outfile.h"
@@ -54,6 +55,7 @@ struct iob_fiologs {
 	char *(*path)[IOB_FIOLOG_KINDS];
 	struct iob_outfile (*of)[IOB_FIOLOG_KINDS]; /* the checked files */
 	uint64_t *t0_ns;		  /* the job's first measured window (absolute ns; 0: none yet) */
+	int *log_prio;			  /* the job's log_prio: the 5th column as 0xPPPP */
 	int error;			  /* the first write that failed: errno */
 	const char *error_path;
 };
@@ -67,6 +69,11 @@ int iob_fiologs_commit(struct iob_fiologs *fl, char *err, size_t errlen);
 void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, enum iob_phase phase,
 		       const struct iob_intervals *iv);
 /* Remove the files the run created (it could not start after all). */
+/* Job j's phase is over, logged per I/O (lat_log without log_interval,
+ * fio's default): a row per I/O of its n streams' results, in time order
+ * (time ms, latency ns, direction, block size, priority).  0, or -ENOMEM
+ * (nothing written; the caller says so). */
+int iob_fiologs_ios(struct iob_fiologs *fl, size_t j, const struct iob_phase_result *r, size_t n);
 void iob_fiologs_unmake(struct iob_fiologs *fl);
 /* Close them all; -errno with a one-line reason for the first failure. */
 int iob_fiologs_close(struct iob_fiologs *fl, char *err, size_t errlen);

@@ -10,6 +10,7 @@
 #ifndef IOBENCH_SHAPE_H
 #define IOBENCH_SHAPE_H
 
+#include "iobench/cmdprio.h"
 #include "iobench/perm.h"
 #include <signal.h>
 #include <stddef.h>
@@ -80,6 +81,8 @@ struct iob_shape {
 	struct iob_flow *flow;
 	uint32_t flow_weight;
 	uint64_t flow_sleep_ns;
+	/* cmdprio_*: a priority per I/O (cmdprio.h); cmdprio.on 0: none */
+	struct iob_cmdprio cmdprio;
 };
 
 /* ignore_error: "READS,WRITES[,VERIFY]", each a ':' list of errno names
@@ -152,6 +155,7 @@ struct iob_shape_run {
 	uint32_t run_left;  /* rand_run: I/Os left in this run */
 	uint64_t flow_ios;  /* flow: this stream's I/Os in the flow's count */
 	int flow_in;        /* flow: its weight is in the flow's (until iob_shape_run_end) */
+	uint64_t prio_rng;  /* cmdprio: the draws of each I/O's priority, apart from the others */
 };
 
 /* Start drawing for files of fsize bytes, offsets in multiples of unit
