@@ -157,6 +157,50 @@ def case_fio_counts(tmp):
             within(fio_prios.get(prio(BE, 2), 0), fr["total_ios"], 40, "fio's reads at best effort 2")
 
 
+def log_rows(path):
+    """A fio-style log's rows: (time ms, value, direction, block size, fifth column)."""
+    with open(path) as f:
+        return [tuple(x.strip() for x in line.split(",")) for line in f if line.strip()]
+
+
+def case_lat_log(tmp):
+    """write_lat_log without log_avg_msec, with log_prio=1 and then 0, on the cmdprio_percentage job:
+    fio 3.33 and iobench each write a line per I/O (1024), reads of 4096 bytes, whose fifth column is
+    the priority each I/O went at: per value, fio's lines equal its JSON's prios, iobench's its
+    record's prio_ios; with log_prio=0 the column is 0 on every line (no real-time I/O) in both."""
+    if not os.access(fio_bin(), os.X_OK):
+        raise Skip(f"fio is not installed ({fio_bin()}): nothing to compare with")
+    d = os.path.join(tmp, "data")
+    os.makedirs(d)
+    need_libaio_direct(d)
+    for log_prio in (1, 0):
+        extra = (f"prio=5\nprioclass=3\ncmdprio_percentage=30\ncmdprio_class=2\ncmdprio=1\n"
+                 f"write_lat_log={tmp}/f\nlog_prio={log_prio}\n")
+        path = iob.write(os.path.join(tmp, "l.fio"), job_text(d, "libaio", extra))
+        out = os.path.join(tmp, "fio.json")
+        p = iob.run([fio_bin(), "--output-format=json", "--output=" + out, path], timeout=300)
+        expect(p.returncode == 0, p.stderr[-2000:])
+        with open(out) as f:
+            fr = json.load(f)["jobs"][0]["read"]
+        fio_rows = log_rows(os.path.join(tmp, "f_lat.1.log"))
+        for name in os.listdir(tmp):
+            if name.startswith("f_"):
+                os.remove(os.path.join(tmp, name))
+        _, recs = iob_run(tmp, path)
+        iob_rows = log_rows(os.path.join(tmp, "f_lat.1.log"))
+        expect(log_rows(os.path.join(tmp, "f_clat.1.log")) == iob_rows, "the clat log differs from the lat log")
+        for who, rows in (("fio", fio_rows), ("iobench", iob_rows)):
+            expect(len(rows) == 1024 and all(r[2] == "0" and r[3] == "4096" for r in rows), (who, rows[:3]))
+        col = lambda rows: {v: sum(1 for r in rows if r[4] == v) for v in {r[4] for r in rows}}  # noqa: E731
+        print(f"log_prio={log_prio}: fio {col(fio_rows)}, iobench {col(iob_rows)}")
+        if log_prio:
+            expect(col(fio_rows) == {prio(x["prioclass"], x["prio"]): x["clat_ns"]["N"] for x in fr["prios"]},
+                   (col(fio_rows), fr["prios"]))
+            expect(col(iob_rows) == {k: r for k, (r, w) in prio_ios(recs[0]).items()}, (col(iob_rows), recs[0]))
+        else:
+            expect(col(fio_rows) == col(iob_rows) == {"0": 1024}, (col(fio_rows), col(iob_rows)))
+
+
 # ---- what the kernel was asked, from outside --------------------------------------------------------
 
 
