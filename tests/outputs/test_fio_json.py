@@ -16,7 +16,7 @@ iobench's own json output of the same run and read by fio's own tools
              both), values that are the interval records' figures, the bw
              log integrating to each phase's bytes within one interval's
              worth; refusals (exit 2, nothing created): a missing directory,
-             a log file that is a directory, no log_interval; `iobench keys`
+             a log file that is a directory, an iops log with no log_interval; `iobench keys`
              lists the keys
   fio2gnuplot  fio2gnuplot accepts our bw and iops logs and renders its plots
              (PNG files); skips (77) when fio2gnuplot or gnuplot is missing
@@ -319,7 +319,7 @@ def case_logs(o):
     os.makedirs(os.path.join(bad, "d_bw.1.log"))
     for key, val, extra, what in (("bw_log", os.path.join(bad, "nodir", "p"), "log_interval = 1s\n", "does not exist"),
                                   ("bw_log", os.path.join(bad, "d"), "log_interval = 1s\n", "not a regular file"),
-                                  ("lat_log", os.path.join(bad, "p"), "", "needs log_interval")):
+                                  ("iops_log", os.path.join(bad, "p"), "", "needs log_interval")):
         ini = profile(o, "bad.ini", "[b]\nsize = 64KiB\nbackend = posix\n%s = %s\n%s" % (key, val, extra))
         before = sorted(os.listdir(bad))
         p = run(o, ["run", ini, "--dir", bad, "--output", "json=" + os.path.join(bad, "out.json")], want=2)
