@@ -266,7 +266,7 @@ def case_refused(tmp):
                     "phases = read\niodepth = 4\ncmdprio_percentage = 20\n")
     iob.refusal(iob.tool(A, "iobench", "run", ini), ("cmdprio", "'null'"), "null backend")
     ini = iob.write(os.path.join(tmp, "q.ini"), f"[a]\ndir = {d}\nbackend = io_uring\nsize = 1m\naccess = random\n"
-                    "phases = write\ncmdprio_percentage = 20\n")
+                    "phases = write\ncmdprio_percentage = 20\ncmdprio_class = 2\n")
     iob.refusal(iob.tool(A, "iobench", "run", ini), ("cmdprio_percentage", "iodepth"), "iodepth 1")
     expect(os.listdir(d) == [], os.listdir(d))
 
