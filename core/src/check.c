@@ -18,6 +18,7 @@
 #include "iobench/coord.h"
 #include "iobench/engine.h"
 #include "iobench/meta.h"
+#include "iobench/numa.h"
 #include "iobench/fiolog.h"
 #include "iobench/log.h"
 #include "iobench/os.h"
@@ -439,6 +440,11 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 			 "time (set iodepth = 1, or use io_uring)",
 			 job->name, job->iodepth, b->desc.name);
 		return -ENOTSUP;
+	}
+	char why[320]; /* NUMA: the nodes named exist on this machine */
+	if ((rc = iob_numa_check(job->numa_cpu_nodes, job->numa_mem_policy, why, sizeof why)) != 0) {
+		snprintf(err, errlen, "[%s] %s", job->name, why);
+		return rc;
 	}
 	if ((rc = check_prio(job, b, err, errlen)))
 		return rc;

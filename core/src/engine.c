@@ -237,7 +237,13 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	 * (iob_eng_lat_init, in phase_setup) reads them: streams start phases at once */
 	iob_ticks_init();
 	iob_eng_measure_timing_floor();
-	int ok = check_spec(s, r, ph.write, ph.mixed) == 0 && set_ioprio(s, r) == 0 && phase_setup(&ph) == 0;
+	/* NUMA placement first: the buffers are allocated under it */
+	struct iob_place placed;
+	int place = iob_numa_active(&s->numa);
+	if (place && (r->status = iob_numa_enter(&s->numa, &placed, r->error, sizeof r->error)) != 0)
+		place = 0;
+	int ok = r->status == 0 && check_spec(s, r, ph.write, ph.mixed) == 0 && set_ioprio(s, r) == 0 &&
+		 phase_setup(&ph) == 0;
 	if (ok) {
 		ph.lat.depth = ph.queued ? s->iodepth : 1;
 		ph.event = iob_eng_next_event(&ph);
@@ -332,6 +338,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	iob_free_aligned(ph.bufbase ? ph.bufbase : ph.buf);
 	iob_free_aligned(ph.scratch);
 	iob_free_aligned(ph.rbuf);
+	if (place) /* the thread's former CPUs and memory policy (a lone job's is the main thread) */
+		iob_numa_leave(&placed);
 	if (s->access == IOB_ACCESS_SEQ && !ph.mixed) /* what a later read replays (written_draws) */
 		r->draws = ph.seq_whole ? UINT64_MAX : r->bytes;
 	if (ph.verify_halt && r->status == -ECANCELED) { /* verify_piece's stop, no other error after it */

@@ -188,7 +188,11 @@ int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 					return 0; /* its bytes are done (shape.io_bytes) */
 				*fi = g->multi ? (size_t)(rng_next(&g->rng) % g->nfiles) : 0;
 				*len = iob_shape_len(g->shape, g->w);
-				*off = iob_shape_offset(g->shape, *len);
+				*off = iob_shape_offset(g->shape, *len, g->w);
+				if (*off == UINT64_MAX) { /* a strided sequence left the file: fio's job ends there */
+					g->drawn--;
+					return 0;
+				}
 				g->shape->bytes_left -= *len < g->shape->bytes_left ? *len : g->shape->bytes_left;
 				return 1;
 			}

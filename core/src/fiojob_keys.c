@@ -144,7 +144,8 @@ const struct fio_key fj_keys[] = {
 		   "done); each I/O draws its size; random offsets are drawn with replacement"},
     [K_RANDOM_DISTRIBUTION] = {"random_distribution", "", "random_distribution",
 			       "random, zipf:THETA, pareto:H, normal:SIGMA, zoned:ACCESS/SIZE%:..., zoned_abs:ACCESS/SIZE:...; "
-			       "one list for both directions; no center; drawn with replacement"},
+			       "one list for both directions; no center; drawn with replacement; sequence:B,... (at most 64 "
+			       "block indices, each inside the file): each direction's I/O k at block B[k mod n]"},
     [K_RATE] = {"rate", "", "rate", "bytes per second per stream: R or R,W[,T] (an empty side: no limit; trims none)"},
     [K_RATE_IOPS] = {"rate_iops", "", "rate_iops", "I/Os per second per stream, as rate"},
     [K_RATE_PROCESS] = {"rate_process", "", "rate_process", "linear (default) or poisson"},
@@ -232,7 +233,21 @@ const struct fio_key fj_keys[] = {
      * K_COUNT up, the first as [K_COUNT] = {...}, each {name, aliases,
      * iobench, how, as, ikey, refuse} (docs/architecture.md, "Adding a
      * key"). */
-    [K_COUNT] = {"log_prio", "", "log_prio",
+    [K_COUNT] = {"random_sequence_stride", "", "random_sequence_stride",
+		 "1 with random_distribution=sequence: each pass over the list adds its length to its blocks "
+		 "(2,0,1, 5,3,4, ...), the job ending at the first block past the file's end; 0 (default): the same "
+		 "blocks again",
+		 FJ_AS_BOOL, "random_sequence_stride", NULL},
+    {"numa_cpu_nodes", "", "numa_cpu_nodes",
+     "N, A-B, lists of them with ',', or all: each stream's thread runs on those nodes' CPUs (sched_setaffinity); "
+     "a node this machine does not have is refused; not in Windows builds",
+     FJ_AS_TEXT, "numa_cpu_nodes", NULL},
+    {"numa_mem_policy", "", "numa_mem_policy",
+     "default, prefer:N, bind:NODES, interleave[:NODES] or local: each stream's thread's memory policy "
+     "(set_mempolicy, before its buffers; default is set, where fio 3.33 leaves the policy as it was); a node "
+     "this machine does not have is refused; not in Windows builds",
+     FJ_AS_TEXT, "numa_mem_policy", NULL},
+    {"log_prio", "", "log_prio",
 		 "1: the logs' fifth column is the priority as 0xPPPP: each I/O's in a latency log of every I/O "
 		 "(no log_avg_msec), 0x0000 on a line averaging log_avg_msec, as fio writes them; 0: 1 for the "
 		 "real-time class, else 0",

@@ -120,6 +120,7 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	sh->think_spin_ns = job->thinktime_spin_ns;
 	sh->think_blocks = job->thinktime_blocks;
 	sh->rand_run = job->rand_run;
+	sh->seq_stride = job->random_sequence_stride;
 	sh->start_delay_ns = job->start_delay_ns;
 	sh->continue_mask = (uint32_t)job->continue_on_error;
 	if (job->ignore_error[0] && iob_ignore_error_parse(job->ignore_error, sh, why, sizeof why) != 0) {
@@ -140,6 +141,28 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	       sh->rate_iops_min[1] || sh->start_delay_ns;
 }
 
+/* random_distribution=sequence: every block index inside the file (fio
+ * fails the job at the first that is not), one offset a draw */
+static int validate_sequence(const struct iob_job *job, const struct iob_shape *sh, char *err, size_t errlen)
+{
+	uint64_t unit = iob_shape_bs_min(sh, job->block_size), blocks = job->size / unit;
+	for (uint32_t i = 0; i < sh->nseq; i++)
+		if (sh->seq[i] >= blocks) {
+			snprintf(err, errlen,
+				 "[%s] random_distribution=%s: block %u is past the file's last (size %llu holds %llu "
+				 "blocks of %llu bytes)",
+				 job->name, job->random_distribution, sh->seq[i], (unsigned long long)job->size,
+				 (unsigned long long)blocks, (unsigned long long)unit);
+			return -EINVAL;
+		}
+	if (job->rand_run > 1) {
+		snprintf(err, errlen, "[%s] random_distribution=sequence gives every I/O's block: rand_run %u cannot be used with it",
+			 job->name, job->rand_run);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* the shapes of load, and what they cannot be used with */
 static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 {
@@ -150,6 +173,11 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 		return rc;
 	if (job->thinktime_spin_ns > job->thinktime_ns) {
 		snprintf(err, errlen, "[%s] thinktime_spin is longer than thinktime", n);
+		return -EINVAL;
+	}
+	if (job->random_sequence_stride && sh.dist != IOB_DIST_SEQUENCE) {
+		snprintf(err, errlen, "[%s] random_sequence_stride needs random_distribution=sequence:B,... (it has %s)", n,
+			 job->random_distribution[0] ? job->random_distribution : "random");
 		return -EINVAL;
 	}
 	if (rc == 0)
@@ -178,6 +206,8 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 			 (unsigned long long)job->size, (unsigned long long)top);
 		return -EINVAL;
 	}
+	if (sh.dist == IOB_DIST_SEQUENCE && (rc = validate_sequence(job, &sh, err, errlen)) != 0)
+		return rc;
 	if (sh.dist == IOB_DIST_ZONED_ABS) {
 		uint64_t sum = 0;
 		for (uint32_t i = 0; i < sh.nzones; i++)

@@ -104,6 +104,9 @@ static const struct iob_key_word steady_words[] = {
 static const struct iob_key_word steady_rule_words[] = {
     {"snia", IOB_STEADY_SNIA}, {"deviation", IOB_STEADY_DEVIATION}, {"slope", IOB_STEADY_SLOPE}, {NULL, 0}};
 
+/* numa_cpu_nodes and numa_mem_policy: what they cannot be used with */
+#define NUMA_ROW .excludes = "workload=files", .why = "the files workload's streams are not placed"
+
 /* A row without a range leaves min and max at 0: the trailing fields are
  * left out on purpose. */
 #pragma GCC diagnostic push
@@ -211,6 +214,13 @@ static const struct iob_key key_table[] = {
      "streams run at once (1 to 4096), each on its own thread and its own files <file>.<i> unless shared_file; "
      "every phase gives one record per stream and one aggregate",
      NULL, FIELD(threads), NULL, 1, IOB_THREADS_MAX, .record = "threads"},
+    {"numa_cpu_nodes", IOB_KEY_STRING, "nodes", "", "each stream runs on the CPUs of these NUMA nodes (N, A-B, "
+     "lists with ',', or all; sched_setaffinity on its thread before its files and buffers); empty: where it was "
+     "started", NULL, FIELD(numa_cpu_nodes), iob_set_checked_text, 0, 0, .record = "numa_cpu_nodes", NUMA_ROW},
+    {"numa_mem_policy", IOB_KEY_STRING, "", "", "each stream's memory policy (set_mempolicy on its thread, before "
+     "its buffers): default, prefer:NODE, bind:NODES, interleave[:NODES] (no nodes: all with memory) or local; "
+     "empty: as it was", NULL, FIELD(numa_mem_policy), iob_set_checked_text, 0, 0, .record = "numa_mem_policy",
+     NUMA_ROW},
     {"shared_file", IOB_KEY_BOOL, "", "false",
      "all streams use the job's files: sequential streams each take an equal part of every file, random "
      "ones draw over the whole file",
@@ -428,8 +438,14 @@ static const struct iob_key key_table[] = {
     {"random_distribution", IOB_KEY_STRING, "", "random",
      "random access: the offsets' distribution: random (uniform), zipf:THETA, pareto:H, normal:SIGMA% (around the "
      "middle), zoned:ACCESS%/SIZE%:... (uniform inside each zone; an empty last SIZE is the rest), "
-     "zoned_abs:ACCESS%/SIZE:...; drawn with replacement; hot blocks spread over the file",
+     "zoned_abs:ACCESS%/SIZE:...; drawn with replacement; hot blocks spread over the file; or sequence:B,B,... "
+     "(at most 64 block indices, no draw: a direction's I/O k is at block B[k mod n] x the smallest block size, "
+     "the list over and over, fio's sequence)",
      NULL, FIELD(random_distribution), iob_set_shape_text, 0, 0, .record = "random_distribution"},
+    {"random_sequence_stride", IOB_KEY_BOOL, "", "false",
+     "random_distribution=sequence: each pass over the list adds its length to its blocks (2,0,1 then 5,3,4, "
+     "8,6,7, ...: fio's random_sequence_stride); the order ends at the first block past the file's end",
+     NULL, FIELD(random_sequence_stride), NULL, 0, 0, .record = "random_sequence_stride"},
     {"rate", IOB_KEY_STRING, "bytes/s", "",
      "hold each stream to this many bytes per second: R (reads and writes), or R,W (an empty side: no limit); "
      "each I/O waits for its turn (rate_process)",

@@ -32,8 +32,8 @@ int iob_set_seed(const struct iob_key *k, struct iob_job *job, const char *value
 int iob_set_log_interval(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen);
 /* a 32-bit count held to the bounds keys_set.c lists for its key */
 int iob_set_bounded(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen);
-/* text kept once its parser accepts it: until_ci, steady_round and
- * steady_range/slope/limit (checked_text); the load's shape, bssplit,
+/* text kept once its parser accepts it: until_ci, steady_round,
+ * steady_range/slope/limit and numa_cpu_nodes, numa_mem_policy (checked_text); the load's shape, bssplit,
  * random_distribution, rate*, seq_add (shape_text) */
 int iob_set_checked_text(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen);
 int iob_set_shape_text(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "iobench/numa.h"
 #include "iobench/repeat.h"
 #include "iobench/cmdprio.h"
 #include "iobench/shape.h"
@@ -104,6 +105,11 @@ int iob_set_checked_text(const struct iob_key *k, struct iob_job *job, const cha
 		rc = 0;
 	else if (strcmp(k->name, "until_ci") == 0)
 		rc = iob_until_ci_parse(value, &share, err, errlen);
+	else if (strcmp(k->name, "numa_cpu_nodes") == 0 || strcmp(k->name, "numa_mem_policy") == 0) {
+		struct iob_numa numa;
+		int cpu = k->name[5] == 'c';
+		rc = iob_numa_parse(cpu ? value : "", cpu ? "" : value, &numa, err, errlen);
+	}
 	else
 		rc = iob_steady_pct_parse(k->name, value, &share, err, errlen);
 	if (rc == 0 && strlen(value) >= k->width) {

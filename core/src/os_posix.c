@@ -6,7 +6,8 @@
  *   os_posix.c          clocks, memory, the system (host, time, root),
  *                       quiet commands, sleeping, /proc I/O counters, the
  *                       per-I/O clock (TSC or not), threads, barriers, once,
- *                       per-thread accounting
+ *                       per-thread accounting, NUMA placement (affinity and
+ *                       memory policy of the calling thread)
  *   os_posix_paths.c    paths by name: kind, size, free space, made and
  *                       removed, access, identity, the real path, file
  *                       systems' facts, holes, direct I/O alignment, a
@@ -378,6 +379,76 @@ void iob_thread_join(struct iob_thread *t)
 	pthread_join(t->id, NULL);
 	free(t);
 }
+
+/* NUMA placement (numa.c): sysfs's node lists, sched_setaffinity and
+ * set_mempolicy (the raw system call: no libnuma) */
+int iob_numa_sys_read(const char *name, char *buf, size_t len)
+{
+	char path[160];
+	if (strstr(name, "..") || snprintf(path, sizeof path, "/sys/devices/system/node/%s", name) >= (int)sizeof path)
+		return -EINVAL;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	int rc = fgets(buf, (int)len, f) ? 0 : -EIO;
+	fclose(f);
+	if (rc == 0)
+		buf[strcspn(buf, "\n")] = '\0';
+	return rc;
+}
+
+#if defined(__linux__) && defined(SYS_set_mempolicy) && defined(SYS_get_mempolicy)
+#define PLACE_NODE_BITS (IOB_PLACE_WORDS * 64)
+int iob_place_get(struct iob_place *p)
+{
+	cpu_set_t set;
+	memset(p, 0, sizeof *p);
+	p->mode = -1;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return -errno;
+	for (int c = 0; c < CPU_SETSIZE && c < PLACE_NODE_BITS; c++)
+		if (CPU_ISSET(c, &set))
+			p->cpus[c / 64] |= 1ull << (c % 64);
+	p->cpus_set = 1;
+	int mode = 0;
+	unsigned long nodes[IOB_PLACE_WORDS * 64 / (8 * sizeof(unsigned long))] = {0};
+	if (syscall(SYS_get_mempolicy, &mode, nodes, (unsigned long)PLACE_NODE_BITS, NULL, 0UL) != 0)
+		return -errno;
+	memcpy(p->nodes, nodes, sizeof p->nodes);
+	p->mode = mode;
+	return 0;
+}
+
+int iob_place_set(const struct iob_place *p, const char **what)
+{
+	if (p->cpus_set) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		for (int c = 0; c < CPU_SETSIZE && c < PLACE_NODE_BITS; c++)
+			if (p->cpus[c / 64] >> (c % 64) & 1)
+				CPU_SET(c, &set);
+		if (sched_setaffinity(0, sizeof set, &set) != 0) {
+			*what = "sched_setaffinity";
+			return -errno;
+		}
+	}
+	if (p->mode >= 0) {
+		unsigned long nodes[IOB_PLACE_WORDS * 64 / (8 * sizeof(unsigned long))];
+		memcpy(nodes, p->nodes, sizeof nodes);
+		/* maxnode: the mask's bits + 1, as the kernel reads maxnode - 1 bits */
+		int none = (p->mode & 0xff) == 0 || (p->mode & 0xff) == 4; /* default, local: no nodes */
+		if (syscall(SYS_set_mempolicy, p->mode, none ? NULL : nodes, none ? 0UL : (unsigned long)PLACE_NODE_BITS + 1) != 0) {
+			*what = "set_mempolicy";
+			return -errno;
+		}
+	}
+	return 0;
+}
+#else /* no NUMA system calls: numa.c refuses the keys */
+int iob_place_get(struct iob_place *p) { return memset(p, 0, sizeof *p), p->mode = -1, -ENOTSUP; }
+int iob_place_set(const struct iob_place *p, const char **what) { return (void)p, *what = "NUMA placement", -ENOTSUP; }
+#endif
 
 struct iob_barrier {
 	pthread_mutex_t lock;

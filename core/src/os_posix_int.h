@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
+#include <sched.h>	 /* sched_setaffinity */
+#include <sys/syscall.h> /* SYS_set_mempolicy */
 #include <linux/magic.h> /* TMPFS_MAGIC, RAMFS_MAGIC */
 #include <sys/vfs.h>
 #endif

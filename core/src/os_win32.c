@@ -308,6 +308,29 @@ int iob_thread_start(struct iob_thread **out, void (*fn)(void *arg), void *arg)
 	return 0;
 }
 
+/* NUMA placement: not on Windows builds (numa.c refuses the keys) */
+int iob_numa_sys_read(const char *name, char *buf, size_t len)
+{
+	(void)name;
+	if (len)
+		buf[0] = '\0';
+	return -ENOTSUP;
+}
+
+int iob_place_get(struct iob_place *p)
+{
+	memset(p, 0, sizeof *p);
+	p->mode = -1;
+	return -ENOTSUP;
+}
+
+int iob_place_set(const struct iob_place *p, const char **what)
+{
+	(void)p;
+	*what = "NUMA placement";
+	return -ENOTSUP;
+}
+
 void iob_thread_join(struct iob_thread *t)
 {
 	if (!t)

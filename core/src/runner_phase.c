@@ -293,6 +293,9 @@ void iob_runner_phase_spec(const struct iob_run *run, const struct iob_job *job,
 	};
 	if (spec->log_ios)
 		spec->latency = IOB_LATENCY_EVERY;
+	char bad[256]; /* checked before the run (check.c): it parses */
+	if (iob_numa_parse(job->numa_cpu_nodes, job->numa_mem_policy, &spec->numa, bad, sizeof bad) != 0)
+		memset(&spec->numa, 0, sizeof spec->numa);
 	if (job->offset || job->offset_increment) { /* the job's region: offset, size bytes from there */
 		spec->region_off = job->offset;
 		spec->region_len = job->size;

@@ -174,12 +174,44 @@ static int zones_parse(char *list, int abs_sizes, struct iob_shape *sh, char *er
 	return 0;
 }
 
+/* sequence:B,B,...: block indices, digits only (blanks around each
+ * allowed), at most IOB_SEQ_MAX of them */
+static int sequence_parse(char *list, struct iob_shape *sh, char *err, size_t errlen)
+{
+	sh->nseq = 0;
+	for (char *e = list, *next; e; e = next) {
+		next = strchr(e, ',');
+		if (next)
+			*next++ = '\0';
+		while (*e == ' ' || *e == '\t')
+			e++;
+		size_t len = strlen(e);
+		while (len && (e[len - 1] == ' ' || e[len - 1] == '\t'))
+			e[--len] = '\0';
+		char why[160];
+		uint64_t b;
+		if (!len || strspn(e, "0123456789") != len || iob_parse_u64(e, &b, why, sizeof why) != 0 ||
+		    b > UINT32_MAX) {
+			snprintf(err, errlen, "random_distribution sequence element '%s' is not a block index (0 to %u)", e,
+				 UINT32_MAX);
+			return -EINVAL;
+		}
+		if (sh->nseq == IOB_SEQ_MAX) {
+			snprintf(err, errlen, "random_distribution: a sequence holds at most %d block indices", IOB_SEQ_MAX);
+			return -EINVAL;
+		}
+		sh->seq[sh->nseq++] = (uint32_t)b;
+	}
+	return 0;
+}
+
 int iob_dist_parse(const char *text, struct iob_shape *sh, char *err, size_t errlen)
 {
-	char buf[512];
+	char buf[IOB_DIST_TEXT_MAX];
 	sh->dist = IOB_DIST_RANDOM;
 	sh->dist_param = 0;
 	sh->nzones = 0;
+	sh->nseq = 0;
 	if (!text[0] || strcmp(text, "random") == 0)
 		return 0;
 	if (strlen(text) >= sizeof buf) {
@@ -206,6 +238,14 @@ int iob_dist_parse(const char *text, struct iob_shape *sh, char *err, size_t err
 		sh->dist = abs_sizes ? IOB_DIST_ZONED_ABS : IOB_DIST_ZONED;
 		return zones_parse(arg, abs_sizes, sh, err, errlen);
 	}
+	if (strcmp(buf, "sequence") == 0) {
+		if (!arg || !*arg) {
+			snprintf(err, errlen, "random_distribution=sequence needs block indices, e.g. sequence:2,0,1");
+			return -EINVAL;
+		}
+		sh->dist = IOB_DIST_SEQUENCE;
+		return sequence_parse(arg, sh, err, errlen);
+	}
 	enum iob_dist d = strcmp(buf, "zipf") == 0     ? IOB_DIST_ZIPF
 			  : strcmp(buf, "pareto") == 0 ? IOB_DIST_PARETO
 			  : strcmp(buf, "normal") == 0 ? IOB_DIST_NORMAL
@@ -213,7 +253,7 @@ int iob_dist_parse(const char *text, struct iob_shape *sh, char *err, size_t err
 	if (d == IOB_DIST_RANDOM) {
 		snprintf(err, errlen,
 			 "random_distribution '%s' is not one of random, zipf:THETA, pareto:H, normal:SIGMA, zoned:..., "
-			 "zoned_abs:...",
+			 "zoned_abs:..., sequence:B,...",
 			 text);
 		return -EINVAL;
 	}
@@ -546,6 +586,7 @@ void iob_shape_run_reset(struct iob_shape_run *run)
 	run->rng = run->seed;
 	run->bytes_left = run->budget;
 	run->run_left = 0;
+	run->seq_ios[0] = run->seq_ios[1] = 0;
 }
 
 size_t iob_shape_len(struct iob_shape_run *run, int write)
@@ -604,7 +645,23 @@ static uint64_t draw_rank(struct iob_shape_run *run)
 
 static uint64_t random_offset(struct iob_shape_run *run, size_t len, uint64_t last, uint64_t unit);
 
-uint64_t iob_shape_offset(struct iob_shape_run *run, size_t len)
+/* sequence: the block of the direction's next I/O (fio's sequence
+ * distribution: blocks of the smallest size, offsets in units); UINT64_MAX
+ * past the file's last block */
+static uint64_t sequence_offset(struct iob_shape_run *run, uint64_t last, int write)
+{
+	const struct iob_shape *sh = run->sh;
+	const uint64_t k = run->seq_ios[write ? 1 : 0]++;
+	uint64_t b = sh->seq[k % sh->nseq];
+	if (sh->seq_stride)
+		b += (k / sh->nseq) * sh->nseq;
+	uint64_t minbs = iob_shape_bs_min(sh, run->bs);
+	if (b >= run->fsize / minbs)
+		return UINT64_MAX;
+	return (b > last ? last : b) * run->unit;
+}
+
+uint64_t iob_shape_offset(struct iob_shape_run *run, size_t len, int write)
 {
 	const struct iob_shape *sh = run->sh;
 	const uint64_t unit = run->unit;
@@ -616,6 +673,8 @@ uint64_t iob_shape_offset(struct iob_shape_run *run, size_t len)
 		run->run_next += len;
 		return off;
 	}
+	if (sh->dist == IOB_DIST_SEQUENCE)
+		return sequence_offset(run, last, write);
 	uint64_t off = random_offset(run, len, last, unit);
 	if (sh->rand_run > 1) {
 		run->run_left = sh->rand_run - 1;

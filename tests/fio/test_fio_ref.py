@@ -21,9 +21,11 @@ import os
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import iobtest as iob  # noqa: E402
@@ -597,6 +599,253 @@ def case_offset_ini(tmp):
            and recs[0]["offset_increment_bytes"] == 64 * k, f"record: {recs[:1]}")
 
 
+def in_order(argv, tmp, tag, cwd=None):
+    """Run argv under strace -f: [(call, block of 4 KiB)] of every 4 KiB pread64/pwrite64, in the order
+    the kernel saw them, and the completed process."""
+    out = os.path.join(tmp, "order-" + tag)
+    env = dict(os.environ)  # LeakSanitizer cannot run under ptrace
+    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    p = subprocess.run(["strace", "-f", "-qq", "-s", "0", "-e", "trace=pread64,pwrite64", "-o", out] + argv,
+                       cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    calls = []
+    with open(out) as f:
+        for line in f:
+            m = re.search(r'(pread64|pwrite64)\(\d+, ""\.*, 4096, (\d+)\)\s+= 4096', line)
+            if m:
+                calls.append((m.group(1), int(m.group(2)) // 4096))
+    os.remove(out)
+    return calls, p
+
+
+def seq_blocks(seq, stride, n, nblocks):
+    """fio's sequence distribution, as its HOWTO words it: I/O k of a direction is at block
+    seq[k mod len]; with random_sequence_stride each full pass adds len(seq) to the blocks; the job
+    ends at the first block past the file's nblocks (fio: the offset is no longer valid)."""
+    out = []
+    for k in range(n):
+        b = seq[k % len(seq)] + (k // len(seq)) * len(seq) * stride
+        if b >= nblocks:
+            break
+        out.append(b)
+    return out
+
+
+def case_sequence(tmp):
+    """random_distribution=sequence and random_sequence_stride (newer than fio 3.33, so checked against
+    the order fio's HOWTO gives, worked out here): strace sees each pread64/pwrite64 in order.
+    fio's sequence-distribution.fio as written (null engine: the records' counts) and on files
+    (ioengine=psync: its blocks 2,0,1,2,0,1 and 2,0,1,5,3,4); our own jobs with strides 0 and 1 (a
+    strided order ending at the file's end, reads and writes of randrw each on their own count); the
+    same from an INI profile; bad values refused in one line, nothing created."""
+    if not shutil.which("strace"):
+        raise Skip("strace is not installed: the offsets cannot be seen from outside")
+    iobench = os.path.join(ARGS.bin, "iobench")
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    # 1. our own job: 8 blocks, sequence 1,3,0, 12 I/Os asked
+    job = iob.write(os.path.join(tmp, "seq.fio"),
+                    "[global]\nrw=randread\nbs=4k\nsize=32k\nio_size=48k\nfilename=seq.dat\n"
+                    "random_distribution=sequence:1,3,0\n[fixed]\nrandom_sequence_stride=0\n"
+                    "[strided]\nstonewall\nrandom_sequence_stride=1\n"
+                    "[mixed]\nstonewall\nrw=randrw\nsize=64k\nio_size=32k\nrandom_distribution=sequence:1,0\n"
+                    "random_sequence_stride=1\n")
+    js = os.path.join(tmp, "seq.json")
+    calls, p = in_order([iobench, "run", job, "--dir", data, "--output", "json=" + js], tmp, "own")
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr[-2000:]}")
+    with open(js) as fh:
+        recs = {r["job"]: r for r in json.load(fh)["records"] if r.get("kind") == "phase"}
+    fixed, strided = seq_blocks([1, 3, 0], 0, 12, 8), seq_blocks([1, 3, 0], 1, 12, 8)
+    expect(fixed == [1, 3, 0] * 4 and strided == [1, 3, 0, 4, 6, 3, 7], (fixed, strided))
+    reads = [b for c, b in calls if c == "pread64"]
+    nf, ns = len(fixed), len(strided)
+    print(f"reads: {reads[:nf]} then {reads[nf:nf + ns]}")
+    expect(reads[:nf] == fixed, f"stride 0: blocks {reads[:nf]}, want {fixed}")
+    expect(reads[nf:nf + ns] == strided, f"stride 1: blocks {reads[nf:nf + ns]}, want {strided}")
+    expect(recs["fixed"]["ops"] == 12 and recs["strided"]["ops"] == 7 and recs["strided"]["bytes"] == 7 * 4096,
+           f"records: fixed {recs['fixed']['ops']} I/Os, strided {recs['strided']['ops']}")
+    expect(recs["strided"]["random_sequence_stride"] is True and recs["fixed"]["random_sequence_stride"] is False
+           and recs["fixed"]["random_distribution"] == "sequence:1,3,0", recs["strided"])
+    m = recs["mixed"]
+    mr = reads[nf + ns:]
+    mw = [b for c, b in calls if c == "pwrite64"][-m["ops_written"]:] if m["ops_written"] else []
+    print(f"randrw: reads {mr}, writes {mw}")
+    expect(m["ops_read"] + m["ops_written"] == 8 and m["ops_read"] and m["ops_written"], m)
+    expect(mr == seq_blocks([1, 0], 1, m["ops_read"], 16) and mw == seq_blocks([1, 0], 1, m["ops_written"], 16),
+           f"randrw: each direction on its own count: reads {mr}, writes {mw}")
+    # 2. the same from an INI profile (iobench's own keys)
+    prof = iob.write(os.path.join(tmp, "seq.ini"),
+                     f"[s]\ndir = {data}\nfilename = seq.dat\nphases = read\naccess = random\nblock_size = 4K\n"
+                     "size = 32K\nops = 12\nrandom_distribution = sequence:1,3,0\nrandom_sequence_stride = true\n")
+    calls, p = in_order([iobench, "run", prof], tmp, "ini")
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr[-2000:]}")
+    reads = [b for c, b in calls if c == "pread64"]
+    expect(reads == strided, f"INI stride: blocks {reads}, want {strided}")
+    # 3. bad values: one line, exit 2, nothing created
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    for k, (body, want) in enumerate([
+            ("random_distribution=sequence:1,8\n", "block 8 is past the file's last (size 32768 holds 8 blocks"),
+            ("random_distribution=sequence:1,-2\n", "sequence element '-2' is not a block index"),
+            ("random_distribution=sequence:\n", "random_distribution=sequence needs block indices"),
+            ("random_distribution=zipf:1.2\nrandom_sequence_stride=1\n",
+             "random_sequence_stride needs random_distribution=sequence"),
+            ("random_distribution=sequence:1\nrandom_sequence_stride=2\n", "random_sequence_stride")]):
+        bad = iob.write(os.path.join(tmp, f"bad{k}.fio"), "[b]\nrw=randread\nbs=4k\nsize=32k\n" + body)
+        refused(repr(body), want, empty, bad, "--dir", empty)
+    # 4. fio's example as written (null engine: the records count the I/Os) and on files (strace)
+    ex = example("sequence-distribution.fio")
+    js = os.path.join(tmp, "ex.json")
+    iob.tool(ARGS, "iobench", "run", ex, "--dir", data, "--output", "json=" + js, rc=0)
+    with open(js) as fh:
+        recs = {r["job"]: r for r in json.load(fh)["records"] if r.get("kind") == "phase"}
+    expect(sorted(recs) == ["repeating_sequence", "strided_sequence"]
+           and all(r["ops"] == 6 and r["bytes"] == 24 * 1024 and r["backend"] == "null" for r in recs.values()),
+           recs)
+    calls, p = in_order([iobench, "run", ex, "--dir", data, "--set", "ioengine=psync"], tmp, "example")
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr[-2000:]}")
+    reads = [b for c, b in calls if c == "pread64"]
+    want = seq_blocks([2, 0, 1], 0, 6, 12) + seq_blocks([2, 0, 1], 1, 6, 12)
+    print(f"sequence-distribution.fio on files: blocks {reads}")
+    expect(want == [2, 0, 1, 2, 0, 1, 2, 0, 1, 5, 3, 4] and reads == want, f"blocks {reads}, want {want}")
+
+
+NODE_SYS = "/sys/devices/system/node"
+
+
+def id_list(text):
+    """sysfs's and /proc's lists ("0-3,8") as a set of ints."""
+    out = set()
+    for part in filter(None, text.strip().split(",")):
+        a, _, b = part.partition("-")
+        out.update(range(int(a), int(b or a) + 1))
+    return out
+
+
+def placements(argv, tmp, tag, cwd):
+    """Run argv under strace -ff: for each task that placed itself, its first sched_setaffinity(0, ...)
+    (the CPUs, a sorted tuple) and first set_mempolicy (mode, nodes mask), as the kernel was asked;
+    fio's probes left out (libnuma's MPOL_PREFERRED_MANY test, affinity set on another pid)."""
+    pre = os.path.join(tmp, "place-" + tag)
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    p = subprocess.run(["strace", "-ff", "-qq", "-e", "trace=sched_setaffinity,set_mempolicy", "-o", pre] + argv,
+                       cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    tasks = []
+    d, base = os.path.split(pre)
+    for name in sorted(os.listdir(d)):
+        if not name.startswith(base + "."):
+            continue
+        with open(os.path.join(d, name)) as f:
+            text = f.read()
+        os.remove(os.path.join(d, name))
+        if "MPOL_PREFERRED_MANY" in text or re.search(r"sched_setaffinity\([1-9]", text):
+            continue
+        cpus = re.search(r"sched_setaffinity\(0, \d+, \[([\d ]*)\]\)\s+= 0", text)
+        pol = re.search(r"set_mempolicy\((MPOL_\w+), (?:\[((?:0x)?[0-9a-f]+)|NULL)", text)
+        if cpus or pol:
+            tasks.append((tuple(sorted(int(c) for c in cpus.group(1).split())) if cpus else None,
+                          pol.group(1) if pol else None, int(pol.group(2) or "0", 16) if pol else None))
+    return sorted(tasks, key=repr), p
+
+
+def case_numa(tmp):
+    """numa_cpu_nodes and numa_mem_policy (fio's meaning, HOWTO): each stream's thread asks the kernel for
+    its node's CPUs (sched_setaffinity) and the memory policy (set_mempolicy), as fio 3.33's job processes
+    do (strace of both on the same job file, where fio was built with libnuma); under taskset to one CPU
+    the stream threads' Cpus_allowed_list (/proc) are the node's allowed CPUs while the main thread keeps
+    its one; a node this machine does not have is refused in one line, nothing created (fio files and INI)."""
+    if not os.path.isfile(os.path.join(NODE_SYS, "online")):
+        raise Skip(f"{NODE_SYS}/online is not there: this kernel shows no NUMA nodes")
+    if not shutil.which("strace"):
+        raise Skip("strace is not installed: the placement cannot be seen from outside")
+    iobench = os.path.abspath(os.path.join(ARGS.bin, "iobench"))  # strace runs it in the data directory
+    online = id_list(open(os.path.join(NODE_SYS, "online")).read())
+    node = min(online)
+    node_cpus = id_list(open(os.path.join(NODE_SYS, f"node{node}", "cpulist")).read())
+    missing = max(online) + 1
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    # 1. refused: a node that does not exist, bad values; nothing created
+    for k, (line, want) in enumerate([
+            (f"numa_cpu_nodes={missing}", f"numa_cpu_nodes={missing}: node {missing} does not exist on this machine"),
+            (f"numa_mem_policy=bind:{node},{missing}", f"node {missing} does not exist on this machine"),
+            (f"numa_mem_policy=prefer:{missing}", f"node {missing} does not exist on this machine"),
+            ("numa_mem_policy=prefer:0-1", "prefer takes one node number"),
+            ("numa_mem_policy=local:0", "default and local take no nodes"),
+            ("numa_cpu_nodes=0,", "is not a list of nodes"),
+            ("numa_cpu_nodes=x", "numa_cpu_nodes 'x' is not a list of nodes")]):
+        bad = iob.write(os.path.join(tmp, f"bad{k}.fio"), f"[b]\nrw=write\nsize=1m\n{line}\n")
+        refused(line, want, data, bad, "--dir", data)
+    prof = iob.write(os.path.join(tmp, "bad.ini"),
+                     f"[b]\ndir = {data}\nphases = write\nsize = 1M\nnuma_cpu_nodes = {missing}\n")
+    refused("INI numa_cpu_nodes", f"numa_cpu_nodes={missing}: node {missing} does not exist", data, prof)
+    # 2. what each stream asks of the kernel, iobench and fio on one job file (no I/O: the null engine)
+    mask = 1 << node
+    job = iob.write(os.path.join(tmp, "numa.fio"),
+                    "[global]\nioengine=null\nrw=randread\nsize=1m\n"
+                    f"[bind]\nnuma_cpu_nodes={node}\nnuma_mem_policy=bind:{node}\n"
+                    f"[interleave]\nstonewall\nnuma_cpu_nodes={node}-{node}\nnuma_mem_policy=interleave\n"
+                    f"[prefer]\nstonewall\nnuma_mem_policy=prefer:{node}\n"
+                    "[local]\nstonewall\nnuma_mem_policy=local\n"
+                    "[two]\nstonewall\nnumjobs=2\nnuma_cpu_nodes=all\n")
+    cpus = tuple(sorted(node_cpus)) if online == {node} else None
+    want = sorted([(tuple(sorted(node_cpus)), "MPOL_BIND", mask), (tuple(sorted(node_cpus)), "MPOL_INTERLEAVE", mask),
+                   (None, "MPOL_PREFERRED", mask), (None, "MPOL_LOCAL", 0)], key=repr)
+    mine, p = placements([iobench, "run", job, "--dir", data], tmp, "iob", data)
+    expect(p.returncode == 0, f"iobench: exit {p.returncode}: {p.stderr[-2000:]}")
+    print(f"iobench's streams asked: {mine}")
+    two = [t for t in mine if t[1] is None]
+    expect(len(two) == 2 and (cpus is None or all(t[0] == cpus for t in two)), f"numa_cpu_nodes=all, 2 streams: {two}")
+    expect(sorted([t for t in mine if t[1] is not None], key=repr) == want, f"iobench asked {mine}, want {want}")
+    fio_has = subprocess.run([fio_bin(), "--cmdhelp=numa_cpu_nodes"], capture_output=True, text=True) \
+        if os.access(fio_bin(), os.X_OK) else None
+    if fio_has and fio_has.returncode == 0 and "numa_cpu_nodes" in fio_has.stdout:
+        theirs, p = placements([fio_bin(), "--output=" + os.path.join(tmp, "fio.out"), job], tmp, "fio", data)
+        expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr[-2000:]}")
+        print(f"fio's jobs asked: {theirs}")
+        expect(theirs == mine, f"fio asked {theirs}, iobench {mine}")
+    else:
+        print("note: fio is missing or built without libnuma: iobench checked against the HOWTO alone")
+    # 3. from outside: under taskset to one allowed CPU, the streams' threads run on the node's CPUs
+    allowed = id_list(re.search(r"Cpus_allowed_list:\s*(\S+)", open("/proc/self/status").read()).group(1))
+    first = min(allowed & node_cpus) if allowed & node_cpus else None
+    if first is None or len(allowed & node_cpus) < 2 or not shutil.which("taskset"):
+        print(f"note: node {node} has fewer than 2 CPUs this process may use (or no taskset): "
+              "the /proc check needs two")
+        return
+    prof = iob.write(os.path.join(tmp, "numa.ini"),
+                     f"[n]\ndir = {data}\nbackend = null\nphases = read\naccess = random\nsize = 1M\n"
+                     f"threads = 2\nruntime = 30s\ntime_based = true\nrate_iops = 200\nnuma_cpu_nodes = {node}\n"
+                     "numa_mem_policy = local\n")
+    env = dict(os.environ)
+    env.pop("IOBENCH_PLUGIN_PATH", None)
+    proc = subprocess.Popen(["taskset", "-c", str(first), iobench, "run", prof], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seen = {}
+    try:
+        for _ in range(600):  # until both streams are seen, or the run ends: counts, not time
+            if proc.poll() is not None:
+                break
+            for tid in os.listdir(f"/proc/{proc.pid}/task") if os.path.isdir(f"/proc/{proc.pid}/task") else []:
+                try:
+                    st = open(f"/proc/{proc.pid}/task/{tid}/status").read()
+                except OSError:
+                    continue
+                seen[int(tid)] = id_list(re.search(r"Cpus_allowed_list:\s*(\S+)", st).group(1))
+            if sum(1 for c in seen.values() if c == allowed & node_cpus) >= 2:
+                break
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+    print(f"under taskset -c {first}: Cpus_allowed_list by thread {seen}")
+    expect(seen.get(proc.pid) == {first}, f"the main thread: {seen.get(proc.pid)}, want {{{first}}}")
+    expect(sum(1 for c in seen.values() if c == allowed & node_cpus) >= 2,
+           f"two stream threads on node {node}'s CPUs {sorted(allowed & node_cpus)}: {seen}")
+
+
 def case_percentiles(tmp):
     """percentile_list: fio and iobench report the same ranks, ascending, in fio's JSON
     (clat_ns.percentile, iobench's fio_json output) and iobench's own records (json, csv); the
@@ -1031,7 +1280,8 @@ ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_n
             "filecreate-ioengine.fio", "filestat-ioengine.fio", "dircreate-ioengine.fio", "dirdelete-ioengine.fio", "dirstat-ioengine.fio", "fio-rand-RW.fio", "fio-rand-write.fio", "fio-seq-read.fio", "fio-seq-write.fio",
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
-            "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio", "ftruncate.fio", "falloc.fio", "flow.fio"}
+            "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio", "ftruncate.fio", "falloc.fio", "flow.fio",
+            "sequence-distribution.fio"}
 
 
 def case_examples(tmp):

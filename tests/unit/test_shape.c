@@ -191,7 +191,8 @@ static void test_parse(void **state)
 	static const char *bad_dist[] = {"zipf",	   "zipf:1",	   "zipf:0",	  "zipf:-2",	  "pareto:1",
 					 "pareto:0",	   "normal:0",	   "normal:101",  "gauss:3",	  "zoned",
 					 "zoned:50/5",	   "zoned:50/5:50/5", "zoned:50/:50/50", "zoned:50/5:30/15:20/,1/1",
-					 "zoned_abs:100/0", "zipf:1.2:0.5",  "sequence:1,2", "zoned:x/5:100/95"};
+					 "zoned_abs:100/0", "zipf:1.2:0.5",  "sequence:", "zoned:x/5:100/95",
+					 "sequence:1,,2", "sequence:-1",   "sequence:1x", "sequence:4294967296"};
 	for (size_t i = 0; i < sizeof bad_dist / sizeof bad_dist[0]; i++) {
 		err[0] = '\0';
 		memset(&sh, 0, sizeof sh);
@@ -512,6 +513,72 @@ static void test_offset_modifiers(void **state)
 	iob_phase_result_free(&r);
 }
 
+/* random_distribution=sequence (fio's, with random_sequence_stride 0 and
+ * 1): the blocks in the order the HOWTO gives, each direction counting its
+ * own I/Os, and a strided order ending at the first block past the file */
+static void test_dist_sequence(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	struct iob_phase_result r;
+	char err[256];
+	memset(&sh, 0, sizeof sh);
+	assert_int_equal(iob_dist_parse("sequence: 2, 0 ,1", &sh, err, sizeof err), 0);
+	assert_int_equal(sh.dist, IOB_DIST_SEQUENCE);
+	assert_int_equal(sh.nseq, 3);
+	sh.bs = UNIT;
+	sh.io_bytes = 7ull * UNIT;
+	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	static const uint64_t fixed[] = {2, 0, 1, 2, 0, 1, 2};
+	assert_int_equal(lg.n, 7);
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(lg.off[i], fixed[i] * UNIT);
+	iob_phase_result_free(&r);
+	sh.seq_stride = 1;
+	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	static const uint64_t strided[] = {2, 0, 1, 5, 3, 4, 8};
+	assert_int_equal(lg.n, 7);
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(lg.off[i], strided[i] * UNIT);
+	iob_phase_result_free(&r);
+	/* no end but the file's: 1000 blocks = 333 whole passes, then 1000 is past it */
+	sh.io_bytes = 0;
+	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
+	s.time_based = 1;
+	s.runtime_ns = 10000000000ull;
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(lg.n, 999);
+	assert_int_equal(r.ops, 999);
+	assert_int_equal(lg.off[998], 997ull * UNIT);
+	iob_phase_result_free(&r);
+	/* mixed: reads and writes each go through the sequence on their own count */
+	assert_int_equal(iob_dist_parse("sequence:3,1", &sh, err, sizeof err), 0);
+	sh.seq_stride = 0;
+	sh.io_bytes = 400ull * UNIT;
+	s = spec_for(IOB_PHASE_MIXED, IOB_ACCESS_RAND, &sh);
+	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(lg.n, 400);
+	uint64_t k[2] = {0, 0};
+	for (size_t i = 0; i < lg.n; i++) {
+		uint64_t want = (k[lg.write[i]]++ % 2) ? 1 : 3;
+		assert_int_equal(lg.off[i], want * UNIT);
+	}
+	assert_true(k[0] > 100 && k[1] > 100); /* both directions took part */
+	iob_phase_result_free(&r);
+	/* at most 64 indices */
+	char text[1024];
+	size_t o = (size_t)snprintf(text, sizeof text, "sequence:0");
+	for (int i = 1; i < IOB_SEQ_MAX; i++)
+		o += (size_t)snprintf(text + o, sizeof text - o, ",%d", i);
+	assert_int_equal(iob_dist_parse(text, &sh, err, sizeof err), 0);
+	assert_int_equal(sh.nseq, IOB_SEQ_MAX);
+	snprintf(text + o, sizeof text - o, ",64");
+	assert_int_equal(iob_dist_parse(text, &sh, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "at most 64"));
+}
+
 /* continue_on_error: failed reads counted and passed over; writes still
  * end the phase at the first error; without it, reads end it too */
 static void test_continue_on_error(void **state)
@@ -729,6 +796,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_dist_pareto),
 	    cmocka_unit_test(test_dist_normal),
 	    cmocka_unit_test(test_dist_zoned),
+	    cmocka_unit_test(test_dist_sequence),
 	    cmocka_unit_test(test_same_seed_same_draws),
 	    cmocka_unit_test(test_offset_modifiers),
 	    cmocka_unit_test(test_continue_on_error),

@@ -93,6 +93,18 @@ bad_input)
 	run bigread
 	[ "$rc" -eq 2 ] || fail "bigread without a file: exit $rc"
 	;;
+numa_refused)
+	# numa_cpu_nodes and numa_mem_policy: no NUMA placement in Windows builds,
+	# refused in one line naming the key, nothing created (INI and fio files)
+	printf '[j]\nsize = 1M\nphases = write\nnuma_cpu_nodes = 0\n' >n.ini
+	printf '[j]\nrw=write\nsize=1m\nnuma_mem_policy=local\n' >n.fio
+	for f in n.ini:numa_cpu_nodes=0 n.fio:numa_mem_policy=local; do
+		run iobench run "${f%%:*}"
+		[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] || fail "${f#*:}: exit $rc, $(wc -l <err) lines"
+		grep -q "${f#*:}: NUMA placement is not available in Windows builds" err || fail "${f#*:}: not said"
+	done
+	[ -z "$(ls | grep -v -e '^n.ini$' -e '^n.fio$' -e '^out' -e '^err')" ] || fail "created files"
+	;;
 bigread)
 	run iotest -C -s 2 data
 	[ "$rc" -eq 0 ] || fail "iotest: exit $rc"

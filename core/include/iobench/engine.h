@@ -19,6 +19,7 @@
 #include "iobench/live.h"
 #include "iobench/load.h"
 #include "iobench/loader.h"
+#include "iobench/numa.h"
 #include "iobench/os.h"
 #include "iobench/pattern.h"
 #include "iobench/phase.h"
@@ -130,6 +131,10 @@ struct iob_phase_spec {
 	/* lat_log without log_interval: every I/O's completion kept in the
 	 * result's io_log (with latency = every) */
 	int log_ios;
+	/* numa_cpu_nodes, numa_mem_policy (numa.h): put in force on the
+	 * stream's thread before its files and buffers, the thread's former
+	 * placement put back at the end; nothing asked: nothing done */
+	struct iob_numa numa;
 };
 
 /* One I/O of a per-I/O latency log (lat_log without log_interval: fio's

@@ -72,6 +72,8 @@ struct iob_job {
 	char backend_options[256];    /* "k=v,..." handed to the backend's open */
 	/* streams and queue depth (docs/profiles.md) */
 	uint32_t threads;             /* streams run at once (default 1) */
+	char numa_cpu_nodes[64];      /* "", or the nodes whose CPUs the streams run on (numa.h) */
+	char numa_mem_policy[64];     /* "", or the streams' memory policy: default, prefer:N, bind:..., ... */
 	int shared_file;              /* streams share the job's files (default: <file>.<i> each) */
 	uint32_t iodepth;             /* I/Os in flight per stream (default 1) */
 	uint64_t memory_limit;        /* bytes the run may allocate at once; 0 = what the OS says is
@@ -119,7 +121,9 @@ struct iob_job {
 	int path_walk;               /* 0 held (a name from a held directory), 1 full (the whole path each time) */
 	/* shapes of load (docs/profiles.md, "Shapes of load"): shape.c parses them */
 	char bssplit[512];           /* "", or SIZE/PCT:...[,SIZE/PCT:...] (reads,writes) */
-	char random_distribution[256]; /* "", random, zipf:T, pareto:H, normal:S, zoned:..., zoned_abs:... */
+	char random_distribution[768]; /* "", random, zipf:T, pareto:H, normal:S, zoned:..., zoned_abs:...,
+					* sequence:B,... (IOB_DIST_TEXT_MAX) */
+	int random_sequence_stride;  /* sequence: each pass over it starts its blocks a sequence's length on */
 	char rate[64], rate_iops[64]; /* "", or R[,W]: bytes or I/Os per second */
 	int rate_process;            /* 0 linear, 1 poisson */
 	uint64_t thinktime_ns, thinktime_spin_ns;

@@ -305,6 +305,25 @@ void iob_barrier_wait(struct iob_barrier *b);
  * that failed, or one that could not be started). */
 void iob_barrier_arrive(struct iob_barrier *b);
 void iob_barrier_destroy(struct iob_barrier *b);
+/* NUMA placement of the calling thread (numa.c; Linux, else -ENOTSUP).
+ * iob_numa_sys_read reads /sys/devices/system/node/NAME ("online",
+ * "has_cpu", "has_memory", "node3/cpulist") into buf, its first line
+ * (-ENOENT: no such node or no NUMA in this kernel).  A place is a CPU
+ * affinity (a mask of CPUs) and a memory policy (Linux's MPOL_* mode, as
+ * set_mempolicy takes it, over a mask of nodes); iob_place_get reads the
+ * calling thread's, iob_place_set sets what it holds (cpus when cpus_set,
+ * the policy when mode >= 0): 0, or -errno with the call that failed in
+ * *what. */
+#define IOB_PLACE_WORDS 16 /* 1024 CPUs or nodes */
+struct iob_place {
+	int cpus_set;
+	uint64_t cpus[IOB_PLACE_WORDS];
+	int mode; /* -1: the policy is left as it is */
+	uint64_t nodes[IOB_PLACE_WORDS];
+};
+int iob_numa_sys_read(const char *name, char *buf, size_t len);
+int iob_place_get(struct iob_place *p);
+int iob_place_set(const struct iob_place *p, const char **what);
 /* Run fn exactly once in the process, however many threads call this with
  * the same *flag (initially 0); every caller returns after fn has run. */
 void iob_once(int *flag, void (*fn)(void));

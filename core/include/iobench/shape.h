@@ -18,6 +18,8 @@
 
 #define IOB_SPLIT_MAX 32 /* block sizes in one direction's split */
 #define IOB_ZONES_MAX 32
+#define IOB_SEQ_MAX 64 /* block indices of a sequence (fio's limit) */
+#define IOB_DIST_TEXT_MAX 768 /* random_distribution's text: a sequence of 64 indices of 10 digits fits */
 
 /* One direction's block sizes and their shares (percent, summing to 100). */
 struct iob_bssplit {
@@ -33,6 +35,7 @@ enum iob_dist {
 	IOB_DIST_NORMAL,     /* around the middle, sigma a percentage of the file */
 	IOB_DIST_ZONED,	     /* access% / size% zones, uniform inside each */
 	IOB_DIST_ZONED_ABS,  /* access% / size-in-bytes zones from the file's start */
+	IOB_DIST_SEQUENCE,   /* fio's sequence:B,...: no draw, the I/O k of a direction is block seq[k mod n] */
 };
 
 struct iob_zone {
@@ -48,6 +51,13 @@ struct iob_shape {
 	double dist_param; /* zipf theta, pareto h, normal sigma (percent) */
 	uint32_t nzones;
 	struct iob_zone zones[IOB_ZONES_MAX];
+	/* sequence: the I/O k of a direction (counted from the order's start)
+	 * is block seq[k mod nseq]; with seq_stride, block seq[k mod nseq] +
+	 * nseq x (k / nseq) (fio's random_sequence_stride), and the order ends
+	 * at the first block past the file's last */
+	uint32_t nseq;
+	uint32_t seq[IOB_SEQ_MAX];
+	int seq_stride;
 	uint64_t rate[2];      /* bytes per second, [0] reads [1] writes; 0: no limit */
 	uint64_t rate_iops[2]; /* I/Os per second; 0: no limit */
 	uint64_t rate_min[2];  /* bytes per second the phase must reach; 0: none */
@@ -153,6 +163,7 @@ struct iob_shape_run {
 	uint64_t budget, bytes_left; /* bytes a random order draws (UINT64_MAX: no end) */
 	uint64_t run_next;  /* rand_run: where the next I/O of the run starts */
 	uint32_t run_left;  /* rand_run: I/Os left in this run */
+	uint64_t seq_ios[2]; /* sequence: I/Os of each direction so far ([0] reads, [1] writes) */
 	uint64_t flow_ios;  /* flow: this stream's I/Os in the flow's count */
 	int flow_in;        /* flow: its weight is in the flow's (until iob_shape_run_end) */
 	uint64_t prio_rng;  /* cmdprio: the draws of each I/O's priority, apart from the others */
@@ -169,9 +180,11 @@ void iob_shape_run_reset(struct iob_shape_run *run);
 void iob_shape_run_end(struct iob_shape_run *run);
 /* The length of the next I/O of direction write (0 read, 1 write). */
 size_t iob_shape_len(struct iob_shape_run *run, int write);
-/* A random offset for an I/O of len bytes, by the distribution (and
- * rand_run: the next I/O of a run starts where the last ended). */
-uint64_t iob_shape_offset(struct iob_shape_run *run, size_t len);
+/* A random offset for an I/O of len bytes in direction write (0 read, 1
+ * write), by the distribution (and rand_run: the next I/O of a run starts
+ * where the last ended); UINT64_MAX when the order is done (a sequence
+ * with seq_stride past the file's last block). */
+uint64_t iob_shape_offset(struct iob_shape_run *run, size_t len, int write);
 /* The rank-th hottest unit's place in the file (zipf, pareto, normal: the
  * draw's rank is scattered over the file by this bijection). */
 uint64_t iob_shape_scatter(const struct iob_shape_run *run, uint64_t rank);
