@@ -157,10 +157,15 @@ static int list_options(const struct iob_registry *reg, const char *name)
 			snprintf(values, sizeof values, "0|1");
 		else if (d->type == IOB_OPT_COUNT)
 			snprintf(values, sizeof values, "%llu..%llu", (unsigned long long)d->min, (unsigned long long)d->max);
+		else if (d->type == IOB_OPT_NAME)
+			snprintf(values, sizeof values, "a file name (no /)");
 		else
 			snprintf(values, sizeof values, "%s", d->words);
 		printf("%-14s %-6s %-14s %s\n%-36s %s\n", plugin_text(d->name, a, sizeof a),
-		       d->type == IOB_OPT_BOOL ? "bool" : d->type == IOB_OPT_COUNT ? "count" : "word",
+		       d->type == IOB_OPT_BOOL    ? "bool"
+		       : d->type == IOB_OPT_COUNT ? "count"
+		       : d->type == IOB_OPT_NAME  ? "name"
+						  : "word",
 		       plugin_text(d->def ? d->def : "", b, sizeof b), values, "",
 		       d->help ? plugin_text(d->help, c, sizeof c) : "");
 	}

@@ -330,6 +330,18 @@ static int check_prio(const struct iob_job *job, const struct iob_loaded *b, cha
 	return 0;
 }
 
+/* control(NULL, op, arg) of a backend that has control(), its log lines
+ * held: the backend says why through the log, and that reason goes into
+ * the one error line instead of a line of its own */
+static int ask_held(const struct iob_loaded *b, int op, void *arg, struct iob_log_held *held)
+{
+	memset(held, 0, sizeof *held);
+	iob_log_set_hook(iob_log_hold, held);
+	int rc = b->backend.control(NULL, op, arg);
+	iob_log_set_hook(NULL, NULL);
+	return rc;
+}
+
 static int check_backend(const struct iob_job *job, const struct iob_loaded *b, char *err, size_t errlen)
 {
 	if (!job->backend_options[0])
@@ -343,14 +355,8 @@ static int check_backend(const struct iob_job *job, const struct iob_loaded *b, 
 	}
 	if (b->desc.options && !b->backend.control)
 		return 0;
-	/* the backend says why through the log: that reason goes into the one
-	 * error line instead of a line of its own */
 	struct iob_log_held held;
-	memset(&held, 0, sizeof held);
-	iob_log_set_hook(iob_log_hold, &held);
-	int rc = b->backend.control ? b->backend.control(NULL, IOB_CTL_CHECK_OPTIONS, (void *)job->backend_options)
-				    : -EINVAL;
-	iob_log_set_hook(NULL, NULL);
+	int rc = b->backend.control ? ask_held(b, IOB_CTL_CHECK_OPTIONS, (void *)job->backend_options, &held) : -EINVAL;
 	if (rc < 0)
 		snprintf(err, errlen, "[%s] backend %s refuses backend_options '%s'%s%s", job->name, b->desc.name,
 			 job->backend_options, b->backend.control ? "" : " (it takes no options)",
@@ -360,6 +366,25 @@ static int check_backend(const struct iob_job *job, const struct iob_loaded *b, 
 		snprintf(err + n, errlen - n, "%s", held.reason);
 	}
 	return rc < 0 ? -EINVAL : 0;
+}
+
+/* The backend's own look at where the job's files go (ABI 1.5,
+ * IOB_CTL_CHECK_TARGET; e4defrag: the file system, its donor file). */
+static int check_backend_target(const struct iob_job *job, const struct iob_loaded *b, const struct iob_filelist *fl,
+			char *err, size_t errlen)
+{
+	if (!b->backend.control || !fl->n)
+		return 0;
+	uint32_t wflags = IOB_OPEN_WRITE | IOB_OPEN_CREATE | (job->truncate ? IOB_OPEN_TRUNC : 0);
+	struct iob_target_check q = {.struct_size = sizeof q, .options = job->backend_options, .dir = job->dir,
+				     .path = fl->paths[0], .open_flags = (job->phases & WRITING_PHASES) ? wflags : 0};
+	struct iob_log_held held;
+	int rc = ask_held(b, IOB_CTL_CHECK_TARGET, &q, &held);
+	if (rc >= 0 || rc == -ENOTSUP)
+		return 0;
+	snprintf(err, errlen, "[%s] backend %s: %s", job->name, b->desc.name,
+		 held.reason[0] ? held.reason : strerror(-rc));
+	return rc;
 }
 
 /* Direct I/O: the file system must be able to bypass its cache, and the
@@ -486,6 +511,8 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 		rc = check_targets(job, &fl, may_be_missing, need, t, err, errlen);
 		if (rc == 0)
 			rc = check_direct(job, b, &fl, err, errlen);
+		if (rc == 0)
+			rc = check_backend_target(job, b, &fl, err, errlen);
 	}
 	iob_filelist_free(&fl);
 	return rc;
@@ -665,6 +692,51 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
 	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
+/* Per-I/O logs (fiolog.h): the most I/Os a stream's phase may do, from the
+ * job's size or, without one, its existing file's (or device's); 0: no such
+ * log; UINT64_MAX: not known before the run. */
+static uint64_t job_iolog_ios(const struct iob_job *job)
+{
+	uint64_t size = 0;
+	struct iob_filelist fl;
+	if (!iob_fiolog_wanted(job) || job->log_interval_ns)
+		return 0;
+	if (!job->size && iob_job_files(job, &fl) == 0) {
+		if (fl.n && iob_target_size(fl.paths[0], &size) != 0)
+			size = 0;
+		iob_filelist_free(&fl);
+	}
+	return iob_fiolog_ios_bound(job, size);
+}
+
+/* A per-I/O log the run can keep: every I/O timed, a count known before
+ * the run (the memory: check_memory), streams the writer merges. */
+static int check_iolog(const struct iob_job *job, char *err, size_t errlen)
+{
+	uint64_t ios = job_iolog_ios(job);
+	if (!ios)
+		return 0;
+	const char *key = job->bw_log[0] ? "bw_log" : job->iops_log[0] ? "iops_log" : "lat_log";
+	const char *val = job->bw_log[0] ? job->bw_log : job->iops_log[0] ? job->iops_log : job->lat_log;
+	const char *why = NULL;
+	if (job->latency == IOB_LATENCY_OFF)
+		why = "latency = off times no I/O";
+	else if (job->series)
+		why = "series times its blocks on a clock of its own";
+	else if (job->threads > IOB_FIOLOG_MERGE)
+		why = "more than 64 streams";
+	else if (ios == UINT64_MAX)
+		why = job->time_based || job->steady_state
+			      ? "the job runs for a time, so its I/Os, and the log's memory, are not known before the run"
+			      : "the job's size is not known before the run, so neither is the log's memory";
+	if (!why)
+		return 0;
+	snprintf(err, errlen, "[%s] %s = %s without log_interval keeps a row per I/O, but %s: give log_interval "
+			      "(fio's log_avg_msec)",
+		 job->name, key, IOB_Q(val), why);
+	return -EINVAL;
+}
+
 /* What job holds at once at its peak: each stream's largest phase (at the
  * sweep's largest block size), and per stream the histograms the runner
  * keeps (its result's, the aggregate's share, the observer's copy). */
@@ -697,6 +769,12 @@ static uint64_t job_memory(const struct iob_job *job)
 			peak = m;
 	}
 	peak = add_sat(peak, 3 * sizeof(struct iob_hist));
+	/* a per-I/O log: an event per I/O of each logged phase (a job of a
+	 * group keeps every phase's until the group has run) */
+	unsigned logged = 0;
+	for (unsigned p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++)
+		logged += p != IOB_PHASE_VERIFY && (job->phases & IOB_PHASE_BIT(p));
+	peak = add_sat(peak, mul_sat(mul_sat(job_iolog_ios(job), sizeof(struct iob_io_event)), logged));
 	return mul_sat(peak, job->threads ? job->threads : 1);
 }
 
@@ -745,11 +823,12 @@ static int check_memory(const struct iob_suite *suite, char *err, size_t errlen)
 				 buf);
 		unsigned long long mib = (unsigned long long)(total / 1048576u + 1);
 		snprintf(err, errlen,
-			 "[%s] memory: %s need %s at once (buffers and histograms), more than the %s %s; lower "
-			 "threads, iodepth or block_size, or set memory_limit = %lluM (iobench --memory-limit "
+			 "[%s] memory: %s need %s at once (buffers and histograms%s), more than the %s %s; lower "
+			 "threads, iodepth or block_size%s, or set memory_limit = %lluM (iobench --memory-limit "
 			 "%lluM) to allow it",
-			 j->name, unit, need, have,
-			 limit ? "of memory_limit" : "available (MemAvailable)", mib, mib);
+			 j->name, unit, need, job_iolog_ios(j) ? ", a row of the per-I/O log for every I/O" : "", have,
+			 limit ? "of memory_limit" : "available (MemAvailable)",
+			 job_iolog_ios(j) ? ", give log_interval (fio's log_avg_msec)" : "", mib, mib);
 		return -ENOMEM;
 	}
 	return 0;
@@ -784,6 +863,8 @@ int iob_suite_check_target(const struct iob_suite *suite, const struct iob_regis
 	for (size_t i = 0; i < suite->njobs && rc == 0; i++) {
 		const struct iob_job *w = writer_before(suite, i), *j = &suite->jobs[i];
 		rc = job_check(j, reg, w != NULL, &need[i], t, err, errlen);
+		if (rc == 0)
+			rc = check_iolog(j, err, errlen);
 		if (rc && t)
 			t->job = i;
 		if (w && need[i]) /* those files are there by then: only growth needs room */
@@ -798,7 +879,7 @@ int iob_suite_check_target(const struct iob_suite *suite, const struct iob_regis
 	if (rc == 0)
 		rc = check_memory(suite, err, errlen);
 	if (rc == 0)
-		rc = iob_check_group_files(reg, suite, err, errlen);
+		rc = iob_check_group_files(reg, suite, err, errlen, NULL);
 	if (rc == 0)
 		rc = check_space(suite, need, err, errlen);
 	free(need);

@@ -27,7 +27,11 @@ struct iob_suite;
 int iob_check_written(const struct iob_registry *reg, const struct iob_run_opts *opts, const struct iob_suite *suite,
 		      const char *const *runfiles, size_t nrun, char *err, size_t errlen);
 /* Two jobs of one group on one data file, one of them writing it, unless
- * both backends move no data (IOB_CAP_NODATA). */
-int iob_check_group_files(const struct iob_registry *reg, const struct iob_suite *suite, char *err, size_t errlen);
+ * both backends move no data (IOB_CAP_NODATA), or none verifies and no
+ * writer truncates.  With notes (else NULL): a note for each pair of jobs
+ * writing one file at once. */
+struct iob_notes;
+int iob_check_group_files(const struct iob_registry *reg, const struct iob_suite *suite, char *err, size_t errlen,
+			  struct iob_notes *notes);
 
 #endif

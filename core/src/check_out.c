@@ -233,19 +233,24 @@ static int nodata(const struct iob_registry *reg, const struct iob_job *job)
 	return b && (b->desc.caps & IOB_CAP_NODATA);
 }
 
-/* One job of a group writes a file another only reads, at once: what fio
- * does with flow.fio's jobs.  Safe when the reader checks nothing of what
- * it reads (no verify on either side: a block being rewritten is not a bad
- * block) and the writer never truncates (the reader's file stays as long as
- * it was laid out before the group). */
-static int read_beside_write(const struct iob_job *w, const struct iob_job *r)
+/* Jobs of a group on one file, at once: what fio does with flow.fio's
+ * reader beside a writer, and with exitwhat.fio's writers.  Safe when no
+ * job checks what it reads (no verify on either side: a block being
+ * rewritten is not a bad block) and no writer truncates (the file stays as
+ * long as it was laid out before the group).  Two writers race, as fio's
+ * do: each counts its own I/Os, and the file holds whichever came last. */
+static int may_share(const struct iob_job *x, const struct iob_job *y)
 {
 	const uint32_t verify = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
-	return !WRITES(r) && !(w->phases & verify) && !(r->phases & verify) && !w->truncate;
+	return !(x->phases & verify) && !(y->phases & verify) && !(WRITES(x) && x->truncate) &&
+	       !(WRITES(y) && y->truncate);
 }
 
+/* The group's jobs a .. e-1 and their data files: -EINVAL (err) when two
+ * may not share one; else, with notes, a note for each pair of jobs that
+ * write one file at once. */
 static int group_files(const struct iob_registry *reg, const struct iob_suite *suite, size_t a, size_t e, char *err,
-		       size_t errlen)
+		       size_t errlen, struct iob_notes *notes)
 {
 	struct gfile *v = NULL;
 	struct iob_filelist *fl = calloc(e - a, sizeof *fl);
@@ -291,13 +296,21 @@ static int group_files(const struct iob_registry *reg, const struct iob_suite *s
 		/* all entries of one key are together: compare the first with each */
 		for (size_t k = i + 1; !rc && k < n && strcmp(v[i].key, v[k].key) == 0; k++) {
 			const struct iob_job *x = &suite->jobs[v[i].job], *y = &suite->jobs[v[k].job];
-			if (v[i].job == v[k].job || (!WRITES(x) && !WRITES(y)) || (nodata(reg, x) && nodata(reg, y)) ||
-			    read_beside_write(x, y) || read_beside_write(y, x))
+			if (v[i].job == v[k].job || (!WRITES(x) && !WRITES(y)) || (nodata(reg, x) && nodata(reg, y)))
 				continue;
+			if (may_share(x, y)) {
+				if (notes && WRITES(x) && WRITES(y))
+					iob_notes_add(notes,
+						      "jobs %s and %s (group %u) both write %s at once: their writes "
+						      "overlap, as fio's do (each job's bytes and ops are its own I/Os; "
+						      "the file holds whichever write came last)",
+						      x->name, y->name, y->group, IOB_Q(v[i].path));
+				continue;
+			}
 			snprintf(err, errlen,
 				 "[%s] group %u: jobs %s and %s both use the data file %s and %s writes it; the jobs "
-				 "of a group run at once, and only one that writes beside others that read, none "
-				 "verifying and none truncating, may share a file: give each its own filename",
+				 "of a group run at once, and may share a file only when none verifies and no "
+				 "writer truncates: give each its own filename",
 				 y->name, y->group, x->name, y->name, IOB_Q(v[i].path), WRITES(x) ? x->name : y->name);
 			rc = -EINVAL;
 		}
@@ -311,14 +324,15 @@ static int group_files(const struct iob_registry *reg, const struct iob_suite *s
 	return rc;
 }
 
-int iob_check_group_files(const struct iob_registry *reg, const struct iob_suite *suite, char *err, size_t errlen)
+int iob_check_group_files(const struct iob_registry *reg, const struct iob_suite *suite, char *err, size_t errlen,
+			  struct iob_notes *notes)
 {
 	for (size_t a = 0, e; a < suite->njobs; a = e) {
 		e = a + 1;
 		while (suite->jobs[a].group && e < suite->njobs && suite->jobs[e].group == suite->jobs[a].group)
 			e++;
 		if (e - a > 1) {
-			int rc = group_files(reg, suite, a, e, err, errlen);
+			int rc = group_files(reg, suite, a, e, err, errlen, notes);
 			if (rc)
 				return rc;
 		}

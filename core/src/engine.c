@@ -38,8 +38,6 @@ void iob_phase_result_free(struct iob_phase_result *r)
 	iob_hist_free(r->hist_write);
 	free(r->series.bytes);
 	free(r->series.ns);
-	free(r->io_log.v);
-	memset(&r->io_log, 0, sizeof r->io_log);
 	r->hist = NULL;
 	r->hist_write = NULL;
 	memset(&r->series, 0, sizeof r->series);
@@ -148,7 +146,7 @@ static int phase_setup(struct phase *ph)
 		what = "out of memory for the file handles";
 	else if (iob_eng_lat_init(&ph->lat, r->hist, r->hist_write, s->seed,
 				  !(s->record_series && s->access == IOB_ACCESS_SEQ) &&
-				      s->latency == IOB_LATENCY_SAMPLED,
+				      s->latency == IOB_LATENCY_SAMPLED && !s->iolog, /* a per-I/O log: every I/O */
 				  s->latency == IOB_LATENCY_OFF) < 0)
 		what = "out of memory for the latency sample's histograms";
 	if (!what)
@@ -232,6 +230,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	ph.check_at = s->runtime_ns || s->ramp_ns || s->first_done || s->live ? 0 : UINT64_MAX;
 	ph.ramping = s->ramp_ns > 0;
 	ph.seq_left = s->access == IOB_ACCESS_SEQ && s->written_draws ? *s->written_draws : UINT64_MAX;
+	ph.iolog = s->record_series ? NULL : s->iolog;
 
 	/* the clock and what timing costs, once per process, before the sampler
 	 * (iob_eng_lat_init, in phase_setup) reads them: streams start phases at once */
@@ -307,14 +306,12 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	if (s->live)
 		iob_eng_live_publish(&ph, r->end_ns, 1);
 	iob_eng_lat_finish(&ph.lat, r);
+	if (ph.iolog)
+		ph.iolog->ns_per_tick = ns_per_tick;
 	if (r->hist)
 		iob_hist_set_scale(r->hist, ns_per_tick);
 	if (r->hist_write)
 		iob_hist_set_scale(r->hist_write, ns_per_tick);
-	for (size_t i = 0; i < r->io_log.n; i++) { /* per-I/O log: ticks to ns */
-		r->io_log.v[i].t_ns = (uint64_t)((double)r->io_log.v[i].t_ns * ns_per_tick);
-		r->io_log.v[i].lat_ns = (uint64_t)((double)r->io_log.v[i].lat_ns * ns_per_tick);
-	}
 	if (!ph.mixed) { /* one direction: its figures are the totals */
 		r->bytes_read = ph.write ? 0 : r->bytes;
 		r->ops_read = ph.write ? 0 : r->ops;

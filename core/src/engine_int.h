@@ -146,6 +146,7 @@ struct gen {
 	uint64_t *skipped;
 	struct iob_shape_run *shape; /* a phase whose lengths or offsets the shape draws; NULL */
 	uint64_t pass_ios;	     /* shape's seq_add: I/Os of this pass */
+	uint64_t seq_n, seq_cap;     /* I/Os drawn; spec.load.seq_ops (0, and in a ramp: no cap) */
 	int w;			     /* the direction of the I/O being drawn (shape's split) */
 };
 
@@ -238,6 +239,7 @@ struct phase {
 	struct queue q;
 	int shaped;		   /* spec.shape: the mixed loop (or the queued one) runs it */
 	struct iob_shape_run shape;
+	struct iob_iolog *iolog;   /* spec.iolog: this stream's per-I/O log, or NULL */
 };
 
 enum { PH_GO = 0, PH_END = 1, PH_WINDOW = 2 };
@@ -302,6 +304,22 @@ static inline int after_io(struct phase *ph, size_t fi, int64_t n, size_t len, u
 	return iob_eng_after_io_slow(ph, fi, n, len, off);
 }
 
+/* A timed I/O into the per-I/O log, if one is kept (fiolog.h): one
+ * predictable branch when not.  prio: the priority it went at (cmdprio.h),
+ * 0 for the thread's own (prio_class). */
+static inline void iolog_put(struct phase *ph, uint64_t t0, uint64_t t1, uint64_t off, int64_t n, int write,
+			     unsigned prio)
+{
+	struct iob_iolog *l = ph->iolog;
+	if (__builtin_expect(l == NULL, 1) || n <= 0)
+		return;
+	if (l->n < l->cap)
+		l->ev[l->n++] = (struct iob_io_event){t1, t1 - t0, off, (uint32_t)n, (uint16_t)write,
+						      (uint16_t)(prio ? prio : ph->prio_dflt)};
+	else
+		l->lost++;
+}
+
 /* Mixed phases: is the next I/O a write?  Reads with probability
  * rwmix_read %. */
 static inline int mix_write(struct phase *ph)
@@ -317,15 +335,6 @@ static inline void count_op(struct phase *ph, int write)
 		ph->r->ops_written++;
 	else
 		ph->r->ops_read++;
-}
-
-/* spec.log_ios: keep the I/O that completed at tick t1 after lat ticks
- * (the out-of-line growth: engine_time.c). */
-void iob_eng_io_log_add(struct phase *ph, uint64_t t1, uint64_t lat, size_t len, int w, uint16_t prio);
-static inline void io_log(struct phase *ph, uint64_t t1, uint64_t lat, size_t len, int w, uint16_t prio)
-{
-	if (__builtin_expect(ph->spec->log_ios, 0))
-		iob_eng_io_log_add(ph, t1, lat, len, w, prio ? prio : ph->prio_dflt);
 }
 
 #endif

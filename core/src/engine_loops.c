@@ -85,7 +85,7 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 	uint64_t npass = 0;
 	for (uint32_t loop = 0; loop < loops && r->status >= 0; loop++) {
 		uint64_t off = start, moved = 0;
-		int restart = 0;
+		int restart = 0, pass_end = 0;
 		if ((npass++ || ph->seq_rounds) && end != UINT64_MAX)
 			iob_eng_pass_evict(ph, fi, start, end - start); /* a further pass: it starts uncached */
 		while (off < end) {
@@ -145,7 +145,7 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 				t1 = iob_ticks();
 				if (in) {
 					lat_record(lat, t1 - t0);
-					io_log(ph, t1, t1 - t0, len, write, 0);
+					iolog_put(ph, t0, t1, off, n, write, 0);
 				}
 			}
 			if (series) {
@@ -180,16 +180,23 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 					return iob_eng_short_read(ph, fi, n, len, off - (uint64_t)n, size);
 				break; /* end of file */
 			}
+			if (s->load.seq_ops && !ph->ramping && r->ops >= s->load.seq_ops) {
+				pass_end = ph->ended = 1; /* seq_ops: the phase ends here */
+				r->pass_cut = off < end;
+				break;
+			}
 		}
 		if (restart) { /* the ramp is over: the window starts at the region's start */
 			loops = loops_arg;
 			loop = UINT32_MAX; /* the loop's increment makes it 0 */
 			continue;
 		}
-		if (!ph->ramping && fi + 1 == s->nfiles)
+		if (!ph->ramping && fi + 1 == s->nfiles && !r->pass_cut)
 			ph->seq_whole = 1; /* the last file's pass is done: every region was covered */
 		if (loops == UINT32_MAX && moved == 0)
 			break; /* no end but the time limit, and nothing to move: stop */
+		if (pass_end)
+			break;
 	}
 done:
 	if (write && s->fsync && iob_eng_sync_one(ph, fi) < 0)
@@ -326,7 +333,7 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 			uint64_t t1 = iob_ticks();
 			if (mode == LAT_REC) {
 				lat_record(lat, t1 - t0);
-				io_log(ph, t1, t1 - t0, bs, write, 0);
+				iolog_put(ph, t0, t1, off, n, write, 0);
 				lat->mode = lat->base; /* lat_take's, here where it costs only a sample */
 			}
 		}
@@ -403,8 +410,11 @@ int iob_eng_run_mixed(struct phase *ph)
 		ph->gen.w = w;
 		if (!iob_eng_gen_next(&ph->gen, &fi, &off, &len))
 			break;
-		if (ph->shaped && iob_shape_pace(&ph->shape, w, len, ph->deadline, s->stop))
-			break; /* its turn comes after the time limit */
+		if (ph->shaped && iob_shape_pace(&ph->shape, w, len, ph->deadline, s->stop)) {
+			if (stopped(s->stop))
+				r->interrupted = 1; /* stopped while it waited its turn */
+			break; /* else its turn comes after the time limit */
+		}
 		ph->nio++;
 		if (w && ph->fill_each)
 			iob_pattern_fill(&s->pattern, ph->buf, len, off);
@@ -417,7 +427,7 @@ int iob_eng_run_mixed(struct phase *ph)
 			uint64_t t1 = iob_ticks();
 			if (in) {
 				lat_record_dir(lat, t1 - t0, w);
-				io_log(ph, t1, t1 - t0, len, w, 0);
+				iolog_put(ph, t0, t1, off, n, w, 0);
 			}
 		}
 		if (n == -EINTR && stopped(s->stop)) {

@@ -45,7 +45,8 @@ void iob_eng_gen_reset(struct phase *ph, int ramp)
 	g->round_ios = 0;
 	g->rounds = 0;
 	g->off = g->start[0];
-	g->pass_ios = 0;
+	g->pass_ios = g->seq_n = 0;
+	g->seq_cap = ramp ? 0 : s->load.seq_ops;
 	/* sequential: a file's passes in a row; no end: one pass each in turn */
 	g->loops = unlimited ? UINT32_MAX : s->loops ? s->loops : 1;
 	g->rng = iob_eng_rand_seed(s, ramp);
@@ -134,7 +135,12 @@ int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 {
 	if (g->seq) {
 		for (;;) {
+			if (g->seq_cap && g->seq_n == g->seq_cap) { /* seq_ops: the order ends here */
+				g->ph->r->pass_cut |= g->off < g->end[g->fi];
+				return 0;
+			}
 			if (g->off < g->end[g->fi]) {
+				g->seq_n++;
 				uint64_t rest = g->end[g->fi] - g->off;
 				size_t bs = g->shape ? iob_shape_len(g->shape, g->w) : g->bs;
 				*len = g->whole_blocks || rest >= bs ? bs : (size_t)rest;

@@ -284,7 +284,7 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 		}
 		if (rq->in) {
 			lat_record_dir(&ph->lat, *t1 - rq->t0, rq->write);
-			io_log(ph, *t1, *t1 - rq->t0, rq->len, rq->write, (uint16_t)rq->io.ioprio);
+			iolog_put(ph, rq->t0, *t1, rq->off, (int64_t)rq->done, rq->write, rq->io.ioprio);
 		}
 	}
 	req_free(q, rq, REQ_COMPLETED);

@@ -294,7 +294,11 @@ void iob_eng_window_start(struct phase *ph)
 	ph->have_cpu = iob_cpu_times_ns(1, &ph->cpu_user0, &ph->cpu_sys0) == 0;
 	ph->start_ns = iob_now_ns();
 	ph->start_tick = iob_ticks();
-	r->io_log.n = 0; /* a ramp's I/Os are not logged */
+	if (ph->iolog) { /* what the ramp logged is not the window's */
+		ph->iolog->n = ph->iolog->lost = 0;
+		ph->iolog->t0_tick = ph->start_tick;
+		ph->iolog->t0_ns = ph->start_ns;
+	}
 	ph->deadline = s->runtime_ns ? ph->start_ns + s->runtime_ns : 0;
 	ph->check_ns = ph->start_ns;
 	ph->check_nio = ph->nio;
@@ -471,21 +475,4 @@ __attribute__((noinline)) int iob_eng_phase_event(struct phase *ph)
 		ev = sync_open_files(ph);
 	ph->event = iob_eng_next_event(ph);
 	return ev;
-}
-
-void iob_eng_io_log_add(struct phase *ph, uint64_t t1, uint64_t lat, size_t len, int w, uint16_t prio)
-{
-	struct iob_io_log *l = &ph->r->io_log;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 1024;
-		struct iob_io_rec *v = realloc(l->v, cap * sizeof *v);
-		if (!v) {
-			l->oom = 1;
-			return;
-		}
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = (struct iob_io_rec){.t_ns = t1 - ph->start_tick, .lat_ns = lat, .len = (uint32_t)len,
-					   .prio = prio, .write = (uint8_t)(w != 0)};
 }

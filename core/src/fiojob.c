@@ -54,14 +54,18 @@ static int files_ready(const struct iob_job *job)
 	return ok;
 }
 
-/* fio lays out a missing (or short) file before a job reads it: here a
+/* fio lays out a missing (or short) file before a job reads it (or, with
+ * ioengine=e4defrag, moves its blocks): here a
  * preparing job, run unrecorded before the read job's group, writes it
  * whole (sequential, buffered, synced) and keeps it. */
 static int add_layouts(struct reader *r, struct iob_job *jobs, size_t *njobs, unsigned char *prepare)
 {
 	for (size_t j = 0; j < *njobs; j++) {
 		struct iob_job *job = &jobs[j];
-		if (prepare[j] || job->workload == 1 || !(job->phases & (IOB_PHASE_BIT(IOB_PHASE_READ) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) ||
+		/* e4defrag writes move the file's blocks: it must be there, with data, as for a read */
+		int moves = strcmp(job->backend, "e4defrag") == 0;
+		if (prepare[j] || job->workload == 1 ||
+		    (!moves && !(job->phases & (IOB_PHASE_BIT(IOB_PHASE_READ) | IOB_PHASE_BIT(IOB_PHASE_MIXED)))) ||
 		    strcmp(job->filename, "-") == 0 || strcmp(job->backend, "null") == 0) /* null reads no file */
 			continue;
 		size_t first = j; /* the group's first job: the layout goes before it */

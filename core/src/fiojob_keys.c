@@ -36,7 +36,7 @@ const struct fio_key fj_keys[] = {
 	      "read, write, randread, randwrite: one phase; rw (readwrite), randrw: phase mixed; ':N' after a "
 	      "sequential one is seq_add (rw=read:-8k reads backwards), after a random one rand_run; trim and the "
 	      "rest are refused, but with ioengine=falloc (every direction a write phase: read = backend option "
-	      "write=keep, trim = write=punch) and ioengine=ftruncate (write and randwrite only)"},
+	      "write=keep, trim = write=punch) and ioengine=ftruncate and e4defrag (write and randwrite only)"},
     [K_RWMIXREAD] = {"rwmixread", "", "rwmix_read", "percent of reads in rw and randrw (default 50)"},
     [K_RWMIXWRITE] = {"rwmixwrite", "", "rwmix_read", "percent of writes: rwmix_read = 100 - rwmixwrite"},
     [K_IOENGINE] = {"ioengine", "", "backend, backend_options",
@@ -44,7 +44,8 @@ const struct fio_key fj_keys[] = {
 		    "io_uring (backend option direct=1 with direct=1); mmap: mmap; null, cpp_null: null (no I/O, any iodepth); a changed "
 		    "engine is noted; filecreate, filestat, filedelete, dircreate, dirstat, dirdelete: workload = files "
 		    "(meta_phases create; create,stat; create,remove; mkdir; dirstat; mkdir,rmdir); falloc: falloc (each "
-		    "I/O one fallocate(2)), ftruncate: ftruncate (each write one ftruncate(2) to its offset), direct "
+		    "I/O one fallocate(2)), ftruncate: ftruncate (each write one ftruncate(2) to its offset), e4defrag: "
+		    "e4defrag (each write one EXT4_IOC_MOVE_EXT of its range, ext4 only; files laid out first), direct "
 		    "noted"},
     [K_IODEPTH] = {"iodepth", "", "iodepth",
 		   "I/Os in flight per stream with io_uring, libaio and null; the synchronous engines run depth 1, as fio does "
@@ -62,9 +63,10 @@ const struct fio_key fj_keys[] = {
 		      "run for the whole runtime, passing over the file again (needs runtime)"},
     [K_RAMP_TIME] = {"ramp_time", "", "ramp_time", "I/O before the measured window, as runtime's units"},
     [K_LOOPS] = {"loops", "", "loops, ops", "passes over the workload"},
-    [K_NUMBER_IOS] = {"number_ios", "", "ops, loops",
-		      "caps each loop's I/Os (per stream), as fio does; sequential access: only where the cap falls on a "
-		      "whole pass"},
+    [K_NUMBER_IOS] = {"number_ios", "", "ops, loops, seq_ops",
+		      "caps each loop's I/Os (per stream), as fio does; sequential access: loops x number_ios I/Os in a "
+		      "row (seq_ops; fio's next loop goes on where the last stopped), a pass cut short where they end; "
+		      "no effect with time_based (as in fio 3.33)"},
     [K_FSYNC] = {"fsync", "", "fsync_every",
 		 "N: a sync of the file after every N writes, before the next one (none after the last: end_fsync=1 "
 		 "syncs at the end); write jobs with iodepth 1; 0 (default): none", FJ_AS_UINT, "fsync_every", NULL},
@@ -92,13 +94,21 @@ const struct fio_key fj_keys[] = {
     [K_WRITE_BW_LOG] = {"write_bw_log", "", "bw_log", "fio-style bandwidth log with this prefix (the job name when bare)"},
     [K_WRITE_IOPS_LOG] = {"write_iops_log", "", "iops_log", "fio-style IOPS log with this prefix (the job name when bare)"},
     [K_WRITE_LAT_LOG] = {"write_lat_log", "", "lat_log", "fio-style latency log with this prefix (the job name when bare)"},
-    [K_LOG_AVG_MSEC] = {"log_avg_msec", "", "log_interval", "milliseconds each log line averages (at least 10)"},
+    [K_LOG_AVG_MSEC] = {"log_avg_msec", "", "log_interval",
+			"milliseconds each log line averages (at least 10); 0 (fio's default): a line per I/O"},
+    [K_LOG_OFFSET] = {"log_offset", "", "log_offset", "1: the logs' rows carry each I/O's offset", FJ_AS_BOOL,
+		      "log_offset", NULL},
     [K_SS] = {"steadystate", "ss", "steady_state, steady_rule, steady_limit",
-	      "iops:X% or bw:X% (every 1 s round within X% of the window mean), iops_slope:X% or bw_slope:X% (the "
-	      "slope below X% of the mean); an absolute limit is refused; needs ss_dur and runtime"},
+	      "iops:X%, bw:X% or lat:X% (every round within X% of the window mean; lat: each round's mean "
+	      "completion latency), iops_slope:X%, bw_slope:X% or lat_slope:X% (the slope below X% of the mean); an "
+	      "absolute limit is refused; needs ss_dur and runtime"},
     [K_SS_DUR] = {"steadystate_duration", "ss_dur", "steady_window, steady_round, steady_max_rounds",
-		  "the window, in rounds of 1 s (fio's sampling); runtime / 1 s rounds at most"},
+		  "the window, in rounds of ss_interval (fio's sampling, 1 s by default): a whole number of them, at "
+		  "least 2; runtime / ss_interval rounds at most"},
     [K_SS_RAMP] = {"steadystate_ramp_time", "ss_ramp", "steady_ramp", "time before rounds are judged, as runtime's units"},
+    [K_SS_INTERVAL] = {"steadystate_check_interval", "ss_interval", "steady_round, steady_window",
+		       "how often fio samples and judges: each round lasts this long (at least 1 s, default 1 s; a bare "
+		       "number is seconds) and the window holds ss_dur / ss_interval rounds"},
     [K_GTOD_REDUCE] = {"gtod_reduce", "", "latency", "1: latency = off (no I/O timed, no latency figures); 0: as not given"},
     [K_DISABLE_LAT] = {"disable_lat", "", "latency",
 		       "1 with disable_clat=1: latency = off (iobench's one latency, submission to completion, is "
@@ -229,6 +239,13 @@ const struct fio_key fj_keys[] = {
 			   "READS,WRITES (trims ignored): this share of each block size's I/Os carries a priority; "
 			   "HINT (0 to 1023) goes in the priority's hint bits, which fio 3.33 drops; not with "
 			   "cmdprio_percentage"},
+    [K_DONORNAME] = {"donorname", "", "backend_options",
+		     "with ioengine=e4defrag: the backend option donorname, the donor file beside the job's file (a "
+		     "name, no '/'); with another engine refused, but inherited from an e4defrag [global], ignored "
+		     "(as fio)"},
+    [K_INPLACE] = {"inplace", "", "backend_options",
+		   "with ioengine=e4defrag: the backend option inplace, 0 (default: the donor's blocks allocated at the "
+		   "start) or 1 (for each write, freed after it); another engine as donorname"},
     /* The rows of keys that map by their row alone (no enum fkey): from
      * K_COUNT up, the first as [K_COUNT] = {...}, each {name, aliases,
      * iobench, how, as, ikey, refuse} (docs/architecture.md, "Adding a

@@ -206,7 +206,40 @@ static int one_name(struct mapper *m, enum fkey k, const char *in, char *out, si
 	return 0;
 }
 
-enum engine { ENG_PSYNC, ENG_SYNC, ENG_PVSYNC, ENG_LIBAIO, ENG_IO_URING, ENG_MMAP, ENG_NULL, ENG_FALLOC, ENG_FTRUNCATE };
+enum engine { ENG_PSYNC, ENG_SYNC, ENG_PVSYNC, ENG_LIBAIO, ENG_IO_URING, ENG_MMAP, ENG_NULL, ENG_FALLOC, ENG_FTRUNCATE,
+	      ENG_E4DEFRAG };
+
+/* ioengine=e4defrag's options (donorname, inplace) into backend_options.
+ * In a job of another engine they are refused (fio: "Bad option"), unless
+ * the job inherits them from a [global] whose engine is e4defrag (fio lets
+ * them be there). */
+static int map_e4defrag(struct mapper *m, int e4, const char *engine)
+{
+	const struct fval *ge = &m->r->global.v[K_IOENGINE];
+	int global_e4 = ge->value && strcmp(ge->value, "e4defrag") == 0;
+	for (enum fkey k = K_DONORNAME; !e4 && k <= K_INPLACE; k++) {
+		const struct fval *v = fj_get(m, k), *g = &m->r->global.v[k];
+		if (v && !(global_e4 && g->value && strcmp(g->where, v->where) == 0))
+			return fj_bad(m, k, -EINVAL, "is an option of ioengine=e4defrag, not of ioengine=%s", engine);
+	}
+	if (!e4)
+		return 0;
+	const struct fval *d = fj_get(m, K_DONORNAME);
+	uint64_t inplace;
+	int rc;
+	if ((rc = fj_get_uint(m, K_INPLACE, 1, 0, &inplace)))
+		return rc;
+	if (!d || d->bare || !d->value[0])
+		return fj_fail(m->r, -EINVAL, "%s: [%s]: ioengine=e4defrag needs donorname= (the donor file), as fio does",
+			       m->s->where, m->job->name);
+	if (strchr(d->value, '/') || strchr(d->value, ',') || strcmp(d->value, ".") == 0 || strcmp(d->value, "..") == 0)
+		return fj_bad(m, K_DONORNAME, -EINVAL, "give a file name for the job's directory (no '/' or ',')");
+	char opts[sizeof m->job->backend_options];
+	snprintf(opts, sizeof opts, "donorname=%s,inplace=%llu", d->value, (unsigned long long)inplace);
+	if ((rc = iob_job_set(m->job, "backend_options", opts, m->why, sizeof m->why)) != 0)
+		return fj_bad(m, K_DONORNAME, rc, "%s", m->why);
+	return 0;
+}
 
 int fj_map_engine(struct mapper *m, uint32_t *iodepth)
 {
@@ -215,7 +248,8 @@ int fj_map_engine(struct mapper *m, uint32_t *iodepth)
 		enum engine e;
 	} engines[] = {{"psync", ENG_PSYNC}, {"sync", ENG_SYNC},	 {"pvsync", ENG_PVSYNC},
 		       {"libaio", ENG_LIBAIO}, {"io_uring", ENG_IO_URING}, {"mmap", ENG_MMAP},
-		       {"null", ENG_NULL}, {"cpp_null", ENG_NULL}, {"falloc", ENG_FALLOC}, {"ftruncate", ENG_FTRUNCATE}};
+		       {"null", ENG_NULL}, {"cpp_null", ENG_NULL}, {"falloc", ENG_FALLOC}, {"ftruncate", ENG_FTRUNCATE},
+		       {"e4defrag", ENG_E4DEFRAG}};
 	struct iob_job *job = m->job;
 	const struct fval *v = fj_get(m, K_IOENGINE);
 	enum engine e = ENG_PSYNC; /* fio's default */
@@ -231,16 +265,20 @@ int fj_map_engine(struct mapper *m, uint32_t *iodepth)
 			      "than fio 3.33): not a storage engine, and not in iobench");
 	if (!found)
 		return fj_bad(m, K_IOENGINE, -EINVAL,
-			      "not supported (psync, sync, pvsync, libaio, io_uring, mmap, null, falloc or ftruncate)");
+			      "not supported (psync, sync, pvsync, libaio, io_uring, mmap, null, falloc, ftruncate or "
+			      "e4defrag)");
 	int direct, buffered, rc;
 	if ((rc = fj_get_bool(m, K_DIRECT, 0, &direct)) || (rc = fj_get_bool(m, K_BUFFERED, 1, &buffered)))
 		return rc;
-	/* falloc, ftruncate: no data moves, so whether it would bypass the cache does not matter */
-	if (fj_get(m, K_BUFFERED) && fj_get(m, K_DIRECT) && direct == buffered && e != ENG_FALLOC && e != ENG_FTRUNCATE)
+	/* falloc, ftruncate, e4defrag: no data passes through the job's descriptor, so bypassing the cache does not apply */
+	int nocache = e == ENG_FALLOC || e == ENG_FTRUNCATE || e == ENG_E4DEFRAG;
+	if (fj_get(m, K_BUFFERED) && fj_get(m, K_DIRECT) && direct == buffered && !nocache)
 		return fj_bad(m, K_BUFFERED, -EINVAL, "contradicts direct=%d", direct);
 	if (fj_get(m, K_BUFFERED) && !fj_get(m, K_DIRECT))
 		direct = !buffered;
 	const char *name = v ? v->value : "psync";
+	if ((rc = map_e4defrag(m, e == ENG_E4DEFRAG, name)))
+		return rc;
 	switch (e) {
 	case ENG_PSYNC:
 	case ENG_SYNC:
@@ -271,6 +309,12 @@ int fj_map_engine(struct mapper *m, uint32_t *iodepth)
 		snprintf(job->backend, sizeof job->backend, "%s", e == ENG_FALLOC ? "falloc" : "ftruncate");
 		if (direct)
 			fj_note_job(m->r, job->name, "direct=1 has no effect with ioengine=%s: no data moves", name);
+		break;
+	case ENG_E4DEFRAG: /* each write one EXT4_IOC_MOVE_EXT: the kernel copies the data, not through the descriptor */
+		snprintf(job->backend, sizeof job->backend, "e4defrag");
+		if (direct)
+			fj_note_job(m->r, job->name,
+				    "direct=1 has no effect with ioengine=e4defrag: the kernel moves the data inside the ioctl");
 		break;
 	}
 	if (*iodepth > 1 && e == ENG_LIBAIO && !direct) {
@@ -428,15 +472,16 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 	/* falloc and ftruncate change the file whatever the direction: every
 	 * one is a write phase, the direction a falloc backend option */
 	int falloc = strcmp(job->backend, "falloc") == 0, ftrunc = strcmp(job->backend, "ftruncate") == 0;
+	int e4 = strcmp(job->backend, "e4defrag") == 0;
 	const char *fmode = NULL;
-	if (falloc || ftrunc) {
+	if (falloc || ftrunc || e4) {
 		int trim = strcmp(w, "trim") == 0 || strcmp(w, "randtrim") == 0;
 		int rd = strcmp(w, "read") == 0 || strcmp(w, "randread") == 0;
 		int wr = strcmp(w, "write") == 0 || strcmp(w, "randwrite") == 0;
-		if (ftrunc && !wr)
+		if ((ftrunc || e4) && !wr)
 			return fj_bad(m, K_RW, -EINVAL,
-				      "ioengine=ftruncate does writes only (write, randwrite): fio fails its other I/O with "
-				      "EINVAL");
+				      "ioengine=%s does writes only (write, randwrite): fio fails its other I/O with EINVAL",
+				      job->backend);
 		if (falloc && !trim && !rd && !wr)
 			return fj_bad(m, K_RW, -EINVAL,
 				      "ioengine=falloc takes one direction per job in iobench (read, write, trim, "
@@ -575,13 +620,28 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 		per *= loops;
 		job->ops = time_based ? 0 : per; /* 0 with a runtime: no end but the time */
 	} else {
-		if (nios && nios < amount / bs) { /* the cap cuts each loop short */
-			if (nios > UINT64_MAX / bs || nios * bs % fsize)
-				return fj_bad(m, K_NUMBER_IOS, -EINVAL,
-					   "stops each loop after %llu I/Os of %llu bytes, not after whole passes over "
-					   "the file (%llu bytes): iobench repeats sequential passes whole",
-					   (unsigned long long)nios, (unsigned long long)bs, (unsigned long long)fsize);
-			amount = nios * bs;
+		/* time_based: fio 3.33 goes on past number_ios (it counts loops, and
+		 * a time_based job's passes are one loop), so the time ends it */
+		if (nios && nios < amount / bs && !time_based) { /* the cap cuts each loop short */
+			if (nios <= UINT64_MAX / bs && nios * bs % fsize == 0) {
+				amount = nios * bs; /* whole passes */
+			} else {
+				/* part way through a pass: fio's next loop goes on from
+				 * there, so the job is loops x number_ios I/Os in a row,
+				 * over as many passes as they take */
+				if (nios > UINT64_MAX / loops)
+					return fj_bad(m, K_LOOPS, -ERANGE, "%llu loops of %llu I/Os is over 2^64 I/Os",
+						   (unsigned long long)loops, (unsigned long long)nios);
+				/* fewer passes than loops: number_ios is below a pass's I/Os */
+				uint64_t total = nios * loops, per_pass = fsize / bs ? fsize / bs : 1;
+				uint64_t passes = total / per_pass + (total % per_pass != 0);
+				char text[32];
+				snprintf(text, sizeof text, "%llu", (unsigned long long)total);
+				if (iob_job_set(job, "seq_ops", text, m->why, sizeof m->why) != 0)
+					return fj_bad(m, K_NUMBER_IOS, -EINVAL, "%s", m->why);
+				job->loops = (uint32_t)passes;
+				return 0;
+			}
 		}
 		if (amount % fsize)
 			return fj_bad(m, io_set ? K_IO_SIZE : K_SIZE, -EINVAL,

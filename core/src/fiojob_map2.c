@@ -248,8 +248,6 @@ static int map_shape(struct mapper *m)
 	return 0;
 }
 
-/* fio's steady state (ss, ss_dur, ss_ramp) with fio's meaning: rounds of
- * 1 s, fio's sampling interval; a window of ss_dur; at most runtime. */
 /* prio, prioclass: the thread's priority; cmdprio_*: fio's libaio and
  * io_uring options, a priority per I/O. */
 static int map_prio(struct mapper *m, int file_engine)
@@ -295,55 +293,73 @@ static int map_prio(struct mapper *m, int file_engine)
 	return 0;
 }
 
+/* fio's steady state (ss, ss_dur, ss_ramp, ss_interval) with fio's meaning:
+ * rounds of ss_interval (fio's sampling interval, 1 s by default), each a
+ * sample judged when it ends; a window of ss_dur / ss_interval rounds; at
+ * most runtime. */
 static int map_steady(struct mapper *m, uint64_t runtime_ns)
 {
 	const struct fval *ss = fj_get(m, K_SS);
-	uint64_t dur_ns, ramp_ns;
+	uint64_t dur_ns, ramp_ns, every_ns;
 	int rc;
-	if ((rc = fj_get_time(m, K_SS_DUR, 1000000000ull, &dur_ns)) || (rc = fj_get_time(m, K_SS_RAMP, 1000000000ull, &ramp_ns)))
+	if ((rc = fj_get_time(m, K_SS_DUR, 1000000000ull, &dur_ns)) ||
+	    (rc = fj_get_time(m, K_SS_RAMP, 1000000000ull, &ramp_ns)) ||
+	    (rc = fj_get_time(m, K_SS_INTERVAL, 1000000000ull, &every_ns)))
 		return rc;
-	if (!ss)
-		return fj_get(m, K_SS_DUR) || fj_get(m, K_SS_RAMP) ? fj_bad(m, fj_get(m, K_SS_DUR) ? K_SS_DUR : K_SS_RAMP, -EINVAL,
-								    "needs ss (e.g. ss=iops:10%%)")
-							  : 0;
+	if (!ss) {
+		enum fkey set = fj_get(m, K_SS_DUR) ? K_SS_DUR : fj_get(m, K_SS_RAMP) ? K_SS_RAMP : K_SS_INTERVAL;
+		return fj_get(m, set) ? fj_bad(m, set, -EINVAL, "needs ss (e.g. ss=iops:10%%)") : 0;
+	}
+	if (!fj_get(m, K_SS_INTERVAL))
+		every_ns = 1000000000ull; /* fio's default */
 	char metric[16] = "", limit[32];
 	const char *colon = strchr(ss->value, ':');
 	size_t ml = colon ? (size_t)(colon - ss->value) : 0;
+	static const char kinds[] = "give iops:X%, bw:X% or lat:X%, or iops_slope:X%, bw_slope:X% or lat_slope:X%";
 	if (!colon || ml >= sizeof metric)
-		return fj_bad(m, K_SS, -EINVAL, "give iops:X%%, iops_slope:X%%, bw:X%% or bw_slope:X%%");
+		return fj_bad(m, K_SS, -EINVAL, "%s", kinds);
 	memcpy(metric, ss->value, ml);
 	int slope = ml > 6 && strcmp(metric + ml - 6, "_slope") == 0;
 	if (slope)
 		metric[ml - 6] = '\0';
-	if ((strcmp(metric, "iops") != 0 && strcmp(metric, "bw") != 0) || !strchr(colon + 1, '%'))
-		return fj_bad(m, K_SS, -EINVAL,
-			   "give iops:X%%, iops_slope:X%%, bw:X%% or bw_slope:X%% (a limit in units, not a percent, is not "
-			   "available)");
+	if ((strcmp(metric, "iops") != 0 && strcmp(metric, "bw") != 0 && strcmp(metric, "lat") != 0) ||
+	    !strchr(colon + 1, '%'))
+		return fj_bad(m, K_SS, -EINVAL, "%s (a limit in units, not a percent, is not available)", kinds);
 	snprintf(limit, sizeof limit, "%s", colon + 1);
-	if (!dur_ns || dur_ns % 1000000000ull || dur_ns < 2000000000ull)
-		return fj_bad(m, K_SS_DUR, -EINVAL, "give ss_dur in whole seconds, at least 2 (a window of 1 s rounds)");
+	if (every_ns < 1000000000ull)
+		return fj_bad(m, K_SS_INTERVAL, -EINVAL, "give at least 1 s, as fio requires");
+	if (!dur_ns || dur_ns % every_ns || dur_ns / every_ns < 2)
+		return fj_bad(m, K_SS_DUR, -EINVAL, "give ss_dur as a whole number of ss_interval (%.3f s), at least 2: the window of rounds",
+			   (double)every_ns / 1e9);
 	if (!runtime_ns || runtime_ns < dur_ns)
-		return fj_bad(m, K_SS, -EINVAL, "needs runtime (at least ss_dur): rounds of 1 s run until steady or runtime");
+		return fj_bad(m, K_SS, -EINVAL, "needs runtime (at least ss_dur): rounds of ss_interval run until steady or runtime");
 	if (m->job->ramp_ns)
-		return fj_bad(m, K_SS, -EINVAL, "with ramp_time, every 1 s round would ramp: use ss_ramp");
+		return fj_bad(m, K_SS, -EINVAL, "with ramp_time, every round would ramp: use ss_ramp");
 	char text[32];
 	struct iob_job *job = m->job;
-	snprintf(text, sizeof text, "%llu", (unsigned long long)(dur_ns / 1000000000ull));
+	snprintf(text, sizeof text, "%llu", (unsigned long long)(dur_ns / every_ns));
 	if (iob_job_set(job, "steady_state", metric, m->why, sizeof m->why) ||
 	    iob_job_set(job, "steady_rule", slope ? "slope" : "deviation", m->why, sizeof m->why) ||
 	    iob_job_set(job, "steady_limit", limit, m->why, sizeof m->why))
 		return fj_bad(m, K_SS, -EINVAL, "%s", m->why);
-	uint64_t rounds = runtime_ns / 1000000000ull;
+	uint64_t rounds = runtime_ns / every_ns;
 	if (iob_job_set(job, "steady_window", text, m->why, sizeof m->why))
 		return fj_bad(m, K_SS_DUR, -EINVAL, "%s", m->why);
 	snprintf(text, sizeof text, "%llu", (unsigned long long)(rounds > 100000 ? 100000 : rounds));
 	if (iob_job_set(job, "steady_max_rounds", text, m->why, sizeof m->why))
 		return fj_bad(m, K_SS, -EINVAL, "runtime: %s", m->why);
-	snprintf(job->steady_round, sizeof job->steady_round, "1s");
+	/* the round in the largest unit that holds it whole */
+	int s_ok = every_ns % 1000000000ull == 0, ms_ok = every_ns % 1000000ull == 0;
+	snprintf(text, sizeof text, "%llu%s",
+		 (unsigned long long)(every_ns / (s_ok ? 1000000000ull : ms_ok ? 1000000ull : 1000ull)),
+		 s_ok ? "s" : ms_ok ? "ms" : "us");
+	if (iob_job_set(job, "steady_round", text, m->why, sizeof m->why))
+		return fj_bad(m, K_SS_INTERVAL, -EINVAL, "%s", m->why);
 	job->steady_ramp_ns = ramp_ns;
 	fj_note_job(m->r, job->name,
-		 "ss: iobench judges rounds of 1 s, each a run of the phase of its own (files reopened, sequential I/O "
-		 "from the start), where fio samples one running job every second");
+		 "ss: iobench judges rounds of %s, each a run of the phase of its own (files reopened, sequential I/O "
+		 "from the start), where fio samples one running job every ss_interval",
+		 job->steady_round);
 	return 0;
 }
 
@@ -570,6 +586,11 @@ static int map_verify(struct mapper *m)
 	}
 	if (strcmp(kind, "pattern") == 0 && !vp)
 		return fj_bad(m, K_VERIFY, -EINVAL, "verify=pattern needs verify_pattern");
+	if (job->load.seq_ops && job->block_size && job->load.seq_ops > job->size / job->block_size)
+		return fj_bad(m, K_NUMBER_IOS, -EINVAL,
+			      "with loops and verify: %llu I/Os in a row go past one pass over the file, where fio 3.33 "
+			      "writes and verifies one pass at most",
+			      (unsigned long long)job->load.seq_ops);
 	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED))
 		return fj_bad(m, K_VERIFY, -EINVAL, "verify with a mixed workload (rw, randrw) is not available: write, then "
 						 "verify in a job of its own");

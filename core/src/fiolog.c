@@ -10,6 +10,8 @@
 
 #include "iobench/os.h"
 #include "iobench/path.h"
+#include "iobench/shape.h"
+#include "iobench/steady.h"
 #include "iobench/units.h"
 
 static const char *const kind_suffix[IOB_FIOLOG_KINDS] = {"bw", "iops", "lat", "clat"};
@@ -79,6 +81,7 @@ static void fiologs_free(struct iob_fiologs *fl)
 	free(fl->of);
 	free(fl->t0_ns);
 	free(fl->log_prio);
+	free(fl->log_offset);
 	memset(fl, 0, sizeof *fl);
 }
 
@@ -104,7 +107,8 @@ int iob_fiologs_open(struct iob_fiologs *fl, const struct iob_suite *suite, char
 	fl->of = calloc(n, sizeof *fl->of);
 	fl->t0_ns = calloc(n, sizeof *fl->t0_ns);
 	fl->log_prio = calloc(n, sizeof *fl->log_prio);
-	if (!fl->f || !fl->path || !fl->of || !fl->t0_ns || !fl->log_prio) {
+	fl->log_offset = calloc(n, sizeof *fl->log_offset);
+	if (!fl->f || !fl->path || !fl->of || !fl->t0_ns || !fl->log_prio || !fl->log_offset) {
 		fiologs_free(fl);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -112,6 +116,7 @@ int iob_fiologs_open(struct iob_fiologs *fl, const struct iob_suite *suite, char
 	char path[IOB_FIOLOG_PATH_MAX], what[IOB_NAME_MAX + 32];
 	for (size_t j = 0; j < n; j++) {
 		fl->log_prio[j] = suite->jobs[j].log_prio;
+		fl->log_offset[j] = suite->jobs[j].log_offset;
 		for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
 			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, path, sizeof path);
 			if (!path[0])
@@ -152,19 +157,39 @@ int iob_fiologs_commit(struct iob_fiologs *fl, char *err, size_t errlen)
 	return 0;
 }
 
-static void put_row(struct iob_fiologs *fl, size_t j, int k, uint64_t ms, uint64_t value, int dir)
+/* time, value, direction, block size, the offset where log_offset asks,
+ * and fio's last column, the priority (cmdprio.h's value): with log_prio
+ * as fio prints it, 0xPPPP, else 1 for the real-time class and 0 for any
+ * other.  A row of an interval has block size, offset and priority 0, as
+ * fio writes them when it averages over log_avg_msec. */
+static void put_row(struct iob_fiologs *fl, size_t j, int k, uint64_t ms, uint64_t value, int dir, uint64_t bs,
+		    uint64_t off, unsigned prio)
 {
 	FILE *f = fl->f[j][k];
 	if (!f || fl->error)
 		return;
-	/* time, value, direction, block size, and fio's 5th column: 0 and 0,
-	 * as fio writes them when it averages over log_avg_msec (with log_prio
-	 * the priority column is 0x0000 there: an average has no priority) */
-	if (fprintf(f, "%llu, %llu, %d, 0, %s\n", (unsigned long long)ms, (unsigned long long)value, dir,
-		    fl->log_prio[j] ? "0x0000" : "0") < 0) {
+	char pr[16];
+	if (fl->log_prio[j])
+		snprintf(pr, sizeof pr, "0x%04x", prio & 0xffffu);
+	else
+		snprintf(pr, sizeof pr, "%d", (prio >> IOB_PRIO_CLASS_SHIFT) == 1);
+	int rc = fl->log_offset[j] ? fprintf(f, "%llu, %llu, %d, %llu, %llu, %s\n", (unsigned long long)ms,
+					     (unsigned long long)value, dir, (unsigned long long)bs,
+					     (unsigned long long)off, pr)
+				   : fprintf(f, "%llu, %llu, %d, %llu, %s\n", (unsigned long long)ms,
+					     (unsigned long long)value, dir, (unsigned long long)bs, pr);
+	if (rc < 0) {
 		fl->error = errno ? errno : EIO;
 		fl->error_path = fl->path[j][k];
 	}
+}
+
+static int job_logs(const struct iob_fiologs *fl, size_t j)
+{
+	int any = 0;
+	for (int k = 0; k < IOB_FIOLOG_KINDS; k++)
+		any |= fl->f[j][k] != NULL;
+	return any;
 }
 
 static uint64_t per_s(double what, uint64_t len_ns)
@@ -172,68 +197,11 @@ static uint64_t per_s(double what, uint64_t len_ns)
 	return len_ns ? (uint64_t)llround(what * 1e9 / (double)len_ns) : 0;
 }
 
-struct io_row {
-	uint64_t at_ns; /* after the job's first window */
-	const struct iob_io_rec *e;
-};
-
-static int row_cmp(const void *a, const void *b)
-{
-	const struct io_row *x = a, *y = b;
-	return x->at_ns < y->at_ns ? -1 : x->at_ns > y->at_ns;
-}
-
-int iob_fiologs_ios(struct iob_fiologs *fl, size_t j, const struct iob_phase_result *r, size_t n)
-{
-	if (!fl || j >= fl->njobs || (!fl->f[j][IOB_FIOLOG_LAT] && !fl->f[j][IOB_FIOLOG_CLAT]))
-		return 0;
-	size_t total = 0;
-	for (size_t i = 0; i < n; i++) {
-		total += r[i].io_log.n;
-		if (r[i].start_ns && (!fl->t0_ns[j] || r[i].start_ns < fl->t0_ns[j]))
-			fl->t0_ns[j] = r[i].start_ns;
-	}
-	if (!total)
-		return 0;
-	struct io_row *rows = malloc(total * sizeof *rows);
-	if (!rows)
-		return -ENOMEM;
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		for (size_t e = 0; e < r[i].io_log.n; e++) {
-			uint64_t at = r[i].start_ns + r[i].io_log.v[e].t_ns;
-			rows[k++] = (struct io_row){at > fl->t0_ns[j] ? at - fl->t0_ns[j] : 0, &r[i].io_log.v[e]};
-		}
-	qsort(rows, total, sizeof *rows, row_cmp);
-	for (int kind = IOB_FIOLOG_LAT; kind <= IOB_FIOLOG_CLAT; kind++) {
-		FILE *f = fl->f[j][kind];
-		for (size_t i = 0; f && !fl->error && i < total; i++) {
-			const struct iob_io_rec *e = rows[i].e;
-			/* fio's fifth column: the priority (log_prio), else 1 for the real-time class */
-			char pr[16];
-			if (fl->log_prio[j])
-				snprintf(pr, sizeof pr, "0x%04x", e->prio);
-			else
-				snprintf(pr, sizeof pr, "%d", (e->prio >> IOB_PRIO_CLASS_SHIFT) == 1);
-			if (fprintf(f, "%llu, %llu, %d, %u, %s\n", (unsigned long long)(rows[i].at_ns / 1000000),
-				    (unsigned long long)e->lat_ns, e->write, e->len, pr) < 0) {
-				fl->error = errno ? errno : EIO;
-				fl->error_path = fl->path[j][kind];
-			}
-		}
-	}
-	free(rows);
-	return 0;
-}
-
 void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, enum iob_phase phase, const struct iob_intervals *iv)
 {
 	if (!fl || j >= fl->njobs || !iv->n)
 		return;
-	int any = 0;
-	for (int k = 0; k < IOB_FIOLOG_KINDS; k++)
-		any |= fl->f[j][k] != NULL;
-	if (!any)
+	if (!job_logs(fl, j))
 		return;
 	if (!fl->t0_ns[j])
 		fl->t0_ns[j] = iv->window_ns;
@@ -263,15 +231,68 @@ void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, enum iob_phase phase, c
 				nlat = in->lat_samples;
 				mean = in->lat_mean_ns;
 			}
-			put_row(fl, j, IOB_FIOLOG_BW, ms, per_s((double)bytes / 1024.0, in->len_ns), d);
-			put_row(fl, j, IOB_FIOLOG_IOPS, ms, per_s((double)ops, in->len_ns), d);
+			put_row(fl, j, IOB_FIOLOG_BW, ms, per_s((double)bytes / 1024.0, in->len_ns), d, 0, 0, 0);
+			put_row(fl, j, IOB_FIOLOG_IOPS, ms, per_s((double)ops, in->len_ns), d, 0, 0, 0);
 			if (nlat) {
 				uint64_t m = mean > 0 ? (uint64_t)llround(mean) : 0;
-				put_row(fl, j, IOB_FIOLOG_LAT, ms, m, d);
-				put_row(fl, j, IOB_FIOLOG_CLAT, ms, m, d);
+				put_row(fl, j, IOB_FIOLOG_LAT, ms, m, d, 0, 0, 0);
+				put_row(fl, j, IOB_FIOLOG_CLAT, ms, m, d, 0, 0, 0);
 			}
 		}
 	}
+}
+
+/* An event's completion, CLOCK_MONOTONIC ns. */
+static uint64_t event_ns(const struct iob_iolog *l, const struct iob_io_event *e)
+{
+	return l->t0_ns + (uint64_t)llround((double)(e->end_tick - l->t0_tick) * l->ns_per_tick);
+}
+
+uint64_t iob_fiologs_ios(struct iob_fiologs *fl, size_t j, const struct iob_iolog *logs, size_t n)
+{
+	uint64_t lost = 0;
+	if (!fl || j >= fl->njobs || !job_logs(fl, j))
+		return 0;
+	uint64_t first = UINT64_MAX;
+	for (size_t s = 0; s < n; s++) {
+		lost += logs[s].lost;
+		if (logs[s].n && logs[s].t0_ns < first)
+			first = logs[s].t0_ns;
+	}
+	if (first == UINT64_MAX)
+		return lost;
+	if (!fl->t0_ns[j])
+		fl->t0_ns[j] = first;
+	/* the streams' rows merged in order of completion: the earliest next
+	 * event of any stream each time (a handful of streams) */
+	size_t at[IOB_FIOLOG_MERGE] = {0};
+	if (n > IOB_FIOLOG_MERGE)
+		n = IOB_FIOLOG_MERGE; /* check.c refuses more streams with a per-I/O log */
+	for (;;) {
+		size_t best = n;
+		uint64_t best_ns = UINT64_MAX;
+		for (size_t s = 0; s < n; s++)
+			if (at[s] < logs[s].n) {
+				uint64_t t = event_ns(&logs[s], &logs[s].ev[at[s]]);
+				if (t < best_ns) {
+					best_ns = t;
+					best = s;
+				}
+			}
+		if (best == n)
+			break;
+		const struct iob_iolog *l = &logs[best];
+		const struct iob_io_event *e = &l->ev[at[best]++];
+		uint64_t ms = (best_ns > fl->t0_ns[j] ? best_ns - fl->t0_ns[j] : 0) / 1000000u;
+		uint64_t lat = (uint64_t)llround((double)e->lat_tick * l->ns_per_tick);
+		int d = e->write ? 1 : 0;
+		/* fio's figure for one I/O: its bytes x 10^6 / its latency in ns */
+		put_row(fl, j, IOB_FIOLOG_BW, ms, lat ? (uint64_t)e->len * 1000000u / lat : 0, d, e->len, e->off, e->prio);
+		put_row(fl, j, IOB_FIOLOG_IOPS, ms, 1, d, e->len, e->off, e->prio);
+		put_row(fl, j, IOB_FIOLOG_LAT, ms, lat, d, e->len, e->off, e->prio);
+		put_row(fl, j, IOB_FIOLOG_CLAT, ms, lat, d, e->len, e->off, e->prio);
+	}
+	return lost;
 }
 
 void iob_fiologs_unmake(struct iob_fiologs *fl)
@@ -307,4 +328,29 @@ int iob_fiologs_close(struct iob_fiologs *fl, char *err, size_t errlen)
 	}
 	fiologs_free(fl);
 	return rc;
+}
+
+uint64_t iob_fiolog_ios_bound(const struct iob_job *job, uint64_t file_size)
+{
+	if (!iob_fiolog_wanted(job) || job->log_interval_ns)
+		return 0;
+	uint64_t round_ns = 0, round_ios = 0;
+	char why[8];
+	if (job->steady_state && iob_steady_round_parse(job->steady_round, &round_ns, &round_ios, why, sizeof why) != 0)
+		return UINT64_MAX;
+	if (round_ios)
+		return round_ios; /* a steady state round of so many I/Os */
+	if (job->time_based || round_ns)
+		return UINT64_MAX; /* as many I/Os as the time allows */
+	uint64_t size = job->size ? job->size : file_size, bs = job->block_size;
+	struct iob_shape sh;
+	if (iob_job_shape(job, &sh, why, sizeof why) > 0)
+		bs = iob_shape_bs_min(&sh, bs); /* bssplit: its smallest size, the most I/Os */
+	if (!size || !bs)
+		return UINT64_MAX;
+	uint64_t per = size / bs + 1; /* and a short last one */
+	if (job->access == IOB_ACCESS_RAND && job->ops > per)
+		per = job->ops;
+	uint64_t loops = job->loops ? job->loops : 1;
+	return per > UINT64_MAX / loops ? UINT64_MAX : per * loops;
 }

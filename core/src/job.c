@@ -2,6 +2,7 @@
  * job.c - job spec defaults, validation and file layout (iobench/job.h).
  */
 #include "iobench/job.h"
+#include "iobench/steady.h"
 #include "iobench/profile.h"
 #include "iobench/shape.h"
 #include "iobench/repeat.h"
@@ -95,6 +96,10 @@ static int validate_streams(const struct iob_job *job, char *err, size_t errlen)
 	if (job->steady_state && job->steady_rule != 0 && !job->steady_limit[0]) {
 		snprintf(err, errlen, "[%s] steady_rule %s needs steady_limit (e.g. 10%%)", n,
 			 job->steady_rule == 1 ? "deviation" : "slope");
+		return -EINVAL;
+	}
+	if (job->steady_state == IOB_STEADY_LAT && job->latency == IOB_LATENCY_OFF) {
+		snprintf(err, errlen, "[%s] steady_state lat needs the I/Os timed: latency off leaves no latency to judge", n);
 		return -EINVAL;
 	}
 	return 0;

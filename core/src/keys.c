@@ -100,7 +100,7 @@ static int set_percentiles(const struct iob_key *k, struct iob_job *job, const c
 static const struct iob_key_word continue_words[] = {
     {"none", 0}, {"read", 1}, {"write", 2}, {"io", 3}, {"all", 3}, {"0", 0}, {"1", 3}, {NULL, 0}};
 static const struct iob_key_word steady_words[] = {
-    {"none", IOB_STEADY_NONE}, {"iops", IOB_STEADY_IOPS}, {"bw", IOB_STEADY_BW}, {NULL, 0}};
+    {"none", IOB_STEADY_NONE}, {"iops", IOB_STEADY_IOPS}, {"bw", IOB_STEADY_BW}, {"lat", IOB_STEADY_LAT}, {NULL, 0}};
 static const struct iob_key_word steady_rule_words[] = {
     {"snia", IOB_STEADY_SNIA}, {"deviation", IOB_STEADY_DEVIATION}, {"slope", IOB_STEADY_SLOPE}, {NULL, 0}};
 
@@ -145,6 +145,10 @@ static const struct iob_key key_table[] = {
      NULL, .record = "ops_asked"},
     {"loops", IOB_KEY_COUNT, "passes", "1", "sequential access: passes over each file per phase", NULL,
      FIELD(loops), NULL, 1, 0, .record = "loops"},
+    {"seq_ops", IOB_KEY_COUNT, "I/O calls", "0",
+     "sequential access: each stream's phase ends after this many I/O calls, part way through a pass if they "
+     "come first (passes follow one another as loops allows: fio's number_ios); the record's pass_cut says a pass "
+     "was cut short so; 0 = after the loops", NULL, FIELD(load.seq_ops), NULL, .record = "seq_ops"},
     {"offset_align", IOB_KEY_SIZE, "bytes", "0",
      "random access: offsets are multiples of this; 0 = block_size", NULL, FIELD(offset_align), NULL, .record = "offset_align_bytes"},
     {"random_map", IOB_KEY_BOOL, "", "true",
@@ -266,23 +270,28 @@ static const struct iob_key key_table[] = {
      "record per phase (1 to 1000000); 0 = this job runs alone, in file order",
      NULL, FIELD(group), NULL, 0, IOB_GROUP_MAX},
     {"bw_log", IOB_KEY_PATH, "", "",
-     "fio's write_bw_log: PREFIX_bw.<x>.log, a row per interval (time ms, KiB/s, direction, 0, 0); needs "
-     "log_interval (fio's log_avg_msec)",
-     NULL, FIELD(bw_log), NULL, .needs = "log_interval", .why = "fio's log_avg_msec: iobench logs each interval's average, not every I/O"},
+     "fio's write_bw_log: PREFIX_bw.<x>.log, a row per interval of log_interval (time ms, KiB/s, direction, 0, "
+     "0), or without log_interval a row per I/O (time ms, the I/O's bytes x 10^6 / its latency in ns, "
+     "direction, bytes, priority), as fio writes them",
+     NULL, FIELD(bw_log), NULL},
     {"iops_log", IOB_KEY_PATH, "", "",
-     "fio's write_iops_log: PREFIX_iops.<x>.log, a row per interval (time ms, IOPS, direction, 0, 0); needs "
-     "log_interval",
-     NULL, FIELD(iops_log), NULL, .needs = "log_interval", .why = "fio's log_avg_msec: iobench logs each interval's average, not every I/O"},
+     "fio's write_iops_log: PREFIX_iops.<x>.log, a row per interval (time ms, IOPS, direction, 0, 0), or "
+     "without log_interval a row per I/O (time ms, 1, direction, bytes, priority)",
+     NULL, FIELD(iops_log), NULL},
     {"lat_log", IOB_KEY_PATH, "", "",
      "fio's write_lat_log: PREFIX_lat.<x>.log and PREFIX_clat.<x>.log, a row per interval with I/O (time ms, "
-     "mean latency ns, direction, 0, 0) with log_interval; without it a row per I/O, as fio's default (time ms, "
-     "latency ns, direction, block size, priority: every I/O timed)",
+     "mean latency ns, direction, 0, 0), or without log_interval a row per I/O (time ms, its latency ns, "
+     "direction, bytes, priority)",
      NULL, FIELD(lat_log), NULL},
     {"log_prio", IOB_KEY_BOOL, "", "false",
-     "the fio-style logs' fifth column is the priority as 0xPPPP (fio's log_prio): each I/O's in a lat_log of "
-     "every I/O, 0x0000 on a line averaging an interval, as fio writes them; false: 1 for the real-time class, "
-     "else 0",
+     "the fio-style logs' last column is the priority as 0xPPPP (fio's log_prio): each I/O's in a row per "
+     "I/O, 0x0000 on a row averaging an interval, as fio writes them; false: 1 for an I/O of the real-time "
+     "class, else 0",
      NULL, FIELD(log_prio), NULL},
+    {"log_offset", IOB_KEY_BOOL, "", "false",
+     "bw_log, iops_log, lat_log: each row carries the I/O's offset in bytes before its last column (0 in a "
+     "row of an interval), as fio's log_offset",
+     NULL, FIELD(log_offset), NULL},
     {"repeat", IOB_KEY_COUNT, "runs", "1",
      "run each phase this many times (1 to 1000), each as the first; a record per run (its repeat index) and "
      "a summary record with mean, spread and 95% interval (docs/statistics.md)",
@@ -294,7 +303,8 @@ static const struct iob_key key_table[] = {
     {"repeat_max", IOB_KEY_COUNT, "runs", "30", "until_ci: the most runs of a phase (3 to 1000)", NULL,
      FIELD(repeat_max), iob_set_bounded},
     {"steady_state", IOB_KEY_ENUM, "", "none",
-     "run each phase in rounds until the last steady_window rounds' IOPS or MiB/s are steady (steady_rule), "
+     "run each phase in rounds until the last steady_window rounds' IOPS, MiB/s or (lat) mean latency are steady "
+     "(steady_rule), "
      "at most steady_max_rounds; a record per round and a steady record (docs/statistics.md)",
      steady_words, FIELD(steady_state), NULL, .excludes = "repeat,until_ci,series",
      .why = "it runs a phase in rounds of its own"},

@@ -110,7 +110,7 @@ int iob_plugin_validate(const struct iob_plugin *p, char *why, size_t whylen)
 		}
 		for (size_t i = 0; i < p->noptions; i++) {
 			const struct iob_option_decl *d = &p->options[i];
-			if (!valid_name(d->name) || d->type < IOB_OPT_BOOL || d->type > IOB_OPT_WORD ||
+			if (!valid_name(d->name) || d->type < IOB_OPT_BOOL || d->type > IOB_OPT_NAME ||
 			    (d->type == IOB_OPT_WORD && (!d->words || !*d->words)) ||
 			    (d->type == IOB_OPT_COUNT && d->min > d->max)) {
 				snprintf(why, whylen, "plugin '%s' declares a malformed option (number %zu)", p->name,
@@ -648,6 +648,14 @@ static int check_declared(const struct iob_loaded *b, const struct iob_option_de
 			return 0;
 		snprintf(err, errlen, "backend option %s=%s: the value must be a whole number from %llu to %llu",
 			 d->name, q, (unsigned long long)d->min, (unsigned long long)d->max);
+	} else if (d->type == IOB_OPT_NAME) {
+		size_t n = strlen(val);
+		if (n && n <= 255 && !strchr(val, '/') && strcmp(val, ".") != 0 && strcmp(val, "..") != 0)
+			return 0;
+		snprintf(err, errlen,
+			 "backend option %s=%s: the value must be a file name in the job's directory (1 to 255 bytes, "
+			 "no '/', not . or ..)",
+			 d->name, q);
 	} else {
 		size_t n = strlen(val);
 		for (const char *w = d->words; *w;) {

@@ -33,6 +33,7 @@
 #include "iobench/outfile.h"
 #include "iobench/progress.h"
 #include "iobench/version.h"
+#include "check.h"
 #include "ranks.h"
 #include "runner_int.h"
 
@@ -241,6 +242,8 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	}
 	for (size_t i = 0; i < suite->nnotes; i++) /* the loader's (a fio file's mappings) */
 		iob_notes_add(&run->notes, "%s", suite->notes[i]);
+	if (iob_check_group_files(reg, suite, err, sizeof err, &run->notes) != 0) /* passed above: its notes */
+		iob_notes_add(&run->notes, "%s", err);
 	run->live_stop = &iob_cli_stop;
 	run->stop = iob_coord_active() ? &run->agreed_stop : &iob_cli_stop;
 	/* across ranks only rank 0 writes outputs and notes */

@@ -46,6 +46,8 @@ struct gphase {
 	int no_ramp; /* iob_runner_written_apply took the ramp away */
 	uint64_t unwritten; /* iob_runner_measure_unwritten's, right after the phase */
 	struct observed ob;
+	struct iob_iolog *iolog; /* per-I/O logs, one per stream (or NULL) */
+	int iolog_oom;
 	/* for the group's line: the phase's counters once it started (atomic),
 	 * what it will move in all (0: unknown) */
 	struct iob_live *shown;
@@ -130,6 +132,7 @@ static void group_job_main(void *arg)
 		if (gp->reads)
 			iob_caveat_measure_read(&gp->plan, &gp->facts);
 		iob_runner_observe_start(gj->run, job, &gj->jf.fl, gp->phase, gp->bs, &spec, &gp->ob);
+		spec.iolog = gp->iolog = iob_runner_iolog_start(gj->run, job, gp->phase, spec.file_size, n, &gp->iolog_oom);
 		__atomic_store_n(&gp->shown, gp->ob.live, __ATOMIC_RELEASE);
 		gp->rc = iob_streams_run(&spec, n, (const char *const *)gj->jf.open, nfiles, (int)per, &g->stop,
 					 &gp->st);
@@ -193,7 +196,8 @@ static void group_emit_phase(struct iob_run *run, struct gjob *gj, struct gphase
 	struct iob_aggregate agg = {0};
 	int streams = job->threads > 1, stopped = 0;
 	iob_runner_observe_emit(run, gj->j, job, gp->phase, &gp->ob);
-	iob_runner_io_log(run, gj->j, job, gp->phase, gp->st.r, gp->st.n);
+	iob_runner_iolog_emit(run, gj->j, job, gp->phase, gp->iolog, job->threads, gp->iolog_oom);
+	gp->iolog = NULL;
 	if (!gp->ran) {
 		iob_run_fail(run, 0, "job %s: cannot start %u streams: %s", job->name, job->threads,
 			     strerror(-gp->rc));

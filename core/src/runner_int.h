@@ -114,10 +114,17 @@ void iob_runner_observe_start(const struct iob_run *run, const struct iob_job *j
 			      const struct iob_filelist *fl, enum iob_phase phase, uint64_t bs,
 			      struct iob_phase_spec *spec, struct observed *ob);
 void iob_runner_observe_end(struct observed *ob, const struct iob_phase_result *r);
+/* Per-I/O logs (fiolog.h): n streams' logs for the phase, their events
+ * allocated and touched before the clock; NULL when the job keeps none, or
+ * out of memory (*oom set).  Any thread. */
+struct iob_iolog *iob_runner_iolog_start(const struct iob_run *run, const struct iob_job *job, enum iob_phase phase,
+					 uint64_t file_size, size_t n, int *oom);
+/* The phase is over: its rows written (job j of the suite), the logs freed;
+ * oom: a note.  The runner's thread. */
+void iob_runner_iolog_emit(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,
+			   struct iob_iolog *logs, size_t n, int oom);
 void iob_runner_observe_emit(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,
 			     struct observed *ob);
-void iob_runner_io_log(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,
-		       const struct iob_phase_result *r, size_t n);
 void iob_runner_record_file(const struct iob_job *job, const struct iob_filelist *fl, char *file, size_t len);
 int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struct iob_phase_result *r,
 			  const struct iob_read_facts *facts, const struct iob_aggregate *agg);

@@ -284,15 +284,11 @@ void iob_runner_phase_spec(const struct iob_run *run, const struct iob_job *job,
 		.ramp_ns = job->ramp_ns,
 		.rwmix_read = job->rwmix_read,
 		.latency = job->latency,
-		/* lat_log without log_interval: a line per I/O (fio's default), so every I/O is timed */
-		.log_ios = job->lat_log[0] && !job->log_interval_ns && job->latency != IOB_LATENCY_OFF,
 		.shape = shaped ? shape : NULL,
 		.shared_whole = job->shared_whole,
 		.fill_device = job->fill_device,
 		.load = job->load, /* load.h: every key the engine reads as it is set */
 	};
-	if (spec->log_ios)
-		spec->latency = IOB_LATENCY_EVERY;
 	char bad[256]; /* checked before the run (check.c): it parses */
 	if (iob_numa_parse(job->numa_cpu_nodes, job->numa_mem_policy, &spec->numa, bad, sizeof bad) != 0)
 		memset(&spec->numa, 0, sizeof spec->numa);
@@ -368,6 +364,9 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 		spec.live = rs.live;
 	}
 	iob_runner_observe_start(run, job, fl, phase, bs, &spec, &ob);
+	size_t nstreams = streams ? job->threads : 1;
+	int iolog_oom = 0;
+	spec.iolog = iob_runner_iolog_start(run, job, phase, spec.file_size, nstreams, &iolog_oom);
 	int rc;
 	int no_ramp = iob_runner_written_apply(jf, job, phase, bs, &spec);
 	iob_runner_stonewall(job, &spec);
@@ -383,7 +382,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	iob_runner_measure_unwritten(jf, &r); /* at once: writeback goes on */
 	iob_runner_observe_end(&ob, &r);
 	iob_runner_observe_emit(run, run->suite_job, job, phase, &ob);
-	iob_runner_io_log(run, run->suite_job, job, phase, streams ? st.r : &r, streams ? st.n : 1);
+	iob_runner_iolog_emit(run, run->suite_job, job, phase, spec.iolog, nstreams, iolog_oom);
 	if (rc >= 0 && !r.interrupted && iob_is_stdin_path(fl->paths[0]) && r.bytes == 0) {
 		iob_run_fail(run, 1, "standard input gave no data: there is nothing to read");
 		iob_phase_result_free(&r);

@@ -36,7 +36,12 @@ uint64_t iob_runner_expect_bytes(const struct iob_job *job, const struct iob_fil
 	if (job->access == IOB_ACCESS_RAND)
 		return job->time_based ? 0 : job->ops ? job->ops * bs * job->threads : size / bs * bs * fl->n;
 	uint64_t pass = size * fl->n, loops = job->loops ? job->loops : 1;
-	return job->time_based || pass > UINT64_MAX / loops ? 0 : pass * loops; /* time_based: no end but the time */
+	if (job->time_based || pass > UINT64_MAX / loops)
+		return 0; /* time_based: no end but the time */
+	uint64_t streams = job->threads ? job->threads : 1, ios = job->load.seq_ops; /* each stream's cap */
+	if (ios && ios <= UINT64_MAX / bs / streams && ios * bs * streams < pass * loops)
+		return ios * bs * streams;
+	return pass * loops;
 }
 
 void iob_runner_observe_start(const struct iob_run *run, const struct iob_job *job,
@@ -125,16 +130,44 @@ void iob_runner_observe_emit(struct iob_run *run, size_t j, const struct iob_job
 	ob->live = NULL;
 }
 
-/* A per-I/O latency log (lat_log without log_interval): the phase's rows. */
-void iob_runner_io_log(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,
-		       const struct iob_phase_result *r, size_t n)
+struct iob_iolog *iob_runner_iolog_start(const struct iob_run *run, const struct iob_job *job, enum iob_phase phase,
+					 uint64_t file_size, size_t n, int *oom)
 {
-	int oom = 0;
-	for (size_t i = 0; r && i < n; i++)
-		oom |= r[i].io_log.oom;
-	if ((r && iob_fiologs_ios(run->fiologs, j, r, n) < 0) || oom)
-		iob_run_note(run, "job %s, %s phase: out of memory for the per-I/O latency log: it is short", job->name,
+	uint64_t cap = iob_fiolog_ios_bound(job, file_size);
+	if (!run->fiologs || run->quiet || phase == IOB_PHASE_VERIFY || !cap || cap == UINT64_MAX)
+		return NULL;
+	struct iob_iolog *logs = calloc(n, sizeof *logs);
+	for (size_t i = 0; logs && i < n; i++) {
+		/* touched now: no page fault of the log's inside the window */
+		if (cap > SIZE_MAX / sizeof *logs[i].ev || !(logs[i].ev = malloc(cap * sizeof *logs[i].ev))) {
+			for (size_t k = 0; k <= i; k++)
+				free(logs[k].ev);
+			free(logs);
+			logs = NULL;
+			break;
+		}
+		memset(logs[i].ev, 0, cap * sizeof *logs[i].ev);
+		logs[i].cap = cap;
+	}
+	*oom = !logs;
+	return logs;
+}
+
+void iob_runner_iolog_emit(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,
+			   struct iob_iolog *logs, size_t n, int oom)
+{
+	if (oom)
+		iob_run_note(run, "job %s, %s phase: out of memory for the per-I/O logs: none written", job->name,
 			     iob_phase_name(phase));
+	if (!logs)
+		return;
+	uint64_t lost = iob_fiologs_ios(run->fiologs, j, logs, n);
+	if (lost)
+		iob_run_note(run, "job %s, %s phase: %llu I/Os past the per-I/O log's %llu rows a stream are not in it",
+			     job->name, iob_phase_name(phase), (unsigned long long)lost, (unsigned long long)logs[0].cap);
+	for (size_t i = 0; i < n; i++)
+		free(logs[i].ev);
+	free(logs);
 }
 
 /* The file a record names: the job's file (or tree directory). */
@@ -192,6 +225,8 @@ int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, s
 	iob_rec_str(rb, "status", pr->status ? pr->status : iob_phase_status_name(r));
 	if (job->fill_device && r->phase == IOB_PHASE_WRITE) /* ended at a full file system, or not */
 		iob_rec_bool(rb, "device_full", r->device_full);
+	if (job->load.seq_ops && job->access == IOB_ACCESS_SEQ) /* a pass ended at seq_ops, or none did */
+		iob_rec_bool(rb, "pass_cut", r->pass_cut);
 	iob_rec_phase_cpu(rb, r);
 	if (agg)
 		iob_rec_aggregate(rb, agg);

@@ -792,6 +792,8 @@ int iob_shape_pace(struct iob_shape_run *run, int write, size_t len, uint64_t de
 			return 1;
 		}
 		wait_until(t, stop);
+		if (stop && *stop)
+			return 1; /* stopped while it thought: no I/O after the stop */
 	}
 	run->ios++;
 	if (!sh->rate[d] && !sh->rate_iops[d])
@@ -814,7 +816,7 @@ int iob_shape_pace(struct iob_shape_run *run, int write, size_t len, uint64_t de
 		return 1;
 	}
 	wait_until(t, stop);
-	return 0;
+	return stop && *stop; /* stopped while it waited: no I/O after the stop */
 }
 
 /* ---- the block-size histogram ----------------------------------------------------- */

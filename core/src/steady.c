@@ -144,9 +144,18 @@ void iob_steady_spec(struct iob_steady *s, const struct iob_job *job, struct iob
 	}
 }
 
-static double round_value(const struct iob_steady *s, const struct iob_phase_result *r)
+double iob_steady_round_value(int metric, const struct iob_phase_result *r)
 {
-	return s->metric == IOB_STEADY_IOPS ? iob_phase_iops(r) : iob_phase_bw(r);
+	if (metric != IOB_STEADY_LAT)
+		return metric == IOB_STEADY_IOPS ? iob_phase_iops(r) : iob_phase_bw(r);
+	const struct iob_hist *h[2] = {r->hist, r->hist_write};
+	double sum = 0, n = 0;
+	for (size_t i = 0; i < 2; i++)
+		if (h[i] && h[i]->count) {
+			sum += iob_hist_mean(h[i]) * (double)h[i]->count;
+			n += (double)h[i]->count;
+		}
+	return n > 0 ? sum / n : 0;
 }
 
 static int window_holds(const struct iob_steady *s, const struct iob_steady_window *w)
@@ -165,7 +174,7 @@ int iob_steady_add(struct iob_steady *s, const struct iob_phase_result *r)
 {
 	if (iob_grow(&s->y, &s->cap, s->n, sizeof *s->y, 32) < 0)
 		return -ENOMEM;
-	s->y[s->n++] = round_value(s, r);
+	s->y[s->n++] = iob_steady_round_value(s->metric, r);
 	s->elapsed_ns += r->elapsed_ns;
 	if (s->ramp_ns && s->elapsed_ns <= s->ramp_ns && s->ramp_rounds + 1 == s->n) {
 		s->ramp_rounds++;
@@ -210,13 +219,22 @@ static void values_text(char *out, size_t len, const double *y, size_t n)
 void iob_rec_steady(struct iob_recbuf *b, const struct iob_job *job, enum iob_phase phase, uint64_t bs,
 		    const struct iob_steady *s, struct iob_notes *notes)
 {
-	int bw = s->metric == IOB_STEADY_BW;
-	enum iob_unit u = bw ? IOB_UNIT_BYTES_PER_S : IOB_UNIT_OPS_PER_S;
+	/* the window's figures in the metric's unit: _bytes_per_s, _per_s, _ns */
+	static const struct {
+		const char *name, *mean, *range, *slope;
+		enum iob_unit u;
+	} f[] = {[IOB_STEADY_IOPS] = {"iops", "window_mean_per_s", "window_range_per_s", "window_slope_per_s",
+				      IOB_UNIT_OPS_PER_S},
+		 [IOB_STEADY_BW] = {"bw", "window_mean_bytes_per_s", "window_range_bytes_per_s",
+				    "window_slope_bytes_per_s", IOB_UNIT_BYTES_PER_S},
+		 [IOB_STEADY_LAT] = {"lat", "window_mean_ns", "window_range_ns", "window_slope_ns", IOB_UNIT_NS}};
+	int mt = s->metric == IOB_STEADY_BW || s->metric == IOB_STEADY_LAT ? s->metric : IOB_STEADY_IOPS;
+	enum iob_unit u = f[mt].u;
 	iob_rec_reset(b, "steady");
 	iob_rec_str(b, "job", job->name);
 	iob_rec_str(b, "phase", iob_phase_name(phase));
 	iob_rec_u64(b, "block_size_bytes", IOB_UNIT_BYTES, bs);
-	iob_rec_str(b, "steady_state", bw ? "bw" : "iops");
+	iob_rec_str(b, "steady_state", f[mt].name);
 	iob_rec_str(b, "rule", rule_name(s->rule));
 	iob_rec_u64(b, "rounds", IOB_UNIT_COUNT, s->n);
 	iob_rec_u64(b, "ramp_rounds", IOB_UNIT_COUNT, s->ramp_rounds);
@@ -229,17 +247,17 @@ void iob_rec_steady(struct iob_recbuf *b, const struct iob_job *job, enum iob_ph
 	const struct iob_steady_window *w = &s->w;
 	int k = s->have_window;
 	if (k) {
-		iob_rec_f64(b, bw ? "window_mean_bytes_per_s" : "window_mean_per_s", u, w->mean);
-		iob_rec_f64(b, bw ? "window_range_bytes_per_s" : "window_range_per_s", u, w->range);
-		iob_rec_f64(b, bw ? "window_slope_bytes_per_s" : "window_slope_per_s", u, w->slope);
+		iob_rec_f64(b, f[mt].mean, u, w->mean);
+		iob_rec_f64(b, f[mt].range, u, w->range);
+		iob_rec_f64(b, f[mt].slope, u, w->slope);
 		iob_rec_f64(b, "range_pct", IOB_UNIT_NONE, w->range_share * 100);
 		iob_rec_f64(b, "slope_excursion_pct", IOB_UNIT_NONE, w->slope_excursion * 100);
 		iob_rec_f64(b, "max_deviation_pct", IOB_UNIT_NONE, w->max_deviation * 100);
 		iob_rec_f64(b, "slope_pct", IOB_UNIT_NONE, w->slope_share * 100);
 	} else {
-		iob_rec_absent(b, bw ? "window_mean_bytes_per_s" : "window_mean_per_s", u);
-		iob_rec_absent(b, bw ? "window_range_bytes_per_s" : "window_range_per_s", u);
-		iob_rec_absent(b, bw ? "window_slope_bytes_per_s" : "window_slope_per_s", u);
+		iob_rec_absent(b, f[mt].mean, u);
+		iob_rec_absent(b, f[mt].range, u);
+		iob_rec_absent(b, f[mt].slope, u);
 		iob_rec_absent(b, "range_pct", IOB_UNIT_NONE);
 		iob_rec_absent(b, "slope_excursion_pct", IOB_UNIT_NONE);
 		iob_rec_absent(b, "max_deviation_pct", IOB_UNIT_NONE);

@@ -587,10 +587,11 @@ static void put_steady(struct fj_state *st, const struct iob_record *r)
 	const char *metric = get_str(r, "steady_state"), *rule = get_str(r, "rule");
 	if (!st->njobs || b->len < 2 || !metric || !rule || b->data[b->len - 1] != '}')
 		return;
-	int bw = strcmp(metric, "bw") == 0, snia = strcmp(rule, "snia") == 0, slope = strcmp(rule, "slope") == 0;
+	int bw = strcmp(metric, "bw") == 0, lat = strcmp(metric, "lat") == 0, snia = strcmp(rule, "snia") == 0,
+	    slope = strcmp(rule, "slope") == 0;
 	size_t w = (size_t)get_u64(r, "window"), n = st->rounds.n;
 	w = w < n ? w : n;
-	double mean = get_f64(r, bw ? "window_mean_bytes_per_s" : "window_mean_per_s");
+	double mean = get_f64(r, bw ? "window_mean_bytes_per_s" : lat ? "window_mean_ns" : "window_mean_per_s");
 	b->len--; /* reopen the job object */
 	textbuf_str(b, ",\"steadystate\":{\"ss\":");
 	char ss[64];
@@ -609,14 +610,28 @@ static void put_steady(struct fj_state *st, const struct iob_record *r)
 	textbuf_str(b, ",\"max_deviation\":");
 	jsonval_f64(b, get_f64(r, "max_deviation_pct") / 100.0 * mean);
 	textbuf_str(b, ",\"slope\":");
-	jsonval_f64(b, get_f64(r, bw ? "window_slope_bytes_per_s" : "window_slope_per_s"));
+	jsonval_f64(b, get_f64(r, bw ? "window_slope_bytes_per_s" : lat ? "window_slope_ns" : "window_slope_per_s"));
 	double bsum = 0, isum = 0;
 	for (size_t i = n - w; i < n; i++) {
 		bsum += st->rounds.bw[i];
 		isum += st->rounds.iops[i];
 	}
-	textbuf_printf(b, ",\"data\":{\"bw_mean\":%.0f,\"iops_mean\":%.0f,\"iops\":[", w ? bsum / (double)w : 0.0,
+	textbuf_printf(b, ",\"data\":{\"bw_mean\":%.0f,\"iops_mean\":%.0f,", w ? bsum / (double)w : 0.0,
 		       w ? isum / (double)w : 0.0);
+	const char *vals = get_str(r, "window_values");
+	if (lat && vals) { /* fio's lat_mean and lat_ns: the window's rounds' mean latency */
+		textbuf_printf(b, "\"lat_mean\":%.0f,\"lat_ns\":[", mean);
+		for (const char *p = vals; *p;) {
+			char *end = NULL;
+			double v = strtod(p, &end);
+			if (end == p)
+				break;
+			textbuf_printf(b, "%s%.0f", p > vals ? "," : "", v);
+			p = *end == ',' ? end + 1 : end;
+		}
+		textbuf_str(b, "],");
+	}
+	textbuf_str(b, "\"iops\":[");
 	for (size_t i = n - w; i < n; i++)
 		textbuf_printf(b, "%s%.0f", i > n - w ? "," : "", st->rounds.iops[i]);
 	textbuf_str(b, "],\"bw\":[");

@@ -208,8 +208,7 @@ static void html_keep_steady(struct html_state *st, const struct iob_record *rec
 	s->rounds = html_opt(rec, "rounds");
 	s->reached = svgd_bool(rec, "reached");
 	s->reached_round = html_opt(rec, "reached_round");
-	s->mean = html_opt(rec, s->metric && strcmp(s->metric, "bw") == 0 ? "window_mean_bytes_per_s"
-									   : "window_mean_per_s");
+	s->mean = html_opt(rec, svgd_steady_mean_key(s->metric));
 	s->range_pct = html_opt(rec, "range_pct");
 }
 

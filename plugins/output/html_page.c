@@ -461,17 +461,17 @@ static void html_steady(struct html_state *st, struct textbuf *b)
 		   "job|phase|block size|figure|rule|rounds|reached|at round|window mean|range");
 	for (size_t i = 0; i < st->nsd; i++) {
 		const struct html_steady *s = &st->sd[i];
-		int bw = s->metric && strcmp(s->metric, "bw") == 0;
+		int bw = s->metric && strcmp(s->metric, "bw") == 0, lat = s->metric && strcmp(s->metric, "lat") == 0;
 		textbuf_str(b, "<tr class=\"steady\">");
 		html_td(b, "job", s->job);
 		html_td(b, "phase", s->phase);
 		html_num_td(b, "bs", s->bs, H_BYTES);
-		html_td(b, "metric", bw ? "MiB/s" : "IOPS");
+		html_td(b, "metric", bw ? "MiB/s" : lat ? "mean latency" : "IOPS");
 		html_td(b, "rule", s->rule);
 		html_num_td(b, "rounds", s->rounds, H_COUNT);
 		html_td(b, "reached", s->reached ? "yes" : "no");
 		html_num_td(b, "reached_round", s->reached_round, H_COUNT);
-		html_num_td(b, "mean", s->mean, bw ? H_MIBS : H_IOPS);
+		html_num_td(b, "mean", s->mean, lat ? H_NS : bw ? H_MIBS : H_IOPS);
 		if (s->range_pct.has) {
 			char v[64], shown[64];
 			textbuf_fmt_double(s->range_pct.v, v, sizeof(v));

@@ -250,9 +250,10 @@ static void svg_keep_steady(struct svgd *st, const struct iob_record *rec)
 		return;
 	svg_keep_names(st, rec, &d->job, &d->phase, &d->bs);
 	d->bw = strcmp(metric, "bw") == 0;
+	d->lat = strcmp(metric, "lat") == 0;
 	d->reached = svg_bool(rec, "reached");
 	svg_num(rec, "window", &d->window);
-	svg_num(rec, d->bw ? "window_mean_bytes_per_s" : "window_mean_per_s", &d->mean);
+	svg_num(rec, svgd_steady_mean_key(metric), &d->mean);
 	double i = 0;
 	for (const char *p = vals; *p;) {
 		char *end = NULL;
@@ -334,6 +335,14 @@ const char *svgd_str(const struct iob_record *rec, const char *key)
 int svgd_bool(const struct iob_record *rec, const char *key)
 {
 	return svg_bool(rec, key);
+}
+
+const char *svgd_steady_mean_key(const char *metric)
+{
+	return !metric ? "window_mean_per_s"
+	       : strcmp(metric, "bw") == 0 ? "window_mean_bytes_per_s"
+	       : strcmp(metric, "lat") == 0 ? "window_mean_ns"
+				       : "window_mean_per_s";
 }
 
 static void svg_free_pts(struct svg_pts *p)

@@ -73,7 +73,7 @@ struct svg_ivs {
 struct svg_steady {
 	char *job, *phase;
 	double bs;
-	int bw, reached;
+	int bw, lat, reached; /* the metric: bw, lat (ns), else iops */
 	double window, last, mean; /* rounds in the window, its last round, its mean */
 	struct svg_pts rounds;	   /* round index, value */
 };
@@ -127,6 +127,8 @@ int svgd_num(const struct iob_record *rec, const char *key, double *v);
 const char *svgd_str(const struct iob_record *rec, const char *key);
 /* A boolean field that is true. */
 int svgd_bool(const struct iob_record *rec, const char *key);
+/* A steady record's window mean key for its steady_state (bw, iops, lat). */
+const char *svgd_steady_mean_key(const char *metric);
 
 /* What the svg and html outputs do alike around a run (svgdraw.c): each
  * output's state begins with a struct svgd_out, which holds the sink, where

@@ -650,9 +650,11 @@ static void svg_draw_steady(struct textbuf *b, const struct svg_steady *d, doubl
 	for (size_t i = 0; i < d->rounds.n; i++)
 		hi = d->rounds.y[i] > hi ? d->rounds.y[i] : hi;
 	hi = hi > d->mean * 1.25 ? hi : d->mean * 1.25;
-	double div = d->bw ? MIB : 1;
+	double div = d->bw ? MIB : d->lat ? 1000 : 1;
 	struct svg_axis x = {.scale = SVG_LIN, .div = 1, .lab = "round"};
-	struct svg_axis y = {.scale = SVG_LIN, .div = div, .lab = d->bw ? "throughput (MiB/s)" : "IOPS (operations per second)"};
+	struct svg_axis y = {.scale = SVG_LIN,
+			     .div = div,
+			     .lab = d->bw ? "throughput (MiB/s)" : d->lat ? "mean latency (us)" : "IOPS (operations per second)"};
 	double xstep = svg_lin_range(&x, 0, d->rounds.n > 1 ? (double)d->rounds.n - 1 : 1);
 	double ystep = svg_lin_range(&y, 0, hi / div) * div;
 	y.lo *= div;
@@ -690,7 +692,7 @@ static void svg_draw_steady(struct textbuf *b, const struct svg_steady *d, doubl
 	}
 	svg_polyline(b, &x, &y, d->rounds.x, d->rounds.y, d->rounds.n, svg_colors[0], NULL, "steady-rounds");
 	svg_dots(b, &x, &y, d->rounds.x, d->rounds.y, d->rounds.n, svg_colors[0]);
-	svg_legend(b, y0, 0, svg_colors[0], NULL, d->bw ? "MiB/s per round" : "IOPS per round");
+	svg_legend(b, y0, 0, svg_colors[0], NULL, d->bw ? "MiB/s per round" : d->lat ? "mean latency (us) per round" : "IOPS per round");
 	svg_legend(b, y0, 1, "#2b8a3e", NULL, "window mean");
 	svg_legend(b, y0, 2, "#e67700", "6 4", "mean +-10%");
 	svg_legend(b, y0, 3, "#c92a2a", "2 3", "mean +-20%");

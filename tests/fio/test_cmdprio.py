@@ -273,7 +273,8 @@ def case_refused(tmp):
 
 def case_real_time(tmp):
     """Class 1 (real time), per I/O and for the thread: as root it runs (the record counts the I/Os
-    at 0x2000); as another user it is refused in one line naming root, before anything is made.
+    at 0x2000, and the per-I/O bw, iops and lat logs' last column is 1 on exactly those rows, 0x2000
+    with log_prio); as another user it is refused in one line naming root, before anything is made.
     Root's run is also made refused by running it as nobody when root can (setpriv)."""
     d = os.path.join(tmp, "data")
     os.makedirs(d)
@@ -290,6 +291,20 @@ def case_real_time(tmp):
         got = prio_ios(recs[0])
         expect(set(got) == {prio(RT, 0), "0x0000"} and sum(w for _, w in got.values()) == 256, got)
         within(got[prio(RT, 0)][1], 256, 50, "writes at real time 0")
+        # per-I/O bw, iops and lat logs (no log_interval): each row's last column is the I/O's
+        # priority, 1 for real time without log_prio, 0x2000 with it; as many as prio_ios counts
+        for log_prio, rt, other in (("false", "1", "0"), ("true", prio(RT, 0), "0x0000")):
+            logged = iob.write(os.path.join(tmp, "rt3.ini"), open(ini).read() +
+                               f"bw_log = {tmp}/g\niops_log = {tmp}/g\nlat_log = {tmp}/g\nlog_prio = {log_prio}\n")
+            _, recs = iob_run(tmp, logged)
+            got = prio_ios(recs[0])
+            for kind in ("bw", "iops", "lat", "clat"):
+                rows = log_rows(os.path.join(tmp, f"g_{kind}.1.log"))
+                last = [r[-1] for r in rows]
+                expect(len(rows) == 256 and all(r[2] == "1" and r[3] == "4096" for r in rows), (kind, rows[:3]))
+                expect(last.count(rt) == got[prio(RT, 0)][1] and last.count(other) == got["0x0000"][1],
+                       (kind, log_prio, {v: last.count(v) for v in set(last)}, got))
+            print(f"log_prio={log_prio}: every log's last column {rt} x {last.count(rt)}, {other} x {last.count(other)}")
         iob_run(tmp, thread)
         if not shutil.which("setpriv"):
             return 0

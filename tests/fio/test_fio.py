@@ -209,6 +209,8 @@ def case_every_key(tmp):
         key, alias = line.split()[:2]
         if key in logs:
             continue  # case_logs
+        if key in ("donorname", "inplace"):
+            continue  # ioengine=e4defrag's, on ext4 only: tests/fio/test_e4defrag.py
         for name in [key] + ([alias] if alias != "-" else []):
             expect(re.search(rf"^{name}(=|$)", text, re.M), f"{name} is not used in every-key.fio")
 
@@ -382,6 +384,9 @@ ORACLE = [
     ("nios-write-loops", "rw=randwrite\nnumber_ios=10\nloops=2\n"),
     ("nios-seq-pass", "rw=write\nio_size=192k\nnumber_ios=32\n"),  # the cap falls on 2 whole passes
     ("nios-seq-over", "rw=read\nnumber_ios=1000\nloops=2\n"),
+    ("nios-seq-cut", "rw=read\nnumber_ios=5\n"),  # part way through the pass: 5 I/Os
+    ("nios-seq-cut-loops", "rw=write\nnumber_ios=5\nloops=4\n"),  # 20 in a row, past the file's end
+    ("nios-seq-cut-io-size", "rw=read\nio_size=192k\nnumber_ios=20\n"),  # between passes
 ]
 
 

@@ -1191,8 +1191,8 @@ def case_shared_write(tmp):
     """flow.fio, scaled (16 MiB, 2 s), by iobench and by fio: job2 writes the file job1 reads, at once.
     iobench lays the file out before the group (as fio does), both jobs run, their I/Os are 1:8 as the
     flows ask, and the file is 16 MiB long and allocated whole after both tools.  In an INI profile the
-    same pair runs; with verify, truncate or two writers it is refused in one line, exit 2, nothing
-    created."""
+    same pair runs, and so do two writers (noted: their writes overlap); with verify (also beside a
+    second writer) or truncate it is refused in one line, exit 2, nothing created."""
     need_libaio()
     sets = [("size", "16M"), ("runtime", "2s"), ("log_avg_msec", "100")]
     data = os.path.join(tmp, "iob")
@@ -1247,7 +1247,8 @@ def case_shared_write(tmp):
         print(f"flow.fio: fio {fops}, ratio {fops['job1'][1] / max(fops['job2'][0], 1):.2f}; testfile after: "
               f"{fst.st_size} bytes, {fst.st_blocks} blocks")
         expect(fst.st_size == st.st_size, f"testfile: fio {fst.st_size} bytes, iobench {st.st_size}")
-    # INI: the same pair accepted (the file made by an earlier job); verify, truncate, two writers refused
+    # INI: the same pair accepted (the file made by an earlier job), two writers too; verify, truncate
+    # refused
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty)
     base = (f"[global]\ndir = {empty}\nfilename = f\nsize = 1M\nblock_size = 64K\n"
@@ -1260,8 +1261,19 @@ def case_shared_write(tmp):
     expect(p.returncode == 0, f"INI write beside read: exit {p.returncode}: {p.stderr}")
     for f in os.listdir(empty):
         os.remove(os.path.join(empty, f))
+    with open(prof, "w") as fh:
+        fh.write(base + pair.format(w="", r="write"))
+    js = os.path.join(tmp, "two.json")
+    p = iobench("run", prof, "--output", "json=" + js)
+    expect(p.returncode == 0 and "jobs w and r (group 1) both write" in p.stderr and "overlap" in p.stderr,
+           f"INI two writers: exit {p.returncode}: {p.stderr}")
+    with open(js) as f:
+        two = {r["job"]: r["ops"] for r in json.load(f)["records"] if r.get("kind") == "phase"}
+    expect(two == {"make": 16, "w": 16, "r": 16}, f"INI two writers: each job's own 16 writes: {two}")
+    for f in os.listdir(empty):
+        os.remove(os.path.join(empty, f))
     for w, r, what in (("", "read,verify", "verify"), ("truncate = true\n", "read", "truncate"),
-                       ("", "write", "two writers")):
+                       ("", "write,verify", "a writer that verifies beside another")):
         with open(prof, "w") as fh:
             fh.write(base + pair.format(w=w, r=r))
         p = iobench("run", prof)
@@ -1269,6 +1281,164 @@ def case_shared_write(tmp):
         expect(p.returncode == 2 and len(lines) == 1 and "both use the data file" in lines[0],
                f"INI {what}: exit {p.returncode}: {lines}")
         expect(os.listdir(empty) == [], f"INI {what}: created {os.listdir(empty)}")
+
+
+def exitwhat_fio(tmp, data):
+    """fio 3.33 on exitwhat.fio scaled as case_exitwhat does, each clone reported (group_reporting
+    left out of the copy: it only merges the report): {job: [(reads, writes) of each clone]}, and the
+    longest slow job's runtime in ms."""
+    plain = os.path.join(tmp, "exitwhat-plain.fio")
+    with open(example("exitwhat.fio")) as fh:
+        text = fh.read()
+    expect("group_reporting" in text and "filename=/tmp/test" in text, "exitwhat.fio is not the one known")
+    with open(plain, "w") as fh:
+        fh.write(text.replace("group_reporting\n", ""))
+    copy = os.path.join(tmp, "exitwhat-scaled.fio")
+    scaled_copy(plain, copy, [("filename", os.path.join(data, "test")), ("filesize", "4M")], data)
+    p = subprocess.run([fio_bin(), "--output-format=json", copy], capture_output=True, text=True, timeout=300,
+                       cwd=data)
+    expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr[-2000:]}")
+    jobs = {}
+    slow_ms = 0
+    for j in json.loads(p.stdout[p.stdout.index("{"):])["jobs"]:
+        jobs.setdefault(j["jobname"], []).append((j["read"]["total_ios"], j["write"]["total_ios"]))
+        if j["jobname"].startswith("slow"):
+            slow_ms = max(slow_ms, j["job_runtime"])
+    return jobs, slow_ms
+
+
+def case_exitwhat(tmp):
+    """exitwhat.fio scaled (filesize=4M, its /tmp/test moved into a fresh directory) by iobench and by
+    fio 3.33, job by job: slow1 reads and slow2 writes 1000 blocks, part way through the file
+    (number_ios; iobench's records say pass_cut, and strace sees its 1000 pread64 and 1000 pwrite64
+    of the first 1000 blocks, and the file laid out once); fast1, fast2 and runsnever run in both
+    tools (runsnever has no stonewall, so it starts with slow2 whatever the example's comment says)
+    and are stopped when the slow job of their group ends (exit_what), in both; while the slow jobs
+    take less than the 13.6 s that rate=300 puts between two I/Os of a direction, each of their
+    streams does one read and one write in both.  The second group's three writers of one file are
+    noted."""
+    need_libaio()
+    src = example("exitwhat.fio")
+    data = os.path.join(tmp, "iob")
+    os.makedirs(data)
+    js = os.path.join(tmp, "exitwhat.json")
+    argv = [os.path.join(ARGS.bin, "iobench"), "run", src, "--dir", data, "--set", "filesize=4M",
+            "--output", "json=" + js]
+    strace = shutil.which("strace")
+    if strace:
+        calls, p = traced(argv, data, tmp, "exitwhat")
+    else:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    expect(p.returncode == 0, f"iobench: exit {p.returncode}: {p.stderr[-2000:]}")
+    with open(js) as f:
+        doc = json.load(f)
+    recs = {r["job"]: r for r in doc["records"] if r.get("kind") == "phase"}
+    streams = {}
+    for r in doc["records"]:
+        if r.get("kind") == "stream":
+            streams.setdefault(r["job"], []).append((r["ops_read"], r["ops_written"]))
+    expect(set(recs) == {"slow1", "fast1", "slow2", "fast2", "runsnever"}, f"records of {sorted(recs)}")
+    for name, phase in (("slow1", "read"), ("slow2", "write")):
+        r = recs[name]
+        expect(r["phase"] == phase and r["ops"] == 1000 and r["bytes"] == 1000 * 4096 and r["status"] == "ok"
+               and r["pass_cut"] is True and r["seq_ops"] == 1000,
+               f"{name}: {r['phase']} {r['ops']} I/Os {r['bytes']} bytes {r['status']} pass_cut {r.get('pass_cut')}")
+    for name in ("fast1", "fast2", "runsnever"):
+        r = recs[name]
+        expect(r["status"] == "stopped" and len(streams.get(name, [])) == 3 and all(sum(s) for s in streams[name]),
+               f"{name}: {r['status']}, streams {streams.get(name)}")
+    notes = "\n".join(doc["notes"])
+    for pair in ("slow2 and fast2", "slow2 and runsnever", "fast2 and runsnever"):
+        expect(f"jobs {pair} (group 2) both write" in notes, f"no note of {pair}: {doc['notes']}")
+    expect(notes.count("files laid out first") == 1 and "(job slow1)" in notes, f"layouts: {doc['notes']}")
+    if strace:
+        for call in ("pread64", "pwrite64"):
+            offs = [c[1] for c in calls if c[0] == call and c[2] == 4096]
+            print(f"exitwhat.fio: iobench's {call} of 4096 bytes: {len(offs)}")
+            expect(offs == [i * 4096 for i in range(1000)], f"{call}: {len(offs)} calls, not blocks 0 to 999")
+        lay = [c for c in calls if c[0] == "pwrite64" and c[2] == MiB]
+        expect(len(lay) == 4, f"the 4 MiB file laid out once in 1 MiB writes: {len(lay)}")
+    slow_s = max(recs["slow1"]["elapsed_s"], recs["slow2"]["elapsed_s"])
+    in_time = slow_s < 13
+    if in_time:
+        for name in ("fast1", "fast2", "runsnever"):
+            expect(streams[name] == [(1, 1)] * 3, f"{name}: streams {streams[name]}, not a read and a write each")
+    else:
+        print(f"note: a slow job took {slow_s:.1f} s: the fast jobs' second I/Os were due, counts not compared")
+    print(f"exitwhat.fio: iobench {{job: (ops, status)}} "
+          f"{ {k: (r['ops'], r['status']) for k, r in recs.items()} }, streams {streams}")
+    if not os.access(fio_bin(), os.X_OK):
+        print(f"note: fio is not installed ({fio_bin()}): iobench's side only")
+        return 0
+    fdata = os.path.join(tmp, "fio")
+    os.makedirs(fdata)
+    fjobs, slow_ms = exitwhat_fio(tmp, fdata)
+    print(f"exitwhat.fio: fio {{job: [(reads, writes) a clone]}} {fjobs}; slow jobs up to {slow_ms} ms")
+    expect(fjobs.get("slow1") == [(1000, 0)] and fjobs.get("slow2") == [(0, 1000)], f"fio's slow jobs: {fjobs}")
+    ran_f = {k for k, v in fjobs.items() if any(sum(c) for c in v)}
+    ran_i = {k for k, r in recs.items() if r["ops"]}
+    expect(ran_f == ran_i, f"jobs that ran: fio {sorted(ran_f)}, iobench {sorted(ran_i)}")
+    # cut short: fewer I/Os than the job's own end (number_ios, else the file's 1024 blocks)
+    cut_f = {k for k, v in fjobs.items() if any(sum(c) < (1000 if k.startswith("slow") else 1024) for c in v)}
+    cut_i = {k for k, r in recs.items() if r["status"] == "stopped"}
+    expect(cut_f == cut_i, f"cut short by exit_what: fio {sorted(cut_f)}, iobench {sorted(cut_i)}")
+    if in_time and slow_ms < 13000:
+        for name in ("fast1", "fast2", "runsnever"):
+            expect(fjobs[name] == streams[name], f"{name}: fio {fjobs[name]}, iobench {streams[name]}")
+    return 0
+
+
+def case_seq_ops_ini(tmp):
+    """seq_ops from an INI profile (iobench's own key): a sequential read of a 16-block file with
+    seq_ops = 20 and loops = 2 reads blocks 0 to 15 and 0 to 3 (strace's pread64), its record 20
+    I/Os and pass_cut true; a mixed phase (the order the mixed and queued loops draw) stops at 20
+    too; a whole number of passes says pass_cut false; a bad value is refused in one line naming it,
+    exit 2, nothing created."""
+    data = os.path.join(tmp, "d")
+    os.makedirs(data)
+    base = (f"[global]\ndir = {data}\nfilename = f\nsize = 64K\nblock_size = 4K\naccess = sequential\n"
+            f"keep_files = true\n[make]\nphases = write\n")
+    prof = os.path.join(tmp, "p.ini")
+
+    def run(extra, tag):
+        with open(prof, "w") as fh:
+            fh.write(base + extra)
+        js = os.path.join(tmp, tag + ".json")
+        argv = [os.path.join(ARGS.bin, "iobench"), "run", prof, "--output", "json=" + js]
+        if shutil.which("strace"):
+            calls, p = traced(argv, data, tmp, tag)
+        else:
+            calls, p = None, subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        expect(p.returncode == 0, f"{extra!r}: exit {p.returncode}: {p.stderr[-2000:]}")
+        with open(js) as f:
+            recs = {r["job"]: r for r in json.load(f)["records"] if r.get("kind") == "phase"}
+        return recs, calls
+
+    recs, calls = run("[r]\nphases = read\nseq_ops = 20\nloops = 2\n", "read")
+    r = recs["r"]
+    expect(r["ops"] == 20 and r["bytes"] == 20 * 4096 and r["pass_cut"] is True and r["seq_ops"] == 20,
+           f"read: {r['ops']} I/Os {r['bytes']} bytes pass_cut {r.get('pass_cut')}")
+    if calls is not None:
+        offs = [c[1] for c in calls if c[0] == "pread64" and c[2] == 4096]
+        want = sorted([i * 4096 for i in range(16)] + [i * 4096 for i in range(4)])  # traced() sorts them
+        expect(offs == want, f"pread64 offsets {offs}")
+    recs, _ = run("[r]\nphases = mixed\nseq_ops = 20\nloops = 2\n", "mixed")
+    r = recs["r"]
+    expect(r["ops"] == 20 and r["ops_read"] + r["ops_written"] == 20 and r["pass_cut"] is True,
+           f"mixed: {r['ops']} I/Os pass_cut {r.get('pass_cut')}")
+    recs, _ = run("[r]\nphases = read\nseq_ops = 32\nloops = 3\n", "whole")
+    r = recs["r"]
+    expect(r["ops"] == 32 and r["pass_cut"] is False, f"two whole passes: {r['ops']} pass_cut {r.get('pass_cut')}")
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    with open(prof, "w") as fh:
+        fh.write(f"[r]\ndir = {empty}\nfilename = f\nsize = 64K\nphases = write\nseq_ops = lots\n")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof], capture_output=True, text=True, timeout=60)
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    expect(p.returncode == 2 and len(lines) == 1 and "seq_ops" in lines[0] and "lots" in lines[0],
+           f"seq_ops = lots: exit {p.returncode}: {lines}")
+    expect(os.listdir(empty) == [], f"seq_ops = lots: created {os.listdir(empty)}")
+    return 0
 
 
 # ---- fio's examples: which are accepted, and how the rest are refused -------------------------------
@@ -1281,7 +1451,8 @@ ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_n
             "fixed-rate-submission.fio", "fsx.fio", "iometer-file-access-server.fio", "jesd219.fio",
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
             "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio", "ftruncate.fio", "falloc.fio", "flow.fio",
-            "sequence-distribution.fio"}
+            "sequence-distribution.fio", "exitwhat.fio",
+            "example_latency_steadystate.fio"}
 
 
 def case_examples(tmp):
@@ -1360,6 +1531,111 @@ def case_equal_work(tmp):
 
 def iobench(*args):
     return iob.tool(ARGS, "iobench", *args)
+
+
+def read_rows(path):
+    """A fio-style log's rows, each a list of ints."""
+    with open(path) as f:
+        return [[int(v) for v in line.split(",")] for line in f if line.strip()]
+
+
+IOLOG_JOBS = [
+    # (name, job body, sequential): our own small jobs, every I/O logged (log_avg_msec unset)
+    ("seqw", "rw=write\nbs=4k\nsize=256k\n", True),
+    ("randr", "rw=randread\nbs=8k\nsize=256k\n", False),
+    ("mixed", "rw=randrw\nrwmixread=50\nbs=4k\nsize=256k\n", False),
+]
+
+
+def case_iolog(tmp):
+    """Per-I/O logs (write_bw_log, write_lat_log, write_iops_log, log_offset=1, no log_avg_msec): fio 3.33 and
+    iobench run the same small jobs of our own; each log has a line per I/O (as many as the tool's own JSON
+    counts, per direction), fio's six columns, and, where the job is sequential, the same sizes and offsets
+    line by line; random, the same offsets as a set (the random map covers every block once).  Each iobench
+    line's bandwidth is its bytes x 10^6 / the latency its lat line gives, as fio computes its own."""
+    need_fio()
+    for name, body, seq in IOLOG_JOBS:
+        rows, ios = {}, {}
+        for who in ("fio", "iobench"):
+            d = os.path.join(tmp, f"{name}-{who}")
+            os.makedirs(d)
+            job = os.path.join(d, "j.fio")
+            with open(job, "w") as f:
+                f.write(f"[{name}]\nfilename={name}.dat\nioengine=psync\n{body}write_bw_log=pfx\n"
+                        "write_lat_log=pfx\nwrite_iops_log=pfx\nlog_offset=1\n")
+            if who == "fio":
+                p = subprocess.run([fio_bin(), "--output-format=json", "--output=out.json", "j.fio"], cwd=d,
+                                   capture_output=True, text=True, timeout=120)
+                expect(p.returncode == 0, f"fio: {p.stderr[-1500:]}")
+                js = json.load(open(os.path.join(d, "out.json")))["jobs"][0]
+                ios[who] = (js["read"]["total_ios"], js["write"]["total_ios"])
+            else:
+                p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", "j.fio", "--dir", d, "--output",
+                                    "json=out.json"], cwd=d, capture_output=True, text=True, timeout=120)
+                expect(p.returncode == 0, f"iobench: {p.stderr[-1500:]}")
+                ph = [r for r in json.load(open(os.path.join(d, "out.json")))["records"] if r.get("kind") == "phase"]
+                ios[who] = (sum(r.get("ops_read", r["ops"] if r["phase"] == "read" else 0) for r in ph),
+                            sum(r.get("ops_written", r["ops"] if r["phase"] == "write" else 0) for r in ph))
+            rows[who] = {k: read_rows(os.path.join(d, f"pfx_{k}.1.log")) for k in ("bw", "lat", "clat", "iops")}
+        print(f"{name}: I/Os (read, write) fio {ios['fio']}, iobench {ios['iobench']}; lines fio "
+              f"{len(rows['fio']['bw'])}, iobench {len(rows['iobench']['bw'])}")
+        expect(sum(ios["fio"]) == sum(ios["iobench"]), f"{name}: the two tools did different I/Os: {ios}")
+        for who in ("fio", "iobench"):
+            for k, r in rows[who].items():
+                expect(len(r) == sum(ios[who]), f"{name}: {who}'s {k} log has {len(r)} lines for {ios[who]} I/Os")
+                expect(all(len(x) == 6 for x in r), f"{name}: {who}'s {k} log: not 6 columns: {r[:2]}")
+                for d in (0, 1):
+                    expect(sum(1 for x in r if x[2] == d) == ios[who][d], f"{name}: {who}'s {k} log, direction {d}")
+            expect(all(x[1] == 1 for x in rows[who]["iops"]), f"{name}: {who}'s iops log: one I/O a line")
+            times = [x[0] for x in rows[who]["lat"]]
+            expect(times == sorted(times), f"{name}: {who}'s lines are not in time order")
+        ib = rows["iobench"]
+        expect(all(b[1] == x[3] * 1000000 // x[1] for b, x in zip(ib["bw"], ib["lat"]) if x[1]),
+               f"{name}: iobench's bw is not bytes x 10^6 / latency: {list(zip(ib['bw'], ib['lat']))[:3]}")
+        expect(ib["lat"] == ib["clat"], f"{name}: iobench's lat and clat logs differ")
+        cols = lambda who: [(x[2], x[3], x[4]) for x in rows[who]["iops"]]  # noqa: E731
+        if seq:
+            expect(cols("fio") == cols("iobench"), f"{name}: direction, size, offset differ: "
+                                                   f"{cols('fio')[:3]} / {cols('iobench')[:3]}")
+        else:
+            expect(sorted(cols("fio")) == sorted(cols("iobench")) or name == "mixed",
+                   f"{name}: the offsets differ as a set")
+            expect(sorted(x[4] for x in rows["iobench"]["iops"]) == sorted(x[4] for x in rows["fio"]["iops"]),
+                   f"{name}: the offsets differ as a set")
+
+
+def case_iolog_refused(tmp):
+    """A per-I/O log whose memory cannot be budgeted before the run is refused in one line, exit 2, nothing
+    created: a time-based job, latency off (fio's gtod_reduce), and one over memory_limit; the same jobs with
+    log_avg_msec are accepted."""
+    d = os.path.join(tmp, "d")
+    os.makedirs(d)
+    bad = [("rw=read\nsize=1m\nruntime=1\ntime_based=1\n", "the job runs for a time"),
+           ("rw=read\nsize=1m\ngtod_reduce=1\n", "latency = off times no I/O")]
+    for body, word in bad:
+        job = os.path.join(tmp, "bad.fio")
+        with open(job, "w") as f:
+            f.write(f"[j]\nfilename=j.dat\n{body}write_bw_log=pfx\n")
+        for extra in ([], ["--set", "log_avg_msec=100"]):
+            p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "check", job, "--dir", d, *extra],
+                               capture_output=True, text=True, timeout=60)
+            lines = p.stderr.strip().splitlines()
+            if extra:
+                expect(p.returncode == 0, f"with log_avg_msec: {p.stderr}")
+            else:
+                expect(p.returncode == 2 and len(lines) == 1 and word in lines[0] and "bw_log = pfx" in lines[0],
+                       f"{body!r}: {p.returncode} {lines}")
+            expect(os.listdir(d) == [], f"created: {os.listdir(d)}")
+    # 1G of 512-byte I/Os: two million events of 32 bytes, over a memory_limit of 16M
+    ini = os.path.join(tmp, "big.ini")
+    with open(ini, "w") as f:
+        f.write(f"[big]\nphases = write\nsize = 1G\nblock_size = 512\nbw_log = {d}/pfx\nmemory_limit = 16M\n")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", ini, "--dir", d], capture_output=True, text=True,
+                       timeout=60)
+    lines = p.stderr.strip().splitlines()
+    expect(p.returncode == 2 and len(lines) == 1 and "a row of the per-I/O log for every I/O" in lines[0],
+           f"{p.returncode} {lines}")
+    expect(os.listdir(d) == [], f"created: {os.listdir(d)}")
 
 
 # fio's file and directory engines as iobench's files workload: the phase whose operations are fio's I/Os

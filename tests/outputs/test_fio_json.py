@@ -16,7 +16,7 @@ iobench's own json output of the same run and read by fio's own tools
              both), values that are the interval records' figures, the bw
              log integrating to each phase's bytes within one interval's
              worth; refusals (exit 2, nothing created): a missing directory,
-             a log file that is a directory, an iops log with no log_interval; `iobench keys`
+             a log file that is a directory, a per-I/O log of a time-based job; `iobench keys`
              lists the keys
   fio2gnuplot  fio2gnuplot accepts our bw and iops logs and renders its plots
              (PNG files); skips (77) when fio2gnuplot or gnuplot is missing
@@ -319,7 +319,8 @@ def case_logs(o):
     os.makedirs(os.path.join(bad, "d_bw.1.log"))
     for key, val, extra, what in (("bw_log", os.path.join(bad, "nodir", "p"), "log_interval = 1s\n", "does not exist"),
                                   ("bw_log", os.path.join(bad, "d"), "log_interval = 1s\n", "not a regular file"),
-                                  ("iops_log", os.path.join(bad, "p"), "", "needs log_interval")):
+                                  ("lat_log", os.path.join(bad, "p"), "runtime = 1s\ntime_based = true\n",
+                                   "without log_interval keeps a row per I/O, but the job runs for a time")):
         ini = profile(o, "bad.ini", "[b]\nsize = 64KiB\nbackend = posix\n%s = %s\n%s" % (key, val, extra))
         before = sorted(os.listdir(bad))
         p = run(o, ["run", ini, "--dir", bad, "--output", "json=" + os.path.join(bad, "out.json")], want=2)
@@ -340,6 +341,41 @@ def case_logs(o):
         rows = read_log(path) if os.path.exists(path) else []
         check(len(rows) >= 2 and all(r[2] == 1 for r in rows), "a fio job file's %s log: %d write rows" % (
             kind, len(rows)))
+
+
+def case_iologs(o):
+    """An INI job's bw_log and lat_log without log_interval: a row per I/O of its write phase and its mixed
+    phase (as many per direction as the phase records count), both streams' I/Os merged in time order, with
+    log_offset each row's offset (a whole block inside the file) and size; bw = bytes x 10^6 / the lat row's
+    latency; every I/O timed (lat_sampled_every 1)."""
+    d = os.path.join(o.work, "io")
+    os.makedirs(d)
+    ini = profile(o, "io.ini", "[m]\nphases = write,mixed\naccess = rand\nsize = 256KiB\nblock_size = 4KiB\n"
+                                "threads = 2\nbackend = posix\nbw_log = %s/pfx\nlat_log = %s/pfx\n"
+                                "log_offset = true\n" % (d, d))
+    out = os.path.join(d, "out.json")
+    run(o, ["run", ini, "--dir", d, "--output", "json=" + out])
+    ph = [r for r in json.load(open(out))["records"] if r.get("kind") == "phase"]
+    want = {0: 0, 1: 0}
+    for r in ph:
+        check(r["lat_sampled_every"] == 1, "every I/O timed: %r" % r["lat_sampled_every"])
+        want[0] += r.get("ops_read", 0)
+        want[1] += r.get("ops_written", r["ops"] if r["phase"] == "write" else 0)
+    rows = {}
+    for k in ("bw", "lat"):
+        with open(os.path.join(d, "pfx_%s.1.log" % k)) as f:
+            rows[k] = [[int(c) for c in line.split(", ")] for line in f]
+        check(all(len(r) == 6 for r in rows[k]), "%s: six columns" % k)
+        got = {x: sum(1 for r in rows[k] if r[2] == x) for x in (0, 1)}
+        check(got == want and sum(want.values()) == 256, "%s: a row per I/O: %r, records %r" % (k, got, want))
+        check([r[0] for r in rows[k]] == sorted(r[0] for r in rows[k]), "%s: in time order" % k)
+        check(all(r[3] == 4096 and r[4] % 4096 == 0 and r[4] < 256 << 10 and r[5] == 0 for r in rows[k]),
+              "%s: size, offset, priority: %r" % (k, rows[k][:2]))
+    check(all(b[1] == b[3] * 1000000 // l[1] for b, l in zip(rows["bw"], rows["lat"]) if l[1]),
+          "bw is bytes x 10^6 / latency")
+    # each write phase's blocks: every one once per stream's file (random map)
+    w = sorted(r[4] for r in rows["lat"][:128])
+    check(w == sorted(list(range(0, 256 << 10, 4096)) * 2), "the write phase: each block once in each stream's file")
 
 
 def case_fio2gnuplot(o):
@@ -370,7 +406,8 @@ def case_fio2gnuplot(o):
 
 
 def main():
-    cases = {"json": case_json, "clat2csv": case_clat2csv, "logs": case_logs, "fio2gnuplot": case_fio2gnuplot}
+    cases = {"json": case_json, "clat2csv": case_clat2csv, "logs": case_logs, "iologs": case_iologs,
+             "fio2gnuplot": case_fio2gnuplot}
     o = iob.arguments("--bin-dir", "--work", optional={"case": {"choices": list(cases)}})
     return iob.in_case_dir(o, cases[o.case])
 

@@ -210,6 +210,7 @@ static const struct iob_option_decl decl_options[] = {
 	{.name = "flag", .type = IOB_OPT_BOOL, .def = "0", .help = "a switch"},
 	{.name = "depth", .type = IOB_OPT_COUNT, .def = "4", .min = 1, .max = 64, .help = "a count"},
 	{.name = "mode", .type = IOB_OPT_WORD, .def = "a", .words = "a|bb|c", .help = "a word"},
+	{.name = "donor", .type = IOB_OPT_NAME, .def = "d", .help = "a file name (ABI 1.5)"},
 };
 
 static void test_declared_options(void **s)
@@ -218,20 +219,23 @@ static void test_declared_options(void **s)
 	char err[512];
 	struct iob_plugin p = {IOB_PLUGIN_HEADER, .kind = IOB_PLUGIN_BACKEND, .caps = IOB_CAP_READ, .name = "decl",
 			       .summary = "declares options", .ops_size = sizeof decl_ops, .backend = &decl_ops,
-			       .options = decl_options, .noptions = 3};
+			       .options = decl_options, .noptions = 4};
 	struct iob_registry *reg = calloc(1, sizeof *reg);
 	assert_non_null(reg);
 	assert_int_equal(iob_registry_add_static(reg, &p), 0);
 	const struct iob_loaded *l = iob_registry_find(reg, IOB_PLUGIN_BACKEND, "decl");
 	assert_non_null(l);
-	assert_int_equal(l->desc.noptions, 3);
-	assert_int_equal(iob_backend_check_options(l, "flag=1,depth=64,mode=bb", err, sizeof err), 0);
+	assert_int_equal(l->desc.noptions, 4);
+	assert_int_equal(iob_backend_check_options(l, "flag=1,depth=64,mode=bb,donor=d.x", err, sizeof err), 0);
 	assert_int_equal(iob_backend_check_options(l, "depth=1", err, sizeof err), 0);
 	/* refused, in one line saying (where given) this */
 	static const struct {
 		const char *text, *says;
 	} refused[] = {
-	    {"flag=1,nope=2", "backend decl: unknown backend option 'nope' (decl takes: flag, depth, mode)"},
+	    {"flag=1,nope=2", "backend decl: unknown backend option 'nope' (decl takes: flag, depth, mode, donor)"},
+	    {"donor=a/b", "donor=a/b: the value must be a file name in the job's directory"},
+	    {"donor=", NULL},
+	    {"donor=..", NULL},
 	    {"flag=2", "flag=2: the value must be 0 or 1"},
 	    {"depth=65", "depth=65: the value must be a whole number from 1 to 64"},
 	    {"depth=0", NULL},

@@ -615,10 +615,11 @@ def case_side_file_is_data(tmp):
 
 def case_two_writers_one_file(tmp):
     """Problem 5: a live CSV and a bw log on one path, a live CSV on an
-    output's file, two jobs of one group writing one data file, and a
-    writer beside a reader that verifies it (named through an alias of the
-    directory) are refused by check and run (exit 2, one line naming both);
-    a writer beside a plain reader runs (fio's flow.fio)."""
+    output's file, two jobs of one group writing and verifying one data
+    file, a writer beside a reader that verifies it (named through an alias
+    of the directory) and a truncating writer are refused by check and run
+    (exit 2, one line naming both); a writer beside a plain reader runs
+    (fio's flow.fio), and so do two writers that verify nothing, noted."""
     cases = [
         (LOGGED + "livecsv = x_bw.1.log\nbw_log = x\n", [], ["livecsv", "bw_log", "x_bw.1.log"]),
         (LOGGED + "livecsv = o.json\n", ["--output", "json=o.json"], ["livecsv", "o.json"]),
@@ -644,6 +645,11 @@ def case_two_writers_one_file(tmp):
                  f"phases = read\n")
     p = run("iobench", "run", "p.ini", "--output", "json", cwd=tmp)
     expect(p.returncode == 0, f"writer beside reader: {p.returncode} {p.stderr!r}")
+    # two writers that verify nothing run, racing as fio's do: noted
+    prof = write(os.path.join(tmp, "p.ini"), "[global]\nsize = 64K\nfilename = g\nphases = write\ngroup = 1\n[a]\n[b]\n")
+    p = run("iobench", "run", "p.ini", "--output", "json", cwd=tmp)
+    expect(p.returncode == 0 and "jobs a and b (group 1) both write" in p.stderr and "overlap" in p.stderr,
+           f"two writers: {p.returncode} {p.stderr!r}")
     # readers sharing a file in a group stay allowed
     write(os.path.join(tmp, "r"), "r" * 65536)
     prof = write(os.path.join(tmp, "p.ini"), "[global]\nfilename = r\nphases = read\ngroup = 1\n[a]\n[b]\n")

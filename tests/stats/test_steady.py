@@ -17,9 +17,14 @@ rate is known in advance and the test replays it here.
   last round ended; steady_round = 40ms rounds last 40 ms (at least, and
   less than one more read); steady_rule deviation (fio's iops:X%) stops at
   the first window whose rounds are all within the limit of its mean;
+- lat: steady_state = lat judges each round's mean read time, replayed here;
+- interval: fio's ss_interval on a fio job of our own paced by rate_iops
+  under the virtual clock: rounds of the interval, a window of
+  ss_dur / ss_interval, ss_ramp's rounds unjudged, runtime / interval at most;
 - refused: steady_window 1, steady_state foo, steady_round 10x,
   steady_range 20, steady_max_rounds below the window, steady_rule
-  deviation without steady_limit, steady_state with repeat: one line, exit
+  deviation without steady_limit, steady_state with repeat, lat with latency
+  off: one line, exit
   2, nothing created.
 
 Usage: test_steady.py --bin DIR --plugin-dir DIR --slow-dir DIR --vclock LIB --work DIR --only CASE"""
@@ -168,6 +173,88 @@ def case_rounds():
           abs(st[0]["reached_round"] - first) <= 1 and st[0]["rule"] == "deviation", (st, first))
 
 
+def replay_lat(rounds, reads_per_round):
+    """Each round's mean read time (ns) as the backend paces it."""
+    total, out = 0, []
+    for _ in range(rounds):
+        ts = []
+        for _ in range(reads_per_round):
+            ts.append(int(BS * 1e9 / RATE * (1 + (TO - 1) * (1 - math.exp(-total / SCALE)))))
+            total += BS
+        out.append(sum(ts) / len(ts))
+    return out
+
+
+def case_lat():
+    """steady_state = lat (fio's ss=lat:X%): each round's value is its reads' mean latency; the deviation
+    rule stops at the first window of 3 whose rounds are all within 10% of their mean."""
+    r, doc, d = run("steady_state = lat\nsteady_rule = deviation\nsteady_limit = 10%\nsteady_window = 3\n",
+                    {"IOB_SLOWAFTER_DECAY_BYTES": str(SCALE), "IOB_SLOWAFTER_DECAY_TO": str(TO)})
+    check("lat: exit 0", r.returncode == 0, r.stderr)
+    st = recs(doc, "steady")
+    check("lat: one steady record", len(st) == 1, st)
+    if len(st) != 1:
+        return
+    s = st[0]
+    want = replay_lat(25, 4)
+    first = next(i for i in range(2, 25)
+                 if max(abs(v - sum(want[i - 2:i + 1]) / 3) for v in want[i - 2:i + 1]) <=
+                 0.10 * sum(want[i - 2:i + 1]) / 3)
+    check("lat: the latency grows (the replay is no constant)", want[first] > 1.5 * want[0], want[:first + 1])
+    check("lat: reached at the first window that holds", s["reached"] is True and s["reached_round"] == first and
+          s["rounds"] == first + 1 and s["steady_state"] == "lat", (s, first))
+    win = [float(v) for v in s["window_values"].split(",")]
+    check("lat: window values are the rounds' mean latencies",
+          len(win) == 3 and all(abs(a - b) <= 1e-6 * b for a, b in zip(win, want[first - 2:first + 1])),
+          (win, want[first - 2:first + 1]))
+    m = sum(win) / 3
+    check("lat: window mean in ns", abs(s["window_mean_ns"] - m) <= 1e-9 * m, s)
+    fj = json.load(open(os.path.join(d, "fio.json")))
+    ss = fj["jobs"][-1].get("steadystate")
+    check("lat: fio-json steadystate", ss and ss["ss"].startswith("lat:") and ss["duration"] == 3 and
+          ss["data"]["lat_ns"] == [round(v) for v in win] and ss["data"]["lat_mean"] == round(m), ss)
+
+
+def fio_paced(name, body):
+    """A fio job of our own, paced by its own rate_iops under the virtual clock (100 reads of 4 KiB a
+    virtual second), run by iobench; its JSON."""
+    d = os.path.join(A.work, name)
+    os.makedirs(d, exist_ok=True)
+    p = os.path.join(d, "ss.fio")
+    with open(p, "w") as f:
+        f.write(f"[paced]\nfilename=ss.dat\nrw=randread\nbs=4k\nsize=1m\nrate_iops=100\ntime_based=1\n{body}")
+    out = os.path.join(d, "out.json")
+    r = iob.run([iob.binary(A, "iobench"), "run", p, "--dir", d, "--output", f"json={out},fio-json={d}/fio.json"],
+                env=iob.vclock_env(iob.env(), A.vclock))
+    check(f"{name}: exit 0", r.returncode == 0, r.stderr)
+    return iob.read_json(out, optional=True), d
+
+
+def case_interval():
+    """fio's steadystate_check_interval (ss_interval): a sample every interval, the window holding
+    ss_dur / ss_interval of them, ss_ramp's samples never judged, at most runtime / interval samples."""
+    doc, d = fio_paced("interval", "runtime=30\nss=iops:5%\nss_dur=6\nss_ramp=4\nss_interval=2\n")
+    ph, st = recs(doc, "phase"), recs(doc, "steady")
+    check("interval: rounds of 2 s, 200 reads each", ph and all(p["elapsed_s"] == 2.0 and p["ops"] == 200 for p in ph),
+          [(p["elapsed_s"], p["ops"]) for p in ph])
+    check("interval: a window of 6 s / 2 s = 3 samples after 2 ramp samples, judged at the 5th",
+          len(st) == 1 and st[0]["window"] == 3 and st[0]["ramp_rounds"] == 2 and st[0]["reached"] is True and
+          st[0]["reached_round"] == 4 and st[0]["rounds"] == 5 == len(ph), st)
+    check("interval: window values are IOPS over 2 s", st and st[0]["window_values"] == "100,100,100", st)
+    ss = json.load(open(os.path.join(d, "fio.json")))["jobs"][-1].get("steadystate")
+    check("interval: fio-json duration in samples", ss and ss["duration"] == 3 and ss["data"]["iops"] == [100] * 3, ss)
+    # without it, fio's 1 s: the same 6 s window holds 6 samples of 100 reads
+    doc, _ = fio_paced("interval1", "runtime=30\nss=iops:5%\nss_dur=6\n")
+    ph, st = recs(doc, "phase"), recs(doc, "steady")
+    check("interval: default 1 s", st and st[0]["window"] == 6 and st[0]["rounds"] == 6 and
+          all(p["elapsed_s"] == 1.0 and p["ops"] == 100 for p in ph), (st, [p["ops"] for p in ph]))
+    # a runtime of 9 s: at most 4 samples of 2 s; a window of 3 after 2 ramp samples is never judged
+    doc, _ = fio_paced("interval_max", "runtime=9\nss=iops:5%\nss_dur=6\nss_ramp=4\nss_interval=2\n")
+    st = recs(doc, "steady")
+    check("interval: runtime / interval samples at most", st and st[0]["rounds"] == 4 and st[0]["reached"] is False,
+          st)
+
+
 def case_refused():
     bad = [("steady_state = bw\nsteady_window = 1\n", "steady_window '1'"),
            ("steady_state = foo\n", "steady_state 'foo'"),
@@ -175,7 +262,8 @@ def case_refused():
            ("steady_state = bw\nsteady_range = 20\n", "steady_range '20'"),
            ("steady_state = bw\nsteady_max_rounds = 4\n", "steady_window 5 is more than steady_max_rounds 4"),
            ("steady_state = bw\nsteady_rule = deviation\n", "needs steady_limit"),
-           ("steady_state = bw\nrepeat = 3\n", "cannot be used with repeat = 3")]
+           ("steady_state = bw\nrepeat = 3\n", "cannot be used with repeat = 3"),
+           ("steady_state = lat\nlatency = off\n", "steady_state lat needs the I/Os timed")]
     for body, word in bad:
         r, doc, d = run(body, {})
         lines = r.stderr.strip().splitlines()
@@ -187,4 +275,5 @@ def case_refused():
 
 if __name__ == "__main__":
     A = iob.arguments("--bin", "--plugin-dir", "--slow-dir", "--vclock", "--work", only=True)
-    sys.exit(iob.cases(A.only, {"decay": case_decay, "never": case_never, "rounds": case_rounds, "refused": case_refused}))
+    sys.exit(iob.cases(A.only, {"decay": case_decay, "never": case_never, "rounds": case_rounds, "lat": case_lat,
+                                   "interval": case_interval, "refused": case_refused}))

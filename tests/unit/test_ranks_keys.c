@@ -37,7 +37,7 @@ static const struct field job_fields[] = {
 	J(seed), J(fsync), J(truncate), J(reopen), J(keep_files), J(allow_devices), J(evict_before_read),
 	J(fill_once), J(random_map), J(series), J(series_clock), J(latency), J(follow_symlinks), J(backend_options),
 	J(threads), J(numa_cpu_nodes), J(numa_mem_policy), J(shared_file), J(iodepth), J(memory_limit), J(runtime_ns), J(time_based), J(stonewall_ns),
-	J(ramp_ns), J(rwmix_read), J(log_interval_ns), J(bw_log), J(iops_log), J(lat_log), J(livecsv), J(group),
+	J(ramp_ns), J(rwmix_read), J(log_interval_ns), J(bw_log), J(iops_log), J(lat_log), J(log_offset), J(livecsv), J(group),
 	J(repeat), J(until_ci), J(repeat_max), J(steady_state), J(steady_window), J(steady_round),
 	J(steady_max_rounds), J(steady_ramp_ns), J(steady_rule), J(steady_range), J(steady_slope), J(steady_limit),
 	J(verify_dump), J(workload), J(meta_phases), J(files), J(tree_depth), J(tree_branch),
@@ -57,7 +57,7 @@ static const struct field pattern_fields[] = {
 	{#f, offsetof(struct iob_load, f), sizeof(((struct iob_load *)0)->f), __alignof__(((struct iob_load *)0)->f)}
 /* load.h: every field is a key row's */
 static const struct field load_fields[] = {
-	L(verify_fatal), L(fsync_every), L(prio_class), L(prio_level),
+	L(verify_fatal), L(fsync_every), L(prio_class), L(prio_level), L(seq_ops),
 };
 #define COUNT(a) (sizeof a / sizeof a[0])
 

@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "iobench/engine.h"
+#include "iobench/os.h"
 #include "iobench/shape.h"
 
 #define UNIT 4096u
@@ -613,6 +614,33 @@ static void test_continue_on_error(void **state)
 }
 
 /* ignore_error: a direction with a list passes over only those errnos */
+/* A stop while a stream waits its turn at rate (or thinks) ends the wait and
+ * starts no I/O after it: iob_shape_pace says 1, at once (exitwhat.fio's
+ * fast jobs, stopped by exit_others, did one I/O a direction, as fio's). */
+static void test_pace_stopped(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	memset(&sh, 0, sizeof sh);
+	sh.rate[0] = sh.rate[1] = 300; /* bytes/s: the next 4 KiB of a direction 13.6 s later */
+	struct iob_shape_run run;
+	iob_shape_run_init(&run, &sh, 1, 4096, 1 << 20, 0, UINT64_MAX);
+	iob_shape_window(&run, iob_now_ns());
+	volatile sig_atomic_t stop = 0;
+	assert_int_equal(iob_shape_pace(&run, 0, 4096, 0, &stop), 0); /* the first read: at once */
+	assert_int_equal(iob_shape_pace(&run, 1, 4096, 0, &stop), 0); /* the first write: at once */
+	stop = 1;
+	assert_int_equal(iob_shape_pace(&run, 0, 4096, 0, &stop), 1); /* no second read */
+	memset(&sh, 0, sizeof sh);
+	sh.think_ns = 60000000000ull; /* thinktime 60 s */
+	iob_shape_run_init(&run, &sh, 1, 4096, 1 << 20, 0, UINT64_MAX);
+	iob_shape_window(&run, iob_now_ns());
+	stop = 0;
+	assert_int_equal(iob_shape_pace(&run, 0, 4096, 0, &stop), 0); /* no think before the first */
+	stop = 1;
+	assert_int_equal(iob_shape_pace(&run, 0, 4096, 0, &stop), 1); /* no I/O after the think */
+}
+
 static void test_ignore_error(void **state)
 {
 	(void)state;
@@ -801,6 +829,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_offset_modifiers),
 	    cmocka_unit_test(test_continue_on_error),
 	    cmocka_unit_test(test_ignore_error),
+	    cmocka_unit_test(test_pace_stopped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

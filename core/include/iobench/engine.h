@@ -33,6 +33,27 @@ struct iob_series {
 	uint64_t *ns;    /* time of sample i on the series clock */
 };
 
+/* One I/O of a per-I/O log (fiolog.h: bw_log, iops_log, lat_log without
+ * log_interval): when it completed and how long it took, in ticks (the log's
+ * ns_per_tick converts them), where, how many bytes, which way, and the
+ * priority it went at (cmdprio.h: its own or its thread's; 0 none).  32
+ * bytes: the memory budget counts them (check.c). */
+struct iob_io_event {
+	uint64_t end_tick, lat_tick, off;
+	uint32_t len;
+	uint16_t write, prio;
+};
+
+/* A stream's per-I/O log of one phase: cap events, allocated and touched by
+ * the runner before the phase (the budget: check.c), filled by the engine
+ * with each timed I/O of the measured window (n; lost: those past cap). */
+struct iob_iolog {
+	struct iob_io_event *ev;
+	uint64_t cap, n, lost;
+	uint64_t t0_tick, t0_ns; /* the window's start: tick and CLOCK_MONOTONIC ns */
+	double ns_per_tick;	 /* set at the phase's end */
+};
+
 struct iob_phase_spec {
 	const struct iob_loaded *backend;
 	const char *const *files;
@@ -114,6 +135,9 @@ struct iob_phase_spec {
 	 * time limit, those draws again and again.  Streams: indexed by
 	 * stream (iob_streams_run passes stream i its own).  NULL: no end. */
 	const uint64_t *written_draws;
+	/* Per-I/O logs: indexed by stream as live (iob_streams_run passes stream
+	 * i its own); every I/O of the window is timed.  NULL: none. */
+	struct iob_iolog *iolog;
 	/* Shapes of load (shape.h): a block-size split, an offset distribution,
 	 * a rate, think time; NULL: none.  A shaped phase runs the loop of mixed
 	 * phases (one I/O at a time) or the queued loop; block_size is then the
@@ -128,28 +152,10 @@ struct iob_phase_spec {
 	/* the job's keys the engine reads as they are set (load.h), copied from
 	 * the job as they are; zero: every one off */
 	struct iob_load load;
-	/* lat_log without log_interval: every I/O's completion kept in the
-	 * result's io_log (with latency = every) */
-	int log_ios;
 	/* numa_cpu_nodes, numa_mem_policy (numa.h): put in force on the
 	 * stream's thread before its files and buffers, the thread's former
 	 * placement put back at the end; nothing asked: nothing done */
 	struct iob_numa numa;
-};
-
-/* One I/O of a per-I/O latency log (lat_log without log_interval: fio's
- * default of a line per I/O): when it completed, after the window's start,
- * and its latency, both ns once the phase is over (ticks during it). */
-struct iob_io_rec {
-	uint64_t t_ns, lat_ns;
-	uint32_t len;
-	uint16_t prio; /* the priority it went at (cmdprio.h): its own, or the thread's */
-	uint8_t write;
-};
-struct iob_io_log {
-	struct iob_io_rec *v;
-	size_t n, cap;
-	int oom; /* an I/O could not be kept (out of memory): the log is short */
 };
 
 /* fill_device's write bound (2^62: aligned to any block size); ENOSPC comes first */
@@ -219,7 +225,7 @@ struct iob_phase_result {
 	uint64_t io_errors;	    /* those failed I/Os (not in ops or bytes) */
 	int device_full;	    /* spec.fill_device: the phase ended at ENOSPC */
 	struct iob_prio_hist prio_hist; /* cmdprio: I/Os submitted per priority (n 0: not kept) */
-	struct iob_io_log io_log;	/* spec.log_ios: every I/O of the window; owned */
+	int pass_cut;		    /* spec.load.seq_ops ended the phase inside a pass */
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);

@@ -16,8 +16,18 @@
  * it averages.  <x> is 1, or 2, 3, ... for later jobs of the suite logging
  * to the same PREFIX.  Latency rows only for intervals with latency samples.
  *
+ * Without log_interval, a row per I/O instead (fio's log_avg_msec 0):
+ * time (ms), value, direction, bytes, [offset with log_offset,] priority,
+ * the value the I/O's bytes x 10^6 / its latency in ns (bw), 1 (iops) or
+ * its latency in ns (lat, clat), the priority the I/O went at as 0xPPPP
+ * with log_prio, else 1 for the real-time class and 0 otherwise (fio's
+ * two forms), from the per-I/O events each stream kept (engine.h, struct
+ * iob_iolog; budgeted before the run, check.c).  With log_prio the
+ * interval rows' last column is 0x0000.
+ *
  * The files are opened when the run opens, after every check, emptied
- * when it starts, and written at the end of each phase from its interval records.
+ * when it starts, and written at the end of each phase from its interval
+ * records or its per-I/O events.
  */
 #ifndef IOBENCH_FIOLOG_H
 #define IOBENCH_FIOLOG_H
@@ -55,7 +65,8 @@ struct iob_fiologs {
 	char *(*path)[IOB_FIOLOG_KINDS];
 	struct iob_outfile (*of)[IOB_FIOLOG_KINDS]; /* the checked files */
 	uint64_t *t0_ns;		  /* the job's first measured window (absolute ns; 0: none yet) */
-	int *log_prio;			  /* the job's log_prio: the 5th column as 0xPPPP */
+	int *log_prio;			  /* per job: log_prio, the last column as 0xPPPP */
+	int *log_offset;		  /* per job: rows carry the offset */
 	int error;			  /* the first write that failed: errno */
 	const char *error_path;
 };
@@ -68,12 +79,17 @@ int iob_fiologs_commit(struct iob_fiologs *fl, char *err, size_t errlen);
 /* Job j's phase is over: its intervals' rows. */
 void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, enum iob_phase phase,
 		       const struct iob_intervals *iv);
+/* Job j's phase is over, logged per I/O (its log_interval 0): a row per
+ * I/O of its n streams' logs (at most IOB_FIOLOG_MERGE), merged in order of
+ * completion.  Returns the I/Os the logs had no room for (0: none). */
+#define IOB_FIOLOG_MERGE 64
+uint64_t iob_fiologs_ios(struct iob_fiologs *fl, size_t j, const struct iob_iolog *logs, size_t n);
+/* Per-I/O logs (no log_interval): the most I/Os one stream's phase of the
+ * job may do, known before the run; UINT64_MAX when it is not (time-based,
+ * unknown size): such a log cannot be budgeted and is refused.  0: the job
+ * keeps no per-I/O log. */
+uint64_t iob_fiolog_ios_bound(const struct iob_job *job, uint64_t file_size);
 /* Remove the files the run created (it could not start after all). */
-/* Job j's phase is over, logged per I/O (lat_log without log_interval,
- * fio's default): a row per I/O of its n streams' results, in time order
- * (time ms, latency ns, direction, block size, priority).  0, or -ENOMEM
- * (nothing written; the caller says so). */
-int iob_fiologs_ios(struct iob_fiologs *fl, size_t j, const struct iob_phase_result *r, size_t n);
 void iob_fiologs_unmake(struct iob_fiologs *fl);
 /* Close them all; -errno with a one-line reason for the first failure. */
 int iob_fiologs_close(struct iob_fiologs *fl, char *err, size_t errlen);

@@ -88,6 +88,7 @@ struct iob_job {
 	/* fio-style logs of the intervals (docs/profiles.md, "fio-style logs"):
 	 * "", or the PREFIX of PREFIX_bw.<x>.log, _iops, _lat and _clat */
 	char bw_log[IOB_PATH_MAX], iops_log[IOB_PATH_MAX], lat_log[IOB_PATH_MAX];
+	int log_offset;               /* the logs' rows carry the I/O's offset (fio's log_offset) */
 	char livecsv[IOB_PATH_MAX];   /* "", or a CSV of the intervals written as they come */
 	uint32_t group;              /* 0, or jobs in a row with the same group run at once */
 	/* repeats (docs/statistics.md): repeat.c */

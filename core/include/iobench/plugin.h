@@ -285,6 +285,22 @@ struct iob_option_caps {
 	const char *options; /* the option text ("k=v,..."; never NULL) */
 	uint32_t caps;       /* in: the plugin's caps; out: with these options */
 };
+/* ABI 1.5: check where a job's files go, before anything is created, for a
+ * backend that must look there first (e4defrag: the file system, its donor
+ * file): handle is NULL, arg is a struct iob_target_check.  Return 0 when the
+ * job can run there, -ENOTSUP when the backend has nothing to check (on
+ * Linux the same value as -EOPNOTSUPP: never refuse with that one), or a
+ * negative errno after one host log line saying why (the core puts that line
+ * into its one error line, exit 2).  Create, change or remove nothing.  An
+ * older core never asks. */
+#define IOB_CTL_CHECK_TARGET 3
+struct iob_target_check {
+	size_t struct_size;  /* sizeof(struct iob_target_check) in the core */
+	const char *options; /* the job's option text, already checked ("" for none) */
+	const char *dir;     /* the directory the job's files are in */
+	const char *path;    /* the job's first file (it may not exist yet) */
+	uint32_t open_flags; /* IOB_OPEN_* its write phases open with (TRUNC: truncate = true); 0 without writes */
+};
 
 /* ------------------------------------------------------------------------ */
 /* The result model: what outputs render.  All memory is owned by the core  */
@@ -454,6 +470,7 @@ enum iob_option_type {
 	IOB_OPT_BOOL = 1,  /* 0 or 1 */
 	IOB_OPT_COUNT = 2, /* a whole number from min to max */
 	IOB_OPT_WORD = 3,  /* one of words ("a|b|c") */
+	IOB_OPT_NAME = 4,  /* ABI 1.5: a file name in the job's directory: 1 to 255 bytes, no '/', not . or .. */
 };
 struct iob_option_decl {
 	const char *name;  /* [a-z0-9_]+ */

@@ -201,7 +201,7 @@ void iob_shape_window(struct iob_shape_run *run, uint64_t now_ns);
 /* Before an I/O of len bytes in direction write: think time, then wait for
  * its turn at the rate.  deadline_ns (0: none): a wait that would pass it
  * sleeps to it and returns 1 (the phase's time is up); a stop (*stop set)
- * ends a wait early.  Else 0. */
+ * ends a wait early and returns 1 too (no I/O after a stop).  Else 0. */
 int iob_shape_pace(struct iob_shape_run *run, int write, size_t len, uint64_t deadline_ns,
 		   volatile sig_atomic_t *stop);
 

@@ -13,7 +13,8 @@
 #include "iobench/job.h"
 #include "iobench/result.h"
 
-enum iob_steady_metric { IOB_STEADY_NONE = 0, IOB_STEADY_IOPS = 1, IOB_STEADY_BW = 2 };
+/* lat: each round's mean completion latency (fio's ss=lat:X%) */
+enum iob_steady_metric { IOB_STEADY_NONE = 0, IOB_STEADY_IOPS = 1, IOB_STEADY_BW = 2, IOB_STEADY_LAT = 3 };
 enum iob_steady_rule { IOB_STEADY_SNIA = 0, IOB_STEADY_DEVIATION = 1, IOB_STEADY_SLOPE = 2 };
 
 /* What a window of rounds shows. */
@@ -56,6 +57,9 @@ int iob_steady_begin(struct iob_steady *s, const struct iob_job *job);
 void iob_steady_spec(struct iob_steady *s, const struct iob_job *job, struct iob_phase_spec *spec);
 int iob_steady_add(struct iob_steady *s, const struct iob_phase_result *r);
 int iob_steady_more(const struct iob_steady *s);
+/* A round's value: IOPS, bytes/s, or its I/Os' mean latency in ns (reads
+ * and writes together, weighted by their sampled I/Os). */
+double iob_steady_round_value(int metric, const struct iob_phase_result *r);
 /* The "steady" record; a note when it was not reached. */
 void iob_rec_steady(struct iob_recbuf *b, const struct iob_job *job, enum iob_phase phase, uint64_t bs,
 		    const struct iob_steady *s, struct iob_notes *notes);
