@@ -38,6 +38,9 @@ void iob_phase_result_free(struct iob_phase_result *r)
 	iob_hist_free(r->hist_write);
 	free(r->series.bytes);
 	free(r->series.ns);
+	free(r->lt_windows);
+	r->lt_windows = NULL;
+	r->lt_nwin = 0;
 	r->hist = NULL;
 	r->hist_write = NULL;
 	memset(&r->series, 0, sizeof r->series);
@@ -146,7 +149,7 @@ static int phase_setup(struct phase *ph)
 		what = "out of memory for the file handles";
 	else if (iob_eng_lat_init(&ph->lat, r->hist, r->hist_write, s->seed,
 				  !(s->record_series && s->access == IOB_ACCESS_SEQ) &&
-				      s->latency == IOB_LATENCY_SAMPLED && !s->iolog, /* a per-I/O log: every I/O */
+				      s->latency == IOB_LATENCY_SAMPLED && !s->iolog && !s->load.latency_target, /* a per-I/O log, latency_target: every I/O */
 				  s->latency == IOB_LATENCY_OFF) < 0)
 		what = "out of memory for the latency sample's histograms";
 	if (!what)
@@ -332,6 +335,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	free(ph.fstart);
 	free(ph.fend);
 	iob_eng_queue_free(&ph.q); /* after the closes: a backend may hold the buffers until then */
+	iob_eng_lt_free(&ph);
 	iob_free_aligned(ph.bufbase ? ph.bufbase : ph.buf);
 	iob_free_aligned(ph.scratch);
 	iob_free_aligned(ph.rbuf);

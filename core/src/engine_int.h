@@ -193,6 +193,26 @@ struct queue {
 	struct iob_io **done;
 	uint32_t *infl;	      /* in flight per file */
 	uint64_t inflight;
+	size_t reserve;	      /* free requests not to take: depth - the depth in force (latency_target) */
+};
+
+/* latency_target's side of the queued loop (engine_queue.c, lattarget.h):
+ * each window's completions, timed as the sampler times them (every I/O: the
+ * sampler is not adaptive with latency_target), counted against the target
+ * in ticks. */
+struct lt_state {
+	int on;
+	int drain;	      /* no new I/O until none is in flight, then the next window */
+	int end;	      /* settled and its last window passed: no new I/O, the phase ends */
+	double pct;	      /* latency_percentile */
+	uint64_t target_ns, window_ns;
+	double tpn;	      /* ticks per ns: the engine's, then measured over the phase so far */
+	uint64_t k0, n0;      /* ticks and ns when the search began */
+	uint64_t target_t, window_t; /* the target and the window in ticks */
+	uint64_t t0, ios, over; /* this window's start (ticks), completions, and those over the target */
+	uint32_t maxin;	      /* the most in flight at once in this window */
+	struct iob_lat_search s;
+	struct iob_hist *h;   /* this window's latencies (ticks, scaled to ns) */
 };
 
 /* Everything a phase holds while it runs. */
@@ -240,6 +260,7 @@ struct phase {
 	int shaped;		   /* spec.shape: the mixed loop (or the queued one) runs it */
 	struct iob_shape_run shape;
 	struct iob_iolog *iolog;   /* spec.iolog: this stream's per-I/O log, or NULL */
+	struct lt_state lt; /* latency_target (engine_queue.c) */
 };
 
 enum { PH_GO = 0, PH_END = 1, PH_WINDOW = 2 };
@@ -247,6 +268,7 @@ enum { PH_GO = 0, PH_END = 1, PH_WINDOW = 2 };
 /* Shared between the engine's files, by the file that defines them. */
 /* engine_time.c */
 void iob_eng_measure_timing_floor(void);
+double iob_eng_ticks_per_ns(void);
 int iob_eng_lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist *hw, uint64_t seed,
 		     int adaptive, int off);
 void iob_eng_lat_finish(struct lat_sampler *s, struct iob_phase_result *r);
@@ -290,6 +312,7 @@ void iob_eng_run_seq_all(struct phase *ph);
 /* engine_queue.c */
 int iob_eng_queue_alloc(struct phase *ph);
 void iob_eng_queue_free(struct queue *q);
+void iob_eng_lt_free(struct phase *ph);
 int iob_eng_run_queued(struct phase *ph);
 
 /* The per-I/O bookkeeping: a whole transfer without verification is two

@@ -10,6 +10,142 @@
 
 #include "engine_int.h"
 
+/* ---- latency_target (lattarget.h) ------------------------------------------
+ * The depth in force is q->depth - q->reserve: queue_fill takes no free
+ * request past it.  Every I/O is timed from its first submission to its
+ * reap (the sampler times each one with latency_target); a window ends at
+ * the first completion latency_window after it began (or, with
+ * latency_percentile 100, at the first one over the target), and its
+ * verdict sets the next depth.  Without latency_target nothing of this
+ * runs: the only cost is a test of lt.on per timed completion and per turn
+ * of the loop. */
+
+static int lt_init(struct phase *ph)
+{
+	const struct iob_load *l = &ph->spec->load;
+	struct lt_state *lt = &ph->lt;
+	double pct[IOB_PCT_MAX];
+	size_t n = 0;
+	char err[128];
+	if (!l->latency_target)
+		return 0;
+	if (iob_pct_parse(l->latency_percentile, pct, &n, err, sizeof err) != 0 || n != 1)
+		return iob_eng_fail(ph, -EINVAL, "latency_percentile of", ph->spec->files[0], UINT64_MAX, 0);
+	lt->h = iob_hist_new();
+	if (!lt->h)
+		return iob_eng_fail(ph, -ENOMEM, "latency_target histogram for", ph->spec->files[0], UINT64_MAX, 0);
+	lt->on = 1;
+	lt->pct = pct[0];
+	lt->target_ns = l->latency_target;
+	lt->window_ns = l->latency_window;
+	lt->tpn = iob_eng_ticks_per_ns();
+	iob_lat_search_init(&lt->s, ph->q.depth, l->latency_run);
+	return 0;
+}
+
+/* A window starts now (ticks) at the search's depth; the target and the
+ * window in ticks from the ratio measured since the search began. */
+static void lt_begin(struct phase *ph, uint64_t now)
+{
+	struct lt_state *lt = &ph->lt;
+	const uint64_t ns = iob_now_ns();
+	if (!lt->k0) {
+		lt->k0 = now;
+		lt->n0 = ns;
+	} else if (ns - lt->n0 >= 1000000 && now > lt->k0) {
+		lt->tpn = (double)(now - lt->k0) / (double)(ns - lt->n0);
+	}
+	lt->target_t = (uint64_t)((double)lt->target_ns * lt->tpn);
+	lt->window_t = (uint64_t)((double)lt->window_ns * lt->tpn);
+	lt->t0 = now;
+	lt->ios = lt->over = 0;
+	lt->maxin = 0;
+	lt->drain = 0;
+	iob_hist_reset(lt->h);
+	iob_hist_set_scale(lt->h, 1.0 / lt->tpn);
+	ph->q.reserve = ph->q.depth - lt->s.depth;
+}
+
+/* The window ends with its verdict: kept in the result, and the next depth
+ * set (at once, or after a drain).  lat: the I/O that ended it, ticks. */
+static void lt_verdict(struct phase *ph, uint64_t now, uint64_t lat, int pass, int cut)
+{
+	struct lt_state *lt = &ph->lt;
+	struct iob_phase_result *r = ph->r;
+	struct iob_lat_window w = {.depth = lt->s.depth, .max_inflight = lt->maxin, .ios = lt->ios, .over = lt->over,
+				   .pct_ns = iob_hist_percentile(lt->h, lt->pct),
+				   .len_ns = (uint64_t)((double)(now - lt->t0) / lt->tpn), .pass = pass,
+				   .final = lt->s.final};
+	struct iob_lat_window *v = realloc(r->lt_windows, (r->lt_nwin + 1) * sizeof *v);
+	if (!v) {
+		iob_eng_fail(ph, -ENOMEM, "latency_target window record for", ph->spec->files[0], UINT64_MAX, 0);
+		return;
+	}
+	r->lt_windows = v;
+	v[r->lt_nwin++] = w;
+	switch (iob_lat_search_verdict(&lt->s, pass, cut)) {
+	case IOB_LAT_GO:
+		lt_begin(ph, now);
+		return;
+	case IOB_LAT_DONE:
+		r->lt_settled = 1;
+		lt->end = 1;
+		break;
+	case IOB_LAT_FAILED:
+		iob_eng_fail(ph, -ETIMEDOUT, "latency_target on", ph->spec->files[0], UINT64_MAX, 0);
+		snprintf(r->error, sizeof r->error,
+			 "latency_target %llu ns exceeded at depth 1: an I/O on %s took %llu ns (latency_percentile 100)",
+			 (unsigned long long)lt->target_ns, ph->spec->files[0],
+			 (unsigned long long)((double)lat / lt->tpn));
+		break;
+	default: /* DRAIN, SETTLE: the next window once none is in flight */
+		break;
+	}
+	lt->drain = 1;
+	ph->q.reserve = ph->q.depth; /* no new I/O */
+}
+
+/* A whole I/O completed (started at t0, reaped at t1, ticks): into its
+ * window, which may end with it. */
+__attribute__((cold, noinline)) static void lt_done(struct phase *ph, uint64_t t0, uint64_t t1)
+{
+	struct lt_state *lt = &ph->lt;
+	const uint64_t lat = t1 - t0;
+	if (lt->drain)
+		return; /* in flight when its window ended: in no window */
+	lt->ios++;
+	iob_hist_record(lt->h, lat);
+	if (lat > lt->target_t) {
+		lt->over++;
+		if (lt->pct >= 100.0) { /* one I/O over the target fails the window at once */
+			lt_verdict(ph, t1, lat, 0, 1);
+			return;
+		}
+	}
+	if (t1 - lt->t0 >= lt->window_t)
+		lt_verdict(ph, t1, lat, (double)(lt->ios - lt->over) * 100.0 >= lt->pct * (double)lt->ios, 0);
+}
+
+/* None in flight, nothing to submit: a drained search starts its next window
+ * (1: go on), or its last one passed (*mode PH_END; 0: the loop ends). */
+__attribute__((cold, noinline)) static int lt_idle(struct phase *ph, int *mode)
+{
+	struct lt_state *lt = &ph->lt;
+	if (lt->end) {
+		*mode = PH_END;
+		return 0;
+	}
+	if (!lt->drain)
+		return 0;
+	if (lt->s.final && !ph->ramping) { /* settled: the figures are the last window's, as fio's */
+		const uint64_t deadline = ph->deadline;
+		iob_eng_window_start(ph);
+		ph->deadline = deadline;
+	}
+	lt_begin(ph, iob_ticks());
+	return 1;
+}
+
 /* The queued loop's requests, each with its own buffer, before the clock. */
 int iob_eng_queue_alloc(struct phase *ph)
 {
@@ -35,7 +171,7 @@ int iob_eng_queue_alloc(struct phase *ph)
 	for (uint32_t i = 0; i < q->depth; i++)
 		if (iob_eng_touch(ph, q->reqs[i].buf, ph->buflen, ph->buf, 0)) /* the pattern, or zeros */
 			return 1;
-	return 0;
+	return lt_init(ph);
 }
 
 /* A request back on the free list (from QUEUED or COMPLETED). */
@@ -66,13 +202,20 @@ void iob_eng_queue_free(struct queue *q)
 	free(q->infl);
 }
 
+void iob_eng_lt_free(struct phase *ph)
+{
+	iob_hist_free(ph->lt.h);
+	ph->lt.h = NULL;
+}
+
 /* Queued loop: take new requests from the order until the queue is full. */
 static void queue_fill(struct phase *ph, int *mode)
 {
 	const struct iob_phase_spec *s = ph->spec;
 	struct queue *q = &ph->q;
 	struct lat_sampler *lat = &ph->lat;
-	while (q->nfree) {
+	const size_t keep = q->reserve; /* latency_target: free requests left untaken (set between fills) */
+	while (q->nfree > keep) {
 		size_t fi, len;
 		uint64_t off;
 		if (__builtin_expect(ph->nio == ph->event, 0)) {
@@ -286,6 +429,8 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 			lat_record_dir(&ph->lat, *t1 - rq->t0, rq->write);
 			iolog_put(ph, rq->t0, *t1, rq->off, (int64_t)rq->done, rq->write, rq->io.ioprio);
 		}
+		if (__builtin_expect(ph->lt.on, 0))
+			lt_done(ph, rq->t0, *t1);
 	}
 	req_free(q, rq, REQ_COMPLETED);
 	return 0;
@@ -300,6 +445,8 @@ int iob_eng_run_queued(struct phase *ph)
 	const struct iob_phase_spec *s = ph->spec;
 	struct queue *q = &ph->q;
 	int mode = PH_GO, stopping = 0;
+	if (ph->lt.on)
+		lt_begin(ph, iob_ticks());
 	for (;;) {
 		if (!stopping && ((stopped(s->stop)) || ph->r->status < 0)) {
 			ph->r->interrupted = ph->r->status >= 0;
@@ -318,8 +465,12 @@ int iob_eng_run_queued(struct phase *ph)
 			queue_fill(ph, &mode);
 		if (q->np && queue_submit(ph) < 0)
 			continue; /* stopping from now on */
+		if (__builtin_expect(ph->lt.on, 0) && q->inflight > ph->lt.maxin)
+			ph->lt.maxin = (uint32_t)q->inflight;
 		if (q->inflight == 0) {
 			if (q->np)
+				continue;
+			if (ph->lt.on && mode == PH_GO && !stopping && lt_idle(ph, &mode))
 				continue;
 			if (mode == PH_WINDOW && !stopping) { /* the ramp is drained: the window starts */
 				iob_eng_window_start(ph);
@@ -349,6 +500,9 @@ int iob_eng_run_queued(struct phase *ph)
 		}
 	}
 out:
+	if (ph->lt.on) /* settled: its depth; else the last window's */
+		ph->r->lt_depth = ph->r->lt_nwin && !ph->r->lt_settled ? ph->r->lt_windows[ph->r->lt_nwin - 1].depth
+									: ph->lt.s.depth;
 	if (mode == PH_END)
 		ph->ended = 1;
 	if (!ph->ramping)

@@ -56,6 +56,12 @@ static void measure_timing_floor_once(void)
 	iob_hist_free(h);
 }
 
+/* Ticks per ns as measured with the timing floor (1: ticks are ns). */
+double iob_eng_ticks_per_ns(void)
+{
+	return iob_ticks_tsc ? ticks_per_ns : 1.0;
+}
+
 /* Once per process, whichever stream gets here first. */
 void iob_eng_measure_timing_floor(void)
 {

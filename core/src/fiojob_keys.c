@@ -60,7 +60,7 @@ const struct fio_key fj_keys[] = {
 		   "time limit of each phase, a bound (without time_based the job ends sooner when its size is done); a "
 		   "bare number is seconds, units d h m s ms us (also sec, msec, usec)"},
     [K_TIME_BASED] = {"time_based", "", "time_based",
-		      "run for the whole runtime, passing over the file again (needs runtime)"},
+		      "run for the whole runtime, passing over the file again (without runtime: ignored with a note, as fio)"},
     [K_RAMP_TIME] = {"ramp_time", "", "ramp_time", "I/O before the measured window, as runtime's units"},
     [K_LOOPS] = {"loops", "", "loops, ops", "passes over the workload"},
     [K_NUMBER_IOS] = {"number_ios", "", "ops, loops, seq_ops",
@@ -199,13 +199,20 @@ const struct fio_key fj_keys[] = {
     [K_FALLOCATE] = {"fallocate", "", "(check)", "none only: iobench does not preallocate files"},
     [K_ATOMIC] = {"atomic", "", "(check)",
 		  "0 only: no iobench backend issues RWF_ATOMIC writes (1 is refused)"},
-    [K_LATENCY_TARGET] = {"latency_target", "", "(check)",
-			  "0 only: fio's search for the highest depth within the target is not in iobench, which runs "
-			  "the job's iodepth throughout"},
-    [K_LATENCY_WINDOW] = {"latency_window", "", "(none)", "accepted without latency_target, where fio ignores it (noted)"},
-    [K_LATENCY_PERCENTILE] = {"latency_percentile", "", "(none)",
-			      "accepted without latency_target, where fio ignores it (noted)"},
-    [K_LATENCY_RUN] = {"latency_run", "", "(none)", "accepted without latency_target, where fio ignores it (noted)"},
+    [K_LATENCY_TARGET] = {"latency_target", "", "latency_target",
+			  "the search for the highest depth, up to iodepth, within the target (a bare number is "
+			  "microseconds, as fio's); needs iodepth above 1; each window a latency_window record"},
+    [K_LATENCY_WINDOW] = {"latency_window", "", "latency_window",
+			  "with latency_target (a bare number is microseconds); without it accepted, no effect (noted), as fio"},
+    [K_LATENCY_PERCENTILE] = {"latency_percentile", "", "latency_percentile",
+			      "with latency_target; without it accepted, no effect (noted), as fio"},
+    [K_LATENCY_RUN] = {"latency_run", "", "latency_run",
+		       "with latency_target; without it accepted, no effect (noted), as fio"},
+    [K_RANDOM_GENERATOR] = {"random_generator", "", "random_map",
+			    "tausworthe, tausworthe64: fio's default generator, over its map of blocks done (norandommap "
+			    "as without it); lfsr: random_map = true whatever norandommap says (each block once a pass, "
+			    "as fio's LFSR): iobench's random order is one keyed permutation of the blocks for all three; "
+			    "another value refused"},
     [K_EXITALL] = {"exitall", "", "exit_others",
 		   "1: when the job ends, the jobs running with it stop (exit_others = group, or all with exit_what=all)"},
     [K_EXIT_WHAT] = {"exit_what", "", "exit_others",

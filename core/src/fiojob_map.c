@@ -603,8 +603,6 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 		return fj_bad(m, K_NRFILES, -EINVAL, "iobench jobs use one file per stream: give nrfiles=1 (or numjobs)");
 	if (!loops)
 		return fj_bad(m, K_LOOPS, -EINVAL, "give at least 1");
-	if (time_based && !runtime_ns)
-		return fj_bad(m, K_TIME_BASED, -EINVAL, "needs runtime");
 	/* fio: each loop does io_size (or size) of I/O, capped at number_ios
 	 * I/Os: whichever comes first */
 	if (job->access == IOB_ACCESS_RAND) {

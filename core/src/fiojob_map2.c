@@ -60,6 +60,57 @@ static int fio_sizes_list(struct mapper *m, enum fkey k, const char *in, int siz
 static int map_errors(struct mapper *m);
 static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...) IOB_PRINTF(4, 5);
 
+/* latency_target and its keys (iobench's of the same names, lattarget.h);
+ * without a target, fio ignores the others: noted. */
+static int map_latency_target(struct mapper *m)
+{
+	uint64_t target = 0, window = 0;
+	int run = 0, rc;
+	if ((rc = fj_get_time(m, K_LATENCY_TARGET, 1000ull, &target)) ||
+	    (rc = fj_get_time(m, K_LATENCY_WINDOW, 1000ull, &window)) || (rc = fj_get_bool(m, K_LATENCY_RUN, 0, &run)))
+		return rc;
+	if (!target) {
+		for (enum fkey k = K_LATENCY_WINDOW; k <= K_LATENCY_RUN; k++)
+			if (fj_get(m, k))
+				fj_note_job(m->r, m->job->name, "%s has no effect without latency_target (as in fio)",
+					    fj_keys[k].name);
+		return 0;
+	}
+	const struct fval *pct = fj_get(m, K_LATENCY_PERCENTILE);
+	if (pct && pct->bare)
+		return fj_bad(m, K_LATENCY_PERCENTILE, -EINVAL, "needs a value");
+	if ((rc = set_iob_key(m, K_LATENCY_TARGET, "latency_target", "%lluns", (unsigned long long)target)) ||
+	    (rc = set_iob_key(m, K_LATENCY_WINDOW, "latency_window", "%lluns", (unsigned long long)window)) ||
+	    (pct && (rc = set_iob_key(m, K_LATENCY_PERCENTILE, "latency_percentile", "%s", pct->value))) ||
+	    (rc = set_iob_key(m, K_LATENCY_RUN, "latency_run", "%s", run ? "true" : "false")))
+		return rc;
+	return 0;
+}
+
+/* random_generator: iobench's random order is one keyed permutation of the
+ * blocks (perm.h), each once a pass with random_map; fio's tausworthe and
+ * tausworthe64 draw with replacement and keep a map of the blocks done
+ * (norandommap drops the map), and its lfsr visits each block once a pass
+ * with no map, so norandommap changes nothing with it. */
+static int map_random_generator(struct mapper *m, int *norandommap)
+{
+	static const char *const gens[] = {"tausworthe", "lfsr", "tausworthe64"};
+	const struct fval *v = fj_get(m, K_RANDOM_GENERATOR);
+	if (!v)
+		return 0;
+	size_t i = 0;
+	while (!v->bare && i < sizeof gens / sizeof gens[0] && strcasecmp(v->value, gens[i]) != 0)
+		i++;
+	if (v->bare || i == sizeof gens / sizeof gens[0])
+		return fj_bad(m, K_RANDOM_GENERATOR, -EINVAL, "give tausworthe, lfsr or tausworthe64");
+	if (i == 1 && *norandommap) {
+		fj_note_job(m->r, m->job->name, "random_generator=lfsr visits each block once a pass whatever norandommap "
+				"says (as in fio): random_map = true");
+		*norandommap = 0;
+	}
+	return 0;
+}
+
 /* fio's file and directory engines as a files job (meta.c, docs/metadata.md):
  * each of fio's I/Os is one file (or directory) made, stat'ed or removed.
  * 1: mapped; 0: not one of them; < 0: refused. */
@@ -689,6 +740,11 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 		return rc;
 	if (!numjobs || !iodepth)
 		return fj_bad(&m, !numjobs ? K_NUMJOBS : K_IODEPTH, -EINVAL, "give at least 1");
+	if (time_based && !runtime_ns) { /* fio warns and turns time_based off */
+		fj_note_job(r, job->name, "time_based without runtime is ignored, as fio ignores it (with a warning): "
+					  "the job ends after its size");
+		time_based = 0;
+	}
 	if ((rc = set_iob_key(&m, K_NUMJOBS, "threads", "%llu", (unsigned long long)numjobs)) ||
 	    (rc = set_iob_key(&m, K_IODEPTH, "iodepth", "%llu", (unsigned long long)iodepth)) ||
 	    (rc = set_iob_key(&m, K_RUNTIME, "runtime", "%lluns", (unsigned long long)runtime_ns)) ||
@@ -720,14 +776,8 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 	if (atomic)
 		return fj_bad(&m, K_ATOMIC, -ENOTSUP,
 			      "RWF_ATOMIC writes are not issued by any iobench backend (a write is not made untorn)");
-	const struct fval *lt = fj_get(&m, K_LATENCY_TARGET);
-	if (lt && (lt->bare || strcmp(lt->value, "0") != 0))
-		return fj_bad(&m, K_LATENCY_TARGET, -ENOTSUP,
-			      "fio's search for the highest queue depth within a latency target is not in iobench: it "
-			      "runs the job's iodepth throughout");
-	for (enum fkey k = K_LATENCY_WINDOW; k <= K_LATENCY_RUN; k++)
-		if (fj_get(&m, k))
-			fj_note_job(r, job->name, "%s has no effect without latency_target (as in fio)", fj_keys[k].name);
+	if ((rc = map_latency_target(&m)))
+		return rc;
 	int end_fsync, on_close, randrepeat, norandommap, invalidate, unlink_files;
 	if ((rc = fj_map_rows(&m))) /* the keys that map by their row */
 		return rc;
@@ -737,6 +787,7 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 		return rc;
 	if ((rc = set_iob_key(&m, on_close ? K_FSYNC_ON_CLOSE : K_END_FSYNC, "fsync", "%s",
 			  end_fsync || on_close ? "true" : "false")) ||
+	    (rc = map_random_generator(&m, &norandommap)) ||
 	    (rc = set_iob_key(&m, K_NORANDOMMAP, "random_map", "%s", norandommap ? "false" : "true")) ||
 	    (rc = set_iob_key(&m, K_INVALIDATE, "evict_before_read", "%s", invalidate ? "true" : "false")) ||
 	    (rc = set_iob_key(&m, K_UNLINK, "keep_files", "%s", unlink_files ? "false" : "true")))

@@ -236,6 +236,24 @@ static const struct iob_key key_table[] = {
     {"iodepth", IOB_KEY_COUNT, "I/Os", "1",
      "I/Os in flight per stream (1 to 65536); above 1 needs a backend that can queue (io_uring)", NULL,
      FIELD(iodepth), NULL, 1, IOB_IODEPTH_MAX, .record = "iodepth"},
+    {"latency_target", IOB_KEY_DURATION, "", "0s",
+     "search for the highest depth, up to iodepth, at which latency_percentile of each latency_window's "
+     "completions take at most this (fio's latency_target): from depth 1, doubled while windows pass, halved "
+     "towards the last passing depth when one fails; settled, one last window at the depth found is the "
+     "phase's figures and the phase ends (unless latency_run); each window is a latency_window record; 0s = off",
+     NULL, FIELD(load.latency_target), NULL, .record = "latency_target_ns", .needs = "iodepth",
+     .excludes = "threads,series,latency=off", .why = "the search times every I/O of one queue"},
+    {"latency_window", IOB_KEY_DURATION, "", "0s",
+     "latency_target: each window of the search lasts this long (it ends at its first completion after it)",
+     NULL, FIELD(load.latency_window), NULL, .record = "latency_window_ns", .needs = "latency_target"},
+    {"latency_percentile", IOB_KEY_STRING, "percent", "100",
+     "latency_target: the share of a window's I/Os that must take at most latency_target (above 0, at most "
+     "100; at 100 one I/O over the target fails its window at once, and fails the phase at depth 1)",
+     NULL, FIELD(load.latency_percentile), iob_set_checked_text, .record = "latency_percentile",
+     .needs = "latency_target"},
+    {"latency_run", IOB_KEY_BOOL, "", "false",
+     "latency_target: keep adjusting the depth for the whole phase instead of settling", NULL,
+     FIELD(load.latency_run), NULL, .record = "latency_run", .needs = "latency_target"},
     {"memory_limit", IOB_KEY_SIZE, "bytes", "0",
      "the memory the run may allocate at once (buffers: streams x iodepth x block size, histograms), checked "
      "before anything is created, for each job and each group; 0 = the memory available (MemAvailable)",

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "iobench/numa.h"
+#include "iobench/hist.h"
 #include "iobench/repeat.h"
 #include "iobench/cmdprio.h"
 #include "iobench/shape.h"
@@ -94,6 +95,18 @@ static void keep_text(char *dst, size_t width, const char *value)
 	memcpy(dst, value, strlen(value));
 }
 
+/* latency_percentile: one rank, above 0 and at most 100 */
+static int lat_pct_check(const char *value, char *err, size_t errlen)
+{
+	double pct[IOB_PCT_MAX];
+	size_t n = 0;
+	if (iob_pct_parse(value, pct, &n, err, errlen) != 0 || n != 1) {
+		snprintf(err, errlen, "latency_percentile '%s' is not one percent above 0 and at most 100", IOB_Q(value));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int iob_set_checked_text(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen)
 {
 	double share;
@@ -101,6 +114,8 @@ int iob_set_checked_text(const struct iob_key *k, struct iob_job *job, const cha
 	int rc = 0;
 	if (strcmp(k->name, "steady_round") == 0)
 		rc = iob_steady_round_parse(value, &ns, &ios, err, errlen);
+	else if (strcmp(k->name, "latency_percentile") == 0)
+		rc = lat_pct_check(value, err, errlen);
 	else if (!*value) /* "": off */
 		rc = 0;
 	else if (strcmp(k->name, "until_ci") == 0)

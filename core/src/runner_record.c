@@ -181,6 +181,30 @@ void iob_runner_record_file(const struct iob_job *job, const struct iob_filelist
 		snprintf(file, len, "%s", fl->paths[0]);
 }
 
+/* latency_target's windows, a record each, in order (after the phase's). */
+static void emit_lat_windows(struct iob_run *run, const struct iob_job *job, const struct iob_phase_result *r)
+{
+	struct iob_recbuf *rb = &run->rb;
+	for (size_t i = 0; i < r->lt_nwin; i++) {
+		const struct iob_lat_window *w = &r->lt_windows[i];
+		iob_rec_reset(rb, "latency_window");
+		iob_rec_str(rb, "job", job->name);
+		iob_rec_str(rb, "phase", iob_phase_name(r->phase));
+		iob_rec_u64(rb, "window", IOB_UNIT_COUNT, i);
+		iob_rec_u64(rb, "depth", IOB_UNIT_COUNT, w->depth);
+		iob_rec_u64(rb, "max_in_flight", IOB_UNIT_COUNT, w->max_inflight);
+		iob_rec_u64(rb, "ios", IOB_UNIT_OPS, w->ios);
+		iob_rec_u64(rb, "over_target", IOB_UNIT_OPS, w->over);
+		iob_rec_f64(rb, "within_pct", IOB_UNIT_NONE,
+			    w->ios ? 100.0 * (double)(w->ios - w->over) / (double)w->ios : 0.0);
+		iob_rec_u64(rb, "lat_pct_ns", IOB_UNIT_NS, w->pct_ns);
+		iob_rec_f64(rb, "window_s", IOB_UNIT_S, (double)w->len_ns / 1e9);
+		iob_rec_str(rb, "verdict", w->pass ? "within" : "over");
+		iob_rec_bool(rb, "final", w->final);
+		iob_run_record(run, &rb->rec);
+	}
+}
+
 /* The phase record (with agg: the aggregate of the phase's streams); a
  * series' summary may fail (returned). */
 int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, struct iob_phase_result *r,
@@ -227,6 +251,11 @@ int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, s
 		iob_rec_bool(rb, "device_full", r->device_full);
 	if (job->load.seq_ops && job->access == IOB_ACCESS_SEQ) /* a pass ended at seq_ops, or none did */
 		iob_rec_bool(rb, "pass_cut", r->pass_cut);
+	if (job->load.latency_target) { /* the depth search: what it found, its windows as records after this */
+		iob_rec_u64(rb, "latency_depth", IOB_UNIT_COUNT, r->lt_depth);
+		iob_rec_u64(rb, "latency_windows", IOB_UNIT_COUNT, r->lt_nwin);
+		iob_rec_bool(rb, "latency_settled", r->lt_settled);
+	}
 	iob_rec_phase_cpu(rb, r);
 	if (agg)
 		iob_rec_aggregate(rb, agg);
@@ -247,6 +276,7 @@ int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, s
 	if (iob_coord_active())
 		return 1; /* built: rank 0 records it with the other ranks' (ranks.c) */
 	iob_run_record(run, &rb->rec);
+	emit_lat_windows(run, job, r);
 	return 0;
 }
 

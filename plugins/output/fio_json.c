@@ -182,6 +182,29 @@ static void put_f6_member(struct textbuf *b, const char *key, double v)
 	textbuf_printf(b, "\"%s\":%.6f", key, isfinite(v) ? v : 0.0);
 }
 
+/* latency_target's search, as fio writes it when it searched: the depth, the
+ * target (ns), the percentile and the window (us, fio's unit), and current
+ * fio's _ns and _us twins. */
+static void put_lat_search(struct textbuf *b, const struct iob_record *r)
+{
+	if (!field(r, "latency_depth"))
+		return;
+	const char *pct = get_str(r, "latency_percentile");
+	const uint64_t target = get_u64(r, "latency_target_ns"), window_us = get_u64(r, "latency_window_ns") / 1000;
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "latency_depth", get_u64(r, "latency_depth"));
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "latency_target", target);
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "latency_target_ns", target);
+	textbuf_add(b, ",", 1);
+	put_f6_member(b, "latency_percentile", pct ? strtod(pct, NULL) : 100.0);
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "latency_window", window_us);
+	textbuf_add(b, ",", 1);
+	put_u64_member(b, "latency_window_us", window_us);
+}
+
 static int bins_available(const struct iob_latency *l)
 {
 	return fj_host && fj_host->abi_minor >= 2 && l->nbins && l->bin_ns && l->bin_count;
@@ -447,6 +470,7 @@ static void put_job(struct fj_state *st, const struct iob_record *r)
 	put_f6_member(b, "usr_cpu", el > 0 ? get_f64(r, "cpu_user_s") / el * 100 : 0.0);
 	textbuf_add(b, ",", 1);
 	put_f6_member(b, "sys_cpu", el > 0 ? get_f64(r, "cpu_sys_s") / el * 100 : 0.0);
+	put_lat_search(b, r);
 	/* the record as iobench's json output writes it */
 	textbuf_str(b, ",\"iobench\":{");
 	size_t k = 0;

@@ -240,6 +240,24 @@ static void human_put_summary(struct human_state *st, const struct iob_record *r
 	textbuf_str(out, "\n");
 }
 
+/* latency_target's search, one line under its phase's row (its windows are
+ * records of their own: the json and csv outputs carry them). */
+static void human_put_lat_search(struct human_state *st, const struct iob_record *rec)
+{
+	const struct iob_field *depth = human_sfind(rec, "latency_depth", ""),
+			       *target = human_sfind(rec, "latency_target", ""),
+			       *pct = human_sfind(rec, "latency_percentile", ""),
+			       *n = human_sfind(rec, "latency_windows", ""), *settled = human_sfind(rec, "latency_settled", "");
+	if (!depth || depth->type != IOB_T_U64 || !target || !pct || pct->type != IOB_T_STR || !n ||
+	    n->type != IOB_T_U64 || !settled || settled->type != IOB_T_BOOL)
+		return;
+	textbuf_clear(&st->cell);
+	human_value(&st->cell, target);
+	textbuf_printf(&st->out, "%slatency_target %s at p%s: depth %llu, %s after %llu windows\n", HUMAN_INDENT,
+		       st->cell.data ? st->cell.data : "", pct->v.s, (unsigned long long)depth->v.u,
+		       settled->v.b ? "settled" : "not settled", (unsigned long long)n->v.u);
+}
+
 static int human_record(void *state, const struct iob_record *rec)
 {
 	struct human_state *st = state;
@@ -250,6 +268,8 @@ static int human_record(void *state, const struct iob_record *rec)
 		human_put_summary(st, rec);
 		return human_flush(st);
 	}
+	if (rec->kind && strcmp(rec->kind, "latency_window") == 0)
+		return 0; /* said in one line under the phase (human_put_lat_search) */
 	char *sig = human_signature(rec);
 	if (!sig)
 		return -ENOMEM;
@@ -271,6 +291,7 @@ static int human_record(void *state, const struct iob_record *rec)
 			human_put_lat(st, rec, &rec->fields[i]);
 	if (!st->lay.ncol)
 		human_put_detail(st, rec);
+	human_put_lat_search(st, rec);
 	return human_flush(st);
 }
 

@@ -33,9 +33,20 @@
  *     write_pace_us=N   every write (write_at, or a queued one when reaped)
  *                       first sleeps N microseconds: a slow device, so that
  *                       a runtime ends a write phase early (0)
+ *     depth_pace_us=N   a queued I/O completes N microseconds times the
+ *                       I/Os in flight after its submit later than its
+ *                       submit (reap sleeps until the first is due and
+ *                       hands back those due, earliest first; no random
+ *                       reap): a device whose latency grows with the
+ *                       depth, for latency_target's search (0)
+ *     depth_pow=K       with depth_pace_us: N times K to the power of the
+ *                       I/Os in flight less one instead (K >= 2): each
+ *                       depth K times slower than the one below (0: N times
+ *                       the I/Os in flight)
  *     tally=PATH        at exit: one line "submitted S reaped R
  *                       submit_errors E refused F short H violations V
- *                       open_at_close C" over the whole process
+ *                       open_at_close C max_in_flight M" over the whole
+ *                       process (M: the most I/Os in flight on one handle)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,7 +64,7 @@
 #include "fdio.h"
 
 #define AF_NAME "asyncfault"
-#define AF_KEYS "seed, submit_fail, err, partial, reap_refuse, refuse_with, short, write_pace_us, tally"
+#define AF_KEYS "seed, submit_fail, err, partial, reap_refuse, refuse_with, short, write_pace_us, depth_pace_us, depth_pow, tally"
 
 static const struct iob_host *af_host;
 
@@ -61,6 +72,8 @@ struct af_cfg {
 	uint64_t seed;
 	unsigned submit_fail, partial, reap_refuse, shortw; /* per mille */
 	uint64_t pace_us;
+	uint64_t depth_pace_us;
+	uint64_t depth_pow;
 	int eintr_only; /* refuse_with=EINTR */
 	int err;
 	char tally[4096];
@@ -72,10 +85,12 @@ struct af_file {
 	struct af_cfg cfg;
 	uint32_t depth;
 	struct iob_io **infl; /* in flight, depth of them */
+	uint64_t *due;	      /* depth_pace_us: when each of infl[] completes (ns) */
 	size_t n;
 	int fail_next; /* the rest of a failed batch: the next submit fails */
 };
 
+static unsigned long long t_max_in_flight;
 static unsigned long long t_submitted, t_reaped, t_errors, t_refused, t_short, t_violations, t_open_at_close,
 	t_opens;
 static char tally_path[4096];
@@ -94,11 +109,11 @@ __attribute__((destructor)) static void af_tally(void)
 	if (!f)
 		return;
 	fprintf(f, "submitted %llu reaped %llu submit_errors %llu refused %llu short %llu violations %llu "
-		   "open_at_close %llu\n",
+		   "open_at_close %llu max_in_flight %llu\n",
 		__atomic_load_n(&t_submitted, __ATOMIC_RELAXED), __atomic_load_n(&t_reaped, __ATOMIC_RELAXED),
 		__atomic_load_n(&t_errors, __ATOMIC_RELAXED), __atomic_load_n(&t_refused, __ATOMIC_RELAXED),
 		__atomic_load_n(&t_short, __ATOMIC_RELAXED), __atomic_load_n(&t_violations, __ATOMIC_RELAXED),
-		__atomic_load_n(&t_open_at_close, __ATOMIC_RELAXED));
+		__atomic_load_n(&t_open_at_close, __ATOMIC_RELAXED), __atomic_load_n(&t_max_in_flight, __ATOMIC_RELAXED));
 	fclose(f);
 }
 
@@ -157,7 +172,8 @@ static int af_option(void *ctx, const char *key, const char *val)
 		       : strcmp(key, "reap_refuse") == 0 ? &c->reap_refuse
 		       : strcmp(key, "short") == 0     ? &c->shortw
 							: NULL;
-	if (!pm && strcmp(key, "seed") != 0 && strcmp(key, "write_pace_us") != 0)
+	if (!pm && strcmp(key, "seed") != 0 && strcmp(key, "write_pace_us") != 0 && strcmp(key, "depth_pace_us") != 0 &&
+	    strcmp(key, "depth_pow") != 0)
 		return bopts_unknown(af_host, AF_NAME, key, AF_KEYS);
 	char *end;
 	unsigned long long v = strtoull(val, &end, 10);
@@ -170,6 +186,10 @@ static int af_option(void *ctx, const char *key, const char *val)
 		*pm = (unsigned)v;
 	else if (key[0] == 'w')
 		c->pace_us = v;
+	else if (strcmp(key, "depth_pow") == 0)
+		c->depth_pow = v;
+	else if (key[0] == 'd')
+		c->depth_pace_us = v;
 	else
 		c->seed = v;
 	return 0;
@@ -193,7 +213,9 @@ static int af_open(const struct iob_open_args *a, void **h)
 		return -EINVAL;
 	struct af_file *f = calloc(1, sizeof *f);
 	uint32_t depth = a->queue_depth > 1 ? a->queue_depth : 1;
-	if (!f || !(f->infl = calloc(depth, sizeof *f->infl))) {
+	if (!f || !(f->infl = calloc(depth, sizeof *f->infl)) || !(f->due = calloc(depth, sizeof *f->due))) {
+		if (f)
+			free(f->infl);
 		free(f);
 		return -ENOMEM;
 	}
@@ -201,6 +223,7 @@ static int af_open(const struct iob_open_args *a, void **h)
 	if (f->fd < 0) {
 		rc = f->fd;
 		free(f->infl);
+		free(f->due);
 		free(f);
 		return rc;
 	}
@@ -225,6 +248,7 @@ static int af_close(void *h)
 	}
 	int rc = close(f->fd) < 0 ? -errno : 0;
 	free(f->infl);
+	free(f->due);
 	free(f);
 	return rc;
 }
@@ -232,6 +256,13 @@ static int af_close(void *h)
 static int64_t af_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
 	return fdio_pread_full(((struct af_file *)h)->fd, buf, len, off, 0);
+}
+
+static uint64_t af_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void af_pace(const struct af_file *f)
@@ -265,6 +296,17 @@ static int af_info(void *h, struct iob_file_info *info)
 	info->io_align = 1;
 	info->is_stream = stream;
 	return fdio_identity(f->fd, info, 0);
+}
+
+/* depth_pace_us's multiple for n in flight: n, or depth_pow^(n - 1). */
+static uint64_t af_depth_factor(const struct af_cfg *c, size_t n)
+{
+	if (c->depth_pow < 2)
+		return n;
+	uint64_t m = 1;
+	for (size_t i = 1; i < n && m < (1ull << 40); i++)
+		m *= c->depth_pow;
+	return m;
 }
 
 static int af_submit(void *h, struct iob_io *const *ios, size_t n)
@@ -306,10 +348,16 @@ static int af_submit(void *h, struct iob_io *const *ios, size_t n)
 		if (take == 0)
 			return draw(&f->rng) & 1 ? -EAGAIN : 0;
 	}
+	const uint64_t now = af_now_ns();
 	for (size_t i = 0; i < take; i++) {
 		ios[i]->result = 0;
 		f->infl[f->n++] = ios[i];
+		f->due[f->n - 1] = now + f->cfg.depth_pace_us * 1000u * af_depth_factor(&f->cfg, f->n);
 	}
+	unsigned long long seen = __atomic_load_n(&t_max_in_flight, __ATOMIC_RELAXED);
+	while (f->n > seen && !__atomic_compare_exchange_n(&t_max_in_flight, &seen, f->n, 0, __ATOMIC_RELAXED,
+							   __ATOMIC_RELAXED))
+		;
 	COUNT(t_submitted, take);
 	return (int)take;
 }
@@ -327,6 +375,34 @@ static void af_do(struct af_file *f, struct iob_io *io)
 			       : fdio_pread_full(f->fd, io->buf, len, io->off, 0);
 }
 
+/* depth_pace_us: the earliest due, slept for, then every one due, earliest first. */
+static int af_reap_due(struct af_file *f, struct iob_io **done, size_t max)
+{
+	size_t cnt = 0;
+	while (cnt < max && f->n) {
+		size_t k = 0;
+		for (size_t i = 1; i < f->n; i++)
+			if (f->due[i] < f->due[k])
+				k = i;
+		uint64_t now = af_now_ns();
+		if (f->due[k] > now) {
+			if (cnt)
+				break;
+			uint64_t left = f->due[k] - now;
+			struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+				;
+		}
+		struct iob_io *io = f->infl[k];
+		f->infl[k] = f->infl[--f->n];
+		f->due[k] = f->due[f->n];
+		af_do(f, io);
+		done[cnt++] = io;
+	}
+	COUNT(t_reaped, cnt);
+	return (int)cnt;
+}
+
 static int af_reap(void *h, struct iob_io **done, size_t min, size_t max)
 {
 	struct af_file *f = h;
@@ -340,12 +416,15 @@ static int af_reap(void *h, struct iob_io **done, size_t min, size_t max)
 			return 0;
 		return draw(&f->rng) & 1 && !f->cfg.eintr_only ? -EAGAIN : -EINTR;
 	}
+	if (f->cfg.depth_pace_us)
+		return af_reap_due(f, done, max);
 	size_t hi = max < f->n ? max : f->n, lo = min;
 	size_t cnt = lo + (size_t)(draw(&f->rng) % (hi - lo + 1));
 	for (size_t i = 0; i < cnt; i++) {
 		size_t k = (size_t)(draw(&f->rng) % f->n);
 		struct iob_io *io = f->infl[k];
 		f->infl[k] = f->infl[--f->n];
+		f->due[k] = f->due[f->n];
 		af_do(f, io);
 		done[i] = io;
 	}

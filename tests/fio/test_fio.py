@@ -387,6 +387,8 @@ ORACLE = [
     ("nios-seq-cut", "rw=read\nnumber_ios=5\n"),  # part way through the pass: 5 I/Os
     ("nios-seq-cut-loops", "rw=write\nnumber_ios=5\nloops=4\n"),  # 20 in a row, past the file's end
     ("nios-seq-cut-io-size", "rw=read\nio_size=192k\nnumber_ios=20\n"),  # between passes
+    ("time-based-no-runtime", "rw=read\ntime_based\n"),  # fio warns, turns time_based off: 16 I/Os
+    ("time-based-no-runtime-rand", "rw=randwrite\ntime_based=1\nloops=2\n"),
 ]
 
 

@@ -974,6 +974,84 @@ def case_fsync_every(tmp):
         expect(p.returncode == 2 and want in p.stderr and len(p.stderr.strip().splitlines()) == 1, p)
 
 
+def case_latency_target(tmp):
+    """latency_target against fio 3.33 on the null engine (no storage: an I/O takes well under the 20 ms
+    target at every depth on any machine): the same job file (iodepth 8, latency_window 200ms,
+    latency_percentile 99, runtime 10s time_based) settles on both sides at depth 8, before the time
+    limit.  Compared is the shape, not the speed: fio's JSON says latency_depth 8 and its figures cover
+    one window (runtime under 5 s); iobench's fio-json output has fio's four latency members with
+    fio's values; iobench's phase record says latency_depth 8, settled, and its
+    figures are its last window's (elapsed under 5 s), each window a latency_window record whose
+    measured max_in_flight is at most its depth, depths doubling from 1."""
+    need_fio()
+    job = os.path.join(tmp, "lt.fio")
+    with open(job, "w") as f:
+        f.write("[j]\nioengine=null\nrw=randread\nbs=4k\nsize=64m\niodepth=8\ntime_based=1\nruntime=10s\n"
+                "latency_target=20ms\nlatency_window=200ms\nlatency_percentile=99\n")
+    js = os.path.join(tmp, "fio.json")
+    p = subprocess.run([fio_bin(), "--output-format=json", "--output=" + js, job], cwd=tmp, capture_output=True,
+                       text=True, timeout=120)
+    expect(p.returncode == 0, p.stderr)
+    with open(js) as f:
+        text = f.read()
+    fj = json.loads(text[text.find("{"):])["jobs"][0]
+    print(f"fio: latency_depth {fj['latency_depth']}, runtime {fj['read']['runtime']} ms, "
+          f"{fj['read']['total_ios']} I/Os")
+    expect(fj["latency_depth"] == 8 and fj["read"]["runtime"] < 5000, {k: fj[k] for k in fj if "latency_d" in k})
+    js = os.path.join(tmp, "iob.json")
+    p = iobench("run", job, "--dir", tmp, "--output", f"json={js},fio-json={js}.fio")
+    expect(p.returncode == 0, p.stderr)
+    with open(js + ".fio") as f:
+        ij = json.load(f)["jobs"][0]
+    keys = ("latency_depth", "latency_target", "latency_percentile", "latency_window")
+    expect({k: ij.get(k) for k in keys} == {k: fj.get(k) for k in keys},
+           f"fio-json {[ij.get(k) for k in keys]}, fio's {[fj.get(k) for k in keys]}")
+    with open(js) as f:
+        recs = json.load(f)["records"]
+    ph = [r for r in recs if r.get("kind") == "phase"]
+    wins = [r for r in recs if r.get("kind") == "latency_window"]
+    expect(len(ph) == 1, ph)
+    ph = ph[0]
+    depths = [w["depth"] for w in wins]
+    print(f"iobench: latency_depth {ph['latency_depth']}, settled {ph['latency_settled']}, "
+          f"elapsed {ph['elapsed_s']:.3f} s, windows {depths}")
+    expect(ph["latency_depth"] == 8 and ph["latency_settled"] and ph["elapsed_s"] < 5.0, ph)
+    expect(ph["latency_target_ns"] == 20000000 and ph["latency_window_ns"] == 200000000, ph)
+    expect(depths[:4] == [1, 2, 4, 8] and wins[-1]["final"] and wins[-1]["depth"] == 8, depths)
+    expect(all(w["max_in_flight"] <= w["depth"] for w in wins) and wins[-1]["max_in_flight"] == 8, wins)
+
+
+def case_random_generator(tmp):
+    """random_generator against fio 3.33, counted from outside by strace: with lfsr, fio visits each block
+    once a pass whatever norandommap says, and iobench's random order (a keyed permutation) does the
+    same: a 1 MiB randwrite with norandommap=1 writes each of the 256 blocks exactly once on both sides
+    (the same sorted offsets; the orders differ).  With tausworthe and norandommap=1 both draw with
+    replacement: fewer than 256 distinct blocks on both sides.  An unknown value is refused in one line."""
+    need_fio()
+    if not shutil.which("strace"):
+        raise Skip("strace is not installed: the writes cannot be counted from outside")
+    for gen in ("lfsr", "tausworthe"):
+        job = os.path.join(tmp, f"{gen}.fio")
+        with open(job, "w") as f:
+            f.write(f"[j]\nrw=randwrite\nbs=4k\nsize=1m\nrandom_generator={gen}\nnorandommap=1\n")
+        f_calls, i_calls, fj, ir = offsets_both(tmp, job, [])
+        fw = sorted(c[1] for c in f_calls if c[0] == "pwrite64")
+        iw = sorted(c[1] for c in i_calls if c[0] == "pwrite64")
+        print(f"{gen}: fio {len(fw)} writes over {len(set(fw))} blocks; iobench {len(iw)} over {len(set(iw))}")
+        if gen == "lfsr":
+            expect(fw == iw == list(range(0, 1 << 20, 4096)), (fw[:20], iw[:20]))
+            expect(ir[0]["random_map"] is True, ir[0])
+        else:
+            expect(len(fw) == len(iw) == 256 and len(set(fw)) < 256 and len(set(iw)) < 256, (len(set(fw)), len(set(iw))))
+            expect(ir[0]["random_map"] is False, ir[0])
+    bad = os.path.join(tmp, "bad.fio")
+    with open(bad, "w") as f:
+        f.write("[j]\nrw=randread\nsize=1m\nrandom_generator=xorshift\n")
+    p = iobench("check", bad, "--dir", tmp)
+    expect(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and
+           "random_generator=xorshift: give tausworthe, lfsr or tausworthe64" in p.stderr, p.stderr)
+
+
 def case_flow(tmp):
     """flow: two jobs at once with flow=1 and flow=8 (flow.fio's weights, a file each: iobench runs no
     group where one job writes another's file) do their I/Os 1:8, whatever the machine's speed (every
@@ -1452,7 +1530,7 @@ ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_n
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
             "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio", "ftruncate.fio", "falloc.fio", "flow.fio",
             "sequence-distribution.fio", "exitwhat.fio",
-            "example_latency_steadystate.fio"}
+            "example_latency_steadystate.fio", "latency-profile.fio"}
 
 
 def case_examples(tmp):

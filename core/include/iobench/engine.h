@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include "iobench/cmdprio.h"
 #include "iobench/hist.h"
+#include "iobench/lattarget.h"
 #include "iobench/live.h"
 #include "iobench/load.h"
 #include "iobench/loader.h"
@@ -226,6 +227,12 @@ struct iob_phase_result {
 	int device_full;	    /* spec.fill_device: the phase ended at ENOSPC */
 	struct iob_prio_hist prio_hist; /* cmdprio: I/Os submitted per priority (n 0: not kept) */
 	int pass_cut;		    /* spec.load.seq_ops ended the phase inside a pass */
+	/* spec.load.latency_target: the search's windows, in order (owned), the
+	 * depth it ended at, and whether it settled (lattarget.h) */
+	struct iob_lat_window *lt_windows;
+	size_t lt_nwin;
+	uint32_t lt_depth;
+	int lt_settled;
 };
 
 void iob_phase_result_init(struct iob_phase_result *r);

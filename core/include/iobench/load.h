@@ -20,6 +20,11 @@ struct iob_load {
 	uint64_t fsync_every; /* write: every open file synced after every this many writes (timed); 0: never */
 	uint64_t prio_class, prio_level; /* each stream's thread's I/O priority (ioprio_set); class 0: left alone */
 	uint64_t seq_ops;     /* sequential: the stream's phase ends after this many I/Os; 0: after its loops */
+	/* latency_target's depth search (lattarget.h; the queued loop) */
+	uint64_t latency_target;	 /* ns; 0: off, the job's iodepth throughout */
+	uint64_t latency_window;	 /* ns: a window of the search */
+	char latency_percentile[16];	 /* the share of a window's I/Os within the target, percent */
+	int latency_run;		 /* keep adjusting the depth for the whole phase */
 };
 
 #endif /* IOBENCH_LOAD_H */
