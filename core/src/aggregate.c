@@ -66,6 +66,10 @@ static void sum_counts(struct iob_aggregate *a, const struct iob_phase_result *r
 		for (int d = 0; d < 2; d++)
 			if (r->bs_hist.ios[d][i])
 				iob_bs_hist_add(&a->bs_hist, d, r->bs_hist.size[i], r->bs_hist.ios[d][i], r->bs_hist.bytes[d][i]);
+	for (uint32_t i = 0; i < r->prio_hist.n; i++)
+		for (int d = 0; d < 2; d++)
+			if (r->prio_hist.ios[d][i])
+				iob_prio_hist_add(&a->prio_hist, d, r->prio_hist.prio[i], r->prio_hist.ios[d][i]);
 	a->cpu_user_ns += r->cpu_user_ns;
 	a->cpu_sys_ns += r->cpu_sys_ns;
 	if (r->sync_ns > a->sync_ns)
@@ -212,6 +216,7 @@ void iob_aggregate_as_result(const struct iob_aggregate *a, struct iob_phase_res
 	r->ops_read = a->ops_read;
 	r->ops_written = a->ops_written;
 	r->bs_hist = a->bs_hist;
+	r->prio_hist = a->prio_hist;
 	r->io_errors = a->io_errors;
 	r->errors_counted = a->errors_counted;
 }

@@ -292,6 +292,44 @@ static int check_targets(const struct iob_job *job, const struct iob_filelist *f
 	return 0;
 }
 
+/* I/O priorities: a backend that sets one per I/O for cmdprio_*, and the
+ * privilege class 1 (real time) needs, tried on this thread and put back. */
+static int check_prio(const struct iob_job *job, const struct iob_loaded *b, char *err, size_t errlen)
+{
+	struct iob_shape sh;
+	char why[400];
+	if (iob_job_shape(job, &sh, why, sizeof why) < 0)
+		return 0; /* validation says why */
+	if (sh.cmdprio.on && !(b->desc.caps & IOB_CAP_IOPRIO)) {
+		snprintf(err, errlen,
+			 "[%s] cmdprio_percentage and cmdprio_bssplit need a backend that sets a priority per I/O "
+			 "(libaio, io_uring); backend '%s' cannot",
+			 job->name, b->desc.name);
+		return -ENOTSUP;
+	}
+	if (!job->load.prio_class && !sh.cmdprio.on)
+		return 0;
+	int old = iob_thread_ioprio_get();
+	if (old == -ENOTSUP) {
+		snprintf(err, errlen, "[%s] I/O priorities (prio_class, cmdprio_*) are Linux's: this system has none",
+			 job->name);
+		return -ENOTSUP;
+	}
+	if (!iob_cmdprio_wants_rt(&sh.cmdprio))
+		return 0;
+	int rc = old < 0 ? old : iob_thread_ioprio_set(1u << IOB_PRIO_CLASS_SHIFT | 7u);
+	if (rc == 0)
+		iob_thread_ioprio_set((unsigned)old);
+	if (rc == -EPERM) {
+		snprintf(err, errlen,
+			 "[%s] I/O priority class 1 (real time) needs root (CAP_SYS_ADMIN or CAP_SYS_NICE): run as "
+			 "root, or ask for class 2 (best effort) or 3 (idle)",
+			 job->name);
+		return -EPERM;
+	}
+	return 0;
+}
+
 /* control(NULL, op, arg) of a backend that has control(), its log lines
  * held: the backend says why through the log, and that reason goes into
  * the one error line instead of a line of its own */
@@ -433,6 +471,8 @@ static int job_check(const struct iob_job *job, const struct iob_registry *reg, 
 		snprintf(err, errlen, "[%s] %s", job->name, why);
 		return rc;
 	}
+	if ((rc = check_prio(job, b, err, errlen)))
+		return rc;
 	if (iob_is_stdin_path(job->filename)) {
 		if (iob_cli_stdin_closed) {
 			snprintf(err, errlen, "[%s] standard input is closed (started with <&-): there is nothing to read",

@@ -123,6 +123,9 @@ static int check_spec(const struct iob_phase_spec *s, struct iob_phase_result *r
 			 "ramp_time cannot be used with a per-block series (every block is reported as it is read)");
 	else if (s->time_based && !s->runtime_ns)
 		snprintf(r->error, sizeof r->error, "time_based needs a runtime: the time limit it runs to");
+	else if (s->shape && s->shape->cmdprio.on && (s->iodepth < 2 || !(caps & IOB_CAP_IOPRIO)))
+		snprintf(r->error, sizeof r->error, "a priority per I/O (cmdprio) needs iodepth above 1 on a backend "
+			 "that sets one (libaio, io_uring), and backend %s at iodepth %u is not that", name, s->iodepth);
 	else
 		return 0;
 	r->status = -EINVAL;
@@ -188,6 +191,21 @@ static int phase_open(struct phase *ph)
 	return 0;
 }
 
+/* prio_class: this stream's thread's I/O priority, before its files open. */
+static int set_ioprio(const struct iob_phase_spec *s, struct iob_phase_result *r)
+{
+	if (!s->load.prio_class)
+		return 0;
+	unsigned v = iob_prio_value((unsigned)s->load.prio_class, (unsigned)s->load.prio_level, 0);
+	int rc = iob_thread_ioprio_set(v);
+	if (rc == 0)
+		return 0;
+	snprintf(r->error, sizeof r->error, "I/O priority class %u level %u of the thread (ioprio_set): %s",
+		 (unsigned)s->load.prio_class, (unsigned)s->load.prio_level, strerror(-rc));
+	r->status = rc;
+	return rc;
+}
+
 int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 {
 	struct phase ph = {.spec = s, .r = r};
@@ -201,7 +219,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	ph.verify = s->phase == IOB_PHASE_VERIFY;
 	ph.mixed = s->phase == IOB_PHASE_MIXED;
 	ph.queued = s->iodepth > 1;
-	ph.shaped = s->shape && (iob_shape_draws(s->shape) || iob_shape_paces(s->shape) || s->shape->continue_mask);
+	ph.shaped = s->shape && (iob_shape_draws(s->shape) || iob_shape_paces(s->shape) || s->shape->continue_mask ||
+				 s->shape->cmdprio.on);
 	r->errors_counted = ph.shaped && s->shape->continue_mask;
 	/* start_delay and rate_min alone need no shaped loop */
 	ph.fill_each = (ph.write || ph.mixed) && !iob_pattern_is_constant(&s->pattern) && !s->fill_once;
@@ -209,6 +228,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 			: ph.mixed ? IOB_OPEN_READ | IOB_OPEN_WRITE
 				   : IOB_OPEN_READ;
 	ph.mix_rng = s->seed ^ 0x94d049bb133111ebull;
+	ph.prio_dflt = s->load.prio_class ? iob_prio_value((unsigned)s->load.prio_class, (unsigned)s->load.prio_level, 0)
+					  : 0;
 	ph.check_at = s->runtime_ns || s->ramp_ns || s->first_done || s->live ? 0 : UINT64_MAX;
 	ph.ramping = s->ramp_ns > 0;
 	ph.seq_left = s->access == IOB_ACCESS_SEQ && s->written_draws ? *s->written_draws : UINT64_MAX;
@@ -223,7 +244,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	int place = iob_numa_active(&s->numa);
 	if (place && (r->status = iob_numa_enter(&s->numa, &placed, r->error, sizeof r->error)) != 0)
 		place = 0;
-	int ok = r->status == 0 && check_spec(s, r, ph.write, ph.mixed) == 0 && phase_setup(&ph) == 0;
+	int ok = r->status == 0 && check_spec(s, r, ph.write, ph.mixed) == 0 && set_ioprio(s, r) == 0 &&
+		 phase_setup(&ph) == 0;
 	if (ok) {
 		ph.lat.depth = ph.queued ? s->iodepth : 1;
 		ph.event = iob_eng_next_event(&ph);

@@ -217,6 +217,7 @@ struct lt_state {
 
 /* Everything a phase holds while it runs. */
 struct phase {
+	uint16_t prio_dflt; /* the thread's priority (prio_class), 0: none set */
 	const struct iob_phase_spec *spec;
 	struct iob_phase_result *r;
 	const struct iob_backend_ops *ops;
@@ -327,14 +328,17 @@ static inline int after_io(struct phase *ph, size_t fi, int64_t n, size_t len, u
 }
 
 /* A timed I/O into the per-I/O log, if one is kept (fiolog.h): one
- * predictable branch when not. */
-static inline void iolog_put(struct phase *ph, uint64_t t0, uint64_t t1, uint64_t off, int64_t n, int write)
+ * predictable branch when not.  prio: the priority it went at (cmdprio.h),
+ * 0 for the thread's own (prio_class). */
+static inline void iolog_put(struct phase *ph, uint64_t t0, uint64_t t1, uint64_t off, int64_t n, int write,
+			     unsigned prio)
 {
 	struct iob_iolog *l = ph->iolog;
 	if (__builtin_expect(l == NULL, 1) || n <= 0)
 		return;
 	if (l->n < l->cap)
-		l->ev[l->n++] = (struct iob_io_event){t1, t1 - t0, off, (uint32_t)n, (uint32_t)write};
+		l->ev[l->n++] = (struct iob_io_event){t1, t1 - t0, off, (uint32_t)n, (uint16_t)write,
+						      (uint16_t)(prio ? prio : ph->prio_dflt)};
 	else
 		l->lost++;
 }

@@ -145,7 +145,7 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 				t1 = iob_ticks();
 				if (in) {
 					lat_record(lat, t1 - t0);
-					iolog_put(ph, t0, t1, off, n, write);
+					iolog_put(ph, t0, t1, off, n, write, 0);
 				}
 			}
 			if (series) {
@@ -333,7 +333,7 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 			uint64_t t1 = iob_ticks();
 			if (mode == LAT_REC) {
 				lat_record(lat, t1 - t0);
-				iolog_put(ph, t0, t1, off, n, write);
+				iolog_put(ph, t0, t1, off, n, write, 0);
 				lat->mode = lat->base; /* lat_take's, here where it costs only a sample */
 			}
 		}
@@ -427,7 +427,7 @@ int iob_eng_run_mixed(struct phase *ph)
 			uint64_t t1 = iob_ticks();
 			if (in) {
 				lat_record_dir(lat, t1 - t0, w);
-				iolog_put(ph, t0, t1, off, n, w);
+				iolog_put(ph, t0, t1, off, n, w, 0);
 			}
 		}
 		if (n == -EINTR && stopped(s->stop)) {

@@ -260,6 +260,12 @@ static void queue_fill(struct phase *ph, int *mode)
 		rq->io.off = off;
 		rq->io.write = (uint32_t)w;
 		rq->io.result = 0;
+		rq->io.ioprio = 0;
+		if (ph->shaped && s->shape->cmdprio.on) { /* a priority per I/O, counted as it goes out */
+			rq->io.ioprio = iob_cmdprio_draw(&s->shape->cmdprio, &ph->shape.prio_rng, w, len);
+			iob_prio_hist_add(&ph->r->prio_hist, w, rq->io.ioprio ? (uint16_t)rq->io.ioprio
+									 : s->shape->cmdprio.dflt, 1);
+		}
 		req_queue(q, rq, REQ_FREE);
 	}
 }
@@ -421,7 +427,7 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 		}
 		if (rq->in) {
 			lat_record_dir(&ph->lat, *t1 - rq->t0, rq->write);
-			iolog_put(ph, rq->t0, *t1, rq->off, (int64_t)rq->done, rq->write);
+			iolog_put(ph, rq->t0, *t1, rq->off, (int64_t)rq->done, rq->write, rq->io.ioprio);
 		}
 		if (__builtin_expect(ph->lt.on, 0))
 			lt_done(ph, rq->t0, *t1);

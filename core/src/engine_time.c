@@ -311,6 +311,7 @@ void iob_eng_window_start(struct phase *ph)
 	if (ph->shaped) { /* pacing from the window's start; its block sizes only */
 		iob_shape_window(&ph->shape, ph->start_ns);
 		memset(&r->bs_hist, 0, sizeof r->bs_hist);
+		memset(&r->prio_hist, 0, sizeof r->prio_hist);
 		r->io_errors = 0;
 	}
 }

@@ -228,6 +228,24 @@ const struct fio_key fj_keys[] = {
 		       "fill_device reads the file to its end (fio fills the file system first)"},
     [K_CREATE_SERIALIZE] = {"create_serialize", "", "(none)",
 			    "accepted, no effect: iobench jobs have one file each, laid out before the run"},
+    [K_PRIO] = {"prio", "", "prio_level, prio_class",
+		"0 to 7: the level of each stream's thread's I/O priority (ioprio_set on the thread); with prio or "
+		"prioclass given the class is prioclass, or 2 (best effort) when 0 or not given, as fio sets it"},
+    [K_PRIOCLASS] = {"prioclass", "", "prio_class",
+		     "0 to 3: the class of that priority (1 real time: root only, 2 best effort, 3 idle; 0: best "
+		     "effort)"},
+    [K_CMDPRIO_PCT] = {"cmdprio_percentage", "", "cmdprio_percentage",
+		       "R or R,W, 0 to 100: this share of the I/Os, drawn per I/O, carries cmdprio_class and cmdprio "
+		       "(libaio: aio_reqprio; io_uring: the sqe's ioprio); libaio and io_uring only, iodepth above 1; "
+		       "the record's prio_ios counts the I/Os per priority"},
+    [K_CMDPRIO_CLASS] = {"cmdprio_class", "", "cmdprio_class",
+			 "R or R,W, 1 to 3 (default 1, real time: root only): the class of those I/Os"},
+    [K_CMDPRIO] = {"cmdprio", "", "cmdprio_level", "R or R,W, 0 to 7 (default 0): their level"},
+    [K_CMDPRIO_BSSPLIT] = {"cmdprio_bssplit", "", "cmdprio_bssplit",
+			   "SIZE/PCT:... (with cmdprio_class and cmdprio) or SIZE/PCT/CLASS/LEVEL[/HINT]:..., "
+			   "READS,WRITES (trims ignored): this share of each block size's I/Os carries a priority; "
+			   "HINT (0 to 1023) goes in the priority's hint bits, which fio 3.33 drops; not with "
+			   "cmdprio_percentage"},
     [K_DONORNAME] = {"donorname", "", "backend_options",
 		     "with ioengine=e4defrag: the backend option donorname, the donor file beside the job's file (a "
 		     "name, no '/'); with another engine refused, but inherited from an e4defrag [global], ignored "
@@ -253,6 +271,11 @@ const struct fio_key fj_keys[] = {
      "(set_mempolicy, before its buffers; default is set, where fio 3.33 leaves the policy as it was); a node "
      "this machine does not have is refused; not in Windows builds",
      FJ_AS_TEXT, "numa_mem_policy", NULL},
+    {"log_prio", "", "log_prio",
+		 "1: the logs' fifth column is the priority as 0xPPPP: each I/O's in a latency log of every I/O "
+		 "(no log_avg_msec), 0x0000 on a line averaging log_avg_msec, as fio writes them; 0: 1 for the "
+		 "real-time class, else 0",
+		 FJ_AS_BOOL, "log_prio", NULL},
 };
 const int fj_nkeys = (int)(sizeof fj_keys / sizeof fj_keys[0]);
 _Static_assert(sizeof fj_keys / sizeof fj_keys[0] <= FJ_KEYS_MAX, "raise FJ_KEYS_MAX (fiojob_int.h)");

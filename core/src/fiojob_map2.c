@@ -299,6 +299,51 @@ static int map_shape(struct mapper *m)
 	return 0;
 }
 
+/* prio, prioclass: the thread's priority; cmdprio_*: fio's libaio and
+ * io_uring options, a priority per I/O. */
+static int map_prio(struct mapper *m, int file_engine)
+{
+	struct iob_job *job = m->job;
+	const struct fval *v;
+	uint64_t level, cls;
+	int rc;
+	if ((rc = fj_get_uint(m, K_PRIO, 7, 0, &level)) || (rc = fj_get_uint(m, K_PRIOCLASS, 3, 0, &cls)))
+		return rc;
+	if (fj_get(m, K_PRIO) || fj_get(m, K_PRIOCLASS)) {
+		enum fkey k = fj_get(m, K_PRIOCLASS) ? K_PRIOCLASS : K_PRIO;
+		if (file_engine)
+			return fj_bad(m, k, -EINVAL, "not with the file and directory engines");
+		if ((rc = set_iob_key(m, k, "prio_class", "%llu", (unsigned long long)(cls ? cls : 2))) ||
+		    (rc = set_iob_key(m, k, "prio_level", "%llu", (unsigned long long)level)))
+			return rc;
+	}
+	static const struct {
+		enum fkey k;
+		const char *ikey;
+	} per_io[] = {{K_CMDPRIO_PCT, "cmdprio_percentage"},
+		      {K_CMDPRIO_CLASS, "cmdprio_class"},
+		      {K_CMDPRIO, "cmdprio_level"},
+		      {K_CMDPRIO_BSSPLIT, "cmdprio_bssplit"}};
+	char text[FIO_LINE_MAX];
+	for (size_t i = 0; i < sizeof per_io / sizeof per_io[0]; i++) {
+		if (!(v = fj_get(m, per_io[i].k)))
+			continue;
+		if (file_engine || (strcmp(job->backend, "libaio") != 0 && strcmp(job->backend, "io_uring") != 0))
+			return fj_bad(m, per_io[i].k, -EINVAL,
+				      "is an option of fio's libaio and io_uring engines (a priority per I/O), not of "
+				      "ioengine=%s",
+				      (v = fj_get(m, K_IOENGINE)) && !v->bare ? v->value : "psync");
+		if (v->bare)
+			return fj_bad(m, per_io[i].k, -EINVAL, "needs a value");
+		snprintf(text, sizeof text, "%s", v->value);
+		if (per_io[i].k == K_CMDPRIO_BSSPLIT && (rc = fio_sizes_list(m, per_io[i].k, v->value, 0, 0, text, sizeof text)))
+			return rc;
+		if ((rc = set_iob_key(m, per_io[i].k, per_io[i].ikey, "%s", text)))
+			return rc;
+	}
+	return 0;
+}
+
 /* fio's steady state (ss, ss_dur, ss_ramp, ss_interval) with fio's meaning:
  * rounds of ss_interval (fio's sampling interval, 1 s by default), each a
  * sample judged when it ends; a window of ss_dur / ss_interval rounds; at
@@ -713,6 +758,8 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 		return rc;
 	if (!fe && ((rc = fj_map_engine(&m, &job->iodepth)) || (rc = fj_map_files(&m, numjobs)) ||
 		    (rc = fj_map_work(&m, time_based, runtime_ns)) || (rc = map_shape(&m))))
+		return rc;
+	if ((rc = map_prio(&m, fe)))
 		return rc;
 	/* fio advises the kernel of random access (its fadvise_hint=1), which
 	 * turns readahead off: the buffered posix and io_uring backends do too */

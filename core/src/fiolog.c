@@ -80,6 +80,7 @@ static void fiologs_free(struct iob_fiologs *fl)
 	free(fl->path);
 	free(fl->of);
 	free(fl->t0_ns);
+	free(fl->log_prio);
 	free(fl->log_offset);
 	memset(fl, 0, sizeof *fl);
 }
@@ -105,14 +106,16 @@ int iob_fiologs_open(struct iob_fiologs *fl, const struct iob_suite *suite, char
 	fl->path = calloc(n, sizeof *fl->path);
 	fl->of = calloc(n, sizeof *fl->of);
 	fl->t0_ns = calloc(n, sizeof *fl->t0_ns);
+	fl->log_prio = calloc(n, sizeof *fl->log_prio);
 	fl->log_offset = calloc(n, sizeof *fl->log_offset);
-	if (!fl->f || !fl->path || !fl->of || !fl->t0_ns || !fl->log_offset) {
+	if (!fl->f || !fl->path || !fl->of || !fl->t0_ns || !fl->log_prio || !fl->log_offset) {
 		fiologs_free(fl);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	char path[IOB_FIOLOG_PATH_MAX], what[IOB_NAME_MAX + 32];
 	for (size_t j = 0; j < n; j++) {
+		fl->log_prio[j] = suite->jobs[j].log_prio;
 		fl->log_offset[j] = suite->jobs[j].log_offset;
 		for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
 			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, path, sizeof path);
@@ -155,20 +158,26 @@ int iob_fiologs_commit(struct iob_fiologs *fl, char *err, size_t errlen)
 }
 
 /* time, value, direction, block size, the offset where log_offset asks,
- * and fio's last column, the priority: 0 (iobench sets none).  A row of an
- * interval has block size and offset 0, as fio writes them when it
- * averages over log_avg_msec. */
+ * and fio's last column, the priority (cmdprio.h's value): with log_prio
+ * as fio prints it, 0xPPPP, else 1 for the real-time class and 0 for any
+ * other.  A row of an interval has block size, offset and priority 0, as
+ * fio writes them when it averages over log_avg_msec. */
 static void put_row(struct iob_fiologs *fl, size_t j, int k, uint64_t ms, uint64_t value, int dir, uint64_t bs,
-		    uint64_t off)
+		    uint64_t off, unsigned prio)
 {
 	FILE *f = fl->f[j][k];
 	if (!f || fl->error)
 		return;
-	int rc = fl->log_offset[j] ? fprintf(f, "%llu, %llu, %d, %llu, %llu, 0\n", (unsigned long long)ms,
+	char pr[16];
+	if (fl->log_prio[j])
+		snprintf(pr, sizeof pr, "0x%04x", prio & 0xffffu);
+	else
+		snprintf(pr, sizeof pr, "%d", (prio >> IOB_PRIO_CLASS_SHIFT) == 1);
+	int rc = fl->log_offset[j] ? fprintf(f, "%llu, %llu, %d, %llu, %llu, %s\n", (unsigned long long)ms,
 					     (unsigned long long)value, dir, (unsigned long long)bs,
-					     (unsigned long long)off)
-				   : fprintf(f, "%llu, %llu, %d, %llu, 0\n", (unsigned long long)ms,
-					     (unsigned long long)value, dir, (unsigned long long)bs);
+					     (unsigned long long)off, pr)
+				   : fprintf(f, "%llu, %llu, %d, %llu, %s\n", (unsigned long long)ms,
+					     (unsigned long long)value, dir, (unsigned long long)bs, pr);
 	if (rc < 0) {
 		fl->error = errno ? errno : EIO;
 		fl->error_path = fl->path[j][k];
@@ -222,12 +231,12 @@ void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, enum iob_phase phase, c
 				nlat = in->lat_samples;
 				mean = in->lat_mean_ns;
 			}
-			put_row(fl, j, IOB_FIOLOG_BW, ms, per_s((double)bytes / 1024.0, in->len_ns), d, 0, 0);
-			put_row(fl, j, IOB_FIOLOG_IOPS, ms, per_s((double)ops, in->len_ns), d, 0, 0);
+			put_row(fl, j, IOB_FIOLOG_BW, ms, per_s((double)bytes / 1024.0, in->len_ns), d, 0, 0, 0);
+			put_row(fl, j, IOB_FIOLOG_IOPS, ms, per_s((double)ops, in->len_ns), d, 0, 0, 0);
 			if (nlat) {
 				uint64_t m = mean > 0 ? (uint64_t)llround(mean) : 0;
-				put_row(fl, j, IOB_FIOLOG_LAT, ms, m, d, 0, 0);
-				put_row(fl, j, IOB_FIOLOG_CLAT, ms, m, d, 0, 0);
+				put_row(fl, j, IOB_FIOLOG_LAT, ms, m, d, 0, 0, 0);
+				put_row(fl, j, IOB_FIOLOG_CLAT, ms, m, d, 0, 0, 0);
 			}
 		}
 	}
@@ -278,10 +287,10 @@ uint64_t iob_fiologs_ios(struct iob_fiologs *fl, size_t j, const struct iob_iolo
 		uint64_t lat = (uint64_t)llround((double)e->lat_tick * l->ns_per_tick);
 		int d = e->write ? 1 : 0;
 		/* fio's figure for one I/O: its bytes x 10^6 / its latency in ns */
-		put_row(fl, j, IOB_FIOLOG_BW, ms, lat ? (uint64_t)e->len * 1000000u / lat : 0, d, e->len, e->off);
-		put_row(fl, j, IOB_FIOLOG_IOPS, ms, 1, d, e->len, e->off);
-		put_row(fl, j, IOB_FIOLOG_LAT, ms, lat, d, e->len, e->off);
-		put_row(fl, j, IOB_FIOLOG_CLAT, ms, lat, d, e->len, e->off);
+		put_row(fl, j, IOB_FIOLOG_BW, ms, lat ? (uint64_t)e->len * 1000000u / lat : 0, d, e->len, e->off, e->prio);
+		put_row(fl, j, IOB_FIOLOG_IOPS, ms, 1, d, e->len, e->off, e->prio);
+		put_row(fl, j, IOB_FIOLOG_LAT, ms, lat, d, e->len, e->off, e->prio);
+		put_row(fl, j, IOB_FIOLOG_CLAT, ms, lat, d, e->len, e->off, e->prio);
 	}
 	return lost;
 }

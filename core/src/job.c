@@ -135,7 +135,14 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	sh->flow = job->flow ? iob_flow_of(job->flow_id) : NULL;
 	sh->flow_weight = job->flow;
 	sh->flow_sleep_ns = job->flow_sleep_ns;
-	return sh->continue_mask || iob_shape_draws(sh) || iob_shape_paces(sh) || sh->rate_min[0] || sh->rate_min[1] || sh->rate_iops_min[0] ||
+	if (iob_cmdprio_parse(job->cmdprio_percentage, job->cmdprio_class, job->cmdprio_level, job->cmdprio_bssplit,
+			      &sh->cmdprio, why, sizeof why) != 0) {
+		snprintf(err, errlen, "[%s] %s", job->name, why);
+		return -EINVAL;
+	}
+	if (job->load.prio_class)
+		sh->cmdprio.dflt = iob_prio_value((unsigned)job->load.prio_class, (unsigned)job->load.prio_level, 0);
+	return sh->cmdprio.on || sh->continue_mask || iob_shape_draws(sh) || iob_shape_paces(sh) || sh->rate_min[0] || sh->rate_min[1] || sh->rate_iops_min[0] ||
 	       sh->rate_iops_min[1] || sh->start_delay_ns;
 }
 

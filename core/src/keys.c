@@ -290,16 +290,22 @@ static const struct iob_key key_table[] = {
     {"bw_log", IOB_KEY_PATH, "", "",
      "fio's write_bw_log: PREFIX_bw.<x>.log, a row per interval of log_interval (time ms, KiB/s, direction, 0, "
      "0), or without log_interval a row per I/O (time ms, the I/O's bytes x 10^6 / its latency in ns, "
-     "direction, bytes, 0), as fio writes them",
+     "direction, bytes, priority), as fio writes them",
      NULL, FIELD(bw_log), NULL},
     {"iops_log", IOB_KEY_PATH, "", "",
      "fio's write_iops_log: PREFIX_iops.<x>.log, a row per interval (time ms, IOPS, direction, 0, 0), or "
-     "without log_interval a row per I/O (time ms, 1, direction, bytes, 0)",
+     "without log_interval a row per I/O (time ms, 1, direction, bytes, priority)",
      NULL, FIELD(iops_log), NULL},
     {"lat_log", IOB_KEY_PATH, "", "",
      "fio's write_lat_log: PREFIX_lat.<x>.log and PREFIX_clat.<x>.log, a row per interval with I/O (time ms, "
-     "mean latency ns, direction, 0, 0), or without log_interval a row per I/O (its latency)",
+     "mean latency ns, direction, 0, 0), or without log_interval a row per I/O (time ms, its latency ns, "
+     "direction, bytes, priority)",
      NULL, FIELD(lat_log), NULL},
+    {"log_prio", IOB_KEY_BOOL, "", "false",
+     "the fio-style logs' last column is the priority as 0xPPPP (fio's log_prio): each I/O's in a row per "
+     "I/O, 0x0000 on a row averaging an interval, as fio writes them; false: 1 for an I/O of the real-time "
+     "class, else 0",
+     NULL, FIELD(log_prio), NULL},
     {"log_offset", IOB_KEY_BOOL, "", "false",
      "bw_log, iops_log, lat_log: each row carries the I/O's offset in bytes before its last column (0 in a "
      "row of an interval), as fio's log_offset",
@@ -431,6 +437,32 @@ static const struct iob_key key_table[] = {
      "size; block_size is then the size of a direction without a split; the record's bs_hist counts I/Os and "
      "bytes per size; random access ends after ops x block_size bytes (size when ops is 0)",
      NULL, FIELD(bssplit), iob_set_shape_text, 0, 0, .record = "bssplit"},
+    {"prio_class", IOB_KEY_COUNT, "", "0",
+     "each stream's thread's I/O priority class (ioprio_set, as ionice): 1 real time (root only), 2 best effort, "
+     "3 idle; 0 = left as it is",
+     NULL, FIELD(load.prio_class), NULL, 0, 3, .record = "prio_class"},
+    {"prio_level", IOB_KEY_COUNT, "", "0",
+     "the level within prio_class, 0 (highest) to 7", NULL, FIELD(load.prio_level), NULL, 0, 7,
+     .record = "prio_level", .needs = "prio_class", .why = "a level is of a class"},
+    {"cmdprio_percentage", IOB_KEY_STRING, "percent", "",
+     "R or R,W: this share of each direction's I/Os (drawn per I/O) carries the priority of cmdprio_class and "
+     "cmdprio_level; the others go at the thread's; libaio and io_uring with iodepth above 1; the record's "
+     "prio_ios counts I/Os per priority",
+     NULL, FIELD(cmdprio_percentage), iob_set_cmdprio_text, .record = "cmdprio_percentage", .needs = "iodepth",
+     .why = "a priority per I/O rides on queued I/O"},
+    {"cmdprio_class", IOB_KEY_STRING, "", "",
+     "R or R,W: the class of the I/Os cmdprio_percentage or cmdprio_bssplit picks, 1 to 3 (default 1, real "
+     "time: root only)",
+     NULL, FIELD(cmdprio_class), iob_set_cmdprio_text, .record = "cmdprio_class"},
+    {"cmdprio_level", IOB_KEY_STRING, "", "",
+     "R or R,W: their level, 0 (default, highest) to 7", NULL, FIELD(cmdprio_level), iob_set_cmdprio_text,
+     .record = "cmdprio_level"},
+    {"cmdprio_bssplit", IOB_KEY_STRING, "", "",
+     "SIZE/PCT:... or SIZE/PCT/CLASS/LEVEL[/HINT]:..., READS,WRITES: this share of the I/Os of each block size "
+     "carries a priority (cmdprio_class and cmdprio_level, or the entry's own; HINT, 0 to 1023, goes in the "
+     "priority's hint bits for the device, e.g. a command duration limit); not with cmdprio_percentage",
+     NULL, FIELD(cmdprio_bssplit), iob_set_cmdprio_text, .record = "cmdprio_bssplit", .needs = "iodepth",
+     .why = "a priority per I/O rides on queued I/O"},
     {"random_distribution", IOB_KEY_STRING, "", "random",
      "random access: the offsets' distribution: random (uniform), zipf:THETA, pareto:H, normal:SIGMA% (around the "
      "middle), zoned:ACCESS%/SIZE%:... (uniform inside each zone; an empty last SIZE is the rest), "

@@ -37,5 +37,6 @@ int iob_set_bounded(const struct iob_key *k, struct iob_job *job, const char *va
  * random_distribution, rate*, seq_add (shape_text) */
 int iob_set_checked_text(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen);
 int iob_set_shape_text(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen);
+int iob_set_cmdprio_text(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen);
 
 #endif /* IOB_KEYS_INT_H */

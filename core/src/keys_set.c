@@ -17,6 +17,7 @@
 #include "iobench/numa.h"
 #include "iobench/hist.h"
 #include "iobench/repeat.h"
+#include "iobench/cmdprio.h"
 #include "iobench/shape.h"
 #include "iobench/steady.h"
 #include "iobench/units.h"
@@ -130,6 +131,18 @@ int iob_set_checked_text(const struct iob_key *k, struct iob_job *job, const cha
 		snprintf(err, errlen, "%s '%s' is too long", k->name, IOB_Q(value));
 		rc = -EINVAL;
 	}
+	if (rc == 0)
+		keep_text((char *)job + k->offset, k->width, value);
+	return rc;
+}
+
+int iob_set_cmdprio_text(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen)
+{
+	if (strlen(value) >= k->width) {
+		snprintf(err, errlen, "%s '%s' is too long (at most %zu characters)", k->name, IOB_Q(value), k->width - 1);
+		return -EINVAL;
+	}
+	int rc = iob_cmdprio_check_key(k->name, value, err, errlen);
 	if (rc == 0)
 		keep_text((char *)job + k->offset, k->width, value);
 	return rc;

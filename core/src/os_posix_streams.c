@@ -5,6 +5,8 @@
  */
 #include "os_posix_int.h"
 
+#include <sys/syscall.h>
+
 long iob_getline(char **line, size_t *cap, FILE *f)
 {
 	ssize_t n = getline(line, cap, f);
@@ -136,3 +138,30 @@ void iob_install_stop_handlers(volatile sig_atomic_t *flag)
 	 * while the read goes on */
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
+
+/* ---- the thread's I/O priority ------------------------------------------ */
+
+#if defined(__linux__) && defined(SYS_ioprio_set) && defined(SYS_ioprio_get)
+#define IOPRIO_WHO_THREAD 1 /* IOPRIO_WHO_PROCESS with the thread's id: that thread alone */
+int iob_thread_ioprio_set(unsigned value)
+{
+	return syscall(SYS_ioprio_set, IOPRIO_WHO_THREAD, (int)syscall(SYS_gettid), (int)value) == 0 ? 0 : -errno;
+}
+
+int iob_thread_ioprio_get(void)
+{
+	long v = syscall(SYS_ioprio_get, IOPRIO_WHO_THREAD, (int)syscall(SYS_gettid));
+	return v < 0 ? -errno : (int)v;
+}
+#else
+int iob_thread_ioprio_set(unsigned value)
+{
+	(void)value;
+	return -ENOTSUP;
+}
+
+int iob_thread_ioprio_get(void)
+{
+	return -ENOTSUP;
+}
+#endif

@@ -185,3 +185,15 @@ void iob_install_stop_handlers(volatile sig_atomic_t *flag)
 	stop_flag = flag;
 	SetConsoleCtrlHandler(on_console_event, TRUE);
 }
+
+/* The thread's I/O priority: Linux's ioprio (os.h); none here. */
+int iob_thread_ioprio_set(unsigned value)
+{
+	(void)value;
+	return -ENOTSUP;
+}
+
+int iob_thread_ioprio_get(void)
+{
+	return -ENOTSUP;
+}

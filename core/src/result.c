@@ -202,6 +202,11 @@ static void rec_figures(struct iob_recbuf *b, const struct iob_phase_result *r)
 		iob_bs_hist_text(&r->bs_hist, t, sizeof t);
 		iob_rec_str(b, "bs_hist", t);
 	}
+	if (r->prio_hist.n) { /* cmdprio: PRIO:READ_IOS:WRITE_IOS per priority the I/Os went at */
+		char t[IOB_PRIO_HIST_MAX * 48];
+		iob_prio_hist_text(&r->prio_hist, t, sizeof t);
+		iob_rec_str(b, "prio_ios", t);
+	}
 }
 
 static void rec_load_keys(struct iob_recbuf *b, const struct iob_job *job)

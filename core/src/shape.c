@@ -542,6 +542,7 @@ void iob_shape_run_init(struct iob_shape_run *run, const struct iob_shape *sh, u
 		run->z_s = 2.0 - zHinv(s, zH(s, 2.5) - zh(s, 2.0));
 	}
 	iob_perm_init(&run->scatter, run->nunits, run->seed ^ 0x2545f4914f6cdd1dull);
+	run->prio_rng = run->seed ^ 0x6a09e667f3bcc909ull;
 	iob_shape_run_reset(run);
 	if (sh->flow && sh->flow_weight) { /* before the runner's barrier: every weight is in before any I/O */
 		__atomic_add_fetch(&sh->flow->weight, sh->flow_weight, __ATOMIC_RELAXED);

@@ -606,6 +606,7 @@ static int uring_submit(void *handle, struct iob_io *const *ios, size_t n)
 		if (!sqe)
 			break;
 		io_uring_sqe_set_data(sqe, io);
+		sqe->ioprio = (uint16_t)io->ioprio; /* IOB_CAP_IOPRIO; 0: the thread's */
 		if (f->o.submit_batch && io_uring_sq_ready(&f->ring) >= f->o.submit_batch)
 			uring_push(f);
 
@@ -685,4 +686,4 @@ static const struct iob_option_decl uring_options[] = {
 };
 
 IOB_BACKEND_PLUGIN_OPTIONS(uring_host, URING_NAME, "Linux io_uring (liburing): queued reads and writes; O_DIRECT with direct=1",
-		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_UNCOUNTED | IOB_CAP_WORKERS, &uring_ops, uring_options);
+		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_UNCOUNTED | IOB_CAP_WORKERS | IOB_CAP_IOPRIO, &uring_ops, uring_options);

@@ -35,6 +35,10 @@
  *  - fadvise_random=0|1  posix_fadvise POSIX_FADV_RANDOM after open (fio's
  *                 fadvise_hint for random jobs).
  *
+ * A queued I/O with a priority (iob_io.ioprio, IOB_CAP_IOPRIO) carries it in
+ * its iocb's aio_reqprio with IOCB_FLAG_IOPRIO set (strace shows both in
+ * io_submit's iocbs); one without it goes at the thread's priority.
+ *
  * sync is fsync(2) on the descriptor: Linux AIO's IOCB_CMD_FSYNC is refused
  * by most file systems (EINVAL), and fio's libaio engine syncs the same way.
  * The kernel's per-process rchar/wchar never see AIO (IOB_CAP_UNCOUNTED).
@@ -54,6 +58,10 @@
 #include <unistd.h>
 
 #include <libaio.h>
+
+#ifndef IOCB_FLAG_IOPRIO
+#define IOCB_FLAG_IOPRIO (1 << 1) /* linux/aio_abi.h's, which libaio.h does not include */
+#endif
 
 #include "iobench/plugin.h"
 #include "bopts.h"
@@ -293,6 +301,10 @@ static int aio_submit(void *handle, struct iob_io *const *ios, size_t n)
 			io_prep_pwrite(cb, f->fd, io->buf, io->len, (long long)io->off);
 		else
 			io_prep_pread(cb, f->fd, io->buf, io->len, (long long)io->off);
+		if (io->ioprio) { /* IOB_CAP_IOPRIO: this I/O's own priority */
+			cb->aio_reqprio = (short)io->ioprio;
+			cb->u.c.flags |= IOCB_FLAG_IOPRIO;
+		}
 		cb->data = io;
 		f->batch[k] = cb;
 	}
@@ -351,6 +363,6 @@ static const struct iob_option_decl aio_options[] = {
 
 IOB_BACKEND_PLUGIN_OPTIONS(aio_host, AIO_NAME,
 			   "Linux native AIO (libaio): queued reads and writes; asynchronous only with direct=1",
-			   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC |
+			   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_IOPRIO |
 				   IOB_CAP_UNCOUNTED,
 			   &aio_ops, aio_options);

@@ -141,11 +141,21 @@ def case_every_key(tmp):
     env = {"IOB_FIO_DIR": os.path.join(tmp, "data")}
     os.makedirs(env["IOB_FIO_DIR"])
     p = iobench("check", job_file("every-key.fio"), env=env, rc=0)
-    expect(p.stdout.startswith(job_file("every-key.fio") + ": 12 job(s) OK"), p.stdout)
+    expect(p.stdout.startswith(job_file("every-key.fio") + ": 14 job(s) OK"), p.stdout)
     doc = run_json(tmp, job_file("every-key.fio"), env=env)
     by = {r["job"]: r for r in phases(doc)}
-    expect(sorted(by) == ["content", "mixer", "pattern-verifier", "reader", "shaped", "shaped-alias", "steady",
-                          "steady-long", "timed", "verifier", "writer"], by)
+    expect(sorted(by) == ["content", "mixer", "pattern-verifier", "prio-split", "prioritized", "reader", "shaped",
+                          "shaped-alias", "steady", "steady-long", "timed", "verifier", "writer"], by)
+    # I/O priorities: the thread's idle/6; a quarter of the reads at best effort 1 (0x4001), counted per
+    # priority (64 reads in all); by size: every 4k read at best effort 3, every 8k one at the thread's
+    pr, ps = by["prioritized"], by["prio-split"]
+    expect((pr["prio_class"], pr["prio_level"], pr["cmdprio_percentage"], pr["cmdprio_class"], pr["cmdprio_level"])
+           == (3, 6, "25,50", "2", "1"), pr)
+    got = {e.split(":")[0]: int(e.split(":")[1]) for e in pr["prio_ios"].split()}
+    expect(set(got) <= {"0x4001", "0x6006"} and sum(got.values()) == pr["ops"] == 64 and 0 < got["0x4001"] < 40, pr)
+    split = {int(e.split(":")[0]): int(e.split(":")[1]) for e in ps["bs_hist"].split()}
+    got = {e.split(":")[0]: int(e.split(":")[1]) for e in ps["prio_ios"].split()}
+    expect(got.get("0x4003", 0) == split.get(4096, 0) and got.get("0x0000", 0) == split.get(8192, 0), (ps, got))
     expect(by["content"]["bytes"] == 256 << 10, by["content"])
     c = by["content"]
     made = [(r["job"], r["phase"], r["ops"]) for r in doc["records"] if r.get("kind") == "meta"]
@@ -187,9 +197,9 @@ def case_every_key(tmp):
     expect(r["file"] == w["file"] and r["ops"] == 64 and r["seed"] == 7 and r["block_size_bytes"] == 16 << 10, r)
     expect(m["ops"] == 128 and m["phase"] == "mixed", m)
     expect(t["backend"] == "mmap" and t["access"] == "sequential" and t["bytes"] >= 4 << 20, t)
-    # the writer's file was not laid out again for the reader; the mixer's and the timed job's were
+    # the writer's file was not laid out again for the reader; the mixer's, the timed and the prioritized job's were
     notes = doc["notes"]
-    expect(any(n.endswith("to read (jobs mixer, timed)") and LAYOUT_NOTE in n for n in notes), notes)
+    expect(any(n.endswith("to read (jobs mixer, timed, prioritized)") and LAYOUT_NOTE in n for n in notes), notes)
     expect(any("new_group without stonewall" in n and n.endswith("(job mixer)") for n in notes), notes)
     # every key of the table appears in the file (or its include), by name or alias
     table = iobench("keys", "--fio", rc=0).stdout.splitlines()[1:]

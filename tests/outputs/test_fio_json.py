@@ -16,7 +16,7 @@ iobench's own json output of the same run and read by fio's own tools
              both), values that are the interval records' figures, the bw
              log integrating to each phase's bytes within one interval's
              worth; refusals (exit 2, nothing created): a missing directory,
-             a log file that is a directory, no log_interval; `iobench keys`
+             a log file that is a directory, a per-I/O log of a time-based job; `iobench keys`
              lists the keys
   fio2gnuplot  fio2gnuplot accepts our bw and iops logs and renders its plots
              (PNG files); skips (77) when fio2gnuplot or gnuplot is missing

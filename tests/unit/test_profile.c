@@ -422,6 +422,13 @@ static const char *every_key[][3] = {
     {"stat_other", "1", NULL},
     {"drop_caches", "true", NULL},
     {"path_walk", "full", NULL},
+    {"prio_class", "3", "1"},
+    {"prio_level", "7", NULL},
+    {"cmdprio_percentage", "10,20", NULL},
+    {"cmdprio_class", "2", "3,1"},
+    {"cmdprio_level", "1,", "7"},
+    {"cmdprio_bssplit", NULL, "4k/50/2/1/3:4k/50,8k/10"},
+    {"log_prio", "true", NULL},
 };
 
 static void test_every_key_round_trips(void **s)

@@ -45,7 +45,8 @@ static const struct field job_fields[] = {
 	J(random_distribution), J(random_sequence_stride), J(rate), J(rate_iops), J(rate_process), J(thinktime_ns), J(thinktime_spin_ns),
 	J(thinktime_blocks), J(seq_add), J(rand_run), J(rate_min), J(rate_iops_min), J(start_delay_ns),
 	J(shared_whole), J(continue_on_error), J(ignore_error), J(exit_others), J(offset), J(offset_increment), J(percentiles),
-	J(flow), J(flow_id), J(flow_sleep_ns), J(fill_device), J(load),
+	J(flow), J(flow_id), J(flow_sleep_ns), J(fill_device), J(cmdprio_percentage), J(cmdprio_class),
+	J(cmdprio_level), J(cmdprio_bssplit), J(log_prio), J(load),
 };
 static const struct field pattern_fields[] = {
 	P(kind), P(byte), P(complement), P(seed), P(hex), P(nhex), P(verify), P(verify_interval),
@@ -56,7 +57,8 @@ static const struct field pattern_fields[] = {
 	{#f, offsetof(struct iob_load, f), sizeof(((struct iob_load *)0)->f), __alignof__(((struct iob_load *)0)->f)}
 /* load.h: every field is a key row's */
 static const struct field load_fields[] = {
-	L(verify_fatal), L(fsync_every), L(seq_ops), L(latency_target), L(latency_window), L(latency_percentile), L(latency_run),
+	L(verify_fatal), L(fsync_every), L(prio_class), L(prio_level), L(seq_ops), L(latency_target), L(latency_window),
+	L(latency_percentile), L(latency_run),
 };
 #define COUNT(a) (sizeof a / sizeof a[0])
 

@@ -58,6 +58,7 @@ struct iob_aggregate {
 	int pass_cut;                /* some stream's phase ended at load.seq_ops inside a pass */
 	int partial;                 /* some stream failed or was stopped */
 	struct iob_bs_hist bs_hist;  /* shaped phases: the streams' block sizes, summed */
+	struct iob_prio_hist prio_hist; /* cmdprio: the streams' I/Os per priority, summed */
 	uint64_t io_errors;          /* continue_on_error: failed I/Os, summed */
 	int errors_counted;
 };

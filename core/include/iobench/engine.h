@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "iobench/cmdprio.h"
 #include "iobench/hist.h"
 #include "iobench/lattarget.h"
 #include "iobench/live.h"
@@ -35,10 +36,13 @@ struct iob_series {
 
 /* One I/O of a per-I/O log (fiolog.h: bw_log, iops_log, lat_log without
  * log_interval): when it completed and how long it took, in ticks (the log's
- * ns_per_tick converts them), where, how many bytes, which way. */
+ * ns_per_tick converts them), where, how many bytes, which way, and the
+ * priority it went at (cmdprio.h: its own or its thread's; 0 none).  32
+ * bytes: the memory budget counts them (check.c). */
 struct iob_io_event {
 	uint64_t end_tick, lat_tick, off;
-	uint32_t len, write;
+	uint32_t len;
+	uint16_t write, prio;
 };
 
 /* A stream's per-I/O log of one phase: cap events, allocated and touched by
@@ -221,6 +225,7 @@ struct iob_phase_result {
 	int errors_counted;	    /* shape.continue_mask: failed I/Os counted, not fatal */
 	uint64_t io_errors;	    /* those failed I/Os (not in ops or bytes) */
 	int device_full;	    /* spec.fill_device: the phase ended at ENOSPC */
+	struct iob_prio_hist prio_hist; /* cmdprio: I/Os submitted per priority (n 0: not kept) */
 	int pass_cut;		    /* spec.load.seq_ops ended the phase inside a pass */
 	/* spec.load.latency_target: the search's windows, in order (owned), the
 	 * depth it ended at, and whether it settled (lattarget.h) */

@@ -17,10 +17,13 @@
  * to the same PREFIX.  Latency rows only for intervals with latency samples.
  *
  * Without log_interval, a row per I/O instead (fio's log_avg_msec 0):
- * time (ms), value, direction, bytes, [offset with log_offset,] 0, the
- * value the I/O's bytes x 10^6 / its latency in ns (bw), 1 (iops) or its
- * latency in ns (lat, clat), from the per-I/O events each stream kept
- * (engine.h, struct iob_iolog; budgeted before the run, check.c).
+ * time (ms), value, direction, bytes, [offset with log_offset,] priority,
+ * the value the I/O's bytes x 10^6 / its latency in ns (bw), 1 (iops) or
+ * its latency in ns (lat, clat), the priority the I/O went at as 0xPPPP
+ * with log_prio, else 1 for the real-time class and 0 otherwise (fio's
+ * two forms), from the per-I/O events each stream kept (engine.h, struct
+ * iob_iolog; budgeted before the run, check.c).  With log_prio the
+ * interval rows' last column is 0x0000.
  *
  * The files are opened when the run opens, after every check, emptied
  * when it starts, and written at the end of each phase from its interval
@@ -62,6 +65,7 @@ struct iob_fiologs {
 	char *(*path)[IOB_FIOLOG_KINDS];
 	struct iob_outfile (*of)[IOB_FIOLOG_KINDS]; /* the checked files */
 	uint64_t *t0_ns;		  /* the job's first measured window (absolute ns; 0: none yet) */
+	int *log_prio;			  /* per job: log_prio, the last column as 0xPPPP */
 	int *log_offset;		  /* per job: rows carry the offset */
 	int error;			  /* the first write that failed: errno */
 	const char *error_path;

@@ -144,6 +144,10 @@ struct iob_job {
 	uint32_t flow, flow_id;      /* flow: a weight (0: none) in flow id flow_id's share of I/Os */
 	uint64_t flow_sleep_ns;      /* flow: the wait before a stream ahead of its share tries again */
 	int fill_device;             /* sequential: writes go on until ENOSPC (its end), reads to the file's end */
+	/* a priority per I/O (cmdprio.h, docs/profiles.md "I/O priority"): "", or R[,W] */
+	char cmdprio_percentage[16], cmdprio_class[16], cmdprio_level[16];
+	char cmdprio_bssplit[512];   /* "", or SIZE/PCT[/CLASS/LEVEL[/HINT]]:...[,...] */
+	int log_prio;                /* lat_log's fifth column: the priority value (fio's log_prio) */
 	/* the keys the engine reads as they are set (load.h): the runner copies
 	 * them into every phase's spec as they are */
 	struct iob_load load;

@@ -18,6 +18,7 @@
 struct iob_load {
 	int verify_fatal; /* verify: the phase ends at the first bad block (status mismatch) */
 	uint64_t fsync_every; /* write: every open file synced after every this many writes (timed); 0: never */
+	uint64_t prio_class, prio_level; /* each stream's thread's I/O priority (ioprio_set); class 0: left alone */
 	uint64_t seq_ops;     /* sequential: the stream's phase ends after this many I/Os; 0: after its loops */
 	/* latency_target's depth search (lattarget.h; the queued loop) */
 	uint64_t latency_target;	 /* ns; 0: off, the job's iodepth throughout */

@@ -334,5 +334,10 @@ int iob_proc_thread_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes, u
 /* CPU time used so far, user and system, in ns: of the calling thread
  * (thread != 0, RUSAGE_THREAD) or of the whole process. */
 int iob_cpu_times_ns(int thread, uint64_t *user_ns, uint64_t *sys_ns);
+/* The calling thread's I/O priority (Linux's ioprio_set and ioprio_get on
+ * the thread: class << 13 | level), as ionice sets it.  0 or the value, or
+ * -errno (-EPERM: class 1 without the privilege; -ENOTSUP off Linux). */
+int iob_thread_ioprio_set(unsigned value);
+int iob_thread_ioprio_get(void);
 
 #endif

@@ -146,6 +146,11 @@ struct iob_host {
  * says nothing of them; the core reports the storage counts as not measured.
  * An older core ignores it. */
 #define IOB_CAP_NODATA (1u << 12)
+/* ABI 1.5: submit issues each I/O at its iob_io.ioprio (Linux's ioprio
+ * value, class << 13 | hint << 3 | level; 0: the thread's own): libaio's
+ * aio_reqprio with IOCB_FLAG_IOPRIO, io_uring's sqe ioprio.  The core
+ * refuses a per-I/O priority (cmdprio_*) on a backend without it. */
+#define IOB_CAP_IOPRIO (1u << 13)
 
 struct iob_open_args {
 	size_t struct_size; /* sizeof(struct iob_open_args) in the core */
@@ -201,6 +206,8 @@ struct iob_io {
 	uint32_t write; /* nonzero: write buf at off; zero: read into buf */
 	int64_t result; /* set by the backend: bytes moved or -errno */
 	void *user;     /* the core's, never touched by the backend */
+	/* --- end of ABI 1.1 --- */
+	uint32_t ioprio; /* ABI 1.5, IOB_CAP_IOPRIO: the I/O's priority; 0: the thread's */
 };
 
 struct iob_backend_ops {

@@ -10,6 +10,7 @@
 #ifndef IOBENCH_SHAPE_H
 #define IOBENCH_SHAPE_H
 
+#include "iobench/cmdprio.h"
 #include "iobench/perm.h"
 #include <signal.h>
 #include <stddef.h>
@@ -90,6 +91,8 @@ struct iob_shape {
 	struct iob_flow *flow;
 	uint32_t flow_weight;
 	uint64_t flow_sleep_ns;
+	/* cmdprio_*: a priority per I/O (cmdprio.h); cmdprio.on 0: none */
+	struct iob_cmdprio cmdprio;
 };
 
 /* ignore_error: "READS,WRITES[,VERIFY]", each a ':' list of errno names
@@ -163,6 +166,7 @@ struct iob_shape_run {
 	uint64_t seq_ios[2]; /* sequence: I/Os of each direction so far ([0] reads, [1] writes) */
 	uint64_t flow_ios;  /* flow: this stream's I/Os in the flow's count */
 	int flow_in;        /* flow: its weight is in the flow's (until iob_shape_run_end) */
+	uint64_t prio_rng;  /* cmdprio: the draws of each I/O's priority, apart from the others */
 };
 
 /* Start drawing for files of fsize bytes, offsets in multiples of unit
