@@ -154,14 +154,8 @@ static int fs_sync(void *handle)
 static int fs_info(void *handle, struct iob_file_info *info)
 {
 	struct fs_file *f = handle;
-	int rc;
-
-	info->mem_align = 1;
-	info->io_align = 1;
-	info->direct = 0;
-	if ((rc = fdio_identity(f->fd, info, 0)) < 0)
-		return rc;
-	return fdio_size(f->fd, &info->size, &info->is_stream);
+	int rc = fdio_buffered_info(f->fd, info, 0);
+	return rc < 0 ? rc : fdio_size(f->fd, &info->size, &info->is_stream);
 }
 
 static int fs_truncate(void *handle, uint64_t size)
