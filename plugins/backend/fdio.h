@@ -70,6 +70,36 @@ int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, u
 	}                                                                                                    \
 	struct fdio_queued_file_defined_ /* takes the caller's semicolon */
 
+/* What a write-only backend on a descriptor (falloc, ftruncate, e4defrag)
+ * does as any fd backend.  Its file type T has fd.  Defines p_read_at
+ * (-EINVAL: without IOB_CAP_READ the core never calls it), p_sync, p_info
+ * (a buffered file's, fdio_buffered_info, with the size fdio_size finds)
+ * and p_truncate. */
+#define FDIO_WRITE_ONLY_FILE(p, T)                                                                           \
+	static int64_t p##_read_at(void *handle, void *buf, size_t len, uint64_t off)                        \
+	{                                                                                                    \
+		(void)handle;                                                                                \
+		(void)buf;                                                                                   \
+		(void)len;                                                                                   \
+		(void)off;                                                                                   \
+		return -EINVAL;                                                                              \
+	}                                                                                                    \
+	static int p##_sync(void *handle)                                                                    \
+	{                                                                                                    \
+		return fdio_sync(((T *)handle)->fd);                                                         \
+	}                                                                                                    \
+	static int p##_info(void *handle, struct iob_file_info *info)                                        \
+	{                                                                                                    \
+		T *f = handle;                                                                               \
+		int rc = fdio_buffered_info(f->fd, info, 0);                                                 \
+		return rc < 0 ? rc : fdio_size(f->fd, &info->size, &info->is_stream);                        \
+	}                                                                                                    \
+	static int p##_truncate(void *handle, uint64_t size)                                                 \
+	{                                                                                                    \
+		return fdio_truncate(((T *)handle)->fd, size);                                               \
+	}                                                                                                    \
+	struct fdio_write_only_file_defined_ /* takes the caller's semicolon */
+
 /* pread(2) and pwrite(2) for the inline first call.  On x86-64 Linux the
  * system call is made here (the same pread64/pwrite64 call, as strace shows
  * it): libc's wrapper and the registers a call through it makes the caller
@@ -131,6 +161,9 @@ static inline int64_t fdio_pwrite_full(int fd, const void *buf, size_t len, uint
 }
 int fdio_sync(int fd);
 int fdio_truncate(int fd, uint64_t size);
+/* A backend's close: close(2) on fd (not retried on EINTR: on Linux the
+ * descriptor is gone), then free(file).  0, or -errno from close. */
+int fdio_close_free(int fd, void *file);
 /* Size of a regular file or block device; 0 for anything else, with
  * *is_stream set for pipes, character devices and sockets. */
 int fdio_size(int fd, uint64_t *size, uint32_t *is_stream);
