@@ -36,6 +36,14 @@ int fdio_oflags(uint32_t flags, int *oflags);
 int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, uint64_t off), void *ctx, int write,
 		   char *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first);
 
+/* p_truncate of a file type T holding its descriptor in fd: fdio_truncate. */
+#define FDIO_FD_TRUNCATE(p, T)                                                                               \
+	static int p##_truncate(void *handle, uint64_t size)                                                 \
+	{                                                                                                    \
+		return fdio_truncate(((T *)handle)->fd, size);                                               \
+	}                                                                                                    \
+	struct fdio_fd_truncate_defined_ /* takes the caller's semicolon */
+
 /* What a queued backend on a descriptor (libaio, io_uring) does as any fd
  * backend does.  Its file type T has fd, mem_align, io_align, inflight and
  * o.direct; p_check(f, write, buf, len, off) refuses what the file cannot
@@ -64,10 +72,7 @@ int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, u
 		T *f = handle;                                                                               \
 		return fdio_aligned_info(f->fd, info, f->mem_align, f->io_align, f->o.direct ? 1 : 0);       \
 	}                                                                                                    \
-	static int p##_truncate(void *handle, uint64_t size)                                                 \
-	{                                                                                                    \
-		return fdio_truncate(((T *)handle)->fd, size);                                               \
-	}                                                                                                    \
+	FDIO_FD_TRUNCATE(p, T);                                                                              \
 	struct fdio_queued_file_defined_ /* takes the caller's semicolon */
 
 /* What a write-only backend on a descriptor (falloc, ftruncate, e4defrag)
@@ -94,10 +99,7 @@ int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, u
 		int rc = fdio_buffered_info(f->fd, info, 0);                                                 \
 		return rc < 0 ? rc : fdio_size(f->fd, &info->size, &info->is_stream);                        \
 	}                                                                                                    \
-	static int p##_truncate(void *handle, uint64_t size)                                                 \
-	{                                                                                                    \
-		return fdio_truncate(((T *)handle)->fd, size);                                               \
-	}                                                                                                    \
+	FDIO_FD_TRUNCATE(p, T);                                                                              \
 	struct fdio_write_only_file_defined_ /* takes the caller's semicolon */
 
 /* pread(2) and pwrite(2) for the inline first call.  On x86-64 Linux the
