@@ -139,6 +139,37 @@ static int sc_unexpected(struct scan *s, int c, const char *what, char *err, siz
 	return -EINVAL;
 }
 
+/* After a member or an element: 1 at the closing character, 0 at a comma,
+ * the error (negative) at anything else. */
+static int sc_after(struct scan *s, int close, char *err, size_t errlen)
+{
+	sc_ws(s);
+	int c = sc_get(s);
+	if (c == close)
+		return 1;
+	if (c != ',')
+		return sc_unexpected(s, c, "a whole JSON document", err, errlen);
+	return 0;
+}
+
+/* The next value, handed to the walker: as element i of the array `name`,
+ * or (i < 0) as the top-level member `name`. */
+static int sc_hand(struct scan *s, const struct walker *w, const char *name, long long i, char *err,
+		   size_t errlen)
+{
+	uint64_t at = sc_at(s);
+	struct jv v;
+	int rc = sc_value(s, &v, err, errlen);
+	if (rc != 0)
+		return rc;
+	if (i < 0)
+		rc = w->member(w->ctx, name, &v, err, errlen);
+	else
+		rc = w->element(w->ctx, name, (size_t)i, &v, at, err, errlen);
+	jv_free(&v);
+	return rc;
+}
+
 /* Walk one JSON document: an object whose members are handed over one by
  * one, its "records" or "jobs" array element by element. */
 int rp_walk(struct scan *s, const struct walker *w, char *err, size_t errlen)
@@ -181,35 +212,21 @@ int rp_walk(struct scan *s, const struct walker *w, char *err, size_t errlen)
 			} else {
 				for (size_t i = 0;; i++) {
 					sc_ws(s);
-					uint64_t at = sc_at(s);
-					struct jv v;
-					if ((rc = sc_value(s, &v, err, errlen)) != 0)
+					if ((rc = sc_hand(s, w, name, (long long)i, err, errlen)) != 0)
 						return rc;
-					rc = w->element(w->ctx, name, i, &v, at, err, errlen);
-					jv_free(&v);
-					if (rc != 0)
+					if ((rc = sc_after(s, ']', err, errlen)) < 0)
 						return rc;
-					sc_ws(s);
-					if ((c = sc_get(s)) == ']')
+					if (rc)
 						break;
-					if (c != ',')
-						return sc_unexpected(s, c, "a whole JSON document", err, errlen);
 				}
 			}
-		} else {
-			struct jv v;
-			if ((rc = sc_value(s, &v, err, errlen)) != 0)
-				return rc;
-			rc = w->member(w->ctx, name, &v, err, errlen);
-			jv_free(&v);
-			if (rc != 0)
-				return rc;
+		} else if ((rc = sc_hand(s, w, name, -1, err, errlen)) != 0) {
+			return rc;
 		}
-		sc_ws(s);
-		if ((c = sc_get(s)) == '}')
+		if ((rc = sc_after(s, '}', err, errlen)) < 0)
+			return rc;
+		if (rc)
 			break;
-		if (c != ',')
-			return sc_unexpected(s, c, "a whole JSON document", err, errlen);
 	}
 end:
 	sc_ws(s);

@@ -136,13 +136,7 @@ static int direct_open(const struct iob_open_args *args, void **handle)
 
 static int direct_close(void *handle)
 {
-	struct direct_file *f = handle;
-	int rc = 0;
-
-	if (close(f->fd) < 0)
-		rc = -errno;
-	free(f);
-	return rc;
+	return fdio_close_free(((struct direct_file *)handle)->fd, handle);
 }
 
 /* Refuse what O_DIRECT cannot do; one log line on refusal, nothing otherwise. */

@@ -344,15 +344,6 @@ static int e4_close(void *handle)
 	return rc;
 }
 
-static int64_t e4_read_at(void *handle, void *buf, size_t len, uint64_t off)
-{
-	(void)handle;
-	(void)buf;
-	(void)len;
-	(void)off;
-	return -EINVAL; /* no IOB_CAP_READ: the core never calls it */
-}
-
 static int64_t e4_write_at(void *handle, const void *buf, size_t len, uint64_t off)
 {
 	struct e4_file *f = handle;
@@ -391,22 +382,7 @@ static int64_t e4_write_at(void *handle, const void *buf, size_t len, uint64_t o
 	return err ? err : -ENODATA;
 }
 
-static int e4_sync(void *handle)
-{
-	return fdio_sync(((struct e4_file *)handle)->fd);
-}
-
-static int e4_info(void *handle, struct iob_file_info *info)
-{
-	struct e4_file *f = handle;
-	int rc = fdio_buffered_info(f->fd, info, 0);
-	return rc < 0 ? rc : fdio_size(f->fd, &info->size, &info->is_stream);
-}
-
-static int e4_truncate(void *handle, uint64_t size)
-{
-	return fdio_truncate(((struct e4_file *)handle)->fd, size);
-}
+FDIO_WRITE_ONLY_FILE(e4, struct e4_file);
 
 static int e4_control(void *handle, int op, void *arg)
 {

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,6 +106,13 @@ int fdio_aligned_info(int fd, struct iob_file_info *info, uint32_t mem_align, ui
 int fdio_sync(int fd)
 {
 	return fsync(fd) < 0 ? -errno : 0;
+}
+
+int fdio_close_free(int fd, void *file)
+{
+	int rc = close(fd) < 0 ? -errno : 0;
+	free(file);
+	return rc;
 }
 
 int fdio_truncate(int fd, uint64_t size)

@@ -36,6 +36,14 @@ int fdio_oflags(uint32_t flags, int *oflags);
 int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, uint64_t off), void *ctx, int write,
 		   char *buf, size_t len, uint64_t off, size_t partial_mask, int64_t first);
 
+/* p_truncate of a file type T holding its descriptor in fd: fdio_truncate. */
+#define FDIO_FD_TRUNCATE(p, T)                                                                               \
+	static int p##_truncate(void *handle, uint64_t size)                                                 \
+	{                                                                                                    \
+		return fdio_truncate(((T *)handle)->fd, size);                                               \
+	}                                                                                                    \
+	struct fdio_fd_truncate_defined_ /* takes the caller's semicolon */
+
 /* What a queued backend on a descriptor (libaio, io_uring) does as any fd
  * backend does.  Its file type T has fd, mem_align, io_align, inflight and
  * o.direct; p_check(f, write, buf, len, off) refuses what the file cannot
@@ -64,11 +72,35 @@ int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, u
 		T *f = handle;                                                                               \
 		return fdio_aligned_info(f->fd, info, f->mem_align, f->io_align, f->o.direct ? 1 : 0);       \
 	}                                                                                                    \
-	static int p##_truncate(void *handle, uint64_t size)                                                 \
-	{                                                                                                    \
-		return fdio_truncate(((T *)handle)->fd, size);                                               \
-	}                                                                                                    \
+	FDIO_FD_TRUNCATE(p, T);                                                                              \
 	struct fdio_queued_file_defined_ /* takes the caller's semicolon */
+
+/* What a write-only backend on a descriptor (falloc, ftruncate, e4defrag)
+ * does as any fd backend.  Its file type T has fd.  Defines p_read_at
+ * (-EINVAL: without IOB_CAP_READ the core never calls it), p_sync, p_info
+ * (a buffered file's, fdio_buffered_info, with the size fdio_size finds)
+ * and p_truncate. */
+#define FDIO_WRITE_ONLY_FILE(p, T)                                                                           \
+	static int64_t p##_read_at(void *handle, void *buf, size_t len, uint64_t off)                        \
+	{                                                                                                    \
+		(void)handle;                                                                                \
+		(void)buf;                                                                                   \
+		(void)len;                                                                                   \
+		(void)off;                                                                                   \
+		return -EINVAL;                                                                              \
+	}                                                                                                    \
+	static int p##_sync(void *handle)                                                                    \
+	{                                                                                                    \
+		return fdio_sync(((T *)handle)->fd);                                                         \
+	}                                                                                                    \
+	static int p##_info(void *handle, struct iob_file_info *info)                                        \
+	{                                                                                                    \
+		T *f = handle;                                                                               \
+		int rc = fdio_buffered_info(f->fd, info, 0);                                                 \
+		return rc < 0 ? rc : fdio_size(f->fd, &info->size, &info->is_stream);                        \
+	}                                                                                                    \
+	FDIO_FD_TRUNCATE(p, T);                                                                              \
+	struct fdio_write_only_file_defined_ /* takes the caller's semicolon */
 
 /* pread(2) and pwrite(2) for the inline first call.  On x86-64 Linux the
  * system call is made here (the same pread64/pwrite64 call, as strace shows
@@ -131,6 +163,9 @@ static inline int64_t fdio_pwrite_full(int fd, const void *buf, size_t len, uint
 }
 int fdio_sync(int fd);
 int fdio_truncate(int fd, uint64_t size);
+/* A backend's close: close(2) on fd (not retried on EINTR: on Linux the
+ * descriptor is gone), then free(file).  0, or -errno from close. */
+int fdio_close_free(int fd, void *file);
 /* Size of a regular file or block device; 0 for anything else, with
  * *is_stream set for pipes, character devices and sockets. */
 int fdio_size(int fd, uint64_t *size, uint32_t *is_stream);

@@ -110,19 +110,7 @@ static int fs_open(const struct iob_open_args *args, void **handle)
 
 static int fs_close(void *handle)
 {
-	struct fs_file *f = handle;
-	int rc = close(f->fd) < 0 ? -errno : 0; /* not retried on EINTR: on Linux the descriptor is gone */
-	free(f);
-	return rc;
-}
-
-static int64_t fs_read_at(void *handle, void *buf, size_t len, uint64_t off)
-{
-	(void)handle;
-	(void)buf;
-	(void)len;
-	(void)off;
-	return -EINVAL; /* no IOB_CAP_READ: the core never calls it */
+	return fdio_close_free(((struct fs_file *)handle)->fd, handle);
 }
 
 static int64_t fs_write_at(void *handle, const void *buf, size_t len, uint64_t off)
@@ -146,22 +134,7 @@ static int64_t fs_write_at(void *handle, const void *buf, size_t len, uint64_t o
 	return (int64_t)len;
 }
 
-static int fs_sync(void *handle)
-{
-	return fdio_sync(((struct fs_file *)handle)->fd);
-}
-
-static int fs_info(void *handle, struct iob_file_info *info)
-{
-	struct fs_file *f = handle;
-	int rc = fdio_buffered_info(f->fd, info, 0);
-	return rc < 0 ? rc : fdio_size(f->fd, &info->size, &info->is_stream);
-}
-
-static int fs_truncate(void *handle, uint64_t size)
-{
-	return fdio_truncate(((struct fs_file *)handle)->fd, size);
-}
+FDIO_WRITE_ONLY_FILE(fs, struct fs_file);
 
 static int fs_control(void *handle, int op, void *arg)
 {

@@ -336,24 +336,46 @@ int textbuf_integer(struct textbuf *b, const struct iob_field *f)
 	return 1;
 }
 
-void textbuf_term(struct textbuf *b, const char *s)
+/* Append s: the runs that keep() accepts as they are, each sequence it
+ * refuses (or invalid byte) through put(). */
+static void add_filtered(struct textbuf *b, const char *s, int (*keep)(uint32_t),
+			 void (*put)(struct textbuf *b, const char *seq, size_t n))
 {
-	static const char hex[] = "0123456789abcdef";
 	if (!s)
 		return;
 	while (*s) {
-		size_t n = add_kept(b, &s, printable);
+		size_t n = add_kept(b, &s, keep);
 		if (!*s)
 			break;
 		if (n == 0)
 			n = 1; /* one byte of an invalid sequence */
-		for (size_t i = 0; i < n; i++) {
-			unsigned char c = (unsigned char)s[i];
-			char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-			textbuf_add(b, esc, sizeof esc);
-		}
+		put(b, s, n);
 		s += n;
 	}
+}
+
+/* Each byte as \xHH. */
+static void put_hex_escapes(struct textbuf *b, const char *seq, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)seq[i];
+		char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+		textbuf_add(b, esc, sizeof esc);
+	}
+}
+
+/* One U+FFFD REPLACEMENT CHARACTER for the whole sequence. */
+static void put_replacement(struct textbuf *b, const char *seq, size_t n)
+{
+	(void)seq;
+	(void)n;
+	textbuf_str(b, "\xef\xbf\xbd");
+}
+
+void textbuf_term(struct textbuf *b, const char *s)
+{
+	add_filtered(b, s, printable, put_hex_escapes);
 }
 
 size_t textbuf_columns(const char *s)
@@ -393,15 +415,7 @@ void textbuf_xml(struct textbuf *b, const char *s)
 
 void textbuf_clean(struct textbuf *b, const char *s)
 {
-	if (!s)
-		return;
-	while (*s) {
-		size_t n = add_kept(b, &s, printable_or_space);
-		if (!*s)
-			break;
-		textbuf_str(b, "\xef\xbf\xbd"); /* U+FFFD */
-		s += n ? n : 1;
-	}
+	add_filtered(b, s, printable_or_space, put_replacement);
 }
 
 void textbuf_log(const struct iob_host *host, const char *who, int level, const char *fmt, ...)

@@ -126,10 +126,7 @@ static int slow_open(const struct iob_open_args *args, void **handle)
 
 static int slow_close(void *handle)
 {
-	struct slow_file *f = handle;
-	int rc = close(f->fd) < 0 ? -errno : 0;
-	free(f);
-	return rc;
+	return fdio_close_free(((struct slow_file *)handle)->fd, handle);
 }
 
 /* Wait until `ns` have passed since `start` on the monotonic clock. */
@@ -145,18 +142,10 @@ static int64_t slow_read_at(void *handle, void *buf, size_t len, uint64_t off)
 {
 	struct slow_file *f = handle;
 	uint64_t start = slow_now();
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(f->fd, (char *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
+	int64_t got = fdio_pread_full(f->fd, buf, len, off, 0);
+	if (got < 0)
+		return got;
+	size_t done = (size_t)got;
 	if (f->rate > 0.0 && done > 0) {
 		double ns = (double)done * 1e9 / f->rate;
 		if (off >= f->after)

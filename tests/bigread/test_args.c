@@ -14,56 +14,62 @@
 
 #include "bigread.h"
 
-/* Parse a NULL-terminated list of arguments after the program name. */
-static int parse(struct bigread_args *a, char *err, size_t errlen, ...)
+/* Parse a list of arguments after the program name, up to a NULL. */
+static int vparse(struct bigread_args *a, char *err, size_t errlen, va_list ap)
 {
 	char *argv[32];
 	int argc = 0;
-	va_list ap;
 	argv[argc++] = "bigread";
-	va_start(ap, errlen);
 	for (char *s = va_arg(ap, char *); s && argc < 31; s = va_arg(ap, char *))
 		argv[argc++] = s;
-	va_end(ap);
 	argv[argc] = NULL;
 	err[0] = '\0';
 	return bigread_parse_args(argc, argv, a, err, errlen);
+}
+
+/* Parse a NULL-terminated list of arguments after the program name. */
+static int parse(struct bigread_args *a, char *err, size_t errlen, ...)
+{
+	va_list ap;
+	va_start(ap, errlen);
+	int rc = vparse(a, err, errlen, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* The arguments after in (up to a NULL) are accepted, and read from in
+ * with that buffer size and clock. */
+static void parses_to(struct bigread_args *a, uint64_t bufsize, enum iob_clock clock, const char *in, ...)
+{
+	char err[512];
+	va_list ap;
+	va_start(ap, in);
+	int rc = vparse(a, err, sizeof err, ap);
+	va_end(ap);
+	assert_int_equal(rc, 0);
+	assert_string_equal(a->in, in);
+	assert_true(a->bufsize == bufsize);
+	assert_int_equal(a->clock, clock);
 }
 
 static void test_keywords_any_order(void **state)
 {
 	(void)state;
 	struct bigread_args a;
-	char err[512];
-	assert_int_equal(parse(&a, err, sizeof err, "in=data.bin", "bufsize=0.1", "mode=2", NULL), 0);
-	assert_string_equal(a.in, "data.bin");
+	/* 0.1 GiB, truncated */
+	parses_to(&a, 107374182u, IOB_CLOCK_PROCESS, "data.bin", "in=data.bin", "bufsize=0.1", "mode=2", NULL);
 	assert_true(a.have_in);
-	assert_true(a.bufsize == 107374182u); /* 0.1 GiB, truncated */
-	assert_int_equal(a.clock, IOB_CLOCK_PROCESS);
-	assert_int_equal(parse(&a, err, sizeof err, "mode=1", "bufsize=0.5", "in=x", NULL), 0);
-	assert_string_equal(a.in, "x");
-	assert_true(a.bufsize == 536870912u);
-	assert_int_equal(a.clock, IOB_CLOCK_SYSTEM);
+	parses_to(&a, 536870912u, IOB_CLOCK_SYSTEM, "x", "mode=1", "bufsize=0.5", "in=x", NULL);
 }
 
 static void test_positional(void **state)
 {
 	(void)state;
 	struct bigread_args a;
-	char err[512];
-	assert_int_equal(parse(&a, err, sizeof err, "s1", "0.1", NULL), 0);
-	assert_string_equal(a.in, "s1");
-	assert_true(a.bufsize == 107374182u);
-	assert_int_equal(a.clock, IOB_CLOCK_WALL); /* the default */
-	assert_int_equal(parse(&a, err, sizeof err, "-", "0.01", "0", NULL), 0);
-	assert_string_equal(a.in, "-");
-	assert_true(a.bufsize == 10737418u);
-	assert_int_equal(a.clock, IOB_CLOCK_USER);
+	parses_to(&a, 107374182u, IOB_CLOCK_WALL, "s1", "s1", "0.1", NULL); /* the default clock */
+	parses_to(&a, 10737418u, IOB_CLOCK_USER, "-", "-", "0.01", "0", NULL);
 	/* bare values fill what no keyword named */
-	assert_int_equal(parse(&a, err, sizeof err, "bufsize=0.25", "f", "3", NULL), 0);
-	assert_string_equal(a.in, "f");
-	assert_true(a.bufsize == 268435456u);
-	assert_int_equal(a.clock, IOB_CLOCK_WALL);
+	parses_to(&a, 268435456u, IOB_CLOCK_WALL, "f", "bufsize=0.25", "f", "3", NULL);
 }
 
 static void test_defaults_and_options(void **state)
@@ -98,20 +104,23 @@ static void test_defaults_and_options(void **state)
 static void test_bufsize_forms(void **state)
 {
 	(void)state;
+	static const struct {
+		const char *text;
+		uint64_t bytes;
+	} forms[] = {
+	    {"1", 1073741824u},
+	    {"2", 2147483648u},
+	    {"0.0009765625", 1048576u},
+	    {"1e-3", 1073741u},
+	    {"4M", 4194304u},
+	    {"64KiB", 65536u},
+	};
 	uint64_t b;
 	char err[256];
-	assert_int_equal(bigread_parse_bufsize("1", &b, err, sizeof err), 0);
-	assert_true(b == 1073741824u);
-	assert_int_equal(bigread_parse_bufsize("2", &b, err, sizeof err), 0);
-	assert_true(b == 2147483648u);
-	assert_int_equal(bigread_parse_bufsize("0.0009765625", &b, err, sizeof err), 0);
-	assert_true(b == 1048576u);
-	assert_int_equal(bigread_parse_bufsize("1e-3", &b, err, sizeof err), 0);
-	assert_true(b == 1073741u);
-	assert_int_equal(bigread_parse_bufsize("4M", &b, err, sizeof err), 0);
-	assert_true(b == 4194304u);
-	assert_int_equal(bigread_parse_bufsize("64KiB", &b, err, sizeof err), 0);
-	assert_true(b == 65536u);
+	for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+		assert_int_equal(bigread_parse_bufsize(forms[i].text, &b, err, sizeof err), 0);
+		assert_true(b == forms[i].bytes);
+	}
 }
 
 static void test_modes(void **state)

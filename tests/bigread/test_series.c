@@ -337,14 +337,27 @@ static void test_speed_stream_matches_batch(void **state)
 	}
 }
 
+/* iob_cliff_find with the default parameters, which must succeed: whether it found a cliff */
+static int cliff_found(const double *v, size_t n, struct iob_cliff *c)
+{
+	assert_int_equal(iob_cliff_find(v, n, NULL, c), 0);
+	return c->found;
+}
+
+/* a step series (step_series), then cliff_found on it */
+static int step_cliff_found(double *v, size_t n, size_t k0, double before, double after, double noise,
+			    struct iob_cliff *c)
+{
+	step_series(v, n, k0, before, after, noise);
+	return cliff_found(v, n, c);
+}
+
 static void test_cliff_clean_step_exact(void **state)
 {
 	(void)state;
 	double v[100];
 	struct iob_cliff c;
-	step_series(v, 100, 37, 2000, 185, 0);
-	assert_int_equal(iob_cliff_find(v, 100, NULL, &c), 0);
-	assert_int_equal(c.found, 1);
+	assert_int_equal(step_cliff_found(v, 100, 37, 2000, 185, 0, &c), 1);
 	assert_int_equal(c.block, 37);
 	assert_true(c.before == 2000 && c.after == 185);
 	assert_true(fabs(c.ratio - 185.0 / 2000.0) < 1e-12);
@@ -366,8 +379,7 @@ static void test_cliff_planted_noisy_with_outliers(void **state)
 			v[k0s[j] / 3] = 50;
 			v[(k0s[j] + N) / 2] = 3000;
 			struct iob_cliff c;
-			assert_int_equal(iob_cliff_find(v, N, NULL, &c), 0);
-			assert_int_equal(c.found, 1);
+			assert_int_equal(cliff_found(v, N, &c), 1);
 			assert_true(labs((long)c.block - (long)k0s[j]) <= 2);
 			assert_true(c.ratio > 0.15 && c.ratio < 0.25);
 		}
@@ -380,8 +392,7 @@ static void test_cliff_halving_found(void **state)
 	rng_seed(3);
 	step_series(v, 120, 60, 1000, 500, 0.1);
 	struct iob_cliff c;
-	assert_int_equal(iob_cliff_find(v, 120, NULL, &c), 0);
-	assert_int_equal(c.found, 1);
+	assert_int_equal(cliff_found(v, 120, &c), 1);
 	assert_true(labs((long)c.block - 60) <= 2);
 }
 
@@ -427,9 +438,7 @@ static void test_cliff_rejections(void **state)
 	struct iob_cliff c;
 
 	/* too short to tell */
-	step_series(v, 12, 6, 1000, 100, 0);
-	assert_int_equal(iob_cliff_find(v, 12, NULL, &c), 0);
-	assert_int_equal(c.found, 0);
+	assert_int_equal(step_cliff_found(v, 12, 6, 1000, 100, 0, &c), 0);
 	assert_string_equal(c.why, "too few blocks");
 
 	/* a dip that recovers */
@@ -437,24 +446,18 @@ static void test_cliff_rejections(void **state)
 	step_series(v, 200, 200, 1000, 1000, 0.1);
 	for (size_t i = 80; i < 110; i++)
 		v[i] *= 0.2;
-	assert_int_equal(iob_cliff_find(v, 200, NULL, &c), 0);
-	assert_int_equal(c.found, 0);
+	assert_int_equal(cliff_found(v, 200, &c), 0);
 
 	/* fast and slow blocks alternating: bimodal but flat */
 	for (size_t i = 0; i < 200; i++)
 		v[i] = i % 2 ? 1000 : 200;
-	assert_int_equal(iob_cliff_find(v, 200, NULL, &c), 0);
-	assert_int_equal(c.found, 0);
+	assert_int_equal(cliff_found(v, 200, &c), 0);
 
 	/* a rise is not a drop */
-	step_series(v, 200, 100, 200, 1000, 0.1);
-	assert_int_equal(iob_cliff_find(v, 200, NULL, &c), 0);
-	assert_int_equal(c.found, 0);
+	assert_int_equal(step_cliff_found(v, 200, 100, 200, 1000, 0.1, &c), 0);
 
 	/* a 25% drop is too small */
-	step_series(v, 200, 100, 1000, 750, 0.05);
-	assert_int_equal(iob_cliff_find(v, 200, NULL, &c), 0);
-	assert_int_equal(c.found, 0);
+	assert_int_equal(step_cliff_found(v, 200, 100, 1000, 750, 0.05, &c), 0);
 	assert_string_equal(c.why, "drop too small");
 }
 
@@ -465,8 +468,7 @@ static void test_cliff_gradual_slide(void **state)
 	for (size_t i = 0; i < 200; i++)
 		v[i] = 1000.0 - 900.0 * (double)i / 199.0;
 	struct iob_cliff c;
-	assert_int_equal(iob_cliff_find(v, 200, NULL, &c), 0);
-	assert_int_equal(c.found, 1);
+	assert_int_equal(cliff_found(v, 200, &c), 1);
 	assert_true(c.block >= 80 && c.block <= 120);
 }
 

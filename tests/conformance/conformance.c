@@ -189,18 +189,27 @@ static uint8_t *buf_new(size_t len)
 	return p;
 }
 
-static int be_open(const char *path, uint32_t flags, uint64_t hint, void **h)
+/* Open through the backend: permission bits, size hint, queue depth (0:
+ * synchronous) and backend options as given. */
+static int be_open_with(const char *path, uint32_t flags, uint32_t mode, uint64_t hint, uint32_t qd,
+			const char *opts, void **h)
 {
 	struct iob_open_args a = {
 		.struct_size = sizeof a,
 		.path = path,
 		.flags = flags,
-		.mode = 0644,
+		.mode = mode,
 		.size_hint = hint,
-		.options = g_opts,
+		.options = opts,
+		.queue_depth = qd,
 	};
 	*h = NULL;
 	return g_ops->open(&a, h);
+}
+
+static int be_open(const char *path, uint32_t flags, uint64_t hint, void **h)
+{
+	return be_open_with(path, flags, 0644, hint, 0, g_opts, h);
 }
 
 static void *be_open_ok(const char *path, uint32_t flags, uint64_t hint)
@@ -569,17 +578,24 @@ static void test_create_keeps_data(void **state)
 	free(buf);
 }
 
+/* The start of a test of what cap gives (skipped without it): a buffer of
+ * one block, and p opened with flags. */
+static void *be_open_needing(uint32_t cap, const char *p, uint32_t flags, uint8_t **buf)
+{
+	if (!has(cap))
+		skip();
+	*buf = buf_new(g_bs);
+	return be_open_ok(p, flags, 0);
+}
+
 static void test_truncate(void **state)
 {
 	const char *p = path_of("trunc");
 	uint8_t *buf;
 	void *h;
 
-	if (!has(IOB_CAP_TRUNCATE))
-		skip();
-	buf = buf_new(g_bs);
 	write_ref_file(p, 4 * g_bs, 7);
-	h = be_open_ok(p, IOB_OPEN_READ | IOB_OPEN_WRITE, 0);
+	h = be_open_needing(IOB_CAP_TRUNCATE, p, IOB_OPEN_READ | IOB_OPEN_WRITE, &buf);
 	assert_int_equal(g_ops->truncate(h, 2 * g_bs), 0);
 	assert_int_equal(be_size(h), 2 * g_bs);
 	read_expect(h, g_bs, g_bs, (int64_t)g_bs, 7);
@@ -664,12 +680,6 @@ static void test_interleaved_small(void **state)
 static void test_create_mode(void **state)
 {
 	const char *p = path_of("mode");
-	struct iob_open_args a = {
-		.struct_size = sizeof a,
-		.path = p,
-		.flags = IOB_OPEN_WRITE | IOB_OPEN_CREATE,
-		.mode = 0600,
-	};
 	struct stat st;
 	void *h = NULL;
 
@@ -677,7 +687,7 @@ static void test_create_mode(void **state)
 	printf("  (Windows files have no POSIX permission bits: not tested)\n");
 	skip();
 #endif
-	assert_int_equal(g_ops->open(&a, &h), 0);
+	assert_int_equal(be_open_with(p, IOB_OPEN_WRITE | IOB_OPEN_CREATE, 0600, 0, 0, NULL, &h), 0);
 	be_close_ok(h);
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
@@ -689,10 +699,7 @@ static void test_sync(void **state)
 	uint8_t *buf;
 	void *h;
 
-	if (!has(IOB_CAP_SYNC))
-		skip();
-	buf = buf_new(g_bs);
-	h = be_open_ok(p, IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC, 0);
+	h = be_open_needing(IOB_CAP_SYNC, p, IOB_OPEN_WRITE | IOB_OPEN_CREATE | IOB_OPEN_TRUNC, &buf);
 	assert_int_equal(g_ops->sync(h), 0); /* nothing written yet */
 	ref_fill(buf, g_bs, 0, 9);
 	assert_int_equal(g_ops->write_at(h, buf, g_bs, 0), (int64_t)g_bs);
@@ -871,16 +878,7 @@ static void test_stream(void **state)
 
 static int be_open_qd(const char *path, uint32_t flags, uint32_t qd, const char *opts, void **h)
 {
-	struct iob_open_args a = {
-		.struct_size = sizeof a,
-		.path = path,
-		.flags = flags,
-		.mode = 0644,
-		.options = opts,
-		.queue_depth = qd,
-	};
-	*h = NULL;
-	return g_ops->open(&a, h);
+	return be_open_with(path, flags, 0644, 0, qd, opts, h);
 }
 
 /* Submit all n (as the ring takes them) and reap them all, min 1 at a time;
@@ -1320,6 +1318,34 @@ static void corrupt(const char *path, uint64_t off, uint8_t *old, uint8_t *new)
 	close(fd);
 }
 
+/* Phase s, which must succeed, moved size bytes in ops I/Os. */
+static void run_moves(const struct iob_phase_spec *s, uint64_t size, uint64_t ops)
+{
+	struct iob_phase_result r;
+	run_ok(s, &r);
+	assert_int_equal(r.bytes, size);
+	assert_int_equal(r.ops, ops);
+	iob_phase_result_free(&r);
+}
+
+/* After a write phase with spec s: the file holds size bytes, its pattern. */
+static void disk_written(const char *path, const struct iob_phase_spec *s, uint64_t size)
+{
+	assert_int_equal(disk_size(path), size);
+	disk_matches_pattern(path, &s->pattern, size);
+}
+
+/* A verify phase over files (its spec left in *s): size bytes read, none bad. */
+static void verify_clean(struct iob_phase_spec *s, const char *const *files, uint64_t size)
+{
+	struct iob_phase_result r;
+	*s = spec_for(files, IOB_PHASE_VERIFY, 0);
+	run_ok(s, &r);
+	assert_int_equal(r.bytes, size);
+	assert_int_equal(r.bad_blocks, 0);
+	iob_phase_result_free(&r);
+}
+
 static void test_engine_write_read_verify(void **state)
 {
 	const char *files[] = {path_of("engine")};
@@ -1334,20 +1360,11 @@ static void test_engine_write_read_verify(void **state)
 	assert_int_equal(r.ops, 16);
 	assert_int_equal(r.short_ops, 0);
 	iob_phase_result_free(&r);
-	assert_int_equal(disk_size(files[0]), size);
-	disk_matches_pattern(files[0], &s.pattern, size);
+	disk_written(files[0], &s, size);
 
 	s = spec_for(files, IOB_PHASE_READ, 0);
-	run_ok(&s, &r);
-	assert_int_equal(r.bytes, size);
-	assert_int_equal(r.ops, 16);
-	iob_phase_result_free(&r);
-
-	s = spec_for(files, IOB_PHASE_VERIFY, 0);
-	run_ok(&s, &r);
-	assert_int_equal(r.bytes, size);
-	assert_int_equal(r.bad_blocks, 0);
-	iob_phase_result_free(&r);
+	run_moves(&s, size, 16);
+	verify_clean(&s, files, size);
 
 	corrupt(files[0], bad, &old, &new);
 	assert_int_equal(iob_phase_run(&s, &r), IOB_STATUS_MISMATCH);
@@ -1382,18 +1399,9 @@ static void test_engine_odd_size(void **state)
 		iob_phase_result_free(&r);
 		return;
 	}
-	run_ok(&s, &r);
-	assert_int_equal(r.bytes, size);
-	assert_int_equal(r.ops, 6);
-	iob_phase_result_free(&r);
-	assert_int_equal(disk_size(files[0]), size);
-	disk_matches_pattern(files[0], &s.pattern, size);
-
-	s = spec_for(files, IOB_PHASE_VERIFY, 0);
-	run_ok(&s, &r);
-	assert_int_equal(r.bytes, size);
-	assert_int_equal(r.bad_blocks, 0);
-	iob_phase_result_free(&r);
+	run_moves(&s, size, 6);
+	disk_written(files[0], &s, size);
+	verify_clean(&s, files, size);
 }
 
 static void test_engine_empty(void **state)

@@ -104,4 +104,36 @@ static inline void fuzz_check_refusal(const char *err)
 	}
 }
 
+/* The whole harness of a parser with nothing more to run: the fuzzer's
+ * entry, which parses the input as prog's argv into a T with
+ * parse(argc, argv, T *, err, errlen) while catching its output; a refusal
+ * must return refused and say why on one line, and what it accepts must not
+ * be bad(const T *). */
+#define FUZZ_PARSER_ENTRY(prog, T, parse, refused, bad)                                \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                  \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                   \
+	{                                                                              \
+		struct fuzz_argv a;                                                    \
+		struct fuzz_capture cap;                                               \
+		T *o = malloc(sizeof *o);                                              \
+		char err[2048] = "";                                                   \
+		if (!o || fuzz_argv_make(&a, prog, data, size) != 0) {                 \
+			free(o);                                                       \
+			return 0;                                                      \
+		}                                                                      \
+		fuzz_capture_begin(&cap);                                              \
+		int rc = parse(a.argc, a.argv, o, err, sizeof err);                    \
+		fuzz_capture_end(&cap);                                                \
+		if (rc != 0) {                                                         \
+			if (rc != (refused))                                           \
+				abort();                                               \
+			fuzz_check_refusal(err);                                       \
+		} else if (bad(o)) {                                                   \
+			abort();                                                       \
+		}                                                                      \
+		fuzz_argv_free(&a);                                                    \
+		free(o);                                                               \
+		return 0;                                                              \
+	}
+
 #endif

@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "cmocka_main.h"
+
 #include "textbuf.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
@@ -117,12 +119,6 @@ static void test_integer(void **state)
 	assert_int_equal(b.len, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_double_same_as_slow),
-		cmocka_unit_test(test_double_nonfinite),
-		cmocka_unit_test(test_integer),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+IOBTEST_MAIN(cmocka_unit_test(test_double_same_as_slow),
+	     cmocka_unit_test(test_double_nonfinite),
+	     cmocka_unit_test(test_integer))

@@ -89,16 +89,33 @@ def replay_decay(rounds, reads_per_round):
     return out
 
 
-def case_decay():
-    r, doc, d = run("steady_state = bw\n", {"IOB_SLOWAFTER_DECAY_BYTES": str(SCALE),
-                                            "IOB_SLOWAFTER_DECAY_TO": str(TO)})
-    check("decay: exit 0", r.returncode == 0, r.stderr)
-    ph = recs(doc, "phase")
+DECAY = {"IOB_SLOWAFTER_DECAY_BYTES": str(SCALE), "IOB_SLOWAFTER_DECAY_TO": str(TO)}
+
+
+def run_decaying(name, body):
+    """The profile on a drive that slows to a plateau (replay_decay): checks it exits 0 with one steady
+    record; its document, directory and that record (None when there is not exactly one)."""
+    r, doc, d = run(body, DECAY)
+    check(f"{name}: exit 0", r.returncode == 0, r.stderr)
     st = recs(doc, "steady")
-    check("decay: one steady record", len(st) == 1, st)
-    if len(st) != 1:
+    check(f"{name}: one steady record", len(st) == 1, st)
+    return doc, d, st[0] if len(st) == 1 else None
+
+
+def first_within(want, window, limit):
+    """The first round closing a window whose rounds are all within limit of its mean (the deviation
+    rule), computed here."""
+    def holds(win):
+        m = sum(win) / window
+        return max(abs(v - m) for v in win) <= limit * m
+    return next(i for i in range(window - 1, len(want)) if holds(want[i - window + 1:i + 1]))
+
+
+def case_decay():
+    doc, d, s = run_decaying("decay", "steady_state = bw\n")
+    ph = recs(doc, "phase")
+    if s is None:
         return
-    s = st[0]
     want = replay_decay(25, 4)
     first = next(i for i in range(4, 25) if all(snia(want[i - 4:i + 1])))
     print(f"decay: SNIA's criteria first hold at round {first} (computed here); iobench stopped at round "
@@ -162,13 +179,9 @@ def case_rounds():
     check("rounds: time: 40 ms each", ph and all(0.040 <= p["elapsed_s"] < 0.040 + read_s + 1e-6 for p in ph),
           [p["elapsed_s"] for p in ph])
     check("rounds: time: the rounds keep reading", ph and all(p["ops"] >= 40 for p in ph), [p["ops"] for p in ph])
-    r, doc, _ = run("steady_state = iops\nsteady_rule = deviation\nsteady_limit = 10%\nsteady_window = 3\n",
-                    {"IOB_SLOWAFTER_DECAY_BYTES": str(SCALE), "IOB_SLOWAFTER_DECAY_TO": str(TO)})
+    r, doc, _ = run("steady_state = iops\nsteady_rule = deviation\nsteady_limit = 10%\nsteady_window = 3\n", DECAY)
     st = recs(doc, "steady")
-    want = [v / BS for v in replay_decay(25, 4)]
-    first = next(i for i in range(2, 25)
-                 if max(abs(v - sum(want[i - 2:i + 1]) / 3) for v in want[i - 2:i + 1]) <=
-                 0.10 * sum(want[i - 2:i + 1]) / 3)
+    first = first_within([v / BS for v in replay_decay(25, 4)], 3, 0.10)
     check("rounds: deviation rule stops at its first window", st and st[0]["reached"] and
           abs(st[0]["reached_round"] - first) <= 1 and st[0]["rule"] == "deviation", (st, first))
 
@@ -188,18 +201,12 @@ def replay_lat(rounds, reads_per_round):
 def case_lat():
     """steady_state = lat (fio's ss=lat:X%): each round's value is its reads' mean latency; the deviation
     rule stops at the first window of 3 whose rounds are all within 10% of their mean."""
-    r, doc, d = run("steady_state = lat\nsteady_rule = deviation\nsteady_limit = 10%\nsteady_window = 3\n",
-                    {"IOB_SLOWAFTER_DECAY_BYTES": str(SCALE), "IOB_SLOWAFTER_DECAY_TO": str(TO)})
-    check("lat: exit 0", r.returncode == 0, r.stderr)
-    st = recs(doc, "steady")
-    check("lat: one steady record", len(st) == 1, st)
-    if len(st) != 1:
+    _, d, s = run_decaying("lat",
+                           "steady_state = lat\nsteady_rule = deviation\nsteady_limit = 10%\nsteady_window = 3\n")
+    if s is None:
         return
-    s = st[0]
     want = replay_lat(25, 4)
-    first = next(i for i in range(2, 25)
-                 if max(abs(v - sum(want[i - 2:i + 1]) / 3) for v in want[i - 2:i + 1]) <=
-                 0.10 * sum(want[i - 2:i + 1]) / 3)
+    first = first_within(want, 3, 0.10)
     check("lat: the latency grows (the replay is no constant)", want[first] > 1.5 * want[0], want[:first + 1])
     check("lat: reached at the first window that holds", s["reached"] is True and s["reached_round"] == first and
           s["rounds"] == first + 1 and s["steady_state"] == "lat", (s, first))

@@ -69,6 +69,17 @@ static int run_rand(uint64_t ops, struct iob_phase_result *r)
 	return iob_phase_run(&spec, r);
 }
 
+/* run_rand with every read slow (100 us) or none: all ops read, one call and 4 KiB each */
+static void run_rand_all(uint64_t ops, int slow_reads, struct iob_phase_result *r)
+{
+	slow = slow_reads;
+	assert_int_equal(run_rand(ops, r), 0);
+	slow = 0;
+	assert_int_equal(r->ops, ops);
+	assert_int_equal(calls, ops);
+	assert_int_equal(r->bytes, ops * 4096);
+}
+
 /* Cheap I/O: sampled, and labelled so; the sample is what the histogram
  * holds and about ops / k of the I/Os; throughput counts every I/O. */
 static void test_cheap_io_is_sampled(void **state)
@@ -76,11 +87,7 @@ static void test_cheap_io_is_sampled(void **state)
 	(void)state;
 	const uint64_t ops = 300000;
 	struct iob_phase_result r;
-	slow = 0;
-	assert_int_equal(run_rand(ops, &r), 0);
-	assert_int_equal(r.ops, ops);
-	assert_int_equal(calls, ops);
-	assert_int_equal(r.bytes, ops * 4096);
+	run_rand_all(ops, 0, &r);
 	uint32_t k = r.lat_sample_every;
 	assert_true(k > 1);
 	assert_int_equal(k & (k - 1), 0); /* a power of two */
@@ -103,10 +110,7 @@ static void test_slow_io_is_timed_every_time(void **state)
 	(void)state;
 	const uint64_t ops = 300;
 	struct iob_phase_result r;
-	slow = 1;
-	assert_int_equal(run_rand(ops, &r), 0);
-	slow = 0;
-	assert_int_equal(r.ops, ops);
+	run_rand_all(ops, 1, &r);
 	assert_int_equal(r.lat_sample_every, 1);
 	assert_int_equal(r.lat_samples, ops);
 	assert_int_equal(r.hist->count, ops);

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "cmocka_main.h"
+
 #include "iobench/lattarget.h"
 
 /* Windows until the search is done (or `limit`): the depths tried, in tried[]. */
@@ -102,13 +104,7 @@ static void keep_going(void **state)
 	assert_int_equal(s.depth, 16);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(settles_at_best),
-	    cmocka_unit_test(depths_tried),
-	    cmocka_unit_test(depth_one_over),
-	    cmocka_unit_test(keep_going),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+IOBTEST_MAIN(cmocka_unit_test(settles_at_best),
+	     cmocka_unit_test(depths_tried),
+	     cmocka_unit_test(depth_one_over),
+	     cmocka_unit_test(keep_going))

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <cmocka.h>
 
+#include "cmocka_main.h"
+
 #include "iobench/pattern.h"
 
 static void test_labels(void **s)
@@ -120,15 +122,9 @@ static void test_parse(void **s)
 	assert_non_null(strstr(err, "stripes"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_labels),
-		cmocka_unit_test(test_offset_function),
-		cmocka_unit_test(test_text_is_printable_lines),
-		cmocka_unit_test(test_random_seeded),
-		cmocka_unit_test(test_check_reports_first_bad),
-		cmocka_unit_test(test_parse),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+IOBTEST_MAIN(cmocka_unit_test(test_labels),
+	     cmocka_unit_test(test_offset_function),
+	     cmocka_unit_test(test_text_is_printable_lines),
+	     cmocka_unit_test(test_random_seeded),
+	     cmocka_unit_test(test_check_reports_first_bad),
+	     cmocka_unit_test(test_parse))
