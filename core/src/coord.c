@@ -83,9 +83,9 @@ int iob_coord_start(char *err, size_t errlen)
 	int rc = -ENOENT;
 	if (exe[0] && iob_path_kind(dir, 1) == IOB_PATH_DIRECTORY)
 		rc = load_from(dir, why, sizeof why);
-	if (rc == -ENOENT && IOB_COORD_INSTALL_FULLDIR[0] &&
-	    iob_path_kind(IOB_COORD_INSTALL_FULLDIR, 1) == IOB_PATH_DIRECTORY)
-		rc = load_from(IOB_COORD_INSTALL_FULLDIR, why, sizeof why);
+	static const char installed[] = IOB_COORD_INSTALL_FULLDIR; /* "" when not built with one */
+	if (rc == -ENOENT && installed[0] && iob_path_kind(installed, 1) == IOB_PATH_DIRECTORY)
+		rc = load_from(installed, why, sizeof why);
 	if (rc == -ENOENT) {
 		snprintf(err, errlen,
 			 "started by an MPI launcher (%s is set) but this build has no MPI coordinator (%s: it is "
