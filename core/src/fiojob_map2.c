@@ -642,9 +642,6 @@ static int map_verify(struct mapper *m)
 			      "with loops and verify: %llu I/Os in a row go past one pass over the file, where fio 3.33 "
 			      "writes and verifies one pass at most",
 			      (unsigned long long)job->load.seq_ops);
-	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED))
-		return fj_bad(m, K_VERIFY, -EINVAL, "verify with a mixed workload (rw, randrw) is not available: write, then "
-						 "verify in a job of its own");
 	if (iob_job_set(job, "verify", kind, m->why, sizeof m->why))
 		return fj_bad(m, K_VERIFY, -EINVAL, "%s", m->why);
 	uint64_t iv;
@@ -660,13 +657,19 @@ static int map_verify(struct mapper *m)
 	if ((rc = set_iob_key(m, K_VERIFY_FATAL, "verify_fatal", "true")) ||
 	    (rc = set_iob_key(m, K_VERIFY_DUMP, "verify_dump", "%s", dump ? "true" : "false")))
 		return rc;
-	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE))
+	const int mixed = (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED)) != 0;
+	if (mixed && job->time_based && do_verify) /* fio 3.33: the time ends the job, no verify pass after it */
+		fj_note_job(m->r, job->name,
+			    "verify with a time_based mixed job: no verify phase (fio 3.33 runs none after the time "
+			    "ends); the writes carry their headers");
+	else if (job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED)))
 		job->phases |= do_verify ? IOB_PHASE_BIT(IOB_PHASE_VERIFY) : 0;
 	else if (do_verify)
 		job->phases = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
 	if (fj_get(m, K_VERIFY_BACKLOG))
 		fj_note_job(m->r, job->name,
-			 "verify_backlog=%llu: iobench verifies after the whole write phase, not every %llu blocks",
+			 "verify_backlog=%llu: iobench verifies after the whole write (or mixed) phase, not every %llu "
+			 "blocks",
 			 (unsigned long long)u, (unsigned long long)u);
 	char err[512];
 	if ((rc = iob_job_check_verify(job, err, sizeof err)) != 0)
