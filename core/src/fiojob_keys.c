@@ -255,6 +255,13 @@ const struct fio_key fj_keys[] = {
     [K_INPLACE] = {"inplace", "", "backend_options",
 		   "with ioengine=e4defrag: the backend option inplace, 0 (default: the donor's blocks allocated at the "
 		   "start) or 1 (for each write, freed after it); another engine as donorname"},
+    [K_VERIFY_ASYNC] = {"verify_async", "", "(noted)",
+			"accepted (noted with N above 0): fio checks the blocks read in N threads of its own, iobench in "
+			"the stream that read them: the same blocks, the same outcome; the check's time is in the stream's"},
+    [K_ERROR_DUMP] = {"error_dump", "", "(noted)",
+		      "0: only an error that ends the job is printed, as iobench does; 1 (fio's default): fio prints every "
+		      "error, also those continue_on_error passes over, which iobench counts (io_errors) and prints none "
+		      "of (noted where errors are passed over)"},
     /* The rows of keys that map by their row alone (no enum fkey): from
      * K_COUNT up, the first as [K_COUNT] = {...}, each {name, aliases,
      * iobench, how, as, ikey, refuse} (docs/architecture.md, "Adding a

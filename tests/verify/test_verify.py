@@ -199,7 +199,8 @@ def case_bad_values(d):
     fbad = [("verify", "crc7"), ("verify", "pattern"), ("verify_pattern", "zz"), ("verify_interval", "100"),
             ("do_verify", "2"), ("verify_dump", "x"), ("verify_backlog", "-3"), ("buffer_pattern", "0xzz"),
             ("buffer_compress_percentage", "101"), ("buffer_compress_chunk", "8k"), ("dedupe_percentage", "-1"),
-            ("refill_buffers", "2"), ("scramble_buffers", "yes-ish")]
+            ("refill_buffers", "2"), ("scramble_buffers", "yes-ish"), ("verify_async", "-1"),
+            ("verify_async", "two"), ("error_dump", "2")]
     for key, val in fbad:
         sub = tempfile.mkdtemp(dir=d)
         job = os.path.join(sub, "j.fio")
@@ -665,6 +666,12 @@ def case_mixed_fio(d):
                        f"{rw} {extra!r}: fio {len(fw)}/{len(fr)}/{len(ftail)}, iobench {len(w)}/{len(r)}/{len(tail)}")
             line += f"; fio {len(fw)} + {len(fr)}, verify {len(ftail)}"
         print(line)
+    # verify_async: the same verify, noted; error_dump=1 where errors are passed over: noted
+    job = mixed_job(d, "va", "randrw", "verify_async=4\n[k]\nstonewall\nrw=write\nsize=64k\n"
+                    "continue_on_error=write\nerror_dump=1\n")
+    p = iobench("check", job, rc=0)
+    expect("verify_async=4: iobench checks each block in the stream that read it" in p.stdout + p.stderr and
+           "error_dump=1: iobench counts the errors it passes over" in p.stdout + p.stderr, p.stdout + p.stderr)
     # time_based: fio 3.33 verifies nothing after the time ends; iobench runs no verify phase, noted
     job = mixed_job(d, "tb", "randrw", "time_based=1\nruntime=300ms\n")
     out = os.path.join(d, "tb.json")
