@@ -200,7 +200,9 @@ void iob_runner_written_keep(struct job_files *jf, const struct iob_job *job, en
 /* A read or verify after that write: it reads where the write wrote.  A
  * random one has no ramp unless the write covered every block: a ramp draws
  * another order, which would read blocks the write never wrote (past the
- * end of a file it left short).  Returns 1 when it took the ramp away. */
+ * end of a file it left short).  Returns 1 when it took the ramp away.  A
+ * job with a mixed and a verify phase (jf->wlog): the mixed phase logs its
+ * writes, and the verify after it reads exactly those, with no ramp. */
 int iob_runner_written_apply(const struct job_files *jf, const struct iob_job *job, enum iob_phase phase,
 			     uint64_t bs, struct iob_phase_spec *spec)
 {
