@@ -224,26 +224,55 @@ static int gfile_cmp(const void *a, const void *b)
 
 #define WRITES(job) (((job)->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) != 0)
 
+/* Whether the job's backend has the capability cap. */
+static int backend_has(const struct iob_registry *reg, const struct iob_job *job, uint32_t cap)
+{
+	const struct iob_loaded *b = reg ? iob_registry_find(reg, IOB_PLUGIN_BACKEND, job->backend) : NULL;
+	return b && (b->desc.caps & cap);
+}
+
 /* A job whose backend moves no data (falloc, ftruncate: IOB_CAP_NODATA): it
  * changes a file's space or length, so another such job changing the same
  * file at the same time makes nothing it reads or checks wrong. */
 static int nodata(const struct iob_registry *reg, const struct iob_job *job)
 {
-	const struct iob_loaded *b = reg ? iob_registry_find(reg, IOB_PLUGIN_BACKEND, job->backend) : NULL;
-	return b && (b->desc.caps & IOB_CAP_NODATA);
+	return backend_has(reg, job, IOB_CAP_NODATA);
+}
+
+/* Two jobs that write the same bytes at every offset: the same block size,
+ * the same pattern and verify headers, and no content key that depends on
+ * the job (dedupe) or writes one buffer everywhere (fill_once). */
+static int same_bytes(const struct iob_job *x, const struct iob_job *y)
+{
+	const struct iob_pattern *p = &x->pattern, *q = &y->pattern;
+	return x->block_size == y->block_size && !x->block_size_max && !y->block_size_max && p->kind == q->kind &&
+	       p->byte == q->byte && p->complement == q->complement && p->seed == q->seed && p->nhex == q->nhex &&
+	       memcmp(p->hex, q->hex, sizeof p->hex) == 0 && p->verify == q->verify &&
+	       p->verify_interval == q->verify_interval && p->verify_generation == q->verify_generation &&
+	       p->compress_pct == q->compress_pct && p->compress_chunk == q->compress_chunk && !p->dedupe_pct &&
+	       !q->dedupe_pct && !x->fill_once && !y->fill_once;
 }
 
 /* Jobs of a group on one file, at once: what fio does with flow.fio's
  * reader beside a writer, and with exitwhat.fio's writers.  Safe when no
- * job checks what it reads (no verify on either side: a block being
- * rewritten is not a bad block) and no writer truncates (the file stays as
- * long as it was laid out before the group).  Two writers race, as fio's
- * do: each counts its own I/Os, and the file holds whichever came last. */
-static int may_share(const struct iob_job *x, const struct iob_job *y)
+ * writer truncates (the file stays as long as it was laid out before the
+ * group) and a job that checks what it reads (verify) sees only bytes it
+ * expects: the other job writes nothing (reads), keeps the bytes as they
+ * are (e4defrag: IOB_CAP_SAMEDATA), or writes the same bytes at every
+ * offset (same_bytes: a block the other rewrote is the block this one
+ * wrote; e4defrag.fio's jobs).  Two writers race, as fio's do: each counts
+ * its own I/Os, and the file holds whichever came last. */
+static int may_share(const struct iob_registry *reg, const struct iob_job *x, const struct iob_job *y)
 {
 	const uint32_t verify = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
-	return !(x->phases & verify) && !(y->phases & verify) && !(WRITES(x) && x->truncate) &&
-	       !(WRITES(y) && y->truncate);
+	if ((WRITES(x) && x->truncate) || (WRITES(y) && y->truncate))
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		const struct iob_job *v = k ? y : x, *o = k ? x : y;
+		if ((v->phases & verify) && WRITES(o) && !backend_has(reg, o, IOB_CAP_SAMEDATA) && !same_bytes(v, o))
+			return 0;
+	}
+	return 1;
 }
 
 /* The group's jobs a .. e-1 and their data files: -EINVAL (err) when two
@@ -298,7 +327,7 @@ static int group_files(const struct iob_registry *reg, const struct iob_suite *s
 			const struct iob_job *x = &suite->jobs[v[i].job], *y = &suite->jobs[v[k].job];
 			if (v[i].job == v[k].job || (!WRITES(x) && !WRITES(y)) || (nodata(reg, x) && nodata(reg, y)))
 				continue;
-			if (may_share(x, y)) {
+			if (may_share(reg, x, y)) {
 				if (notes && WRITES(x) && WRITES(y))
 					iob_notes_add(notes,
 						      "jobs %s and %s (group %u) both write %s at once: their writes "
@@ -309,8 +338,8 @@ static int group_files(const struct iob_registry *reg, const struct iob_suite *s
 			}
 			snprintf(err, errlen,
 				 "[%s] group %u: jobs %s and %s both use the data file %s and %s writes it; the jobs "
-				 "of a group run at once, and may share a file only when none verifies and no "
-				 "writer truncates: give each its own filename",
+				 "of a group run at once, and may share a file only when no writer truncates and a "
+				 "job that verifies sees no other bytes than its own: give each its own filename",
 				 y->name, y->group, x->name, y->name, IOB_Q(v[i].path), WRITES(x) ? x->name : y->name);
 			rc = -EINVAL;
 		}

@@ -176,7 +176,7 @@ static void finish_all(struct phase *ph)
 static int phase_open(struct phase *ph)
 {
 	const struct iob_phase_spec *s = ph->spec;
-	if (ph->queued || ph->mixed || ph->shaped) {
+	if (ph->queued || ph->mixed || ph->shaped || ph->replay) {
 		if (iob_eng_open_all(ph) < 0)
 			return ph->r->status;
 		int rc = ph->queued ? iob_eng_queue_alloc(ph) : 0;
@@ -218,6 +218,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	ph.write = s->phase == IOB_PHASE_WRITE;
 	ph.verify = s->phase == IOB_PHASE_VERIFY;
 	ph.mixed = s->phase == IOB_PHASE_MIXED;
+	ph.replay = ph.verify && s->wlog_in;
 	ph.queued = s->iodepth > 1;
 	ph.shaped = s->shape && (iob_shape_draws(s->shape) || iob_shape_paces(s->shape) || s->shape->continue_mask ||
 				 s->shape->cmdprio.on);
@@ -268,7 +269,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 		if (ph.queued) {
 			iob_eng_run_queued(&ph);
 			finish_all(&ph);
-		} else if (ph.mixed || ph.shaped) {
+		} else if (ph.mixed || ph.shaped || ph.replay) {
 			iob_eng_run_mixed(&ph);
 			finish_all(&ph);
 		} else if (s->access == IOB_ACCESS_SEQ) {

@@ -148,6 +148,9 @@ struct gen {
 	uint64_t pass_ios;	     /* shape's seq_add: I/Os of this pass */
 	uint64_t seq_n, seq_cap;     /* I/Os drawn; spec.load.seq_ops (0, and in a ramp: no cap) */
 	int w;			     /* the direction of the I/O being drawn (shape's split) */
+	struct iob_wlog *log_out;    /* spec.wlog_out: each write drawn appended */
+	const struct iob_wlog *log_in; /* spec.wlog_in: the order is these, from log_pos */
+	size_t log_pos;
 };
 
 /* One request of the queued loop.  Its life is a cycle of four states, with
@@ -232,6 +235,7 @@ struct phase {
 	uint32_t io_align;
 	uint32_t open_flags;
 	int write, verify, fill_each, mixed, queued;
+	int replay; /* a verify of the writes a mixed phase logged (spec.wlog_in): the mixed loop */
 	unsigned char *bufbase; /* a periodic pattern written in order: the buffer, bufmem + period bytes */
 	size_t period;		/* then buf points into it where each block's offset falls (engine_io.c) */
 	int verify_halt; /* verify_fatal stopped the phase (status -ECANCELED until its end) */

@@ -218,7 +218,7 @@ int iob_eng_prepare(struct phase *ph)
 		ph->fill_each = 0;
 	}
 	ph->scratch = ph->verify ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
-	const int rb = (ph->mixed || ph->shaped) && !ph->queued;
+	const int rb = (ph->mixed || ph->shaped || ph->replay) && !ph->queued;
 	ph->rbuf = rb ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
 	if (!ph->buf || (ph->verify && !ph->scratch) || (rb && !ph->rbuf))
 		return iob_eng_fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);

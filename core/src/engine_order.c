@@ -104,6 +104,11 @@ int iob_eng_gen_init(struct phase *ph)
 			 (unsigned long long)g->fsize, g->bs);
 		return -EINVAL;
 	}
+	g->log_out = s->wlog_out;
+	g->log_in = s->wlog_in;
+	g->log_pos = 0;
+	if (g->log_out)
+		g->log_out->n = 0;
 	iob_eng_gen_reset(ph, ph->ramping);
 	return 0;
 }
@@ -130,8 +135,8 @@ static void seq_add(struct gen *g, size_t len)
 		g->off = end - start >= mag ? end - mag : start;
 }
 
-/* The next I/O: file, offset and length.  0 when the order is done. */
-int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
+/* The next I/O of the order: file, offset and length.  0 when it is done. */
+static int gen_draw(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 {
 	if (g->seq) {
 		for (;;) {
@@ -240,6 +245,46 @@ int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 		g->slot = 0;
 		g->left = g->cycle_n;
 	}
+}
+
+/* Append a write to the mixed phase's log (spec.wlog_out); 0, or -ENOMEM
+ * with the phase's error set. */
+static int log_write(struct gen *g, size_t fi, uint64_t off, size_t len)
+{
+	struct iob_wlog *l = g->log_out;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 1024;
+		struct iob_wlog_ent *v = cap > SIZE_MAX / sizeof *v ? NULL : realloc(l->v, cap * sizeof *v);
+		if (!v) {
+			g->ph->r->status = -ENOMEM;
+			snprintf(g->ph->r->error, sizeof g->ph->r->error,
+				 "out of memory for the list of the blocks written (%zu), which verify reads back", l->n);
+			return -ENOMEM;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct iob_wlog_ent){.off = off, .fi = (uint32_t)fi, .len = (uint32_t)len};
+	return 0;
+}
+
+/* The next I/O: file, offset and length.  0 when the order is done.  A
+ * verify after a mixed phase takes the writes that phase logged, in order;
+ * a mixed phase that logs its writes appends each one drawn. */
+int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
+{
+	if (g->log_in) {
+		if (g->log_pos == g->log_in->n)
+			return 0;
+		const struct iob_wlog_ent *e = &g->log_in->v[g->log_pos++];
+		*fi = e->fi;
+		*off = e->off;
+		*len = e->len;
+		return 1;
+	}
+	if (!gen_draw(g, fi, off, len))
+		return 0;
+	return !(g->log_out && g->w && log_write(g, *fi, *off, *len) != 0);
 }
 
 /* What of the order a loop over gen completed (spec.written_draws). */

@@ -118,8 +118,9 @@ const struct fio_key fj_keys[] = {
 			"accepted: iobench has no submission latency of its own to turn off"},
     [K_VERIFY] = {"verify", "", "verify, phases",
 		  "md5, crc32c (crc32c-intel), crc64, sha256, xxhash, meta, pattern (needs verify_pattern); 0 or none: "
-		  "off.  A write job writes a 64-byte header in every block and verifies after it (do_verify); a read "
-		  "job verifies what it reads.  Not fio's on-disk format; fio's other checksums are refused"},
+		  "off.  A write job writes a 64-byte header in every block and verifies after it (do_verify); a mixed "
+		  "job (rw, randrw) verifies the blocks it wrote after its mixed phase (time_based: none, as fio 3.33); "
+		  "a read job verifies what it reads.  Not fio's on-disk format; fio's other checksums are refused"},
     [K_DO_VERIFY] = {"do_verify", "", "phases", "1 (default): the verify phase runs; 0: the job only writes (or reads)"},
     [K_VERIFY_INTERVAL] = {"verify_interval", "", "verify_interval",
 			   "a header every this many bytes (at least 64, dividing bs); default bs"},
@@ -131,7 +132,8 @@ const struct fio_key fj_keys[] = {
     [K_VERIFY_DUMP] = {"verify_dump", "", "verify_dump",
 		       "1: the first bad block to <file>.<offset>.expected and .received beside the file"},
     [K_VERIFY_BACKLOG] = {"verify_backlog", "", "(noted)",
-			  "accepted (noted): iobench verifies after the whole write phase, not every N blocks"},
+			  "accepted (noted): iobench verifies after the whole write (or mixed) phase, not every N "
+			  "blocks: the same blocks, later"},
     [K_BUFFER_PATTERN] = {"buffer_pattern", "", "pattern",
 			  "0xHEX (1 to 32 bytes, repeated) or a number up to 255: the data written (verify_pattern wins)"},
     [K_COMPRESS_PCT] = {"buffer_compress_percentage", "", "compress_percentage",
@@ -253,6 +255,13 @@ const struct fio_key fj_keys[] = {
     [K_INPLACE] = {"inplace", "", "backend_options",
 		   "with ioengine=e4defrag: the backend option inplace, 0 (default: the donor's blocks allocated at the "
 		   "start) or 1 (for each write, freed after it); another engine as donorname"},
+    [K_VERIFY_ASYNC] = {"verify_async", "", "(noted)",
+			"accepted (noted with N above 0): fio checks the blocks read in N threads of its own, iobench in "
+			"the stream that read them: the same blocks, the same outcome; the check's time is in the stream's"},
+    [K_ERROR_DUMP] = {"error_dump", "", "(noted)",
+		      "0: only an error that ends the job is printed, as iobench does; 1 (fio's default): fio prints every "
+		      "error, also those continue_on_error passes over, which iobench counts (io_errors) and prints none "
+		      "of (noted where errors are passed over)"},
     /* The rows of keys that map by their row alone (no enum fkey): from
      * K_COUNT up, the first as [K_COUNT] = {...}, each {name, aliases,
      * iobench, how, as, ikey, refuse} (docs/architecture.md, "Adding a

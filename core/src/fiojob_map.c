@@ -498,6 +498,11 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns)
 	} else if (strcmp(w, "rw") == 0 || strcmp(w, "readwrite") == 0 || strcmp(w, "randrw") == 0) {
 		job->access = w[0] == 'r' && w[1] == 'a' ? IOB_ACCESS_RAND : IOB_ACCESS_SEQ;
 		mixed = 1;
+	} else if (strstr(w, "trim")) { /* fio's HOWTO: Linux block devices and SCSI character devices only */
+		return fj_bad(m, K_RW, -EINVAL,
+			      "trims are not supported (but with ioengine=falloc, which punches holes): fio trims a "
+			      "block device with BLKDISCARD (a regular file fails it: fio 3.33 ends the job with "
+			      "ENOTTY at its first trim)");
 	} else {
 		return fj_bad(m, K_RW, -EINVAL, "not supported (read, write, randread, randwrite, rw, readwrite, randrw)");
 	}

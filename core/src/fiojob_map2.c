@@ -258,6 +258,13 @@ static int map_shape(struct mapper *m)
 	}
 	if ((rc = map_errors(m)))
 		return rc;
+	int dump_all;
+	if ((rc = fj_get_bool(m, K_ERROR_DUMP, 1, &dump_all)))
+		return rc;
+	if (dump_all && fj_get(m, K_ERROR_DUMP) && (fj_get(m, K_CONTINUE_ON_ERROR) || fj_get(m, K_IGNORE_ERROR)))
+		fj_note_job(m->r, job->name,
+			    "error_dump=1: iobench counts the errors it passes over (io_errors) and prints none of them, "
+			    "where fio prints each");
 	if (fj_get(m, K_FLOW) || fj_get(m, K_FLOW_ID) || fj_get(m, K_FLOW_SLEEP)) { /* fio's flow */
 		uint64_t w, id, nap;
 		if ((v = fj_get(m, K_FLOW)) && !v->bare && v->value[0] == '-')
@@ -611,9 +618,10 @@ static int map_verify(struct mapper *m)
 	struct iob_job *job = m->job;
 	const struct fval *v = fj_get(m, K_VERIFY), *vp = fj_get(m, K_VERIFY_PATTERN);
 	int rc, do_verify, fatal, dump;
-	uint64_t u;
+	uint64_t u, async;
 	if ((rc = fj_get_bool(m, K_DO_VERIFY, 1, &do_verify)) || (rc = fj_get_bool(m, K_VERIFY_FATAL, 0, &fatal)) ||
-	    (rc = fj_get_bool(m, K_VERIFY_DUMP, 0, &dump)) || (rc = fj_get_uint(m, K_VERIFY_BACKLOG, UINT64_MAX, 0, &u)))
+	    (rc = fj_get_bool(m, K_VERIFY_DUMP, 0, &dump)) || (rc = fj_get_uint(m, K_VERIFY_BACKLOG, UINT64_MAX, 0, &u)) ||
+	    (rc = fj_get_uint(m, K_VERIFY_ASYNC, INT32_MAX, 0, &async)))
 		return rc;
 	const char *kind = NULL;
 	if (v && (v->bare || !v->value[0]))
@@ -628,10 +636,12 @@ static int map_verify(struct mapper *m)
 	if ((rc = map_pattern(m, K_VERIFY_PATTERN)) != 0)
 		return rc;
 	if (!kind) {
-		if (fj_get(m, K_VERIFY_INTERVAL) || vp || fj_get(m, K_VERIFY_DUMP) || fj_get(m, K_VERIFY_BACKLOG))
+		if (fj_get(m, K_VERIFY_INTERVAL) || vp || fj_get(m, K_VERIFY_DUMP) || fj_get(m, K_VERIFY_BACKLOG) ||
+		    fj_get(m, K_VERIFY_ASYNC))
 			return fj_bad(m, fj_get(m, K_VERIFY_INTERVAL) ? K_VERIFY_INTERVAL : vp ? K_VERIFY_PATTERN
 					: fj_get(m, K_VERIFY_DUMP)	    ? K_VERIFY_DUMP
-									    : K_VERIFY_BACKLOG,
+					: fj_get(m, K_VERIFY_BACKLOG)	    ? K_VERIFY_BACKLOG
+									    : K_VERIFY_ASYNC,
 				   -EINVAL, "needs verify (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
 		return 0;
 	}
@@ -642,9 +652,6 @@ static int map_verify(struct mapper *m)
 			      "with loops and verify: %llu I/Os in a row go past one pass over the file, where fio 3.33 "
 			      "writes and verifies one pass at most",
 			      (unsigned long long)job->load.seq_ops);
-	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED))
-		return fj_bad(m, K_VERIFY, -EINVAL, "verify with a mixed workload (rw, randrw) is not available: write, then "
-						 "verify in a job of its own");
 	if (iob_job_set(job, "verify", kind, m->why, sizeof m->why))
 		return fj_bad(m, K_VERIFY, -EINVAL, "%s", m->why);
 	uint64_t iv;
@@ -660,14 +667,25 @@ static int map_verify(struct mapper *m)
 	if ((rc = set_iob_key(m, K_VERIFY_FATAL, "verify_fatal", "true")) ||
 	    (rc = set_iob_key(m, K_VERIFY_DUMP, "verify_dump", "%s", dump ? "true" : "false")))
 		return rc;
-	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE))
+	const int mixed = (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED)) != 0;
+	if (mixed && job->time_based && do_verify) /* fio 3.33: the time ends the job, no verify pass after it */
+		fj_note_job(m->r, job->name,
+			    "verify with a time_based mixed job: no verify phase (fio 3.33 runs none after the time "
+			    "ends); the writes carry their headers");
+	else if (job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED)))
 		job->phases |= do_verify ? IOB_PHASE_BIT(IOB_PHASE_VERIFY) : 0;
 	else if (do_verify)
 		job->phases = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
 	if (fj_get(m, K_VERIFY_BACKLOG))
 		fj_note_job(m->r, job->name,
-			 "verify_backlog=%llu: iobench verifies after the whole write phase, not every %llu blocks",
+			 "verify_backlog=%llu: iobench verifies after the whole write (or mixed) phase, not every %llu "
+			 "blocks",
 			 (unsigned long long)u, (unsigned long long)u);
+	if (async)
+		fj_note_job(m->r, job->name,
+			    "verify_async=%llu: iobench checks each block in the stream that read it, not in %llu threads of "
+			    "its own: the same blocks and outcome, the check's time in the stream's",
+			    (unsigned long long)async, (unsigned long long)async);
 	char err[512];
 	if ((rc = iob_job_check_verify(job, err, sizeof err)) != 0)
 		return fj_bad(m, K_VERIFY, rc, "%s", strchr(err, ']') ? strchr(err, ']') + 2 : err);

@@ -132,7 +132,8 @@ static const struct iob_key key_table[] = {
     {"access", IOB_KEY_ENUM, "", "seq",
      "sequential offsets, or random ones (sequential and random are accepted too)", access_words,
      FIELD(access), NULL},
-    {"phases", IOB_KEY_LIST, "", "write,read", "phases to run, always in the order write, read, verify, mixed (reads and writes: rwmix_read)",
+    {"phases", IOB_KEY_LIST, "", "write,read", "phases to run, always in the order write, read, verify, mixed (reads and writes: rwmix_read); with mixed, "
+     "verify after it (it reads back the blocks mixed wrote)",
      phase_words, FIELD(phases), NULL},
     {"block_size", IOB_KEY_SIZE, "bytes", "4K", "bytes per I/O (at most 2 GiB)", NULL, FIELD(block_size),
      NULL, 1, 0},

@@ -21,6 +21,19 @@ const char *iob_phase_name(enum iob_phase p)
 	return word_of(words, sizeof words / sizeof words[0], (unsigned)p);
 }
 
+size_t iob_phase_order(uint32_t phases, enum iob_phase out[4])
+{
+	static const enum iob_phase plain[] = {IOB_PHASE_WRITE, IOB_PHASE_READ, IOB_PHASE_VERIFY, IOB_PHASE_MIXED},
+				    mixed_first[] = {IOB_PHASE_WRITE, IOB_PHASE_READ, IOB_PHASE_MIXED, IOB_PHASE_VERIFY};
+	const int after = (phases & IOB_PHASE_BIT(IOB_PHASE_MIXED)) && (phases & IOB_PHASE_BIT(IOB_PHASE_VERIFY));
+	const enum iob_phase *order = after ? mixed_first : plain;
+	size_t n = 0;
+	for (size_t i = 0; i < 4; i++)
+		if (phases & IOB_PHASE_BIT(order[i]))
+			out[n++] = order[i];
+	return n;
+}
+
 const char *iob_lat_timing_name(enum iob_lat_timing l)
 {
 	static const char *const words[] = {

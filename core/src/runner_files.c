@@ -156,6 +156,9 @@ void iob_runner_job_files_free(struct job_files *jf)
 	free(jf->pin);
 	free(jf->state);
 	free(jf->written);
+	for (size_t i = 0; jf->wlog && i < jf->nwlog; i++)
+		free(jf->wlog[i].v);
+	free(jf->wlog);
 	iob_filelist_free(&jf->fl);
 }
 
@@ -171,8 +174,11 @@ int iob_runner_job_files_open(struct iob_run *run, const struct iob_job *job, st
 	jf->open = calloc(n, sizeof *jf->open);
 	jf->pin = calloc(n, sizeof *jf->pin);
 	jf->state = calloc(n, sizeof *jf->state);
+	const uint32_t mixed_verify = IOB_PHASE_BIT(IOB_PHASE_MIXED) | IOB_PHASE_BIT(IOB_PHASE_VERIFY);
+	if ((job->phases & mixed_verify) == mixed_verify) /* each stream's writes, for the verify */
+		jf->wlog = calloc(jf->nwlog = job->threads > 1 ? job->threads : 1, sizeof *jf->wlog);
 	size_t *dirpin = calloc(jf->fl.ndirs + 1, sizeof *dirpin);
-	if (!jf->open || !jf->pin || !jf->state || !dirpin) {
+	if (!jf->open || !jf->pin || !jf->state || !dirpin || (jf->nwlog && !jf->wlog)) {
 		free(dirpin);
 		iob_run_fail(run, 0, "out of memory");
 		return -ENOMEM;

@@ -458,20 +458,18 @@ int iob_runner_run_group(struct iob_run *run, size_t a, size_t e)
 			if (bs > UINT64_MAX / 2)
 				break;
 		}
-		for (int p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++)
-			phases += (job->phases & IOB_PHASE_BIT(p)) != 0;
+		enum iob_phase order[4];
+		phases = iob_phase_order(job->phases, order);
 		gj->ph = rc == 0 ? calloc(steps * phases + 1, sizeof *gj->ph) : NULL;
 		if (rc == 0 && !gj->ph) {
 			iob_run_fail(run, 0, "out of memory");
 			rc = -ENOMEM;
 		}
 		for (uint64_t bs = job->block_size; rc == 0 && bs <= top; bs *= 2) {
-			for (int p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++)
-				if (job->phases & IOB_PHASE_BIT(p))
-					gj->ph[gj->nph++] = (struct gphase){
-						.phase = (enum iob_phase)p,
-						.bs = bs,
-						.expect = iob_runner_expect_bytes(job, &gj->jf.fl, bs)};
+			for (size_t p = 0; p < phases; p++)
+				gj->ph[gj->nph++] = (struct gphase){.phase = order[p],
+								    .bs = bs,
+								    .expect = iob_runner_expect_bytes(job, &gj->jf.fl, bs)};
 			if (bs > UINT64_MAX / 2)
 				break;
 		}

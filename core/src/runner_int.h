@@ -63,6 +63,10 @@ struct job_files {
 	/* a random write's draws per stream (iob_phase_result.draws), for the
 	 * random reads and verifies after it at the same block size */
 	uint64_t *written, written_bs;
+	/* a job with a mixed and a verify phase: each stream's writes of the
+	 * mixed phase, which the verify after it reads back (spec.wlog_*) */
+	struct iob_wlog *wlog;
+	size_t nwlog;
 };
 
 struct phase_run {

@@ -200,10 +200,19 @@ void iob_runner_written_keep(struct job_files *jf, const struct iob_job *job, en
 /* A read or verify after that write: it reads where the write wrote.  A
  * random one has no ramp unless the write covered every block: a ramp draws
  * another order, which would read blocks the write never wrote (past the
- * end of a file it left short).  Returns 1 when it took the ramp away. */
+ * end of a file it left short).  Returns 1 when it took the ramp away.  A
+ * job with a mixed and a verify phase (jf->wlog): the mixed phase logs its
+ * writes, and the verify after it reads exactly those, with no ramp. */
 int iob_runner_written_apply(const struct job_files *jf, const struct iob_job *job, enum iob_phase phase,
 			     uint64_t bs, struct iob_phase_spec *spec)
 {
+	if (jf->wlog && phase == IOB_PHASE_MIXED)
+		spec->wlog_out = jf->wlog;
+	if (jf->wlog && phase == IOB_PHASE_VERIFY) { /* what the mixed phase wrote, all of it */
+		spec->wlog_in = jf->wlog;
+		spec->ramp_ns = 0;
+		return 0;
+	}
 	if ((phase != IOB_PHASE_READ && phase != IOB_PHASE_VERIFY) || !jf->written || jf->written_bs != bs)
 		return 0;
 	spec->written_draws = jf->written;
@@ -504,10 +513,10 @@ int iob_runner_run_job(struct iob_run *run, size_t j)
 		rc = iob_runner_rank_job_start(run, rc);
 	uint64_t top = job->block_size_max ? job->block_size_max : job->block_size;
 	for (uint64_t bs = job->block_size; rc == 0 && bs <= top && !*run->stop; bs *= 2) {
-		for (int p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED && rc == 0 && !*run->stop; p++)
-			if (job->phases & IOB_PHASE_BIT(p)) {
-				rc = run_phase_repeats(run, j, b, &jf, (enum iob_phase)p, bs);
-			}
+		enum iob_phase order[4];
+		size_t np = iob_phase_order(job->phases, order);
+		for (size_t p = 0; p < np && rc == 0 && !*run->stop; p++)
+			rc = run_phase_repeats(run, j, b, &jf, order[p], bs);
 		if (bs > UINT64_MAX / 2)
 			break;
 	}

@@ -149,6 +149,8 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 		st->spec.stop = &ps.stop;
 		st->spec.live = base->live ? base->live + i : NULL; /* one per stream */
 		st->spec.written_draws = base->written_draws ? base->written_draws + i : NULL;
+		st->spec.wlog_out = base->wlog_out ? base->wlog_out + i : NULL;
+		st->spec.wlog_in = base->wlog_in ? base->wlog_in + i : NULL;
 		st->spec.iolog = base->iolog ? base->iolog + i : NULL;
 		rc = iob_thread_start(&st->thread, stream_main, st);
 	}

@@ -405,4 +405,5 @@ static const struct iob_option_decl e4_options[] = {
 };
 IOB_BACKEND_PLUGIN_OPTIONS(e4_host, E4_NAME,
 			   "each write moves its range into fresh blocks with EXT4_IOC_MOVE_EXT (fio's ioengine=e4defrag)",
-			   IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_UNCOUNTED, &e4_ops, e4_options);
+			   IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_UNCOUNTED | IOB_CAP_SAMEDATA,
+			   &e4_ops, e4_options);

@@ -257,6 +257,43 @@ def case_ini(tmp):
     expect(sorted(os.listdir(d)) == ["don", "f"], os.listdir(d))
 
 
+def case_verify_beside(tmp):
+    """e4defrag.fio's shape, in a job file of our own: an e4defrag job and a libaio randrw job with
+    verify=md5 (numjobs=2) on one file at once.  Accepted (e4defrag leaves the bytes as they were); each
+    stream verifies exactly the blocks its mixed phase wrote, none bad, the e4defrag job moves its
+    bytes.  Beside a writer of other bytes (buffer_pattern) the same verify job is refused, in one line,
+    nothing created."""
+    d = os.path.join(tmp, "data")
+    os.makedirs(d)
+    need_ext4(d)
+    job = ("[global]\ndirectory={d}\nfilename=f\nsize=2M\nbs=64k\n"
+           "[lay]\nrw=write\n"
+           "[defrag]\nstonewall\nioengine=e4defrag\ndonorname=f.def\ninplace=1\nrw=randwrite\n"
+           "[mix]\nioengine=libaio\ndirect=1\niodepth=8\nrw=randrw\nverify=md5\nnumjobs=2\n{extra}")
+    path = iob.write(os.path.join(tmp, "v.fio"), job.format(d=d, extra=""))
+    iobench("check", path, rc=0)
+    expect(os.listdir(d) == [], f"check created {os.listdir(d)}")
+    js = os.path.join(tmp, "v.json")
+    iobench("run", path, "--output", "json=" + js, rc=0)
+    recs = iob.read_json(js)["records"]
+    st = [r for r in recs if r.get("kind") == "stream" and r["job"] == "mix"]
+    w = {r["stream"]: r["ops_written"] for r in st if r["phase"] == "mixed"}
+    v = {r["stream"]: (r["ops"], r["status"], r.get("verify_bad_blocks", 0)) for r in st if r["phase"] == "verify"}
+    expect(len(w) == 2 and v == {k: (n, "ok", 0) for k, n in w.items()}, f"mixed writes {w}, verify {v}")
+    dj = [r for r in recs if r.get("kind") == "phase" and r["job"] == "defrag"]
+    expect(len(dj) == 1 and dj[0]["bytes"] == 2 * MiB and dj[0]["status"] == "ok", dj)
+    print(f"e4defrag beside randrw + verify: streams wrote {w}, verified each, none bad; e4defrag moved "
+          f"{dj[0]['bytes']} bytes")
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    other = iob.write(os.path.join(tmp, "o.fio"), job.format(d=empty, extra="") +
+                      "[other]\nrw=randwrite\nbuffer_pattern=0xff\n")
+    p = iobench("check", other)
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    expect(p.returncode == 2 and len(lines) == 1 and "both use the data file" in lines[0], f"{p.returncode}: {lines}")
+    expect(os.listdir(empty) == [], f"created {os.listdir(empty)}")
+
+
 # ---- bad values -------------------------------------------------------------------------------------
 
 def case_refused(tmp):

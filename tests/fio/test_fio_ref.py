@@ -1325,8 +1325,8 @@ def case_shared_write(tmp):
         print(f"flow.fio: fio {fops}, ratio {fops['job1'][1] / max(fops['job2'][0], 1):.2f}; testfile after: "
               f"{fst.st_size} bytes, {fst.st_blocks} blocks")
         expect(fst.st_size == st.st_size, f"testfile: fio {fst.st_size} bytes, iobench {st.st_size}")
-    # INI: the same pair accepted (the file made by an earlier job), two writers too; verify, truncate
-    # refused
+    # INI: the same pair accepted (the file made by an earlier job), two writers too; a verify beside a
+    # writer of other bytes, truncate refused
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty)
     base = (f"[global]\ndir = {empty}\nfilename = f\nsize = 1M\nblock_size = 64K\n"
@@ -1350,8 +1350,18 @@ def case_shared_write(tmp):
     expect(two == {"make": 16, "w": 16, "r": 16}, f"INI two writers: each job's own 16 writes: {two}")
     for f in os.listdir(empty):
         os.remove(os.path.join(empty, f))
-    for w, r, what in (("", "read,verify", "verify"), ("truncate = true\n", "read", "truncate"),
-                       ("", "write,verify", "a writer that verifies beside another")):
+    # a verify beside a writer of the same bytes (block size, pattern, verify keys) is accepted, and
+    # finds none bad: a block the other rewrote holds what it wrote
+    for r in ("read,verify", "write,verify"):
+        with open(prof, "w") as fh:
+            fh.write(base.replace("[make]", "verify = crc32c\n[make]") + pair.format(w="", r=r))
+        p = iobench("run", prof)
+        expect(p.returncode == 0, f"INI {r} beside a writer of the same bytes: exit {p.returncode}: {p.stderr}")
+        for f in os.listdir(empty):
+            os.remove(os.path.join(empty, f))
+    for w, r, what in (("pattern = ones\n", "read,verify", "verify beside a writer of other bytes"),
+                       ("truncate = true\n", "read", "truncate"),
+                       ("block_size = 32K\n", "write,verify", "a writer that verifies beside another of 32K blocks")):
         with open(prof, "w") as fh:
             fh.write(base + pair.format(w=w, r=r))
         p = iobench("run", prof)

@@ -616,16 +616,17 @@ def case_side_file_is_data(tmp):
 def case_two_writers_one_file(tmp):
     """Problem 5: a live CSV and a bw log on one path, a live CSV on an
     output's file, two jobs of one group writing and verifying one data
-    file, a writer beside a reader that verifies it (named through an alias
-    of the directory) and a truncating writer are refused by check and run
-    (exit 2, one line naming both); a writer beside a plain reader runs
-    (fio's flow.fio), and so do two writers that verify nothing, noted."""
+    file with other bytes (patterns), a writer of other bytes beside a
+    reader that verifies it (named through an alias of the directory) and a
+    truncating writer are refused by check and run (exit 2, one line naming
+    both); a writer beside a plain reader runs (fio's flow.fio), and so do
+    two writers that verify nothing, noted."""
     cases = [
         (LOGGED + "livecsv = x_bw.1.log\nbw_log = x\n", [], ["livecsv", "bw_log", "x_bw.1.log"]),
         (LOGGED + "livecsv = o.json\n", ["--output", "json=o.json"], ["livecsv", "o.json"]),
-        ("[global]\nsize = 1M\nfilename = g\nphases = write,verify\ngroup = 1\n[a]\n[b]\n", [],
+        ("[global]\nsize = 1M\nfilename = g\nphases = write,verify\ngroup = 1\n[a]\n[b]\npattern = ones\n", [],
          ["group 1", "jobs a and b", "g"]),
-        (f"[global]\nsize = 1M\ngroup = 1\nfilename = g\n[a]\nphases = write\n[b]\ndir = {tmp}/.\n"
+        (f"[global]\nsize = 1M\ngroup = 1\nfilename = g\n[a]\nphases = write\npattern = ones\n[b]\ndir = {tmp}/.\n"
          f"phases = read,verify\n", [], ["jobs a and b", "a writes it"]),
         (f"[global]\nsize = 64K\ngroup = 1\nfilename = g\n[a]\nphases = write\ntruncate = true\n[b]\n"
          f"dir = {tmp}/.\nphases = read\n", [], ["jobs a and b", "a writes it"]),

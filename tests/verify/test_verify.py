@@ -7,6 +7,7 @@ basic-verify.fio run by fio and by iobench unchanged but for --set.
 usage: test_verify.py --bin DIR --src DIR --work DIR [--fio FIO] CASE"""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -198,7 +199,8 @@ def case_bad_values(d):
     fbad = [("verify", "crc7"), ("verify", "pattern"), ("verify_pattern", "zz"), ("verify_interval", "100"),
             ("do_verify", "2"), ("verify_dump", "x"), ("verify_backlog", "-3"), ("buffer_pattern", "0xzz"),
             ("buffer_compress_percentage", "101"), ("buffer_compress_chunk", "8k"), ("dedupe_percentage", "-1"),
-            ("refill_buffers", "2"), ("scramble_buffers", "yes-ish")]
+            ("refill_buffers", "2"), ("scramble_buffers", "yes-ish"), ("verify_async", "-1"),
+            ("verify_async", "two"), ("error_dump", "2")]
     for key, val in fbad:
         sub = tempfile.mkdtemp(dir=d)
         job = os.path.join(sub, "j.fio")
@@ -568,6 +570,177 @@ def case_fio_surface_scan(d):
         fi = fio_totals(json.load(f))
     print(f"fio     {fi}\niobench {i}")
     expect(fi == i, f"fio and iobench differ: fio {fi}, iobench {i}")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# Verify with a mixed workload (rw=randrw, rw=readwrite; INI phases = mixed,verify)
+
+def traced_io(argv, d, tag, inject=None):
+    """argv under strace -f: [(pid, call, offset, injected)] of every 4 KiB-aligned pread64/pwrite64 in
+    the order strace saw them (per thread: the order issued), and the completed process.  inject: the
+    Nth pwrite64 of a thread returns 4096 without writing (strace --inject)."""
+    if not shutil.which("strace"):
+        raise iob.Skip("strace is not installed: the I/O cannot be seen from outside")
+    log = os.path.join(d, f"strace-{tag}.log")
+    env = dict(os.environ)  # LeakSanitizer cannot run under ptrace
+    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+    cmd = ["strace", "-f", "-qq", "-s", "0", "-e", "trace=pread64,pwrite64", "-o", log]
+    if inject:
+        cmd += ["-e", f"inject=pwrite64:retval=4096:when={inject}"]
+    p = subprocess.run(cmd + argv, capture_output=True, text=True, cwd=d, env=env, timeout=300)
+    calls = []
+    with open(log) as f:
+        for line in f:
+            m = re.match(r'(\d+)\s+(pread64|pwrite64)\(\d+, ""\.*, (\d+), (\d+)\)\s+= (\d+)( \(INJECTED\))?', line)
+            if m and int(m.group(3)) == BS:
+                calls.append((int(m.group(1)), m.group(2)[1:-2], int(m.group(4)), bool(m.group(6))))
+    return calls, p
+
+
+def mixed_then_verify(calls):
+    """Split one thread's calls, a mixed phase and a verify of as many reads as it wrote blocks: (the
+    mixed phase's writes, its reads, the last calls, reads only, as many as the writes; [] if any of
+    those is a write)."""
+    w = [c[2] for c in calls if c[1] == "write"]
+    cut = len(calls) - len(w)
+    tail = calls[cut:]
+    return (w, [c[2] for c in calls[:cut] if c[1] == "read"],
+            [c[2] for c in tail] if all(c[1] == "read" for c in tail) else [])
+
+
+def phase_recs(path):
+    with open(path) as f:
+        return [r for r in json.load(f)["records"] if r.get("kind") == "phase"]
+
+
+def mixed_job(d, name, rw, extra=""):
+    path = os.path.join(d, f"{name}.fio")
+    with open(path, "w") as f:
+        f.write(f"[{name}]\nfilename={os.path.join(d, name + '.dat')}\nsize=1m\nbs=4k\nrw={rw}\n"
+                f"verify=md5\nioengine=psync\n{extra}")
+    return path
+
+
+def case_mixed_fio(d):
+    """rw=randrw and rw=readwrite with verify, by iobench and by fio 3.33, both traced: the mixed phase
+    reads and writes one pass (256 blocks of 4 KiB) and checks none of its reads; then a verify reads
+    exactly the blocks it wrote, in the order it wrote them; the JSON counts agree with the trace.
+    rwmixread=0 and 100 give the same counts by both tools."""
+    fio = fio_binary()
+    cases = [("randrw", ""), ("readwrite", "rwmixread=30\n"), ("randrw", "rwmixread=0\n"),
+             ("randrw", "rwmixread=100\n")]
+    for k, (rw, extra) in enumerate(cases):
+        job = mixed_job(d, f"m{k}", rw, extra)
+        out = os.path.join(d, f"m{k}.json")
+        calls, p = traced_io([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"i{k}")
+        expect(p.returncode == 0, f"{rw} {extra!r}: exit {p.returncode}: {p.stderr}")
+        recs = phase_recs(out)
+        mixed = [r for r in recs if r["phase"] == "mixed"][0]
+        ver = [r for r in recs if r["phase"] == "verify"]
+        w, r, tail = mixed_then_verify(calls[-(256 + mixed["ops_written"]):])  # after the layout
+        expect(mixed["ops"] == 256 and len(w) + len(r) == 256, f"{rw}: mixed {mixed['ops']}, traced {len(w)}+{len(r)}")
+        expect(len(w) == mixed["ops_written"], f"{rw}: {len(w)} writes traced, the record says {mixed['ops_written']}")
+        expect(tail == w, f"{rw} {extra!r}: the reads after the mixed phase are not its writes in order")
+        if w:
+            expect(len(ver) == 1 and ver[0]["ops"] == len(w) and ver[0]["bytes"] == len(w) * BS
+                   and ver[0]["status"] == "ok", f"{rw}: verify record {ver}")
+        else:
+            expect(not ver or ver[0]["ops"] == 0, f"{rw} {extra!r}: nothing written, yet verified {ver}")
+        line = f"{rw} {extra.strip() or 'rwmixread=50'}: iobench mixed {len(w)} writes + {len(r)} reads, " \
+               f"verify {len(tail)}"
+        if fio:
+            fcalls, fp = traced_io([fio, "--output-format=json", job], d, f"f{k}")
+            expect(fp.returncode == 0, f"fio {rw}: exit {fp.returncode}: {fp.stderr}")
+            doc = json.loads(fp.stdout[fp.stdout.index("{"):])["jobs"][0]
+            fw, fr, ftail = mixed_then_verify(fcalls)
+            expect(len(fw) == doc["write"]["total_ios"] and len(fr) + len(ftail) == doc["read"]["total_ios"],
+                   f"fio {rw}: trace {len(fw)}/{len(fr)}+{len(ftail)}, JSON {doc['write']['total_ios']}/"
+                   f"{doc['read']['total_ios']}")
+            expect(ftail == fw, f"fio {rw}: its verify reads are not its writes in order")
+            # fio's sequential readwrite keeps a position per direction, so its pass is size bytes of
+            # both; iobench's one position; random: every block once by either
+            expect(len(fw) + len(fr) == 256, f"fio {rw}: {len(fw)} + {len(fr)} I/Os in its mixed phase")
+            if extra in ("rwmixread=0\n", "rwmixread=100\n"):
+                expect((len(fw), len(fr), len(ftail)) == (len(w), len(r), len(tail)),
+                       f"{rw} {extra!r}: fio {len(fw)}/{len(fr)}/{len(ftail)}, iobench {len(w)}/{len(r)}/{len(tail)}")
+            line += f"; fio {len(fw)} + {len(fr)}, verify {len(ftail)}"
+        print(line)
+    # verify_async: the same verify, noted; error_dump=1 where errors are passed over: noted
+    job = mixed_job(d, "va", "randrw", "verify_async=4\n[k]\nstonewall\nrw=write\nsize=64k\n"
+                    "continue_on_error=write\nerror_dump=1\n")
+    p = iobench("check", job, rc=0)
+    expect("verify_async=4: iobench checks each block in the stream that read it" in p.stdout + p.stderr and
+           "error_dump=1: iobench counts the errors it passes over" in p.stdout + p.stderr, p.stdout + p.stderr)
+    # time_based: fio 3.33 verifies nothing after the time ends; iobench runs no verify phase, noted
+    job = mixed_job(d, "tb", "randrw", "time_based=1\nruntime=300ms\n")
+    out = os.path.join(d, "tb.json")
+    p = iobench("run", job, "--output", f"json={out}", rc=0)
+    expect("no verify phase" in p.stderr and [r["phase"] for r in phase_recs(out)] == ["mixed"],
+           f"time_based: {p.stderr}")
+    return 0
+
+
+def case_mixed_mismatch(d):
+    """A write of the mixed phase that never reached the file (strace makes the third pwrite64 return
+    4096 without writing) is caught by the verify after it: iobench names that block's offset and exits
+    3, fio 3.33 names it too and exits 1.  The file holds zeros first, so the lost block has no header."""
+    offs = {}
+    ini = os.path.join(d, "mv.ini")
+    with open(ini, "w") as f:
+        f.write(f"[mk]\ndir = {d}\nfilename = z.dat\nsize = 1M\nblock_size = 4K\nphases = write\n"
+                f"pattern = zero\nkeep_files = true\n")
+    iobench("run", ini, rc=0)
+    with open(ini, "w") as f:
+        f.write(f"[mv]\ndir = {d}\nfilename = z.dat\nsize = 1M\nblock_size = 4K\naccess = rand\n"
+                f"phases = mixed,verify\nrwmix_read = 50\nverify = crc32c\nkeep_files = true\n")
+    out = os.path.join(d, "mv.json")
+    calls, p = traced_io([os.path.join(ARGS.bin, "iobench"), "run", ini, "--output", f"json={out}"], d, "inj", 3)
+    lost = [c[2] for c in calls if c[3]]
+    expect(len(lost) == 1, f"strace injected {lost}")
+    expect(p.returncode == 3, f"exit {p.returncode}: {p.stderr}")
+    err = [ln for ln in p.stderr.splitlines() if "error:" in ln]
+    expect(len(err) == 1 and f"offset {lost[0]} of" in err[0] and f"block at offset {lost[0]}" in err[0], err)
+    ver = [r for r in phase_recs(out) if r["phase"] == "verify"][0]
+    expect(ver["status"] == "mismatch" and ver["verify_bad_blocks"] == 1, ver)
+    offs["iobench"] = lost[0]
+    fio = fio_binary()
+    if fio:
+        with open(os.path.join(d, "fz.dat"), "wb") as f:
+            f.write(bytes(1 << 20))
+        job = os.path.join(d, "mv.fio")
+        with open(job, "w") as f:
+            f.write(f"[mv]\nfilename={os.path.join(d, 'fz.dat')}\nsize=1m\nbs=4k\nrw=randrw\nverify=crc32c\n"
+                    f"ioengine=psync\n")
+        fcalls, fp = traced_io([fio, "--output-format=json", job], d, "finj", 3)
+        flost = [c[2] for c in fcalls if c[3]]
+        expect(len(flost) == 1 and fp.returncode == 1 and f"offset {flost[0]}," in fp.stderr,
+               f"fio: exit {fp.returncode}, injected {flost}: {fp.stderr}")
+        offs["fio"] = flost[0]
+    print(f"the lost write's block reported at {offs}; iobench exits 3" + (", fio 1" if fio else ""))
+    return 0
+
+
+def case_mixed_clones(d):
+    """numjobs=4 on one file, rw=randrw, verify: each stream verifies the blocks it wrote (its verify ops
+    are its mixed ops_written) and none is bad: another stream's rewrite of a block holds the same bytes.
+    fio 3.33 reports its clones' rewrites as bad blocks ("bad header rand_seed"): printed, not asserted
+    (it depends on which clone writes a block last)."""
+    job = mixed_job(d, "nj", "randrw", "numjobs=4\n")
+    out = os.path.join(d, "nj.json")
+    iobench("run", job, "--output", f"json={out}", rc=0)
+    with open(out) as f:
+        st = [r for r in json.load(f)["records"] if r.get("kind") == "stream"]
+    w = {r["stream"]: r["ops_written"] for r in st if r["phase"] == "mixed"}
+    v = {r["stream"]: r["ops"] for r in st if r["phase"] == "verify"}
+    bad = sum(r.get("verify_bad_blocks", 0) for r in st)
+    expect(len(w) == 4 and w == v and bad == 0, f"writes {w}, verified {v}, bad {bad}")
+    line = f"iobench: 4 streams wrote {sum(w.values())} blocks, verified each, none bad"
+    fio = fio_binary()
+    if fio:
+        p = subprocess.run([fio, "--output-format=json", job], capture_output=True, text=True, cwd=d, timeout=300)
+        line += f"; fio: exit {p.returncode}, {p.stderr.count('bad header rand_seed')} rand_seed errors"
+    print(line)
     return 0
 
 

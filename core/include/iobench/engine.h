@@ -55,6 +55,18 @@ struct iob_iolog {
 	double ns_per_tick;	 /* set at the phase's end */
 };
 
+/* The writes of a mixed phase, in the order they were issued, for the
+ * verify phase after it (fio's list of written blocks): one per stream,
+ * owned by the runner; the engine grows v (free it with free). */
+struct iob_wlog_ent {
+	uint64_t off;
+	uint32_t fi, len;
+};
+struct iob_wlog {
+	struct iob_wlog_ent *v;
+	size_t n, cap;
+};
+
 struct iob_phase_spec {
 	const struct iob_loaded *backend;
 	const char *const *files;
@@ -136,6 +148,12 @@ struct iob_phase_spec {
 	 * time limit, those draws again and again.  Streams: indexed by
 	 * stream (iob_streams_run passes stream i its own).  NULL: no end. */
 	const uint64_t *written_draws;
+	/* A mixed phase whose job verifies after it: every write drawn is
+	 * appended here (emptied when the phase starts).  A verify phase after
+	 * it: reads exactly these blocks, in this order, and nothing else.
+	 * Indexed by stream as written_draws.  NULL: none. */
+	struct iob_wlog *wlog_out;
+	const struct iob_wlog *wlog_in;
 	/* Per-I/O logs: indexed by stream as live (iob_streams_run passes stream
 	 * i its own); every I/O of the window is timed.  NULL: none. */
 	struct iob_iolog *iolog;

@@ -7,6 +7,9 @@
 #ifndef IOBENCH_PHASE_H
 #define IOBENCH_PHASE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #define IOB_NAME_MAX 64
 #define IOB_PATH_MAX 4096
 
@@ -32,5 +35,9 @@ const char *iob_lat_timing_name(enum iob_lat_timing l);
 #define IOB_PHASE_BIT(p) (1u << (p))
 /* "write", "read", "verify" */
 const char *iob_phase_name(enum iob_phase p);
+/* The phases of the bit set `phases` in the order they run: write, read,
+ * verify, mixed; with both mixed and verify, the verify after the mixed
+ * phase (it reads back what the mixed phase wrote).  Returns how many. */
+size_t iob_phase_order(uint32_t phases, enum iob_phase out[4]);
 
 #endif

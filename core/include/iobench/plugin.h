@@ -151,6 +151,11 @@ struct iob_host {
  * aio_reqprio with IOCB_FLAG_IOPRIO, io_uring's sqe ioprio.  The core
  * refuses a per-I/O priority (cmdprio_*) on a backend without it. */
 #define IOB_CAP_IOPRIO (1u << 13)
+/* The backend's writes leave the file's bytes as they were (e4defrag: the
+ * kernel moves the file's blocks into fresh ones, their data unchanged), so
+ * a job verifying the file while it runs sees only its own bytes.  An older
+ * core ignores it. */
+#define IOB_CAP_SAMEDATA (1u << 14)
 
 struct iob_open_args {
 	size_t struct_size; /* sizeof(struct iob_open_args) in the core */
