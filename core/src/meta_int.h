@@ -51,12 +51,23 @@ struct mstream {
 	char err[512];
 	struct iob_thread *th;
 	int done; /* atomic: mt_stream_main returned */
+	/* path_walk = full: the directory the stream removes names in, opened
+	 * by its path at the first of them and held for the rest (directory pk
+	 * of tree pt), or MO_NONE */
+	mo_h pfd;
+	const struct tree *pt;
+	uint64_t pk;
+	/* path_walk = full, stat and dirstat: the stats walked through tree
+	 * walkt's directories below walk1, checked after the phase */
+	const struct tree *walkt;
+	uint64_t walk1;
 };
 
 struct mjob {
 	struct iob_run *run;
 	const struct iob_job *job;
-	mo_h dirfd; /* the job's directory */
+	mo_h dirfd;   /* the job's directory */
+	uint64_t dev; /* its file system (path_walk = full's stats are checked on it) */
 	uint64_t G, ndirs, per_dir;
 	uint32_t nthreads;
 	struct tree *trees; /* per stream of this rank (dir_per_stream), or one */
