@@ -582,7 +582,7 @@ def case_path_walk(tmp):
                 "run", profile(tmp, base.replace("threads = 2", "threads = 1") + f"path_walk = {walk}\n"
                                     "meta_phases = create,stat,remove\n"),
                 "--output", "json=" + os.path.join(tmp, "w.json")]
-        sp = subprocess.run(argv, capture_output=True, text=True, env=env(), timeout=240)
+        sp = subprocess.run(argv, capture_output=True, text=True, env=traced_env(), timeout=240)
         if sp.returncode != 0 and "ptrace" in sp.stderr:
             return  # no ptrace here (a container): the counts above stand alone
         expect(sp.returncode == 0, sp.stderr[-2000:])
@@ -666,7 +666,7 @@ def threads_before_phases(tmp, strace):
     d = fresh(tmp, "links")
     os.makedirs(os.path.join(d, "job"))
     count = clone3_count(strace, links_profile(tmp, os.path.join(d, "job")), os.path.join(tmp, "links-count.strace"),
-                         os.path.join(tmp, "count.json"), env())
+                         os.path.join(tmp, "count.json"), traced_env())
     expect(count >= 3, f"fewer than 3 threads started: {count}")
     shutil.rmtree(d)
     return count - 3
@@ -691,7 +691,7 @@ def case_path_walk_links(tmp):
         out = os.path.join(tmp, "links.json")
         prof = links_profile(tmp, job)
         p, pid = stopped_at_thread(strace, prof, os.path.join(tmp, f"links-{phase}.strace"), out, nth,
-                                   "trace=clone3", env(), phase)
+                                   "trace=clone3", traced_env(), phase)
         root = os.path.join(job, "iobench.m.0")
         made = sorted(n for n in os.listdir(os.path.join(root, "d0")) if n.startswith("f."))
         # 20 files over 3 directories, 7 each: d0 holds files 7 .. 13 once create is over
@@ -747,7 +747,7 @@ def case_path_walk_links_dev(tmp):
             iob.write(os.path.join(far, n), "far")
         out = os.path.join(tmp, "links.json")
         p, pid = stopped_at_thread(strace, links_profile(tmp, job), os.path.join(tmp, "links-dev.strace"), out,
-                                   before + 2, "trace=clone3", env(), "stat")
+                                   before + 2, "trace=clone3", traced_env(), "stat")
         root = os.path.join(job, "iobench.m.0")
         os.rename(os.path.join(root, "d0"), os.path.join(aside, "d0"))
         os.symlink(far, os.path.join(root, "d0"))
