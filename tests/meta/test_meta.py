@@ -611,6 +611,25 @@ def case_path_walk(tmp):
             # the check after the stats: the 12 directories below the root, each by its name from its parent
             chk = [l for l in text if "newfstatat(" in l and re.search(r'"d[0-2]"', l)]
             expect(len(chk) == 12 and all("AT_SYMLINK_NOFOLLOW" in l and "S_IFDIR" in l for l in chk), chk)
+    # full's mkdir and rmdir: mkdir opens each new directory's parent by its path (O_PATH, refusing links),
+    # rmdir each parent once for its children in a row, deepest first; every directory made and removed once
+    log = os.path.join(tmp, "walk-dirs.log")
+    sp = subprocess.run([strace, "-f", "-qq", "-e", "trace=openat2,unlinkat,mkdirat", "-o", log, iobench(), "run",
+                         profile(tmp, base.replace("threads = 2", "threads = 1") + "path_walk = full\n"
+                                      "meta_phases = mkdir,rmdir\n"),
+                         "--output", "json=" + os.path.join(tmp, "w.json")],
+                        capture_output=True, text=True, env=traced_env(), timeout=240)
+    expect(sp.returncode == 0, sp.stderr[-2000:])
+    text = open(log).read().splitlines()
+    made = [l for l in text if "mkdirat(" in l and "= 0" in l]
+    gone = [l for l in text if "unlinkat(" in l and "AT_REMOVEDIR" in l and "= 0" in l]
+    expect(len(made) == nd and len(gone) == nd, f"{len(made)} mkdirat, {len(gone)} rmdir")
+    opened = [l.split('"')[1] for l in text if "openat2(" in l and "O_PATH" in l and "O_DIRECTORY" in l
+              and '"iobench.m.0' in l]
+    kids = [f"iobench.m.0/d{b}" for b in range(3)]
+    want = ["iobench.m.0"] * 3 + [k for k in kids for _ in range(3)] + kids[::-1] + ["iobench.m.0"]
+    expect(opened == want, f"parents opened by path: {opened}")
+    expect(listing(d) == before, f"mkdir,rmdir: left behind: {set(listing(d)) - set(before)}")
 
 
 def clone3_count(strace, prof, log, json_out, run_env):
