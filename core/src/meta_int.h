@@ -61,13 +61,13 @@ struct mstream {
 	 * walkt's directories below walk1, checked after the phase */
 	const struct tree *walkt;
 	uint64_t walk1;
+	uint64_t sdev; /* and the file system they must land on (stat_reference) */
 };
 
 struct mjob {
 	struct iob_run *run;
 	const struct iob_job *job;
-	mo_h dirfd;   /* the job's directory */
-	uint64_t dev; /* its file system (path_walk = full's stats are checked on it) */
+	mo_h dirfd; /* the job's directory */
 	uint64_t G, ndirs, per_dir;
 	uint32_t nthreads;
 	struct tree *trees; /* per stream of this rank (dir_per_stream), or one */

@@ -287,7 +287,7 @@ static void stat_dirs(struct mstream *s, const struct tree *t, uint64_t from, ui
 			child_name(m, k, name, sizeof name);
 		}
 		uint64_t a = iob_now_ns();
-		rc = full ? mo_full_stat_dir(top, path, m->dev) : mo_stat_dir(at, name);
+		rc = full ? mo_full_stat_dir(top, path, s->sdev) : mo_stat_dir(at, name);
 		iob_hist_record(s->h, iob_now_ns() - a);
 		if (full)
 			s->walk1 = k + 1;
@@ -378,7 +378,7 @@ static int file_op(struct mstream *s, mo_h dfd, char *dir, size_t dlen, const st
 			rc = c;
 		break;
 	case IOB_META_STAT:
-		rc = dir ? mo_full_stat_file(dfd, path, m->dev) : mo_stat_file(dfd, name);
+		rc = dir ? mo_full_stat_file(dfd, path, s->sdev) : mo_stat_file(dfd, name);
 		break;
 	case IOB_META_OPEN:
 	case IOB_META_READ:
@@ -475,8 +475,9 @@ void mt_file_range(struct mstream *s, struct tree *t, uint64_t g, uint64_t from,
 /* After a stat or dirstat phase with path_walk = full (untimed): the tree
  * the stats walked is the tree the run holds, with no link in it.  Its root
  * by its name in the job's directory is the root held (same identity, not a
- * link), and each directory walked opens from the held root one component
- * at a time without following a link.  A stat by the whole path follows a
+ * link), and every directory below it up to the last walked is a directory,
+ * not a link, stat'ed from its parent opened from the held root one
+ * component at a time.  A stat by the whole path follows a
  * link in the middle as mdtest's does (docs/security.md: nothing is opened,
  * made or removed through it); a link found here fails the phase, naming
  * it, so its figure is never silently about another tree. */
@@ -511,10 +512,38 @@ static void full_check(struct mstream *s)
 	mo_close(fd);
 }
 
+/* path_walk = full, stat and dirstat, before the phase's start (untimed):
+ * the file system the stats must land on (s->sdev), as this node sees it:
+ * the held root's for dirstat, for stat that of the first file stat'ed
+ * (f.G.0, in the root), opened the held way, since files need not be on
+ * the device their directories are on (overlayfs with its layers on other
+ * file systems gives a file its layer's st_dev, a directory its own). */
+static void stat_reference(struct mstream *s)
+{
+	const struct tree *t = s->other ? s->other : s->own;
+	char name[64];
+	uint64_t ino;
+	mo_h fd;
+	if (s->status)
+		return;
+	int rc = mo_identity(t->rootfd, &s->sdev, &ino);
+	if (rc == 0 && s->op == IOB_META_STAT && s->count > 0) {
+		file_name(name, s->other ? s->other_g : s->g, 0);
+		if ((rc = mo_file_open(t->rootfd, name, MO_READ, &fd)) == 0) {
+			rc = mo_identity(fd, &s->sdev, &ino);
+			mo_file_close(fd);
+		}
+	}
+	if (rc != 0)
+		fail(s, -rc, "cannot tell the file system of", t->root);
+}
+
 void mt_stream_main(void *arg)
 {
 	struct mstream *s = arg;
 	struct mjob *m = s->m;
+	if (m->job->path_walk && (s->op == IOB_META_STAT || s->op == IOB_META_DIRSTAT))
+		stat_reference(s);
 	iob_barrier_wait(m->go);
 	s->t0 = iob_now_ns();
 	switch (s->op) {

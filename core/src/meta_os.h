@@ -84,8 +84,9 @@ int mo_full_file_open(mo_h top, const char *path, enum mo_how how, mo_h *out);
  * one fstatat(AT_SYMLINK_NOFOLLOW) from top, so a link at the end is seen
  * itself, but one in the middle is followed (Linux has no stat that refuses
  * it; nothing is opened).  -EXDEV when what was reached is not on the file
- * system dev (the job's directory's): the caller checks after the phase that
- * no link was in the tree (meta_ops.c, docs/security.md). */
+ * system dev (the tree's, as the stream saw it before the phase): the caller
+ * checks after the phase that no link was in the tree (meta_ops.c,
+ * docs/security.md). */
 int mo_full_stat_file(mo_h top, const char *path, uint64_t dev);
 int mo_full_stat_dir(mo_h top, const char *path, uint64_t dev);
 

@@ -374,10 +374,7 @@ int mt_mjob_init(struct mjob *m, struct iob_run *run, const struct iob_job *job,
 	uint64_t rank = (uint64_t)iob_coord_rank(), g0 = rank * m->nthreads;
 	char dir[IOB_PATH_MAX];
 	iob_strip_slashes(job->dir, dir, sizeof dir);
-	uint64_t ino;
 	int e = -mo_top_open(dir, job->follow_symlinks, &m->dirfd);
-	if (!e)
-		e = -mo_identity(m->dirfd, &m->dev, &ino);
 	if (e) {
 		mt_fail(m, "[%s] cannot open dir '%s': %s", job->name, job->dir,
 			     e == ELOOP ? "it became a symbolic link after the checks" : strerror(e));

@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -782,6 +783,41 @@ def case_path_walk_links_dev(tmp):
     finally:
         shutil.rmtree(far, ignore_errors=True)
         shutil.rmtree(d, ignore_errors=True)
+
+
+def case_path_walk_overlay(tmp):
+    """path_walk = full's stats on overlayfs whose upper layer is on another file system than its lower one:
+    there a file's st_dev is its layer's, a directory's the overlay's, so the stats are checked against the
+    device of the stream's first file (taken the held way before the phase), not its directory's: create,
+    stat, remove and dirstat of 2 streams all ok, nothing left.  Root only (it mounts the overlay)."""
+    if os.geteuid() != 0 or WINDOWS:
+        raise Skip("mounting an overlay needs root")
+    d = fresh(tmp, "ovl")
+    low = tempfile.mkdtemp(prefix="iob-ovl-", dir="/dev/shm") if os.path.isdir("/dev/shm") else None
+    if not low or os.stat(low).st_dev == os.stat(d).st_dev:
+        raise Skip("no tmpfs /dev/shm on another file system than the work directory for the lower layer")
+    up, wk, mnt = (os.path.join(d, n) for n in ("upper", "work", "merged"))
+    for x in (up, wk, mnt):
+        os.makedirs(x)
+    p = subprocess.run(["mount", "-t", "overlay", "overlay", "-o", f"lowerdir={low},upperdir={up},workdir={wk}", mnt],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        shutil.rmtree(low)
+        raise Skip(f"cannot mount an overlay here: {p.stderr.strip()}")
+    try:
+        iob.write(os.path.join(mnt, "probe"), "x")
+        if os.stat(os.path.join(mnt, "probe")).st_dev == os.stat(mnt).st_dev:
+            raise Skip("this overlay gives files and directories one st_dev (xino): nothing to show")
+        os.unlink(os.path.join(mnt, "probe"))
+        recs, _ = run(tmp, f"[m]\nworkload = files\ndir = {mnt}\nfiles = 40\ntree_depth = 1\ntree_branch = 3\n"
+                           "threads = 2\npath_walk = full\nmeta_phases = mkdir,dirstat,create,stat,remove,rmdir\n")
+        m = {r["phase"]: r for r in meta(recs)}
+        for ph in ("dirstat", "stat"):
+            check_record(m[ph], 2 * (4 if ph == "dirstat" else 40), 0)
+        expect(os.listdir(mnt) == [], f"left behind: {os.listdir(mnt)}")
+    finally:
+        subprocess.run(["umount", mnt], capture_output=True)
+        shutil.rmtree(low, ignore_errors=True)
 
 
 def dir_paths(root, depth, branch):
