@@ -31,8 +31,9 @@ Both tools give a phase's rate as IOR's rule has it: all items / (latest end - e
 ranks, from a common barrier.
 
 The same walk: mdtest reaches each file by its whole path on every operation, so iobench runs with
-path_walk = full (each operation resolves ROOT/f.G.I from the job's directory, openat2 refusing links),
-and mdtest runs in the work directory with -d . (--mdtest-path rel, the default), so that both give the
+path_walk = full (create and open resolve ROOT/f.G.I from the job's directory with openat2 refusing
+links, stat is one fstatat of it as mdtest's; remove unlinks in the directory opened by its path once for
+its files, docs/metadata.md "Path walk"), and mdtest runs in the work directory with -d . (--mdtest-path rel, the default), so that both give the
 kernel a relative path of about the same depth (mdtest ./test-dir.0-0/mdtest_tree.R.0/file.mdtest.R.I,
 iobench iobench.md.G/f.G.I); --mdtest-path abs gives mdtest the absolute work directory instead, as it
 is usually run (more components to walk).  iobench's own way, path_walk = held (one name from a held

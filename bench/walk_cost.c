@@ -1,10 +1,11 @@
 /*
  * walk_cost.c - what the kernel charges for one file's create, stat and
  * remove, made the way mdtest makes them, the way iobench's files job does
- * with path_walk = full, and with path_walk = held (docs/metadata.md,
- * "Against mdtest").  Built into BUILD/bench/walk_cost (Linux); run by hand:
+ * with path_walk = full, the ways full could have taken, and with
+ * path_walk = held (docs/metadata.md, "Against mdtest").  Built into
+ * BUILD/bench/walk_cost (Linux); run by hand:
  *
- *   build/bench/walk_cost DIR [N] [REPS]
+ *   build/bench/walk_cost DIR [N] [REPS] [PER_DIR]
  *
  * In DIR (made empty for it: tmpfs is where the walk weighs most) it makes
  * the directories both tools make for one stream (mdtest -u -d .:
@@ -13,15 +14,25 @@
  * round's time per file of each call sequence: the least a busy machine
  * disturbed, so the figures compare the calls, not the scheduler.
  *
- *   mdtest   openat(cwd, "./test-dir.0-0/mdtest_tree.0.0/file.mdtest.0.I",
- *            O_RDWR|O_CREAT, 0664) + close; newfstatat(cwd, path, 0);
- *            unlink(path)
- *   full     openat2(top, "iobench.md.0/f.0.I", O_CREAT|O_EXCL|O_WRONLY|
- *            O_NOFOLLOW, RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS) + close;
- *            openat2(O_PATH|O_NOFOLLOW) + fstat + close; openat2(dir,
- *            O_PATH|O_DIRECTORY) + unlinkat(name) + close
- *   held     openat(dirfd, "f.0.I", O_CREAT|O_EXCL|...) + close;
- *            fstatat(dirfd, name, AT_SYMLINK_NOFOLLOW); unlinkat(dirfd, name)
+ *   mdtest     openat(cwd, "./test-dir.0-0/mdtest_tree.0.0/file.mdtest.0.I",
+ *              O_RDWR|O_CREAT, 0664) + close; newfstatat(cwd, path, 0);
+ *              unlink(path)
+ *   full       openat2(top, "iobench.md.0/f.0.I", O_CREAT|O_EXCL|O_WRONLY|
+ *              O_NOFOLLOW, RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS) + close;
+ *              newfstatat(top, path, AT_SYMLINK_NOFOLLOW) (and st_dev
+ *              compared); unlinkat(pdir, name), pdir = openat2(top,
+ *              "iobench.md.0", O_PATH|O_DIRECTORY, the same resolve) once
+ *              for the round's N files (one directory, as mdtest -u has)
+ *   held       openat(dirfd, "f.0.I", O_CREAT|O_EXCL|...) + close;
+ *              fstatat(dirfd, name, AT_SYMLINK_NOFOLLOW); unlinkat(dirfd, name)
+ * and the other ways full's stat and remove could go (or went before):
+ *   statx      statx(top, path, AT_SYMLINK_NOFOLLOW, STATX_TYPE)
+ *   o_path     openat2(top, path, O_PATH|O_NOFOLLOW) + fstat + close (the
+ *              stat that refuses every link); remove: openat2 of the
+ *              directory (O_PATH) + unlinkat + close for every file
+ *   rm o_path/D, rm rdonly/D: the directory opened again every PER_DIR
+ *              files (default 16: a small tree's directory), O_PATH or
+ *              O_RDONLY, + unlinkat a file
  *
  * Linux only (openat2, 5.6).  It removes what it made.
  */
@@ -56,10 +67,11 @@ static int open2(int dir, const char *path, int flags, unsigned mode)
 	return (int)syscall(SYS_openat2, dir, path, &how, sizeof how);
 }
 
-enum { MD_C, MD_S, MD_R, FU_C, FU_S, FU_R, HE_C, HE_S, HE_R, NCASE };
-static const char *names[NCASE] = {"mdtest create", "mdtest stat", "mdtest remove",
-				   "full create",   "full stat",   "full remove",
-				   "held create",   "held stat",   "held remove"};
+enum { MD_C, MD_S, MD_R, FU_C, FU_S, FU_R, HE_C, HE_S, HE_R, SX_S, OP_S, OP_R, PD_R, RD_R, NCASE };
+static const char *names[NCASE] = {"mdtest create", "mdtest stat",  "mdtest remove", "full create",
+				   "full stat",	    "full remove",  "held create",   "held stat",
+				   "held remove",   "statx stat",   "o_path stat",   "o_path remove",
+				   "rm o_path/D",   "rm rdonly/D"};
 
 static void die(const char *what, const char *name)
 {
@@ -74,8 +86,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int n = argc > 2 ? atoi(argv[2]) : 20000, reps = argc > 3 ? atoi(argv[3]) : 7;
-	if (n <= 0 || reps <= 0) {
-		fprintf(stderr, "walk_cost: N and REPS must be positive\n");
+	int per = argc > 4 ? atoi(argv[4]) : 16;
+	if (n <= 0 || reps <= 0 || per <= 0) {
+		fprintf(stderr, "walk_cost: N, REPS and PER_DIR must be positive\n");
 		return 2;
 	}
 	if (chdir(argv[1]) != 0)
@@ -91,7 +104,11 @@ int main(int argc, char **argv)
 	for (int c = 0; c < NCASE; c++)
 		best[c] = 1e30;
 	char p[256];
-	struct stat st;
+	struct stat st, tst;
+	struct statx sx;
+	if (fstat(top, &tst) != 0)
+		die("cannot stat", argv[1]);
+	int pd = -1;
 #define ROUND(c, body)                                                                                               \
 	do {                                                                                                         \
 		t = now();                                                                                           \
@@ -105,6 +122,15 @@ int main(int argc, char **argv)
 #define MDPATH snprintf(p, sizeof p, "./test-dir.0-0/mdtest_tree.0.0/file.mdtest.0.%d", i)
 #define FULLPATH snprintf(p, sizeof p, "iobench.md.0/f.0.%d", i)
 #define NAME snprintf(p, sizeof p, "f.0.%d", i)
+	/* the files again (untimed) for the next way of removing them */
+#define REFILL                                                                                                       \
+	for (int i = 0; i < n; i++) {                                                                                \
+		NAME;                                                                                                \
+		int fd = openat(dfd, p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);                              \
+		if (fd < 0)                                                                                          \
+			die("create", p);                                                                            \
+		close(fd);                                                                                           \
+	}
 	for (int r = 0; r < reps; r++) {
 		ROUND(MD_C, MDPATH; int fd = openat(AT_FDCWD, p, O_RDWR | O_CREAT, 0664); if (fd < 0) die("create", p);
 		      close(fd));
@@ -112,21 +138,40 @@ int main(int argc, char **argv)
 		ROUND(MD_R, MDPATH; if (unlink(p) != 0) die("unlink", p));
 		ROUND(FU_C, FULLPATH; int fd = open2(top, p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
 		      if (fd < 0) die("create", p); close(fd));
-		ROUND(FU_S, FULLPATH; int fd = open2(top, p, O_PATH | O_NOFOLLOW, 0);
+		ROUND(FU_S, FULLPATH; if (fstatat(top, p, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != tst.st_dev)
+			      die("stat", p));
+		ROUND(SX_S, FULLPATH; if (statx(top, p, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) != 0) die("statx", p));
+		ROUND(OP_S, FULLPATH; int fd = open2(top, p, O_PATH | O_NOFOLLOW, 0);
 		      if (fd < 0 || fstat(fd, &st) != 0) die("stat", p); close(fd));
-		ROUND(FU_R, NAME; int pfd = open2(top, "iobench.md.0", O_PATH | O_DIRECTORY, 0);
+		ROUND(FU_R, NAME; if (i == 0 && (pd = open2(top, "iobench.md.0", O_PATH | O_DIRECTORY, 0)) < 0)
+			      die("open", "iobench.md.0");
+		      if (unlinkat(pd, p, 0) != 0) die("unlink", p); if (i == n - 1) close(pd));
+		REFILL;
+		ROUND(OP_R, NAME; int pfd = open2(top, "iobench.md.0", O_PATH | O_DIRECTORY, 0);
 		      if (pfd < 0 || unlinkat(pfd, p, 0) != 0) die("unlink", p); close(pfd));
+		REFILL;
+		ROUND(PD_R, NAME; if (i % per == 0 && (pd = open2(top, "iobench.md.0", O_PATH | O_DIRECTORY, 0)) < 0)
+			      die("open", "iobench.md.0");
+		      if (unlinkat(pd, p, 0) != 0) die("unlink", p); if (i % per == per - 1 || i == n - 1) close(pd));
+		REFILL;
+		ROUND(RD_R, NAME; if (i % per == 0 && (pd = open2(top, "iobench.md.0", O_RDONLY | O_DIRECTORY, 0)) < 0)
+			      die("open", "iobench.md.0");
+		      if (unlinkat(pd, p, 0) != 0) die("unlink", p); if (i % per == per - 1 || i == n - 1) close(pd));
 		ROUND(HE_C, NAME; int fd = openat(dfd, p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		      if (fd < 0) die("create", p); close(fd));
 		ROUND(HE_S, NAME; if (fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) != 0) die("stat", p));
 		ROUND(HE_R, NAME; if (unlinkat(dfd, p, 0) != 0) die("unlink", p));
 	}
-	printf("%d files, fastest of %d rounds, ns per file\n", n, reps);
+	printf("%d files, fastest of %d rounds, ns per file (D = %d files a directory)\n", n, reps, per);
 	for (int c = 0; c < NCASE; c++)
 		printf("  %-14s %7.0f\n", names[c], best[c] / n * 1e9);
 	for (int k = 0; k < 3; k++)
 		printf("  %s time per file: full/mdtest %.3f   held/mdtest %.3f\n", k == 0 ? "create" : k == 1 ? "stat  " : "remove",
 		       best[FU_C + k] / best[MD_C + k], best[HE_C + k] / best[MD_C + k]);
+	printf("  stat   time per file: statx/mdtest %.3f   o_path/mdtest %.3f\n", best[SX_S] / best[MD_S],
+	       best[OP_S] / best[MD_S]);
+	printf("  remove time per file: o_path/mdtest %.3f   rm o_path/D/mdtest %.3f   rm rdonly/D/mdtest %.3f\n",
+	       best[OP_R] / best[MD_R], best[PD_R] / best[MD_R], best[RD_R] / best[MD_R]);
 	close(dfd);
 	rmdir("iobench.md.0");
 	rmdir("test-dir.0-0/mdtest_tree.0.0");

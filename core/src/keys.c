@@ -430,8 +430,9 @@ static const struct iob_key key_table[] = {
      NULL, FIELD(drop_caches), NULL},
     {"path_walk", IOB_KEY_ENUM, "", "held",
      "workload files: held: each file reached by its name from its directory's held descriptor; full: every "
-     "operation resolves the item's whole path from the job's directory, as mdtest does (openat2, no link "
-     "followed, nothing outside the job's directory)",
+     "operation resolves the item's whole path from the job's directory, as mdtest does (opens: openat2, no "
+     "link followed, nothing outside the job's directory; stat: one fstatat, the tree checked after; remove: "
+     "in its directory opened by its path)",
      path_walk_words, FIELD(path_walk), NULL},
     {"bssplit", IOB_KEY_STRING, "SIZE/PCT:...", "",
      "a mix of block sizes, e.g. 4k/60:64k/40 (an empty PCT shares the rest), or READS,WRITES; each I/O draws its "

@@ -16,10 +16,14 @@
  * everything below is reached from held descriptors with openat(...,
  * O_NOFOLLOW) one component at a time, and made or removed with mkdirat,
  * openat(O_CREAT | O_EXCL), unlinkat: nothing is followed, nothing outside
- * the trees is touched.  What exists is known by counters: a stream's
- * files [removed, created) and a tree's directories [0, dirs) (made in
- * order, removed in reverse), so the cleanup, also after a stop, removes
- * exactly what the run made, in memory that does not grow with the items.
+ * the trees is touched.  path_walk = full names items by their whole path
+ * with openat2 refusing links; only its stats (fstatat of the path, as
+ * mdtest's) follow a link in the middle, reading metadata only, and the
+ * tree is checked after them (meta_ops.c, full_check).  What exists is
+ * known by counters: a stream's files [removed, created) and a tree's
+ * directories [0, dirs) (made in order, removed in reverse), so the
+ * cleanup, also after a stop, removes exactly what the run made, in memory
+ * that does not grow with the items.
  * On Windows the same through meta_os_win32.c: NtCreateFile relative to the
  * held handles with FILE_OPEN_REPARSE_POINT, the attributes checked on each
  * handle, a DACL for the user alone instead of mode 0700.

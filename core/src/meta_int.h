@@ -51,6 +51,17 @@ struct mstream {
 	char err[512];
 	struct iob_thread *th;
 	int done; /* atomic: mt_stream_main returned */
+	/* path_walk = full: the directory the stream removes names in, opened
+	 * by its path at the first of them and held for the rest (directory pk
+	 * of tree pt), or MO_NONE */
+	mo_h pfd;
+	const struct tree *pt;
+	uint64_t pk;
+	/* path_walk = full, stat and dirstat: the stats walked through tree
+	 * walkt's directories below walk1, checked after the phase */
+	const struct tree *walkt;
+	uint64_t walk1;
+	uint64_t sdev; /* and the file system they must land on (stat_reference) */
 };
 
 struct mjob {

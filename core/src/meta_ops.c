@@ -42,6 +42,31 @@ static mo_h parent_full(const struct mjob *m, const struct tree *t, uint64_t k)
 	return rc < 0 ? rc : fd;
 }
 
+/* path_walk = full, remove and rmdir: directory k of tree t by its whole
+ * path (mo_full_dir: no link anywhere on it, nothing outside the job's
+ * directory), opened at the first item a stream removes in it and held for
+ * the ones after it (s->pfd): the path walked once a directory, where mdtest
+ * walks it once an item, since unlinkat by a path would follow a link in the
+ * middle.  0 and *out (the stream's), or -errno */
+static int full_parent(struct mstream *s, const struct tree *t, uint64_t k, mo_h *out)
+{
+	if (s->pfd < 0 || s->pt != t || s->pk != k) {
+		char path[IOB_PATH_MAX + IOB_NAME_MAX + 64];
+		mo_close(s->pfd);
+		s->pfd = MO_NONE;
+		dir_path(s->m, t, k, path, sizeof path);
+		int rc = mo_full_dir(s->m->dirfd, path, &s->pfd);
+		if (rc < 0) {
+			s->pfd = MO_NONE;
+			return rc;
+		}
+		s->pt = t;
+		s->pk = k;
+	}
+	*out = s->pfd;
+	return 0;
+}
+
 /* A failure (the run's, or the first kept in a group) or a note (the
  * run's, or kept in a group), formatted: at most 2047 bytes of a failure,
  * 1023 of a note. */
@@ -195,8 +220,14 @@ int mt_remove_dir(struct mjob *m, struct tree *t, struct mstream *s)
 			t->rootfd = MO_NONE;
 		}
 		rc = mo_rmdir_same(m->dirfd, name, t->dev, t->ino); /* replaced during the run: -ESTALE, kept */
+	} else if (s && m->job->path_walk) {
+		mo_h pfd;
+		child_name(m, k, name, sizeof name);
+		rc = full_parent(s, t, (k - 1) / m->job->tree_branch, &pfd);
+		if (rc == 0)
+			rc = mo_rmdir(pfd, name);
 	} else {
-		mo_h pfd = s && m->job->path_walk ? parent_full(m, t, k) : dir_open(m, t, (k - 1) / m->job->tree_branch);
+		mo_h pfd = dir_open(m, t, (k - 1) / m->job->tree_branch);
 		child_name(m, k, name, sizeof name);
 		rc = pfd < 0 ? (int)pfd : mo_rmdir(pfd, name);
 		mo_close(pfd);
@@ -206,16 +237,31 @@ int mt_remove_dir(struct mjob *m, struct tree *t, struct mstream *s)
 	return dir_op_done(s, a, rc, "cannot remove directory", name);
 }
 
-/* dirstat: directories [from, to) of tree t, each one stat (never
- * following a link; something else than a directory fails, naming it),
- * timed into s.  held: from its parent's descriptor (the root from the job's
+/* held: the parent of directory k (> 0) of tree t open on *pfd (directory
+ * *cur), opened again one component at a time from the root only when it
+ * changes (directories come B to a parent, in order).  0 or -errno */
+static int parent_held(const struct mjob *m, const struct tree *t, uint64_t k, uint64_t *cur, mo_h *pfd)
+{
+	uint64_t p = (k - 1) / m->job->tree_branch;
+	if (p == *cur && *pfd >= 0)
+		return 0;
+	mo_close(*pfd);
+	*cur = p;
+	*pfd = dir_open(m, t, p);
+	return *pfd < 0 ? (int)*pfd : 0;
+}
+
+/* dirstat: directories [from, to) of tree t, each one stat (a link there is
+ * not followed; something else than a directory fails, naming it), timed
+ * into s.  held: from its parent's descriptor (the root from the job's
  * directory), the parent opened again only when it changes (directories
  * come B to a parent), as the file phases hold their directory; full: its
- * whole path from the job's directory (the stream's own handle of it). */
+ * whole path from the job's directory (the stream's own handle of it), one
+ * fstatat as mdtest's stat, the tree checked after the phase (full_check). */
 static void stat_dirs(struct mstream *s, const struct tree *t, uint64_t from, uint64_t to)
 {
 	struct mjob *m = s->m;
-	uint64_t B = m->job->tree_branch, cur = UINT64_MAX;
+	uint64_t cur = UINT64_MAX;
 	int full = m->job->path_walk, rc;
 	mo_h top = MO_NONE, pfd = MO_NONE;
 	char path[IOB_PATH_MAX + IOB_NAME_MAX + 64], name[IOB_NAME_MAX + 64];
@@ -223,6 +269,8 @@ static void stat_dirs(struct mstream *s, const struct tree *t, uint64_t from, ui
 		fail(s, -rc, "cannot open", "the job's directory");
 		return;
 	}
+	s->walkt = t;
+	s->walk1 = 0;
 	for (uint64_t k = from; k < to && !s->status && !mt_stopped(s); k++) {
 		mo_h at = m->dirfd;
 		if (full) {
@@ -230,22 +278,19 @@ static void stat_dirs(struct mstream *s, const struct tree *t, uint64_t from, ui
 		} else if (k == 0) {
 			snprintf(name, sizeof name, "%s", t->root);
 		} else {
-			if ((k - 1) / B != cur) {
-				mo_close(pfd);
-				cur = (k - 1) / B;
-				pfd = dir_open(m, t, cur);
-				if (pfd < 0) {
-					dir_path(m, t, cur, path, sizeof path);
-					fail(s, (int)-pfd, "cannot open the directory", path);
-					break;
-				}
+			if ((rc = parent_held(m, t, k, &cur, &pfd)) != 0) {
+				dir_path(m, t, cur, path, sizeof path);
+				fail(s, -rc, "cannot open the directory", path);
+				break;
 			}
 			at = pfd;
 			child_name(m, k, name, sizeof name);
 		}
 		uint64_t a = iob_now_ns();
-		rc = full ? mo_full_stat_dir(top, path) : mo_stat_dir(at, name);
+		rc = full ? mo_full_stat_dir(top, path, s->sdev) : mo_stat_dir(at, name);
 		iob_hist_record(s->h, iob_now_ns() - a);
+		if (full)
+			s->walk1 = k + 1;
 		if (rc == 0) {
 			s->ops++;
 		} else {
@@ -284,14 +329,16 @@ static void file_name(char *out, uint64_t g, uint64_t i)
 	*p = '\0';
 }
 
-/* Do item i of the phase on file f.<g>.<i> of tree t: held, from its
- * directory open on dfd; full (dir != NULL), by its whole path dir/f.<g>.<i>
- * from the job's directory, resolved at every operation as mdtest resolves
- * its path (mo_full_*: no link followed anywhere on it, nothing outside the
- * job's directory).  A stat opens the file by the path and checks it on
- * the handle, a remove opens the directory by its path and removes the
- * name in it: the same names are resolved. */
-static int file_op(struct mstream *s, mo_h dfd, char *dir, size_t dlen, uint64_t g, uint64_t i)
+/* Do item i of the phase on file f.<g>.<i> of tree t, in its directory k:
+ * held, from the directory open on dfd; full (dir != NULL), by its whole
+ * path dir/f.<g>.<i> from the job's directory, resolved at every operation
+ * as mdtest resolves its path (mo_full_*: no link followed anywhere on it,
+ * nothing outside the job's directory).  A stat is one fstatat of the path
+ * (a link in the middle followed, as mdtest's: the tree is checked after
+ * the phase, full_check); a remove unlinks the name in the directory opened
+ * by its path at the first file removed in it (full_parent). */
+static int file_op(struct mstream *s, mo_h dfd, char *dir, size_t dlen, const struct tree *t, uint64_t k,
+		   uint64_t g, uint64_t i)
 {
 	struct mjob *m = s->m;
 	const struct iob_job *job = m->job;
@@ -331,7 +378,7 @@ static int file_op(struct mstream *s, mo_h dfd, char *dir, size_t dlen, uint64_t
 			rc = c;
 		break;
 	case IOB_META_STAT:
-		rc = dir ? mo_full_stat_file(dfd, path) : mo_stat_file(dfd, name);
+		rc = dir ? mo_full_stat_file(dfd, path, s->sdev) : mo_stat_file(dfd, name);
 		break;
 	case IOB_META_OPEN:
 	case IOB_META_READ:
@@ -355,13 +402,9 @@ static int file_op(struct mstream *s, mo_h dfd, char *dir, size_t dlen, uint64_t
 	case IOB_META_REMOVE:
 		if (dir) {
 			mo_h pfd;
-			dir[dlen] = '\0';
-			rc = mo_full_dir(dfd, dir, &pfd);
-			if (rc == 0) {
+			rc = full_parent(s, t, k, &pfd);
+			if (rc == 0)
 				rc = mo_unlink(pfd, name);
-				mo_close(pfd);
-			}
-			dir[dlen] = '/';
 		} else {
 			rc = mo_unlink(dfd, name);
 		}
@@ -401,6 +444,8 @@ void mt_file_range(struct mstream *s, struct tree *t, uint64_t g, uint64_t from,
 	char dir[IOB_PATH_MAX + IOB_NAME_MAX + 64];
 	size_t dlen = 0;
 	uint64_t cur = UINT64_MAX;
+	s->walkt = t;
+	s->walk1 = 0;
 	for (uint64_t i = from; i < to && !s->status; i++) {
 		if (timed && mt_stopped(s))
 			break;
@@ -420,15 +465,85 @@ void mt_file_range(struct mstream *s, struct tree *t, uint64_t g, uint64_t from,
 				break;
 			}
 		}
-		file_op(s, dfd, full ? dir : NULL, dlen, g, i);
+		file_op(s, dfd, full ? dir : NULL, dlen, t, k, g, i);
+		if (full && s->op == IOB_META_STAT)
+			s->walk1 = k + 1;
 	}
 	mo_close(dfd);
+}
+
+/* After a stat or dirstat phase with path_walk = full (untimed): the tree
+ * the stats walked is the tree the run holds, with no link in it.  Its root
+ * by its name in the job's directory is the root held (same identity, not a
+ * link), and every directory below it up to the last walked is a directory,
+ * not a link, stat'ed from its parent opened from the held root one
+ * component at a time.  A stat by the whole path follows a
+ * link in the middle as mdtest's does (docs/security.md: nothing is opened,
+ * made or removed through it); a link found here fails the phase, naming
+ * it, so its figure is never silently about another tree. */
+static void full_check(struct mstream *s)
+{
+	struct mjob *m = s->m;
+	const struct tree *t = s->walkt;
+	char path[IOB_PATH_MAX + IOB_NAME_MAX + 64], name[IOB_NAME_MAX + 64];
+	uint64_t dev, ino, dev2, ino2, cur = UINT64_MAX;
+	mo_h fd = MO_NONE;
+	int rc = mo_dir_open(m->dirfd, t->root, &fd);
+	if (rc == 0) {
+		rc = mo_identity(fd, &dev, &ino);
+		if (rc == 0 && (rc = mo_identity(t->rootfd, &dev2, &ino2)) == 0 && (dev != dev2 || ino != ino2))
+			rc = -ESTALE; /* another directory by the root's name */
+		mo_close(fd);
+		fd = MO_NONE;
+	}
+	if (rc != 0)
+		fail(s, -rc, "the tree checked after the phase:", t->root);
+	/* every directory up to the last walked, parents first: each walked
+	 * one's ancestors too, and a link is named where it is (ELOOP) */
+	for (uint64_t k = 1; k < s->walk1 && !s->status; k++) {
+		child_name(m, k, name, sizeof name);
+		if ((rc = parent_held(m, t, k, &cur, &fd)) == 0)
+			rc = mo_stat_dir(fd, name);
+		if (rc != 0) {
+			dir_path(m, t, k, path, sizeof path);
+			fail(s, -rc, "the tree checked after the phase:", path);
+		}
+	}
+	mo_close(fd);
+}
+
+/* path_walk = full, stat and dirstat, before the phase's start (untimed):
+ * the file system the stats must land on (s->sdev), as this node sees it:
+ * the held root's for dirstat, for stat that of the first file stat'ed
+ * (f.G.0, in the root), opened the held way, since files need not be on
+ * the device their directories are on (overlayfs with its layers on other
+ * file systems gives a file its layer's st_dev, a directory its own). */
+static void stat_reference(struct mstream *s)
+{
+	const struct tree *t = s->other ? s->other : s->own;
+	char name[64];
+	uint64_t ino;
+	mo_h fd;
+	if (s->status)
+		return;
+	int rc = mo_identity(t->rootfd, &s->sdev, &ino);
+	if (rc == 0 && s->op == IOB_META_STAT && s->count > 0) {
+		file_name(name, s->other ? s->other_g : s->g, 0);
+		if ((rc = mo_file_open(t->rootfd, name, MO_READ, &fd)) == 0) {
+			rc = mo_identity(fd, &s->sdev, &ino);
+			mo_file_close(fd);
+		}
+	}
+	if (rc != 0)
+		fail(s, -rc, "cannot tell the file system of", t->root);
 }
 
 void mt_stream_main(void *arg)
 {
 	struct mstream *s = arg;
 	struct mjob *m = s->m;
+	if (m->job->path_walk && (s->op == IOB_META_STAT || s->op == IOB_META_DIRSTAT))
+		stat_reference(s);
 	iob_barrier_wait(m->go);
 	s->t0 = iob_now_ns();
 	switch (s->op) {
@@ -468,6 +583,10 @@ void mt_stream_main(void *arg)
 			mt_file_range(s, s->own, s->g, 0, s->count, 1);
 	}
 	s->t1 = iob_now_ns();
+	mo_close(s->pfd);
+	s->pfd = MO_NONE;
+	if (m->job->path_walk && (s->op == IOB_META_STAT || s->op == IOB_META_DIRSTAT) && !s->status && s->walkt)
+		full_check(s);
 	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
 }
 

@@ -69,18 +69,26 @@ int mo_unlink(mo_h at, const char *name);
 /* path_walk = full: path (relative: "ROOT/dA/dB" or ".../f.G.I") resolved
  * from the job's directory held on top in one walk that follows no link,
  * neither in the middle nor at the end, and leaves nothing below top (Linux:
- * openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS).  -ENOSYS where there is no
- * such walk (Windows: iob_meta_check refuses full there first). */
+ * openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), except the stats below.
+ * -ENOSYS where there is no such walk (Windows: iob_meta_check refuses full
+ * there first). */
 int mo_full_probe(void); /* 0 when this system has the walk */
 /* The job's directory opened again ("." of top), a stream's own. */
 int mo_full_top(mo_h top, mo_h *out);
-/* A directory by its path, to make or remove names in (O_PATH). */
+/* A directory by its path, to make or remove names in (O_PATH): a stream
+ * opens it once for all the items in it it removes in a row (meta_ops.c). */
 int mo_full_dir(mo_h top, const char *path, mo_h *out);
-/* mo_file_open and mo_stat_file by the whole path. */
+/* mo_file_open by the whole path. */
 int mo_full_file_open(mo_h top, const char *path, enum mo_how how, mo_h *out);
-int mo_full_stat_file(mo_h top, const char *path);
-/* mo_stat_dir by the whole path (Linux: openat2 O_PATH, then fstat). */
-int mo_full_stat_dir(mo_h top, const char *path);
+/* mo_stat_file and mo_stat_dir by the whole path, as mdtest's stat walks it:
+ * one fstatat(AT_SYMLINK_NOFOLLOW) from top, so a link at the end is seen
+ * itself, but one in the middle is followed (Linux has no stat that refuses
+ * it; nothing is opened).  -EXDEV when what was reached is not on the file
+ * system dev (the tree's, as the stream saw it before the phase): the caller
+ * checks after the phase that no link was in the tree (meta_ops.c,
+ * docs/security.md). */
+int mo_full_stat_file(mo_h top, const char *path, uint64_t dev);
+int mo_full_stat_dir(mo_h top, const char *path, uint64_t dev);
 
 /* The checks before anything is made (iob_meta_check), by path. */
 /* 0 for a directory (followed), 1 for something else, or what stat says. */

@@ -325,15 +325,15 @@ int mo_full_file_open(mo_h top, const char *path, enum mo_how how, mo_h *out)
 	return -ENOSYS;
 }
 
-int mo_full_stat_file(mo_h top, const char *path)
+int mo_full_stat_file(mo_h top, const char *path, uint64_t dev)
 {
-	(void)top, (void)path;
+	(void)top, (void)path, (void)dev;
 	return -ENOSYS;
 }
 
-int mo_full_stat_dir(mo_h top, const char *path)
+int mo_full_stat_dir(mo_h top, const char *path, uint64_t dev)
 {
-	(void)top, (void)path;
+	(void)top, (void)path, (void)dev;
 	return -ENOSYS;
 }
 

@@ -121,6 +121,7 @@ int mt_run_op(struct mjob *m, enum iob_meta_op op, int dropped, uint32_t rep, st
 		s->ops = s->bytes = 0;
 		s->status = 0;
 		s->err[0] = '\0';
+		s->walkt = NULL;
 		iob_hist_reset(s->h);
 		s->count = op == IOB_META_CREATE ? job->files : s->created;
 		if (op != IOB_META_MKDIR && op != IOB_META_RMDIR && s->own->rootfd < 0 && (rc = mt_open_root(m, s->own)))
@@ -400,6 +401,7 @@ int mt_mjob_init(struct mjob *m, struct iob_run *run, const struct iob_job *job,
 		struct mstream *s = &m->s[i];
 		s->m = m;
 		s->g = g0 + i;
+		s->pfd = MO_NONE;
 		s->own = &m->trees[job->dir_per_stream ? i : 0];
 		if (!(s->h = iob_hist_new())) {
 			mt_fail(m, "out of memory");
