@@ -796,7 +796,13 @@ def case_nemo(ctx):
     with the reason; the notes on stderr, stdout the legacy lines alone."""
     f = ctx.make_file("n.dat", 8 * MIB)
     for level in ("0", "1", "2"):
-        p, err = ok_run(ctx, [f, "1M", "debug=" + level])
+        # the candidate line is said only when no cliff was found: a shared
+        # machine can slow down for good mid-run, so such a run is repeated
+        for attempt in range(3):
+            p, err = ok_run(ctx, [f, "1M", "debug=" + level])
+            if p.cliff is None:
+                break
+            print("note: debug=%s, attempt %d saw a cliff: %r" % (level, attempt + 1, p.cliff))
         check(len(p.blocks) == 8, "debug=%s: %d blocks" % (level, len(p.blocks)))
         said = "best candidate" in err
         check(said == (level != "0"), "debug=%s: the cliff candidate %s on stderr: %r" % (
