@@ -723,8 +723,6 @@ static int check_iolog(const struct iob_job *job, char *err, size_t errlen)
 		why = "latency = off times no I/O";
 	else if (job->series)
 		why = "series times its blocks on a clock of its own";
-	else if (job->threads > IOB_FIOLOG_MERGE)
-		why = "more than 64 streams";
 	else if (ios == UINT64_MAX)
 		why = job->time_based || job->steady_state
 			      ? "the job runs for a time, so its I/Os, and the log's memory, are not known before the run"

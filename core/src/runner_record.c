@@ -71,6 +71,9 @@ void iob_runner_observe_start(const struct iob_run *run, const struct iob_job *j
 	/* a mixed phase's fio-style logs have a row per direction */
 	if (ob->logged && phase == IOB_PHASE_MIXED && iob_fiolog_wanted(job) && iob_intervals_split(&ob->iv) != 0)
 		ob->oom = 1; /* (then the logs give the whole phase as its reads) */
+	/* fio's logs are per clone: each stream's own intervals */
+	if (ob->logged && iob_fiolog_wanted(job) && n > 1 && iob_intervals_clones(&ob->iv) != 0)
+		ob->oom = 1;
 	if (!line && !ob->logged) { /* only the group's line reads them: no observer */
 		spec->live = ob->live;
 		return;
@@ -122,7 +125,9 @@ void iob_runner_observe_emit(struct iob_run *run, size_t j, const struct iob_job
 		}
 		if (ob->iv.csv_error && ob->csv_error && !*ob->csv_error)
 			*ob->csv_error = ob->iv.csv_error;
-		iob_fiologs_phase(run->fiologs, j, phase, &ob->iv);
+		/* (a clone's intervals out of memory: noted above, none written) */
+		for (size_t c = 0; c < ob->iv.nstreams && (ob->iv.clones || ob->iv.nstreams == 1); c++)
+			iob_fiologs_phase(run->fiologs, j, c, phase, ob->iv.clones ? &ob->iv.clones[c] : &ob->iv);
 	}
 	iob_intervals_free(&ob->iv);
 	if (!ob->borrowed)

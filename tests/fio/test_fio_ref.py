@@ -1611,6 +1611,23 @@ def iobench(*args):
     return iob.tool(ARGS, "iobench", *args)
 
 
+def run_job_in(tmp, name, who, text):
+    """A directory of its own with j.fio (text), fio or iobench run on it there, its JSON to out.json: the
+    directory and that document."""
+    d = os.path.join(tmp, f"{name}-{who}")
+    os.makedirs(d)
+    with open(os.path.join(d, "j.fio"), "w") as f:
+        f.write(text)
+    if who == "fio":
+        argv = [fio_bin(), "--output-format=json", "--output=out.json", "j.fio"]
+    else:
+        argv = [os.path.join(ARGS.bin, "iobench"), "run", "j.fio", "--dir", d, "--output", "json=out.json"]
+    p = subprocess.run(argv, cwd=d, capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, f"{who}: {p.stderr[-1500:]}")
+    with open(os.path.join(d, "out.json")) as f:
+        return d, json.load(f)
+
+
 def read_rows(path):
     """A fio-style log's rows, each a list of ints."""
     with open(path) as f:
@@ -1635,23 +1652,13 @@ def case_iolog(tmp):
     for name, body, seq in IOLOG_JOBS:
         rows, ios = {}, {}
         for who in ("fio", "iobench"):
-            d = os.path.join(tmp, f"{name}-{who}")
-            os.makedirs(d)
-            job = os.path.join(d, "j.fio")
-            with open(job, "w") as f:
-                f.write(f"[{name}]\nfilename={name}.dat\nioengine=psync\n{body}write_bw_log=pfx\n"
-                        "write_lat_log=pfx\nwrite_iops_log=pfx\nlog_offset=1\n")
+            d, doc = run_job_in(tmp, name, who, f"[{name}]\nfilename={name}.dat\nioengine=psync\n{body}"
+                                "write_bw_log=pfx\nwrite_lat_log=pfx\nwrite_iops_log=pfx\nlog_offset=1\n")
             if who == "fio":
-                p = subprocess.run([fio_bin(), "--output-format=json", "--output=out.json", "j.fio"], cwd=d,
-                                   capture_output=True, text=True, timeout=120)
-                expect(p.returncode == 0, f"fio: {p.stderr[-1500:]}")
-                js = json.load(open(os.path.join(d, "out.json")))["jobs"][0]
+                js = doc["jobs"][0]
                 ios[who] = (js["read"]["total_ios"], js["write"]["total_ios"])
             else:
-                p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", "j.fio", "--dir", d, "--output",
-                                    "json=out.json"], cwd=d, capture_output=True, text=True, timeout=120)
-                expect(p.returncode == 0, f"iobench: {p.stderr[-1500:]}")
-                ph = [r for r in json.load(open(os.path.join(d, "out.json")))["records"] if r.get("kind") == "phase"]
+                ph = [r for r in doc["records"] if r.get("kind") == "phase"]
                 ios[who] = (sum(r.get("ops_read", r["ops"] if r["phase"] == "read" else 0) for r in ph),
                             sum(r.get("ops_written", r["ops"] if r["phase"] == "write" else 0) for r in ph))
             rows[who] = {k: read_rows(os.path.join(d, f"pfx_{k}.1.log")) for k in ("bw", "lat", "clat", "iops")}
@@ -1680,6 +1687,70 @@ def case_iolog(tmp):
                    f"{name}: the offsets differ as a set")
             expect(sorted(x[4] for x in rows["iobench"]["iops"]) == sorted(x[4] for x in rows["fio"]["iops"]),
                    f"{name}: the offsets differ as a set")
+
+
+# our own job files for the logs of clones: two jobs, each of several clones (fio numbers the files by its
+# thread number, across jobs); with and without group_reporting; per I/O, and averaged over log_avg_msec
+CLONELOG_JOBS = [
+    ("perio", "[w]\nrw=write\nnumjobs=2\nsize=64k\nwrite_bw_log=pw\nwrite_lat_log=pw\n\n"
+              "[r]\nstonewall\nrw=randread\nnumjobs=3\nsize=96k\nwrite_iops_log=pr\nwrite_bw_log=pr\n", ""),
+    ("grouped", "[w]\nrw=randwrite\nnumjobs=3\nsize=64k\ngroup_reporting\nwrite_iops_log=pw\nwrite_lat_log=pw\n"
+                "log_offset=1\n", ""),
+    ("avg", "[w]\nrw=write\nnumjobs=2\nsize=1m\nloops=1000\ntime_based\nruntime=400ms\nlog_avg_msec=100\n"
+            "write_iops_log=pa\nwrite_lat_log=pa\n\n[r]\nstonewall\nrw=read\nnumjobs=3\nsize=64k\n"
+            "group_reporting\nwrite_bw_log=pb\nlog_avg_msec=100\n", "avg"),
+]
+
+
+def case_clonelog(tmp):
+    """A log per clone (numjobs): fio 3.33 and iobench on the same job files of our own write the same files,
+    PREFIX_kind.N.log with N fio's thread number across the jobs (fio's _slat files aside: iobench times one
+    latency per I/O, and fio's are empty with psync, checked), with and without group_reporting.  Logged per
+    I/O, each file has a line per I/O of its own clone (each clone's I/Os, as each tool's JSON counts them
+    per job, spread evenly: a file per clone, not the job's I/Os merged in one); with log_offset each clone's
+    offsets cover its own file once (random map).  Averaged (log_avg_msec), the same files, each of the
+    time-based job's with rows (how many is the clock's: not compared)."""
+    need_fio()
+    for name, body, avg in CLONELOG_JOBS:
+        files, ios = {}, {}
+        for who in ("fio", "iobench"):
+            d, doc = run_job_in(tmp, name, who, f"[global]\nioengine=psync\nbs=4k\n\n{body}")
+            ios[who] = {}
+            if who == "fio":
+                for j in doc["jobs"]:
+                    ios[who][j["jobname"]] = ios[who].get(j["jobname"], 0) + j["read"]["total_ios"] + \
+                        j["write"]["total_ios"]
+            else:
+                for r in doc["records"]:
+                    if r.get("kind") == "phase":
+                        ios[who][r["job"]] = ios[who].get(r["job"], 0) + r["ops"]
+            files[who] = {n: read_rows(os.path.join(d, n)) for n in os.listdir(d) if n.endswith(".log")}
+        slat = {n: r for n, r in files["fio"].items() if "_slat." in n}
+        expect(all(not r for r in slat.values()), f"{name}: fio's slat logs are not empty with psync: {list(slat)}")
+        fnames = sorted(n for n in files["fio"] if n not in slat)
+        print(f"{name}: fio {fnames}; iobench {sorted(files['iobench'])}; I/Os fio {ios['fio']}, "
+              f"iobench {ios['iobench']}")
+        expect(fnames == sorted(files["iobench"]), f"{name}: the files differ: fio {fnames}, iobench "
+                                                   f"{sorted(files['iobench'])}")
+        expect(any(n.endswith(".3.log") for n in fnames), f"{name}: no third clone's file: {fnames}")
+        for who in ("fio", "iobench"):
+            for n, rows in files[who].items():
+                if n in slat:
+                    continue
+                if avg:  # the 400 ms job's; fio writes no row for a job shorter than log_avg_msec (pb)
+                    expect(len(rows) >= 1 or n.startswith("pb"), f"{name}: {who}'s {n} is empty")
+                    continue
+                # the job whose clones write it: the prefix's letter names it
+                job = "w" if n.startswith("pw") else "r"
+                clones = sum(1 for m in fnames if m.startswith(n.split(".")[0] + "."))
+                expect(ios[who][job] % clones == 0 and len(rows) == ios[who][job] // clones,
+                       f"{name}: {who}'s {n} has {len(rows)} lines; its job did {ios[who][job]} I/Os in "
+                       f"{clones} clones")
+                if len(rows[0]) == 6:  # log_offset: the clone's own file, each block once
+                    expect(sorted(r[4] for r in rows) == list(range(0, 64 << 10, 4096)),
+                           f"{name}: {who}'s {n}: not one clone's blocks, each once")
+        if not avg:
+            expect(ios["fio"] == ios["iobench"], f"{name}: the two tools did different I/Os: {ios}")
 
 
 def case_iolog_refused(tmp):
