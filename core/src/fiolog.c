@@ -185,7 +185,8 @@ static void put_row(struct iob_fiologs *fl, size_t j, size_t c, int k, uint64_t 
 		    uint64_t bs, uint64_t off, unsigned prio)
 {
 	FILE *f = fl->f[c][k];
-	if (!f || fl->error)
+	/* (a group's jobs' writers run at once: the first failure is kept) */
+	if (!f || __atomic_load_n(&fl->error, __ATOMIC_RELAXED))
 		return;
 	char pr[16];
 	if (fl->log_prio[j])
@@ -197,10 +198,10 @@ static void put_row(struct iob_fiologs *fl, size_t j, size_t c, int k, uint64_t 
 					     (unsigned long long)off, pr)
 				   : fprintf(f, "%llu, %llu, %d, %llu, %s\n", (unsigned long long)ms,
 					     (unsigned long long)value, dir, (unsigned long long)bs, pr);
-	if (rc < 0) {
-		fl->error = errno ? errno : EIO;
+	int none = 0;
+	if (rc < 0 && __atomic_compare_exchange_n(&fl->error, &none, errno ? errno : EIO, 0, __ATOMIC_RELAXED,
+						  __ATOMIC_RELAXED))
 		fl->error_path = fl->path[c][k];
-	}
 }
 
 /* The slot of job j's clone c (SIZE_MAX: it writes no log). */
@@ -265,25 +266,19 @@ void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, size_t clone, enum iob_
 	}
 }
 
-/* An event's completion, CLOCK_MONOTONIC ns. */
-static uint64_t event_ns(const struct iob_iolog *l, const struct iob_io_event *e)
+/* A row per I/O of clone c's events [from, to) of its log l (a ring when
+ * l->ring: index modulo cap), its ticks converted with ns_per_tick. */
+static void put_events(struct iob_fiologs *fl, size_t j, size_t c, const struct iob_iolog *l, uint64_t from,
+		       uint64_t to, double ns_per_tick)
 {
-	return l->t0_ns + (uint64_t)llround((double)(e->end_tick - l->t0_tick) * l->ns_per_tick);
-}
-
-void iob_fiologs_events(struct iob_fiologs *fl, size_t j, size_t clone, const struct iob_iolog *l,
-			const struct iob_io_event *ev, size_t n)
-{
-	size_t c = slot_of(fl, j, clone);
-	if (c == SIZE_MAX || !n)
-		return;
 	if (!fl->t0_ns[c])
 		fl->t0_ns[c] = l->t0_ns;
-	for (size_t i = 0; i < n; i++) {
-		const struct iob_io_event *e = &ev[i];
-		uint64_t t = event_ns(l, e);
+	for (uint64_t i = from; i < to; i++) {
+		const struct iob_io_event *e = &l->ev[i % l->cap];
+		/* its completion, CLOCK_MONOTONIC ns */
+		uint64_t t = l->t0_ns + (uint64_t)llround((double)(e->end_tick - l->t0_tick) * ns_per_tick);
 		uint64_t ms = (t > fl->t0_ns[c] ? t - fl->t0_ns[c] : 0) / 1000000u;
-		uint64_t lat = (uint64_t)llround((double)e->lat_tick * l->ns_per_tick);
+		uint64_t lat = (uint64_t)llround((double)e->lat_tick * ns_per_tick);
 		int d = e->write ? 1 : 0;
 		/* fio's figure for one I/O: its bytes x 10^6 / its latency in ns */
 		put_row(fl, j, c, IOB_FIOLOG_BW, ms, lat ? (uint64_t)e->len * 1000000u / lat : 0, d, e->len, e->off,
@@ -294,12 +289,24 @@ void iob_fiologs_events(struct iob_fiologs *fl, size_t j, size_t clone, const st
 	}
 }
 
-uint64_t iob_fiologs_ios(struct iob_fiologs *fl, size_t j, const struct iob_iolog *logs, size_t n)
+void iob_fiologs_drain(struct iob_fiologs *fl, size_t j, size_t clone, struct iob_iolog *l, double ns_per_tick)
+{
+	uint64_t to = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE), from = l->tail;
+	if (!l->ring && to > l->cap)
+		to = l->cap;
+	size_t c = slot_of(fl, j, clone);
+	if (c != SIZE_MAX && to > from)
+		put_events(fl, j, c, l, from, to, ns_per_tick);
+	/* written (or nowhere to write): the ring's room again */
+	__atomic_store_n(&l->tail, to, __ATOMIC_RELEASE);
+}
+
+uint64_t iob_fiologs_ios(struct iob_fiologs *fl, size_t j, struct iob_iolog *logs, size_t n)
 {
 	uint64_t lost = 0;
 	for (size_t s = 0; s < n; s++) {
 		lost += logs[s].lost;
-		iob_fiologs_events(fl, j, s, &logs[s], logs[s].ev, (size_t)logs[s].n);
+		iob_fiologs_drain(fl, j, s, &logs[s], logs[s].ns_per_tick);
 	}
 	return lost;
 }

@@ -24,6 +24,7 @@
 #include "iobench/os.h"
 #include "iobench/progress.h"
 #include "iobench/streams.h"
+#include "iobench/ticks.h"
 #include "check.h"
 
 /* What a phase will move in all, for the progress line's share done and
@@ -138,13 +139,15 @@ void iob_runner_observe_emit(struct iob_run *run, size_t j, const struct iob_job
 struct iob_iolog *iob_runner_iolog_start(const struct iob_run *run, const struct iob_job *job, enum iob_phase phase,
 					 uint64_t file_size, size_t n, int *oom)
 {
-	uint64_t cap = iob_fiolog_ios_bound(job, file_size);
-	if (!run->fiologs || run->quiet || phase == IOB_PHASE_VERIFY || !cap || cap == UINT64_MAX)
+	uint64_t bound = iob_fiolog_ios_bound(job, file_size);
+	if (!run->fiologs || run->quiet || phase == IOB_PHASE_VERIFY || !bound)
 		return NULL;
+	/* the phase's I/Os when that many fit, else a ring drained as it runs */
+	uint64_t cap = bound < IOB_FIOLOG_RING ? bound : IOB_FIOLOG_RING;
 	struct iob_iolog *logs = calloc(n, sizeof *logs);
 	for (size_t i = 0; logs && i < n; i++) {
 		/* touched now: no page fault of the log's inside the window */
-		if (cap > SIZE_MAX / sizeof *logs[i].ev || !(logs[i].ev = malloc(cap * sizeof *logs[i].ev))) {
+		if (!(logs[i].ev = malloc(cap * sizeof *logs[i].ev))) {
 			for (size_t k = 0; k <= i; k++)
 				free(logs[k].ev);
 			free(logs);
@@ -153,9 +156,68 @@ struct iob_iolog *iob_runner_iolog_start(const struct iob_run *run, const struct
 		}
 		memset(logs[i].ev, 0, cap * sizeof *logs[i].ev);
 		logs[i].cap = cap;
+		logs[i].ring = bound > cap;
 	}
 	*oom = !logs;
 	return logs;
+}
+
+/* The writer of a phase's rings: drains each stream's every 2 ms, its ticks
+ * converted with the ratio measured so far (the phase's own at its end). */
+struct iob_iolog_writer {
+	struct iob_fiologs *fl;
+	size_t j, n;
+	struct iob_iolog *logs;
+	int stop;
+	struct iob_thread *t;
+};
+
+static void writer_main(void *arg)
+{
+	struct iob_iolog_writer *w = arg;
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		for (size_t s = 0; s < w->n; s++) {
+			struct iob_iolog *l = &w->logs[s];
+			if (__atomic_load_n(&l->n, __ATOMIC_ACQUIRE) == l->tail)
+				continue;
+			uint64_t tick = iob_ticks(), ns = iob_now_ns();
+			double ratio = iob_ticks_tsc && tick > l->t0_tick && ns > l->t0_ns
+					       ? (double)(ns - l->t0_ns) / (double)(tick - l->t0_tick)
+					       : 1.0;
+			iob_fiologs_drain(w->fl, w->j, s, l, ratio);
+		}
+		iob_sleep_ns(2000000, NULL);
+	}
+}
+
+struct iob_iolog_writer *iob_runner_iolog_writer(struct iob_run *run, size_t j, struct iob_iolog *logs, size_t n)
+{
+	if (!logs || !logs[0].ring)
+		return NULL;
+	struct iob_iolog_writer *w = calloc(1, sizeof *w);
+	if (w) {
+		*w = (struct iob_iolog_writer){.fl = run->fiologs, .j = j, .n = n, .logs = logs};
+		if (iob_thread_start(&w->t, writer_main, w) == 0)
+			return w;
+		free(w);
+	}
+	/* no writer: the rings are plain logs, what does not fit is counted lost */
+	for (size_t i = 0; i < n; i++)
+		logs[i].ring = 0;
+	return NULL;
+}
+
+void iob_runner_iolog_writer_stop(struct iob_iolog_writer *w)
+{
+	if (!w)
+		return;
+	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+	iob_thread_join(w->t);
+	/* the rest now, with the phase's own tick ratio: before the job's next
+	 * phase streams its rows (a group's emit comes after all of them) */
+	for (size_t s = 0; s < w->n; s++)
+		iob_fiologs_drain(w->fl, w->j, s, &w->logs[s], w->logs[s].ns_per_tick);
+	free(w);
 }
 
 void iob_runner_iolog_emit(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,
@@ -166,12 +228,18 @@ void iob_runner_iolog_emit(struct iob_run *run, size_t j, const struct iob_job *
 			     iob_phase_name(phase));
 	if (!logs)
 		return;
-	uint64_t lost = iob_fiologs_ios(run->fiologs, j, logs, n);
+	uint64_t lost = iob_fiologs_ios(run->fiologs, j, logs, n), waits = 0;
 	if (lost)
 		iob_run_note(run, "job %s, %s phase: %llu I/Os past the per-I/O log's %llu rows a stream are not in it",
 			     job->name, iob_phase_name(phase), (unsigned long long)lost, (unsigned long long)logs[0].cap);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		waits += logs[i].waits;
 		free(logs[i].ev);
+	}
+	if (waits)
+		iob_run_note(run, "job %s, %s phase: the per-I/O log's writer fell behind: the streams waited %llu "
+			     "times for room in their %llu-row buffers (inside the measured time)",
+			     job->name, iob_phase_name(phase), (unsigned long long)waits, (unsigned long long)logs[0].cap);
 	free(logs);
 }
 

@@ -1754,13 +1754,14 @@ def case_clonelog(tmp):
 
 
 def case_iolog_refused(tmp):
-    """A per-I/O log whose memory cannot be budgeted before the run is refused in one line, exit 2, nothing
-    created: a time-based job, latency off (fio's gtod_reduce), and one over memory_limit; the same jobs with
-    log_avg_msec are accepted."""
+    """A per-I/O log that cannot be kept is refused in one line, exit 2, nothing created: latency off (fio's
+    gtod_reduce), and one whose buffers (a ring of 65536 rows a stream) are over memory_limit; the same job
+    with log_avg_msec is accepted, and so is a time-based job (its log is written as it runs: case
+    iolog_time_based)."""
     d = os.path.join(tmp, "d")
     os.makedirs(d)
-    bad = [("rw=read\nsize=1m\nruntime=1\ntime_based=1\n", "the job runs for a time"),
-           ("rw=read\nsize=1m\ngtod_reduce=1\n", "latency = off times no I/O")]
+    bad = [("rw=read\nsize=1m\ngtod_reduce=1\n", "latency = off times no I/O"),
+           ("rw=read\nsize=1m\nruntime=1\ntime_based=1\n", None)]
     for body, word in bad:
         job = os.path.join(tmp, "bad.fio")
         with open(job, "w") as f:
@@ -1769,22 +1770,54 @@ def case_iolog_refused(tmp):
             p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "check", job, "--dir", d, *extra],
                                capture_output=True, text=True, timeout=60)
             lines = p.stderr.strip().splitlines()
-            if extra:
-                expect(p.returncode == 0, f"with log_avg_msec: {p.stderr}")
+            if extra or not word:
+                expect(p.returncode == 0, f"{body!r} {extra}: {p.stderr}")
             else:
                 expect(p.returncode == 2 and len(lines) == 1 and word in lines[0] and "bw_log = pfx" in lines[0],
                        f"{body!r}: {p.returncode} {lines}")
             expect(os.listdir(d) == [], f"created: {os.listdir(d)}")
-    # 1G of 512-byte I/Os: two million events of 32 bytes, over a memory_limit of 16M
+    # 16 streams of 1G of 512-byte I/Os: a ring of 65536 events of 32 bytes each, 32 MiB over a memory_limit of
+    # 16M (the I/Os, two million a stream, are more than a ring: it is written out as the phase runs)
     ini = os.path.join(tmp, "big.ini")
     with open(ini, "w") as f:
-        f.write(f"[big]\nphases = write\nsize = 1G\nblock_size = 512\nbw_log = {d}/pfx\nmemory_limit = 16M\n")
+        f.write(f"[big]\nphases = write\nsize = 1G\nblock_size = 512\nthreads = 16\nbw_log = {d}/pfx\n"
+                "memory_limit = 16M\n")
     p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", ini, "--dir", d], capture_output=True, text=True,
                        timeout=60)
     lines = p.stderr.strip().splitlines()
     expect(p.returncode == 2 and len(lines) == 1 and "a row of the per-I/O log for every I/O" in lines[0],
            f"{p.returncode} {lines}")
     expect(os.listdir(d) == [], f"created: {os.listdir(d)}")
+
+
+def case_iolog_time_based(tmp):
+    """Per-I/O logs written as the phase runs (write_iops_log, log_offset=1, no log_avg_msec, numjobs=2, the
+    null engine): a time-based job, and a 1 GiB one of 4k reads, 262144 I/Os a clone, four times the ring of
+    65536 rows a stream's log holds (so it is written out while the phase runs, whatever the speed).  fio 3.33
+    and iobench run the same jobs; in each tool each clone's file has a line per I/O of that clone (as its JSON
+    counts them, fio's per clone, iobench's stream records), every line one 4k I/O, the offsets in sequence,
+    wrapping at the file's end."""
+    need_fio()
+    for name, size, run in (("tb", "64m", "time_based=1\nruntime=200ms\n"), ("big", "1g", "")):
+        body = (f"[global]\nioengine=null\nbs=4k\nsize={size}\nrw=read\n{run}write_iops_log=pfx\n"
+                "log_offset=1\n\n[t]\nnumjobs=2\n")
+        for who in ("fio", "iobench"):
+            d, doc = run_job_in(tmp, name, who, body)
+            if who == "fio":
+                per = [j["read"]["total_ios"] for j in doc["jobs"]]
+            else:
+                per = [r["ops"] for r in doc["records"] if r.get("kind") == "stream"]
+            expect(len(per) == 2, f"{who}: two clones: {per}")
+            for c, n in enumerate(per):
+                rows = read_rows(os.path.join(d, f"pfx_iops.{c + 1}.log"))
+                print(f"{name}: {who} clone {c}: {n} I/Os, {len(rows)} lines")
+                expect(len(rows) == n and n > 0, f"{name}: {who} clone {c}: {len(rows)} lines for {n} I/Os")
+                expect(run or n == 262144, f"{name}: {who} clone {c}: {n} I/Os, not 1 GiB of 4k")
+                expect(all(r[1] == 1 and r[3] == 4096 for r in rows), f"{name}: {who} clone {c}: a line is one 4k I/O")
+                offs = [r[4] for r in rows]
+                wrap = int(size[:-1]) << (20 if size[-1] == "m" else 30)
+                expect(all(b == (a + 4096) % wrap for a, b in zip(offs, offs[1:])),
+                       f"{name}: {who} clone {c}: offsets out of sequence")
 
 
 # fio's file and directory engines as iobench's files workload: the phase whose operations are fio's I/Os

@@ -339,8 +339,8 @@ def case_logs(o):
     os.makedirs(os.path.join(bad, "d_bw.1.log"))
     for key, val, extra, what in (("bw_log", os.path.join(bad, "nodir", "p"), "log_interval = 1s\n", "does not exist"),
                                   ("bw_log", os.path.join(bad, "d"), "log_interval = 1s\n", "not a regular file"),
-                                  ("lat_log", os.path.join(bad, "p"), "runtime = 1s\ntime_based = true\n",
-                                   "without log_interval keeps a row per I/O, but the job runs for a time")):
+                                  ("lat_log", os.path.join(bad, "p"), "latency = off\n",
+                                   "without log_interval keeps a row per I/O, but latency = off times no I/O")):
         ini = profile(o, "bad.ini", "[b]\nsize = 64KiB\nbackend = posix\n%s = %s\n%s" % (key, val, extra))
         before = sorted(os.listdir(bad))
         p = run(o, ["run", ini, "--dir", bad, "--output", "json=" + os.path.join(bad, "out.json")], want=2)

@@ -74,7 +74,7 @@ struct iob_fiologs {
 	uint64_t *t0_ns;		  /* per slot: the clone's first measured window (absolute ns; 0: none yet) */
 	int *log_prio;			  /* per job: log_prio, the last column as 0xPPPP */
 	int *log_offset;		  /* per job: rows carry the offset */
-	int error;			  /* the first write that failed: errno */
+	int error;			  /* the first write that failed: errno (atomic) */
 	const char *error_path;
 };
 /* Open every log file the checked way (outfile.h), not emptied yet; on
@@ -86,18 +86,24 @@ int iob_fiologs_commit(struct iob_fiologs *fl, char *err, size_t errlen);
 /* Job j's phase is over: clone c's intervals' rows (its stream's own). */
 void iob_fiologs_phase(struct iob_fiologs *fl, size_t j, size_t clone, enum iob_phase phase,
 		       const struct iob_intervals *iv);
-/* A row per I/O of n events of clone c of job j, from its stream's log l
- * (its clock: t0 and ns_per_tick), in its files. */
-void iob_fiologs_events(struct iob_fiologs *fl, size_t j, size_t clone, const struct iob_iolog *l,
-			const struct iob_io_event *ev, size_t n);
-/* Job j's phase is over, logged per I/O (its log_interval 0): each of its
- * n streams' events in its own clone's files.  Returns the I/Os the logs
- * had no room for (0: none). */
-uint64_t iob_fiologs_ios(struct iob_fiologs *fl, size_t j, const struct iob_iolog *logs, size_t n);
+/* A row per I/O of the events of clone c of job j its stream's log l holds
+ * and has not written yet (from tail to n), in its files, its ticks as
+ * ns_per_tick ns each; then l's tail is n (a ring has room again).  Any one
+ * thread per log, while the stream runs (a ring) or after. */
+void iob_fiologs_drain(struct iob_fiologs *fl, size_t j, size_t clone, struct iob_iolog *l, double ns_per_tick);
+/* Job j's phase is over, logged per I/O (its log_interval 0): what each of
+ * its n streams' logs still holds, in its own clone's files, with the
+ * phase's own tick ratio.  Returns the I/Os the logs had no room for (0:
+ * none). */
+uint64_t iob_fiologs_ios(struct iob_fiologs *fl, size_t j, struct iob_iolog *logs, size_t n);
+/* Events a stream's per-I/O log holds at once: the phase's I/Os when that
+ * many fit (written when it ends), else a ring of this many drained while
+ * it runs. */
+#define IOB_FIOLOG_RING 65536u
 /* Per-I/O logs (no log_interval): the most I/Os one stream's phase of the
  * job may do, known before the run; UINT64_MAX when it is not (time-based,
- * unknown size): such a log cannot be budgeted and is refused.  0: the job
- * keeps no per-I/O log. */
+ * unknown size: a ring, IOB_FIOLOG_RING).  0: the job keeps no per-I/O
+ * log. */
 uint64_t iob_fiolog_ios_bound(const struct iob_job *job, uint64_t file_size);
 /* Remove the files the run created (it could not start after all). */
 void iob_fiologs_unmake(struct iob_fiologs *fl);
