@@ -242,7 +242,7 @@ static const struct iob_key key_table[] = {
      "towards the last passing depth when one fails; settled, one last window at the depth found is the "
      "phase's figures and the phase ends (unless latency_run); each window is a latency_window record; 0s = off",
      NULL, FIELD(load.latency_target), NULL, .record = "latency_target_ns", .needs = "iodepth",
-     .excludes = "threads,series,latency=off", .why = "the search times every I/O of one queue"},
+     .excludes = "series,latency=off", .why = "the search times every I/O of one queue"},
     {"latency_window", IOB_KEY_DURATION, "", "0s",
      "latency_target: each window of the search lasts this long (it ends at its first completion after it)",
      NULL, FIELD(load.latency_window), NULL, .record = "latency_window_ns", .needs = "latency_target"},

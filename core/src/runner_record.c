@@ -254,15 +254,19 @@ void iob_runner_record_file(const struct iob_job *job, const struct iob_filelist
 		snprintf(file, len, "%s", fl->paths[0]);
 }
 
-/* latency_target's windows, a record each, in order (after the phase's). */
-static void emit_lat_windows(struct iob_run *run, const struct iob_job *job, const struct iob_phase_result *r)
+/* latency_target's windows, a record each, in order (after the phase's, or
+ * a stream's: each stream searches on its own, as each of fio's clones). */
+static void emit_lat_windows(struct iob_run *run, const struct iob_job *job, const struct iob_phase_result *r,
+			     size_t stream)
 {
 	struct iob_recbuf *rb = &run->rb;
-	for (size_t i = 0; i < r->lt_nwin; i++) {
+	for (size_t i = 0; r->lt_windows && i < r->lt_nwin; i++) {
 		const struct iob_lat_window *w = &r->lt_windows[i];
 		iob_rec_reset(rb, "latency_window");
 		iob_rec_str(rb, "job", job->name);
 		iob_rec_str(rb, "phase", iob_phase_name(r->phase));
+		if (stream != SIZE_MAX)
+			iob_rec_u64(rb, "stream", IOB_UNIT_COUNT, stream);
 		iob_rec_u64(rb, "window", IOB_UNIT_COUNT, i);
 		iob_rec_u64(rb, "depth", IOB_UNIT_COUNT, w->depth);
 		iob_rec_u64(rb, "max_in_flight", IOB_UNIT_COUNT, w->max_inflight);
@@ -276,6 +280,17 @@ static void emit_lat_windows(struct iob_run *run, const struct iob_job *job, con
 		iob_rec_bool(rb, "final", w->final);
 		iob_run_record(run, &rb->rec);
 	}
+}
+
+/* The depth search: what it found (of streams: the lowest depth, settled
+ * when every one did, their windows in all), its windows as records after. */
+static void rec_lat_search(struct iob_recbuf *rb, const struct iob_job *job, const struct iob_phase_result *r)
+{
+	if (!job->load.latency_target)
+		return;
+	iob_rec_u64(rb, "latency_depth", IOB_UNIT_COUNT, r->lt_depth);
+	iob_rec_u64(rb, "latency_windows", IOB_UNIT_COUNT, r->lt_nwin);
+	iob_rec_bool(rb, "latency_settled", r->lt_settled);
 }
 
 /* The phase record (with agg: the aggregate of the phase's streams); a
@@ -324,11 +339,7 @@ int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, s
 		iob_rec_bool(rb, "device_full", r->device_full);
 	if (job->load.seq_ops && job->access == IOB_ACCESS_SEQ) /* a pass ended at seq_ops, or none did */
 		iob_rec_bool(rb, "pass_cut", r->pass_cut);
-	if (job->load.latency_target) { /* the depth search: what it found, its windows as records after this */
-		iob_rec_u64(rb, "latency_depth", IOB_UNIT_COUNT, r->lt_depth);
-		iob_rec_u64(rb, "latency_windows", IOB_UNIT_COUNT, r->lt_nwin);
-		iob_rec_bool(rb, "latency_settled", r->lt_settled);
-	}
+	rec_lat_search(rb, job, r);
 	iob_rec_phase_cpu(rb, r);
 	if (agg)
 		iob_rec_aggregate(rb, agg);
@@ -349,7 +360,7 @@ int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, s
 	if (iob_coord_active())
 		return 1; /* built: rank 0 records it with the other ranks' (ranks.c) */
 	iob_run_record(run, &rb->rec);
-	emit_lat_windows(run, job, r);
+	emit_lat_windows(run, job, r, SIZE_MAX);
 	return 0;
 }
 
@@ -369,8 +380,10 @@ void iob_runner_emit_stream(struct iob_run *run, const struct iob_job *job, cons
 	iob_rec_u64(rb, "stream", IOB_UNIT_COUNT, i);
 	/* "stopped": cut short because another stream of the phase failed */
 	iob_rec_str(rb, "status", st->cut[i] ? "stopped" : iob_phase_status_name(&st->r[i]));
+	rec_lat_search(rb, job, &st->r[i]);
 	iob_rec_phase_cpu(rb, &st->r[i]);
 	iob_run_record(run, &rb->rec);
+	emit_lat_windows(run, job, &st->r[i], i);
 }
 
 /* The streams' results aggregated (iob_aggregate). */
@@ -390,6 +403,19 @@ void iob_runner_streams_result(const struct iob_streams *st, const struct iob_ag
 			       struct iob_phase_result *r)
 {
 	iob_aggregate_as_result(agg, r);
+	/* latency_target: each stream searched on its own (their windows are
+	 * in the stream records); the phase's the lowest depth, settled when
+	 * all are */
+	r->lt_windows = NULL;
+	r->lt_nwin = 0;
+	r->lt_depth = 0;
+	r->lt_settled = st->n > 0;
+	for (size_t i = 0; i < st->n; i++) {
+		const struct iob_phase_result *x = &st->r[i];
+		r->lt_nwin += x->lt_nwin;
+		r->lt_depth = i == 0 || x->lt_depth < r->lt_depth ? x->lt_depth : r->lt_depth;
+		r->lt_settled &= x->lt_settled;
+	}
 	if (agg->status != 0) {
 		const struct iob_phase_result *f = &st->r[agg->failed_stream];
 		snprintf(r->error, sizeof r->error, "stream %zu: %s", agg->failed_stream, f->error);

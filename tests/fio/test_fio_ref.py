@@ -983,21 +983,37 @@ def case_latency_target(tmp):
     fio's values; iobench's phase record says latency_depth 8, settled, and its
     figures are its last window's (elapsed under 5 s), each window a latency_window record whose
     measured max_in_flight is at most its depth, depths doubling from 1."""
+    latency_target_job(tmp, 1)
+
+
+def case_latency_target_clones(tmp):
+    """latency_target with numjobs=2 (the job of case latency_target): each clone searches on its own, as
+    fio's do.  fio 3.33's JSON has a job per clone, each at latency_depth 8 within 5 s; iobench's stream
+    records each say latency_depth 8, settled, elapsed under 5 s, with windows of their own (latency_window
+    records naming the stream, depths doubling from 1 to 8, max_in_flight at most the depth); its phase
+    record the lowest of the two, 8, settled."""
+    latency_target_job(tmp, 2)
+
+
+def latency_target_job(tmp, numjobs):
     need_fio()
     job = os.path.join(tmp, "lt.fio")
     with open(job, "w") as f:
         f.write("[j]\nioengine=null\nrw=randread\nbs=4k\nsize=64m\niodepth=8\ntime_based=1\nruntime=10s\n"
-                "latency_target=20ms\nlatency_window=200ms\nlatency_percentile=99\n")
+                f"latency_target=20ms\nlatency_window=200ms\nlatency_percentile=99\nnumjobs={numjobs}\n")
     js = os.path.join(tmp, "fio.json")
     p = subprocess.run([fio_bin(), "--output-format=json", "--output=" + js, job], cwd=tmp, capture_output=True,
                        text=True, timeout=120)
     expect(p.returncode == 0, p.stderr)
     with open(js) as f:
         text = f.read()
-    fj = json.loads(text[text.find("{"):])["jobs"][0]
-    print(f"fio: latency_depth {fj['latency_depth']}, runtime {fj['read']['runtime']} ms, "
-          f"{fj['read']['total_ios']} I/Os")
-    expect(fj["latency_depth"] == 8 and fj["read"]["runtime"] < 5000, {k: fj[k] for k in fj if "latency_d" in k})
+    fjs = json.loads(text[text.find("{"):])["jobs"]
+    expect(len(fjs) == numjobs, f"fio: {len(fjs)} jobs for numjobs={numjobs}")
+    for fj in fjs:
+        print(f"fio: latency_depth {fj['latency_depth']}, runtime {fj['read']['runtime']} ms, "
+              f"{fj['read']['total_ios']} I/Os")
+        expect(fj["latency_depth"] == 8 and fj["read"]["runtime"] < 5000, {k: fj[k] for k in fj if "latency_d" in k})
+    fj = fjs[0]
     js = os.path.join(tmp, "iob.json")
     p = iobench("run", job, "--dir", tmp, "--output", f"json={js},fio-json={js}.fio")
     expect(p.returncode == 0, p.stderr)
@@ -1009,16 +1025,21 @@ def case_latency_target(tmp):
     with open(js) as f:
         recs = json.load(f)["records"]
     ph = [r for r in recs if r.get("kind") == "phase"]
-    wins = [r for r in recs if r.get("kind") == "latency_window"]
     expect(len(ph) == 1, ph)
     ph = ph[0]
-    depths = [w["depth"] for w in wins]
-    print(f"iobench: latency_depth {ph['latency_depth']}, settled {ph['latency_settled']}, "
-          f"elapsed {ph['elapsed_s']:.3f} s, windows {depths}")
+    searches = [r for r in recs if r.get("kind") == "stream"] if numjobs > 1 else [ph]
+    expect(len(searches) == numjobs, f"{len(searches)} stream records")
+    for i, rec in enumerate(searches):
+        wins = [r for r in recs if r.get("kind") == "latency_window" and r.get("stream", 0) == i]
+        depths = [w["depth"] for w in wins]
+        print(f"iobench: latency_depth {rec['latency_depth']}, settled {rec['latency_settled']}, "
+              f"elapsed {rec['elapsed_s']:.3f} s, windows {depths}")
+        expect(rec["latency_depth"] == 8 and rec["latency_settled"] and rec["elapsed_s"] < 5.0, rec)
+        expect(rec["latency_windows"] == len(wins) and all(("stream" in w) == (numjobs > 1) for w in wins), wins)
+        expect(depths[:4] == [1, 2, 4, 8] and wins[-1]["final"] and wins[-1]["depth"] == 8, depths)
+        expect(all(w["max_in_flight"] <= w["depth"] for w in wins) and wins[-1]["max_in_flight"] == 8, wins)
     expect(ph["latency_depth"] == 8 and ph["latency_settled"] and ph["elapsed_s"] < 5.0, ph)
     expect(ph["latency_target_ns"] == 20000000 and ph["latency_window_ns"] == 200000000, ph)
-    expect(depths[:4] == [1, 2, 4, 8] and wins[-1]["final"] and wins[-1]["depth"] == 8, depths)
-    expect(all(w["max_in_flight"] <= w["depth"] for w in wins) and wins[-1]["max_in_flight"] == 8, wins)
 
 
 def case_random_generator(tmp):
