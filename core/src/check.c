@@ -765,6 +765,10 @@ static uint64_t job_memory(const struct iob_job *job)
 			peak = m;
 	}
 	peak = add_sat(peak, 3 * sizeof(struct iob_hist));
+	/* fio-style logs of intervals, a file per stream: each stream's own
+	 * intervals (and its writes' apart, for a mixed phase) */
+	if (iob_fiolog_wanted(job) && job->log_interval_ns && job->threads > 1)
+		peak = add_sat(peak, 6 * sizeof(struct iob_hist));
 	/* a per-I/O log: an event per I/O of each logged phase (a job of a
 	 * group keeps every phase's until the group has run) */
 	unsigned logged = 0;
