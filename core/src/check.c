@@ -692,9 +692,10 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
 	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
-/* Per-I/O logs (fiolog.h): the most I/Os a stream's phase may do, from the
- * job's size or, without one, its existing file's (or device's); 0: no such
- * log; UINT64_MAX: not known before the run. */
+/* Per-I/O logs (fiolog.h): the events a stream's log holds at once: the
+ * most I/Os its phase may do (from the job's size or, without one, its
+ * existing file's or device's) when they fit in IOB_FIOLOG_RING, else that
+ * ring, written out as the phase runs; 0: no such log. */
 static uint64_t job_iolog_ios(const struct iob_job *job)
 {
 	uint64_t size = 0;
@@ -706,11 +707,12 @@ static uint64_t job_iolog_ios(const struct iob_job *job)
 			size = 0;
 		iob_filelist_free(&fl);
 	}
-	return iob_fiolog_ios_bound(job, size);
+	uint64_t bound = iob_fiolog_ios_bound(job, size);
+	return bound < IOB_FIOLOG_RING ? bound : IOB_FIOLOG_RING;
 }
 
-/* A per-I/O log the run can keep: every I/O timed, a count known before
- * the run (the memory: check_memory), streams the writer merges. */
+/* A per-I/O log the run can keep: every I/O timed (the memory:
+ * check_memory). */
 static int check_iolog(const struct iob_job *job, char *err, size_t errlen)
 {
 	uint64_t ios = job_iolog_ios(job);
@@ -723,12 +725,6 @@ static int check_iolog(const struct iob_job *job, char *err, size_t errlen)
 		why = "latency = off times no I/O";
 	else if (job->series)
 		why = "series times its blocks on a clock of its own";
-	else if (job->threads > IOB_FIOLOG_MERGE)
-		why = "more than 64 streams";
-	else if (ios == UINT64_MAX)
-		why = job->time_based || job->steady_state
-			      ? "the job runs for a time, so its I/Os, and the log's memory, are not known before the run"
-			      : "the job's size is not known before the run, so neither is the log's memory";
 	if (!why)
 		return 0;
 	snprintf(err, errlen, "[%s] %s = %s without log_interval keeps a row per I/O, but %s: give log_interval "
@@ -769,6 +765,10 @@ static uint64_t job_memory(const struct iob_job *job)
 			peak = m;
 	}
 	peak = add_sat(peak, 3 * sizeof(struct iob_hist));
+	/* fio-style logs of intervals, a file per stream: each stream's own
+	 * intervals (and its writes' apart, for a mixed phase) */
+	if (iob_fiolog_wanted(job) && job->log_interval_ns && job->threads > 1)
+		peak = add_sat(peak, 6 * sizeof(struct iob_hist));
 	/* a per-I/O log: an event per I/O of each logged phase (a job of a
 	 * group keeps every phase's until the group has run) */
 	unsigned logged = 0;

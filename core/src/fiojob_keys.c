@@ -238,7 +238,7 @@ const struct fio_key fj_keys[] = {
 		     "effort)"},
     [K_CMDPRIO_PCT] = {"cmdprio_percentage", "", "cmdprio_percentage",
 		       "R or R,W, 0 to 100: this share of the I/Os, drawn per I/O, carries cmdprio_class and cmdprio "
-		       "(libaio: aio_reqprio; io_uring: the sqe's ioprio); libaio and io_uring only, iodepth above 1; "
+		       "(libaio: aio_reqprio; io_uring: the sqe's ioprio); libaio and io_uring only, at any iodepth; "
 		       "the record's prio_ios counts the I/Os per priority"},
     [K_CMDPRIO_CLASS] = {"cmdprio_class", "", "cmdprio_class",
 			 "R or R,W, 1 to 3 (default 1, real time: root only): the class of those I/Os"},
