@@ -1580,8 +1580,9 @@ def case_equal_work(tmp):
     """The examples bench/fio_examples.py --run compares besides the ones above, scaled as it does
     (time_based=0 and loops for fio's time-based ones, the device file moved into the run's directory):
     fio and iobench move the same bytes in the same number of I/Os (within 0.1%; jesd219.fio's bssplit:
-    the same bytes, I/O counts within 4 standard deviations of the split's draw), judged by the bench
-    script's own equal_work, on both tools' JSON."""
+    the same bytes, I/O counts within 4 standard deviations of the split's draw) of the same block sizes
+    (fio's bytes / I/Os of each job and direction against iobench's bs_hist; bssplit: iobench's
+    histogram a draw of the split), judged by the bench script's own equal_work, on both tools' JSON."""
     need_fio()
     need_libaio()
     sys.path.insert(0, os.path.join(ARGS.src, "bench"))
