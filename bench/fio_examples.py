@@ -137,6 +137,7 @@ MEMORY = {
     "fio-seq-write.fio": [("size", "128M"), ("time_based", "0"), ("loops", "8")],
     "fio-rand-write.fio": [("size", "32M"), ("time_based", "0"), ("loops", "8")],
     "fio-rand-RW.fio": [("size", "32M"), ("time_based", "0"), ("loops", "8")],
+    "filestat-ioengine.fio": [("nrfiles", "20000")],
     "fsx.fio": [("loops", "6000")],
     "jesd219.fio": [("filename", "jesd219.dat"), ("size", "256M")],
     "waitfor.fio": [("filename", "waitfor.dat"), ("filesize", "128M")],
@@ -198,16 +199,20 @@ def iob_sizes(r, sizes):
 
 def iob_work(doc, meta_phase=None):
     """(bytes, I/Os, seconds, block sizes, CPU seconds) from iobench's JSON phase records; a group's phases
-    of one name at once; block sizes {size: I/Os} from the records' bs_hist; CPU: cpu_user_s + cpu_sys_s."""
+    of one name at once; block sizes {size: I/Os} from the records' bs_hist; CPU: cpu_user_s + cpu_sys_s
+    (None for a meta phase: its records have none)."""
     b = n = 0
     cpu = 0.0
     groups, sizes = {}, {}
     for r in doc["records"]:
-        if r.get("kind") in ("meta", "phase") and (r.get("kind") == "phase" or r["phase"] == meta_phase):
-            cpu += (r.get("cpu_user_s") or 0.0) + (r.get("cpu_sys_s") or 0.0)
+        if r.get("kind") == "phase" and cpu is not None:
+            cpu += r["cpu_user_s"] + r["cpu_sys_s"]
         if r.get("kind") == "meta" and r["phase"] == meta_phase:
+            cpu = None  # a meta record has no CPU figure
             n += r["ops"]
-            g = (r.get("group") or 0, "" if r.get("group") else r["job"], r["phase"])
+            # a meta record names no group: RUN's files examples have no stonewall, so their jobs run at
+            # once (docs/fio.md, "File and directory engines"), the longest one's phase their time
+            g = (r.get("group") or 0, "", r["phase"])
             groups[g] = max(groups.get(g, 0.0), r["elapsed_s"])
             continue
         if r.get("kind") != "phase":
@@ -338,6 +343,9 @@ def run_examples(a):
     only = set(a.only.split(",")) if a.only else None
     if a.memory:
         a.dir = a.dir or "/dev/shm"
+    if a.dir:
+        a.dir = os.path.abspath(a.dir)  # the tools run in their data directory: a relative path would move
+    if a.memory:
         if not tmpfs(a.dir):
             print(f"--memory: {a.dir} is not on tmpfs")
             return 2
@@ -399,9 +407,10 @@ def run_examples(a):
             row.update(fio_iops=fi, iobench_iops=ii, ratio=ii / fi, shortest_s=short)
             # CPU per I/O (user + system), each tool's own figure: less moved by other load than the time
             fc = statistics.median(s[4] / s[1] * 1e6 for s in samples["fio"])
-            ic = statistics.median(s[4] / s[1] * 1e6 for s in samples["iobench"])
+            ic = None if samples["iobench"][0][4] is None else \
+                statistics.median(s[4] / s[1] * 1e6 for s in samples["iobench"])
             row.update(fio_cpu_us_per_io=fc, iobench_cpu_us_per_io=ic)
-            cpu_txt = f"  CPU/I/O fio {fc:.2f} iobench {ic:.2f} us"
+            cpu_txt = f"  CPU/I/O fio {fc:.3f} iobench {'n/a' if ic is None else f'{ic:.3f}'} us"
             extra_txt = ""
             if kind == "split":  # the I/O counts are draws: the same bytes' time compared too
                 fb = statistics.median(s[0] / s[2] for s in samples["fio"])
