@@ -262,13 +262,21 @@ def loadavg():
         return float("nan")
 
 
+# For fio alone in every example: its jobs as threads of one process, as iobench's streams are.  A fio job
+# process calls setsid(), so where the kernel schedules by autogroup (sched_autogroup_enabled=1) each one
+# is a session of its own, with a session's share of the CPU on a loaded machine, where iobench's
+# threads share one (docs/fio.md, "IOPS against fio on its own examples").
+FIO_ALWAYS = [("thread", "1")]
+
+
 def run_tool(who, iobench, fio, path, sets, fio_extra, scratch, meta_phase):
-    """(bytes, I/Os, seconds) of one run by one tool in a fresh directory, or an error text."""
+    """(bytes, I/Os, seconds, block sizes, CPU seconds) of one run by one tool in a fresh directory, or an
+    error text."""
     data = tempfile.mkdtemp(dir=scratch)
     out = os.path.join(scratch, who + ".json")
     if who == "fio":
         copy = os.path.join(scratch, "scaled-" + os.path.basename(path))
-        scaled_copy(path, copy, list(sets) + list(fio_extra), data)
+        scaled_copy(path, copy, list(sets) + list(fio_extra) + FIO_ALWAYS, data)
         argv = [fio, "--output-format=json", "--output=" + out, copy]
     else:
         argv = [iobench, "run", path, "--dir", data, "--allow-device", "--output", "json=" + out]
