@@ -29,6 +29,9 @@ fio's.  Each row gives the shortest time of either tool (a figure from a few
 milliseconds is fio's whole-millisecond clock more than the tools) and the
 load average before and after.  --set K=V adds a key for both tools to every
 example (direct=0 with --dir on tmpfs, where direct I/O is refused).
+fio alone also runs its jobs as threads (thread=1, FIO_ALWAYS), as iobench's
+streams are: a fio job process is a session of its own, which an autogroup
+scheduler gives a share of its own.
 --memory: data on tmpfs (--dir, /dev/shm by default), direct=0 for both
 tools, and MEMORY's scaling: each example long enough (half a second or more
 in fio) that the tools' own costs, not the disk's noise, set the ratio.  Exit 1

@@ -1606,6 +1606,10 @@ def case_equal_work(tmp):
         expect(f[1] > 0 and f[0] > 0, f"{name}: fio did nothing: {f}")
         why = fio_examples.equal_work(kind, f, i, fio_examples.split_sd(path) if kind == "split" else None)
         expect(not why, f"{name}: {why}")
+        if kind == "" and len(i[3]) == 1:  # the sizes are checked: the same bytes and I/Os at another size are not
+            (bs, n), = i[3].items()
+            other = (i[0], i[1], i[2], {bs * 2: n}, i[4])
+            expect(fio_examples.equal_work(kind, f, other, None), f"{name}: sizes {f[3]} and {other[3]} passed")
 
 
 def iobench(*args):
