@@ -141,8 +141,8 @@ MEMORY = {
     "fio-rand-write.fio": [("size", "32M"), ("time_based", "0"), ("loops", "8")],
     "fio-rand-RW.fio": [("size", "32M"), ("time_based", "0"), ("loops", "8")],
     "filestat-ioengine.fio": [("nrfiles", "20000")],
-    "fsx.fio": [("loops", "6000")],
-    "jesd219.fio": [("filename", "jesd219.dat"), ("size", "256M")],
+    "fsx.fio": [("loops", "10000")],
+    "jesd219.fio": [("filename", "jesd219.dat"), ("size", "512M")],
     "waitfor.fio": [("filename", "waitfor.dat"), ("filesize", "128M")],
 }
 
