@@ -1611,8 +1611,9 @@ def case_equal_work(tmp):
     """The examples bench/fio_examples.py --run compares besides the ones above, scaled as it does
     (time_based=0 and loops for fio's time-based ones, the device file moved into the run's directory):
     fio and iobench move the same bytes in the same number of I/Os (within 0.1%; jesd219.fio's bssplit:
-    the same bytes, I/O counts within 4 standard deviations of the split's draw), judged by the bench
-    script's own equal_work, on both tools' JSON."""
+    the same bytes, I/O counts within 4 standard deviations of the split's draw) of the same block sizes
+    (fio's bytes / I/Os of each job and direction against iobench's bs_hist; bssplit: iobench's
+    histogram a draw of the split), judged by the bench script's own equal_work, on both tools' JSON."""
     need_fio()
     need_libaio()
     sys.path.insert(0, os.path.join(ARGS.src, "bench"))
@@ -1636,6 +1637,10 @@ def case_equal_work(tmp):
         expect(f[1] > 0 and f[0] > 0, f"{name}: fio did nothing: {f}")
         why = fio_examples.equal_work(kind, f, i, fio_examples.split_sd(path) if kind == "split" else None)
         expect(not why, f"{name}: {why}")
+        if kind == "" and len(i[3]) == 1:  # the sizes are checked: the same bytes and I/Os at another size are not
+            (bs, n), = i[3].items()
+            other = (i[0], i[1], i[2], {bs * 2: n}, i[4])
+            expect(fio_examples.equal_work(kind, f, other, None), f"{name}: sizes {f[3]} and {other[3]} passed")
 
 
 def iobench(*args):
