@@ -115,10 +115,11 @@ static int check_target(const struct iob_job *job, const char *path, int writes,
 		return -ENOENT;
 	}
 	if (k == IOB_PATH_MISSING) {
-		if (!writes && !may_be_missing) {
-			snprintf(err, errlen,
-				 "[%s] %s does not exist (no such file; a read-only job reads existing files)",
-				 job->name, path);
+		/* a write phase makes the file; a mixed phase opens it as it is */
+		if (!(job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) && !may_be_missing) {
+			snprintf(err, errlen, "[%s] %s does not exist (no such file; %s)", job->name, path,
+				 writes ? "a mixed phase reads and writes an existing file: put write before it"
+					: "a read-only job reads existing files");
 			refused(t, IOB_TARGET_MISSING, path);
 			return -ENOENT;
 		}
@@ -692,23 +693,57 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
 	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
+/* The bytes a stream's phase covers: the job's size or, without one, its
+ * existing file's (or device's); 0 when neither is known. */
+static uint64_t job_target_bytes(const struct iob_job *job)
+{
+	uint64_t size = 0;
+	struct iob_filelist fl;
+	if (!job->size && iob_job_files(job, &fl) == 0) {
+		if (fl.n && iob_target_size(fl.paths[0], &size) != 0)
+			size = 0;
+		iob_filelist_free(&fl);
+	}
+	return job->size ? job->size : size;
+}
+
 /* Per-I/O logs (fiolog.h): the events a stream's log holds at once: the
  * most I/Os its phase may do (from the job's size or, without one, its
  * existing file's or device's) when they fit in IOB_FIOLOG_RING, else that
  * ring, written out as the phase runs; 0: no such log. */
 static uint64_t job_iolog_ios(const struct iob_job *job)
 {
-	uint64_t size = 0;
-	struct iob_filelist fl;
 	if (!iob_fiolog_wanted(job) || job->log_interval_ns)
 		return 0;
-	if (!job->size && iob_job_files(job, &fl) == 0) {
-		if (fl.n && iob_target_size(fl.paths[0], &size) != 0)
-			size = 0;
-		iob_filelist_free(&fl);
-	}
-	uint64_t bound = iob_fiolog_ios_bound(job, size);
+	uint64_t bound = iob_fiolog_ios_bound(job, job_target_bytes(job));
 	return bound < IOB_FIOLOG_RING ? bound : IOB_FIOLOG_RING;
+}
+
+/* A mixed phase before a verify keeps each stream's writes for it (an
+ * iob_wlog_ent each, until the verify has read them back): at most the
+ * mixed phase's I/Os; 0: no such list; UINT64_MAX: not known before the
+ * run. */
+static uint64_t job_wlog_writes(const struct iob_job *job)
+{
+	const uint32_t mixed_verify = IOB_PHASE_BIT(IOB_PHASE_MIXED) | IOB_PHASE_BIT(IOB_PHASE_VERIFY);
+	if ((job->phases & mixed_verify) != mixed_verify)
+		return 0;
+	return iob_job_ios_bound(job, job_target_bytes(job));
+}
+
+/* The list of a mixed phase's writes that the verify after it reads back
+ * is budgeted before the run, so its length must be known then. */
+static int check_wlog(const struct iob_job *job, char *err, size_t errlen)
+{
+	if (job_wlog_writes(job) != UINT64_MAX)
+		return 0;
+	snprintf(err, errlen,
+		 "[%s] phases = mixed,verify keeps every write of the mixed phase for the verify after it, but %s, "
+		 "so its number of writes is not known before the run: give size (or ops) without time_based, or "
+		 "leave out verify",
+		 job->name,
+		 job->time_based || job->steady_state ? "the job runs for a time" : "its size is not known before the run");
+	return -EINVAL;
 }
 
 /* A per-I/O log the run can keep: every I/O timed (the memory:
@@ -775,6 +810,7 @@ static uint64_t job_memory(const struct iob_job *job)
 	for (unsigned p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++)
 		logged += p != IOB_PHASE_VERIFY && (job->phases & IOB_PHASE_BIT(p));
 	peak = add_sat(peak, mul_sat(mul_sat(job_iolog_ios(job), sizeof(struct iob_io_event)), logged));
+	peak = add_sat(peak, mul_sat(job_wlog_writes(job), sizeof(struct iob_wlog_ent)));
 	return mul_sat(peak, job->threads ? job->threads : 1);
 }
 
@@ -865,6 +901,8 @@ int iob_suite_check_target(const struct iob_suite *suite, const struct iob_regis
 		rc = job_check(j, reg, w != NULL, &need[i], t, err, errlen);
 		if (rc == 0)
 			rc = check_iolog(j, err, errlen);
+		if (rc == 0)
+			rc = check_wlog(j, err, errlen);
 		if (rc && t)
 			t->job = i;
 		if (w && need[i]) /* those files are there by then: only growth needs room */
