@@ -115,10 +115,11 @@ static int check_target(const struct iob_job *job, const char *path, int writes,
 		return -ENOENT;
 	}
 	if (k == IOB_PATH_MISSING) {
-		if (!writes && !may_be_missing) {
-			snprintf(err, errlen,
-				 "[%s] %s does not exist (no such file; a read-only job reads existing files)",
-				 job->name, path);
+		/* a write phase makes the file; a mixed phase opens it as it is */
+		if (!(job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) && !may_be_missing) {
+			snprintf(err, errlen, "[%s] %s does not exist (no such file; %s)", job->name, path,
+				 writes ? "a mixed phase reads and writes an existing file: put write before it"
+					: "a read-only job reads existing files");
 			refused(t, IOB_TARGET_MISSING, path);
 			return -ENOENT;
 		}
@@ -692,25 +693,61 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
 	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
-/* Per-I/O logs (fiolog.h): the most I/Os a stream's phase may do, from the
- * job's size or, without one, its existing file's (or device's); 0: no such
- * log; UINT64_MAX: not known before the run. */
-static uint64_t job_iolog_ios(const struct iob_job *job)
+/* The bytes a stream's phase covers: the job's size or, without one, its
+ * existing file's (or device's); 0 when neither is known. */
+static uint64_t job_target_bytes(const struct iob_job *job)
 {
 	uint64_t size = 0;
 	struct iob_filelist fl;
-	if (!iob_fiolog_wanted(job) || job->log_interval_ns)
-		return 0;
 	if (!job->size && iob_job_files(job, &fl) == 0) {
 		if (fl.n && iob_target_size(fl.paths[0], &size) != 0)
 			size = 0;
 		iob_filelist_free(&fl);
 	}
-	return iob_fiolog_ios_bound(job, size);
+	return job->size ? job->size : size;
 }
 
-/* A per-I/O log the run can keep: every I/O timed, a count known before
- * the run (the memory: check_memory), streams the writer merges. */
+/* Per-I/O logs (fiolog.h): the events a stream's log holds at once: the
+ * most I/Os its phase may do (from the job's size or, without one, its
+ * existing file's or device's) when they fit in IOB_FIOLOG_RING, else that
+ * ring, written out as the phase runs; 0: no such log. */
+static uint64_t job_iolog_ios(const struct iob_job *job)
+{
+	if (!iob_fiolog_wanted(job) || job->log_interval_ns)
+		return 0;
+	uint64_t bound = iob_fiolog_ios_bound(job, job_target_bytes(job));
+	return bound < IOB_FIOLOG_RING ? bound : IOB_FIOLOG_RING;
+}
+
+/* A mixed phase before a verify keeps each stream's writes for it (an
+ * iob_wlog_ent each, until the verify has read them back): at most the
+ * mixed phase's I/Os; 0: no such list; UINT64_MAX: not known before the
+ * run. */
+static uint64_t job_wlog_writes(const struct iob_job *job)
+{
+	const uint32_t mixed_verify = IOB_PHASE_BIT(IOB_PHASE_MIXED) | IOB_PHASE_BIT(IOB_PHASE_VERIFY);
+	if ((job->phases & mixed_verify) != mixed_verify)
+		return 0;
+	return iob_job_ios_bound(job, job_target_bytes(job));
+}
+
+/* The list of a mixed phase's writes that the verify after it reads back
+ * is budgeted before the run, so its length must be known then. */
+static int check_wlog(const struct iob_job *job, char *err, size_t errlen)
+{
+	if (job_wlog_writes(job) != UINT64_MAX)
+		return 0;
+	snprintf(err, errlen,
+		 "[%s] phases = mixed,verify keeps every write of the mixed phase for the verify after it, but %s, "
+		 "so its number of writes is not known before the run: give size (or ops) without time_based, or "
+		 "leave out verify",
+		 job->name,
+		 job->time_based || job->steady_state ? "the job runs for a time" : "its size is not known before the run");
+	return -EINVAL;
+}
+
+/* A per-I/O log the run can keep: every I/O timed (the memory:
+ * check_memory). */
 static int check_iolog(const struct iob_job *job, char *err, size_t errlen)
 {
 	uint64_t ios = job_iolog_ios(job);
@@ -723,12 +760,6 @@ static int check_iolog(const struct iob_job *job, char *err, size_t errlen)
 		why = "latency = off times no I/O";
 	else if (job->series)
 		why = "series times its blocks on a clock of its own";
-	else if (job->threads > IOB_FIOLOG_MERGE)
-		why = "more than 64 streams";
-	else if (ios == UINT64_MAX)
-		why = job->time_based || job->steady_state
-			      ? "the job runs for a time, so its I/Os, and the log's memory, are not known before the run"
-			      : "the job's size is not known before the run, so neither is the log's memory";
 	if (!why)
 		return 0;
 	snprintf(err, errlen, "[%s] %s = %s without log_interval keeps a row per I/O, but %s: give log_interval "
@@ -769,12 +800,17 @@ static uint64_t job_memory(const struct iob_job *job)
 			peak = m;
 	}
 	peak = add_sat(peak, 3 * sizeof(struct iob_hist));
+	/* fio-style logs of intervals, a file per stream: each stream's own
+	 * intervals (and its writes' apart, for a mixed phase) */
+	if (iob_fiolog_wanted(job) && job->log_interval_ns && job->threads > 1)
+		peak = add_sat(peak, 6 * sizeof(struct iob_hist));
 	/* a per-I/O log: an event per I/O of each logged phase (a job of a
 	 * group keeps every phase's until the group has run) */
 	unsigned logged = 0;
 	for (unsigned p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++)
 		logged += p != IOB_PHASE_VERIFY && (job->phases & IOB_PHASE_BIT(p));
 	peak = add_sat(peak, mul_sat(mul_sat(job_iolog_ios(job), sizeof(struct iob_io_event)), logged));
+	peak = add_sat(peak, mul_sat(job_wlog_writes(job), sizeof(struct iob_wlog_ent)));
 	return mul_sat(peak, job->threads ? job->threads : 1);
 }
 
@@ -865,6 +901,8 @@ int iob_suite_check_target(const struct iob_suite *suite, const struct iob_regis
 		rc = job_check(j, reg, w != NULL, &need[i], t, err, errlen);
 		if (rc == 0)
 			rc = check_iolog(j, err, errlen);
+		if (rc == 0)
+			rc = check_wlog(j, err, errlen);
 		if (rc && t)
 			t->job = i;
 		if (w && need[i]) /* those files are there by then: only growth needs room */

@@ -63,7 +63,7 @@ struct written {
 static int written_list(const struct iob_registry *reg, const struct iob_run_opts *opts,
 			const struct iob_suite *suite, char (*logs)[IOB_FIOLOG_PATH_MAX], struct written *w)
 {
-	size_t n = 0;
+	size_t n = 0, nlogs = 0;
 	for (size_t i = 0; opts->outputs && i < opts->outputs->n; i++) {
 		const struct iob_output_item *it = &opts->outputs->item[i];
 		if (!it->file[0])
@@ -86,17 +86,19 @@ static int written_list(const struct iob_registry *reg, const struct iob_run_opt
 			w[n].flags = job->allow_devices ? IOB_OUT_CHARDEV : 0;
 			n++;
 		}
-		for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
-			iob_fiolog_path(suite, j, (enum iob_fiolog_kind)k, logs[j * IOB_FIOLOG_KINDS + (size_t)k],
-					IOB_FIOLOG_PATH_MAX);
-			if (!logs[j * IOB_FIOLOG_KINDS + (size_t)k][0])
-				continue;
-			snprintf(w[n].what, sizeof w[n].what, "[%s] %s", job->name,
-				 k == IOB_FIOLOG_BW ? "bw_log" : k == IOB_FIOLOG_IOPS ? "iops_log" : "lat_log");
-			w[n].path = logs[j * IOB_FIOLOG_KINDS + (size_t)k];
-			w[n].flags = job->allow_devices ? IOB_OUT_CHARDEV : 0;
-			n++;
-		}
+		for (size_t c = 0; c < iob_fiolog_clones(job); c++)
+			for (int k = 0; k < IOB_FIOLOG_KINDS; k++) {
+				char *path = logs[nlogs];
+				iob_fiolog_path(suite, j, c, (enum iob_fiolog_kind)k, path, IOB_FIOLOG_PATH_MAX);
+				if (!path[0])
+					continue;
+				nlogs++;
+				snprintf(w[n].what, sizeof w[n].what, "[%s] %s", job->name,
+					 k == IOB_FIOLOG_BW ? "bw_log" : k == IOB_FIOLOG_IOPS ? "iops_log" : "lat_log");
+				w[n].path = path;
+				w[n].flags = job->allow_devices ? IOB_OUT_CHARDEV : 0;
+				n++;
+			}
 	}
 	return (int)n;
 }
@@ -147,9 +149,12 @@ static int check_side_entries(const struct written *o, char *err, size_t errlen)
 int iob_check_written(const struct iob_registry *reg, const struct iob_run_opts *opts, const struct iob_suite *suite,
 		      const char *const *runfiles, size_t nrun, char *err, size_t errlen)
 {
-	size_t cap = (opts->outputs ? opts->outputs->n : 0) + suite->njobs * (1 + IOB_FIOLOG_KINDS) + 1;
+	size_t clones = 0;
+	for (size_t j = 0; j < suite->njobs; j++)
+		clones += iob_fiolog_clones(&suite->jobs[j]);
+	size_t cap = (opts->outputs ? opts->outputs->n : 0) + suite->njobs + clones * IOB_FIOLOG_KINDS + 1;
 	struct written *w = calloc(cap, sizeof *w);
-	char(*logs)[IOB_FIOLOG_PATH_MAX] = calloc(suite->njobs * IOB_FIOLOG_KINDS + 1, sizeof *logs);
+	char(*logs)[IOB_FIOLOG_PATH_MAX] = calloc(clones * IOB_FIOLOG_KINDS + 1, sizeof *logs);
 	struct key *rk = calloc(nrun + 1, sizeof *rk);
 	int rc = 0;
 	if (!w || !logs || !rk) {

@@ -123,9 +123,13 @@ static int check_spec(const struct iob_phase_spec *s, struct iob_phase_result *r
 			 "ramp_time cannot be used with a per-block series (every block is reported as it is read)");
 	else if (s->time_based && !s->runtime_ns)
 		snprintf(r->error, sizeof r->error, "time_based needs a runtime: the time limit it runs to");
-	else if (s->shape && s->shape->cmdprio.on && (s->iodepth < 2 || !(caps & IOB_CAP_IOPRIO)))
-		snprintf(r->error, sizeof r->error, "a priority per I/O (cmdprio) needs iodepth above 1 on a backend "
-			 "that sets one (libaio, io_uring), and backend %s at iodepth %u is not that", name, s->iodepth);
+	else if (s->shape && s->shape->cmdprio.on &&
+		 (!(caps & IOB_CAP_IOPRIO) || !s->backend->backend.submit || !s->backend->backend.reap))
+		snprintf(r->error, sizeof r->error, "a priority per I/O (cmdprio) needs a backend that queues I/O and "
+			 "sets one (libaio, io_uring), and backend %s is not that", name);
+	else if (s->shape && s->shape->cmdprio.on && (s->reopen || s->record_series))
+		snprintf(r->error, sizeof r->error, "a priority per I/O (cmdprio) queues each I/O, which cannot be used "
+			 "with %s", s->reopen ? "reopening the file around every I/O" : "a per-block series");
 	else
 		return 0;
 	r->status = -EINVAL;
@@ -219,7 +223,9 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	ph.verify = s->phase == IOB_PHASE_VERIFY;
 	ph.mixed = s->phase == IOB_PHASE_MIXED;
 	ph.replay = ph.verify && s->wlog_in;
-	ph.queued = s->iodepth > 1;
+	/* a priority per I/O rides on a queued I/O's iocb or sqe: at depth 1
+	 * too (fio's cmdprio_* at any iodepth) */
+	ph.queued = s->iodepth > 1 || (s->shape && s->shape->cmdprio.on);
 	ph.shaped = s->shape && (iob_shape_draws(s->shape) || iob_shape_paces(s->shape) || s->shape->continue_mask ||
 				 s->shape->cmdprio.on);
 	r->errors_counted = ph.shaped && s->shape->continue_mask;

@@ -331,6 +331,10 @@ static inline int after_io(struct phase *ph, size_t fi, int64_t n, size_t len, u
 	return iob_eng_after_io_slow(ph, fi, n, len, off);
 }
 
+/* A per-I/O log drained as the phase runs (engine.h, iob_iolog ring): the
+ * event in, waiting while the ring is full; none while ramping. */
+void iob_eng_iolog_ring_put(struct phase *ph, const struct iob_io_event *e);
+
 /* A timed I/O into the per-I/O log, if one is kept (fiolog.h): one
  * predictable branch when not.  prio: the priority it went at (cmdprio.h),
  * 0 for the thread's own (prio_class). */
@@ -340,7 +344,11 @@ static inline void iolog_put(struct phase *ph, uint64_t t0, uint64_t t1, uint64_
 	struct iob_iolog *l = ph->iolog;
 	if (__builtin_expect(l == NULL, 1) || n <= 0)
 		return;
-	if (l->n < l->cap)
+	if (l->ring) {
+		struct iob_io_event e = {t1, t1 - t0, off, (uint32_t)n, (uint16_t)write,
+					 (uint16_t)(prio ? prio : ph->prio_dflt)};
+		iob_eng_iolog_ring_put(ph, &e);
+	} else if (l->n < l->cap)
 		l->ev[l->n++] = (struct iob_io_event){t1, t1 - t0, off, (uint32_t)n, (uint16_t)write,
 						      (uint16_t)(prio ? prio : ph->prio_dflt)};
 	else

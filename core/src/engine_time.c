@@ -279,6 +279,20 @@ static inline void lat_event(struct lat_sampler *s, uint64_t i)
 #define LIVE_CHECK_MAX_IOS 1024
 #define FLAG_LOOKS_PER_CLOCK 16u /* first_done alone: the clock at every 16th look only */
 
+void iob_eng_iolog_ring_put(struct phase *ph, const struct iob_io_event *e)
+{
+	struct iob_iolog *l = ph->iolog;
+	if (ph->ramping)
+		return;
+	uint64_t h = l->n; /* only this thread moves it */
+	while (h - __atomic_load_n(&l->tail, __ATOMIC_ACQUIRE) >= l->cap) {
+		l->waits++; /* the writer is behind: its rows are not lost, this I/O waits */
+		iob_sleep_ns(20000, NULL);
+	}
+	l->ev[h % l->cap] = *e;
+	__atomic_store_n(&l->n, h + 1, __ATOMIC_RELEASE);
+}
+
 /* Start (or start again, at the end of a ramp) the measured window: forget
  * everything counted so far, take the kernel's and the CPU's counters, start
  * the clock and the time limit. */
@@ -300,8 +314,9 @@ void iob_eng_window_start(struct phase *ph)
 	ph->have_cpu = iob_cpu_times_ns(1, &ph->cpu_user0, &ph->cpu_sys0) == 0;
 	ph->start_ns = iob_now_ns();
 	ph->start_tick = iob_ticks();
-	if (ph->iolog) { /* what the ramp logged is not the window's */
-		ph->iolog->n = ph->iolog->lost = 0;
+	if (ph->iolog) { /* what the ramp logged is not the window's (a ring logs none) */
+		if (!ph->iolog->ring)
+			ph->iolog->n = ph->iolog->lost = 0;
 		ph->iolog->t0_tick = ph->start_tick;
 		ph->iolog->t0_ns = ph->start_ns;
 	}

@@ -148,9 +148,12 @@ const struct fio_key fj_keys[] = {
     [K_DEDUPE_GLOBAL] = {"dedupe_global", "", "dedupe_global",
 			 "1: the jobs with it share one working set (needs working_set; equal size, bs and dedupe keys)"},
     [K_REFILL_BUFFERS] = {"refill_buffers", "", "(none)",
-			  "accepted: iobench makes every block's content at its offset anyway"},
+			  "accepted: iobench makes every block's content at its offset anyway (docs/profiles.md \"Data "
+			  "content\": each 4 KiB a slice of a random table XORed with a word, both keyed by the seed "
+			  "and the offset)"},
     [K_SCRAMBLE_BUFFERS] = {"scramble_buffers", "", "(none)",
-			    "accepted: iobench's random data differs at every offset anyway"},
+			    "accepted: iobench's random data differs at every offset anyway (no two 4 KiB units "
+			    "alike: each its own key)"},
     [K_BSSPLIT] = {"bssplit", "", "bssplit",
 		   "SIZE/PCT:... (an empty PCT shares the rest), or READS,WRITES[,TRIMS] (trims ignored: none are "
 		   "done); each I/O draws its size; random offsets are drawn with replacement"},
@@ -238,7 +241,7 @@ const struct fio_key fj_keys[] = {
 		     "effort)"},
     [K_CMDPRIO_PCT] = {"cmdprio_percentage", "", "cmdprio_percentage",
 		       "R or R,W, 0 to 100: this share of the I/Os, drawn per I/O, carries cmdprio_class and cmdprio "
-		       "(libaio: aio_reqprio; io_uring: the sqe's ioprio); libaio and io_uring only, iodepth above 1; "
+		       "(libaio: aio_reqprio; io_uring: the sqe's ioprio); libaio and io_uring only, at any iodepth; "
 		       "the record's prio_ios counts the I/Os per priority"},
     [K_CMDPRIO_CLASS] = {"cmdprio_class", "", "cmdprio_class",
 			 "R or R,W, 1 to 3 (default 1, real time: root only): the class of those I/Os"},

@@ -29,15 +29,20 @@ int iob_intervals_init(struct iob_intervals *iv, struct iob_live *live, size_t n
 	return 0;
 }
 
-int iob_intervals_split(struct iob_intervals *iv)
+static int split_hists(struct iob_intervals *iv)
 {
-	if (!iv->lat)
-		return 0;
 	iv->split = 1;
 	iv->cur_w = iob_hist_new();
 	iv->prev_w = iob_hist_new();
 	iv->diff_w = iob_hist_new();
-	if (!iv->cur_w || !iv->prev_w || !iv->diff_w)
+	return iv->cur_w && iv->prev_w && iv->diff_w ? 0 : -ENOMEM;
+}
+
+int iob_intervals_split(struct iob_intervals *iv)
+{
+	if (!iv->lat)
+		return 0;
+	if (split_hists(iv) != 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < iv->nstreams; i++)
 		if (!(iv->live[i].snap_w = iob_hist_new()))
@@ -45,9 +50,39 @@ int iob_intervals_split(struct iob_intervals *iv)
 	return 0;
 }
 
+int iob_intervals_clones(struct iob_intervals *iv)
+{
+	if (!iv->lat || iv->clones)
+		return 0;
+	if (!(iv->clones = calloc(iv->nstreams, sizeof *iv->clones)))
+		return -ENOMEM;
+	for (size_t i = 0; i < iv->nstreams; i++) {
+		struct iob_intervals *c = &iv->clones[i];
+		/* the stream's snapshots are the phase's: allocated once, above */
+		c->live = &iv->live[i];
+		c->nstreams = 1;
+		c->lat = 1;
+		c->view = 1;
+		c->cur = iob_hist_new();
+		c->prev = iob_hist_new();
+		c->diff = iob_hist_new();
+		if (!c->cur || !c->prev || !c->diff || (iv->split && split_hists(c) != 0)) {
+			for (size_t k = 0; k <= i; k++)
+				iob_intervals_free(&iv->clones[k]);
+			free(iv->clones);
+			iv->clones = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 void iob_intervals_free(struct iob_intervals *iv)
 {
-	for (size_t i = 0; iv->live && i < iv->nstreams; i++) {
+	for (size_t i = 0; iv->clones && i < iv->nstreams; i++)
+		iob_intervals_free(&iv->clones[i]);
+	free(iv->clones);
+	for (size_t i = 0; iv->live && !iv->view && i < iv->nstreams; i++) {
 		iob_hist_free(iv->live[i].snap);
 		iv->live[i].snap = NULL;
 		iob_hist_free(iv->live[i].snap_w);
@@ -107,7 +142,19 @@ static void hist_diff(struct iob_hist *d, const struct iob_hist *a, const struct
 		d->max = a->max;
 }
 
+static int take(struct iob_intervals *iv, uint64_t now_ns, int final);
+
 int iob_intervals_take(struct iob_intervals *iv, uint64_t now_ns, int final)
+{
+	int rc = take(iv, now_ns, final);
+	/* each stream's own, at its own last snapshot, with the phase's */
+	for (size_t i = 0; (rc == 1 || (final && rc == 0)) && iv->clones && i < iv->nstreams; i++)
+		if (take(&iv->clones[i], now_ns, final) < 0)
+			return -ENOMEM;
+	return rc;
+}
+
+static int take(struct iob_intervals *iv, uint64_t now_ns, int final)
 {
 	uint64_t bytes = 0, ops = 0, start = 0, at = 0, bytes_w = 0, ops_w = 0;
 	int ramping = 0;

@@ -146,6 +146,29 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	       sh->rate_iops_min[1] || sh->start_delay_ns;
 }
 
+uint64_t iob_job_ios_bound(const struct iob_job *job, uint64_t file_size)
+{
+	uint64_t round_ns = 0, round_ios = 0;
+	char why[8];
+	if (job->steady_state && iob_steady_round_parse(job->steady_round, &round_ns, &round_ios, why, sizeof why) != 0)
+		return UINT64_MAX;
+	if (round_ios)
+		return round_ios; /* a steady state round of so many I/Os */
+	if (job->time_based || round_ns)
+		return UINT64_MAX; /* as many I/Os as the time allows */
+	uint64_t size = job->size ? job->size : file_size, bs = job->block_size;
+	struct iob_shape sh;
+	if (iob_job_shape(job, &sh, why, sizeof why) > 0)
+		bs = iob_shape_bs_min(&sh, bs); /* bssplit: its smallest size, the most I/Os */
+	if (!size || !bs)
+		return UINT64_MAX;
+	uint64_t per = size / bs + 1; /* and a short last one */
+	if (job->access == IOB_ACCESS_RAND && job->ops > per)
+		per = job->ops;
+	uint64_t loops = job->loops ? job->loops : 1;
+	return per > UINT64_MAX / loops ? UINT64_MAX : per * loops;
+}
+
 /* random_distribution=sequence: every block index inside the file (fio
  * fails the job at the first that is not), one offset a draw */
 static int validate_sequence(const struct iob_job *job, const struct iob_shape *sh, char *err, size_t errlen)

@@ -243,7 +243,7 @@ static const struct iob_key key_table[] = {
      "towards the last passing depth when one fails; settled, one last window at the depth found is the "
      "phase's figures and the phase ends (unless latency_run); each window is a latency_window record; 0s = off",
      NULL, FIELD(load.latency_target), NULL, .record = "latency_target_ns", .needs = "iodepth",
-     .excludes = "threads,series,latency=off", .why = "the search times every I/O of one queue"},
+     .excludes = "series,latency=off", .why = "the search times every I/O of one queue"},
     {"latency_window", IOB_KEY_DURATION, "", "0s",
      "latency_target: each window of the search lasts this long (it ends at its first completion after it)",
      NULL, FIELD(load.latency_window), NULL, .record = "latency_window_ns", .needs = "latency_target"},
@@ -448,10 +448,9 @@ static const struct iob_key key_table[] = {
      .record = "prio_level", .needs = "prio_class", .why = "a level is of a class"},
     {"cmdprio_percentage", IOB_KEY_STRING, "percent", "",
      "R or R,W: this share of each direction's I/Os (drawn per I/O) carries the priority of cmdprio_class and "
-     "cmdprio_level; the others go at the thread's; libaio and io_uring with iodepth above 1; the record's "
-     "prio_ios counts I/Os per priority",
-     NULL, FIELD(cmdprio_percentage), iob_set_cmdprio_text, .record = "cmdprio_percentage", .needs = "iodepth",
-     .why = "a priority per I/O rides on queued I/O"},
+     "cmdprio_level; the others go at the thread's; libaio and io_uring, at any iodepth (each I/O queued, "
+     "at depth 1 one at a time); the record's prio_ios counts I/Os per priority",
+     NULL, FIELD(cmdprio_percentage), iob_set_cmdprio_text, .record = "cmdprio_percentage"},
     {"cmdprio_class", IOB_KEY_STRING, "", "",
      "R or R,W: the class of the I/Os cmdprio_percentage or cmdprio_bssplit picks, 1 to 3 (default 1, real "
      "time: root only)",
@@ -463,8 +462,7 @@ static const struct iob_key key_table[] = {
      "SIZE/PCT:... or SIZE/PCT/CLASS/LEVEL[/HINT]:..., READS,WRITES: this share of the I/Os of each block size "
      "carries a priority (cmdprio_class and cmdprio_level, or the entry's own; HINT, 0 to 1023, goes in the "
      "priority's hint bits for the device, e.g. a command duration limit); not with cmdprio_percentage",
-     NULL, FIELD(cmdprio_bssplit), iob_set_cmdprio_text, .record = "cmdprio_bssplit", .needs = "iodepth",
-     .why = "a priority per I/O rides on queued I/O"},
+     NULL, FIELD(cmdprio_bssplit), iob_set_cmdprio_text, .record = "cmdprio_bssplit"},
     {"random_distribution", IOB_KEY_STRING, "", "random",
      "random access: the offsets' distribution: random (uniform), zipf:THETA, pareto:H, normal:SIGMA% (around the "
      "middle), zoned:ACCESS%/SIZE%:... (uniform inside each zone; an empty last SIZE is the rest), "

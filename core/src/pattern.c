@@ -41,29 +41,49 @@ static inline uint64_t mix64(uint64_t x)
 }
 
 /*
- * The random pattern's 8-byte word `index`: words go in groups of 8 (64
- * bytes); a group's key is a full mix of the seed and the group, each word
- * a lighter mix (one multiply) of the key and its place.  About 1.25
- * multiplies a word, where a full mix per word took 4: the pattern is made
- * inside the timed write (fio fills its buffers once).
+ * The random pattern (docs/profiles.md "Data content"): a table of random
+ * 64-bit words made once (a full mix of each word's index), and each 4 KiB
+ * unit of the file (offsets [4096 u, 4096 u + 4096)) a slice of it XORed
+ * with one word: the unit's key is a full mix of the seed and u; the slice
+ * starts at word key mod RAND_TABLE_WORDS, the XOR word is a mix of the key.
+ * Word j of the unit (bytes 8 j to 8 j + 7, little-endian) is
+ * table[start + j] ^ xor.  A pure function of (seed, offset) made at memory
+ * speed (a load, an XOR and a store per 8 bytes; two mixes per 4 KiB): the
+ * pattern is made inside the timed write, where fio fills its buffer once.
+ * No two units share a key (but by a 64-bit collision), so no two 4 KiB
+ * blocks are equal and no unit repeats another's bytes: compressing and
+ * deduplicating storage sees random data.
  */
-#define WORD_GROUP 8u
+#define RAND_UNIT_SHIFT 12u
+#define RAND_UNIT_WORDS ((1u << RAND_UNIT_SHIFT) / 8u)
+#define RAND_TABLE_WORDS 8192u /* 64 KiB of starts, and a unit's length past the last */
 
-static inline uint64_t group_key(uint64_t seed, uint64_t group)
+static uint64_t rand_table[RAND_TABLE_WORDS + RAND_UNIT_WORDS];
+static int rand_ready; /* iob_once, as text_ready */
+
+static void rand_init(void)
 {
-	return mix64(seed ^ (group * 0xd1b54a32d192ed03ull));
+	for (unsigned i = 0; i < RAND_TABLE_WORDS + RAND_UNIT_WORDS; i++)
+		rand_table[i] = mix64(0x72616e646f6d7462ull ^ i); /* "randomtb" */
 }
 
-static inline uint64_t group_word(uint64_t key, unsigned j)
+/* Bytes [at, at + n) of a unit whose slice is src and XOR word x. */
+static void rand_unit(const uint64_t *src, uint64_t x, unsigned char *dst, size_t at, size_t n)
 {
-	uint64_t x = key + (j + 1u) * 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 32)) * 0xd6e8feb86659fd93ull;
-	return x ^ (x >> 32);
-}
-
-static inline uint64_t random_word(uint64_t seed, uint64_t index)
-{
-	return group_word(group_key(seed, index / WORD_GROUP), (unsigned)(index % WORD_GROUP));
+	size_t k = 0;
+	for (; k < n && ((at + k) & 7u); k++)
+		dst[k] = (unsigned char)((src[(at + k) >> 3] ^ x) >> (8 * ((at + k) & 7u)));
+	const uint64_t *s = src + ((at + k) >> 3);
+	for (; k + 64 <= n; k += 64, s += 8) { /* eight words a turn: 16-byte operations where there are */
+		uint64_t w[8] = {s[0] ^ x, s[1] ^ x, s[2] ^ x, s[3] ^ x, s[4] ^ x, s[5] ^ x, s[6] ^ x, s[7] ^ x};
+		memcpy(dst + k, w, 64); /* little-endian byte order defines the pattern */
+	}
+	for (; k + 8 <= n; k += 8, s++) {
+		uint64_t w = *s ^ x;
+		memcpy(dst + k, &w, 8);
+	}
+	for (; k < n; k++)
+		dst[k] = (unsigned char)((src[(at + k) >> 3] ^ x) >> (8 * ((at + k) & 7u)));
 }
 
 uint8_t iob_pattern_label(const struct iob_pattern *p)
@@ -132,32 +152,16 @@ static void fill_hex(const struct iob_pattern *p, unsigned char *buf, size_t len
 
 static void fill_random(uint64_t seed, unsigned char *buf, size_t len, uint64_t off)
 {
-	size_t i = 0;
-	/* head: up to the next 8-byte boundary of the file offset */
-	while (i < len && ((off + i) & 7u)) {
-		uint64_t w = random_word(seed, (off + i) >> 3);
-		buf[i] = (unsigned char)(w >> (8 * ((off + i) & 7u)));
-		i++;
-	}
-	while (i + 8 <= len && (((off + i) >> 3) % WORD_GROUP)) { /* words up to a group's start */
-		uint64_t w = random_word(seed, (off + i) >> 3);
-		memcpy(buf + i, &w, 8); /* little-endian byte order defines the pattern */
-		i += 8;
-	}
-	for (; i + 8 * WORD_GROUP <= len; i += 8 * WORD_GROUP) { /* whole groups: one key each */
-		uint64_t key = group_key(seed, ((off + i) >> 3) / WORD_GROUP);
-		for (unsigned j = 0; j < WORD_GROUP; j++) {
-			uint64_t w = group_word(key, j);
-			memcpy(buf + i + 8 * j, &w, 8);
-		}
-	}
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w = random_word(seed, (off + i) >> 3);
-		memcpy(buf + i, &w, 8);
-	}
-	for (; i < len; i++) {
-		uint64_t w = random_word(seed, (off + i) >> 3);
-		buf[i] = (unsigned char)(w >> (8 * ((off + i) & 7u)));
+	iob_once(&rand_ready, rand_init);
+	const uint64_t unit_bytes = (uint64_t)1 << RAND_UNIT_SHIFT;
+	for (size_t i = 0; i < len;) {
+		uint64_t pos = off + i, unit = pos >> RAND_UNIT_SHIFT;
+		size_t at = (size_t)(pos & (unit_bytes - 1)), n = (size_t)(unit_bytes - at);
+		if (n > len - i)
+			n = len - i;
+		uint64_t key = mix64(seed ^ (unit * 0xd1b54a32d192ed03ull));
+		rand_unit(rand_table + key % RAND_TABLE_WORDS, mix64(key), buf + i, at, n);
+		i += n;
 	}
 }
 

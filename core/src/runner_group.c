@@ -134,8 +134,10 @@ static void group_job_main(void *arg)
 		iob_runner_observe_start(gj->run, job, &gj->jf.fl, gp->phase, gp->bs, &spec, &gp->ob);
 		spec.iolog = gp->iolog = iob_runner_iolog_start(gj->run, job, gp->phase, spec.file_size, n, &gp->iolog_oom);
 		__atomic_store_n(&gp->shown, gp->ob.live, __ATOMIC_RELEASE);
+		struct iob_iolog_writer *writer = iob_runner_iolog_writer(gj->run, gj->j, gp->iolog, n);
 		gp->rc = iob_streams_run(&spec, n, (const char *const *)gj->jf.open, nfiles, (int)per, &g->stop,
 					 &gp->st);
+		iob_runner_iolog_writer_stop(writer);
 		__atomic_store_n(&gj->ran, k + 1, __ATOMIC_RELEASE);
 		gp->unwritten = UINT64_MAX;
 		if (gp->rc == 0) { /* what the streams wrote, summed (the files are shared or each its own) */

@@ -123,6 +123,14 @@ void iob_runner_observe_end(struct observed *ob, const struct iob_phase_result *
  * out of memory (*oom set).  Any thread. */
 struct iob_iolog *iob_runner_iolog_start(const struct iob_run *run, const struct iob_job *job, enum iob_phase phase,
 					 uint64_t file_size, size_t n, int *oom);
+/* A ring's writer (iob_iolog ring: the phase may do more I/Os than it
+ * holds): a thread that writes the rows while the phase runs, from before
+ * its streams start to after they end; NULL when none is needed (or it could
+ * not start: the logs then keep what fits).  Stop joins it and writes what
+ * is left (the streams have ended). */
+struct iob_iolog_writer;
+struct iob_iolog_writer *iob_runner_iolog_writer(struct iob_run *run, size_t j, struct iob_iolog *logs, size_t n);
+void iob_runner_iolog_writer_stop(struct iob_iolog_writer *w);
 /* The phase is over: its rows written (job j of the suite), the logs freed;
  * oom: a note.  The runner's thread. */
 void iob_runner_iolog_emit(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,

@@ -24,6 +24,7 @@
 #include "iobench/os.h"
 #include "iobench/progress.h"
 #include "iobench/streams.h"
+#include "iobench/ticks.h"
 #include "check.h"
 
 /* What a phase will move in all, for the progress line's share done and
@@ -71,6 +72,9 @@ void iob_runner_observe_start(const struct iob_run *run, const struct iob_job *j
 	/* a mixed phase's fio-style logs have a row per direction */
 	if (ob->logged && phase == IOB_PHASE_MIXED && iob_fiolog_wanted(job) && iob_intervals_split(&ob->iv) != 0)
 		ob->oom = 1; /* (then the logs give the whole phase as its reads) */
+	/* fio's logs are per clone: each stream's own intervals */
+	if (ob->logged && iob_fiolog_wanted(job) && n > 1 && iob_intervals_clones(&ob->iv) != 0)
+		ob->oom = 1;
 	if (!line && !ob->logged) { /* only the group's line reads them: no observer */
 		spec->live = ob->live;
 		return;
@@ -122,7 +126,9 @@ void iob_runner_observe_emit(struct iob_run *run, size_t j, const struct iob_job
 		}
 		if (ob->iv.csv_error && ob->csv_error && !*ob->csv_error)
 			*ob->csv_error = ob->iv.csv_error;
-		iob_fiologs_phase(run->fiologs, j, phase, &ob->iv);
+		/* (a clone's intervals out of memory: noted above, none written) */
+		for (size_t c = 0; c < ob->iv.nstreams && (ob->iv.clones || ob->iv.nstreams == 1); c++)
+			iob_fiologs_phase(run->fiologs, j, c, phase, ob->iv.clones ? &ob->iv.clones[c] : &ob->iv);
 	}
 	iob_intervals_free(&ob->iv);
 	if (!ob->borrowed)
@@ -133,13 +139,15 @@ void iob_runner_observe_emit(struct iob_run *run, size_t j, const struct iob_job
 struct iob_iolog *iob_runner_iolog_start(const struct iob_run *run, const struct iob_job *job, enum iob_phase phase,
 					 uint64_t file_size, size_t n, int *oom)
 {
-	uint64_t cap = iob_fiolog_ios_bound(job, file_size);
-	if (!run->fiologs || run->quiet || phase == IOB_PHASE_VERIFY || !cap || cap == UINT64_MAX)
+	uint64_t bound = iob_fiolog_ios_bound(job, file_size);
+	if (!run->fiologs || run->quiet || phase == IOB_PHASE_VERIFY || !bound)
 		return NULL;
+	/* the phase's I/Os when that many fit, else a ring drained as it runs */
+	uint64_t cap = bound < IOB_FIOLOG_RING ? bound : IOB_FIOLOG_RING;
 	struct iob_iolog *logs = calloc(n, sizeof *logs);
 	for (size_t i = 0; logs && i < n; i++) {
 		/* touched now: no page fault of the log's inside the window */
-		if (cap > SIZE_MAX / sizeof *logs[i].ev || !(logs[i].ev = malloc(cap * sizeof *logs[i].ev))) {
+		if (!(logs[i].ev = malloc(cap * sizeof *logs[i].ev))) {
 			for (size_t k = 0; k <= i; k++)
 				free(logs[k].ev);
 			free(logs);
@@ -148,9 +156,68 @@ struct iob_iolog *iob_runner_iolog_start(const struct iob_run *run, const struct
 		}
 		memset(logs[i].ev, 0, cap * sizeof *logs[i].ev);
 		logs[i].cap = cap;
+		logs[i].ring = bound > cap;
 	}
 	*oom = !logs;
 	return logs;
+}
+
+/* The writer of a phase's rings: drains each stream's every 2 ms, its ticks
+ * converted with the ratio measured so far (the phase's own at its end). */
+struct iob_iolog_writer {
+	struct iob_fiologs *fl;
+	size_t j, n;
+	struct iob_iolog *logs;
+	int stop;
+	struct iob_thread *t;
+};
+
+static void writer_main(void *arg)
+{
+	struct iob_iolog_writer *w = arg;
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		for (size_t s = 0; s < w->n; s++) {
+			struct iob_iolog *l = &w->logs[s];
+			if (__atomic_load_n(&l->n, __ATOMIC_ACQUIRE) == l->tail)
+				continue;
+			uint64_t tick = iob_ticks(), ns = iob_now_ns();
+			double ratio = iob_ticks_tsc && tick > l->t0_tick && ns > l->t0_ns
+					       ? (double)(ns - l->t0_ns) / (double)(tick - l->t0_tick)
+					       : 1.0;
+			iob_fiologs_drain(w->fl, w->j, s, l, ratio);
+		}
+		iob_sleep_ns(2000000, NULL);
+	}
+}
+
+struct iob_iolog_writer *iob_runner_iolog_writer(struct iob_run *run, size_t j, struct iob_iolog *logs, size_t n)
+{
+	if (!logs || !logs[0].ring)
+		return NULL;
+	struct iob_iolog_writer *w = calloc(1, sizeof *w);
+	if (w) {
+		*w = (struct iob_iolog_writer){.fl = run->fiologs, .j = j, .n = n, .logs = logs};
+		if (iob_thread_start(&w->t, writer_main, w) == 0)
+			return w;
+		free(w);
+	}
+	/* no writer: the rings are plain logs, what does not fit is counted lost */
+	for (size_t i = 0; i < n; i++)
+		logs[i].ring = 0;
+	return NULL;
+}
+
+void iob_runner_iolog_writer_stop(struct iob_iolog_writer *w)
+{
+	if (!w)
+		return;
+	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+	iob_thread_join(w->t);
+	/* the rest now, with the phase's own tick ratio: before the job's next
+	 * phase streams its rows (a group's emit comes after all of them) */
+	for (size_t s = 0; s < w->n; s++)
+		iob_fiologs_drain(w->fl, w->j, s, &w->logs[s], w->logs[s].ns_per_tick);
+	free(w);
 }
 
 void iob_runner_iolog_emit(struct iob_run *run, size_t j, const struct iob_job *job, enum iob_phase phase,
@@ -161,12 +228,18 @@ void iob_runner_iolog_emit(struct iob_run *run, size_t j, const struct iob_job *
 			     iob_phase_name(phase));
 	if (!logs)
 		return;
-	uint64_t lost = iob_fiologs_ios(run->fiologs, j, logs, n);
+	uint64_t lost = iob_fiologs_ios(run->fiologs, j, logs, n), waits = 0;
 	if (lost)
 		iob_run_note(run, "job %s, %s phase: %llu I/Os past the per-I/O log's %llu rows a stream are not in it",
 			     job->name, iob_phase_name(phase), (unsigned long long)lost, (unsigned long long)logs[0].cap);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		waits += logs[i].waits;
 		free(logs[i].ev);
+	}
+	if (waits)
+		iob_run_note(run, "job %s, %s phase: the per-I/O log's writer fell behind: the streams waited %llu "
+			     "times for room in their %llu-row buffers (inside the measured time)",
+			     job->name, iob_phase_name(phase), (unsigned long long)waits, (unsigned long long)logs[0].cap);
 	free(logs);
 }
 
@@ -181,15 +254,19 @@ void iob_runner_record_file(const struct iob_job *job, const struct iob_filelist
 		snprintf(file, len, "%s", fl->paths[0]);
 }
 
-/* latency_target's windows, a record each, in order (after the phase's). */
-static void emit_lat_windows(struct iob_run *run, const struct iob_job *job, const struct iob_phase_result *r)
+/* latency_target's windows, a record each, in order (after the phase's, or
+ * a stream's: each stream searches on its own, as each of fio's clones). */
+static void emit_lat_windows(struct iob_run *run, const struct iob_job *job, const struct iob_phase_result *r,
+			     size_t stream)
 {
 	struct iob_recbuf *rb = &run->rb;
-	for (size_t i = 0; i < r->lt_nwin; i++) {
+	for (size_t i = 0; r->lt_windows && i < r->lt_nwin; i++) {
 		const struct iob_lat_window *w = &r->lt_windows[i];
 		iob_rec_reset(rb, "latency_window");
 		iob_rec_str(rb, "job", job->name);
 		iob_rec_str(rb, "phase", iob_phase_name(r->phase));
+		if (stream != SIZE_MAX)
+			iob_rec_u64(rb, "stream", IOB_UNIT_COUNT, stream);
 		iob_rec_u64(rb, "window", IOB_UNIT_COUNT, i);
 		iob_rec_u64(rb, "depth", IOB_UNIT_COUNT, w->depth);
 		iob_rec_u64(rb, "max_in_flight", IOB_UNIT_COUNT, w->max_inflight);
@@ -203,6 +280,17 @@ static void emit_lat_windows(struct iob_run *run, const struct iob_job *job, con
 		iob_rec_bool(rb, "final", w->final);
 		iob_run_record(run, &rb->rec);
 	}
+}
+
+/* The depth search: what it found (of streams: the lowest depth, settled
+ * when every one did, their windows in all), its windows as records after. */
+static void rec_lat_search(struct iob_recbuf *rb, const struct iob_job *job, const struct iob_phase_result *r)
+{
+	if (!job->load.latency_target)
+		return;
+	iob_rec_u64(rb, "latency_depth", IOB_UNIT_COUNT, r->lt_depth);
+	iob_rec_u64(rb, "latency_windows", IOB_UNIT_COUNT, r->lt_nwin);
+	iob_rec_bool(rb, "latency_settled", r->lt_settled);
 }
 
 /* The phase record (with agg: the aggregate of the phase's streams); a
@@ -251,11 +339,7 @@ int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, s
 		iob_rec_bool(rb, "device_full", r->device_full);
 	if (job->load.seq_ops && job->access == IOB_ACCESS_SEQ) /* a pass ended at seq_ops, or none did */
 		iob_rec_bool(rb, "pass_cut", r->pass_cut);
-	if (job->load.latency_target) { /* the depth search: what it found, its windows as records after this */
-		iob_rec_u64(rb, "latency_depth", IOB_UNIT_COUNT, r->lt_depth);
-		iob_rec_u64(rb, "latency_windows", IOB_UNIT_COUNT, r->lt_nwin);
-		iob_rec_bool(rb, "latency_settled", r->lt_settled);
-	}
+	rec_lat_search(rb, job, r);
 	iob_rec_phase_cpu(rb, r);
 	if (agg)
 		iob_rec_aggregate(rb, agg);
@@ -276,7 +360,7 @@ int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, s
 	if (iob_coord_active())
 		return 1; /* built: rank 0 records it with the other ranks' (ranks.c) */
 	iob_run_record(run, &rb->rec);
-	emit_lat_windows(run, job, r);
+	emit_lat_windows(run, job, r, SIZE_MAX);
 	return 0;
 }
 
@@ -296,8 +380,10 @@ void iob_runner_emit_stream(struct iob_run *run, const struct iob_job *job, cons
 	iob_rec_u64(rb, "stream", IOB_UNIT_COUNT, i);
 	/* "stopped": cut short because another stream of the phase failed */
 	iob_rec_str(rb, "status", st->cut[i] ? "stopped" : iob_phase_status_name(&st->r[i]));
+	rec_lat_search(rb, job, &st->r[i]);
 	iob_rec_phase_cpu(rb, &st->r[i]);
 	iob_run_record(run, &rb->rec);
+	emit_lat_windows(run, job, &st->r[i], i);
 }
 
 /* The streams' results aggregated (iob_aggregate). */
@@ -317,6 +403,19 @@ void iob_runner_streams_result(const struct iob_streams *st, const struct iob_ag
 			       struct iob_phase_result *r)
 {
 	iob_aggregate_as_result(agg, r);
+	/* latency_target: each stream searched on its own (their windows are
+	 * in the stream records); the phase's the lowest depth, settled when
+	 * all are */
+	r->lt_windows = NULL;
+	r->lt_nwin = 0;
+	r->lt_depth = 0;
+	r->lt_settled = st->n > 0;
+	for (size_t i = 0; i < st->n; i++) {
+		const struct iob_phase_result *x = &st->r[i];
+		r->lt_nwin += x->lt_nwin;
+		r->lt_depth = i == 0 || x->lt_depth < r->lt_depth ? x->lt_depth : r->lt_depth;
+		r->lt_settled &= x->lt_settled;
+	}
 	if (agg->status != 0) {
 		const struct iob_phase_result *f = &st->r[agg->failed_stream];
 		snprintf(r->error, sizeof r->error, "stream %zu: %s", agg->failed_stream, f->error);

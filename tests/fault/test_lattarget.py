@@ -91,7 +91,7 @@ def refused(tmp):
             ("iodepth 1", ["iodepth=1"], "needs iodepth"),
             ("percentile 0", ["latency_percentile=0"], "latency_percentile '0' is not one percent"),
             ("percentile list", ["latency_percentile=50:99"], "latency_percentile '50:99' is not one percent"),
-            ("threads", ["threads=2"], "cannot be used with threads"),
+            ("latency off", ["latency=off"], "cannot be used with latency = off"),
             ("window alone", ["latency_target=0s"], "latency_window = 300ms needs latency_target")):
         d = os.path.join(tmp, "bad-" + name.replace(" ", "-"))
         os.makedirs(d)

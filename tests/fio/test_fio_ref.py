@@ -983,21 +983,37 @@ def case_latency_target(tmp):
     fio's values; iobench's phase record says latency_depth 8, settled, and its
     figures are its last window's (elapsed under 5 s), each window a latency_window record whose
     measured max_in_flight is at most its depth, depths doubling from 1."""
+    latency_target_job(tmp, 1)
+
+
+def case_latency_target_clones(tmp):
+    """latency_target with numjobs=2 (the job of case latency_target): each clone searches on its own, as
+    fio's do.  fio 3.33's JSON has a job per clone, each at latency_depth 8 within 5 s; iobench's stream
+    records each say latency_depth 8, settled, elapsed under 5 s, with windows of their own (latency_window
+    records naming the stream, depths doubling from 1 to 8, max_in_flight at most the depth); its phase
+    record the lowest of the two, 8, settled."""
+    latency_target_job(tmp, 2)
+
+
+def latency_target_job(tmp, numjobs):
     need_fio()
     job = os.path.join(tmp, "lt.fio")
     with open(job, "w") as f:
         f.write("[j]\nioengine=null\nrw=randread\nbs=4k\nsize=64m\niodepth=8\ntime_based=1\nruntime=10s\n"
-                "latency_target=20ms\nlatency_window=200ms\nlatency_percentile=99\n")
+                f"latency_target=20ms\nlatency_window=200ms\nlatency_percentile=99\nnumjobs={numjobs}\n")
     js = os.path.join(tmp, "fio.json")
     p = subprocess.run([fio_bin(), "--output-format=json", "--output=" + js, job], cwd=tmp, capture_output=True,
                        text=True, timeout=120)
     expect(p.returncode == 0, p.stderr)
     with open(js) as f:
         text = f.read()
-    fj = json.loads(text[text.find("{"):])["jobs"][0]
-    print(f"fio: latency_depth {fj['latency_depth']}, runtime {fj['read']['runtime']} ms, "
-          f"{fj['read']['total_ios']} I/Os")
-    expect(fj["latency_depth"] == 8 and fj["read"]["runtime"] < 5000, {k: fj[k] for k in fj if "latency_d" in k})
+    fjs = json.loads(text[text.find("{"):])["jobs"]
+    expect(len(fjs) == numjobs, f"fio: {len(fjs)} jobs for numjobs={numjobs}")
+    for fj in fjs:
+        print(f"fio: latency_depth {fj['latency_depth']}, runtime {fj['read']['runtime']} ms, "
+              f"{fj['read']['total_ios']} I/Os")
+        expect(fj["latency_depth"] == 8 and fj["read"]["runtime"] < 5000, {k: fj[k] for k in fj if "latency_d" in k})
+    fj = fjs[0]
     js = os.path.join(tmp, "iob.json")
     p = iobench("run", job, "--dir", tmp, "--output", f"json={js},fio-json={js}.fio")
     expect(p.returncode == 0, p.stderr)
@@ -1009,16 +1025,21 @@ def case_latency_target(tmp):
     with open(js) as f:
         recs = json.load(f)["records"]
     ph = [r for r in recs if r.get("kind") == "phase"]
-    wins = [r for r in recs if r.get("kind") == "latency_window"]
     expect(len(ph) == 1, ph)
     ph = ph[0]
-    depths = [w["depth"] for w in wins]
-    print(f"iobench: latency_depth {ph['latency_depth']}, settled {ph['latency_settled']}, "
-          f"elapsed {ph['elapsed_s']:.3f} s, windows {depths}")
+    searches = [r for r in recs if r.get("kind") == "stream"] if numjobs > 1 else [ph]
+    expect(len(searches) == numjobs, f"{len(searches)} stream records")
+    for i, rec in enumerate(searches):
+        wins = [r for r in recs if r.get("kind") == "latency_window" and r.get("stream", 0) == i]
+        depths = [w["depth"] for w in wins]
+        print(f"iobench: latency_depth {rec['latency_depth']}, settled {rec['latency_settled']}, "
+              f"elapsed {rec['elapsed_s']:.3f} s, windows {depths}")
+        expect(rec["latency_depth"] == 8 and rec["latency_settled"] and rec["elapsed_s"] < 5.0, rec)
+        expect(rec["latency_windows"] == len(wins) and all(("stream" in w) == (numjobs > 1) for w in wins), wins)
+        expect(depths[:4] == [1, 2, 4, 8] and wins[-1]["final"] and wins[-1]["depth"] == 8, depths)
+        expect(all(w["max_in_flight"] <= w["depth"] for w in wins) and wins[-1]["max_in_flight"] == 8, wins)
     expect(ph["latency_depth"] == 8 and ph["latency_settled"] and ph["elapsed_s"] < 5.0, ph)
     expect(ph["latency_target_ns"] == 20000000 and ph["latency_window_ns"] == 200000000, ph)
-    expect(depths[:4] == [1, 2, 4, 8] and wins[-1]["final"] and wins[-1]["depth"] == 8, depths)
-    expect(all(w["max_in_flight"] <= w["depth"] for w in wins) and wins[-1]["max_in_flight"] == 8, wins)
 
 
 def case_random_generator(tmp):
@@ -1590,8 +1611,9 @@ def case_equal_work(tmp):
     """The examples bench/fio_examples.py --run compares besides the ones above, scaled as it does
     (time_based=0 and loops for fio's time-based ones, the device file moved into the run's directory):
     fio and iobench move the same bytes in the same number of I/Os (within 0.1%; jesd219.fio's bssplit:
-    the same bytes, I/O counts within 4 standard deviations of the split's draw), judged by the bench
-    script's own equal_work, on both tools' JSON."""
+    the same bytes, I/O counts within 4 standard deviations of the split's draw) of the same block sizes
+    (fio's bytes / I/Os of each job and direction against iobench's bs_hist; bssplit: iobench's
+    histogram a draw of the split), judged by the bench script's own equal_work, on both tools' JSON."""
     need_fio()
     need_libaio()
     sys.path.insert(0, os.path.join(ARGS.src, "bench"))
@@ -1615,10 +1637,31 @@ def case_equal_work(tmp):
         expect(f[1] > 0 and f[0] > 0, f"{name}: fio did nothing: {f}")
         why = fio_examples.equal_work(kind, f, i, fio_examples.split_sd(path) if kind == "split" else None)
         expect(not why, f"{name}: {why}")
+        if kind == "" and len(i[3]) == 1:  # the sizes are checked: the same bytes and I/Os at another size are not
+            (bs, n), = i[3].items()
+            other = (i[0], i[1], i[2], {bs * 2: n}, i[4])
+            expect(fio_examples.equal_work(kind, f, other, None), f"{name}: sizes {f[3]} and {other[3]} passed")
 
 
 def iobench(*args):
     return iob.tool(ARGS, "iobench", *args)
+
+
+def run_job_in(tmp, name, who, text):
+    """A directory of its own with j.fio (text), fio or iobench run on it there, its JSON to out.json: the
+    directory and that document."""
+    d = os.path.join(tmp, f"{name}-{who}")
+    os.makedirs(d)
+    with open(os.path.join(d, "j.fio"), "w") as f:
+        f.write(text)
+    if who == "fio":
+        argv = [fio_bin(), "--output-format=json", "--output=out.json", "j.fio"]
+    else:
+        argv = [os.path.join(ARGS.bin, "iobench"), "run", "j.fio", "--dir", d, "--output", "json=out.json"]
+    p = subprocess.run(argv, cwd=d, capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, f"{who}: {p.stderr[-1500:]}")
+    with open(os.path.join(d, "out.json")) as f:
+        return d, json.load(f)
 
 
 def read_rows(path):
@@ -1645,23 +1688,13 @@ def case_iolog(tmp):
     for name, body, seq in IOLOG_JOBS:
         rows, ios = {}, {}
         for who in ("fio", "iobench"):
-            d = os.path.join(tmp, f"{name}-{who}")
-            os.makedirs(d)
-            job = os.path.join(d, "j.fio")
-            with open(job, "w") as f:
-                f.write(f"[{name}]\nfilename={name}.dat\nioengine=psync\n{body}write_bw_log=pfx\n"
-                        "write_lat_log=pfx\nwrite_iops_log=pfx\nlog_offset=1\n")
+            d, doc = run_job_in(tmp, name, who, f"[{name}]\nfilename={name}.dat\nioengine=psync\n{body}"
+                                "write_bw_log=pfx\nwrite_lat_log=pfx\nwrite_iops_log=pfx\nlog_offset=1\n")
             if who == "fio":
-                p = subprocess.run([fio_bin(), "--output-format=json", "--output=out.json", "j.fio"], cwd=d,
-                                   capture_output=True, text=True, timeout=120)
-                expect(p.returncode == 0, f"fio: {p.stderr[-1500:]}")
-                js = json.load(open(os.path.join(d, "out.json")))["jobs"][0]
+                js = doc["jobs"][0]
                 ios[who] = (js["read"]["total_ios"], js["write"]["total_ios"])
             else:
-                p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", "j.fio", "--dir", d, "--output",
-                                    "json=out.json"], cwd=d, capture_output=True, text=True, timeout=120)
-                expect(p.returncode == 0, f"iobench: {p.stderr[-1500:]}")
-                ph = [r for r in json.load(open(os.path.join(d, "out.json")))["records"] if r.get("kind") == "phase"]
+                ph = [r for r in doc["records"] if r.get("kind") == "phase"]
                 ios[who] = (sum(r.get("ops_read", r["ops"] if r["phase"] == "read" else 0) for r in ph),
                             sum(r.get("ops_written", r["ops"] if r["phase"] == "write" else 0) for r in ph))
             rows[who] = {k: read_rows(os.path.join(d, f"pfx_{k}.1.log")) for k in ("bw", "lat", "clat", "iops")}
@@ -1692,14 +1725,79 @@ def case_iolog(tmp):
                    f"{name}: the offsets differ as a set")
 
 
+# our own job files for the logs of clones: two jobs, each of several clones (fio numbers the files by its
+# thread number, across jobs); with and without group_reporting; per I/O, and averaged over log_avg_msec
+CLONELOG_JOBS = [
+    ("perio", "[w]\nrw=write\nnumjobs=2\nsize=64k\nwrite_bw_log=pw\nwrite_lat_log=pw\n\n"
+              "[r]\nstonewall\nrw=randread\nnumjobs=3\nsize=96k\nwrite_iops_log=pr\nwrite_bw_log=pr\n", ""),
+    ("grouped", "[w]\nrw=randwrite\nnumjobs=3\nsize=64k\ngroup_reporting\nwrite_iops_log=pw\nwrite_lat_log=pw\n"
+                "log_offset=1\n", ""),
+    ("avg", "[w]\nrw=write\nnumjobs=2\nsize=1m\nloops=1000\ntime_based\nruntime=400ms\nlog_avg_msec=100\n"
+            "write_iops_log=pa\nwrite_lat_log=pa\n\n[r]\nstonewall\nrw=read\nnumjobs=3\nsize=64k\n"
+            "group_reporting\nwrite_bw_log=pb\nlog_avg_msec=100\n", "avg"),
+]
+
+
+def case_clonelog(tmp):
+    """A log per clone (numjobs): fio 3.33 and iobench on the same job files of our own write the same files,
+    PREFIX_kind.N.log with N fio's thread number across the jobs (fio's _slat files aside: iobench times one
+    latency per I/O, and fio's are empty with psync, checked), with and without group_reporting.  Logged per
+    I/O, each file has a line per I/O of its own clone (each clone's I/Os, as each tool's JSON counts them
+    per job, spread evenly: a file per clone, not the job's I/Os merged in one); with log_offset each clone's
+    offsets cover its own file once (random map).  Averaged (log_avg_msec), the same files, each of the
+    time-based job's with rows (how many is the clock's: not compared)."""
+    need_fio()
+    for name, body, avg in CLONELOG_JOBS:
+        files, ios = {}, {}
+        for who in ("fio", "iobench"):
+            d, doc = run_job_in(tmp, name, who, f"[global]\nioengine=psync\nbs=4k\n\n{body}")
+            ios[who] = {}
+            if who == "fio":
+                for j in doc["jobs"]:
+                    ios[who][j["jobname"]] = ios[who].get(j["jobname"], 0) + j["read"]["total_ios"] + \
+                        j["write"]["total_ios"]
+            else:
+                for r in doc["records"]:
+                    if r.get("kind") == "phase":
+                        ios[who][r["job"]] = ios[who].get(r["job"], 0) + r["ops"]
+            files[who] = {n: read_rows(os.path.join(d, n)) for n in os.listdir(d) if n.endswith(".log")}
+        slat = {n: r for n, r in files["fio"].items() if "_slat." in n}
+        expect(all(not r for r in slat.values()), f"{name}: fio's slat logs are not empty with psync: {list(slat)}")
+        fnames = sorted(n for n in files["fio"] if n not in slat)
+        print(f"{name}: fio {fnames}; iobench {sorted(files['iobench'])}; I/Os fio {ios['fio']}, "
+              f"iobench {ios['iobench']}")
+        expect(fnames == sorted(files["iobench"]), f"{name}: the files differ: fio {fnames}, iobench "
+                                                   f"{sorted(files['iobench'])}")
+        expect(any(n.endswith(".3.log") for n in fnames), f"{name}: no third clone's file: {fnames}")
+        for who in ("fio", "iobench"):
+            for n, rows in files[who].items():
+                if n in slat:
+                    continue
+                if avg:  # the 400 ms job's; fio writes no row for a job shorter than log_avg_msec (pb)
+                    expect(len(rows) >= 1 or n.startswith("pb"), f"{name}: {who}'s {n} is empty")
+                    continue
+                # the job whose clones write it: the prefix's letter names it
+                job = "w" if n.startswith("pw") else "r"
+                clones = sum(1 for m in fnames if m.startswith(n.split(".")[0] + "."))
+                expect(ios[who][job] % clones == 0 and len(rows) == ios[who][job] // clones,
+                       f"{name}: {who}'s {n} has {len(rows)} lines; its job did {ios[who][job]} I/Os in "
+                       f"{clones} clones")
+                if len(rows[0]) == 6:  # log_offset: the clone's own file, each block once
+                    expect(sorted(r[4] for r in rows) == list(range(0, 64 << 10, 4096)),
+                           f"{name}: {who}'s {n}: not one clone's blocks, each once")
+        if not avg:
+            expect(ios["fio"] == ios["iobench"], f"{name}: the two tools did different I/Os: {ios}")
+
+
 def case_iolog_refused(tmp):
-    """A per-I/O log whose memory cannot be budgeted before the run is refused in one line, exit 2, nothing
-    created: a time-based job, latency off (fio's gtod_reduce), and one over memory_limit; the same jobs with
-    log_avg_msec are accepted."""
+    """A per-I/O log that cannot be kept is refused in one line, exit 2, nothing created: latency off (fio's
+    gtod_reduce), and one whose buffers (a ring of 65536 rows a stream) are over memory_limit; the same job
+    with log_avg_msec is accepted, and so is a time-based job (its log is written as it runs: case
+    iolog_time_based)."""
     d = os.path.join(tmp, "d")
     os.makedirs(d)
-    bad = [("rw=read\nsize=1m\nruntime=1\ntime_based=1\n", "the job runs for a time"),
-           ("rw=read\nsize=1m\ngtod_reduce=1\n", "latency = off times no I/O")]
+    bad = [("rw=read\nsize=1m\ngtod_reduce=1\n", "latency = off times no I/O"),
+           ("rw=read\nsize=1m\nruntime=1\ntime_based=1\n", None)]
     for body, word in bad:
         job = os.path.join(tmp, "bad.fio")
         with open(job, "w") as f:
@@ -1708,22 +1806,54 @@ def case_iolog_refused(tmp):
             p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "check", job, "--dir", d, *extra],
                                capture_output=True, text=True, timeout=60)
             lines = p.stderr.strip().splitlines()
-            if extra:
-                expect(p.returncode == 0, f"with log_avg_msec: {p.stderr}")
+            if extra or not word:
+                expect(p.returncode == 0, f"{body!r} {extra}: {p.stderr}")
             else:
                 expect(p.returncode == 2 and len(lines) == 1 and word in lines[0] and "bw_log = pfx" in lines[0],
                        f"{body!r}: {p.returncode} {lines}")
             expect(os.listdir(d) == [], f"created: {os.listdir(d)}")
-    # 1G of 512-byte I/Os: two million events of 32 bytes, over a memory_limit of 16M
+    # 16 streams of 1G of 512-byte I/Os: a ring of 65536 events of 32 bytes each, 32 MiB over a memory_limit of
+    # 16M (the I/Os, two million a stream, are more than a ring: it is written out as the phase runs)
     ini = os.path.join(tmp, "big.ini")
     with open(ini, "w") as f:
-        f.write(f"[big]\nphases = write\nsize = 1G\nblock_size = 512\nbw_log = {d}/pfx\nmemory_limit = 16M\n")
+        f.write(f"[big]\nphases = write\nsize = 1G\nblock_size = 512\nthreads = 16\nbw_log = {d}/pfx\n"
+                "memory_limit = 16M\n")
     p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", ini, "--dir", d], capture_output=True, text=True,
                        timeout=60)
     lines = p.stderr.strip().splitlines()
     expect(p.returncode == 2 and len(lines) == 1 and "a row of the per-I/O log for every I/O" in lines[0],
            f"{p.returncode} {lines}")
     expect(os.listdir(d) == [], f"created: {os.listdir(d)}")
+
+
+def case_iolog_time_based(tmp):
+    """Per-I/O logs written as the phase runs (write_iops_log, log_offset=1, no log_avg_msec, numjobs=2, the
+    null engine): a time-based job, and a 1 GiB one of 4k reads, 262144 I/Os a clone, four times the ring of
+    65536 rows a stream's log holds (so it is written out while the phase runs, whatever the speed).  fio 3.33
+    and iobench run the same jobs; in each tool each clone's file has a line per I/O of that clone (as its JSON
+    counts them, fio's per clone, iobench's stream records), every line one 4k I/O, the offsets in sequence,
+    wrapping at the file's end."""
+    need_fio()
+    for name, size, run in (("tb", "64m", "time_based=1\nruntime=200ms\n"), ("big", "1g", "")):
+        body = (f"[global]\nioengine=null\nbs=4k\nsize={size}\nrw=read\n{run}write_iops_log=pfx\n"
+                "log_offset=1\n\n[t]\nnumjobs=2\n")
+        for who in ("fio", "iobench"):
+            d, doc = run_job_in(tmp, name, who, body)
+            if who == "fio":
+                per = [j["read"]["total_ios"] for j in doc["jobs"]]
+            else:
+                per = [r["ops"] for r in doc["records"] if r.get("kind") == "stream"]
+            expect(len(per) == 2, f"{who}: two clones: {per}")
+            for c, n in enumerate(per):
+                rows = read_rows(os.path.join(d, f"pfx_iops.{c + 1}.log"))
+                print(f"{name}: {who} clone {c}: {n} I/Os, {len(rows)} lines")
+                expect(len(rows) == n and n > 0, f"{name}: {who} clone {c}: {len(rows)} lines for {n} I/Os")
+                expect(run or n == 262144, f"{name}: {who} clone {c}: {n} I/Os, not 1 GiB of 4k")
+                expect(all(r[1] == 1 and r[3] == 4096 for r in rows), f"{name}: {who} clone {c}: a line is one 4k I/O")
+                offs = [r[4] for r in rows]
+                wrap = int(size[:-1]) << (20 if size[-1] == "m" else 30)
+                expect(all(b == (a + 4096) % wrap for a, b in zip(offs, offs[1:])),
+                       f"{name}: {who} clone {c}: offsets out of sequence")
 
 
 # fio's file and directory engines as iobench's files workload: the phase whose operations are fio's I/Os

@@ -256,6 +256,29 @@ def read_log(path):
     return rows
 
 
+def check_clone_logs(o, doc, job, xs):
+    """A job of several streams: a file per clone (fio's numjobs), each with its own stream's figures: its iops
+    rows, each times the time since the row before, add up to its stream's ops (within 40%: each phase's
+    first row's length is taken as log_interval), not the job's (twice as many)."""
+    for c, x in enumerate(xs):
+        for kind, field in (("iops", "ops"), ("bw", "bytes")):
+            rows = read_log(os.path.join(o.work, "lg_%s.%d.log" % (kind, x)))
+            check([r[0] for r in rows] == sorted(r[0] for r in rows), "%s clone %d: times in order" % (job, c))
+            check(all(r[3] == 0 and r[4] == 0 for r in rows), "%s clone %d: block size and 5th column 0" % (job, c))
+            # the write phase's rows are writes only; the mixed phase's start at its first read row
+            # (each phase's first row as long as log_interval, not the gap since the last phase)
+            total, prev = 0.0, {}
+            for i, r in enumerate(rows):
+                if r[2] == 0 and all(x[2] == 1 for x in rows[:i]):
+                    prev = {}
+                total += r[1] * (1024 if kind == "bw" else 1) * (r[0] - prev.get(r[2], r[0] - 20)) / 1000
+                prev[r[2]] = r[0]
+            want = sum(r[field] for r in doc["records"] if r["kind"] == "stream" and r["job"] == job and
+                       r["stream"] == c)
+            check(0.6 * want <= total <= 1.4 * want, "%s clone %d: the %s log adds up to %d, its stream did %d" % (
+                job, c, kind, total, want))
+
+
 def case_logs(o):
     ini = profile(o, "logs.ini", LOGS.format(d=o.work))
     js = os.path.join(o.work, "logs.json")
@@ -263,12 +286,13 @@ def case_logs(o):
     with open(js) as f:
         doc = json.load(f)
     names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(o.work, "lg_*")))
-    want = ["lg_bw.1.log", "lg_bw.2.log", "lg_bw.3.log", "lg_clat.1.log", "lg_iops.1.log", "lg_iops.2.log",
-            "lg_lat.1.log"]
-    check(names == want, "fio's file names, <x> counting the jobs on one prefix: %s" % names)
-    for x, job in ((1, "seqlog"), (2, "mixlog"), (3, "grouped")):
+    want = ["lg_bw.1.log", "lg_bw.2.log", "lg_bw.3.log", "lg_bw.4.log", "lg_clat.1.log", "lg_iops.1.log",
+            "lg_iops.2.log", "lg_iops.3.log", "lg_lat.1.log"]
+    check(names == want, "fio's file names, <x> fio's thread number (mixlog's two clones are 2 and 3): %s" % names)
+    check_clone_logs(o, doc, "mixlog", (2, 3))
+    for x, job in ((1, "seqlog"), (4, "grouped")):
         bw = read_log(os.path.join(o.work, "lg_bw.%d.log" % x))
-        iops = read_log(os.path.join(o.work, "lg_iops.%d.log" % x)) if x < 3 else []
+        iops = read_log(os.path.join(o.work, "lg_iops.%d.log" % x)) if x < 4 else []
         check([r[0] for r in bw] == sorted(r[0] for r in bw), "%s: times in order" % job)
         check(all(r[3] == 0 and r[4] == 0 for r in bw + iops), "%s: block size and 5th column 0" % job)
         used = 0
@@ -319,8 +343,8 @@ def case_logs(o):
     os.makedirs(os.path.join(bad, "d_bw.1.log"))
     for key, val, extra, what in (("bw_log", os.path.join(bad, "nodir", "p"), "log_interval = 1s\n", "does not exist"),
                                   ("bw_log", os.path.join(bad, "d"), "log_interval = 1s\n", "not a regular file"),
-                                  ("lat_log", os.path.join(bad, "p"), "runtime = 1s\ntime_based = true\n",
-                                   "without log_interval keeps a row per I/O, but the job runs for a time")):
+                                  ("lat_log", os.path.join(bad, "p"), "latency = off\n",
+                                   "without log_interval keeps a row per I/O, but latency = off times no I/O")):
         ini = profile(o, "bad.ini", "[b]\nsize = 64KiB\nbackend = posix\n%s = %s\n%s" % (key, val, extra))
         before = sorted(os.listdir(bad))
         p = run(o, ["run", ini, "--dir", bad, "--output", "json=" + os.path.join(bad, "out.json")], want=2)
@@ -344,10 +368,10 @@ def case_logs(o):
 
 
 def case_iologs(o):
-    """An INI job's bw_log and lat_log without log_interval: a row per I/O of its write phase and its mixed
-    phase (as many per direction as the phase records count), both streams' I/Os merged in time order, with
-    log_offset each row's offset (a whole block inside the file) and size; bw = bytes x 10^6 / the lat row's
-    latency; every I/O timed (lat_sampled_every 1)."""
+    """An INI job's bw_log and lat_log without log_interval: a file per stream (fio's clones: pfx_bw.1.log and
+    pfx_bw.2.log), each a row per I/O of its own stream's write phase and mixed phase (as many per direction
+    as the stream's records count), in time order, with log_offset each row's offset (a whole block inside
+    the file) and size; bw = bytes x 10^6 / the lat row's latency; every I/O timed (lat_sampled_every 1)."""
     d = os.path.join(o.work, "io")
     os.makedirs(d)
     ini = profile(o, "io.ini", "[m]\nphases = write,mixed\naccess = rand\nsize = 256KiB\nblock_size = 4KiB\n"
@@ -355,27 +379,36 @@ def case_iologs(o):
                                 "log_offset = true\n" % (d, d))
     out = os.path.join(d, "out.json")
     run(o, ["run", ini, "--dir", d, "--output", "json=" + out])
-    ph = [r for r in json.load(open(out))["records"] if r.get("kind") == "phase"]
-    want = {0: 0, 1: 0}
-    for r in ph:
-        check(r["lat_sampled_every"] == 1, "every I/O timed: %r" % r["lat_sampled_every"])
-        want[0] += r.get("ops_read", 0)
-        want[1] += r.get("ops_written", r["ops"] if r["phase"] == "write" else 0)
-    rows = {}
-    for k in ("bw", "lat"):
-        with open(os.path.join(d, "pfx_%s.1.log" % k)) as f:
-            rows[k] = [[int(c) for c in line.split(", ")] for line in f]
-        check(all(len(r) == 6 for r in rows[k]), "%s: six columns" % k)
-        got = {x: sum(1 for r in rows[k] if r[2] == x) for x in (0, 1)}
-        check(got == want and sum(want.values()) == 256, "%s: a row per I/O: %r, records %r" % (k, got, want))
-        check([r[0] for r in rows[k]] == sorted(r[0] for r in rows[k]), "%s: in time order" % k)
-        check(all(r[3] == 4096 and r[4] % 4096 == 0 and r[4] < 256 << 10 and r[5] == 0 for r in rows[k]),
-              "%s: size, offset, priority: %r" % (k, rows[k][:2]))
-    check(all(b[1] == b[3] * 1000000 // l[1] for b, l in zip(rows["bw"], rows["lat"]) if l[1]),
-          "bw is bytes x 10^6 / latency")
-    # each write phase's blocks: every one once per stream's file (random map)
-    w = sorted(r[4] for r in rows["lat"][:128])
-    check(w == sorted(list(range(0, 256 << 10, 4096)) * 2), "the write phase: each block once in each stream's file")
+    recs = json.load(open(out))["records"]
+    for r in recs:
+        if r.get("kind") == "phase":
+            check(r["lat_sampled_every"] == 1, "every I/O timed: %r" % r["lat_sampled_every"])
+    names = sorted(n for n in os.listdir(d) if n.startswith("pfx_"))
+    check(names == ["pfx_bw.1.log", "pfx_bw.2.log", "pfx_clat.1.log", "pfx_clat.2.log", "pfx_lat.1.log",
+                    "pfx_lat.2.log"], "a file per clone: %s" % names)
+    for c in (0, 1):
+        want = {0: 0, 1: 0}
+        for r in recs:
+            if r.get("kind") == "stream" and r["stream"] == c:
+                mixed = r["phase"] == "mixed"
+                want[0] += r.get("ops_read", 0) if mixed else 0
+                want[1] += r.get("ops_written", 0) if mixed else r["ops"]
+        rows = {}
+        for k in ("bw", "lat"):
+            with open(os.path.join(d, "pfx_%s.%d.log" % (k, c + 1))) as f:
+                rows[k] = [[int(x) for x in line.split(", ")] for line in f]
+            check(all(len(r) == 6 for r in rows[k]), "%s: six columns" % k)
+            got = {x: sum(1 for r in rows[k] if r[2] == x) for x in (0, 1)}
+            check(got == want and sum(want.values()) == 128, "clone %d %s: a row per I/O of its stream: %r, its "
+                  "records %r" % (c, k, got, want))
+            check([r[0] for r in rows[k]] == sorted(r[0] for r in rows[k]), "%s: in time order" % k)
+            check(all(r[3] == 4096 and r[4] % 4096 == 0 and r[4] < 256 << 10 and r[5] == 0 for r in rows[k]),
+                  "%s: size, offset, priority: %r" % (k, rows[k][:2]))
+        check(all(b[1] == b[3] * 1000000 // l[1] for b, l in zip(rows["bw"], rows["lat"]) if l[1]),
+              "bw is bytes x 10^6 / latency")
+        # its write phase's blocks: every one once in its own file (random map)
+        w = sorted(r[4] for r in rows["lat"][:64])
+        check(w == list(range(0, 256 << 10, 4096)), "clone %d's write phase: each block of its file once" % c)
 
 
 def case_fio2gnuplot(o):

@@ -81,6 +81,25 @@ static void test_random_seeded(void **s)
 	assert_memory_not_equal(x, z, sizeof x); /* depends on the offset */
 }
 
+/* The random pattern's 4 KiB units (a table slice XORed with a word each): no two of 256 are equal, and
+ * every byte value holds its share of 1 MiB within 15% (uniform, so nothing a compressor could take). */
+static void test_random_units_distinct(void **s)
+{
+	(void)s;
+	enum { UNIT = 4096, UNITS = 256 };
+	static unsigned char buf[UNIT * UNITS];
+	struct iob_pattern p = {.kind = IOB_PAT_RANDOM, .seed = 280225732};
+	iob_pattern_fill(&p, buf, sizeof buf, 0);
+	for (size_t a = 0; a < UNITS; a++)
+		for (size_t b = a + 1; b < UNITS; b++)
+			assert_memory_not_equal(buf + a * UNIT, buf + b * UNIT, UNIT);
+	size_t count[256] = {0};
+	for (size_t i = 0; i < sizeof buf; i++)
+		count[buf[i]]++;
+	for (size_t v = 0; v < 256; v++)
+		assert_in_range(count[v], 4096 - 614, 4096 + 614);
+}
+
 static void test_check_reports_first_bad(void **s)
 {
 	(void)s;
@@ -126,5 +145,6 @@ IOBTEST_MAIN(cmocka_unit_test(test_labels),
 	     cmocka_unit_test(test_offset_function),
 	     cmocka_unit_test(test_text_is_printable_lines),
 	     cmocka_unit_test(test_random_seeded),
+	     cmocka_unit_test(test_random_units_distinct),
 	     cmocka_unit_test(test_check_reports_first_bad),
 	     cmocka_unit_test(test_parse))

@@ -211,7 +211,19 @@ def case_bad_values(d):
         expect(p.returncode == 2 and len(lines) == 1 and key in p.stderr,
                f"fio {key}={val}: exit {p.returncode}:\n{p.stderr}")
         expect(os.listdir(sub) == ["j.fio"], f"fio {key}={val}: created {os.listdir(sub)}")
-    print(f"{len(bad)} INI and {len(fbad)} fio bad values refused")
+    # a mixed phase's writes are kept for the verify after it: their number
+    # must be known before the run; and a mixed phase opens an existing file
+    shapes = [("phases=write,mixed,verify", "time_based=true", "runtime=1s", "the job runs for a time"),
+              ("phases=mixed", "", "", "a mixed phase reads and writes an existing file")]
+    for sets in shapes:
+        sub = tempfile.mkdtemp(dir=d)
+        prof = profile(sub, "crc32c")
+        p = iobench("run", prof, *[a for s_ in sets[:3] if s_ for a in ("--set", s_)])
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        expect(p.returncode == 2 and len(lines) == 1 and sets[3] in p.stderr,
+               f"{sets[:3]}: exit {p.returncode}:\n{p.stderr}")
+        expect(sorted(os.listdir(sub)) == ["v-crc32c.ini"], f"{sets[:3]}: created {os.listdir(sub)}")
+    print(f"{len(bad)} INI, {len(shapes)} shapes and {len(fbad)} fio bad values refused")
 
 
 def fio_totals(doc):

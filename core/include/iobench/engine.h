@@ -47,12 +47,19 @@ struct iob_io_event {
 
 /* A stream's per-I/O log of one phase: cap events, allocated and touched by
  * the runner before the phase (the budget: check.c), filled by the engine
- * with each timed I/O of the measured window (n; lost: those past cap). */
+ * with each timed I/O of the measured window (n; lost: those past cap).
+ * ring: the phase may do more I/Os than cap, so ev is a ring that another
+ * thread drains as the phase runs (fiolog.h, iob_fiologs_drain): n counts
+ * every event put (atomic, release), tail those written out (atomic); the
+ * engine puts none while ramping, and waits (waits counts them) while the
+ * ring is full. */
 struct iob_iolog {
 	struct iob_io_event *ev;
 	uint64_t cap, n, lost;
 	uint64_t t0_tick, t0_ns; /* the window's start: tick and CLOCK_MONOTONIC ns */
 	double ns_per_tick;	 /* set at the phase's end */
+	int ring;
+	uint64_t tail, waits;
 };
 
 /* The writes of a mixed phase, in the order they were issued, for the

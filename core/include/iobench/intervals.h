@@ -54,6 +54,11 @@ struct iob_intervals {
 	const char *job, *phase;
 	uint64_t block_size;
 	int csv_error; /* a write failed (errno) */
+	/* per stream (a job's fio-style logs, one file per clone): each
+	 * stream's own intervals, taken with the phase's, from the same
+	 * snapshots (iob_intervals_clones) */
+	struct iob_intervals *clones;
+	int view; /* a clone's: live[0].snap is the phase's, not its own */
 };
 
 /* lat: the phase logs intervals (allocates the streams' snapshots,
@@ -62,6 +67,10 @@ int iob_intervals_init(struct iob_intervals *iv, struct iob_live *live, size_t n
 /* Also count the writes apart (a mixed phase whose job writes fio-style
  * logs): allocates live[i].snap_w.  After init with lat; -ENOMEM. */
 int iob_intervals_split(struct iob_intervals *iv);
+/* Keep each stream's intervals too (clones[i], from live[i]'s snapshots;
+ * a split phase's writes apart as well).  After init with lat (and split);
+ * -ENOMEM. */
+int iob_intervals_clones(struct iob_intervals *iv);
 /* Ask every stream for a snapshot (the observer, at an interval's end). */
 void iob_intervals_ask(struct iob_intervals *iv);
 /* Have all streams answered the last question? */

@@ -183,6 +183,11 @@ struct iob_filelist {
 	char **dirs;   /* directories the layout needs, parents first */
 };
 int iob_job_files(const struct iob_job *job, struct iob_filelist *out);
+/* The most I/Os one stream's phase of the job may do, known before the run
+ * from its size (file_size: its existing target's, when it gives none), its
+ * smallest block size, ops, loops or a steady-state round of I/Os;
+ * UINT64_MAX when it is not (it runs for a time, or no size is known). */
+uint64_t iob_job_ios_bound(const struct iob_job *job, uint64_t file_size);
 void iob_filelist_free(struct iob_filelist *fl);
 /* Nonzero when each stream has files of its own (threads > 1, no
  * shared_file). */

@@ -8,8 +8,9 @@
  *   ones      0xff everywhere                         label 0xff
  *   text      printable ASCII lines of 64 bytes, each  label 0x45
  *             starting with 'E' and ending in '\n'
- *   random    64-bit words from a keyed mixer of        label 0x30
- *             (seed, offset / 8): reproducible from the seed
+ *   random    each 4 KiB unit a slice of a random table  label 0x30
+ *             XORed with a word, both keyed by (seed,
+ *             offset / 4096): reproducible from the seed
  *   byte      one byte value everywhere (=c, /hh)      label: the byte
  *   hex       a string of 1 to 32 bytes (hex:aa555aa5)   label: its first byte
  *             repeated from offset 0 on
