@@ -551,13 +551,9 @@ struct space {
 	int known;
 };
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
 
 /* The end of the run of jobs that starts at i: one job, or its group. */
-static size_t group_end(const struct iob_suite *suite, size_t i)
+size_t iob_check_group_end(const struct iob_suite *suite, size_t i)
 {
 	size_t e = i + 1;
 	while (suite->jobs[i].group && e < suite->njobs && suite->jobs[e].group == suite->jobs[i].group)
@@ -574,7 +570,7 @@ static int check_space(const struct iob_suite *suite, const uint64_t *need, char
 		return -ENOMEM;
 	}
 	for (size_t a = 0, e; a < suite->njobs; a = e) {
-		e = group_end(suite, a);
+		e = iob_check_group_end(suite, a);
 		for (size_t f = 0; f < nfs; f++)
 			fs[f].group = 0;
 		for (size_t i = a; i < e; i++) {
@@ -594,8 +590,8 @@ static int check_space(const struct iob_suite *suite, const uint64_t *need, char
 				nfs++;
 			}
 			at[i] = f;
-			fs[f].group = add_sat(fs[f].group, need[i]);
-			uint64_t total = add_sat(fs[f].kept, fs[f].group);
+			fs[f].group = iob_add_sat(fs[f].group, need[i]);
+			uint64_t total = iob_add_sat(fs[f].kept, fs[f].group);
 			if (fs[f].known && total > fs[f].avail) {
 				char x[32], y[32];
 				iob_format_bytes((double)total, x, sizeof x);
@@ -610,7 +606,7 @@ static int check_space(const struct iob_suite *suite, const uint64_t *need, char
 		}
 		for (size_t i = a; i < e; i++)
 			if (suite->jobs[i].keep_files && at[i] != SIZE_MAX)
-				fs[at[i]].kept = add_sat(fs[at[i]].kept, need[i]);
+				fs[at[i]].kept = iob_add_sat(fs[at[i]].kept, need[i]);
 	}
 	free(at);
 	return 0;
@@ -622,7 +618,7 @@ static int check_groups(const struct iob_suite *suite, char *err, size_t errlen)
 {
 	for (size_t a = 0, e; a < suite->njobs; a = e) {
 		const struct iob_job *j = &suite->jobs[a];
-		e = group_end(suite, a);
+		e = iob_check_group_end(suite, a);
 		for (size_t k = a; k < e; k++) /* repeat.c: a job run again runs alone */
 			if (iob_job_runs_again(&suite->jobs[k]) && (e - a > 1 || iob_coord_active())) {
 				snprintf(err, errlen, "[%s] repeat, until_ci and steady_state run a job's phases again, "
@@ -688,188 +684,6 @@ static int check_dedupe_global(const struct iob_suite *suite, char *err, size_t 
 
 /* ------------------------------------------------------ the memory budget */
 
-static uint64_t mul_sat(uint64_t a, uint64_t b)
-{
-	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
-/* The bytes a stream's phase covers: the job's size or, without one, its
- * existing file's (or device's); 0 when neither is known. */
-static uint64_t job_target_bytes(const struct iob_job *job)
-{
-	uint64_t size = 0;
-	struct iob_filelist fl;
-	if (!job->size && iob_job_files(job, &fl) == 0) {
-		if (fl.n && iob_target_size(fl.paths[0], &size) != 0)
-			size = 0;
-		iob_filelist_free(&fl);
-	}
-	return job->size ? job->size : size;
-}
-
-/* Per-I/O logs (fiolog.h): the events a stream's log holds at once: the
- * most I/Os its phase may do (from the job's size or, without one, its
- * existing file's or device's) when they fit in IOB_FIOLOG_RING, else that
- * ring, written out as the phase runs; 0: no such log. */
-static uint64_t job_iolog_ios(const struct iob_job *job)
-{
-	if (!iob_fiolog_wanted(job) || job->log_interval_ns)
-		return 0;
-	uint64_t bound = iob_fiolog_ios_bound(job, job_target_bytes(job));
-	return bound < IOB_FIOLOG_RING ? bound : IOB_FIOLOG_RING;
-}
-
-/* A mixed phase before a verify keeps each stream's writes for it (an
- * iob_wlog_ent each, until the verify has read them back): at most the
- * mixed phase's I/Os; 0: no such list; UINT64_MAX: not known before the
- * run. */
-static uint64_t job_wlog_writes(const struct iob_job *job)
-{
-	const uint32_t mixed_verify = IOB_PHASE_BIT(IOB_PHASE_MIXED) | IOB_PHASE_BIT(IOB_PHASE_VERIFY);
-	if ((job->phases & mixed_verify) != mixed_verify)
-		return 0;
-	return iob_job_ios_bound(job, job_target_bytes(job));
-}
-
-/* The list of a mixed phase's writes that the verify after it reads back
- * is budgeted before the run, so its length must be known then. */
-static int check_wlog(const struct iob_job *job, char *err, size_t errlen)
-{
-	if (job_wlog_writes(job) != UINT64_MAX)
-		return 0;
-	snprintf(err, errlen,
-		 "[%s] phases = mixed,verify keeps every write of the mixed phase for the verify after it, but %s, "
-		 "so its number of writes is not known before the run: give size (or ops) without time_based, or "
-		 "leave out verify",
-		 job->name,
-		 job->time_based || job->steady_state ? "the job runs for a time" : "its size is not known before the run");
-	return -EINVAL;
-}
-
-/* A per-I/O log the run can keep: every I/O timed (the memory:
- * check_memory). */
-static int check_iolog(const struct iob_job *job, char *err, size_t errlen)
-{
-	uint64_t ios = job_iolog_ios(job);
-	if (!ios)
-		return 0;
-	const char *key = job->bw_log[0] ? "bw_log" : job->iops_log[0] ? "iops_log" : "lat_log";
-	const char *val = job->bw_log[0] ? job->bw_log : job->iops_log[0] ? job->iops_log : job->lat_log;
-	const char *why = NULL;
-	if (job->latency == IOB_LATENCY_OFF)
-		why = "latency = off times no I/O";
-	else if (job->series)
-		why = "series times its blocks on a clock of its own";
-	if (!why)
-		return 0;
-	snprintf(err, errlen, "[%s] %s = %s without log_interval keeps a row per I/O, but %s: give log_interval "
-			      "(fio's log_avg_msec)",
-		 job->name, key, IOB_Q(val), why);
-	return -EINVAL;
-}
-
-/* What job holds at once at its peak: each stream's largest phase (at the
- * sweep's largest block size), and per stream the histograms the runner
- * keeps (its result's, the aggregate's share, the observer's copy). */
-static uint64_t job_memory(const struct iob_job *job)
-{
-	uint64_t top = job->block_size_max > job->block_size ? job->block_size_max : job->block_size, peak = 0;
-	struct iob_filelist fl;
-	struct iob_shape sh;
-	char why[8];
-	if (iob_job_shape(job, &sh, why, sizeof why) > 0 && iob_shape_bs_max(&sh, top) > top)
-		top = iob_shape_bs_max(&sh, top); /* bssplit: the buffers hold its largest size */
-	if (job->phases == IOB_PHASE_BIT(IOB_PHASE_READ) && job->access == IOB_ACCESS_SEQ && job->threads <= 1 &&
-	    !iob_is_stdin_path(job->filename) && iob_job_files(job, &fl) == 0) {
-		/* a sequential read of one file smaller than the block: the engine's
-		 * buffer is the file's size (a 1 GiB bigread block over 4 KiB) */
-		uint64_t size;
-		if (fl.n == 1 && iob_target_size(fl.paths[0], &size) == 0 && size < top)
-			top = size ? size : 1;
-		iob_filelist_free(&fl);
-	}
-	uint64_t series = 0;
-	if (job->series && job->block_size) /* a sample per block read, every pass */
-		series = mul_sat(job->size / job->block_size + 1, job->loops ? job->loops : 1);
-	for (unsigned p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++) {
-		if (!(job->phases & IOB_PHASE_BIT(p)))
-			continue;
-		uint64_t m = iob_phase_memory((enum iob_phase)p, top, job->iodepth,
-					      p == IOB_PHASE_READ ? series : 0);
-		if (m > peak)
-			peak = m;
-	}
-	peak = add_sat(peak, 3 * sizeof(struct iob_hist));
-	/* fio-style logs of intervals, a file per stream: each stream's own
-	 * intervals (and its writes' apart, for a mixed phase) */
-	if (iob_fiolog_wanted(job) && job->log_interval_ns && job->threads > 1)
-		peak = add_sat(peak, 6 * sizeof(struct iob_hist));
-	/* a per-I/O log: an event per I/O of each logged phase (a job of a
-	 * group keeps every phase's until the group has run) */
-	unsigned logged = 0;
-	for (unsigned p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++)
-		logged += p != IOB_PHASE_VERIFY && (job->phases & IOB_PHASE_BIT(p));
-	peak = add_sat(peak, mul_sat(mul_sat(job_iolog_ios(job), sizeof(struct iob_io_event)), logged));
-	peak = add_sat(peak, mul_sat(job_wlog_writes(job), sizeof(struct iob_wlog_ent)));
-	return mul_sat(peak, job->threads ? job->threads : 1);
-}
-
-/* Every job, and every group's jobs together (they run at once), within the
- * memory the run may take: memory_limit, else what the OS says is available
- * (not checked when it cannot tell).  Jobs that run one after another free
- * their memory in between, so the suite's peak is its largest such unit. */
-static int check_memory(const struct iob_suite *suite, char *err, size_t errlen)
-{
-	uint64_t avail = 0;
-	int asked = 0;
-	for (size_t a = 0, e; a < suite->njobs; a = e) {
-		e = group_end(suite, a);
-		uint64_t total = 0, limit = 0, most = 0;
-		size_t big = a;
-		for (size_t i = a; i < e; i++) {
-			const struct iob_job *j = &suite->jobs[i];
-			uint64_t m = job_memory(j);
-			total = add_sat(total, m);
-			if (m > most) {
-				most = m;
-				big = i;
-			}
-			if (j->memory_limit > limit)
-				limit = j->memory_limit;
-		}
-		if (!limit && !asked) {
-			avail = iob_available_memory();
-			asked = 1;
-		}
-		uint64_t cap = limit ? limit : avail;
-		if (!cap || total <= cap)
-			continue;
-		const struct iob_job *j = &suite->jobs[big];
-		char need[32], have[32], unit[160], buf[32];
-		iob_format_bytes((double)total, need, sizeof need);
-		iob_format_bytes((double)cap, have, sizeof have);
-		iob_format_bytes((double)(j->block_size_max > j->block_size ? j->block_size_max : j->block_size), buf,
-				 sizeof buf);
-		if (e - a > 1)
-			snprintf(unit, sizeof unit, "group %u (%zu jobs at once; the most, job %s: %u stream(s), "
-						    "iodepth %u, %s blocks)",
-				 j->group, e - a, j->name, j->threads, j->iodepth, buf);
-		else
-			snprintf(unit, sizeof unit, "%u stream(s) x iodepth %u x %s blocks", j->threads, j->iodepth,
-				 buf);
-		unsigned long long mib = (unsigned long long)(total / 1048576u + 1);
-		snprintf(err, errlen,
-			 "[%s] memory: %s need %s at once (buffers and histograms%s), more than the %s %s; lower "
-			 "threads, iodepth or block_size%s, or set memory_limit = %lluM (iobench --memory-limit "
-			 "%lluM) to allow it",
-			 j->name, unit, need, job_iolog_ios(j) ? ", a row of the per-I/O log for every I/O" : "", have,
-			 limit ? "of memory_limit" : "available (MemAvailable)",
-			 job_iolog_ios(j) ? ", give log_interval (fio's log_avg_msec)" : "", mib, mib);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 int iob_job_check(const struct iob_job *job, const struct iob_registry *reg, char *err, size_t errlen)
 {
 	struct iob_suite one = {.njobs = 1, .jobs = (struct iob_job *)job};
@@ -900,9 +714,7 @@ int iob_suite_check_target(const struct iob_suite *suite, const struct iob_regis
 		const struct iob_job *w = writer_before(suite, i), *j = &suite->jobs[i];
 		rc = job_check(j, reg, w != NULL, &need[i], t, err, errlen);
 		if (rc == 0)
-			rc = check_iolog(j, err, errlen);
-		if (rc == 0)
-			rc = check_wlog(j, err, errlen);
+			rc = iob_check_job_logs(j, err, errlen);
 		if (rc && t)
 			t->job = i;
 		if (w && need[i]) /* those files are there by then: only growth needs room */
@@ -915,7 +727,7 @@ int iob_suite_check_target(const struct iob_suite *suite, const struct iob_regis
 	if (rc == 0)
 		rc = check_dedupe_global(suite, err, errlen);
 	if (rc == 0)
-		rc = check_memory(suite, err, errlen);
+		rc = iob_check_memory(suite, err, errlen);
 	if (rc == 0)
 		rc = iob_check_group_files(reg, suite, err, errlen, NULL);
 	if (rc == 0)

@@ -6,6 +6,7 @@
 #define IOBENCH_CHECK_PRIVATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "iobench/job.h"
 
 /* "-": standard input. */
@@ -33,5 +34,24 @@ int iob_check_written(const struct iob_registry *reg, const struct iob_run_opts 
 struct iob_notes;
 int iob_check_group_files(const struct iob_registry *reg, const struct iob_suite *suite, char *err, size_t errlen,
 			  struct iob_notes *notes);
+
+/* Saturating sums and products of byte and I/O counts. */
+static inline uint64_t iob_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+static inline uint64_t iob_mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+/* The end of the group starting at job i: jobs of one group run at once. */
+size_t iob_check_group_end(const struct iob_suite *suite, size_t i);
+
+/* check_memory.c.  A job's per-I/O log and its list of a mixed phase's
+ * writes, each known before the run, or refused in one line. */
+int iob_check_job_logs(const struct iob_job *job, char *err, size_t errlen);
+/* Every job, and every group's jobs together, within the memory the run may
+ * take; -ENOMEM with one line naming the job and what to lower. */
+int iob_check_memory(const struct iob_suite *suite, char *err, size_t errlen);
 
 #endif
