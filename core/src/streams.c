@@ -92,10 +92,20 @@ static void region(const struct iob_phase_spec *base, size_t i, size_t n, struct
 	spec->region_len = i + 1 == n ? base->file_size - b0 * bs : (b1 - b0) * bs;
 }
 
-/* Wait for every stream, raising the phase's stop flag when a stop signal
- * arrives or a stream failed. */
+#define SUPERVISE_NAP_MIN_NS 1000000ull  /* the first look, 1 ms after the start */
+#define SUPERVISE_NAP_MAX_NS 32000000ull /* then twice as long each time, up to this */
+
+/* Wait for every stream, passing a stop signal on to them (a stream that
+ * fails raises the phase's stop flag itself).  The looks grow from 2 ms to
+ * 32 ms apart (from 1 ms again when a stream is done), so a stop signal
+ * reaches the streams within 32 ms: a look every 2 ms was 500 wake-ups a
+ * second of a third thread on the streams' CPUs (with 2 streams on 2 CPUs,
+ * each one preempted a stream), against 31 now (docs/performance.md, "2
+ * streams against 1"). */
 static void supervise(struct phase_streams *ps, size_t n, volatile sig_atomic_t *run_stop)
 {
+	uint64_t nap = SUPERVISE_NAP_MIN_NS;
+	size_t was_done = 0;
 	for (;;) {
 		size_t done = 0;
 		for (size_t i = 0; i < n; i++)
@@ -105,7 +115,10 @@ static void supervise(struct phase_streams *ps, size_t n, volatile sig_atomic_t 
 		/* an atomic read: a group's stop flag is raised by another thread */
 		if (run_stop && __atomic_load_n(run_stop, __ATOMIC_RELAXED))
 			__atomic_store_n(&ps->stop, 1, __ATOMIC_RELAXED);
-		iob_sleep_ns(2000000, NULL);
+		/* a stream just done: the others are likely near their end too */
+		nap = done > was_done ? SUPERVISE_NAP_MIN_NS : nap * 2 > SUPERVISE_NAP_MAX_NS ? SUPERVISE_NAP_MAX_NS : nap * 2;
+		was_done = done;
+		iob_sleep_ns(nap, NULL);
 	}
 }
 
