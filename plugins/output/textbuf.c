@@ -16,8 +16,16 @@
 
 void textbuf_add_grow(struct textbuf *b, const char *s, size_t n)
 {
+	char *at = textbuf_claim_grow(b, n);
+	if (at)
+		memcpy(at, s, n);
+}
+
+char *textbuf_claim_grow(struct textbuf *b, size_t n)
+{
+	size_t at = b->len;
 	if (b->oom)
-		return;
+		return NULL;
 	if (b->len + n + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 1024;
 		while (cap < b->len + n + 1)
@@ -25,14 +33,14 @@ void textbuf_add_grow(struct textbuf *b, const char *s, size_t n)
 		char *p = realloc(b->data, cap);
 		if (!p) {
 			b->oom = 1;
-			return;
+			return NULL;
 		}
 		b->data = p;
 		b->cap = cap;
 	}
-	memcpy(b->data + b->len, s, n);
 	b->len += n;
 	b->data[b->len] = '\0';
+	return b->data + at;
 }
 
 void textbuf_str(struct textbuf *b, const char *s)
