@@ -92,7 +92,7 @@ static void region(const struct iob_phase_spec *base, size_t i, size_t n, struct
 	spec->region_len = i + 1 == n ? base->file_size - b0 * bs : (b1 - b0) * bs;
 }
 
-#define SUPERVISE_NAP_MIN_NS 1000000ull  /* the first look, 1 ms after the start */
+#define SUPERVISE_NAP_MIN_NS 1000000ull  /* after a stream is done (the first nap: twice this) */
 #define SUPERVISE_NAP_MAX_NS 32000000ull /* then twice as long each time, up to this */
 
 /* Wait for every stream, passing a stop signal on to them (a stream that
@@ -100,8 +100,8 @@ static void region(const struct iob_phase_spec *base, size_t i, size_t n, struct
  * 32 ms apart (from 1 ms again when a stream is done), so a stop signal
  * reaches the streams within 32 ms: a look every 2 ms was 500 wake-ups a
  * second of a third thread on the streams' CPUs (with 2 streams on 2 CPUs,
- * each one preempted a stream), against 31 now (docs/performance.md, "2
- * streams against 1"). */
+ * each one took a CPU from a stream while it ran), against 31 now
+ * (docs/performance.md, "The two missed targets"). */
 static void supervise(struct phase_streams *ps, size_t n, volatile sig_atomic_t *run_stop)
 {
 	uint64_t nap = SUPERVISE_NAP_MIN_NS;
