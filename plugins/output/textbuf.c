@@ -181,13 +181,15 @@ static int strtod_back(double v, const char *r, int prec, int rx, int neg, char 
 
 /* The shortest of %.15g..%.17g that reads back as v, as `%.*g` and strtod
  * would find it: v's digits rounded to 15, 16 and 17 places here (each reads
- * back or not: strtod of the digits), then laid out as %g does.  The digits:
+ * back or not: reads_back where the digits are exact, else strtod of the
+ * digits), then laid out as %g does.  The digits:
  * for 1 <= |v| < 2^63 (rates, counts, nanoseconds) exact, from v's bits;
  * else 17 from one snprintf, and 15 and 16 rounded from those unless the
  * digits cut off are exactly 5 or 50 (the exact value may be above or below
  * a tie).  0 when done; -1 when the slow way must decide (v is 0, or such a
  * tie).  At most two strtod calls and no snprintf instead of three of each:
- * a JSON block record of bigread costs a third as much (issue 27). */
+ * a JSON block record of bigread costs a third as much (issue 27); for
+ * 1 <= |v| < 2^63 a strtod only where reads_back cannot call it. */
 static int fmt_double_fast(double v, char *tmp, size_t tmplen)
 {
 	char e17[48], d[18], r[17], num[32];
