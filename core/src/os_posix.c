@@ -502,6 +502,24 @@ void iob_barrier_arrive(struct iob_barrier *b)
 	pthread_mutex_unlock(&b->lock);
 }
 
+int iob_barrier_await_ns(struct iob_barrier *b, uint64_t ns)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until); /* the clock pthread_cond_timedwait keeps */
+	until.tv_sec += (time_t)(ns / 1000000000u);
+	until.tv_nsec += (long)(ns % 1000000000u);
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&b->lock);
+	if (b->round == 0)
+		pthread_cond_timedwait(&b->all_here, &b->lock, &until);
+	int over = b->round != 0;
+	pthread_mutex_unlock(&b->lock);
+	return over;
+}
+
 void iob_barrier_destroy(struct iob_barrier *b)
 {
 	if (!b)

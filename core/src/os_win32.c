@@ -386,6 +386,16 @@ void iob_barrier_arrive(struct iob_barrier *b)
 	ReleaseSRWLockExclusive(&b->lock);
 }
 
+int iob_barrier_await_ns(struct iob_barrier *b, uint64_t ns)
+{
+	AcquireSRWLockExclusive(&b->lock);
+	if (b->round == 0)
+		SleepConditionVariableSRW(&b->all_here, &b->lock, (DWORD)(ns / 1000000u + 1), 0);
+	int over = b->round != 0;
+	ReleaseSRWLockExclusive(&b->lock);
+	return over;
+}
+
 void iob_barrier_destroy(struct iob_barrier *b)
 {
 	free(b);

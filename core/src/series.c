@@ -207,17 +207,43 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
+/* A merge sort of b[0..n) by cmp_ranked, t holding n: the halves and the
+ * merge of glibc's qsort (so the same order whatever the values), without
+ * its byte-wise copies of 16-byte elements (0.8 M of bigread's 7.4 M
+ * instructions over 1,001 blocks went to that one qsort). */
+static void sort_ranked(struct ranked *b, size_t n, struct ranked *t)
+{
+	if (n <= 1)
+		return;
+	size_t n1 = n / 2, n2 = n - n1;
+	struct ranked *b1 = b, *b2 = b + n1, *o = t;
+	sort_ranked(b1, n1, t);
+	sort_ranked(b2, n2, t);
+	while (n1 > 0 && n2 > 0) {
+		if (cmp_ranked(b1, b2) <= 0) {
+			*o++ = *b1++;
+			n1--;
+		} else {
+			*o++ = *b2++;
+			n2--;
+		}
+	}
+	if (n1 > 0)
+		memcpy(o, b1, n1 * sizeof *o);
+	memcpy(b, t, (n - n2) * sizeof *b);
+}
+
 /* rank[i] = rank of v[i] among v[0..n), 1 = smallest, ties at their mean. */
 static int mid_ranks(const double *v, size_t n, double *rank)
 {
-	struct ranked *r = malloc(n * sizeof *r);
+	struct ranked *r = malloc(2 * n * sizeof *r);
 	if (!r)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		r[i].v = v[i];
 		r[i].i = i;
 	}
-	qsort(r, n, sizeof *r, cmp_ranked);
+	sort_ranked(r, n, r + n);
 	for (size_t a = 0; a < n;) {
 		size_t b = a + 1;
 		while (b < n && r[b].v == r[a].v)

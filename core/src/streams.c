@@ -18,7 +18,6 @@ struct stream {
 	struct iob_phase_result *r;
 	struct iob_thread *thread;
 	int arrived; /* this stream has waited at the start barrier */
-	int done;    /* atomic: the stream's phase returned */
 };
 
 struct phase_streams {
@@ -28,6 +27,7 @@ struct phase_streams {
 	void (*outer)(void *arg);
 	void *outer_arg;
 	struct iob_barrier *go;
+	struct iob_barrier *done; /* each stream arrives when its phase is over */
 	volatile sig_atomic_t stop; /* written with __atomic stores, read by the engine */
 	volatile int first_done;
 	struct stream *s;
@@ -70,7 +70,7 @@ static void stream_main(void *arg)
 	io = io && !(st->spec.backend->desc.caps & IOB_CAP_UNCOUNTED);
 	r->os_read_bytes = io ? rc1 - rc0 : UINT64_MAX;
 	r->os_write_bytes = io ? wc1 - wc0 : UINT64_MAX;
-	__atomic_store_n(&st->done, 1, __ATOMIC_RELEASE);
+	iob_barrier_arrive(st->ps->done); /* its phase is over (the lock orders the results before) */
 }
 
 void iob_streams_free(struct iob_streams *s)
@@ -92,21 +92,21 @@ static void region(const struct iob_phase_spec *base, size_t i, size_t n, struct
 	spec->region_len = i + 1 == n ? base->file_size - b0 * bs : (b1 - b0) * bs;
 }
 
-/* Wait for every stream, raising the phase's stop flag when a stop signal
- * arrives or a stream failed. */
-static void supervise(struct phase_streams *ps, size_t n, volatile sig_atomic_t *run_stop)
+#define SUPERVISE_LOOK_NS 16000000ull /* how often a stop signal is looked for */
+
+/* Wait for every stream, passing a stop signal on to them (a stream that
+ * fails raises the phase's stop flag itself): woken as the last stream is
+ * done, and every 16 ms to look for a stop signal.  It looked every 2 ms
+ * before, 500 wake-ups a second of a third thread on the streams' CPUs (with
+ * 2 streams on 2 CPUs, each one took a CPU from a stream while it ran), and
+ * saw the end up to 2 ms late (docs/performance.md, "The two missed
+ * targets"). */
+static void supervise(struct phase_streams *ps, volatile sig_atomic_t *run_stop)
 {
-	for (;;) {
-		size_t done = 0;
-		for (size_t i = 0; i < n; i++)
-			done += __atomic_load_n(&ps->s[i].done, __ATOMIC_ACQUIRE) != 0;
-		if (done == n)
-			return;
+	while (!iob_barrier_await_ns(ps->done, SUPERVISE_LOOK_NS))
 		/* an atomic read: a group's stop flag is raised by another thread */
 		if (run_stop && __atomic_load_n(run_stop, __ATOMIC_RELAXED))
 			__atomic_store_n(&ps->stop, 1, __ATOMIC_RELAXED);
-		iob_sleep_ns(2000000, NULL);
-	}
 }
 
 int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *const *files, size_t nfiles,
@@ -121,6 +121,8 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 	out->cut = calloc(n, sizeof *out->cut);
 	ps.s = calloc(n, sizeof *ps.s);
 	int rc = out->r && out->cut && ps.s ? iob_barrier_init(&ps.start, (unsigned)n) : -ENOMEM;
+	if (rc == 0)
+		rc = iob_barrier_init(&ps.done, (unsigned)n);
 	ps.outer = base->ready;
 	ps.outer_arg = base->ready_arg;
 	if (rc == 0 && ps.outer)
@@ -167,11 +169,12 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 	if (rc != 0 && started == 0 && ps.outer)
 		ps.outer(ps.outer_arg); /* no stream 0 to reach it: the ranks still meet */
 	if (started == n)
-		supervise(&ps, n, run_stop);
+		supervise(&ps, run_stop);
 	for (size_t i = 0; i < started; i++)
 		iob_thread_join(ps.s[i].thread);
 	iob_barrier_destroy(ps.start);
 	iob_barrier_destroy(ps.go);
+	iob_barrier_destroy(ps.done);
 	free(ps.s);
 	out->n = n;
 	if (rc != 0) {

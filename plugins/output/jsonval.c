@@ -25,17 +25,45 @@ void jsonval_f64(struct textbuf *b, double v)
 		textbuf_str(b, ".0"); /* keep an F64 recognisable as a float */
 }
 
+/* Printed as it is inside a JSON string. */
+static inline int plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+/* s quoted, then tail (1 byte or none), in one claim of the buffer when
+ * every byte of s is plain (keys and most values): 0 when s is not. */
+static int str_plain(struct textbuf *b, const char *s, char tail)
+{
+	size_t n = 0;
+	while (plain((unsigned char)s[n]))
+		n++;
+	if (s[n])
+		return 0;
+	char *o = textbuf_claim(b, n + 2 + (tail != 0));
+	if (o) {
+		o[0] = '"';
+		memcpy(o + 1, s, n);
+		o[n + 1] = '"';
+		if (tail)
+			o[n + 2] = tail;
+	}
+	return 1;
+}
+
 void jsonval_str(struct textbuf *b, const char *s)
 {
 	if (!s) {
 		textbuf_str(b, "null");
 		return;
 	}
+	if (str_plain(b, s, 0))
+		return;
 	const unsigned char *p = (const unsigned char *)s;
 	textbuf_add(b, "\"", 1);
 	while (*p) {
 		const unsigned char *run = p;
-		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+		while (plain(*p))
 			p++;
 		textbuf_add(b, (const char *)run, (size_t)(p - run));
 		if (!*p)
@@ -98,8 +126,11 @@ int jsonval_known_type(const struct iob_field *f)
 
 void jsonval_field(struct textbuf *b, const struct iob_field *f)
 {
-	jsonval_str(b, f->key ? f->key : "");
-	textbuf_add(b, ":", 1);
+	const char *key = f->key ? f->key : "";
+	if (!str_plain(b, key, ':')) {
+		jsonval_str(b, key);
+		textbuf_add(b, ":", 1);
+	}
 	static const struct textbuf_scalars scalars = {jsonval_f64, jsonval_str, "true", "false"};
 	if (textbuf_scalar(b, f, &scalars))
 		return;

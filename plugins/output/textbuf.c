@@ -14,10 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-void textbuf_add(struct textbuf *b, const char *s, size_t n)
+void textbuf_add_grow(struct textbuf *b, const char *s, size_t n)
 {
+	char *at = textbuf_claim_grow(b, n);
+	if (at)
+		memcpy(at, s, n);
+}
+
+char *textbuf_claim_grow(struct textbuf *b, size_t n)
+{
+	size_t at = b->len;
 	if (b->oom)
-		return;
+		return NULL;
 	if (b->len + n + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 1024;
 		while (cap < b->len + n + 1)
@@ -25,14 +33,14 @@ void textbuf_add(struct textbuf *b, const char *s, size_t n)
 		char *p = realloc(b->data, cap);
 		if (!p) {
 			b->oom = 1;
-			return;
+			return NULL;
 		}
 		b->data = p;
 		b->cap = cap;
 	}
-	memcpy(b->data + b->len, s, n);
 	b->len += n;
 	b->data[b->len] = '\0';
+	return b->data + at;
 }
 
 void textbuf_str(struct textbuf *b, const char *s)
@@ -112,19 +120,80 @@ static int exact_digits(double a, char *d, int *x, int *sticky)
 	return 0;
 }
 
+/* Whether a's digits d (exact_digits: exponent x, sticky) cut to prec
+ * places (rounded up when up) read back as a, decided without strtod:
+ * the error of the cut, in units of the 18th digit, against half the gap
+ * from a to its neighbouring double on that side (strtod rounds to the
+ * nearest).  1 or 0; -1 when the two are too close to call here (a tie or
+ * within one unit, where the sticky bits matter): strtod decides. */
+static int reads_back(double a, const char *d, int x, int sticky, int prec, int up)
+{
+	uint64_t bits, tail = 0, whole = 1;
+	memcpy(&bits, &a, sizeof bits);
+	int e = (int)(bits >> 52 & 0x7ff) - 1075; /* a = m 2^e, 2^52 <= m < 2^53 */
+	int bottom = (bits & ((UINT64_C(1) << 52) - 1)) == 0; /* the gap below is half as wide */
+	for (int k = prec; k < 18; k++) {
+		tail = tail * 10 + (uint64_t)(d[k] - '0');
+		whole *= 10;
+	}
+	/* the error lies in [lo, hi] units of 10^(x-17) (hi = lo when exact) */
+	double lo = up ? (double)(whole - tail) - (sticky ? 1.0 : 0.0) : (double)tail;
+	double hi = up ? (double)(whole - tail) : (double)tail + (sticky ? 1.0 : 0.0);
+	/* half the gap in those units: exact for x <= 17 (a power of two times
+	 * a power of ten up to 10^17), one rounding at x = 18 */
+	static const double p10[18] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
+				       1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
+	uint64_t hb = (uint64_t)(e - 1 - (!up && bottom) + 1023) << 52; /* 2^(e-1) or 2^(e-2): e >= -52 */
+	double half;
+	memcpy(&half, &hb, sizeof half);
+	half = x <= 17 ? half * p10[17 - x] : half / 10.0;
+	if (hi < half * (1.0 - 1e-9))
+		return 1;
+	if (lo > half * (1.0 + 1e-9))
+		return 0;
+	return -1;
+}
+
+/* Whether the digits r[0..prec) at exponent rx read back as v by strtod
+ * (as an integer and a power of ten, no decimal point, so the locale does
+ * not matter); num holds at least 32 characters. */
+static int strtod_back(double v, const char *r, int prec, int rx, int neg, char *num)
+{
+	int m = 0;
+	if (neg)
+		num[m++] = '-';
+	memcpy(num + m, r, (size_t)prec);
+	m += prec;
+	int pe = rx - (prec - 1);
+	num[m++] = 'e';
+	if (pe < 0) {
+		num[m++] = '-';
+		pe = -pe;
+	}
+	if (pe >= 100)
+		num[m++] = (char)('0' + pe / 100);
+	if (pe >= 10)
+		num[m++] = (char)('0' + pe / 10 % 10);
+	num[m++] = (char)('0' + pe % 10);
+	num[m] = '\0';
+	return strtod(num, NULL) == v;
+}
+
 /* The shortest of %.15g..%.17g that reads back as v, as `%.*g` and strtod
  * would find it: v's digits rounded to 15, 16 and 17 places here (each reads
- * back or not: strtod of the digits), then laid out as %g does.  The digits:
+ * back or not: reads_back where the digits are exact, else strtod of the
+ * digits), then laid out as %g does.  The digits:
  * for 1 <= |v| < 2^63 (rates, counts, nanoseconds) exact, from v's bits;
  * else 17 from one snprintf, and 15 and 16 rounded from those unless the
  * digits cut off are exactly 5 or 50 (the exact value may be above or below
  * a tie).  0 when done; -1 when the slow way must decide (v is 0, or such a
  * tie).  At most two strtod calls and no snprintf instead of three of each:
- * a JSON block record of bigread costs a third as much (issue 27). */
+ * a JSON block record of bigread costs a third as much (issue 27); for
+ * 1 <= |v| < 2^63 a strtod only where reads_back cannot call it. */
 static int fmt_double_fast(double v, char *tmp, size_t tmplen)
 {
 	char e17[48], d[18], r[17], num[32];
-	int nd = 0, neg = v < 0, x, prec, sticky = 0;
+	int nd = 0, neg = v < 0, x, prec, sticky = 0, up_at[2] = {0, 0};
 	if (v == 0)
 		return -1;
 	const int exact = exact_digits(neg ? -v : v, d, &x, &sticky) == 0;
@@ -157,6 +226,8 @@ static int fmt_double_fast(double v, char *tmp, size_t tmplen)
 					return -1;
 				up = (r[prec - 1] - '0') & 1; /* a true tie: to even, as printf */
 			}
+			if (prec < 17)
+				up_at[prec - 15] = up;
 			if (up) {
 				int k = prec - 1;
 				while (k >= 0 && r[k] == '9')
@@ -173,26 +244,10 @@ static int fmt_double_fast(double v, char *tmp, size_t tmplen)
 			x = rx;
 			break;
 		}
-		/* read back: the digits as an integer and a power of ten (no
-		 * decimal point, so the locale does not matter) */
-		int m = 0;
-		if (neg)
-			num[m++] = '-';
-		memcpy(num + m, r, (size_t)prec);
-		m += prec;
-		int pe = rx - (prec - 1);
-		num[m++] = 'e';
-		if (pe < 0) {
-			num[m++] = '-';
-			pe = -pe;
-		}
-		if (pe >= 100)
-			num[m++] = (char)('0' + pe / 100);
-		if (pe >= 10)
-			num[m++] = (char)('0' + pe / 10 % 10);
-		num[m++] = (char)('0' + pe % 10);
-		num[m] = '\0';
-		if (strtod(num, NULL) == v) {
+		int back = exact ? reads_back(neg ? -v : v, d, x, sticky, prec, up_at[prec - 15]) : -1;
+		if (back < 0)
+			back = strtod_back(v, r, prec, rx, neg, num);
+		if (back) {
 			x = rx;
 			break;
 		}

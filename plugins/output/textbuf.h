@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "iobench/plugin.h"
 
@@ -52,7 +53,32 @@ const char *textbuf_run_error(const struct iob_host *host, const char *who, cons
  * is returned); a failure is kept in *err and returned; else 0. */
 int textbuf_sink_write(const struct iob_sink *sink, int *err, const char *data, size_t len);
 
-void textbuf_add(struct textbuf *b, const char *s, size_t n);
+void textbuf_add_grow(struct textbuf *b, const char *s, size_t n);
+/* Room for n more bytes at the end, counted in len and NUL-terminated: the
+ * caller writes them there.  NULL (oom set) when it cannot be had. */
+char *textbuf_claim_grow(struct textbuf *b, size_t n);
+static inline char *textbuf_claim(struct textbuf *b, size_t n)
+{
+	if (b->len + n < b->cap && !b->oom) {
+		char *at = b->data + b->len;
+		b->len += n;
+		b->data[b->len] = '\0';
+		return at;
+	}
+	return textbuf_claim_grow(b, n);
+}
+/* textbuf_add_grow inlined where the room is there already (a JSON record
+ * makes about 35 of these). */
+static inline void textbuf_add(struct textbuf *b, const char *s, size_t n)
+{
+	if (b->len + n < b->cap && !b->oom) {
+		memcpy(b->data + b->len, s, n);
+		b->len += n;
+		b->data[b->len] = '\0';
+		return;
+	}
+	textbuf_add_grow(b, s, n);
+}
 void textbuf_str(struct textbuf *b, const char *s);
 /* For short numbers only: output over 127 bytes sets oom. */
 void textbuf_printf(struct textbuf *b, const char *fmt, ...) IOB_PRINTF(2, 3);

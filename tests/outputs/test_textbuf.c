@@ -75,6 +75,12 @@ static void test_double_same_as_slow(void **state)
 	}
 	for (int e = -330; e <= 308; e++) /* powers of ten and their neighbours */
 		bad += !same(pow(10.0, e)) + !same(nextafter(pow(10.0, e), 0.0)) + !same(nextafter(pow(10.0, e), INFINITY));
+	/* powers of two, where the gap below a value is half the gap above (the
+	 * read-back decided from the digits uses the narrower one there), and
+	 * their neighbours, up to 2^63 where the exact digits stop */
+	for (int e = 0; e <= 64; e++)
+		bad += !same(ldexp(1.0, e)) + !same(nextafter(ldexp(1.0, e), 0.0)) +
+		       !same(nextafter(ldexp(1.0, e), INFINITY)) + !same(ldexp(1.0, e) * 3.0);
 	assert_int_equal(bad, 0);
 }
 

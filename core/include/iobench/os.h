@@ -304,6 +304,10 @@ void iob_barrier_wait(struct iob_barrier *b);
 /* Count as arrived without waiting (a thread that will never wait: a stream
  * that failed, or one that could not be started). */
 void iob_barrier_arrive(struct iob_barrier *b);
+/* Wait at most ns for b's first round to be over (`count` arrivals), without
+ * arriving: 1 once it is, else 0 (the time ran out, or a spurious wake-up:
+ * the caller asks again). */
+int iob_barrier_await_ns(struct iob_barrier *b, uint64_t ns);
 void iob_barrier_destroy(struct iob_barrier *b);
 /* NUMA placement of the calling thread (numa.c; Linux, else -ENOTSUP).
  * iob_numa_sys_read reads /sys/devices/system/node/NAME ("online",
