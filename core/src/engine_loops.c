@@ -30,6 +30,21 @@ static int series_reserve(struct iob_series *se)
 /* Read a series block of len bytes at off in pieces; *cut set when a stop
  * came between two pieces (the bytes read so far are returned).  An error
  * is returned as such, whatever came before it in the block. */
+enum { GATE_STOPPED = -1 };
+
+/* Before each I/O of a loop: GATE_STOPPED when the stop flag is up
+ * (r->interrupted set: the loop returns 0); else PH_GO, or on the I/O the
+ * phase's next event waits for, what iob_eng_phase_event says (PH_END,
+ * PH_WINDOW: the loop ends, or starts the window its own way). */
+static inline __attribute__((always_inline)) int io_gate(struct phase *ph, const volatile sig_atomic_t *stop)
+{
+	if (stopped(stop)) {
+		ph->r->interrupted = 1;
+		return GATE_STOPPED;
+	}
+	return __builtin_expect(ph->nio == ph->event, 0) ? iob_eng_phase_event(ph) : PH_GO;
+}
+
 static int64_t read_pieces(struct phase *ph, void *hd, size_t len, uint64_t off, int *cut)
 {
 	size_t done = 0;
@@ -95,21 +110,17 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 				len = bs; /* aligned reads ask for whole blocks; EOF makes them short */
 			uint64_t c0 = 0, c1 = 0;
 			int cut = 0;
-			if (stopped(s->stop)) {
-				r->interrupted = 1;
+			const int ev = io_gate(ph, s->stop);
+			if (ev == GATE_STOPPED)
 				return 0;
+			if (ev == PH_END) {
+				ph->ended = 1;
+				goto done;
 			}
-			if (__builtin_expect(ph->nio == ph->event, 0)) {
-				int ev = iob_eng_phase_event(ph);
-				if (ev == PH_END) {
-					ph->ended = 1;
-					goto done;
-				}
-				if (ev == PH_WINDOW) {
-					iob_eng_window_start(ph);
-					restart = 1;
-					break;
-				}
+			if (ev == PH_WINDOW) {
+				iob_eng_window_start(ph);
+				restart = 1;
+				break;
 			}
 			if (ph->seq_left != UINT64_MAX && !ph->ramping) { /* only what the write wrote */
 				if (ph->seq_left == 0) {
@@ -291,27 +302,23 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 				off = (rng_next(&rng) % slots) * align;
 			}
 		}
-		if (__atomic_load_n(stop, __ATOMIC_RELAXED)) {
-			r->interrupted = 1;
+		const int ev = io_gate(ph, stop);
+		if (ev == GATE_STOPPED)
 			return 0;
+		if (ev == PH_END) {
+			ph->ended = 1;
+			break; /* draw i is not done */
 		}
-		if (__builtin_expect(ph->nio == ph->event, 0)) {
-			int ev = iob_eng_phase_event(ph);
-			if (ev == PH_END) {
-				ph->ended = 1;
-				break; /* draw i is not done */
-			}
-			if (ev == PH_WINDOW) { /* the ramp is over: the window draws its own order */
-				iob_eng_window_start(ph);
-				iob_eng_pass_evict_all(ph);
-				rng = iob_eng_rand_seed(s, 0);
-				if (mapped)
-					iob_perm_init(&perm, total, rng);
-				slot = 0;
-				limit = nops;
-				i = UINT64_MAX; /* the loop's increment makes it 0 */
-				continue;
-			}
+		if (ev == PH_WINDOW) { /* the ramp is over: the window draws its own order */
+			iob_eng_window_start(ph);
+			iob_eng_pass_evict_all(ph);
+			rng = iob_eng_rand_seed(s, 0);
+			if (mapped)
+				iob_perm_init(&perm, total, rng);
+			slot = 0;
+			limit = nops;
+			i = UINT64_MAX; /* the loop's increment makes it 0 */
+			continue;
 		}
 		if (fill)
 			iob_pattern_fill(&s->pattern, buf, bs, off);
@@ -389,20 +396,16 @@ int iob_eng_run_mixed(struct phase *ph)
 	for (;;) {
 		size_t fi, len;
 		uint64_t off;
-		if (stopped(s->stop)) {
-			r->interrupted = 1;
+		const int ev = io_gate(ph, s->stop);
+		if (ev == GATE_STOPPED)
 			return 0;
-		}
-		if (__builtin_expect(ph->nio == ph->event, 0)) {
-			int ev = iob_eng_phase_event(ph);
-			if (ev == PH_END)
-				break;
-			if (ev == PH_WINDOW) {
-				iob_eng_window_start(ph);
-				iob_eng_gen_reset(ph, 0);
-				iob_eng_pass_evict_all(ph); /* the window's first pass: uncached */
-				continue;
-			}
+		if (ev == PH_END)
+			break;
+		if (ev == PH_WINDOW) {
+			iob_eng_window_start(ph);
+			iob_eng_gen_reset(ph, 0);
+			iob_eng_pass_evict_all(ph); /* the window's first pass: uncached */
+			continue;
 		}
 		int w = ph->mixed ? mix_write(ph) : ph->write;
 		if (ph->shaped && ph->mixed)

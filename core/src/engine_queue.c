@@ -9,6 +9,7 @@
  */
 
 #include "engine_int.h"
+#include "iobench/units.h"
 
 /* ---- latency_target (lattarget.h) ------------------------------------------
  * The depth in force is q->depth - q->reserve: queue_fill takes no free
@@ -195,11 +196,7 @@ void iob_eng_queue_free(struct queue *q)
 	if (q->reqs)
 		for (uint32_t i = 0; i < q->depth; i++)
 			iob_free_aligned(q->reqs[i].buf);
-	free(q->reqs);
-	free(q->free);
-	free(q->pend);
-	free(q->done);
-	free(q->infl);
+	IOB_FREE_EACH(q->reqs, q->free, q->pend, q->done, q->infl);
 }
 
 void iob_eng_lt_free(struct phase *ph)

@@ -123,28 +123,39 @@ static void block_fill(const struct iob_pattern *p, unsigned char *dst, size_t b
 	}
 }
 
-void iob_fill_shaped(const struct iob_pattern *p, void *vbuf, size_t len, uint64_t off)
+void iob_fill_units(const struct iob_pattern *p, void *vbuf, size_t len, uint64_t off, uint64_t unit,
+		    iob_unit_fill_fn whole, iob_unit_fill_fn part)
 {
 	unsigned char *buf = vbuf, *tmp = NULL;
-	uint64_t bs = p->block_size;
-	if (!bs || bs > ((uint64_t)1 << 31)) {
-		iob_pattern_fill_raw(p, buf, len, off);
-		return;
-	}
 	for (uint64_t pos = off; pos < off + len;) {
-		uint64_t start = pos - pos % bs, end = start + bs, stop = end < off + len ? end : off + len;
+		uint64_t start = pos - pos % unit, end = start + unit, stop = end < off + len ? end : off + len;
 		if (start >= off && end <= off + len) {
-			block_fill(p, buf + (start - off), (size_t)bs, start);
-		} else {
-			if (!tmp && !(tmp = malloc((size_t)bs))) {
-				iob_pattern_fill_raw(p, buf + (pos - off), (size_t)(stop - pos), pos);
+			whole(p, buf + (start - off), (size_t)unit, start);
+		} else { /* a part of a unit: built whole aside, its part copied */
+			if (!tmp && !(tmp = malloc((size_t)unit))) {
+				part(p, buf + (pos - off), (size_t)(stop - pos), pos);
 				pos = stop;
 				continue;
 			}
-			block_fill(p, tmp, (size_t)bs, start);
+			whole(p, tmp, (size_t)unit, start);
 			memcpy(buf + (pos - off), tmp + (pos - start), (size_t)(stop - pos));
 		}
 		pos = stop;
 	}
 	free(tmp);
+}
+
+static void raw_part(const struct iob_pattern *p, unsigned char *dst, size_t n, uint64_t off)
+{
+	iob_pattern_fill_raw(p, dst, n, off);
+}
+
+void iob_fill_shaped(const struct iob_pattern *p, void *buf, size_t len, uint64_t off)
+{
+	uint64_t bs = p->block_size;
+	if (!bs || bs > ((uint64_t)1 << 31)) {
+		iob_pattern_fill_raw(p, buf, len, off);
+		return;
+	}
+	iob_fill_units(p, buf, len, off, bs, block_fill, raw_part);
 }

@@ -47,15 +47,24 @@ int fj_get_bool(struct mapper *m, enum fkey k, int def, int *out)
 	return 0;
 }
 
-int fj_get_uint(struct mapper *m, enum fkey k, uint64_t max, uint64_t def, uint64_t *out)
+/* A key read by conv (fj_fio_uint, fj_fio_time: arg is their max or default
+ * unit) into *out, which keeps what the caller set there when the key is
+ * not given. */
+static int get_number(struct mapper *m, enum fkey k, int (*conv)(const char *, uint64_t, uint64_t *, char *, size_t),
+		      uint64_t arg, uint64_t *out)
 {
 	const struct fval *v = fj_get(m, k);
-	*out = def;
 	if (!v)
 		return 0;
 	if (v->bare)
 		return fj_bad(m, k, -EINVAL, "needs a value");
-	return fj_fio_uint(v->value, max, out, m->why, sizeof m->why) ? fj_bad(m, k, -EINVAL, "%s", m->why) : 0;
+	return conv(v->value, arg, out, m->why, sizeof m->why) ? fj_bad(m, k, -EINVAL, "%s", m->why) : 0;
+}
+
+int fj_get_uint(struct mapper *m, enum fkey k, uint64_t max, uint64_t def, uint64_t *out)
+{
+	*out = def;
+	return get_number(m, k, fj_fio_uint, max, out);
 }
 
 int fj_get_size(struct mapper *m, enum fkey k, uint64_t *out, int *set)
@@ -131,13 +140,8 @@ static int get_bs(struct mapper *m, uint64_t *rbs, uint64_t *wbs, uint64_t *tbs,
 
 int fj_get_time(struct mapper *m, enum fkey k, uint64_t def_ns, uint64_t *out)
 {
-	const struct fval *v = fj_get(m, k);
 	*out = 0;
-	if (!v)
-		return 0;
-	if (v->bare)
-		return fj_bad(m, k, -EINVAL, "needs a value");
-	return fj_fio_time(v->value, def_ns, out, m->why, sizeof m->why) ? fj_bad(m, k, -EINVAL, "%s", m->why) : 0;
+	return get_number(m, k, fj_fio_time, def_ns, out);
 }
 
 void fj_note(struct reader *r, const char *fmt, ...)

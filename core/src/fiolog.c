@@ -84,14 +84,7 @@ static void fiologs_free(struct iob_fiologs *fl)
 	for (size_t c = 0; fl->path && c < fl->nslots; c++)
 		for (int k = 0; k < IOB_FIOLOG_KINDS; k++)
 			free(fl->path[c][k]);
-	free(fl->f);
-	free(fl->path);
-	free(fl->of);
-	free(fl->t0_ns);
-	free(fl->base);
-	free(fl->nclones);
-	free(fl->log_prio);
-	free(fl->log_offset);
+	IOB_FREE_EACH(fl->f, fl->path, fl->of, fl->t0_ns, fl->base, fl->nclones, fl->log_prio, fl->log_offset);
 	memset(fl, 0, sizeof *fl);
 }
 

@@ -250,8 +250,7 @@ void iob_observer_stop(struct iob_observer *o)
 {
 	if (!o)
 		return;
-	__atomic_store_n(&o->stop, 1, __ATOMIC_RELEASE);
-	iob_thread_join(o->thread);
+	iob_thread_stop(o->thread, &o->stop);
 	iob_progress_clear();
 	free(o);
 }

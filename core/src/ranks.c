@@ -17,6 +17,7 @@
 #include "iobench/live.h"
 #include "iobench/os.h"
 #include "iobench/result.h"
+#include "iobench/units.h"
 
 /* ------------------------------------------------------------ the wire */
 
@@ -220,11 +221,7 @@ struct rrec {
 
 static void rrec_free(struct rrec *x)
 {
-	free(x->fields);
-	free(x->lat);
-	free(x->pct);
-	free(x->val);
-	free(x->arena);
+	IOB_FREE_EACH(x->fields, x->lat, x->pct, x->val, x->arena);
 	memset(x, 0, sizeof *x);
 }
 

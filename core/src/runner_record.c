@@ -211,8 +211,7 @@ void iob_runner_iolog_writer_stop(struct iob_iolog_writer *w)
 {
 	if (!w)
 		return;
-	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
-	iob_thread_join(w->t);
+	iob_thread_stop(w->t, &w->stop);
 	/* the rest now, with the phase's own tick ratio: before the job's next
 	 * phase streams its rows (a group's emit comes after all of them) */
 	for (size_t s = 0; s < w->n; s++)

@@ -299,3 +299,9 @@ int iob_grow(void *vp, size_t *cap, size_t n, size_t size, size_t first)
 	*cap = c;
 	return 0;
 }
+
+void iob_free_each(void *const *ptrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ptrs[i]);
+}

@@ -309,6 +309,11 @@ static void build(const struct iob_pattern *p, unsigned char *dst, size_t ilen, 
 	checksum(p->verify, dst, ilen, dst + SUM_AT);
 }
 
+static void base_part(const struct iob_pattern *p, unsigned char *dst, size_t n, uint64_t off)
+{
+	iob_pattern_fill_base(p, dst, n, off);
+}
+
 void iob_verify_fill(const struct iob_pattern *p, void *vbuf, size_t len, uint64_t off)
 {
 	unsigned char *buf = vbuf;
@@ -317,23 +322,7 @@ void iob_verify_fill(const struct iob_pattern *p, void *vbuf, size_t len, uint64
 		iob_pattern_fill_base(p, buf, len, off);
 		return;
 	}
-	unsigned char *tmp = NULL;
-	for (uint64_t pos = off; pos < off + len;) {
-		uint64_t start = pos - pos % ilen, end = start + ilen, stop = end < off + len ? end : off + len;
-		if (start >= off && end <= off + len) {
-			build(p, buf + (start - off), (size_t)ilen, start);
-		} else { /* a part of an interval: built whole aside, its part copied */
-			if (!tmp && !(tmp = malloc((size_t)ilen))) {
-				iob_pattern_fill_base(p, buf + (pos - off), (size_t)(stop - pos), pos);
-				pos = stop;
-				continue;
-			}
-			build(p, tmp, (size_t)ilen, start);
-			memcpy(buf + (pos - off), tmp + (pos - start), (size_t)(stop - pos));
-		}
-		pos = stop;
-	}
-	free(tmp);
+	iob_fill_units(p, buf, len, off, ilen, build, base_part);
 }
 
 static void hexs(const unsigned char *b, size_t n, char *out, size_t outlen)

@@ -370,6 +370,151 @@ static size_t svg_jobs(char *const *job, size_t n, size_t *first)
 	return nj;
 }
 
+/* What a picture of one line per series keeps while it draws a job's series
+ * (n at most): their jobs; each job's first series; the job's series
+ * (sel: their index in the picture's list, phase and block size); their
+ * styles; the panels (svg_plan: the order drawn, ord, and each panel's
+ * share). */
+struct svg_sets {
+	char **job, **phase;
+	double *bs;
+	size_t *first, *sel, *ord;
+	struct svg_style *style;
+	struct svg_panel *pan;
+};
+
+static int svg_sets_alloc(struct svg_sets *v, size_t n)
+{
+	v->job = calloc(n, sizeof(*v->job));
+	v->phase = calloc(n, sizeof(*v->phase));
+	v->bs = calloc(n, sizeof(*v->bs));
+	v->first = calloc(n, sizeof(*v->first));
+	v->sel = calloc(n, sizeof(*v->sel));
+	v->ord = calloc(n, sizeof(*v->ord));
+	v->style = calloc(n, sizeof(*v->style));
+	v->pan = calloc(n, sizeof(*v->pan));
+	return v->job && v->phase && v->bs && v->first && v->sel && v->ord && v->style && v->pan ? 0 : -1;
+}
+
+static void svg_sets_free(struct svg_sets *v)
+{
+	free(v->job);
+	free(v->phase);
+	free(v->bs);
+	free(v->first);
+	free(v->sel);
+	free(v->ord);
+	free(v->style);
+	free(v->pan);
+}
+
+/* The legend line of series s of a job's selected series, at position q of
+ * the panel at y0. */
+static void svg_series_legend(struct textbuf *b, double y0, size_t q, const struct svg_style *sty,
+			      const struct svg_sets *v, size_t s)
+{
+	char text[200];
+	svg_series_name(text, sizeof(text), (const char *const *)v->phase, v->bs, s);
+	svg_legend(b, y0, q, sty->color, sty->dash, text);
+}
+
+/* A picture of one line per series, panels per job (svg_draw_jobs): subs
+ * frames for each panel of series (the interval picture: bandwidth, then
+ * IOPS), each frame's axes and title (frame), each series' line (curve; -1
+ * out of memory); item tells series i's phase and block size. */
+struct svg_walk {
+	int subs;
+	void (*item)(const void *ctx, size_t i, char **phase, double *bs);
+	void (*frame)(const void *ctx, struct textbuf *b, double py, int sub, const char *job,
+		      const struct svg_panel *pan, struct svg_axis *x, struct svg_axis *y);
+	int (*curve)(const void *ctx, struct textbuf *b, struct svg_axis *x, struct svg_axis *y, size_t i, int sub,
+		     const struct svg_style *sty);
+	const void *ctx;
+};
+
+/* The n series whose jobs are in set->job: for each job its series, styled
+ * (svg_styles) and planned into panels (svg_plan), each series' line named in
+ * its legend.  The panels drawn; st->oom set out of memory. */
+static size_t svg_draw_jobs(struct svgd *st, struct textbuf *b, double y0, struct svg_sets *set, size_t n,
+			    const struct svg_walk *w)
+{
+	size_t panels = 0, nj = svg_jobs(set->job, n, set->first);
+	for (size_t j = 0; j < nj; j++) {
+		const char *job = set->job[set->first[j]];
+		size_t m = 0;
+		for (size_t i = set->first[j]; i < n; i++)
+			if (svg_same(set->job[i], job)) {
+				set->sel[m] = i;
+				w->item(w->ctx, i, &set->phase[m], &set->bs[m]);
+				m++;
+			}
+		int semantic = svg_styles((const char *const *)set->phase, set->bs, m, set->style);
+		if (semantic < 0) {
+			st->oom = 1;
+			return panels;
+		}
+		size_t np = svg_plan(set->phase, m, set->ord, set->pan);
+		for (size_t k = 0; k < np; k++)
+			for (int sub = 0; sub < w->subs; sub++) {
+				double py = y0 + (double)panels++ * SVG_PANEL_H;
+				struct svg_axis x, y;
+				w->frame(w->ctx, b, py, sub, job, &set->pan[k], &x, &y);
+				for (size_t q = 0; q < set->pan[k].n; q++) {
+					size_t s = set->ord[set->pan[k].from + q];
+					struct svg_style sty = svg_style_of(set->style, semantic, s, q, &set->pan[k]);
+					if (w->curve(w->ctx, b, &x, &y, set->sel[s], sub, &sty) < 0) {
+						st->oom = 1;
+						return panels;
+					}
+					svg_series_legend(b, py, q, &sty, set, s);
+				}
+			}
+	}
+	return panels;
+}
+
+/* The latency picture's series: phases with percentiles (ps), on the axes
+ * x0 and y0. */
+struct svg_lat_walk {
+	struct svg_phase **ps;
+	struct svg_axis x0, y0;
+};
+
+static void svg_lat_item(const void *ctx, size_t i, char **phase, double *bs)
+{
+	const struct svg_lat_walk *c = ctx;
+	*phase = c->ps[i]->phase;
+	*bs = c->ps[i]->bs;
+}
+
+static void svg_lat_frame(const void *ctx, struct textbuf *b, double py, int sub, const char *job,
+			  const struct svg_panel *pan, struct svg_axis *x, struct svg_axis *y)
+{
+	const struct svg_lat_walk *c = ctx;
+	(void)sub;
+	*x = c->x0;
+	*y = c->y0;
+	char title[200];
+	svg_panel_title(title, sizeof(title), "Latency percentiles", job, pan);
+	svg_frame(b, py, title, x, 0, y, 0);
+}
+
+static int svg_lat_curve(const void *ctx, struct textbuf *b, struct svg_axis *x, struct svg_axis *y, size_t i,
+			 int sub, const struct svg_style *sty)
+{
+	const struct svg_phase *p = ((const struct svg_lat_walk *)ctx)->ps[i];
+	(void)sub;
+	double *vals = calloc(p->npct, sizeof(double));
+	if (!vals)
+		return -1;
+	for (size_t v = 0; v < p->npct; v++)
+		vals[v] = p->val[v] > 0 ? p->val[v] : 1;
+	svg_polyline(b, x, y, p->pct, vals, p->npct, sty->color, sty->dash, "latency");
+	svg_dots(b, x, y, p->pct, vals, p->npct, sty->color);
+	free(vals);
+	return 0;
+}
+
 /* The latency percentiles of every phase: one panel per job (more for a
  * job with over SVG_PER_PANEL phases), every curve named in its legend;
  * one y axis for all panels, so they compare.  Returns the panels drawn. */
@@ -406,14 +551,10 @@ static size_t svg_draw_latency(struct svgd *st, struct textbuf *b, double y0)
 	}
 	/* the phases with a latency, and their jobs */
 	struct svg_phase **ps = calloc(n, sizeof(*ps));
-	char **job = calloc(n, sizeof(*job)), **phase = calloc(n, sizeof(*phase));
-	double *bs = calloc(n, sizeof(*bs));
-	size_t *first = calloc(n, sizeof(*first)), *sel = calloc(n, sizeof(*sel));
-	struct svg_style *style = calloc(n, sizeof(*style));
-	size_t *ord = calloc(n, sizeof(*ord));
-	struct svg_panel *pan = calloc(n, sizeof(*pan));
+	struct svg_sets set;
+	int sets = svg_sets_alloc(&set, n);
 	size_t panels = 0;
-	if (!ps || !job || !phase || !bs || !first || !sel || !style || !ord || !pan) {
+	if (!ps || sets < 0) {
 		st->oom = 1;
 		goto out;
 	}
@@ -421,59 +562,14 @@ static size_t svg_draw_latency(struct svgd *st, struct textbuf *b, double y0)
 	for (size_t i = 0; i < st->nph; i++)
 		if (st->ph[i].npct) {
 			ps[n] = &st->ph[i];
-			job[n++] = st->ph[i].job;
+			set.job[n++] = st->ph[i].job;
 		}
-	size_t nj = svg_jobs(job, n, first);
-	for (size_t j = 0; j < nj; j++) {
-		size_t m = 0;
-		for (size_t i = first[j]; i < n; i++)
-			if (svg_same(job[i], job[first[j]])) {
-				sel[m] = i;
-				phase[m] = ps[i]->phase;
-				bs[m++] = ps[i]->bs;
-			}
-		int semantic = svg_styles((const char *const *)phase, bs, m, style);
-		if (semantic < 0) {
-			st->oom = 1;
-			goto out;
-		}
-		size_t np = svg_plan(phase, m, ord, pan);
-		for (size_t k = 0; k < np; k++) {
-			double py = y0 + (double)panels++ * SVG_PANEL_H;
-			struct svg_axis x = x0, y = y0a;
-			char title[200];
-			svg_panel_title(title, sizeof(title), "Latency percentiles", job[first[j]], &pan[k]);
-			svg_frame(b, py, title, &x, 0, &y, 0);
-			for (size_t q = 0; q < pan[k].n; q++) {
-				size_t s = ord[pan[k].from + q];
-				struct svg_phase *p = ps[sel[s]];
-				double *vals = calloc(p->npct, sizeof(double));
-				if (!vals) {
-					st->oom = 1;
-					goto out;
-				}
-				for (size_t v = 0; v < p->npct; v++)
-					vals[v] = p->val[v] > 0 ? p->val[v] : 1;
-				struct svg_style sty = svg_style_of(style, semantic, s, q, &pan[k]);
-				svg_polyline(b, &x, &y, p->pct, vals, p->npct, sty.color, sty.dash, "latency");
-				svg_dots(b, &x, &y, p->pct, vals, p->npct, sty.color);
-				free(vals);
-				char text[200];
-				svg_series_name(text, sizeof(text), (const char *const *)phase, bs, s);
-				svg_legend(b, py, q, sty.color, sty.dash, text);
-			}
-		}
-	}
+	const struct svg_lat_walk c = {.ps = ps, .x0 = x0, .y0 = y0a};
+	const struct svg_walk w = {1, svg_lat_item, svg_lat_frame, svg_lat_curve, &c};
+	panels = svg_draw_jobs(st, b, y0, &set, n, &w);
 out:
-	free(ord);
-	free(pan);
 	free(ps);
-	free(job);
-	free(phase);
-	free(bs);
-	free(first);
-	free(sel);
-	free(style);
+	svg_sets_free(&set);
 	return panels ? panels : 1;
 }
 
@@ -543,6 +639,58 @@ static size_t svg_draw_meta(struct svgd *st, struct textbuf *b, double y0)
 	return panels;
 }
 
+/* The interval picture's series (st->iv): time on x to thi, bandwidth to
+ * bwhi or IOPS to iohi on y; xs and ys room for the most points a line
+ * keeps. */
+struct svg_iv_walk {
+	const struct svgd *st;
+	double thi, bwhi, iohi;
+	double *xs, *ys;
+};
+
+static void svg_iv_item(const void *ctx, size_t i, char **phase, double *bs)
+{
+	const struct svg_iv_walk *c = ctx;
+	*phase = c->st->iv[i].phase;
+	*bs = c->st->iv[i].bs;
+}
+
+static void svg_iv_frame(const void *ctx, struct textbuf *b, double py, int sub, const char *job,
+			 const struct svg_panel *pan, struct svg_axis *x, struct svg_axis *y)
+{
+	const struct svg_iv_walk *c = ctx;
+	*x = (struct svg_axis){.scale = SVG_LIN, .div = 1, .lab = "time since the phase began (s)"};
+	*y = (struct svg_axis){.scale = SVG_LIN, .div = MIB, .lab = "throughput (MiB/s)"};
+	double xstep = svg_lin_range(x, 0, c->thi), ystep;
+	if (sub == 0) { /* round steps of MiB/s */
+		ystep = svg_lin_range(y, 0, c->bwhi / MIB) * MIB;
+		y->lo *= MIB;
+		y->hi *= MIB;
+	} else {
+		y->div = 1;
+		y->lab = "IOPS (operations per second)";
+		ystep = svg_lin_range(y, 0, c->iohi);
+	}
+	char title[200];
+	svg_panel_title(title, sizeof(title), sub == 0 ? "Throughput per interval" : "IOPS per interval", job, pan);
+	svg_frame(b, py, title, x, xstep, y, ystep);
+}
+
+static int svg_iv_curve(const void *ctx, struct textbuf *b, struct svg_axis *x, struct svg_axis *y, size_t i,
+			int sub, const struct svg_style *sty)
+{
+	const struct svg_iv_walk *c = ctx;
+	const struct svg_ivs *v = &c->st->iv[i];
+	const struct svg_pts *p = sub == 0 ? &v->bw : &v->iops;
+	/* a long line thinned as a series is, and its dots only when every
+	 * interval is one */
+	size_t cnt = svg_thin(p, c->xs, c->ys);
+	svg_polyline(b, x, y, c->xs, c->ys, cnt, sty->color, sty->dash, sub == 0 ? "interval-bw" : "interval-iops");
+	if (cnt == p->n)
+		svg_dots(b, x, y, c->xs, c->ys, cnt, sty->color);
+	return 0;
+}
+
 /* Intervals (log_interval): throughput and IOPS against time, a line per
  * phase; per job (SVG_PER_PANEL lines at most) a throughput panel and an
  * IOPS panel, every line named.  Returns the panels drawn. */
@@ -558,86 +706,26 @@ static size_t svg_draw_intervals(struct svgd *st, struct textbuf *b, double y0)
 		}
 	}
 	size_t n = st->niv, panels = 0;
-	char **job = calloc(n + 1, sizeof(*job)), **phase = calloc(n + 1, sizeof(*phase));
-	double *bs = calloc(n + 1, sizeof(*bs));
-	size_t *first = calloc(n + 1, sizeof(*first)), *sel = calloc(n + 1, sizeof(*sel));
-	struct svg_style *style = calloc(n + 1, sizeof(*style));
-	size_t *ord = calloc(n + 1, sizeof(*ord));
-	struct svg_panel *pan = calloc(n + 1, sizeof(*pan));
+	struct svg_sets set;
+	int sets = svg_sets_alloc(&set, n + 1);
 	size_t most = 0;
 	for (size_t g = 0; g < n; g++)
 		most = st->iv[g].bw.n > most ? st->iv[g].bw.n : most;
 	most = most < SVGD_MAX_POINTS ? most : SVGD_MAX_POINTS;
 	double *xs = calloc(most + 1, sizeof(double)), *ys = calloc(most + 1, sizeof(double));
-	if (!job || !phase || !bs || !first || !sel || !style || !ord || !pan || !xs || !ys) {
+	if (sets < 0 || !xs || !ys) {
 		st->oom = 1;
 		goto out;
 	}
 	for (size_t g = 0; g < n; g++)
-		job[g] = st->iv[g].job;
-	size_t nj = svg_jobs(job, n, first);
-	for (size_t j = 0; j < nj; j++) {
-		size_t m = 0;
-		for (size_t g = first[j]; g < n; g++)
-			if (svg_same(job[g], job[first[j]])) {
-				sel[m] = g;
-				phase[m] = st->iv[g].phase;
-				bs[m++] = st->iv[g].bs;
-			}
-		int semantic = svg_styles((const char *const *)phase, bs, m, style);
-		if (semantic < 0) {
-			st->oom = 1;
-			goto out;
-		}
-		size_t np = svg_plan(phase, m, ord, pan);
-		for (size_t k = 0; k < np; k++)
-			for (int panel = 0; panel < 2; panel++) {
-				double py = y0 + (double)panels++ * SVG_PANEL_H;
-				struct svg_axis x = {.scale = SVG_LIN, .div = 1, .lab = "time since the phase began (s)"};
-				struct svg_axis y = {.scale = SVG_LIN, .div = MIB, .lab = "throughput (MiB/s)"};
-				double xstep = svg_lin_range(&x, 0, thi), ystep;
-				if (panel == 0) { /* round steps of MiB/s */
-					ystep = svg_lin_range(&y, 0, bwhi / MIB) * MIB;
-					y.lo *= MIB;
-					y.hi *= MIB;
-				} else {
-					y.div = 1;
-					y.lab = "IOPS (operations per second)";
-					ystep = svg_lin_range(&y, 0, iohi);
-				}
-				char title[200];
-				svg_panel_title(title, sizeof(title), panel == 0 ? "Throughput per interval" : "IOPS per interval",
-						job[first[j]], &pan[k]);
-				svg_frame(b, py, title, &x, xstep, &y, ystep);
-				for (size_t q = 0; q < pan[k].n; q++) {
-					size_t s = ord[pan[k].from + q];
-					const struct svg_ivs *v = &st->iv[sel[s]];
-					const struct svg_pts *p = panel == 0 ? &v->bw : &v->iops;
-					struct svg_style sty = svg_style_of(style, semantic, s, q, &pan[k]);
-					/* a long line thinned as a series is, and its dots
-					 * only when every interval is one */
-					size_t cnt = svg_thin(p, xs, ys);
-					svg_polyline(b, &x, &y, xs, ys, cnt, sty.color, sty.dash,
-						     panel == 0 ? "interval-bw" : "interval-iops");
-					if (cnt == p->n)
-						svg_dots(b, &x, &y, xs, ys, cnt, sty.color);
-					char text[200];
-					svg_series_name(text, sizeof(text), (const char *const *)phase, bs, s);
-					svg_legend(b, py, q, sty.color, sty.dash, text);
-				}
-			}
-	}
+		set.job[g] = st->iv[g].job;
+	const struct svg_iv_walk c = {.st = st, .thi = thi, .bwhi = bwhi, .iohi = iohi, .xs = xs, .ys = ys};
+	const struct svg_walk w = {2, svg_iv_item, svg_iv_frame, svg_iv_curve, &c};
+	panels = svg_draw_jobs(st, b, y0, &set, n, &w);
 out:
 	free(xs);
 	free(ys);
-	free(ord);
-	free(pan);
-	free(job);
-	free(phase);
-	free(bs);
-	free(first);
-	free(sel);
-	free(style);
+	svg_sets_free(&set);
 	return panels;
 }
 

@@ -296,6 +296,12 @@ int iob_cache_unwritten(const char *path, uint64_t *bytes);
 struct iob_thread;
 int iob_thread_start(struct iob_thread **t, void (*fn)(void *arg), void *arg);
 void iob_thread_join(struct iob_thread *t);
+/* Ends a thread that polls *stop (atomically): sets it, then joins. */
+static inline void iob_thread_stop(struct iob_thread *t, int *stop)
+{
+	__atomic_store_n(stop, 1, __ATOMIC_RELEASE);
+	iob_thread_join(t);
+}
 /* A barrier for `count` threads: each waiter blocks until `count` have
  * arrived, then all go on; it may be used again for the next round. */
 struct iob_barrier;

@@ -94,6 +94,13 @@ void iob_pattern_fill_base(const struct iob_pattern *p, void *buf, size_t len, u
 void iob_pattern_fill_raw(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
 /* Random bytes of the seed at [off, off + len) (the random pattern's). */
 void iob_pattern_fill_random(uint64_t seed, void *buf, size_t len, uint64_t off);
+/* fill.c: [off, off + len) in units of `unit` bytes at multiples of unit:
+ * whole(p, dst, unit, start) builds one whole unit; a unit the range only
+ * partly covers is built aside and its part copied (part() fills it
+ * directly when no memory is left for the aside). */
+typedef void (*iob_unit_fill_fn)(const struct iob_pattern *p, unsigned char *dst, size_t n, uint64_t start);
+void iob_fill_units(const struct iob_pattern *p, void *buf, size_t len, uint64_t off, uint64_t unit,
+		    iob_unit_fill_fn whole, iob_unit_fill_fn part);
 /* fill.c: the content keys' fill (compress_pct or dedupe_pct set). */
 void iob_fill_shaped(const struct iob_pattern *p, void *buf, size_t len, uint64_t off);
 /* fill.c: what a working set needs to know of the run: the file's size and

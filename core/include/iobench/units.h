@@ -61,4 +61,10 @@ void iob_format_scaled(double v, const struct iob_scale_step *steps, size_t n, c
  * none).  0, or -ENOMEM with the array and *cap unchanged. */
 int iob_grow(void *vp, size_t *cap, size_t n, size_t size, size_t first);
 
+/* free() on each of the n pointers (NULL ones do nothing); IOB_FREE_EACH(a,
+ * b, ...) on a list of them, a struct's owned arrays before it is cleared. */
+void iob_free_each(void *const *ptrs, size_t n);
+#define IOB_FREE_EACH(...)                                                                         \
+	iob_free_each((void *const[]){__VA_ARGS__}, sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+
 #endif
