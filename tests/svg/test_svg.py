@@ -166,7 +166,8 @@ def case_iobench(o):
     vals = sorted({float(t.get("data-value")) for t in yticks})  # every panel has the same axis
     check(all(abs(b / a - 10) < 1e-9 for a, b in zip(vals, vals[1:])), "y ticks are decades (log scale)")
     texts = [t.text or "" for t in root.iter(NS + "text")]
-    check(any("percentile" in t for t in texts) and any("latency" in t for t in texts), "axis labels")
+    check("percentile (scale of nines: 90, 99, 99.9 equally spaced)" in texts
+          and "latency per I/O (log10 scale)" in texts, "axis labels")
     check("Latency percentiles: job a" in texts and "Latency percentiles: job b" in texts, "a panel per job")
     check(texts.count("write 64 KiB") == 1 and texts.count("read 4 KiB") == 1, "the legends name the phases")
     check_series_named(root, "latency", 2)
@@ -295,7 +296,8 @@ def case_intervals(o):
                   (cls, r["interval"], px, py, xmap(r["time_s"]), ymap(r[key])))
     texts = " ".join(t.text or "" for t in root.iter(NS + "text"))
     check("Throughput per interval: job paced" in texts and "MiB/s" in texts and "IOPS" in texts
-          and "read 64 KiB" in texts, "titles, axis labels and legend")
+          and "read 64 KiB" in texts and "time since the phase began (s)" in texts,
+          "titles, axis labels and legend")
     check_series_named(root, "interval-bw", 1)
     check_series_named(root, "interval-iops", 1)
     check(len([e for e in root.iter(NS + "polyline") if e.get("class") == "latency"]) == 1,
