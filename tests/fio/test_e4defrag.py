@@ -120,6 +120,33 @@ def need_ext4(d):
         raise Skip(p.stderr.strip().splitlines()[-1])
     expect(p.returncode == 0, f"check: exit {p.returncode}: {p.stderr}")
     expect(os.listdir(d) == [], f"check created {os.listdir(d)}")
+    need_move_ext(d)
+
+
+EXT4_IOC_MOVE_EXT = 0xC028660F  # _IOWR('f', 15, struct move_extent), 40 bytes
+
+
+def need_move_ext(d):
+    """Skip where this kernel refuses EXT4_IOC_MOVE_EXT itself (6.18 here answers EPERM for every
+    move, fio's e4defrag engine alike): one block of a scratch file moved into a donor, both removed."""
+    probe = os.path.join(d, "..", "move-probe")
+    a = os.open(probe, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    b = os.open(probe + ".donor", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        os.pwrite(a, b"\x5a" * BLOCK, 0)
+        os.fsync(a)
+        os.posix_fallocate(b, 0, BLOCK)
+        arg = bytearray(struct.pack("=IIQQQQ", 0, b, 0, 0, 1, 0))
+        try:
+            fcntl.ioctl(a, EXT4_IOC_MOVE_EXT, arg)
+        except OSError as e:
+            raise Skip(f"this kernel ({os.uname().release}) refuses EXT4_IOC_MOVE_EXT on "
+                       f"{os.path.dirname(os.path.abspath(d))}: {e.strerror} (errno {e.errno})")
+    finally:
+        os.close(a)
+        os.close(b)
+        os.remove(probe)
+        os.remove(probe + ".donor")
 
 
 def moves(trace):
