@@ -75,6 +75,29 @@ int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, u
 	FDIO_FD_TRUNCATE(p, T);                                                                              \
 	struct fdio_queued_file_defined_ /* takes the caller's semicolon */
 
+/* The queued backends' submit (libaio, io_uring): takes at most room of the n
+ * I/Os (none: -EAGAIN, reap first), each checked and prepared in turn by
+ * prep(f, k, io), the k-th of this call (0, or -errno: it and the ones after
+ * it are left to the caller).  Returns how many were prepared, or, when the
+ * first was refused, its error.  Inline, so prep is too. */
+static inline int fdio_submit_each(void *f, struct iob_io *const *ios, size_t n, size_t room,
+				   int (*prep)(void *f, size_t k, struct iob_io *io))
+{
+	size_t k;
+	int rc = 0;
+
+	if (n > room)
+		n = room;
+	if (n == 0)
+		return -EAGAIN;
+	for (k = 0; k < n; k++) {
+		rc = prep(f, k, ios[k]);
+		if (rc < 0)
+			break;
+	}
+	return k == 0 ? rc : (int)k;
+}
+
 /* What a write-only backend on a descriptor (falloc, ftruncate, e4defrag)
  * does as any fd backend.  Its file type T has fd.  Defines p_read_at
  * (-EINVAL: without IOB_CAP_READ the core never calls it), p_sync, p_info

@@ -585,40 +585,40 @@ static void uring_push(struct uring_file *f)
 				strerror(-rc));
 }
 
+/* One queued I/O into the SQ (fdio_submit_each's prep): checked, an SQE
+ * filled, pushed when submit_batch are waiting. */
+static int uring_submit_one(void *file, size_t k, struct iob_io *io)
+{
+	struct uring_file *f = file;
+	struct io_uring_sqe *sqe;
+	int rc = uring_check(f, io->write != 0, io->buf, io->len, io->off);
+
+	(void)k;
+	if (rc < 0)
+		return rc;
+	sqe = uring_prep(f, io->write != 0, io->buf, io->len, io->off, &rc);
+	if (!sqe)
+		return rc;
+	io_uring_sqe_set_data(sqe, io);
+	sqe->ioprio = (uint16_t)io->ioprio; /* IOB_CAP_IOPRIO; 0: the thread's */
+	if (f->o.submit_batch && io_uring_sq_ready(&f->ring) >= f->o.submit_batch)
+		uring_push(f);
+	return 0;
+}
+
 static int uring_submit(void *handle, struct iob_io *const *ios, size_t n)
 {
 	struct uring_file *f = handle;
-	size_t room = f->entries - f->inflight, k;
-	int rc = 0;
+	/* no room: the ring is full, reap first */
+	int k = fdio_submit_each(f, ios, n, f->entries - f->inflight, uring_submit_one);
 
-	if (n > room)
-		n = room;
-	if (n == 0)
-		return -EAGAIN; /* the ring is full: reap first */
-	for (k = 0; k < n; k++) {
-		struct iob_io *io = ios[k];
-		struct io_uring_sqe *sqe;
-
-		rc = uring_check(f, io->write != 0, io->buf, io->len, io->off);
-		if (rc < 0)
-			break;
-		sqe = uring_prep(f, io->write != 0, io->buf, io->len, io->off, &rc);
-		if (!sqe)
-			break;
-		io_uring_sqe_set_data(sqe, io);
-		sqe->ioprio = (uint16_t)io->ioprio; /* IOB_CAP_IOPRIO; 0: the thread's */
-		if (f->o.submit_batch && io_uring_sq_ready(&f->ring) >= f->o.submit_batch)
-			uring_push(f);
-
-	}
-	if (k == 0)
-		return rc;
-	f->inflight += (uint32_t)k;
+	if (k > 0)
+		f->inflight += (uint32_t)k;
 	/* The requests wait in the SQ for the next enter, in reap, which
 	 * submits them and waits for completions in one system call.  Any the
 	 * kernel does not take then (EAGAIN, EBUSY, EINTR) stay there for the
 	 * one after: they count as queued. */
-	return (int)k;
+	return k;
 }
 
 static int uring_reap(void *handle, struct iob_io **done, size_t min, size_t max)
