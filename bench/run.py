@@ -490,12 +490,22 @@ def direct_works(path):
     return None
 
 
-def scenario_e():
+def direct_file(result, label=None):
+    """The direct scenarios' file (e.dat, S["e_file"] bytes), or None when
+    O_DIRECT does not work under --dir: then RESULTS[result] says skipped and
+    a line says so (as label, else result)."""
     f = make_file(os.path.join(A.dir, "e.dat"), S["e_file"])
     why = direct_works(f)
     if why:
-        print(f"e_direct_rand4k: skipped: O_DIRECT does not work under {A.dir} ({why})")
-        RESULTS["e_direct_rand4k"] = {"skipped": f"O_DIRECT does not work under {A.dir}: {why}"}
+        print(f"{label or result}: skipped: O_DIRECT does not work under {A.dir} ({why})")
+        RESULTS[result] = {"skipped": f"O_DIRECT does not work under {A.dir}: {why}"}
+        return None
+    return f
+
+
+def scenario_e():
+    f = direct_file("e_direct_rand4k")
+    if not f:
         return
     ops = S["direct_ops"]
     prof = profile(f"[e]\nbackend = direct\nfilename = e.dat\naccess = rand\nblock_size = 4K\nsize = {S['e_file']}\n"
@@ -559,11 +569,8 @@ def cpu_ratio(name, a, b, hi):
 
 
 def scenario_q():
-    f = make_file(os.path.join(A.dir, "e.dat"), S["e_file"])
-    why = direct_works(f)
-    if why:
-        print(f"q_uring: skipped: O_DIRECT does not work under {A.dir} ({why})")
-        RESULTS["q_uring_rand4k_qd32"] = {"skipped": f"O_DIRECT does not work under {A.dir}: {why}"}
+    f = direct_file("q_uring_rand4k_qd32", "q_uring")
+    if not f:
         return
     ops = S["uring_ops"]
     base = (f"filename = e.dat\naccess = rand\nblock_size = 4K\nsize = {S['e_file']}\nops = {ops}\n"
@@ -603,11 +610,8 @@ def scenario_f():
     """The same fio job file through fio and through iobench (device-bound:
     direct I/O, so the IOPS should agree within 10%)."""
     name = "f_fio_jobfile_direct_rand4k"
-    f = make_file(os.path.join(A.dir, "e.dat"), S["e_file"])
-    why = direct_works(f)
-    if why:
-        print(f"{name}: skipped: O_DIRECT does not work under {A.dir} ({why})")
-        RESULTS[name] = {"skipped": f"O_DIRECT does not work under {A.dir}: {why}"}
+    f = direct_file(name)
+    if not f:
         return
     ops = S["direct_ops"]
     # number_ios ends the job on both sides: io_size is twice the work (as in

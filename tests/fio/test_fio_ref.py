@@ -288,8 +288,7 @@ def case_time_based(tmp):
 def case_fadvise_hint(tmp):
     """A fio job file's random jobs advise the kernel of random access as fio does (strace sees
     POSIX_FADV_RANDOM on the data file); sequential jobs do not; the backend option is checked."""
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed: the advice cannot be seen from outside")
+    iob.need_program("strace", "the advice cannot be seen from outside")
     data = os.path.join(tmp, "data")
     os.makedirs(data)
     engines = ["psync"] + (["io_uring"] if have_backend("io_uring") else [])
@@ -489,8 +488,7 @@ def case_offsets(tmp):
     reads the same blocks; offset=25% of an existing file; no size: the existing file's size less
     the offset."""
     need_fio()
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed: the offsets cannot be seen from outside")
+    iob.need_program("strace", "the offsets cannot be seen from outside")
     # 1. cross-stripe-verify.fio: 3 clones, 1 MiB apart, 256 KiB each from offset 120k, its file in
     # the data directory (the copy drops the [global] filename=/dev/nvme0n1: fio would size the
     # clones' region by that device even when the job names another file).
@@ -638,8 +636,7 @@ def case_sequence(tmp):
     (ioengine=psync: its blocks 2,0,1,2,0,1 and 2,0,1,5,3,4); our own jobs with strides 0 and 1 (a
     strided order ending at the file's end, reads and writes of randrw each on their own count); the
     same from an INI profile; bad values refused in one line, nothing created."""
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed: the offsets cannot be seen from outside")
+    iob.need_program("strace", "the offsets cannot be seen from outside")
     iobench = os.path.join(ARGS.bin, "iobench")
     data = os.path.join(tmp, "data")
     os.makedirs(data)
@@ -758,8 +755,7 @@ def case_numa(tmp):
     its one; a node this machine does not have is refused in one line, nothing created (fio files and INI)."""
     if not os.path.isfile(os.path.join(NODE_SYS, "online")):
         raise Skip(f"{NODE_SYS}/online is not there: this kernel shows no NUMA nodes")
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed: the placement cannot be seen from outside")
+    iob.need_program("strace", "the placement cannot be seen from outside")
     iobench = os.path.abspath(os.path.join(ARGS.bin, "iobench"))  # strace runs it in the data directory
     online = id_list(open(os.path.join(NODE_SYS, "online")).read())
     node = min(online)
@@ -929,8 +925,7 @@ def case_fsync_every(tmp):
     the last; fio's JSON counts them too.  An INI profile's fsync_every does the same, its phase record
     says so, and the keys it needs or excludes are refused in one line."""
     need_fio()
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed: the syncs cannot be counted from outside")
+    iob.need_program("strace", "the syncs cannot be counted from outside")
     for rw in ("write", "randwrite"):
         job = os.path.join(tmp, f"{rw}.fio")
         with open(job, "w") as f:
@@ -1049,8 +1044,7 @@ def case_random_generator(tmp):
     (the same sorted offsets; the orders differ).  With tausworthe and norandommap=1 both draw with
     replacement: fewer than 256 distinct blocks on both sides.  An unknown value is refused in one line."""
     need_fio()
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed: the writes cannot be counted from outside")
+    iob.need_program("strace", "the writes cannot be counted from outside")
     for gen in ("lfsr", "tausworthe"):
         job = os.path.join(tmp, f"{gen}.fio")
         with open(job, "w") as f:
