@@ -213,6 +213,12 @@ int fdio_aligned_info(int fd, struct iob_file_info *info, uint32_t mem_align, ui
  * end, or -errno.  The bytes read at off, 0 at the end, or -errno. */
 int64_t fdio_stream_read(const struct iob_host *host, const char *who, const uint64_t *pos, void *buf, size_t len,
 			 uint64_t off, int64_t (*fill)(void *file, void *buf, size_t n), void *file);
+/* A queued backend's depth (libaio, io_uring): args->queue_depth (1 from a
+ * core too old to say, and for 0), at most max; above it, one info line as
+ * plugin who that holder ("the ring") holds max and submit accepts no more
+ * in flight. */
+uint32_t fdio_queue_depth(const struct iob_host *host, const char *who, const struct iob_open_args *args,
+			  uint32_t max, const char *holder);
 /* Open path with oflags and mode, retrying EINTR; the descriptor or -errno. */
 int fdio_open(const char *path, int oflags, uint32_t mode);
 

@@ -267,17 +267,9 @@ static int uring_regbuf_slot(struct uring_file *f, void *buf, size_t len)
 
 static uint32_t uring_entries(const struct iob_open_args *args)
 {
-	size_t need = offsetof(struct iob_open_args, queue_depth) + sizeof(args->queue_depth);
-	uint32_t qd = args->struct_size >= need ? args->queue_depth : 1;
+	uint32_t qd = fdio_queue_depth(uring_host, URING_NAME, args, URING_MAX_ENTRIES, "the ring");
 	uint32_t e = 1;
 
-	if (qd > URING_MAX_ENTRIES) {
-		uring_host->log(IOB_LOG_INFO, URING_NAME,
-				"queue depth %" PRIu32 " is above %u: the ring holds %u, and submit accepts no "
-				"more in flight",
-				qd, URING_MAX_ENTRIES, URING_MAX_ENTRIES);
-		qd = URING_MAX_ENTRIES;
-	}
 	while (e < qd)
 		e <<= 1;
 	return e;

@@ -116,17 +116,7 @@ static int aio_check(const struct aio_file *f, int write, const void *buf, size_
 
 static uint32_t aio_depth(const struct iob_open_args *args)
 {
-	size_t need = offsetof(struct iob_open_args, queue_depth) + sizeof(args->queue_depth);
-	uint32_t qd = args->struct_size >= need ? args->queue_depth : 1;
-
-	if (qd > AIO_MAX_DEPTH) {
-		aio_host->log(IOB_LOG_INFO, AIO_NAME,
-			      "queue depth %" PRIu32 " is above %u: the context holds %u, and submit accepts no more "
-			      "in flight",
-			      qd, AIO_MAX_DEPTH, AIO_MAX_DEPTH);
-		qd = AIO_MAX_DEPTH;
-	}
-	return qd ? qd : 1;
+	return fdio_queue_depth(aio_host, AIO_NAME, args, AIO_MAX_DEPTH, "the context");
 }
 
 static void aio_free(struct aio_file *f)
