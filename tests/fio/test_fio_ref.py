@@ -295,8 +295,7 @@ def case_fadvise_hint(tmp):
     for engine in engines:
         for rw, want in (("randread", True), ("randwrite", True), ("randrw", True), ("read", False)):
             job = os.path.join(tmp, f"{rw}.fio")
-            with open(job, "w") as f:
-                f.write(f"[j]\nrw={rw}\nioengine={engine}\nsize=256k\nbs=4k\n")
+            iob.write(job, f"[j]\nrw={rw}\nioengine={engine}\nsize=256k\nbs=4k\n")
             log = os.path.join(tmp, "strace.log")
             env = dict(os.environ)
             env.pop("IOBENCH_PLUGIN_PATH", None)
@@ -310,8 +309,7 @@ def case_fadvise_hint(tmp):
                 got = "POSIX_FADV_RANDOM" in f.read()
             expect(got == want, f"{engine} {rw}: POSIX_FADV_RANDOM {'not ' if want else ''}seen")
     bad = os.path.join(tmp, "bad.ini")
-    with open(bad, "w") as f:
-        f.write("[j]\nbackend = posix\nbackend_options = fadvise_random=2\nsize = 1M\n")
+    iob.write(bad, "[j]\nbackend = posix\nbackend_options = fadvise_random=2\nsize = 1M\n")
     p = iobench("check", bad, "--dir", data)
     expect(p.returncode == 2 and "fadvise_random" in p.stderr, p)
 
@@ -928,8 +926,7 @@ def case_fsync_every(tmp):
     iob.need_program("strace", "the syncs cannot be counted from outside")
     for rw in ("write", "randwrite"):
         job = os.path.join(tmp, f"{rw}.fio")
-        with open(job, "w") as f:
-            f.write(f"[j]\nrw={rw}\nbs=4k\nsize=1m\nfsync=8\n")
+        iob.write(job, f"[j]\nrw={rw}\nbs=4k\nsize=1m\nfsync=8\n")
         got = {}
         for who in ("fio", "iob"):
             data = os.path.join(tmp, f"{who}-{rw}")
@@ -955,8 +952,7 @@ def case_fsync_every(tmp):
               f"iobench {got['iob'][0]} writes, {got['iob'][1]} fsync calls")
         expect(got["fio"] == got["iob"] == (256, 31), got)
     ini = os.path.join(tmp, "every.ini")
-    with open(ini, "w") as f:
-        f.write("[j]\nphases = write\naccess = rand\nsize = 1M\nblock_size = 4K\nfsync = true\nfsync_every = 8\n")
+    iob.write(ini, "[j]\nphases = write\naccess = rand\nsize = 1M\nblock_size = 4K\nfsync = true\nfsync_every = 8\n")
     data = os.path.join(tmp, "ini")
     os.makedirs(data)
     n, p = fsync_calls([os.path.join(ARGS.bin, "iobench"), "run", ini, "--dir", data, "--output",
@@ -993,9 +989,8 @@ def case_latency_target_clones(tmp):
 def latency_target_job(tmp, numjobs):
     need_fio()
     job = os.path.join(tmp, "lt.fio")
-    with open(job, "w") as f:
-        f.write("[j]\nioengine=null\nrw=randread\nbs=4k\nsize=64m\niodepth=8\ntime_based=1\nruntime=10s\n"
-                f"latency_target=20ms\nlatency_window=200ms\nlatency_percentile=99\nnumjobs={numjobs}\n")
+    iob.write(job, "[j]\nioengine=null\nrw=randread\nbs=4k\nsize=64m\niodepth=8\ntime_based=1\nruntime=10s\n"
+                   f"latency_target=20ms\nlatency_window=200ms\nlatency_percentile=99\nnumjobs={numjobs}\n")
     js = os.path.join(tmp, "fio.json")
     p = subprocess.run([fio_bin(), "--output-format=json", "--output=" + js, job], cwd=tmp, capture_output=True,
                        text=True, timeout=120)
@@ -1047,8 +1042,7 @@ def case_random_generator(tmp):
     iob.need_program("strace", "the writes cannot be counted from outside")
     for gen in ("lfsr", "tausworthe"):
         job = os.path.join(tmp, f"{gen}.fio")
-        with open(job, "w") as f:
-            f.write(f"[j]\nrw=randwrite\nbs=4k\nsize=1m\nrandom_generator={gen}\nnorandommap=1\n")
+        iob.write(job, f"[j]\nrw=randwrite\nbs=4k\nsize=1m\nrandom_generator={gen}\nnorandommap=1\n")
         f_calls, i_calls, fj, ir = offsets_both(tmp, job, [])
         fw = sorted(c[1] for c in f_calls if c[0] == "pwrite64")
         iw = sorted(c[1] for c in i_calls if c[0] == "pwrite64")
@@ -1060,8 +1054,7 @@ def case_random_generator(tmp):
             expect(len(fw) == len(iw) == 256 and len(set(fw)) < 256 and len(set(iw)) < 256, (len(set(fw)), len(set(iw))))
             expect(ir[0]["random_map"] is False, ir[0])
     bad = os.path.join(tmp, "bad.fio")
-    with open(bad, "w") as f:
-        f.write("[j]\nrw=randread\nsize=1m\nrandom_generator=xorshift\n")
+    iob.write(bad, "[j]\nrw=randread\nsize=1m\nrandom_generator=xorshift\n")
     p = iobench("check", bad, "--dir", tmp)
     expect(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and
            "random_generator=xorshift: give tausworthe, lfsr or tausworthe64" in p.stderr, p.stderr)
@@ -1187,8 +1180,7 @@ def case_fspace(tmp):
     grow = os.path.join(tmp, "grow.fio")
     with open(example("ftruncate.fio")) as f:
         text = f.read()
-    with open(grow, "w") as f:
-        f.write(text[:text.index("[rand-truncate]")])
+    iob.write(grow, text[:text.index("[rand-truncate]")])
     fj, fd, ij, idisk = fspace_pair(tmp, "grow", grow, sets)
     expect(fd == idisk == {"truncate": (1 << 20, 0)}, f"grow-truncate: fio {fd}, iobench {idisk}")
 
@@ -1794,8 +1786,7 @@ def case_iolog_refused(tmp):
            ("rw=read\nsize=1m\nruntime=1\ntime_based=1\n", None)]
     for body, word in bad:
         job = os.path.join(tmp, "bad.fio")
-        with open(job, "w") as f:
-            f.write(f"[j]\nfilename=j.dat\n{body}write_bw_log=pfx\n")
+        iob.write(job, f"[j]\nfilename=j.dat\n{body}write_bw_log=pfx\n")
         for extra in ([], ["--set", "log_avg_msec=100"]):
             p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "check", job, "--dir", d, *extra],
                                capture_output=True, text=True, timeout=60)
@@ -1809,9 +1800,8 @@ def case_iolog_refused(tmp):
     # 16 streams of 1G of 512-byte I/Os: a ring of 65536 events of 32 bytes each, 32 MiB over a memory_limit of
     # 16M (the I/Os, two million a stream, are more than a ring: it is written out as the phase runs)
     ini = os.path.join(tmp, "big.ini")
-    with open(ini, "w") as f:
-        f.write(f"[big]\nphases = write\nsize = 1G\nblock_size = 512\nthreads = 16\nbw_log = {d}/pfx\n"
-                "memory_limit = 16M\n")
+    iob.write(ini, f"[big]\nphases = write\nsize = 1G\nblock_size = 512\nthreads = 16\nbw_log = {d}/pfx\n"
+                   "memory_limit = 16M\n")
     p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", ini, "--dir", d], capture_output=True, text=True,
                        timeout=60)
     lines = p.stderr.strip().splitlines()
@@ -1873,8 +1863,7 @@ def case_file_engines(tmp):
     idir = os.path.join(tmp, "iob")
     os.makedirs(idir)
     job = os.path.join(tmp, "engines.fio")
-    with open(job, "w") as f:
-        f.write(text)
+    iob.write(job, text)
     out = os.path.join(tmp, "iob.json")
     iobench("run", job, "--dir", idir, "--output", "json=" + out)
     recs = iob.read_json(out)["records"]
@@ -1977,12 +1966,10 @@ def case_devices(tmp):
     os.makedirs(data)
     # no --dir here: it would take the place of the files' directory (/dev)
     fio_null = os.path.join(tmp, "null.fio")
-    with open(fio_null, "w") as f:
-        f.write("[null]\nfilename=/dev/null\nrw=write\nbs=64k\nsize=1m\n")
+    iob.write(fio_null, "[null]\nfilename=/dev/null\nrw=write\nbs=64k\nsize=1m\n")
     ini_null = os.path.join(tmp, "null.ini")
-    with open(ini_null, "w") as f:
-        f.write("[null]\ndir = /dev\nfilename = null\naccess = seq\nphases = write\nblock_size = 64K\nsize = 1M\n"
-                "fsync = false\n")
+    iob.write(ini_null, "[null]\ndir = /dev\nfilename = null\naccess = seq\nphases = write\nblock_size = 64K\nsize = 1M\n"
+                        "fsync = false\n")
     for path in (fio_null, ini_null):
         for cmd in ("check", "run"):
             p = iobench(cmd, path)
@@ -2003,8 +1990,7 @@ def case_devices(tmp):
     # a missing device, read with direct I/O: reported as missing, whatever /dev's file system
     for rw in ("read", "write", "randread"):
         job = os.path.join(tmp, f"missing-{rw}.fio")
-        with open(job, "w") as f:
-            f.write(f"[gone]\nfilename=/dev/nonexistent-iobench\nrw={rw}\ndirect=1\nsize=1m\n")
+        iob.write(job, f"[gone]\nfilename=/dev/nonexistent-iobench\nrw={rw}\ndirect=1\nsize=1m\n")
         for cmd in ("check", "run"):
             for extra in ([], ["--allow-device"]):
                 p = iobench(cmd, job, *extra)
@@ -2026,8 +2012,7 @@ def case_devices(tmp):
     dev = p.stdout.strip()
     try:
         job = os.path.join(tmp, "loop.fio")
-        with open(job, "w") as f:
-            f.write(f"[loop]\nfilename={dev}\nrw=read\nbs=64k\nsize=4m\n")
+        iob.write(job, f"[loop]\nfilename={dev}\nrw=read\nbs=64k\nsize=4m\n")
         p = iobench("run", job)
         expect(p.returncode == 2 and "is a block device" in p.stderr and "--allow-device" in p.stderr, p)
         out = os.path.join(tmp, "loop.json")
