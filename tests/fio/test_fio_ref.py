@@ -369,8 +369,7 @@ def case_shapes(tmp):
     expect(i["read_bytes"] == 16 * MiB, f"rand-zones: {i['read_bytes']} bytes read, not 16 MiB")
     # numjobs clones on one shared file, sequential: each goes over the whole file (shared_whole)
     clones = os.path.join(tmp, "clones.fio")
-    with open(clones, "w") as fh:
-        fh.write("[clones]\nsize=4m\nrw=read\nnumjobs=3\nfilename=shared.dat\n")
+    iob.write(clones, "[clones]\nsize=4m\nrw=read\nnumjobs=3\nfilename=shared.dat\n")
     fd, idir = os.path.join(tmp, "fio-data"), os.path.join(tmp, "iob-data")
     for d in (fd, idir):
         shutil.rmtree(d, ignore_errors=True)
@@ -522,8 +521,7 @@ def case_offsets(tmp):
 
     # 2. offset=25% of an existing 1 MiB file, and no size at all: fio reads from 256 KiB to the end
     job = os.path.join(tmp, "pct.fio")
-    with open(job, "w") as fh:
-        fh.write("[pct]\nrw=read\nbs=4k\nfilename=target\noffset=25%\n")
+    iob.write(job, "[pct]\nrw=read\nbs=4k\nfilename=target\noffset=25%\n")
 
     def target(d):
         with open(os.path.join(d, "target"), "wb") as fh:
@@ -848,8 +846,7 @@ def case_percentiles(tmp):
     data = os.path.join(tmp, "data")
     os.makedirs(data)
     job = os.path.join(tmp, "pl.fio")
-    with open(job, "w") as fh:
-        fh.write(f"[pl]\nrw=read\nbs=4k\nsize=256k\ndirectory={data}\nfilename=f\npercentile_list=99.9:50:25:99.9\n")
+    iob.write(job, f"[pl]\nrw=read\nbs=4k\nsize=256k\ndirectory={data}\nfilename=f\npercentile_list=99.9:50:25:99.9\n")
     want = ["25.000000", "50.000000", "99.900000"]
     if os.access(fio_bin(), os.X_OK):
         p = subprocess.run([fio_bin(), "--output-format=json", job], capture_output=True, text=True, timeout=120)
@@ -880,9 +877,8 @@ def case_percentiles(tmp):
                                                                        "70", "80", "90", "95", "99", "99.5", "99.9",
                                                                        "99.99"])):
         prof = os.path.join(tmp, "p.ini")
-        with open(prof, "w") as fh:
-            fh.write(f"[p]\ndir = {data}\nphases = write\nsize = 256K\nblock_size = 4K\n"
-                     + (f"percentiles = {ranks}\n" if ranks else ""))
+        iob.write(prof, f"[p]\ndir = {data}\nphases = write\nsize = 256K\nblock_size = 4K\n"
+                        + (f"percentiles = {ranks}\n" if ranks else ""))
         p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof, "--output", f"json={js}"],
                            capture_output=True, text=True, timeout=120)
         expect(p.returncode == 0, f"INI {ranks}: exit {p.returncode}: {p.stderr}")
@@ -1068,10 +1064,9 @@ def case_flow(tmp):
     data = os.path.join(tmp, "data")
     os.makedirs(data)
     job = os.path.join(tmp, "fl.fio")
-    with open(job, "w") as fh:
-        fh.write(f"[global]\nthread\ntime_based\nruntime=1\nsize=4m\nbs=4k\nrw=randread\nnorandommap\n"
-                 f"directory={data}\nflow_sleep=100\nlog_avg_msec=100\n[a]\nfilename=fa\nflow=1\n[b]\nfilename=fb\n"
-                 f"flow=8\n")
+    iob.write(job, f"[global]\nthread\ntime_based\nruntime=1\nsize=4m\nbs=4k\nrw=randread\nnorandommap\n"
+                   f"directory={data}\nflow_sleep=100\nlog_avg_msec=100\n[a]\nfilename=fa\nflow=1\n[b]\nfilename=fb\n"
+                   f"flow=8\n")
     js = os.path.join(tmp, "j.json")
     p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={js}"], capture_output=True,
                        text=True, timeout=120)
@@ -1216,9 +1211,8 @@ def falloc_example(tmp):
 
 def modes(tmp):
     own = os.path.join(tmp, "modes.fio")
-    with open(own, "w") as fh:
-        fh.write("[global]\nioengine=falloc\nfilename=modes\nbs=64k\n[alloc]\nrw=write\nsize=1m\n"
-                 "[punch]\nstonewall\nrw=trim\nbs=4k\nsize=512k\n[keep]\nstonewall\nrw=read\nsize=256k\n")
+    iob.write(own, "[global]\nioengine=falloc\nfilename=modes\nbs=64k\n[alloc]\nrw=write\nsize=1m\n"
+                   "[punch]\nstonewall\nrw=trim\nbs=4k\nsize=512k\n[keep]\nstonewall\nrw=read\nsize=256k\n")
     fj, fd, ij, idisk = fspace_pair(tmp, "modes", own, [])
     f = [(j["jobname"], j["write"]["total_ios"] + j["read"]["total_ios"] + j["trim"]["total_ios"]) for j in fj]
     i = [(r["job"], r["ops"]) for r in ij]
@@ -1238,14 +1232,13 @@ def case_fspace_ini(tmp):
     data = os.path.join(tmp, "data")
     os.makedirs(data)
     prof = os.path.join(tmp, "f.ini")
-    with open(prof, "w") as fh:
-        fh.write(f"[global]\ndir = {data}\nphases = write\naccess = seq\nkeep_files = true\nfsync = false\n"
-                 f"[alloc]\nbackend = falloc\nfilename = m\nsize = 1M\nblock_size = 64K\n"
-                 f"[punch]\nbackend = falloc\nbackend_options = write=punch\nfilename = m\nsize = 512K\n"
-                 f"block_size = 4K\n"
-                 f"[keep]\nbackend = falloc\nbackend_options = write=keep\nfilename = m\nsize = 256K\n"
-                 f"block_size = 64K\n"
-                 f"[trunc]\nbackend = ftruncate\nfilename = t\nsize = 1M\nblock_size = 4K\n")
+    iob.write(prof, f"[global]\ndir = {data}\nphases = write\naccess = seq\nkeep_files = true\nfsync = false\n"
+                    f"[alloc]\nbackend = falloc\nfilename = m\nsize = 1M\nblock_size = 64K\n"
+                    f"[punch]\nbackend = falloc\nbackend_options = write=punch\nfilename = m\nsize = 512K\n"
+                    f"block_size = 4K\n"
+                    f"[keep]\nbackend = falloc\nbackend_options = write=keep\nfilename = m\nsize = 256K\n"
+                    f"block_size = 64K\n"
+                    f"[trunc]\nbackend = ftruncate\nfilename = t\nsize = 1M\nblock_size = 4K\n")
     js = os.path.join(tmp, "f.json")
     p = iobench("run", prof, "--output", "json=" + js)
     expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
@@ -1262,8 +1255,7 @@ def case_fspace_ini(tmp):
     os.makedirs(empty)
     for text, msg in (("backend = falloc\nbackend_options = write=zap\nphases = write\n", "write=zap"),
                       ("backend = ftruncate\nphases = write,read\n", "'ftruncate' cannot read")):
-        with open(prof, "w") as fh:
-            fh.write(f"[a]\ndir = {empty}\nsize = 1M\n{text}")
+        iob.write(prof, f"[a]\ndir = {empty}\nsize = 1M\n{text}")
         p = iobench("run", prof)
         lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
         expect(p.returncode == 2 and len(lines) == 1 and msg in lines[0], f"{text!r}: exit {p.returncode}: {lines}")
@@ -1320,8 +1312,7 @@ def case_shared_write(tmp):
         with open(example("flow.fio")) as fh:
             text = fh.read()
         expect("filename=/tmp/testfile" in text, "flow.fio names another file than /tmp/testfile")
-        with open(moved, "w") as fh:
-            fh.write(text.replace("filename=/tmp/testfile", "filename=" + os.path.join(fdata, "testfile")))
+        iob.write(moved, text.replace("filename=/tmp/testfile", "filename=" + os.path.join(fdata, "testfile")))
         scaled_copy(moved, copy, sets, fdata)
         p = subprocess.run([fio_bin(), "--output-format=json", copy], capture_output=True, text=True, timeout=300)
         expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr[-2000:]}")
@@ -1340,14 +1331,12 @@ def case_shared_write(tmp):
             f"[make]\nphases = write\nkeep_files = true\n")
     pair = "[w]\ngroup = 1\nphases = write\n{w}[r]\ngroup = 1\nphases = {r}\n"
     prof = os.path.join(tmp, "p.ini")
-    with open(prof, "w") as fh:
-        fh.write(base + pair.format(w="", r="read"))
+    iob.write(prof, base + pair.format(w="", r="read"))
     p = iobench("run", prof)
     expect(p.returncode == 0, f"INI write beside read: exit {p.returncode}: {p.stderr}")
     for f in os.listdir(empty):
         os.remove(os.path.join(empty, f))
-    with open(prof, "w") as fh:
-        fh.write(base + pair.format(w="", r="write"))
+    iob.write(prof, base + pair.format(w="", r="write"))
     js = os.path.join(tmp, "two.json")
     p = iobench("run", prof, "--output", "json=" + js)
     expect(p.returncode == 0 and "jobs w and r (group 1) both write" in p.stderr and "overlap" in p.stderr,
@@ -1360,8 +1349,7 @@ def case_shared_write(tmp):
     # a verify beside a writer of the same bytes (block size, pattern, verify keys) is accepted, and
     # finds none bad: a block the other rewrote holds what it wrote
     for r in ("read,verify", "write,verify"):
-        with open(prof, "w") as fh:
-            fh.write(base.replace("[make]", "verify = crc32c\n[make]") + pair.format(w="", r=r))
+        iob.write(prof, base.replace("[make]", "verify = crc32c\n[make]") + pair.format(w="", r=r))
         p = iobench("run", prof)
         expect(p.returncode == 0, f"INI {r} beside a writer of the same bytes: exit {p.returncode}: {p.stderr}")
         for f in os.listdir(empty):
@@ -1369,8 +1357,7 @@ def case_shared_write(tmp):
     for w, r, what in (("pattern = ones\n", "read,verify", "verify beside a writer of other bytes"),
                        ("truncate = true\n", "read", "truncate"),
                        ("block_size = 32K\n", "write,verify", "a writer that verifies beside another of 32K blocks")):
-        with open(prof, "w") as fh:
-            fh.write(base + pair.format(w=w, r=r))
+        iob.write(prof, base + pair.format(w=w, r=r))
         p = iobench("run", prof)
         lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
         expect(p.returncode == 2 and len(lines) == 1 and "both use the data file" in lines[0],
@@ -1386,8 +1373,7 @@ def exitwhat_fio(tmp, data):
     with open(example("exitwhat.fio")) as fh:
         text = fh.read()
     expect("group_reporting" in text and "filename=/tmp/test" in text, "exitwhat.fio is not the one known")
-    with open(plain, "w") as fh:
-        fh.write(text.replace("group_reporting\n", ""))
+    iob.write(plain, text.replace("group_reporting\n", ""))
     copy = os.path.join(tmp, "exitwhat-scaled.fio")
     scaled_copy(plain, copy, [("filename", os.path.join(data, "test")), ("filesize", "4M")], data)
     p = subprocess.run([fio_bin(), "--output-format=json", copy], capture_output=True, text=True, timeout=300,
@@ -1496,8 +1482,7 @@ def case_seq_ops_ini(tmp):
     prof = os.path.join(tmp, "p.ini")
 
     def run(extra, tag):
-        with open(prof, "w") as fh:
-            fh.write(base + extra)
+        iob.write(prof, base + extra)
         js = os.path.join(tmp, tag + ".json")
         argv = [os.path.join(ARGS.bin, "iobench"), "run", prof, "--output", "json=" + js]
         if shutil.which("strace"):
@@ -1526,8 +1511,7 @@ def case_seq_ops_ini(tmp):
     expect(r["ops"] == 32 and r["pass_cut"] is False, f"two whole passes: {r['ops']} pass_cut {r.get('pass_cut')}")
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty)
-    with open(prof, "w") as fh:
-        fh.write(f"[r]\ndir = {empty}\nfilename = f\nsize = 64K\nphases = write\nseq_ops = lots\n")
+    iob.write(prof, f"[r]\ndir = {empty}\nfilename = f\nsize = 64K\nphases = write\nseq_ops = lots\n")
     p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof], capture_output=True, text=True, timeout=60)
     lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
     expect(p.returncode == 2 and len(lines) == 1 and "seq_ops" in lines[0] and "lots" in lines[0],
