@@ -1056,6 +1056,14 @@ def case_random_generator(tmp):
            "random_generator=xorshift: give tausworthe, lfsr or tausworthe64" in p.stderr, p.stderr)
 
 
+def middle_ops(recs, jobs):
+    """Each job's interval records' I/Os (iv: job -> list), how many intervals every job has (n), and
+    each job's I/Os over the middle ones, two left out at each end."""
+    iv = {j: [r["ops"] for r in recs if r.get("kind") == "interval" and r["job"] == j] for j in jobs}
+    n = min(len(v) for v in iv.values())
+    return iv, n, [sum(iv[j][2:n - 2]) for j in jobs]
+
+
 def case_flow(tmp):
     """flow: two jobs at once with flow=1 and flow=8 (flow.fio's weights, a file each: iobench runs no
     group where one job writes another's file) do their I/Os 1:8, whatever the machine's speed (every
@@ -1079,9 +1087,7 @@ def case_flow(tmp):
     # seen beside another test) waits for the other's I/Os at first, and at the end runs alone while
     # the other has reached its limit (a did 1,600 of its 8,850 I/Os alone once), so the whole phase's
     # ratio is printed, not compared.  In the middle both run, whatever the ends did.
-    iv = {j: [r["ops"] for r in recs if r.get("kind") == "interval" and r["job"] == j] for j in ("a", "b")}
-    n = min(len(iv["a"]), len(iv["b"]))
-    mid_a, mid_b = sum(iv["a"][2:n - 2]), sum(iv["b"][2:n - 2])
+    iv, n, (mid_a, mid_b) = middle_ops(recs, ("a", "b"))
     ratio = mid_b / max(mid_a, 1)
     print(f"flow 1:8: iobench a {ops['a']} b {ops['b']} I/Os in all ({ops['b'] / max(ops['a'], 1):.3f}); "
           f"in the middle {max(n - 4, 0)} intervals: a {mid_a} b {mid_b}, ratio {ratio:.3f}")
@@ -1291,9 +1297,7 @@ def case_shared_write(tmp):
            and ops["job1"][2] == ops["job2"][2], f"records {ops}")
     # the ratio while both run: the middle 100 ms intervals (a stream a busy machine starts late runs
     # alone a moment at the end: case_flow)
-    iv = {j: [r["ops"] for r in every if r.get("kind") == "interval" and r["job"] == j] for j in ("job1", "job2")}
-    n = min(len(iv["job1"]), len(iv["job2"]))
-    mid1, mid2 = sum(iv["job1"][2:n - 2]), sum(iv["job2"][2:n - 2])
+    iv, n, (mid1, mid2) = middle_ops(every, ("job1", "job2"))
     ratio = mid1 / max(mid2, 1)
     print(f"flow.fio: iobench {ops}; in the middle {max(n - 4, 0)} intervals job1 {mid1} job2 {mid2}, "
           f"ratio {ratio:.3f}")
