@@ -21,7 +21,6 @@ IOR comes from ../shared/reference/build-ior.sh (built into --ior when missing);
 why, when it cannot be built.  Without fsync and on a cached file the figures measure the page cache,
 for all three alike.
 """
-import argparse
 import json
 import os
 import re
@@ -91,22 +90,11 @@ def phase_rates(path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--ior", default=None)
-    ap.add_argument("--dir", default="/var/tmp/iobench-ior")
+    ap = md.bench_args(__doc__, "/var/tmp/iobench-ior")
     ap.add_argument("--mib", type=int, default=64)
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--json", default=None)
     a = ap.parse_args()
-    a.build = os.path.abspath(a.build)
-    a.ior = a.ior or os.path.join(a.build, "build-ior")
-    if not shutil.which("mpirun"):
-        md.skip("no mpirun (MPICH)")
-    md.ensure_mdtest(a.ior)
+    md.bench_setup(a, "no mpirun (MPICH)")
     ior = os.path.join(a.ior, "bin", "ior")
-    a.tmp = os.path.join(a.dir, ".bench")
-    os.makedirs(a.tmp, exist_ok=True)
     d = os.path.join(a.dir, "w")
     who = {"ior": lambda: run_ior(a, ior, d), "iobench": lambda: run_iobench(a, d), "iotest": lambda: run_iotest(a, d)}
     names = list(who)

@@ -86,6 +86,32 @@ def ensure_mdtest(ior_dir):
     return md
 
 
+def bench_args(doc, dir_default):
+    """The arguments bench/ior.py and this script share: --build, --ior (where IOR and mdtest are
+    built, BUILD/build-ior by default), --dir (the work directory), --rounds and --json; each adds its
+    own."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--ior", default=None)
+    ap.add_argument("--dir", default=dir_default)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--json", default=None)
+    return ap
+
+
+def bench_setup(a, no_mpirun):
+    """After the arguments: the build directory absolute, IOR and mdtest built (or exit 77 saying
+    why; without mpirun, no_mpirun), DIR/.bench made (a.tmp).  mdtest's path."""
+    a.build = os.path.abspath(a.build)
+    a.ior = a.ior or os.path.join(a.build, "build-ior")
+    if not shutil.which("mpirun"):
+        skip(no_mpirun)
+    md = ensure_mdtest(a.ior)
+    a.tmp = os.path.join(a.dir, ".bench")
+    os.makedirs(a.tmp, exist_ok=True)
+    return md
+
+
 def parse_mdtest(text):
     """Rates (Mean of the rate summary) per phase and the work: tasks x files per task."""
     m = re.search(r"^(\d+) tasks, (\d+) (files|directories)", text, re.M)
@@ -177,14 +203,9 @@ SCEN = {
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--ior", default=None)
-    ap.add_argument("--dir", default="/var/tmp/iobench-mdtest")
+    ap = bench_args(__doc__, "/var/tmp/iobench-mdtest")
     ap.add_argument("--files", type=int, default=20000)
-    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--only", default="s1,s2,m2")
-    ap.add_argument("--json", default=None)
     ap.add_argument("--quick", action="store_true", help="200 files, 1 round: the figures mean nothing")
     ap.add_argument("--cpu", action="store_true",
                     help="also the CPU time per item, from runs of N and 2N files per stream (above)")
@@ -202,13 +223,7 @@ def main():
         MD_PHASES = DIR_PHASES
     if a.quick:
         a.files, a.rounds = 200, 1
-    a.build = os.path.abspath(a.build)
-    a.ior = a.ior or os.path.join(a.build, "build-ior")
-    if not shutil.which("mpirun"):
-        skip("no mpirun (MPICH): mdtest needs it for two streams")
-    md = ensure_mdtest(a.ior)
-    a.tmp = os.path.join(a.dir, ".bench")
-    os.makedirs(a.tmp, exist_ok=True)
+    md = bench_setup(a, "no mpirun (MPICH): mdtest needs it for two streams")
     work_dir = os.path.join(a.dir, "w")
     out, bad = {}, 0
     try:

@@ -490,12 +490,22 @@ def direct_works(path):
     return None
 
 
-def scenario_e():
+def direct_file(result, label=None):
+    """The direct scenarios' file (e.dat, S["e_file"] bytes), or None when
+    O_DIRECT does not work under --dir: then RESULTS[result] says skipped and
+    a line says so (as label, else result)."""
     f = make_file(os.path.join(A.dir, "e.dat"), S["e_file"])
     why = direct_works(f)
     if why:
-        print(f"e_direct_rand4k: skipped: O_DIRECT does not work under {A.dir} ({why})")
-        RESULTS["e_direct_rand4k"] = {"skipped": f"O_DIRECT does not work under {A.dir}: {why}"}
+        print(f"{label or result}: skipped: O_DIRECT does not work under {A.dir} ({why})")
+        RESULTS[result] = {"skipped": f"O_DIRECT does not work under {A.dir}: {why}"}
+        return None
+    return f
+
+
+def scenario_e():
+    f = direct_file("e_direct_rand4k")
+    if not f:
         return
     ops = S["direct_ops"]
     prof = profile(f"[e]\nbackend = direct\nfilename = e.dat\naccess = rand\nblock_size = 4K\nsize = {S['e_file']}\n"
@@ -559,11 +569,8 @@ def cpu_ratio(name, a, b, hi):
 
 
 def scenario_q():
-    f = make_file(os.path.join(A.dir, "e.dat"), S["e_file"])
-    why = direct_works(f)
-    if why:
-        print(f"q_uring: skipped: O_DIRECT does not work under {A.dir} ({why})")
-        RESULTS["q_uring_rand4k_qd32"] = {"skipped": f"O_DIRECT does not work under {A.dir}: {why}"}
+    f = direct_file("q_uring_rand4k_qd32", "q_uring")
+    if not f:
         return
     ops = S["uring_ops"]
     base = (f"filename = e.dat\naccess = rand\nblock_size = 4K\nsize = {S['e_file']}\nops = {ops}\n"
@@ -603,11 +610,8 @@ def scenario_f():
     """The same fio job file through fio and through iobench (device-bound:
     direct I/O, so the IOPS should agree within 10%)."""
     name = "f_fio_jobfile_direct_rand4k"
-    f = make_file(os.path.join(A.dir, "e.dat"), S["e_file"])
-    why = direct_works(f)
-    if why:
-        print(f"{name}: skipped: O_DIRECT does not work under {A.dir} ({why})")
-        RESULTS[name] = {"skipped": f"O_DIRECT does not work under {A.dir}: {why}"}
+    f = direct_file(name)
+    if not f:
         return
     ops = S["direct_ops"]
     # number_ios ends the job on both sides: io_size is twice the work (as in
@@ -795,32 +799,27 @@ def scenario_w():
             print(f"  whole-process CPU (user + system), medians: {a} {ma:.3f} s, {b} {mb:.3f} s; "
                   f"{b}/{a} = {mb / ma if ma else 0:.3f} (work per CPU second, {a} against {b})")
 
+    def against_dd(name, who, path, run, bs, lo):
+        """who's run against dd reading path in bs-byte blocks, in
+        interleaved rounds, each process's CPU noted; who/dd at least lo."""
+        rounds(name, {
+            who: cpu_of(name, who, warmed(path, run)),
+            "dd": cpu_of(name, "dd", warmed(path, lambda: dd("read", [f"if={path}", "of=/dev/null", f"bs={bs}"]))),
+        }, "bytes/s")
+        ratio(name, who, "dd", lo=lo, process=True)
+        cpu_line(name, who, "dd")
+
     scale = 1 if not A.quick else 64
     f2 = sparse("w2g.dat", 2048 * MiB // scale)
     bs2 = 1024 * MiB // scale
-    rounds("w_bigread_buf1g_2g", {
-        "bigread": cpu_of("w_bigread_buf1g_2g", "bigread",
-                          warmed(f2, lambda: bigread_json(f2, "1" if not A.quick else f"{bs2 // MiB}M"))),
-        "dd": cpu_of("w_bigread_buf1g_2g", "dd", warmed(f2, lambda: dd("read", [f"if={f2}", "of=/dev/null", f"bs={bs2}"]))),
-    }, "bytes/s")
-    ratio("w_bigread_buf1g_2g", "bigread", "dd", lo=0.97, process=True)
-    cpu_line("w_bigread_buf1g_2g", "bigread", "dd")
+    against_dd("w_bigread_buf1g_2g", "bigread", f2,
+               lambda: bigread_json(f2, "1" if not A.quick else f"{bs2 // MiB}M"), bs2, 0.97)
     f1 = sparse("w1g.dat", 1024 * MiB // scale)
-    rounds("w_bigread_buf0.001_1g", {
-        "bigread": cpu_of("w_bigread_buf0.001_1g", "bigread", warmed(f1, lambda: bigread_json(f1, "0.001"))),
-        "dd": cpu_of("w_bigread_buf0.001_1g", "dd", warmed(f1, lambda: dd("read", [f"if={f1}", "of=/dev/null", "bs=1073741"]))),
-    }, "bytes/s")
-    ratio("w_bigread_buf0.001_1g", "bigread", "dd", lo=0.97, process=True)
-    cpu_line("w_bigread_buf0.001_1g", "bigread", "dd")
+    against_dd("w_bigread_buf0.001_1g", "bigread", f1, lambda: bigread_json(f1, "0.001"), 1073741, 0.97)
     f256 = sparse("w256.dat", 256 * MiB // scale)
     prof = profile(f"[w]\nfilename = w256.dat\naccess = seq\nblock_size = 1M\nsize = {256 * MiB // scale}\n"
                    "phases = read\n")
-    rounds("w_iobench_seq256m", {
-        "iobench": cpu_of("w_iobench_seq256m", "iobench", warmed(f256, lambda: iobench(prof, "bw_bytes_per_s"))),
-        "dd": cpu_of("w_iobench_seq256m", "dd", warmed(f256, lambda: dd("read", [f"if={f256}", "of=/dev/null", "bs=1M"]))),
-    }, "bytes/s")
-    ratio("w_iobench_seq256m", "iobench", "dd", lo=0.95, process=True)
-    cpu_line("w_iobench_seq256m", "iobench", "dd")
+    against_dd("w_iobench_seq256m", "iobench", f256, lambda: iobench(prof, "bw_bytes_per_s"), "1M", 0.95)
     print(f"  load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
 
 

@@ -2,8 +2,9 @@
  * fiojob_int.h - what the files of the fio job reader share (fiojob.c
  * fiojob_keys.c fiojob_read.c fiojob_map.c fiojob_map2.c; docs/fio.md).
  *
- *  fiojob_keys.c  the mapping table (the one list of fio keys) and
- *                 `iobench keys --fio`
+ *  fiojob_rows.h  the fio keys' rows (the one list of fio keys): enum fkey
+ *                 below and fj_keys are made of them
+ *  fiojob_keys.c  the mapping table fj_keys, lookup, `iobench keys --fio`
  *  fiojob_read.c  the reader (sections, includes, ${VAR}) and fio's values
  *  fiojob_map.c   one job: the key getters, notes, engine, files, work
  *  fiojob_map2.c  one job: shape, steady state, pattern, content, verify
@@ -37,33 +38,23 @@
 
 /* ---- the mapping table ---------------------------------------------------- */
 
-/* The rows that mapping code (fiojob_map*.c) names.  A key that maps by its
- * row alone (fj_map_rows: `as` and `ikey` or `refuse`) needs no name here: its
- * row follows these in fj_keys, at an index from K_COUNT up. */
+/* The rows that mapping code (fiojob_map*.c) names, K_NAME ... K_ERROR_DUMP,
+ * from their FJ_CODE rows (fiojob_rows.h, the only place a fio key is
+ * named).  A key that maps by its row alone (fj_map_rows: `as` and `ikey` or
+ * `refuse`) is an FJ_ROW: no name here; its row follows these in fj_keys, at
+ * an index from K_COUNT up. */
 enum fkey {
-	K_NAME, K_DESCRIPTION, K_DIRECTORY, K_FILENAME, K_SIZE, K_FILESIZE, K_IO_SIZE, K_NRFILES, K_OFFSET,
-	K_OFFSET_INCREMENT, K_BS, K_BSRANGE, K_RW, K_RWMIXREAD, K_RWMIXWRITE, K_IOENGINE, K_IODEPTH, K_DIRECT, K_BUFFERED,
-	K_NUMJOBS, K_THREAD, K_RUNTIME, K_TIME_BASED, K_RAMP_TIME, K_LOOPS, K_NUMBER_IOS, K_FSYNC,
-	K_END_FSYNC, K_FSYNC_ON_CLOSE, K_RANDREPEAT, K_RANDSEED, K_NORANDOMMAP, K_STONEWALL, K_NEW_GROUP, K_WAIT_FOR,
-	K_GROUP_REPORTING, K_KB_BASE, K_INVALIDATE, K_UNLINK, K_WRITE_BW_LOG, K_WRITE_IOPS_LOG,
-	K_WRITE_LAT_LOG, K_LOG_AVG_MSEC, K_LOG_OFFSET, K_SS, K_SS_DUR, K_SS_RAMP, K_SS_INTERVAL, K_GTOD_REDUCE, K_DISABLE_LAT,
-	K_DISABLE_CLAT, K_DISABLE_SLAT,
-	K_VERIFY, K_DO_VERIFY, K_VERIFY_INTERVAL, K_VERIFY_PATTERN, K_VERIFY_FATAL, K_VERIFY_DUMP, K_VERIFY_BACKLOG,
-	K_BUFFER_PATTERN, K_COMPRESS_PCT, K_COMPRESS_CHUNK, K_DEDUPE_PCT, K_REFILL_BUFFERS, K_SCRAMBLE_BUFFERS,
-	K_BSSPLIT, K_RANDOM_DISTRIBUTION, K_RATE, K_RATE_IOPS, K_RATE_PROCESS, K_THINKTIME, K_THINKTIME_BLOCKS,
-	K_THINKTIME_SPIN, K_BLOCKALIGN, K_IO_SUBMIT_MODE, K_RATE_MIN, K_RATE_IOPS_MIN, K_STARTDELAY,
-	K_PERCENTILE_LIST, K_CONTINUE_ON_ERROR,
-	K_IGNORE_ERROR, K_EXITALL, K_EXIT_WHAT, K_DEDUPE_MODE, K_DEDUPE_WS_PCT, K_DEDUPE_GLOBAL,
-	K_CREATE_ON_OPEN, K_OPENFILES, K_FALLOCATE,
-	K_FLOW, K_FLOW_ID, K_FLOW_SLEEP,
-	K_FILL_DEVICE, K_CREATE_SERIALIZE, K_ATOMIC, K_LATENCY_TARGET, K_LATENCY_WINDOW, K_LATENCY_PERCENTILE,
-	K_LATENCY_RUN, K_PRIO, K_PRIOCLASS, K_CMDPRIO_PCT, K_CMDPRIO_CLASS, K_CMDPRIO, K_CMDPRIO_BSSPLIT, K_DONORNAME,
-	K_INPLACE, K_RANDOM_GENERATOR, K_VERIFY_ASYNC, K_ERROR_DUMP, K_COUNT
+#define FJ_CODE(k, ...) k,
+#define FJ_ROW(...)
+#include "fiojob_rows.h"
+#undef FJ_CODE
+#undef FJ_ROW
+	K_COUNT
 };
 
 /* How fj_map_rows reads a row's value, as fio reads it. */
 enum fj_as {
-	FJ_AS_CODE = 0, /* not by its row: mapping code reads it (an enum fkey names it) */
+	FJ_AS_CODE = 0, /* not by its row: mapping code reads it (an FJ_CODE row names it) */
 	FJ_AS_UINT,     /* a number */
 	FJ_AS_BOOL,     /* 1, 0, true, false; bare: 1 */
 	FJ_AS_SIZE,     /* bytes, with fio's units (kb_base) */

@@ -180,6 +180,21 @@ int fdio_open(const char *path, int oflags, uint32_t mode)
 	return fd < 0 ? -errno : fd;
 }
 
+uint32_t fdio_queue_depth(const struct iob_host *host, const char *who, const struct iob_open_args *args,
+			  uint32_t max, const char *holder)
+{
+	size_t need = offsetof(struct iob_open_args, queue_depth) + sizeof(args->queue_depth);
+	uint32_t qd = args->struct_size >= need ? args->queue_depth : 1;
+
+	if (qd > max) {
+		host->log(IOB_LOG_INFO, who,
+			  "queue depth %" PRIu32 " is above %u: %s holds %u, and submit accepts no more in flight", qd,
+			  max, holder, max);
+		qd = max;
+	}
+	return qd ? qd : 1;
+}
+
 /* ---- O_DIRECT probes (fdio.h) ---- */
 
 static uint32_t fdio_pow2_at_least(uint32_t v)

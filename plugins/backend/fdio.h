@@ -75,6 +75,29 @@ int64_t fdio_whole(int64_t (*one)(void *ctx, int write, char *buf, size_t len, u
 	FDIO_FD_TRUNCATE(p, T);                                                                              \
 	struct fdio_queued_file_defined_ /* takes the caller's semicolon */
 
+/* The queued backends' submit (libaio, io_uring): takes at most room of the n
+ * I/Os (none: -EAGAIN, reap first), each checked and prepared in turn by
+ * prep(f, k, io), the k-th of this call (0, or -errno: it and the ones after
+ * it are left to the caller).  Returns how many were prepared, or, when the
+ * first was refused, its error.  Inline, so prep is too. */
+static inline int fdio_submit_each(void *f, struct iob_io *const *ios, size_t n, size_t room,
+				   int (*prep)(void *f, size_t k, struct iob_io *io))
+{
+	size_t k;
+	int rc = 0;
+
+	if (n > room)
+		n = room;
+	if (n == 0)
+		return -EAGAIN;
+	for (k = 0; k < n; k++) {
+		rc = prep(f, k, ios[k]);
+		if (rc < 0)
+			break;
+	}
+	return k == 0 ? rc : (int)k;
+}
+
 /* What a write-only backend on a descriptor (falloc, ftruncate, e4defrag)
  * does as any fd backend.  Its file type T has fd.  Defines p_read_at
  * (-EINVAL: without IOB_CAP_READ the core never calls it), p_sync, p_info
@@ -190,6 +213,12 @@ int fdio_aligned_info(int fd, struct iob_file_info *info, uint32_t mem_align, ui
  * end, or -errno.  The bytes read at off, 0 at the end, or -errno. */
 int64_t fdio_stream_read(const struct iob_host *host, const char *who, const uint64_t *pos, void *buf, size_t len,
 			 uint64_t off, int64_t (*fill)(void *file, void *buf, size_t n), void *file);
+/* A queued backend's depth (libaio, io_uring): args->queue_depth (1 from a
+ * core too old to say, and for 0), at most max; above it, one info line as
+ * plugin who that holder ("the ring") holds max and submit accepts no more
+ * in flight. */
+uint32_t fdio_queue_depth(const struct iob_host *host, const char *who, const struct iob_open_args *args,
+			  uint32_t max, const char *holder);
 /* Open path with oflags and mode, retrying EINTR; the descriptor or -errno. */
 int fdio_open(const char *path, int oflags, uint32_t mode);
 

@@ -267,17 +267,9 @@ static int uring_regbuf_slot(struct uring_file *f, void *buf, size_t len)
 
 static uint32_t uring_entries(const struct iob_open_args *args)
 {
-	size_t need = offsetof(struct iob_open_args, queue_depth) + sizeof(args->queue_depth);
-	uint32_t qd = args->struct_size >= need ? args->queue_depth : 1;
+	uint32_t qd = fdio_queue_depth(uring_host, URING_NAME, args, URING_MAX_ENTRIES, "the ring");
 	uint32_t e = 1;
 
-	if (qd > URING_MAX_ENTRIES) {
-		uring_host->log(IOB_LOG_INFO, URING_NAME,
-				"queue depth %" PRIu32 " is above %u: the ring holds %u, and submit accepts no "
-				"more in flight",
-				qd, URING_MAX_ENTRIES, URING_MAX_ENTRIES);
-		qd = URING_MAX_ENTRIES;
-	}
 	while (e < qd)
 		e <<= 1;
 	return e;
@@ -585,40 +577,40 @@ static void uring_push(struct uring_file *f)
 				strerror(-rc));
 }
 
+/* One queued I/O into the SQ (fdio_submit_each's prep): checked, an SQE
+ * filled, pushed when submit_batch are waiting. */
+static int uring_submit_one(void *file, size_t k, struct iob_io *io)
+{
+	struct uring_file *f = file;
+	struct io_uring_sqe *sqe;
+	int rc = uring_check(f, io->write != 0, io->buf, io->len, io->off);
+
+	(void)k;
+	if (rc < 0)
+		return rc;
+	sqe = uring_prep(f, io->write != 0, io->buf, io->len, io->off, &rc);
+	if (!sqe)
+		return rc;
+	io_uring_sqe_set_data(sqe, io);
+	sqe->ioprio = (uint16_t)io->ioprio; /* IOB_CAP_IOPRIO; 0: the thread's */
+	if (f->o.submit_batch && io_uring_sq_ready(&f->ring) >= f->o.submit_batch)
+		uring_push(f);
+	return 0;
+}
+
 static int uring_submit(void *handle, struct iob_io *const *ios, size_t n)
 {
 	struct uring_file *f = handle;
-	size_t room = f->entries - f->inflight, k;
-	int rc = 0;
+	/* no room: the ring is full, reap first */
+	int k = fdio_submit_each(f, ios, n, f->entries - f->inflight, uring_submit_one);
 
-	if (n > room)
-		n = room;
-	if (n == 0)
-		return -EAGAIN; /* the ring is full: reap first */
-	for (k = 0; k < n; k++) {
-		struct iob_io *io = ios[k];
-		struct io_uring_sqe *sqe;
-
-		rc = uring_check(f, io->write != 0, io->buf, io->len, io->off);
-		if (rc < 0)
-			break;
-		sqe = uring_prep(f, io->write != 0, io->buf, io->len, io->off, &rc);
-		if (!sqe)
-			break;
-		io_uring_sqe_set_data(sqe, io);
-		sqe->ioprio = (uint16_t)io->ioprio; /* IOB_CAP_IOPRIO; 0: the thread's */
-		if (f->o.submit_batch && io_uring_sq_ready(&f->ring) >= f->o.submit_batch)
-			uring_push(f);
-
-	}
-	if (k == 0)
-		return rc;
-	f->inflight += (uint32_t)k;
+	if (k > 0)
+		f->inflight += (uint32_t)k;
 	/* The requests wait in the SQ for the next enter, in reap, which
 	 * submits them and waits for completions in one system call.  Any the
 	 * kernel does not take then (EAGAIN, EBUSY, EINTR) stay there for the
 	 * one after: they count as queued. */
-	return (int)k;
+	return k;
 }
 
 static int uring_reap(void *handle, struct iob_io **done, size_t min, size_t max)

@@ -116,17 +116,7 @@ static int aio_check(const struct aio_file *f, int write, const void *buf, size_
 
 static uint32_t aio_depth(const struct iob_open_args *args)
 {
-	size_t need = offsetof(struct iob_open_args, queue_depth) + sizeof(args->queue_depth);
-	uint32_t qd = args->struct_size >= need ? args->queue_depth : 1;
-
-	if (qd > AIO_MAX_DEPTH) {
-		aio_host->log(IOB_LOG_INFO, AIO_NAME,
-			      "queue depth %" PRIu32 " is above %u: the context holds %u, and submit accepts no more "
-			      "in flight",
-			      qd, AIO_MAX_DEPTH, AIO_MAX_DEPTH);
-		qd = AIO_MAX_DEPTH;
-	}
-	return qd ? qd : 1;
+	return fdio_queue_depth(aio_host, AIO_NAME, args, AIO_MAX_DEPTH, "the context");
 }
 
 static void aio_free(struct aio_file *f)
@@ -279,37 +269,39 @@ static int aio_sync(void *handle)
 	return fsync(f->fd) < 0 ? -errno : 0;
 }
 
+/* One queued I/O into a free iocb, the k-th of this call's batch
+ * (fdio_submit_each's prep). */
+static int aio_submit_one(void *file, size_t k, struct iob_io *io)
+{
+	struct aio_file *f = file;
+	struct iocb *cb;
+	int rc = aio_check(f, io->write != 0, io->buf, io->len, io->off);
+
+	if (rc < 0)
+		return rc;
+	cb = f->free[f->nfree - 1 - k];
+	if (io->write)
+		io_prep_pwrite(cb, f->fd, io->buf, io->len, (long long)io->off);
+	else
+		io_prep_pread(cb, f->fd, io->buf, io->len, (long long)io->off);
+	if (io->ioprio) { /* IOB_CAP_IOPRIO: this I/O's own priority */
+		cb->aio_reqprio = (short)io->ioprio;
+		cb->u.c.flags |= IOCB_FLAG_IOPRIO;
+	}
+	cb->data = io;
+	f->batch[k] = cb;
+	return 0;
+}
+
 static int aio_submit(void *handle, struct iob_io *const *ios, size_t n)
 {
 	struct aio_file *f = handle;
-	size_t k;
-	int rc = 0;
+	/* no room: the context is full, reap first */
+	int k = fdio_submit_each(f, ios, n, f->nfree, aio_submit_one);
+	int rc;
 
-	if (n > f->nfree)
-		n = f->nfree;
-	if (n == 0)
-		return -EAGAIN; /* the context is full: reap first */
-	for (k = 0; k < n; k++) {
-		struct iob_io *io = ios[k];
-		struct iocb *cb;
-
-		rc = aio_check(f, io->write != 0, io->buf, io->len, io->off);
-		if (rc < 0)
-			break;
-		cb = f->free[f->nfree - 1 - k];
-		if (io->write)
-			io_prep_pwrite(cb, f->fd, io->buf, io->len, (long long)io->off);
-		else
-			io_prep_pread(cb, f->fd, io->buf, io->len, (long long)io->off);
-		if (io->ioprio) { /* IOB_CAP_IOPRIO: this I/O's own priority */
-			cb->aio_reqprio = (short)io->ioprio;
-			cb->u.c.flags |= IOCB_FLAG_IOPRIO;
-		}
-		cb->data = io;
-		f->batch[k] = cb;
-	}
-	if (k == 0)
-		return rc;
+	if (k <= 0)
+		return k;
 	do {
 		rc = io_submit(f->ctx, (long)k, f->batch);
 	} while (rc == -EINTR);

@@ -208,8 +208,7 @@ def case_strace_iocbs(tmp):
     """libaio, two streams (numjobs=2) at idle 5, 30% of the reads and 60% of the writes (randrw) at
     best effort 1, 3: strace shows one ioprio_set of idle 5 per stream thread, and io_submit's iocbs
     carry aio_reqprio in exactly the numbers the record's prio_ios gives for each direction."""
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed")
+    iob.need_program("strace")
     d = os.path.join(tmp, "data")
     os.makedirs(d)
     need_libaio_direct(d)
@@ -244,8 +243,7 @@ def case_strace_depth1(tmp):
     60% of the writes at best effort 3.  Under strace, fio 3.33 and iobench each submit 256 iocbs (iobench's
     record at iodepth 1), and the iocbs carrying aio_reqprio are, per direction and priority, exactly what
     the tool's own output counts (fio's JSON prios, iobench's prio_ios), each share within the bound."""
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed")
+    iob.need_program("strace")
     if not os.access(fio_bin(), os.X_OK):
         raise Skip(f"fio is not installed ({fio_bin()}): nothing to compare with")
     if not have_backend("libaio"):

@@ -288,16 +288,14 @@ def case_time_based(tmp):
 def case_fadvise_hint(tmp):
     """A fio job file's random jobs advise the kernel of random access as fio does (strace sees
     POSIX_FADV_RANDOM on the data file); sequential jobs do not; the backend option is checked."""
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed: the advice cannot be seen from outside")
+    iob.need_program("strace", "the advice cannot be seen from outside")
     data = os.path.join(tmp, "data")
     os.makedirs(data)
     engines = ["psync"] + (["io_uring"] if have_backend("io_uring") else [])
     for engine in engines:
         for rw, want in (("randread", True), ("randwrite", True), ("randrw", True), ("read", False)):
             job = os.path.join(tmp, f"{rw}.fio")
-            with open(job, "w") as f:
-                f.write(f"[j]\nrw={rw}\nioengine={engine}\nsize=256k\nbs=4k\n")
+            iob.write(job, f"[j]\nrw={rw}\nioengine={engine}\nsize=256k\nbs=4k\n")
             log = os.path.join(tmp, "strace.log")
             env = dict(os.environ)
             env.pop("IOBENCH_PLUGIN_PATH", None)
@@ -311,8 +309,7 @@ def case_fadvise_hint(tmp):
                 got = "POSIX_FADV_RANDOM" in f.read()
             expect(got == want, f"{engine} {rw}: POSIX_FADV_RANDOM {'not ' if want else ''}seen")
     bad = os.path.join(tmp, "bad.ini")
-    with open(bad, "w") as f:
-        f.write("[j]\nbackend = posix\nbackend_options = fadvise_random=2\nsize = 1M\n")
+    iob.write(bad, "[j]\nbackend = posix\nbackend_options = fadvise_random=2\nsize = 1M\n")
     p = iobench("check", bad, "--dir", data)
     expect(p.returncode == 2 and "fadvise_random" in p.stderr, p)
 
@@ -372,8 +369,7 @@ def case_shapes(tmp):
     expect(i["read_bytes"] == 16 * MiB, f"rand-zones: {i['read_bytes']} bytes read, not 16 MiB")
     # numjobs clones on one shared file, sequential: each goes over the whole file (shared_whole)
     clones = os.path.join(tmp, "clones.fio")
-    with open(clones, "w") as fh:
-        fh.write("[clones]\nsize=4m\nrw=read\nnumjobs=3\nfilename=shared.dat\n")
+    iob.write(clones, "[clones]\nsize=4m\nrw=read\nnumjobs=3\nfilename=shared.dat\n")
     fd, idir = os.path.join(tmp, "fio-data"), os.path.join(tmp, "iob-data")
     for d in (fd, idir):
         shutil.rmtree(d, ignore_errors=True)
@@ -489,8 +485,7 @@ def case_offsets(tmp):
     reads the same blocks; offset=25% of an existing file; no size: the existing file's size less
     the offset."""
     need_fio()
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed: the offsets cannot be seen from outside")
+    iob.need_program("strace", "the offsets cannot be seen from outside")
     # 1. cross-stripe-verify.fio: 3 clones, 1 MiB apart, 256 KiB each from offset 120k, its file in
     # the data directory (the copy drops the [global] filename=/dev/nvme0n1: fio would size the
     # clones' region by that device even when the job names another file).
@@ -526,8 +521,7 @@ def case_offsets(tmp):
 
     # 2. offset=25% of an existing 1 MiB file, and no size at all: fio reads from 256 KiB to the end
     job = os.path.join(tmp, "pct.fio")
-    with open(job, "w") as fh:
-        fh.write("[pct]\nrw=read\nbs=4k\nfilename=target\noffset=25%\n")
+    iob.write(job, "[pct]\nrw=read\nbs=4k\nfilename=target\noffset=25%\n")
 
     def target(d):
         with open(os.path.join(d, "target"), "wb") as fh:
@@ -638,8 +632,7 @@ def case_sequence(tmp):
     (ioengine=psync: its blocks 2,0,1,2,0,1 and 2,0,1,5,3,4); our own jobs with strides 0 and 1 (a
     strided order ending at the file's end, reads and writes of randrw each on their own count); the
     same from an INI profile; bad values refused in one line, nothing created."""
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed: the offsets cannot be seen from outside")
+    iob.need_program("strace", "the offsets cannot be seen from outside")
     iobench = os.path.join(ARGS.bin, "iobench")
     data = os.path.join(tmp, "data")
     os.makedirs(data)
@@ -758,8 +751,7 @@ def case_numa(tmp):
     its one; a node this machine does not have is refused in one line, nothing created (fio files and INI)."""
     if not os.path.isfile(os.path.join(NODE_SYS, "online")):
         raise Skip(f"{NODE_SYS}/online is not there: this kernel shows no NUMA nodes")
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed: the placement cannot be seen from outside")
+    iob.need_program("strace", "the placement cannot be seen from outside")
     iobench = os.path.abspath(os.path.join(ARGS.bin, "iobench"))  # strace runs it in the data directory
     online = id_list(open(os.path.join(NODE_SYS, "online")).read())
     node = min(online)
@@ -854,8 +846,7 @@ def case_percentiles(tmp):
     data = os.path.join(tmp, "data")
     os.makedirs(data)
     job = os.path.join(tmp, "pl.fio")
-    with open(job, "w") as fh:
-        fh.write(f"[pl]\nrw=read\nbs=4k\nsize=256k\ndirectory={data}\nfilename=f\npercentile_list=99.9:50:25:99.9\n")
+    iob.write(job, f"[pl]\nrw=read\nbs=4k\nsize=256k\ndirectory={data}\nfilename=f\npercentile_list=99.9:50:25:99.9\n")
     want = ["25.000000", "50.000000", "99.900000"]
     if os.access(fio_bin(), os.X_OK):
         p = subprocess.run([fio_bin(), "--output-format=json", job], capture_output=True, text=True, timeout=120)
@@ -886,9 +877,8 @@ def case_percentiles(tmp):
                                                                        "70", "80", "90", "95", "99", "99.5", "99.9",
                                                                        "99.99"])):
         prof = os.path.join(tmp, "p.ini")
-        with open(prof, "w") as fh:
-            fh.write(f"[p]\ndir = {data}\nphases = write\nsize = 256K\nblock_size = 4K\n"
-                     + (f"percentiles = {ranks}\n" if ranks else ""))
+        iob.write(prof, f"[p]\ndir = {data}\nphases = write\nsize = 256K\nblock_size = 4K\n"
+                        + (f"percentiles = {ranks}\n" if ranks else ""))
         p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof, "--output", f"json={js}"],
                            capture_output=True, text=True, timeout=120)
         expect(p.returncode == 0, f"INI {ranks}: exit {p.returncode}: {p.stderr}")
@@ -929,12 +919,10 @@ def case_fsync_every(tmp):
     the last; fio's JSON counts them too.  An INI profile's fsync_every does the same, its phase record
     says so, and the keys it needs or excludes are refused in one line."""
     need_fio()
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed: the syncs cannot be counted from outside")
+    iob.need_program("strace", "the syncs cannot be counted from outside")
     for rw in ("write", "randwrite"):
         job = os.path.join(tmp, f"{rw}.fio")
-        with open(job, "w") as f:
-            f.write(f"[j]\nrw={rw}\nbs=4k\nsize=1m\nfsync=8\n")
+        iob.write(job, f"[j]\nrw={rw}\nbs=4k\nsize=1m\nfsync=8\n")
         got = {}
         for who in ("fio", "iob"):
             data = os.path.join(tmp, f"{who}-{rw}")
@@ -960,8 +948,7 @@ def case_fsync_every(tmp):
               f"iobench {got['iob'][0]} writes, {got['iob'][1]} fsync calls")
         expect(got["fio"] == got["iob"] == (256, 31), got)
     ini = os.path.join(tmp, "every.ini")
-    with open(ini, "w") as f:
-        f.write("[j]\nphases = write\naccess = rand\nsize = 1M\nblock_size = 4K\nfsync = true\nfsync_every = 8\n")
+    iob.write(ini, "[j]\nphases = write\naccess = rand\nsize = 1M\nblock_size = 4K\nfsync = true\nfsync_every = 8\n")
     data = os.path.join(tmp, "ini")
     os.makedirs(data)
     n, p = fsync_calls([os.path.join(ARGS.bin, "iobench"), "run", ini, "--dir", data, "--output",
@@ -998,9 +985,8 @@ def case_latency_target_clones(tmp):
 def latency_target_job(tmp, numjobs):
     need_fio()
     job = os.path.join(tmp, "lt.fio")
-    with open(job, "w") as f:
-        f.write("[j]\nioengine=null\nrw=randread\nbs=4k\nsize=64m\niodepth=8\ntime_based=1\nruntime=10s\n"
-                f"latency_target=20ms\nlatency_window=200ms\nlatency_percentile=99\nnumjobs={numjobs}\n")
+    iob.write(job, "[j]\nioengine=null\nrw=randread\nbs=4k\nsize=64m\niodepth=8\ntime_based=1\nruntime=10s\n"
+                   f"latency_target=20ms\nlatency_window=200ms\nlatency_percentile=99\nnumjobs={numjobs}\n")
     js = os.path.join(tmp, "fio.json")
     p = subprocess.run([fio_bin(), "--output-format=json", "--output=" + js, job], cwd=tmp, capture_output=True,
                        text=True, timeout=120)
@@ -1049,12 +1035,10 @@ def case_random_generator(tmp):
     (the same sorted offsets; the orders differ).  With tausworthe and norandommap=1 both draw with
     replacement: fewer than 256 distinct blocks on both sides.  An unknown value is refused in one line."""
     need_fio()
-    if not shutil.which("strace"):
-        raise Skip("strace is not installed: the writes cannot be counted from outside")
+    iob.need_program("strace", "the writes cannot be counted from outside")
     for gen in ("lfsr", "tausworthe"):
         job = os.path.join(tmp, f"{gen}.fio")
-        with open(job, "w") as f:
-            f.write(f"[j]\nrw=randwrite\nbs=4k\nsize=1m\nrandom_generator={gen}\nnorandommap=1\n")
+        iob.write(job, f"[j]\nrw=randwrite\nbs=4k\nsize=1m\nrandom_generator={gen}\nnorandommap=1\n")
         f_calls, i_calls, fj, ir = offsets_both(tmp, job, [])
         fw = sorted(c[1] for c in f_calls if c[0] == "pwrite64")
         iw = sorted(c[1] for c in i_calls if c[0] == "pwrite64")
@@ -1066,11 +1050,18 @@ def case_random_generator(tmp):
             expect(len(fw) == len(iw) == 256 and len(set(fw)) < 256 and len(set(iw)) < 256, (len(set(fw)), len(set(iw))))
             expect(ir[0]["random_map"] is False, ir[0])
     bad = os.path.join(tmp, "bad.fio")
-    with open(bad, "w") as f:
-        f.write("[j]\nrw=randread\nsize=1m\nrandom_generator=xorshift\n")
+    iob.write(bad, "[j]\nrw=randread\nsize=1m\nrandom_generator=xorshift\n")
     p = iobench("check", bad, "--dir", tmp)
     expect(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and
            "random_generator=xorshift: give tausworthe, lfsr or tausworthe64" in p.stderr, p.stderr)
+
+
+def middle_ops(recs, jobs):
+    """Each job's interval records' I/Os (iv: job -> list), how many intervals every job has (n), and
+    each job's I/Os over the middle ones, two left out at each end."""
+    iv = {j: [r["ops"] for r in recs if r.get("kind") == "interval" and r["job"] == j] for j in jobs}
+    n = min(len(v) for v in iv.values())
+    return iv, n, [sum(iv[j][2:n - 2]) for j in jobs]
 
 
 def case_flow(tmp):
@@ -1081,10 +1072,9 @@ def case_flow(tmp):
     data = os.path.join(tmp, "data")
     os.makedirs(data)
     job = os.path.join(tmp, "fl.fio")
-    with open(job, "w") as fh:
-        fh.write(f"[global]\nthread\ntime_based\nruntime=1\nsize=4m\nbs=4k\nrw=randread\nnorandommap\n"
-                 f"directory={data}\nflow_sleep=100\nlog_avg_msec=100\n[a]\nfilename=fa\nflow=1\n[b]\nfilename=fb\n"
-                 f"flow=8\n")
+    iob.write(job, f"[global]\nthread\ntime_based\nruntime=1\nsize=4m\nbs=4k\nrw=randread\nnorandommap\n"
+                   f"directory={data}\nflow_sleep=100\nlog_avg_msec=100\n[a]\nfilename=fa\nflow=1\n[b]\nfilename=fb\n"
+                   f"flow=8\n")
     js = os.path.join(tmp, "j.json")
     p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={js}"], capture_output=True,
                        text=True, timeout=120)
@@ -1097,9 +1087,7 @@ def case_flow(tmp):
     # seen beside another test) waits for the other's I/Os at first, and at the end runs alone while
     # the other has reached its limit (a did 1,600 of its 8,850 I/Os alone once), so the whole phase's
     # ratio is printed, not compared.  In the middle both run, whatever the ends did.
-    iv = {j: [r["ops"] for r in recs if r.get("kind") == "interval" and r["job"] == j] for j in ("a", "b")}
-    n = min(len(iv["a"]), len(iv["b"]))
-    mid_a, mid_b = sum(iv["a"][2:n - 2]), sum(iv["b"][2:n - 2])
+    iv, n, (mid_a, mid_b) = middle_ops(recs, ("a", "b"))
     ratio = mid_b / max(mid_a, 1)
     print(f"flow 1:8: iobench a {ops['a']} b {ops['b']} I/Os in all ({ops['b'] / max(ops['a'], 1):.3f}); "
           f"in the middle {max(n - 4, 0)} intervals: a {mid_a} b {mid_b}, ratio {ratio:.3f}")
@@ -1193,8 +1181,7 @@ def case_fspace(tmp):
     grow = os.path.join(tmp, "grow.fio")
     with open(example("ftruncate.fio")) as f:
         text = f.read()
-    with open(grow, "w") as f:
-        f.write(text[:text.index("[rand-truncate]")])
+    iob.write(grow, text[:text.index("[rand-truncate]")])
     fj, fd, ij, idisk = fspace_pair(tmp, "grow", grow, sets)
     expect(fd == idisk == {"truncate": (1 << 20, 0)}, f"grow-truncate: fio {fd}, iobench {idisk}")
 
@@ -1230,9 +1217,8 @@ def falloc_example(tmp):
 
 def modes(tmp):
     own = os.path.join(tmp, "modes.fio")
-    with open(own, "w") as fh:
-        fh.write("[global]\nioengine=falloc\nfilename=modes\nbs=64k\n[alloc]\nrw=write\nsize=1m\n"
-                 "[punch]\nstonewall\nrw=trim\nbs=4k\nsize=512k\n[keep]\nstonewall\nrw=read\nsize=256k\n")
+    iob.write(own, "[global]\nioengine=falloc\nfilename=modes\nbs=64k\n[alloc]\nrw=write\nsize=1m\n"
+                   "[punch]\nstonewall\nrw=trim\nbs=4k\nsize=512k\n[keep]\nstonewall\nrw=read\nsize=256k\n")
     fj, fd, ij, idisk = fspace_pair(tmp, "modes", own, [])
     f = [(j["jobname"], j["write"]["total_ios"] + j["read"]["total_ios"] + j["trim"]["total_ios"]) for j in fj]
     i = [(r["job"], r["ops"]) for r in ij]
@@ -1252,14 +1238,13 @@ def case_fspace_ini(tmp):
     data = os.path.join(tmp, "data")
     os.makedirs(data)
     prof = os.path.join(tmp, "f.ini")
-    with open(prof, "w") as fh:
-        fh.write(f"[global]\ndir = {data}\nphases = write\naccess = seq\nkeep_files = true\nfsync = false\n"
-                 f"[alloc]\nbackend = falloc\nfilename = m\nsize = 1M\nblock_size = 64K\n"
-                 f"[punch]\nbackend = falloc\nbackend_options = write=punch\nfilename = m\nsize = 512K\n"
-                 f"block_size = 4K\n"
-                 f"[keep]\nbackend = falloc\nbackend_options = write=keep\nfilename = m\nsize = 256K\n"
-                 f"block_size = 64K\n"
-                 f"[trunc]\nbackend = ftruncate\nfilename = t\nsize = 1M\nblock_size = 4K\n")
+    iob.write(prof, f"[global]\ndir = {data}\nphases = write\naccess = seq\nkeep_files = true\nfsync = false\n"
+                    f"[alloc]\nbackend = falloc\nfilename = m\nsize = 1M\nblock_size = 64K\n"
+                    f"[punch]\nbackend = falloc\nbackend_options = write=punch\nfilename = m\nsize = 512K\n"
+                    f"block_size = 4K\n"
+                    f"[keep]\nbackend = falloc\nbackend_options = write=keep\nfilename = m\nsize = 256K\n"
+                    f"block_size = 64K\n"
+                    f"[trunc]\nbackend = ftruncate\nfilename = t\nsize = 1M\nblock_size = 4K\n")
     js = os.path.join(tmp, "f.json")
     p = iobench("run", prof, "--output", "json=" + js)
     expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
@@ -1276,8 +1261,7 @@ def case_fspace_ini(tmp):
     os.makedirs(empty)
     for text, msg in (("backend = falloc\nbackend_options = write=zap\nphases = write\n", "write=zap"),
                       ("backend = ftruncate\nphases = write,read\n", "'ftruncate' cannot read")):
-        with open(prof, "w") as fh:
-            fh.write(f"[a]\ndir = {empty}\nsize = 1M\n{text}")
+        iob.write(prof, f"[a]\ndir = {empty}\nsize = 1M\n{text}")
         p = iobench("run", prof)
         lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
         expect(p.returncode == 2 and len(lines) == 1 and msg in lines[0], f"{text!r}: exit {p.returncode}: {lines}")
@@ -1313,9 +1297,7 @@ def case_shared_write(tmp):
            and ops["job1"][2] == ops["job2"][2], f"records {ops}")
     # the ratio while both run: the middle 100 ms intervals (a stream a busy machine starts late runs
     # alone a moment at the end: case_flow)
-    iv = {j: [r["ops"] for r in every if r.get("kind") == "interval" and r["job"] == j] for j in ("job1", "job2")}
-    n = min(len(iv["job1"]), len(iv["job2"]))
-    mid1, mid2 = sum(iv["job1"][2:n - 2]), sum(iv["job2"][2:n - 2])
+    iv, n, (mid1, mid2) = middle_ops(every, ("job1", "job2"))
     ratio = mid1 / max(mid2, 1)
     print(f"flow.fio: iobench {ops}; in the middle {max(n - 4, 0)} intervals job1 {mid1} job2 {mid2}, "
           f"ratio {ratio:.3f}")
@@ -1334,8 +1316,7 @@ def case_shared_write(tmp):
         with open(example("flow.fio")) as fh:
             text = fh.read()
         expect("filename=/tmp/testfile" in text, "flow.fio names another file than /tmp/testfile")
-        with open(moved, "w") as fh:
-            fh.write(text.replace("filename=/tmp/testfile", "filename=" + os.path.join(fdata, "testfile")))
+        iob.write(moved, text.replace("filename=/tmp/testfile", "filename=" + os.path.join(fdata, "testfile")))
         scaled_copy(moved, copy, sets, fdata)
         p = subprocess.run([fio_bin(), "--output-format=json", copy], capture_output=True, text=True, timeout=300)
         expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr[-2000:]}")
@@ -1354,14 +1335,12 @@ def case_shared_write(tmp):
             f"[make]\nphases = write\nkeep_files = true\n")
     pair = "[w]\ngroup = 1\nphases = write\n{w}[r]\ngroup = 1\nphases = {r}\n"
     prof = os.path.join(tmp, "p.ini")
-    with open(prof, "w") as fh:
-        fh.write(base + pair.format(w="", r="read"))
+    iob.write(prof, base + pair.format(w="", r="read"))
     p = iobench("run", prof)
     expect(p.returncode == 0, f"INI write beside read: exit {p.returncode}: {p.stderr}")
     for f in os.listdir(empty):
         os.remove(os.path.join(empty, f))
-    with open(prof, "w") as fh:
-        fh.write(base + pair.format(w="", r="write"))
+    iob.write(prof, base + pair.format(w="", r="write"))
     js = os.path.join(tmp, "two.json")
     p = iobench("run", prof, "--output", "json=" + js)
     expect(p.returncode == 0 and "jobs w and r (group 1) both write" in p.stderr and "overlap" in p.stderr,
@@ -1374,8 +1353,7 @@ def case_shared_write(tmp):
     # a verify beside a writer of the same bytes (block size, pattern, verify keys) is accepted, and
     # finds none bad: a block the other rewrote holds what it wrote
     for r in ("read,verify", "write,verify"):
-        with open(prof, "w") as fh:
-            fh.write(base.replace("[make]", "verify = crc32c\n[make]") + pair.format(w="", r=r))
+        iob.write(prof, base.replace("[make]", "verify = crc32c\n[make]") + pair.format(w="", r=r))
         p = iobench("run", prof)
         expect(p.returncode == 0, f"INI {r} beside a writer of the same bytes: exit {p.returncode}: {p.stderr}")
         for f in os.listdir(empty):
@@ -1383,8 +1361,7 @@ def case_shared_write(tmp):
     for w, r, what in (("pattern = ones\n", "read,verify", "verify beside a writer of other bytes"),
                        ("truncate = true\n", "read", "truncate"),
                        ("block_size = 32K\n", "write,verify", "a writer that verifies beside another of 32K blocks")):
-        with open(prof, "w") as fh:
-            fh.write(base + pair.format(w=w, r=r))
+        iob.write(prof, base + pair.format(w=w, r=r))
         p = iobench("run", prof)
         lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
         expect(p.returncode == 2 and len(lines) == 1 and "both use the data file" in lines[0],
@@ -1400,8 +1377,7 @@ def exitwhat_fio(tmp, data):
     with open(example("exitwhat.fio")) as fh:
         text = fh.read()
     expect("group_reporting" in text and "filename=/tmp/test" in text, "exitwhat.fio is not the one known")
-    with open(plain, "w") as fh:
-        fh.write(text.replace("group_reporting\n", ""))
+    iob.write(plain, text.replace("group_reporting\n", ""))
     copy = os.path.join(tmp, "exitwhat-scaled.fio")
     scaled_copy(plain, copy, [("filename", os.path.join(data, "test")), ("filesize", "4M")], data)
     p = subprocess.run([fio_bin(), "--output-format=json", copy], capture_output=True, text=True, timeout=300,
@@ -1510,8 +1486,7 @@ def case_seq_ops_ini(tmp):
     prof = os.path.join(tmp, "p.ini")
 
     def run(extra, tag):
-        with open(prof, "w") as fh:
-            fh.write(base + extra)
+        iob.write(prof, base + extra)
         js = os.path.join(tmp, tag + ".json")
         argv = [os.path.join(ARGS.bin, "iobench"), "run", prof, "--output", "json=" + js]
         if shutil.which("strace"):
@@ -1540,8 +1515,7 @@ def case_seq_ops_ini(tmp):
     expect(r["ops"] == 32 and r["pass_cut"] is False, f"two whole passes: {r['ops']} pass_cut {r.get('pass_cut')}")
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty)
-    with open(prof, "w") as fh:
-        fh.write(f"[r]\ndir = {empty}\nfilename = f\nsize = 64K\nphases = write\nseq_ops = lots\n")
+    iob.write(prof, f"[r]\ndir = {empty}\nfilename = f\nsize = 64K\nphases = write\nseq_ops = lots\n")
     p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", prof], capture_output=True, text=True, timeout=60)
     lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
     expect(p.returncode == 2 and len(lines) == 1 and "seq_ops" in lines[0] and "lots" in lines[0],
@@ -1800,8 +1774,7 @@ def case_iolog_refused(tmp):
            ("rw=read\nsize=1m\nruntime=1\ntime_based=1\n", None)]
     for body, word in bad:
         job = os.path.join(tmp, "bad.fio")
-        with open(job, "w") as f:
-            f.write(f"[j]\nfilename=j.dat\n{body}write_bw_log=pfx\n")
+        iob.write(job, f"[j]\nfilename=j.dat\n{body}write_bw_log=pfx\n")
         for extra in ([], ["--set", "log_avg_msec=100"]):
             p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "check", job, "--dir", d, *extra],
                                capture_output=True, text=True, timeout=60)
@@ -1815,9 +1788,8 @@ def case_iolog_refused(tmp):
     # 16 streams of 1G of 512-byte I/Os: a ring of 65536 events of 32 bytes each, 32 MiB over a memory_limit of
     # 16M (the I/Os, two million a stream, are more than a ring: it is written out as the phase runs)
     ini = os.path.join(tmp, "big.ini")
-    with open(ini, "w") as f:
-        f.write(f"[big]\nphases = write\nsize = 1G\nblock_size = 512\nthreads = 16\nbw_log = {d}/pfx\n"
-                "memory_limit = 16M\n")
+    iob.write(ini, f"[big]\nphases = write\nsize = 1G\nblock_size = 512\nthreads = 16\nbw_log = {d}/pfx\n"
+                   "memory_limit = 16M\n")
     p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", ini, "--dir", d], capture_output=True, text=True,
                        timeout=60)
     lines = p.stderr.strip().splitlines()
@@ -1879,8 +1851,7 @@ def case_file_engines(tmp):
     idir = os.path.join(tmp, "iob")
     os.makedirs(idir)
     job = os.path.join(tmp, "engines.fio")
-    with open(job, "w") as f:
-        f.write(text)
+    iob.write(job, text)
     out = os.path.join(tmp, "iob.json")
     iobench("run", job, "--dir", idir, "--output", "json=" + out)
     recs = iob.read_json(out)["records"]
@@ -1983,12 +1954,10 @@ def case_devices(tmp):
     os.makedirs(data)
     # no --dir here: it would take the place of the files' directory (/dev)
     fio_null = os.path.join(tmp, "null.fio")
-    with open(fio_null, "w") as f:
-        f.write("[null]\nfilename=/dev/null\nrw=write\nbs=64k\nsize=1m\n")
+    iob.write(fio_null, "[null]\nfilename=/dev/null\nrw=write\nbs=64k\nsize=1m\n")
     ini_null = os.path.join(tmp, "null.ini")
-    with open(ini_null, "w") as f:
-        f.write("[null]\ndir = /dev\nfilename = null\naccess = seq\nphases = write\nblock_size = 64K\nsize = 1M\n"
-                "fsync = false\n")
+    iob.write(ini_null, "[null]\ndir = /dev\nfilename = null\naccess = seq\nphases = write\nblock_size = 64K\nsize = 1M\n"
+                        "fsync = false\n")
     for path in (fio_null, ini_null):
         for cmd in ("check", "run"):
             p = iobench(cmd, path)
@@ -2009,8 +1978,7 @@ def case_devices(tmp):
     # a missing device, read with direct I/O: reported as missing, whatever /dev's file system
     for rw in ("read", "write", "randread"):
         job = os.path.join(tmp, f"missing-{rw}.fio")
-        with open(job, "w") as f:
-            f.write(f"[gone]\nfilename=/dev/nonexistent-iobench\nrw={rw}\ndirect=1\nsize=1m\n")
+        iob.write(job, f"[gone]\nfilename=/dev/nonexistent-iobench\nrw={rw}\ndirect=1\nsize=1m\n")
         for cmd in ("check", "run"):
             for extra in ([], ["--allow-device"]):
                 p = iobench(cmd, job, *extra)
@@ -2032,8 +2000,7 @@ def case_devices(tmp):
     dev = p.stdout.strip()
     try:
         job = os.path.join(tmp, "loop.fio")
-        with open(job, "w") as f:
-            f.write(f"[loop]\nfilename={dev}\nrw=read\nbs=64k\nsize=4m\n")
+        iob.write(job, f"[loop]\nfilename={dev}\nrw=read\nbs=64k\nsize=4m\n")
         p = iobench("run", job)
         expect(p.returncode == 2 and "is a block device" in p.stderr and "--allow-device" in p.stderr, p)
         out = os.path.join(tmp, "loop.json")

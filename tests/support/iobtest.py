@@ -33,7 +33,8 @@ What it gives:
     test at the first failure (`iob.fail(msg)`: exit 1).
 - skips: `iob.skip(reason)` prints `SKIP: reason` and exits 77 (`iob.SKIP`,
   the tests' SKIP_RETURN_CODE); in a case `raise iob.Skip(reason)` does the
-  same through run_case or cases.
+  same through run_case or cases; `iob.need_program("strace", "what it
+  shows")` raises Skip when a program is not installed, else its path.
 - running: `iob.run(argv, timeout=120, ...)` is subprocess.run with the
   output captured as text and a timeout; `iob.tool(A, "iobench", *args,
   rc=0)` runs a built binary in `iob.env()` (this environment without
@@ -184,6 +185,15 @@ def skip(reason, counted=False):
         print("0 passed, 0 failed, 1 skipped")
     sys.stdout.flush()
     sys.exit(SKIP)
+
+
+def need_program(name, what=""):
+    """The path of program name on PATH; when it is not installed, Skip with
+    `NAME is not installed: WHAT` (without what, just the first part)."""
+    path = shutil.which(name)
+    if not path:
+        raise Skip(f"{name} is not installed" + (f": {what}" if what else ""))
+    return path
 
 
 def cases(name, table):

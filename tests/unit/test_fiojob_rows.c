@@ -120,7 +120,7 @@ static void test_table(void **st)
 		const struct fio_key *e = &fj_keys[i];
 		assert_non_null(e->name);
 		if (i >= K_COUNT && e->as == FJ_AS_CODE)
-			fail_msg("fio key %s has no enum fkey and no `as`: nothing maps it", e->name);
+			fail_msg("fio key %s is an FJ_ROW without `as`: nothing maps it", e->name);
 		if (e->ikey && !iob_key_find(e->ikey))
 			fail_msg("fio key %s sets %s, which is no iobench key", e->name, e->ikey);
 		if (e->ikey && e->refuse)
