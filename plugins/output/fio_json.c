@@ -69,12 +69,10 @@ struct fj_rounds {
 };
 
 struct fj_state {
-	struct iob_sink sink;
+	struct textbuf_out o; /* first: the sink, where the run is, its error (textbuf.h) */
 	struct fj_samples samples;
 	struct fj_rounds rounds;
 	int plus; /* json+: bins */
-	int begun, ended;
-	int err; /* first sink error; sticky */
 	size_t njobs;
 	struct textbuf head; /* "fio version" .. "jobs":[ */
 	struct textbuf jobs; /* the job objects so far */
@@ -489,15 +487,15 @@ static void put_job(struct fj_state *st, const struct iob_record *r)
 
 static int fj_write(struct fj_state *st, const struct textbuf *b)
 {
-	if (st->err)
-		return st->err;
+	if (st->o.err)
+		return st->o.err;
 	if (b->oom) {
-		fj_log(IOB_LOG_ERROR, "out of memory formatting output for %s", st->sink.name);
+		fj_log(IOB_LOG_ERROR, "out of memory formatting output for %s", st->o.sink.name);
 		return -ENOMEM;
 	}
-	int rc = st->sink.write(st->sink.ctx, b->data ? b->data : "", b->len);
+	int rc = st->o.sink.write(st->o.sink.ctx, b->data ? b->data : "", b->len);
 	if (rc < 0)
-		st->err = rc;
+		st->o.err = rc;
 	return rc < 0 ? rc : 0;
 }
 
@@ -523,11 +521,12 @@ static void put_head(struct fj_state *st, const struct iob_run_info *run)
 
 /* The whole document: head, jobs, and the iobench member with the run's
  * facts, notes and outcome (error NULL: ok). */
-static int put_document(struct fj_state *st, const struct iob_run_end *end, const char *error)
+static int put_document(void *state, const struct iob_run_end *end, const char *error)
 {
+	struct fj_state *st = state;
 	struct textbuf *o = &st->out;
 	textbuf_clear(o);
-	if (!st->begun)
+	if (!st->o.begun)
 		put_head(st, NULL);
 	textbuf_add(o, st->head.data ? st->head.data : "", st->head.len);
 	textbuf_add(o, st->jobs.data ? st->jobs.data : "", st->jobs.len);
@@ -544,7 +543,10 @@ static int put_document(struct fj_state *st, const struct iob_run_end *end, cons
 }
 
 /* ------------------------------------------------------------------------ */
-/* Ops.                                                                      */
+/* Ops: end_run and close are textbuf.c's, over fj_doc.                      */
+
+static void fj_free(void *state);
+static const struct textbuf_doc fj_doc = {FJ_NAME, FJ_RUN_END_V1_SIZE, FJ_NO_RESULT, put_document, fj_free};
 
 static int fj_open(const struct iob_sink *sink, const char *args, void **state)
 {
@@ -559,7 +561,7 @@ static int fj_open(const struct iob_sink *sink, const char *args, void **state)
 		}
 		plus = 1;
 	}
-	int rc = textbuf_open_state(sink, state, sizeof(struct fj_state), offsetof(struct fj_state, sink));
+	int rc = textbuf_doc_open(sink, state, sizeof(struct fj_state), fj_host, &fj_doc);
 	if (rc == 0)
 		((struct fj_state *)*state)->plus = plus;
 	return rc;
@@ -568,10 +570,10 @@ static int fj_open(const struct iob_sink *sink, const char *args, void **state)
 static int fj_begin_run(void *state, const struct iob_run_info *run)
 {
 	struct fj_state *st = state;
-	if (textbuf_begin_ok(fj_host, FJ_NAME, st->sink.name, st->begun))
+	if (textbuf_begin_ok(fj_host, FJ_NAME, st->o.sink.name, st->o.begun))
 		return -EINVAL;
 	put_head(st, run);
-	st->begun = 1;
+	st->o.begun = 1;
 	return st->head.oom || st->run.oom ? -ENOMEM : 0;
 }
 
@@ -668,7 +670,7 @@ static void put_steady(struct fj_state *st, const struct iob_record *r)
 static int fj_record(void *state, const struct iob_record *rec)
 {
 	struct fj_state *st = state;
-	int rc = textbuf_record_ok(fj_host, FJ_NAME, st->sink.name, st->begun, st->ended, st->err, rec);
+	int rc = textbuf_record_ok(fj_host, FJ_NAME, st->o.sink.name, st->o.begun, st->o.ended, st->o.err, rec);
 	if (rc)
 		return rc;
 	/* the aggregate of a phase is a job; its intervals are fio's bw and
@@ -690,37 +692,17 @@ static int fj_record(void *state, const struct iob_record *rec)
 	return st->jobs.oom ? -ENOMEM : 0;
 }
 
-static int fj_end_run(void *state, const struct iob_run_end *end)
+static void fj_free(void *state)
 {
 	struct fj_state *st = state;
-	if (textbuf_end_ok(fj_host, FJ_NAME, st->sink.name, st->begun, st->ended))
-		return -EINVAL;
-	st->ended = 1;
-	int rc = 0;
-	const char *error =
-	    textbuf_run_error(fj_host, FJ_NAME, st->sink.name, &end, FJ_RUN_END_V1_SIZE, FJ_NO_RESULT, &rc);
-	int wrc = put_document(st, end, error);
-	return wrc ? wrc : rc;
-}
-
-static int fj_close(void *state)
-{
-	struct fj_state *st = state;
-	if (!st)
-		return 0;
-	int rc = 0;
-	if (!st->ended && !st->err)
-		rc = put_document(st, NULL, FJ_NO_RESULT);
 	textbuf_free(&st->head);
 	textbuf_free(&st->jobs);
 	textbuf_free(&st->run);
 	textbuf_free(&st->out);
 	free(st->rounds.bw);
 	free(st->rounds.iops);
-	free(st);
-	return rc;
 }
 
-static const struct iob_output_ops fj_ops = {IOB_OUTPUT_OPS_OF(fj)};
+static const struct iob_output_ops fj_ops = {TEXTBUF_DOC_OPS(fj)};
 
 IOB_OUTPUT_PLUGIN(fj_host, FJ_NAME, "fio's JSON (fio-json), or json+ with latency bins (fio-json:plus)", &fj_ops);

@@ -40,7 +40,8 @@
  * This file and its room share html_int.h:
  *
  *   html.c       the records kept (phases, repeats, steady state,
- *                comparisons, the run's facts) and the ops
+ *                comparisons, the run's facts) and the hooks of the
+ *                ops svg and html share (svgdraw.c, svgd_out_*)
  *   html_page.c  the page: formatting, the style and script, the facts,
  *                notes, tables and pictures, the whole page rendered
  */
@@ -126,32 +127,104 @@ static void html_keep_lat(struct html_phase *p, const struct iob_record *rec)
 	}
 }
 
+/* How a kept row's member comes from its record: a string (a copy, ""
+ * when absent), a number that may be absent, a bool that is true. */
+enum html_ft { HF_STR, HF_OPT, HF_BOOL };
+struct html_field {
+	const char *key;
+	enum html_ft type;
+	size_t at; /* offsetof the member in its row */
+};
+#define HF(row, m, key, type) {key, type, offsetof(struct row, m)}
+#define HF_S(row, m) HF(row, m, #m, HF_STR)
+#define HF_BS(row) HF(row, bs, "block_size_bytes", HF_OPT)
+#define HF_N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The n fields f of rec into row. */
+static void html_fill(struct html_state *st, void *row, const struct html_field *f, size_t n,
+		      const struct iob_record *rec)
+{
+	for (size_t i = 0; i < n; i++) {
+		void *at = (char *)row + f[i].at;
+		if (f[i].type == HF_STR)
+			*(char **)at = svgd_strdup(&st->oom, svgd_str(rec, f[i].key));
+		else if (f[i].type == HF_OPT)
+			*(struct opt *)at = html_opt(rec, f[i].key);
+		else
+			*(int *)at = svgd_bool(rec, f[i].key);
+	}
+}
+
+/* A new row of *rows (size bytes each) with the n fields f of rec; NULL
+ * when out of memory. */
+static void *html_keep_row(struct html_state *st, void **rows, size_t *nrows, size_t *cap, size_t size,
+			   const struct html_field *f, size_t n, const struct iob_record *rec)
+{
+	void *row = html_more(st, rows, nrows, cap, size);
+	if (row)
+		html_fill(st, row, f, n, rec);
+	return row;
+}
+
+/* The strings of n rows kept with fields f, and their array. */
+static void html_rows_free(void *rows, size_t nrows, size_t size, const struct html_field *f, size_t n)
+{
+	for (size_t r = 0; r < nrows; r++)
+		for (size_t i = 0; i < n; i++)
+			if (f[i].type == HF_STR)
+				free(*(char **)(void *)((char *)rows + r * size + f[i].at));
+	free(rows);
+}
+
+/* What every phase row shows (the data jobs' and the files jobs'). */
+static const struct html_field html_phase_fields[] = {
+    HF_S(html_phase, job),
+    HF_S(html_phase, phase),
+    HF_S(html_phase, status),
+    HF(html_phase, iops, "ops_per_s", HF_OPT),
+    HF(html_phase, repeat, "repeat", HF_OPT),
+};
+
+/* A new row of a phase table (the data jobs' or the files jobs'): what
+ * every such row shows (job, phase, status, rate, repeat, latency); NULL
+ * when out of memory. */
+static struct html_phase *html_phase_row(struct html_state *st, struct html_phase **rows, size_t *n, size_t *cap,
+					 const struct iob_record *rec)
+{
+	struct html_phase *p = html_keep_row(st, (void **)rows, n, cap, sizeof(*p), html_phase_fields,
+					     HF_N(html_phase_fields), rec);
+	if (p)
+		html_keep_lat(p, rec);
+	return p;
+}
+
+/* A data job's phase; a series' (bigread's) block speeds and cliff. */
+static const struct html_field html_data_fields[] = {
+    HF_BS(html_phase),
+    HF(html_phase, bw, "bw_bytes_per_s", HF_OPT),
+    HF(html_phase, round, "round", HF_OPT),
+    HF(html_phase, blocks, "blocks", HF_OPT),
+};
+static const struct html_field html_series_fields[] = {
+    HF(html_phase, smin, "speed_min_bytes_per_s", HF_OPT),
+    HF(html_phase, smed, "speed_median_bytes_per_s", HF_OPT),
+    HF(html_phase, smax, "speed_max_bytes_per_s", HF_OPT),
+    HF(html_phase, rmed, "robust_median_bytes_per_s", HF_OPT),
+    HF(html_phase, cliff, "cliff", HF_BOOL),
+    HF(html_phase, cliff_off, "cliff_offset_bytes", HF_OPT),
+    HF(html_phase, cliff_before, "cliff_before_bytes_per_s", HF_OPT),
+    HF(html_phase, cliff_after, "cliff_after_bytes_per_s", HF_OPT),
+};
+
 static void html_keep_phase(struct html_state *st, const struct iob_record *rec)
 {
-	struct html_phase *p = html_more(st, (void **)&st->ph, &st->nph, &st->capph, sizeof(*p));
+	struct html_phase *p = html_phase_row(st, &st->ph, &st->nph, &st->capph, rec);
 	if (!p)
 		return;
-	p->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
-	p->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
-	p->status = svgd_strdup(&st->oom, svgd_str(rec, "status"));
-	p->bs = html_opt(rec, "block_size_bytes");
-	p->bw = html_opt(rec, "bw_bytes_per_s");
-	p->iops = html_opt(rec, "ops_per_s");
-	p->repeat = html_opt(rec, "repeat");
-	p->round = html_opt(rec, "round");
-	html_keep_lat(p, rec);
-	p->blocks = html_opt(rec, "blocks");
-	if (p->blocks.has) {
-		p->series = 1;
-		p->smin = html_opt(rec, "speed_min_bytes_per_s");
-		p->smed = html_opt(rec, "speed_median_bytes_per_s");
-		p->smax = html_opt(rec, "speed_max_bytes_per_s");
-		p->rmed = html_opt(rec, "robust_median_bytes_per_s");
-		p->cliff = svgd_bool(rec, "cliff");
-		p->cliff_off = html_opt(rec, "cliff_offset_bytes");
-		p->cliff_before = html_opt(rec, "cliff_before_bytes_per_s");
-		p->cliff_after = html_opt(rec, "cliff_after_bytes_per_s");
-	}
+	html_fill(st, p, html_data_fields, HF_N(html_data_fields), rec);
+	p->series = p->blocks.has;
+	if (p->series)
+		html_fill(st, p, html_series_fields, HF_N(html_series_fields), rec);
 	html_add_distinct(st, &st->fs, svgd_str(rec, "fs_type"));
 	html_add_distinct(st, &st->device, svgd_str(rec, "device"));
 	html_add_distinct(st, &st->backend, svgd_str(rec, "backend"));
@@ -160,212 +233,128 @@ static void html_keep_phase(struct html_state *st, const struct iob_record *rec)
 /* A files job's phase (workload = files, docs/metadata.md) */
 static void html_keep_meta(struct html_state *st, const struct iob_record *rec)
 {
-	struct html_phase *p = html_more(st, (void **)&st->mt, &st->nmt, &st->capmt, sizeof(*p));
+	struct html_phase *p = html_phase_row(st, &st->mt, &st->nmt, &st->capmt, rec);
 	if (!p)
 		return;
-	p->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
-	p->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
-	p->status = svgd_strdup(&st->oom, svgd_str(rec, "status"));
 	p->streams = html_opt(rec, "streams");
 	p->ops = html_opt(rec, "ops");
 	p->secs = html_opt(rec, "elapsed_s");
-	p->iops = html_opt(rec, "ops_per_s");
-	p->repeat = html_opt(rec, "repeat");
-	html_keep_lat(p, rec);
 	html_add_distinct(st, &st->fs, svgd_str(rec, "fs_type"));
 }
 
-static void html_keep_repeats(struct html_state *st, const struct iob_record *rec)
-{
-	static const char *const fig[3][3] = {
-	    {"bw_mean_bytes_per_s", "bw_ci_low_bytes_per_s", "bw_ci_high_bytes_per_s"},
-	    {"iops_mean_per_s", "iops_ci_low_per_s", "iops_ci_high_per_s"},
-	    {"lat_p99_mean_ns", "lat_p99_ci_low_ns", "lat_p99_ci_high_ns"}};
-	struct html_repeats *r = html_more(st, (void **)&st->rp, &st->nrp, &st->caprp, sizeof(*r));
-	if (!r)
-		return;
-	r->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
-	r->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
-	r->bs = html_opt(rec, "block_size_bytes");
-	r->n = html_opt(rec, "repeats");
-	for (int k = 0; k < 3; k++) {
-		r->mean[k] = html_opt(rec, fig[k][0]);
-		r->lo[k] = html_opt(rec, fig[k][1]);
-		r->hi[k] = html_opt(rec, fig[k][2]);
-	}
-}
+static const struct html_field html_repeats_fields[] = {
+    HF_S(html_repeats, job),
+    HF_S(html_repeats, phase),
+    HF_BS(html_repeats),
+    HF(html_repeats, n, "repeats", HF_OPT),
+    HF(html_repeats, mean[0], "bw_mean_bytes_per_s", HF_OPT),
+    HF(html_repeats, lo[0], "bw_ci_low_bytes_per_s", HF_OPT),
+    HF(html_repeats, hi[0], "bw_ci_high_bytes_per_s", HF_OPT),
+    HF(html_repeats, mean[1], "iops_mean_per_s", HF_OPT),
+    HF(html_repeats, lo[1], "iops_ci_low_per_s", HF_OPT),
+    HF(html_repeats, hi[1], "iops_ci_high_per_s", HF_OPT),
+    HF(html_repeats, mean[2], "lat_p99_mean_ns", HF_OPT),
+    HF(html_repeats, lo[2], "lat_p99_ci_low_ns", HF_OPT),
+    HF(html_repeats, hi[2], "lat_p99_ci_high_ns", HF_OPT),
+};
+
+/* (the window's mean: its key depends on the metric, html_keep_steady) */
+static const struct html_field html_steady_fields[] = {
+    HF_S(html_steady, job),
+    HF_S(html_steady, phase),
+    HF(html_steady, metric, "steady_state", HF_STR),
+    HF_S(html_steady, rule),
+    HF_BS(html_steady),
+    HF(html_steady, rounds, "rounds", HF_OPT),
+    HF(html_steady, reached, "reached", HF_BOOL),
+    HF(html_steady, reached_round, "reached_round", HF_OPT),
+    HF(html_steady, range_pct, "range_pct", HF_OPT),
+};
+
+static const struct html_field html_cmp_fields[] = {
+    HF_S(html_cmp, job),
+    HF_S(html_cmp, phase),
+    HF_S(html_cmp, figure),
+    HF_S(html_cmp, basis),
+    HF_S(html_cmp, verdict),
+    HF_S(html_cmp, why),
+    HF_BS(html_cmp),
+    HF(html_cmp, base, "base", HF_OPT),
+    HF(html_cmp, new_, "new", HF_OPT),
+    HF(html_cmp, change, "change", HF_OPT),
+    HF(html_cmp, lo, "ci_low", HF_OPT),
+    HF(html_cmp, hi, "ci_high", HF_OPT),
+    HF(html_cmp, regression, "regression", HF_BOOL),
+};
 
 static void html_keep_steady(struct html_state *st, const struct iob_record *rec)
 {
-	struct html_steady *s = html_more(st, (void **)&st->sd, &st->nsd, &st->capsd, sizeof(*s));
-	if (!s)
-		return;
-	s->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
-	s->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
-	s->metric = svgd_strdup(&st->oom, svgd_str(rec, "steady_state"));
-	s->rule = svgd_strdup(&st->oom, svgd_str(rec, "rule"));
-	s->bs = html_opt(rec, "block_size_bytes");
-	s->rounds = html_opt(rec, "rounds");
-	s->reached = svgd_bool(rec, "reached");
-	s->reached_round = html_opt(rec, "reached_round");
-	s->mean = html_opt(rec, svgd_steady_mean_key(s->metric));
-	s->range_pct = html_opt(rec, "range_pct");
+	struct html_steady *s = html_keep_row(st, (void **)&st->sd, &st->nsd, &st->capsd, sizeof(*s),
+					      html_steady_fields, HF_N(html_steady_fields), rec);
+	if (s)
+		s->mean = html_opt(rec, svgd_steady_mean_key(s->metric));
 }
 
-static void html_keep_comparison(struct html_state *st, const struct iob_record *rec)
+/* The keep hook (svgdraw.h): after svgd_keep kept what the pictures need. */
+static int html_keep(void *state, const struct iob_record *rec)
 {
-	struct html_cmp *c = html_more(st, (void **)&st->cm, &st->ncm, &st->capcm, sizeof(*c));
-	if (!c)
-		return;
-	c->job = svgd_strdup(&st->oom, svgd_str(rec, "job"));
-	c->phase = svgd_strdup(&st->oom, svgd_str(rec, "phase"));
-	c->figure = svgd_strdup(&st->oom, svgd_str(rec, "figure"));
-	c->basis = svgd_strdup(&st->oom, svgd_str(rec, "basis"));
-	c->verdict = svgd_strdup(&st->oom, svgd_str(rec, "verdict"));
-	c->why = svgd_strdup(&st->oom, svgd_str(rec, "why"));
-	c->bs = html_opt(rec, "block_size_bytes");
-	c->base = html_opt(rec, "base");
-	c->new_ = html_opt(rec, "new");
-	c->change = html_opt(rec, "change");
-	c->lo = html_opt(rec, "ci_low");
-	c->hi = html_opt(rec, "ci_high");
-	c->regression = svgd_bool(rec, "regression");
-}
-
-static void html_keep(struct html_state *st, const struct iob_record *rec)
-{
+	struct html_state *st = state;
 	const char *kind = rec->kind ? rec->kind : "";
 	if (strcmp(kind, "report") != 0 && strcmp(kind, "comparison") != 0)
 		st->nrecords++; /* the run's own */
-	svgd_keep(&st->d, rec);
 	if (strcmp(kind, "phase") == 0)
 		html_keep_phase(st, rec);
 	else if (strcmp(kind, "meta") == 0)
 		html_keep_meta(st, rec);
 	else if (strcmp(kind, "repeats") == 0)
-		html_keep_repeats(st, rec);
+		html_keep_row(st, (void **)&st->rp, &st->nrp, &st->caprp, sizeof(*st->rp), html_repeats_fields,
+			      HF_N(html_repeats_fields), rec);
 	else if (strcmp(kind, "steady") == 0)
 		html_keep_steady(st, rec);
 	else if (strcmp(kind, "comparison") == 0)
-		html_keep_comparison(st, rec);
+		html_keep_row(st, (void **)&st->cm, &st->ncm, &st->capcm, sizeof(*st->cm), html_cmp_fields,
+			      HF_N(html_cmp_fields), rec);
 	else if (strcmp(kind, "report") == 0) { /* `iobench report`: which files */
 		free(st->report_of);
 		free(st->report_base);
 		st->report_of = svgd_strdup(&st->oom, svgd_str(rec, "input"));
 		st->report_base = *svgd_str(rec, "base") ? svgd_strdup(&st->oom, svgd_str(rec, "base")) : NULL;
 	}
+	return st->oom;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Ops.                                                                      */
-
-static int html_open(const struct iob_sink *sink, const char *args, void **state)
-{
-	return svgd_out_open(sink, args, state, sizeof(struct html_state), html_host, HTML_NAME, "html=FILE.html");
-}
-
-static int html_begin_run(void *state, const struct iob_run_info *run)
+static void html_free(void *state)
 {
 	struct html_state *st = state;
-	int rc = svgd_out_begin(&st->o);
-	if (rc)
-		return rc;
-	if (run && run->struct_size >= HTML_RUN_INFO_V1_SIZE) {
-		st->tool = run->tool ? svgd_strdup(&st->oom, run->tool) : NULL;
-		st->version = run->version ? svgd_strdup(&st->oom, run->version) : NULL;
-		st->host = run->host ? svgd_strdup(&st->oom, run->host) : NULL;
-		st->started = run->started ? svgd_strdup(&st->oom, run->started) : NULL;
-		st->source = run->source ? svgd_strdup(&st->oom, run->source) : NULL;
-	}
-	if (run && run->struct_size >= HTML_RUN_INFO_V2_SIZE) {
-		st->kernel = run->kernel ? svgd_strdup(&st->oom, run->kernel) : NULL;
-		st->schema = run->schema;
-	}
-	return st->oom ? -ENOMEM : 0;
-}
-
-static int html_record(void *state, const struct iob_record *rec)
-{
-	struct html_state *st = state;
-	int rc = svgd_out_record(&st->o, rec);
-	if (rc)
-		return rc;
-	html_keep(st, rec);
-	return svgd_out_kept(&st->o, st->oom || st->d.oom);
-}
-
-static int html_end_run(void *state, const struct iob_run_end *end)
-{
-	struct html_state *st = state;
-	int rc = svgd_out_end(&st->o);
-	if (rc)
-		return rc;
-	int ok = end && end->struct_size >= HTML_RUN_END_V1_SIZE;
-	return html_render(st, ok ? end : NULL, ok ? end->status : -1, ok ? end->interrupted : 0,
-			   ok ? end->error : "run ended without a result");
-}
-
-/* n kept phase rows (the data jobs' or the files jobs'), and their array */
-static void html_phases_free(struct html_phase *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(p[i].job);
-		free(p[i].phase);
-		free(p[i].status);
-	}
-	free(p);
-}
-
-static int html_close(void *state)
-{
-	struct html_state *st = state;
-	if (!st)
-		return 0;
-	int rc = 0;
-	if (st->o.begun && !st->o.drawn)
-		rc = html_render(st, NULL, -1, 0, "run ended without a result");
-	html_phases_free(st->ph, st->nph);
-	html_phases_free(st->mt, st->nmt);
-	for (size_t i = 0; i < st->nrp; i++) {
-		free(st->rp[i].job);
-		free(st->rp[i].phase);
-	}
-	for (size_t i = 0; i < st->nsd; i++) {
-		free(st->sd[i].job);
-		free(st->sd[i].phase);
-		free(st->sd[i].metric);
-		free(st->sd[i].rule);
-	}
-	for (size_t i = 0; i < st->ncm; i++) {
-		struct html_cmp *c = &st->cm[i];
-		free(c->job);
-		free(c->phase);
-		free(c->figure);
-		free(c->basis);
-		free(c->verdict);
-		free(c->why);
-	}
-	free(st->rp);
-	free(st->sd);
-	free(st->cm);
-	svgd_free(&st->d);
-	free(st->tool);
-	free(st->version);
-	free(st->host);
-	free(st->started);
-	free(st->source);
-	free(st->kernel);
+	html_rows_free(st->ph, st->nph, sizeof(*st->ph), html_phase_fields, HF_N(html_phase_fields));
+	html_rows_free(st->mt, st->nmt, sizeof(*st->mt), html_phase_fields, HF_N(html_phase_fields));
+	html_rows_free(st->rp, st->nrp, sizeof(*st->rp), html_repeats_fields, HF_N(html_repeats_fields));
+	html_rows_free(st->sd, st->nsd, sizeof(*st->sd), html_steady_fields, HF_N(html_steady_fields));
+	html_rows_free(st->cm, st->ncm, sizeof(*st->cm), html_cmp_fields, HF_N(html_cmp_fields));
 	free(st->fs);
 	free(st->device);
 	free(st->backend);
 	free(st->report_of);
 	free(st->report_base);
 	textbuf_free(&st->out);
-	free(st);
-	return rc;
 }
 
-static const struct iob_output_ops html_ops = {IOB_OUTPUT_OPS_OF(html)};
+/* ------------------------------------------------------------------------ */
+/* Ops: svgdraw.c's, over these hooks.                                       */
+
+static const struct svgd_hooks html_hooks = {.name = HTML_NAME,
+					     .use = "html=FILE.html",
+					     .size = sizeof(struct html_state),
+					     .keep = html_keep,
+					     .render = html_render,
+					     .free = html_free};
+
+static int html_open(const struct iob_sink *sink, const char *args, void **state)
+{
+	return svgd_out_open(sink, args, state, html_host, &html_hooks);
+}
+
+static const struct iob_output_ops html_ops = {SVGD_OUTPUT_OPS(html)};
 
 IOB_OUTPUT_PLUGIN(html_host, HTML_NAME,
 		  "one self-contained HTML page per run: facts, notes, tables and the svg output's pictures", &html_ops);

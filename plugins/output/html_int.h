@@ -17,11 +17,8 @@
 #include "svgdraw.h"
 #include "textbuf.h"
 
-#define HTML_RUN_INFO_V1_SIZE (offsetof(struct iob_run_info, source) + sizeof(const char *))
-#define HTML_RUN_INFO_V2_SIZE (offsetof(struct iob_run_info, schema) + sizeof(uint32_t))
-#define HTML_RUN_END_V1_SIZE (offsetof(struct iob_run_end, notes) + sizeof(const char *const *))
 
-/* The percentiles shown per phase (html_pct; their columns: html_page.c, HC_LATENCY). */
+/* The percentiles shown per phase (html_pct; their columns: html_page.c, html_cols). */
 #define HTML_NPCT 4
 
 /* A value that may be absent (not measured: shown as "-"). */
@@ -57,10 +54,8 @@ struct html_cmp {
 };
 
 struct html_state {
-	struct svgd_out o; /* first: the sink, where the run is, its error (svgdraw.h) */
+	struct svgd_out o; /* first: the sink, the run facts, the records kept (svgdraw.h) */
 	int oom;
-	char *tool, *version, *host, *started, *source, *kernel;
-	unsigned schema;
 	char *fs, *device, *backend; /* distinct values of the phase records, ", "-separated */
 	char *report_of, *report_base; /* `iobench report`: the input(s) */
 	struct html_phase *ph;
@@ -74,12 +69,10 @@ struct html_state {
 	struct html_cmp *cm;
 	size_t ncm, capcm;
 	size_t nrecords;
-	struct svgd d;
 	struct textbuf out;
 };
 
-/* The page written to the sink (html_page.c). */
-int html_render(struct html_state *st, const struct iob_run_end *end, int status, int interrupted,
-	const char *error);
+/* The page written to the sink (html_page.c): the render hook (svgdraw.h). */
+int html_render(void *state, const struct iob_run_end *end, int status, int interrupted, const char *error);
 
 #endif

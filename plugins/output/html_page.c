@@ -198,18 +198,18 @@ static void html_fact(struct textbuf *b, const char *name, const char *value)
 static void html_facts(struct html_state *st, struct textbuf *b)
 {
 	char schema[32];
-	snprintf(schema, sizeof(schema), "%u", st->schema);
+	snprintf(schema, sizeof(schema), "%u", st->o.schema);
 	textbuf_str(b, "<h2>Run</h2>\n<table class=\"facts\" id=\"facts\">\n<tbody>\n");
-	html_fact(b, "Host", st->host);
-	html_fact(b, "Kernel", st->kernel);
+	html_fact(b, "Host", st->o.machine);
+	html_fact(b, "Kernel", st->o.kernel);
 	html_fact(b, "File system", st->fs);
 	html_fact(b, "Device", st->device);
 	html_fact(b, "Backend", st->backend);
-	html_fact(b, "Tool", st->tool);
-	html_fact(b, "Version", st->version);
-	html_fact(b, "Command line", st->source);
-	html_fact(b, "Started", st->started);
-	html_fact(b, "Record schema", st->schema ? schema : NULL);
+	html_fact(b, "Tool", st->o.tool);
+	html_fact(b, "Version", st->o.version);
+	html_fact(b, "Command line", st->o.source);
+	html_fact(b, "Started", st->o.started);
+	html_fact(b, "Record schema", st->o.schema ? schema : NULL);
 	if (st->report_of)
 		html_fact(b, "Result file", st->report_of);
 	if (st->report_base)
@@ -219,7 +219,7 @@ static void html_facts(struct html_state *st, struct textbuf *b)
 
 static void html_notes(struct textbuf *b, const struct iob_run_end *end)
 {
-	size_t n = end && end->struct_size >= HTML_RUN_END_V1_SIZE && end->notes ? end->nnotes : 0;
+	size_t n = end && end->notes ? end->nnotes : 0; /* end: ABI 1.0 or later (svgd_out_end_run) */
 	textbuf_str(b, "<h2>Notes</h2>\n");
 	if (!n) {
 		textbuf_str(b, "<p id=\"notes\" class=\"small\">The run gave no notes.</p>\n");
@@ -292,72 +292,91 @@ static void html_comparison(struct html_state *st, struct textbuf *b)
 	textbuf_str(b, "</tbody>\n</table>\n");
 }
 
-/* A column of a table of struct html_phase rows: its heading, its cells'
- * class, the member shown (a string, or a number shown `how`), and whether
- * it is shown only when some row has a repeat or a round. */
+/* A column of the tables of struct html_phase rows: its heading, its
+ * cells' class, the member shown (a string, or a number shown `how`),
+ * whether it is shown only when some row has a repeat or a round, and
+ * which tables show it: the data jobs' phases (latency per I/O), the files
+ * jobs' ("meta" records: one operation's latency), or both. */
 enum html_col_when { HC_ALWAYS, HC_REPEAT, HC_ROUND };
+#define HT_DATA 1u
+#define HT_META 2u
+#define HT_BOTH (HT_DATA | HT_META)
 struct html_col {
 	const char *head, *cls;
 	int is_str;
 	size_t at; /* offsetof the char * or struct opt member */
 	enum html_how how;
 	enum html_col_when when;
+	unsigned tables; /* HT_* */
 };
 
-#define HC_STR(head, cls, m) {head, cls, 1, offsetof(struct html_phase, m), H_COUNT, HC_ALWAYS}
-#define HC_NUM(head, cls, m, how, when) {head, cls, 0, offsetof(struct html_phase, m), how, when}
-#define HC_LATENCY                                                                                          \
-	HC_NUM("p50", "p50", pct[0], H_NS, HC_ALWAYS), HC_NUM("p90", "p90", pct[1], H_NS, HC_ALWAYS),       \
-	    HC_NUM("p99", "p99", pct[2], H_NS, HC_ALWAYS), HC_NUM("p99.9", "p99_9", pct[3], H_NS, HC_ALWAYS), \
-	    HC_NUM("max", "max", max, H_NS, HC_ALWAYS), HC_STR("status", "status", status)
+#define HC_STR(head, cls, m) {head, cls, 1, offsetof(struct html_phase, m), H_COUNT, HC_ALWAYS, HT_BOTH}
+#define HC_NUM(head, cls, m, how, when, tables) {head, cls, 0, offsetof(struct html_phase, m), how, when, tables}
 
-/* The data jobs' phases: latency per I/O. */
-static const struct html_col html_phase_cols[] = {
+/* Every column, in the order both tables show theirs. */
+static const struct html_col html_cols[] = {
     HC_STR("job", "job", job),
     HC_STR("phase", "phase", phase),
-    HC_NUM("block size", "bs", bs, H_BYTES, HC_ALWAYS),
-    HC_NUM("repeat", "repeat", repeat, H_COUNT, HC_REPEAT),
-    HC_NUM("round", "round", round, H_COUNT, HC_ROUND),
-    HC_NUM("MiB/s", "bw", bw, H_MIBS, HC_ALWAYS),
-    HC_NUM("IOPS", "iops", iops, H_IOPS, HC_ALWAYS),
-    HC_LATENCY,
+    HC_NUM("block size", "bs", bs, H_BYTES, HC_ALWAYS, HT_DATA),
+    HC_NUM("repeat", "repeat", repeat, H_COUNT, HC_REPEAT, HT_BOTH),
+    HC_NUM("round", "round", round, H_COUNT, HC_ROUND, HT_DATA),
+    HC_NUM("MiB/s", "bw", bw, H_MIBS, HC_ALWAYS, HT_DATA),
+    HC_NUM("IOPS", "iops", iops, H_IOPS, HC_ALWAYS, HT_DATA),
+    HC_NUM("streams", "streams", streams, H_COUNT, HC_ALWAYS, HT_META),
+    HC_NUM("operations", "ops", ops, H_COUNT, HC_ALWAYS, HT_META),
+    HC_NUM("time", "secs", secs, H_S, HC_ALWAYS, HT_META),
+    HC_NUM("ops/s", "iops", iops, H_IOPS, HC_ALWAYS, HT_META),
+    HC_NUM("p50", "p50", pct[0], H_NS, HC_ALWAYS, HT_BOTH),
+    HC_NUM("p90", "p90", pct[1], H_NS, HC_ALWAYS, HT_BOTH),
+    HC_NUM("p99", "p99", pct[2], H_NS, HC_ALWAYS, HT_BOTH),
+    HC_NUM("p99.9", "p99_9", pct[3], H_NS, HC_ALWAYS, HT_BOTH),
+    HC_NUM("max", "max", max, H_NS, HC_ALWAYS, HT_BOTH),
+    HC_STR("status", "status", status),
+};
+#define HTML_NCOLS (sizeof(html_cols) / sizeof(html_cols[0]))
+
+/* A table of struct html_phase rows: the heading (and words) above it,
+ * its id and caption, the class of its rows and which columns (HT_*). */
+struct html_table {
+	const char *head, *id, *caption, *row_cls;
+	unsigned table;
 };
 
-/* The files jobs' phases ("meta" records): one operation's latency. */
-static const struct html_col html_meta_cols[] = {
-    HC_STR("job", "job", job),
-    HC_STR("phase", "phase", phase),
-    HC_NUM("repeat", "repeat", repeat, H_COUNT, HC_REPEAT),
-    HC_NUM("streams", "streams", streams, H_COUNT, HC_ALWAYS),
-    HC_NUM("operations", "ops", ops, H_COUNT, HC_ALWAYS),
-    HC_NUM("time", "secs", secs, H_S, HC_ALWAYS),
-    HC_NUM("ops/s", "iops", iops, H_IOPS, HC_ALWAYS),
-    HC_LATENCY,
-};
+static const struct html_table html_phase_tab = {"<h2>Phases</h2>\n", "phases",
+						 "One row per phase record (latency per I/O)", "phase", HT_DATA};
 
-/* One table of n phase rows, a <tr class="row_cls"> each, in the columns
- * cols: a repeat or round column only when some row has one. */
-static void html_phase_table(struct textbuf *b, const char *id, const char *caption, const char *row_cls,
-			     const struct html_phase *rows, size_t n, const struct html_col *cols, size_t ncols)
+/* The files jobs' phases: a row per "meta" record, one operation's latency */
+static const struct html_table html_meta_tab = {
+    "<h2>Files jobs</h2>\n<p class=\"small\">workload = files: the rate of each phase is all its operations over "
+    "the time from the first stream's start to the last stream's end; the latency is one operation's.</p>\n",
+    "meta", "One row per files-job phase (latency per operation)", "meta", HT_META};
+
+/* Table t of n rows, a <tr class="row_cls"> each, under its heading; a
+ * repeat or round column only when some row has one.  Nothing when n is 0. */
+static void html_phase_table(struct textbuf *b, const struct html_table *t, const struct html_phase *rows, size_t n)
 {
+	if (!n)
+		return;
+	textbuf_str(b, t->head);
 	int shown[3] = {1, 0, 0}; /* by enum html_col_when */
 	for (size_t i = 0; i < n; i++) {
 		shown[HC_REPEAT] |= rows[i].repeat.has;
 		shown[HC_ROUND] |= rows[i].round.has;
 	}
 	char heads[256] = "";
-	for (size_t c = 0, len = 0; c < ncols; c++)
-		if (shown[cols[c].when])
-			len += (size_t)snprintf(heads + len, sizeof(heads) - len, "%s%s", len ? "|" : "", cols[c].head);
-	html_thead(b, id, caption, heads);
+	for (size_t c = 0, len = 0; c < HTML_NCOLS; c++)
+		if (shown[html_cols[c].when] && (html_cols[c].tables & t->table))
+			len += (size_t)snprintf(heads + len, sizeof(heads) - len, "%s%s", len ? "|" : "",
+						html_cols[c].head);
+	html_thead(b, t->id, t->caption, heads);
 	for (size_t i = 0; i < n; i++) {
 		const char *row = (const char *)&rows[i];
 		textbuf_str(b, "<tr class=\"");
-		textbuf_str(b, row_cls);
+		textbuf_str(b, t->row_cls);
 		textbuf_str(b, "\">");
-		for (size_t c = 0; c < ncols; c++) {
-			const struct html_col *col = &cols[c];
-			if (!shown[col->when])
+		for (size_t c = 0; c < HTML_NCOLS; c++) {
+			const struct html_col *col = &html_cols[c];
+			if (!shown[col->when] || !(col->tables & t->table))
 				continue;
 			if (col->is_str)
 				html_td(b, col->cls, *(char *const *)(const void *)(row + col->at));
@@ -369,29 +388,16 @@ static void html_phase_table(struct textbuf *b, const char *id, const char *capt
 	textbuf_str(b, "</tbody>\n</table>\n");
 }
 
+/* The data jobs' phases, then the files jobs' (workload = files): a table
+ * each that has rows; when neither has, one line saying so. */
 static void html_phases(struct html_state *st, struct textbuf *b)
 {
-	if (!st->nph && st->nmt)
-		return; /* files jobs only: their table follows */
-	textbuf_str(b, "<h2>Phases</h2>\n");
-	if (!st->nph) {
-		textbuf_str(b, "<p id=\"phases\">No phase was recorded.</p>\n");
+	if (!st->nph && !st->nmt) {
+		textbuf_str(b, "<h2>Phases</h2>\n<p id=\"phases\">No phase was recorded.</p>\n");
 		return;
 	}
-	html_phase_table(b, "phases", "One row per phase record (latency per I/O)", "phase", st->ph, st->nph,
-			 html_phase_cols, sizeof(html_phase_cols) / sizeof(html_phase_cols[0]));
-}
-
-/* The files jobs' phases: a row per "meta" record, one operation's latency */
-static void html_meta(struct html_state *st, struct textbuf *b)
-{
-	if (!st->nmt)
-		return;
-	textbuf_str(b, "<h2>Files jobs</h2>\n<p class=\"small\">workload = files: the rate of each phase is "
-		       "all its operations over the time from the first stream's start to the last stream's "
-		       "end; the latency is one operation's.</p>\n");
-	html_phase_table(b, "meta", "One row per files-job phase (latency per operation)", "meta", st->mt, st->nmt,
-			 html_meta_cols, sizeof(html_meta_cols) / sizeof(html_meta_cols[0]));
+	html_phase_table(b, &html_phase_tab, st->ph, st->nph);
+	html_phase_table(b, &html_meta_tab, st->mt, st->nmt);
 }
 
 static void html_repeats(struct html_state *st, struct textbuf *b)
@@ -495,7 +501,7 @@ static void html_figure(struct html_state *st, struct textbuf *b, const char *id
 			unsigned what)
 {
 	struct textbuf body = {0};
-	size_t panels = svgd_draw(&st->d, &body, what, 10);
+	size_t panels = svgd_draw(&st->o.d, &body, what, 10);
 	if (panels && !body.oom && body.data) {
 		double h = 10 + (double)panels * SVG_PANEL_H + 10;
 		textbuf_str(b, "<figure id=\"");
@@ -516,7 +522,7 @@ static void html_figure(struct html_state *st, struct textbuf *b, const char *id
 static void html_pictures(struct html_state *st, struct textbuf *b)
 {
 	textbuf_str(b, "<h2>Pictures</h2>\n");
-	size_t most = 0, thinned = svgd_thinned(&st->d, &most);
+	size_t most = 0, thinned = svgd_thinned(&st->o.d, &most);
 	if (thinned) {
 		char line[400];
 		snprintf(line, sizeof(line),
@@ -527,29 +533,28 @@ static void html_pictures(struct html_state *st, struct textbuf *b)
 			 SVGD_MAX_POINTS / 2);
 		textbuf_str(b, line);
 	}
-	if (st->d.profile)
+	if (st->o.d.profile)
 		html_figure(st, b, "fig-profile", "Size sweep: throughput and IOPS against the I/O size", SVGD_PROFILE);
-	if (st->d.nse)
+	if (st->o.d.nse)
 		html_figure(st, b, "fig-series", "Block speeds and the cliff", SVGD_SERIES);
-	if (st->d.nsd)
+	if (st->o.d.nsd)
 		html_figure(st, b, "fig-steady", "Steady state: rounds and the window judged", SVGD_STEADY);
-	if (st->d.niv)
+	if (st->o.d.niv)
 		html_figure(st, b, "fig-intervals", "Throughput and IOPS per interval", SVGD_INTERVALS);
-	if (st->d.nmeta) /* workload = files (docs/metadata.md) */
+	if (st->o.d.nmeta) /* workload = files (docs/metadata.md) */
 		html_figure(st, b, "fig-meta", "Files jobs: operations per second per phase", SVGD_META);
-	if (!st->d.profile && (st->nph || st->nmt))
+	if (!st->o.d.profile && (st->nph || st->nmt))
 		html_figure(st, b, "fig-latency", "Latency percentiles per phase", SVGD_LATENCY);
 }
 
-int html_render(struct html_state *st, const struct iob_run_end *end, int status, int interrupted,
-		       const char *error)
+int html_render(void *state, const struct iob_run_end *end, int status, int interrupted, const char *error)
 {
-	st->o.drawn = 1;
+	struct html_state *st = state;
 	struct textbuf *b = &st->out;
 	textbuf_clear(b);
 	char title[600];
-	snprintf(title, sizeof(title), "%s on %s, started %s", st->tool ? st->tool : "iobench",
-		 st->host && *st->host ? st->host : "?", st->started && *st->started ? st->started : "?");
+	snprintf(title, sizeof(title), "%s on %s, started %s", st->o.tool ? st->o.tool : "iobench",
+		 st->o.machine && *st->o.machine ? st->o.machine : "?", st->o.started && *st->o.started ? st->o.started : "?");
 	textbuf_str(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		       "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
@@ -574,7 +579,6 @@ int html_render(struct html_state *st, const struct iob_run_end *end, int status
 	html_facts(st, b);
 	html_comparison(st, b);
 	html_phases(st, b);
-	html_meta(st, b);
 	html_repeats(st, b);
 	html_series(st, b);
 	html_steady(st, b);
@@ -587,5 +591,5 @@ int html_render(struct html_state *st, const struct iob_run_end *end, int status
 	textbuf_str(b, foot);
 	textbuf_str(b, html_script);
 	textbuf_str(b, "</body>\n</html>\n");
-	return svgd_out_write(&st->o, b, b->oom || st->oom || st->d.oom, "writing the page");
+	return svgd_out_write(&st->o, b, b->oom || st->oom || st->o.oom || st->o.d.oom, "writing the page");
 }

@@ -53,17 +53,11 @@
 
 static const struct iob_host *json_host;
 
-enum json_stage {
-	JSON_OPENED = 0, /* open() done, nothing written */
-	JSON_BEGUN = 1,  /* the head and "records":[ are written */
-	JSON_ENDED = 2,  /* the document is complete */
-};
-
+/* o.begun: the head and "records":[ are written; o.ended: the document is
+ * complete */
 struct json_state {
-	struct iob_sink sink;
-	enum json_stage stage;
+	struct textbuf_out o; /* first: the sink, where the run is, its error (textbuf.h) */
 	size_t nrecords;
-	int err; /* first sink error; sticky */
 	struct textbuf buf;
 };
 
@@ -72,7 +66,7 @@ struct json_state {
 /* Write len bytes to the sink; a failure is remembered and ends all output. */
 static int json_write(struct json_state *st, const char *data, size_t len)
 {
-	return textbuf_sink_write(&st->sink, &st->err, data, len);
+	return textbuf_sink_write(&st->o.sink, &st->o.err, data, len);
 }
 
 /* Hand the buffer to the sink in one write.  -ENOMEM (nothing written, the
@@ -81,8 +75,8 @@ static int json_flush(struct json_state *st)
 {
 	int rc;
 	if (st->buf.oom) {
-		json_log(IOB_LOG_ERROR, "out of memory formatting output for %s", st->sink.name);
-		rc = st->err ? st->err : -ENOMEM;
+		json_log(IOB_LOG_ERROR, "out of memory formatting output for %s", st->o.sink.name);
+		rc = st->o.err ? st->o.err : -ENOMEM;
 	} else {
 		rc = json_write(st, st->buf.data ? st->buf.data : "", st->buf.len);
 	}
@@ -117,7 +111,11 @@ static void json_put_tail(struct textbuf *b, const struct iob_run_end *end, cons
 }
 
 /* ------------------------------------------------------------------------ */
-/* Ops.                                                                      */
+/* Ops: end_run and close are textbuf.c's, over json_doc.                    */
+
+static int json_put_end(void *state, const struct iob_run_end *end, const char *error);
+static void json_free(void *state);
+static const struct textbuf_doc json_doc = {JSON_NAME, JSON_RUN_END_V1_SIZE, JSON_NO_RESULT, json_put_end, json_free};
 
 static int json_open(const struct iob_sink *sink, const char *args, void **state)
 {
@@ -126,28 +124,27 @@ static int json_open(const struct iob_sink *sink, const char *args, void **state
 			 args);
 		return -EINVAL;
 	}
-	return textbuf_open_state(sink, state, sizeof(struct json_state), offsetof(struct json_state, sink));
+	return textbuf_doc_open(sink, state, sizeof(struct json_state), json_host, &json_doc);
 }
 
 static int json_begin_run(void *state, const struct iob_run_info *run)
 {
 	struct json_state *st = state;
-	if (textbuf_begin_ok(json_host, JSON_NAME, st->sink.name, st->stage != JSON_OPENED))
+	if (textbuf_begin_ok(json_host, JSON_NAME, st->o.sink.name, st->o.begun))
 		return -EINVAL;
 	json_put_head(&st->buf, run);
 	int rc = json_flush(st);
 	/* After a sink failure nothing more is written anyway; after -ENOMEM the
 	 * head is missing and close() will write one. */
-	if (rc == 0 || st->err)
-		st->stage = JSON_BEGUN;
+	if (rc == 0 || st->o.err)
+		st->o.begun = 1;
 	return rc;
 }
 
 static int json_record(void *state, const struct iob_record *rec)
 {
 	struct json_state *st = state;
-	int rc = textbuf_record_ok(json_host, JSON_NAME, st->sink.name, st->stage != JSON_OPENED, st->stage == JSON_ENDED,
-				   st->err, rec);
+	int rc = textbuf_record_ok(json_host, JSON_NAME, st->o.sink.name, st->o.begun, st->o.ended, st->o.err, rec);
 	if (rc)
 		return rc;
 	struct textbuf *b = &st->buf;
@@ -166,41 +163,25 @@ static int json_record(void *state, const struct iob_record *rec)
 	return rc;
 }
 
-static int json_end_run(void *state, const struct iob_run_end *end)
+/* The document's end (and its head first, when begin_run could not write
+ * it); when the end cannot be built, the fallback tail still closes it. */
+static int json_put_end(void *state, const struct iob_run_end *end, const char *error)
 {
 	struct json_state *st = state;
-	if (textbuf_end_ok(json_host, JSON_NAME, st->sink.name, st->stage != JSON_OPENED, st->stage == JSON_ENDED))
-		return -EINVAL;
-	st->stage = JSON_ENDED;
-	int rc = 0;
-	const char *error =
-	    textbuf_run_error(json_host, JSON_NAME, st->sink.name, &end, JSON_RUN_END_V1_SIZE, JSON_NO_RESULT, &rc);
+	if (!st->o.begun)
+		json_put_head(&st->buf, NULL);
 	json_put_tail(&st->buf, end, error);
-	int wrc = json_flush(st);
-	if (wrc == -ENOMEM && !st->err)
-		wrc = json_write_fallback_tail(st);
-	return wrc ? wrc : rc;
-}
-
-static int json_close(void *state)
-{
-	struct json_state *st = state;
-	if (!st)
-		return 0;
-	int rc = 0;
-	if (st->stage != JSON_ENDED && !st->err) {
-		if (st->stage == JSON_OPENED)
-			json_put_head(&st->buf, NULL);
-		json_put_tail(&st->buf, NULL, JSON_NO_RESULT);
-		rc = json_flush(st);
-		if (rc == -ENOMEM && !st->err && st->stage == JSON_BEGUN)
-			rc = json_write_fallback_tail(st);
-	}
-	textbuf_free(&st->buf);
-	free(st);
+	int rc = json_flush(st);
+	if (rc == -ENOMEM && !st->o.err && st->o.begun)
+		rc = json_write_fallback_tail(st);
 	return rc;
 }
 
-static const struct iob_output_ops json_ops = {IOB_OUTPUT_OPS_OF(json)};
+static void json_free(void *state)
+{
+	textbuf_free(&((struct json_state *)state)->buf);
+}
+
+static const struct iob_output_ops json_ops = {TEXTBUF_DOC_OPS(json)};
 
 IOB_OUTPUT_PLUGIN(json_host, JSON_NAME, "one JSON document per run: run facts, records, notes, status", &json_ops);

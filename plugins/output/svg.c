@@ -42,32 +42,29 @@
 
 #define SVG_NAME "svg"
 
-#define SVG_RUN_INFO_V1_SIZE (offsetof(struct iob_run_info, source) + sizeof(const char *))
-
 static const struct iob_host *svg_host;
 
+/* The svg output keeps nothing besides what every svgdraw output keeps. */
 struct svg_state {
-	struct svgd_out o; /* first: the sink, where the run is, its error (svgdraw.h) */
-	char *tool, *host, *started;
-	int oom; /* the run facts could not be kept */
-	struct svgd d; /* the records the pictures need (svgdraw.h) */
+	struct svgd_out o; /* first: the sink, the run facts, the records kept (svgdraw.h) */
 	struct textbuf out;
 };
 
-static int svg_render(struct svg_state *st, int status, int interrupted, const char *error)
+static int svg_render(void *state, const struct iob_run_end *end, int status, int interrupted, const char *error)
 {
-	st->o.drawn = 1;
+	(void)end;
+	struct svg_state *st = state;
 	size_t panels = 0;
 	struct textbuf *b = &st->out, body = {0};
 	textbuf_clear(b);
-	panels = svgd_draw(&st->d, &body, svgd_default(&st->d), SVG_TOP);
+	panels = svgd_draw(&st->o.d, &body, svgd_default(&st->o.d), SVG_TOP);
 	double h = SVG_TOP + (double)panels * SVG_PANEL_H + 10;
 
 	textbuf_str(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	svgd_svg_tag(b, "version=\"1.1\"", h);
 	char head[512];
-	snprintf(head, sizeof(head), "%s on %s, started %s", st->tool ? st->tool : "iobench",
-		 st->host ? st->host : "?", st->started ? st->started : "?");
+	snprintf(head, sizeof(head), "%s on %s, started %s", st->o.tool ? st->o.tool : "iobench",
+		 st->o.machine ? st->o.machine : "?", st->o.started ? st->o.started : "?");
 	textbuf_str(b, "<title>");
 	textbuf_xml(b, head);
 	textbuf_str(b, "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
@@ -81,70 +78,27 @@ static int svg_render(struct svg_state *st, int status, int interrupted, const c
 	if (!body.oom && body.data)
 		textbuf_add(b, body.data, body.len);
 	textbuf_str(b, "</svg>\n");
-	int oom = body.oom || b->oom || st->d.oom || st->oom;
+	int oom = body.oom || b->oom || st->o.d.oom || st->o.oom;
 	textbuf_free(&body);
 	return svgd_out_write(&st->o, b, oom, "drawing the picture");
 }
 
+static void svg_free(void *state)
+{
+	textbuf_free(&((struct svg_state *)state)->out);
+}
+
 /* ------------------------------------------------------------------------ */
-/* Ops.                                                                      */
+/* Ops: svgdraw.c's, over these hooks.                                       */
+
+static const struct svgd_hooks svg_hooks = {
+    .name = SVG_NAME, .use = "svg=FILE.svg", .size = sizeof(struct svg_state), .render = svg_render, .free = svg_free};
 
 static int svg_open(const struct iob_sink *sink, const char *args, void **state)
 {
-	return svgd_out_open(sink, args, state, sizeof(struct svg_state), svg_host, SVG_NAME, "svg=FILE.svg");
+	return svgd_out_open(sink, args, state, svg_host, &svg_hooks);
 }
 
-static int svg_begin_run(void *state, const struct iob_run_info *run)
-{
-	struct svg_state *st = state;
-	int rc = svgd_out_begin(&st->o);
-	if (rc)
-		return rc;
-	if (run && run->struct_size >= SVG_RUN_INFO_V1_SIZE) {
-		st->tool = run->tool ? svgd_strdup(&st->oom, run->tool) : NULL;
-		st->host = run->host ? svgd_strdup(&st->oom, run->host) : NULL;
-		st->started = run->started ? svgd_strdup(&st->oom, run->started) : NULL;
-	}
-	return st->oom ? -ENOMEM : 0;
-}
-
-static int svg_record(void *state, const struct iob_record *rec)
-{
-	struct svg_state *st = state;
-	int rc = svgd_out_record(&st->o, rec);
-	if (rc)
-		return rc;
-	svgd_keep(&st->d, rec);
-	return svgd_out_kept(&st->o, st->d.oom);
-}
-
-static int svg_end_run(void *state, const struct iob_run_end *end)
-{
-	struct svg_state *st = state;
-	int rc = svgd_out_end(&st->o);
-	if (rc)
-		return rc;
-	return svg_render(st, end ? end->status : -1, end ? end->interrupted : 0,
-			  end ? end->error : "run ended without a result");
-}
-
-static int svg_close(void *state)
-{
-	struct svg_state *st = state;
-	if (!st)
-		return 0;
-	int rc = 0;
-	if (st->o.begun && !st->o.drawn)
-		rc = svg_render(st, -1, 0, "run ended without a result");
-	svgd_free(&st->d);
-	free(st->tool);
-	free(st->host);
-	free(st->started);
-	textbuf_free(&st->out);
-	free(st);
-	return rc;
-}
-
-static const struct iob_output_ops svg_ops = {IOB_OUTPUT_OPS_OF(svg)};
+static const struct iob_output_ops svg_ops = {SVGD_OUTPUT_OPS(svg)};
 
 IOB_OUTPUT_PLUGIN(svg_host, SVG_NAME, "one SVG picture per run: io_profile sweeps, bigread speed per block and cliff, latency " "percentiles", &svg_ops);

@@ -385,58 +385,105 @@ void svgd_free(struct svgd *st)
 /* ------------------------------------------------------------------------ */
 /* What the svg and html outputs do alike around a run (svgdraw.h).         */
 
-int svgd_out_open(const struct iob_sink *sink, const char *args, void **state, size_t size,
-		  const struct iob_host *host, const char *name, const char *use)
+/* The smallest run info holding ABI 1.0's members and 1.1's (kernel, schema), and
+ * the smallest run end (ABI 1.0's). */
+#define SVGD_RUN_INFO_V1_SIZE (offsetof(struct iob_run_info, source) + sizeof(const char *))
+#define SVGD_RUN_INFO_V2_SIZE (offsetof(struct iob_run_info, schema) + sizeof(uint32_t))
+#define SVGD_RUN_END_V1_SIZE (offsetof(struct iob_run_end, notes) + sizeof(const char *const *))
+#define SVGD_NO_RESULT "run ended without a result"
+
+int svgd_out_open(const struct iob_sink *sink, const char *args, void **state, const struct iob_host *host,
+		  const struct svgd_hooks *hooks)
 {
 	if (!sink || !sink->write || !state)
 		return -EINVAL;
 	if (args && *args) {
-		svgd_log(host, name, IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output %s", args, use);
+		svgd_log(host, hooks->name, IOB_LOG_ERROR, "takes no arguments (got \"%s\"); use --output %s", args,
+			 hooks->use);
 		return -EINVAL;
 	}
-	struct svgd_out *o = calloc(1, size);
+	struct svgd_out *o = calloc(1, hooks->size);
 	if (!o)
 		return -ENOMEM;
 	o->sink = *sink;
 	if (!o->sink.name)
 		o->sink.name = "output";
 	o->host = host;
-	o->name = name;
+	o->hooks = hooks;
 	*state = o;
 	return 0;
 }
 
-int svgd_out_begin(struct svgd_out *o)
+int svgd_out_begin_run(void *state, const struct iob_run_info *run)
 {
-	return textbuf_begin(o->host, o->name, o->sink.name, &o->begun);
+	struct svgd_out *o = state;
+	int rc = textbuf_begin(o->host, o->hooks->name, o->sink.name, &o->begun);
+	if (rc)
+		return rc;
+	if (run && run->struct_size >= SVGD_RUN_INFO_V1_SIZE) {
+		const char *given[] = {run->tool, run->version, run->host, run->started, run->source};
+		char **kept[] = {&o->tool, &o->version, &o->machine, &o->started, &o->source};
+		for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++)
+			*kept[i] = given[i] ? svgd_strdup(&o->oom, given[i]) : NULL;
+	}
+	if (run && run->struct_size >= SVGD_RUN_INFO_V2_SIZE) {
+		o->kernel = run->kernel ? svgd_strdup(&o->oom, run->kernel) : NULL;
+		o->schema = run->schema;
+	}
+	return o->oom ? -ENOMEM : 0;
 }
 
-int svgd_out_record(struct svgd_out *o, const struct iob_record *rec)
+int svgd_out_record(void *state, const struct iob_record *rec)
 {
-	return textbuf_record_ok(o->host, o->name, o->sink.name, o->begun, o->ended, 0, rec);
-}
-
-int svgd_out_kept(struct svgd_out *o, int oom)
-{
-	if (oom) {
-		svgd_log(o->host, o->name, IOB_LOG_ERROR, "out of memory keeping a record for %s", o->sink.name);
+	struct svgd_out *o = state;
+	int rc = textbuf_record_ok(o->host, o->hooks->name, o->sink.name, o->begun, o->ended, 0, rec);
+	if (rc)
+		return rc;
+	svgd_keep(&o->d, rec);
+	int oom = o->hooks->keep ? o->hooks->keep(state, rec) : 0;
+	if (oom || o->d.oom) {
+		svgd_log(o->host, o->hooks->name, IOB_LOG_ERROR, "out of memory keeping a record for %s", o->sink.name);
 		return -ENOMEM;
 	}
 	return o->err;
 }
 
-int svgd_out_end(struct svgd_out *o)
+int svgd_out_end_run(void *state, const struct iob_run_end *end)
 {
-	if (textbuf_end_ok(o->host, o->name, o->sink.name, o->begun, o->ended))
+	struct svgd_out *o = state;
+	if (textbuf_end_ok(o->host, o->hooks->name, o->sink.name, o->begun, o->ended))
 		return -EINVAL;
 	o->ended = 1;
-	return 0;
+	o->drawn = 1;
+	if (!end || end->struct_size < SVGD_RUN_END_V1_SIZE)
+		return o->hooks->render(state, NULL, -1, 0, SVGD_NO_RESULT);
+	return o->hooks->render(state, end, end->status, end->interrupted, end->error);
+}
+
+int svgd_out_close(void *state)
+{
+	struct svgd_out *o = state;
+	if (!o)
+		return 0;
+	int rc = 0;
+	if (o->begun && !o->drawn) {
+		o->drawn = 1;
+		rc = o->hooks->render(state, NULL, -1, 0, SVGD_NO_RESULT);
+	}
+	if (o->hooks->free)
+		o->hooks->free(state);
+	svgd_free(&o->d);
+	char *facts[] = {o->tool, o->version, o->machine, o->started, o->source, o->kernel};
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
+		free(facts[i]);
+	free(o);
+	return rc;
 }
 
 int svgd_out_write(struct svgd_out *o, const struct textbuf *b, int oom, const char *what)
 {
 	if (oom) {
-		svgd_log(o->host, o->name, IOB_LOG_ERROR, "out of memory %s for %s", what, o->sink.name);
+		svgd_log(o->host, o->hooks->name, IOB_LOG_ERROR, "out of memory %s for %s", what, o->sink.name);
 		return -ENOMEM;
 	}
 	if (o->err)

@@ -130,32 +130,60 @@ int svgd_bool(const struct iob_record *rec, const char *key);
 /* A steady record's window mean key for its steady_state (bw, iops, lat). */
 const char *svgd_steady_mean_key(const char *metric);
 
-/* What the svg and html outputs do alike around a run (svgdraw.c): each
- * output's state begins with a struct svgd_out, which holds the sink, where
- * the run is and the sink's first error; after that error nothing more is
- * written and every later call returns it. */
+/* What the svg and html outputs do alike around a run (svgdraw.c): one set
+ * of ops (SVGD_OUTPUT_OPS) takes the calls, checks their order, keeps the
+ * run's facts and the records the pictures need, and calls the output's
+ * hooks for the rest.  Each output's
+ * state begins with a struct svgd_out, which holds the sink, where the run
+ * is and the sink's first error; after that error nothing more is written
+ * and every later call returns it. */
+struct svgd_hooks {
+	const char *name; /* the output's name, in its log lines */
+	const char *use;  /* how to name it with a file: "svg=FILE.svg" */
+	size_t size;      /* its state, which begins with a struct svgd_out */
+	/* record, after svgd_keep: what the output keeps besides; nonzero when
+	 * out of memory (NULL: nothing) */
+	int (*keep)(void *state, const struct iob_record *rec);
+	/* The whole document, written with svgd_out_write, once: at end_run, or
+	 * at close when a run began and never ended (end NULL, status -1, the
+	 * error "run ended without a result"); o.drawn is set first. */
+	int (*render)(void *state, const struct iob_run_end *end, int status, int interrupted, const char *error);
+	/* at close: the output's own memory (NULL: none) */
+	void (*free)(void *state);
+};
 struct svgd_out {
 	struct iob_sink sink;
 	const struct iob_host *host; /* whose log the lines go to */
-	const char *name;            /* the output's name in them */
+	const struct svgd_hooks *hooks;
 	int begun, ended, drawn;
 	int err;
+	int oom; /* the run facts could not be kept */
+	/* the run facts (struct iob_run_info; machine: its host), NULL when
+	 * not given; schema 0 when not given */
+	char *tool, *version, *machine, *started, *source, *kernel;
+	unsigned schema;
+	struct svgd d; /* the records the pictures need */
 };
 /* A line in the host's log, if it has one, under the output's name. */
 #define svgd_log textbuf_log /* the outputs' one logger (textbuf.c) */
 /* open for an output that takes no arguments ("use --output USE" when it
- * gets some): *state gets `size` zeroed bytes that begin with a struct
- * svgd_out for this sink. */
-int svgd_out_open(const struct iob_sink *sink, const char *args, void **state, size_t size,
-		  const struct iob_host *host, const char *name, const char *use);
-/* begin_run (a second one is refused), record (one outside a run or without
- * its fields is refused), end_run (a second one or one before begin_run is
- * refused): 0 or -EINVAL, logged. */
-int svgd_out_begin(struct svgd_out *o);
-int svgd_out_record(struct svgd_out *o, const struct iob_record *rec);
-int svgd_out_end(struct svgd_out *o);
-/* After a record was kept: -ENOMEM (logged) when oom, else the sink's error. */
-int svgd_out_kept(struct svgd_out *o, int oom);
+ * gets some): *state gets hooks->size zeroed bytes that begin with a
+ * struct svgd_out for this sink. */
+int svgd_out_open(const struct iob_sink *sink, const char *args, void **state, const struct iob_host *host,
+		  const struct svgd_hooks *hooks);
+/* The other four ops: begin_run (a second one is refused), record (one
+ * outside a run or without its fields is refused; -ENOMEM, logged, when
+ * it could not be kept), end_run (a second one or one before begin_run is
+ * refused; a run end older than ABI 1.0's is drawn as a run without a
+ * result), close.  An output's ops: {SVGD_OUTPUT_OPS(name)}, over its own
+ * name_open (svgd_out_open with its host and hooks). */
+int svgd_out_begin_run(void *state, const struct iob_run_info *run);
+int svgd_out_record(void *state, const struct iob_record *rec);
+int svgd_out_end_run(void *state, const struct iob_run_end *end);
+int svgd_out_close(void *state);
+#define SVGD_OUTPUT_OPS(p)                                                                                  \
+	.open = p##_open, .begin_run = svgd_out_begin_run, .record = svgd_out_record,                       \
+	.end_run = svgd_out_end_run, .close = svgd_out_close
 /* The finished text written to the sink in one write, once; when oom,
  * -ENOMEM and a log line "out of memory WHAT for SINK" instead. */
 int svgd_out_write(struct svgd_out *o, const struct textbuf *b, int oom, const char *what);

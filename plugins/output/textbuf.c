@@ -552,6 +552,43 @@ const char *textbuf_run_error(const struct iob_host *host, const char *who, cons
 	return NULL;
 }
 
+int textbuf_doc_open(const struct iob_sink *sink, void **state, size_t size, const struct iob_host *host,
+		     const struct textbuf_doc *doc)
+{
+	int rc = textbuf_open_state(sink, state, size, offsetof(struct textbuf_out, sink));
+	if (rc == 0) {
+		struct textbuf_out *o = *state;
+		o->host = host;
+		o->doc = doc;
+	}
+	return rc;
+}
+
+int textbuf_doc_end_run(void *state, const struct iob_run_end *end)
+{
+	struct textbuf_out *o = state;
+	const struct textbuf_doc *d = o->doc;
+	if (textbuf_end_ok(o->host, d->who, o->sink.name, o->begun, o->ended))
+		return -EINVAL;
+	o->ended = 1;
+	int rc = 0;
+	const char *error = textbuf_run_error(o->host, d->who, o->sink.name, &end, d->run_end_v1, d->no_result, &rc);
+	int wrc = d->put_end(state, end, error);
+	return wrc ? wrc : rc;
+}
+
+int textbuf_doc_close(void *state)
+{
+	struct textbuf_out *o = state;
+	if (!o)
+		return 0;
+	int rc = o->ended || o->err ? 0 : o->doc->put_end(state, NULL, o->doc->no_result);
+	if (o->doc->free)
+		o->doc->free(state);
+	free(o);
+	return rc;
+}
+
 int textbuf_sink_write(const struct iob_sink *sink, int *err, const char *data, size_t len)
 {
 	if (*err)

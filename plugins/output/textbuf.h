@@ -49,6 +49,47 @@ int textbuf_end_ok(const struct iob_host *host, const char *who, const char *sin
  * -EINVAL. */
 const char *textbuf_run_error(const struct iob_host *host, const char *who, const char *sink,
 			      const struct iob_run_end **end, size_t v1_size, const char *no_result, int *rc);
+/* An output that writes one document whose end comes at once (json,
+ * fio-json): its name, the smallest run end it takes (ABI 1.0's), the
+ * error a document without a result states, how its end is written
+ * (put_end(state, end, error): error NULL when the run ended well, end
+ * NULL when there was none) and what it frees at close (NULL: nothing but
+ * the state). */
+struct textbuf_doc {
+	const char *who;
+	size_t run_end_v1;
+	const char *no_result;
+	int (*put_end)(void *state, const struct iob_run_end *end, const char *error);
+	void (*free)(void *state);
+};
+/* What such an output's state begins with: the sink, whose log its lines
+ * go to, its document's ways, where the run is, the sink's first error
+ * (sticky: nothing more is written). */
+struct textbuf_out {
+	struct iob_sink sink;
+	const struct iob_host *host;
+	const struct textbuf_doc *doc;
+	int begun, ended;
+	int err;
+};
+/* Its open: textbuf_open_state of `size` bytes beginning with a struct
+ * textbuf_out for this host and doc. */
+int textbuf_doc_open(const struct iob_sink *sink, void **state, size_t size, const struct iob_host *host,
+		     const struct textbuf_doc *doc);
+/* Its end_run: out of order (textbuf_end_ok), -EINVAL and nothing done;
+ * else `ended` is set and the end written with textbuf_run_error's error
+ * (a missing or too old run end: no_result, logged).  Returns put_end's
+ * error, else -EINVAL for such a run end, else 0. */
+int textbuf_doc_end_run(void *state, const struct iob_run_end *end);
+/* Its close: a document not ended on a sink that has not failed gets its
+ * end (no_result); then the output's free and the state's.  put_end's
+ * error, or 0. */
+int textbuf_doc_close(void *state);
+/* Such an output's ops: {TEXTBUF_DOC_OPS(name)}, over its own name_open
+ * (textbuf_doc_open), name_begin_run and name_record. */
+#define TEXTBUF_DOC_OPS(p)                                                                                  \
+	.open = p##_open, .begin_run = p##_begin_run, .record = p##_record, .end_run = textbuf_doc_end_run, \
+	.close = textbuf_doc_close
 /* Write len bytes to sink unless *err holds an earlier failure (then that
  * is returned); a failure is kept in *err and returned; else 0. */
 int textbuf_sink_write(const struct iob_sink *sink, int *err, const char *data, size_t len);
