@@ -13,7 +13,6 @@
 #include "iobench/log.h"
 #include "iobench/output.h"
 #include "iobench/profile.h"
-#include "iobench/progress.h"
 #include "iobench/runner.h"
 #include "iobench/version.h"
 #include "iobench/cli.h"
@@ -22,6 +21,7 @@
 #include "iobench/units.h"
 #include "iobench/compare.h"
 #include "iobench/report.h"
+#include "tool.h"
 
 static void usage(FILE *f)
 {
@@ -228,8 +228,8 @@ static int time_option(int c, const char *arg, char **argv)
 	struct iob_job scratch;
 	iob_job_defaults(&scratch);
 	if (c == OPT_PROGRESS) {
-		if (iob_progress_parse(arg, &iob_progress_mode) != 0)
-			return iob_cli_fail(IOB_EXIT_USAGE, "--progress '%s': give auto, always or never", IOB_Q(arg));
+		if (iobt_progress(arg, err, sizeof err) != 0)
+			return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
 	} else if (c == 's') {
 		if (nsets == IOB_FIO_MAX_SETS)
 			return iob_cli_fail(IOB_EXIT_USAGE, "more than %d --set options", IOB_FIO_MAX_SETS);
@@ -423,11 +423,12 @@ static int main_option(int c, int version_ok, const char **outspec, const char *
 	case 'd':
 		*dir = optarg;
 		return -1;
-	case 'P':
-		if (*nplugin_dirs == IOB_MAX_PLUGIN_DIRS)
-			return iob_cli_fail(IOB_EXIT_USAGE, "too many --plugin-dir options");
-		plugin_dirs[(*nplugin_dirs)++] = optarg;
+	case 'P': {
+		char err[128];
+		if (iobt_plugin_dir(plugin_dirs, nplugin_dirs, IOB_MAX_PLUGIN_DIRS, optarg, err, sizeof err))
+			return iob_cli_fail(IOB_EXIT_USAGE, "%s", err);
 		return -1;
+	}
 	case 'v':
 		iob_log_set_level(IOB_LOG_DEBUG);
 		return -1;

@@ -149,6 +149,30 @@ static void test_defaults(void **state)
 	assert_string_equal(opts.backend, "posix");
 }
 
+/* --plugin-dir up to IOB_MAX_PLUGIN_DIRS times, in order; one more is
+ * refused naming the limit (tools/common/tool.c, as every tool does). */
+static void test_plugin_dirs(void **state)
+{
+	(void)state;
+	char *v[2 * (IOB_MAX_PLUGIN_DIRS + 1) + 3] = {"iotest"};
+	char names[IOB_MAX_PLUGIN_DIRS + 1][16];
+	int argc = 1;
+	for (int i = 0; i <= IOB_MAX_PLUGIN_DIRS; i++) {
+		snprintf(names[i], sizeof names[i], "/p%d", i);
+		v[argc++] = "--plugin-dir";
+		v[argc++] = names[i];
+	}
+	v[argc++] = "x";
+	assert_int_equal(parse(argc - 3, v), 0); /* without the last --plugin-dir and x */
+	assert_int_equal(opts.nplugin_dirs, IOB_MAX_PLUGIN_DIRS);
+	assert_string_equal(opts.plugin_dirs[IOB_MAX_PLUGIN_DIRS - 1], names[IOB_MAX_PLUGIN_DIRS - 1]);
+	char limit[64];
+	snprintf(limit, sizeof limit, "too many --plugin-dir options (at most %d)", IOB_MAX_PLUGIN_DIRS);
+	assert_int_equal(parse(argc, v), IOB_EXIT_USAGE);
+	assert_string_equal(err, limit);
+}
+
+/* Every refused command line: options, values, patterns. */
 static void test_bad_options(void **state)
 {
 	(void)state;
@@ -169,6 +193,13 @@ static void test_bad_options(void **state)
 	    {"seed 'abc'", {"--seed", "abc", "x"}},
 	    {"two files", {"x", "y"}},
 	    {"two files", {"-o", "x", "y"}},
+	    {"'5' at position 1", {"-p", "5", "x"}},
+	    {"'x' at position 3", {"-p", "01x", "x"}},
+	    {"needs two hex digits", {"-p", "/zz", "x"}},
+	    {"needs two hex digits", {"-p", "/0", "x"}},
+	    {"needs a character", {"-p", "=", "x"}},
+	    {"no previous pattern", {"-p", "4", "x"}},
+	    {"empty pattern", {"-p", "", "x"}},
 	};
 	parse_bad_all(bad, sizeof bad / sizeof bad[0]);
 	const char *letters[] = {"-R", "-T"};
@@ -207,16 +238,6 @@ static void test_patterns(void **state)
 	PARSE_OK("-p", "=4", "x"); /* =c takes any character, digits too */
 	assert_int_equal(iob_pattern_label(&opts.patterns[0]), '4');
 
-	static const struct bad_case bad[] = {
-	    {"'5' at position 1", {"-p", "5", "x"}},
-	    {"'x' at position 3", {"-p", "01x", "x"}},
-	    {"needs two hex digits", {"-p", "/zz", "x"}},
-	    {"needs two hex digits", {"-p", "/0", "x"}},
-	    {"needs a character", {"-p", "=", "x"}},
-	    {"no previous pattern", {"-p", "4", "x"}},
-	    {"empty pattern", {"-p", "", "x"}},
-	};
-	parse_bad_all(bad, sizeof bad / sizeof bad[0]);
 	char many[IOTEST_MAX_PATTERNS + 2];
 	memset(many, '0', sizeof many - 1);
 	many[sizeof many - 1] = '\0';
@@ -396,6 +417,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grouped_options), cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_bad_options),     cmocka_unit_test(test_patterns),
+		cmocka_unit_test(test_plugin_dirs),
 		cmocka_unit_test(test_plan),            cmocka_unit_test(test_render),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,13 +4,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bigread.h"
-#include "iobench/progress.h"
 #include "iobench/units.h"
+#include "tool.h"
 
 void bigread_usage(FILE *f)
 {
@@ -172,52 +173,24 @@ static const struct optdef optdefs[] = {
     {1, "dump-profile", 0}, {2, "backend-options", 1}, {3, "progress", 1},
 };
 
+/* The options stored as they are given (by optdefs' short_name). */
+#define BIGREAD_FLAG(c, m) IOBT_FLAG(struct bigread_args, c, m)
+#define BIGREAD_TEXT(c, m) IOBT_TEXT(struct bigread_args, c, m)
+static const struct iobt_plain bigread_plain[] = {
+    BIGREAD_FLAG('e', evict),	BIGREAD_FLAG('v', verbose),	   BIGREAD_FLAG('h', help),
+    BIGREAD_FLAG('V', version), BIGREAD_FLAG(0, allow_devices), BIGREAD_FLAG(1, dump_profile),
+    BIGREAD_TEXT('b', backend), BIGREAD_TEXT('o', outspec),	   BIGREAD_TEXT(2, backend_options),
+};
+
 static int apply_option(struct bigread_args *a, const struct optdef *o, const char *v, char *err,
 			size_t errlen)
 {
-	switch (o->short_name) {
-	case 'b':
-		a->backend = v;
+	if (iobt_set_plain(bigread_plain, sizeof bigread_plain / sizeof bigread_plain[0], o->short_name, v, a))
 		return 0;
-	case 'o':
-		a->outspec = v;
-		return 0;
-	case 'P':
-		if (a->nplugin_dirs == IOB_MAX_PLUGIN_DIRS) {
-			snprintf(err, errlen, "too many --plugin-dir options (at most %d)",
-				 IOB_MAX_PLUGIN_DIRS);
-			return -EINVAL;
-		}
-		a->plugin_dirs[a->nplugin_dirs++] = v;
-		return 0;
-	case 'e':
-		a->evict = 1;
-		return 0;
-	case 'v':
-		a->verbose = 1;
-		return 0;
-	case 'h':
-		a->help = 1;
-		return 0;
-	case 'V':
-		a->version = 1;
-		return 0;
-	case 1:
-		a->dump_profile = 1;
-		return 0;
-	case 2:
-		a->backend_options = v;
-		return 0;
-	case 3:
-		if (iob_progress_parse(v, &iob_progress_mode) != 0) {
-			snprintf(err, errlen, "--progress '%s': give auto, always or never", IOB_Q(v));
-			return -EINVAL;
-		}
-		return 0;
-	default:
-		a->allow_devices = 1;
-		return 0;
-	}
+	if (o->short_name == 'P')
+		return iobt_plugin_dir(a->plugin_dirs, &a->nplugin_dirs, IOB_MAX_PLUGIN_DIRS, v, err, errlen) ? -EINVAL
+													       : 0;
+	return iobt_progress(v, err, errlen); /* 3: --progress */
 }
 
 /* One option at argv[*i]; advances *i past a separate value. */

@@ -29,6 +29,7 @@
 #include "iobench/output.h"
 #include "iobench/plugin.h"
 #include "iobench/result.h"
+#include "tool.h"
 
 #define MIB 1048576.0
 
@@ -139,11 +140,5 @@ static int legacy_end_run(void *state, const struct iob_run_end *end)
 	return st->err;
 }
 
-static int legacy_close(void *state)
-{
-	free(state);
-	return 0;
-}
-
-IOB_BUILTIN_OUTPUT(bigread_legacy_plugin, legacy, "bigread",
+IOBT_LEGACY_OUTPUT(bigread_legacy_plugin, legacy, "bigread",
 		   "bigread's own lines: BufSize, INDEX SPEED per block, Speed (all) and (robust), Cliff");

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +14,10 @@
 #include "io_profile.h"
 #include "iobench/cli.h"
 #include "iobench/plugin.h"
-#include "iobench/progress.h"
 #include "iobench/runner.h"
 #include "iobench/units.h"
 #include "iobench/version.h"
+#include "tool.h"
 
 enum {
 	OPT_LEVELS = 256,
@@ -150,27 +151,65 @@ static int parse_u32(const char *opt, const char *text, uint32_t *out, char *err
 	return 0;
 }
 
+/* The options that take a number: a size (units.h), a count, or a count
+ * that fits 32 bits. */
+enum iop_num { IOP_SIZE, IOP_COUNT, IOP_U32 };
+#define IOP_NUM(c, name, kind, m) {c, name, kind, offsetof(struct iop_opts, m)}
+static const struct {
+	int code;
+	const char *name;
+	enum iop_num kind;
+	size_t at;
+} iop_numbers[] = {
+    IOP_NUM('l', "-l", IOP_SIZE, file_size),	     IOP_NUM('m', "-m", IOP_SIZE, min_io),
+    IOP_NUM('M', "-M", IOP_SIZE, max_io),	     IOP_NUM('n', "-n", IOP_COUNT, reps),
+    IOP_NUM(OPT_LEVELS, "--levels", IOP_U32, levels), IOP_NUM(OPT_FILES, "--files", IOP_U32, files),
+    IOP_NUM(OPT_SEED, "--seed", IOP_COUNT, seed),    IOP_NUM(OPT_WARMUP, "--warmup", IOP_COUNT, warmup),
+};
+
+/* Option c when it takes a number: 0 or the exit code; -1 for another. */
+static int iop_number(int c, const char *text, struct iop_opts *o, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof iop_numbers / sizeof iop_numbers[0]; i++) {
+		if (iop_numbers[i].code != c)
+			continue;
+		void *at = (char *)o + iop_numbers[i].at;
+		if (iop_numbers[i].kind == IOP_SIZE)
+			return parse_size(iop_numbers[i].name, text, at, err, errlen);
+		if (iop_numbers[i].kind == IOP_COUNT)
+			return parse_count(iop_numbers[i].name, text, at, err, errlen);
+		return parse_u32(iop_numbers[i].name, text, at, err, errlen);
+	}
+	return -1;
+}
+
+/* The options stored as they are given. */
+#define IOP_FLAG(c, m) IOBT_FLAG(struct iop_opts, c, m)
+#define IOP_TEXT(c, m) IOBT_TEXT(struct iop_opts, c, m)
+static const struct iobt_plain iop_plain[] = {
+    IOP_FLAG('s', single),	    IOP_FLAG('b', bypass),	    IOP_FLAG('r', read_only),
+    IOP_FLAG('q', quiet),	    IOP_FLAG('k', keep_open),	    IOP_FLAG(OPT_REMOVE, remove),
+    IOP_FLAG(OPT_TREE_RATES, tree_rates), IOP_FLAG(OPT_DUMP, dump),   IOP_TEXT('d', dir),
+    IOP_TEXT('o', outspec),	    IOP_TEXT(OPT_BACKEND, backend),
+};
+
 int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t errlen)
 {
 	static const struct option longopts[] = {
 	    {"levels", required_argument, NULL, OPT_LEVELS},
 	    {"files", required_argument, NULL, OPT_FILES},
-	    {"backend", required_argument, NULL, OPT_BACKEND},
 	    {"output", required_argument, NULL, 'o'},
 	    {"seed", required_argument, NULL, OPT_SEED},
 	    {"warmup", required_argument, NULL, OPT_WARMUP},
 	    {"keep-open", no_argument, NULL, 'k'},
 	    {"remove", no_argument, NULL, OPT_REMOVE},
-	    {"dump-profile", no_argument, NULL, OPT_DUMP},
 	    {"dir", required_argument, NULL, 'd'},
-	    {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
-	    {"backend-options", required_argument, NULL, OPT_BACKEND_OPTIONS},
-	    {"progress", required_argument, NULL, OPT_PROGRESS},
 	    {"repeat", required_argument, NULL, OPT_REPEAT},
 	    {"tree-rates", no_argument, NULL, OPT_TREE_RATES},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"version", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
+	    IOBT_LONGOPTS(OPT_BACKEND, OPT_PLUGIN_DIR, OPT_BACKEND_OPTIONS, OPT_PROGRESS, OPT_DUMP),
 	    {NULL, 0, NULL, 0},
 	};
 	int c, rc = 0;
@@ -193,51 +232,16 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 	optind = 0; /* full reset: the parser may run more than once (tests, fuzzers) */
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":sl:m:M:n:brqkd:o:vh", longopts, NULL)) != -1) {
+		if (iobt_set_plain(iop_plain, sizeof iop_plain / sizeof iop_plain[0], c, optarg, o))
+			continue;
+		int nrc = iop_number(c, optarg, o, err, errlen);
+		if (nrc >= 0) {
+			rc = nrc;
+			o->file_size_set |= c == 'l';
+			o->min_io_set |= c == 'm';
+			continue;
+		}
 		switch (c) {
-		case 's':
-			o->single = 1;
-			break;
-		case 'l':
-			rc = parse_size("-l", optarg, &o->file_size, err, errlen);
-			o->file_size_set = 1;
-			break;
-		case 'm':
-			rc = parse_size("-m", optarg, &o->min_io, err, errlen);
-			o->min_io_set = 1;
-			break;
-		case 'M':
-			rc = parse_size("-M", optarg, &o->max_io, err, errlen);
-			break;
-		case 'n':
-			rc = parse_count("-n", optarg, &o->reps, err, errlen);
-			break;
-		case 'b':
-			o->bypass = 1;
-			break;
-		case 'r':
-			o->read_only = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'k':
-			o->keep_open = 1;
-			break;
-		case 'd':
-			o->dir = optarg;
-			break;
-		case 'o':
-			o->outspec = optarg;
-			break;
-		case OPT_LEVELS:
-			rc = parse_u32("--levels", optarg, &o->levels, err, errlen);
-			break;
-		case OPT_FILES:
-			rc = parse_u32("--files", optarg, &o->files, err, errlen);
-			break;
-		case OPT_BACKEND:
-			o->backend = optarg;
-			break;
 		case OPT_BACKEND_OPTIONS:
 			o->backend_options = optarg;
 			if (strlen(optarg) > IOP_MAX_BACKEND_OPTIONS)
@@ -245,14 +249,7 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 						 strlen(optarg), IOP_MAX_BACKEND_OPTIONS);
 			break;
 		case OPT_PROGRESS:
-			if (iob_progress_parse(optarg, &iob_progress_mode) != 0)
-				rc = usage_error(err, errlen, "--progress '%s': give auto, always or never", IOB_Q(optarg));
-			break;
-		case OPT_SEED:
-			rc = parse_count("--seed", optarg, &o->seed, err, errlen);
-			break;
-		case OPT_WARMUP:
-			rc = parse_count("--warmup", optarg, &o->warmup, err, errlen);
+			rc = iobt_progress(optarg, err, errlen) ? IOB_EXIT_USAGE : 0;
 			break;
 		case OPT_REPEAT: { /* the key's own check: 1 to 1000 */
 			char why[256];
@@ -262,20 +259,9 @@ int iop_parse_args(int argc, char **argv, struct iop_opts *o, char *err, size_t 
 				o->repeat = defaults.repeat;
 			break;
 		}
-		case OPT_REMOVE:
-			o->remove = 1;
-			break;
-		case OPT_TREE_RATES:
-			o->tree_rates = 1;
-			break;
-		case OPT_DUMP:
-			o->dump = 1;
-			break;
 		case OPT_PLUGIN_DIR:
-			if (o->nplugin_dirs == IOP_MAX_PLUGIN_DIRS)
-				return usage_error(err, errlen, "too many --plugin-dir options (at most %d)",
-						   IOP_MAX_PLUGIN_DIRS);
-			o->plugin_dirs[o->nplugin_dirs++] = optarg;
+			if (iobt_plugin_dir(o->plugin_dirs, &o->nplugin_dirs, IOP_MAX_PLUGIN_DIRS, optarg, err, errlen))
+				return IOB_EXIT_USAGE;
 			break;
 		case 'v':
 			o->version = 1; /* as before: the rest of the line is not looked at */

@@ -39,6 +39,7 @@
 #include "iobench/result.h"
 #include "iobench/plugin.h"
 #include "iobench/units.h"
+#include "tool.h"
 
 #define IOPR_CSV_HEADER "I/O size [bytes], operations, time [s], throughput [bytes/s], I/O rate [1/s]\n"
 
@@ -222,11 +223,5 @@ static int iopr_end_run(void *state, const struct iob_run_end *end)
 	return st->err;
 }
 
-static int iopr_close(void *state)
-{
-	free(state);
-	return 0;
-}
-
-IOB_BUILTIN_OUTPUT(iop_render_plugin, iopr, "io_profile",
+IOBT_LEGACY_OUTPUT(iop_render_plugin, iopr, "io_profile",
 		   "the legacy io_profile layout: parameter block and CSV rows (io_profile:quiet = CSV only)");

@@ -10,14 +10,15 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "iobench/cli.h"
-#include "iobench/progress.h"
 #include "iobench/units.h"
 #include "iotest.h"
+#include "tool.h"
 
 enum {
 	OPT_SEED = 256,
@@ -60,15 +61,11 @@ static const struct option long_opts[] = {
 	{"sync", no_argument, NULL, 'y'},
 	{"sudo-sync", no_argument, NULL, 'Y'},
 	{"seed", required_argument, NULL, OPT_SEED},
-	{"backend", required_argument, NULL, OPT_BACKEND},
 	{"format", required_argument, NULL, OPT_FORMAT},
-	{"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
-	{"dump-profile", no_argument, NULL, OPT_DUMP_PROFILE},
 	{"allow-device", no_argument, NULL, OPT_ALLOW_DEVICE},
-	{"backend-options", required_argument, NULL, OPT_BACKEND_OPTIONS},
 	{"threads", required_argument, NULL, OPT_THREADS},
 	{"iodepth", required_argument, NULL, OPT_IODEPTH},
-	{"progress", required_argument, NULL, OPT_PROGRESS},
+	IOBT_LONGOPTS(OPT_BACKEND, OPT_PLUGIN_DIR, OPT_BACKEND_OPTIONS, OPT_PROGRESS, OPT_DUMP_PROFILE),
 	{NULL, 0, NULL, 0},
 };
 
@@ -154,34 +151,45 @@ static int parse_whole(const char *text, uint64_t *out)
 	return 0;
 }
 
-static int parse_size(const char *text, struct iotest_opts *o, char *err, size_t errlen)
+/* A whole number of units from 1 to max (-s, -b): each refusal is
+ * "WHAT 'TEXT' " and the words for what is wrong. */
+struct whole_units {
+	const char *what, *unit;
+	uint64_t max;
+	const char *not_whole, *negative, *over; /* negative: NULL, as not_whole */
+};
+
+static const struct whole_units size_units = {"size", "mb", UINT64_MAX >> 21,
+					      "is not a whole number of mb (e.g. -s 128)",
+					      "is negative: give a whole number of mb, at least 1",
+					      "mb is too large (over 2^43 mb)"};
+static const struct whole_units block_units = {"block size", "kb", 2097152u,
+					       "is not a whole number of kb (e.g. -b 1, -b 4, -b 1024)", NULL,
+					       "kb is over the limit of 2097152 kb (2 GiB)"};
+
+static int parse_units(const char *text, const struct whole_units *u, uint64_t *out, char *err, size_t errlen)
 {
 	uint64_t v = 0;
 	int rc = parse_whole(text, &v);
+	const char *wrong = NULL;
 	if (rc == -EINVAL)
-		return iotest_fail(err, errlen,
-			    text[0] == '-' ? "size '%s' is negative: give a whole number of mb, at least 1"
-					   : "size '%s' is not a whole number of mb (e.g. -s 128)",
-			    IOB_Q(text));
-	if (rc == -ERANGE || v > (UINT64_MAX >> 21))
-		return iotest_fail(err, errlen, "size '%s' mb is too large (over 2^43 mb)", IOB_Q(text));
+		wrong = text[0] == '-' && u->negative ? u->negative : u->not_whole;
+	else if (rc == -ERANGE || v > u->max)
+		wrong = u->over;
+	if (wrong)
+		return iotest_fail(err, errlen, "%s '%s' %s", u->what, IOB_Q(text), wrong);
 	if (v == 0)
-		return iotest_fail(err, errlen, "size '%s' mb: give at least 1 mb", IOB_Q(text));
-	o->size_mb = v;
+		return iotest_fail(err, errlen, "%s '%s' %s: give at least 1 %s", u->what, IOB_Q(text), u->unit, u->unit);
+	*out = v;
 	return 0;
 }
 
 static int parse_block(const char *text, struct iotest_opts *o, char *err, size_t errlen)
 {
 	uint64_t v = 0;
-	int rc = parse_whole(text, &v);
-	if (rc == -EINVAL)
-		return iotest_fail(err, errlen,
-			    "block size '%s' is not a whole number of kb (e.g. -b 1, -b 4, -b 1024)", IOB_Q(text));
-	if (rc == -ERANGE || v > (2097152u))
-		return iotest_fail(err, errlen, "block size '%s' kb is over the limit of 2097152 kb (2 GiB)", IOB_Q(text));
-	if (v == 0)
-		return iotest_fail(err, errlen, "block size '%s' kb: give at least 1 kb", IOB_Q(text));
+	int rc = parse_units(text, &block_units, &v, err, errlen);
+	if (rc)
+		return rc;
 	if (1024 % v != 0 && v % 1024 != 0)
 		return iotest_fail(err, errlen,
 			    "block size '%s' kb is neither a divisor of 1024 (1, 2, 4 ... 512) nor a multiple of "
@@ -303,32 +311,39 @@ static int undocumented(int c, char *err, size_t errlen)
 	return IOB_EXIT_USAGE;
 }
 
+/* The options stored as they are given. */
+#define IOTEST_FLAG(c, m) IOBT_FLAG(struct iotest_opts, c, m)
+#define IOTEST_TEXT(c, m) IOBT_TEXT(struct iotest_opts, c, m)
+static const struct iobt_plain iotest_plain[] = {
+    IOTEST_FLAG('r', read),	   IOTEST_FLAG('w', write),	  IOTEST_FLAG('e', verify_last),
+    IOTEST_FLAG('a', verify_all),  IOTEST_FLAG('t', truncate),	  IOTEST_FLAG('C', curt),
+    IOTEST_FLAG('v', verbose),	   IOTEST_FLAG('V', version),	  IOTEST_FLAG('h', help),
+    IOTEST_FLAG('H', help),	   IOTEST_FLAG(OPT_DUMP_PROFILE, dump_profile),
+    IOTEST_FLAG(OPT_ALLOW_DEVICE, allow_device),
+    IOTEST_TEXT('c', comment),	   IOTEST_TEXT(OPT_BACKEND, backend), IOTEST_TEXT(OPT_FORMAT, format),
+    IOTEST_TEXT(OPT_BACKEND_OPTIONS, backend_options),
+};
+
+/* -d and -y ask for the privilege of their own user; -D and -Y for sudo's,
+ * which a later -d or -y does not take back. */
+static void raise_priv(enum iob_priv *priv, enum iob_priv to)
+{
+	*priv = *priv == IOB_PRIV_SUDO ? IOB_PRIV_SUDO : to;
+}
+
 static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, size_t errlen)
 {
 	uint64_t v;
+	if (iobt_set_plain(iotest_plain, sizeof iotest_plain / sizeof iotest_plain[0], c, arg, o))
+		return 0;
 	switch (c) {
-	case 'r':
-		o->read = 1;
-		return 0;
-	case 'w':
-		o->write = 1;
-		return 0;
 	case 'W':
 	case 'n':
 		o->write = 1;
 		o->nosync = 1;
 		return 0;
-	case 'e':
-		o->verify_last = 1;
-		return 0;
-	case 'a':
-		o->verify_all = 1;
-		return 0;
-	case 't':
-		o->truncate = 1;
-		return 0;
 	case 's':
-		return parse_size(arg, o, err, errlen);
+		return parse_units(arg, &size_units, &o->size_mb, err, errlen);
 	case 'b':
 		return parse_block(arg, o, err, errlen);
 	case 'p':
@@ -348,33 +363,13 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 		return 0;
 	case 'z':
 		return parse_snooze(arg, o, err, errlen);
-	case 'c':
-		o->comment = arg;
-		return 0;
-	case 'C':
-		o->curt = 1;
-		return 0;
-	case 'v':
-		o->verbose = 1;
-		return 0;
-	case 'V':
-		o->version = 1;
-		return 0;
-	case 'h':
-	case 'H':
-		o->help = 1;
-		return 0;
 	case 'd':
-		o->drop = o->drop == IOB_PRIV_SUDO ? IOB_PRIV_SUDO : IOB_PRIV_SELF;
-		return 0;
 	case 'D':
-		o->drop = IOB_PRIV_SUDO;
+		raise_priv(&o->drop, c == 'D' ? IOB_PRIV_SUDO : IOB_PRIV_SELF);
 		return 0;
 	case 'y':
-		o->sync = o->sync == IOB_PRIV_SUDO ? IOB_PRIV_SUDO : IOB_PRIV_SELF;
-		return 0;
 	case 'Y':
-		o->sync = IOB_PRIV_SUDO;
+		raise_priv(&o->sync, c == 'Y' ? IOB_PRIV_SUDO : IOB_PRIV_SELF);
 		return 0;
 	case 'R':
 	case 'T':
@@ -391,34 +386,16 @@ static int one_option(int c, const char *arg, struct iotest_opts *o, char *err, 
 				    IOB_Q(arg));
 		o->seed = v;
 		return 0;
-	case OPT_BACKEND:
-		o->backend = arg;
-		return 0;
-	case OPT_FORMAT:
-		o->format = arg;
-		return 0;
 	case OPT_PLUGIN_DIR:
-		if (o->nplugin_dirs == IOB_MAX_PLUGIN_DIRS)
-			return iotest_fail(err, errlen, "too many --plugin-dir options");
-		o->plugin_dirs[o->nplugin_dirs++] = arg;
-		return 0;
-	case OPT_DUMP_PROFILE:
-		o->dump_profile = 1;
-		return 0;
-	case OPT_ALLOW_DEVICE:
-		o->allow_device = 1;
-		return 0;
-	case OPT_BACKEND_OPTIONS:
-		o->backend_options = arg;
-		return 0;
+		return iobt_plugin_dir(o->plugin_dirs, &o->nplugin_dirs, IOB_MAX_PLUGIN_DIRS, arg, err, errlen)
+			   ? IOB_EXIT_USAGE
+			   : 0;
 	case OPT_THREADS:
 		return parse_count("--threads", arg, IOB_THREADS_MAX, &o->threads, err, errlen);
 	case OPT_IODEPTH:
 		return parse_count("--iodepth", arg, IOB_IODEPTH_MAX, &o->iodepth, err, errlen);
 	case OPT_PROGRESS:
-		if (iob_progress_parse(arg, &iob_progress_mode) != 0)
-			return iotest_fail(err, errlen, "--progress '%s': give auto, always or never", IOB_Q(arg));
-		return 0;
+		return iobt_progress(arg, err, errlen) ? IOB_EXIT_USAGE : 0;
 	}
 	return iotest_fail(err, errlen, "internal error: option not handled");
 }

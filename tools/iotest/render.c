@@ -37,6 +37,7 @@
 #include "iobench/plugin.h"
 #include "iobench/units.h"
 #include "iotest.h"
+#include "tool.h"
 
 struct render_state {
 	struct iob_sink sink;
@@ -212,11 +213,5 @@ static int render_end_run(void *state, const struct iob_run_end *end)
 	return ((struct render_state *)state)->err;
 }
 
-static int render_close(void *state)
-{
-	free(state);
-	return 0;
-}
-
-IOB_BUILTIN_OUTPUT(iotest_render_plugin, render, "iotest",
+IOBT_LEGACY_OUTPUT(iotest_render_plugin, render, "iotest",
 		   "the legacy iotest result lines (args: curt, verbose)");
