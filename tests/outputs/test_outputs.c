@@ -308,6 +308,18 @@ static void assert_lines_within(const char *t, size_t cols)
 static const struct iob_field hostile_phase[] =
 	PHASE_FIELDS(HOSTILE, "read", HOSTILE, "/tmp/" HOSTILE "/f.dat", 4096, 4096, 1, 1.0, 4096.0, 1.0, &lat1, 0, 0);
 
+/* The hostile phase record through output `name` (a run that ended well)
+ * into m: its text, which holds no unsafe byte (first_unsafe_byte). */
+static const char *render_hostile(const char *name, struct memsink *m)
+{
+	static const struct iob_record rec = {.kind = "phase", .nfields = NFIELDS(hostile_phase),
+					      .fields = hostile_phase};
+	render(output(name), m, &rec, 1, &end_ok);
+	const char *t = memsink_text(m);
+	assert_int_equal(first_unsafe_byte(t, m->len), -1);
+	return t;
+}
+
 /* ------------------------------------------------------------------------ */
 /* JSON, parsed by python3.                                                  */
 
@@ -405,13 +417,8 @@ static void test_json_full_run_with_error(void **state)
  * the document is valid UTF-8 and safe on a terminal. */
 static void test_json_escapes_c1_and_invalid(void **state)
 {
-	static const struct iob_record recs[] = {
-		{.kind = "phase", .nfields = NFIELDS(hostile_phase), .fields = hostile_phase},
-	};
 	struct memsink m = {0};
-	render(output("json"), &m, recs, NFIELDS(recs), &end_ok);
-	const char *t = memsink_text(&m);
-	assert_int_equal(first_unsafe_byte(t, m.len), -1);
+	const char *t = render_hostile("json", &m);
 	assert_non_null(strstr(t, "\"a\\u009b1m\\u001b[31mred\\ufffd\\ufffd\\ufffd\xef\xbf\xbe\\ufffd\\ufffd\\ufffd\\ufffd"
 				  "\\u007fz\""));
 	static const char *const checks[] = {
@@ -426,13 +433,8 @@ static void test_json_escapes_c1_and_invalid(void **state)
  * decodes UTF-8 takes any file name, and `cat` of the file is safe. */
 static void test_csv_cells_clean(void **state)
 {
-	static const struct iob_record recs[] = {
-		{.kind = "phase", .nfields = NFIELDS(hostile_phase), .fields = hostile_phase},
-	};
 	struct memsink m = {0};
-	render(output("csv"), &m, recs, NFIELDS(recs), &end_ok);
-	const char *t = memsink_text(&m);
-	assert_int_equal(first_unsafe_byte(t, m.len), -1);
+	const char *t = render_hostile("csv", &m);
 	assert_non_null(strstr(t, "\na\xef\xbf\xbd" "1m\xef\xbf\xbd[31mred\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbe"
 				  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdz,read,"));
 	memsink_free(&m);

@@ -104,6 +104,14 @@ static struct iob_phase_spec spec_for(enum iob_phase phase, enum iob_access acce
 	return s;
 }
 
+/* A phase of spec_for's run into *r: iob_phase_run's result. */
+static int run_shape(enum iob_phase phase, enum iob_access access, const struct iob_shape *sh,
+		     struct iob_phase_result *r)
+{
+	struct iob_phase_spec s = spec_for(phase, access, sh);
+	return iob_phase_run(&s, r);
+}
+
 /* The chi-squared critical value at p = 0.001 for k degrees of freedom
  * (Wilson and Hilferty's cube approximation, within 1% from k = 3). */
 static double chi2_crit(size_t k)
@@ -477,8 +485,7 @@ static void test_offset_modifiers(void **state)
 	memset(&sh, 0, sizeof sh);
 	sh.seq_add = -8192;
 	sh.bs = UNIT;
-	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh);
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(run_shape(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh, &r), 0);
 	assert_int_equal(lg.n, NUNITS); /* a file's worth of I/Os */
 	assert_int_equal(lg.off[0], 0);
 	assert_int_equal(lg.off[1], FILE_SIZE - 8192); /* below the start: at the end less 8k */
@@ -487,8 +494,7 @@ static void test_offset_modifiers(void **state)
 	assert_int_equal(r.bytes, FILE_SIZE);
 	iob_phase_result_free(&r);
 	sh.seq_add = 8192;
-	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh);
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(run_shape(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh, &r), 0);
 	assert_int_equal(lg.n, (FILE_SIZE + 12287) / 12288); /* to the end, with 8k holes */
 	for (size_t i = 0; i < lg.n; i++)
 		assert_int_equal(lg.off[i], i * 12288);
@@ -497,8 +503,7 @@ static void test_offset_modifiers(void **state)
 	sh.rand_run = 4;
 	sh.bs = UNIT;
 	sh.io_bytes = 4000ull * UNIT;
-	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(run_shape(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh, &r), 0);
 	assert_int_equal(lg.n, 4000);
 	size_t runs = 0, in_run = 0;
 	for (size_t i = 1; i < lg.n; i++) {
@@ -529,16 +534,14 @@ static void test_dist_sequence(void **state)
 	assert_int_equal(sh.nseq, 3);
 	sh.bs = UNIT;
 	sh.io_bytes = 7ull * UNIT;
-	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(run_shape(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh, &r), 0);
 	static const uint64_t fixed[] = {2, 0, 1, 2, 0, 1, 2};
 	assert_int_equal(lg.n, 7);
 	for (size_t i = 0; i < 7; i++)
 		assert_int_equal(lg.off[i], fixed[i] * UNIT);
 	iob_phase_result_free(&r);
 	sh.seq_stride = 1;
-	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(run_shape(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh, &r), 0);
 	static const uint64_t strided[] = {2, 0, 1, 5, 3, 4, 8};
 	assert_int_equal(lg.n, 7);
 	for (size_t i = 0; i < 7; i++)
@@ -546,7 +549,7 @@ static void test_dist_sequence(void **state)
 	iob_phase_result_free(&r);
 	/* no end but the file's: 1000 blocks = 333 whole passes, then 1000 is past it */
 	sh.io_bytes = 0;
-	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
+	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
 	s.time_based = 1;
 	s.runtime_ns = 10000000000ull;
 	assert_int_equal(iob_phase_run(&s, &r), 0);
@@ -558,8 +561,7 @@ static void test_dist_sequence(void **state)
 	assert_int_equal(iob_dist_parse("sequence:3,1", &sh, err, sizeof err), 0);
 	sh.seq_stride = 0;
 	sh.io_bytes = 400ull * UNIT;
-	s = spec_for(IOB_PHASE_MIXED, IOB_ACCESS_RAND, &sh);
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(run_shape(IOB_PHASE_MIXED, IOB_ACCESS_RAND, &sh, &r), 0);
 	assert_int_equal(lg.n, 400);
 	uint64_t k[2] = {0, 0};
 	for (size_t i = 0; i < lg.n; i++) {
@@ -590,23 +592,20 @@ static void test_continue_on_error(void **state)
 	memset(&sh, 0, sizeof sh);
 	sh.continue_mask = 1; /* reads */
 	fail_every = 64 * UNIT;
-	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh);
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(run_shape(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh, &r), 0);
 	assert_int_equal(lg.failed, (NUNITS + 63) / 64);
 	assert_int_equal(r.io_errors, lg.failed);
 	assert_true(r.errors_counted);
 	assert_int_equal(r.ops, NUNITS - lg.failed);
 	assert_int_equal(r.bytes, (NUNITS - lg.failed) * UNIT);
 	iob_phase_result_free(&r);
-	s = spec_for(IOB_PHASE_WRITE, IOB_ACCESS_SEQ, &sh);
-	assert_int_equal(iob_phase_run(&s, &r), -EIO); /* writes are not in the mask */
+	assert_int_equal(run_shape(IOB_PHASE_WRITE, IOB_ACCESS_SEQ, &sh, &r), -EIO); /* writes are not in the mask */
 	assert_int_equal(r.ops, 0);
 	iob_phase_result_free(&r);
 	sh.continue_mask = 0;
 	sh.rand_run = 2; /* some shape, so the same loop runs */
-	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh);
 	sh.io_bytes = 1000ull * UNIT;
-	assert_int_equal(iob_phase_run(&s, &r), -EIO);
+	assert_int_equal(run_shape(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh, &r), -EIO);
 	assert_int_equal(r.io_errors, 0);
 	assert_false(r.errors_counted);
 	iob_phase_result_free(&r);
@@ -674,16 +673,14 @@ static void test_ignore_error(void **state)
 	sh.continue_mask = 2;
 	assert_int_equal(iob_ignore_error_parse("EIO", &sh, err, sizeof err), 0);
 	fail_every = 64 * UNIT;
-	struct iob_phase_spec s = spec_for(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh);
-	assert_int_equal(iob_phase_run(&s, &r), 0);
+	assert_int_equal(run_shape(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh, &r), 0);
 	assert_int_equal(r.io_errors, (NUNITS + 63) / 64);
 	assert_int_equal(r.ops, NUNITS - r.io_errors);
 	iob_phase_result_free(&r);
 	/* a list without the errno met: the first error ends the phase */
 	memset(&sh, 0, sizeof sh);
 	assert_int_equal(iob_ignore_error_parse("ENOSPC:EAGAIN", &sh, err, sizeof err), 0);
-	s = spec_for(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh);
-	assert_int_equal(iob_phase_run(&s, &r), -EIO);
+	assert_int_equal(run_shape(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh, &r), -EIO);
 	assert_int_equal(r.io_errors, 0);
 	iob_phase_result_free(&r);
 	fail_every = 0;

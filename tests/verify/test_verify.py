@@ -41,11 +41,9 @@ def iobench(*argv, rc=None):
 
 
 def profile(d, kind, extra=""):
-    path = os.path.join(d, f"v-{kind}.ini")
-    with open(path, "w") as f:
-        f.write(f"[v]\ndir = {d}\nfilename = f.dat\nsize = {SIZE}\nblock_size = {BS}\nphases = write,verify\n"
-                f"verify = {kind}\nkeep_files = true\nfsync = true\n{extra}")
-    return path
+    return iob.write(os.path.join(d, f"v-{kind}.ini"),
+                     f"[v]\ndir = {d}\nfilename = f.dat\nsize = {SIZE}\nblock_size = {BS}\nphases = write,verify\n"
+                     f"verify = {kind}\nkeep_files = true\nfsync = true\n{extra}")
 
 
 def data(d):
@@ -627,11 +625,9 @@ def phase_recs(path):
 
 
 def mixed_job(d, name, rw, extra=""):
-    path = os.path.join(d, f"{name}.fio")
-    with open(path, "w") as f:
-        f.write(f"[{name}]\nfilename={os.path.join(d, name + '.dat')}\nsize=1m\nbs=4k\nrw={rw}\n"
-                f"verify=md5\nioengine=psync\n{extra}")
-    return path
+    return iob.write(os.path.join(d, f"{name}.fio"),
+                     f"[{name}]\nfilename={os.path.join(d, name + '.dat')}\nsize=1m\nbs=4k\nrw={rw}\n"
+                     f"verify=md5\nioengine=psync\n{extra}")
 
 
 def case_mixed_fio(d):
