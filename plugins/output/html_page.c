@@ -120,9 +120,12 @@ static void html_td(struct textbuf *b, const char *cls, const char *s)
 	textbuf_str(b, "</td>");
 }
 
-/* <thead> of a sortable table: heads separated by '|'. */
-static void html_thead(struct textbuf *b, const char *id, const char *caption, const char *heads)
+/* A table's heading (HTML: its <h2> and any words under it), then the
+ * <thead> of the sortable table: heads separated by '|'. */
+static void html_thead(struct textbuf *b, const char *heading, const char *id, const char *caption,
+		       const char *heads)
 {
+	textbuf_str(b, heading);
 	textbuf_str(b, "<table class=\"sortable\" id=\"");
 	textbuf_str(b, id);
 	textbuf_str(b, "\">\n<caption>");
@@ -238,10 +241,11 @@ static void html_comparison(struct html_state *st, struct textbuf *b)
 {
 	if (!st->ncm)
 		return;
-	textbuf_str(b, "<h2>Comparison</h2>\n<p class=\"small\">Change of this run against the one it is compared "
-		       "with, its 95% interval and the verdict of <code>iobench compare</code> "
-		       "(docs/statistics.md).</p>\n");
-	html_thead(b, "comparison", "Comparison, per phase and figure",
+	html_thead(b,
+		   "<h2>Comparison</h2>\n<p class=\"small\">Change of this run against the one it is compared "
+		   "with, its 95% interval and the verdict of <code>iobench compare</code> "
+		   "(docs/statistics.md).</p>\n",
+		   "comparison", "Comparison, per phase and figure",
 		   "job|phase|block size|figure|base|new|change|interval|basis|verdict");
 	for (size_t i = 0; i < st->ncm; i++) {
 		const struct html_cmp *c = &st->cm[i];
@@ -357,7 +361,6 @@ static void html_phase_table(struct textbuf *b, const struct html_table *t, cons
 {
 	if (!n)
 		return;
-	textbuf_str(b, t->head);
 	int shown[3] = {1, 0, 0}; /* by enum html_col_when */
 	for (size_t i = 0; i < n; i++) {
 		shown[HC_REPEAT] |= rows[i].repeat.has;
@@ -368,7 +371,7 @@ static void html_phase_table(struct textbuf *b, const struct html_table *t, cons
 		if (shown[html_cols[c].when] && (html_cols[c].tables & t->table))
 			len += (size_t)snprintf(heads + len, sizeof(heads) - len, "%s%s", len ? "|" : "",
 						html_cols[c].head);
-	html_thead(b, t->id, t->caption, heads);
+	html_thead(b, t->head, t->id, t->caption, heads);
 	for (size_t i = 0; i < n; i++) {
 		const char *row = (const char *)&rows[i];
 		textbuf_str(b, "<tr class=\"");
@@ -404,9 +407,10 @@ static void html_repeats(struct html_state *st, struct textbuf *b)
 {
 	if (!st->nrp)
 		return;
-	textbuf_str(b, "<h2>Repeats</h2>\n<p class=\"small\">Mean of the repeated runs of a phase and its 95% "
-		       "interval (Student's t, docs/statistics.md).</p>\n");
-	html_thead(b, "repeats", "Repeated phases: mean [95% interval]",
+	html_thead(b,
+		   "<h2>Repeats</h2>\n<p class=\"small\">Mean of the repeated runs of a phase and its 95% "
+		   "interval (Student's t, docs/statistics.md).</p>\n",
+		   "repeats", "Repeated phases: mean [95% interval]",
 		   "job|phase|block size|runs|MiB/s|MiB/s low|MiB/s high|IOPS|IOPS low|IOPS high|p99|p99 low|p99 high");
 	static const char *const cls[3][3] = {{"bw", "bw_lo", "bw_hi"}, {"iops", "iops_lo", "iops_hi"},
 					      {"p99", "p99_lo", "p99_hi"}};
@@ -435,8 +439,7 @@ static void html_series(struct html_state *st, struct textbuf *b)
 		n += st->ph[i].series;
 	if (!n)
 		return;
-	textbuf_str(b, "<h2>Block speeds</h2>\n");
-	html_thead(b, "series", "Speed of the blocks of a series read (MiB/s) and the cliff",
+	html_thead(b, "<h2>Block speeds</h2>\n", "series", "Speed of the blocks of a series read (MiB/s) and the cliff",
 		   "job|blocks|min|median|max|robust median|cliff at|before|after");
 	for (size_t i = 0; i < st->nph; i++) {
 		const struct html_phase *p = &st->ph[i];
@@ -462,8 +465,7 @@ static void html_steady(struct html_state *st, struct textbuf *b)
 {
 	if (!st->nsd)
 		return;
-	textbuf_str(b, "<h2>Steady state</h2>\n");
-	html_thead(b, "steady", "Steady state: the last window judged",
+	html_thead(b, "<h2>Steady state</h2>\n", "steady", "Steady state: the last window judged",
 		   "job|phase|block size|figure|rule|rounds|reached|at round|window mean|range");
 	for (size_t i = 0; i < st->nsd; i++) {
 		const struct html_steady *s = &st->sd[i];
