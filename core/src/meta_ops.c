@@ -31,31 +31,33 @@ static size_t dir_path(const struct mjob *m, const struct tree *t, uint64_t k, c
 	return o < len ? o : len - 1;
 }
 
-/* The parent of directory k (k > 0), its whole path resolved from the job's
- * directory (full: mo_full_dir), or -errno */
-static mo_h parent_full(const struct mjob *m, const struct tree *t, uint64_t k)
-{
-	char path[IOB_PATH_MAX + IOB_NAME_MAX + 64];
-	mo_h fd;
-	dir_path(m, t, (k - 1) / m->job->tree_branch, path, sizeof path);
-	int rc = mo_full_dir(m->dirfd, path, &fd);
-	return rc < 0 ? rc : fd;
-}
+static mo_h dir_open(const struct mjob *m, const struct tree *t, uint64_t k);
 
-/* path_walk = full, remove and rmdir: directory k of tree t by its whole
- * path (mo_full_dir: no link anywhere on it, nothing outside the job's
- * directory), opened at the first item a stream removes in it and held for
- * the ones after it (s->pfd): the path walked once a directory, where mdtest
- * walks it once an item, since unlinkat by a path would follow a link in the
- * middle.  0 and *out (the stream's), or -errno */
-static int full_parent(struct mstream *s, const struct tree *t, uint64_t k, mo_h *out)
+/* Directory k of tree t, to make, remove or unlink names in, opened at the
+ * first item a stream does in it and held for the ones after it (s->pfd):
+ * items come in order, a directory's together (a parent's B children, a
+ * directory's files).  full: by its whole path from the job's directory
+ * (mo_full_dir: no link anywhere on it, nothing outside the job's
+ * directory), walked once a directory where mdtest walks it once an item,
+ * since mkdirat and unlinkat by a path would follow a link in the middle;
+ * held: one component at a time from the held root (dir_open).  0 and *out
+ * (the stream's), or -errno */
+static int stream_dir(struct mstream *s, const struct tree *t, uint64_t k, mo_h *out)
 {
 	if (s->pfd < 0 || s->pt != t || s->pk != k) {
-		char path[IOB_PATH_MAX + IOB_NAME_MAX + 64];
 		mo_close(s->pfd);
 		s->pfd = MO_NONE;
-		dir_path(s->m, t, k, path, sizeof path);
-		int rc = mo_full_dir(s->m->dirfd, path, &s->pfd);
+		int rc;
+		if (s->m->job->path_walk) {
+			char path[IOB_PATH_MAX + IOB_NAME_MAX + 64];
+			dir_path(s->m, t, k, path, sizeof path);
+			rc = mo_full_dir(s->m->dirfd, path, &s->pfd);
+		} else {
+			mo_h fd = dir_open(s->m, t, k);
+			rc = fd < 0 ? (int)fd : 0;
+			if (fd >= 0)
+				s->pfd = fd;
+		}
 		if (rc < 0) {
 			s->pfd = MO_NONE;
 			return rc;
@@ -65,6 +67,13 @@ static int full_parent(struct mstream *s, const struct tree *t, uint64_t k, mo_h
 	}
 	*out = s->pfd;
 	return 0;
+}
+
+/* The stream's held directory let go (before its root is removed) */
+static void stream_dir_close(struct mstream *s)
+{
+	mo_close(s->pfd);
+	s->pfd = MO_NONE;
 }
 
 /* A failure (the run's, or the first kept in a group) or a note (the
@@ -195,10 +204,20 @@ int mt_make_dir(struct mjob *m, struct tree *t, struct mstream *s)
 				t->rootfd = fd;
 		}
 	} else {
-		mo_h pfd = s && m->job->path_walk ? parent_full(m, t, k) : dir_open(m, t, (k - 1) / m->job->tree_branch);
+		/* a stream (timed): the parent held for its B children in a row;
+		 * untimed (before the first phase): opened for each */
+		mo_h pfd = MO_NONE;
 		child_name(m, k, name, sizeof name);
-		rc = pfd < 0 ? (int)pfd : mo_mkdir(pfd, name);
-		mo_close(pfd);
+		if (s) {
+			rc = stream_dir(s, t, (k - 1) / m->job->tree_branch, &pfd);
+		} else {
+			pfd = dir_open(m, t, (k - 1) / m->job->tree_branch);
+			rc = pfd < 0 ? (int)pfd : 0;
+		}
+		if (rc == 0)
+			rc = mo_mkdir(pfd, name);
+		if (!s)
+			mo_close(pfd);
 		if (rc == 0)
 			t->dirs = k + 1;
 	}
@@ -215,15 +234,17 @@ int mt_remove_dir(struct mjob *m, struct tree *t, struct mstream *s)
 	int rc;
 	if (k == 0) {
 		snprintf(name, sizeof name, "%s", t->root);
+		if (s)
+			stream_dir_close(s); /* nothing of the tree held as it goes */
 		if (t->rootfd >= 0) {
 			mo_close(t->rootfd);
 			t->rootfd = MO_NONE;
 		}
 		rc = mo_rmdir_same(m->dirfd, name, t->dev, t->ino); /* replaced during the run: -ESTALE, kept */
-	} else if (s && m->job->path_walk) {
+	} else if (s) {
 		mo_h pfd;
 		child_name(m, k, name, sizeof name);
-		rc = full_parent(s, t, (k - 1) / m->job->tree_branch, &pfd);
+		rc = stream_dir(s, t, (k - 1) / m->job->tree_branch, &pfd);
 		if (rc == 0)
 			rc = mo_rmdir(pfd, name);
 	} else {
@@ -336,7 +357,7 @@ static void file_name(char *out, uint64_t g, uint64_t i)
  * nothing outside the job's directory).  A stat is one fstatat of the path
  * (a link in the middle followed, as mdtest's: the tree is checked after
  * the phase, full_check); a remove unlinks the name in the directory opened
- * by its path at the first file removed in it (full_parent). */
+ * by its path at the first file removed in it (stream_dir). */
 static int file_op(struct mstream *s, mo_h dfd, char *dir, size_t dlen, const struct tree *t, uint64_t k,
 		   uint64_t g, uint64_t i)
 {
@@ -402,7 +423,7 @@ static int file_op(struct mstream *s, mo_h dfd, char *dir, size_t dlen, const st
 	case IOB_META_REMOVE:
 		if (dir) {
 			mo_h pfd;
-			rc = full_parent(s, t, k, &pfd);
+			rc = stream_dir(s, t, k, &pfd);
 			if (rc == 0)
 				rc = mo_unlink(pfd, name);
 		} else {
@@ -583,8 +604,7 @@ void mt_stream_main(void *arg)
 			mt_file_range(s, s->own, s->g, 0, s->count, 1);
 	}
 	s->t1 = iob_now_ns();
-	mo_close(s->pfd);
-	s->pfd = MO_NONE;
+	stream_dir_close(s);
 	if (m->job->path_walk && (s->op == IOB_META_STAT || s->op == IOB_META_DIRSTAT) && !s->status && s->walkt)
 		full_check(s);
 	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);

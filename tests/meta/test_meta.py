@@ -546,7 +546,9 @@ def case_path_walk(tmp):
     its path from the job's directory (create an openat2 refusing links, stat one fstatat as mdtest's),
     held by its name from a held directory; full's remove opens each directory once by its path (openat2
     refusing links: 13 for 150 files) and unlinks each name in it; after the stats the tree is checked
-    (each directory below the root one fstatat(AT_SYMLINK_NOFOLLOW) from its parent)."""
+    (each directory below the root one fstatat(AT_SYMLINK_NOFOLLOW) from its parent).  mkdir and rmdir, both
+    walks: each parent opened once for its children in a row (3 of depth 1, the root; not once a
+    directory)."""
     d = fresh(tmp, "walk")
     before = listing(d)
     base = (f"[m]\nworkload = files\ndir = {d}\nfiles = 150\ntree_depth = 2\ntree_branch = 3\nthreads = 2\n"
@@ -612,25 +614,36 @@ def case_path_walk(tmp):
             # the check after the stats: the 12 directories below the root, each by its name from its parent
             chk = [l for l in text if "newfstatat(" in l and re.search(r'"d[0-2]"', l)]
             expect(len(chk) == 12 and all("AT_SYMLINK_NOFOLLOW" in l and "S_IFDIR" in l for l in chk), chk)
-    # full's mkdir and rmdir: mkdir opens each new directory's parent by its path (O_PATH, refusing links),
-    # rmdir each parent once for its children in a row, deepest first; every directory made and removed once
-    log = os.path.join(tmp, "walk-dirs.log")
-    sp = subprocess.run([strace, "-f", "-qq", "-e", "trace=openat2,unlinkat,mkdirat", "-o", log, iobench(), "run",
-                         profile(tmp, base.replace("threads = 2", "threads = 1") + "path_walk = full\n"
-                                      "meta_phases = mkdir,rmdir\n"),
-                         "--output", "json=" + os.path.join(tmp, "w.json")],
-                        capture_output=True, text=True, env=traced_env(), timeout=240)
-    expect(sp.returncode == 0, sp.stderr[-2000:])
-    text = open(log).read().splitlines()
-    made = [l for l in text if "mkdirat(" in l and "= 0" in l]
-    gone = [l for l in text if "unlinkat(" in l and "AT_REMOVEDIR" in l and "= 0" in l]
-    expect(len(made) == nd and len(gone) == nd, f"{len(made)} mkdirat, {len(gone)} rmdir")
-    opened = [l.split('"')[1] for l in text if "openat2(" in l and "O_PATH" in l and "O_DIRECTORY" in l
-              and '"iobench.m.0' in l]
+    # mkdir and rmdir: each parent opened once for its children in a row (full: by its path, O_PATH, refusing
+    # links; held: one component at a time from the held root), mkdir root first, rmdir deepest first; every
+    # directory made and removed once
     kids = [f"iobench.m.0/d{b}" for b in range(3)]
-    want = ["iobench.m.0"] * 3 + [k for k in kids for _ in range(3)] + kids[::-1] + ["iobench.m.0"]
-    expect(opened == want, f"parents opened by path: {opened}")
-    expect(listing(d) == before, f"mkdir,rmdir: left behind: {set(listing(d)) - set(before)}")
+    for walk in ("full", "held"):
+        log = os.path.join(tmp, f"walk-dirs-{walk}.log")
+        sp = subprocess.run([strace, "-f", "-qq", "-e", "trace=openat,openat2,unlinkat,mkdirat", "-o", log, iobench(),
+                             "run", profile(tmp, base.replace("threads = 2", "threads = 1") + f"path_walk = {walk}\n"
+                                                 "meta_phases = mkdir,rmdir\n"),
+                             "--output", "json=" + os.path.join(tmp, "w.json")],
+                            capture_output=True, text=True, env=traced_env(), timeout=240)
+        expect(sp.returncode == 0, sp.stderr[-2000:])
+        text = open(log).read().splitlines()
+        made = [l for l in text if "mkdirat(" in l and "= 0" in l]
+        gone = [l for l in text if "unlinkat(" in l and "AT_REMOVEDIR" in l and "= 0" in l]
+        expect(len(made) == nd and len(gone) == nd, f"{walk}: {len(made)} mkdirat, {len(gone)} rmdir")
+        if walk == "full":
+            opened = [l.split('"')[1] for l in text if "openat2(" in l and "O_PATH" in l and "O_DIRECTORY" in l
+                      and '"iobench.m.0' in l]
+            want = ["iobench.m.0"] + kids + kids[::-1] + ["iobench.m.0"]
+            expect(all("RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH" in l for l in text if "openat2(" in l), "openat2")
+        else:
+            # the depth-1 parents by name from the root (O_NOFOLLOW); the root itself is the held one (dup)
+            opened = ["iobench.m.0/" + l.split('"')[1] for l in text if "openat(" in l and "O_DIRECTORY" in l
+                      and re.search(r'"d[0-2]"', l)]
+            want = kids + kids[::-1]
+            expect(all("O_NOFOLLOW" in l for l in text if "openat(" in l and re.search(r'"d[0-2]"', l)), "openat")
+            expect(not [l for l in text if "openat2(" in l], "held: no openat2")
+        expect(opened == want, f"{walk}: parents opened: {opened}")
+        expect(listing(d) == before, f"mkdir,rmdir {walk}: left behind: {set(listing(d)) - set(before)}")
 
 
 def clone3_count(strace, prof, log, json_out, run_env):
