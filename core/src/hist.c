@@ -144,6 +144,29 @@ void iob_hist_merge(struct iob_hist *into, const struct iob_hist *from)
 		into->bucket[i] += from->bucket[i];
 }
 
+void iob_hist_merge_recorded(struct iob_hist *into, const struct iob_hist *from)
+{
+	if (from->count == 0)
+		return;
+	if (into->count && !same_scale(into, from)) {
+		iob_hist_merge_ns(into, from, 1);
+		return;
+	}
+	unsigned lo = iob_hist_index(from->min), hi = iob_hist_index(from->max);
+	if (into->count == 0)
+		into->ns_per_tick = from->ns_per_tick;
+	if (into->count == 0 || from->min < into->min)
+		into->min = from->min;
+	if (from->max > into->max)
+		into->max = from->max;
+	into->count += from->count;
+	uint64_t s = into->sum + from->sum;
+	into->sum = s < from->sum ? UINT64_MAX : s;
+	into->sumsq += from->sumsq;
+	for (unsigned i = lo; i <= hi; i++)
+		into->bucket[i] += from->bucket[i];
+}
+
 static uint64_t sat_u64(long double v)
 {
 	return v >= 18446744073709551615.0L ? UINT64_MAX : v <= 0 ? 0 : (uint64_t)(v + 0.5L);

@@ -303,7 +303,17 @@ int iob_check_trusted(const char *path, char *why, size_t whylen)
 {
 	int fd;
 	if (iob_path_kind(path, 1) == IOB_PATH_DIRECTORY) {
+		/* kept as the walked directory: the loader checks a plugin
+		 * directory, then opens its candidates in it (open_checked),
+		 * which walked to it a second time (25 system calls) */
 		fd = open_checked(path, NULL, why, whylen);
+		if (fd < 0)
+			return fd;
+		if (walked.fd >= 0)
+			close(walked.fd);
+		walked.fd = fd;
+		snprintf(walked.dir, sizeof walked.dir, "%s", path);
+		return 0;
 	} else {
 		char dir[PATH_MAX];
 		const char *slash = strrchr(path, '/');
@@ -326,6 +336,13 @@ int iob_plugin_open(const char *dir, const char *name, char *why, size_t whylen)
 	return open_checked(dir, name, why, whylen);
 }
 
+/* dl_iterate_phdr: nonzero (and the walk stops) at an object loaded under name arg. */
+static int loaded_as(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	return info->dlpi_name && strcmp(info->dlpi_name, arg) == 0;
+}
+
 void *iob_dl_open_fd(int *fd, char *err, size_t errlen)
 {
 	char name[64];
@@ -333,9 +350,7 @@ void *iob_dl_open_fd(int *fd, char *err, size_t errlen)
 	/* The dynamic linker knows objects by the name they were opened under.
 	 * One still mapped under this name (a plugin that could not be unloaded)
 	 * would be handed back instead of ours: move to another number then. */
-	void *old = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-	if (old) {
-		dlclose(old);
+	if (dl_iterate_phdr(loaded_as, name)) { /* not dlopen(RTLD_NOLOAD): it opened and read the file */
 		int nfd = fcntl(*fd, F_DUPFD_CLOEXEC, *fd + 1);
 		if (nfd < 0) {
 			snprintf(err, errlen, "%s", strerror(errno));
