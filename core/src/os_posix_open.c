@@ -282,19 +282,29 @@ static struct {
 
 /* Open plugin file `name` in `dir` on checked descriptors (see
  * iob_plugin_open); the directory alone when name is NULL. */
+/* Make `walked` the checked directory dir: walked to and checked now when
+ * it is another (or always, with fresh), kept when it is the same. */
+static int walk_to(const char *dir, int fresh, char *why, size_t whylen)
+{
+	if (!fresh && walked.fd >= 0 && strcmp(walked.dir, dir) == 0)
+		return 0;
+	int dfd = open_dir_checked(dir, why, whylen);
+	if (dfd < 0)
+		return dfd;
+	if (walked.fd >= 0)
+		close(walked.fd);
+	walked.fd = dfd;
+	snprintf(walked.dir, sizeof walked.dir, "%s", dir);
+	return 0;
+}
+
 static int open_checked(const char *dir, const char *name, char *why, size_t whylen)
 {
 	if (!name)
 		return open_dir_checked(dir, why, whylen);
-	if (walked.fd < 0 || strcmp(walked.dir, dir) != 0) {
-		int dfd = open_dir_checked(dir, why, whylen);
-		if (dfd < 0)
-			return dfd;
-		if (walked.fd >= 0)
-			close(walked.fd);
-		walked.fd = dfd;
-		snprintf(walked.dir, sizeof walked.dir, "%s", dir);
-	}
+	int rc = walk_to(dir, 0, why, whylen);
+	if (rc != 0)
+		return rc;
 	int fd = openat(walked.fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	int e = errno;
 	if (fd < 0) {
@@ -307,7 +317,7 @@ static int open_checked(const char *dir, const char *name, char *why, size_t why
 	}
 	char shown[PATH_MAX + 256];
 	snprintf(shown, sizeof shown, "%s/%s", dir, name);
-	int rc = check_trusted_fd(fd, shown, 1, why, whylen);
+	rc = check_trusted_fd(fd, shown, 1, why, whylen);
 	if (rc != 0) {
 		close(fd);
 		return rc;
@@ -319,17 +329,10 @@ int iob_check_trusted(const char *path, char *why, size_t whylen)
 {
 	int fd;
 	if (iob_path_kind(path, 1) == IOB_PATH_DIRECTORY) {
-		/* kept as the walked directory: the loader checks a plugin
-		 * directory, then opens its candidates in it (open_checked),
-		 * which walked to it a second time (25 system calls) */
-		fd = open_checked(path, NULL, why, whylen);
-		if (fd < 0)
-			return fd;
-		if (walked.fd >= 0)
-			close(walked.fd);
-		walked.fd = fd;
-		snprintf(walked.dir, sizeof walked.dir, "%s", path);
-		return 0;
+		/* checked now, and kept as the walked directory: the loader
+		 * checks a plugin directory, then opens its candidates in it
+		 * (open_checked), which walked to it a second time (25 calls) */
+		return walk_to(path, 1, why, whylen);
 	} else {
 		char dir[PATH_MAX];
 		const char *slash = strrchr(path, '/');
