@@ -122,7 +122,8 @@ static int same_scale(const struct iob_hist *a, const struct iob_hist *b)
 	return sa == sb;
 }
 
-void iob_hist_merge(struct iob_hist *into, const struct iob_hist *from)
+/* from's buckets lo..hi (every one holding a sample) into into. */
+static void merge_buckets(struct iob_hist *into, const struct iob_hist *from, unsigned lo, unsigned hi)
 {
 	if (from->count == 0)
 		return;
@@ -140,8 +141,18 @@ void iob_hist_merge(struct iob_hist *into, const struct iob_hist *from)
 	uint64_t s = into->sum + from->sum;
 	into->sum = s < from->sum ? UINT64_MAX : s;
 	into->sumsq += from->sumsq;
-	for (unsigned i = 0; i < IOB_HIST_BUCKETS; i++)
+	for (unsigned i = lo; i <= hi; i++)
 		into->bucket[i] += from->bucket[i];
+}
+
+void iob_hist_merge(struct iob_hist *into, const struct iob_hist *from)
+{
+	merge_buckets(into, from, 0, IOB_HIST_BUCKETS - 1);
+}
+
+void iob_hist_merge_recorded(struct iob_hist *into, const struct iob_hist *from)
+{
+	merge_buckets(into, from, iob_hist_index(from->min), iob_hist_index(from->max));
 }
 
 static uint64_t sat_u64(long double v)

@@ -16,11 +16,17 @@
 /* Every key's default is applied from its row of the key table (keys.c):
  * the table's text is the only copy.  filename's default is derived from
  * the job's name when the job is built. */
-void iob_job_defaults(struct iob_job *job)
+/* The defaults, parsed from the key table once per process: a run applies
+ * them to every job and again to the rules' comparison copy (0.19 M
+ * instructions of a 1.4 M-instruction run, parsing the same 200 texts). */
+static struct iob_job job_template;
+static int job_template_once;
+
+static void job_template_make(void)
 {
 	size_t n;
 	const struct iob_key *k = iob_keys(&n);
-	memset(job, 0, sizeof *job);
+	struct iob_job *job = &job_template;
 	for (size_t i = 0; i < n; i++) {
 		char err[256];
 		if (k[i].width == 0 || strcmp(k[i].name, "filename") == 0)
@@ -31,6 +37,12 @@ void iob_job_defaults(struct iob_job *job)
 			abort();
 		}
 	}
+}
+
+void iob_job_defaults(struct iob_job *job)
+{
+	iob_once(&job_template_once, job_template_make);
+	memcpy(job, &job_template, sizeof *job); /* the job holds no pointer: a copy is a job */
 }
 
 /* "k=v,k2=v2": keys of letters, digits, _ - . and no empty item.  What the

@@ -251,6 +251,19 @@ uint32_t iob_euid(void)
  * files), wchar, read_bytes and write_bytes (UINT64_MAX when the kernel does
  * not count them: no CONFIG_TASK_IO_ACCOUNTING).  Each pointer may be NULL.
  * Returns which of rchar (1) and wchar (2) were found. */
+/* "KEY: N" at line (key with its colon): 1 and *v, else 0.  A prefix and a
+ * strtoull, not sscanf: four sscanf a line, four reads a phase, were a
+ * visible share of a short run's start-up and exit. */
+static int proc_field(const char *line, const char *key, unsigned long long *v)
+{
+	size_t n = strlen(key);
+	if (strncmp(line, key, n) != 0)
+		return 0;
+	char *end;
+	*v = strtoull(line + n, &end, 10);
+	return end != line + n;
+}
+
 static int parse_proc_io(const char *buf, uint64_t self, uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes,
 			 uint64_t *write_bytes)
 {
@@ -261,17 +274,17 @@ static int parse_proc_io(const char *buf, uint64_t self, uint64_t *rchar, uint64
 	if (write_bytes)
 		*write_bytes = UINT64_MAX;
 	for (const char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		if (sscanf(line, "rchar: %llu", &v) == 1) {
+		if (proc_field(line, "rchar:", &v)) {
 			if (rchar)
 				*rchar = v - self;
 			found |= 1;
-		} else if (sscanf(line, "wchar: %llu", &v) == 1) {
+		} else if (proc_field(line, "wchar:", &v)) {
 			if (wchar)
 				*wchar = v;
 			found |= 2;
-		} else if (sscanf(line, "read_bytes: %llu", &v) == 1 && read_bytes) {
+		} else if (proc_field(line, "read_bytes:", &v) && read_bytes) {
 			*read_bytes = v;
-		} else if (sscanf(line, "write_bytes: %llu", &v) == 1 && write_bytes) {
+		} else if (proc_field(line, "write_bytes:", &v) && write_bytes) {
 			*write_bytes = v;
 		}
 	}
@@ -298,11 +311,15 @@ int iob_proc_io(uint64_t *rchar, uint64_t *wchar, uint64_t *read_bytes, uint64_t
 	/* Our own reads of /proc/self/io count in rchar too: remember them and
 	 * leave them out, so callers see only the I/O they did. */
 	static uint64_t self_read; /* every thread's reads of it: atomic */
+	static int readable;	   /* it was read once: asking only whether it can be needs no read */
 	extern _Thread_local uint64_t iob_thread_self_read;
+	if (!rchar && !wchar && !read_bytes && !write_bytes && __atomic_load_n(&readable, __ATOMIC_RELAXED))
+		return 0;
 	char buf[1024];
 	ssize_t n = read_proc_file("/proc/self/io", buf, sizeof buf);
 	if (n < 0)
 		return (int)n;
+	__atomic_store_n(&readable, 1, __ATOMIC_RELAXED);
 	parse_proc_io(buf, __atomic_load_n(&self_read, __ATOMIC_RELAXED), rchar, wchar, read_bytes, write_bytes);
 	__atomic_add_fetch(&self_read, (uint64_t)n, __ATOMIC_RELAXED);
 	iob_thread_self_read += (uint64_t)n; /* it counts in this thread's rchar too */

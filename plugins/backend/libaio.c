@@ -45,6 +45,19 @@
  * The context is set up before the file is opened, so a refusal (io_setup
  * failing: EAGAIN when /proc/sys/fs/aio-max-nr is reached, ENOSYS without
  * AIO) creates nothing; there is no fallback to another method.
+ *
+ * Contexts are kept for reuse.  io_destroy waits for an RCU grace period
+ * (31 ms on this project's VM), and a phase ends at its last close, so a
+ * close that destroyed its context put that wait inside the phase's time.
+ * A close whose context has nothing in flight hands it to a small pool
+ * (AIO_POOL contexts, each remembering how many requests it holds); an open
+ * takes the smallest pooled context that holds its depth, and sets up a new
+ * one only when none does.  A context with requests it could not reap, one
+ * made by another process (after a fork), or one the pool has no room for
+ * is destroyed at its close as before.  The pool's contexts are destroyed
+ * when the plugin is unloaded (its destructor: at the registry's dlclose at
+ * the end of a run, or at exit for a built-in plugin), outside any phase:
+ * one grace period per pooled context there.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* O_DIRECT; the build defines it, a lone compile may not */
@@ -78,6 +91,8 @@ struct aio_opts {
 struct aio_file {
 	io_context_t ctx;
 	int ctx_ok;
+	uint32_t ctx_nr;    /* requests the context was set up for */
+	int ctx_dirty;      /* a request may still be in it: destroyed at close, not pooled */
 	int fd;
 	struct aio_opts o;
 	uint32_t depth;	    /* requests the context holds */
@@ -119,9 +134,79 @@ static uint32_t aio_depth(const struct iob_open_args *args)
 	return fdio_queue_depth(aio_host, AIO_NAME, args, AIO_MAX_DEPTH, "the context");
 }
 
+/* The idle contexts (see the top of the file); a spin lock, as streams
+ * open and close their handles at once but hold it for a few loads. */
+#define AIO_POOL 16
+static struct {
+	io_context_t ctx;
+	uint32_t nr;
+	pid_t pid;
+} aio_pool[AIO_POOL];
+static size_t aio_npool;
+static char aio_pool_lock;
+
+static void pool_lock(void)
+{
+	while (__atomic_test_and_set(&aio_pool_lock, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void pool_unlock(void)
+{
+	__atomic_clear(&aio_pool_lock, __ATOMIC_RELEASE);
+}
+
+/* The smallest idle context of this process holding at least nr requests. */
+static int pool_take(uint32_t nr, io_context_t *ctx, uint32_t *got)
+{
+	pid_t me = getpid();
+	size_t best = AIO_POOL;
+
+	pool_lock();
+	for (size_t i = 0; i < aio_npool; i++)
+		if (aio_pool[i].pid == me && aio_pool[i].nr >= nr && (best == AIO_POOL || aio_pool[i].nr < aio_pool[best].nr))
+			best = i;
+	if (best < AIO_POOL) {
+		*ctx = aio_pool[best].ctx;
+		*got = aio_pool[best].nr;
+		aio_pool[best] = aio_pool[--aio_npool];
+	}
+	pool_unlock();
+	return best < AIO_POOL;
+}
+
+/* Keep an idle context; 0 when the pool is full (the caller destroys it). */
+static int pool_put(io_context_t ctx, uint32_t nr)
+{
+	int kept = 0;
+
+	pool_lock();
+	if (aio_npool < AIO_POOL) {
+		aio_pool[aio_npool].ctx = ctx;
+		aio_pool[aio_npool].nr = nr;
+		aio_pool[aio_npool++].pid = getpid();
+		kept = 1;
+	}
+	pool_unlock();
+	return kept;
+}
+
+/* At unload (dlclose, or exit for a built-in plugin): outside any phase. */
+__attribute__((destructor)) static void aio_pool_destroy(void)
+{
+	pid_t me = getpid();
+
+	pool_lock();
+	for (size_t i = 0; i < aio_npool; i++)
+		if (aio_pool[i].pid == me) /* another process's is not ours to end */
+			io_destroy(aio_pool[i].ctx);
+	aio_npool = 0;
+	pool_unlock();
+}
+
 static void aio_free(struct aio_file *f)
 {
-	if (f->ctx_ok)
+	if (f->ctx_ok && (f->ctx_dirty || f->inflight || !pool_put(f->ctx, f->ctx_nr)))
 		io_destroy(f->ctx);
 	if (f->fd >= 0)
 		close(f->fd);
@@ -134,6 +219,11 @@ static void aio_free(struct aio_file *f)
 
 static int aio_setup(struct aio_file *f)
 {
+	if (pool_take(f->depth, &f->ctx, &f->ctx_nr)) {
+		f->ctx_ok = 1;
+		return 0;
+	}
+	f->ctx_nr = f->depth;
 	int rc = io_setup((int)f->depth, &f->ctx);
 
 	if (rc < 0) {
@@ -252,8 +342,10 @@ static int64_t aio_one(void *file, int write, char *buf, size_t len, uint64_t of
 	do {
 		rc = io_getevents(f->ctx, 1, 1, f->events, NULL);
 	} while (rc == -EINTR);
-	if (rc < 0)
-		return rc; /* cannot happen with the request in flight; nothing more to do */
+	if (rc < 0) {
+		f->ctx_dirty = 1; /* cannot happen with the request in flight; the context is not reused */
+		return rc;
+	}
 	int64_t n = (int64_t)(long)f->events[0].res;
 	return n == -EAGAIN ? -EINTR : n; /* both: try again */
 }

@@ -21,6 +21,9 @@ observer outside the process sees (issue 16).
                         record says so: lat_sampled_every > 1, and lat_samples is
                         the latency count (skips until the record carries them;
                         unit_engine_sampling checks the engine's result directly)
+  aio_close_untimed     the libaio backend's close keeps its AIO context (one
+                        io_setup for a write and a read phase) and no io_destroy
+                        comes before the last phase record is written
 
 Correctness, not speed: every bound holds on a busy machine.  Records of kind
 "phase" and "iotest" (to be renamed "phase") are both accepted.  A case skips
@@ -639,6 +642,60 @@ def case_checksum_libs_when_needed(tmp):
 
 
 RSS_MARGIN_KIB = 512  # the peak RSS of 1e6 I/Os may exceed that of 1e3 by at most this
+
+
+def case_aio_close_untimed(tmp):
+    """The libaio backend's close keeps its AIO context for the next open:
+    io_destroy waits for an RCU grace period (31 ms on this project's VM),
+    and a phase ends at its last close, so a destroy there was timed.  A
+    paced job (rate_iops 1000, 32 I/Os a phase) writes then reads with the
+    libaio backend under strace: one io_setup serves both phases (the read's
+    open reuses the write's context), and every io_destroy starts after the
+    last phase record was written (at the plugin's unload).  An order of
+    system calls, not a time: it holds on any machine."""
+    need_strace()
+    prof = write(os.path.join(tmp, "a.ini"), "[a]\nfilename = a.dat\nbackend = libaio\niodepth = 4\n"
+                 "block_size = 4K\nsize = 128K\nrate_iops = 1000\nphases = write,read\n")
+    chk = iob.run([tool("iobench"), "check", prof, "--dir", tmp], env=iob.env(), timeout=60)
+    if chk.returncode != 0 and "libaio" in chk.stderr:
+        raise Skip(f"no libaio backend in this build: {chk.stderr.strip()[:200]}")
+    log, out = os.path.join(tmp, "aio.strace"), os.path.join(tmp, "aio.json")
+    cmd = ["strace", "-f", "-qq", "-ttt", "-y", "-s", "48", "-e", "trace=io_setup,io_destroy,io_submit,write",
+           "-o", log, tool("iobench"), "run", prof, "--dir", tmp, "--output", "json=" + out]
+    env = iob.env()  # LeakSanitizer cannot run under ptrace
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
+    p = iob.run(cmd, env=env, timeout=240)
+    if p.returncode != 0 and "io_setup" in p.stderr:
+        raise Skip(f"Linux AIO is not available here: {p.stderr.strip()[:200]}")
+    expect(p.returncode == 0, f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr[-2000:]}")
+    with open(out) as f:
+        recs = records(json.load(f))
+    expect([r["phase"] for r in recs] == ["write", "read"] and all(r["ops"] == 32 for r in recs), recs)
+    setups, destroys, submits, recs_at = [], [], [], []
+    with open(log) as f:
+        for line in f:
+            m = re.match(r"\d+\s+(\d+\.\d+) (\w+)\((.*)", line)
+            if not m:
+                continue
+            ts, name, rest = float(m.group(1)), m.group(2), m.group(3)
+            if name == "io_setup":
+                setups.append(ts)
+            elif name == "io_destroy":
+                destroys.append(ts)
+            elif name == "io_submit":
+                submits.append(ts)
+            elif name == "write" and "aio.json>" in rest and '\\"kind\\":\\"phase\\"' in rest:
+                recs_at.append(ts)
+    expect(len(recs_at) == 2 and len(submits) >= 2, f"strace log {log}: {len(recs_at)} phase records written, "
+           f"{len(submits)} io_submit calls")
+    expect(len(setups) == 1, f"{len(setups)} io_setup calls for two phases of one stream at one depth: "
+           "the read's open did not reuse the write's context")
+    early = [t for t in destroys if t < recs_at[-1]]
+    expect(not early, f"{len(early)} io_destroy call(s) before the last phase record was written (first at "
+           f"{early[0] - submits[0] if early else 0:.6f} s after the first io_submit): a close destroyed its context")
+    took = ", ".join("%.4f" % r["elapsed_s"] for r in recs)
+    print(f"io_setup {len(setups)}, io_destroy {len(destroys)} (all after the records); phases' elapsed "
+          f"{took} s for 32 I/Os paced at 1000 per second")
 
 
 def case_rss_flat(tmp):

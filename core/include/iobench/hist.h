@@ -54,6 +54,11 @@ void iob_hist_reset(struct iob_hist *h);
  * from's) bucket by bucket, exactly; with different scales as
  * iob_hist_merge_ns (weight 1). */
 void iob_hist_merge(struct iob_hist *into, const struct iob_hist *from);
+/* iob_hist_merge for a from filled by iob_hist_record alone, whose samples
+ * all lie in the buckets from min's to max's: only those are read and added
+ * (a whole scan read and wrote 59 KiB, faulting in untouched pages of both,
+ * for each of the latency sampler's levels at the end of every phase). */
+void iob_hist_merge_recorded(struct iob_hist *into, const struct iob_hist *from);
 /* Add from's samples, each counted `weight` times, converted to into's unit:
  * an empty into with no scale takes ns (ns_per_tick 1).  Exact when the
  * scales are equal; otherwise each of from's buckets goes whole to the
