@@ -64,7 +64,8 @@ struct iob_iolog {
 
 /* The writes of a mixed phase, in the order they were issued, for the
  * verify phase after it (fio's list of written blocks): one per stream,
- * owned by the runner; the engine grows v (free it with free). */
+ * owned by the runner, which allocates v for cap entries before the phase
+ * (free it with free); the engine appends and never grows it. */
 struct iob_wlog_ent {
 	uint64_t off;
 	uint32_t fi, len;
