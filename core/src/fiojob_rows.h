@@ -209,10 +209,10 @@ FJ_CODE(K_PERCENTILE_LIST, "percentile_list", "", "percentiles",
 FJ_CODE(K_CONTINUE_ON_ERROR, "continue_on_error", "", "continue_on_error",
 	"none, read, write, io, all (= io), 0, 1: failed I/Os counted in io_errors, the job goes on, "
 	"for EIO and EILSEQ (fio's non-fatal errors) unless ignore_error lists others; verify is "
-	"refused; iodepth 1")
+	"refused; any iodepth")
 FJ_CODE(K_IGNORE_ERROR, "ignore_error", "", "ignore_error",
 	"READS,WRITES[,VERIFY]: ':' lists of errno names or numbers passed over (counted in io_errors); "
-	"a verify list is refused; iodepth 1")
+	"a verify list is refused; any iodepth")
 FJ_CODE(
     K_EXITALL, "exitall", "", "exit_others",
     "1: when the job ends, the jobs running with it stop (exit_others = group, or all with exit_what=all)")
