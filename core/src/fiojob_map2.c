@@ -132,9 +132,12 @@ static int map_file_engine(struct mapper *m)
 	if (fa && (fa->bare || strcmp(fa->value, "none") != 0))
 		return fj_bad(m, K_FALLOCATE, -EINVAL, "iobench does not preallocate files: give none");
 	if (e < 0) {
-		enum fkey only = fj_get(m, K_CREATE_ON_OPEN) ? K_CREATE_ON_OPEN : K_OPENFILES;
-		if (fj_get(m, only))
-			return fj_bad(m, only, -EINVAL,
+		/* a data job: create_on_open=1 is fio's "no layout" (fiojob.c, add_layouts);
+		 * iobench creates a written file at its open anyway */
+		if ((rc = fj_get_bool(m, K_CREATE_ON_OPEN, 0, &m->s->create_on_open)))
+			return rc;
+		if (fj_get(m, K_OPENFILES))
+			return fj_bad(m, K_OPENFILES, -EINVAL,
 				      "only with the file and directory engines (filecreate, filestat, filedelete, "
 				      "dircreate, dirstat, dirdelete)");
 		return 0;

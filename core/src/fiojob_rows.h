@@ -226,8 +226,10 @@ FJ_CODE(K_DEDUPE_WS_PCT, "dedupe_working_set_percentage", "", "dedupe_working_se
 FJ_CODE(K_DEDUPE_GLOBAL, "dedupe_global", "", "dedupe_global",
 	"1: the jobs with it share one working set (needs working_set; equal size, bs and dedupe keys)")
 FJ_CODE(K_CREATE_ON_OPEN, "create_on_open", "", "(none)",
-	"accepted with the file and directory engines (iobench makes each file as it opens it); "
-	"refused with the others")
+	"1: no layout, as fio: a write job makes its file at its open (as iobench always does, never "
+	"preallocating); a read or mixed job reads a file that exists or an earlier job writes, a "
+	"missing one is refused (fio creates it empty); with the file and directory engines, iobench "
+	"makes each file as it opens it")
 FJ_CODE(K_OPENFILES, "openfiles", "", "(none)",
 	"accepted with the file and directory engines (a stream has one file open at a time; above 1 "
 	"noted); refused with the others")

@@ -510,6 +510,38 @@ def tmpfs(path, size):
     expect(p.returncode == 0, f"mount tmpfs on {path}: {p.stderr}")
 
 
+def case_create_on_open(tmp):
+    """create_on_open=1 on a data job is fio's "no layout" (strace of fio 3.33: no fallocate of the write
+    job's file, its open O_CREAT at the job's start; a read job of a missing file opens it O_CREAT, empty).
+    A write job runs and makes its file; a read job of an existing file or of one an earlier job writes
+    runs with nothing laid out; a read job of a missing file is refused (docs/fio.md; refused/)."""
+    d = os.path.join(tmp, "coo")
+    os.makedirs(d)
+    def run(name, text, *extra):
+        path = os.path.join(tmp, name + ".fio")
+        with open(path, "w") as f:
+            f.write(text)
+        out = os.path.join(tmp, name + ".json")
+        p = iobench("run", path, "--dir", d, "--output", "json=" + out, *extra, rc=0)
+        return p, iob.read_json(out)
+    p, doc = run("w", "[w]\nsize=256k\nbs=4k\nrw=randwrite\ncreate_on_open=1\nfilename=c.dat\n")
+    expect([(r["phase"], r["ops"]) for r in phases(doc)] == [("write", 64)], phases(doc))
+    expect(os.path.getsize(os.path.join(d, "c.dat")) == 256 << 10, os.listdir(d))
+    # the file is there now: read with create_on_open=1, nothing laid out
+    p, doc = run("r", "[r]\nsize=256k\nbs=4k\nrw=randread\ncreate_on_open=1\nfilename=c.dat\n")
+    expect([(r["job"], r["phase"], r["ops"]) for r in phases(doc)] == [("r", "read", 64)], phases(doc))
+    expect("laid out" not in p.stdout + p.stderr, p.stdout + p.stderr)
+    # a missing file that an earlier job writes: runs as fio does (the writer's group first)
+    p, doc = run("wr", "[a]\nsize=256k\nbs=4k\nrw=write\nfilename=n.dat\n[b]\nstonewall\nsize=256k\nbs=4k\n"
+                 "rw=randrw\ncreate_on_open=1\nfilename=n.dat\n")
+    expect([(r["job"], r["phase"]) for r in phases(doc)] == [("a", "write"), ("b", "mixed")], phases(doc))
+    expect("laid out" not in p.stdout + p.stderr, p.stdout + p.stderr)
+    # without create_on_open the same missing file is laid out first; with it, refused (nothing made)
+    refused_one(tmp, os.path.join(HERE, "refused", "create-on-open.fio"), "fio lays out no file then")
+    print("create_on_open=1: the write job made its file, the reads ran with nothing laid out, a missing "
+          "file's read refused")
+
+
 def case_fill_device(tmp):
     """fill_device=1 (fio's surface-scan.fio, buffered): the write job writes until a small tmpfs is full, ENOSPC
     its end, not an error; the verify job reads and checks all of it; bytes and files as fio's own run."""
