@@ -50,6 +50,10 @@ static uint64_t job_iolog_ios(const struct iob_job *job)
 uint64_t iob_check_wlog_writes(const struct iob_job *job)
 {
 	const uint32_t mixed_verify = IOB_PHASE_BIT(IOB_PHASE_MIXED) | IOB_PHASE_BIT(IOB_PHASE_VERIFY);
+	if (job->load.verify_backlog) /* the blocks written and not yet read back: at most verify_backlog */
+		return job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))
+			       ? job->load.verify_backlog
+			       : 0;
 	if ((job->phases & mixed_verify) != mixed_verify)
 		return 0;
 	return iob_job_ios_bound(job, job_target_bytes(job));

@@ -104,7 +104,7 @@ int iob_eng_gen_init(struct phase *ph)
 			 (unsigned long long)g->fsize, g->bs);
 		return -EINVAL;
 	}
-	g->log_out = s->wlog_out;
+	g->log_out = s->load.verify_backlog ? NULL : s->wlog_out; /* a backlog's ring is iob_eng_backlog's */
 	g->log_in = s->wlog_in;
 	g->log_pos = 0;
 	if (g->log_out)

@@ -621,11 +621,17 @@ static int map_verify(struct mapper *m)
 	struct iob_job *job = m->job;
 	const struct fval *v = fj_get(m, K_VERIFY), *vp = fj_get(m, K_VERIFY_PATTERN);
 	int rc, do_verify, fatal, dump;
-	uint64_t u, async;
+	uint64_t u, async, batch;
 	if ((rc = fj_get_bool(m, K_DO_VERIFY, 1, &do_verify)) || (rc = fj_get_bool(m, K_VERIFY_FATAL, 0, &fatal)) ||
 	    (rc = fj_get_bool(m, K_VERIFY_DUMP, 0, &dump)) || (rc = fj_get_uint(m, K_VERIFY_BACKLOG, UINT64_MAX, 0, &u)) ||
-	    (rc = fj_get_uint(m, K_VERIFY_ASYNC, INT32_MAX, 0, &async)))
+	    (rc = fj_get_uint(m, K_VERIFY_ASYNC, INT32_MAX, 0, &async)) ||
+	    (rc = fj_get_uint(m, K_VERIFY_BACKLOG_BATCH, IOB_VERIFY_BACKLOG_MAX, 0, &batch)))
 		return rc;
+	if (u > IOB_VERIFY_BACKLOG_MAX)
+		return fj_bad(m, K_VERIFY_BACKLOG, -EINVAL, "at most %u blocks (each stream keeps them to read back)",
+			      IOB_VERIFY_BACKLOG_MAX);
+	if (fj_get(m, K_VERIFY_BACKLOG_BATCH) && !u)
+		return fj_bad(m, K_VERIFY_BACKLOG_BATCH, -EINVAL, "needs verify_backlog");
 	const char *kind = NULL;
 	if (v && (v->bare || !v->value[0]))
 		return fj_bad(m, K_VERIFY, -EINVAL, "needs a value (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
@@ -640,11 +646,12 @@ static int map_verify(struct mapper *m)
 		return rc;
 	if (!kind) {
 		if (fj_get(m, K_VERIFY_INTERVAL) || vp || fj_get(m, K_VERIFY_DUMP) || fj_get(m, K_VERIFY_BACKLOG) ||
-		    fj_get(m, K_VERIFY_ASYNC))
+		    fj_get(m, K_VERIFY_ASYNC) || fj_get(m, K_VERIFY_BACKLOG_BATCH))
 			return fj_bad(m, fj_get(m, K_VERIFY_INTERVAL) ? K_VERIFY_INTERVAL : vp ? K_VERIFY_PATTERN
 					: fj_get(m, K_VERIFY_DUMP)	    ? K_VERIFY_DUMP
 					: fj_get(m, K_VERIFY_BACKLOG)	    ? K_VERIFY_BACKLOG
-									    : K_VERIFY_ASYNC,
+					: fj_get(m, K_VERIFY_ASYNC)	    ? K_VERIFY_ASYNC
+									    : K_VERIFY_BACKLOG_BATCH,
 				   -EINVAL, "needs verify (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
 		return 0;
 	}
@@ -671,19 +678,32 @@ static int map_verify(struct mapper *m)
 	    (rc = set_iob_key(m, K_VERIFY_DUMP, "verify_dump", "%s", dump ? "true" : "false")))
 		return rc;
 	const int mixed = (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED)) != 0;
+	const int writes = (job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) != 0;
+	const int backlog = u && writes && job->iodepth <= 1; /* read back inside the phase */
 	if (mixed && job->time_based && do_verify) /* fio 3.33: the time ends the job, no verify pass after it */
 		fj_note_job(m->r, job->name,
 			    "verify with a time_based mixed job: no verify phase (fio 3.33 runs none after the time "
-			    "ends); the writes carry their headers");
+			    "ends); the writes carry their headers%s",
+			    backlog ? ", and every verify_backlog of them are read back and checked while it runs" : "");
+	else if (backlog && job->time_based && do_verify)
+		fj_note_job(m->r, job->name,
+			    "verify_backlog with a time_based write job: checked while it runs, and no verify phase after "
+			    "it (fio 3.33 runs none after the time ends): the blocks written since the last read-back "
+			    "(the record's backlog_left) stay unchecked");
 	else if (job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED)))
 		job->phases |= do_verify ? IOB_PHASE_BIT(IOB_PHASE_VERIFY) : 0;
 	else if (do_verify)
 		job->phases = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
-	if (fj_get(m, K_VERIFY_BACKLOG))
+	if (u && writes && !backlog) /* the queued loop does not read back between its writes */
 		fj_note_job(m->r, job->name,
-			 "verify_backlog=%llu: iobench verifies after the whole write (or mixed) phase, not every %llu "
-			 "blocks",
-			 (unsigned long long)u, (unsigned long long)u);
+			    "verify_backlog=%llu at iodepth %u: iobench verifies after the whole write (or mixed) phase, "
+			    "not every %llu blocks: the same blocks, later",
+			    (unsigned long long)u, job->iodepth, (unsigned long long)u);
+	else if (backlog &&
+		 ((rc = set_iob_key(m, K_VERIFY_BACKLOG, "verify_backlog", "%llu", (unsigned long long)u)) ||
+		  (batch && (rc = set_iob_key(m, K_VERIFY_BACKLOG_BATCH, "verify_backlog_batch", "%llu",
+					      (unsigned long long)batch)))))
+		return rc;
 	if (async)
 		fj_note_job(m->r, job->name,
 			    "verify_async=%llu: iobench checks each block in the stream that read it, not in %llu threads of "

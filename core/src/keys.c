@@ -386,6 +386,16 @@ static const struct iob_key key_table[] = {
      NULL, FIELD(pattern.verify_generation), NULL},
     {"verify_fatal", IOB_KEY_BOOL, "", "false", "verify phases stop at the first bad block", NULL,
      FIELD(load.verify_fatal), NULL},
+    {"verify_backlog", IOB_KEY_COUNT, "blocks", "0",
+     "write and mixed phases: after every this many blocks written (and not yet verified), read back and check "
+     "the oldest unverified ones, verify_backlog_batch of them, inside the phase and its time (fio's "
+     "verify_backlog); a verify phase after it checks the rest; iodepth 1; 0 = off",
+     NULL, FIELD(load.verify_backlog), NULL, .needs = "iodepth=1",
+     .why = "the queued loop does not read back between its writes"},
+    {"verify_backlog_batch", IOB_KEY_COUNT, "blocks", "0",
+     "with verify_backlog: how many blocks each read-back checks (fio's verify_backlog_batch); one that finds "
+     "fewer waiting checks each block written after until it has done them all; 0 = verify_backlog",
+     NULL, FIELD(load.verify_backlog_batch), NULL, .needs = "verify_backlog"},
     {"verify_dump", IOB_KEY_BOOL, "", "false",
      "the first bad block of a verify phase is written to <file>.<offset>.expected and <file>.<offset>.received "
      "beside the file",

@@ -195,8 +195,7 @@ int iob_runner_job_files_open(struct iob_run *run, const struct iob_job *job, st
 	jf->open = calloc(n, sizeof *jf->open);
 	jf->pin = calloc(n, sizeof *jf->pin);
 	jf->state = calloc(n, sizeof *jf->state);
-	const uint32_t mixed_verify = IOB_PHASE_BIT(IOB_PHASE_MIXED) | IOB_PHASE_BIT(IOB_PHASE_VERIFY);
-	if ((job->phases & mixed_verify) == mixed_verify) /* each stream's writes, for the verify */
+	if (iob_check_wlog_writes(job)) /* each stream's writes (or backlog), for the verify */
 		jf->wlog = calloc(jf->nwlog = job->threads > 1 ? job->threads : 1, sizeof *jf->wlog);
 	size_t *dirpin = calloc(jf->fl.ndirs + 1, sizeof *dirpin);
 	if (jf->wlog && wlog_reserve(job, jf) != 0) { /* reported as out of memory below */

@@ -410,6 +410,8 @@ static const char *every_key[][3] = {
     {"verify_interval", "512", NULL},
     {"verify_generation", "7", "0"},
     {"verify_fatal", "true", NULL},
+    {"verify_backlog", "16", NULL},
+    {"verify_backlog_batch", "4", NULL},
     {"verify_dump", "true", NULL},
     {"workload", "files", NULL},
     {"meta_phases", "rmdir,create,stat", "write,open,read,remove"},

@@ -250,6 +250,10 @@ struct iob_phase_result {
 	struct iob_bs_hist bs_hist; /* a shaped phase: I/Os and bytes per block size (n 0: not kept) */
 	int errors_counted;	    /* shape.continue_mask: failed I/Os counted, not fatal */
 	uint64_t io_errors;	    /* those failed I/Os (not in ops or bytes) */
+	/* spec.load.verify_backlog: blocks (and their bytes) read back and checked inside
+	 * this write or mixed phase, and those written and left for the verify phase after
+	 * it (or never checked, with no verify phase after it) */
+	uint64_t backlog_ops, backlog_bytes, backlog_left;
 	int device_full;	    /* spec.fill_device: the phase ended at ENOSPC */
 	struct iob_prio_hist prio_hist; /* cmdprio: I/Os submitted per priority (n 0: not kept) */
 	int pass_cut;		    /* spec.load.seq_ops ended the phase inside a pass */
