@@ -610,6 +610,40 @@ static int map_content(struct mapper *m)
 	return 0;
 }
 
+/* loops=N with verify on a write job: fio verifies after each pass (traced:
+ * W256 R256 W256 R256 on 1 MiB of 4 KiB blocks, randwrite or write), which is
+ * verify_backlog = a pass's blocks, read back in the order written as each
+ * pass ends.  Only where a pass is a fixed number of blocks: one block size,
+ * no shape, the random map, whole passes, iodepth 1, not time_based; else
+ * one verify after every pass (noted). */
+static int map_verify_passes(struct mapper *m)
+{
+	struct iob_job *job = m->job;
+	uint64_t loops;
+	int rc;
+	if ((rc = fj_get_uint(m, K_LOOPS, UINT32_MAX, 1, &loops)) || loops < 2 ||
+	    !(job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) || job->time_based)
+		return rc;
+	const uint64_t bs = job->block_size, pass = bs ? job->size / bs : 0;
+	const int whole = job->access == IOB_ACCESS_SEQ ? job->loops == loops && !job->ops && !job->load.seq_ops
+							: job->random_map && job->ops == loops * pass;
+	if (job->iodepth > 1 || !pass || job->size % bs || !whole || pass > IOB_VERIFY_BACKLOG_MAX || job->bssplit[0] ||
+	    (job->random_distribution[0] && strcmp(job->random_distribution, "random") != 0) || job->seq_add[0] || job->rand_run > 1 ||
+	    (job->threads > 1 && job->shared_file && !job->shared_whole)) {
+		fj_note_job(m->r, job->name,
+			    "loops=%llu with verify: iobench verifies once after all the passes, where fio verifies after "
+			    "each (here a pass is not a fixed number of blocks, or iodepth is above 1): the same blocks, "
+			    "later",
+			    (unsigned long long)loops);
+		return 0;
+	}
+	fj_note_job(m->r, job->name,
+		    "loops=%llu with verify: each pass's %llu blocks read back and checked as it ends, inside the write "
+		    "phase (verify_backlog = %llu), as fio verifies after each pass",
+		    (unsigned long long)loops, (unsigned long long)pass, (unsigned long long)pass);
+	return set_iob_key(m, K_LOOPS, "verify_backlog", "%llu", (unsigned long long)pass);
+}
+
 /* verify, do_verify, verify_*: the job's verify keys and its phases. */
 static int map_verify(struct mapper *m)
 {
@@ -703,6 +737,8 @@ static int map_verify(struct mapper *m)
 		 ((rc = set_iob_key(m, K_VERIFY_BACKLOG, "verify_backlog", "%llu", (unsigned long long)u)) ||
 		  (batch && (rc = set_iob_key(m, K_VERIFY_BACKLOG_BATCH, "verify_backlog_batch", "%llu",
 					      (unsigned long long)batch)))))
+		return rc;
+	else if (!u && do_verify && (rc = map_verify_passes(m)))
 		return rc;
 	if (async)
 		fj_note_job(m->r, job->name,

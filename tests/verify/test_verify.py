@@ -940,6 +940,43 @@ def case_backlog_time(d):
     return 0
 
 
+def case_loops_fio(d):
+    """loops=2 with verify on a write job (1 MiB of 4 KiB blocks, randwrite and write): fio 3.33 writes a
+    pass and verifies it, twice (W256 R256 W256 R256, traced); iobench does the same calls, each pass read
+    back in the order written as it ends (verify_backlog = a pass's blocks: the write record's
+    backlog_verified_ops 512, nothing left for the verify phase).  randrw keeps one verify after both
+    passes (docs/fio.md)."""
+    def runs(calls):
+        out = []
+        for c in calls:
+            if out and out[-1][0] == c[1]:
+                out[-1][1].append(c[2])
+            else:
+                out.append((c[1], [c[2]]))
+        return out
+    fio = fio_binary()
+    for k, rw in enumerate(("randwrite", "write")):
+        job = mixed_job(d, f"l{k}", rw, "loops=2\n")
+        out = os.path.join(d, f"l{k}.json")
+        calls, p = traced_io([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"il{k}")
+        expect(p.returncode == 0, f"{rw}: exit {p.returncode}: {p.stderr}")
+        r = runs(calls)
+        expect([(c, len(o)) for c, o in r] == [("write", 256), ("read", 256)] * 2 and r[0][1] == r[1][1] and
+               r[2][1] == r[3][1], f"{rw}: iobench's runs {[(c, len(o)) for c, o in r]}")
+        w, v = phase_recs(out)
+        expect(w["ops"] == 512 and w["backlog_verified_ops"] == 512 and v["ops"] == 0 and v["status"] == "ok",
+               f"{rw}: {w} {v}")
+        line = f"{rw} loops=2: iobench " + " ".join(f"{c[0].upper()}{len(o)}" for c, o in r)
+        if fio:
+            fcalls, fp = traced_io([fio, "--output-format=json", job], d, f"fl{k}")
+            fr = runs(fcalls)
+            expect(fp.returncode == 0 and [(c, len(o)) for c, o in fr] == [("write", 256), ("read", 256)] * 2,
+                   f"fio {rw}: exit {fp.returncode}, runs {[(c, len(o)) for c, o in fr]}")
+            line += "; fio " + " ".join(f"{c[0].upper()}{len(o)}" for c, o in fr)
+        print(line)
+    return 0
+
+
 if __name__ == "__main__":
     ARGS = iob.arguments("--bin", "--src", "--work", optional={"--fio": ""}, case=True)
     sys.exit(iob.run_case(ARGS, globals(), "verify-"))
