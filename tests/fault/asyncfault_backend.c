@@ -179,29 +179,21 @@ static int af_option(void *ctx, const char *key, const char *val)
 		}
 		return 0;
 	}
-	if (strcmp(key, "io_fail_err") == 0) {
-		c->fail_err = strcmp(val, "EIO") == 0	   ? -EIO
-			      : strcmp(val, "ENOSPC") == 0 ? -ENOSPC
-			      : strcmp(val, "EILSEQ") == 0 ? -EILSEQ
-			      : strcmp(val, "ENOMEM") == 0 ? -ENOMEM
-							   : 0;
-		if (!c->fail_err) {
-			af_host->log(IOB_LOG_ERROR, AF_NAME, "backend option io_fail_err=%s: one of EIO, ENOSPC, EILSEQ, ENOMEM",
-				     val);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (strcmp(key, "err") == 0) {
-		c->err = strcmp(val, "ENOMEM") == 0 ? -ENOMEM
-			 : strcmp(val, "EIO") == 0  ? -EIO
-			 : strcmp(val, "ENOSPC") == 0 ? -ENOSPC
-						       : 0;
-		if (!c->err) {
-			af_host->log(IOB_LOG_ERROR, AF_NAME, "backend option err=%s: one of ENOMEM, EIO, ENOSPC", val);
-			return -EINVAL;
-		}
-		return 0;
+	if (strcmp(key, "err") == 0 || strcmp(key, "io_fail_err") == 0) { /* a submit's error, or an I/O's */
+		static const struct {
+			const char *name;
+			int err;
+		} errs[] = {{"ENOMEM", -ENOMEM}, {"EIO", -EIO}, {"ENOSPC", -ENOSPC}, {"EILSEQ", -EILSEQ}};
+		int *to = key[0] == 'e' ? &c->err : &c->fail_err;
+		size_t n = key[0] == 'e' ? 3 : 4; /* a submit fails with ENOMEM, EIO or ENOSPC */
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(val, errs[i].name) == 0) {
+				*to = errs[i].err;
+				return 0;
+			}
+		af_host->log(IOB_LOG_ERROR, AF_NAME, "backend option %s=%s: one of ENOMEM, EIO, ENOSPC%s", key, val,
+			     n == 4 ? ", EILSEQ" : "");
+		return -EINVAL;
 	}
 	unsigned *pm = strcmp(key, "submit_fail") == 0 ? &c->submit_fail
 		       : strcmp(key, "partial") == 0   ? &c->partial

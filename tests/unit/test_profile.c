@@ -622,22 +622,16 @@ static void test_key_rules(void **s)
 	expect_error("[j]\nsteady_state = iops\nuntil_ci = 5%\n",
 		     "[j] steady_state = iops cannot be used with until_ci = 5%", NULL);
 	/* a value other than the default that the rule allows passes */
-	struct iob_suite suite;
-	assert_int_equal(iob_profile_load_string("ok",
-						 "[j]\nphases = read\ntime_based = true\nruntime = 1s\n"
-						 "access = rand\nreopen = true\nfill_once = true\n",
-						 &suite, err, sizeof err),
-			 0);
-	assert_int_equal(iob_job_validate(&suite.jobs[0], err, sizeof err), 0);
-	iob_suite_free(&suite);
-	/* continue_on_error and ignore_error at any iodepth (the queued loop passes over them too) */
-	assert_int_equal(iob_profile_load_string("ok",
-						 "[j]\naccess = rand\ncontinue_on_error = read\nignore_error = EIO,EIO\n"
-						 "iodepth = 4\nbackend = io_uring\n",
-						 &suite, err, sizeof err),
-			 0);
-	assert_int_equal(iob_job_validate(&suite.jobs[0], err, sizeof err), 0);
-	iob_suite_free(&suite);
+	/* and continue_on_error and ignore_error at any iodepth (the queued loop passes over them too) */
+	static const char *const allowed[] = {
+	    "[j]\nphases = read\ntime_based = true\nruntime = 1s\naccess = rand\nreopen = true\nfill_once = true\n",
+	    "[j]\naccess = rand\ncontinue_on_error = read\nignore_error = EIO,EIO\niodepth = 4\nbackend = io_uring\n"};
+	for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
+		struct iob_suite suite;
+		assert_int_equal(iob_profile_load_string("ok", allowed[i], &suite, err, sizeof err), 0);
+		assert_int_equal(iob_job_validate(&suite.jobs[0], err, sizeof err), 0);
+		iob_suite_free(&suite);
+	}
 }
 
 /* ---- exactness: BOM, include depth ---------------------------------------- */
