@@ -62,6 +62,9 @@ static void sum_counts(struct iob_aggregate *a, const struct iob_phase_result *r
 	a->bad_blocks += r->bad_blocks;
 	a->io_errors += r->io_errors;
 	a->errors_counted |= r->errors_counted;
+	a->backlog_ops += r->backlog_ops;
+	a->backlog_bytes += r->backlog_bytes;
+	a->backlog_left += r->backlog_left;
 	for (uint32_t i = 0; i < r->bs_hist.n; i++)
 		for (int d = 0; d < 2; d++)
 			if (r->bs_hist.ios[d][i])
@@ -219,4 +222,7 @@ void iob_aggregate_as_result(const struct iob_aggregate *a, struct iob_phase_res
 	r->prio_hist = a->prio_hist;
 	r->io_errors = a->io_errors;
 	r->errors_counted = a->errors_counted;
+	r->backlog_ops = a->backlog_ops;
+	r->backlog_bytes = a->backlog_bytes;
+	r->backlog_left = a->backlog_left;
 }

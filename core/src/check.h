@@ -50,6 +50,10 @@ size_t iob_check_group_end(const struct iob_suite *suite, size_t i);
 /* check_memory.c.  A job's per-I/O log and its list of a mixed phase's
  * writes, each known before the run, or refused in one line. */
 int iob_check_job_logs(const struct iob_job *job, char *err, size_t errlen);
+/* The entries of each stream's list of a mixed phase's writes (for the
+ * verify after it): 0 without one, UINT64_MAX when not known before the run
+ * (refused by iob_check_job_logs). */
+uint64_t iob_check_wlog_writes(const struct iob_job *job);
 /* Every job, and every group's jobs together, within the memory the run may
  * take; -ENOMEM with one line naming the job and what to lower. */
 int iob_check_memory(const struct iob_suite *suite, char *err, size_t errlen);

@@ -46,10 +46,14 @@ static uint64_t job_iolog_ios(const struct iob_job *job)
 /* A mixed phase before a verify keeps each stream's writes for it (an
  * iob_wlog_ent each, until the verify has read them back): at most the
  * mixed phase's I/Os; 0: no such list; UINT64_MAX: not known before the
- * run. */
-static uint64_t job_wlog_writes(const struct iob_job *job)
+ * run.  The runner reserves it (iob_runner_job_files_open) before the clock. */
+uint64_t iob_check_wlog_writes(const struct iob_job *job)
 {
 	const uint32_t mixed_verify = IOB_PHASE_BIT(IOB_PHASE_MIXED) | IOB_PHASE_BIT(IOB_PHASE_VERIFY);
+	if (job->load.verify_backlog) /* the blocks written and not yet read back: at most verify_backlog */
+		return job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))
+			       ? job->load.verify_backlog
+			       : 0;
 	if ((job->phases & mixed_verify) != mixed_verify)
 		return 0;
 	return iob_job_ios_bound(job, job_target_bytes(job));
@@ -59,7 +63,7 @@ static uint64_t job_wlog_writes(const struct iob_job *job)
  * is budgeted before the run, so its length must be known then. */
 static int check_wlog(const struct iob_job *job, char *err, size_t errlen)
 {
-	if (job_wlog_writes(job) != UINT64_MAX)
+	if (iob_check_wlog_writes(job) != UINT64_MAX)
 		return 0;
 	snprintf(err, errlen,
 		 "[%s] phases = mixed,verify keeps every write of the mixed phase for the verify after it, but %s, "
@@ -134,7 +138,7 @@ static uint64_t job_memory(const struct iob_job *job)
 	for (unsigned p = IOB_PHASE_WRITE; p <= IOB_PHASE_MIXED; p++)
 		logged += p != IOB_PHASE_VERIFY && (job->phases & IOB_PHASE_BIT(p));
 	peak = iob_add_sat(peak, iob_mul_sat(iob_mul_sat(job_iolog_ios(job), sizeof(struct iob_io_event)), logged));
-	peak = iob_add_sat(peak, iob_mul_sat(job_wlog_writes(job), sizeof(struct iob_wlog_ent)));
+	peak = iob_add_sat(peak, iob_mul_sat(iob_check_wlog_writes(job), sizeof(struct iob_wlog_ent)));
 	return iob_mul_sat(peak, job->threads ? job->threads : 1);
 }
 

@@ -231,7 +231,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	r->errors_counted = ph.shaped && s->shape->continue_mask;
 	/* start_delay and rate_min alone need no shaped loop */
 	ph.fill_each = (ph.write || ph.mixed) && !iob_pattern_is_constant(&s->pattern) && !s->fill_once;
-	ph.open_flags = ph.write   ? IOB_OPEN_WRITE | IOB_OPEN_CREATE | (s->truncate ? IOB_OPEN_TRUNC : 0)
+	ph.open_flags = ph.write   ? IOB_OPEN_WRITE | IOB_OPEN_CREATE | (s->truncate ? IOB_OPEN_TRUNC : 0) |
+					 (s->load.verify_backlog ? IOB_OPEN_READ : 0) /* it reads its writes back */
 			: ph.mixed ? IOB_OPEN_READ | IOB_OPEN_WRITE
 				   : IOB_OPEN_READ;
 	ph.mix_rng = s->seed ^ 0x94d049bb133111ebull;
@@ -288,6 +289,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 		if (ph.ramping)
 			iob_eng_window_start(&ph); /* it ended within its ramp: the window is empty */
 	}
+	iob_eng_backlog_end(&ph); /* verify_backlog: what is left, for the verify phase */
 	iob_shape_run_end(&ph.shape); /* flow: this stream leaves its flow */
 	uint64_t end_tick = iob_ticks(), end_ns = iob_now_ns();
 	r->start_ns = ph.start_ns ? ph.start_ns : end_ns;
@@ -346,6 +348,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	iob_free_aligned(ph.bufbase ? ph.bufbase : ph.buf);
 	iob_free_aligned(ph.scratch);
 	iob_free_aligned(ph.rbuf);
+	iob_free_aligned(ph.blbuf);
 	if (place) /* the thread's former CPUs and memory policy (a lone job's is the main thread) */
 		iob_numa_leave(&placed);
 	if (s->access == IOB_ACCESS_SEQ && !ph.mixed) /* what a later read replays (written_draws) */

@@ -239,6 +239,12 @@ struct phase {
 	unsigned char *bufbase; /* a periodic pattern written in order: the buffer, bufmem + period bytes */
 	size_t period;		/* then buf points into it where each block's offset falls (engine_io.c) */
 	int verify_halt; /* verify_fatal stopped the phase (status -ECANCELED until its end) */
+	/* verify_backlog (engine_io.c, iob_eng_backlog): the blocks written and not yet read
+	 * back, a ring in spec.wlog_out (its n of them from bl_head), reads into blbuf */
+	struct iob_wlog *bl;
+	size_t bl_head;
+	uint64_t bl_batch; /* reads left of the batch under way */
+	unsigned char *blbuf;
 	struct lat_sampler lat;
 	uint64_t nio;	   /* I/O calls so far (the sampler's clock) */
 	uint64_t event;	   /* min(lat.event, check_at): the loops compare nio with it */
@@ -294,6 +300,13 @@ int iob_eng_prepare(struct phase *ph);
 int iob_eng_open_all(struct phase *ph);
 int iob_eng_broke_contract(struct phase *ph, size_t fi, int write, int64_t n, size_t len, uint64_t off);
 int iob_eng_after_io_slow(struct phase *ph, size_t fi, int64_t n, size_t len, uint64_t off);
+/* verify_backlog: a write of len bytes at off of file fi completed; after every
+ * verify_backlog of them, read back and check the oldest (a batch).  0, or
+ * negative: the phase's error (a read failed, or verify_fatal stopped it). */
+int iob_eng_backlog(struct phase *ph, size_t fi, uint64_t off, size_t len);
+/* At the phase's end: the ring's blocks in order from v[0], for the verify
+ * phase after it (spec.wlog_in) */
+void iob_eng_backlog_end(struct phase *ph);
 int iob_eng_short_read(struct phase *ph, size_t fi, int64_t n, size_t len, uint64_t off, uint64_t size);
 int iob_eng_account(struct phase *ph, size_t fi, int write, const unsigned char *buf, int64_t n, size_t len,
 		    uint64_t off);

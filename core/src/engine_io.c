@@ -217,10 +217,27 @@ int iob_eng_prepare(struct phase *ph)
 		ph->bufbase = ph->buf;
 		ph->fill_each = 0;
 	}
-	ph->scratch = ph->verify ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
+	if (s->load.verify_backlog && (ph->write || ph->mixed)) { /* its ring: the runner's, reserved */
+		const char *why = ph->queued ? "the queued loop does not read back between its writes (iodepth 1)"
+				  : s->nfiles > 1 ? "a stream reads back through its one file, and has several"
+				  : !s->wlog_out || s->wlog_out->cap < s->load.verify_backlog ? "no list of the blocks written"
+											       : NULL;
+		if (why) {
+			ph->r->status = -EINVAL;
+			snprintf(ph->r->error, sizeof ph->r->error, "verify_backlog %llu: %s",
+				 (unsigned long long)s->load.verify_backlog, why);
+			return -EINVAL;
+		}
+		ph->bl = s->wlog_out;
+		ph->bl_head = 0;
+		ph->blbuf = iob_alloc_aligned(mem_align, ph->buflen);
+		if (!ph->blbuf || iob_eng_touch(ph, ph->blbuf, ph->buflen, NULL, 0))
+			return ph->blbuf ? 1 : iob_eng_fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
+	}
+	ph->scratch = ph->verify || ph->bl ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
 	const int rb = (ph->mixed || ph->shaped || ph->replay) && !ph->queued;
 	ph->rbuf = rb ? iob_alloc_aligned(mem_align, ph->buflen) : NULL;
-	if (!ph->buf || (ph->verify && !ph->scratch) || (rb && !ph->rbuf))
+	if (!ph->buf || ((ph->verify || ph->bl) && !ph->scratch) || (rb && !ph->rbuf))
 		return iob_eng_fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
 	if (iob_eng_touch(ph, ph->buf, ph->bufmem + ph->period, NULL, ph->write || ph->mixed) ||
 	    (ph->rbuf && iob_eng_touch(ph, ph->rbuf, ph->buflen, NULL, 0)))
@@ -291,6 +308,69 @@ static int verify_piece(struct phase *ph, size_t fi, const unsigned char *buf, s
 		}
 	}
 	return r->status == -ECANCELED ? -ECANCELED : 0;
+}
+
+int iob_eng_backlog(struct phase *ph, size_t fi, uint64_t off, size_t len)
+{
+	struct iob_wlog *l = ph->bl;
+	struct iob_phase_result *r = ph->r;
+	const uint64_t every = ph->spec->load.verify_backlog;
+	if (ph->ramping)
+		return 0; /* the ramp's writes are not checked (nor listed) */
+	if (l->n == l->cap) /* never: a batch starts whenever verify_backlog are waiting */
+		return iob_eng_fail(ph, -EOVERFLOW, "verify_backlog list of", ph->spec->files[fi], off, len);
+	l->v[(ph->bl_head + l->n++) % l->cap] = (struct iob_wlog_ent){.off = off, .fi = (uint32_t)fi, .len = (uint32_t)len};
+	/* fio's rule: a batch starts when the blocks waiting are a multiple of
+	 * verify_backlog; one that found too few waiting goes on after each
+	 * later write, until it has checked verify_backlog_batch */
+	if (!ph->bl_batch) {
+		if (l->n % every)
+			return 0;
+		ph->bl_batch = ph->spec->load.verify_backlog_batch ? ph->spec->load.verify_backlog_batch : every;
+	}
+	while (ph->bl_batch && l->n) {
+		const struct iob_wlog_ent e = l->v[ph->bl_head];
+		ph->bl_head = (ph->bl_head + 1) % l->cap;
+		l->n--;
+		ph->bl_batch--;
+		int64_t n = ph->ops->read_at(ph->handles[e.fi], ph->blbuf, e.len, e.off);
+		if (n < 0 && n >= -4095)
+			return iob_eng_fail(ph, (int)n, "verify_backlog read", ph->spec->files[e.fi], e.off, e.len);
+		if (n != (int64_t)e.len) {
+			iob_eng_fail(ph, -EIO, "verify_backlog read", ph->spec->files[e.fi], e.off, e.len);
+			snprintf(r->error, sizeof r->error,
+				 "short read (%lld of %u bytes) at offset %llu of %s, reading back a block this phase wrote "
+				 "(verify_backlog): %s",
+				 (long long)n, e.len, (unsigned long long)e.off, ph->spec->files[e.fi], strerror(EIO));
+			return -EIO;
+		}
+		r->backlog_ops++;
+		r->backlog_bytes += (uint64_t)n;
+		if (verify_piece(ph, e.fi, ph->blbuf, (size_t)n, e.off))
+			return -ECANCELED;
+	}
+	return 0;
+}
+
+void iob_eng_backlog_end(struct phase *ph)
+{
+	struct iob_wlog *l = ph->bl;
+	if (!l)
+		return;
+	ph->r->backlog_left = l->n;
+	/* rotate v[0, cap) left by bl_head (three reversals, nothing allocated):
+	 * the ring's n blocks then start at v[0], oldest first */
+	size_t h = ph->bl_head, c = l->cap;
+	if (h == 0 || c == 0)
+		return;
+	struct iob_wlog_ent *v = l->v, t;
+	for (size_t a = 0, b = h - 1; a < b; a++, b--)
+		t = v[a], v[a] = v[b], v[b] = t;
+	for (size_t a = h, b = c - 1; a < b; a++, b--)
+		t = v[a], v[a] = v[b], v[b] = t;
+	for (size_t a = 0, b = c - 1; a < b; a++, b--)
+		t = v[a], v[a] = v[b], v[b] = t;
+	ph->bl_head = 0;
 }
 
 /* A backend returned what it may not: more than asked, or no errno. */

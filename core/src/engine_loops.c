@@ -180,6 +180,8 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 			int st = after_io(ph, fi, n, len, off);
 			if (st < 0)
 				return st;
+			if (ph->bl && write && st == 0 && iob_eng_backlog(ph, fi, off, (size_t)n) < 0)
+				return r->status; /* verify_backlog: a read-back failed, or found a bad block */
 			if (r->device_full)
 				goto done; /* fill_device: the file system is full */
 			if (ph->seq_left != UINT64_MAX && !ph->ramping)
@@ -241,6 +243,7 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 	const int reopen = !fast && s->reopen, write = ph->write, fill = !fast && ph->write && ph->fill_each;
 	const int multi = !fast && s->nfiles > 1, skip_past_end = !fast && s->skip_past_end;
 	const int verify = !fast && ph->verify;
+	const int backlog = !fast && ph->bl != NULL && ph->write; /* verify_backlog */
 	/* one handle, open throughout: the call needs no table */
 	const int plain = !multi && !reopen;
 	static const volatile sig_atomic_t never = 0;
@@ -347,6 +350,8 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 		if (__builtin_expect(n == (int64_t)bs && !verify, 1)) { /* after_io's common case */
 			r->bytes += bs;
 			r->ops++;
+			if (backlog && iob_eng_backlog(ph, fi, off, bs) < 0)
+				return r->status; /* verify_backlog: a read-back failed, or found a bad block */
 			continue;
 		}
 		if (n == -EINTR && __atomic_load_n(stop, __ATOMIC_RELAXED)) {
@@ -381,7 +386,7 @@ int iob_eng_run_random(struct phase *ph)
 {
 	const struct iob_phase_spec *s = ph->spec;
 	const int fast = s->nfiles == 1 && s->random_map && !s->skip_past_end && !s->reopen && !ph->verify &&
-			 !(ph->write && ph->fill_each);
+			 !(ph->write && ph->fill_each) && !ph->bl;
 	return fast ? run_random_loop(ph, 1) : run_random_loop(ph, 0);
 }
 
@@ -445,6 +450,8 @@ int iob_eng_run_mixed(struct phase *ph)
 		if (st < 0)
 			return st;
 		count_op(ph, w);
+		if (w && ph->bl && st == 0 && iob_eng_backlog(ph, fi, off, len) < 0)
+			return r->status; /* verify_backlog: a read-back failed, or found a bad block */
 		if (ph->shaped)
 			iob_bs_hist_add(&r->bs_hist, w, len, 1, (uint64_t)n);
 		if (st > 0) {

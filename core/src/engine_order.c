@@ -104,7 +104,7 @@ int iob_eng_gen_init(struct phase *ph)
 			 (unsigned long long)g->fsize, g->bs);
 		return -EINVAL;
 	}
-	g->log_out = s->wlog_out;
+	g->log_out = s->load.verify_backlog ? NULL : s->wlog_out; /* a backlog's ring is iob_eng_backlog's */
 	g->log_in = s->wlog_in;
 	g->log_pos = 0;
 	if (g->log_out)
@@ -247,22 +247,19 @@ static int gen_draw(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 	}
 }
 
-/* Append a write to the mixed phase's log (spec.wlog_out); 0, or -ENOMEM
- * with the phase's error set. */
+/* Append a write to the mixed phase's log (spec.wlog_out), reserved whole
+ * before the clock (the runner's wlog_reserve): nothing is allocated here.
+ * 0, or -EOVERFLOW with the phase's error set if more writes came than the
+ * bound it was reserved for (iob_job_ios_bound). */
 static int log_write(struct gen *g, size_t fi, uint64_t off, size_t len)
 {
 	struct iob_wlog *l = g->log_out;
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 1024;
-		struct iob_wlog_ent *v = cap > SIZE_MAX / sizeof *v ? NULL : realloc(l->v, cap * sizeof *v);
-		if (!v) {
-			g->ph->r->status = -ENOMEM;
-			snprintf(g->ph->r->error, sizeof g->ph->r->error,
-				 "out of memory for the list of the blocks written (%zu), which verify reads back", l->n);
-			return -ENOMEM;
-		}
-		l->v = v;
-		l->cap = cap;
+		g->ph->r->status = -EOVERFLOW;
+		snprintf(g->ph->r->error, sizeof g->ph->r->error,
+			 "more writes than the %zu reserved for the list of the blocks written, which verify reads back "
+			 "(a bug: the bound is the phase's most I/Os)", l->cap);
+		return -EOVERFLOW;
 	}
 	l->v[l->n++] = (struct iob_wlog_ent){.off = off, .fi = (uint32_t)fi, .len = (uint32_t)len};
 	return 0;
@@ -270,7 +267,7 @@ static int log_write(struct gen *g, size_t fi, uint64_t off, size_t len)
 
 /* The next I/O: file, offset and length.  0 when the order is done.  A
  * verify after a mixed phase takes the writes that phase logged, in order;
- * a mixed phase that logs its writes appends each one drawn. */
+ * a mixed phase that logs its writes appends each one drawn in its window. */
 int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 {
 	if (g->log_in) {
@@ -284,7 +281,8 @@ int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 	}
 	if (!gen_draw(g, fi, off, len))
 		return 0;
-	return !(g->log_out && g->w && log_write(g, *fi, *off, *len) != 0);
+	/* the ramp's writes are not logged: the verify reads the window's (ops_written) */
+	return !(g->log_out && g->w && !g->ph->ramping && log_write(g, *fi, *off, *len) != 0);
 }
 
 /* What of the order a loop over gen completed (spec.written_draws). */

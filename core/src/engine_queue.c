@@ -394,6 +394,11 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 	struct queue *q = &ph->q;
 	const size_t want = rq->len - rq->done;
 	const int64_t n = rq->io.result;
+	if (n < 0 && n >= -4095 && ph->shaped && iob_shape_passes_error(ph->spec->shape, rq->write, (int)-n)) {
+		ph->r->io_errors++; /* continue_on_error, ignore_error: counted, not an op; the slot is free again */
+		req_free(q, rq, REQ_COMPLETED);
+		return 0;
+	}
 	int st = iob_eng_account(ph, rq->fi, rq->write, rq->buf + rq->done, n, want, rq->off + rq->done);
 	if (st < 0) {
 		req_free(q, rq, REQ_COMPLETED);

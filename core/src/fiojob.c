@@ -60,11 +60,15 @@ static int files_ready(const struct iob_job *job)
  * whole (sequential, buffered, synced) and keeps it. */
 static int add_layouts(struct reader *r, struct iob_job *jobs, size_t *njobs, unsigned char *prepare)
 {
+	size_t src = 0; /* the job's section (r->jobs): the jobs before layouts went in */
 	for (size_t j = 0; j < *njobs; j++) {
 		struct iob_job *job = &jobs[j];
+		if (prepare[j])
+			continue;
+		struct fsection *sec = &r->jobs[src++];
 		/* e4defrag writes move the file's blocks: it must be there, with data, as for a read */
 		int moves = strcmp(job->backend, "e4defrag") == 0;
-		if (prepare[j] || job->workload == 1 ||
+		if (job->workload == 1 ||
 		    (!moves && !(job->phases & (IOB_PHASE_BIT(IOB_PHASE_READ) | IOB_PHASE_BIT(IOB_PHASE_MIXED)))) ||
 		    strcmp(job->filename, "-") == 0 || strcmp(job->backend, "null") == 0) /* null reads no file */
 			continue;
@@ -77,6 +81,15 @@ static int add_layouts(struct reader *r, struct iob_job *jobs, size_t *njobs, un
 				reach(&jobs[w]) >= reach(job) && same_files(&jobs[w], job);
 		if (ready)
 			continue;
+		if (sec->create_on_open) { /* fio lays nothing out: its first read finds no data */
+			struct mapper m = {.r = r, .s = sec, .job = job};
+			return fj_bad(&m, K_CREATE_ON_OPEN, -EINVAL,
+				      "fio lays out no file then, and %s is missing or shorter than the job's %llu bytes, "
+				      "with no earlier job writing it: fio 3.33 creates it empty and its sync engines fail "
+				      "the first read (EIO), libaio reads nothing; write the file first (an earlier job), or "
+				      "leave out create_on_open",
+				      job->filename[0] ? job->filename : "its file", (unsigned long long)reach(job));
+		}
 		if (*njobs >= IOB_MAX_JOBS)
 			return fj_fail(r, -E2BIG, "more than %d jobs with the files laid out for the read jobs", IOB_MAX_JOBS);
 		memmove(&jobs[first + 1], &jobs[first], (*njobs - first) * sizeof *jobs);

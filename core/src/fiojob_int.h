@@ -101,6 +101,7 @@ struct fsection {
 	char name[IOB_NAME_MAX + 64];
 	char where[FIO_WHERE_MAX];
 	struct fval v[FJ_KEYS_MAX];
+	int create_on_open; /* create_on_open=1 on a data job: no layout (fiojob.c, add_layouts) */
 };
 
 struct reader {

@@ -132,9 +132,12 @@ static int map_file_engine(struct mapper *m)
 	if (fa && (fa->bare || strcmp(fa->value, "none") != 0))
 		return fj_bad(m, K_FALLOCATE, -EINVAL, "iobench does not preallocate files: give none");
 	if (e < 0) {
-		enum fkey only = fj_get(m, K_CREATE_ON_OPEN) ? K_CREATE_ON_OPEN : K_OPENFILES;
-		if (fj_get(m, only))
-			return fj_bad(m, only, -EINVAL,
+		/* a data job: create_on_open=1 is fio's "no layout" (fiojob.c, add_layouts);
+		 * iobench creates a written file at its open anyway */
+		if ((rc = fj_get_bool(m, K_CREATE_ON_OPEN, 0, &m->s->create_on_open)))
+			return rc;
+		if (fj_get(m, K_OPENFILES))
+			return fj_bad(m, K_OPENFILES, -EINVAL,
 				      "only with the file and directory engines (filecreate, filestat, filedelete, "
 				      "dircreate, dirstat, dirdelete)");
 		return 0;
@@ -607,6 +610,40 @@ static int map_content(struct mapper *m)
 	return 0;
 }
 
+/* loops=N with verify on a write job: fio verifies after each pass (traced:
+ * W256 R256 W256 R256 on 1 MiB of 4 KiB blocks, randwrite or write), which is
+ * verify_backlog = a pass's blocks, read back in the order written as each
+ * pass ends.  Only where a pass is a fixed number of blocks: one block size,
+ * no shape, the random map, whole passes, iodepth 1, not time_based; else
+ * one verify after every pass (noted). */
+static int map_verify_passes(struct mapper *m)
+{
+	struct iob_job *job = m->job;
+	uint64_t loops;
+	int rc;
+	if ((rc = fj_get_uint(m, K_LOOPS, UINT32_MAX, 1, &loops)) || loops < 2 ||
+	    !(job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) || job->time_based)
+		return rc;
+	const uint64_t bs = job->block_size, pass = bs ? job->size / bs : 0;
+	const int whole = job->access == IOB_ACCESS_SEQ ? job->loops == loops && !job->ops && !job->load.seq_ops
+							: job->random_map && job->ops == loops * pass;
+	if (job->iodepth > 1 || !pass || job->size % bs || !whole || pass > IOB_VERIFY_BACKLOG_MAX || job->bssplit[0] ||
+	    (job->random_distribution[0] && strcmp(job->random_distribution, "random") != 0) || job->seq_add[0] || job->rand_run > 1 ||
+	    (job->threads > 1 && job->shared_file && !job->shared_whole)) {
+		fj_note_job(m->r, job->name,
+			    "loops=%llu with verify: iobench verifies once after all the passes, where fio verifies after "
+			    "each (here a pass is not a fixed number of blocks, or iodepth is above 1): the same blocks, "
+			    "later",
+			    (unsigned long long)loops);
+		return 0;
+	}
+	fj_note_job(m->r, job->name,
+		    "loops=%llu with verify: each pass's %llu blocks read back and checked as it ends, inside the write "
+		    "phase (verify_backlog = %llu), as fio verifies after each pass",
+		    (unsigned long long)loops, (unsigned long long)pass, (unsigned long long)pass);
+	return set_iob_key(m, K_LOOPS, "verify_backlog", "%llu", (unsigned long long)pass);
+}
+
 /* verify, do_verify, verify_*: the job's verify keys and its phases. */
 static int map_verify(struct mapper *m)
 {
@@ -618,11 +655,17 @@ static int map_verify(struct mapper *m)
 	struct iob_job *job = m->job;
 	const struct fval *v = fj_get(m, K_VERIFY), *vp = fj_get(m, K_VERIFY_PATTERN);
 	int rc, do_verify, fatal, dump;
-	uint64_t u, async;
+	uint64_t u, async, batch;
 	if ((rc = fj_get_bool(m, K_DO_VERIFY, 1, &do_verify)) || (rc = fj_get_bool(m, K_VERIFY_FATAL, 0, &fatal)) ||
 	    (rc = fj_get_bool(m, K_VERIFY_DUMP, 0, &dump)) || (rc = fj_get_uint(m, K_VERIFY_BACKLOG, UINT64_MAX, 0, &u)) ||
-	    (rc = fj_get_uint(m, K_VERIFY_ASYNC, INT32_MAX, 0, &async)))
+	    (rc = fj_get_uint(m, K_VERIFY_ASYNC, INT32_MAX, 0, &async)) ||
+	    (rc = fj_get_uint(m, K_VERIFY_BACKLOG_BATCH, IOB_VERIFY_BACKLOG_MAX, 0, &batch)))
 		return rc;
+	if (u > IOB_VERIFY_BACKLOG_MAX)
+		return fj_bad(m, K_VERIFY_BACKLOG, -EINVAL, "at most %u blocks (each stream keeps them to read back)",
+			      IOB_VERIFY_BACKLOG_MAX);
+	if (fj_get(m, K_VERIFY_BACKLOG_BATCH) && !u)
+		return fj_bad(m, K_VERIFY_BACKLOG_BATCH, -EINVAL, "needs verify_backlog");
 	const char *kind = NULL;
 	if (v && (v->bare || !v->value[0]))
 		return fj_bad(m, K_VERIFY, -EINVAL, "needs a value (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
@@ -637,11 +680,12 @@ static int map_verify(struct mapper *m)
 		return rc;
 	if (!kind) {
 		if (fj_get(m, K_VERIFY_INTERVAL) || vp || fj_get(m, K_VERIFY_DUMP) || fj_get(m, K_VERIFY_BACKLOG) ||
-		    fj_get(m, K_VERIFY_ASYNC))
+		    fj_get(m, K_VERIFY_ASYNC) || fj_get(m, K_VERIFY_BACKLOG_BATCH))
 			return fj_bad(m, fj_get(m, K_VERIFY_INTERVAL) ? K_VERIFY_INTERVAL : vp ? K_VERIFY_PATTERN
 					: fj_get(m, K_VERIFY_DUMP)	    ? K_VERIFY_DUMP
 					: fj_get(m, K_VERIFY_BACKLOG)	    ? K_VERIFY_BACKLOG
-									    : K_VERIFY_ASYNC,
+					: fj_get(m, K_VERIFY_ASYNC)	    ? K_VERIFY_ASYNC
+									    : K_VERIFY_BACKLOG_BATCH,
 				   -EINVAL, "needs verify (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
 		return 0;
 	}
@@ -668,19 +712,34 @@ static int map_verify(struct mapper *m)
 	    (rc = set_iob_key(m, K_VERIFY_DUMP, "verify_dump", "%s", dump ? "true" : "false")))
 		return rc;
 	const int mixed = (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED)) != 0;
+	const int writes = (job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) != 0;
+	const int backlog = u && writes && job->iodepth <= 1; /* read back inside the phase */
 	if (mixed && job->time_based && do_verify) /* fio 3.33: the time ends the job, no verify pass after it */
 		fj_note_job(m->r, job->name,
 			    "verify with a time_based mixed job: no verify phase (fio 3.33 runs none after the time "
-			    "ends); the writes carry their headers");
+			    "ends); the writes carry their headers%s",
+			    backlog ? ", and every verify_backlog of them are read back and checked while it runs" : "");
+	else if (backlog && job->time_based && do_verify)
+		fj_note_job(m->r, job->name,
+			    "verify_backlog with a time_based write job: checked while it runs, and no verify phase after "
+			    "it (fio 3.33 runs none after the time ends): the blocks written since the last read-back "
+			    "(the record's backlog_left) stay unchecked");
 	else if (job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED)))
 		job->phases |= do_verify ? IOB_PHASE_BIT(IOB_PHASE_VERIFY) : 0;
 	else if (do_verify)
 		job->phases = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
-	if (fj_get(m, K_VERIFY_BACKLOG))
+	if (u && writes && !backlog) /* the queued loop does not read back between its writes */
 		fj_note_job(m->r, job->name,
-			 "verify_backlog=%llu: iobench verifies after the whole write (or mixed) phase, not every %llu "
-			 "blocks",
-			 (unsigned long long)u, (unsigned long long)u);
+			    "verify_backlog=%llu at iodepth %u: iobench verifies after the whole write (or mixed) phase, "
+			    "not every %llu blocks: the same blocks, later",
+			    (unsigned long long)u, job->iodepth, (unsigned long long)u);
+	else if (backlog &&
+		 ((rc = set_iob_key(m, K_VERIFY_BACKLOG, "verify_backlog", "%llu", (unsigned long long)u)) ||
+		  (batch && (rc = set_iob_key(m, K_VERIFY_BACKLOG_BATCH, "verify_backlog_batch", "%llu",
+					      (unsigned long long)batch)))))
+		return rc;
+	else if (!u && do_verify && (rc = map_verify_passes(m)))
+		return rc;
 	if (async)
 		fj_note_job(m->r, job->name,
 			    "verify_async=%llu: iobench checks each block in the stream that read it, not in %llu threads of "

@@ -156,9 +156,10 @@ FJ_CODE(K_VERIFY_FATAL, "verify_fatal", "", "verify_fatal",
 	"(fio 3.33 ends the job with EILSEQ)")
 FJ_CODE(K_VERIFY_DUMP, "verify_dump", "", "verify_dump",
 	"1: the first bad block to <file>.<offset>.expected and .received beside the file")
-FJ_CODE(K_VERIFY_BACKLOG, "verify_backlog", "", "(noted)",
-	"accepted (noted): iobench verifies after the whole write (or mixed) phase, not every N "
-	"blocks: the same blocks, later")
+FJ_CODE(K_VERIFY_BACKLOG, "verify_backlog", "", "verify_backlog",
+	"N: after every N blocks written (and not yet verified) the write or mixed phase reads back "
+	"and checks the oldest (verify_backlog_batch of them), inside its time, as fio; the rest after "
+	"it (time_based: none, as fio); at an iodepth above 1 noted: verified after the phase")
 FJ_CODE(K_BUFFER_PATTERN, "buffer_pattern", "", "pattern",
 	"0xHEX (1 to 32 bytes, repeated) or a number up to 255: the data written (verify_pattern wins)")
 FJ_CODE(K_COMPRESS_PCT, "buffer_compress_percentage", "", "compress_percentage",
@@ -209,10 +210,10 @@ FJ_CODE(K_PERCENTILE_LIST, "percentile_list", "", "percentiles",
 FJ_CODE(K_CONTINUE_ON_ERROR, "continue_on_error", "", "continue_on_error",
 	"none, read, write, io, all (= io), 0, 1: failed I/Os counted in io_errors, the job goes on, "
 	"for EIO and EILSEQ (fio's non-fatal errors) unless ignore_error lists others; verify is "
-	"refused; iodepth 1")
+	"refused; any iodepth")
 FJ_CODE(K_IGNORE_ERROR, "ignore_error", "", "ignore_error",
 	"READS,WRITES[,VERIFY]: ':' lists of errno names or numbers passed over (counted in io_errors); "
-	"a verify list is refused; iodepth 1")
+	"a verify list is refused; any iodepth")
 FJ_CODE(
     K_EXITALL, "exitall", "", "exit_others",
     "1: when the job ends, the jobs running with it stop (exit_others = group, or all with exit_what=all)")
@@ -226,8 +227,10 @@ FJ_CODE(K_DEDUPE_WS_PCT, "dedupe_working_set_percentage", "", "dedupe_working_se
 FJ_CODE(K_DEDUPE_GLOBAL, "dedupe_global", "", "dedupe_global",
 	"1: the jobs with it share one working set (needs working_set; equal size, bs and dedupe keys)")
 FJ_CODE(K_CREATE_ON_OPEN, "create_on_open", "", "(none)",
-	"accepted with the file and directory engines (iobench makes each file as it opens it); "
-	"refused with the others")
+	"1: no layout, as fio: a write job makes its file at its open (as iobench always does, never "
+	"preallocating); a read or mixed job reads a file that exists or an earlier job writes, a "
+	"missing one is refused (fio creates it empty); with the file and directory engines, iobench "
+	"makes each file as it opens it")
 FJ_CODE(K_OPENFILES, "openfiles", "", "(none)",
 	"accepted with the file and directory engines (a stream has one file open at a time; above 1 "
 	"noted); refused with the others")
@@ -294,6 +297,10 @@ FJ_CODE(K_ERROR_DUMP, "error_dump", "", "(noted)",
 	"0: only an error that ends the job is printed, as iobench does; 1 (fio's default): fio prints every "
 	"error, also those continue_on_error passes over, which iobench counts (io_errors) and prints none "
 	"of (noted where errors are passed over)")
+FJ_CODE(K_VERIFY_BACKLOG_BATCH, "verify_backlog_batch", "", "verify_backlog_batch",
+	"with verify_backlog: the blocks each read-back checks (default verify_backlog); a "
+	"batch that finds fewer waiting checks each block written after it until done, as "
+	"fio 3.33 does (none twice)")
 /* The rows of keys that map by their row alone. */
 FJ_ROW("random_sequence_stride", "", "random_sequence_stride",
        "1 with random_distribution=sequence: each pass over the list adds its length to its blocks "

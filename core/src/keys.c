@@ -386,6 +386,16 @@ static const struct iob_key key_table[] = {
      NULL, FIELD(pattern.verify_generation), NULL},
     {"verify_fatal", IOB_KEY_BOOL, "", "false", "verify phases stop at the first bad block", NULL,
      FIELD(load.verify_fatal), NULL},
+    {"verify_backlog", IOB_KEY_COUNT, "blocks", "0",
+     "write and mixed phases: after every this many blocks written (and not yet verified), read back and check "
+     "the oldest unverified ones, verify_backlog_batch of them, inside the phase and its time (fio's "
+     "verify_backlog); a verify phase after it checks the rest; iodepth 1; 0 = off",
+     NULL, FIELD(load.verify_backlog), NULL, .needs = "iodepth=1",
+     .why = "the queued loop does not read back between its writes"},
+    {"verify_backlog_batch", IOB_KEY_COUNT, "blocks", "0",
+     "with verify_backlog: how many blocks each read-back checks (fio's verify_backlog_batch); one that finds "
+     "fewer waiting checks each block written after until it has done them all; 0 = verify_backlog",
+     NULL, FIELD(load.verify_backlog_batch), NULL, .needs = "verify_backlog"},
     {"verify_dump", IOB_KEY_BOOL, "", "false",
      "the first bad block of a verify phase is written to <file>.<offset>.expected and <file>.<offset>.received "
      "beside the file",
@@ -510,13 +520,13 @@ static const struct iob_key key_table[] = {
      NULL, FIELD(rand_run), NULL, 0, 0, .record = "rand_run"},
     {"continue_on_error", IOB_KEY_ENUM, "", "none",
      "an I/O that fails in these directions (read, write, io: both) is counted in the record's io_errors and the "
-     "phase goes on to the next I/O (not in ops or bytes); none: the first error ends the phase; iodepth 1 only",
-     continue_words, FIELD(continue_on_error), NULL, 0, 0, .record = "continue_on_error", .needs = "iodepth=1", .why = "the queued loop stops at an error"},
+     "phase goes on to the next I/O (not in ops or bytes), at any iodepth (a queued I/O's slot is reused); none: the "
+     "first error ends the phase",
+     continue_words, FIELD(continue_on_error), NULL, 0, 0, .record = "continue_on_error"},
     {"ignore_error", IOB_KEY_STRING, "", "",
      "READS,WRITES: ':' lists of errnos (EIO, ENOSPC, ... or numbers); an I/O failing that way with one of them is "
-     "counted in io_errors and passed over, as continue_on_error (which then passes over only those); iodepth 1",
-     NULL, FIELD(ignore_error), iob_set_shape_text, 0, 0, .record = "ignore_error", .needs = "iodepth=1",
-     .why = "the queued loop stops at an error"},
+     "counted in io_errors and passed over, as continue_on_error (which then passes over only those); any iodepth",
+     NULL, FIELD(ignore_error), iob_set_shape_text, 0, 0, .record = "ignore_error"},
     {"exit_others", IOB_KEY_ENUM, "", "none",
      "when this job has done all its phases: group (the other jobs of its group stop, their records say "
      "stopped; fio's exitall), all (and the jobs after its group do not run); none: the others go on",

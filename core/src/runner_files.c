@@ -162,6 +162,27 @@ void iob_runner_job_files_free(struct job_files *jf)
 	iob_filelist_free(&jf->fl);
 }
 
+/* Each stream's list of the mixed phase's writes, whole before the clock
+ * (iob_check_wlog_writes: at most the phase's I/Os, budgeted by
+ * check_memory.c) and touched, so the timed loop neither allocates nor
+ * faults a page in for it; the engine never grows it. */
+static int wlog_reserve(const struct iob_job *job, struct job_files *jf)
+{
+	uint64_t n = iob_check_wlog_writes(job);
+	if (n == 0 || n == UINT64_MAX || n > SIZE_MAX / sizeof(struct iob_wlog_ent))
+		return -ENOMEM;
+	for (size_t i = 0; i < jf->nwlog; i++) {
+		if (!(jf->wlog[i].v = malloc((size_t)n * sizeof *jf->wlog[i].v))) {
+			while (i--)
+				free(jf->wlog[i].v);
+			return -ENOMEM;
+		}
+		memset(jf->wlog[i].v, 0, (size_t)n * sizeof *jf->wlog[i].v);
+		jf->wlog[i].cap = (size_t)n;
+	}
+	return 0;
+}
+
 int iob_runner_job_files_open(struct iob_run *run, const struct iob_job *job, struct job_files *jf)
 {
 	int rc;
@@ -174,10 +195,13 @@ int iob_runner_job_files_open(struct iob_run *run, const struct iob_job *job, st
 	jf->open = calloc(n, sizeof *jf->open);
 	jf->pin = calloc(n, sizeof *jf->pin);
 	jf->state = calloc(n, sizeof *jf->state);
-	const uint32_t mixed_verify = IOB_PHASE_BIT(IOB_PHASE_MIXED) | IOB_PHASE_BIT(IOB_PHASE_VERIFY);
-	if ((job->phases & mixed_verify) == mixed_verify) /* each stream's writes, for the verify */
+	if (iob_check_wlog_writes(job)) /* each stream's writes (or backlog), for the verify */
 		jf->wlog = calloc(jf->nwlog = job->threads > 1 ? job->threads : 1, sizeof *jf->wlog);
 	size_t *dirpin = calloc(jf->fl.ndirs + 1, sizeof *dirpin);
+	if (jf->wlog && wlog_reserve(job, jf) != 0) { /* reported as out of memory below */
+		free(jf->wlog);
+		jf->wlog = NULL;
+	}
 	if (!jf->open || !jf->pin || !jf->state || !dirpin || (jf->nwlog && !jf->wlog)) {
 		free(dirpin);
 		iob_run_fail(run, 0, "out of memory");

@@ -206,8 +206,8 @@ void iob_runner_written_keep(struct job_files *jf, const struct iob_job *job, en
 int iob_runner_written_apply(const struct job_files *jf, const struct iob_job *job, enum iob_phase phase,
 			     uint64_t bs, struct iob_phase_spec *spec)
 {
-	if (jf->wlog && phase == IOB_PHASE_MIXED)
-		spec->wlog_out = jf->wlog;
+	if (jf->wlog && (phase == IOB_PHASE_MIXED || (phase == IOB_PHASE_WRITE && job->load.verify_backlog)))
+		spec->wlog_out = jf->wlog; /* every write, or a backlog's ring (verify_backlog) */
 	if (jf->wlog && phase == IOB_PHASE_VERIFY) { /* what the mixed phase wrote, all of it */
 		spec->wlog_in = jf->wlog;
 		spec->ramp_ns = 0;

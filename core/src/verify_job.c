@@ -16,6 +16,30 @@ int iob_job_check_verify(const struct iob_job *job, char *err, size_t errlen)
 		snprintf(err, errlen, "[%s] verify: unknown kind %d", n, (int)p->verify);
 		return -EINVAL;
 	}
+	const uint32_t writes = IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED);
+	if (job->load.verify_backlog && (!(job->phases & writes) || job->workload == 1)) {
+		snprintf(err, errlen, "[%s] verify_backlog %llu reads back the blocks a write or mixed phase wrote: give "
+				      "phases with write or mixed, or leave it out",
+			 n, (unsigned long long)job->load.verify_backlog);
+		return -EINVAL;
+	}
+	if (job->load.verify_backlog > IOB_VERIFY_BACKLOG_MAX || job->load.verify_backlog_batch > IOB_VERIFY_BACKLOG_MAX) {
+		snprintf(err, errlen, "[%s] verify_backlog%s %llu is above %u: each stream keeps that many blocks to read back",
+			 n, job->load.verify_backlog > IOB_VERIFY_BACKLOG_MAX ? "" : "_batch",
+			 (unsigned long long)(job->load.verify_backlog > IOB_VERIFY_BACKLOG_MAX ? job->load.verify_backlog
+												  : job->load.verify_backlog_batch),
+			 IOB_VERIFY_BACKLOG_MAX);
+		return -EINVAL;
+	}
+	if (job->load.verify_backlog && job->layout == IOB_LAYOUT_TREE) {
+		snprintf(err, errlen, "[%s] verify_backlog reads back through the one file a stream writes: layout = tree "
+				      "cannot be used with it", n);
+		return -EINVAL;
+	}
+	if (job->load.verify_backlog && job->reopen) {
+		snprintf(err, errlen, "[%s] verify_backlog reads back between writes through the open file: reopen cannot be used with it", n);
+		return -EINVAL;
+	}
 	if (p->compress_pct && (!p->compress_chunk || p->compress_chunk > job->block_size)) {
 		snprintf(err, errlen, "[%s] compress_chunk %llu is not between 1 and block_size %llu", n,
 			 (unsigned long long)p->compress_chunk, (unsigned long long)job->block_size);

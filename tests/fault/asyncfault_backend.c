@@ -43,10 +43,18 @@
  *                       I/Os in flight less one instead (K >= 2): each
  *                       depth K times slower than the one below (0: N times
  *                       the I/Os in flight)
+ *     io_fail_every=K   every K-th queued I/O of io_fail_op on a handle,
+ *                       counted as they complete, completes with the
+ *                       error io_fail_err instead of moving data: a device
+ *                       error on the queued path, for continue_on_error and
+ *                       ignore_error (0: none)
+ *     io_fail_op=read|write|io   which I/Os (default write)
+ *     io_fail_err=EIO|ENOSPC|EILSEQ|ENOMEM   their error (default EIO)
  *     tally=PATH        at exit: one line "submitted S reaped R
  *                       submit_errors E refused F short H violations V
- *                       open_at_close C max_in_flight M" over the whole
- *                       process (M: the most I/Os in flight on one handle)
+ *                       open_at_close C max_in_flight M io_failed X" over
+ *                       the whole process (M: the most I/Os in flight on
+ *                       one handle; X: the I/Os io_fail_every failed)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,7 +72,9 @@
 #include "fdio.h"
 
 #define AF_NAME "asyncfault"
-#define AF_KEYS "seed, submit_fail, err, partial, reap_refuse, refuse_with, short, write_pace_us, depth_pace_us, depth_pow, tally"
+#define AF_KEYS                                                                                                   \
+	"seed, submit_fail, err, partial, reap_refuse, refuse_with, short, write_pace_us, depth_pace_us, depth_pow, " \
+	"io_fail_every, io_fail_op, io_fail_err, tally"
 
 static const struct iob_host *af_host;
 
@@ -76,6 +86,9 @@ struct af_cfg {
 	uint64_t depth_pow;
 	int eintr_only; /* refuse_with=EINTR */
 	int err;
+	uint64_t fail_every; /* io_fail_every */
+	int fail_ops;	     /* io_fail_op: bit 0 reads, bit 1 writes */
+	int fail_err;	     /* io_fail_err, negative */
 	char tally[4096];
 };
 
@@ -88,11 +101,12 @@ struct af_file {
 	uint64_t *due;	      /* depth_pace_us: when each of infl[] completes (ns) */
 	size_t n;
 	int fail_next; /* the rest of a failed batch: the next submit fails */
+	uint64_t nfail_op; /* completions of io_fail_op so far */
 };
 
 static unsigned long long t_max_in_flight;
 static unsigned long long t_submitted, t_reaped, t_errors, t_refused, t_short, t_violations, t_open_at_close,
-	t_opens;
+	t_opens, t_io_failed;
 static char tally_path[4096];
 static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -109,11 +123,12 @@ __attribute__((destructor)) static void af_tally(void)
 	if (!f)
 		return;
 	fprintf(f, "submitted %llu reaped %llu submit_errors %llu refused %llu short %llu violations %llu "
-		   "open_at_close %llu max_in_flight %llu\n",
+		   "open_at_close %llu max_in_flight %llu io_failed %llu\n",
 		__atomic_load_n(&t_submitted, __ATOMIC_RELAXED), __atomic_load_n(&t_reaped, __ATOMIC_RELAXED),
 		__atomic_load_n(&t_errors, __ATOMIC_RELAXED), __atomic_load_n(&t_refused, __ATOMIC_RELAXED),
 		__atomic_load_n(&t_short, __ATOMIC_RELAXED), __atomic_load_n(&t_violations, __ATOMIC_RELAXED),
-		__atomic_load_n(&t_open_at_close, __ATOMIC_RELAXED), __atomic_load_n(&t_max_in_flight, __ATOMIC_RELAXED));
+		__atomic_load_n(&t_open_at_close, __ATOMIC_RELAXED), __atomic_load_n(&t_max_in_flight, __ATOMIC_RELAXED),
+		__atomic_load_n(&t_io_failed, __ATOMIC_RELAXED));
 	fclose(f);
 }
 
@@ -156,16 +171,29 @@ static int af_option(void *ctx, const char *key, const char *val)
 		c->eintr_only = strcmp(val, "EINTR") == 0;
 		return 0;
 	}
-	if (strcmp(key, "err") == 0) {
-		c->err = strcmp(val, "ENOMEM") == 0 ? -ENOMEM
-			 : strcmp(val, "EIO") == 0  ? -EIO
-			 : strcmp(val, "ENOSPC") == 0 ? -ENOSPC
-						       : 0;
-		if (!c->err) {
-			af_host->log(IOB_LOG_ERROR, AF_NAME, "backend option err=%s: one of ENOMEM, EIO, ENOSPC", val);
+	if (strcmp(key, "io_fail_op") == 0) {
+		c->fail_ops = strcmp(val, "read") == 0 ? 1 : strcmp(val, "write") == 0 ? 2 : strcmp(val, "io") == 0 ? 3 : 0;
+		if (!c->fail_ops) {
+			af_host->log(IOB_LOG_ERROR, AF_NAME, "backend option io_fail_op=%s: read, write or io", val);
 			return -EINVAL;
 		}
 		return 0;
+	}
+	if (strcmp(key, "err") == 0 || strcmp(key, "io_fail_err") == 0) { /* a submit's error, or an I/O's */
+		static const struct {
+			const char *name;
+			int err;
+		} errs[] = {{"ENOMEM", -ENOMEM}, {"EIO", -EIO}, {"ENOSPC", -ENOSPC}, {"EILSEQ", -EILSEQ}};
+		int *to = key[0] == 'e' ? &c->err : &c->fail_err;
+		size_t n = key[0] == 'e' ? 3 : 4; /* a submit fails with ENOMEM, EIO or ENOSPC */
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(val, errs[i].name) == 0) {
+				*to = errs[i].err;
+				return 0;
+			}
+		af_host->log(IOB_LOG_ERROR, AF_NAME, "backend option %s=%s: one of ENOMEM, EIO, ENOSPC%s", key, val,
+			     n == 4 ? ", EILSEQ" : "");
+		return -EINVAL;
 	}
 	unsigned *pm = strcmp(key, "submit_fail") == 0 ? &c->submit_fail
 		       : strcmp(key, "partial") == 0   ? &c->partial
@@ -173,7 +201,7 @@ static int af_option(void *ctx, const char *key, const char *val)
 		       : strcmp(key, "short") == 0     ? &c->shortw
 							: NULL;
 	if (!pm && strcmp(key, "seed") != 0 && strcmp(key, "write_pace_us") != 0 && strcmp(key, "depth_pace_us") != 0 &&
-	    strcmp(key, "depth_pow") != 0)
+	    strcmp(key, "depth_pow") != 0 && strcmp(key, "io_fail_every") != 0)
 		return bopts_unknown(af_host, AF_NAME, key, AF_KEYS);
 	char *end;
 	unsigned long long v = strtoull(val, &end, 10);
@@ -188,6 +216,8 @@ static int af_option(void *ctx, const char *key, const char *val)
 		c->pace_us = v;
 	else if (strcmp(key, "depth_pow") == 0)
 		c->depth_pow = v;
+	else if (strcmp(key, "io_fail_every") == 0)
+		c->fail_every = v;
 	else if (key[0] == 'd')
 		c->depth_pace_us = v;
 	else
@@ -200,6 +230,8 @@ static int af_parse(const char *text, struct af_cfg *c)
 	memset(c, 0, sizeof *c);
 	c->seed = 1;
 	c->err = -ENOMEM;
+	c->fail_ops = 2;
+	c->fail_err = -EIO;
 	return bopts_each(text ? text : "", af_host, AF_NAME, af_option, c);
 }
 
@@ -365,6 +397,12 @@ static int af_submit(void *h, struct iob_io *const *ios, size_t n)
 static void af_do(struct af_file *f, struct iob_io *io)
 {
 	size_t len = io->len;
+	if (f->cfg.fail_every && (f->cfg.fail_ops >> (io->write ? 1 : 0) & 1) &&
+	    ++f->nfail_op % f->cfg.fail_every == 0) { /* io_fail_every: this one fails, nothing moved */
+		io->result = f->cfg.fail_err;
+		COUNT(t_io_failed, 1);
+		return;
+	}
 	if (io->write)
 		af_pace(f);
 	if (io->write && len > 1 && roll(f, f->cfg.shortw)) {

@@ -18,6 +18,11 @@ with "corrupted size vs. prev_size"):
   - with partial submits, refused reaps and short writes (no error), random
     and sequential write,verify runs with 1 and 2 streams end with exit 0,
     the bytes of the size written and verified, every I/O reaped.
+  - continue_on_error and ignore_error on the queued path: every K-th
+    queued I/O completing with an error (io_fail_every) is counted in
+    io_errors and the phase goes on, its ops and bytes the rest, at depths 2
+    to 16, with partial submits and refused reaps; an errno not passed over
+    still ends the run (exit 1, one line).
 Under -DIOB_SANITIZE=ON and -DIOB_TSAN=ON builds the same runs are checked
 by the sanitizers (their reports fail the case).
 
@@ -175,6 +180,44 @@ def uring_regbufs(tmp):
                         p.stderr) is not None, p.stderr[-2000:])
 
 
+def queued_errors(tmp):
+    """continue_on_error / ignore_error at iodepth > 1: the failed completions counted, the rest done."""
+    cases = [
+        # keys, phases, io_fail options, exit, the phase checked, its I/Os (256 asked), failures
+        ("continue_on_error = write\n", "write", "io_fail_every=4", 0, "write", 256, 64),
+        ("continue_on_error = io\n", "write", "io_fail_every=5,io_fail_err=EILSEQ", 0, "write", 256, 51),
+        ("ignore_error = ,ENOSPC\n", "write", "io_fail_every=8,io_fail_err=ENOSPC", 0, "write", 256, 32),
+        ("continue_on_error = read\n", "write,read", "io_fail_every=4,io_fail_op=read", 0, "read", 256, 64),
+        # the errno is not in the list: the first failure ends the run
+        ("ignore_error = ,ENOSPC\n", "write", "io_fail_every=4,io_fail_err=EIO", 1, None, None, None),
+        # the direction is not passed over
+        ("continue_on_error = read\n", "write", "io_fail_every=4", 1, None, None, None),
+    ]
+    for k, (keys, phases, fail, code, name, ios, failed) in enumerate(cases):
+        for depth, threads in ((2, 1), (16, 1), (8, 2)):
+            d = tempfile.mkdtemp(dir=tmp)
+            tp = os.path.join(d, "tally")
+            opts = f"seed={k + depth},partial=200,reap_refuse=200,{fail},tally={tp}"
+            p = run(d, profile(opts, phases=phases, threads=threads, depth=depth) + keys)
+            label = f"queued errors [{fail}] {keys.strip()!r} depth={depth} threads={threads}"
+            t = tally(tp)
+            common(label, p, t)
+            check(label + f" exit {code}", p.returncode == code, f"exit {p.returncode}: {p.stderr[-1500:]}")
+            if code == 1:
+                lines = [ln for ln in p.stderr.strip().splitlines() if not ln.startswith("iobench: warning: ")]
+                check(label + " one error line naming the errno", len(lines) == 1 and "failed:" in lines[0],
+                      p.stderr[-1500:])
+                continue
+            if p.returncode != 0:
+                continue
+            recs = [r for r in json.loads(p.stdout)["records"] if r.get("kind") == "phase" and r["phase"] == name]
+            got = [(r.get("io_errors"), r["ops"], r["bytes"]) for r in recs]
+            want = [(threads * failed, threads * (ios - failed), threads * (ios - failed) * 4096)]
+            check(label + f" io_errors {threads * failed}, ops {threads * (ios - failed)}", got == want,
+                  f"{got}, want {want}")
+            check(label + " failures fired", t.get("io_failed") == threads * failed, f"tally {t}")
+
+
 def main():
     global A
     A = iob.arguments("--bin", "--fault-dir", "--work", optional={"--rounds": 20})
@@ -183,6 +226,7 @@ def main():
         failing_submits(tmp, A.rounds)
         uring_regbufs(tmp)
         no_errors(tmp, max(2, A.rounds // 5))
+        queued_errors(tmp)
     return iob.summary(width=400)
 
 

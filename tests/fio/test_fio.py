@@ -172,10 +172,12 @@ def case_every_key(tmp):
                 "[b]\nstonewall\nrw=randrw\nbs=4k\nsize=256k\ncontinue_on_error=io\nignore_error=,ENOSPC\n")
     got = [(r["job"], r["continue_on_error"], r["ignore_error"]) for r in phases(run_json(tmp, coe))]
     expect(got == [("a", "io", "EIO:EILSEQ,EIO:EILSEQ"), ("b", "io", "EIO:EILSEQ,ENOSPC")], got)
-    # verify: a write, then a verify of what it wrote (docs/fio.md, "Verify")
-    ver = [(r["job"], r["phase"], r["ops"], r["status"]) for r in phases(doc) if "verifier" in r["job"]]
-    expect(ver == [("verifier", "write", 256, "ok"), ("verifier", "verify", 256, "ok"),
-                   ("pattern-verifier", "write", 64, "ok"), ("pattern-verifier", "verify", 64, "ok")], ver)
+    # verify: a write, then a verify of what it wrote (docs/fio.md, "Verify"); verify_backlog=64: the
+    # write reads back every 64 blocks while it runs (its 256 in four batches), none left for the verify
+    ver = [(r["job"], r["phase"], r["ops"], r["status"], r.get("backlog_verified_ops"))
+           for r in phases(doc) if "verifier" in r["job"]]
+    expect(ver == [("verifier", "write", 256, "ok", 256), ("verifier", "verify", 0, "ok", None),
+                   ("pattern-verifier", "write", 64, "ok", None), ("pattern-verifier", "verify", 64, "ok", None)], ver)
     # the shapes of load: 1 MiB of a split (reads 4k and 16k, writes 64k), zoned, rated; zipf by 8k
     sh, sa = by["shaped"], by["shaped-alias"]
     expect(sh["bssplit"] == "4096/50:16384/,65536/100" and sh["rate"] == "8388608,"
@@ -508,6 +510,38 @@ def tmpfs(path, size):
     os.makedirs(path)
     p = iob.run(["mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", path])
     expect(p.returncode == 0, f"mount tmpfs on {path}: {p.stderr}")
+
+
+def case_create_on_open(tmp):
+    """create_on_open=1 on a data job is fio's "no layout" (strace of fio 3.33: no fallocate of the write
+    job's file, its open O_CREAT at the job's start; a read job of a missing file opens it O_CREAT, empty).
+    A write job runs and makes its file; a read job of an existing file or of one an earlier job writes
+    runs with nothing laid out; a read job of a missing file is refused (docs/fio.md; refused/)."""
+    d = os.path.join(tmp, "coo")
+    os.makedirs(d)
+    def run(name, text, *extra):
+        path = os.path.join(tmp, name + ".fio")
+        with open(path, "w") as f:
+            f.write(text)
+        out = os.path.join(tmp, name + ".json")
+        p = iobench("run", path, "--dir", d, "--output", "json=" + out, *extra, rc=0)
+        return p, iob.read_json(out)
+    p, doc = run("w", "[w]\nsize=256k\nbs=4k\nrw=randwrite\ncreate_on_open=1\nfilename=c.dat\n")
+    expect([(r["phase"], r["ops"]) for r in phases(doc)] == [("write", 64)], phases(doc))
+    expect(os.path.getsize(os.path.join(d, "c.dat")) == 256 << 10, os.listdir(d))
+    # the file is there now: read with create_on_open=1, nothing laid out
+    p, doc = run("r", "[r]\nsize=256k\nbs=4k\nrw=randread\ncreate_on_open=1\nfilename=c.dat\n")
+    expect([(r["job"], r["phase"], r["ops"]) for r in phases(doc)] == [("r", "read", 64)], phases(doc))
+    expect("laid out" not in p.stdout + p.stderr, p.stdout + p.stderr)
+    # a missing file that an earlier job writes: runs as fio does (the writer's group first)
+    p, doc = run("wr", "[a]\nsize=256k\nbs=4k\nrw=write\nfilename=n.dat\n[b]\nstonewall\nsize=256k\nbs=4k\n"
+                 "rw=randrw\ncreate_on_open=1\nfilename=n.dat\n")
+    expect([(r["job"], r["phase"]) for r in phases(doc)] == [("a", "write"), ("b", "mixed")], phases(doc))
+    expect("laid out" not in p.stdout + p.stderr, p.stdout + p.stderr)
+    # without create_on_open the same missing file is laid out first; with it, refused (nothing made)
+    refused_one(tmp, os.path.join(HERE, "refused", "create-on-open.fio"), "fio lays out no file then")
+    print("create_on_open=1: the write job made its file, the reads ran with nothing laid out, a missing "
+          "file's read refused")
 
 
 def case_fill_device(tmp):

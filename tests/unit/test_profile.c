@@ -410,6 +410,8 @@ static const char *every_key[][3] = {
     {"verify_interval", "512", NULL},
     {"verify_generation", "7", "0"},
     {"verify_fatal", "true", NULL},
+    {"verify_backlog", "16", NULL},
+    {"verify_backlog_batch", "4", NULL},
     {"verify_dump", "true", NULL},
     {"workload", "files", NULL},
     {"meta_phases", "rmdir,create,stat", "write,open,read,remove"},
@@ -612,22 +614,24 @@ static void test_key_rules(void **s)
 		     "[j] fill_device = true needs access = seq: fill_device writes one file in order", NULL);
 	expect_error("[j]\nfill_device = true\nthreads = 2\n",
 		     "[j] fill_device = true cannot be used with threads = 2", NULL);
-	expect_error("[j]\naccess = rand\ncontinue_on_error = read\niodepth = 4\nbackend = io_uring\n",
-		     "[j] continue_on_error = read needs iodepth = 1: the queued loop stops at an error", NULL);
+	expect_error("[j]\nfsync_every = 8\niodepth = 4\nbackend = io_uring\n",
+		     "[j] fsync_every = 8 needs iodepth = 1: fsync_every counts the writes", NULL);
 	expect_error("[j]\nthinktime_spin = 1ms\n", "[j] thinktime_spin = 1ms needs thinktime", NULL);
 	expect_error("[j]\nshared_whole = true\n", "[j] shared_whole = true needs shared_file", NULL);
 	expect_error("[j]\nlivecsv = x.csv\n", "[j] livecsv = x.csv needs log_interval", NULL);
 	expect_error("[j]\nsteady_state = iops\nuntil_ci = 5%\n",
 		     "[j] steady_state = iops cannot be used with until_ci = 5%", NULL);
 	/* a value other than the default that the rule allows passes */
-	struct iob_suite suite;
-	assert_int_equal(iob_profile_load_string("ok",
-						 "[j]\nphases = read\ntime_based = true\nruntime = 1s\n"
-						 "access = rand\nreopen = true\nfill_once = true\n",
-						 &suite, err, sizeof err),
-			 0);
-	assert_int_equal(iob_job_validate(&suite.jobs[0], err, sizeof err), 0);
-	iob_suite_free(&suite);
+	/* and continue_on_error and ignore_error at any iodepth (the queued loop passes over them too) */
+	static const char *const allowed[] = {
+	    "[j]\nphases = read\ntime_based = true\nruntime = 1s\naccess = rand\nreopen = true\nfill_once = true\n",
+	    "[j]\naccess = rand\ncontinue_on_error = read\nignore_error = EIO,EIO\niodepth = 4\nbackend = io_uring\n"};
+	for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
+		struct iob_suite suite;
+		assert_int_equal(iob_profile_load_string("ok", allowed[i], &suite, err, sizeof err), 0);
+		assert_int_equal(iob_job_validate(&suite.jobs[0], err, sizeof err), 0);
+		iob_suite_free(&suite);
+	}
 }
 
 /* ---- exactness: BOM, include depth ---------------------------------------- */

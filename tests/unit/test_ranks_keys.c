@@ -57,7 +57,7 @@ static const struct field pattern_fields[] = {
 	{#f, offsetof(struct iob_load, f), sizeof(((struct iob_load *)0)->f), __alignof__(((struct iob_load *)0)->f)}
 /* load.h: every field is a key row's */
 static const struct field load_fields[] = {
-	L(verify_fatal), L(fsync_every), L(prio_class), L(prio_level), L(seq_ops), L(latency_target), L(latency_window),
+	L(verify_fatal), L(verify_backlog), L(verify_backlog_batch), L(fsync_every), L(prio_class), L(prio_level), L(seq_ops), L(latency_target), L(latency_window),
 	L(latency_percentile), L(latency_run),
 };
 #define COUNT(a) (sizeof a / sizeof a[0])

@@ -752,6 +752,231 @@ def case_mixed_clones(d):
     return 0
 
 
+def case_mixed_reserved(d):
+    """The list of a mixed phase's writes that the verify after it reads back is reserved whole before
+    the clock (core/src/runner_files.c, wlog_reserve: iob_job_ios_bound's I/Os a stream) and never
+    grown in the timed loop: a write past the reserved entries fails the phase.  Every shape of mixed
+    phase runs with its verify ok, and the verify reads exactly the window's writes (ops_written; the
+    ramp's are not logged)."""
+    cases = [("rand", ""), ("rand", "ramp_time = 100ms\n"), ("rand", "ops = 700\n"),
+             ("rand", "bssplit = 4k/50:16k/50\n"), ("rand", "threads = 3\nshared_file = true\n"),
+             ("rand", "threads = 2\n"), ("rand", "iodepth = 8\nbackend = io_uring\nbssplit = 4k/50:16k/50\n"),
+             ("seq", ""), ("seq", "loops = 2\n"), ("seq", "threads = 2\nshared_file = true\n"),
+             ("seq", "rwmix_read = 0\nloops = 3\n")]
+    for k, (acc, extra) in enumerate(cases):
+        ini = os.path.join(d, f"r{k}.ini")
+        with open(ini, "w") as f:
+            f.write(f"[r{k}]\ndir = {d}\nfilename = r{k}.dat\nsize = 1M\nblock_size = 4K\naccess = {acc}\n"
+                    f"phases = write,mixed,verify\nverify = crc32c\n{extra}")
+        out = os.path.join(d, f"r{k}.json")
+        p = iobench("run", ini, "--output", f"json={out}")
+        if p.returncode != 0 and "io_uring" in extra and "io_uring" in p.stderr:
+            print(f"{acc} {extra!r}: io_uring unavailable here, not run")
+            continue
+        expect(p.returncode == 0, f"{acc} {extra!r}: exit {p.returncode}: {p.stderr}")
+        recs = phase_recs(out)
+        mixed = [r for r in recs if r["phase"] == "mixed"][0]
+        ver = [r for r in recs if r["phase"] == "verify"][0]
+        expect(mixed["ops_written"] > 0 and ver["ops"] == mixed["ops_written"] and ver["status"] == "ok",
+               f"{acc} {extra!r}: mixed wrote {mixed['ops_written']}, verify {ver['ops']} {ver['status']}")
+    print(f"{len(cases)} mixed phases: each verify read exactly its phase's writes, from the list reserved before it")
+    return 0
+
+
+def backlog_check(calls, every, batch):
+    """fio's verify_backlog rule (its HOWTO and io_u.c's check_get_verify, written here apart from both
+    tools): after a write, when the blocks written and not yet read back are a multiple of every (or a
+    batch is under way), read back the oldest, one after another, until batch of them are done or none
+    waits (a batch left short goes on after each later write).  Checks a thread's calls against it;
+    returns (the blocks read back inside the phase, the reads after it, the writes left then) or raises
+    with the first call that breaks it.  Reads that are not read-backs (a mixed phase's) are passed over
+    while no batch is under way."""
+    pending, inside, left, k = [], 0, 0, 0
+    while k < len(calls):
+        _, call, off, _ = calls[k]
+        k += 1
+        if call != "write":
+            continue
+        pending.append(off)
+        if left == 0 and len(pending) % every == 0:
+            left = batch
+        while left and pending:
+            expect(k < len(calls) and calls[k][1] == "read" and calls[k][2] == pending[0],
+                   f"call {k}: {calls[k][:3] if k < len(calls) else 'the end'}, want the read-back of offset "
+                   f"{pending[0]} ({len(pending)} waiting)")
+            pending.pop(0)
+            left -= 1
+            inside += 1
+            k += 1
+    return inside, pending
+
+
+def case_backlog_fio(d):
+    """verify_backlog=16 (and verify_backlog_batch 4, 40) on 1 MiB of 4 KiB blocks, randwrite, write and
+    randrw: iobench's reads and writes (strace, one thread) follow fio's rule exactly, the read-backs in
+    the phase's record (backlog_verified_ops) and the blocks left read by the verify phase after it, in
+    the order written; fio 3.33's own trace is checked against the same rule where fio is installed (the
+    rule is fio's: W16 R16 sixteen times; batch 4: W16 R4, then W4 R4; batch 40: W16 R16, then W1 R1 24
+    times)."""
+    fio = fio_binary()
+    for k, (rw, extra, every, batch) in enumerate([("randwrite", "", 16, 16), ("write", "", 16, 16),
+                                                   ("randwrite", "verify_backlog_batch=4\n", 16, 4),
+                                                   ("randwrite", "verify_backlog_batch=40\n", 16, 40),
+                                                   ("randrw", "", 16, 16)]):
+        job = mixed_job(d, f"b{k}", rw, f"verify_backlog={every}\n{extra}")
+        out = os.path.join(d, f"b{k}.json")
+        calls, p = traced_io([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"ib{k}")
+        expect(p.returncode == 0, f"{rw} {extra!r}: exit {p.returncode}: {p.stderr}")
+        recs = phase_recs(out)
+        main_rec = recs[0]
+        ver = [r for r in recs if r["phase"] == "verify"]
+        writes = main_rec.get("ops_written", main_rec["ops"])
+        calls = calls[-(len(calls) - next(i for i, c in enumerate(calls) if c[1] == "write")):]  # after a layout
+        inside, pending = backlog_check(calls, every, batch)
+        tail = [c[2] for c in calls[len(calls) - len(pending):]]
+        expect(main_rec["backlog_verified_ops"] == inside and main_rec["backlog_left"] == len(pending) and
+               main_rec["verify_backlog"] == every, f"{rw} {extra!r}: record {main_rec}, traced {inside} + {len(pending)}")
+        expect(len(ver) == 1 and ver[0]["ops"] == len(pending) and tail == pending and ver[0]["status"] == "ok",
+               f"{rw} {extra!r}: verify {ver}, the last reads {tail}, left {pending}")
+        expect(inside + len(pending) == writes, f"{rw}: {inside} + {len(pending)} checked of {writes} written")
+        line = f"{rw} verify_backlog={every} batch={batch}: iobench {writes} writes, {inside} read back inside, " \
+               f"{len(pending)} after"
+        if fio:
+            fcalls, fp = traced_io([fio, "--output-format=json", job], d, f"fb{k}")
+            expect(fp.returncode == 0, f"fio {rw}: exit {fp.returncode}: {fp.stderr}")
+            finside, fpending = backlog_check(fcalls, every, batch)
+            fw = sum(1 for c in fcalls if c[1] == "write")
+            expect(finside + len(fpending) == fw, f"fio {rw}: {finside} + {len(fpending)} of {fw}")
+            if rw != "randrw":
+                expect((fw, finside, len(fpending)) == (writes, inside, len(pending)),
+                       f"{rw} {extra!r}: fio {fw}/{finside}/{len(fpending)}, iobench {writes}/{inside}/{len(pending)}")
+            line += f"; fio {fw} writes, {finside} inside, {len(fpending)} after"
+        print(line)
+    return 0
+
+
+def case_backlog_bad(d):
+    """A write that never reached the file (strace makes the third pwrite64 return 4096 without writing,
+    on a file of zeros) is caught by the read-back inside the write phase, with verify_fatal: the write
+    phase stops there (16 writes, its first batch), its record says mismatch at that block, no verify
+    phase runs, exit 3 and one line naming the offset."""
+    ini = os.path.join(d, "z.ini")
+    with open(ini, "w") as f:
+        f.write(f"[mk]\ndir = {d}\nfilename = z.dat\nsize = 1M\nblock_size = 4K\nphases = write\n"
+                f"pattern = zero\nkeep_files = true\n")
+    iobench("run", ini, rc=0)
+    for access in ("rand", "seq"):
+        with open(ini, "w") as f:
+            f.write(f"[bb]\ndir = {d}\nfilename = z.dat\nsize = 1M\nblock_size = 4K\naccess = {access}\n"
+                    f"phases = write,verify\nverify = crc32c\nverify_backlog = 16\nverify_fatal = true\n"
+                    f"keep_files = true\n")
+        out = os.path.join(d, f"bb-{access}.json")
+        calls, p = traced_io([os.path.join(ARGS.bin, "iobench"), "run", ini, "--output", f"json={out}"], d,
+                             f"bb-{access}", 3)
+        lost = [c[2] for c in calls if c[3]]
+        expect(len(lost) == 1, f"strace injected {lost}")
+        expect(p.returncode == 3, f"{access}: exit {p.returncode}: {p.stderr}")
+        err = [ln for ln in p.stderr.splitlines() if "error:" in ln]
+        expect(len(err) == 1 and f"offset {lost[0]} of" in err[0], err)
+        recs = phase_recs(out)
+        expect([r["phase"] for r in recs] == ["write"], f"{access}: phases {[r['phase'] for r in recs]}")
+        w = recs[0]
+        expect(w["status"] == "mismatch" and w["verify_bad_blocks"] == 1 and w["first_bad_offset"] == lost[0] and
+               w["ops"] == 16 and w["backlog_verified_ops"] == 3, f"{access}: {w}")
+        expect(sum(1 for c in calls if c[1] == "write") == 16, f"{access}: writes after the bad block")
+    print(f"a lost write caught inside the write phase at its first read-back, at the block's offset; exit 3")
+    return 0
+
+
+def case_backlog_time(d):
+    """time_based with verify_backlog: the read-backs run while the time does (the record's
+    backlog_verified_ops, a multiple of 16 up to the last batch), the rest (under 16) by the verify
+    phase after an INI job's write; a fio job runs no verify phase after the time (as fio 3.33, noted),
+    its rest counted in backlog_left.  Bad verify_backlog values are refused in one line, nothing made."""
+    ini = os.path.join(d, "t.ini")
+    with open(ini, "w") as f:
+        f.write(f"[t]\ndir = {d}\nfilename = t.dat\nsize = 256K\nblock_size = 4K\naccess = rand\n"
+                f"phases = write,verify\nverify = md5\nverify_backlog = 16\ntime_based = true\nruntime = 200ms\n")
+    out = os.path.join(d, "t.json")
+    iobench("run", ini, "--output", f"json={out}", rc=0)
+    w, v = phase_recs(out)
+    expect(w["ops"] > 0 and w["backlog_verified_ops"] + w["backlog_left"] == w["ops"] and
+           w["backlog_verified_ops"] % 16 == 0 and w["backlog_left"] < 16, w)
+    expect(v["phase"] == "verify" and v["ops"] == w["backlog_left"] and v["status"] == "ok", v)
+    for rw in ("randwrite", "randrw"):
+        job = mixed_job(d, f"tb{rw}", rw, "verify_backlog=16\ntime_based=1\nruntime=200ms\n")
+        out = os.path.join(d, f"tb{rw}.json")
+        p = iobench("run", job, "--output", f"json={out}", rc=0)
+        recs = phase_recs(out)
+        expect(len(recs) == 1 and recs[0]["backlog_verified_ops"] > 0 and recs[0]["status"] == "ok" and
+               "no verify phase" in p.stderr + p.stdout, f"{rw}: {recs} {p.stderr}")
+        wr = recs[0].get("ops_written", recs[0]["ops"])
+        expect(recs[0]["backlog_verified_ops"] + recs[0]["backlog_left"] == wr, recs[0])
+    # bad values: one line, exit 2, nothing created
+    for text, says in (("verify_backlog = -1\n", "verify_backlog"), ("verify_backlog = 99999999\n", "above"),
+                       ("verify_backlog_batch = 4\n", "needs verify_backlog"),
+                       ("verify_backlog = 8\niodepth = 4\nbackend = io_uring\n", "needs iodepth = 1"),
+                       ("verify_backlog = 8\nphases = read\n", "reads back the blocks a write")):
+        data = os.path.join(d, "bad")
+        shutil.rmtree(data, ignore_errors=True)
+        os.makedirs(data)
+        with open(ini, "w") as f:
+            f.write(f"[x]\ndir = {data}\nsize = 64K\nverify = crc32c\n{text}")
+        p = iobench("run", ini)
+        expect(p.returncode == 2 and p.stderr.count("\n") == 1 and says in p.stderr and os.listdir(data) == [],
+               f"{text!r}: exit {p.returncode}: {p.stderr!r} {os.listdir(data)}")
+    for text, says in (("verify_backlog=-1\n", "verify_backlog"), ("verify_backlog_batch=4\n", "needs verify_backlog"),
+                       ("verify_backlog=99999999\n", "at most")):
+        data = os.path.join(d, "bad")
+        shutil.rmtree(data, ignore_errors=True)
+        os.makedirs(data)
+        job = os.path.join(d, "bad.fio")
+        with open(job, "w") as f:
+            f.write(f"[x]\nsize=64k\nrw=randwrite\nverify=crc32c\n{text}")
+        p = iobench("run", job, "--dir", data)
+        expect(p.returncode == 2 and p.stderr.count("\n") == 1 and says in p.stderr and os.listdir(data) == [],
+               f"{text!r}: exit {p.returncode}: {p.stderr!r} {os.listdir(data)}")
+    print(f"time_based: {w['backlog_verified_ops']} read back while writing, {v['ops']} after")
+    return 0
+
+
+def case_loops_fio(d):
+    """loops=2 with verify on a write job (1 MiB of 4 KiB blocks, randwrite and write): fio 3.33 writes a
+    pass and verifies it, twice (W256 R256 W256 R256, traced); iobench does the same calls, each pass read
+    back in the order written as it ends (verify_backlog = a pass's blocks: the write record's
+    backlog_verified_ops 512, nothing left for the verify phase).  randrw keeps one verify after both
+    passes (docs/fio.md)."""
+    def runs(calls):
+        out = []
+        for c in calls:
+            if out and out[-1][0] == c[1]:
+                out[-1][1].append(c[2])
+            else:
+                out.append((c[1], [c[2]]))
+        return out
+    fio = fio_binary()
+    for k, rw in enumerate(("randwrite", "write")):
+        job = mixed_job(d, f"l{k}", rw, "loops=2\n")
+        out = os.path.join(d, f"l{k}.json")
+        calls, p = traced_io([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"il{k}")
+        expect(p.returncode == 0, f"{rw}: exit {p.returncode}: {p.stderr}")
+        r = runs(calls)
+        expect([(c, len(o)) for c, o in r] == [("write", 256), ("read", 256)] * 2 and r[0][1] == r[1][1] and
+               r[2][1] == r[3][1], f"{rw}: iobench's runs {[(c, len(o)) for c, o in r]}")
+        w, v = phase_recs(out)
+        expect(w["ops"] == 512 and w["backlog_verified_ops"] == 512 and v["ops"] == 0 and v["status"] == "ok",
+               f"{rw}: {w} {v}")
+        line = f"{rw} loops=2: iobench " + " ".join(f"{c[0].upper()}{len(o)}" for c, o in r)
+        if fio:
+            fcalls, fp = traced_io([fio, "--output-format=json", job], d, f"fl{k}")
+            fr = runs(fcalls)
+            expect(fp.returncode == 0 and [(c, len(o)) for c, o in fr] == [("write", 256), ("read", 256)] * 2,
+                   f"fio {rw}: exit {fp.returncode}, runs {[(c, len(o)) for c, o in fr]}")
+            line += "; fio " + " ".join(f"{c[0].upper()}{len(o)}" for c, o in fr)
+        print(line)
+    return 0
+
+
 if __name__ == "__main__":
     ARGS = iob.arguments("--bin", "--src", "--work", optional={"--fio": ""}, case=True)
     sys.exit(iob.run_case(ARGS, globals(), "verify-"))

@@ -60,6 +60,7 @@ struct iob_aggregate {
 	struct iob_bs_hist bs_hist;  /* shaped phases: the streams' block sizes, summed */
 	struct iob_prio_hist prio_hist; /* cmdprio: the streams' I/Os per priority, summed */
 	uint64_t io_errors;          /* continue_on_error: failed I/Os, summed */
+	uint64_t backlog_ops, backlog_bytes, backlog_left; /* verify_backlog: summed */
 	int errors_counted;
 };
 

@@ -64,7 +64,8 @@ struct iob_iolog {
 
 /* The writes of a mixed phase, in the order they were issued, for the
  * verify phase after it (fio's list of written blocks): one per stream,
- * owned by the runner; the engine grows v (free it with free). */
+ * owned by the runner, which allocates v for cap entries before the phase
+ * (free it with free); the engine appends and never grows it. */
 struct iob_wlog_ent {
 	uint64_t off;
 	uint32_t fi, len;
@@ -249,6 +250,10 @@ struct iob_phase_result {
 	struct iob_bs_hist bs_hist; /* a shaped phase: I/Os and bytes per block size (n 0: not kept) */
 	int errors_counted;	    /* shape.continue_mask: failed I/Os counted, not fatal */
 	uint64_t io_errors;	    /* those failed I/Os (not in ops or bytes) */
+	/* spec.load.verify_backlog: blocks (and their bytes) read back and checked inside
+	 * this write or mixed phase, and those written and left for the verify phase after
+	 * it (or never checked, with no verify phase after it) */
+	uint64_t backlog_ops, backlog_bytes, backlog_left;
 	int device_full;	    /* spec.fill_device: the phase ended at ENOSPC */
 	struct iob_prio_hist prio_hist; /* cmdprio: I/Os submitted per priority (n 0: not kept) */
 	int pass_cut;		    /* spec.load.seq_ops ended the phase inside a pass */

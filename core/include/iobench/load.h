@@ -17,6 +17,10 @@
 
 struct iob_load {
 	int verify_fatal; /* verify: the phase ends at the first bad block (status mismatch) */
+	/* write and mixed phases: after every verify_backlog blocks written, read back and
+	 * check the oldest unverified ones, verify_backlog_batch (0: verify_backlog) of
+	 * them, inside the phase (fio's verify_backlog); 0: off */
+	uint64_t verify_backlog, verify_backlog_batch;
 	uint64_t fsync_every; /* write: every open file synced after every this many writes (timed); 0: never */
 	uint64_t prio_class, prio_level; /* each stream's thread's I/O priority (ioprio_set); class 0: left alone */
 	uint64_t seq_ops;     /* sequential: the stream's phase ends after this many I/Os; 0: after its loops */

@@ -26,6 +26,8 @@
 #include "iobench/pattern.h"
 
 #define IOB_VERIFY_HEADER 64u
+/* verify_backlog, verify_backlog_batch: at most this many blocks a stream keeps to read back */
+#define IOB_VERIFY_BACKLOG_MAX (1u << 24)
 
 /* "crc32c" ... ; NULL for an unknown kind. */
 const char *iob_verify_kind_name(enum iob_verify_kind k);
