@@ -724,15 +724,21 @@ static int map_verify(struct mapper *m)
 			    "verify_backlog with a time_based write job: checked while it runs, and no verify phase after "
 			    "it (fio 3.33 runs none after the time ends): the blocks written since the last read-back "
 			    "(the record's backlog_left) stay unchecked");
+	else if (writes && job->time_based && do_verify) /* fio 3.33: no read of a time_based write job's blocks */
+		fj_note_job(m->r, job->name,
+			    "verify with a time_based write job: no verify phase, nothing is verified (fio 3.33 runs "
+			    "none after the time ends); the writes carry their headers");
 	else if (job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED)))
 		job->phases |= do_verify ? IOB_PHASE_BIT(IOB_PHASE_VERIFY) : 0;
 	else if (do_verify)
 		job->phases = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
 	if (u && writes && !backlog) /* the queued loop does not read back between its writes */
 		fj_note_job(m->r, job->name,
-			    "verify_backlog=%llu at iodepth %u: iobench verifies after the whole write (or mixed) phase, "
-			    "not every %llu blocks: the same blocks, later",
-			    (unsigned long long)u, job->iodepth, (unsigned long long)u);
+			    "verify_backlog=%llu at iodepth %u: %s", (unsigned long long)u, job->iodepth,
+			    job->time_based ? "the queued loop does not read back between its writes, and a time_based "
+					      "job has no verify phase after them: nothing is verified"
+					    : "iobench verifies after the whole write (or mixed) phase, not every "
+					      "verify_backlog blocks: the same blocks, later");
 	else if (backlog &&
 		 ((rc = set_iob_key(m, K_VERIFY_BACKLOG, "verify_backlog", "%llu", (unsigned long long)u)) ||
 		  (batch && (rc = set_iob_key(m, K_VERIFY_BACKLOG_BATCH, "verify_backlog_batch", "%llu",

@@ -143,7 +143,8 @@ FJ_CODE(
     K_VERIFY, "verify", "", "verify, phases",
     "md5, crc32c (crc32c-intel), crc64, sha256, xxhash, meta, pattern (needs verify_pattern); 0 or none: "
     "off.  A write job writes a 64-byte header in every block and verifies after it (do_verify); a mixed "
-    "job (rw, randrw) verifies the blocks it wrote after its mixed phase (time_based: none, as fio 3.33); "
+    "job (rw, randrw) verifies the blocks it wrote after its mixed phase (time_based, either: none after, "
+    "as fio 3.33); "
     "a read job verifies what it reads.  Not fio's on-disk format; fio's other checksums are refused")
 FJ_CODE(K_DO_VERIFY, "do_verify", "", "phases",
 	"1 (default): the verify phase runs; 0: the job only writes (or reads)")

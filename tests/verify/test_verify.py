@@ -940,6 +940,44 @@ def case_backlog_time(d):
     return 0
 
 
+def case_time_fio(d):
+    """A time_based write job (randwrite, write) with verify and no verify_backlog: fio 3.33 reads none
+    of its blocks back once the time ends (traced: thousands of writes, no read); iobench maps it to a
+    write phase alone, notes that nothing is verified, and reads nothing either (traced).  The INI job
+    with phases = write,verify and time_based keeps its verify phase, which reads the file for its own
+    runtime (docs/profiles.md)."""
+    fio = fio_binary()
+    for k, rw in enumerate(("randwrite", "write")):
+        job = mixed_job(d, f"t{k}", rw, "time_based=1\nruntime=200ms\n")
+        out = os.path.join(d, f"t{k}.json")
+        calls, p = traced_io([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"it{k}")
+        expect(p.returncode == 0, f"{rw}: exit {p.returncode}: {p.stderr}")
+        recs = phase_recs(out)
+        with open(out) as f:
+            notes = json.load(f)["notes"]
+        expect([r["phase"] for r in recs] == ["write"] and recs[0]["ops"] > 0 and
+               any("nothing is verified" in str(n) for n in notes), f"{rw}: {recs} {notes}")
+        writes = sum(1 for c in calls if c[1] == "write")
+        reads = sum(1 for c in calls if c[1] == "read")
+        expect(writes >= recs[0]["ops"] and reads == 0, f"{rw}: iobench wrote {writes}, read {reads}")
+        line = f"{rw} time_based: iobench {writes} writes, {reads} reads"
+        if fio:
+            fcalls, fp = traced_io([fio, "--output-format=json", job], d, f"ft{k}")
+            fw = sum(1 for c in fcalls if c[1] == "write")
+            fr = sum(1 for c in fcalls if c[1] == "read")
+            expect(fp.returncode == 0 and fw > 256 and fr == 0, f"fio {rw}: exit {fp.returncode}, {fw} writes, {fr} reads")
+            line += f"; fio {fw} writes, {fr} reads"
+        print(line)
+    ini = iob.write(os.path.join(d, "t.ini"), f"[t]\ndir = {d}\nfilename = ti.dat\nsize = 256K\nblock_size = 4K\n"
+                    "access = rand\nphases = write,verify\nverify = md5\ntime_based = true\nruntime = 200ms\n")
+    out = os.path.join(d, "ti.json")
+    iobench("run", ini, "--output", f"json={out}", rc=0)
+    w, v = phase_recs(out)
+    expect(w["phase"] == "write" and v["phase"] == "verify" and v["ops"] > 0 and v["status"] == "ok",
+           f"INI: {w['phase']} {v['phase']} {v['ops']} {v['status']}")
+    return 0
+
+
 def case_loops_fio(d):
     """loops=2 with verify on a write job (1 MiB of 4 KiB blocks, randwrite and write): fio 3.33 writes a
     pass and verifies it, twice (W256 R256 W256 R256, traced); iobench does the same calls, each pass read
