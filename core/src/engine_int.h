@@ -175,6 +175,7 @@ struct req {
 	size_t done;	  /* bytes moved so far: a short transfer is resubmitted for the rest */
 	uint64_t t0;	  /* ticks at the first submission, for a timed request */
 	size_t fi;
+	size_t wlog_at;	  /* a write in gen.log_out: its entry's index + 1 (0: not logged) */
 	uint8_t in, timed, stamped, write, dirty; /* dirty: the buffer holds read data */
 	uint8_t state;	  /* enum req_state */
 };
@@ -319,6 +320,10 @@ uint64_t iob_eng_rand_window(const struct iob_phase_spec *s, uint64_t bs, uint64
 void iob_eng_gen_reset(struct phase *ph, int ramp);
 int iob_eng_gen_init(struct phase *ph);
 int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len);
+/* A logged write (entry i of g->log_out) failed and was passed over
+ * (continue_on_error): the verify after the phase does not read it back,
+ * as fio drops a failed write from its verify list. */
+void iob_eng_gen_unlog(struct gen *g, size_t i);
 void iob_eng_gen_done(struct phase *ph);
 
 /* engine_loops.c */

@@ -444,6 +444,8 @@ int iob_eng_run_mixed(struct phase *ph)
 		}
 		if (n < 0 && n >= -4095 && ph->shaped && iob_shape_passes_error(s->shape, w, (int)-n)) {
 			r->io_errors++; /* continue_on_error, ignore_error: counted, and on to the next I/O */
+			if (w && ph->gen.log_out && !ph->ramping) /* iob_eng_gen_next logged it last */
+				iob_eng_gen_unlog(&ph->gen, ph->gen.log_out->n - 1);
 			continue;
 		}
 		int st = iob_eng_account(ph, fi, w, w ? ph->buf : ph->rbuf, n, len, off);

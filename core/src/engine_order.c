@@ -271,6 +271,8 @@ static int log_write(struct gen *g, size_t fi, uint64_t off, size_t len)
 int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 {
 	if (g->log_in) {
+		while (g->log_pos < g->log_in->n && !g->log_in->v[g->log_pos].len)
+			g->log_pos++; /* a write that failed (iob_eng_gen_unlog) */
 		if (g->log_pos == g->log_in->n)
 			return 0;
 		const struct iob_wlog_ent *e = &g->log_in->v[g->log_pos++];
@@ -283,6 +285,11 @@ int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 		return 0;
 	/* the ramp's writes are not logged: the verify reads the window's (ops_written) */
 	return !(g->log_out && g->w && !g->ph->ramping && log_write(g, *fi, *off, *len) != 0);
+}
+
+void iob_eng_gen_unlog(struct gen *g, size_t i)
+{
+	g->log_out->v[i].len = 0; /* kept in place: the queued loop's later writes hold their indexes */
 }
 
 /* What of the order a loop over gen completed (spec.written_draws). */

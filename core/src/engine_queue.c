@@ -248,6 +248,7 @@ static void queue_fill(struct phase *ph, int *mode)
 		rq->off = off;
 		rq->len = len;
 		rq->done = 0;
+		rq->wlog_at = w && ph->gen.log_out && !ph->ramping ? ph->gen.log_out->n : 0; /* iob_eng_gen_next logged it */
 		const unsigned lm = lat_take(lat);
 		rq->in = lm == LAT_REC;
 		rq->timed = lm != LAT_OFF;
@@ -396,6 +397,8 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 	const int64_t n = rq->io.result;
 	if (n < 0 && n >= -4095 && ph->shaped && iob_shape_passes_error(ph->spec->shape, rq->write, (int)-n)) {
 		ph->r->io_errors++; /* continue_on_error, ignore_error: counted, not an op; the slot is free again */
+		if (rq->wlog_at)
+			iob_eng_gen_unlog(&ph->gen, rq->wlog_at - 1);
 		req_free(q, rq, REQ_COMPLETED);
 		return 0;
 	}

@@ -589,15 +589,16 @@ def case_fio_surface_scan(d):
 def traced_io(argv, d, tag, inject=None):
     """argv under strace -f: [(pid, call, offset, injected)] of every 4 KiB-aligned pread64/pwrite64 in
     the order strace saw them (per thread: the order issued), and the completed process.  inject: the
-    Nth pwrite64 of a thread returns 4096 without writing (strace --inject)."""
+    Nth pwrite64 of a thread returns 4096 without writing (strace --inject); or a string, strace's -e
+    inject= argument itself."""
     if not shutil.which("strace"):
         raise iob.Skip("strace is not installed: the I/O cannot be seen from outside")
     log = os.path.join(d, f"strace-{tag}.log")
     env = dict(os.environ)  # LeakSanitizer cannot run under ptrace
     env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
     cmd = ["strace", "-f", "-qq", "-s", "0", "-e", "trace=pread64,pwrite64", "-o", log]
-    if inject:
-        cmd += ["-e", f"inject=pwrite64:retval=4096:when={inject}"]
+    if inject:  # a number: a lost write; a string: strace's own injection
+        cmd += ["-e", f"inject=pwrite64:retval=4096:when={inject}" if isinstance(inject, int) else inject]
     p = subprocess.run(cmd + argv, capture_output=True, text=True, cwd=d, env=env, timeout=300)
     calls = []
     with open(log) as f:
@@ -940,6 +941,15 @@ def case_backlog_time(d):
     return 0
 
 
+def traced_job(d, name, rw, extra):
+    """iobench runs mixed_job(name, rw, extra) under strace (traced_io): (calls, its JSON file); exit 0 expected."""
+    job = mixed_job(d, name, rw, extra)
+    out = os.path.join(d, f"{name}.json")
+    calls, p = traced_io([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"i{name}")
+    expect(p.returncode == 0, f"{rw}: exit {p.returncode}: {p.stderr}")
+    return job, calls, out
+
+
 def case_time_fio(d):
     """A time_based write job (randwrite, write) with verify and no verify_backlog: fio 3.33 reads none
     of its blocks back once the time ends (traced: thousands of writes, no read); iobench maps it to a
@@ -948,10 +958,7 @@ def case_time_fio(d):
     runtime (docs/profiles.md)."""
     fio = fio_binary()
     for k, rw in enumerate(("randwrite", "write")):
-        job = mixed_job(d, f"t{k}", rw, "time_based=1\nruntime=200ms\n")
-        out = os.path.join(d, f"t{k}.json")
-        calls, p = traced_io([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"it{k}")
-        expect(p.returncode == 0, f"{rw}: exit {p.returncode}: {p.stderr}")
+        job, calls, out = traced_job(d, f"t{k}", rw, "time_based=1\nruntime=200ms\n")
         recs = phase_recs(out)
         with open(out) as f:
             notes = json.load(f)["notes"]
@@ -978,6 +985,51 @@ def case_time_fio(d):
     return 0
 
 
+def case_continue_fio(d):
+    """continue_on_error=write on a randrw job (rwmixread=0: the reads after the last write are the
+    verify's) with verify (1 MiB of zeros first, so a write that moved no
+    data leaves a block with no header): strace makes the third pwrite64 fail with EIO.  iobench counts
+    it (io_errors 1), goes on, and its verify reads back the other writes, in order, not the failed
+    block: exit 0, verify ops = ops_written.  Before, the verify read the failed block and reported it
+    (exit 3).  fio 3.33 (psync) does not read it either: its verify stops there (the failed write's
+    entry stays in flight in its list), exit 0."""
+    fio = fio_binary()
+    inject = "inject=pwrite64:error=EIO:when=3"
+
+    def failed(tag):
+        with open(os.path.join(d, f"strace-{tag}.log")) as f:
+            return [int(m.group(1)) for m in re.finditer(r'pwrite64\(\d+, ""\.*, 4096, (\d+)\)\s+= -1 EIO', f.read())]
+
+    def after_writes(calls):
+        last = max((i for i, c in enumerate(calls) if c[1] == "write"), default=-1)
+        return [c[2] for c in calls[last + 1:]]
+    tools = [("iobench", [os.path.join(ARGS.bin, "iobench"), "run"], "--output")] + \
+        ([("fio", [fio, "--output-format=json"], None)] if fio else [])
+    for tool, argv, out_opt in tools:
+        job = mixed_job(d, f"c{tool}", "randrw", "continue_on_error=write\nrwmixread=0\n")
+        with open(os.path.join(d, f"c{tool}.dat"), "wb") as f:
+            f.write(bytes(1 << 20))
+        out = os.path.join(d, f"c{tool}.json")
+        calls, p = traced_io(argv + [job] + ([out_opt, f"json={out}"] if out_opt else []), d, f"c{tool}", inject)
+        bad = failed(f"c{tool}")
+        expect(len(bad) == 1, f"{tool}: strace failed {bad}")
+        expect(p.returncode == 0, f"{tool}: exit {p.returncode}: {p.stderr[-1500:]}")
+        writes = [c[2] for c in calls if c[1] == "write"]
+        tail = after_writes(calls)
+        expect(bad[0] not in tail and len(set(tail)) == len(tail) and tail == writes[:len(tail)],
+               f"{tool}: verify read {len(tail)} blocks (failed {bad[0]}): not the writes in order without it")
+        if tool == "iobench":
+            recs = phase_recs(out)
+            mixed, ver = recs[0], recs[1]
+            expect(mixed["phase"] == "mixed" and mixed.get("io_errors") == 1 and ver["phase"] == "verify" and
+                   ver["status"] == "ok" and ver["ops"] == mixed["ops_written"] == len(writes) == len(tail),
+                   f"iobench: mixed {mixed.get('io_errors')} errors, {mixed['ops_written']} written; verify "
+                   f"{ver['ops']} {ver['status']}; traced {len(writes)} writes, {len(tail)} read back")
+        print(f"{tool}: {len(writes)} writes, the one at {bad[0]} failed (EIO) and passed over; "
+              f"{len(tail)} read back after, not it")
+    return 0
+
+
 def case_loops_fio(d):
     """loops=2 with verify on a write job (1 MiB of 4 KiB blocks, randwrite and write): fio 3.33 writes a
     pass and verifies it, twice (W256 R256 W256 R256, traced); iobench does the same calls, each pass read
@@ -994,10 +1046,7 @@ def case_loops_fio(d):
         return out
     fio = fio_binary()
     for k, rw in enumerate(("randwrite", "write")):
-        job = mixed_job(d, f"l{k}", rw, "loops=2\n")
-        out = os.path.join(d, f"l{k}.json")
-        calls, p = traced_io([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"il{k}")
-        expect(p.returncode == 0, f"{rw}: exit {p.returncode}: {p.stderr}")
+        job, calls, out = traced_job(d, f"l{k}", rw, "loops=2\n")
         r = runs(calls)
         expect([(c, len(o)) for c, o in r] == [("write", 256), ("read", 256)] * 2 and r[0][1] == r[1][1] and
                r[2][1] == r[3][1], f"{rw}: iobench's runs {[(c, len(o)) for c, o in r]}")
