@@ -54,12 +54,15 @@ What it gives:
   failure), `iob.write(path, text)`, `iob.read_json(path, optional=True)`
   (None when there is no such file), `iob.read_csv(path)` (rows as lists),
   `iob.records(doc, kind)`, `iob.snapshot(top)` (every entry under top, to
-  compare before and after), `iob.png_pixels(path)` (a screenshot's pixels).
+  compare before and after), `iob.png_pixels(path)` (a screenshot's pixels),
+  `with iob.held_in_cache(path):` (the file's pages read in and kept mapped,
+  so a drop_caches elsewhere cannot take them until the block ends).
 """
 import argparse
 import contextlib
 import csv
 import json
+import mmap
 import os
 import signal
 import shutil
@@ -386,6 +389,24 @@ def scratch(parent, prefix=""):
         yield d
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def held_in_cache(path):
+    """with iob.held_in_cache(path): every page of the file read into the
+    page cache and kept there until the block ends: mapped and touched, so
+    another test (or helper) writing drop_caches meanwhile leaves them alone,
+    however long the machine takes to get to the read that needs them."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        m = mmap.mmap(f.fileno(), size, prot=mmap.PROT_READ) if size else None
+    try:
+        for off in range(0, size, mmap.PAGESIZE):
+            m[off]
+        yield
+    finally:
+        if m is not None:
+            m.close()
 
 
 def data_dir(parent, files):
