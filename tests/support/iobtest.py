@@ -76,6 +76,11 @@ import zlib
 
 SKIP = 77
 
+# Line by line, not in blocks: when ctest kills a test at its TIMEOUT, what it
+# printed up to then is in the log (a pipe is otherwise block-buffered, and a
+# killed test showed nothing at all).
+sys.stdout.reconfigure(line_buffering=True)
+
 failures = []
 passed = 0
 
