@@ -611,18 +611,6 @@ def case_cache(ctx):
                   for n in p.notes), "eviction failure unsaid: %r" % p.notes)
 
 
-def proc_rchar(pid):
-    """Bytes the process read so far (/proc/PID/io rchar; 0 before it can be read)."""
-    try:
-        with open("/proc/%d/io" % pid) as f:
-            for line in f:
-                if line.startswith("rchar:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def case_interrupt(ctx):
     f = ctx.make_file("i.dat", 64 * MIB)
     env = dict(os.environ, IOB_SLOWAFTER_RATE=str(4 * MIB))  # 250 ms a block, 16 s in all
@@ -632,7 +620,7 @@ def case_interrupt(ctx):
     # reads), not after a fixed 0.6 s: a loaded machine or a sanitizer build
     # may not have read one block by then, and the case wants one or more
     end = time.monotonic() + 30
-    while proc.poll() is None and time.monotonic() < end and proc_rchar(proc.pid) < 2 * MIB:
+    while proc.poll() is None and time.monotonic() < end and iob.rchar(proc.pid) < 2 * MIB:
         time.sleep(0.01)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)

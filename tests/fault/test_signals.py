@@ -57,14 +57,7 @@ def wait_for(cond, proc, limit=30.0):
 
 def read_bytes(proc):
     """What the kernel counted as read by the process (/proc/PID/io rchar)."""
-    try:
-        with open(f"/proc/{proc.pid}/io") as f:
-            for line in f:
-                if line.startswith("rchar:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+    return iob.rchar(proc.pid)
 
 
 def size_of(path):

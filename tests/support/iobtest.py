@@ -42,7 +42,8 @@ What it gives:
   the binary loads) and fails the case when the exit status is not rc;
   `iob.refusal(p, want, what)` checks a refusal of bad input (exit 2, one
   line holding want);
-  `iob.start(argv)` starts one with its output piped, `iob.stop(proc, sig,
+  `iob.start(argv)` starts one with its output piped, `iob.rchar(pid)` what
+  it has read so far (wait for that before signalling it), `iob.stop(proc, sig,
   timeout)` signals it and waits (killing it after timeout), `iob.wait`
   waits, `iob.interrupted(name, argv, limit)` checks a run stopped by
   SIGINT; `iob.vclock_env(env, lib)` adds the virtual clock
@@ -312,6 +313,20 @@ def stop(proc, sig, timeout=60):
     proc.send_signal(sig)
     out, err, _ = wait(proc, timeout)
     return out, err, time.monotonic() - t0
+
+
+def rchar(pid):
+    """Bytes the process read so far (/proc/PID/io rchar; 0 where it cannot
+    be read): what a test waits for before signalling a run, never a fixed
+    sleep (docs/testing.md)."""
+    try:
+        with open(f"/proc/{pid}/io") as f:
+            for line in f:
+                if line.startswith("rchar:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def interrupted(name, argv, limit, after=1.5, sig=signal.SIGINT, **kw):
