@@ -42,7 +42,8 @@ What it gives:
   the binary loads) and fails the case when the exit status is not rc;
   `iob.refusal(p, want, what)` checks a refusal of bad input (exit 2, one
   line holding want);
-  `iob.start(argv)` starts one with its output piped, `iob.stop(proc, sig,
+  `iob.start(argv)` starts one with its output piped, `iob.rchar(pid)` what
+  it has read so far (wait for that before signalling it), `iob.stop(proc, sig,
   timeout)` signals it and waits (killing it after timeout), `iob.wait`
   waits, `iob.interrupted(name, argv, limit)` checks a run stopped by
   SIGINT; `iob.vclock_env(env, lib)` adds the virtual clock
@@ -54,12 +55,15 @@ What it gives:
   failure), `iob.write(path, text)`, `iob.read_json(path, optional=True)`
   (None when there is no such file), `iob.read_csv(path)` (rows as lists),
   `iob.records(doc, kind)`, `iob.snapshot(top)` (every entry under top, to
-  compare before and after), `iob.png_pixels(path)` (a screenshot's pixels).
+  compare before and after), `iob.png_pixels(path)` (a screenshot's pixels),
+  `with iob.held_in_cache(path):` (the file's pages read in and kept mapped,
+  so a drop_caches elsewhere cannot take them until the block ends).
 """
 import argparse
 import contextlib
 import csv
 import json
+import mmap
 import os
 import signal
 import shutil
@@ -72,6 +76,11 @@ import traceback
 import zlib
 
 SKIP = 77
+
+# Line by line, not in blocks: when ctest kills a test at its TIMEOUT, what it
+# printed up to then is in the log (a pipe is otherwise block-buffered, and a
+# killed test showed nothing at all).
+sys.stdout.reconfigure(line_buffering=True)
 
 failures = []
 passed = 0
@@ -306,6 +315,20 @@ def stop(proc, sig, timeout=60):
     return out, err, time.monotonic() - t0
 
 
+def rchar(pid):
+    """Bytes the process read so far (/proc/PID/io rchar; 0 where it cannot
+    be read): what a test waits for before signalling a run, never a fixed
+    sleep (docs/testing.md)."""
+    try:
+        with open(f"/proc/{pid}/io") as f:
+            for line in f:
+                if line.startswith("rchar:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def interrupted(name, argv, limit, after=1.5, sig=signal.SIGINT, **kw):
     """Start argv (iob.start's keywords), send sig `after` seconds later;
     check that it was still running then and that it exited 128 + sig
@@ -386,6 +409,24 @@ def scratch(parent, prefix=""):
         yield d
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def held_in_cache(path):
+    """with iob.held_in_cache(path): every page of the file read into the
+    page cache and kept there until the block ends: mapped and touched, so
+    another test (or helper) writing drop_caches meanwhile leaves them alone,
+    however long the machine takes to get to the read that needs them."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        m = mmap.mmap(f.fileno(), size, prot=mmap.PROT_READ) if size else None
+    try:
+        for off in range(0, size, mmap.PAGESIZE):
+            m[off]
+        yield
+    finally:
+        if m is not None:
+            m.close()
 
 
 def data_dir(parent, files):
