@@ -51,20 +51,10 @@ static void merge_latency(struct iob_aggregate *a, const struct iob_phase_result
 
 static void sum_counts(struct iob_aggregate *a, const struct iob_phase_result *r)
 {
-	a->bytes += r->bytes;
-	a->ops += r->ops;
-	a->skipped += r->skipped;
-	a->short_ops += r->short_ops;
-	a->bytes_read += r->bytes_read;
-	a->bytes_written += r->bytes_written;
-	a->ops_read += r->ops_read;
-	a->ops_written += r->ops_written;
-	a->bad_blocks += r->bad_blocks;
-	a->io_errors += r->io_errors;
+#define SUM(f) a->f += r->f;
+	IOB_PHASE_SUMS(SUM)
+#undef SUM
 	a->errors_counted |= r->errors_counted;
-	a->backlog_ops += r->backlog_ops;
-	a->backlog_bytes += r->backlog_bytes;
-	a->backlog_left += r->backlog_left;
 	for (uint32_t i = 0; i < r->bs_hist.n; i++)
 		for (int d = 0; d < 2; d++)
 			if (r->bs_hist.ios[d][i])
@@ -73,8 +63,6 @@ static void sum_counts(struct iob_aggregate *a, const struct iob_phase_result *r
 		for (int d = 0; d < 2; d++)
 			if (r->prio_hist.ios[d][i])
 				iob_prio_hist_add(&a->prio_hist, d, r->prio_hist.prio[i], r->prio_hist.ios[d][i]);
-	a->cpu_user_ns += r->cpu_user_ns;
-	a->cpu_sys_ns += r->cpu_sys_ns;
 	if (r->sync_ns > a->sync_ns)
 		a->sync_ns = r->sync_ns;
 	if (r->os_read_bytes == UINT64_MAX || a->os_read_bytes == UINT64_MAX) {
@@ -190,10 +178,9 @@ void iob_aggregate_as_result(const struct iob_aggregate *a, struct iob_phase_res
 	r->phase = a->phase;
 	r->pattern_label = a->pattern_label;
 	r->block_size = a->block_size;
-	r->bytes = a->bytes;
-	r->ops = a->ops;
-	r->skipped = a->skipped;
-	r->short_ops = a->short_ops;
+#define COPY(f) r->f = a->f;
+	IOB_PHASE_SUMS(COPY)
+#undef COPY
 	r->elapsed_ns = a->elapsed_ns;
 	r->sync_ns = a->sync_ns;
 	r->hist = a->hist;
@@ -206,23 +193,12 @@ void iob_aggregate_as_result(const struct iob_aggregate *a, struct iob_phase_res
 	r->storage_read_bytes = a->storage_read_bytes;
 	r->storage_write_bytes = a->storage_write_bytes;
 	r->unwritten_bytes = UINT64_MAX;
-	r->bad_blocks = a->bad_blocks;
 	r->status = a->status;
 	r->interrupted = a->interrupted;
 	r->pass_cut = a->pass_cut;
 	r->start_ns = a->start_ns;
 	r->end_ns = a->end_ns;
-	r->cpu_user_ns = a->cpu_user_ns;
-	r->cpu_sys_ns = a->cpu_sys_ns;
-	r->bytes_read = a->bytes_read;
-	r->bytes_written = a->bytes_written;
-	r->ops_read = a->ops_read;
-	r->ops_written = a->ops_written;
 	r->bs_hist = a->bs_hist;
 	r->prio_hist = a->prio_hist;
-	r->io_errors = a->io_errors;
 	r->errors_counted = a->errors_counted;
-	r->backlog_ops = a->backlog_ops;
-	r->backlog_bytes = a->backlog_bytes;
-	r->backlog_left = a->backlog_left;
 }

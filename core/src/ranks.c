@@ -292,20 +292,18 @@ static int get_record(struct rbuf *r, struct rrec *x)
 	return r->err;
 }
 
-/* The result's plain counts, sent as they are. */
+/* The result's plain counts, sent as they are: every count the streams add
+ * up (engine.h's IOB_PHASE_SUMS), and these. */
+#define SUM_AT(f) offsetof(struct iob_phase_result, f),
 static const size_t COUNTS[] = {
-	offsetof(struct iob_phase_result, block_size),	   offsetof(struct iob_phase_result, bytes),
-	offsetof(struct iob_phase_result, ops),		   offsetof(struct iob_phase_result, skipped),
-	offsetof(struct iob_phase_result, short_ops),	   offsetof(struct iob_phase_result, bytes_read),
-	offsetof(struct iob_phase_result, bytes_written),  offsetof(struct iob_phase_result, ops_read),
-	offsetof(struct iob_phase_result, ops_written),	   offsetof(struct iob_phase_result, elapsed_ns),
-	offsetof(struct iob_phase_result, sync_ns),	   offsetof(struct iob_phase_result, lat_samples),
-	offsetof(struct iob_phase_result, os_read_bytes),  offsetof(struct iob_phase_result, os_write_bytes),
-	offsetof(struct iob_phase_result, cpu_user_ns),	   offsetof(struct iob_phase_result, cpu_sys_ns),
-	offsetof(struct iob_phase_result, bad_blocks),	   offsetof(struct iob_phase_result, first_done_bytes),
+	IOB_PHASE_SUMS(SUM_AT) offsetof(struct iob_phase_result, block_size),
+	offsetof(struct iob_phase_result, elapsed_ns),	   offsetof(struct iob_phase_result, sync_ns),
+	offsetof(struct iob_phase_result, lat_samples),	   offsetof(struct iob_phase_result, os_read_bytes),
+	offsetof(struct iob_phase_result, os_write_bytes), offsetof(struct iob_phase_result, first_done_bytes),
 	offsetof(struct iob_phase_result, first_done_ops),
 	offsetof(struct iob_phase_result, storage_read_bytes), offsetof(struct iob_phase_result, storage_write_bytes),
 };
+#undef SUM_AT
 #define NCOUNTS (sizeof COUNTS / sizeof COUNTS[0])
 
 /* What one rank sends for a phase. */

@@ -31,8 +31,7 @@ struct iob_aggregate {
 	enum iob_phase phase;
 	uint8_t pattern_label;
 	uint64_t block_size;
-	uint64_t bytes, ops, skipped, short_ops;
-	uint64_t bytes_read, bytes_written, ops_read, ops_written;
+	IOB_PHASE_SUMS(IOB_PHASE_SUM_FIELD) /* engine.h's counts, summed */
 	uint64_t start_ns, end_ns; /* first start, last end */
 	uint64_t first_end_ns;     /* when the first stream finished */
 	uint64_t elapsed_ns;       /* end_ns - start_ns, at least 1 */
@@ -49,9 +48,7 @@ struct iob_aggregate {
 	uint64_t lat_samples;        /* I/Os timed, over every stream */
 	uint64_t os_read_bytes, os_write_bytes; /* sums; UINT64_MAX unknown */
 	uint64_t storage_read_bytes, storage_write_bytes; /* sums; UINT64_MAX unknown */
-	uint64_t cpu_user_ns, cpu_sys_ns;
 	int direct;                  /* every stream bypassed the cache */
-	uint64_t bad_blocks;
 	int status;                  /* the first failed stream's, else the first mismatch, else 0 */
 	size_t failed_stream;        /* index of that stream (status != 0) */
 	int interrupted;             /* some stream was stopped */
@@ -59,8 +56,6 @@ struct iob_aggregate {
 	int partial;                 /* some stream failed or was stopped */
 	struct iob_bs_hist bs_hist;  /* shaped phases: the streams' block sizes, summed */
 	struct iob_prio_hist prio_hist; /* cmdprio: the streams' I/Os per priority, summed */
-	uint64_t io_errors;          /* continue_on_error: failed I/Os, summed */
-	uint64_t backlog_ops, backlog_bytes, backlog_left; /* verify_backlog: summed */
 	int errors_counted;
 };
 

@@ -191,14 +191,33 @@ struct iob_phase_spec {
 /* Positive status: the data read back did not match the pattern. */
 #define IOB_STATUS_MISMATCH 1
 
+/* The counts of a phase that add up over its streams, each a uint64_t: struct
+ * iob_phase_result and struct iob_aggregate (aggregate.h) declare them from
+ * this list, and aggregate.c sums and copies them and ranks.c sends them
+ * across MPI ranks by it alone.  A new count is its line here, the engine's
+ * counting and its record field (result.c). */
+#define IOB_PHASE_SUMS(X)                                                                                   \
+	X(bytes)	 /* bytes moved by completed I/O */                                                   \
+	X(ops)		 /* completed I/O calls */                                                            \
+	X(skipped)	 /* random ops skipped because they crossed the end */                                \
+	X(short_ops)	 /* I/O that moved fewer bytes than asked (end of file) */                            \
+	X(bytes_read)	 /* by direction */                                                                   \
+	X(bytes_written) X(ops_read) X(ops_written)                                                           \
+	X(cpu_user_ns)	 /* the stream's thread's CPU time over the phase */                                  \
+	X(cpu_sys_ns)                                                                                         \
+	X(bad_blocks)	 /* verify: blocks found bad */                                                       \
+	X(io_errors)	 /* continue_on_error: failed I/Os counted, not fatal (not in ops or bytes) */        \
+	/* spec.load.verify_backlog: blocks (and their bytes) read back and checked inside this write     \
+	 * or mixed phase, and those written and left for the verify phase after it (or never checked,  \
+	 * with no verify phase after it) */                                                              \
+	X(backlog_ops) X(backlog_bytes) X(backlog_left)
+#define IOB_PHASE_SUM_FIELD(name) uint64_t name;
+
 struct iob_phase_result {
 	enum iob_phase phase;
 	uint8_t pattern_label; /* the phase's pattern's one-byte label (iob_pattern_label) */
 	uint64_t block_size;
-	uint64_t bytes;      /* bytes moved by completed I/O */
-	uint64_t ops;        /* completed I/O calls */
-	uint64_t skipped;    /* random ops skipped because they crossed the end */
-	uint64_t short_ops;  /* I/O that moved fewer bytes than asked (end of file) */
+	IOB_PHASE_SUMS(IOB_PHASE_SUM_FIELD)
 	uint64_t elapsed_ns; /* wall time of the phase: opens, I/O, syncs, closes, and
 			      * whatever spec->on_sample did */
 	uint64_t sync_ns;    /* part of elapsed_ns spent in sync */
@@ -224,7 +243,6 @@ struct iob_phase_result {
 	 * cache at the phase's end (cachestat); UINT64_MAX not measured */
 	uint64_t unwritten_bytes;
 	/* verify */
-	uint64_t bad_blocks;
 	uint64_t first_bad_offset; /* file offset of the first bad byte */
 	uint8_t expected, found;
 	char bad_file[IOB_PATH_MAX];
@@ -234,8 +252,6 @@ struct iob_phase_result {
 	char error[1024];    /* one line: operation, file, offset, errno text */
 	/* Streams (see iob_phase_spec): */
 	uint64_t start_ns, end_ns;	 /* the measured window, absolute CLOCK_MONOTONIC */
-	uint64_t cpu_user_ns, cpu_sys_ns; /* this thread's CPU time over the phase */
-	uint64_t bytes_read, bytes_written, ops_read, ops_written; /* by direction */
 	struct iob_hist *hist_write;	 /* mixed phases: write latency (hist: reads); owned */
 	uint64_t first_done_bytes, first_done_ops; /* done when *first_done was first seen set,
 						    * or the totals of a stream that ended first */
@@ -248,12 +264,7 @@ struct iob_phase_result {
 	int written_cut; /* the window's order ended at spec.written_draws, before its own end */
 	char verify_why[256]; /* verify headers: why the first bad block is bad ("" when only its bytes tell) */
 	struct iob_bs_hist bs_hist; /* a shaped phase: I/Os and bytes per block size (n 0: not kept) */
-	int errors_counted;	    /* shape.continue_mask: failed I/Os counted, not fatal */
-	uint64_t io_errors;	    /* those failed I/Os (not in ops or bytes) */
-	/* spec.load.verify_backlog: blocks (and their bytes) read back and checked inside
-	 * this write or mixed phase, and those written and left for the verify phase after
-	 * it (or never checked, with no verify phase after it) */
-	uint64_t backlog_ops, backlog_bytes, backlog_left;
+	int errors_counted;	    /* shape.continue_mask: failed I/Os counted (io_errors), not fatal */
 	int device_full;	    /* spec.fill_device: the phase ended at ENOSPC */
 	struct iob_prio_hist prio_hist; /* cmdprio: I/Os submitted per priority (n 0: not kept) */
 	int pass_cut;		    /* spec.load.seq_ops ended the phase inside a pass */
