@@ -79,6 +79,7 @@
 #define _GNU_SOURCE /* O_DIRECT, statx; the build defines it, a lone compile may not */
 #endif
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -454,20 +455,31 @@ static int uring_close(void *handle)
 /* Preparing a request.                                                      */
 
 /* A free SQE.  Fewer requests are in flight than the ring has entries, so a
- * full SQ only holds requests the kernel has not taken yet: push them (or,
- * with sqpoll, wait for the polling thread, which may post a completion
- * before it moves the SQ head), then try once more. */
+ * full SQ only holds requests the kernel has not taken yet: push them, then
+ * try once more.  With sqpoll, wait for the polling thread instead: it may
+ * post a completion before it moves the SQ head, and the kernel's "SQ
+ * wait" can return once it has fetched an entry but before the head the
+ * ring shows has moved (seen under ThreadSanitizer: a synchronous write
+ * right after the one before found the one-entry SQ still full), so wait
+ * and yield until the head moves, a bounded number of times. */
+#define URING_SQ_WAIT_TRIES 100000
 static struct io_uring_sqe *uring_get_sqe(struct uring_file *f)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&f->ring);
 
 	if (sqe)
 		return sqe;
-	if (f->o.sqpoll)
-		io_uring_sqring_wait(&f->ring);
-	else
+	if (!f->o.sqpoll) {
 		io_uring_submit(&f->ring);
-	return io_uring_get_sqe(&f->ring);
+		return io_uring_get_sqe(&f->ring);
+	}
+	for (int tries = 0; !sqe && tries < URING_SQ_WAIT_TRIES; tries++) {
+		if (tries)
+			sched_yield();
+		io_uring_sqring_wait(&f->ring);
+		sqe = io_uring_get_sqe(&f->ring);
+	}
+	return sqe;
 }
 
 /* Take an SQE and fill it for one read or write: the registered-buffer
