@@ -470,7 +470,18 @@ def case_interrupted(tmp):
     out = os.path.join(tmp, "o.json")
     proc = subprocess.Popen([os.path.join(ARGS.bin, "iobench"), "run", prof, "--dir", tmp, "--output",
                              "human,json=" + out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
+    # signal once the write phase has written (its file has blocks), however slow the start
+    data = os.path.join(tmp, "iobench.long.dat")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if os.stat(data).st_size > 0:
+                break
+        except FileNotFoundError:
+            pass
+        time.sleep(0.02)
+    expect(proc.poll() is None, "the run ended before it was signalled")
+    time.sleep(0.1)
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
     so, se = proc.communicate(timeout=60)
