@@ -20,22 +20,9 @@
 
 int fdio_oflags(uint32_t flags, int *oflags)
 {
-	int o;
 	if ((flags & IOB_OPEN_TRUNC) && !(flags & IOB_OPEN_WRITE))
 		return -EINVAL;
-	if ((flags & IOB_OPEN_READ) && (flags & IOB_OPEN_WRITE))
-		o = O_RDWR;
-	else if (flags & IOB_OPEN_WRITE)
-		o = O_WRONLY;
-	else
-		o = O_RDONLY;
-	if (flags & IOB_OPEN_CREATE)
-		o |= O_CREAT;
-	if (flags & IOB_OPEN_TRUNC)
-		o |= O_TRUNC;
-	if (flags & IOB_OPEN_NOFOLLOW)
-		o |= O_NOFOLLOW;
-	*oflags = o | O_CLOEXEC;
+	*oflags = IOB_OPEN_OFLAGS(flags);
 	return 0;
 }
 

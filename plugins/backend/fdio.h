@@ -13,9 +13,9 @@
 
 #include "iobench/plugin.h"
 
-/* open(2) flags for IOB_OPEN_* flags (plus O_CLOEXEC; IOB_OPEN_NOFOLLOW is
- * O_NOFOLLOW, so a symlink fails with -ELOOP); -EINVAL for truncate without
- * write. */
+/* open(2) flags for IOB_OPEN_* flags (plugin.h's IOB_OPEN_OFLAGS: with
+ * O_CLOEXEC; IOB_OPEN_NOFOLLOW is O_NOFOLLOW, so a symlink fails with
+ * -ELOOP); -EINVAL for truncate without write. */
 int fdio_oflags(uint32_t flags, int *oflags);
 /* pread until len bytes or end of file, retrying EINTR.  A transfer whose
  * size has bits in partial_mask (a partial block under O_DIRECT) also ends

@@ -479,17 +479,8 @@ static int af_control(void *h, int op, void *arg)
 	return -ENOTSUP;
 }
 
-static const struct iob_backend_ops af_ops = {
-	.open = af_open,
-	.close = af_close,
-	.read_at = af_read_at,
-	.write_at = af_write_at,
-	.sync = af_sync,
-	.info = af_info,
-	.control = af_control,
-	.submit = af_submit,
-	.reap = af_reap,
-};
+static const struct iob_backend_ops af_ops = {IOB_BACKEND_OPS_OF(af), .control = af_control, .submit = af_submit,
+					       .reap = af_reap};
 
 IOB_BACKEND_PLUGIN(af_host, AF_NAME, "test only: queued I/O with submits failing part way, refused reaps, short writes",
 		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_ASYNC, &af_ops);

@@ -107,6 +107,16 @@ struct iob_host {
 /* ABI 1.1: refuse a symbolic link as the last path component (O_NOFOLLOW,
  * -ELOOP); the core sets it unless the job allows symlinked targets. */
 #define IOB_OPEN_NOFOLLOW 0x10u
+/* The open(2) flags for IOB_OPEN_* flags fl, on a POSIX system (the plugin
+ * includes <fcntl.h>; nothing here needs it until used): O_RDWR, O_WRONLY or
+ * O_RDONLY, O_CREAT (without IOB_OPEN_TRUNC an existing file keeps its data),
+ * O_TRUNC, O_NOFOLLOW, and always O_CLOEXEC (the tools may run helpers: no
+ * descriptor leaks into them).  Refuse IOB_OPEN_TRUNC without IOB_OPEN_WRITE
+ * first (-EINVAL): open(2) leaves O_TRUNC with O_RDONLY unspecified. */
+#define IOB_OPEN_OFLAGS(fl)                                                                                 \
+	((((fl) & IOB_OPEN_WRITE) ? (((fl) & IOB_OPEN_READ) ? O_RDWR : O_WRONLY) : O_RDONLY) |              \
+	 (((fl) & IOB_OPEN_CREATE) ? O_CREAT : 0) | (((fl) & IOB_OPEN_TRUNC) ? O_TRUNC : 0) |              \
+	 (((fl) & IOB_OPEN_NOFOLLOW) ? O_NOFOLLOW : 0) | O_CLOEXEC)
 
 /* Capability flags (struct iob_plugin.caps for backends). */
 #define IOB_CAP_READ (1u << 0)      /* read_at is implemented */
@@ -270,6 +280,14 @@ struct iob_backend_ops {
 	int (*reap)(void *handle, struct iob_io **done, size_t min, size_t max);
 	/* --- end of ABI 1.1 --- */
 };
+
+/* The designated initialisers of a backend's six common ops from the
+ * functions p_open, p_close, p_read_at, p_write_at, p_sync and p_info, for
+ * `static const struct iob_backend_ops x_ops = {IOB_BACKEND_OPS_OF(x)};`
+ * (more members, such as .truncate or .control, may follow). */
+#define IOB_BACKEND_OPS_OF(p)                                                                               \
+	.open = p##_open, .close = p##_close, .read_at = p##_read_at, .write_at = p##_write_at,             \
+	.sync = p##_sync, .info = p##_info
 
 /* control() requests the core makes (ABI 1.1). */
 /* Check backend options before anything is opened or created: handle is

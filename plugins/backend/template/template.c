@@ -76,19 +76,11 @@ static int template_open(const struct iob_open_args *args, void **handle)
 				   args->path);
 		return -EINVAL;
 	}
-	if ((fl & IOB_OPEN_READ) && (fl & IOB_OPEN_WRITE))
-		oflags = O_RDWR;
-	else if (fl & IOB_OPEN_WRITE)
-		oflags = O_WRONLY;
-	else
-		oflags = O_RDONLY;
-	if (fl & IOB_OPEN_CREATE)
-		oflags |= O_CREAT; /* without IOB_OPEN_TRUNC, existing data must survive */
-	if (fl & IOB_OPEN_TRUNC)
-		oflags |= O_TRUNC;
-	if (fl & IOB_OPEN_NOFOLLOW)
-		oflags |= O_NOFOLLOW; /* ABI 1.1: a symlink as the last component fails with -ELOOP */
-	oflags |= O_CLOEXEC; /* tools may run helpers; do not leak the descriptor */
+	/* IOB_OPEN_* onto open(2)'s flags (plugin.h): read, write or both;
+	 * O_CREAT without O_TRUNC, so existing data survives a create; ABI 1.1's
+	 * IOB_OPEN_NOFOLLOW as O_NOFOLLOW (a symlink as the last component fails
+	 * with -ELOOP); O_CLOEXEC (tools may run helpers: no descriptor leaks) */
+	oflags = IOB_OPEN_OFLAGS(fl);
 
 	do {
 		fd = open(args->path, oflags, (mode_t)args->mode);
@@ -243,14 +235,11 @@ static int template_control(void *handle, int op, void *arg)
 }
 
 /* The ops table.  Designated initialisers keep it right if members are
- * added; ops_size below tells the core how much of it this build knows. */
+ * added; IOB_BACKEND_OPS_OF(template) (plugin.h) names the six common ones,
+ * template_open ... template_info.  The descriptor's ops_size tells the core
+ * how much of the table this build knows. */
 static const struct iob_backend_ops template_ops = {
-	.open = template_open,
-	.close = template_close,
-	.read_at = template_read_at,
-	.write_at = template_write_at,
-	.sync = template_sync,
-	.info = template_info,
+	IOB_BACKEND_OPS_OF(template),
 	.truncate = template_truncate,
 	.control = template_control,
 };

@@ -109,14 +109,8 @@ static int example_info(void *handle, struct iob_file_info *info)
 	return 0;
 }
 
-static const struct iob_backend_ops example_ops = {
-	.open = example_open,
-	.close = example_close,
-	.read_at = example_read_at,
-	.write_at = example_write_at,
-	.sync = example_sync,
-	.info = example_info,
-};
+/* .open = example_open ... .info = example_info (plugin.h) */
+static const struct iob_backend_ops example_ops = {IOB_BACKEND_OPS_OF(example)};
 
 IOB_BACKEND_PLUGIN(example_host, "example", "out-of-tree example: lseek + read/write",
 		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC, &example_ops);
