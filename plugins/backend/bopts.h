@@ -58,12 +58,20 @@ int bopts_set(const struct iob_host *host, const char *who, const struct bopts_f
 int bopts_control(void *handle, int op, void *arg, const struct iob_host *host, const char *who,
 		  int (*fn)(void *ctx, const char *key, const char *val), void *ctx, const int *direct);
 /* The members of a backend's ops table for functions named after one
- * prefix: p_open, p_close, p_read_at, p_write_at, p_sync, p_info,
- * p_truncate and p_control; a queued backend adds .submit and .reap:
- *   static const struct iob_backend_ops my_ops = {BOPTS_FILE_OPS(my)};  */
-#define BOPTS_FILE_OPS(p)                                                                                   \
-	.open = p##_open, .close = p##_close, .read_at = p##_read_at, .write_at = p##_write_at, .sync = p##_sync, \
-	.info = p##_info, .truncate = p##_truncate, .control = p##_control
+ * prefix: p_open, p_close, p_read_at, p_write_at, p_sync, p_info (plugin.h's
+ * IOB_BACKEND_OPS_OF), p_truncate and p_control:
+ *   static const struct iob_backend_ops my_ops = {BOPTS_FILE_OPS(my)};
+ * BOPTS_QUEUED_OPS adds a queued backend's p_submit and p_reap. */
+#define BOPTS_FILE_OPS(p) IOB_BACKEND_OPS_OF(p), .truncate = p##_truncate, .control = p##_control
+#define BOPTS_QUEUED_OPS(p) BOPTS_FILE_OPS(p), .submit = p##_submit, .reap = p##_reap
+/* The end of an in-tree backend p that declares its options in the static
+ * array p_options: its ops table p_ops, of the members ops
+ * (BOPTS_FILE_OPS(p) or BOPTS_QUEUED_OPS(p)), and its registration
+ * (IOB_BACKEND_PLUGIN_OPTIONS) with its host pointer p_host:
+ *   BOPTS_PLUGIN(my, "my", "one line", IOB_CAP_READ | ..., BOPTS_FILE_OPS(my));  */
+#define BOPTS_PLUGIN(p, name, summary, caps, ops)                                                           \
+	static const struct iob_backend_ops p##_ops = {ops};                                                \
+	IOB_BACKEND_PLUGIN_OPTIONS(p##_host, name, summary, caps, &p##_ops, p##_options)
 /* args->options when the core's struct is new enough to carry it, else NULL. */
 const char *bopts_of(const struct iob_open_args *args);
 #endif

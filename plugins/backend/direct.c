@@ -88,6 +88,11 @@ struct direct_opts {
 	int dsync;
 };
 
+static const struct iob_option_decl direct_options[] = {
+	{.name = "dsync", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "open with O_DSYNC as well: a write returns once its data is on stable storage"},
+};
+
 static int direct_option(void *ctx, const char *key, const char *val)
 {
 	struct direct_opts *o = ctx;
@@ -197,12 +202,7 @@ static int direct_control(void *handle, int op, void *arg)
 	return bopts_control(handle, op, arg, direct_host, DIRECT_NAME, direct_option, &opts, NULL);
 }
 
-static const struct iob_backend_ops direct_ops = {BOPTS_FILE_OPS(direct)};
-
-static const struct iob_option_decl direct_options[] = {
-	{.name = "dsync", .type = IOB_OPT_BOOL, .def = "0",
-	 .help = "open with O_DSYNC as well: a write returns once its data is on stable storage"},
-};
-
-IOB_BACKEND_PLUGIN_OPTIONS(direct_host, DIRECT_NAME, "O_DIRECT pread/pwrite, bypassing the page cache; aligned I/O only",
-		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_DIRECT | IOB_CAP_ALIGNED | IOB_CAP_TRUNCATE, &direct_ops, direct_options);
+BOPTS_PLUGIN(direct, DIRECT_NAME, "O_DIRECT pread/pwrite, bypassing the page cache; aligned I/O only",
+	     IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_DIRECT | IOB_CAP_ALIGNED |
+		 IOB_CAP_TRUNCATE,
+	     BOPTS_FILE_OPS(direct));

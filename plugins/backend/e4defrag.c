@@ -88,6 +88,13 @@ struct e4_file {
 
 static const struct iob_host *e4_host;
 
+static const struct iob_option_decl e4_options[] = {
+    {.name = "donorname", .type = IOB_OPT_NAME, .def = "(required)",
+     .help = "the donor file, beside the file: made and marked if missing, kept after the run (as fio keeps it)"},
+    {.name = "inplace", .type = IOB_OPT_BOOL, .def = "0",
+     .help = "0: the donor's blocks allocated for the whole file at open; 1: for each write's range, freed after it"},
+};
+
 static int e4_option(void *ctx, const char *key, const char *val)
 {
 	struct e4_opts scratch, *o = ctx ? ctx : &scratch;
@@ -395,15 +402,7 @@ static int e4_control(void *handle, int op, void *arg)
 	return bopts_control(handle, op, arg, e4_host, E4_NAME, e4_option, NULL, NULL);
 }
 
-static const struct iob_backend_ops e4_ops = {BOPTS_FILE_OPS(e4)};
-
-static const struct iob_option_decl e4_options[] = {
-    {.name = "donorname", .type = IOB_OPT_NAME, .def = "(required)",
-     .help = "the donor file, beside the file: made and marked if missing, kept after the run (as fio keeps it)"},
-    {.name = "inplace", .type = IOB_OPT_BOOL, .def = "0",
-     .help = "0: the donor's blocks allocated for the whole file at open; 1: for each write's range, freed after it"},
-};
-IOB_BACKEND_PLUGIN_OPTIONS(e4_host, E4_NAME,
-			   "each write moves its range into fresh blocks with EXT4_IOC_MOVE_EXT (fio's ioengine=e4defrag)",
-			   IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_UNCOUNTED | IOB_CAP_SAMEDATA,
-			   &e4_ops, e4_options);
+BOPTS_PLUGIN(e4, E4_NAME,
+	     "each write moves its range into fresh blocks with EXT4_IOC_MOVE_EXT (fio's ioengine=e4defrag)",
+	     IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_UNCOUNTED | IOB_CAP_SAMEDATA,
+	     BOPTS_FILE_OPS(e4));

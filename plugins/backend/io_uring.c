@@ -154,6 +154,21 @@ static const struct bopts_field uring_fields[] = {
     BOPTS_BOOL(struct uring_opts, sqpoll),  BOPTS_COUNT(struct uring_opts, submit_batch, URING_MAX_ENTRIES),
 };
 
+/* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
+static const struct iob_option_decl uring_options[] = {
+	{.name = "direct", .type = IOB_OPT_BOOL, .def = "0", .help = "open with O_DIRECT, bypassing the page cache"},
+	{.name = "fadvise_random", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "posix_fadvise(POSIX_FADV_RANDOM) after open: no readahead"},
+	{.name = "regfiles", .type = IOB_OPT_BOOL, .def = "where allowed",
+	 .help = "register the descriptor (IOSQE_FIXED_FILE); not given: where the kernel lets the process"},
+	{.name = "regbufs", .type = IOB_OPT_BOOL, .def = "where allowed",
+	 .help = "fixed buffers, registered on first use; not given: where the kernel lets the process"},
+	{.name = "sqpoll", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "IORING_SETUP_SQPOLL: a kernel thread polls the queue (costs a CPU while it spins)"},
+	{.name = "submit_batch", .type = IOB_OPT_COUNT, .def = "4", .min = 0, .max = URING_MAX_ENTRIES,
+	 .help = "push the queued requests to the kernel each time this many are queued; 0: at the wait"},
+};
+
 static int uring_option(void *ctx, const char *key, const char *val)
 {
 	return bopts_set(uring_host, URING_NAME, uring_fields, sizeof(uring_fields) / sizeof(uring_fields[0]), ctx,
@@ -672,22 +687,7 @@ static int uring_control(void *handle, int op, void *arg)
 	return bopts_control(handle, op, arg, uring_host, URING_NAME, uring_option, &o, &o.direct);
 }
 
-static const struct iob_backend_ops uring_ops = {BOPTS_FILE_OPS(uring), .submit = uring_submit, .reap = uring_reap};
-
-/* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
-static const struct iob_option_decl uring_options[] = {
-	{.name = "direct", .type = IOB_OPT_BOOL, .def = "0", .help = "open with O_DIRECT, bypassing the page cache"},
-	{.name = "fadvise_random", .type = IOB_OPT_BOOL, .def = "0",
-	 .help = "posix_fadvise(POSIX_FADV_RANDOM) after open: no readahead"},
-	{.name = "regfiles", .type = IOB_OPT_BOOL, .def = "where allowed",
-	 .help = "register the descriptor (IOSQE_FIXED_FILE); not given: where the kernel lets the process"},
-	{.name = "regbufs", .type = IOB_OPT_BOOL, .def = "where allowed",
-	 .help = "fixed buffers, registered on first use; not given: where the kernel lets the process"},
-	{.name = "sqpoll", .type = IOB_OPT_BOOL, .def = "0",
-	 .help = "IORING_SETUP_SQPOLL: a kernel thread polls the queue (costs a CPU while it spins)"},
-	{.name = "submit_batch", .type = IOB_OPT_COUNT, .def = "4", .min = 0, .max = URING_MAX_ENTRIES,
-	 .help = "push the queued requests to the kernel each time this many are queued; 0: at the wait"},
-};
-
-IOB_BACKEND_PLUGIN_OPTIONS(uring_host, URING_NAME, "Linux io_uring (liburing): queued reads and writes; O_DIRECT with direct=1",
-		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_UNCOUNTED | IOB_CAP_WORKERS | IOB_CAP_IOPRIO, &uring_ops, uring_options);
+BOPTS_PLUGIN(uring, URING_NAME, "Linux io_uring (liburing): queued reads and writes; O_DIRECT with direct=1",
+	     IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC |
+		 IOB_CAP_UNCOUNTED | IOB_CAP_WORKERS | IOB_CAP_IOPRIO,
+	     BOPTS_QUEUED_OPS(uring));

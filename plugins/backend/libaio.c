@@ -435,8 +435,6 @@ static int aio_control(void *handle, int op, void *arg)
 	return bopts_control(handle, op, arg, aio_host, AIO_NAME, aio_option, &o, &o.direct);
 }
 
-static const struct iob_backend_ops aio_ops = {BOPTS_FILE_OPS(aio), .submit = aio_submit, .reap = aio_reap};
-
 /* not DIRECT or ALIGNED: those depend on direct=1, reported per handle by info() */
 static const struct iob_option_decl aio_options[] = {
 	{.name = "direct", .type = IOB_OPT_BOOL, .def = "0",
@@ -445,8 +443,8 @@ static const struct iob_option_decl aio_options[] = {
 	 .help = "posix_fadvise(POSIX_FADV_RANDOM) after open: no readahead"},
 };
 
-IOB_BACKEND_PLUGIN_OPTIONS(aio_host, AIO_NAME,
-			   "Linux native AIO (libaio): queued reads and writes; asynchronous only with direct=1",
-			   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_IOPRIO |
-				   IOB_CAP_UNCOUNTED,
-			   &aio_ops, aio_options);
+BOPTS_PLUGIN(aio, AIO_NAME,
+	     "Linux native AIO (libaio): queued reads and writes; asynchronous only with direct=1",
+	     IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_IOPRIO |
+		 IOB_CAP_UNCOUNTED,
+	     BOPTS_QUEUED_OPS(aio));

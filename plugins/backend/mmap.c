@@ -315,6 +315,11 @@ static int mmap_setup(struct mmap_file *f, const struct iob_open_args *args)
 	return mmap_remap(f, on_disk);
 }
 
+static const struct iob_option_decl mmap_options[] = {
+	{.name = "populate", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "map with MAP_POPULATE: the kernel reads the file when the mapping is made"},
+};
+
 static int mmap_option(void *ctx, const char *key, const char *val)
 {
 	int *populate = ctx;
@@ -459,12 +464,8 @@ static int mmap_info(void *handle, struct iob_file_info *info)
 {
 	struct mmap_file *f = handle;
 
-	info->size = f->size;
-	info->mem_align = 1;
-	info->io_align = 1;
-	info->direct = 0;
-	info->is_stream = 0;
-	return fdio_identity(f->fd, info, 0);
+	info->size = f->size; /* the logical size: the file on disk may run past it until close */
+	return fdio_buffered_info(f->fd, info, 0);
 }
 
 static int mmap_truncate(void *handle, uint64_t size)
@@ -488,12 +489,7 @@ static int mmap_control(void *handle, int op, void *arg)
 	return bopts_control(handle, op, arg, mmap_host, MMAP_NAME, mmap_option, &populate, NULL);
 }
 
-static const struct iob_backend_ops mmap_ops = {BOPTS_FILE_OPS(mmap)};
-
-static const struct iob_option_decl mmap_options[] = {
-	{.name = "populate", .type = IOB_OPT_BOOL, .def = "0",
-	 .help = "map with MAP_POPULATE: the kernel reads the file when the mapping is made"},
-};
-
-IOB_BACKEND_PLUGIN_OPTIONS(mmap_host, MMAP_NAME, "memcpy to and from a MAP_SHARED mapping; sync is msync",
-		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_SIZE_HINT | IOB_CAP_UNCOUNTED, &mmap_ops, mmap_options);
+BOPTS_PLUGIN(mmap, MMAP_NAME, "memcpy to and from a MAP_SHARED mapping; sync is msync",
+	     IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_SIZE_HINT |
+		 IOB_CAP_UNCOUNTED,
+	     BOPTS_FILE_OPS(mmap));

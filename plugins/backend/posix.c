@@ -49,6 +49,11 @@ struct posix_file {
 
 static const struct iob_host *posix_host;
 
+static const struct iob_option_decl posix_options[] = {
+	{.name = "fadvise_random", .type = IOB_OPT_BOOL, .def = "0",
+	 .help = "posix_fadvise(POSIX_FADV_RANDOM) after open: no readahead"},
+};
+
 static int posix_option(void *ctx, const char *key, const char *val)
 {
 	int scratch, *random = ctx ? ctx : &scratch;
@@ -101,13 +106,11 @@ static int posix_open(const struct iob_open_args *args, void **handle)
 static int posix_close(void *handle)
 {
 	struct posix_file *f = handle;
-	int rc = 0;
 
-	/* close(2) is not retried on EINTR: on Linux the descriptor is gone. */
-	if (!f->stream && close(f->fd) < 0)
-		rc = -errno;
-	free(f);
-	return rc;
+	if (!f->stream)
+		return fdio_close_free(f->fd, f);
+	free(f); /* standard input stays open */
+	return 0;
 }
 
 /* Standard input: read until len or EOF, counting what was consumed. */
@@ -182,12 +185,6 @@ static int posix_control(void *handle, int op, void *arg)
 	return bopts_control(handle, op, arg, posix_host, POSIX_NAME, posix_option, NULL, NULL);
 }
 
-static const struct iob_backend_ops posix_ops = {BOPTS_FILE_OPS(posix)};
-
-static const struct iob_option_decl posix_options[] = {
-	{.name = "fadvise_random", .type = IOB_OPT_BOOL, .def = "0",
-	 .help = "posix_fadvise(POSIX_FADV_RANDOM) after open: no readahead"},
-};
-
-IOB_BACKEND_PLUGIN_OPTIONS(posix_host, POSIX_NAME, "pread/pwrite on a file descriptor, through the page cache",
-		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_STREAM, &posix_ops, posix_options);
+BOPTS_PLUGIN(posix, POSIX_NAME, "pread/pwrite on a file descriptor, through the page cache",
+	     IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_STREAM,
+	     BOPTS_FILE_OPS(posix));

@@ -401,7 +401,7 @@ static int fault_control(void *h, int op, void *arg)
 	return -ENOTSUP;
 }
 
-static const struct iob_backend_ops fault_ops = {BOPTS_FILE_OPS(fault), .submit = fault_submit, .reap = fault_reap};
+static const struct iob_backend_ops fault_ops = {BOPTS_QUEUED_OPS(fault)};
 
 IOB_BACKEND_PLUGIN(fault_host, FAULT_NAME, "test only: wraps a backend and injects errors, short reads and writes",
 		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC, &fault_ops);

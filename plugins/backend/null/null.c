@@ -166,7 +166,7 @@ static int null_control(void *handle, int op, void *arg)
 	return -ENOTSUP;
 }
 
-static const struct iob_backend_ops null_ops = {BOPTS_FILE_OPS(null), .submit = null_submit, .reap = null_reap};
+static const struct iob_backend_ops null_ops = {BOPTS_QUEUED_OPS(null)};
 
 IOB_BACKEND_PLUGIN(null_host, NULL_NAME, "moves no bytes, completes every request at once: measures the tool, not storage",
 		   IOB_CAP_READ | IOB_CAP_WRITE | IOB_CAP_SYNC | IOB_CAP_TRUNCATE | IOB_CAP_ASYNC | IOB_CAP_UNCOUNTED |
