@@ -972,7 +972,8 @@ def case_time_fio(d):
             fcalls, fp = traced_io([fio, "--output-format=json", job], d, f"ft{k}")
             fw = sum(1 for c in fcalls if c[1] == "write")
             fr = sum(1 for c in fcalls if c[1] == "read")
-            expect(fp.returncode == 0 and fw > 256 and fr == 0, f"fio {rw}: exit {fp.returncode}, {fw} writes, {fr} reads")
+            # however few writes a loaded machine lets fio make in 200 ms, none is read back
+            expect(fp.returncode == 0 and fw > 0 and fr == 0, f"fio {rw}: exit {fp.returncode}, {fw} writes, {fr} reads")
             line += f"; fio {fw} writes, {fr} reads"
         print(line)
     ini = iob.write(os.path.join(d, "t.ini"), f"[t]\ndir = {d}\nfilename = ti.dat\nsize = 256K\nblock_size = 4K\n"
