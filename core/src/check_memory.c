@@ -50,10 +50,17 @@ static uint64_t job_iolog_ios(const struct iob_job *job)
 uint64_t iob_check_wlog_writes(const struct iob_job *job)
 {
 	const uint32_t mixed_verify = IOB_PHASE_BIT(IOB_PHASE_MIXED) | IOB_PHASE_BIT(IOB_PHASE_VERIFY);
-	if (job->load.verify_backlog) /* the blocks written and not yet read back: at most verify_backlog */
-		return job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))
-			       ? job->load.verify_backlog
-			       : 0;
+	if (job->load.verify_backlog) { /* the blocks written and not yet read back */
+		if (!(job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))))
+			return 0;
+		if (job->iodepth <= 1) /* at most verify_backlog */
+			return job->load.verify_backlog;
+		/* the queued loop lists a write as it goes out and reads back only
+		 * what has completed: up to a batch, twice a backlog and twice the
+		 * depth (engine_queue.c; past it the oldest is read back first) */
+		uint64_t batch = job->load.verify_backlog_batch ? job->load.verify_backlog_batch : job->load.verify_backlog;
+		return 2 * (job->load.verify_backlog + job->iodepth) + batch;
+	}
 	if ((job->phases & mixed_verify) != mixed_verify)
 		return 0;
 	return iob_job_ios_bound(job, job_target_bytes(job));

@@ -176,6 +176,8 @@ struct req {
 	uint64_t t0;	  /* ticks at the first submission, for a timed request */
 	size_t fi;
 	size_t wlog_at;	  /* a write in gen.log_out: its entry's index + 1 (0: not logged) */
+	size_t bl_at;	  /* verify_backlog: a write's entry in the ring + 1 (0: none) */
+	uint8_t blread;	  /* verify_backlog: a read-back of a listed block */
 	uint8_t in, timed, stamped, write, dirty; /* dirty: the buffer holds read data */
 	uint8_t state;	  /* enum req_state */
 };
@@ -246,6 +248,16 @@ struct phase {
 	size_t bl_head;
 	uint64_t bl_batch; /* reads left of the batch under way */
 	unsigned char *blbuf;
+	/* the queued loop's (engine_queue.c, "verify_backlog"): a write is listed as it
+	 * goes out, its entry's fi marked BL_INFL until it completes, BL_DROP when it
+	 * failed or never went out; bl_live counts the listed entries not dropped
+	 * (fio's io_hist_len), bl_last_read says the last completion was a read (fio's
+	 * last_ddir); the next I/O drawn waits in bl_next (bl_have) while read-backs
+	 * take the free requests, as fio's loop ends with its last write issued */
+	uint64_t bl_live;
+	int bl_last_read, bl_have, bl_next_w;
+	size_t bl_next_fi, bl_next_len;
+	uint64_t bl_next_off;
 	struct lat_sampler lat;
 	uint64_t nio;	   /* I/O calls so far (the sampler's clock) */
 	uint64_t event;	   /* min(lat.event, check_at): the loops compare nio with it */
@@ -305,6 +317,12 @@ int iob_eng_after_io_slow(struct phase *ph, size_t fi, int64_t n, size_t len, ui
  * verify_backlog of them, read back and check the oldest (a batch).  0, or
  * negative: the phase's error (a read failed, or verify_fatal stopped it). */
 int iob_eng_backlog(struct phase *ph, size_t fi, uint64_t off, size_t len);
+/* A read-back of len bytes at off of file fi returned n into buf: counted and
+ * checked.  0, or negative: the phase's error (failed, short, or a bad block
+ * with verify_fatal). */
+int iob_eng_backlog_check(struct phase *ph, size_t fi, uint64_t off, size_t len, const unsigned char *buf, int64_t n);
+#define BL_INFL (1u << 31) /* queued loop: a listed write still in flight (in its entry's fi) */
+#define BL_DROP (1u << 30) /* queued loop: a listed write that failed or never went out */
 /* At the phase's end: the ring's blocks in order from v[0], for the verify
  * phase after it (spec.wlog_in) */
 void iob_eng_backlog_end(struct phase *ph);

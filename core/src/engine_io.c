@@ -218,8 +218,7 @@ int iob_eng_prepare(struct phase *ph)
 		ph->fill_each = 0;
 	}
 	if (s->load.verify_backlog && (ph->write || ph->mixed)) { /* its ring: the runner's, reserved */
-		const char *why = ph->queued ? "the queued loop does not read back between its writes (iodepth 1)"
-				  : s->nfiles > 1 ? "a stream reads back through its one file, and has several"
+		const char *why = s->nfiles > 1 ? "a stream reads back through its one file, and has several"
 				  : !s->wlog_out || s->wlog_out->cap < s->load.verify_backlog ? "no list of the blocks written"
 											       : NULL;
 		if (why) {
@@ -230,6 +229,7 @@ int iob_eng_prepare(struct phase *ph)
 		}
 		ph->bl = s->wlog_out;
 		ph->bl_head = 0;
+		ph->bl_last_read = 1; /* fio's last_ddir starts at DDIR_READ: no batch before a write completes */
 		ph->blbuf = iob_alloc_aligned(mem_align, ph->buflen);
 		if (!ph->blbuf || iob_eng_touch(ph, ph->blbuf, ph->buflen, NULL, 0))
 			return ph->blbuf ? 1 : iob_eng_fail(ph, -ENOMEM, "buffer allocation for", s->files[0], UINT64_MAX, 0);
@@ -334,22 +334,28 @@ int iob_eng_backlog(struct phase *ph, size_t fi, uint64_t off, size_t len)
 		l->n--;
 		ph->bl_batch--;
 		int64_t n = ph->ops->read_at(ph->handles[e.fi], ph->blbuf, e.len, e.off);
-		if (n < 0 && n >= -4095)
-			return iob_eng_fail(ph, (int)n, "verify_backlog read", ph->spec->files[e.fi], e.off, e.len);
-		if (n != (int64_t)e.len) {
-			iob_eng_fail(ph, -EIO, "verify_backlog read", ph->spec->files[e.fi], e.off, e.len);
-			snprintf(r->error, sizeof r->error,
-				 "short read (%lld of %u bytes) at offset %llu of %s, reading back a block this phase wrote "
-				 "(verify_backlog): %s",
-				 (long long)n, e.len, (unsigned long long)e.off, ph->spec->files[e.fi], strerror(EIO));
-			return -EIO;
-		}
-		r->backlog_ops++;
-		r->backlog_bytes += (uint64_t)n;
-		if (verify_piece(ph, e.fi, ph->blbuf, (size_t)n, e.off))
-			return -ECANCELED;
+		if (iob_eng_backlog_check(ph, e.fi, e.off, e.len, ph->blbuf, n) < 0)
+			return r->status;
 	}
 	return 0;
+}
+
+int iob_eng_backlog_check(struct phase *ph, size_t fi, uint64_t off, size_t len, const unsigned char *buf, int64_t n)
+{
+	struct iob_phase_result *r = ph->r;
+	if (n < 0 && n >= -4095)
+		return iob_eng_fail(ph, (int)n, "verify_backlog read", ph->spec->files[fi], off, len);
+	if (n != (int64_t)len) {
+		iob_eng_fail(ph, -EIO, "verify_backlog read", ph->spec->files[fi], off, len);
+		snprintf(r->error, sizeof r->error,
+			 "short read (%lld of %zu bytes) at offset %llu of %s, reading back a block this phase wrote "
+			 "(verify_backlog): %s",
+			 (long long)n, len, (unsigned long long)off, ph->spec->files[fi], strerror(EIO));
+		return -EIO;
+	}
+	r->backlog_ops++;
+	r->backlog_bytes += (uint64_t)n;
+	return verify_piece(ph, fi, buf, (size_t)n, off) ? -ECANCELED : 0;
 }
 
 void iob_eng_backlog_end(struct phase *ph)
@@ -357,20 +363,26 @@ void iob_eng_backlog_end(struct phase *ph)
 	struct iob_wlog *l = ph->bl;
 	if (!l)
 		return;
-	ph->r->backlog_left = l->n;
 	/* rotate v[0, cap) left by bl_head (three reversals, nothing allocated):
 	 * the ring's n blocks then start at v[0], oldest first */
 	size_t h = ph->bl_head, c = l->cap;
-	if (h == 0 || c == 0)
-		return;
 	struct iob_wlog_ent *v = l->v, t;
-	for (size_t a = 0, b = h - 1; a < b; a++, b--)
-		t = v[a], v[a] = v[b], v[b] = t;
-	for (size_t a = h, b = c - 1; a < b; a++, b--)
-		t = v[a], v[a] = v[b], v[b] = t;
-	for (size_t a = 0, b = c - 1; a < b; a++, b--)
-		t = v[a], v[a] = v[b], v[b] = t;
-	ph->bl_head = 0;
+	if (h != 0 && c != 0) {
+		for (size_t a = 0, b = h - 1; a < b; a++, b--)
+			t = v[a], v[a] = v[b], v[b] = t;
+		for (size_t a = h, b = c - 1; a < b; a++, b--)
+			t = v[a], v[a] = v[b], v[b] = t;
+		for (size_t a = 0, b = c - 1; a < b; a++, b--)
+			t = v[a], v[a] = v[b], v[b] = t;
+		ph->bl_head = 0;
+	}
+	/* the queued loop's marks: a write dropped from the list leaves it */
+	size_t k = 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (!(v[i].fi & BL_DROP))
+			v[k++] = (struct iob_wlog_ent){.off = v[i].off, .fi = v[i].fi & ~BL_INFL, .len = v[i].len};
+	l->n = k;
+	ph->r->backlog_left = l->n;
 }
 
 /* A backend returned what it may not: more than asked, or no errno. */

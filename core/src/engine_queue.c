@@ -205,67 +205,205 @@ void iob_eng_lt_free(struct phase *ph)
 	ph->lt.h = NULL;
 }
 
-/* Queued loop: take new requests from the order until the queue is full. */
-static void queue_fill(struct phase *ph, int *mode)
+/* The order's next I/O: 0 with its direction, file, offset and length; 1
+ * with *mode set when there is none (PH_END) or the ramp ends (PH_WINDOW). */
+static inline int fill_draw(struct phase *ph, int *mode, int *wp, size_t *fi, uint64_t *off, size_t *len)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	if (__builtin_expect(ph->nio == ph->event, 0)) {
+		int ev = iob_eng_phase_event(ph);
+		if (ev != PH_GO) {
+			*mode = ev; /* PH_END: no more new requests; PH_WINDOW: drain, then start */
+			return 1;
+		}
+	}
+	int w = ph->mixed ? mix_write(ph) : ph->write;
+	if (ph->shaped && ph->mixed)
+		w = iob_shape_dir(&ph->shape, w);
+	ph->gen.w = w;
+	if (!iob_eng_gen_next(&ph->gen, fi, off, len) ||
+	    (ph->shaped && iob_shape_pace(&ph->shape, w, *len, ph->deadline, s->stop))) {
+		*mode = PH_END;
+		return 1;
+	}
+	if (ph->shaped)
+		iob_bs_hist_add(&ph->r->bs_hist, w, *len, 1, *len);
+	ph->nio++;
+	*wp = w;
+	return 0;
+}
+
+/* A free request onto the list to submit, as the I/O drawn. */
+static inline struct req *fill_issue(struct phase *ph, int w, size_t fi, uint64_t off, size_t len)
 {
 	const struct iob_phase_spec *s = ph->spec;
 	struct queue *q = &ph->q;
-	struct lat_sampler *lat = &ph->lat;
+	struct req *rq = q->free[--q->nfree];
+	if (w && (ph->fill_each || rq->dirty)) {
+		if (ph->fill_each)
+			iob_pattern_fill(&s->pattern, rq->buf, len, off);
+		else
+			iob_pattern_fill(&s->pattern, rq->buf, ph->buflen, 0);
+		rq->dirty = 0;
+	}
+	rq->dirty |= !w;
+	rq->write = (uint8_t)w;
+	rq->fi = fi;
+	rq->off = off;
+	rq->len = len;
+	rq->done = 0;
+	rq->wlog_at = w && ph->gen.log_out && !ph->ramping ? ph->gen.log_out->n : 0; /* iob_eng_gen_next logged it */
+	const unsigned lm = lat_take(&ph->lat);
+	rq->in = lm == LAT_REC;
+	rq->timed = lm != LAT_OFF;
+	rq->stamped = 0;
+	rq->io.buf = rq->buf;
+	rq->io.len = len;
+	rq->io.off = off;
+	rq->io.write = (uint32_t)w;
+	rq->io.result = 0;
+	rq->io.ioprio = 0;
+	if (ph->shaped && s->shape->cmdprio.on) { /* a priority per I/O, counted as it goes out */
+		rq->io.ioprio = iob_cmdprio_draw(&s->shape->cmdprio, &ph->shape.prio_rng, w, len);
+		iob_prio_hist_add(&ph->r->prio_hist, w, rq->io.ioprio ? (uint16_t)rq->io.ioprio
+								 : s->shape->cmdprio.dflt, 1);
+	}
+	req_queue(q, rq, REQ_FREE);
+	return rq;
+}
+
+static void queue_fill_backlog(struct phase *ph, int *mode);
+static int queue_submit(struct phase *ph);
+
+/* Queued loop: take new requests from the order until the queue is full. */
+static void queue_fill(struct phase *ph, int *mode)
+{
+	struct queue *q = &ph->q;
 	const size_t keep = q->reserve; /* latency_target: free requests left untaken (set between fills) */
+	if (__builtin_expect(ph->bl != NULL, 0)) {
+		queue_fill_backlog(ph, mode);
+		return;
+	}
 	while (q->nfree > keep) {
 		size_t fi, len;
 		uint64_t off;
-		if (__builtin_expect(ph->nio == ph->event, 0)) {
-			int ev = iob_eng_phase_event(ph);
-			if (ev != PH_GO) {
-				*mode = ev; /* PH_END: no more new requests; PH_WINDOW: drain, then start */
-				return;
-			}
-		}
-		int w = ph->mixed ? mix_write(ph) : ph->write;
-		if (ph->shaped && ph->mixed)
-			w = iob_shape_dir(&ph->shape, w);
-		ph->gen.w = w;
-		if (!iob_eng_gen_next(&ph->gen, &fi, &off, &len) ||
-		    (ph->shaped && iob_shape_pace(&ph->shape, w, len, ph->deadline, s->stop))) {
-			*mode = PH_END;
+		int w;
+		if (fill_draw(ph, mode, &w, &fi, &off, &len))
 			return;
-		}
-		if (ph->shaped)
-			iob_bs_hist_add(&ph->r->bs_hist, w, len, 1, len);
-		ph->nio++;
-		struct req *rq = q->free[--q->nfree];
-		if (w && (ph->fill_each || rq->dirty)) {
-			if (ph->fill_each)
-				iob_pattern_fill(&s->pattern, rq->buf, len, off);
-			else
-				iob_pattern_fill(&s->pattern, rq->buf, ph->buflen, 0);
-			rq->dirty = 0;
-		}
-		rq->dirty |= !w;
-		rq->write = (uint8_t)w;
-		rq->fi = fi;
-		rq->off = off;
-		rq->len = len;
-		rq->done = 0;
-		rq->wlog_at = w && ph->gen.log_out && !ph->ramping ? ph->gen.log_out->n : 0; /* iob_eng_gen_next logged it */
-		const unsigned lm = lat_take(lat);
-		rq->in = lm == LAT_REC;
-		rq->timed = lm != LAT_OFF;
-		rq->stamped = 0;
-		rq->io.buf = rq->buf;
-		rq->io.len = len;
-		rq->io.off = off;
-		rq->io.write = (uint32_t)w;
-		rq->io.result = 0;
-		rq->io.ioprio = 0;
-		if (ph->shaped && s->shape->cmdprio.on) { /* a priority per I/O, counted as it goes out */
-			rq->io.ioprio = iob_cmdprio_draw(&s->shape->cmdprio, &ph->shape.prio_rng, w, len);
-			iob_prio_hist_add(&ph->r->prio_hist, w, rq->io.ioprio ? (uint16_t)rq->io.ioprio
-									 : s->shape->cmdprio.dflt, 1);
-		}
-		req_queue(q, rq, REQ_FREE);
+		fill_issue(ph, w, fi, off, len);
 	}
+}
+
+/* ---- verify_backlog in the queued loop -------------------------------------
+ * fio 3.33's rule (docs/fio.md, "verify_backlog."): a write is listed as it
+ * goes out (its entry marked BL_INFL until it completes); each free request
+ * is a read-back of the oldest listed block while a batch is under way, one
+ * starting when the blocks listed are a multiple of verify_backlog and the
+ * last completion was not a read; a read-back whose block's write is still
+ * in flight is not taken, the next I/O of the order goes instead.  That I/O
+ * is drawn before the read-backs (bl_next): when the order has none, the
+ * phase ends with its last I/O issued, no read-back after it, as fio's loop
+ * does; the verify phase after it reads what is left (iob_eng_backlog_end).
+ * Nothing here allocates: the ring is the runner's, reserved before the
+ * clock (iob_check_wlog_writes). */
+
+/* The oldest listed block goes out as a read-back: 1, or 0 when none is
+ * listed or its write is still in flight.  Dropped entries leave the head. */
+static int backlog_take(struct phase *ph)
+{
+	struct iob_wlog *l = ph->bl;
+	struct queue *q = &ph->q;
+	while (l->n && (l->v[ph->bl_head].fi & BL_DROP)) {
+		ph->bl_head = (ph->bl_head + 1) % l->cap;
+		l->n--;
+	}
+	if (!l->n || (l->v[ph->bl_head].fi & BL_INFL))
+		return 0;
+	const struct iob_wlog_ent e = l->v[ph->bl_head];
+	ph->bl_head = (ph->bl_head + 1) % l->cap;
+	l->n--;
+	ph->bl_live--;
+	struct req *rq = q->free[--q->nfree];
+	rq->dirty = 1;
+	rq->write = 0;
+	rq->blread = 1;
+	rq->bl_at = 0;
+	rq->fi = e.fi;
+	rq->off = e.off;
+	rq->len = e.len;
+	rq->done = 0;
+	rq->wlog_at = 0;
+	rq->in = rq->timed = rq->stamped = 0; /* a read-back is no I/O of the phase's: not timed */
+	rq->io = (struct iob_io){.user = rq, .buf = rq->buf, .len = e.len, .off = e.off};
+	req_queue(q, rq, REQ_FREE);
+	return 1;
+}
+
+/* fio's check_get_verify: is the next free request a read-back? */
+static int backlog_read_next(struct phase *ph)
+{
+	if (!ph->bl_live || ph->ramping)
+		return 0;
+	if (!ph->bl_batch) {
+		if (ph->bl_live % ph->spec->load.verify_backlog || ph->bl_last_read)
+			return 0;
+		ph->bl_batch = ph->spec->load.verify_backlog_batch ? ph->spec->load.verify_backlog_batch
+								   : ph->spec->load.verify_backlog;
+	}
+	if (!backlog_take(ph))
+		return 0;
+	ph->bl_batch--;
+	return 1;
+}
+
+__attribute__((cold, noinline)) static void queue_fill_backlog(struct phase *ph, int *mode)
+{
+	struct queue *q = &ph->q;
+	struct iob_wlog *l = ph->bl;
+	while (q->nfree > q->reserve) {
+		if (!ph->bl_have) {
+			if (fill_draw(ph, mode, &ph->bl_next_w, &ph->bl_next_fi, &ph->bl_next_off, &ph->bl_next_len))
+				return;
+			ph->bl_have = 1;
+		}
+		if (backlog_read_next(ph)) {
+			if (queue_submit(ph) < 0)
+				return;
+			continue;
+		}
+		const int list = ph->bl_next_w && !ph->ramping;
+		if (list && l->n == l->cap) { /* the ring is full (iob_check_wlog_writes): its oldest first */
+			if (!backlog_take(ph))
+				return; /* in flight: a completion first */
+			continue;
+		}
+		ph->bl_have = 0;
+		struct req *rq = fill_issue(ph, ph->bl_next_w, ph->bl_next_fi, ph->bl_next_off, ph->bl_next_len);
+		rq->blread = 0;
+		rq->bl_at = 0;
+		if (list) {
+			const size_t at = (ph->bl_head + l->n++) % l->cap;
+			l->v[at] = (struct iob_wlog_ent){.off = rq->off, .fi = (uint32_t)rq->fi | BL_INFL,
+							 .len = (uint32_t)rq->len};
+			rq->bl_at = at + 1;
+			ph->bl_live++;
+		}
+		if (queue_submit(ph) < 0) /* each I/O as it is made, as fio's loop (iodepth_batch 1) */
+			return;
+	}
+}
+
+/* A listed write is done with: its entry no longer in flight, or out of
+ * the list (failed, passed over, or never sent), as fio unlogs it. */
+static void backlog_unlist(struct phase *ph, struct req *rq, int dropped)
+{
+	struct iob_wlog_ent *e = &ph->bl->v[rq->bl_at - 1];
+	e->fi &= ~BL_INFL;
+	if (dropped) {
+		e->fi |= BL_DROP;
+		ph->bl_live--;
+	}
+	rq->bl_at = 0;
 }
 
 /* Submit what is pending, a run of requests on the same file per call; what
@@ -441,6 +579,36 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 	return 0;
 }
 
+/* verify_backlog: the n completions in q->done, one at a time, as fio reaps
+ * them (io_getevents for one), each followed by the I/O that takes its
+ * request.  Each sets which direction completed last (fio's last_ddir); a
+ * read-back is checked, not counted in the phase's I/Os; a listed write's
+ * entry is done with once the whole request is.  0, or -1 when the backend
+ * handed back what it did not hold. */
+__attribute__((cold, noinline)) static int backlog_reaped(struct phase *ph, int n, int stopping, int *mode)
+{
+	uint64_t t1 = 0;
+	int have_t1 = 0;
+	for (int k = 0; k < n; k++) {
+		struct req *rq = queue_reaped(ph, ph->q.done[k]);
+		if (!rq)
+			return -1;
+		ph->bl_last_read = !rq->write;
+		const int64_t res = rq->io.result;
+		if (rq->blread) {
+			iob_eng_backlog_check(ph, rq->fi, rq->off, rq->len, rq->buf, res);
+			req_free(&ph->q, rq, REQ_COMPLETED);
+		} else {
+			queue_complete(ph, rq, stopping, &t1, &have_t1);
+			if (rq->bl_at && rq->state == REQ_FREE)
+				backlog_unlist(ph, rq, res < 0 && res >= -4095);
+		}
+		if (*mode == PH_GO && !stopping && ph->r->status >= 0)
+			queue_fill_backlog(ph, mode);
+	}
+	return 0;
+}
+
 /* The queued loop (iodepth > 1, an IOB_CAP_ASYNC backend): keep iodepth
  * requests in flight, account them in completion order.  A stop, an error
  * or the end of a ramp takes no new request and reaps every one in flight
@@ -462,6 +630,8 @@ int iob_eng_run_queued(struct phase *ph)
 				struct req *rq = q->pend[k]->user;
 				if (rq->done)
 					count_op(ph, rq->write);
+				if (rq->bl_at) /* a listed write never sent whole: out of the list */
+					backlog_unlist(ph, rq, 1);
 				req_free(q, rq, REQ_QUEUED);
 			}
 			q->np = 0;
@@ -480,6 +650,7 @@ int iob_eng_run_queued(struct phase *ph)
 			if (mode == PH_WINDOW && !stopping) { /* the ramp is drained: the window starts */
 				iob_eng_window_start(ph);
 				iob_eng_gen_reset(ph, 0);
+				ph->bl_have = 0; /* verify_backlog: an I/O drawn in the ramp is not the window's */
 				iob_eng_pass_evict_all(ph); /* the window's first pass: uncached */
 				mode = PH_GO;
 				continue;
@@ -494,6 +665,11 @@ int iob_eng_run_queued(struct phase *ph)
 				n = -EPROTO;
 			iob_eng_fail(ph, n, "completion wait on", s->files[0], UINT64_MAX, 0);
 			break; /* the backend's close waits for or cancels what is left */
+		}
+		if (__builtin_expect(ph->bl != NULL, 0)) {
+			if (backlog_reaped(ph, n, stopping, &mode) < 0)
+				goto out; /* the backend's close waits for or cancels what is left */
+			continue;
 		}
 		uint64_t t1 = 0;
 		int have_t1 = 0;

@@ -713,7 +713,7 @@ static int map_verify(struct mapper *m)
 		return rc;
 	const int mixed = (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED)) != 0;
 	const int writes = (job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) != 0;
-	const int backlog = u && writes && job->iodepth <= 1; /* read back inside the phase */
+	const int backlog = u && writes; /* read back inside the phase */
 	if (mixed && job->time_based && do_verify) /* fio 3.33: the time ends the job, no verify pass after it */
 		fj_note_job(m->r, job->name,
 			    "verify with a time_based mixed job: no verify phase (fio 3.33 runs none after the time "
@@ -732,17 +732,9 @@ static int map_verify(struct mapper *m)
 		job->phases |= do_verify ? IOB_PHASE_BIT(IOB_PHASE_VERIFY) : 0;
 	else if (do_verify)
 		job->phases = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
-	if (u && writes && !backlog) /* the queued loop does not read back between its writes */
-		fj_note_job(m->r, job->name,
-			    "verify_backlog=%llu at iodepth %u: %s", (unsigned long long)u, job->iodepth,
-			    job->time_based ? "the queued loop does not read back between its writes, and a time_based "
-					      "job has no verify phase after them: nothing is verified"
-					    : "iobench verifies after the whole write (or mixed) phase, not every "
-					      "verify_backlog blocks: the same blocks, later");
-	else if (backlog &&
-		 ((rc = set_iob_key(m, K_VERIFY_BACKLOG, "verify_backlog", "%llu", (unsigned long long)u)) ||
-		  (batch && (rc = set_iob_key(m, K_VERIFY_BACKLOG_BATCH, "verify_backlog_batch", "%llu",
-					      (unsigned long long)batch)))))
+	if (backlog && ((rc = set_iob_key(m, K_VERIFY_BACKLOG, "verify_backlog", "%llu", (unsigned long long)u)) ||
+			(batch && (rc = set_iob_key(m, K_VERIFY_BACKLOG_BATCH, "verify_backlog_batch", "%llu",
+						    (unsigned long long)batch)))))
 		return rc;
 	else if (!u && do_verify && (rc = map_verify_passes(m)))
 		return rc;

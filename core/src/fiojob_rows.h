@@ -160,7 +160,8 @@ FJ_CODE(K_VERIFY_DUMP, "verify_dump", "", "verify_dump",
 FJ_CODE(K_VERIFY_BACKLOG, "verify_backlog", "", "verify_backlog",
 	"N: after every N blocks written (and not yet verified) the write or mixed phase reads back "
 	"and checks the oldest (verify_backlog_batch of them), inside its time, as fio; the rest after "
-	"it (time_based: none, as fio); at an iodepth above 1 noted: verified after the phase")
+	"it (time_based: none, as fio); at any iodepth, by fio's rule there (read-backs take free "
+	"requests)")
 FJ_CODE(K_BUFFER_PATTERN, "buffer_pattern", "", "pattern",
 	"0xHEX (1 to 32 bytes, repeated) or a number up to 255: the data written (verify_pattern wins)")
 FJ_CODE(K_COMPRESS_PCT, "buffer_compress_percentage", "", "compress_percentage",

@@ -389,9 +389,8 @@ static const struct iob_key key_table[] = {
     {"verify_backlog", IOB_KEY_COUNT, "blocks", "0",
      "write and mixed phases: after every this many blocks written (and not yet verified), read back and check "
      "the oldest unverified ones, verify_backlog_batch of them, inside the phase and its time (fio's "
-     "verify_backlog); a verify phase after it checks the rest; iodepth 1; 0 = off",
-     NULL, FIELD(load.verify_backlog), NULL, .needs = "iodepth=1",
-     .why = "the queued loop does not read back between its writes"},
+     "verify_backlog); a verify phase after it checks the rest; 0 = off",
+     NULL, FIELD(load.verify_backlog), NULL},
     {"verify_backlog_batch", IOB_KEY_COUNT, "blocks", "0",
      "with verify_backlog: how many blocks each read-back checks (fio's verify_backlog_batch); one that finds "
      "fewer waiting checks each block written after until it has done them all; 0 = verify_backlog",

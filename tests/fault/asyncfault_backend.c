@@ -50,6 +50,12 @@
  *                       ignore_error (0: none)
  *     io_fail_op=read|write|io   which I/Os (default write)
  *     io_fail_err=EIO|ENOSPC|EILSEQ|ENOMEM   their error (default EIO)
+ *     lose_every=K      every K-th queued write on a handle, counted as they
+ *                       complete, reports every byte written and writes
+ *                       none: a lost write, for verify (0: none)
+ *     corrupt_every=K   every K-th queued write on a handle (the same count)
+ *                       is written with the byte in its middle flipped: a
+ *                       corrupted write, for verify (0: none)
  *     tally=PATH        at exit: one line "submitted S reaped R
  *                       submit_errors E refused F short H violations V
  *                       open_at_close C max_in_flight M io_failed X" over
@@ -74,7 +80,7 @@
 #define AF_NAME "asyncfault"
 #define AF_KEYS                                                                                                   \
 	"seed, submit_fail, err, partial, reap_refuse, refuse_with, short, write_pace_us, depth_pace_us, depth_pow, " \
-	"io_fail_every, io_fail_op, io_fail_err, tally"
+	"io_fail_every, io_fail_op, io_fail_err, lose_every, corrupt_every, tally"
 
 static const struct iob_host *af_host;
 
@@ -89,6 +95,7 @@ struct af_cfg {
 	uint64_t fail_every; /* io_fail_every */
 	int fail_ops;	     /* io_fail_op: bit 0 reads, bit 1 writes */
 	int fail_err;	     /* io_fail_err, negative */
+	uint64_t lose_every, corrupt_every;
 	char tally[4096];
 };
 
@@ -102,6 +109,7 @@ struct af_file {
 	size_t n;
 	int fail_next; /* the rest of a failed batch: the next submit fails */
 	uint64_t nfail_op; /* completions of io_fail_op so far */
+	uint64_t nwrites;  /* queued writes completed so far (lose_every, corrupt_every) */
 };
 
 static unsigned long long t_max_in_flight;
@@ -201,7 +209,8 @@ static int af_option(void *ctx, const char *key, const char *val)
 		       : strcmp(key, "short") == 0     ? &c->shortw
 							: NULL;
 	if (!pm && strcmp(key, "seed") != 0 && strcmp(key, "write_pace_us") != 0 && strcmp(key, "depth_pace_us") != 0 &&
-	    strcmp(key, "depth_pow") != 0 && strcmp(key, "io_fail_every") != 0)
+	    strcmp(key, "depth_pow") != 0 && strcmp(key, "io_fail_every") != 0 && strcmp(key, "lose_every") != 0 &&
+	    strcmp(key, "corrupt_every") != 0)
 		return bopts_unknown(af_host, AF_NAME, key, AF_KEYS);
 	char *end;
 	unsigned long long v = strtoull(val, &end, 10);
@@ -218,6 +227,10 @@ static int af_option(void *ctx, const char *key, const char *val)
 		c->depth_pow = v;
 	else if (strcmp(key, "io_fail_every") == 0)
 		c->fail_every = v;
+	else if (strcmp(key, "lose_every") == 0)
+		c->lose_every = v;
+	else if (strcmp(key, "corrupt_every") == 0)
+		c->corrupt_every = v;
 	else if (key[0] == 'd')
 		c->depth_pace_us = v;
 	else
@@ -409,8 +422,19 @@ static void af_do(struct af_file *f, struct iob_io *io)
 		len = 1 + (size_t)(draw(&f->rng) % (len - 1));
 		COUNT(t_short, 1);
 	}
+	const uint64_t nw = io->write ? ++f->nwrites : 0;
+	if (nw && f->cfg.lose_every && nw % f->cfg.lose_every == 0) { /* lose_every: said done, not written */
+		io->result = (int64_t)len;
+		return;
+	}
 	io->result = io->write ? fdio_pwrite_full(f->fd, io->buf, len, io->off, 0)
 			       : fdio_pread_full(f->fd, io->buf, len, io->off, 0);
+	if (nw && f->cfg.corrupt_every && nw % f->cfg.corrupt_every == 0 && io->result > 0) { /* one byte flipped */
+		const size_t mid = (size_t)io->result / 2;
+		unsigned char b = (unsigned char)(((const unsigned char *)io->buf)[mid] ^ 0xff);
+		if (fdio_pwrite_full(f->fd, &b, 1, io->off + mid, 0) != 1)
+			io->result = -EIO;
+	}
 }
 
 /* depth_pace_us: the earliest due, slept for, then every one due, earliest first. */
