@@ -34,7 +34,8 @@ static int lt_init(struct phase *ph)
 		return iob_eng_fail(ph, -EINVAL, "latency_percentile of", ph->spec->files[0], UINT64_MAX, 0);
 	lt->h = iob_hist_new();
 	if (!lt->h)
-		return iob_eng_fail(ph, -ENOMEM, "latency_target histogram for", ph->spec->files[0], UINT64_MAX, 0);
+		return iob_eng_fail(ph, -ENOMEM, "latency_target histogram for", ph->spec->files[0],
+				    UINT64_MAX, 0);
 	lt->on = 1;
 	lt->pct = pct[0];
 	lt->target_ns = l->latency_target;
@@ -73,13 +74,18 @@ static void lt_verdict(struct phase *ph, uint64_t now, uint64_t lat, int pass, i
 {
 	struct lt_state *lt = &ph->lt;
 	struct iob_phase_result *r = ph->r;
-	struct iob_lat_window w = {.depth = lt->s.depth, .max_inflight = lt->maxin, .ios = lt->ios, .over = lt->over,
+	struct iob_lat_window w = {.depth = lt->s.depth,
+				   .max_inflight = lt->maxin,
+				   .ios = lt->ios,
+				   .over = lt->over,
 				   .pct_ns = iob_hist_percentile(lt->h, lt->pct),
-				   .len_ns = (uint64_t)((double)(now - lt->t0) / lt->tpn), .pass = pass,
+				   .len_ns = (uint64_t)((double)(now - lt->t0) / lt->tpn),
+				   .pass = pass,
 				   .final = lt->s.final};
 	struct iob_lat_window *v = realloc(r->lt_windows, (r->lt_nwin + 1) * sizeof *v);
 	if (!v) {
-		iob_eng_fail(ph, -ENOMEM, "latency_target window record for", ph->spec->files[0], UINT64_MAX, 0);
+		iob_eng_fail(ph, -ENOMEM, "latency_target window record for", ph->spec->files[0], UINT64_MAX,
+			     0);
 		return;
 	}
 	r->lt_windows = v;
@@ -95,7 +101,8 @@ static void lt_verdict(struct phase *ph, uint64_t now, uint64_t lat, int pass, i
 	case IOB_LAT_FAILED:
 		iob_eng_fail(ph, -ETIMEDOUT, "latency_target on", ph->spec->files[0], UINT64_MAX, 0);
 		snprintf(r->error, sizeof r->error,
-			 "latency_target %llu ns exceeded at depth 1: an I/O on %s took %llu ns (latency_percentile 100)",
+			 "latency_target %llu ns exceeded at depth 1: an I/O on %s took %llu ns "
+			 "(latency_percentile 100)",
 			 (unsigned long long)lt->target_ns, ph->spec->files[0],
 			 (unsigned long long)((double)lat / lt->tpn));
 		break;
@@ -205,94 +212,7 @@ void iob_eng_lt_free(struct phase *ph)
 	ph->lt.h = NULL;
 }
 
-/* The order's next I/O: 0 with its direction, file, offset and length; 1
- * with *mode set when there is none (PH_END) or the ramp ends (PH_WINDOW). */
-static inline int fill_draw(struct phase *ph, int *mode, int *wp, size_t *fi, uint64_t *off, size_t *len)
-{
-	const struct iob_phase_spec *s = ph->spec;
-	if (__builtin_expect(ph->nio == ph->event, 0)) {
-		int ev = iob_eng_phase_event(ph);
-		if (ev != PH_GO) {
-			*mode = ev; /* PH_END: no more new requests; PH_WINDOW: drain, then start */
-			return 1;
-		}
-	}
-	int w = ph->mixed ? mix_write(ph) : ph->write;
-	if (ph->shaped && ph->mixed)
-		w = iob_shape_dir(&ph->shape, w);
-	ph->gen.w = w;
-	if (!iob_eng_gen_next(&ph->gen, fi, off, len) ||
-	    (ph->shaped && iob_shape_pace(&ph->shape, w, *len, ph->deadline, s->stop))) {
-		*mode = PH_END;
-		return 1;
-	}
-	if (ph->shaped)
-		iob_bs_hist_add(&ph->r->bs_hist, w, *len, 1, *len);
-	ph->nio++;
-	*wp = w;
-	return 0;
-}
-
-/* A free request onto the list to submit, as the I/O drawn. */
-static inline struct req *fill_issue(struct phase *ph, int w, size_t fi, uint64_t off, size_t len)
-{
-	const struct iob_phase_spec *s = ph->spec;
-	struct queue *q = &ph->q;
-	struct req *rq = q->free[--q->nfree];
-	if (w && (ph->fill_each || rq->dirty)) {
-		if (ph->fill_each)
-			iob_pattern_fill(&s->pattern, rq->buf, len, off);
-		else
-			iob_pattern_fill(&s->pattern, rq->buf, ph->buflen, 0);
-		rq->dirty = 0;
-	}
-	rq->dirty |= !w;
-	rq->write = (uint8_t)w;
-	rq->fi = fi;
-	rq->off = off;
-	rq->len = len;
-	rq->done = 0;
-	rq->wlog_at = w && ph->gen.log_out && !ph->ramping ? ph->gen.log_out->n : 0; /* iob_eng_gen_next logged it */
-	const unsigned lm = lat_take(&ph->lat);
-	rq->in = lm == LAT_REC;
-	rq->timed = lm != LAT_OFF;
-	rq->stamped = 0;
-	rq->io.buf = rq->buf;
-	rq->io.len = len;
-	rq->io.off = off;
-	rq->io.write = (uint32_t)w;
-	rq->io.result = 0;
-	rq->io.ioprio = 0;
-	if (ph->shaped && s->shape->cmdprio.on) { /* a priority per I/O, counted as it goes out */
-		rq->io.ioprio = iob_cmdprio_draw(&s->shape->cmdprio, &ph->shape.prio_rng, w, len);
-		iob_prio_hist_add(&ph->r->prio_hist, w, rq->io.ioprio ? (uint16_t)rq->io.ioprio
-								 : s->shape->cmdprio.dflt, 1);
-	}
-	req_queue(q, rq, REQ_FREE);
-	return rq;
-}
-
-static void queue_fill_backlog(struct phase *ph, int *mode);
 static int queue_submit(struct phase *ph);
-
-/* Queued loop: take new requests from the order until the queue is full. */
-static void queue_fill(struct phase *ph, int *mode)
-{
-	struct queue *q = &ph->q;
-	const size_t keep = q->reserve; /* latency_target: free requests left untaken (set between fills) */
-	if (__builtin_expect(ph->bl != NULL, 0)) {
-		queue_fill_backlog(ph, mode);
-		return;
-	}
-	while (q->nfree > keep) {
-		size_t fi, len;
-		uint64_t off;
-		int w;
-		if (fill_draw(ph, mode, &w, &fi, &off, &len))
-			return;
-		fill_issue(ph, w, fi, off, len);
-	}
-}
 
 /* ---- verify_backlog in the queued loop -------------------------------------
  * fio 3.33's rule (docs/fio.md, "verify_backlog."): a write is listed as it
@@ -356,41 +276,113 @@ static int backlog_read_next(struct phase *ph)
 	return 1;
 }
 
+/* Queued loop: take new requests from the order until the queue is full.
+ * backlog (a constant where it is inlined): verify_backlog's loop, which
+ * draws the next I/O before the read-backs take the free requests (held in
+ * bl_next while they do) and submits each I/O as it makes it; without it
+ * the loop is the plain one (queue_fill). */
+static inline __attribute__((always_inline)) void queue_fill_in(struct phase *ph, int *mode, const int backlog)
+{
+	const struct iob_phase_spec *s = ph->spec;
+	struct queue *q = &ph->q;
+	struct lat_sampler *lat = &ph->lat;
+	const size_t keep = q->reserve; /* latency_target: free requests left untaken (set between fills) */
+	while (q->nfree > keep) {
+		size_t fi, len;
+		uint64_t off;
+		int w;
+		if (backlog && ph->bl_have) {
+			w = ph->bl_next_w, fi = ph->bl_next_fi, off = ph->bl_next_off, len = ph->bl_next_len;
+		} else {
+			if (__builtin_expect(ph->nio == ph->event, 0)) {
+				int ev = iob_eng_phase_event(ph);
+				if (ev != PH_GO) {
+					*mode = ev; /* PH_END: no more new requests; PH_WINDOW: drain, then start */
+					return;
+				}
+			}
+			w = ph->mixed ? mix_write(ph) : ph->write;
+			if (ph->shaped && ph->mixed)
+				w = iob_shape_dir(&ph->shape, w);
+			ph->gen.w = w;
+			if (!iob_eng_gen_next(&ph->gen, &fi, &off, &len) ||
+			    (ph->shaped && iob_shape_pace(&ph->shape, w, len, ph->deadline, s->stop))) {
+				*mode = PH_END;
+				return;
+			}
+			if (ph->shaped)
+				iob_bs_hist_add(&ph->r->bs_hist, w, len, 1, len);
+			ph->nio++;
+		}
+		if (backlog) {
+			ph->bl_have = 1, ph->bl_next_w = w, ph->bl_next_fi = fi, ph->bl_next_off = off, ph->bl_next_len = len;
+			if (backlog_read_next(ph)) {
+				if (queue_submit(ph) < 0)
+					return;
+				continue;
+			}
+			if (w && !ph->ramping && ph->bl->n == ph->bl->cap) { /* the ring is full (iob_check_wlog_writes) */
+				if (!backlog_take(ph))
+					return; /* its oldest still in flight: a completion first */
+				continue;
+			}
+			ph->bl_have = 0;
+		}
+		struct req *rq = q->free[--q->nfree];
+		if (w && (ph->fill_each || rq->dirty)) {
+			if (ph->fill_each)
+				iob_pattern_fill(&s->pattern, rq->buf, len, off);
+			else
+				iob_pattern_fill(&s->pattern, rq->buf, ph->buflen, 0);
+			rq->dirty = 0;
+		}
+		rq->dirty |= !w;
+		rq->write = (uint8_t)w;
+		rq->fi = fi;
+		rq->off = off;
+		rq->len = len;
+		rq->done = 0;
+		rq->wlog_at = w && ph->gen.log_out && !ph->ramping ? ph->gen.log_out->n : 0; /* iob_eng_gen_next logged it */
+		const unsigned lm = lat_take(lat);
+		rq->in = lm == LAT_REC;
+		rq->timed = lm != LAT_OFF;
+		rq->stamped = 0;
+		rq->io.buf = rq->buf;
+		rq->io.len = len;
+		rq->io.off = off;
+		rq->io.write = (uint32_t)w;
+		rq->io.result = 0;
+		rq->io.ioprio = 0;
+		if (ph->shaped && s->shape->cmdprio.on) { /* a priority per I/O, counted as it goes out */
+			rq->io.ioprio = iob_cmdprio_draw(&s->shape->cmdprio, &ph->shape.prio_rng, w, len);
+			iob_prio_hist_add(&ph->r->prio_hist, w, rq->io.ioprio ? (uint16_t)rq->io.ioprio
+									 : s->shape->cmdprio.dflt, 1);
+		}
+		req_queue(q, rq, REQ_FREE);
+		if (backlog) {
+			rq->blread = 0;
+			rq->bl_at = 0;
+			if (w && !ph->ramping) { /* listed as it goes out */
+				struct iob_wlog *l = ph->bl;
+				const size_t at = (ph->bl_head + l->n++) % l->cap;
+				l->v[at] = (struct iob_wlog_ent){.off = off, .fi = (uint32_t)fi | BL_INFL, .len = (uint32_t)len};
+				rq->bl_at = at + 1;
+				ph->bl_live++;
+			}
+			if (queue_submit(ph) < 0) /* each I/O as it is made, as fio's loop (iodepth_batch 1) */
+				return;
+		}
+	}
+}
+
+static void queue_fill(struct phase *ph, int *mode)
+{
+	queue_fill_in(ph, mode, 0);
+}
+
 __attribute__((cold, noinline)) static void queue_fill_backlog(struct phase *ph, int *mode)
 {
-	struct queue *q = &ph->q;
-	struct iob_wlog *l = ph->bl;
-	while (q->nfree > q->reserve) {
-		if (!ph->bl_have) {
-			if (fill_draw(ph, mode, &ph->bl_next_w, &ph->bl_next_fi, &ph->bl_next_off, &ph->bl_next_len))
-				return;
-			ph->bl_have = 1;
-		}
-		if (backlog_read_next(ph)) {
-			if (queue_submit(ph) < 0)
-				return;
-			continue;
-		}
-		const int list = ph->bl_next_w && !ph->ramping;
-		if (list && l->n == l->cap) { /* the ring is full (iob_check_wlog_writes): its oldest first */
-			if (!backlog_take(ph))
-				return; /* in flight: a completion first */
-			continue;
-		}
-		ph->bl_have = 0;
-		struct req *rq = fill_issue(ph, ph->bl_next_w, ph->bl_next_fi, ph->bl_next_off, ph->bl_next_len);
-		rq->blread = 0;
-		rq->bl_at = 0;
-		if (list) {
-			const size_t at = (ph->bl_head + l->n++) % l->cap;
-			l->v[at] = (struct iob_wlog_ent){.off = rq->off, .fi = (uint32_t)rq->fi | BL_INFL,
-							 .len = (uint32_t)rq->len};
-			rq->bl_at = at + 1;
-			ph->bl_live++;
-		}
-		if (queue_submit(ph) < 0) /* each I/O as it is made, as fio's loop (iodepth_batch 1) */
-			return;
-	}
+	queue_fill_in(ph, mode, 1);
 }
 
 /* A listed write is done with: its entry no longer in flight, or out of
@@ -412,7 +404,7 @@ static void backlog_unlist(struct phase *ph, struct req *rq, int dropped)
  * submit fails after earlier ones in the same batch were taken (a backend
  * may queue a part and refuse the rest: io_uring out of locked memory).
  * 0, or negative on error. */
-static int queue_submit(struct phase *ph)
+static inline __attribute__((always_inline)) int queue_submit(struct phase *ph)
 {
 	struct queue *q = &ph->q;
 	size_t i = 0, keep = 0;
@@ -440,8 +432,9 @@ static int queue_submit(struct phase *ph)
 				rc = 0; /* full: reap first */
 			if (rc < 0) {
 				struct req *rq = q->pend[i]->user;
-				err = iob_eng_fail(ph, rc, rq->write ? "queued write" : "queued read",
-						   ph->spec->files[fi], rq->off + rq->done, rq->len - rq->done);
+				err =
+				    iob_eng_fail(ph, rc, rq->write ? "queued write" : "queued read",
+						 ph->spec->files[fi], rq->off + rq->done, rq->len - rq->done);
 				break;
 			}
 			if ((size_t)rc > j - i) {
@@ -481,7 +474,7 @@ static int queue_submit(struct phase *ph)
 /* The request behind an I/O a reap handed back, made COMPLETED; NULL (and the
  * phase failed) when the backend handed back something it did not hold: not
  * one of this queue's requests, or one not in flight (reaped twice). */
-static struct req *queue_reaped(struct phase *ph, struct iob_io *io)
+static inline __attribute__((always_inline)) struct req *queue_reaped(struct phase *ph, struct iob_io *io)
 {
 	struct queue *q = &ph->q;
 	uintptr_t a = (uintptr_t)io, base = (uintptr_t)q->reqs;
@@ -528,13 +521,16 @@ static int queue_reap(struct phase *ph)
 
 /* One completion: account it, resubmit the rest of a short transfer, time a
  * request in the latency sample.  Returns 0, or negative on error. */
-static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64_t *t1, int *have_t1)
+static inline __attribute__((always_inline)) int queue_complete(struct phase *ph, struct req *rq,
+								int stopping, uint64_t *t1, int *have_t1)
 {
 	struct queue *q = &ph->q;
 	const size_t want = rq->len - rq->done;
 	const int64_t n = rq->io.result;
-	if (n < 0 && n >= -4095 && ph->shaped && iob_shape_passes_error(ph->spec->shape, rq->write, (int)-n)) {
-		ph->r->io_errors++; /* continue_on_error, ignore_error: counted, not an op; the slot is free again */
+	if (n < 0 && n >= -4095 && ph->shaped &&
+	    iob_shape_passes_error(ph->spec->shape, rq->write, (int)-n)) {
+		ph->r->io_errors++; /* continue_on_error, ignore_error: counted, not an op; the slot is free
+				       again */
 		if (rq->wlog_at)
 			iob_eng_gen_unlog(&ph->gen, rq->wlog_at - 1);
 		req_free(q, rq, REQ_COMPLETED);
@@ -551,7 +547,8 @@ static int queue_complete(struct phase *ph, struct req *rq, int stopping, uint64
 		int eof = !rq->write && rq->off + rq->done >= ph->fend[rq->fi];
 		if (!eof && n == 0) {
 			req_free(q, rq, REQ_COMPLETED);
-			return iob_eng_no_progress(ph, rq->fi, rq->write, (int64_t)rq->done, rq->len, rq->off);
+			return iob_eng_no_progress(ph, rq->fi, rq->write, (int64_t)rq->done, rq->len,
+						   rq->off);
 		}
 		if (!eof && !stopping) { /* the rest, as one more transfer of the same request */
 			rq->io.buf = rq->buf + rq->done;
@@ -618,6 +615,7 @@ int iob_eng_run_queued(struct phase *ph)
 	const struct iob_phase_spec *s = ph->spec;
 	struct queue *q = &ph->q;
 	int mode = PH_GO, stopping = 0;
+	const int backlog = ph->bl != NULL; /* verify_backlog: its own fill and completions */
 	if (ph->lt.on)
 		lt_begin(ph, iob_ticks());
 	for (;;) {
@@ -636,8 +634,12 @@ int iob_eng_run_queued(struct phase *ph)
 			}
 			q->np = 0;
 		}
-		if (mode == PH_GO && !stopping)
-			queue_fill(ph, &mode);
+		if (mode == PH_GO && !stopping) {
+			if (__builtin_expect(backlog, 0))
+				queue_fill_backlog(ph, &mode);
+			else
+				queue_fill(ph, &mode);
+		}
 		if (q->np && queue_submit(ph) < 0)
 			continue; /* stopping from now on */
 		if (__builtin_expect(ph->lt.on, 0) && q->inflight > ph->lt.maxin)
@@ -650,7 +652,8 @@ int iob_eng_run_queued(struct phase *ph)
 			if (mode == PH_WINDOW && !stopping) { /* the ramp is drained: the window starts */
 				iob_eng_window_start(ph);
 				iob_eng_gen_reset(ph, 0);
-				ph->bl_have = 0; /* verify_backlog: an I/O drawn in the ramp is not the window's */
+				ph->bl_have =
+				    0; /* verify_backlog: an I/O drawn in the ramp is not the window's */
 				iob_eng_pass_evict_all(ph); /* the window's first pass: uncached */
 				mode = PH_GO;
 				continue;
@@ -659,14 +662,15 @@ int iob_eng_run_queued(struct phase *ph)
 		}
 		int n = queue_reap(ph);
 		if (n == -EINTR || n == -EAGAIN)
-			continue; /* a signal, or nothing yet: the I/Os are still in flight; the loop's top sees a stop */
+			continue; /* a signal, or nothing yet: the I/Os are still in flight; the loop's top
+				     sees a stop */
 		if (n < 0 || (size_t)n > q->depth) {
 			if (n > 0)
 				n = -EPROTO;
 			iob_eng_fail(ph, n, "completion wait on", s->files[0], UINT64_MAX, 0);
 			break; /* the backend's close waits for or cancels what is left */
 		}
-		if (__builtin_expect(ph->bl != NULL, 0)) {
+		if (__builtin_expect(backlog, 0)) {
 			if (backlog_reaped(ph, n, stopping, &mode) < 0)
 				goto out; /* the backend's close waits for or cancels what is left */
 			continue;
@@ -682,8 +686,9 @@ int iob_eng_run_queued(struct phase *ph)
 	}
 out:
 	if (ph->lt.on) /* settled: its depth; else the last window's */
-		ph->r->lt_depth = ph->r->lt_nwin && !ph->r->lt_settled ? ph->r->lt_windows[ph->r->lt_nwin - 1].depth
-									: ph->lt.s.depth;
+		ph->r->lt_depth = ph->r->lt_nwin && !ph->r->lt_settled
+				      ? ph->r->lt_windows[ph->r->lt_nwin - 1].depth
+				      : ph->lt.s.depth;
 	if (mode == PH_END)
 		ph->ended = 1;
 	if (!ph->ramping)
