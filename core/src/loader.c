@@ -383,7 +383,9 @@ static int load_entry(struct iob_registry *reg, struct iob_loaded *l)
 }
 
 /* Record candidate `base` in directory `dir` (a real path): its kind and
- * name from the file name, and the trust check.  No plugin code runs. */
+ * name from the file name.  No plugin code runs, and no file is opened: the
+ * trust check is made when the plugin is asked for (load_entry reopens and
+ * checks it anyway), or by trust_found when the plugins are listed. */
 static struct iob_loaded *add_candidate(struct iob_registry *reg, const char *dir, const char *base, int *rc)
 {
 	char path[4096 + 256], name[64], why[1024];
@@ -410,14 +412,28 @@ static struct iob_loaded *add_candidate(struct iob_registry *reg, const char *di
 		*rc = -ENOSPC;
 		return NULL;
 	}
-	int fd = iob_plugin_open(dir, base, why, sizeof why);
-	if (fd < 0) {
-		*rc = refuse(reg, l, why, fd);
-		return l;
-	}
-	iob_fd_close(fd);
 	*rc = 0;
 	return l;
+}
+
+/* The trust check of every candidate not asked for yet: a file that fails
+ * it is refused with the reason, as at its load, so that a list of the
+ * plugins there are never names one the loader would refuse. */
+static void trust_found(struct iob_registry *reg)
+{
+	char dir[4096], why[1024];
+	for (size_t i = 0; i < reg->nplugins; i++) {
+		struct iob_loaded *l = &reg->plugins[i];
+		const char *slash = strrchr(l->path, '/');
+		if (l->state != IOB_PLUGIN_FOUND || !slash)
+			continue;
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - l->path), l->path);
+		int fd = iob_plugin_open(dir[0] ? dir : "/", slash + 1, why, sizeof why);
+		if (fd < 0)
+			refuse(reg, l, why, fd);
+		else
+			iob_fd_close(fd);
+	}
 }
 
 int iob_registry_load_file(struct iob_registry *reg, const char *path)
@@ -600,6 +616,7 @@ void iob_registry_missing(const struct iob_registry *reg, enum iob_plugin_kind k
 {
 	const char *kname = kind_name(kind);
 	iob_registry_find(reg, kind, name);
+	trust_found((struct iob_registry *)reg); /* the registry is a cache: see loader.h */
 	const struct iob_loaded *l = name ? entry_of(reg, (uint32_t)kind, name) : NULL;
 	if (l && l->state == IOB_PLUGIN_REFUSED) {
 		snprintf(msg, len, "%s '%s' could not be loaded: plugin %s: %s", kname, name, l->path, l->why);

@@ -301,10 +301,19 @@ static void test_not_a_shared_object_and_missing(void **s)
 	assert_int_equal(iob_registry_load_file(reg, "/nonexistent/iob-backend-x.so"), -ENOENT);
 	expect_error(reg, "/nonexistent/iob-backend-x.so", "no such file");
 	done(reg);
-	/* a file writable by others is refused, as ssh does for keys */
+	/* a file writable by others is refused, as ssh does for keys: when it
+	 * is asked for, and in a list of what there is (the scan opens no file) */
 	chmod(path, 0666);
 	reg = load(dir);
+	assert_int_equal(reg->nerrors, 0);
+	expect_refused(reg, "junk", "iob-backend-junk.so", "writable by anyone");
+	done(reg);
+	reg = load(dir);
+	char msg[1024];
+	iob_registry_missing(reg, IOB_PLUGIN_BACKEND, "other", msg, sizeof msg);
 	expect_error(reg, "iob-backend-junk.so", "writable by anyone");
+	if (strstr(msg, "junk"))
+		fail_msg("a refused plugin listed as available: %s", msg);
 	done(reg);
 	/* and a directory writable by others */
 	chmod(path, 0644);

@@ -24,8 +24,9 @@
  *
  * Two steps (docs/security.md):
  *  - iob_registry_load only scans: it records each candidate by its file
- *    name, with the result of the trust check on the opened file.  No plugin
- *    code runs.
+ *    name.  No plugin code runs and no candidate is opened: its trust check
+ *    is made when it is asked for (below), or, for every candidate, when the
+ *    plugins are listed (iob_registry_missing, `iobench plugins`).
  *  - iob_registry_find loads the one plugin asked for, on first use: it
  *    reopens and rechecks the file, loads it first in a child process (a
  *    plugin that crashes or exits while loading is refused, not fatal), then
@@ -47,7 +48,7 @@
 #define IOB_MAX_LOAD_ERRORS 32
 
 enum iob_plugin_state {
-	IOB_PLUGIN_FOUND = 0,   /* scanned and trusted, not loaded yet */
+	IOB_PLUGIN_FOUND = 0,   /* scanned, not checked or loaded yet */
 	IOB_PLUGIN_LOADED = 1,  /* loaded and valid: desc and ops are usable */
 	IOB_PLUGIN_REFUSED = 2, /* refused; why says it */
 };
@@ -87,9 +88,10 @@ struct iob_registry {
 /* The host table handed to every plugin. */
 extern const struct iob_host iob_host_table;
 
-/* Build the search path (extra_dirs may be NULL) and scan it: record every
- * candidate by file name and trust check.  Runs no plugin code.  Returns 0;
- * problems are recorded in reg->errors. */
+/* Build the search path (extra_dirs may be NULL) and scan it: check each
+ * directory and record every candidate by file name (checked when asked
+ * for).  Runs no plugin code.  Returns 0; problems are recorded in
+ * reg->errors. */
 int iob_registry_load(struct iob_registry *reg, const char *const *extra_dirs, size_t nextra);
 /* Add one plugin file (named iob-KIND-NAME.so) and load it now; returns 0
  * or -errno with a line in reg->errors. */
@@ -107,7 +109,8 @@ const struct iob_loaded *iob_registry_find(const struct iob_registry *reg, enum 
 void iob_registry_unload(struct iob_registry *reg);
 /* One line for a plugin that was asked for but is not available: why its
  * file was refused, if one was, else which plugins of that kind there are.
- * Loads the plugin first if nobody asked for it yet. */
+ * Loads the plugin first if nobody asked for it yet, and makes the trust
+ * check of every candidate not checked yet (one refused is not listed). */
 void iob_registry_missing(const struct iob_registry *reg, enum iob_plugin_kind kind, const char *name, char *msg,
 			  size_t len);
 /* Validate a descriptor against this core; 0 or -errno with a reason. */
