@@ -24,6 +24,8 @@ observer outside the process sees (issue 16).
   aio_close_untimed     the libaio backend's close keeps its AIO context (one
                         io_setup for a write and a read phase) and no io_destroy
                         comes before the last phase record is written
+  fs_facts_one_mount    a record's fs_type and device are the mount table's for the
+                        job directory (statmount where the kernel has it)
 
 Correctness, not speed: every bound holds on a busy machine.  Records of kind
 "phase" and "iotest" (to be renamed "phase") are both accepted.  A case skips
@@ -33,6 +35,7 @@ Usage: test_measure.py --bin DIR --work DIR CASE"""
 import json
 import os
 import re
+import tempfile
 import shutil
 import subprocess
 import sys
@@ -639,6 +642,63 @@ def case_checksum_libs_when_needed(tmp):
         expect([r["phase"] for r in recs] == ["write", "verify"] and all(r["status"] == "ok" for r in recs),
                f"verify = {kind}: {[(r.get('phase'), r.get('status')) for r in recs]}")
         print(f"verify = {kind}: {soname} opened only then")
+
+
+def mountinfo_facts(path):
+    """(fs type, source) of the /proc/self/mountinfo line whose major:minor is
+    path's st_dev (the last such line), as iobench read them before statmount."""
+    st = os.stat(path)
+    want = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    got = ("unknown", "unknown")
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split(" ")
+            if len(fields) > 2 and fields[2] == want and " - " in line:
+                tail = line.split(" - ", 1)[1].split()
+                if tail:
+                    got = (tail[0], tail[1] if len(tail) > 1 else "unknown")
+    return got
+
+
+def case_fs_facts_one_mount(tmp):
+    """A record's fs_type and device are those of the mount table's line for
+    the job directory's device, however iobench learns them (statmount(2),
+    where the kernel has it, for the one mount; else the table), on this
+    directory's file system and on tmpfs; and where the kernel has statmount
+    with the mount's source (Linux 6.13), the table is not read (strace)."""
+    if not os.path.exists("/proc/self/mountinfo"):
+        raise Skip("no /proc/self/mountinfo here")
+    dirs = [tmp]
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        dirs.append(tempfile.mkdtemp(dir="/dev/shm", prefix="iob-fs-facts-"))
+    try:
+        for d in dirs:
+            prof = write(os.path.join(tmp, "f.ini"), "[f]\nfilename = f.dat\nblock_size = 64K\nsize = 256K\n"
+                         "phases = write,read\n")
+            p = run([tool("iobench"), "run", prof, "--dir", d, "--output", "json"])
+            recs = records(json.loads(p.stdout))
+            want = mountinfo_facts(d)
+            expect(len(recs) == 2 and all((r["fs_type"], r["device"]) == want for r in recs),
+                   f"{d}: records say {[(r.get('fs_type'), r.get('device')) for r in recs]}, the mount table {want}")
+            print(f"{d}: fs_type {want[0]}, device {want[1]}: as the mount table says")
+    finally:
+        for d in dirs[1:]:
+            shutil.rmtree(d, ignore_errors=True)
+    rel = re.match(r"(\d+)\.(\d+)", os.uname().release)
+    if not rel or (int(rel.group(1)), int(rel.group(2))) < (6, 13) or not shutil.which("strace"):
+        print("the mount table's reads not checked: needs Linux 6.13 and strace")
+        return
+    log = os.path.join(tmp, "facts.strace")
+    cmd = ["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", log, tool("iobench"), "run", prof, "--dir", tmp,
+           "--output", "json=" + os.path.join(tmp, "o.json")]
+    env = iob.env()  # LeakSanitizer cannot run under ptrace
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
+    p = iob.run(cmd, env=env, timeout=240)
+    expect(p.returncode == 0, f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr[-2000:]}")
+    with open(log) as f:
+        opened = [line for line in f if "mountinfo" in line]
+    expect(not opened, f"the mount table was read: {opened[:2]}")
+    print("the mount table was not read (statmount)")
 
 
 RSS_MARGIN_KIB = 512  # the peak RSS of 1e6 I/Os may exceed that of 1e3 by at most this
