@@ -269,6 +269,7 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 	if (ok) {
 		/* the clock starts here: opening the files and the buffers are not timed */
 		iob_eng_window_start(&ph);
+		ph.lat.fresh = 0; /* from here the loops time I/Os: a ramp's end resets */
 		if (s->ramp_ns) {
 			ph.ramping = 1;
 			ph.ramp_end = ph.start_ns + s->ramp_ns;

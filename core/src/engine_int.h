@@ -78,6 +78,8 @@ struct lat_sampler {
 	size_t nlevels;
 	unsigned depth;	 /* I/Os in flight: 1, or the queued loop's iodepth */
 	int off;	 /* latency = off: no I/O timed */
+	int fresh;	 /* every histogram as made (zero) and nothing timed yet: a reset has
+			  * nothing to clear (iob_phase_run clears it when the clock starts) */
 };
 
 /* The out-of-line part of lat_level_now (engine_time.c). */

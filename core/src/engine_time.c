@@ -82,6 +82,7 @@ int iob_eng_lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist 
 	s->batch = -1;
 	s->depth = 1;
 	s->off = off;
+	s->fresh = 1; /* h, hw and the levels are new (phase_setup): zero */
 	s->event = s->check_event = adaptive && !off ? 0 : UINT64_MAX;
 	s->mode = s->base = off ? LAT_OFF : LAT_REC; /* k = 1 until a check says otherwise */
 	s->next_in = LAT_NONE;
@@ -98,9 +99,14 @@ int iob_eng_lat_init(struct lat_sampler *s, struct iob_hist *h, struct iob_hist 
 	return 0;
 }
 
-/* Forget every sample (the end of a ramp); k and the cost figures stay. */
+/* Forget every sample (the end of a ramp); k and the cost figures stay.
+ * Before the clock first starts there is none: the histograms are as made,
+ * and writing their headers would fault in a page of each (16 of a read
+ * phase's 8 levels, each level's and the result's header twice). */
 static void lat_reset(struct lat_sampler *s)
 {
+	if (s->fresh)
+		return;
 	for (unsigned i = 0; i < LAT_LEVELS; i++) {
 		if (s->lv[i])
 			iob_hist_reset(s->lv[i]);
