@@ -276,9 +276,11 @@ def interval_sums(recs, name, phase_rec, interval_s):
     # one interval per log_interval of the window, the last one shorter; an
     # interval ends when the stream answers the observer (after the I/O in
     # progress), so a machine busy enough to delay the answer past the next
-    # interval's end merges two: the count is at most one over, lengths vary
+    # interval's end merges two.  The observer's ticks count from its own
+    # start, not the window's: after a ramp the window can begin just before a
+    # tick, so a short interval at each end: at most two over; lengths vary
     lens = sorted(r["interval_s"] for r in iv)
-    check(f"{name}: count about elapsed / interval", want / 2 <= len(iv) <= want + 1.5,
+    check(f"{name}: count about elapsed / interval", want / 2 <= len(iv) <= want + 2,
           f"{len(iv)} intervals over {phase_rec['elapsed_s']:.3f} s at {interval_s} s")
     check(f"{name}: most intervals last log_interval", lens and abs(lens[len(lens) // 2] - interval_s) < interval_s / 4,
           str(lens))
