@@ -1,14 +1,17 @@
 /*
  * fiojob_int.h - what the files of the fio job reader share (fiojob.c
- * fiojob_keys.c fiojob_read.c fiojob_map.c fiojob_map2.c; docs/fio.md).
+ * fiojob_keys.c fiojob_read.c fiojob_map.c fiojob_map2.c fiojob_data.c;
+ * docs/fio.md).
  *
  *  fiojob_rows.h  the fio keys' rows (the one list of fio keys): enum fkey
  *                 below and fj_keys are made of them
  *  fiojob_keys.c  the mapping table fj_keys, lookup, `iobench keys --fio`
  *  fiojob_read.c  the reader (sections, includes, ${VAR}) and fio's values
  *  fiojob_map.c   one job: the key getters, notes, engine, files, work
- *  fiojob_map2.c  one job: shape, steady state, pattern, content, verify
+ *  fiojob_map2.c  one job: shape, priorities, latency target, steady state
  *                 and map_job, which maps them all
+ *  fiojob_data.c  one job: iobench's keys set by name (fj_set_iob_key) and
+ *                 by row (fj_map_rows); the data: pattern, content, verify
  *  fiojob.c       laying out what read jobs need, and loading
  */
 #ifndef IOBENCH_FIOJOB_INT_H
@@ -174,8 +177,13 @@ int fj_map_files(struct mapper *m, uint64_t numjobs);
 int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns);
 
 /* fiojob_map2.c */
+int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index);
+
+/* fiojob_data.c */
+int fj_set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...) IOB_PRINTF(4, 5);
 int fj_map_row(struct mapper *m, enum fkey k, const struct fio_key *e);
 int fj_map_rows(struct mapper *m);
-int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index);
+int fj_map_content(struct mapper *m);
+int fj_map_verify(struct mapper *m);
 
 #endif

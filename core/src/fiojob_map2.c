@@ -1,10 +1,10 @@
 /*
- * fiojob_map2.c - one job's fio keys onto a struct iob_job: shape, steady
- * state, pattern, content, verify, and map_job (fiojob_int.h, docs/fio.md).
+ * fiojob_map2.c - one job's fio keys onto a struct iob_job: shape,
+ * priorities, latency target, steady state, and map_job, which maps them
+ * all (fiojob_int.h, docs/fio.md; the data's keys: fiojob_data.c).
  */
 #include "fiojob_int.h"
 
-static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...) IOB_PRINTF(4, 5);
 
 /* A fio list of sides (',') of entries (':') of SIZE[/REST], each SIZE as fio
  * reads it (kb_base), written back in bytes; at most two sides kept (a
@@ -58,7 +58,6 @@ static int fio_sizes_list(struct mapper *m, enum fkey k, const char *in, int siz
 /* bssplit, random_distribution, rate, rate_iops, rate_process, thinktime:
  * iobench's job keys of the same names (shape.c), sizes in bytes. */
 static int map_errors(struct mapper *m);
-static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...) IOB_PRINTF(4, 5);
 
 /* latency_target and its keys (iobench's of the same names, lattarget.h);
  * without a target, fio ignores the others: noted. */
@@ -79,10 +78,10 @@ static int map_latency_target(struct mapper *m)
 	const struct fval *pct = fj_get(m, K_LATENCY_PERCENTILE);
 	if (pct && pct->bare)
 		return fj_bad(m, K_LATENCY_PERCENTILE, -EINVAL, "needs a value");
-	if ((rc = set_iob_key(m, K_LATENCY_TARGET, "latency_target", "%lluns", (unsigned long long)target)) ||
-	    (rc = set_iob_key(m, K_LATENCY_WINDOW, "latency_window", "%lluns", (unsigned long long)window)) ||
-	    (pct && (rc = set_iob_key(m, K_LATENCY_PERCENTILE, "latency_percentile", "%s", pct->value))) ||
-	    (rc = set_iob_key(m, K_LATENCY_RUN, "latency_run", "%s", run ? "true" : "false")))
+	if ((rc = fj_set_iob_key(m, K_LATENCY_TARGET, "latency_target", "%lluns", (unsigned long long)target)) ||
+	    (rc = fj_set_iob_key(m, K_LATENCY_WINDOW, "latency_window", "%lluns", (unsigned long long)window)) ||
+	    (pct && (rc = fj_set_iob_key(m, K_LATENCY_PERCENTILE, "latency_percentile", "%s", pct->value))) ||
+	    (rc = fj_set_iob_key(m, K_LATENCY_RUN, "latency_run", "%s", run ? "true" : "false")))
 		return rc;
 	return 0;
 }
@@ -172,16 +171,16 @@ static int map_file_engine(struct mapper *m)
 			      "with ioengine=%s fio repeats every file's operation each loop: iobench's files workload "
 			      "does it once a file, so give loops=1 (or more nrfiles)",
 			      v->value);
-	if ((rc = set_iob_key(m, K_IOENGINE, "workload", "files")) ||
-	    (rc = set_iob_key(m, K_IOENGINE, "meta_phases", "%s", engines[e].phases)) ||
-	    (rc = set_iob_key(m, K_NRFILES, "files", "%llu", engines[e].dirs ? 1ull : (unsigned long long)nfiles)) ||
-	    (rc = set_iob_key(m, K_NRFILES, "file_bytes", "0")))
+	if ((rc = fj_set_iob_key(m, K_IOENGINE, "workload", "files")) ||
+	    (rc = fj_set_iob_key(m, K_IOENGINE, "meta_phases", "%s", engines[e].phases)) ||
+	    (rc = fj_set_iob_key(m, K_NRFILES, "files", "%llu", engines[e].dirs ? 1ull : (unsigned long long)nfiles)) ||
+	    (rc = fj_set_iob_key(m, K_NRFILES, "file_bytes", "0")))
 		return rc;
 	if (engines[e].dirs) { /* nrfiles directories: the tree's root and nrfiles - 1 below it */
 		if (nfiles > 1000000)
 			return fj_bad(m, K_NRFILES, -EINVAL, "at most 1000000 directories a stream");
-		if ((rc = set_iob_key(m, K_NRFILES, "tree_depth", "%d", nfiles > 1)) ||
-		    (nfiles > 1 && (rc = set_iob_key(m, K_NRFILES, "tree_branch", "%llu", (unsigned long long)nfiles - 1))))
+		if ((rc = fj_set_iob_key(m, K_NRFILES, "tree_depth", "%d", nfiles > 1)) ||
+		    (nfiles > 1 && (rc = fj_set_iob_key(m, K_NRFILES, "tree_branch", "%llu", (unsigned long long)nfiles - 1))))
 			return rc;
 	}
 	if (openfiles > 1)
@@ -276,9 +275,9 @@ static int map_shape(struct mapper *m)
 		if ((rc2 = fj_get_uint(m, K_FLOW, 1000000, 0, &w)) || (rc2 = fj_get_uint(m, K_FLOW_ID, 63, 0, &id)) ||
 		    (rc2 = fj_get_time(m, K_FLOW_SLEEP, 1000ull, &nap)))
 			return rc2;
-		if ((rc2 = set_iob_key(m, K_FLOW, "flow", "%llu", (unsigned long long)w)) ||
-		    (w && ((rc2 = set_iob_key(m, K_FLOW_ID, "flow_id", "%llu", (unsigned long long)id)) ||
-			   (rc2 = set_iob_key(m, K_FLOW_SLEEP, "flow_sleep", "%lluns", (unsigned long long)nap)))))
+		if ((rc2 = fj_set_iob_key(m, K_FLOW, "flow", "%llu", (unsigned long long)w)) ||
+		    (w && ((rc2 = fj_set_iob_key(m, K_FLOW_ID, "flow_id", "%llu", (unsigned long long)id)) ||
+			   (rc2 = fj_set_iob_key(m, K_FLOW_SLEEP, "flow_sleep", "%lluns", (unsigned long long)nap)))))
 			return rc2;
 	}
 	if ((v = fj_get(m, K_PERCENTILE_LIST))) { /* fio's ':'-separated list of ranks */
@@ -323,8 +322,8 @@ static int map_prio(struct mapper *m, int file_engine)
 		enum fkey k = fj_get(m, K_PRIOCLASS) ? K_PRIOCLASS : K_PRIO;
 		if (file_engine)
 			return fj_bad(m, k, -EINVAL, "not with the file and directory engines");
-		if ((rc = set_iob_key(m, k, "prio_class", "%llu", (unsigned long long)(cls ? cls : 2))) ||
-		    (rc = set_iob_key(m, k, "prio_level", "%llu", (unsigned long long)level)))
+		if ((rc = fj_set_iob_key(m, k, "prio_class", "%llu", (unsigned long long)(cls ? cls : 2))) ||
+		    (rc = fj_set_iob_key(m, k, "prio_level", "%llu", (unsigned long long)level)))
 			return rc;
 	}
 	static const struct {
@@ -348,7 +347,7 @@ static int map_prio(struct mapper *m, int file_engine)
 		snprintf(text, sizeof text, "%s", v->value);
 		if (per_io[i].k == K_CMDPRIO_BSSPLIT && (rc = fio_sizes_list(m, per_io[i].k, v->value, 0, 0, text, sizeof text)))
 			return rc;
-		if ((rc = set_iob_key(m, per_io[i].k, per_io[i].ikey, "%s", text)))
+		if ((rc = fj_set_iob_key(m, per_io[i].k, per_io[i].ikey, "%s", text)))
 			return rc;
 	}
 	return 0;
@@ -424,109 +423,6 @@ static int map_steady(struct mapper *m, uint64_t runtime_ns)
 	return 0;
 }
 
-/* Set iobench's key `key` from fio's key k through the key table's own
- * setter, so a fio value gets exactly the checks an INI value gets; a
- * refusal names fio's key and value. */
-static int set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...)
-{
-	char text[128];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
-	if (iob_job_set(m->job, key, text, m->why, sizeof m->why) != 0)
-		return fj_bad(m, k, -EINVAL, "%s", m->why);
-	return 0;
-}
-
-/* Key k by row e (fio_key.as, fiojob_int.h), when the job file gives it:
- * its value read as fio reads it, then refused (`refuse`) unless it is
- * fio's default, or set on iobench's key `ikey` through iob_job_set. */
-int fj_map_row(struct mapper *m, enum fkey k, const struct fio_key *e)
-{
-	const struct fval *v = fj_get(m, k);
-	if (e->as == FJ_AS_CODE || !v)
-		return 0;
-	char text[FIO_LINE_MAX];
-	uint64_t u = 0;
-	int rc = 0, flag = 0, set;
-	switch (e->as) {
-	case FJ_AS_UINT:
-		rc = fj_get_uint(m, k, UINT64_MAX, 0, &u);
-		break;
-	case FJ_AS_BOOL:
-		rc = fj_get_bool(m, k, 0, &flag);
-		u = (uint64_t)flag;
-		break;
-	case FJ_AS_SIZE:
-		rc = fj_get_size(m, k, &u, &set);
-		break;
-	case FJ_AS_TIME_S:
-	case FJ_AS_TIME_US:
-		rc = fj_get_time(m, k, e->as == FJ_AS_TIME_S ? 1000000000ull : 1000ull, &u);
-		break;
-	default: /* FJ_AS_TEXT */
-		if (v->bare)
-			return fj_bad(m, k, -EINVAL, "needs a value");
-		u = v->value[0] != '\0';
-		break;
-	}
-	if (rc)
-		return rc;
-	if (e->refuse && u)
-		return fj_bad(m, k, -EINVAL, "%s", e->refuse);
-	if (!e->ikey)
-		return 0; /* fio's default, or a key accepted with no effect */
-	if (e->as == FJ_AS_TEXT)
-		snprintf(text, sizeof text, "%s", v->value);
-	else if (e->as == FJ_AS_BOOL)
-		snprintf(text, sizeof text, "%s", u ? "true" : "false");
-	else
-		snprintf(text, sizeof text, "%llu%s", (unsigned long long)u,
-			 e->as == FJ_AS_TIME_S || e->as == FJ_AS_TIME_US ? "ns" : "");
-	if (iob_job_set(m->job, e->ikey, text, m->why, sizeof m->why) != 0)
-		return fj_bad(m, k, -EINVAL, "%s", m->why);
-	return 0;
-}
-
-/* Every key that maps by its row. */
-int fj_map_rows(struct mapper *m)
-{
-	for (int i = 0; i < fj_nkeys; i++) {
-		int rc = fj_map_row(m, (enum fkey)i, &fj_keys[i]);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* A pattern given as fio's 0xHEX or a number up to 255 (verify_pattern,
- * buffer_pattern) into job->pattern. */
-static int map_pattern(struct mapper *m, enum fkey k)
-{
-	const struct fval *vp = fj_get(m, k);
-	char text[96];
-	uint64_t byte;
-	if (!vp)
-		return 0;
-	const char *p = vp->value;
-	if (vp->bare || !p[0])
-		return fj_bad(m, k, -EINVAL, "needs a value (0xHEX or a number up to 255)");
-	if (strlen(p) > 2 + 2 * IOB_PAT_HEX_MAX + 1)
-		return fj_bad(m, k, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
-	if (strncasecmp(p, "0x", 2) == 0 && strlen(p) % 2 == 1) /* 0xabc: an odd digit count, a leading 0 */
-		snprintf(text, sizeof text, "hex:0%s", p + 2);
-	else if (strncasecmp(p, "0x", 2) == 0)
-		snprintf(text, sizeof text, "hex:%s", p + 2);
-	else if (fj_fio_uint(p, 255, &byte, m->why, sizeof m->why) == 0)
-		snprintf(text, sizeof text, "byte:0x%02x", (unsigned)byte);
-	else
-		return fj_bad(m, k, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
-	if (iob_pattern_parse(text, &m->job->pattern, m->why, sizeof m->why))
-		return fj_bad(m, k, -EINVAL, "give 0xHEX (1 to 32 bytes) or a number up to 255");
-	return 0;
-}
-
 /* ignore_error, and continue_on_error's errnos: fio passes over only EIO and
  * EILSEQ (its non-fatal errors) in a direction ignore_error gives no list
  * for; exitall and exit_what. */
@@ -570,182 +466,6 @@ static int map_errors(struct mapper *m)
 		job->exit_others = strcmp(what, "all") == 0 ? IOB_EXIT_ALL : IOB_EXIT_GROUP;
 	else if (w)
 		fj_note_job(m->r, job->name, "exit_what=%s without exitall: no effect, as in fio", what);
-	return 0;
-}
-
-/* buffer_pattern, buffer_compress_*, dedupe_percentage: the data written. */
-static int map_content(struct mapper *m)
-{
-	uint64_t cpct, dpct, chunk;
-	int set, flag, rc;
-	if ((rc = map_pattern(m, K_BUFFER_PATTERN)) || (rc = fj_get_uint(m, K_COMPRESS_PCT, 100, 0, &cpct)) ||
-	    (rc = fj_get_uint(m, K_DEDUPE_PCT, 100, 0, &dpct)) || (rc = fj_get_size(m, K_COMPRESS_CHUNK, &chunk, &set)) ||
-	    (rc = fj_get_bool(m, K_REFILL_BUFFERS, 0, &flag)) || (rc = fj_get_bool(m, K_SCRAMBLE_BUFFERS, 1, &flag)))
-		return rc;
-	if (set && (!chunk || chunk > m->job->block_size))
-		return fj_bad(m, K_COMPRESS_CHUNK, -EINVAL, "give 1 byte to bs (%llu)", (unsigned long long)m->job->block_size);
-	if (!set && m->job->pattern.compress_chunk > m->job->block_size) /* fio's 512 on a smaller bs */
-		chunk = m->job->block_size;
-	else if (!set)
-		chunk = m->job->pattern.compress_chunk;
-	if ((fj_get(m, K_COMPRESS_PCT) && (rc = set_iob_key(m, K_COMPRESS_PCT, "compress_percentage", "%llu",
-							 (unsigned long long)cpct))) ||
-	    (fj_get(m, K_DEDUPE_PCT) &&
-	     (rc = set_iob_key(m, K_DEDUPE_PCT, "dedupe_percentage", "%llu", (unsigned long long)dpct))) ||
-	    (rc = set_iob_key(m, K_COMPRESS_CHUNK, "compress_chunk", "%llu", (unsigned long long)chunk)))
-		return rc;
-	const struct fval *v = fj_get(m, K_DEDUPE_MODE);
-	uint64_t ws;
-	if (v && (v->bare || (strcmp(v->value, "repeat") != 0 && strcmp(v->value, "working_set") != 0)))
-		return fj_bad(m, K_DEDUPE_MODE, -EINVAL, "give repeat or working_set");
-	if ((v && (rc = set_iob_key(m, K_DEDUPE_MODE, "dedupe_mode", "%s", v->value))) ||
-	    (rc = fj_get_uint(m, K_DEDUPE_WS_PCT, 100, 5, &ws)) || (rc = fj_get_bool(m, K_DEDUPE_GLOBAL, 0, &flag)))
-		return rc;
-	if (!ws)
-		return fj_bad(m, K_DEDUPE_WS_PCT, -EINVAL, "give 1 to 100");
-	m->job->pattern.dedupe_ws_pct = (uint32_t)ws;
-	m->job->pattern.dedupe_global = flag;
-	if (flag && m->job->pattern.dedupe_mode != IOB_DEDUPE_WORKING_SET && dpct)
-		return fj_bad(m, K_DEDUPE_GLOBAL, -EINVAL, "needs dedupe_mode=working_set");
-	return 0;
-}
-
-/* loops=N with verify on a write job: fio verifies after each pass (traced:
- * W256 R256 W256 R256 on 1 MiB of 4 KiB blocks, randwrite or write), which is
- * verify_backlog = a pass's blocks, read back in the order written as each
- * pass ends.  Only where a pass is a fixed number of blocks: one block size,
- * no shape, the random map, whole passes, iodepth 1, not time_based; else
- * one verify after every pass (noted). */
-static int map_verify_passes(struct mapper *m)
-{
-	struct iob_job *job = m->job;
-	uint64_t loops;
-	int rc;
-	if ((rc = fj_get_uint(m, K_LOOPS, UINT32_MAX, 1, &loops)) || loops < 2 ||
-	    !(job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) || job->time_based)
-		return rc;
-	const uint64_t bs = job->block_size, pass = bs ? job->size / bs : 0;
-	const int whole = job->access == IOB_ACCESS_SEQ ? job->loops == loops && !job->ops && !job->load.seq_ops
-							: job->random_map && job->ops == loops * pass;
-	if (job->iodepth > 1 || !pass || job->size % bs || !whole || pass > IOB_VERIFY_BACKLOG_MAX || job->bssplit[0] ||
-	    (job->random_distribution[0] && strcmp(job->random_distribution, "random") != 0) || job->seq_add[0] || job->rand_run > 1 ||
-	    (job->threads > 1 && job->shared_file && !job->shared_whole)) {
-		fj_note_job(m->r, job->name,
-			    "loops=%llu with verify: iobench verifies once after all the passes, where fio verifies after "
-			    "each (here a pass is not a fixed number of blocks, or iodepth is above 1): the same blocks, "
-			    "later",
-			    (unsigned long long)loops);
-		return 0;
-	}
-	fj_note_job(m->r, job->name,
-		    "loops=%llu with verify: each pass's %llu blocks read back and checked as it ends, inside the write "
-		    "phase (verify_backlog = %llu), as fio verifies after each pass",
-		    (unsigned long long)loops, (unsigned long long)pass, (unsigned long long)pass);
-	return set_iob_key(m, K_LOOPS, "verify_backlog", "%llu", (unsigned long long)pass);
-}
-
-/* verify, do_verify, verify_*: the job's verify keys and its phases. */
-static int map_verify(struct mapper *m)
-{
-	static const struct {
-		const char *fio;
-		const char *iob;
-	} kinds[] = {{"md5", "md5"},	   {"crc32c", "crc32c"}, {"crc32c-intel", "crc32c"}, {"crc64", "crc64"},
-		     {"sha256", "sha256"}, {"xxhash", "xxhash"}, {"meta", "meta"},		  {"pattern", "pattern"}};
-	struct iob_job *job = m->job;
-	const struct fval *v = fj_get(m, K_VERIFY), *vp = fj_get(m, K_VERIFY_PATTERN);
-	int rc, do_verify, fatal, dump;
-	uint64_t u, async, batch;
-	if ((rc = fj_get_bool(m, K_DO_VERIFY, 1, &do_verify)) || (rc = fj_get_bool(m, K_VERIFY_FATAL, 0, &fatal)) ||
-	    (rc = fj_get_bool(m, K_VERIFY_DUMP, 0, &dump)) || (rc = fj_get_uint(m, K_VERIFY_BACKLOG, UINT64_MAX, 0, &u)) ||
-	    (rc = fj_get_uint(m, K_VERIFY_ASYNC, INT32_MAX, 0, &async)) ||
-	    (rc = fj_get_uint(m, K_VERIFY_BACKLOG_BATCH, IOB_VERIFY_BACKLOG_MAX, 0, &batch)))
-		return rc;
-	if (u > IOB_VERIFY_BACKLOG_MAX)
-		return fj_bad(m, K_VERIFY_BACKLOG, -EINVAL, "at most %u blocks (each stream keeps them to read back)",
-			      IOB_VERIFY_BACKLOG_MAX);
-	if (fj_get(m, K_VERIFY_BACKLOG_BATCH) && !u)
-		return fj_bad(m, K_VERIFY_BACKLOG_BATCH, -EINVAL, "needs verify_backlog");
-	const char *kind = NULL;
-	if (v && (v->bare || !v->value[0]))
-		return fj_bad(m, K_VERIFY, -EINVAL, "needs a value (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
-	if (v && strcmp(v->value, "0") != 0 && strcmp(v->value, "none") != 0) {
-		for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-			if (strcmp(v->value, kinds[i].fio) == 0)
-				kind = kinds[i].iob;
-		if (!kind)
-			return fj_bad(m, K_VERIFY, -EINVAL, "not supported (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
-	}
-	if ((rc = map_pattern(m, K_VERIFY_PATTERN)) != 0)
-		return rc;
-	if (!kind) {
-		if (fj_get(m, K_VERIFY_INTERVAL) || vp || fj_get(m, K_VERIFY_DUMP) || fj_get(m, K_VERIFY_BACKLOG) ||
-		    fj_get(m, K_VERIFY_ASYNC) || fj_get(m, K_VERIFY_BACKLOG_BATCH))
-			return fj_bad(m, fj_get(m, K_VERIFY_INTERVAL) ? K_VERIFY_INTERVAL : vp ? K_VERIFY_PATTERN
-					: fj_get(m, K_VERIFY_DUMP)	    ? K_VERIFY_DUMP
-					: fj_get(m, K_VERIFY_BACKLOG)	    ? K_VERIFY_BACKLOG
-					: fj_get(m, K_VERIFY_ASYNC)	    ? K_VERIFY_ASYNC
-									    : K_VERIFY_BACKLOG_BATCH,
-				   -EINVAL, "needs verify (md5, crc32c, crc64, sha256, xxhash, meta, pattern)");
-		return 0;
-	}
-	if (strcmp(kind, "pattern") == 0 && !vp)
-		return fj_bad(m, K_VERIFY, -EINVAL, "verify=pattern needs verify_pattern");
-	if (job->load.seq_ops && job->block_size && job->load.seq_ops > job->size / job->block_size)
-		return fj_bad(m, K_NUMBER_IOS, -EINVAL,
-			      "with loops and verify: %llu I/Os in a row go past one pass over the file, where fio 3.33 "
-			      "writes and verifies one pass at most",
-			      (unsigned long long)job->load.seq_ops);
-	if (iob_job_set(job, "verify", kind, m->why, sizeof m->why))
-		return fj_bad(m, K_VERIFY, -EINVAL, "%s", m->why);
-	uint64_t iv;
-	int set;
-	if ((rc = fj_get_size(m, K_VERIFY_INTERVAL, &iv, &set)) != 0)
-		return rc;
-	if (set && !iv)
-		return fj_bad(m, K_VERIFY_INTERVAL, -EINVAL, "give at least 64 bytes");
-	if (set && strcmp(kind, "pattern") != 0 && /* verify=pattern: no header, the interval changes nothing */
-	    (rc = set_iob_key(m, K_VERIFY_INTERVAL, "verify_interval", "%llu", (unsigned long long)iv)))
-		return rc;
-	/* fio ends the job at its first bad block, whatever verify_fatal says */
-	if ((rc = set_iob_key(m, K_VERIFY_FATAL, "verify_fatal", "true")) ||
-	    (rc = set_iob_key(m, K_VERIFY_DUMP, "verify_dump", "%s", dump ? "true" : "false")))
-		return rc;
-	const int mixed = (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED)) != 0;
-	const int writes = (job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) != 0;
-	const int backlog = u && writes; /* read back inside the phase */
-	if (mixed && job->time_based && do_verify) /* fio 3.33: the time ends the job, no verify pass after it */
-		fj_note_job(m->r, job->name,
-			    "verify with a time_based mixed job: no verify phase (fio 3.33 runs none after the time "
-			    "ends); the writes carry their headers%s",
-			    backlog ? ", and every verify_backlog of them are read back and checked while it runs" : "");
-	else if (backlog && job->time_based && do_verify)
-		fj_note_job(m->r, job->name,
-			    "verify_backlog with a time_based write job: checked while it runs, and no verify phase after "
-			    "it (fio 3.33 runs none after the time ends): the blocks written since the last read-back "
-			    "(the record's backlog_left) stay unchecked");
-	else if (writes && job->time_based && do_verify) /* fio 3.33: no read of a time_based write job's blocks */
-		fj_note_job(m->r, job->name,
-			    "verify with a time_based write job: no verify phase, nothing is verified (fio 3.33 runs "
-			    "none after the time ends); the writes carry their headers");
-	else if (job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED)))
-		job->phases |= do_verify ? IOB_PHASE_BIT(IOB_PHASE_VERIFY) : 0;
-	else if (do_verify)
-		job->phases = IOB_PHASE_BIT(IOB_PHASE_VERIFY);
-	if (backlog && ((rc = set_iob_key(m, K_VERIFY_BACKLOG, "verify_backlog", "%llu", (unsigned long long)u)) ||
-			(batch && (rc = set_iob_key(m, K_VERIFY_BACKLOG_BATCH, "verify_backlog_batch", "%llu",
-						    (unsigned long long)batch)))))
-		return rc;
-	else if (!u && do_verify && (rc = map_verify_passes(m)))
-		return rc;
-	if (async)
-		fj_note_job(m->r, job->name,
-			    "verify_async=%llu: iobench checks each block in the stream that read it, not in %llu threads of "
-			    "its own: the same blocks and outcome, the check's time in the stream's",
-			    (unsigned long long)async, (unsigned long long)async);
-	char err[512];
-	if ((rc = iob_job_check_verify(job, err, sizeof err)) != 0)
-		return fj_bad(m, K_VERIFY, rc, "%s", strchr(err, ']') ? strchr(err, ']') + 2 : err);
 	return 0;
 }
 
@@ -820,11 +540,11 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 					  "the job ends after its size");
 		time_based = 0;
 	}
-	if ((rc = set_iob_key(&m, K_NUMJOBS, "threads", "%llu", (unsigned long long)numjobs)) ||
-	    (rc = set_iob_key(&m, K_IODEPTH, "iodepth", "%llu", (unsigned long long)iodepth)) ||
-	    (rc = set_iob_key(&m, K_RUNTIME, "runtime", "%lluns", (unsigned long long)runtime_ns)) ||
-	    (rc = set_iob_key(&m, K_TIME_BASED, "time_based", "%s", time_based ? "true" : "false")) ||
-	    (rc = set_iob_key(&m, K_RAMP_TIME, "ramp_time", "%lluns", (unsigned long long)ramp_ns)))
+	if ((rc = fj_set_iob_key(&m, K_NUMJOBS, "threads", "%llu", (unsigned long long)numjobs)) ||
+	    (rc = fj_set_iob_key(&m, K_IODEPTH, "iodepth", "%llu", (unsigned long long)iodepth)) ||
+	    (rc = fj_set_iob_key(&m, K_RUNTIME, "runtime", "%lluns", (unsigned long long)runtime_ns)) ||
+	    (rc = fj_set_iob_key(&m, K_TIME_BASED, "time_based", "%s", time_based ? "true" : "false")) ||
+	    (rc = fj_set_iob_key(&m, K_RAMP_TIME, "ramp_time", "%lluns", (unsigned long long)ramp_ns)))
 		return rc;
 	int fe = map_file_engine(&m);
 	if (fe < 0)
@@ -860,19 +580,19 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 	    (rc = fj_get_bool(&m, K_RANDREPEAT, 1, &randrepeat)) || (rc = fj_get_bool(&m, K_NORANDOMMAP, 0, &norandommap)) ||
 	    (rc = fj_get_bool(&m, K_INVALIDATE, 1, &invalidate)) || (rc = fj_get_bool(&m, K_UNLINK, 0, &unlink_files)))
 		return rc;
-	if ((rc = set_iob_key(&m, on_close ? K_FSYNC_ON_CLOSE : K_END_FSYNC, "fsync", "%s",
+	if ((rc = fj_set_iob_key(&m, on_close ? K_FSYNC_ON_CLOSE : K_END_FSYNC, "fsync", "%s",
 			  end_fsync || on_close ? "true" : "false")) ||
 	    (rc = map_random_generator(&m, &norandommap)) ||
-	    (rc = set_iob_key(&m, K_NORANDOMMAP, "random_map", "%s", norandommap ? "false" : "true")) ||
-	    (rc = set_iob_key(&m, K_INVALIDATE, "evict_before_read", "%s", invalidate ? "true" : "false")) ||
-	    (rc = set_iob_key(&m, K_UNLINK, "keep_files", "%s", unlink_files ? "false" : "true")))
+	    (rc = fj_set_iob_key(&m, K_NORANDOMMAP, "random_map", "%s", norandommap ? "false" : "true")) ||
+	    (rc = fj_set_iob_key(&m, K_INVALIDATE, "evict_before_read", "%s", invalidate ? "true" : "false")) ||
+	    (rc = fj_set_iob_key(&m, K_UNLINK, "keep_files", "%s", unlink_files ? "false" : "true")))
 		return rc;
 	int gtod_reduce, no_lat, no_clat;
 	if ((rc = fj_get_bool(&m, K_GTOD_REDUCE, 0, &gtod_reduce)) || (rc = fj_get_bool(&m, K_DISABLE_LAT, 0, &no_lat)) ||
 	    (rc = fj_get_bool(&m, K_DISABLE_CLAT, 0, &no_clat)) || (rc = fj_get_bool(&m, K_DISABLE_SLAT, 0, &flag)))
 		return rc;
 	if (gtod_reduce || (no_lat && no_clat)) {
-		if ((rc = set_iob_key(&m, gtod_reduce ? K_GTOD_REDUCE : K_DISABLE_CLAT, "latency", "%s", "off")))
+		if ((rc = fj_set_iob_key(&m, gtod_reduce ? K_GTOD_REDUCE : K_DISABLE_CLAT, "latency", "%s", "off")))
 			return rc;
 	} else if (no_lat || no_clat) {
 		fj_note_job(r, job->name,
@@ -882,10 +602,10 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 	}
 	if (fj_get(&m, K_RANDSEED)) {
 		if ((rc = fj_get_uint(&m, K_RANDSEED, UINT64_MAX, 0, &u)) ||
-		    (rc = set_iob_key(&m, K_RANDSEED, "seed", "%llu", (unsigned long long)u)))
+		    (rc = fj_set_iob_key(&m, K_RANDSEED, "seed", "%llu", (unsigned long long)u)))
 			return rc;
 	} else if (!randrepeat) {
-		if ((rc = set_iob_key(&m, K_RANDREPEAT, "seed", "%llu",
+		if ((rc = fj_set_iob_key(&m, K_RANDREPEAT, "seed", "%llu",
 				  (unsigned long long)(iob_now_ns() ^ ((uint64_t)index << 48)))))
 			return rc;
 		fj_note(r, "job %s: randrepeat=0: seed %llu, taken from the clock (randseed=%llu repeats this run)", job->name,
@@ -918,7 +638,7 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 			return fj_bad(&m, K_LOG_AVG_MSEC, -EINVAL, "%s", m.why);
 	}
 	if ((rc = fj_map_log(&m, K_WRITE_BW_LOG, "bw_log")) || (rc = fj_map_log(&m, K_WRITE_IOPS_LOG, "iops_log")) ||
-	    (rc = fj_map_log(&m, K_WRITE_LAT_LOG, "lat_log")) || (rc = map_content(&m)) || (rc = map_verify(&m)))
+	    (rc = fj_map_log(&m, K_WRITE_LAT_LOG, "lat_log")) || (rc = fj_map_content(&m)) || (rc = fj_map_verify(&m)))
 		return rc;
 	return map_steady(&m, runtime_ns);
 }

@@ -1,5 +1,5 @@
 /* Unit test of the fio keys that map by their row alone (fj_map_row,
- * core/src/fiojob_map2.c): each way fio reads a value (a number, a flag, a
+ * core/src/fiojob_data.c): each way fio reads a value (a number, a flag, a
  * size with kb_base, a time in seconds or microseconds, text) sets the
  * iobench key the row names, as iob_job_set checks it; a row's `refuse`
  * refuses any value but fio's default; a row with neither sets nothing; a
