@@ -30,7 +30,7 @@ static void usage(FILE *f)
 		"                   [--allow-device]\n"
 		"       iobench check PROFILE.ini|JOBS.fio [--dir DIR] [--set KEY=VALUE]... [--allow-device]\n"
 		"       iobench plugins [--plugin-dir DIR]... [--options BACKEND]\n"
-		"       iobench keys [--fio] [--markdown]\n"
+		"       iobench keys [--fio] [--markdown | --tsv]\n"
 		"       iobench compare BASE.json NEW.json [--threshold 5%%] [--alpha 0.05]\n"
 		"                       [--json FILE] [--svg FILE]\n"
 		"       iobench report RESULT.json [NEW.json] [-o FILE.html]\n"
@@ -41,7 +41,8 @@ static void usage(FILE *f)
 		"  plugins  list the plugins found, where from, and their ABI version;\n"
 		"           --options BACKEND: the options the backend declares\n"
 		"  keys     list every profile key: type, unit, default, meaning (--fio: the fio keys\n"
-		"           read from fio job files and what they map to)\n"
+		"           read from fio job files and what they map to; --tsv: tab-separated, with\n"
+		"           the phase record field of each key)\n"
 		"  compare  compare two results (iobench JSON or fio's JSON): per phase and figure the\n"
 		"           change, its 95%% interval and a verdict; exit 1 when a figure regressed\n"
 		"  report   one self-contained HTML page from a result (iobench JSON of any binary, or\n"
@@ -172,18 +173,22 @@ static int list_options(const struct iob_registry *reg, const char *name)
 	return 0;
 }
 
-/* `iobench keys [--markdown]`: the key table; loads no plugin. */
+/* `iobench keys [--fio] [--markdown | --tsv]`: the key table; loads no plugin. */
 static int list_keys(int argc, char **argv)
 {
 	int markdown = 0, fio = 0;
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--markdown") == 0 && !markdown)
-			markdown = 1;
+			markdown = IOB_KEYS_MARKDOWN;
+		else if (strcmp(argv[i], "--tsv") == 0 && !markdown)
+			markdown = IOB_KEYS_TSV;
 		else if (strcmp(argv[i], "--fio") == 0 && !fio)
 			fio = 1;
 		else
-			return iob_cli_fail(IOB_EXIT_USAGE, "'keys' takes only --fio and --markdown (got '%s')", argv[i]);
+			return iob_cli_fail(IOB_EXIT_USAGE, "'keys' takes only --fio and --markdown or --tsv (got '%s')", argv[i]);
 	}
+	if (fio && markdown == IOB_KEYS_TSV)
+		return iob_cli_fail(IOB_EXIT_USAGE, "'keys --tsv' lists the profile keys only (not with --fio)");
 	if ((fio ? iob_fio_keys_print(stdout, markdown) : iob_keys_print(stdout, markdown)) != 0 || fflush(stdout) != 0)
 		return iob_cli_fail(IOB_EXIT_FAIL, "cannot write the key list to standard output");
 	return IOB_EXIT_OK;

@@ -357,7 +357,7 @@ static const struct iob_key key_table[] = {
      NULL, FIELD(pattern.compress_pct), NULL, 0, 100, .record = "compress_pct"},
     {"compress_chunk", IOB_KEY_SIZE, "bytes", "512",
      "with compress_percentage: the chunk each block is made of (1 to block_size)", NULL,
-     FIELD(pattern.compress_chunk), NULL},
+     FIELD(pattern.compress_chunk), NULL, .record = "compress_chunk_bytes"},
     {"dedupe_percentage", IOB_KEY_COUNT, "percent", "0",
      "data content: this share of the blocks are a copy of another block (dedupe_mode says which) (0 to 100)",
      NULL, FIELD(pattern.dedupe_pct), NULL, 0, 100, .record = "dedupe_pct"},
@@ -379,7 +379,7 @@ static const struct iob_key key_table[] = {
      verify_words, FIELD(pattern.verify), NULL, .record = "verify"},
     {"verify_interval", IOB_KEY_SIZE, "bytes", "0",
      "with verify headers: a header every this many bytes (at least 64, dividing block_size); 0 = block_size",
-     NULL, FIELD(pattern.verify_interval), NULL},
+     NULL, FIELD(pattern.verify_interval), NULL, .record = "verify_interval_bytes"},
     {"verify_generation", IOB_KEY_COUNT, "", "1",
      "with verify headers: the generation written in every header and expected back; give a new one each time "
      "the file is written again, and a block left from an older write is caught",
@@ -390,11 +390,11 @@ static const struct iob_key key_table[] = {
      "write and mixed phases: after every this many blocks written (and not yet verified), read back and check "
      "the oldest unverified ones, verify_backlog_batch of them, inside the phase and its time (fio's "
      "verify_backlog); a verify phase after it checks the rest; 0 = off",
-     NULL, FIELD(load.verify_backlog), NULL},
+     NULL, FIELD(load.verify_backlog), NULL, .record = "verify_backlog"},
     {"verify_backlog_batch", IOB_KEY_COUNT, "blocks", "0",
      "with verify_backlog: how many blocks each read-back checks (fio's verify_backlog_batch); one that finds "
      "fewer waiting checks each block written after until it has done them all; 0 = verify_backlog",
-     NULL, FIELD(load.verify_backlog_batch), NULL, .needs = "verify_backlog"},
+     NULL, FIELD(load.verify_backlog_batch), NULL, .record = "verify_backlog_batch", .needs = "verify_backlog"},
     {"verify_dump", IOB_KEY_BOOL, "", "false",
      "the first bad block of a verify phase is written to <file>.<offset>.expected and <file>.<offset>.received "
      "beside the file",
@@ -796,6 +796,16 @@ int iob_keys_print(FILE *f, int markdown)
 {
 	const size_t n = sizeof key_table / sizeof key_table[0];
 	char type[200];
+	if (markdown == IOB_KEYS_TSV) { /* for scripts and tests: the record field too */
+		fprintf(f, "key\ttype\tunit\tdefault\trecord\tmeaning\n");
+		for (size_t i = 0; i < n; i++) {
+			const struct iob_key *k = &key_table[i];
+			type_text(k, "|", type, sizeof type);
+			fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\n", k->name, type, k->unit, k->def,
+				k->record ? k->record : "", k->meaning);
+		}
+		return ferror(f) ? -EIO : 0;
+	}
 	int wname = 3, wtype = 4, wunit = 4, wdef = 7;
 	for (size_t i = 0; i < n && !markdown; i++) {
 		type_text(&key_table[i], "|", type, sizeof type);

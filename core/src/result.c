@@ -267,13 +267,11 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 	 * record field (keys.c): a record is enough to run it again */
 	rec_load_keys(b, job);
 	rec_figures(b, r);
-	if (job->load.verify_backlog) { /* checked inside a write or mixed phase; the rest after it */
-		iob_rec_u64(b, "verify_backlog", IOB_UNIT_COUNT, job->load.verify_backlog);
-		if (r->phase == IOB_PHASE_WRITE || r->phase == IOB_PHASE_MIXED) {
-			iob_rec_u64(b, "backlog_verified_ops", IOB_UNIT_COUNT, r->backlog_ops);
-			iob_rec_u64(b, "backlog_verified_bytes", IOB_UNIT_BYTES, r->backlog_bytes);
-			iob_rec_u64(b, "backlog_left", IOB_UNIT_COUNT, r->backlog_left);
-		}
+	/* verify_backlog (a load key, above): checked inside a write or mixed phase; the rest after it */
+	if (job->load.verify_backlog && (r->phase == IOB_PHASE_WRITE || r->phase == IOB_PHASE_MIXED)) {
+		iob_rec_u64(b, "backlog_verified_ops", IOB_UNIT_COUNT, r->backlog_ops);
+		iob_rec_u64(b, "backlog_verified_bytes", IOB_UNIT_BYTES, r->backlog_bytes);
+		iob_rec_u64(b, "backlog_left", IOB_UNIT_COUNT, r->backlog_left);
 	}
 	iob_rec_u64_if(b, "first_bad_offset", IOB_UNIT_BYTES, bad, r->first_bad_offset);
 	iob_rec_u64_if(b, "expected_byte", IOB_UNIT_NONE, bad, r->expected);

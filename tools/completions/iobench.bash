@@ -83,7 +83,7 @@ _iobench() {
 		fi
 		;;
 	plugins) _iobench_words "--plugin-dir --options" ;;
-	keys) _iobench_words "--fio --markdown" ;;
+	keys) _iobench_words "--fio --markdown --tsv" ;;
 	compare | report)
 		if [[ $cur == -* ]]; then
 			[ "$cmd" = compare ] && _iobench_words "--threshold --alpha --json --svg" || _iobench_words "--output"

@@ -100,8 +100,12 @@ const char *iob_key_type_name(enum iob_key_type type);
  * out of the key's range, -ENOSPC when buf is too small. */
 int iob_key_format(const struct iob_key *key, const struct iob_job *job, char *buf, size_t len);
 /* Every key, one per line with type, unit, default and meaning, aligned;
- * with `markdown`, the table of docs/profiles.md instead.  -EIO on a write
- * error. */
+ * with `markdown` IOB_KEYS_MARKDOWN, the table of docs/profiles.md instead;
+ * IOB_KEYS_TSV, for scripts: a header line, then per key its name, type,
+ * unit, default, phase record field (empty: none) and meaning, tab-separated.
+ * -EIO on a write error. */
+#define IOB_KEYS_MARKDOWN 1
+#define IOB_KEYS_TSV 2
 int iob_keys_print(FILE *f, int markdown);
 
 #define IOB_PREPARE_KEEP 1
