@@ -328,6 +328,7 @@ static void put_phase(struct wbuf *w, const char *host, const struct iob_record 
 	put_u64(w, (uint64_t)r->direct);
 	put_u64(w, (uint64_t)(int64_t)r->status);
 	put_u64(w, (uint64_t)r->interrupted);
+	put_u64(w, (uint64_t)r->errors_counted); /* a flag, not a sum: io_errors is one of IOB_PHASE_SUMS */
 	put_hist(w, r->hist);
 	put_hist(w, r->hist_write);
 }
@@ -363,6 +364,7 @@ static int get_phase(struct rbuf *b, uint64_t base, struct rphase *p)
 	r->direct = (int)get_u64(b);
 	r->status = (int)(int64_t)get_u64(b);
 	r->interrupted = (int)get_u64(b);
+	r->errors_counted = (int)get_u64(b);
 	if ((rc = get_hist(b, &r->hist)) == 0)
 		rc = get_hist(b, &r->hist_write);
 	if (!p->host || !p->error)

@@ -15,7 +15,8 @@
 - faults: a rank whose directory is missing stops every rank before anything
   is created, exit 2, naming the rank; a rank meeting ENOSPC mid-run stops
   every rank within the phase (their 60 s phase ends at once, recorded as
-  interrupted), exit 1, naming the rank, the aggregate marked partial; different command lines are refused; SIGINT to
+  interrupted), exit 1, naming the rank, the aggregate marked partial; a rank's I/O errors passed over
+  (continue_on_error) reach the aggregate's io_errors; different command lines are refused; SIGINT to
   mpirun ends every rank with partial results, each rank exiting 130 (read
   through rank_exit.py) and mpirun 130 unless MPICH's hydra recorded 0 for
   every rank (it loses them: see hydra_got_codes); a rank killed with
@@ -321,6 +322,32 @@ def test_enospc(d):
           and all(r["status"] == "interrupted" for r in others), [(r.get("rank"), r["status"], r["bytes"]) for r in others])
 
 
+def test_io_errors(d):
+    """continue_on_error across ranks: rank 1's failed writes (the fault backend
+    fails every write after its 4th there, none on rank 0) are counted in its
+    rank record and reach the aggregate's io_errors, the ranks' sum."""
+    fault = os.path.join(A.fault_dir, "iob-backend-fault.so")
+    if not os.path.exists(fault):
+        print("io_errors: skipped: the fault backend was not built")
+        return
+    posix = os.path.join(A.plugin_dir, "iob-backend-posix.so")
+    prof = rank_profile(d, "c", "phases = write\nbackend = fault\ncontinue_on_error = write\n"
+                           f"backend_options = wrap={posix},op=write,err=EIO,after_calls=1000000000\n", ranks=range(2))
+    js = os.path.join(d, "out.json")
+    base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "--plugin-dir", A.fault_dir,
+            "-o", "json=" + js]
+    cmd = [A.mpirun, "-n", "1"] + base + [":", "-n", "1", "-env", "IOB_FAULT_AFTER_CALLS", "4"] + base
+    p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
+    check("io_errors: exit 0", p.returncode == 0, (p.returncode, p.stderr))
+    recs = records(js) if os.path.exists(js) else []
+    ranks = {r["rank"]: r for r in recs if r["kind"] == "rank"}
+    check("io_errors: each rank's count", sorted(ranks) == [0, 1] and ranks[0].get("io_errors") == 0
+          and ranks[1].get("io_errors") == 12 and ranks[1]["ops"] == 4, list(ranks.values()))
+    aggs = [r for r in recs if r["kind"] == "phase"]
+    check("io_errors: the aggregate's, the ranks' sum", len(aggs) == 1 and aggs[0].get("io_errors", "absent") == 12
+          and aggs[0]["ops"] == 20 and aggs[0]["bytes"] == 20 * 65536, aggs)
+
+
 def test_stonewall(d):
     # 100000 passes of 1 MiB: far more than any rank writes in 1 s
     prof = rank_profile(d, "w", "phases = write\nfsync = false\nloops = 100000\nstonewall = 1s\n")
@@ -551,7 +578,7 @@ def main():
         iob.skip("ThreadSanitizer build: MPICH crashes under it (a two-line MPI_Init/MPI_Finalize program built "
                  "with -fsanitize=thread segfaults too); unit_streams_outer covers the streams' side")
     A.bin = os.path.abspath(A.bin)
-    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_differ_suite, test_fio_file, test_enospc, test_stonewall, test_first_done, test_refused_tools,
+    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_differ_suite, test_fio_file, test_enospc, test_io_errors, test_stonewall, test_first_done, test_refused_tools,
              test_sigint, test_sigkill, test_sigterm_waiting]
     only = os.environ.get("MPI_TEST_ONLY")
     for t in tests:
