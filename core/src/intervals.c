@@ -10,6 +10,23 @@
 #include "iobench/os.h"
 #include "iobench/units.h"
 
+/* The three histograms of one set of interval figures (all I/O, or a mixed
+ * phase's writes): this interval's, the last one's, their difference. */
+static int hists_new(struct iob_hist **cur, struct iob_hist **prev, struct iob_hist **diff)
+{
+	*cur = iob_hist_new();
+	*prev = iob_hist_new();
+	*diff = iob_hist_new();
+	return *cur && *prev && *diff ? 0 : -ENOMEM;
+}
+
+static void hists_free(struct iob_hist *cur, struct iob_hist *prev, struct iob_hist *diff)
+{
+	iob_hist_free(cur);
+	iob_hist_free(prev);
+	iob_hist_free(diff);
+}
+
 int iob_intervals_init(struct iob_intervals *iv, struct iob_live *live, size_t nstreams, int lat)
 {
 	memset(iv, 0, sizeof *iv);
@@ -18,10 +35,7 @@ int iob_intervals_init(struct iob_intervals *iv, struct iob_live *live, size_t n
 	iv->lat = lat;
 	if (!lat)
 		return 0;
-	iv->cur = iob_hist_new();
-	iv->prev = iob_hist_new();
-	iv->diff = iob_hist_new();
-	if (!iv->cur || !iv->prev || !iv->diff)
+	if (hists_new(&iv->cur, &iv->prev, &iv->diff) != 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < nstreams; i++)
 		if (!(live[i].snap = iob_hist_new()))
@@ -32,10 +46,7 @@ int iob_intervals_init(struct iob_intervals *iv, struct iob_live *live, size_t n
 static int split_hists(struct iob_intervals *iv)
 {
 	iv->split = 1;
-	iv->cur_w = iob_hist_new();
-	iv->prev_w = iob_hist_new();
-	iv->diff_w = iob_hist_new();
-	return iv->cur_w && iv->prev_w && iv->diff_w ? 0 : -ENOMEM;
+	return hists_new(&iv->cur_w, &iv->prev_w, &iv->diff_w);
 }
 
 int iob_intervals_split(struct iob_intervals *iv)
@@ -63,10 +74,7 @@ int iob_intervals_clones(struct iob_intervals *iv)
 		c->nstreams = 1;
 		c->lat = 1;
 		c->view = 1;
-		c->cur = iob_hist_new();
-		c->prev = iob_hist_new();
-		c->diff = iob_hist_new();
-		if (!c->cur || !c->prev || !c->diff || (iv->split && split_hists(c) != 0)) {
+		if (hists_new(&c->cur, &c->prev, &c->diff) != 0 || (iv->split && split_hists(c) != 0)) {
 			for (size_t k = 0; k <= i; k++)
 				iob_intervals_free(&iv->clones[k]);
 			free(iv->clones);
@@ -88,12 +96,8 @@ void iob_intervals_free(struct iob_intervals *iv)
 		iob_hist_free(iv->live[i].snap_w);
 		iv->live[i].snap_w = NULL;
 	}
-	iob_hist_free(iv->cur);
-	iob_hist_free(iv->prev);
-	iob_hist_free(iv->diff);
-	iob_hist_free(iv->cur_w);
-	iob_hist_free(iv->prev_w);
-	iob_hist_free(iv->diff_w);
+	hists_free(iv->cur, iv->prev, iv->diff);
+	hists_free(iv->cur_w, iv->prev_w, iv->diff_w);
 	free(iv->v);
 	memset(iv, 0, sizeof *iv);
 }

@@ -12,17 +12,7 @@ enum iob_path_kind iob_path_kind(const char *path, int follow)
 	int rc = follow ? stat(path, &st) : lstat(path, &st);
 	if (rc != 0)
 		return IOB_PATH_MISSING;
-	if (S_ISREG(st.st_mode))
-		return IOB_PATH_REGULAR;
-	if (S_ISDIR(st.st_mode))
-		return IOB_PATH_DIRECTORY;
-	if (S_ISBLK(st.st_mode))
-		return IOB_PATH_BLOCKDEV;
-	if (S_ISCHR(st.st_mode))
-		return IOB_PATH_CHARDEV;
-	if (S_ISLNK(st.st_mode))
-		return IOB_PATH_SYMLINK;
-	return IOB_PATH_OTHER;
+	return S_ISLNK(st.st_mode) ? IOB_PATH_SYMLINK : kind_of_mode(st.st_mode);
 }
 
 int iob_file_size(const char *path, uint64_t *size)
