@@ -1,7 +1,11 @@
 /*
  * fiojob_data.c - one job's fio keys onto a struct iob_job: iobench's keys
  * set by name and by row, and the data's keys: pattern, content, verify
- * (fiojob_int.h, docs/fio.md).
+ * (fiojob_int.h, docs/fio.md).  From the top:
+ *   fj_set_iob_key              an iobench key by name, through its setter
+ *   fj_map_row, fj_map_rows     the keys that map by their row alone
+ *   map_pattern, fj_map_content buffer_pattern, compression, dedupe
+ *   map_verify_passes, fj_map_verify  verify and its keys
  */
 #include "fiojob_int.h"
 

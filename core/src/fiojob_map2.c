@@ -1,10 +1,19 @@
 /*
  * fiojob_map2.c - one job's fio keys onto a struct iob_job: shape,
  * priorities, latency target, steady state, and map_job, which maps them
- * all (fiojob_int.h, docs/fio.md; the data's keys: fiojob_data.c).
+ * all (fiojob_int.h, docs/fio.md; the data's keys: fiojob_data.c).  From
+ * the top:
+ *   fio_sizes_list        fio's lists of sizes (bssplit, zoned), in bytes
+ *   map_latency_target    latency_target and its keys
+ *   map_random_generator  random_generator (lfsr: norandommap changes nothing)
+ *   map_file_engine       the engines of workload = files (filecreate ...)
+ *   map_shape             the shapes of load (shape.c's keys), flow
+ *   map_prio              prio, prioclass, cmdprio*
+ *   map_steady            ss, ss_dur, ss_ramp, ss_interval
+ *   map_errors            ignore_error, continue_on_error's errnos, exitall
+ *   map_wait_for, fj_map_job  one job: every key of its section, in order
  */
 #include "fiojob_int.h"
-
 
 /* A fio list of sides (',') of entries (':') of SIZE[/REST], each SIZE as fio
  * reads it (kb_base), written back in bytes; at most two sides kept (a
