@@ -290,27 +290,43 @@ def test_fio_file(d):
     check("fio group: nothing created", os.listdir(empty) == [], os.listdir(empty))
 
 
-def test_enospc(d):
-    fault = os.path.join(A.fault_dir, "iob-backend-fault.so")
-    if not os.path.exists(fault):
-        print("enospc: skipped: the fault backend was not built")
-        return
+def fault_ranks(d, name, keys, err, failing, after, n):
+    """n ranks, each writing through the fault backend wrapping posix, which
+    fails (errno err) every write after the first `after` on rank `failing`
+    only (IOB_FAULT_AFTER_CALLS, set for that rank alone).  Returns the
+    mpirun, the records and the seconds it took; None without the fault
+    backend (said)."""
+    if not os.path.exists(os.path.join(A.fault_dir, "iob-backend-fault.so")):
+        print(f"{name}: skipped: the fault backend was not built")
+        return None
     posix = os.path.join(A.plugin_dir, "iob-backend-posix.so")
-    # the other ranks' phase would last 60 s: rank 2's failure must cut it short
-    prof = rank_profile(d, "e", "phases = write,read\nbackend = fault\nloops = 100000\nruntime = 60s\n"
-                           f"backend_options = wrap={posix},op=write,err=ENOSPC,after_calls=1000000000\n")
+    prof = rank_profile(d, name, f"backend = fault\n{keys}"
+                                 f"backend_options = wrap={posix},op=write,err={err},after_calls=1000000000\n",
+                        ranks=range(n))
     js = os.path.join(d, "out.json")
     base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "--plugin-dir", A.fault_dir,
             "-o", "json=" + js]
-    cmd = [A.mpirun, "-n", "2"] + base + [":", "-n", "1", "-env", "IOB_FAULT_AFTER_CALLS", "3"] + base + [":", "-n", "1"] + base
+    cmd = [A.mpirun]
+    for first, count, env_ in ((0, failing, []), (failing, 1, ["-env", "IOB_FAULT_AFTER_CALLS", str(after)]),
+                               (failing + 1, n - failing - 1, [])):
+        if count:
+            cmd += ([":"] if len(cmd) > 1 else []) + ["-n", str(count)] + env_ + base
     t = time.monotonic()
     p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
     took = time.monotonic() - t
+    return p, records(js) if os.path.exists(js) else [], took
+
+
+def test_enospc(d):
+    # the other ranks' phase would last 60 s: rank 2's failure must cut it short
+    got = fault_ranks(d, "e", "phases = write,read\nloops = 100000\nruntime = 60s\n", "ENOSPC", 2, 3, 4)
+    if not got:
+        return
+    p, recs, took = got
     print(f"enospc: the run ended {took:.2f} s after it started")
     check("enospc: exit 1", p.returncode == 1, (p.returncode, p.stderr))
     check("enospc: the others stopped mid-phase", took < 30, took)
     check("enospc: rank 2 named", "rank 2 (" in p.stderr and "No space left" in p.stderr, p.stderr)
-    recs = records(js) if os.path.exists(js) else []
     aggs = [r for r in recs if r["kind"] == "phase"]
     check("enospc: the write's aggregate only, partial, rank 2",
           len(aggs) == 1 and aggs[0]["phase"] == "write" and aggs[0]["partial"] and aggs[0]["failed_rank"] == 2,
@@ -326,20 +342,11 @@ def test_io_errors(d):
     """continue_on_error across ranks: rank 1's failed writes (the fault backend
     fails every write after its 4th there, none on rank 0) are counted in its
     rank record and reach the aggregate's io_errors, the ranks' sum."""
-    fault = os.path.join(A.fault_dir, "iob-backend-fault.so")
-    if not os.path.exists(fault):
-        print("io_errors: skipped: the fault backend was not built")
+    got = fault_ranks(d, "c", "phases = write\ncontinue_on_error = write\n", "EIO", 1, 4, 2)
+    if not got:
         return
-    posix = os.path.join(A.plugin_dir, "iob-backend-posix.so")
-    prof = rank_profile(d, "c", "phases = write\nbackend = fault\ncontinue_on_error = write\n"
-                           f"backend_options = wrap={posix},op=write,err=EIO,after_calls=1000000000\n", ranks=range(2))
-    js = os.path.join(d, "out.json")
-    base = [iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "--plugin-dir", A.fault_dir,
-            "-o", "json=" + js]
-    cmd = [A.mpirun, "-n", "1"] + base + [":", "-n", "1", "-env", "IOB_FAULT_AFTER_CALLS", "4"] + base
-    p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=120)
+    p, recs, _ = got
     check("io_errors: exit 0", p.returncode == 0, (p.returncode, p.stderr))
-    recs = records(js) if os.path.exists(js) else []
     ranks = {r["rank"]: r for r in recs if r["kind"] == "rank"}
     check("io_errors: each rank's count", sorted(ranks) == [0, 1] and ranks[0].get("io_errors") == 0
           and ranks[1].get("io_errors") == 12 and ranks[1]["ops"] == 4, list(ranks.values()))
