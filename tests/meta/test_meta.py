@@ -470,6 +470,14 @@ def case_mpi(tmp):
     for ph in ("create", "stat", "read", "remove"):
         check_record(m[ph], 240, 10)
         expect(m[ph]["ranks"] == 2 and m[ph]["streams"] == 4, m[ph])
+        # mdtest's rule (all items over the slowest rank's time from the common barrier), which IOR's
+        # (earliest start to latest end) gives too: the window holds every stream's own, so with 60
+        # items a stream the rate is at most 4 times the slowest stream's (a sum of the streams'
+        # rates, or a mean of their times, would exceed it whenever the streams differ)
+        r = m[ph]
+        expect(0 < r["stream_ops_min_per_s"] <= r["stream_ops_max_per_s"], r)
+        expect(r["ops_per_s"] <= 4 * r["stream_ops_min_per_s"] * (1 + 1e-9),
+               f"{ph}: {r['ops_per_s']} ops/s over 4 streams, the slowest at {r['stream_ops_min_per_s']}")
     expect(listing(d) == before, listing(d))
     expect(len(recs) == len([r for r in recs if r["kind"] != "meta"]) + 7, "one record a phase (rank 0's)")
     # per-stream trees with ${RANK} in the dir
