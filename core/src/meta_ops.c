@@ -563,6 +563,12 @@ void mt_stream_main(void *arg)
 {
 	struct mstream *s = arg;
 	struct mjob *m = s->m;
+	/* the file phases open and close everything on this thread, so it can
+	 * have a descriptor table and credentials of its own, as mdtest's
+	 * ranks (processes) do (docs/metadata.md, "Threads against processes");
+	 * mkdir opens the tree's root for the run, so not there */
+	if (s->op >= IOB_META_CREATE && s->op <= IOB_META_REMOVE)
+		mo_thread_private();
 	if (m->job->path_walk && (s->op == IOB_META_STAT || s->op == IOB_META_DIRSTAT))
 		stat_reference(s);
 	iob_barrier_wait(m->go);

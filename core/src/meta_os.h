@@ -66,6 +66,16 @@ int mo_stat_dir(mo_h at, const char *name);
 /* File `name` of at removed (a link there: the link). */
 int mo_unlink(mo_h at, const char *name);
 
+/* The calling thread given its own copy of what the threads of a process
+ * share and processes do not, where each open and close writes to it: the
+ * descriptor table and the credentials (Linux: unshare(CLONE_FILES), and
+ * prctl(PR_SET_KEEPCAPS) with the value it has, which makes the thread a
+ * copy of its credentials and changes nothing in them).  Nothing opened in
+ * the thread after it is seen by other threads.  Best effort: where it is
+ * refused or not possible (elsewhere: nothing done), the thread goes on with
+ * the shared ones. */
+void mo_thread_private(void);
+
 /* path_walk = full: path (relative: "ROOT/dA/dB" or ".../f.G.I") resolved
  * from the job's directory held on top in one walk that follows no link,
  * neither in the middle nor at the end, and leaves nothing below top (Linux:

@@ -12,6 +12,8 @@
 #include <unistd.h>
 #if defined(__linux__)
 #include <linux/openat2.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
 
@@ -154,6 +156,20 @@ static int beneath(mo_h top, const char *path, int flags, unsigned mode)
 #else
 	(void)top, (void)path, (void)flags, (void)mode;
 	return -ENOSYS;
+#endif
+}
+
+void mo_thread_private(void)
+{
+#if defined(__linux__)
+	/* threads share one struct cred: each open takes a reference on it
+	 * (the file's f_cred) and each close drops it, from both cores at once;
+	 * PR_SET_KEEPCAPS commits a copy (prepare_creds, commit_creds) for this
+	 * thread alone.  Refused (keepcaps locked: EPERM): shared, as before. */
+	int keep = prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0);
+	if (keep >= 0)
+		(void)prctl(PR_SET_KEEPCAPS, (unsigned long)keep, 0, 0, 0);
+	(void)unshare(CLONE_FILES);
 #endif
 }
 

@@ -300,6 +300,11 @@ int mo_unlink(mo_h at, const char *name)
 	return rc ? rc : dispose(h); /* a link there: the link itself */
 }
 
+/* a thread's handles and token are the process's: nothing to copy */
+void mo_thread_private(void)
+{
+}
+
 /* path_walk = full: no walk of a whole path that refuses every link (the
  * check refuses full with one line) */
 int mo_full_probe(void)
