@@ -73,7 +73,8 @@ int mo_unlink(mo_h at, const char *name);
  * copy of its credentials and changes nothing in them).  Nothing opened in
  * the thread after it is seen by other threads.  Best effort: where it is
  * refused or not possible (elsewhere: nothing done), the thread goes on with
- * the shared ones. */
+ * the shared ones.  Under ThreadSanitizer the table stays shared (it knows
+ * one table a process). */
 void mo_thread_private(void);
 
 /* path_walk = full: path (relative: "ROOT/dA/dB" or ".../f.G.I") resolved
