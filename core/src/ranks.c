@@ -12,11 +12,13 @@
 #include <string.h>
 
 #include "iobench/aggregate.h"
+#include "iobench/cmdprio.h"
 #include "iobench/coord.h"
 #include "iobench/hist.h"
 #include "iobench/live.h"
 #include "iobench/os.h"
 #include "iobench/result.h"
+#include "iobench/shape.h"
 #include "iobench/units.h"
 
 /* ------------------------------------------------------------ the wire */
@@ -164,6 +166,68 @@ static int get_hist(struct rbuf *r, struct iob_hist **out)
 		r->err = -EPROTO; /* the counts must add up (hist.h) */
 	*out = h;
 	return r->err;
+}
+
+/* A shaped phase's block sizes (n 0: not kept), entry by entry as kept */
+static void put_bs_hist(struct wbuf *w, const struct iob_bs_hist *h)
+{
+	put_u64(w, h->n);
+	for (uint32_t i = 0; i < h->n && i < IOB_BS_HIST_MAX; i++) {
+		put_u64(w, h->size[i]);
+		for (int d = 0; d < 2; d++) {
+			put_u64(w, h->ios[d][i]);
+			put_u64(w, h->bytes[d][i]);
+		}
+	}
+}
+
+/* A histogram's number of entries, at most max (past it: none, -EPROTO). */
+static uint32_t get_entries(struct rbuf *r, uint64_t max)
+{
+	uint64_t n = get_u64(r);
+	if (n > max) {
+		r->err = -EPROTO;
+		return 0;
+	}
+	return (uint32_t)n;
+}
+
+static void get_bs_hist(struct rbuf *r, struct iob_bs_hist *h)
+{
+	memset(h, 0, sizeof *h);
+	h->n = get_entries(r, IOB_BS_HIST_MAX);
+	for (uint32_t i = 0; i < h->n; i++) {
+		h->size[i] = get_u64(r);
+		for (int d = 0; d < 2; d++) {
+			h->ios[d][i] = get_u64(r);
+			h->bytes[d][i] = get_u64(r);
+		}
+	}
+}
+
+/* cmdprio's I/Os per priority (n 0: not kept), entry by entry as kept */
+static void put_prio_hist(struct wbuf *w, const struct iob_prio_hist *h)
+{
+	put_u64(w, h->n);
+	for (uint32_t i = 0; i < h->n && i < IOB_PRIO_HIST_MAX; i++) {
+		put_u64(w, h->prio[i]);
+		put_u64(w, h->ios[0][i]);
+		put_u64(w, h->ios[1][i]);
+	}
+}
+
+static void get_prio_hist(struct rbuf *r, struct iob_prio_hist *h)
+{
+	memset(h, 0, sizeof *h);
+	h->n = get_entries(r, IOB_PRIO_HIST_MAX);
+	for (uint32_t i = 0; i < h->n; i++) {
+		uint64_t prio = get_u64(r);
+		if (prio > UINT16_MAX)
+			r->err = -EPROTO;
+		h->prio[i] = (uint16_t)prio;
+		h->ios[0][i] = get_u64(r);
+		h->ios[1][i] = get_u64(r);
+	}
 }
 
 static void put_record(struct wbuf *w, const struct iob_record *rec)
@@ -331,6 +395,9 @@ static void put_phase(struct wbuf *w, const char *host, const struct iob_record 
 	put_u64(w, (uint64_t)r->errors_counted); /* a flag, not a sum: io_errors is one of IOB_PHASE_SUMS */
 	put_hist(w, r->hist);
 	put_hist(w, r->hist_write);
+	/* summed by iob_aggregate as a rank's streams' are (aggregate.c) */
+	put_bs_hist(w, &r->bs_hist);
+	put_prio_hist(w, &r->prio_hist);
 }
 
 struct rphase {
@@ -367,6 +434,10 @@ static int get_phase(struct rbuf *b, uint64_t base, struct rphase *p)
 	r->errors_counted = (int)get_u64(b);
 	if ((rc = get_hist(b, &r->hist)) == 0)
 		rc = get_hist(b, &r->hist_write);
+	if (rc == 0) {
+		get_bs_hist(b, &r->bs_hist);
+		get_prio_hist(b, &r->prio_hist);
+	}
 	if (!p->host || !p->error)
 		rc = rc ? rc : -EPROTO;
 	return rc ? rc : b->err;

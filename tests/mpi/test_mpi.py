@@ -16,7 +16,9 @@
   is created, exit 2, naming the rank; a rank meeting ENOSPC mid-run stops
   every rank within the phase (their 60 s phase ends at once, recorded as
   interrupted), exit 1, naming the rank, the aggregate marked partial; a rank's I/O errors passed over
-  (continue_on_error) reach the aggregate's io_errors; different command lines are refused; SIGINT to
+  (continue_on_error) reach the aggregate's io_errors; a bssplit (and
+  cmdprio on libaio) across 2 ranks: the aggregate's bs_hist (prio_ios) is the ranks' summed, adding up
+  to its ops; different command lines are refused; SIGINT to
   mpirun ends every rank with partial results, each rank exiting 130 (read
   through rank_exit.py) and mpirun 130 unless MPICH's hydra recorded 0 for
   every rank (it loses them: see hydra_got_codes); a rank killed with
@@ -355,6 +357,62 @@ def test_io_errors(d):
           and aggs[0]["ops"] == 20 and aggs[0]["bytes"] == 20 * 65536, aggs)
 
 
+def hist_sum(texts, width):
+    """The space-separated KEY:N:N... entries of records' bs_hist or prio_ios,
+    summed per key over the records ({key: [n, ...]})."""
+    out = {}
+    for t in texts:
+        for e in (t or "").split():
+            key, *ns = e.split(":")
+            check(f"hist entry {e!r}: {width} counts", len(ns) == width, t)
+            got = out.setdefault(key, [0] * width)
+            for i, n in enumerate(ns[:width]):
+                got[i] += int(n)
+    return out
+
+
+def test_shaped(d):
+    """bssplit (two sizes) across 2 ranks, and cmdprio_percentage on libaio
+    when it is built: the aggregate's bs_hist is the ranks' bs_hist summed per
+    size, its prio_ios the ranks' summed per priority (aggregate.c's sums, as
+    over threads), and both add up to the aggregate's ops."""
+    prio = os.path.exists(os.path.join(A.plugin_dir, "iob-backend-libaio.so"))
+    if not prio:
+        print("shaped: prio_ios not checked: the libaio backend was not built")
+    keys = "phases = write,read\nbssplit = 4k/50:64k/50\n" + (
+        "backend = libaio\ncmdprio_percentage = 50\ncmdprio_class = 2\ncmdprio_level = 1\n" if prio else "")
+    prof = rank_profile(d, "b", keys, ranks=range(2))
+    js = os.path.join(d, "out.json")
+    p = mpirun([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js], n=2)
+    check("shaped: exit 0", p.returncode == 0, p.stderr)
+    recs = records(js) if os.path.exists(js) else []
+    for phase in ("write", "read"):
+        ranks = [r for r in recs if r["kind"] == "rank" and r["phase"] == phase]
+        aggs = [r for r in recs if r["kind"] == "phase" and r["phase"] == phase]
+        if not check(f"shaped {phase}: 2 ranks, one aggregate", sorted(r["rank"] for r in ranks) == [0, 1]
+                     and len(aggs) == 1, (ranks, aggs)):
+            continue
+        a = aggs[0]
+        each = hist_sum([r.get("bs_hist") for r in ranks], 4)
+        agg = hist_sum([a.get("bs_hist")], 4)
+        # (each rank's last write or read is cut at its file's end: a third size)
+        check(f"shaped {phase}: the ranks did both sizes", {"4096", "65536"} <= set(each), each)
+        check(f"shaped {phase}: the aggregate's bs_hist is the ranks' summed", agg == each, (a.get("bs_hist"), each))
+        check(f"shaped {phase}: its I/Os add up to the aggregate's ops",
+              a["ops"] == sum(r["ops"] for r in ranks) == sum(v[0] + v[2] for v in agg.values()), (a["ops"], agg))
+        check(f"shaped {phase}: its bytes add up to the aggregate's bytes",
+              a["bytes"] == sum(v[1] + v[3] for v in agg.values()), (a["bytes"], agg))
+        if not prio:
+            continue
+        each = hist_sum([r.get("prio_ios") for r in ranks], 2)
+        agg = hist_sum([a.get("prio_ios")], 2)
+        check(f"shaped {phase}: I/Os at both priorities", sorted(each) == ["0x0000", "0x4001"], each)
+        check(f"shaped {phase}: the aggregate's prio_ios is the ranks' summed", agg == each,
+              (a.get("prio_ios"), each))
+        check(f"shaped {phase}: its I/Os add up to the aggregate's ops",
+              sum(sum(v) for v in agg.values()) == a["ops"], (a["ops"], agg))
+
+
 def test_stonewall(d):
     # 100000 passes of 1 MiB: far more than any rank writes in 1 s
     prof = rank_profile(d, "w", "phases = write\nfsync = false\nloops = 100000\nstonewall = 1s\n")
@@ -585,7 +643,7 @@ def main():
         iob.skip("ThreadSanitizer build: MPICH crashes under it (a two-line MPI_Init/MPI_Finalize program built "
                  "with -fsanitize=thread segfaults too); unit_streams_outer covers the streams' side")
     A.bin = os.path.abspath(A.bin)
-    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_differ_suite, test_fio_file, test_enospc, test_io_errors, test_stonewall, test_first_done, test_refused_tools,
+    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_differ_suite, test_fio_file, test_enospc, test_io_errors, test_shaped, test_stonewall, test_first_done, test_refused_tools,
              test_sigint, test_sigkill, test_sigterm_waiting]
     only = os.environ.get("MPI_TEST_ONLY")
     for t in tests:
