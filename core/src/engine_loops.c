@@ -431,18 +431,20 @@ int iob_eng_run_mixed(struct phase *ph)
 		uint64_t t0 = timed ? iob_ticks() : 0;
 		int64_t n = w ? ops->write_at(ph->handles[fi], ph->buf, len, off)
 			      : ops->read_at(ph->handles[fi], ph->rbuf, len, off);
-		if (timed) {
-			uint64_t t1 = iob_ticks();
-			if (in) {
-				lat_record_dir(lat, t1 - t0, w);
-				iolog_put(ph, t0, t1, off, n, w, 0);
-			}
+		const uint64_t t1 = timed ? iob_ticks() : 0;
+		/* an error continue_on_error passes over: no I/O done, so no latency
+		 * (fio's clat counts completed I/Os only; the queued loop's rule) */
+		const int passed =
+		    n < 0 && n >= -4095 && ph->shaped && iob_shape_passes_error(s->shape, w, (int)-n);
+		if (in && !passed) {
+			lat_record_dir(lat, t1 - t0, w);
+			iolog_put(ph, t0, t1, off, n, w, 0);
 		}
 		if (n == -EINTR && stopped(s->stop)) {
 			r->interrupted = 1;
 			return 0;
 		}
-		if (n < 0 && n >= -4095 && ph->shaped && iob_shape_passes_error(s->shape, w, (int)-n)) {
+		if (passed) {
 			r->io_errors++; /* continue_on_error, ignore_error: counted, and on to the next I/O */
 			if (w && ph->gen.log_out && !ph->ramping) /* iob_eng_gen_next logged it last */
 				iob_eng_gen_unlog(&ph->gen, ph->gen.log_out->n - 1);

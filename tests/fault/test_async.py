@@ -200,7 +200,7 @@ def queued_errors(tmp):
             d = tempfile.mkdtemp(dir=tmp)
             tp = os.path.join(d, "tally")
             opts = f"seed={k + depth},partial=200,reap_refuse=200,{fail},tally={tp}"
-            p = run(d, profile(opts, phases=phases, threads=threads, depth=depth) + keys)
+            p = run(d, profile(opts, phases=phases, threads=threads, depth=depth) + keys + "latency = every\n")
             label = f"queued errors [{fail}] {keys.strip()!r} depth={depth} threads={threads}"
             t = tally(tp)
             common(label, p, t)
@@ -218,6 +218,8 @@ def queued_errors(tmp):
             check(label + f" io_errors {threads * failed}, ops {threads * (ios - failed)}", got == want,
                   f"{got}, want {want}")
             check(label + " failures fired", t.get("io_failed") == threads * failed, f"tally {t}")
+            lat = [r["lat_ns"]["count"] for r in recs]
+            check(label + " lat_ns counts the I/Os done only", lat == [threads * (ios - failed)], f"{lat}")
 
 
 def queued_verify_errors(tmp):

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """ignore_error (docs/profiles.md, "Errors"): I/Os failing with a listed errno
-are counted in io_errors and passed over; another errno still ends the phase;
+are counted in io_errors and passed over (in neither ops nor the latency
+count); another errno still ends the phase;
 continue_on_error passes over any errno in a direction without a list; a bad
 list is refused in one line, exit 2, nothing created.  Injected by the
 test-only fault backend wrapping posix (never real disk errors).  Prints 'N passed, N failed'.
@@ -27,7 +28,7 @@ def iobench(d, job, *args):
 def profile(d, fault, keys, phases="write"):
     wrap = os.path.join(A.plugin_dir, "iob-backend-posix.so")
     return iob.write(os.path.join(d, "f.ini"),
-                     f"[f]\nbackend = fault\nsize = 1M\nblock_size = 64K\nphases = {phases}\n"
+                     f"[f]\nbackend = fault\nsize = 1M\nblock_size = 64K\nphases = {phases}\nlatency = every\n"
                      f"backend_options = wrap={wrap},{fault}\n{keys}")
 
 
@@ -67,6 +68,9 @@ def main():
             recs = phase(p.stdout, name)
             got = [(r.get("io_errors"), r["ops"], r["bytes"]) for r in recs]
             check(f"{label}: io_errors {errors}, ops {ops}", got == [(errors, ops, ops * 65536)], str(got))
+            # a failed I/O passed over is no I/O done: not timed into lat_ns (fio's clat)
+            lat = [r["lat_ns"]["count"] for r in recs]
+            check(f"{label}: lat_ns counts the {ops} I/Os done", lat == [ops], str(lat))
         shutil.rmtree(d)
     # bad lists: one line, exit 2, nothing created
     for bad, says in (("EFOO", "'EFOO' is not an errno"), (",,EIO", "verify errors"), ("EIO:", "not an errno"),

@@ -16,7 +16,7 @@
   is created, exit 2, naming the rank; a rank meeting ENOSPC mid-run stops
   every rank within the phase (their 60 s phase ends at once, recorded as
   interrupted), exit 1, naming the rank, the aggregate marked partial; a rank's I/O errors passed over
-  (continue_on_error) reach the aggregate's io_errors; a bssplit (and
+  (continue_on_error) reach the aggregate's io_errors, and are in no latency count; a bssplit (and
   cmdprio on libaio) across 2 ranks: the aggregate's bs_hist (prio_ios) is the ranks' summed, adding up
   to its ops; different command lines are refused; SIGINT to
   mpirun ends every rank with partial results, each rank exiting 130 (read
@@ -344,7 +344,7 @@ def test_io_errors(d):
     """continue_on_error across ranks: rank 1's failed writes (the fault backend
     fails every write after its 4th there, none on rank 0) are counted in its
     rank record and reach the aggregate's io_errors, the ranks' sum."""
-    got = fault_ranks(d, "c", "phases = write\ncontinue_on_error = write\n", "EIO", 1, 4, 2)
+    got = fault_ranks(d, "c", "phases = write\ncontinue_on_error = write\nlatency = every\n", "EIO", 1, 4, 2)
     if not got:
         return
     p, recs, _ = got
@@ -355,6 +355,10 @@ def test_io_errors(d):
     aggs = [r for r in recs if r["kind"] == "phase"]
     check("io_errors: the aggregate's, the ranks' sum", len(aggs) == 1 and aggs[0].get("io_errors", "absent") == 12
           and aggs[0]["ops"] == 20 and aggs[0]["bytes"] == 20 * 65536, aggs)
+    # a failed I/O is no I/O done: not in the latency figures (fio's clat), on a rank nor in the aggregate
+    check("io_errors: latency counts the I/Os done only", sorted(ranks) == [0, 1]
+          and [ranks[k]["lat_ns"]["count"] for k in (0, 1)] == [16, 4] and len(aggs) == 1
+          and aggs[0]["lat_ns"]["count"] == 20, [(r["ops"], r["lat_ns"]) for r in list(ranks.values()) + aggs])
 
 
 def hist_sum(texts, width):
