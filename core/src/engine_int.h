@@ -319,6 +319,11 @@ int iob_eng_after_io_slow(struct phase *ph, size_t fi, int64_t n, size_t len, ui
  * verify_backlog of them, read back and check the oldest (a batch).  0, or
  * negative: the phase's error (a read failed, or verify_fatal stopped it). */
 int iob_eng_backlog(struct phase *ph, size_t fi, uint64_t off, size_t len);
+/* verify_backlog, a pass of several done (fio's loops; the synchronous
+ * loops, not time_based): read back and check every block still waiting,
+ * oldest first, before the next pass starts, as fio verifies after each
+ * loop.  0, or negative: the phase's error. */
+int iob_eng_backlog_pass(struct phase *ph);
 /* A read-back of len bytes at off of file fi returned n into buf: counted and
  * checked.  0, or negative: the phase's error (failed, short, or a bad block
  * with verify_fatal). */

@@ -310,6 +310,17 @@ static int verify_piece(struct phase *ph, size_t fi, const unsigned char *buf, s
 	return r->status == -ECANCELED ? -ECANCELED : 0;
 }
 
+/* Read back and check the oldest block waiting in the backlog's ring. */
+static int backlog_read_oldest(struct phase *ph)
+{
+	struct iob_wlog *l = ph->bl;
+	const struct iob_wlog_ent e = l->v[ph->bl_head];
+	ph->bl_head = (ph->bl_head + 1) % l->cap;
+	l->n--;
+	int64_t n = ph->ops->read_at(ph->handles[e.fi], ph->blbuf, e.len, e.off);
+	return iob_eng_backlog_check(ph, e.fi, e.off, e.len, ph->blbuf, n) < 0 ? ph->r->status : 0;
+}
+
 int iob_eng_backlog(struct phase *ph, size_t fi, uint64_t off, size_t len)
 {
 	struct iob_wlog *l = ph->bl;
@@ -329,14 +340,18 @@ int iob_eng_backlog(struct phase *ph, size_t fi, uint64_t off, size_t len)
 		ph->bl_batch = ph->spec->load.verify_backlog_batch ? ph->spec->load.verify_backlog_batch : every;
 	}
 	while (ph->bl_batch && l->n) {
-		const struct iob_wlog_ent e = l->v[ph->bl_head];
-		ph->bl_head = (ph->bl_head + 1) % l->cap;
-		l->n--;
 		ph->bl_batch--;
-		int64_t n = ph->ops->read_at(ph->handles[e.fi], ph->blbuf, e.len, e.off);
-		if (iob_eng_backlog_check(ph, e.fi, e.off, e.len, ph->blbuf, n) < 0)
+		if (backlog_read_oldest(ph) < 0)
 			return r->status;
 	}
+	return 0;
+}
+
+int iob_eng_backlog_pass(struct phase *ph)
+{
+	while (ph->bl->n)
+		if (backlog_read_oldest(ph) < 0)
+			return ph->r->status;
 	return 0;
 }
 

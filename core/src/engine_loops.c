@@ -101,6 +101,9 @@ static int run_seq_file(struct phase *ph, size_t fi, uint32_t loops_arg)
 	for (uint32_t loop = 0; loop < loops && r->status >= 0; loop++) {
 		uint64_t off = start, moved = 0;
 		int restart = 0, pass_end = 0;
+		/* verify_backlog: what the last pass left is read back before the next (fio's verify after each loop) */
+		if (loop && write && ph->bl && ph->bl->n && !ph->ramping && !s->time_based && iob_eng_backlog_pass(ph) < 0)
+			return r->status;
 		if ((npass++ || ph->seq_rounds) && end != UINT64_MAX)
 			iob_eng_pass_evict(ph, fi, start, end - start); /* a further pass: it starts uncached */
 		while (off < end) {
@@ -282,6 +285,9 @@ static inline __attribute__((always_inline)) int run_random_loop(struct phase *p
 		}
 		if (mapped) {
 			if (slot == total) { /* another pass: another order, uncached */
+				/* verify_backlog: what the last pass left is read back first (fio's verify after each loop) */
+				if (backlog && ph->bl->n && !s->time_based && iob_eng_backlog_pass(ph) < 0)
+					return r->status;
 				iob_eng_pass_evict_all(ph);
 				iob_perm_init(&perm, total, rng_next(&rng));
 				slot = 0;
@@ -390,6 +396,22 @@ int iob_eng_run_random(struct phase *ph)
 	return fast ? run_random_loop(ph, 1) : run_random_loop(ph, 0);
 }
 
+/* verify_backlog in a mixed phase of several passes (fio's loops): the I/O
+ * just done ended a pass, and another follows.  Not the last pass (what it
+ * leaves is the verify phase's, as after one pass), nor time_based (fio runs
+ * its time as one loop and verifies nothing at a wrap), nor a shape's draws
+ * (no fixed pass). */
+static int mixed_pass_ends(const struct phase *ph)
+{
+	const struct gen *g = &ph->gen;
+	if (!ph->mixed || ph->ramping || ph->spec->time_based || g->shape)
+		return 0;
+	if (g->seq)
+		return g->nfiles == 1 && g->off >= g->end[0] && g->loop + 1 < g->loops &&
+		       !(g->seq_cap && g->seq_n == g->seq_cap);
+	return g->mapped && g->slot == g->total && g->left;
+}
+
 /* A mixed phase, one I/O at a time: each I/O a read with probability
  * rwmix_read %, else a write of the pattern. */
 int iob_eng_run_mixed(struct phase *ph)
@@ -463,6 +485,8 @@ int iob_eng_run_mixed(struct phase *ph)
 			if (w || off + (uint64_t)n < ph->fend[fi])
 				return iob_eng_no_progress(ph, fi, w, n, len, off);
 		}
+		if (__builtin_expect(ph->bl != NULL, 0) && ph->bl->n && mixed_pass_ends(ph) && iob_eng_backlog_pass(ph) < 0)
+			return r->status; /* a pass's writes read back as it ends: a read failed, or found a bad block */
 	}
 	if (ph->shaped && !ph->mixed && !ph->ramping) /* what a later read replays, as the queued loop */
 		iob_eng_gen_done(ph);

@@ -149,24 +149,32 @@ int fj_map_content(struct mapper *m)
 	return 0;
 }
 
-/* loops=N with verify on a write job: fio verifies after each pass (traced:
- * W256 R256 W256 R256 on 1 MiB of 4 KiB blocks, randwrite or write), which is
- * verify_backlog = a pass's blocks, read back in the order written as each
- * pass ends.  Only where a pass is a fixed number of blocks: one block size,
- * no shape, the random map, whole passes, iodepth 1, not time_based; else
- * one verify after every pass (noted). */
+/* loops=N with verify on a write or mixed job: fio verifies after each pass,
+ * reading that pass's writes in the order written (traced: W256 R256 W256 R256
+ * on 1 MiB of 4 KiB blocks, randwrite or write; randrw 256 mixed I/Os then
+ * its 124 writes, twice), which is verify_backlog = a pass's blocks: a write
+ * job's pass fills it as the pass ends; a mixed phase reads back what waits
+ * at each pass's end (engine_loops.c, mixed_pass_ends), the last pass's in
+ * the verify phase.  Only where a pass is a fixed number of blocks: one block
+ * size, no shape, the random map, whole passes, iodepth 1, not time_based,
+ * not rw=readwrite (traced: fio's first loop wrote all 256 blocks and read
+ * 113, its second wrote 95 and read 47: its pass ends at the end of the
+ * file for the writes, iobench's shares one position); else one verify after
+ * every pass (noted). */
 static int map_verify_passes(struct mapper *m)
 {
 	struct iob_job *job = m->job;
+	const int mixed = (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED)) != 0;
 	uint64_t loops;
 	int rc;
 	if ((rc = fj_get_uint(m, K_LOOPS, UINT32_MAX, 1, &loops)) || loops < 2 ||
-	    !(job->phases & IOB_PHASE_BIT(IOB_PHASE_WRITE)) || job->time_based)
+	    !(job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))) || job->time_based)
 		return rc;
 	const uint64_t bs = job->block_size, pass = bs ? job->size / bs : 0;
 	const int whole = job->access == IOB_ACCESS_SEQ ? job->loops == loops && !job->ops && !job->load.seq_ops
 							: job->random_map && job->ops == loops * pass;
 	if (job->iodepth > 1 || !pass || job->size % bs || !whole || pass > IOB_VERIFY_BACKLOG_MAX || job->bssplit[0] ||
+	    (mixed && job->access == IOB_ACCESS_SEQ) || /* fio's readwrite: a position per direction, no fixed pass */
 	    (job->random_distribution[0] && strcmp(job->random_distribution, "random") != 0) || job->seq_add[0] || job->rand_run > 1 ||
 	    (job->threads > 1 && job->shared_file && !job->shared_whole)) {
 		fj_note_job(m->r, job->name,
@@ -176,10 +184,17 @@ static int map_verify_passes(struct mapper *m)
 			    (unsigned long long)loops);
 		return 0;
 	}
-	fj_note_job(m->r, job->name,
-		    "loops=%llu with verify: each pass's %llu blocks read back and checked as it ends, inside the write "
-		    "phase (verify_backlog = %llu), as fio verifies after each pass",
-		    (unsigned long long)loops, (unsigned long long)pass, (unsigned long long)pass);
+	if (mixed)
+		fj_note_job(m->r, job->name,
+			    "loops=%llu with verify: each pass's writes read back and checked in the order written as it "
+			    "ends (verify_backlog = %llu, a pass's I/Os), inside the mixed phase, the last pass's by the "
+			    "verify phase after it, as fio verifies after each pass",
+			    (unsigned long long)loops, (unsigned long long)pass);
+	else
+		fj_note_job(m->r, job->name,
+			    "loops=%llu with verify: each pass's %llu blocks read back and checked as it ends, inside the "
+			    "write phase (verify_backlog = %llu), as fio verifies after each pass",
+			    (unsigned long long)loops, (unsigned long long)pass, (unsigned long long)pass);
 	return fj_set_iob_key(m, K_LOOPS, "verify_backlog", "%llu", (unsigned long long)pass);
 }
 

@@ -784,31 +784,40 @@ def case_mixed_reserved(d):
     return 0
 
 
-def backlog_check(calls, every, batch):
+def backlog_check(calls, every, batch, pass_ios=0, passes=1):
     """fio's verify_backlog rule (its HOWTO and io_u.c's check_get_verify, written here apart from both
     tools): after a write, when the blocks written and not yet read back are a multiple of every (or a
     batch is under way), read back the oldest, one after another, until batch of them are done or none
     waits (a batch left short goes on after each later write).  Checks a thread's calls against it;
     returns (the blocks read back inside the phase, the reads after it, the writes left then) or raises
     with the first call that breaks it.  Reads that are not read-backs (a mixed phase's) are passed over
-    while no batch is under way."""
-    pending, inside, left, k = [], 0, 0, 0
+    while no batch is under way.  pass_ios: the phase is passes passes of pass_ios I/Os (fio's loops),
+    and at the end of each but the last every block still waiting is read back (fio verifies after each
+    loop)."""
+    pending, inside, left, k, ios = [], 0, 0, 0, 0
+
+    def read_back(what):
+        nonlocal k, inside
+        expect(k < len(calls) and calls[k][1] == "read" and calls[k][2] == pending[0],
+               f"call {k}: {calls[k][:3] if k < len(calls) else 'the end'}, want the read-back of offset "
+               f"{pending[0]} ({len(pending)} waiting, {what})")
+        pending.pop(0)
+        inside += 1
+        k += 1
     while k < len(calls):
         _, call, off, _ = calls[k]
         k += 1
-        if call != "write":
-            continue
-        pending.append(off)
-        if left == 0 and len(pending) % every == 0:
-            left = batch
-        while left and pending:
-            expect(k < len(calls) and calls[k][1] == "read" and calls[k][2] == pending[0],
-                   f"call {k}: {calls[k][:3] if k < len(calls) else 'the end'}, want the read-back of offset "
-                   f"{pending[0]} ({len(pending)} waiting)")
-            pending.pop(0)
-            left -= 1
-            inside += 1
-            k += 1
+        ios += 1
+        if call == "write":
+            pending.append(off)
+            if left == 0 and len(pending) % every == 0:
+                left = batch
+            while left and pending:
+                read_back("a batch")
+                left -= 1
+        if pass_ios and ios % pass_ios == 0 and ios < pass_ios * passes:
+            while pending:
+                read_back(f"the end of pass {ios // pass_ios}")
     return inside, pending
 
 
@@ -818,12 +827,16 @@ def case_backlog_fio(d):
     the phase's record (backlog_verified_ops) and the blocks left read by the verify phase after it, in
     the order written; fio 3.33's own trace is checked against the same rule where fio is installed (the
     rule is fio's: W16 R16 sixteen times; batch 4: W16 R4, then W4 R4; batch 40: W16 R16, then W1 R1 24
-    times)."""
+    times).  With loops=2 (randrw at 8, randwrite and write at 100) every block still waiting at the first
+    pass's end is read back then, by both (fio verifies after each loop): randwrite 200 + 56 a pass."""
     fio = fio_binary()
     for k, (rw, extra, every, batch) in enumerate([("randwrite", "", 16, 16), ("write", "", 16, 16),
                                                    ("randwrite", "verify_backlog_batch=4\n", 16, 4),
                                                    ("randwrite", "verify_backlog_batch=40\n", 16, 40),
-                                                   ("randrw", "", 16, 16)]):
+                                                   ("randrw", "", 16, 16), ("randrw", "loops=2\n", 8, 8),
+                                                   ("randwrite", "loops=2\n", 100, 100),
+                                                   ("write", "loops=2\n", 100, 100)]):
+        passes = 2 if "loops=2" in extra else 1
         job = mixed_job(d, f"b{k}", rw, f"verify_backlog={every}\n{extra}")
         out = os.path.join(d, f"b{k}.json")
         calls, p = traced_io([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"ib{k}")
@@ -832,20 +845,20 @@ def case_backlog_fio(d):
         main_rec = recs[0]
         ver = [r for r in recs if r["phase"] == "verify"]
         writes = main_rec.get("ops_written", main_rec["ops"])
-        calls = calls[-(len(calls) - next(i for i, c in enumerate(calls) if c[1] == "write")):]  # after a layout
-        inside, pending = backlog_check(calls, every, batch)
+        calls = calls[-(main_rec["ops"] + writes):]  # after a layout: the phase's I/Os, then its writes read back
+        inside, pending = backlog_check(calls, every, batch, 256 * (passes > 1), passes)
         tail = [c[2] for c in calls[len(calls) - len(pending):]]
         expect(main_rec["backlog_verified_ops"] == inside and main_rec["backlog_left"] == len(pending) and
                main_rec["verify_backlog"] == every, f"{rw} {extra!r}: record {main_rec}, traced {inside} + {len(pending)}")
         expect(len(ver) == 1 and ver[0]["ops"] == len(pending) and tail == pending and ver[0]["status"] == "ok",
                f"{rw} {extra!r}: verify {ver}, the last reads {tail}, left {pending}")
         expect(inside + len(pending) == writes, f"{rw}: {inside} + {len(pending)} checked of {writes} written")
-        line = f"{rw} verify_backlog={every} batch={batch}: iobench {writes} writes, {inside} read back inside, " \
+        line = f"{rw} verify_backlog={every} batch={batch} loops={passes}: iobench {writes} writes, {inside} read back inside, " \
                f"{len(pending)} after"
         if fio:
             fcalls, fp = traced_io([fio, "--output-format=json", job], d, f"fb{k}")
             expect(fp.returncode == 0, f"fio {rw}: exit {fp.returncode}: {fp.stderr}")
-            finside, fpending = backlog_check(fcalls, every, batch)
+            finside, fpending = backlog_check(fcalls, every, batch, 256 * (passes > 1), passes)
             fw = sum(1 for c in fcalls if c[1] == "write")
             expect(finside + len(fpending) == fw, f"fio {rw}: {finside} + {len(fpending)} of {fw}")
             if rw != "randrw":
@@ -1227,12 +1240,36 @@ def case_continue_fio(d):
     return 0
 
 
+def pass_runs(calls, passes, per=256):
+    """calls as passes passes of per mixed I/Os, each followed by the reads of that pass's writes in the
+    order written (fio's verify after each loop); [(writes, mixed reads, read back)] a pass, or raises
+    where the calls break it."""
+    k, out = 0, []
+    for p in range(passes):
+        mixed = calls[k:k + per]
+        expect(len(mixed) == per, f"pass {p + 1}: {len(mixed)} I/Os, want {per}")
+        w = [c[2] for c in mixed if c[1] == "write"]
+        k += per
+        back = calls[k:k + len(w)]
+        expect(all(c[1] == "read" for c in back) and [c[2] for c in back] == w,
+               f"pass {p + 1}: the {len(w)} calls after its {per} I/Os are not its writes read back in order: "
+               f"{[c[1][0].upper() for c in back]}")
+        k += len(w)
+        out.append((len(w), per - len(w), len(back)))
+    expect(k == len(calls), f"{len(calls) - k} calls after the last pass's read-back")
+    return out
+
+
 def case_loops_fio(d):
     """loops=2 with verify on a write job (1 MiB of 4 KiB blocks, randwrite and write): fio 3.33 writes a
     pass and verifies it, twice (W256 R256 W256 R256, traced); iobench does the same calls, each pass read
     back in the order written as it ends (verify_backlog = a pass's blocks: the write record's
-    backlog_verified_ops 512, nothing left for the verify phase).  randrw keeps one verify after both
-    passes (docs/fio.md)."""
+    backlog_verified_ops 512, nothing left for the verify phase).  A mixed job (randrw, randrw with
+    rwmixread=0): fio 3.33 does a pass's 256 mixed I/Os and then reads that
+    pass's writes in the order written, twice; iobench the same calls (traced), the first pass's
+    read-back inside the mixed phase (backlog_verified_ops), the last pass's by the verify phase
+    (backlog_left).  readwrite: no fixed pass (fio's first loop writes the whole file), one verify after
+    both passes, noted.  verify_backlog with loops=2: verify.backlog_fio."""
     def runs(calls):
         out = []
         for c in calls:
@@ -1258,6 +1295,43 @@ def case_loops_fio(d):
                    f"fio {rw}: exit {fp.returncode}, runs {[(c, len(o)) for c, o in fr]}")
             line += "; fio " + " ".join(f"{c[0].upper()}{len(o)}" for c, o in fr)
         print(line)
+    for k, (rw, extra) in enumerate([("randrw", ""), ("randrw", "rwmixread=0\n")]):
+        job, calls, out = traced_job(d, f"lm{k}", rw, "loops=2\n" + extra)
+        m, v = phase_recs(out)
+        calls = calls[-(512 + m["ops_written"]):]  # after the layout
+        ps = pass_runs(calls, 2)
+        last_in = ps[1][0] if ps[1][0] == 256 else 0  # a pass of writes alone fills the backlog as it ends
+        expect(m["phase"] == "mixed" and m["ops"] == 512 and m["ops_written"] == ps[0][0] + ps[1][0] and
+               m["backlog_verified_ops"] == ps[0][0] + last_in and m["backlog_left"] == ps[1][0] - last_in and
+               v["phase"] == "verify" and v["ops"] == ps[1][0] - last_in and v["status"] == "ok",
+               f"{rw} {extra!r}: {m} {v}, traced {ps}")
+        line = f"{rw} {extra.strip() or 'rwmixread=50'} loops=2 (writes, reads, read back a pass): iobench {ps}"
+        if fio:
+            fcalls, fp = traced_io([fio, "--output-format=json", job], d, f"flm{k}")
+            expect(fp.returncode == 0, f"fio {rw}: exit {fp.returncode}: {fp.stderr}")
+            fps = pass_runs(fcalls, 2)
+            doc = json.loads(fp.stdout[fp.stdout.index("{"):])["jobs"][0]
+            expect(doc["write"]["total_ios"] == fps[0][0] + fps[1][0], f"fio {rw}: JSON {doc['write']}, traced {fps}")
+            if extra == "rwmixread=0\n":
+                expect(fps == ps, f"{rw} {extra!r}: fio {fps}, iobench {ps}")
+            line += f"; fio {fps}"
+        print(line)
+    # readwrite: fio's pass is no fixed number of I/Os (a position per direction: its first loop writes every
+    # block), so iobench verifies once after both passes, noted; fio's read-backs are still its writes
+    job, calls, out = traced_job(d, "lr", "readwrite", "loops=2\nrwmixread=30\n")
+    m, v = phase_recs(out)
+    with open(out) as f:
+        notes = str(json.load(f)["notes"])
+    w, r, tail = mixed_then_verify(calls[-(512 + m["ops_written"]):])
+    expect("verifies once after all the passes" in notes and "backlog_verified_ops" not in m and tail == w and
+           len(w) + len(r) == 512 and v["ops"] == len(w), f"readwrite loops=2: {m} {v} {notes}")
+    line = f"readwrite rwmixread=30 loops=2: iobench {len(w)} writes + {len(r)} reads, then {len(tail)} read back"
+    if fio:
+        fcalls, fp = traced_io([fio, "--output-format=json", job], d, "flr")
+        fw = [c[2] for c in fcalls if c[1] == "write"]
+        expect(fp.returncode == 0 and fw, f"fio readwrite: exit {fp.returncode}, {len(fw)} writes")
+        line += f"; fio {len(fw)} writes, {len(fcalls) - len(fw)} reads (its verify after each loop included)"
+    print(line)
     return 0
 
 
