@@ -1316,6 +1316,18 @@ def case_loops_fio(d):
                 expect(fps == ps, f"{rw} {extra!r}: fio {fps}, iobench {ps}")
             line += f"; fio {fps}"
         print(line)
+    # INI, sequential: phases = write,mixed,verify with loops = 2 and verify_backlog = a pass's 64 blocks: each
+    # phase reads back what waits at its first pass's end, the mixed phase's last pass by the verify phase
+    ini = iob.write(os.path.join(d, "ls.ini"), f"[s]\ndir = {d}\nfilename = ls.dat\nsize = 256K\nblock_size = 4K\n"
+                    "access = seq\nphases = write,mixed,verify\nloops = 2\nverify = md5\nverify_backlog = 64\n")
+    out = os.path.join(d, "ls.json")
+    calls, p = traced_io([os.path.join(ARGS.bin, "iobench"), "run", ini, "--output", f"json={out}"], d, "ils")
+    wr, m, v = phase_recs(out)
+    ps = pass_runs(calls[-(128 + m["ops_written"]):], 2, 64)
+    expect(p.returncode == 0 and wr["backlog_verified_ops"] == 128 and m["ops"] == 128 and
+           m["backlog_verified_ops"] == ps[0][0] and m["backlog_left"] == v["ops"] == ps[1][0] and ps[1][0] < 64,
+           f"INI sequential loops = 2: exit {p.returncode}, {wr['backlog_verified_ops']}, {m} {v}, traced {ps}")
+    print(f"INI access = seq, loops = 2, phases = write,mixed,verify: mixed {ps}")
     # readwrite: fio's pass is no fixed number of I/Os (a position per direction: its first loop writes every
     # block), so iobench verifies once after both passes, noted; fio's read-backs are still its writes
     job, calls, out = traced_job(d, "lr", "readwrite", "loops=2\nrwmixread=30\n")
