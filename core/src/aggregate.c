@@ -85,6 +85,7 @@ static void outcome(struct iob_aggregate *a, const struct iob_phase_result *r, s
 	if (r->interrupted)
 		a->interrupted = 1;
 	a->pass_cut |= r->pass_cut;
+	a->device_full |= r->device_full;
 	if (r->interrupted || r->status < 0)
 		a->partial = 1;
 	/* an error outranks a mismatch: it says why the phase is partial */
@@ -196,6 +197,7 @@ void iob_aggregate_as_result(const struct iob_aggregate *a, struct iob_phase_res
 	r->status = a->status;
 	r->interrupted = a->interrupted;
 	r->pass_cut = a->pass_cut;
+	r->device_full = a->device_full;
 	r->start_ns = a->start_ns;
 	r->end_ns = a->end_ns;
 	r->bs_hist = a->bs_hist;

@@ -393,6 +393,8 @@ static void put_phase(struct wbuf *w, const char *host, const struct iob_record 
 	put_u64(w, (uint64_t)(int64_t)r->status);
 	put_u64(w, (uint64_t)r->interrupted);
 	put_u64(w, (uint64_t)r->errors_counted); /* a flag, not a sum: io_errors is one of IOB_PHASE_SUMS */
+	put_u64(w, (uint64_t)r->pass_cut);	 /* flags OR-ed over ranks as over streams (aggregate.c) */
+	put_u64(w, (uint64_t)r->device_full);
 	put_hist(w, r->hist);
 	put_hist(w, r->hist_write);
 	/* summed by iob_aggregate as a rank's streams' are (aggregate.c) */
@@ -432,6 +434,8 @@ static int get_phase(struct rbuf *b, uint64_t base, struct rphase *p)
 	r->status = (int)(int64_t)get_u64(b);
 	r->interrupted = (int)get_u64(b);
 	r->errors_counted = (int)get_u64(b);
+	r->pass_cut = (int)get_u64(b);
+	r->device_full = (int)get_u64(b);
 	if ((rc = get_hist(b, &r->hist)) == 0)
 		rc = get_hist(b, &r->hist_write);
 	if (rc == 0) {
@@ -476,6 +480,7 @@ static int emit_aggregate(const struct iob_ranks_emit *run, size_t j, const char
 	struct iob_recbuf *rb = run->rb;
 	iob_rec_phase(rb, job, file, &r);
 	iob_rec_str(rb, "status", iob_phase_status_name(&r));
+	iob_rec_phase_flags(rb, job, &r);
 	iob_rec_phase_cpu(rb, &r);
 	iob_rec_aggregate(rb, &agg);
 	iob_rec_u64(rb, "ranks", IOB_UNIT_COUNT, n);

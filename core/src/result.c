@@ -303,6 +303,14 @@ void iob_rec_group(struct iob_recbuf *b, uint32_t group, size_t jobs, int same_b
 	iob_rec_aggregate(b, &k);
 }
 
+void iob_rec_phase_flags(struct iob_recbuf *b, const struct iob_job *job, const struct iob_phase_result *r)
+{
+	if (job->fill_device && r->phase == IOB_PHASE_WRITE) /* ended at a full file system, or not */
+		iob_rec_bool(b, "device_full", r->device_full);
+	if (job->load.seq_ops && job->access == IOB_ACCESS_SEQ) /* a pass ended at seq_ops, or none did */
+		iob_rec_bool(b, "pass_cut", r->pass_cut);
+}
+
 void iob_rec_phase_cpu(struct iob_recbuf *b, const struct iob_phase_result *r)
 {
 	uint64_t cpu = r->cpu_user_ns + r->cpu_sys_ns;

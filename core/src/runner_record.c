@@ -334,10 +334,7 @@ int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, s
 		iob_rec_absent(rb, "unwritten_pct", IOB_UNIT_NONE);
 	}
 	iob_rec_str(rb, "status", pr->status ? pr->status : iob_phase_status_name(r));
-	if (job->fill_device && r->phase == IOB_PHASE_WRITE) /* ended at a full file system, or not */
-		iob_rec_bool(rb, "device_full", r->device_full);
-	if (job->load.seq_ops && job->access == IOB_ACCESS_SEQ) /* a pass ended at seq_ops, or none did */
-		iob_rec_bool(rb, "pass_cut", r->pass_cut);
+	iob_rec_phase_flags(rb, job, r);
 	rec_lat_search(rb, job, r);
 	iob_rec_phase_cpu(rb, r);
 	if (agg)

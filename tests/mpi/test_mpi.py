@@ -417,6 +417,24 @@ def test_shaped(d):
               sum(sum(v) for v in agg.values()) == a["ops"], (a["ops"], agg))
 
 
+def test_pass_cut(d):
+    """seq_ops across 2 ranks: 24 I/Os of a 16-block file cut each rank's
+    second pass part way; each rank record says pass_cut, and so does the
+    aggregate (OR-ed over ranks, as over streams)."""
+    prof = rank_profile(d, "pc", "access = seq\nphases = write,read\nloops = 2\nseq_ops = 24\n", ranks=range(2))
+    js = os.path.join(d, "out.json")
+    p = mpirun([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js], n=2)
+    check("pass_cut: exit 0", p.returncode == 0, p.stderr)
+    recs = records(js) if os.path.exists(js) else []
+    for phase in ("write", "read"):
+        ranks = [r for r in recs if r["kind"] == "rank" and r["phase"] == phase]
+        aggs = [r for r in recs if r["kind"] == "phase" and r["phase"] == phase]
+        check(f"pass_cut {phase}: each rank cut at 24 I/Os", sorted(r["rank"] for r in ranks) == [0, 1] and
+              all(r["ops"] == 24 and r.get("pass_cut") is True for r in ranks), ranks)
+        check(f"pass_cut {phase}: the aggregate says so", len(aggs) == 1 and aggs[0]["ops"] == 48 and
+              aggs[0].get("pass_cut") is True, aggs)
+
+
 def test_stonewall(d):
     # 100000 passes of 1 MiB: far more than any rank writes in 1 s
     prof = rank_profile(d, "w", "phases = write\nfsync = false\nloops = 100000\nstonewall = 1s\n")
@@ -647,7 +665,7 @@ def main():
         iob.skip("ThreadSanitizer build: MPICH crashes under it (a two-line MPI_Init/MPI_Finalize program built "
                  "with -fsanitize=thread segfaults too); unit_streams_outer covers the streams' side")
     A.bin = os.path.abspath(A.bin)
-    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_differ_suite, test_fio_file, test_enospc, test_io_errors, test_shaped, test_stonewall, test_first_done, test_refused_tools,
+    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_differ_suite, test_fio_file, test_enospc, test_io_errors, test_shaped, test_pass_cut, test_stonewall, test_first_done, test_refused_tools,
              test_sigint, test_sigkill, test_sigterm_waiting]
     only = os.environ.get("MPI_TEST_ONLY")
     for t in tests:

@@ -53,6 +53,7 @@ struct iob_aggregate {
 	size_t failed_stream;        /* index of that stream (status != 0) */
 	int interrupted;             /* some stream was stopped */
 	int pass_cut;                /* some stream's phase ended at load.seq_ops inside a pass */
+	int device_full;             /* some stream's fill_device write ended at ENOSPC */
 	int partial;                 /* some stream failed or was stopped */
 	struct iob_bs_hist bs_hist;  /* shaped phases: the streams' block sizes, summed */
 	struct iob_prio_hist prio_hist; /* cmdprio: the streams' I/Os per priority, summed */

@@ -65,6 +65,9 @@ int iob_rec_bool_at(const struct iob_record *r, const char *key);
  * a series' summary and the tool's own fields. */
 void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *file,
 		   const struct iob_phase_result *r);
+/* After status: device_full (a fill_device write phase) and pass_cut (a
+ * sequential job with seq_ops), the streams' and the ranks' aggregates too. */
+void iob_rec_phase_flags(struct iob_recbuf *b, const struct iob_job *job, const struct iob_phase_result *r);
 /* Keys every phase record has after the read facts and status
  * (docs/outputs.md): cpu_user_s, cpu_sys_s, cpu_ns_per_io (the CPU time of
  * the phase's threads, per completed I/O; absent without I/O); for a mixed
