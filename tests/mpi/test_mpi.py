@@ -375,6 +375,20 @@ def hist_sum(texts, width):
     return out
 
 
+def two_rank_phases(d, name, keys, what):
+    """Run the profile d/name (rank_profile with keys) on 2 ranks with a JSON
+    output, check its exit, and give (phase, rank records, aggregate records)
+    for its write and read phases."""
+    prof = rank_profile(d, name, keys, ranks=range(2))
+    js = os.path.join(d, name + ".json")
+    p = mpirun([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js], n=2)
+    check(f"{what}: exit 0", p.returncode == 0, p.stderr)
+    recs = records(js) if os.path.exists(js) else []
+    for phase in ("write", "read"):
+        yield (phase, [r for r in recs if r["kind"] == "rank" and r["phase"] == phase],
+               [r for r in recs if r["kind"] == "phase" and r["phase"] == phase])
+
+
 def test_shaped(d):
     """bssplit (two sizes) across 2 ranks, and cmdprio_percentage on libaio
     when it is built: the aggregate's bs_hist is the ranks' bs_hist summed per
@@ -385,14 +399,7 @@ def test_shaped(d):
         print("shaped: prio_ios not checked: the libaio backend was not built")
     keys = "phases = write,read\nbssplit = 4k/50:64k/50\n" + (
         "backend = libaio\ncmdprio_percentage = 50\ncmdprio_class = 2\ncmdprio_level = 1\n" if prio else "")
-    prof = rank_profile(d, "b", keys, ranks=range(2))
-    js = os.path.join(d, "out.json")
-    p = mpirun([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js], n=2)
-    check("shaped: exit 0", p.returncode == 0, p.stderr)
-    recs = records(js) if os.path.exists(js) else []
-    for phase in ("write", "read"):
-        ranks = [r for r in recs if r["kind"] == "rank" and r["phase"] == phase]
-        aggs = [r for r in recs if r["kind"] == "phase" and r["phase"] == phase]
+    for phase, ranks, aggs in two_rank_phases(d, "b", keys, "shaped"):
         if not check(f"shaped {phase}: 2 ranks, one aggregate", sorted(r["rank"] for r in ranks) == [0, 1]
                      and len(aggs) == 1, (ranks, aggs)):
             continue
@@ -421,14 +428,8 @@ def test_pass_cut(d):
     """seq_ops across 2 ranks: 24 I/Os of a 16-block file cut each rank's
     second pass part way; each rank record says pass_cut, and so does the
     aggregate (OR-ed over ranks, as over streams)."""
-    prof = rank_profile(d, "pc", "access = seq\nphases = write,read\nloops = 2\nseq_ops = 24\n", ranks=range(2))
-    js = os.path.join(d, "out.json")
-    p = mpirun([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js], n=2)
-    check("pass_cut: exit 0", p.returncode == 0, p.stderr)
-    recs = records(js) if os.path.exists(js) else []
-    for phase in ("write", "read"):
-        ranks = [r for r in recs if r["kind"] == "rank" and r["phase"] == phase]
-        aggs = [r for r in recs if r["kind"] == "phase" and r["phase"] == phase]
+    keys = "access = seq\nphases = write,read\nloops = 2\nseq_ops = 24\n"
+    for phase, ranks, aggs in two_rank_phases(d, "pc", keys, "pass_cut"):
         check(f"pass_cut {phase}: each rank cut at 24 I/Os", sorted(r["rank"] for r in ranks) == [0, 1] and
               all(r["ops"] == 24 and r.get("pass_cut") is True for r in ranks), ranks)
         check(f"pass_cut {phase}: the aggregate says so", len(aggs) == 1 and aggs[0]["ops"] == 48 and
