@@ -230,6 +230,48 @@ static void get_prio_hist(struct rbuf *r, struct iob_prio_hist *h)
 	}
 }
 
+/* latency_target's search: what it found, then its windows as kept (a rank
+ * of one stream keeps them; one of several has them in its stream records,
+ * which stay its own, and sends the count) */
+#define LAT_WINDOW_WORDS 9
+static void put_lat_search(struct wbuf *w, const struct iob_phase_result *r)
+{
+	put_u64(w, r->lt_depth);
+	put_u64(w, r->lt_nwin);
+	put_u64(w, (uint64_t)r->lt_settled);
+	size_t n = r->lt_windows ? r->lt_nwin : 0;
+	put_u64(w, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct iob_lat_window *x = &r->lt_windows[i];
+		uint64_t v[LAT_WINDOW_WORDS] = {x->depth,  x->max_inflight, x->ios,		 x->over,	  x->pct_ns,
+						x->len_ns, (uint64_t)x->pass, (uint64_t)x->final, x->start_ns};
+		put(w, v, sizeof v);
+	}
+}
+
+static int get_lat_search(struct rbuf *b, struct iob_phase_result *r)
+{
+	r->lt_depth = (uint32_t)get_u64(b);
+	r->lt_nwin = (size_t)get_u64(b);
+	r->lt_settled = (int)get_u64(b);
+	uint32_t n = get_entries(b, (b->n - b->at) / (LAT_WINDOW_WORDS * sizeof(uint64_t)));
+	if (b->err || n == 0)
+		return b->err;
+	if (n > r->lt_nwin)
+		return -EPROTO;
+	r->lt_windows = calloc(n, sizeof *r->lt_windows);
+	if (!r->lt_windows)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v[LAT_WINDOW_WORDS];
+		get(b, v, sizeof v);
+		r->lt_windows[i] = (struct iob_lat_window){.depth = (uint32_t)v[0], .max_inflight = (uint32_t)v[1],
+							   .ios = v[2], .over = v[3], .pct_ns = v[4], .len_ns = v[5],
+							   .pass = (int)v[6], .final = (int)v[7], .start_ns = v[8]};
+	}
+	return b->err;
+}
+
 static void put_record(struct wbuf *w, const struct iob_record *rec)
 {
 	put_u64(w, rec != NULL);
@@ -400,6 +442,7 @@ static void put_phase(struct wbuf *w, const char *host, const struct iob_record 
 	/* summed by iob_aggregate as a rank's streams' are (aggregate.c) */
 	put_bs_hist(w, &r->bs_hist);
 	put_prio_hist(w, &r->prio_hist);
+	put_lat_search(w, r);
 }
 
 struct rphase {
@@ -441,6 +484,7 @@ static int get_phase(struct rbuf *b, uint64_t base, struct rphase *p)
 	if (rc == 0) {
 		get_bs_hist(b, &r->bs_hist);
 		get_prio_hist(b, &r->prio_hist);
+		rc = get_lat_search(b, r);
 	}
 	if (!p->host || !p->error)
 		rc = rc ? rc : -EPROTO;
@@ -449,13 +493,18 @@ static int get_phase(struct rbuf *b, uint64_t base, struct rphase *p)
 
 /* ------------------------------------------------------------ rank 0 */
 
-static void emit_rank(const struct iob_ranks_emit *run, size_t k, struct rphase *p)
+/* A rank's record, then its latency_target windows (each naming the rank) */
+static void emit_rank(const struct iob_ranks_emit *run, size_t j, size_t k, struct rphase *p)
 {
 	struct iob_field *f = &p->rec.fields[p->rec.rec.nfields];
 	f[0] = (struct iob_field){.key = "rank", .type = IOB_T_U64, .unit = IOB_UNIT_COUNT, .v.u = k};
 	f[1] = (struct iob_field){.key = "host", .type = IOB_T_STR, .unit = IOB_UNIT_NONE, .v.s = p->host};
 	p->rec.rec.nfields += 2;
 	run->record(run->arg, &p->rec.rec);
+	for (size_t i = 0; p->r.lt_windows && i < p->r.lt_nwin; i++) {
+		iob_rec_lat_window(run->rb, &run->suite->jobs[j], &p->r, i, "rank", k);
+		run->record(run->arg, &run->rb->rec);
+	}
 }
 
 /* The aggregate "phase" record of the ranks' results. */
@@ -477,10 +526,13 @@ static int emit_aggregate(const struct iob_ranks_emit *run, size_t j, const char
 	iob_aggregate_as_result(&agg, &r);
 	if (v->status < 0 && r.status == 0)
 		r.status = v->status;
+	for (size_t k = 0; k < n; k++) /* each rank searched on its own */
+		iob_lat_search_fold(&r, &ps[k].r, k == 0);
 	struct iob_recbuf *rb = run->rb;
 	iob_rec_phase(rb, job, file, &r);
 	iob_rec_str(rb, "status", iob_phase_status_name(&r));
 	iob_rec_phase_flags(rb, job, &r);
+	iob_rec_lat_search(rb, job, &r);
 	iob_rec_phase_cpu(rb, &r);
 	iob_rec_aggregate(rb, &agg);
 	iob_rec_u64(rb, "ranks", IOB_UNIT_COUNT, n);
@@ -547,7 +599,7 @@ int iob_ranks_phase(const struct iob_ranks_emit *run, size_t j, const char *file
 			judge(ps, n, v);
 			for (size_t k = 0; k < n; k++)
 				if (ps[k].rec.rec.nfields)
-					emit_rank(run, k, &ps[k]);
+					emit_rank(run, j, k, &ps[k]);
 			int arc = emit_aggregate(run, j, file, ps, n, v);
 			if (arc && !v->status) {
 				v->status = arc;

@@ -311,6 +311,43 @@ void iob_rec_phase_flags(struct iob_recbuf *b, const struct iob_job *job, const 
 		iob_rec_bool(b, "pass_cut", r->pass_cut);
 }
 
+void iob_rec_lat_search(struct iob_recbuf *b, const struct iob_job *job, const struct iob_phase_result *r)
+{
+	if (!job->load.latency_target)
+		return;
+	iob_rec_u64(b, "latency_depth", IOB_UNIT_COUNT, r->lt_depth);
+	iob_rec_u64(b, "latency_windows", IOB_UNIT_COUNT, r->lt_nwin);
+	iob_rec_bool(b, "latency_settled", r->lt_settled);
+}
+
+void iob_rec_lat_window(struct iob_recbuf *b, const struct iob_job *job, const struct iob_phase_result *r, size_t i,
+			const char *who, uint64_t idx)
+{
+	const struct iob_lat_window *w = &r->lt_windows[i];
+	iob_rec_reset(b, "latency_window");
+	iob_rec_str(b, "job", job->name);
+	iob_rec_str(b, "phase", iob_phase_name(r->phase));
+	if (who)
+		iob_rec_u64(b, who, IOB_UNIT_COUNT, idx);
+	iob_rec_u64(b, "window", IOB_UNIT_COUNT, i);
+	iob_rec_u64(b, "depth", IOB_UNIT_COUNT, w->depth);
+	iob_rec_u64(b, "max_in_flight", IOB_UNIT_COUNT, w->max_inflight);
+	iob_rec_u64(b, "ios", IOB_UNIT_OPS, w->ios);
+	iob_rec_u64(b, "over_target", IOB_UNIT_OPS, w->over);
+	iob_rec_f64(b, "within_pct", IOB_UNIT_NONE, w->ios ? 100.0 * (double)(w->ios - w->over) / (double)w->ios : 0.0);
+	iob_rec_u64(b, "lat_pct_ns", IOB_UNIT_NS, w->pct_ns);
+	iob_rec_f64(b, "window_s", IOB_UNIT_S, (double)w->len_ns / 1e9);
+	iob_rec_str(b, "verdict", w->pass ? "within" : "over");
+	iob_rec_bool(b, "final", w->final);
+}
+
+void iob_lat_search_fold(struct iob_phase_result *r, const struct iob_phase_result *x, int first)
+{
+	r->lt_nwin = (first ? 0 : r->lt_nwin) + x->lt_nwin;
+	r->lt_depth = first || x->lt_depth < r->lt_depth ? x->lt_depth : r->lt_depth;
+	r->lt_settled = (first || r->lt_settled) && x->lt_settled;
+}
+
 void iob_rec_phase_cpu(struct iob_recbuf *b, const struct iob_phase_result *r)
 {
 	uint64_t cpu = r->cpu_user_ns + r->cpu_sys_ns;

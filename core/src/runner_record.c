@@ -258,38 +258,10 @@ void iob_runner_record_file(const struct iob_job *job, const struct iob_filelist
 static void emit_lat_windows(struct iob_run *run, const struct iob_job *job, const struct iob_phase_result *r,
 			     size_t stream)
 {
-	struct iob_recbuf *rb = &run->rb;
 	for (size_t i = 0; r->lt_windows && i < r->lt_nwin; i++) {
-		const struct iob_lat_window *w = &r->lt_windows[i];
-		iob_rec_reset(rb, "latency_window");
-		iob_rec_str(rb, "job", job->name);
-		iob_rec_str(rb, "phase", iob_phase_name(r->phase));
-		if (stream != SIZE_MAX)
-			iob_rec_u64(rb, "stream", IOB_UNIT_COUNT, stream);
-		iob_rec_u64(rb, "window", IOB_UNIT_COUNT, i);
-		iob_rec_u64(rb, "depth", IOB_UNIT_COUNT, w->depth);
-		iob_rec_u64(rb, "max_in_flight", IOB_UNIT_COUNT, w->max_inflight);
-		iob_rec_u64(rb, "ios", IOB_UNIT_OPS, w->ios);
-		iob_rec_u64(rb, "over_target", IOB_UNIT_OPS, w->over);
-		iob_rec_f64(rb, "within_pct", IOB_UNIT_NONE,
-			    w->ios ? 100.0 * (double)(w->ios - w->over) / (double)w->ios : 0.0);
-		iob_rec_u64(rb, "lat_pct_ns", IOB_UNIT_NS, w->pct_ns);
-		iob_rec_f64(rb, "window_s", IOB_UNIT_S, (double)w->len_ns / 1e9);
-		iob_rec_str(rb, "verdict", w->pass ? "within" : "over");
-		iob_rec_bool(rb, "final", w->final);
-		iob_run_record(run, &rb->rec);
+		iob_rec_lat_window(&run->rb, job, r, i, stream != SIZE_MAX ? "stream" : NULL, stream);
+		iob_run_record(run, &run->rb.rec);
 	}
-}
-
-/* The depth search: what it found (of streams: the lowest depth, settled
- * when every one did, their windows in all), its windows as records after. */
-static void rec_lat_search(struct iob_recbuf *rb, const struct iob_job *job, const struct iob_phase_result *r)
-{
-	if (!job->load.latency_target)
-		return;
-	iob_rec_u64(rb, "latency_depth", IOB_UNIT_COUNT, r->lt_depth);
-	iob_rec_u64(rb, "latency_windows", IOB_UNIT_COUNT, r->lt_nwin);
-	iob_rec_bool(rb, "latency_settled", r->lt_settled);
 }
 
 /* The phase record (with agg: the aggregate of the phase's streams); a
@@ -335,7 +307,7 @@ int iob_runner_emit_phase(struct phase_run *pr, const struct iob_filelist *fl, s
 	}
 	iob_rec_str(rb, "status", pr->status ? pr->status : iob_phase_status_name(r));
 	iob_rec_phase_flags(rb, job, r);
-	rec_lat_search(rb, job, r);
+	iob_rec_lat_search(rb, job, r);
 	iob_rec_phase_cpu(rb, r);
 	if (agg)
 		iob_rec_aggregate(rb, agg);
@@ -376,7 +348,7 @@ void iob_runner_emit_stream(struct iob_run *run, const struct iob_job *job, cons
 	iob_rec_u64(rb, "stream", IOB_UNIT_COUNT, i);
 	/* "stopped": cut short because another stream of the phase failed */
 	iob_rec_str(rb, "status", st->cut[i] ? "stopped" : iob_phase_status_name(&st->r[i]));
-	rec_lat_search(rb, job, &st->r[i]);
+	iob_rec_lat_search(rb, job, &st->r[i]);
 	iob_rec_phase_cpu(rb, &st->r[i]);
 	iob_run_record(run, &rb->rec);
 	emit_lat_windows(run, job, &st->r[i], i);
@@ -405,13 +377,9 @@ void iob_runner_streams_result(const struct iob_streams *st, const struct iob_ag
 	r->lt_windows = NULL;
 	r->lt_nwin = 0;
 	r->lt_depth = 0;
-	r->lt_settled = st->n > 0;
-	for (size_t i = 0; i < st->n; i++) {
-		const struct iob_phase_result *x = &st->r[i];
-		r->lt_nwin += x->lt_nwin;
-		r->lt_depth = i == 0 || x->lt_depth < r->lt_depth ? x->lt_depth : r->lt_depth;
-		r->lt_settled &= x->lt_settled;
-	}
+	r->lt_settled = 0;
+	for (size_t i = 0; i < st->n; i++)
+		iob_lat_search_fold(r, &st->r[i], i == 0);
 	if (agg->status != 0) {
 		const struct iob_phase_result *f = &st->r[agg->failed_stream];
 		snprintf(r->error, sizeof r->error, "stream %zu: %s", agg->failed_stream, f->error);

@@ -375,18 +375,21 @@ def hist_sum(texts, width):
     return out
 
 
-def two_rank_phases(d, name, keys, what):
+def two_rank_phases(d, name, keys, what, phases=("write", "read"), plugins=(), recs=None, bs="64K"):
     """Run the profile d/name (rank_profile with keys) on 2 ranks with a JSON
     output, check its exit, and give (phase, rank records, aggregate records)
-    for its write and read phases."""
-    prof = rank_profile(d, name, keys, ranks=range(2))
+    for each of its phases (all its records appended to recs, if given)."""
+    prof = rank_profile(d, name, keys, ranks=range(2), bs=bs)
     js = os.path.join(d, name + ".json")
-    p = mpirun([iobench_bin(), "run", prof, "--plugin-dir", A.plugin_dir, "-o", "json=" + js], n=2)
+    dirs = [a for p in (A.plugin_dir,) + tuple(plugins) for a in ("--plugin-dir", p)]
+    p = mpirun([iobench_bin(), "run", prof] + dirs + ["-o", "json=" + js], n=2)
     check(f"{what}: exit 0", p.returncode == 0, p.stderr)
-    recs = records(js) if os.path.exists(js) else []
-    for phase in ("write", "read"):
-        yield (phase, [r for r in recs if r["kind"] == "rank" and r["phase"] == phase],
-               [r for r in recs if r["kind"] == "phase" and r["phase"] == phase])
+    got = records(js) if os.path.exists(js) else []
+    if recs is not None:
+        recs += got
+    for phase in phases:
+        yield (phase, [r for r in got if r["kind"] == "rank" and r["phase"] == phase],
+               [r for r in got if r["kind"] == "phase" and r["phase"] == phase])
 
 
 def test_shaped(d):
@@ -434,6 +437,42 @@ def test_pass_cut(d):
               all(r["ops"] == 24 and r.get("pass_cut") is True for r in ranks), ranks)
         check(f"pass_cut {phase}: the aggregate says so", len(aggs) == 1 and aggs[0]["ops"] == 48 and
               aggs[0].get("pass_cut") is True, aggs)
+
+
+def test_latency_target(d):
+    """latency_target on 2 ranks, each searching on its own over the
+    asyncfault backend whose latency grows with the depth in flight (1, 4,
+    16, 64 ms at depths 1-4: fault.lattarget's device), so each settles at
+    depth 3 on any machine.  Each rank record says its search; its windows
+    follow it as latency_window records naming the rank, as many as it
+    counted; the aggregate gives the lowest depth, the windows in all, and
+    settled when both did (as over streams)."""
+    if not os.path.exists(os.path.join(A.fault_dir, "iob-backend-asyncfault.so")):
+        print("latency_target: skipped: the asyncfault backend was not built")
+        return
+    keys = ("backend = asyncfault\nbackend_options = depth_pace_us=1000,depth_pow=4\naccess = rand\n"
+            "phases = write\niodepth = 8\nruntime = 20s\ntime_based = true\n"
+            "latency_target = 32ms\nlatency_window = 300ms\nlatency_percentile = 50\n")
+    recs = []
+    for phase, ranks, aggs in two_rank_phases(d, "lt", keys, "latency_target", ("write",), (A.fault_dir,), recs, "4K"):
+        if not check("latency_target: 2 ranks, one aggregate", sorted(r["rank"] for r in ranks) == [0, 1]
+                     and len(aggs) == 1, (ranks, aggs)):
+            return
+        wins = [r for r in recs if r["kind"] == "latency_window"]
+        for r in ranks:
+            mine = [w for w in wins if w.get("rank") == r["rank"]]
+            check(f"latency_target: rank {r['rank']} settled at depth 3",
+                  r.get("latency_depth") == 3 and r.get("latency_settled") is True, r)
+            check(f"latency_target: rank {r['rank']}'s windows are its records",
+                  mine and r.get("latency_windows") == len(mine) and [w["window"] for w in mine] ==
+                  list(range(len(mine))) and mine[-1]["final"] and mine[-1]["depth"] == 3, mine)
+            at = recs.index(r)
+            check(f"latency_target: rank {r['rank']}'s windows follow its record",
+                  recs[at + 1:at + 1 + len(mine)] == mine, [x["kind"] for x in recs])
+        a = aggs[0]
+        check("latency_target: every window names its rank", all(w.get("rank") in (0, 1) for w in wins), wins)
+        check("latency_target: the aggregate's search", a.get("latency_depth") == 3 and
+              a.get("latency_settled") is True and a.get("latency_windows") == len(wins), (a, len(wins)))
 
 
 def test_stonewall(d):
@@ -666,7 +705,7 @@ def main():
         iob.skip("ThreadSanitizer build: MPICH crashes under it (a two-line MPI_Init/MPI_Finalize program built "
                  "with -fsanitize=thread segfaults too); unit_streams_outer covers the streams' side")
     A.bin = os.path.abspath(A.bin)
-    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_differ_suite, test_fio_file, test_enospc, test_io_errors, test_shaped, test_pass_cut, test_stonewall, test_first_done, test_refused_tools,
+    tests = [test_iotest, test_iobench, test_threads, test_shared, test_missing_dir, test_differ, test_differ_suite, test_fio_file, test_enospc, test_io_errors, test_shaped, test_pass_cut, test_latency_target, test_stonewall, test_first_done, test_refused_tools,
              test_sigint, test_sigkill, test_sigterm_waiting]
     only = os.environ.get("MPI_TEST_ONLY")
     for t in tests:

@@ -68,6 +68,17 @@ void iob_rec_phase(struct iob_recbuf *b, const struct iob_job *job, const char *
 /* After status: device_full (a fill_device write phase) and pass_cut (a
  * sequential job with seq_ops), the streams' and the ranks' aggregates too. */
 void iob_rec_phase_flags(struct iob_recbuf *b, const struct iob_job *job, const struct iob_phase_result *r);
+/* latency_target's search (a job with latency_target; nothing else):
+ * latency_depth, latency_windows, latency_settled. */
+void iob_rec_lat_search(struct iob_recbuf *b, const struct iob_job *job, const struct iob_phase_result *r);
+/* Window i of r's search as a "latency_window" record (docs/outputs.md);
+ * who ("stream" or "rank") with idx says whose it was (NULL: the phase's). */
+void iob_rec_lat_window(struct iob_recbuf *b, const struct iob_job *job, const struct iob_phase_result *r, size_t i,
+			const char *who, uint64_t idx);
+/* Fold one stream's or rank's search (x) into the combined one (*r, first:
+ * x is the first): the lowest depth, the windows counted in all, settled when
+ * every one settled.  The windows stay in the records of their own. */
+void iob_lat_search_fold(struct iob_phase_result *r, const struct iob_phase_result *x, int first);
 /* Keys every phase record has after the read facts and status
  * (docs/outputs.md): cpu_user_s, cpu_sys_s, cpu_ns_per_io (the CPU time of
  * the phase's threads, per completed I/O; absent without I/O); for a mixed
