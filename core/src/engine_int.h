@@ -258,6 +258,7 @@ struct phase {
 	 * take the free requests, as fio's loop ends with its last write issued */
 	uint64_t bl_live;
 	int bl_last_read, bl_have, bl_next_w;
+	int bl_pass; /* BL_PASS_*: where the queued loop is in a pass's end (engine_queue.c) */
 	size_t bl_next_fi, bl_next_len;
 	uint64_t bl_next_off;
 	struct lat_sampler lat;
@@ -330,6 +331,12 @@ int iob_eng_backlog_pass(struct phase *ph);
 int iob_eng_backlog_check(struct phase *ph, size_t fi, uint64_t off, size_t len, const unsigned char *buf, int64_t n);
 #define BL_INFL (1u << 31) /* queued loop: a listed write still in flight (in its entry's fi) */
 #define BL_DROP (1u << 30) /* queued loop: a listed write that failed or never went out */
+/* The queued loop at the end of a pass of several (iob_eng_gen_pass_ends),
+ * as fio's do_io ends a loop and do_verify follows: read-backs by the rule
+ * while it gives them (TAIL), then none new until none is in flight (DRAIN),
+ * then every block still listed read back in order (CHECK), none in flight
+ * again, and the next pass is drawn (OVER until it is). */
+enum { BL_PASS_NONE = 0, BL_PASS_TAIL, BL_PASS_DRAIN, BL_PASS_CHECK, BL_PASS_OVER };
 /* At the phase's end: the ring's blocks in order from v[0], for the verify
  * phase after it (spec.wlog_in) */
 void iob_eng_backlog_end(struct phase *ph);
@@ -350,6 +357,12 @@ int iob_eng_gen_next(struct gen *g, size_t *fi, uint64_t *off, size_t *len);
  * as fio drops a failed write from its verify list. */
 void iob_eng_gen_unlog(struct gen *g, size_t i);
 void iob_eng_gen_done(struct phase *ph);
+/* verify_backlog in a write or mixed phase of several passes (fio's loops):
+ * the I/O drawn last ended a pass, and another follows.  Not the last pass
+ * (what it leaves is the verify phase's, as after one pass), nor time_based
+ * (fio runs its time as one loop and verifies nothing at a wrap), nor a
+ * shape's draws (no fixed pass). */
+int iob_eng_gen_pass_ends(const struct phase *ph);
 
 /* engine_loops.c */
 int iob_eng_run_random(struct phase *ph);

@@ -396,22 +396,6 @@ int iob_eng_run_random(struct phase *ph)
 	return fast ? run_random_loop(ph, 1) : run_random_loop(ph, 0);
 }
 
-/* verify_backlog in a mixed phase of several passes (fio's loops): the I/O
- * just done ended a pass, and another follows.  Not the last pass (what it
- * leaves is the verify phase's, as after one pass), nor time_based (fio runs
- * its time as one loop and verifies nothing at a wrap), nor a shape's draws
- * (no fixed pass). */
-static int mixed_pass_ends(const struct phase *ph)
-{
-	const struct gen *g = &ph->gen;
-	if (!ph->mixed || ph->ramping || ph->spec->time_based || g->shape)
-		return 0;
-	if (g->seq)
-		return g->nfiles == 1 && g->off >= g->end[0] && g->loop + 1 < g->loops &&
-		       !(g->seq_cap && g->seq_n == g->seq_cap);
-	return g->mapped && g->slot == g->total && g->left;
-}
-
 /* A mixed phase, one I/O at a time: each I/O a read with probability
  * rwmix_read %, else a write of the pattern. */
 int iob_eng_run_mixed(struct phase *ph)
@@ -485,7 +469,7 @@ int iob_eng_run_mixed(struct phase *ph)
 			if (w || off + (uint64_t)n < ph->fend[fi])
 				return iob_eng_no_progress(ph, fi, w, n, len, off);
 		}
-		if (__builtin_expect(ph->bl != NULL, 0) && ph->bl->n && mixed_pass_ends(ph) && iob_eng_backlog_pass(ph) < 0)
+		if (__builtin_expect(ph->bl != NULL, 0) && ph->bl->n && iob_eng_gen_pass_ends(ph) && iob_eng_backlog_pass(ph) < 0)
 			return r->status; /* a pass's writes read back as it ends: a read failed, or found a bad block */
 	}
 	if (ph->shaped && !ph->mixed && !ph->ramping) /* what a later read replays, as the queued loop */

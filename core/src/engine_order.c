@@ -292,6 +292,17 @@ void iob_eng_gen_unlog(struct gen *g, size_t i)
 	g->log_out->v[i].len = 0; /* kept in place: the queued loop's later writes hold their indexes */
 }
 
+int iob_eng_gen_pass_ends(const struct phase *ph)
+{
+	const struct gen *g = &ph->gen;
+	if (!(ph->mixed || ph->write) || ph->ramping || ph->spec->time_based || g->shape)
+		return 0;
+	if (g->seq)
+		return g->nfiles == 1 && g->off >= g->end[0] && g->loop + 1 < g->loops &&
+		       !(g->seq_cap && g->seq_n == g->seq_cap);
+	return g->mapped && g->slot == g->total && g->left;
+}
+
 /* What of the order a loop over gen completed (spec.written_draws). */
 void iob_eng_gen_done(struct phase *ph)
 {

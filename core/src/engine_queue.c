@@ -276,6 +276,41 @@ static int backlog_read_next(struct phase *ph)
 	return 1;
 }
 
+/* A pass of several ended (fio's loops; iob_eng_gen_pass_ends): fio's
+ * do_io goes on while its rule gives read-backs, ends at the first free
+ * request it gives none (its order has no I/O left in the pass), drains the
+ * queue, and do_verify reads back every block still listed, oldest first,
+ * at iodepth, then drains again before the next loop (traced: libaio,
+ * direct=1, loops=2; docs/fio.md, "verify_backlog."), an empty list too.
+ * The batch under way is kept, as fio's verify_batch.  1: a read-back went out, the fill goes
+ * on; 0: no pass's end, or it is over, the next I/O is drawn; -1: none new
+ * until completions come (or a submit failed). */
+__attribute__((cold, noinline)) static int backlog_pass_step(struct phase *ph)
+{
+	struct queue *q = &ph->q;
+	if (ph->bl_pass == BL_PASS_NONE) {
+		if (!iob_eng_gen_pass_ends(ph))
+			return 0;
+		ph->bl_pass = BL_PASS_TAIL;
+	}
+	if (ph->bl_pass == BL_PASS_TAIL) {
+		if (backlog_read_next(ph))
+			return queue_submit(ph) < 0 ? -1 : 1;
+		ph->bl_pass = BL_PASS_DRAIN; /* fio's get_io_u gave no I/O: its do_io ends */
+	}
+	if (ph->bl_pass == BL_PASS_DRAIN) {
+		if (q->inflight || q->np)
+			return -1;
+		ph->bl_pass = BL_PASS_CHECK;
+	}
+	if (backlog_take(ph)) /* none in flight now: the oldest goes */
+		return queue_submit(ph) < 0 ? -1 : 1;
+	if (q->inflight || q->np)
+		return -1;
+	ph->bl_pass = BL_PASS_OVER;
+	return 0;
+}
+
 /* Queued loop: take new requests from the order until the queue is full.
  * backlog (a constant where it is inlined): verify_backlog's loop, which
  * draws the next I/O before the read-backs take the free requests (held in
@@ -291,6 +326,13 @@ static inline __attribute__((always_inline)) void queue_fill_in(struct phase *ph
 		size_t fi, len;
 		uint64_t off;
 		int w;
+		if (backlog && !ph->bl_have && ph->bl_pass != BL_PASS_OVER) {
+			const int st = backlog_pass_step(ph);
+			if (st < 0)
+				return;
+			if (st > 0)
+				continue;
+		}
 		if (backlog && ph->bl_have) {
 			w = ph->bl_next_w, fi = ph->bl_next_fi, off = ph->bl_next_off, len = ph->bl_next_len;
 		} else {
@@ -313,6 +355,8 @@ static inline __attribute__((always_inline)) void queue_fill_in(struct phase *ph
 			if (ph->shaped)
 				iob_bs_hist_add(&ph->r->bs_hist, w, len, 1, len);
 			ph->nio++;
+			if (backlog)
+				ph->bl_pass = BL_PASS_NONE; /* a pass's end behind it */
 		}
 		if (backlog) {
 			ph->bl_have = 1, ph->bl_next_w = w, ph->bl_next_fi = fi, ph->bl_next_off = off, ph->bl_next_len = len;
@@ -652,8 +696,8 @@ int iob_eng_run_queued(struct phase *ph)
 			if (mode == PH_WINDOW && !stopping) { /* the ramp is drained: the window starts */
 				iob_eng_window_start(ph);
 				iob_eng_gen_reset(ph, 0);
-				ph->bl_have =
-				    0; /* verify_backlog: an I/O drawn in the ramp is not the window's */
+				ph->bl_have = 0; /* verify_backlog: an I/O drawn in the ramp is not the window's */
+				ph->bl_pass = BL_PASS_NONE;
 				iob_eng_pass_evict_all(ph); /* the window's first pass: uncached */
 				mode = PH_GO;
 				continue;

@@ -154,7 +154,7 @@ int fj_map_content(struct mapper *m)
  * on 1 MiB of 4 KiB blocks, randwrite or write; randrw 256 mixed I/Os then
  * its 124 writes, twice), which is verify_backlog = a pass's blocks: a write
  * job's pass fills it as the pass ends; a mixed phase reads back what waits
- * at each pass's end (engine_loops.c, mixed_pass_ends), the last pass's in
+ * at each pass's end (engine_order.c, iob_eng_gen_pass_ends), the last pass's in
  * the verify phase.  Only where a pass is a fixed number of blocks: one block
  * size, no shape, the random map, whole passes, iodepth 1, not time_based,
  * not rw=readwrite (traced: fio's first loop wrote all 256 blocks and read

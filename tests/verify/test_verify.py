@@ -893,6 +893,26 @@ def aio_trace(argv, d, tag):
     return ev, p
 
 
+def fio_io_trace(fio, job, d, tag):
+    """fio runs job with --debug=io (the order of its I/Os as its loop queues and completes them, each
+    naming its io_u: libaio's completions carry no aio_data of fio's, strace cannot pair them): the
+    events as aio_trace gives them, one completion each, and the completed process; None when this fio
+    has no debug output (built without it)."""
+    p = subprocess.run([fio, "--debug=io", job], capture_output=True, text=True, cwd=d, timeout=300)
+    with open(os.path.join(d, f"fio-debug-{tag}.log"), "w") as f:
+        f.write(p.stdout)
+    ev = []
+    for m in re.finditer(r" (queue|complete): io_u (0x[0-9a-f]+): off=0x([0-9a-f]+),len=0x([0-9a-f]+),ddir=(\d)",
+                         p.stdout):
+        if int(m.group(4), 16) != BS or m.group(5) not in "01":
+            continue
+        if m.group(1) == "queue":
+            ev.append(("S", "write" if m.group(5) == "1" else "read", int(m.group(3), 16), m.group(2)))
+        else:
+            ev.append(("C", m.group(2)))
+    return (ev if ev else None), p
+
+
 def aio_runs(ev):
     """The submitted I/Os as runs of one direction: "W16 R16 ..."."""
     out = []
@@ -905,7 +925,7 @@ def aio_runs(ev):
     return " ".join(f"{c[0].upper()}{n}" for c, n in out)
 
 
-def backlog_queued_check(ev, every, batch, ops):
+def backlog_queued_check(ev, every, batch, ops, depth=0, pass_ios=0):
     """fio 3.33's verify_backlog rule at an iodepth above 1 (docs/fio.md, "verify_backlog."; io_u.c's
     check_get_verify and verify.c's get_next_verify, written here apart from both tools), checked I/O by I/O
     on a trace whose completions name their request (aio_data): a write is listed as it goes out; a free
@@ -913,49 +933,105 @@ def backlog_queued_check(ev, every, batch, ops):
     blocks listed are a multiple of every and the last completion was not a read; a listed block whose
     write is in flight is not read back (the next I/O of the order goes); the phase ends with its ops-th
     I/O, and the I/Os after it are the verify phase's, reading what is left in order.  Each completion is
-    followed by the one I/O that takes its request (fio reaps one at a time).  Returns (read-backs inside,
-    the blocks left, the verify's reads) or raises at the first I/O that breaks the rule."""
+    followed by the one I/O that takes its request (fio reaps one at a time).  pass_ios: the phase is
+    passes of that many I/Os (fio's loops) and, at iodepth depth, each pass but the last ends as fio's
+    do_io and do_verify end a loop: read-backs by the rule while it gives one for a free request; at the
+    first free request it gives none, no new I/O until none is in flight; then every block still listed
+    read back in order; none new again until none is in flight; then the next pass.  Returns (read-backs
+    inside, the blocks left, the verify's reads) or raises at the first I/O that breaks the rule."""
     listed, infl, sent = [], set(), {}  # listed: [offset], oldest first; infl: offsets written, not completed
     live_batch, last_read, issued, inside, after, k = 0, True, 0, 0, [], 0
+    mode = "run"  # at a pass's end: "tail", "drain", "check", "redrain" (above)
 
-    def submit(e):
-        nonlocal live_batch, issued, inside
-        if issued >= ops:  # the verify phase's
-            after.append(e[2])
-            sent[e[3]] = ("verify", e[2])
-            return
-        want = None
+    def rule():
+        """The read-back fio's rule gives a free request now, or None (a batch may start, as fio's)."""
+        nonlocal live_batch
         if listed:
             if not live_batch and len(listed) % every == 0 and not last_read:
                 live_batch = batch
             if live_batch and listed[0] not in infl:
-                want = listed[0]
+                return listed[0]
+        return None
+
+    def read_back(e, want, why):
+        nonlocal inside
+        expect(e[1] == "read" and e[2] == want, f"I/O {k}: {e[1]} at {e[2]}, want the read-back of {want} "
+               f"({len(listed)} listed, {why})")
+        listed.pop(0)
+        inside += 1
+        sent[e[3]] = ("read", e[2])
+
+    def submit(e):
+        nonlocal live_batch, issued, mode
+        if issued >= ops:  # the verify phase's
+            after.append(e[2])
+            sent[e[3]] = ("verify", e[2])
+            return
+        expect(mode not in ("drain", "redrain"), f"I/O {k}: {e[1]} at {e[2]} while the pass's end drains "
+               f"({len(sent)} in flight)")
+        if mode == "check":
+            read_back(e, listed[0], "the pass's end")
+            if not listed:
+                mode = "redrain"
+            return
+        want = rule()
+        if mode == "tail":
+            expect(want is not None, f"I/O {k}: {e[1]} at {e[2]} at the pass's end, where the rule gives no "
+                   f"read-back ({len(listed)} listed): the queue drains first")
         if want is not None:
-            expect(e[1] == "read" and e[2] == want, f"I/O {k}: {e[1]} at {e[2]}, want the read-back of {want} "
-                   f"({len(listed)} listed)")
-            listed.pop(0)
+            read_back(e, want, "a batch")
             live_batch -= 1
-            inside += 1
-            sent[e[3]] = ("read", e[2])
             return
         issued += 1
         if e[1] == "write":
             listed.append(e[2])
             infl.add(e[2])
         sent[e[3]] = (e[1], e[2])
+        if pass_ios and issued % pass_ios == 0 and issued < ops:
+            mode = "tail"
+
+    def free_request(taken):
+        """A request is free (taken: the next event is an I/O): at a pass's end, when the rule gives no
+        read-back, the queue drains (no I/O takes it); a read-back it gives, or one of the list after the
+        drain, takes it."""
+        nonlocal mode
+        if mode == "tail":
+            want = rule()
+            if want is None:
+                mode = "drain"
+            else:
+                expect(taken, f"event {k}: no I/O took a free request at the pass's end, where the rule gives "
+                       f"the read-back of {want}")
+        elif mode == "check":
+            expect(taken, f"event {k}: no I/O took a free request at the pass's end, {len(listed)} blocks "
+                   f"listed to read back")
+
+    def settled():
+        nonlocal mode
+        if mode == "drain" and not sent:
+            mode = "check" if listed else "run"
+        elif mode == "redrain" and not sent:
+            mode = "run"
     while k < len(ev):
         e = ev[k]
         k += 1
         if e[0] == "S":
             submit(e)
             continue
+        if len(sent) < depth and issued < ops:  # a free request before this completion, and no I/O took it
+            free_request(False)
         for data in e[1:]:
             kind, off = sent.pop(data)
             last_read = kind == "read"
             infl.discard(off) if kind == "write" else None
-            if k < len(ev) and ev[k][0] == "S" and issued < ops:  # the I/O that takes its request
+            taken = k < len(ev) and ev[k][0] == "S"
+            if issued < ops:
+                free_request(taken)
+            settled()
+            if taken and issued < ops and mode not in ("drain", "redrain"):  # the I/O that takes its request
                 submit(ev[k])
                 k += 1
+    expect(mode == "run", f"the trace ends at a pass's end ({mode})")
     return inside, listed, after
 
 
@@ -1027,6 +1103,54 @@ def case_backlog_queued(d):
                f"fio io_uring: exit {fp.returncode}, {doc['write']['total_ios']} writes, {doc['read']['total_ios']} reads")
         line += "; fio 64 writes, 64 reads"
     print(line)
+    return 0
+
+
+def case_backlog_queued_loops(d):
+    """verify_backlog=16 with loops=2 at an iodepth above 1 (libaio, direct=1; 256 KiB of 4 KiB blocks:
+    write and randwrite at iodepth 8 and 32, randrw at 8 and 32): each pass but the last ends as fio 3.33
+    ends a loop (backlog_queued_check with pass_ios: read-backs by the rule while it gives one, then the
+    queue drained, every block still listed read back in order, drained again, then the next pass), I/O
+    by I/O on iobench's strace and on fio's own order of queued and completed I/Os (--debug=io); the
+    record's backlog_verified_ops and backlog_left are the trace's, the verify phase reads the last pass's
+    rest in order.  The write jobs: fio's writes and blocks read back are iobench's (128, each once); the
+    runs are printed (they follow when the device completes the I/Os, for both tools)."""
+    fio = fio_binary()
+    why = direct_refused(d)
+    if why:
+        raise iob.Skip(f"direct I/O is needed for libaio to keep I/Os in flight: {why}")
+    for k, (rw, depth) in enumerate([("write", 8), ("write", 32), ("randwrite", 8), ("randwrite", 32),
+                                     ("randrw", 8), ("randrw", 32)]):
+        job = iob.write(os.path.join(d, f"ql{k}.fio"),
+                        f"[ql{k}]\nfilename={os.path.join(d, f'ql{k}.dat')}\nsize=256k\nbs=4k\nrw={rw}\n"
+                        f"verify=crc32c\nverify_backlog=16\nloops=2\nioengine=libaio\ndirect=1\niodepth={depth}\n")
+        out = os.path.join(d, f"ql{k}.json")
+        ev, p = aio_trace([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"iql{k}")
+        expect(p.returncode == 0, f"{rw} iodepth={depth}: exit {p.returncode}: {p.stderr}")
+        recs = phase_recs(out)
+        main_rec, ver = recs[0], [r for r in recs if r["phase"] == "verify"]
+        writes = main_rec.get("ops_written", main_rec["ops"])
+        expect(main_rec["ops"] == 128, f"{rw} iodepth={depth}: {main_rec['ops']} I/Os, want 2 passes of 64")
+        inside, left, after = backlog_queued_check(ev, 16, 16, 128, depth, 64)
+        expect(main_rec["backlog_verified_ops"] == inside and main_rec["backlog_left"] == len(left) and
+               inside + len(left) == writes, f"{rw} iodepth={depth}: record {main_rec}, traced {inside} + {len(left)}")
+        expect(len(ver) == 1 and ver[0]["ops"] == len(left) and ver[0]["status"] == "ok" and after == left,
+               f"{rw} iodepth={depth}: verify {ver}, read {after}, left {left}")
+        line = f"{rw} iodepth={depth} loops=2: iobench {writes} writes, {inside} read back inside, {len(left)} after: " \
+               f"{aio_runs(ev)}"
+        if fio:
+            fev, fp = fio_io_trace(fio, job, d, f"fql{k}")
+            expect(fp.returncode == 0, f"fio {rw} iodepth={depth}: exit {fp.returncode}: {fp.stderr}")
+            if fev is None:
+                line += "; fio: no --debug=io output (built without it), its order not checked"
+            else:
+                finside, fleft, fafter = backlog_queued_check(fev, 16, 16, 128, depth, 64)
+                fw = sum(1 for e in fev if e[0] == "S" and e[1] == "write")
+                expect(finside + len(fleft) == fw and fafter == fleft, f"fio {rw}: {finside} + {len(fleft)} of {fw}")
+                if rw != "randrw":
+                    expect(fw == writes, f"fio {rw} iodepth={depth}: {fw} writes, iobench {writes}")
+                line += f"; fio {fw} writes, {finside} inside, {len(fleft)} after: {aio_runs(fev)}"
+        print(line)
     return 0
 
 
