@@ -2,9 +2,9 @@
  * check_memory.c - what a run holds in memory, budgeted before anything
  * runs (iob_suite_check, check.c, calls these): every stream's buffers and
  * histograms at its largest phase, the rows of a per-I/O log, the list of a
- * mixed phase's writes that the verify after it reads back; each job, and
- * each group's jobs together, within memory_limit or what the OS says is
- * available.  Touches no file.
+ * mixed (or error-passing write) phase's writes that the verify after it
+ * reads back; each job, and each group's jobs together, within
+ * memory_limit or what the OS says is available.  Touches no file.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,13 +43,30 @@ static uint64_t job_iolog_ios(const struct iob_job *job)
 	return bound < IOB_FIOLOG_RING ? bound : IOB_FIOLOG_RING;
 }
 
+/* A write phase passes over some failed writes (continue_on_error for
+ * writes, or ignore_error with a list for them). */
+static int job_passes_write_errors(const struct iob_job *job)
+{
+	if (job->continue_on_error & 2)
+		return 1;
+	struct iob_shape sh = {0};
+	char why[160];
+	return job->ignore_error[0] && iob_ignore_error_parse(job->ignore_error, &sh, why, sizeof why) == 0 &&
+	       sh.nignore[1];
+}
+
 /* A mixed phase before a verify keeps each stream's writes for it (an
  * iob_wlog_ent each, until the verify has read them back): at most the
  * mixed phase's I/Os; 0: no such list; UINT64_MAX: not known before the
- * run.  The runner reserves it (iob_runner_job_files_open) before the clock. */
+ * run.  So does a write phase before a verify that passes over failed
+ * writes, so that its verify reads the others and not those (as fio drops a
+ * failed write from its verify list), where its I/Os are known before the
+ * run (else 0: its verify replays the write's order, the failed block too).
+ * The runner reserves it (iob_runner_job_files_open) before the clock. */
 uint64_t iob_check_wlog_writes(const struct iob_job *job)
 {
 	const uint32_t mixed_verify = IOB_PHASE_BIT(IOB_PHASE_MIXED) | IOB_PHASE_BIT(IOB_PHASE_VERIFY);
+	const uint32_t write_verify = IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_VERIFY);
 	if (job->load.verify_backlog) { /* the blocks written and not yet read back */
 		if (!(job->phases & (IOB_PHASE_BIT(IOB_PHASE_WRITE) | IOB_PHASE_BIT(IOB_PHASE_MIXED))))
 			return 0;
@@ -61,9 +78,13 @@ uint64_t iob_check_wlog_writes(const struct iob_job *job)
 		uint64_t batch = job->load.verify_backlog_batch ? job->load.verify_backlog_batch : job->load.verify_backlog;
 		return 2 * (job->load.verify_backlog + job->iodepth) + batch;
 	}
-	if ((job->phases & mixed_verify) != mixed_verify)
+	if ((job->phases & mixed_verify) == mixed_verify)
+		return iob_job_ios_bound(job, job_target_bytes(job));
+	if ((job->phases & write_verify) != write_verify || !job_passes_write_errors(job) || job->time_based ||
+	    job->steady_state)
 		return 0;
-	return iob_job_ios_bound(job, job_target_bytes(job));
+	const uint64_t n = iob_job_ios_bound(job, job_target_bytes(job));
+	return n == UINT64_MAX ? 0 : n;
 }
 
 /* The list of a mixed phase's writes that the verify after it reads back

@@ -206,9 +206,12 @@ void iob_runner_written_keep(struct job_files *jf, const struct iob_job *job, en
 int iob_runner_written_apply(const struct job_files *jf, const struct iob_job *job, enum iob_phase phase,
 			     uint64_t bs, struct iob_phase_spec *spec)
 {
-	if (jf->wlog && (phase == IOB_PHASE_MIXED || (phase == IOB_PHASE_WRITE && job->load.verify_backlog)))
-		spec->wlog_out = jf->wlog; /* every write, or a backlog's ring (verify_backlog) */
-	if (jf->wlog && phase == IOB_PHASE_VERIFY) { /* what the mixed phase wrote, all of it */
+	const int mixed = (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED)) != 0;
+	/* every write of the mixed phase, or of a write phase with no mixed one after it
+	 * (failed writes passed over: iob_check_wlog_writes), or a backlog's ring (verify_backlog) */
+	if (jf->wlog && (phase == IOB_PHASE_MIXED || (phase == IOB_PHASE_WRITE && (job->load.verify_backlog || !mixed))))
+		spec->wlog_out = jf->wlog;
+	if (jf->wlog && phase == IOB_PHASE_VERIFY) { /* what the mixed (or write) phase wrote, all of it */
 		spec->wlog_in = jf->wlog;
 		spec->ramp_ns = 0;
 		return 0;

@@ -2,8 +2,9 @@
 """ignore_error (docs/profiles.md, "Errors"): I/Os failing with a listed errno
 are counted in io_errors and passed over (in neither ops nor the latency
 count); another errno still ends the phase;
-continue_on_error passes over any errno in a direction without a list; a bad
-list is refused in one line, exit 2, nothing created.  Injected by the
+continue_on_error passes over any errno in a direction without a list; a
+write job's verify reads back the writes but those that failed and were passed
+over (at iodepth 1 and 8); a bad list is refused in one line, exit 2, nothing created.  Injected by the
 test-only fault backend wrapping posix (never real disk errors).  Prints 'N passed, N failed'.
 
 Usage: test_ignore_error.py --bin DIR --fault-dir DIR --plugin-dir DIR --work DIR"""
@@ -72,6 +73,31 @@ def main():
             lat = [r["lat_ns"]["count"] for r in recs]
             check(f"{label}: lat_ns counts the {ops} I/Os done", lat == [ops], str(lat))
         shutil.rmtree(d)
+    # a write job with verify: the write that failed and was passed over is not read back (fio drops it
+    # from its verify list); the others are, and found good.  Depth 1: the fault backend fails the third
+    # write once; iodepth 8: the asyncfault backend fails every 5th queued write as it completes.
+    for access in ("seq", "rand"):
+        for fault, depth, failed in (("fault", 1, 1), ("asyncfault", 8, 12)):
+            d = iob.tempdir(A.work)
+            if fault == "fault":
+                wrap = os.path.join(A.plugin_dir, "iob-backend-posix.so")
+                opts = f"wrap={wrap},op=write,err=EIO,after_calls=2,persist=0"
+            else:
+                opts = "seed=3,io_fail_every=5"
+            job = iob.write(os.path.join(d, "v.ini"),
+                            f"[v]\nbackend = {fault}\nbackend_options = {opts}\nsize = 256K\nblock_size = 4K\n"
+                            f"access = {access}\niodepth = {depth}\nphases = write,verify\nverify = crc32c\n"
+                            "continue_on_error = write\n")
+            p = iobench(d, job, "--output", "json")
+            label = f"write,verify, {access}, iodepth {depth}, {failed} failed write(s) passed over"
+            check(f"{label}: exit 0", p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
+            if p.returncode == 0:
+                w, v = phase(p.stdout, "write"), phase(p.stdout, "verify")
+                got = [(r.get("io_errors"), r["ops"]) for r in w] + [(r["ops"], r["status"], r.get("verify_bad_blocks", 0))
+                                                                     for r in v]
+                check(f"{label}: the verify reads the {64 - failed} others, all good",
+                      got == [(failed, 64 - failed), (64 - failed, "ok", 0)], str(got))
+            shutil.rmtree(d)
     # bad lists: one line, exit 2, nothing created
     for bad, says in (("EFOO", "'EFOO' is not an errno"), (",,EIO", "verify errors"), ("EIO:", "not an errno"),
                       ("a,b,c,d", "not an errno")):

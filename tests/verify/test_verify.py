@@ -586,7 +586,7 @@ def case_fio_surface_scan(d):
 # ---------------------------------------------------------------------------
 # Verify with a mixed workload (rw=randrw, rw=readwrite; INI phases = mixed,verify)
 
-def traced_io(argv, d, tag, inject=None):
+def traced_io(argv, d, tag, inject=None, env=None):
     """argv under strace -f: [(pid, call, offset, injected)] of every 4 KiB-aligned pread64/pwrite64 in
     the order strace saw them (per thread: the order issued), and the completed process.  inject: the
     Nth pwrite64 of a thread returns 4096 without writing (strace --inject); or a string, strace's -e
@@ -594,7 +594,7 @@ def traced_io(argv, d, tag, inject=None):
     if not shutil.which("strace"):
         raise iob.Skip("strace is not installed: the I/O cannot be seen from outside")
     log = os.path.join(d, f"strace-{tag}.log")
-    env = dict(os.environ)  # LeakSanitizer cannot run under ptrace
+    env = dict(env or os.environ)  # LeakSanitizer cannot run under ptrace
     env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
     cmd = ["strace", "-f", "-qq", "-s", "0", "-e", "trace=pread64,pwrite64", "-o", log]
     if inject:  # a number: a lost write; a string: strace's own injection
@@ -1361,6 +1361,90 @@ def case_continue_fio(d):
                    f"{ver['ops']} {ver['status']}; traced {len(writes)} writes, {len(tail)} read back")
         print(f"{tool}: {len(writes)} writes, the one at {bad[0]} failed (EIO) and passed over; "
               f"{len(tail)} read back after, not it")
+    return 0
+
+
+def case_write_continue_fio(d):
+    """continue_on_error=write on a write job (rw=write, randwrite; 64 KiB of 4 KiB blocks over zeros) with
+    verify: strace makes the third pwrite64 fail with EIO.  iobench passes it over (io_errors 1), and its
+    verify reads back the 15 other writes, in the order written, not the failed block: exit 0, as fio 3.33
+    exits, with the same 60 KiB written.  Before, the verify replayed the write's order, read the failed
+    block and reported it bad (exit 3).  fio 3.33 drops the failed write from its verify list too; with
+    psync it reads back only the writes before it (the entry stays marked in flight, its verify stops
+    there: 2 reads), with an async engine (posixaio, iodepth 1 and 8) the 15 others.  At iodepth 8 iobench
+    runs the asyncfault test backend (its pwrite64 done at the reap, strace fails the third): the 15
+    others read back, as fio's posixaio at iodepth 8."""
+    fio = fio_binary()
+    inject = "inject=pwrite64:error=EIO:when=3"
+    plugins = os.path.join(ARGS.bin, "..", "tests", "fault", "plugins")
+
+    def io_seq(tag):
+        """The 4 KiB pread64/pwrite64 calls in the order strace saw them: (call, offset, failed)."""
+        with open(os.path.join(d, f"strace-{tag}.log")) as f:
+            return [(m.group(1)[1:-2], int(m.group(2)), m.group(3) == "-1") for m in
+                    re.finditer(r'(pread64|pwrite64)\(\d+, ""\.*, 4096, (\d+)\)\s+= (-?\d+)', f.read())]
+    runs = [("iobench", "write", 1, "psync"), ("iobench", "randwrite", 1, "psync")]
+    if os.path.exists(os.path.join(plugins, "iob-backend-asyncfault.so")):
+        runs.append(("iobench", "randwrite", 8, "asyncfault"))
+    else:
+        print(f"the asyncfault test backend is not built ({plugins}): iodepth 8 not run by iobench")
+    if fio:
+        runs += [("fio", "write", 1, "psync"), ("fio", "randwrite", 1, "psync"), ("fio", "randwrite", 1, "posixaio"),
+                 ("fio", "randwrite", 8, "posixaio")]
+    for k, (tool, rw, depth, engine) in enumerate(runs):
+        tag = f"wc{k}"
+        dat = os.path.join(d, f"{tag}.dat")
+        with open(dat, "wb") as f:
+            f.write(bytes(64 << 10))
+        out = os.path.join(d, f"{tag}.json")
+        env = None
+        if engine == "asyncfault":
+            job = iob.write(os.path.join(d, f"{tag}.ini"),
+                            f"[{tag}]\nbackend = asyncfault\nbackend_options = seed=3\ndir = {d}\nfilename = {tag}.dat\n"
+                            f"size = 64K\nblock_size = 4K\naccess = rand\niodepth = {depth}\nphases = write,verify\n"
+                            "verify = crc32c\ncontinue_on_error = write\n")
+            env = iob.env(IOBENCH_PLUGIN_PATH=plugins)
+        else:
+            job = iob.write(os.path.join(d, f"{tag}.fio"),
+                            f"[{tag}]\nfilename={dat}\nsize=64k\nbs=4k\nrw={rw}\nverify=crc32c\n"
+                            f"continue_on_error=write\nioengine={engine}\niodepth={depth}\n")
+        argv = ([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"] if tool == "iobench"
+                else [fio, "--output-format=json", f"--output={out}", job])
+        _, p = traced_io(argv, d, tag, inject, env)
+        seq = io_seq(tag)
+        label = f"{tool} {rw} {engine} iodepth={depth}"
+        bad = [c[1] for c in seq if c[2]]
+        if len(bad) != 1:  # strace counts calls per thread: posixaio's helper threads may see none fail
+            print(f"{label}: strace failed {len(bad)} writes, not compared")
+            continue
+        at = next(i for i, c in enumerate(seq) if c[2])
+        last = max(i for i, c in enumerate(seq) if c[0] == "write")
+        written = [c[1] for c in seq if c[0] == "write" and not c[2]]
+        back = [c[1] for c in seq[last + 1:] if c[0] == "read"]
+        expect(p.returncode == 0, f"{label}: exit {p.returncode}: {p.stderr[-1500:]}")
+        expect(len(written) == 15 and bad[0] not in back and len(set(back)) == len(back) and set(back) <= set(written),
+               f"{label}: read back {back}, failed {bad[0]}, written {written}")
+        with open(out) as f:
+            doc = json.load(f)
+        if tool == "iobench":
+            recs = [r for r in doc["records"] if r.get("kind") == "phase"]
+            w, v = recs[0], recs[1]
+            # in the order written at iodepth 1; asyncfault does its I/Os at the reap, in a random order
+            expect(w["phase"] == "write" and w.get("io_errors") == 1 and w["bytes"] == 15 * BS and
+                   v["phase"] == "verify" and v["status"] == "ok" and v["ops"] == 15 == len(back) and
+                   (depth > 1 or back == written), f"{label}: write {w.get('io_errors')} errors, {w['bytes']} "
+                   f"bytes; verify {v['ops']} {v['status']}; traced {back}, written {written}")
+        else:
+            j = doc["jobs"][0]
+            expect(j["error"] == 5 and j["write"]["io_bytes"] == 15 * BS,
+                   f"{label}: error {j['error']}, {j['write']['io_bytes']} bytes written")
+            before = [c[1] for c in seq[:at] if c[0] == "write"]
+            if engine == "psync":  # 3.33: the verify stops at the failed write's entry, still in flight
+                expect(back == before, f"{label}: read back {back}, want the writes before the failed one {before}")
+            else:
+                expect(len(back) == 15, f"{label}: read back {len(back)}, want the 15 others")
+        print(f"{label}: wrote 15, the one at {bad[0]} failed (EIO) and was passed over; exit {p.returncode}; "
+              f"read back {len(back)}, not it")
     return 0
 
 
