@@ -1035,6 +1035,21 @@ def backlog_queued_check(ev, every, batch, ops, depth=0, pass_ios=0):
     return inside, listed, after
 
 
+def queued_job(d, name, rw, depth, extra):
+    """iobench runs a fio job of 256 KiB in 4 KiB blocks, verify=crc32c, verify_backlog=16 and extra, on
+    libaio with direct=1 at iodepth depth, under aio_trace; exit 0 expected: (the job file, the trace, the
+    write or mixed phase's record, the verify records, its writes)."""
+    job = iob.write(os.path.join(d, f"{name}.fio"),
+                    f"[{name}]\nfilename={os.path.join(d, name + '.dat')}\nsize=256k\nbs=4k\nrw={rw}\nverify=crc32c\n"
+                    f"verify_backlog=16\n{extra}ioengine=libaio\ndirect=1\niodepth={depth}\n")
+    out = os.path.join(d, f"{name}.json")
+    ev, p = aio_trace([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"i{name}")
+    expect(p.returncode == 0, f"{rw} iodepth={depth} {extra!r}: exit {p.returncode}: {p.stderr}")
+    recs = phase_recs(out)
+    main_rec = recs[0]
+    return job, ev, main_rec, [r for r in recs if r["phase"] == "verify"], main_rec.get("ops_written", main_rec["ops"])
+
+
 def case_backlog_queued(d):
     """verify_backlog at an iodepth above 1 (libaio, direct=1; 256 KiB of 4 KiB blocks, verify_backlog=16):
     iobench's queued loop follows fio 3.33's rule I/O by I/O (backlog_queued_check on its strace, each
@@ -1053,15 +1068,7 @@ def case_backlog_queued(d):
              ("randwrite", 8, "verify_backlog_batch=40\n"), ("randrw", 8, "")]
     for k, (rw, depth, extra) in enumerate(cases):
         batch = int(extra.split("=")[1]) if extra else 16
-        job = iob.write(os.path.join(d, f"q{k}.fio"),
-                        f"[q{k}]\nfilename={os.path.join(d, f'q{k}.dat')}\nsize=256k\nbs=4k\nrw={rw}\nverify=crc32c\n"
-                        f"verify_backlog=16\n{extra}ioengine=libaio\ndirect=1\niodepth={depth}\n")
-        out = os.path.join(d, f"q{k}.json")
-        ev, p = aio_trace([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"iq{k}")
-        expect(p.returncode == 0, f"{rw} iodepth={depth} {extra!r}: exit {p.returncode}: {p.stderr}")
-        recs = phase_recs(out)
-        main_rec, ver = recs[0], [r for r in recs if r["phase"] == "verify"]
-        writes = main_rec.get("ops_written", main_rec["ops"])
+        job, ev, main_rec, ver, writes = queued_job(d, f"q{k}", rw, depth, extra)
         inside, left, after = backlog_queued_check(ev, 16, batch, main_rec["ops"])
         expect(main_rec["backlog_verified_ops"] == inside and main_rec["backlog_left"] == len(left) and
                inside + len(left) == writes, f"{rw} {extra!r}: record {main_rec}, traced {inside} + {len(left)}")
@@ -1121,15 +1128,7 @@ def case_backlog_queued_loops(d):
         raise iob.Skip(f"direct I/O is needed for libaio to keep I/Os in flight: {why}")
     for k, (rw, depth) in enumerate([("write", 8), ("write", 32), ("randwrite", 8), ("randwrite", 32),
                                      ("randrw", 8), ("randrw", 32)]):
-        job = iob.write(os.path.join(d, f"ql{k}.fio"),
-                        f"[ql{k}]\nfilename={os.path.join(d, f'ql{k}.dat')}\nsize=256k\nbs=4k\nrw={rw}\n"
-                        f"verify=crc32c\nverify_backlog=16\nloops=2\nioengine=libaio\ndirect=1\niodepth={depth}\n")
-        out = os.path.join(d, f"ql{k}.json")
-        ev, p = aio_trace([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={out}"], d, f"iql{k}")
-        expect(p.returncode == 0, f"{rw} iodepth={depth}: exit {p.returncode}: {p.stderr}")
-        recs = phase_recs(out)
-        main_rec, ver = recs[0], [r for r in recs if r["phase"] == "verify"]
-        writes = main_rec.get("ops_written", main_rec["ops"])
+        job, ev, main_rec, ver, writes = queued_job(d, f"ql{k}", rw, depth, "loops=2\n")
         expect(main_rec["ops"] == 128, f"{rw} iodepth={depth}: {main_rec['ops']} I/Os, want 2 passes of 64")
         inside, left, after = backlog_queued_check(ev, 16, 16, 128, depth, 64)
         expect(main_rec["backlog_verified_ops"] == inside and main_rec["backlog_left"] == len(left) and
