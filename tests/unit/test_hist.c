@@ -251,6 +251,18 @@ static void test_bins(void **state)
 	check_bins(h);
 	iob_hist_bins(h, ns, cnt, &n);
 	assert_true(n < 128);
+	/* the first and the last bucket (the scan skips empty ones eight at a time) */
+	iob_hist_reset(h);
+	iob_hist_set_scale(h, 1.0);
+	iob_hist_record(h, 0);
+	iob_hist_record(h, UINT64_MAX);
+	iob_hist_record(h, UINT64_MAX);
+	check_bins(h);
+	iob_hist_bins(h, ns, cnt, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(ns[0], 0);
+	assert_int_equal(cnt[0], 1);
+	assert_int_equal(cnt[1], 2);
 	iob_hist_free(h);
 }
 
