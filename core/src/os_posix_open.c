@@ -229,14 +229,54 @@ static int check_trusted_fd(int fd, const char *shown, int leaf, char *why, size
 /* Open directory `dir` by walking from / one component at a time, never
  * following a link, and check every directory on the way.  Returns the
  * directory's descriptor or -errno with a reason in why. */
+static int walk_dir_checked(char *real, char *why, size_t whylen);
+
+/* An absolute path as realpath writes one (no empty, "." or ".." component,
+ * no "/" at its end): its walk below meets the same directories as its
+ * realpath's, unless one of them is a link, which the walk refuses */
+static int plain_absolute(const char *p, size_t len)
+{
+	if (p[0] != '/' || len >= PATH_MAX || (len > 1 && p[len - 1] == '/'))
+		return 0;
+	for (const char *c = p; *c;) {
+		while (*c == '/')
+			c++;
+		size_t n = strcspn(c, "/");
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		c += n;
+		if (*c == '/' && c[1] == '/')
+			return 0;
+	}
+	return 1;
+}
+
 static int open_dir_checked(const char *dir, char *why, size_t whylen)
 {
-	char real[PATH_MAX], shown[PATH_MAX];
+	char real[PATH_MAX];
+	size_t len = strlen(dir);
+	/* the loader's directories are realpaths already (loader.c, add_dir):
+	 * walked as they are, with no second realpath (a readlink a component);
+	 * where that walk fails (a link on the way, a check refused), the
+	 * realpath's walk decides and says why, as before */
+	if (plain_absolute(dir, len)) {
+		memcpy(real, dir, len + 1);
+		int fd = walk_dir_checked(real, why, whylen);
+		if (fd >= 0)
+			return fd;
+	}
 	if (!realpath(dir, real)) {
 		int e = errno;
 		snprintf(why, whylen, "%s: %s", dir, e == ENOENT ? "no such file or directory" : strerror(e));
 		return -e;
 	}
+	return walk_dir_checked(real, why, whylen);
+}
+
+/* The walk from / of the canonical path `real` (cut up in place). */
+static int walk_dir_checked(char *real, char *why, size_t whylen)
+{
+	char shown[PATH_MAX];
 	int fd = open("/", DIR_WALK_FLAGS);
 	if (fd < 0) {
 		int e = errno;
