@@ -1056,55 +1056,61 @@ def case_random_generator(tmp):
            "random_generator=xorshift: give tausworthe, lfsr or tausworthe64" in p.stderr, p.stderr)
 
 
-def middle_ops(recs, jobs):
-    """Each job's interval records' I/Os (iv: job -> list), how many intervals every job has (n), and
-    each job's I/Os over the middle ones, two left out at each end."""
-    iv = {j: [r["ops"] for r in recs if r.get("kind") == "interval" and r["job"] == j] for j in jobs}
-    n = min(len(v) for v in iv.values())
-    return iv, n, [sum(iv[j][2:n - 2]) for j in jobs]
+def flow_held(tmp, tag, data, keys_a, keys_b):
+    """iobench on a job file of two randread jobs at once, a (flow=1) and b (flow=8), each on a 4 MiB file
+    of its own, with keys_a and keys_b added to each: {job: (ops, status)} of the read phase records."""
+    job = os.path.join(tmp, f"{tag}.fio")
+    iob.write(job, f"[global]\nthread\nsize=4m\nbs=4k\nrw=randread\nnorandommap\ndirectory={data}\nflow_sleep=100\n"
+                   f"[a]\nfilename=fa\nflow=1\n{keys_a}[b]\nfilename=fb\nflow=8\n{keys_b}")
+    js = os.path.join(tmp, f"{tag}.json")
+    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={js}"], capture_output=True,
+                       text=True, timeout=600)
+    expect(p.returncode == 0, f"iobench {tag}: exit {p.returncode}: {p.stderr}")
+    with open(js) as fh:
+        recs = json.load(fh)["records"]
+    return job, {r["job"]: (r["ops"], r["status"]) for r in recs if r.get("kind") == "phase" and r["phase"] == "read"}
 
 
 def case_flow(tmp):
     """flow: two jobs at once with flow=1 and flow=8 (flow.fio's weights, a file each: iobench runs no
-    group where one job writes another's file) do their I/Os 1:8, whatever the machine's speed (every
-    weight is in before any I/O; fio's own ratio, printed, falls short when one of its jobs starts late); butterfly.fio (flow=2 each, forwards and backwards over one file) moves fio's bytes
-    and I/Os per job; bad flow values refused in one line, exit 2, nothing created."""
+    group where one job writes another's file) do their I/Os 1:8, whatever the machine's speed: counted,
+    not timed.  Before each I/O a job whose share of the flow's I/Os would pass its weight's share waits,
+    so while both run, b has done at least 8 x (a's I/Os - 1) - 1 and a at least (b's - 9) / 8 (every
+    weight is in before any I/O; fio counts from 1).  Each bound is read where one job ends its fixed
+    count and stops the other (exitall): a's 8,192 reads (8 passes) with b's at least 65,527, then b's
+    8,192 with a's at least 1,022 (the bound's 1,023 less the one a admitted and dropped if the stop
+    came in its think time).  Each can fail: without flow, b would be near a's count in the first pair,
+    and in the second a, slowed by thinktime=1000 (at most 1,000 reads a second), far below b's / 8.
+    What the stopped job did after the other left the flow is the machine's (printed, not compared).
+    fio's figures on the first pair are printed (fio adds a job's weight when its thread starts: a job
+    started first runs alone for a while); butterfly.fio (flow=2 each, forwards and backwards over one
+    file) moves fio's bytes and I/Os per job; bad flow values refused in one line, exit 2, nothing
+    created."""
     data = os.path.join(tmp, "data")
     os.makedirs(data)
-    job = os.path.join(tmp, "fl.fio")
-    iob.write(job, f"[global]\nthread\ntime_based\nruntime=1\nsize=4m\nbs=4k\nrw=randread\nnorandommap\n"
-                   f"directory={data}\nflow_sleep=100\nlog_avg_msec=100\n[a]\nfilename=fa\nflow=1\n[b]\nfilename=fb\n"
-                   f"flow=8\n")
-    js = os.path.join(tmp, "j.json")
-    p = subprocess.run([os.path.join(ARGS.bin, "iobench"), "run", job, "--output", f"json={js}"], capture_output=True,
-                       text=True, timeout=120)
-    expect(p.returncode == 0, f"iobench: exit {p.returncode}: {p.stderr}")
-    with open(js) as fh:
-        recs = json.load(fh)["records"]
-    ops = {r["job"]: r["ops"] for r in recs if r.get("kind") == "phase" and r["phase"] == "read"}
-    # The ratio while both run: the middle 100 ms intervals of each job, two left out at each end.  A
-    # stream's time limit counts from its own start: one that a busy machine starts late (160 ms was
-    # seen beside another test) waits for the other's I/Os at first, and at the end runs alone while
-    # the other has reached its limit (a did 1,600 of its 8,850 I/Os alone once), so the whole phase's
-    # ratio is printed, not compared.  In the middle both run, whatever the ends did.
-    iv, n, (mid_a, mid_b) = middle_ops(recs, ("a", "b"))
-    ratio = mid_b / max(mid_a, 1)
-    print(f"flow 1:8: iobench a {ops['a']} b {ops['b']} I/Os in all ({ops['b'] / max(ops['a'], 1):.3f}); "
-          f"in the middle {max(n - 4, 0)} intervals: a {mid_a} b {mid_b}, ratio {ratio:.3f}")
-    # within 6%; without flow the ratio would be near 1
-    expect(n >= 7 and mid_a >= 100 and abs(ratio - 8) < 0.5, f"iobench's I/Os per interval {iv}: not 1:8")
+    # a's 8 passes end the run (exitall); b has 256 passes, more than it can do before a's end
+    job, ops = flow_held(tmp, "a-ends", data, "loops=8\nexitall\n", "loops=256\n")
+    print(f"flow 1:8, a ends after 8 passes: iobench a {ops['a']} b {ops['b']}, "
+          f"ratio {ops['b'][0] / max(ops['a'][0], 1):.3f}")
+    expect(ops["a"] == (8192, "ok") and ops["b"][0] >= 8 * 8192 - 9,
+           f"a's 8192 reads: b did fewer than 8 x 8191 - 1 = 65527 before a's end: {ops}")
+    _, ops2 = flow_held(tmp, "b-ends", data, "loops=64\nthinktime=1000\n", "loops=8\nexitall\n")
+    print(f"flow 1:8, b ends after 8 passes: iobench a {ops2['a']} b {ops2['b']}, "
+          f"ratio {ops2['b'][0] / max(ops2['a'][0], 1):.3f}")
+    expect(ops2["b"] == (8192, "ok") and ops2["a"][0] >= 1022,
+           f"b's 8192 reads: a did fewer than (8192 - 9) / 8 - 1 = 1022 before b's end: {ops2}")
     if os.access(fio_bin(), os.X_OK):
         for f in os.listdir(data):
             os.remove(os.path.join(data, f))
-        p = subprocess.run([fio_bin(), "--output-format=json", job], capture_output=True, text=True, timeout=120)
+        p = subprocess.run([fio_bin(), "--output-format=json", job], capture_output=True, text=True, timeout=600)
         expect(p.returncode == 0, f"fio: exit {p.returncode}: {p.stderr}")
         fdoc = json.loads(p.stdout[p.stdout.index("{"):])
         fops = {j["jobname"]: j["read"]["total_ios"] for j in fdoc["jobs"]}
-        fratio = fops["b"] / max(fops["a"], 1)
         # fio adds a job's weight when its thread starts: a job started first runs alone until the other
         # has started, so on a busy machine its ratio falls short (1.8, even 0.54, were seen beside other
-        # tests; 8.0 on an idle one): printed, not compared
-        print(f"flow 1:8: fio     a {fops['a']} b {fops['b']} I/Os, ratio {fratio:.3f}")
+        # tests on a time-based pair; 8.0 on an idle one): printed, not compared
+        print(f"flow 1:8, a ends after 8 passes: fio a {fops['a']} b {fops['b']}, "
+              f"ratio {fops['b'] / max(fops['a'], 1):.3f}")
         f, i = both(tmp, "butterfly.fio", [("size", "4m"), ("direct", "0"), ("filename", os.path.join(tmp, "bf"))])
         for name in ("forward", "backward"):
             expect(f["jobs"][name]["read_bytes"] == i["jobs"][name]["read_bytes"] == 4 * MiB
@@ -1272,12 +1278,16 @@ def case_fspace_ini(tmp):
 
 def case_shared_write(tmp):
     """flow.fio, scaled (16 MiB, 2 s), by iobench and by fio: job2 writes the file job1 reads, at once.
-    iobench lays the file out before the group (as fio does), both jobs run, their I/Os are 1:8 as the
-    flows ask, and the file is 16 MiB long and allocated whole after both tools.  In an INI profile the
-    same pair runs, and so do two writers (noted: their writes overlap); with verify (also beside a
-    second writer) or truncate it is refused in one line, exit 2, nothing created."""
+    iobench lays the file out before the group (as fio does), both jobs run, and the file is 16 MiB long
+    and allocated whole after both tools.  The flows' 1:8 is counted, not timed: flow.fio with job2
+    ending the run after one pass (2,048 writes, exitall) and neither time_based nor runtime, where
+    job1 must have read at least 8 x 2,047 - 1 = 16,375 blocks by then (less one queue of 256 that a
+    stop can leave unsent: 16,119); run one after the other, or with job1 held back too far, it would
+    have read none or fewer.  In an INI profile the same pair runs, and so do two writers (noted: their
+    writes overlap); with verify (also beside a second writer) or truncate it is refused in one line,
+    exit 2, nothing created."""
     need_libaio()
-    sets = [("size", "16M"), ("runtime", "2s"), ("log_avg_msec", "100")]
+    sets = [("size", "16M"), ("runtime", "2s")]
     data = os.path.join(tmp, "iob")
     os.makedirs(data)
     js = os.path.join(tmp, "flow.json")
@@ -1290,21 +1300,34 @@ def case_shared_write(tmp):
     expect(p.returncode == 0, f"iobench {argv}: exit {p.returncode}: {p.stderr[-2000:]}")
     expect("files laid out first" in p.stderr and "job1" in p.stderr, f"no layout noted: {p.stderr}")
     with open(js) as f:
-        every = json.load(f)["records"]
-    recs = [r for r in every if r.get("kind") == "phase"]
+        recs = [r for r in json.load(f)["records"] if r.get("kind") == "phase"]
     ops = {r["job"]: (r["phase"], r["ops"], r.get("group")) for r in recs}
     expect(set(ops) == {"job1", "job2"} and ops["job2"][0] == "write" and ops["job1"][0] == "read"
            and ops["job1"][2] == ops["job2"][2], f"records {ops}")
-    # the ratio while both run: the middle 100 ms intervals (a stream a busy machine starts late runs
-    # alone a moment at the end: case_flow)
-    iv, n, (mid1, mid2) = middle_ops(every, ("job1", "job2"))
-    ratio = mid1 / max(mid2, 1)
-    print(f"flow.fio: iobench {ops}; in the middle {max(n - 4, 0)} intervals job1 {mid1} job2 {mid2}, "
-          f"ratio {ratio:.3f}")
-    # job2 writes at iodepth=256 and its I/Os complete a queue at a time (its intervals read 0 or 256):
-    # each end of the window may cut one queue either way, so job2's count is known to 2 x 256
-    expect(n >= 7 and mid2 >= 4 * 256 and abs(mid1 / 8 - mid2) <= 2 * 256,
-           f"job1:job2 = {ratio:.2f}, not 8 within two queues of job2's: {iv}")
+    # each job's time limit counts from its own start, so one a busy machine starts late runs alone a
+    # moment at the end (docs/fio.md): the whole phases' ratio is printed, the 1:8 counted below
+    print(f"flow.fio: iobench {ops}, ratio {ops['job1'][1] / max(ops['job2'][1], 1):.3f}")
+    with open(example("flow.fio")) as fh:
+        text = fh.read()
+    for line in ("time_based\n", "runtime=30\n", "[job2]\n", "[job1]\n", "filename=/tmp/testfile\n"):
+        expect(line in text, f"flow.fio has no line {line!r}")
+    counted = os.path.join(tmp, "flow-counted.fio")
+    cdata = os.path.join(tmp, "counted")
+    os.makedirs(cdata)
+    iob.write(counted, text.replace("time_based\n", "").replace("runtime=30\n", "")
+              .replace("filename=/tmp/testfile", "filename=" + os.path.join(cdata, "testfile"))
+              .replace("[job2]\n", "[job2]\nexitall\n").replace("[job1]\n", "[job1]\nloops=64\n"))
+    js = os.path.join(tmp, "counted.json")
+    p = iobench("run", counted, "--dir", cdata, "--set", "size=16M", "--output", "json=" + js)
+    expect(p.returncode == 0 and "job job2 ended first" in p.stderr, f"flow.fio counted: exit {p.returncode}: "
+           f"{p.stderr[-2000:]}")
+    with open(js) as f:
+        cops = {r["job"]: (r["phase"], r["ops"], r["status"]) for r in json.load(f)["records"]
+                if r.get("kind") == "phase"}
+    print(f"flow.fio, job2 ends after one pass: iobench {cops}, "
+          f"ratio {cops['job1'][1] / max(cops['job2'][1], 1):.3f}")
+    expect(cops["job2"] == ("write", 2048, "ok") and cops["job1"][0] == "read"
+           and cops["job1"][1] >= 8 * 2047 - 1 - 256, f"job2's 2048 writes: job1 read fewer than 16119 by then: {cops}")
     st = os.stat(os.path.join(data, "testfile"))
     print(f"flow.fio: iobench's testfile after: {st.st_size} bytes, {st.st_blocks} blocks")
     expect(st.st_size == 16 * MiB and st.st_blocks >= 16 * MiB // 512, f"testfile after iobench: {st}")
@@ -1313,9 +1336,6 @@ def case_shared_write(tmp):
         os.makedirs(fdata)
         # its filename, in the fio data directory (a second filename= would add a file: fio lists them)
         moved, copy = os.path.join(tmp, "flow-moved.fio"), os.path.join(tmp, "flow-scaled.fio")
-        with open(example("flow.fio")) as fh:
-            text = fh.read()
-        expect("filename=/tmp/testfile" in text, "flow.fio names another file than /tmp/testfile")
         iob.write(moved, text.replace("filename=/tmp/testfile", "filename=" + os.path.join(fdata, "testfile")))
         scaled_copy(moved, copy, sets, fdata)
         p = subprocess.run([fio_bin(), "--output-format=json", copy], capture_output=True, text=True, timeout=300)

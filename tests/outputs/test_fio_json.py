@@ -13,9 +13,12 @@ iobench's own json output of the same run and read by fio's own tools
              percentile names (nearest rank); skips (77) when the tool is missing
   logs       bw_log, iops_log and lat_log with log_interval: fio's file names
              and columns, a row per interval and direction (a mixed phase
-             both), values that are the interval records' figures, the bw
-             log integrating to each phase's bytes within one interval's
-             worth; refusals (exit 2, nothing created): a missing directory,
+             both), values that are the interval records' figures, rows
+             whose times step by the intervals' lengths, the bw log
+             integrating to each phase's bytes (to its values' rounding), each
+             clone's logs to its own stream's ops and bytes (to the rounding of
+             the log's times and values, whatever the intervals' lengths);
+             refusals (exit 2, nothing created): a missing directory,
              a log file that is a directory, a per-I/O log of a time-based job; `iobench keys`
              lists the keys
   fio2gnuplot  fio2gnuplot accepts our bw and iops logs and renders its plots
@@ -263,26 +266,39 @@ def read_log(path):
 
 
 def check_clone_logs(o, doc, job, xs):
-    """A job of several streams: a file per clone (fio's numjobs), each with its own stream's figures: its iops
-    rows, each times the time since the row before, add up to its stream's ops (within 40%: each phase's
-    first row's length is taken as log_interval), not the job's (twice as many)."""
+    """A job of several streams: a file per clone (fio's numjobs), each with its own stream's figures, not the
+    job's (twice as many): each phase's iops rows, each times the time since the row before, add up to its
+    stream's ops in that phase, and its bw rows to its bytes.  The log's times are each interval's end in
+    ms since the clone's first phase began, so a phase begins its stream's elapsed_s before its last row;
+    rounded to the ms, each row's length is off by up to 1 ms and its value by half a unit a second: the
+    bound is those, summed over the rows (about 5% of the phase at 20 ms intervals), whatever their
+    lengths."""
     for c, x in enumerate(xs):
-        for kind, field in (("iops", "ops"), ("bw", "bytes")):
+        streams = {r["phase"]: r for r in doc["records"] if r["kind"] == "stream" and r["job"] == job and
+                   r["stream"] == c}
+        for kind, field, unit in (("iops", "ops", 1), ("bw", "bytes", 1024)):
             rows = read_log(os.path.join(o.work, "lg_%s.%d.log" % (kind, x)))
             check([r[0] for r in rows] == sorted(r[0] for r in rows), "%s clone %d: times in order" % (job, c))
             check(all(r[3] == 0 and r[4] == 0 for r in rows), "%s clone %d: block size and 5th column 0" % (job, c))
             # the write phase's rows are writes only; the mixed phase's start at its first read row
-            # (each phase's first row as long as log_interval, not the gap since the last phase)
-            total, prev = 0.0, {}
-            for i, r in enumerate(rows):
-                if r[2] == 0 and all(x[2] == 1 for x in rows[:i]):
-                    prev = {}
-                total += r[1] * (1024 if kind == "bw" else 1) * (r[0] - prev.get(r[2], r[0] - 20)) / 1000
-                prev[r[2]] = r[0]
-            want = sum(r[field] for r in doc["records"] if r["kind"] == "stream" and r["job"] == job and
-                       r["stream"] == c)
-            check(0.6 * want <= total <= 1.4 * want, "%s clone %d: the %s log adds up to %d, its stream did %d" % (
-                job, c, kind, total, want))
+            mixed_at = next((i for i, r in enumerate(rows) if r[2] == 0), len(rows))
+            check(0 < mixed_at < len(rows) and sorted(streams) == ["mixed", "write"],
+                  "%s clone %d: write rows, then mixed rows (%d of %d), a stream record of each: %s" % (
+                      job, c, mixed_at, len(rows), sorted(streams)))
+            for phase, part in (("write", rows[:mixed_at]), ("mixed", rows[mixed_at:])):
+                st = streams.get(phase)
+                if not st or not part:
+                    continue
+                start = part[-1][0] - st["elapsed_s"] * 1000  # ms, the phase's start in the log's time
+                total, bound, prev = 0.0, 0.5 * st["elapsed_s"] * unit * len({r[2] for r in part}), {}
+                for r in part:
+                    total += r[1] * unit * (r[0] - prev.get(r[2], start)) / 1000
+                    bound += r[1] * unit * 0.001
+                    prev[r[2]] = r[0]
+                bound += part[-1][1] * unit * 0.001 + unit
+                want = st[field]
+                check(abs(total - want) <= bound, "%s clone %d %s: the %s log adds up to %d, its stream did %d "
+                      "(the log's rounding: %d)" % (job, c, phase, kind, total, want, bound))
 
 
 def case_logs(o):
@@ -320,16 +336,17 @@ def case_logs(o):
                     vals = [round(iv["bytes"] / iv["interval_s"] / 1024) if iv["interval_s"] else 0 for iv in ivs]
                     check(all(abs(a[1] - b) <= 1 for a, b in zip(mine, vals)),
                           "%s %s: the bw values are the intervals' bytes over their lengths" % (job, rec["phase"]))
-                # integrate: each value times its length, the length from the
-                # log's own times (the first from the interval record)
-                total, prev = 0.0, None
-                for r, iv in zip(mine, ivs):
-                    ln = iv["interval_s"] if prev is None else (r[0] - prev) / 1000
-                    total += r[1] * 1024 * ln
-                    prev = r[0]
-                worth = nb / max(1, len(ivs))
-                check(abs(total - nb) <= worth, "%s %s dir %d: the bw log integrates to %d bytes, the phase "
-                      "moved %d (one interval's worth: %d)" % (job, rec["phase"], d, total, nb, worth))
+                # a row at each interval's end: the log's times step by the intervals' lengths (each
+                # time rounded to the ms), and the values times those lengths add up to the phase's
+                # bytes, to the rounding of each value to a KiB/s (half a KiB over each second)
+                steps = [(b[0] - a[0]) / 1000 for a, b in zip(mine, mine[1:])]
+                check(all(abs(t - iv["interval_s"]) <= 0.001 + 1e-9 for t, iv in zip(steps, ivs[1:])),
+                      "%s %s dir %d: the rows' times step by the intervals' lengths: %s, %s" % (
+                          job, rec["phase"], d, steps, [iv["interval_s"] for iv in ivs[1:]]))
+                total = sum(r[1] * 1024 * iv["interval_s"] for r, iv in zip(mine, ivs))
+                slack = 512 * sum(iv["interval_s"] for iv in ivs) + 1
+                check(abs(total - nb) <= slack, "%s %s dir %d: the bw log integrates to %d bytes, the phase "
+                      "moved %d (values rounded to a KiB/s: %d)" % (job, rec["phase"], d, total, nb, slack))
             if rec["phase"] == "mixed":
                 check(sum(iv["ops"] for iv in ivs) == rec["ops"], "mixlog: the intervals add up to the ops")
                 check([r[0] for r in rows[::2]] == [r[0] for r in rows[1::2]] and
