@@ -162,8 +162,12 @@ static int gen_draw(struct gen *g, size_t *fi, uint64_t *off, size_t *len)
 				*off = g->off;
 				g->off += *len;
 				g->round_ios++;
-				if (g->shape && g->shape->sh->seq_add)
-					seq_add(g, *len);
+				if (g->shape) {
+					if (g->shape->sh->seq_add)
+						seq_add(g, *len);
+					else if (g->shape->sh->zone_size) /* g->off counts the pass's bytes */
+						*off = iob_shape_zone_offset(g->shape, *len, 1);
+				}
 				return 1;
 			}
 			if (g->fi + 1 == g->nfiles)

@@ -168,6 +168,8 @@ static int load(const char *path, const struct iob_fio_opts *opts, struct iob_su
 		for (size_t j = 0; rc == 0 && j < r.njobs; j++)
 			rc = fj_set_key(&r, &r.jobs[j], fj_trim(kv), fj_trim(eq + 1), where);
 	}
+	for (size_t j = 0; rc == 0 && j < r.njobs; j++) /* what no key of iobench's could give: said first */
+		rc = fj_refuse_needs(&r, &r.jobs[j]);
 	if (rc == 0 && r.unknown[0])
 		rc = fj_fail(&r, -EINVAL,
 			  "%s: fio keys iobench does not support: %s ('iobench keys --fio' lists what it maps; "

@@ -170,6 +170,9 @@ int fj_get_time(struct mapper *m, enum fkey k, uint64_t def_ns, uint64_t *out);
 void fj_note(struct reader *r, const char *fmt, ...) IOB_PRINTF(2, 3);
 void fj_note_job(struct reader *r, const char *job, const char *fmt, ...) IOB_PRINTF(3, 4);
 void fj_notes_flush(struct reader *r);
+/* Refused for what the job needs, before its other keys are looked at:
+ * ioengine=cpuio and exec (no storage), zonemode=zbd (a zoned device). */
+int fj_refuse_needs(struct reader *r, struct fsection *s);
 int fj_map_engine(struct mapper *m, uint32_t *iodepth);
 int fj_valid_name(const char *n);
 int fj_map_log(struct mapper *m, enum fkey k, const char *ikey);

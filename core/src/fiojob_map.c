@@ -245,6 +245,24 @@ static int map_e4defrag(struct mapper *m, int e4, const char *engine)
 	return 0;
 }
 
+int fj_refuse_needs(struct reader *r, struct fsection *s)
+{
+	struct mapper m = {.r = r, .s = s};
+	const struct fval *v = fj_get(&m, K_IOENGINE), *z = fj_get(&m, K_ZONEMODE);
+	if (v && strcmp(v->value, "cpuio") == 0)
+		return fj_bad(&m, K_IOENGINE, -EINVAL,
+			      "burns CPU (cpuload, cpumode) and moves no bytes: not a storage engine, and not in iobench");
+	if (v && strcmp(v->value, "exec") == 0)
+		return fj_bad(&m, K_IOENGINE, -EINVAL,
+			      "runs a program (program, arguments) beside the jobs and moves no bytes: not a storage "
+			      "engine, and not in iobench");
+	if (z && strcmp(z->value, "zbd") == 0)
+		return fj_bad(&m, K_ZONEMODE, -EINVAL,
+			      "needs a zoned block device (host-managed or host-aware: zone reports, write pointers, "
+			      "zone resets) and iobench has no zone management");
+	return 0;
+}
+
 int fj_map_engine(struct mapper *m, uint32_t *iodepth)
 {
 	static const struct {

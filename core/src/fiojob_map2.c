@@ -505,6 +505,34 @@ static int map_wait_for(struct mapper *m, const char *name, uint32_t group, size
 	return 0;
 }
 
+/* zonemode=strided and its keys: iobench's zone_size, zone_range, zone_skip
+ * (zbd is refused before: fj_refuse_needs) */
+static int map_zones(struct mapper *m)
+{
+	const struct fval *mode = fj_get(m, K_ZONEMODE);
+	const int strided = mode && strcmp(mode->value, "strided") == 0;
+	uint64_t zsize = 0, zrange = 0, zskip = 0;
+	int set_size, set_range, set_skip, rc;
+	if (mode && !strided && strcmp(mode->value, "none") != 0)
+		return fj_bad(m, K_ZONEMODE, -EINVAL, "give none or strided (zbd needs a zoned block device)");
+	if ((rc = fj_get_size(m, K_ZONESIZE, &zsize, &set_size)) || (rc = fj_get_size(m, K_ZONERANGE, &zrange, &set_range)) ||
+	    (rc = fj_get_size(m, K_ZONESKIP, &zskip, &set_skip)))
+		return rc;
+	if (!strided) {
+		if (zsize) /* fio 3.33: "--zonemode=none and --zonesize are not compatible" */
+			return fj_bad(m, K_ZONESIZE, -EINVAL, "needs zonemode=strided (with zonemode=none fio refuses it too)");
+		return 0;
+	}
+	if (!zsize)
+		return fj_bad(m, set_size ? K_ZONESIZE : K_ZONEMODE, -EINVAL,
+			      "zonemode=strided needs zonesize above 0 (the bytes of I/O in a zone)");
+	if ((rc = fj_set_iob_key(m, K_ZONESIZE, "zone_size", "%llu", (unsigned long long)zsize)) ||
+	    (zrange && (rc = fj_set_iob_key(m, K_ZONERANGE, "zone_range", "%llu", (unsigned long long)zrange))) ||
+	    (zskip && (rc = fj_set_iob_key(m, K_ZONESKIP, "zone_skip", "%llu", (unsigned long long)zskip))))
+		return rc;
+	return 0;
+}
+
 int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index)
 {
 	struct mapper m = {.r = r, .s = s, .job = job};
@@ -563,7 +591,7 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 	if (!fe && ((rc = fj_map_engine(&m, &job->iodepth)) || (rc = fj_map_files(&m, numjobs)) ||
 		    (rc = fj_map_work(&m, time_based, runtime_ns)) || (rc = map_shape(&m))))
 		return rc;
-	if ((rc = map_prio(&m, fe)))
+	if ((rc = map_prio(&m, fe)) || (rc = map_zones(&m)))
 		return rc;
 	/* fio advises the kernel of random access (its fadvise_hint=1), which
 	 * turns readahead off: the buffered posix and io_uring backends do too */

@@ -303,6 +303,17 @@ FJ_CODE(K_VERIFY_BACKLOG_BATCH, "verify_backlog_batch", "", "verify_backlog_batc
 	"with verify_backlog: the blocks each read-back checks (default verify_backlog); a "
 	"batch that finds fewer waiting checks each block written after it until done, as "
 	"fio 3.33 does (none twice)")
+FJ_CODE(K_ZONEMODE, "zonemode", "", "zone_size",
+	"none (default) or strided (zonesize, zonerange, zoneskip); zbd is refused: it needs a zoned block "
+	"device (host-managed or host-aware) and iobench has no zone management")
+FJ_CODE(K_ZONESIZE, "zonesize", "", "zone_size",
+	"with zonemode=strided (needed, above 0): the bytes of I/O in a zone before the next, as fio 3.33 "
+	"moves on (traced); not with zonemode=none")
+FJ_CODE(K_ZONERANGE, "zonerange", "", "zone_range",
+	"with zonemode=strided: the bytes of a zone the I/O stays in (default zonesize), a multiple of bs")
+FJ_CODE(K_ZONESKIP, "zoneskip", "", "zone_skip",
+	"with zonemode=strided: the bytes passed over after a zone's range, a multiple of bs; zones reaching "
+	"past the file's end (where fio ends the job) are refused")
 /* The rows of keys that map by their row alone. */
 FJ_ROW("random_sequence_stride", "", "random_sequence_stride",
        "1 with random_distribution=sequence: each pass over the list adds its length to its blocks "

@@ -138,6 +138,10 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 	sh->think_blocks = job->thinktime_blocks;
 	sh->rand_run = job->rand_run;
 	sh->seq_stride = job->random_sequence_stride;
+	sh->zone_size = job->zone_size;
+	sh->zone_range = job->zone_range ? job->zone_range : job->zone_size;
+	sh->zone_skip = job->zone_skip;
+	sh->zone_map = job->random_map;
 	sh->start_delay_ns = job->start_delay_ns;
 	sh->continue_mask = (uint32_t)job->continue_on_error;
 	if (job->ignore_error[0] && iob_ignore_error_parse(job->ignore_error, sh, why, sizeof why) != 0) {
@@ -203,6 +207,46 @@ static int validate_sequence(const struct iob_job *job, const struct iob_shape *
 	return 0;
 }
 
+/* strided zones: one direction a phase, whole blocks, and every zone the
+ * job visits inside the file (fio 3.33 ends the job at the first I/O past
+ * its end) */
+static int validate_zones(const struct iob_job *job, const struct iob_shape *sh, char *err, size_t errlen)
+{
+	const char *n = job->name;
+	const uint64_t bs = job->block_size;
+	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_MIXED)) {
+		snprintf(err, errlen, "[%s] zone_size %llu with phases mixed: strided zones take one direction a phase "
+			 "(read or write), not a mix", n, (unsigned long long)sh->zone_size);
+		return -EINVAL;
+	}
+	if (job->phases & IOB_PHASE_BIT(IOB_PHASE_VERIFY)) {
+		snprintf(err, errlen, "[%s] zone_size %llu with a verify phase: not done (the zones write a block again "
+			 "as they come round, and the verify reads back by the order written)", n,
+			 (unsigned long long)sh->zone_size);
+		return -EINVAL;
+	}
+	if (!bs || sh->zone_range % bs || sh->zone_skip % bs) {
+		snprintf(err, errlen, "[%s] zone_range %llu and zone_skip %llu must be multiples of block_size %llu", n,
+			 (unsigned long long)sh->zone_range, (unsigned long long)sh->zone_skip, (unsigned long long)bs);
+		return -EINVAL;
+	}
+	const int seq = job->access == IOB_ACCESS_SEQ;
+	uint64_t budget = UINT64_MAX, loops = job->loops ? job->loops : 1;
+	if (!job->time_based)
+		budget = !seq && job->ops ? (job->ops > UINT64_MAX / bs ? UINT64_MAX : job->ops * bs)
+			 : seq && job->size > UINT64_MAX / loops ? UINT64_MAX
+			 : seq ? job->size * loops : job->size;
+	uint64_t past = iob_shape_zones_past(sh, job->size, bs, budget, seq);
+	if (past) {
+		snprintf(err, errlen, "[%s] zone_size %llu, zone_range %llu, zone_skip %llu: the zones reach byte %llu, past "
+			 "the file's end (size %llu), where fio ends the job; give a larger size or smaller zones", n,
+			 (unsigned long long)sh->zone_size, (unsigned long long)sh->zone_range,
+			 (unsigned long long)sh->zone_skip, (unsigned long long)past, (unsigned long long)job->size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* the shapes of load, and what they cannot be used with */
 static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 {
@@ -247,6 +291,8 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (sh.dist == IOB_DIST_SEQUENCE && (rc = validate_sequence(job, &sh, err, errlen)) != 0)
+		return rc;
+	if (sh.zone_size && (rc = validate_zones(job, &sh, err, errlen)) != 0)
 		return rc;
 	if (sh.dist == IOB_DIST_ZONED_ABS) {
 		uint64_t sum = 0;

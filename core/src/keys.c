@@ -540,6 +540,23 @@ static const struct iob_key key_table[] = {
      "from there, instead of a part of the file each",
      NULL, FIELD(offset_increment), NULL, 0, 0, .record = "offset_increment_bytes",
      .needs = "access=seq", .excludes = "series,steady_state,workload=files", .why = "a stream's region of the file: random offsets are drawn over the whole file, series and steady state rounds choose their own part"},
+    {"zone_size", IOB_KEY_SIZE, "bytes", "0",
+     "strided zones (fio's zonemode=strided): after this many bytes of I/O in a zone the I/O moves on to the next "
+     "zone, zone_range + zone_skip bytes after this one's start (past the file's end: back at its start); "
+     "sequential I/O goes through the zone's range from its start (again while zone_size is not done), random I/O "
+     "draws in it (random_map: each block once per zone_range bytes); 0 = none",
+     NULL, FIELD(zone_size), NULL, 0, 0, .record = "zone_size_bytes",
+     .excludes = "offset,offset_increment,seq_add,rand_run,bssplit,random_distribution,series,steady_state,"
+		 "workload=files,block_size_max,skip_past_end",
+     .why = "the zones give every I/O's offset"},
+    {"zone_range", IOB_KEY_SIZE, "bytes", "0",
+     "strided zones: the bytes of a zone the I/O stays in (fio's zonerange), a multiple of block_size; below "
+     "zone_size the I/O goes over them again until zone_size bytes are done; 0 = zone_size",
+     NULL, FIELD(zone_range), NULL, 0, 0, .record = "zone_range_bytes", .needs = "zone_size"},
+    {"zone_skip", IOB_KEY_SIZE, "bytes", "0",
+     "strided zones: the bytes passed over between one zone's range and the next zone (fio's zoneskip), a "
+     "multiple of block_size",
+     NULL, FIELD(zone_skip), NULL, 0, 0, .record = "zone_skip_bytes", .needs = "zone_size"},
     {"percentiles", IOB_KEY_STRING, "ranks", "",
      "the latency percentiles every record of the job reports, e.g. 50:99:99.9 (':' or ',' between, each above 0 "
      "and at most 100, at most 20, ascending in the records); empty: the 16 ranks 1 5 10 20 30 40 50 60 70 80 90 "

@@ -446,7 +446,7 @@ int iob_shape_passes_error(const struct iob_shape *sh, int w, int e)
 int iob_shape_draws(const struct iob_shape *sh)
 {
 	return sh && (sh->split[0].n || sh->split[1].n || sh->dist != IOB_DIST_RANDOM || sh->seq_add ||
-		      sh->rand_run > 1);
+		      sh->rand_run > 1 || sh->zone_size);
 }
 
 int iob_shape_paces(const struct iob_shape *sh)
@@ -594,6 +594,7 @@ void iob_shape_run_reset(struct iob_shape_run *run)
 	run->bytes_left = run->budget;
 	run->run_left = 0;
 	run->seq_ios[0] = run->seq_ios[1] = 0;
+	run->zone_start = run->zone_bytes = run->zone_pos = run->zone_slot = 0;
 }
 
 size_t iob_shape_len(struct iob_shape_run *run, int write)
@@ -682,12 +683,79 @@ uint64_t iob_shape_offset(struct iob_shape_run *run, size_t len, int write)
 	}
 	if (sh->dist == IOB_DIST_SEQUENCE)
 		return sequence_offset(run, last, write);
+	if (sh->zone_size)
+		return iob_shape_zone_offset(run, len, 0);
 	uint64_t off = random_offset(run, len, last, unit);
 	if (sh->rand_run > 1) {
 		run->run_left = sh->rand_run - 1;
 		run->run_next = off + len;
 	}
 	return off;
+}
+
+/* ---- strided zones ------------------------------------------------------------ */
+
+/* fio 3.33 (io_u.c, setup_strided_zone_mode), traced: before each I/O, once
+ * zone_size bytes are done in the zone, the next starts zone_range +
+ * zone_skip on (at or past the file's end: at its start) and the I/O goes
+ * on from its start; every zone_range bytes in a zone the sequential
+ * position and the random map start over.  The zones go on across passes
+ * (loops), as fio's do. */
+uint64_t iob_shape_zone_offset(struct iob_shape_run *run, size_t len, int seq)
+{
+	const struct iob_shape *sh = run->sh;
+	if (run->zone_bytes >= sh->zone_size) {
+		run->zone_bytes = 0;
+		run->zone_start += sh->zone_range + sh->zone_skip;
+		if (run->zone_start >= run->fsize)
+			run->zone_start = 0;
+	}
+	if (run->zone_bytes % sh->zone_range == 0) { /* the range starts over */
+		run->zone_pos = 0;
+		run->zone_slot = 0;
+		if (!seq && sh->zone_map)
+			iob_perm_init(&run->zone_perm, sh->zone_range >= len ? (sh->zone_range - len) / run->unit + 1 : 1,
+				      iob_splitmix64(&run->rng));
+	}
+	uint64_t off;
+	if (seq) {
+		if (run->zone_pos >= sh->zone_range)
+			run->zone_pos = 0;
+		off = run->zone_start + run->zone_pos;
+		run->zone_pos += len;
+	} else {
+		uint64_t n = sh->zone_range >= len ? (sh->zone_range - len) / run->unit + 1 : 1;
+		uint64_t u;
+		if (sh->zone_map) {
+			if (run->zone_slot == run->zone_perm.n) /* a short I/O left room for more: another walk */
+				iob_perm_init(&run->zone_perm, n, iob_splitmix64(&run->rng)), run->zone_slot = 0;
+			u = iob_perm_at(&run->zone_perm, run->zone_slot++);
+		} else {
+			u = iob_splitmix64(&run->rng) % n;
+		}
+		off = run->zone_start + u * run->unit;
+	}
+	run->zone_bytes += len;
+	return off;
+}
+
+uint64_t iob_shape_zones_past(const struct iob_shape *sh, uint64_t fsize, uint64_t bs, uint64_t budget, int seq)
+{
+	if (!sh->zone_size || !bs)
+		return 0;
+	/* each zone before the walk comes back to the start ends before the
+	 * next begins; only the last one before that may reach past the file */
+	const uint64_t step = sh->zone_range + sh->zone_skip;
+	const uint64_t zones = fsize / step + (fsize % step != 0); /* starts below fsize: 0, step, ... */
+	const uint64_t per = (sh->zone_size + bs - 1) / bs * bs;  /* bytes done in a zone: whole I/Os */
+	const uint64_t last = (zones - 1) * step;
+	if (budget != UINT64_MAX && (budget + per - 1) / per < zones)
+		return 0; /* the budget ends before that zone */
+	uint64_t in = per;
+	if (budget != UINT64_MAX && (budget + per - 1) / per == zones)
+		in = budget - (zones - 1) * per; /* what the budget leaves for it */
+	uint64_t reach = seq ? (in < sh->zone_range ? in : sh->zone_range) : sh->zone_range;
+	return last + reach > fsize ? last + reach : 0;
 }
 
 static uint64_t random_offset(struct iob_shape_run *run, size_t len, uint64_t last, uint64_t unit)

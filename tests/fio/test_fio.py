@@ -197,6 +197,8 @@ def case_every_key(tmp):
     expect(w["bytes"] == 8 << 20 and w["block_size_bytes"] == 64 << 10 and w["fsync"] is True, w)
     expect(r["latency"] == "off" and r["lat_samples"] == 0 and w["latency"] == "sampled", (r, w))
     expect(r["file"] == w["file"] and r["ops"] == 64 and r["seed"] == 7 and r["block_size_bytes"] == 16 << 10, r)
+    expect((r["zone_size_bytes"], r["zone_range_bytes"], r["zone_skip_bytes"]) == (64 << 10, 128 << 10, 128 << 10)
+           and w["zone_size_bytes"] == 0, r)
     expect(m["ops"] == 128 and m["phase"] == "mixed", m)
     expect(t["backend"] == "mmap" and t["access"] == "sequential" and t["bytes"] >= 4 << 20, t)
     # the writer's file was not laid out again for the reader; the mixer's, the timed and the prioritized job's were
@@ -304,11 +306,11 @@ def case_refused(tmp):
     # --fio-ignore names the keys: the run goes on and says so
     data = os.path.join(tmp, "data")
     p = iobench("run", os.path.join(HERE, "refused", "unknown-keys.fio"), "--dir", data, "--fio-ignore",
-                "cpuload,exec_prerun,zonemode", rc=0)
-    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): cpuload, exec_prerun, zonemode"
+                "cpuload,exec_prerun,read_beyond_wp", rc=0)
+    expect("fio keys ignored as --fio-ignore asked (the run differs from fio's there): cpuload, exec_prerun, read_beyond_wp"
            in p.stdout, p.stdout)
     # naming only some of them: the rest still refused
-    refused_one(tmp, os.path.join(HERE, "refused", "unknown-keys.fio"), "not support: zonemode ",
+    refused_one(tmp, os.path.join(HERE, "refused", "unknown-keys.fio"), "not support: read_beyond_wp ",
                 "--fio-ignore", "cpuload, exec_prerun")
     # --set takes fio keys in a fio file: an unknown one, a bad value
     refused_one(tmp, job_file("seq-read.fio"), "fio keys iobench does not support: block_size", "--set",

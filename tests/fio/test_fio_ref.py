@@ -417,9 +417,10 @@ def case_shapes(tmp):
 # ---- offset, offset_increment, size from the target: the same I/Os at the same offsets -------------
 
 
-def traced(argv, cwd, tmp, tag):
+def traced(argv, cwd, tmp, tag, in_order=False):
     """Run argv under strace -ff: the sorted (call, offset, length) of every pread64/pwrite64 of its
-    threads and processes, and the completed process."""
+    threads and processes, and the completed process.  in_order: in the order each thread made them,
+    thread after thread (for a job of one stream, its order)."""
     pre = os.path.join(tmp, "st-" + tag)
     env = dict(os.environ)  # LeakSanitizer cannot run under ptrace (fio.ref_offset_ini runs it untraced)
     env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
@@ -427,7 +428,7 @@ def traced(argv, cwd, tmp, tag):
                        cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     calls = []
     d, base = os.path.split(pre)
-    for name in os.listdir(d):
+    for name in sorted(os.listdir(d)):
         if name.startswith(base + "."):
             with open(os.path.join(d, name)) as f:
                 for line in f:
@@ -435,10 +436,10 @@ def traced(argv, cwd, tmp, tag):
                     if m and int(m.group(2)) % 512 == 0:  # not the loader's reads of ELF headers
                         calls.append((m.group(1), int(m.group(3)), int(m.group(4))))
             os.remove(os.path.join(d, name))
-    return sorted(calls), p
+    return (calls if in_order else sorted(calls)), p
 
 
-def offsets_both(tmp, jobfile, sets, setup=None):
+def offsets_both(tmp, jobfile, sets, setup=None, in_order=False):
     """fio (on a scaled copy) and iobench (--set) on jobfile, each in a fresh data directory that
     setup(dir) may fill first: (fio's calls, iobench's calls, fio's JSON jobs, iobench's phase records)."""
     out = {}
@@ -458,7 +459,7 @@ def offsets_both(tmp, jobfile, sets, setup=None):
             argv = [os.path.join(ARGS.bin, "iobench"), "run", jobfile, "--dir", data, "--output", "json=" + js]
             for k, v in wsets:
                 argv += ["--set", f"{k}={v}"]
-        calls, p = traced(argv, data, tmp, who)
+        calls, p = traced(argv, data, tmp, who, in_order)
         expect(p.returncode == 0, f"{' '.join(argv)}: exit {p.returncode}\n{p.stderr[-2000:]}")
         with open(js) as f:
             text = f.read()
@@ -533,6 +534,119 @@ def case_offsets(tmp):
            f"reads: first {r[:1]}, {sum(c[2] for c in r)} bytes")
     expect(ir and ir[0]["size_bytes"] == 768 * 1024 and ir[0]["offset_bytes"] == 256 * 1024,
            f"record: {ir[:1]}")
+
+
+# ---- zonemode=strided: the zones fio 3.33 visits, in its order -------------------------------------
+
+ZONE_JOB = "[global]\nioengine=psync\ndirect=0\nbs=64k\nfilename=zoned.dat\nzonemode=strided\n"
+
+
+def visits(calls, per):
+    """The calls in runs of per (a zone's I/Os, or a zone range's)."""
+    return [calls[k:k + per] for k in range(0, len(calls), per)]
+
+
+def case_zones(tmp):
+    """zonemode=strided against fio 3.33 (strace, pread64 and pwrite64 in each tool's order):
+    disk-zone-profile.fio scaled to a 16 MiB file (zonesize=256k, zoneskip=2m) and sequential jobs with
+    zonerange above and below zonesize, loops and io_size: the same offsets in the same order; random
+    jobs: per zone range visited the same set of blocks (fio's random map: each block once), with
+    zonerange above zonesize the same zones, each visit's blocks distinct and inside its zone's range,
+    with norandommap inside it."""
+    need_fio()
+    iob.need_program("strace", "the offsets cannot be seen from outside")
+    K = 1024
+    # 1. the example, its zones scaled to its scaled file (the zones of 256m and 2g, on a 16 MiB
+    # file, read it straight through: checked too), on psync so that every read is one pread64
+    ex = example("disk-zone-profile.fio")
+    for zs in ([("zonesize", "256k"), ("zoneskip", "2m")], []):
+        sets = [("filename", "zoned.dat"), ("size", "16M"), ("ioengine", "psync"), ("iodepth", "1"),
+                ("direct", "0"), ("write_bw_log", "0")] + zs
+        f, i, fj, ir = offsets_both(tmp, ex, sets, in_order=True)
+        r = compare_calls(f"disk-zone-profile.fio {zs}", f, i, "pread64")
+        if zs:
+            starts = [c[1] for c in r[::4]]
+            want = [k * 2304 * K for k in range(8)] * 8
+            expect(len(r) == 256 and starts == want, f"zone starts {starts[:12]}, want {want[:12]}")
+        else:
+            expect([c[1] for c in r] == [k * 64 * K for k in range(256)], f"reads {r[:8]}")
+        expect(ir and ir[0].get("zone_size_bytes") == (256 * K if zs else 256 * MiB), f"record: {ir[:1]}")
+    # the example as written (libaio, iodepth=2, direct=1 where the directory has it): fio's bytes and I/Os
+    sets = [("filename", "zoned.dat"), ("size", "16M"), ("zonesize", "256k"), ("zoneskip", "2m")]
+    if direct_refused(tmp):
+        sets.append(("direct", "0"))
+    if have_backend("libaio"):
+        f, i = both(tmp, "disk-zone-profile.fio", sets)
+        expect((f["read_bytes"], f["read_ios"]) == (i["read_bytes"], i["read_ios"]) == (16 * MiB, 256),
+               f"fio {f['read_bytes']} bytes {f['read_ios']} ios, iobench {i['read_bytes']} {i['read_ios']}")
+    # 2. jobs of our own, a 4 MiB file
+    job = os.path.join(tmp, "zones.fio")
+    seq_jobs = [
+        ("rw=read\nsize=4m\nzonesize=256k\nzonerange=1m\nzoneskip=256k\n", "pread64"),
+        ("rw=read\nsize=4m\nzonesize=512k\nzonerange=256k\nio_size=8m\n", "pread64"),
+        ("rw=read\nsize=1m\nzonesize=192k\nzonerange=192k\nzoneskip=320k\nloops=3\n", "pread64"),
+        ("rw=write\nsize=4m\nzonesize=256k\nzoneskip=256k\n", "pwrite64"),
+    ]
+    for body, kind in seq_jobs:
+        iob.write(job, ZONE_JOB + "[z]\n" + body)
+        f, i, fj, ir = offsets_both(tmp, job, [], in_order=True)
+        r = compare_calls(body.replace("\n", " "), f, i, kind)
+        expect(r, f"no {kind} calls")
+    rand_jobs = [  # (job, I/Os a visit, zone range, same sets)
+        ("rw=randread\nsize=4m\nzonesize=256k\nzoneskip=512k\n", 4, 256 * K, True),
+        ("rw=randread\nsize=2m\nzonesize=512k\nzonerange=256k\n", 4, 256 * K, True),
+        ("rw=randread\nsize=4m\nzonesize=256k\nzonerange=1m\n", 4, MiB, False),
+        ("rw=randread\nsize=2m\nzonesize=256k\nzoneskip=256k\nnorandommap=1\n", 4, 256 * K, False),
+    ]
+    for body, per, rng, same in rand_jobs:
+        iob.write(job, ZONE_JOB + "[z]\n" + body)
+        f, i, fj, ir = offsets_both(tmp, job, [], in_order=True)
+        name = body.replace("\n", " ")
+        fr = [c for c in f if c[0] == "pread64"]
+        ir_ = [c for c in i if c[0] == "pread64"]
+        print(f"{name}: fio {[c[1] // K for c in fr]}\n{name}: iobench {[c[1] // K for c in ir_]}")
+        expect(len(fr) == len(ir_) and fr, f"{name}: fio {len(fr)} reads, iobench {len(ir_)}")
+        fv, iv = visits(fr, per), visits(ir_, per)
+        for n, (a, b) in enumerate(zip(fv, iv)):
+            za, zb = a[0][1] // rng * rng, b[0][1] // rng * rng
+            if same:
+                expect(sorted(a) == sorted(b), f"{name}: visit {n}: fio {a}, iobench {b}")
+            else:  # the same zone; each offset inside its range (and once, with the random map)
+                expect(za == zb and all(za <= c[1] and c[1] + c[2] <= za + rng for c in a + b),
+                       f"{name}: visit {n}: fio {a}, iobench {b}")
+                if "norandommap" not in body:
+                    expect(len(set(b)) == len(b), f"{name}: visit {n}: iobench drew a block twice: {b}")
+
+
+def case_zones_refused(tmp):
+    """Bad zone keys refused in one line, exit 2, nothing created: zonesize 0, strided without zonesize,
+    zonesize with zonemode=none (fio 3.33 refuses it too), zonerange not a multiple of bs, zones that
+    reach past the file's end (fio ends the job there), zonemode=zbd, a mixed job, and the INI keys."""
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    cases = [
+        ("zonemode=strided\nzonesize=0\n", "zonemode=strided needs zonesize above 0"),
+        ("zonemode=strided\n", "zonemode=strided needs zonesize above 0"),
+        ("zonemode=none\nzonesize=256k\n", "zonesize=256k: needs zonemode=strided"),
+        ("zonemode=strided\nzonesize=256k\nzonerange=100k\n", "must be multiples of block_size"),
+        ("zonemode=strided\nzonesize=512k\nzoneskip=256k\n", "past the file's end (size 4194304)"),
+        ("zonemode=strided\nzonesize=256k\nzonerange=8m\nrw=randread\n", "past the file's end"),
+        ("zonemode=zbd\nzonesize=256k\n", "zonemode=zbd: needs a zoned block device"),
+        ("zonemode=strided\nzonesize=256k\nrw=randrw\n", "strided zones take one direction a phase"),
+        ("zonemode=sideways\n", "zonemode=sideways: give none or strided"),
+        ("zonemode=strided\nzonesize=256k\nrw=write\nverify=crc32c\n", "with a verify phase: not done"),
+    ]
+    for k, (body, want) in enumerate(cases):
+        job = os.path.join(tmp, f"z{k}.fio")
+        iob.write(job, "[z]\nrw=read\nbs=64k\nsize=4m\n" + body)
+        refused(body.replace("\n", " "), want, data, job, "--dir", data)
+    ini = [("zone_range = 1M\n", "zone_range = 1048576 needs zone_size"),
+           ("zone_size = 1M\noffset = 64K\n", "cannot be used with offset"),
+           ("zone_size = 1M\nzone_skip = 4K\n", "must be multiples of block_size 65536")]
+    for k, (body, want) in enumerate(ini):
+        prof = os.path.join(tmp, f"z{k}.ini")
+        iob.write(prof, "[z]\nfilename = f\nsize = 4M\nblock_size = 64K\nphases = write,read\n" + body)
+        refused(body.replace("\n", " "), want, data, prof, "--dir", data)
 
 
 def refused(what, want, d, *args):
@@ -1555,7 +1669,13 @@ ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_n
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
             "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio", "ftruncate.fio", "falloc.fio", "flow.fio",
             "sequence-distribution.fio", "exitwhat.fio",
-            "example_latency_steadystate.fio", "latency-profile.fio"}
+            "example_latency_steadystate.fio", "latency-profile.fio", "disk-zone-profile.fio"}
+# the refused examples whose line says what they need (no key of iobench's could give it)
+NEEDS = {"cpuio.fio": "ioengine=cpuio: burns CPU (cpuload, cpumode) and moves no bytes",
+         "exec.fio": "ioengine=exec: runs a program (program, arguments) beside the jobs and moves no bytes",
+         "zbd-rand-write.fio": "zonemode=zbd: needs a zoned block device (host-managed or host-aware",
+         "zbd-rand-write-zone-reset-gc.fio": "zonemode=zbd: needs a zoned block device (host-managed or host-aware",
+         "zbd-seq-read.fio": "zonemode=zbd: needs a zoned block device (host-managed or host-aware"}
 
 
 def case_examples(tmp):
@@ -1585,6 +1705,8 @@ def case_examples(tmp):
             expect(not r["accepted"], f"{r['file']}: accepted now: add it to ACCEPTED")
             expect(r["exit"] == 2 and r["lines"] == 1 and r["reason"],
                    f"{r['file']}: exit {r['exit']}, {r['lines']} lines: {r['reason']}")
+            if r["file"] in NEEDS:
+                expect(NEEDS[r["file"]] in r["reason"], f"{r['file']}: {r['reason']}, want {NEEDS[r['file']]}")
     print(f"{sum(r['accepted'] for r in rows)} of {len(rows)} examples accepted")
 
 

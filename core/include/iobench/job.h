@@ -140,6 +140,11 @@ struct iob_job {
 	/* sequential: stream i works on [offset + i*offset_increment, + size) of
 	 * its file (fio's offset, offset_increment); both 0: the whole file */
 	uint64_t offset, offset_increment;
+	/* strided zones (fio's zonemode=strided): after zone_size bytes of I/O
+	 * in a zone, the next zone starts zone_range + zone_skip bytes on (back
+	 * at the file's start past its end); the I/O stays in the zone's first
+	 * zone_range bytes (0: zone_size).  zone_size 0: none */
+	uint64_t zone_size, zone_range, zone_skip;
 	char percentiles[256];       /* "", or the latency percentiles reported (iob_pct_parse) */
 	uint32_t flow, flow_id;      /* flow: a weight (0: none) in flow id flow_id's share of I/Os */
 	uint64_t flow_sleep_ns;      /* flow: the wait before a stream ahead of its share tries again */

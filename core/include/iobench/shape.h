@@ -93,6 +93,11 @@ struct iob_shape {
 	uint64_t flow_sleep_ns;
 	/* cmdprio_*: a priority per I/O (cmdprio.h); cmdprio.on 0: none */
 	struct iob_cmdprio cmdprio;
+	/* strided zones (fio's zonemode=strided; job.h): zone_size 0: none;
+	 * zone_range filled (zone_size when not given); zone_map: random
+	 * offsets without replacement in each zone_range bytes (random_map) */
+	uint64_t zone_size, zone_range, zone_skip;
+	int zone_map;
 };
 
 /* ignore_error: "READS,WRITES[,VERIFY]", each a ':' list of errno names
@@ -167,6 +172,10 @@ struct iob_shape_run {
 	uint64_t flow_ios;  /* flow: this stream's I/Os in the flow's count */
 	int flow_in;        /* flow: its weight is in the flow's (until iob_shape_run_end) */
 	uint64_t prio_rng;  /* cmdprio: the draws of each I/O's priority, apart from the others */
+	/* strided zones: the zone's start, its bytes done, the next
+	 * sequential offset in its range, and the random map's walk */
+	uint64_t zone_start, zone_bytes, zone_pos, zone_slot;
+	struct iob_perm zone_perm;
 };
 
 /* Start drawing for files of fsize bytes, offsets in multiples of unit
@@ -185,6 +194,15 @@ size_t iob_shape_len(struct iob_shape_run *run, int write);
  * where the last ended); UINT64_MAX when the order is done (a sequence
  * with seq_stride past the file's last block). */
 uint64_t iob_shape_offset(struct iob_shape_run *run, size_t len, int write);
+/* strided zones: the offset of the next I/O of len bytes (seq: in order
+ * through the zone's range, else drawn in it), as fio's zonemode=strided
+ * moves on after zone_size bytes; the job's validation keeps every zone
+ * visited inside the file. */
+uint64_t iob_shape_zone_offset(struct iob_shape_run *run, size_t len, int seq);
+/* The first byte past the file that strided zones would reach in budget
+ * bytes of I/O (UINT64_MAX: no end) of block size bs on a file of fsize
+ * bytes; 0 when every zone visited stays inside it. */
+uint64_t iob_shape_zones_past(const struct iob_shape *sh, uint64_t fsize, uint64_t bs, uint64_t budget, int seq);
 /* The rank-th hottest unit's place in the file (zipf, pareto, normal: the
  * draw's rank is scattered over the file by this bijection). */
 uint64_t iob_shape_scatter(const struct iob_shape_run *run, uint64_t rank);
