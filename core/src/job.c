@@ -230,6 +230,11 @@ static int validate_zones(const struct iob_job *job, const struct iob_shape *sh,
 			 (unsigned long long)sh->zone_range, (unsigned long long)sh->zone_skip, (unsigned long long)bs);
 		return -EINVAL;
 	}
+	if (job->threads > 1 && job->shared_file && !job->shared_whole) {
+		snprintf(err, errlen, "[%s] zone_size %llu with shared_file: each stream walks the zones over the whole file "
+			 "(shared_whole = true, fio's clones), not a part of it each", n, (unsigned long long)sh->zone_size);
+		return -EINVAL;
+	}
 	const int seq = job->access == IOB_ACCESS_SEQ;
 	uint64_t budget = UINT64_MAX, loops = job->loops ? job->loops : 1;
 	if (!job->time_based)

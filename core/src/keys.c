@@ -547,7 +547,7 @@ static const struct iob_key key_table[] = {
      "draws in it (random_map: each block once per zone_range bytes); 0 = none",
      NULL, FIELD(zone_size), NULL, 0, 0, .record = "zone_size_bytes",
      .excludes = "offset,offset_increment,seq_add,rand_run,bssplit,random_distribution,series,steady_state,"
-		 "workload=files,block_size_max,skip_past_end",
+		 "workload=files,block_size_max,skip_past_end,fill_device",
      .why = "the zones give every I/O's offset"},
     {"zone_range", IOB_KEY_SIZE, "bytes", "0",
      "strided zones: the bytes of a zone the I/O stays in (fio's zonerange), a multiple of block_size; below "

@@ -741,8 +741,8 @@ uint64_t iob_shape_zone_offset(struct iob_shape_run *run, size_t len, int seq)
 
 uint64_t iob_shape_zones_past(const struct iob_shape *sh, uint64_t fsize, uint64_t bs, uint64_t budget, int seq)
 {
-	if (!sh->zone_size || !bs)
-		return 0;
+	if (!sh->zone_size || !bs || !fsize)
+		return 0; /* no file size to hold the zones to (none is done) */
 	/* each zone before the walk comes back to the start ends before the
 	 * next begins; only the last one before that may reach past the file */
 	const uint64_t step = sh->zone_range + sh->zone_skip;

@@ -642,7 +642,9 @@ def case_zones_refused(tmp):
         refused(body.replace("\n", " "), want, data, job, "--dir", data)
     ini = [("zone_range = 1M\n", "zone_range = 1048576 needs zone_size"),
            ("zone_size = 1M\noffset = 64K\n", "cannot be used with offset"),
-           ("zone_size = 1M\nzone_skip = 4K\n", "must be multiples of block_size 65536")]
+           ("zone_size = 1M\nzone_skip = 4K\n", "must be multiples of block_size 65536"),
+           ("zone_size = 1M\nthreads = 2\nshared_file = true\n", "with shared_file: each stream walks the zones"),
+           ("zone_size = 1M\nfill_device = true\n", "cannot be used with fill_device")]
     for k, (body, want) in enumerate(ini):
         prof = os.path.join(tmp, f"z{k}.ini")
         iob.write(prof, "[z]\nfilename = f\nsize = 4M\nblock_size = 64K\nphases = write,read\n" + body)

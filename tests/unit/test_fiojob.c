@@ -303,10 +303,10 @@ static void test_set_and_ignore(void **st)
 	assert_int_equal(ignored, 1);
 	iob_suite_free(&s);
 	/* every unknown key in one line, in file order, once each */
-	assert_int_not_equal(load("[global]\ncpuload=1m\nsize=1m\n[a]\nexec_prerun=x\ncpuload=2m\n[b]\nzonemode=zbd\n", &s, NULL, 0,
+	assert_int_not_equal(load("[global]\ncpuload=1m\nsize=1m\n[a]\nexec_prerun=x\ncpuload=2m\n[b]\nread_beyond_wp=0\n", &s, NULL, 0,
 				  NULL),
 			     0);
-	assert_non_null(strstr(err, "fio keys iobench does not support: cpuload, exec_prerun, zonemode ("));
+	assert_non_null(strstr(err, "fio keys iobench does not support: cpuload, exec_prerun, read_beyond_wp ("));
 	assert_null(strchr(err, '\n'));
 	assert_int_equal(s.njobs, 0);
 }

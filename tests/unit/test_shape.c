@@ -519,6 +519,55 @@ static void test_offset_modifiers(void **state)
 	iob_phase_result_free(&r);
 }
 
+/* strided zones (fio's zonemode=strided, as fio 3.33 walks them: docs/fio.md
+ * "Zones"): zones of 16 blocks every 40 (25 of them before the walk comes
+ * back to the file's start), sequential and random with the map, and a zone
+ * size of two ranges; iob_shape_zones_past on a walk that fits and one whose
+ * last zone runs 8 blocks past the file */
+static void test_strided_zones(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	struct iob_phase_result r;
+	memset(&sh, 0, sizeof sh);
+	sh.bs = UNIT;
+	sh.zone_size = sh.zone_range = 16 * UNIT;
+	sh.zone_skip = 24 * UNIT;
+	assert_int_equal(iob_shape_zones_past(&sh, FILE_SIZE, UNIT, UINT64_MAX, 1), 0);
+	assert_true(iob_shape_draws(&sh));
+	assert_int_equal(run_shape(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh, &r), 0);
+	assert_int_equal(lg.n, NUNITS); /* a file's worth of bytes, wherever the zones are */
+	for (size_t i = 0; i < lg.n; i++)
+		assert_int_equal(lg.off[i], ((i / 16) % 25 * 40 + i % 16) * UNIT);
+	iob_phase_result_free(&r);
+	sh.zone_size = 32 * UNIT; /* two ranges a zone: each range read twice */
+	assert_int_equal(run_shape(IOB_PHASE_READ, IOB_ACCESS_SEQ, &sh, &r), 0);
+	for (size_t i = 0; i < lg.n; i++)
+		assert_int_equal(lg.off[i], ((i / 32) % 25 * 40 + i % 16) * UNIT);
+	iob_phase_result_free(&r);
+	sh.zone_size = 16 * UNIT;
+	sh.zone_map = 1;
+	sh.io_bytes = (uint64_t)NUNITS * UNIT;
+	assert_int_equal(run_shape(IOB_PHASE_READ, IOB_ACCESS_RAND, &sh, &r), 0);
+	assert_int_equal(lg.n, NUNITS);
+	for (size_t v = 0; v + 16 <= lg.n; v += 16) { /* each visit: its zone's 16 blocks, each once */
+		uint32_t seen = 0;
+		uint64_t start = (v / 16) % 25 * 40 * UNIT;
+		for (size_t i = v; i < v + 16; i++) {
+			assert_true(lg.off[i] >= start && lg.off[i] < start + 16 * UNIT && lg.off[i] % UNIT == 0);
+			seen |= 1u << ((lg.off[i] - start) / UNIT);
+		}
+		assert_int_equal(seen, 0xffffu);
+	}
+	iob_phase_result_free(&r);
+	sh.zone_skip = 16 * UNIT; /* zones every 32 blocks: the 32nd, at block 992, ends at 1008 */
+	assert_int_equal(iob_shape_zones_past(&sh, FILE_SIZE, UNIT, UINT64_MAX, 1), 1008ull * UNIT);
+	assert_int_equal(iob_shape_zones_past(&sh, FILE_SIZE, UNIT, 31ull * 16 * UNIT, 1), 0); /* done before it */
+	assert_int_equal(iob_shape_zones_past(&sh, FILE_SIZE, UNIT, 31ull * 16 * UNIT + 8 * UNIT, 1), 0);
+	assert_int_equal(iob_shape_zones_past(&sh, FILE_SIZE, UNIT, 31ull * 16 * UNIT + 9 * UNIT, 1), 1001ull * UNIT);
+	assert_int_equal(iob_shape_zones_past(&sh, FILE_SIZE, UNIT, 31ull * 16 * UNIT + UNIT, 0), 1008ull * UNIT);
+}
+
 /* random_distribution=sequence (fio's, with random_sequence_stride 0 and
  * 1): the blocks in the order the HOWTO gives, each direction counting its
  * own I/Os, and a strided order ending at the first block past the file */
@@ -824,6 +873,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_dist_sequence),
 	    cmocka_unit_test(test_same_seed_same_draws),
 	    cmocka_unit_test(test_offset_modifiers),
+	    cmocka_unit_test(test_strided_zones),
 	    cmocka_unit_test(test_continue_on_error),
 	    cmocka_unit_test(test_ignore_error),
 	    cmocka_unit_test(test_pace_stopped),
