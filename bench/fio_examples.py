@@ -50,6 +50,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from fioscale import scaled_copy  # noqa: E402
 
 SETS = [("size", "16M"), ("runtime", "2s")]
+# The environment the examples name (fio expands ${VAR} in a job file, as iobench does): sprandom.fio's
+# FIO_BS, the device's indirection unit, 4 KiB; both tools get it.
+EXAMPLE_ENV = {"FIO_BS": "4096"}
+
+
+def example_env():
+    return dict(os.environ, **EXAMPLE_ENV)
 
 
 def default_examples():
@@ -62,7 +69,7 @@ def check(iobench, path, scratch, sets=SETS):
     argv = [iobench, "check", path, "--dir", scratch, "--allow-device"]
     for k, v in sets:
         argv += ["--set", f"{k}={v}"]
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=example_env())
     made = sorted(os.listdir(scratch))
     for m in made:  # nothing may be created; leave the next check a clean directory anyway
         q = os.path.join(scratch, m)
@@ -286,7 +293,7 @@ def run_tool(who, iobench, fio, path, sets, fio_extra, scratch, meta_phase):
         for k, v in sets:
             argv += ["--set", f"{k}={v}"]
     try:
-        p = subprocess.run(argv, cwd=data, capture_output=True, text=True, timeout=300)
+        p = subprocess.run(argv, cwd=data, capture_output=True, text=True, timeout=300, env=example_env())
     except subprocess.TimeoutExpired:
         return f"{who}: did not end within 300 s"
     finally:

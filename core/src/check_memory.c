@@ -124,6 +124,33 @@ static int check_iolog(const struct iob_job *job, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+/* sprandom's plan for the job's size (or its target's): 1 with *p, 0
+ * without sprandom, negative with one line in err for sizes it cannot use. */
+static int job_spr_plan(const struct iob_job *job, struct iob_spr_plan *p, char *err, size_t errlen)
+{
+	struct iob_shape sh;
+	if (!job->sprandom || iob_job_shape(job, &sh, err, errlen) < 0)
+		return 0;
+	uint64_t size = job_target_bytes(job);
+	if (!size)
+		return 0;
+	int rc = iob_spr_plan(size, job->block_size, sh.spr_regions, sh.spr_op, sh.spr_cs, p, err, errlen);
+	return rc ? rc : 1;
+}
+
+/* sprandom's sizes, with a size taken from the target (job.c checks a
+ * given size). */
+static int check_spr(const struct iob_job *job, char *err, size_t errlen)
+{
+	struct iob_spr_plan plan;
+	char why[300];
+	int rc = job_spr_plan(job, &plan, why, sizeof why);
+	if (rc >= 0)
+		return 0;
+	snprintf(err, errlen, "[%s] %s", job->name, why);
+	return rc;
+}
+
 /* What job holds at once at its peak: each stream's largest phase (at the
  * sweep's largest block size), and per stream the histograms the runner
  * keeps (its result's, the aggregate's share, the observer's copy). */
@@ -167,6 +194,9 @@ static uint64_t job_memory(const struct iob_job *job)
 		logged += p != IOB_PHASE_VERIFY && (job->phases & IOB_PHASE_BIT(p));
 	peak = iob_add_sat(peak, iob_mul_sat(iob_mul_sat(job_iolog_ios(job), sizeof(struct iob_io_event)), logged));
 	peak = iob_add_sat(peak, iob_mul_sat(iob_check_wlog_writes(job), sizeof(struct iob_wlog_ent)));
+	struct iob_spr_plan plan;
+	if (job_spr_plan(job, &plan, why, sizeof why) == 1) /* sprandom: its probabilities and its ring */
+		peak = iob_add_sat(peak, iob_spr_bytes(&plan));
 	return iob_mul_sat(peak, job->threads ? job->threads : 1);
 }
 
@@ -215,12 +245,14 @@ int iob_check_memory(const struct iob_suite *suite, char *err, size_t errlen)
 				 buf);
 		unsigned long long mib = (unsigned long long)(total / 1048576u + 1);
 		snprintf(err, errlen,
-			 "[%s] memory: %s need %s at once (buffers and histograms%s), more than the %s %s; lower "
-			 "threads, iodepth or block_size%s, or set memory_limit = %lluM (iobench --memory-limit "
+			 "[%s] memory: %s need %s at once (buffers and histograms%s%s), more than the %s %s; lower "
+			 "threads, iodepth or block_size%s%s, or set memory_limit = %lluM (iobench --memory-limit "
 			 "%lluM) to allow it",
-			 j->name, unit, need, job_iolog_ios(j) ? ", a row of the per-I/O log for every I/O" : "", have,
+			 j->name, unit, need, job_iolog_ios(j) ? ", a row of the per-I/O log for every I/O" : "",
+			 j->sprandom ? ", sprandom's ring of the blocks to write again" : "", have,
 			 limit ? "of memory_limit" : "available (MemAvailable)",
-			 job_iolog_ios(j) ? ", give log_interval (fio's log_avg_msec)" : "", mib, mib);
+			 job_iolog_ios(j) ? ", give log_interval (fio's log_avg_msec)" : "",
+			 j->sprandom ? ", raise spr_num_regions (smaller regions, a smaller ring)" : "", mib, mib);
 		return -ENOMEM;
 	}
 	return 0;
@@ -229,5 +261,7 @@ int iob_check_memory(const struct iob_suite *suite, char *err, size_t errlen)
 int iob_check_job_logs(const struct iob_job *job, char *err, size_t errlen)
 {
 	int rc = check_iolog(job, err, errlen);
+	if (!rc)
+		rc = check_spr(job, err, errlen);
 	return rc ? rc : check_wlog(job, err, errlen);
 }

@@ -88,11 +88,15 @@ int iob_eng_gen_init(struct phase *ph)
 	g->skip = s->skip_past_end;
 	g->skipped = &ph->r->skipped;
 	if (ph->shaped) {
-		uint64_t budget = s->time_based ? UINT64_MAX
+		uint64_t budget = s->time_based || s->shape->sprandom ? UINT64_MAX /* sprandom: its own end */
 				  : s->shape->io_bytes ? s->shape->io_bytes
 						       : g->fsize * s->nfiles; /* a file's worth of bytes per file */
 		iob_shape_run_init(&ph->shape, s->shape, s->seed, s->shape->bs ? s->shape->bs : s->block_size, g->fsize,
 				   s->offset_align, budget);
+		if (s->shape->sprandom && ph->write &&
+		    (ph->r->status = iob_shape_run_spr(&ph->shape, g->fsize, ph->shape.unit, ph->r->error,
+						       sizeof ph->r->error)) != 0)
+			return ph->r->status;
 		if (iob_shape_draws(s->shape)) { /* lengths and offsets from the shape, with replacement */
 			g->shape = &ph->shape;
 			g->mapped = 0;

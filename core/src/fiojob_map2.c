@@ -111,11 +111,51 @@ static int map_random_generator(struct mapper *m, int *norandommap)
 		i++;
 	if (v->bare || i == sizeof gens / sizeof gens[0])
 		return fj_bad(m, K_RANDOM_GENERATOR, -EINVAL, "give tausworthe, lfsr or tausworthe64");
+	int spr = 0;
+	if (fj_get_bool(m, K_SPRANDOM, 0, &spr) == 0 && spr)
+		return 0; /* sprandom's own order, with no map (map_sprandom) */
 	if (i == 1 && *norandommap) {
 		fj_note_job(m->r, m->job->name, "random_generator=lfsr visits each block once a pass whatever norandommap "
 				"says (as in fio): random_map = true");
 		*norandommap = 0;
 	}
+	return 0;
+}
+
+/* sprandom and its keys (iobench's of the same names, spr.h): fio refuses
+ * norandommap=0 and a generator but lfsr given with it, and sets them when
+ * not given; iobench's sprandom draws its own order, with no map.  Without
+ * sprandom, fio ignores its keys: noted. */
+static int map_sprandom(struct mapper *m, int *norandommap)
+{
+	int on, rc;
+	if ((rc = fj_get_bool(m, K_SPRANDOM, 0, &on)))
+		return rc;
+	if (!on) {
+		for (enum fkey k = K_SPR_NUM_REGIONS; k <= K_SPR_CS; k++)
+			if (fj_get(m, k))
+				fj_note_job(m->r, m->job->name, "%s has no effect without sprandom (as in fio)", fj_keys[k].name);
+		return 0;
+	}
+	const struct fval *v = fj_get(m, K_NORANDOMMAP);
+	int nomap = 1;
+	if (v && ((rc = fj_get_bool(m, K_NORANDOMMAP, 1, &nomap)) || !nomap))
+		return rc ? rc : fj_bad(m, K_NORANDOMMAP, -EINVAL, "sprandom needs norandommap=1 (as fio)");
+	if ((v = fj_get(m, K_RANDOM_GENERATOR)) && (v->bare || strcasecmp(v->value, "lfsr") != 0))
+		return fj_bad(m, K_RANDOM_GENERATOR, -EINVAL, "sprandom needs random_generator=lfsr (as fio)");
+	uint64_t regions, cs;
+	int cs_set;
+	if ((rc = fj_get_uint(m, K_SPR_NUM_REGIONS, UINT32_MAX, 100, &regions)) ||
+	    (rc = fj_get_size(m, K_SPR_CS, &cs, &cs_set)))
+		return rc;
+	if ((v = fj_get(m, K_SPR_OP)) && v->bare)
+		return fj_bad(m, K_SPR_OP, -EINVAL, "needs a value");
+	if ((rc = fj_set_iob_key(m, K_SPRANDOM, "sprandom", "%s", "true")) ||
+	    (rc = fj_set_iob_key(m, K_SPR_NUM_REGIONS, "spr_num_regions", "%llu", (unsigned long long)regions)) ||
+	    (v && (rc = fj_set_iob_key(m, K_SPR_OP, "spr_op", "%s", v->value))) ||
+	    (rc = fj_set_iob_key(m, K_SPR_CS, "spr_cs", "%llu", (unsigned long long)(cs_set ? cs : 0))))
+		return rc;
+	*norandommap = 1; /* as fio sets it */
 	return 0;
 }
 
@@ -619,6 +659,7 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 		return rc;
 	if ((rc = fj_set_iob_key(&m, on_close ? K_FSYNC_ON_CLOSE : K_END_FSYNC, "fsync", "%s",
 			  end_fsync || on_close ? "true" : "false")) ||
+	    (rc = map_sprandom(&m, &norandommap)) ||
 	    (rc = map_random_generator(&m, &norandommap)) ||
 	    (rc = fj_set_iob_key(&m, K_NORANDOMMAP, "random_map", "%s", norandommap ? "false" : "true")) ||
 	    (rc = fj_set_iob_key(&m, K_INVALIDATE, "evict_before_read", "%s", invalidate ? "true" : "false")) ||

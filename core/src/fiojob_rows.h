@@ -314,6 +314,16 @@ FJ_CODE(K_ZONERANGE, "zonerange", "", "zone_range",
 FJ_CODE(K_ZONESKIP, "zoneskip", "", "zone_skip",
 	"with zonemode=strided: the bytes passed over after a zone's range, a multiple of bs; zones reaching "
 	"past the file's end (where fio ends the job) are refused")
+FJ_CODE(K_SPRANDOM, "sprandom", "", "sprandom",
+	"1: rw=randwrite's offsets in fio's sprandom order (newer than fio 3.33; docs/fio.md, \"sprandom\"): "
+	"random_generator=lfsr and norandommap=1 are implied, another value given is refused; one job, numjobs=1")
+FJ_CODE(K_SPR_NUM_REGIONS, "spr_num_regions", "", "spr_num_regions",
+	"with sprandom: its regions (default 100), at most one per block written")
+FJ_CODE(K_SPR_OP, "spr_op", "", "spr_op",
+	"with sprandom: the over-provisioning, strictly between 0 and 1 (default 0.15)")
+FJ_CODE(K_SPR_CS, "spr_cs", "", "spr_cs",
+	"with sprandom: the cache size in bytes (default 0), at most a region's: a region's blocks to write again "
+	"wait for the next region's end")
 /* The rows of keys that map by their row alone. */
 FJ_ROW("random_sequence_stride", "", "random_sequence_stride",
        "1 with random_distribution=sequence: each pass over the list adds its length to its blocks "

@@ -132,6 +132,15 @@ int iob_job_shape(const struct iob_job *job, struct iob_shape *sh, char *err, si
 		snprintf(err, errlen, "[%s] %s", job->name, why);
 		return rc;
 	}
+	if (job->sprandom) {
+		if ((rc = iob_spr_op_parse(job->spr_op, &sh->spr_op, why, sizeof why))) {
+			snprintf(err, errlen, "[%s] %s", job->name, why);
+			return rc;
+		}
+		sh->sprandom = 1;
+		sh->spr_regions = job->spr_num_regions;
+		sh->spr_cs = job->spr_cs;
+	}
 	sh->poisson = job->rate_process == 1;
 	sh->think_ns = job->thinktime_ns;
 	sh->think_spin_ns = job->thinktime_spin_ns;
@@ -179,6 +188,9 @@ uint64_t iob_job_ios_bound(const struct iob_job *job, uint64_t file_size)
 	if (!size || !bs)
 		return UINT64_MAX;
 	uint64_t per = size / bs + 1; /* and a short last one */
+	struct iob_spr_plan plan;
+	if (job->sprandom && iob_spr_plan(size, bs, sh.spr_regions, sh.spr_op, sh.spr_cs, &plan, why, sizeof why) == 0)
+		per = plan.writes; /* the over-provisioning's share too */
 	if (job->access == IOB_ACCESS_RAND && job->ops > per)
 		per = job->ops;
 	uint64_t loops = job->loops ? job->loops : 1;
@@ -252,6 +264,31 @@ static int validate_zones(const struct iob_job *job, const struct iob_shape *sh,
 	return 0;
 }
 
+/* sprandom: random writes of one stream, and a plan its sizes allow (a
+ * size taken from the target: checked once it is known, check_memory.c) */
+static int validate_sprandom(const struct iob_job *job, const struct iob_shape *sh, char *err, size_t errlen)
+{
+	char why[300];
+	struct iob_spr_plan plan;
+	if (job->access != IOB_ACCESS_RAND || job->phases != IOB_PHASE_BIT(IOB_PHASE_WRITE)) {
+		snprintf(err, errlen, "[%s] sprandom needs phases = write and access = random (fio's rw=randwrite)",
+			 job->name);
+		return -EINVAL;
+	}
+	if (job->threads > 1) {
+		snprintf(err, errlen, "[%s] sprandom writes one file from one stream: threads %u (fio's numjobs) is "
+				      "not available with it",
+			 job->name, job->threads);
+		return -EINVAL;
+	}
+	if (job->size && iob_spr_plan(job->size, job->block_size, sh->spr_regions, sh->spr_op, sh->spr_cs, &plan, why,
+				      sizeof why) != 0) {
+		snprintf(err, errlen, "[%s] %s", job->name, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* the shapes of load, and what they cannot be used with */
 static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 {
@@ -297,7 +334,13 @@ static int validate_shape(const struct iob_job *job, char *err, size_t errlen)
 	}
 	if (sh.dist == IOB_DIST_SEQUENCE && (rc = validate_sequence(job, &sh, err, errlen)) != 0)
 		return rc;
+	if (sh.zone_size && sh.sprandom) {
+		snprintf(err, errlen, "[%s] sprandom with zone_size: sprandom draws over the whole file, not in zones", n);
+		return -EINVAL;
+	}
 	if (sh.zone_size && (rc = validate_zones(job, &sh, err, errlen)) != 0)
+		return rc;
+	if (sh.sprandom && (rc = validate_sprandom(job, &sh, err, errlen)) != 0)
 		return rc;
 	if (sh.dist == IOB_DIST_ZONED_ABS) {
 		uint64_t sum = 0;

@@ -517,6 +517,23 @@ static const struct iob_key key_table[] = {
     {"rand_run", IOB_KEY_COUNT, "I/Os", "0",
      "random: this many I/Os in a row from each offset drawn (fio's rw=randread:N); 0 or 1: a new offset every I/O",
      NULL, FIELD(rand_run), NULL, 0, 0, .record = "rand_run"},
+    {"sprandom", IOB_KEY_BOOL, "", "false",
+     "random writes in fio's sprandom order (docs/fio.md, \"sprandom\"): the file's blocks once each in a random "
+     "order, with the share of them a steady-state flash device holds invalid written again, region by region, "
+     "size x (1 + spr_op) bytes in all; phases = write, access = random, one stream, one block size",
+     NULL, FIELD(sprandom), NULL, 0, 0, .record = "sprandom", .excludes = "bssplit,random_distribution,rand_run",
+     .why = "(sprandom draws every offset itself)"},
+    {"spr_num_regions", IOB_KEY_COUNT, "regions", "100",
+     "sprandom: the regions the writes are cut into (at most one per block written)", NULL, FIELD(spr_num_regions),
+     NULL, 1, UINT32_MAX, .record = "spr_num_regions", .needs = "sprandom"},
+    {"spr_op", IOB_KEY_STRING, "", "0.15",
+     "sprandom: the device's over-provisioning, a fraction strictly between 0 and 1: size x spr_op more bytes are "
+     "written than the file holds",
+     NULL, FIELD(spr_op), iob_set_shape_text, 0, 0, .record = "spr_op", .needs = "sprandom"},
+    {"spr_cs", IOB_KEY_SIZE, "bytes", "0",
+     "sprandom: the device's cache size: a region's blocks to write again wait for the end of the next region "
+     "(0: they start it); at most a region's bytes",
+     NULL, FIELD(spr_cs), NULL, 0, 0, .record = "spr_cs", .needs = "sprandom"},
     {"continue_on_error", IOB_KEY_ENUM, "", "none",
      "an I/O that fails in these directions (read, write, io: both) is counted in the record's io_errors and the "
      "phase goes on to the next I/O (not in ops or bytes), at any iodepth (a queued I/O's slot is reused); none: the "

@@ -166,6 +166,8 @@ int iob_set_shape_text(const struct iob_key *k, struct iob_job *job, const char 
 		rc = iob_seq_add_parse(value, &sh.seq_add, err, errlen);
 	else if (strcmp(key, "ignore_error") == 0)
 		rc = iob_ignore_error_parse(value, &sh, err, errlen);
+	else if (strcmp(key, "spr_op") == 0)
+		rc = iob_spr_op_parse(value, &sh.spr_op, err, errlen);
 	else
 		rc = iob_rate_parse(key, value, sh.rate, err, errlen);
 	if (rc == 0)

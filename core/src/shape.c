@@ -445,7 +445,7 @@ int iob_shape_passes_error(const struct iob_shape *sh, int w, int e)
 
 int iob_shape_draws(const struct iob_shape *sh)
 {
-	return sh && (sh->split[0].n || sh->split[1].n || sh->dist != IOB_DIST_RANDOM || sh->seq_add ||
+	return sh && (sh->split[0].n || sh->split[1].n || sh->dist != IOB_DIST_RANDOM || sh->seq_add || sh->sprandom ||
 		      sh->rand_run > 1 || sh->zone_size);
 }
 
@@ -550,8 +550,20 @@ void iob_shape_run_init(struct iob_shape_run *run, const struct iob_shape *sh, u
 	}
 }
 
+int iob_shape_run_spr(struct iob_shape_run *run, uint64_t logical, uint64_t bs, char *err, size_t errlen)
+{
+	const struct iob_shape *sh = run->sh;
+	struct iob_spr_plan plan;
+	int rc = iob_spr_plan(logical, bs, sh->spr_regions, sh->spr_op, sh->spr_cs, &plan, err, errlen);
+	if (rc == 0 && (rc = iob_spr_init(&run->spr, &plan, run->seed ^ 0x452821e638d01377ull)) != 0)
+		snprintf(err, errlen, "sprandom: no memory for its order (%llu bytes)",
+			 (unsigned long long)iob_spr_bytes(&plan));
+	return rc;
+}
+
 void iob_shape_run_end(struct iob_shape_run *run)
 {
+	iob_spr_free(&run->spr);
 	if (!run->flow_in)
 		return;
 	__atomic_sub_fetch(&run->sh->flow->ios, run->flow_ios, __ATOMIC_RELAXED);
@@ -595,6 +607,8 @@ void iob_shape_run_reset(struct iob_shape_run *run)
 	run->run_left = 0;
 	run->seq_ios[0] = run->seq_ios[1] = 0;
 	run->zone_start = run->zone_bytes = run->zone_pos = run->zone_slot = 0;
+	if (run->spr.pct)
+		iob_spr_reset(&run->spr);
 }
 
 size_t iob_shape_len(struct iob_shape_run *run, int write)
@@ -675,6 +689,10 @@ uint64_t iob_shape_offset(struct iob_shape_run *run, size_t len, int write)
 	const uint64_t unit = run->unit;
 	/* the last unit an I/O of len bytes may start at */
 	uint64_t last = run->fsize >= len ? (run->fsize - len) / unit : 0;
+	if (sh->sprandom && write) { /* its own order; UINT64_MAX: done */
+		uint64_t b;
+		return iob_spr_next(&run->spr, &b) ? b * unit : UINT64_MAX;
+	}
 	if (run->run_left && run->run_next + len <= run->fsize) { /* rand_run: the run goes on */
 		run->run_left--;
 		uint64_t off = run->run_next;

@@ -215,6 +215,8 @@ def case_every_key(tmp):
             continue  # case_logs
         if key in ("donorname", "inplace"):
             continue  # ioengine=e4defrag's, on ext4 only: tests/fio/test_e4defrag.py
+        if key in ("sprandom", "spr_num_regions", "spr_op", "spr_cs"):
+            continue  # a randwrite job of their own: test_fio_ref.py, case_sprandom and case_sprandom_refused
         for name in [key] + ([alias] if alias != "-" else []):
             expect(re.search(rf"^{name}(=|$)", text, re.M), f"{name} is not used in every-key.fio")
 

@@ -1671,7 +1671,8 @@ ACCEPTED = {"1mbs_clients.fio", "backwards-read.fio", "basic-verify.fio", "cpp_n
             "null.fio", "poisson-rate-submission.fio", "rand-zones.fio", "ssd-test.fio", "steadystate.fio",
             "surface-scan.fio", "waitfor.fio", "cross-stripe-verify.fio", "butterfly.fio", "ftruncate.fio", "falloc.fio", "flow.fio",
             "sequence-distribution.fio", "exitwhat.fio",
-            "example_latency_steadystate.fio", "latency-profile.fio", "disk-zone-profile.fio"}
+            "example_latency_steadystate.fio", "latency-profile.fio", "disk-zone-profile.fio",
+            "sprandom.fio"}
 # the refused examples whose line says what they need (no key of iobench's could give it)
 NEEDS = {"cpuio.fio": "ioengine=cpuio: burns CPU (cpuload, cpumode) and moves no bytes",
          "exec.fio": "ioengine=exec: runs a program (program, arguments) beside the jobs and moves no bytes",
@@ -2156,6 +2157,216 @@ def case_devices(tmp):
     finally:
         subprocess.run(["losetup", "-d", dev])
     return 0
+
+
+# ---- sprandom (newer than fio 3.33: checked against a fio that has it, FIO_NEW) ----------------------
+
+def fio_new():
+    """A fio with sprandom: FIO_NEW, else /var/tmp/fio-new/fio (built from fio's repository); else skip."""
+    path = os.environ.get("FIO_NEW") or "/var/tmp/fio-new/fio"
+    if not os.access(path, os.X_OK):
+        raise Skip(f"no fio with sprandom (fio 3.33 predates it): set FIO_NEW, or build fio's repository into "
+                   f"{os.path.dirname(path)} (test fio.ref_sprandom_refused and unit_shape check iobench alone)")
+    p = subprocess.run([path, "--cmdhelp=sprandom"], capture_output=True, text=True)
+    if p.returncode != 0 or "sprandom" not in p.stdout:
+        raise Skip(f"{path} has no sprandom option")
+    return path
+
+
+def spr_curve(n, op):
+    """Each region's invalidation in 1/10000, from docs/fio.md's description of the model: n validities
+    evenly spaced from 1 down to 1 - 1/WA (WA = 0.5/op + 0.7), each taking space 1/validity (summed along
+    the curve), resampled at n evenly spaced points of that space (linear interpolation), the first region
+    written taking the lowest validity."""
+    if n == 1:
+        return [0]
+    gc = 1 - 1 / (0.5 / op + 0.7)
+    v = [1 + i * ((gc - 1) / (n - 1)) for i in range(n)]
+    x, acc = [], 0.0
+    for vi in v:
+        acc += 1 / vi
+        x.append(acc)
+    out, i = [], 0
+    for k in range(n):
+        nx = x[0] + k * ((x[-1] - x[0]) / (n - 1))
+        if nx <= x[0]:
+            y = v[0]
+        elif nx >= x[-1]:
+            y = v[-1]
+        else:
+            while nx > x[i + 1]:
+                i += 1
+            y = v[i] + (v[i + 1] - v[i]) * ((nx - x[i]) / (x[i + 1] - x[i]))
+        out.append(round((1 - y) * 10000))
+    return out[::-1]
+
+
+def spr_plan(size, bs, n, op):
+    """(file blocks, writes at most, writes a region) as docs/fio.md gives them."""
+    import math
+    phys = size + math.ceil(size * op)
+    phys -= phys % bs
+    return size // bs, phys // bs, phys // n // bs
+
+
+def spr_check(who, w, size, bs, n, op, cached):
+    """A sprandom order w (blocks, in the order written) as docs/fio.md describes it: regions of a
+    region's writes; region r+1 writes again blocks region r wrote (after its first write, or at its end
+    with spr_cs), the rest fresh, never written before; the end at the physical size or once every block
+    is written; each tenth of the regions keeping (writing again in the next) within 4.5 standard
+    deviations of the curve's probabilities.  The kept counts per region."""
+    nb, cap, rw = spr_plan(size, bs, n, op)
+    pct = spr_curve(n, op)
+    expect(all(0 <= b < nb for b in w), f"{who}: a block outside the file")
+    distinct = len(set(w))
+    expect(len(w) <= cap and (len(w) == cap or distinct == nb),
+           f"{who}: {len(w)} writes of {distinct} blocks: neither the physical size {cap} nor every block")
+    expect(len(w) > nb * 0.99, f"{who}: {len(w)} writes, the file holds {nb} blocks")
+    last, kept, bad = {}, [], []
+    for r in range(0, (len(w) + rw - 1) // rw):
+        seg = w[r * rw:(r + 1) * rw]
+        rep = [b in last for b in seg]
+        k = sum(rep)
+        if cached:
+            want = [False] * (len(seg) - k) + [True] * k
+        else:
+            want = ([False] + [True] * k + [False] * (len(seg) - k - 1)) if k else [False] * len(seg)
+        if rep != want or any(last[b] != r - 1 for b, x in zip(seg, rep) if x) or (r == 0 and k):
+            bad.append(r)
+        for b in seg:
+            last[b] = r
+        if r:
+            kept.append(k)
+    expect(not bad, f"{who}: regions {bad[:10]} are not the region before's blocks then fresh ones")
+    for t in range(10):
+        rs = range(t * n // 10, min((t + 1) * n // 10, n - 1, len(kept)))
+        q = [(pct[r] + 1) / 10001 for r in rs]
+        mean = sum(rw * x for x in q)
+        sd = sum(rw * x * (1 - x) for x in q) ** 0.5
+        got = sum(kept[r] for r in rs)
+        expect(abs(got - mean) <= 4.5 * sd + 1,
+               f"{who}: regions {rs.start}-{rs.stop - 1} kept {got} blocks, the curve says {mean:.0f} +- {sd:.0f}")
+    return kept
+
+
+def spr_writes(argv, tmp, tag, cwd):
+    calls, p = in_order(argv, tmp, tag, cwd=cwd)
+    expect(p.returncode == 0, f"{tag}: exit {p.returncode}: {p.stderr[-2000:]}")
+    return [b for c, b in calls if c == "pwrite64"]
+
+
+def case_sprandom(tmp):
+    """sprandom (fio's SPRandom preconditioning, newer than fio 3.33) against a fio that has it: the same
+    job (16 MiB of 4 KiB blocks, psync) run by fio and by iobench under strace, each write's block seen
+    in order.  fio draws its fresh blocks from its LFSR and its keeps from its own generator, iobench from
+    its own, so the blocks differ; what is compared is what the algorithm fixes: both orders are regions
+    of 47 writes, each the region before's kept blocks and fresh ones in the same places (no spr_cs: after
+    the region's first write; spr_cs: at its end), both end at the physical size (4,710 writes) or once
+    every block is written, and both keep, region by region, as many blocks as the curve docs/fio.md
+    gives (each tenth of the regions within 4.5 standard deviations): the curve is fio's.  And
+    sprandom.fio as written (FIO_BS=4096, libaio, iodepth 64, size from the existing file)."""
+    fio = fio_new()
+    iob.need_program("strace", "the blocks written cannot be seen from outside")
+    iobench = os.path.join(ARGS.bin, "iobench")
+    for tag, extra, op, cached in (("plain", "", 0.15, False), ("cs", "spr_cs=64k\n", 0.15, True),
+                                   ("op30", "spr_op=0.3\nspr_num_regions=50\n", 0.3, False)):
+        n = 50 if "regions=50" in extra else 100
+        job = iob.write(os.path.join(tmp, f"{tag}.fio"),
+                        "[s]\nfilename=spr.dat\nsize=16M\nbs=4k\nrw=randwrite\nioengine=psync\nsprandom=1\n" + extra)
+        fd, idd = os.path.join(tmp, "f-" + tag), os.path.join(tmp, "i-" + tag)
+        os.makedirs(fd)
+        os.makedirs(idd)
+        fw = spr_writes([fio, "--output-format=json", "--output=" + os.path.join(tmp, "f.json"), job], tmp,
+                        "fio-" + tag, fd)
+        js = os.path.join(tmp, tag + ".json")
+        iw = spr_writes([iobench, "run", job, "--dir", idd, "--output", "json=" + js], tmp, "iob-" + tag, idd)
+        nb, cap, rw = spr_plan(16 * MiB, 4096, n, op)
+        print(f"{tag}: fio {len(fw)} writes of {len(set(fw))} blocks, iobench {len(iw)} of {len(set(iw))} "
+              f"(file {nb} blocks, at most {cap}, {rw} a region)")
+        fk = spr_check("fio " + tag, fw, 16 * MiB, 4096, n, op, cached)
+        ik = spr_check("iobench " + tag, iw, 16 * MiB, 4096, n, op, cached)
+        print(f"{tag}: kept by the first 5 regions: fio {fk[:5]}, iobench {ik[:5]}; in all fio {sum(fk)}, "
+              f"iobench {sum(ik)}")
+        with open(js) as fh:
+            [rec] = [r for r in json.load(fh)["records"] if r.get("kind") == "phase"]
+        expect(rec["ops"] == len(iw) and rec["sprandom"] is True and rec["spr_num_regions"] == n
+               and rec["spr_op"] == ("0.3" if op == 0.3 else "0.15") and rec["spr_cs"] == (65536 if cached else 0)
+               and rec["random_map"] is False, rec)
+    # sprandom.fio as written, on a 16 MiB file it finds (size from the target), both tools
+    ex = example("sprandom.fio")
+    env = dict(os.environ, FIO_BS="4096")
+    for who in ("fio", "iobench"):
+        d = os.path.join(tmp, "ex-" + who)
+        os.makedirs(d)
+        with open(os.path.join(d, "dev.dat"), "wb") as fh:
+            fh.truncate(16 * MiB)
+        if who == "fio":
+            copy = os.path.join(tmp, "sprandom-scaled.fio")
+            scaled_copy(ex, copy, [("filename", "dev.dat"), ("direct", "0")], d)
+            argv = [fio, "--output-format=json", "--output=" + os.path.join(tmp, "ex-fio.json"), copy]
+        else:
+            argv = [iobench, "run", ex, "--dir", d, "--set", "filename=dev.dat", "--set", "direct=0",
+                    "--output", "json=" + os.path.join(tmp, "ex-iob.json")]
+        p = subprocess.run(argv, cwd=d, env=env, capture_output=True, text=True, timeout=300)
+        expect(p.returncode == 0, f"sprandom.fio, {who}: exit {p.returncode}: {p.stderr[-2000:]}")
+    with open(os.path.join(tmp, "ex-fio.json")) as fh:  # after fio's "sprandom sets ..." lines
+        text = fh.read()
+        fj = json.loads(text[text.index("{"):])["jobs"][0]["write"]
+    with open(os.path.join(tmp, "ex-iob.json")) as fh:
+        [rec] = [r for r in json.load(fh)["records"] if r.get("kind") == "phase"]
+    nb, cap, _ = spr_plan(16 * MiB, 4096, 100, 0.15)
+    print(f"sprandom.fio: fio {fj['total_ios']} writes, iobench {rec['ops']} (iodepth {rec['iodepth']})")
+    for who, ios in (("fio", fj["total_ios"]), ("iobench", rec["ops"])):
+        expect(nb < ios <= cap, f"sprandom.fio, {who}: {ios} writes, not between {nb} and {cap}")
+    expect(rec["backend"] == "libaio" and rec["bytes"] == rec["ops"] * 4096, rec)
+
+
+def case_sprandom_refused(tmp):
+    """sprandom's bad values, from a fio job file and an INI profile: one line naming it, exit 2, nothing
+    created; and an INI profile's sprandom runs (its record: the writes between the file's blocks and the
+    physical size)."""
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    base = "[b]\nfilename=b.dat\nrw=randwrite\nbs=4k\nsize=16M\nsprandom=1\n"
+    for k, (body, want) in enumerate([
+            ("spr_op=0\n", "spr_op '0' is not a fraction strictly between 0 and 1"),
+            ("spr_op=1.5\n", "spr_op '1.5' is not a fraction strictly between 0 and 1"),
+            ("spr_num_regions=0\n", "spr_num_regions"),
+            ("spr_num_regions=5000\n", "spr_num_regions 5000 is more than the 4710 blocks"),
+            ("spr_cs=1m\n", "spr_cs 1048576 is larger than a region (192921 bytes"),
+            ("norandommap=0\n", "sprandom needs norandommap=1"),
+            ("random_generator=tausworthe\n", "sprandom needs random_generator=lfsr"),
+            ("numjobs=2\n", "sprandom writes one file from one stream"),
+            ("rw=randread\n", "sprandom needs phases = write and access = random"),
+            ("rw=randrw\n", "sprandom needs phases = write and access = random"),
+            ("bssplit=4k/50:8k/50\n", "sprandom")]):
+        bad = iob.write(os.path.join(tmp, f"bad{k}.fio"), base + body)
+        refused(repr(body), want, empty, bad, "--dir", empty)
+    ini = "[s]\nfilename = s.dat\nsize = 16M\nblock_size = 4K\nphases = write\naccess = random\nsprandom = true\n"
+    for k, (body, want) in enumerate([
+            ("spr_op = 0.0\n", "spr_op '0.0' is not a fraction"),
+            ("threads = 2\n", "sprandom writes one file from one stream"),
+            ("random_distribution = zipf:1.2\n", "sprandom"),
+            ("spr_num_regions = 4711\n", "spr_num_regions 4711 is more than the 4710 blocks")]):
+        bad = iob.write(os.path.join(tmp, f"bad{k}.ini"), ini + body)
+        refused(repr(body), want, empty, bad, "--dir", empty)
+    # the ring of blocks to write again is budgeted before the run: 1 TiB in 100 regions keeps about 6.5 MiB
+    big = ini.replace("size = 16M", "size = 1T") + "memory_limit = 4M\nbackend = null\n"
+    bad = iob.write(os.path.join(tmp, "big.ini"), big)
+    refused("sprandom's ring over memory_limit", "sprandom's ring of the blocks to write again", empty, bad,
+            "--dir", empty)
+    ok = iob.write(os.path.join(tmp, "big-ok.ini"), big.replace("memory_limit = 4M", "memory_limit = 4M\nspr_num_regions = 1000"))
+    iob.tool(ARGS, "iobench", "check", ok, "--dir", empty, rc=0)
+    bad = iob.write(os.path.join(tmp, "needs.ini"), ini.replace("sprandom = true\n", "spr_op = 0.2\n"))
+    refused("spr_op without sprandom", "sprandom", empty, bad, "--dir", empty)
+    prof = iob.write(os.path.join(tmp, "ok.ini"), ini + "spr_op = 0.3\nspr_num_regions = 40\nbackend = null\n")
+    out = os.path.join(tmp, "ok.json")
+    iob.tool(ARGS, "iobench", "run", prof, "--dir", empty, "--output", "json=" + out, rc=0)
+    with open(out) as fh:
+        [rec] = [r for r in json.load(fh)["records"] if r.get("kind") == "phase"]
+    nb, cap, _ = spr_plan(16 * MiB, 4096, 40, 0.3)
+    expect(nb < rec["ops"] <= cap and rec["sprandom"] is True and rec["spr_op"] == "0.3"
+           and rec["spr_num_regions"] == 40, (nb, cap, rec))
 
 
 if __name__ == "__main__":

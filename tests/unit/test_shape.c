@@ -837,6 +837,180 @@ static void test_rate_min_and_start_delay(void **state)
 	iob_phase_result_free(&r);
 }
 
+/* ---- sprandom (spr.h) ------------------------------------------------------- */
+
+/* The structure of a sprandom order w[0 .. n-1] over nblocks blocks in
+ * regions of rw writes: region 0 all fresh blocks; each later region, the
+ * blocks the region before kept (each written in it) and fresh ones, the
+ * kept ones after the region's first write (no spr_cs) or at its end (spr_cs);
+ * kept[r] the blocks region r kept.  Returns the regions that broke it. */
+static unsigned spr_structure(const uint64_t *w, size_t n, uint64_t nblocks, uint64_t rw, int cached, uint64_t *kept,
+			      size_t nkept)
+{
+	uint32_t *last = calloc(nblocks, sizeof *last); /* 1 + the region that last wrote the block, 0: none */
+	assert_non_null(last);
+	unsigned bad = 0;
+	for (size_t r = 0; r * rw < n; r++) {
+		size_t a = r * rw, e = a + rw < n ? a + rw : n, reps = 0, first = SIZE_MAX, lastrep = 0;
+		int ok = 1;
+		for (size_t i = a; i < e; i++) {
+			assert_true(w[i] < nblocks);
+			if (last[w[i]]) {
+				ok &= last[w[i]] == r; /* written by the region before */
+				reps++;
+				if (first == SIZE_MAX)
+					first = i;
+				lastrep = i;
+			}
+		}
+		for (size_t i = a; i < e; i++)
+			last[w[i]] = (uint32_t)r + 1;
+		if (reps) /* contiguous, where the mode puts them */
+			ok &= lastrep - first + 1 == reps && (cached ? lastrep + 1 == e || e < a + rw : first == a + 1);
+		ok &= r > 0 || reps == 0;
+		bad += !ok;
+		if (r && r - 1 < nkept)
+			kept[r - 1] = reps;
+	}
+	free(last);
+	return bad;
+}
+
+static void test_spr_curve_and_plan(void **state)
+{
+	(void)state;
+	uint16_t pct[100];
+	char err[256];
+	struct iob_spr_plan p;
+	iob_spr_curve(100, 0.15, pct);
+	/* region 0: the garbage collector's block, 1 - 1/WA invalid, WA = 0.5/0.15 + 0.7; the last: all valid */
+	assert_int_equal(pct[0], (int)lround(10000.0 / (0.5 / 0.15 + 0.7)));
+	assert_int_equal(pct[99], 0);
+	for (int i = 1; i < 100; i++)
+		assert_true(pct[i] <= pct[i - 1]);
+	/* resampled to equal sizes: the low-validity end of the curve holds more of the space,
+	 * so the middle region is more invalid than the validities' middle */
+	assert_true(pct[50] > pct[0] / 2);
+	iob_spr_curve(1, 0.15, pct);
+	assert_int_equal(pct[0], 0);
+	/* 16 MiB of 4 KiB blocks, fio's defaults: 4096 + 15% = 4710 blocks, 47 a region */
+	assert_int_equal(iob_spr_plan(16u << 20, 4096, 100, 0.15, 0, &p, err, sizeof err), 0);
+	assert_int_equal(p.blocks, 4096);
+	assert_int_equal(p.writes, 4710);
+	assert_int_equal(p.region_writes, 47);
+	assert_true(p.ring >= 12 && p.ring < 47);
+	assert_int_equal(iob_spr_bytes(&p), 100 * 2 + p.ring * 8);
+	assert_int_equal(iob_spr_plan(16u << 20, 4096, 100, 0.15, 65536, &p, err, sizeof err), 0);
+	assert_true(p.ring >= 24);
+	assert_int_equal(iob_spr_plan(16u << 20, 4096, 100, 0.0, 0, &p, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "spr_op 0 is not strictly between 0 and 1"));
+	assert_int_equal(iob_spr_plan(16u << 20, 4096, 100, 1.0, 0, &p, err, sizeof err), -EINVAL);
+	assert_int_equal(iob_spr_plan(16u << 20, 4096, 0, 0.15, 0, &p, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "spr_num_regions 0"));
+	assert_int_equal(iob_spr_plan(16u << 20, 4096, 4711, 0.15, 0, &p, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "spr_num_regions 4711 is more than the 4710 blocks"));
+	assert_int_equal(iob_spr_plan(16u << 20, 4096, 4710, 0.15, 0, &p, err, sizeof err), 0);
+	assert_int_equal(iob_spr_plan(16u << 20, 4096, 100, 0.15, 192922, &p, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "spr_cs 192922 is larger than a region (192921 bytes"));
+	double op;
+	assert_int_equal(iob_spr_op_parse("0.15", &op, err, sizeof err), 0);
+	assert_true(op == 0.15);
+	assert_int_equal(iob_spr_op_parse("1", &op, err, sizeof err), -EINVAL);
+	assert_int_equal(iob_spr_op_parse("0.1x", &op, err, sizeof err), -EINVAL);
+	assert_int_equal(iob_spr_op_parse("", &op, err, sizeof err), -EINVAL);
+}
+
+/* The order drawn directly, 100,000 blocks in 100 regions: its structure,
+ * its end (every block written, or the physical size), and each tenth of the
+ * regions keeping as many blocks as its probabilities say (a binomial count
+ * each region: within 4 standard deviations over each tenth; fixed seeds). */
+static void spr_order_check(double op, uint64_t cache)
+{
+	const uint64_t nb = 100000;
+	char err[256];
+	struct iob_spr_plan p;
+	struct iob_spr s;
+	assert_int_equal(iob_spr_plan(nb * UNIT, UNIT, 100, op, cache, &p, err, sizeof err), 0);
+	uint64_t *w = malloc(p.writes * sizeof *w), kept[100] = {0};
+	uint16_t pct[100];
+	assert_non_null(w);
+	iob_spr_curve(100, op, pct);
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		assert_int_equal(iob_spr_init(&s, &p, seed), 0);
+		size_t n = 0;
+		uint64_t b;
+		while (iob_spr_next(&s, &b)) {
+			assert_true(n < p.writes);
+			w[n++] = b;
+		}
+		assert_int_equal(s.full, 0);
+		assert_int_equal(spr_structure(w, n, nb, p.region_writes, cache != 0, kept, 100), 0);
+		uint8_t *seen = calloc(nb, 1);
+		uint64_t distinct = 0;
+		for (size_t i = 0; i < n; i++)
+			distinct += !seen[w[i]]++;
+		free(seen);
+		/* the end: the physical size written, or every block once and what was kept */
+		assert_true(n == p.writes || (distinct == nb && n < p.writes));
+		for (int t = 0; t < 10; t++) {
+			double mean = 0, var = 0, got = 0;
+			for (int r = t * 10; r < t * 10 + 10 && r < 99; r++) {
+				double q = (pct[r] + 1.0) / (IOB_SPR_PRECISION + 1.0);
+				mean += (double)p.region_writes * q;
+				var += (double)p.region_writes * q * (1 - q);
+				got += (double)kept[r];
+			}
+			assert_true(fabs(got - mean) <= 4 * sqrt(var) + 1);
+		}
+		/* the same seed, the same order */
+		iob_spr_reset(&s);
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(iob_spr_next(&s, &b), 1);
+			assert_int_equal(b, w[i]);
+		}
+		assert_int_equal(iob_spr_next(&s, &b), 0);
+		iob_spr_free(&s);
+	}
+	free(w);
+}
+
+static void test_spr_order(void **state)
+{
+	(void)state;
+	spr_order_check(0.15, 0);
+	spr_order_check(0.5, 0);
+	spr_order_check(0.15, 65536);
+}
+
+/* Through the engine: a write phase of 1000 blocks writes the order, and
+ * ends with it (more I/Os than the file's blocks). */
+static void test_spr_engine(void **state)
+{
+	(void)state;
+	struct iob_shape sh;
+	struct iob_phase_result r;
+	char err[256];
+	struct iob_spr_plan p;
+	memset(&sh, 0, sizeof sh);
+	sh.sprandom = 1;
+	sh.spr_regions = 20;
+	sh.spr_op = 0.15;
+	sh.bs = UNIT;
+	assert_int_equal(iob_spr_plan(FILE_SIZE, UNIT, 20, 0.15, 0, &p, err, sizeof err), 0);
+	assert_int_equal(p.writes, 1150);
+	assert_int_equal(run_shape(IOB_PHASE_WRITE, IOB_ACCESS_RAND, &sh, &r), 0);
+	assert_int_equal(r.ops, lg.n);
+	assert_true(lg.n > NUNITS && lg.n <= p.writes);
+	uint64_t w[1150], kept[20];
+	for (size_t i = 0; i < lg.n; i++) {
+		assert_true(lg.write[i] && lg.len[i] == UNIT && lg.off[i] % UNIT == 0);
+		w[i] = lg.off[i] / UNIT;
+	}
+	assert_int_equal(lg.bad, 0);
+	assert_int_equal(spr_structure(w, lg.n, NUNITS, p.region_writes, 0, kept, 20), 0);
+	iob_phase_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	/* --vclock LIB: run the paced tests with the virtual clock preloaded */
@@ -871,6 +1045,9 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_dist_normal),
 	    cmocka_unit_test(test_dist_zoned),
 	    cmocka_unit_test(test_dist_sequence),
+	    cmocka_unit_test(test_spr_curve_and_plan),
+	    cmocka_unit_test(test_spr_order),
+	    cmocka_unit_test(test_spr_engine),
 	    cmocka_unit_test(test_same_seed_same_draws),
 	    cmocka_unit_test(test_offset_modifiers),
 	    cmocka_unit_test(test_strided_zones),

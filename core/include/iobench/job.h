@@ -131,6 +131,10 @@ struct iob_job {
 	uint32_t thinktime_blocks;
 	char seq_add[32];            /* sequential: "", or bytes added after each I/O ("-8k": backwards) */
 	uint32_t rand_run;           /* random: I/Os in a row from each offset drawn (0, 1: one) */
+	int sprandom;                /* random writes in fio's sprandom order (spr.h) */
+	uint32_t spr_num_regions;    /* sprandom: its regions */
+	char spr_op[32];             /* sprandom: over-provisioning, a fraction in (0, 1) */
+	uint64_t spr_cs;             /* sprandom: cache bytes (0: none): repeats wait for a region's end */
 	char rate_min[64], rate_iops_min[64]; /* "", or R[,W]: the least a phase must reach */
 	uint64_t start_delay_ns;     /* the job's first phase waits this long, outside its window */
 	int shared_whole;            /* shared_file, sequential: each stream over the whole file (fio's clones) */

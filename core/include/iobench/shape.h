@@ -12,6 +12,7 @@
 
 #include "iobench/cmdprio.h"
 #include "iobench/perm.h"
+#include "iobench/spr.h"
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -98,6 +99,11 @@ struct iob_shape {
 	 * offsets without replacement in each zone_range bytes (random_map) */
 	uint64_t zone_size, zone_range, zone_skip;
 	int zone_map;
+	/* sprandom (spr.h): the writes' offsets in fio's sprandom order */
+	int sprandom;
+	uint32_t spr_regions;
+	double spr_op;
+	uint64_t spr_cs;
 };
 
 /* ignore_error: "READS,WRITES[,VERIFY]", each a ':' list of errno names
@@ -176,6 +182,7 @@ struct iob_shape_run {
 	 * sequential offset in its range, and the random map's walk */
 	uint64_t zone_start, zone_bytes, zone_pos, zone_slot;
 	struct iob_perm zone_perm;
+	struct iob_spr spr; /* sprandom: the order (iob_shape_run_spr; pct NULL: none) */
 };
 
 /* Start drawing for files of fsize bytes, offsets in multiples of unit
@@ -183,9 +190,13 @@ struct iob_shape_run {
  * random order ends after budget bytes (UINT64_MAX: never). */
 void iob_shape_run_init(struct iob_shape_run *run, const struct iob_shape *sh, uint64_t seed, uint64_t bs,
 			uint64_t fsize, uint64_t unit, uint64_t budget);
+/* sprandom: allocate the order of a file of logical bytes in blocks of bs
+ * (before the clock); 0, or negative with one line in err. */
+int iob_shape_run_spr(struct iob_shape_run *run, uint64_t logical, uint64_t bs, char *err, size_t errlen);
 /* The order starts again (same draws as after init). */
 void iob_shape_run_reset(struct iob_shape_run *run);
-/* The stream is done: its weight and I/Os leave its flow (none: nothing). */
+/* The stream is done: its weight and I/Os leave its flow (none: nothing);
+ * sprandom's order is freed. */
 void iob_shape_run_end(struct iob_shape_run *run);
 /* The length of the next I/O of direction write (0 read, 1 write). */
 size_t iob_shape_len(struct iob_shape_run *run, int write);
