@@ -2328,28 +2328,26 @@ def case_sprandom_refused(tmp):
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty)
     base = "[b]\nfilename=b.dat\nrw=randwrite\nbs=4k\nsize=16M\nsprandom=1\n"
-    for k, (body, want) in enumerate([
-            ("spr_op=0\n", "spr_op '0' is not a fraction strictly between 0 and 1"),
-            ("spr_op=1.5\n", "spr_op '1.5' is not a fraction strictly between 0 and 1"),
-            ("spr_num_regions=0\n", "spr_num_regions"),
-            ("spr_num_regions=5000\n", "spr_num_regions 5000 is more than the 4710 blocks"),
-            ("spr_cs=1m\n", "spr_cs 1048576 is larger than a region (192921 bytes"),
-            ("norandommap=0\n", "sprandom needs norandommap=1"),
-            ("random_generator=tausworthe\n", "sprandom needs random_generator=lfsr"),
-            ("numjobs=2\n", "sprandom writes one file from one stream"),
-            ("rw=randread\n", "sprandom needs phases = write and access = random"),
-            ("rw=randrw\n", "sprandom needs phases = write and access = random"),
-            ("bssplit=4k/50:8k/50\n", "sprandom")]):
-        bad = iob.write(os.path.join(tmp, f"bad{k}.fio"), base + body)
-        refused(repr(body), want, empty, bad, "--dir", empty)
     ini = "[s]\nfilename = s.dat\nsize = 16M\nblock_size = 4K\nphases = write\naccess = random\nsprandom = true\n"
-    for k, (body, want) in enumerate([
-            ("spr_op = 0.0\n", "spr_op '0.0' is not a fraction"),
-            ("threads = 2\n", "sprandom writes one file from one stream"),
-            ("random_distribution = zipf:1.2\n", "sprandom"),
-            ("spr_num_regions = 4711\n", "spr_num_regions 4711 is more than the 4710 blocks")]):
-        bad = iob.write(os.path.join(tmp, f"bad{k}.ini"), ini + body)
-        refused(repr(body), want, empty, bad, "--dir", empty)
+    fio_bad = [("spr_op=0\n", "spr_op '0' is not a fraction strictly between 0 and 1"),
+               ("spr_op=1.5\n", "spr_op '1.5' is not a fraction strictly between 0 and 1"),
+               ("spr_num_regions=0\n", "spr_num_regions"),
+               ("spr_num_regions=5000\n", "spr_num_regions 5000 is more than the 4710 blocks"),
+               ("spr_cs=1m\n", "spr_cs 1048576 is larger than a region (192921 bytes"),
+               ("norandommap=0\n", "sprandom needs norandommap=1"),
+               ("random_generator=tausworthe\n", "sprandom needs random_generator=lfsr"),
+               ("numjobs=2\n", "sprandom writes one file from one stream"),
+               ("rw=randread\n", "sprandom needs phases = write and access = random"),
+               ("rw=randrw\n", "sprandom needs phases = write and access = random"),
+               ("bssplit=4k/50:8k/50\n", "sprandom")]
+    ini_bad = [("spr_op = 0.0\n", "spr_op '0.0' is not a fraction"),
+               ("threads = 2\n", "sprandom writes one file from one stream"),
+               ("random_distribution = zipf:1.2\n", "sprandom"),
+               ("spr_num_regions = 4711\n", "spr_num_regions 4711 is more than the 4710 blocks")]
+    for ext, head, bodies in (("fio", base, fio_bad), ("ini", ini, ini_bad)):
+        for k, (body, want) in enumerate(bodies):
+            bad = iob.write(os.path.join(tmp, f"bad{k}.{ext}"), head + body)
+            refused(repr(body), want, empty, bad, "--dir", empty)
     # the ring of blocks to write again is budgeted before the run: 1 TiB in 100 regions keeps about 6.5 MiB
     big = ini.replace("size = 16M", "size = 1T") + "memory_limit = 4M\nbackend = null\n"
     bad = iob.write(os.path.join(tmp, "big.ini"), big)
