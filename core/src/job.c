@@ -275,10 +275,9 @@ static int validate_sprandom(const struct iob_job *job, const struct iob_shape *
 			 job->name);
 		return -EINVAL;
 	}
-	if (job->threads > 1) {
-		snprintf(err, errlen, "[%s] sprandom writes one file from one stream: threads %u (fio's numjobs) is "
-				      "not available with it",
-			 job->name, job->threads);
+	if (job->threads > 1 || job->layout != IOB_LAYOUT_FILE) {
+		snprintf(err, errlen, "[%s] sprandom writes one file from one stream: %s is not available with it",
+			 job->name, job->threads > 1 ? "threads above 1 (fio's numjobs)" : "layout = tree (many files)");
 		return -EINVAL;
 	}
 	if (job->size && iob_spr_plan(job->size, job->block_size, sh->spr_regions, sh->spr_op, sh->spr_cs, &plan, why,

@@ -2341,7 +2341,8 @@ def case_sprandom_refused(tmp):
                ("rw=randrw\n", "sprandom needs phases = write and access = random"),
                ("bssplit=4k/50:8k/50\n", "sprandom")]
     ini_bad = [("spr_op = 0.0\n", "spr_op '0.0' is not a fraction"),
-               ("threads = 2\n", "sprandom writes one file from one stream"),
+               ("threads = 2\n", "sprandom writes one file from one stream: threads above 1"),
+               ("layout = tree\n", "sprandom writes one file from one stream: layout = tree"),
                ("random_distribution = zipf:1.2\n", "sprandom"),
                ("spr_num_regions = 4711\n", "spr_num_regions 4711 is more than the 4710 blocks")]
     for ext, head, bodies in (("fio", base, fio_bad), ("ini", ini, ini_bad)):
