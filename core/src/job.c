@@ -197,6 +197,17 @@ uint64_t iob_job_ios_bound(const struct iob_job *job, uint64_t file_size)
 	return per > UINT64_MAX / loops ? UINT64_MAX : per * loops;
 }
 
+uint64_t iob_job_ops_asked(const struct iob_job *job)
+{
+	struct iob_shape sh;
+	struct iob_spr_plan plan;
+	char why[300];
+	if (job->sprandom && job->size && iob_job_shape(job, &sh, why, sizeof why) > 0 &&
+	    iob_spr_plan(job->size, job->block_size, sh.spr_regions, sh.spr_op, sh.spr_cs, &plan, why, sizeof why) == 0)
+		return plan.writes; /* its own end, whatever ops says */
+	return job->ops;
+}
+
 /* random_distribution=sequence: every block index inside the file (fio
  * fails the job at the first that is not), one offset a draw */
 static int validate_sequence(const struct iob_job *job, const struct iob_shape *sh, char *err, size_t errlen)

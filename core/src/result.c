@@ -225,8 +225,9 @@ static void rec_load_keys(struct iob_recbuf *b, const struct iob_job *job)
 		case IOB_KEY_DURATION:
 			iob_rec_u64(b, f, IOB_UNIT_NS, iob_key_value(&k[i], job));
 			break;
-		case IOB_KEY_COUNT:
-			iob_rec_u64(b, f, IOB_UNIT_COUNT, iob_key_value(&k[i], job));
+		case IOB_KEY_COUNT: /* ops: sprandom's own count (job.h) */
+			iob_rec_u64(b, f, IOB_UNIT_COUNT,
+				    strcmp(k[i].name, "ops") == 0 ? iob_job_ops_asked(job) : iob_key_value(&k[i], job));
 			break;
 		case IOB_KEY_BOOL:
 			iob_rec_bool(b, f, iob_key_value(&k[i], job) != 0);

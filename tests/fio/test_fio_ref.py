@@ -2323,8 +2323,8 @@ def case_sprandom(tmp):
 
 def case_sprandom_refused(tmp):
     """sprandom's bad values, from a fio job file and an INI profile: one line naming it, exit 2, nothing
-    created; and an INI profile's sprandom runs (its record: the writes between the file's blocks and the
-    physical size)."""
+    created; and an INI profile's and a fio job's sprandom run (their records: the writes between the
+    file's blocks and the physical size, ops_asked the physical size's blocks)."""
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty)
     base = "[b]\nfilename=b.dat\nrw=randwrite\nbs=4k\nsize=16M\nsprandom=1\n"
@@ -2366,6 +2366,18 @@ def case_sprandom_refused(tmp):
     nb, cap, _ = spr_plan(16 * MiB, 4096, 40, 0.3)
     expect(nb < rec["ops"] <= cap and rec["sprandom"] is True and rec["spr_op"] == "0.3"
            and rec["spr_num_regions"] == 40, (nb, cap, rec))
+    # ops_asked is the plan's writes (sprandom ends with its order), not the file's blocks; from a fio
+    # job file too (its ops were size / bs), where the defaults' order runs to the plan's end
+    expect(rec["ops_asked"] == cap, f"INI sprandom: ops_asked {rec['ops_asked']}, the plan writes {cap}")
+    job = iob.write(os.path.join(tmp, "ok.fio"), "[f]\nfilename=f.dat\nrw=randwrite\nbs=4k\nsize=16M\n"
+                    "sprandom=1\nioengine=null\n")
+    out = os.path.join(tmp, "ok-fio.json")
+    iob.tool(ARGS, "iobench", "run", job, "--dir", empty, "--output", "json=" + out, rc=0)
+    with open(out) as fh:
+        [rec] = [r for r in json.load(fh)["records"] if r.get("kind") == "phase"]
+    nb, cap, _ = spr_plan(16 * MiB, 4096, 100, 0.15)
+    expect(rec["ops_asked"] == cap == rec["ops"] == 4710,
+           f"fio sprandom: ops {rec['ops']}, ops_asked {rec['ops_asked']}, the plan writes {cap} (4710)")
 
 
 if __name__ == "__main__":

@@ -197,6 +197,10 @@ int iob_job_files(const struct iob_job *job, struct iob_filelist *out);
  * smallest block size, ops, loops or a steady-state round of I/Os;
  * UINT64_MAX when it is not (it runs for a time, or no size is known). */
 uint64_t iob_job_ios_bound(const struct iob_job *job, uint64_t file_size);
+/* The I/O calls a random phase of the job asks for, as its record's
+ * ops_asked says: ops, except a sprandom job's, which ends with its order:
+ * the plan's writes (size x (1 + spr_op) in blocks, spr.h). */
+uint64_t iob_job_ops_asked(const struct iob_job *job);
 void iob_filelist_free(struct iob_filelist *fl);
 /* Nonzero when each stream has files of its own (threads > 1, no
  * shared_file). */
