@@ -28,13 +28,52 @@ static void memory_note(struct iob_notes *notes, const char *what, uint64_t tota
 	}
 }
 
+/* The logged writes of the plan's file `file` (a verify reads them back):
+ * each in turn, skipping those that failed (len 0); bytes sums them. */
+struct wlog_walk {
+	const struct iob_read_plan *p;
+	size_t file, stream, pos;
+	uint64_t bytes;
+};
+
+static int wlog_next(void *arg, uint64_t *off, uint64_t *len)
+{
+	struct wlog_walk *w = arg;
+	const struct iob_read_plan *p = w->p;
+	for (; w->stream < p->nwlog; w->stream++, w->pos = 0)
+		while (w->pos < p->wlog[w->stream].n) {
+			const struct iob_wlog_ent *e = &p->wlog[w->stream].v[w->pos++];
+			if (e->len && w->stream * p->wlog_files + e->fi == w->file) {
+				*off = e->off;
+				*len = e->len;
+				w->bytes += e->len;
+				return 1;
+			}
+		}
+	return 0;
+}
+
+/* The holes of the bytes file i's read covers: its range, or with a log
+ * the writes a verify reads back.  0 with *holes and *bytes. */
+static int read_holes(const struct iob_read_plan *p, size_t i, uint64_t size, uint64_t *holes, uint64_t *bytes)
+{
+	if (!p->wlog) {
+		*bytes = p->len && p->len < size ? p->len : size;
+		return iob_file_holes(p->files[i], p->len, holes);
+	}
+	struct wlog_walk w = {.p = p, .file = i};
+	int rc = iob_file_holes_in(p->files[i], wlog_next, &w, holes);
+	*bytes = w.bytes;
+	return rc;
+}
+
 void iob_caveat_measure_read(const struct iob_read_plan *p, struct iob_read_facts *facts)
 {
-	uint64_t res = 0, tot = 0, holes = 0, bytes = 0;
+	uint64_t res = 0, tot = 0, holes = 0, bytes = 0, read = 0;
 	int rknown = 0, hknown = 0;
 	memset(facts, 0, sizeof *facts);
 	for (size_t i = 0; i < p->nfiles; i++) {
-		uint64_t r = 0, t = 0, h = 0, sz = 0;
+		uint64_t r = 0, t = 0, h = 0, sz = 0, b = 0;
 		if (strcmp(p->files[i], "-") == 0) {
 			facts->stream = 1;
 			continue;
@@ -44,8 +83,9 @@ void iob_caveat_measure_read(const struct iob_read_plan *p, struct iob_read_fact
 			tot += t;
 			rknown = 1;
 		}
-		if (iob_file_size(p->files[i], &sz) == 0 && iob_file_holes(p->files[i], p->len, &h) == 0) {
+		if (iob_file_size(p->files[i], &sz) == 0 && read_holes(p, i, sz, &h, &b) == 0) {
 			holes += h;
+			read += b;
 			bytes += p->len && p->len < sz ? p->len : sz;
 			hknown = 1;
 		}
@@ -54,9 +94,9 @@ void iob_caveat_measure_read(const struct iob_read_plan *p, struct iob_read_fact
 		facts->resident_known = 1;
 		facts->resident_pct = 100.0 * (double)res / (double)tot;
 	}
-	if (hknown && bytes) {
+	if (hknown && read) {
 		facts->holes_known = 1;
-		facts->hole_pct = 100.0 * (double)holes / (double)bytes;
+		facts->hole_pct = 100.0 * (double)holes / (double)read;
 	}
 	facts->bytes = bytes;
 }

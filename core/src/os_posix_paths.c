@@ -83,9 +83,26 @@ int iob_dir_writable(const char *dir)
 
 /* ---- facts about a run's targets and their file systems, holes ---- */
 
-int iob_file_holes(const char *path, uint64_t len, uint64_t *hole_bytes)
+/* The holes of [off, end) of fd, added to *holes. */
+static int holes_range(int fd, uint64_t off, uint64_t end, uint64_t *holes)
 {
-	*hole_bytes = 0;
+	while (off < end) {
+		off_t hole = lseek(fd, (off_t)off, SEEK_HOLE);
+		if (hole < 0)
+			return errno == EINVAL ? -ENOTSUP : -errno;
+		if ((uint64_t)hole >= end)
+			break;
+		off_t data = lseek(fd, hole, SEEK_DATA);
+		uint64_t next = data < 0 ? end : (uint64_t)data < end ? (uint64_t)data : end;
+		*holes += next - (uint64_t)hole;
+		off = next;
+	}
+	return 0;
+}
+
+/* A regular file's handle (no link followed), and its size. */
+static int holes_open(const char *path, uint64_t *size)
+{
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
@@ -94,25 +111,37 @@ int iob_file_holes(const char *path, uint64_t len, uint64_t *hole_bytes)
 		close(fd);
 		return -ENOTSUP;
 	}
-	uint64_t end = len && len < (uint64_t)st.st_size ? len : (uint64_t)st.st_size;
-	uint64_t off = 0, holes = 0;
-	while (off < end) {
-		off_t hole = lseek(fd, (off_t)off, SEEK_HOLE);
-		if (hole < 0) {
-			int e = errno;
-			close(fd);
-			return e == EINVAL ? -ENOTSUP : -e;
-		}
-		if ((uint64_t)hole >= end)
-			break;
-		off_t data = lseek(fd, hole, SEEK_DATA);
-		uint64_t next = data < 0 ? end : (uint64_t)data < end ? (uint64_t)data : end;
-		holes += next - (uint64_t)hole;
-		off = next;
-	}
+	*size = (uint64_t)st.st_size;
+	return fd;
+}
+
+int iob_file_holes(const char *path, uint64_t len, uint64_t *hole_bytes)
+{
+	uint64_t size = 0, holes = 0;
+	*hole_bytes = 0;
+	int fd = holes_open(path, &size), rc;
+	if (fd < 0)
+		return fd;
+	rc = holes_range(fd, 0, len && len < size ? len : size, &holes);
 	close(fd);
 	*hole_bytes = holes;
-	return 0;
+	return rc;
+}
+
+int iob_file_holes_in(const char *path, int (*next)(void *arg, uint64_t *off, uint64_t *len), void *arg,
+		      uint64_t *hole_bytes)
+{
+	uint64_t size = 0, holes = 0, off, len;
+	*hole_bytes = 0;
+	int fd = holes_open(path, &size), rc = 0;
+	if (fd < 0)
+		return fd;
+	while (rc == 0 && next(arg, &off, &len))
+		if (off < size) /* past the end: read as nothing, no hole */
+			rc = holes_range(fd, off, len < size - off ? off + len : size, &holes);
+	close(fd);
+	*hole_bytes = holes;
+	return rc;
 }
 
 /* The last answer, by device: a run asks for its job's directory before the

@@ -202,6 +202,16 @@ int iob_file_holes(const char *path, uint64_t len, uint64_t *hole_bytes)
 	return -ENOTSUP;
 }
 
+int iob_file_holes_in(const char *path, int (*next)(void *arg, uint64_t *off, uint64_t *len), void *arg,
+		      uint64_t *hole_bytes)
+{
+	(void)path;
+	(void)next;
+	(void)arg;
+	*hole_bytes = 0;
+	return -ENOTSUP;
+}
+
 int iob_fs_facts(const char *path, char *fstype, size_t fslen, uint64_t *block_size, char *device, size_t devlen)
 {
 	snprintf(fstype, fslen, "unknown");

@@ -55,6 +55,19 @@ void iob_runner_read_plan(const struct iob_job *job, const struct job_files *jf,
 	};
 }
 
+/* A verify that reads back the writes logged (iob_runner_written_apply):
+ * its holes are those of the writes it reads, not of the files (a write
+ * that failed and was passed over is not read back). */
+static void read_plan_wlog(const struct iob_job *job, const struct job_files *jf, enum iob_phase phase,
+			   struct iob_read_plan *plan)
+{
+	if (phase != IOB_PHASE_VERIFY || !jf->wlog)
+		return;
+	plan->wlog = jf->wlog;
+	plan->nwlog = jf->nwlog;
+	plan->wlog_files = iob_job_stream_files(job) ? jf->fl.n / jf->nwlog : 0;
+}
+
 /* The phase on job->threads streams: their records, then the aggregate in
  * *r (its histograms borrowed from *agg). */
 static int run_streams(struct iob_run *run, const struct iob_job *job, struct job_files *jf,
@@ -367,6 +380,7 @@ static int run_phase(struct iob_run *run, size_t j, const struct iob_loaded *b, 
 	int reads = phase != IOB_PHASE_WRITE && !run->quiet;
 	memset(&facts, 0, sizeof facts);
 	iob_runner_read_plan(job, jf, bs, &plan);
+	read_plan_wlog(job, jf, phase, &plan);
 	if (reads)
 		iob_caveat_measure_read(&plan, &facts);
 	struct observed ob;

@@ -4,7 +4,8 @@ are counted in io_errors and passed over (in neither ops nor the latency
 count); another errno still ends the phase;
 continue_on_error passes over any errno in a direction without a list; a
 write job's verify reads back the writes but those that failed and were passed
-over (at iodepth 1 and 8); a bad list is refused in one line, exit 2, nothing created.  Injected by the
+over (at iodepth 1 and 8), and its holes_pct measures only what it reads back (not
+the failed write's hole, also after a mixed phase); a bad list is refused in one line, exit 2, nothing created.  Injected by the
 test-only fault backend wrapping posix (never real disk errors).  Prints 'N passed, N failed'.
 
 Usage: test_ignore_error.py --bin DIR --fault-dir DIR --plugin-dir DIR --work DIR"""
@@ -98,6 +99,28 @@ def main():
                 check(f"{label}: the verify reads the {64 - failed} others, all good",
                       got == [(failed, 64 - failed), (64 - failed, "ok", 0)], str(got))
             shutil.rmtree(d)
+    # the write that failed and was passed over leaves a hole (4 KiB of 256 KiB: 1 block of 64),
+    # which a read of the whole file meets and says; a verify reads back only the writes that were done (after
+    # a mixed phase, only its writes), so none of its bytes are holes: it claims none
+    wrap = os.path.join(A.plugin_dir, "iob-backend-posix.so")
+    for middle, keys in (("read", ""), ("mixed", "rwmix_read = 90\n")):
+        d = iob.tempdir(A.work)
+        job = iob.write(os.path.join(d, "h.ini"),
+                        f"[h]\nbackend = fault\nbackend_options = wrap={wrap},op=write,err=EIO,after_calls=2,persist=0\n"
+                        f"size = 256K\nblock_size = 4K\naccess = random\nphases = write,{middle},verify\n"
+                        f"verify = crc32c\ncontinue_on_error = write\n{keys}")
+        p = iobench(d, job, "--output", "json")
+        label = f"write,{middle},verify, 1 failed write passed over"
+        check(f"{label}: exit 0", p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
+        if p.returncode == 0:
+            got = [(r.get("holes_pct"), r.get("verify_bad_blocks", 0)) for r in phase(p.stdout, middle)]
+            check(f"{label}: the {middle} phase's whole file holds the failed write's hole (1 block of 64)",
+                  got == [(100 / 64, 0)], str(got))
+            got = [(r.get("holes_pct"), r["status"], r.get("verify_bad_blocks", 0)) for r in phase(p.stdout, "verify")]
+            check(f"{label}: the verify's bytes hold no hole", got == [(0.0, "ok", 0)], str(got))
+            notes = [n for n in json.loads(p.stdout)["notes"] if "verify phase" in n and "holes" in n]
+            check(f"{label}: no note of holes in the verify", notes == [], str(notes))
+        shutil.rmtree(d)
     # bad lists: one line, exit 2, nothing created
     for bad, says in (("EFOO", "'EFOO' is not an errno"), (",,EIO", "verify errors"), ("EIO:", "not an errno"),
                       ("a,b,c,d", "not an errno")):

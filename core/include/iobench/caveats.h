@@ -53,9 +53,15 @@ struct iob_read_plan {
 	uint64_t reads;	   /* bytes the phase reads in all (0: unknown) */
 	int evicted;	   /* the files were just evicted from the page cache */
 	enum iob_clock clock; /* what the phase's figures are timed with */
+	/* a verify that reads back the writes logged (engine.h: nwlog logs, one
+	 * a stream; wlog_files: each stream's own files, 0 when they share
+	 * them): its holes are measured in those ranges only, not the files' */
+	const struct iob_wlog *wlog;
+	size_t nwlog, wlog_files;
 };
 /* Just before a read or verify: measure residency and holes of the range
- * read (skipped for "-").  Measures only: the notes come after the phase,
+ * read (the holes of the writes a verify reads back, with wlog; skipped
+ * for "-").  Measures only: the notes come after the phase,
  * when it is known whether its handles bypassed the page cache. */
 void iob_caveat_measure_read(const struct iob_read_plan *plan, struct iob_read_facts *facts);
 /* After it: the notes the facts call for: data already cached (or still

@@ -96,6 +96,10 @@ int iob_drop_caches(void);
  * the first len bytes of a regular file (len 0: all of it), found with
  * SEEK_HOLE/SEEK_DATA.  -ENOTSUP where the OS or file system cannot tell. */
 int iob_file_holes(const char *path, uint64_t len, uint64_t *hole_bytes);
+/* The same over the ranges next(arg, &off, &len) gives in turn (0 when
+ * done), each counted as often as it comes: one handle for them all. */
+int iob_file_holes_in(const char *path, int (*next)(void *arg, uint64_t *off, uint64_t *len), void *arg,
+		      uint64_t *hole_bytes);
 /* "Linux 6.1.0 x86_64" */
 void iob_kernel(char *buf, size_t len);
 /* The file system holding path: its type ("ext4", "tmpfs"), block size and
