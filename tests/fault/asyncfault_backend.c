@@ -34,7 +34,8 @@
  *                       first sleeps N microseconds: a slow device, so that
  *                       a runtime ends a write phase early (0)
  *     depth_pace_us=N   a queued I/O completes N microseconds times the
- *                       I/Os in flight after its submit later than its
+ *                       most I/Os in flight while it is (from its submit
+ *                       on: a later submit makes it later) after its
  *                       submit (reap sleeps until the first is due and
  *                       hands back those due, earliest first; no random
  *                       reap): a device whose latency grows with the
@@ -106,6 +107,7 @@ struct af_file {
 	uint32_t depth;
 	struct iob_io **infl; /* in flight, depth of them */
 	uint64_t *due;	      /* depth_pace_us: when each of infl[] completes (ns) */
+	uint64_t *sub;	      /* and when it was submitted */
 	size_t n;
 	int fail_next; /* the rest of a failed batch: the next submit fails */
 	uint64_t nfail_op; /* completions of io_fail_op so far */
@@ -258,9 +260,12 @@ static int af_open(const struct iob_open_args *a, void **h)
 		return -EINVAL;
 	struct af_file *f = calloc(1, sizeof *f);
 	uint32_t depth = a->queue_depth > 1 ? a->queue_depth : 1;
-	if (!f || !(f->infl = calloc(depth, sizeof *f->infl)) || !(f->due = calloc(depth, sizeof *f->due))) {
-		if (f)
+	if (!f || !(f->infl = calloc(depth, sizeof *f->infl)) || !(f->due = calloc(depth, sizeof *f->due)) ||
+	    !(f->sub = calloc(depth, sizeof *f->sub))) {
+		if (f) {
 			free(f->infl);
+			free(f->due);
+		}
 		free(f);
 		return -ENOMEM;
 	}
@@ -269,6 +274,7 @@ static int af_open(const struct iob_open_args *a, void **h)
 		rc = f->fd;
 		free(f->infl);
 		free(f->due);
+		free(f->sub);
 		free(f);
 		return rc;
 	}
@@ -294,6 +300,7 @@ static int af_close(void *h)
 	int rc = close(f->fd) < 0 ? -errno : 0;
 	free(f->infl);
 	free(f->due);
+	free(f->sub);
 	free(f);
 	return rc;
 }
@@ -396,9 +403,17 @@ static int af_submit(void *h, struct iob_io *const *ios, size_t n)
 	const uint64_t now = af_now_ns();
 	for (size_t i = 0; i < take; i++) {
 		ios[i]->result = 0;
+		f->sub[f->n] = now;
+		f->due[f->n] = 0;
 		f->infl[f->n++] = ios[i];
-		f->due[f->n - 1] = now + f->cfg.depth_pace_us * 1000u * af_depth_factor(&f->cfg, f->n);
 	}
+	/* each I/O in flight takes as long as the deepest queue it has been in:
+	 * a submitter late to refill (a busy machine) cannot make the deeper
+	 * depths look faster than they are */
+	const uint64_t lat = f->cfg.depth_pace_us * 1000u * af_depth_factor(&f->cfg, f->n);
+	for (size_t k = 0; f->cfg.depth_pace_us && k < f->n; k++)
+		if (f->due[k] < f->sub[k] + lat)
+			f->due[k] = f->sub[k] + lat;
 	unsigned long long seen = __atomic_load_n(&t_max_in_flight, __ATOMIC_RELAXED);
 	while (f->n > seen && !__atomic_compare_exchange_n(&t_max_in_flight, &seen, f->n, 0, __ATOMIC_RELAXED,
 							   __ATOMIC_RELAXED))
@@ -458,6 +473,7 @@ static int af_reap_due(struct af_file *f, struct iob_io **done, size_t max)
 		struct iob_io *io = f->infl[k];
 		f->infl[k] = f->infl[--f->n];
 		f->due[k] = f->due[f->n];
+		f->sub[k] = f->sub[f->n];
 		af_do(f, io);
 		done[cnt++] = io;
 	}
@@ -487,6 +503,7 @@ static int af_reap(void *h, struct iob_io **done, size_t min, size_t max)
 		struct iob_io *io = f->infl[k];
 		f->infl[k] = f->infl[--f->n];
 		f->due[k] = f->due[f->n];
+		f->sub[k] = f->sub[f->n];
 		af_do(f, io);
 		done[i] = io;
 	}

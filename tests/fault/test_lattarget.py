@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """latency_target's depth search on a device whose latency grows with the
 depth: the test-only asyncfault backend's depth_pace_us=1000,depth_pow=4
-completes each queued I/O 1 ms times 4 to the power of the I/Os in flight
-after its submit, less one, later (the backend sleeps for it), so depths 1,
-2, 3, 4 take 1, 4, 16, 64 ms on any machine (a slower or busier one only
-adds to it).  With latency_target 32 ms, depths 1 to 3 are within it and 4
+completes each queued I/O 1 ms times 4 to the power of the most I/Os in
+flight since its submit, less one, later (the backend sleeps for it), so
+depths 1, 2, 3, 4 take 1, 4, 16, 64 ms on any machine (a slower or busier
+one only adds to it; and a submitter late to refill the queue cannot make
+a deeper window look faster: an I/O's time is set by the deepest queue it
+was in, not by the queue at its own submit).  With latency_target 32 ms, depths 1 to 3 are within it and 4
 and above are over it, whatever the machine's speed: the search (iodepth 8)
 must settle at depth 3.  The margins are wide (depth 3's I/Os would have to
 be 16 ms late, half of them: latency_percentile 50) so that a busy machine's
