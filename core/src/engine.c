@@ -290,6 +290,8 @@ int iob_phase_run(const struct iob_phase_spec *s, struct iob_phase_result *r)
 		if (ph.ramping)
 			iob_eng_window_start(&ph); /* it ended within its ramp: the window is empty */
 	}
+	if (s->io_over) /* its last I/O is done (or it never started): said before anything else */
+		s->io_over(s->io_over_arg);
 	iob_eng_backlog_end(&ph); /* verify_backlog: what is left, for the verify phase */
 	iob_shape_run_end(&ph.shape); /* flow: this stream leaves its flow */
 	uint64_t end_tick = iob_ticks(), end_ns = iob_now_ns();

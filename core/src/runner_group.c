@@ -44,6 +44,9 @@ struct gphase {
 	struct iob_read_facts facts;
 	int reads, evict_failed;
 	int no_ramp; /* iob_runner_written_apply took the ramp away */
+	/* the streams' stop flag (spec.streams_stop): raised by the job whose
+	 * end stops the others (exit_others) the moment its last I/O is done */
+	volatile sig_atomic_t stop;
 	uint64_t unwritten; /* iob_runner_measure_unwritten's, right after the phase */
 	struct observed ob;
 	struct iob_iolog *iolog; /* per-I/O logs, one per stream (or NULL) */
@@ -91,6 +94,27 @@ static void group_ready(void *arg)
 	iob_barrier_wait(gj->g->start);
 }
 
+/* exit_others (spec.streams_over of a job's last phase): the phase's last
+ * stream has just done its last I/O, and clean (every stream ran to its end,
+ * no stop raised): the other jobs stop now, before this job's phase is
+ * wrapped up (its counts, logs and records), each stream at its next I/O
+ * (the flags of their phases; g->stop for the phases they have not
+ * started).  Only the first job to end stops the others. */
+static void group_exit_others(void *arg, int clean)
+{
+	struct gjob *gj = arg;
+	struct group *g = gj->g;
+	int none = 0;
+	if (!clean || __atomic_load_n(&g->stop, __ATOMIC_RELAXED) ||
+	    !__atomic_compare_exchange_n(&g->exited, &none, (int)(gj - g->jobs) + 1, 0, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return;
+	for (size_t k = 0; k < g->n; k++)
+		for (size_t q = 0; &g->jobs[k] != gj && q < g->jobs[k].nph; q++)
+			__atomic_store_n(&g->jobs[k].ph[q].stop, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->stop, 1, __ATOMIC_RELAXED);
+}
+
 static void group_job_main(void *arg)
 {
 	struct gjob *gj = arg;
@@ -119,6 +143,11 @@ static void group_job_main(void *arg)
 		struct iob_shape shape;
 		iob_runner_phase_spec(gj->run, job, gj->b, &gj->jf, gp->phase, gp->bs, &spec, &shape);
 		gp->no_ramp = iob_runner_written_apply(&gj->jf, job, gp->phase, gp->bs, &spec);
+		spec.streams_stop = &gp->stop;
+		if (job->exit_others && k + 1 == gj->nph) {
+			spec.streams_over = group_exit_others;
+			spec.streams_over_arg = gj;
+		}
 		if (k == 0) {
 			spec.ready = group_ready;
 			spec.ready_arg = gj;
@@ -176,12 +205,15 @@ static void group_job_main(void *arg)
 	}
 	if (!gj->arrived) /* never reached its first phase's start: let the others go */
 		iob_barrier_arrive(g->start);
-	/* exit_others: every phase done, none stopped: the others stop now */
-	int none = 0;
-	if (job->exit_others && !gj->rc && gj->ran == gj->nph && !__atomic_load_n(&g->stop, __ATOMIC_RELAXED) &&
-	    __atomic_compare_exchange_n(&g->exited, &none, (int)(gj - g->jobs) + 1, 0, __ATOMIC_RELAXED,
-					__ATOMIC_RELAXED))
-		__atomic_store_n(&g->stop, 1, __ATOMIC_RELAXED);
+	/* exit_others, where the end of the I/O did not stop the others (a
+	 * status not clean then, clean now: a verify's halt), as the phase ended */
+	if (job->exit_others && !gj->rc && gj->ran == gj->nph && gj->nph) {
+		const struct gphase *last = &gj->ph[gj->nph - 1];
+		int clean = 1;
+		for (size_t i = 0; i < last->st.n; i++)
+			clean &= last->st.r[i].status == 0 && !last->st.r[i].interrupted;
+		group_exit_others(gj, clean);
+	}
 	__atomic_store_n(&gj->done, 1, __ATOMIC_RELEASE);
 }
 

@@ -28,8 +28,14 @@ struct phase_streams {
 	void *outer_arg;
 	struct iob_barrier *go;
 	struct iob_barrier *done; /* each stream arrives when its phase is over */
-	volatile sig_atomic_t stop; /* written with __atomic stores, read by the engine */
+	volatile sig_atomic_t own_stop;
+	volatile sig_atomic_t *stop; /* own_stop or base->streams_stop: written with __atomic stores, read by the engine */
 	volatile int first_done;
+	size_t n;	/* streams */
+	size_t over;	/* atomic: the streams whose I/O is over */
+	int unclean;	/* atomic: one of them had an error or a stop by then */
+	void (*over_fn)(void *arg, int clean);
+	void *over_arg;
 	struct stream *s;
 };
 
@@ -43,6 +49,19 @@ static void stream_ready(void *arg)
 			st->ps->outer(st->ps->outer_arg);
 		iob_barrier_wait(st->ps->go);
 	}
+}
+
+/* spec.io_over of a stream: the last stream whose I/O is over says so at
+ * once, on its own thread (each stream reads only its own result, and marks
+ * unclean before its count) */
+static void stream_io_over(void *arg)
+{
+	struct stream *st = arg;
+	struct phase_streams *ps = st->ps;
+	if (st->r->status != 0 || st->r->interrupted)
+		__atomic_store_n(&ps->unclean, 1, __ATOMIC_RELAXED);
+	if (__atomic_add_fetch(&ps->over, 1, __ATOMIC_ACQ_REL) == ps->n && ps->over_fn)
+		ps->over_fn(ps->over_arg, !__atomic_load_n(&ps->unclean, __ATOMIC_RELAXED));
 }
 
 static void stream_main(void *arg)
@@ -59,7 +78,7 @@ static void stream_main(void *arg)
 	else if (!st->arrived)
 		iob_barrier_arrive(st->ps->start);
 	if (r->status < 0)
-		__atomic_store_n(&st->ps->stop, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(st->ps->stop, 1, __ATOMIC_RELAXED);
 	/* the kernel's count for this thread alone: the engine's is the process's
 	 * (and none for a backend whose I/O the count never sees) */
 	/* (the storage counts: none of a backend whose I/O kernel workers may do) */
@@ -106,7 +125,7 @@ static void supervise(struct phase_streams *ps, volatile sig_atomic_t *run_stop)
 	while (!iob_barrier_await_ns(ps->done, SUPERVISE_LOOK_NS))
 		/* an atomic read: a group's stop flag is raised by another thread */
 		if (run_stop && __atomic_load_n(run_stop, __ATOMIC_RELAXED))
-			__atomic_store_n(&ps->stop, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(ps->stop, 1, __ATOMIC_RELAXED);
 }
 
 int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *const *files, size_t nfiles,
@@ -123,6 +142,10 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 	int rc = out->r && out->cut && ps.s ? iob_barrier_init(&ps.start, (unsigned)n) : -ENOMEM;
 	if (rc == 0)
 		rc = iob_barrier_init(&ps.done, (unsigned)n);
+	ps.stop = base->streams_stop ? base->streams_stop : &ps.own_stop;
+	ps.n = n;
+	ps.over_fn = base->streams_over;
+	ps.over_arg = base->streams_over_arg;
 	ps.outer = base->ready;
 	ps.outer_arg = base->ready_arg;
 	if (rc == 0 && ps.outer)
@@ -148,7 +171,9 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 		st->spec.ready = stream_ready;
 		st->spec.ready_arg = st;
 		st->spec.first_done = &ps.first_done;
-		st->spec.stop = &ps.stop;
+		st->spec.stop = ps.stop;
+		st->spec.io_over = stream_io_over;
+		st->spec.io_over_arg = st;
 		st->spec.live = base->live ? base->live + i : NULL; /* one per stream */
 		st->spec.written_draws = base->written_draws ? base->written_draws + i : NULL;
 		st->spec.wlog_out = base->wlog_out ? base->wlog_out + i : NULL;
@@ -159,7 +184,7 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 	if (rc != 0 && started) {
 		/* the streams already started wait at the barrier for the rest:
 		 * stop them and stand in for the missing ones */
-		__atomic_store_n(&ps.stop, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(ps.stop, 1, __ATOMIC_RELAXED);
 		for (size_t i = started; i < n; i++) {
 			iob_barrier_arrive(ps.start);
 			if (ps.go)

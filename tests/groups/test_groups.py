@@ -28,6 +28,16 @@ Cases (--only CASE runs one):
   group (its phase "stopped", less than asked: the pace alone would take
   16 s), the next group still runs; exit_others = all: the next group does
   not run; the notes name the job whose end stopped the others;
+- exitall_count: the stop comes when the exiting job's last I/O is done,
+  counted, not timed: job a (flow = 1, 256 reads paced by slowafter,
+  exit_others) beside job b (flow = 8, unpaced posix reads of a 64 MiB file):
+  while a is in the flow b does at most 8 x a's + 10 reads (the flow admits
+  b's read while 9 x b's admitted <= 8 x (all admitted + 1): 8 x a's + 9,
+  and one more of b's, 8a + 10 with a's 1, 2, 4 and 256 reads), and a stays
+  in it until it has stopped b, so b's whole count is at most
+  8 x 256 + 10 = 2,058 (and at least 8 x 255 - 1: they ran together); a
+  stop raised after a left the flow (after its phase was summed up, or seen
+  by b's 16 ms look) lets b's unpaced reads run on by hundreds; three rounds;
 - files_error: a files job (workload = files) in a group with a job whose
   write fails: exit 1, the files job's create "stopped", nothing left;
 - sigint: SIGINT during a group of two long paced jobs: exit 130 within
@@ -312,6 +322,34 @@ def test_exitall():
         else:
             check("exitall all: the next group did not run", c == [] and "the jobs after it do not run" in notes,
                   str(c))
+def test_exitall_count():
+    d = iob.tempdir(A.work)
+    for n, size in (("a.dat", 1 << 20), ("b.dat", 64 << 20)):
+        with open(os.path.join(d, n), "wb") as f:
+            f.write(os.urandom(4096))
+            f.truncate(size)
+    n_a = (1 << 20) // 4096
+    for rnd in range(3):
+        js = os.path.join(d, f"out{rnd}.json")
+        p = profile(d, read_job("a", 1, "exit_others = group\nflow = 1\n")
+                    .replace(f"size = {SIZE}", "size = 1M").replace(f"block_size = {BS}", "block_size = 4K") +
+                    read_job("b", 1, "flow = 8\n").replace("backend = slowafter", "backend = posix")
+                    .replace(f"size = {SIZE}", "size = 64M").replace(f"block_size = {BS}", "block_size = 4K"))
+        r = iobench(d, p, "--output", "json=" + js)
+        check(f"exitall_count {rnd}: exit 0", r.returncode == 0, f"{r.returncode}: {r.stderr}")
+        if r.returncode != 0:
+            continue
+        recs = records(js)
+        a, b = kind(recs, "phase", "a"), kind(recs, "phase", "b")
+        ops = {"a": [(x["status"], x["ops"]) for x in a], "b": [(x["status"], x["ops"]) for x in b]}
+        print(f"exitall_count {rnd}: a {ops['a']}, b {ops['b']} (b - 8a = {b[0]['ops'] - 8 * n_a if b else '-'})")
+        check(f"exitall_count {rnd}: a did its {n_a} reads", ops["a"] == [("ok", n_a)], str(ops))
+        check(f"exitall_count {rnd}: b stopped within the flow's bound, 8 x {n_a} + 10 reads",
+              len(b) == 1 and b[0]["status"] == "stopped" and 8 * (n_a - 1) - 1 <= b[0]["ops"] <= 8 * n_a + 10,
+              str(ops))
+    shutil.rmtree(d)
+
+
 def test_files_error():
     """A files job (workload = files) in a group with a job whose write fails: the group stops, the
     error names the failed job, the files job's phase in progress says stopped (no later phase), and

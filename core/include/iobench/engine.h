@@ -141,6 +141,25 @@ struct iob_phase_spec {
 	 * stream notes what it had done when it first sees it set (looked at
 	 * with the clock, at most 64 I/Os apart).  May be NULL. */
 	volatile int *first_done;
+	/* iob_streams_run only: the flag its streams stop at (spec.stop of
+	 * each), the caller's, so another thread can stop them with no wait
+	 * (a group: the job whose end stops the others, exit_others); it must
+	 * be 0 at the start.  NULL: a flag of the phase's own. */
+	volatile sig_atomic_t *streams_stop;
+	/* Called once by iob_phase_run on its thread right after its last I/O
+	 * completed (or, failed before its first, where it stopped), before
+	 * the phase is summed up, its flow left and its files closed: nothing
+	 * on the per-I/O path.  May be NULL. */
+	void (*io_over)(void *arg);
+	void *io_over_arg;
+	/* iob_streams_run only (it takes io_over for itself): called once, on
+	 * the thread of the last stream whose I/O is over, at once; clean: no
+	 * stream had an error or a stop by then (status 0 and not interrupted
+	 * as the I/O left them: a verify's halt is still -ECANCELED, not
+	 * clean).  Not called when the streams could not all start.  May be
+	 * NULL. */
+	void (*streams_over)(void *arg, int clean);
+	void *streams_over_arg;
 	/* The run's observer (progress line, interval records) reads this
 	 * stream's counters here; written at the looks at the clock and at the
 	 * phase's end only (live.h).  May be NULL: nothing published. */

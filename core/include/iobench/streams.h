@@ -21,7 +21,10 @@
  *    the phase that the calling thread raises when a stop signal arrives
  *    (*run_stop, read atomically: a group's stop flag, raised by another
  *    thread when another job of the group fails) or a stream fails, so every
- *    stream stops.
+ *    stream stops.  A stop signal is looked for every 16 ms; with
+ *    base->streams_stop set, that flag is the phase's, and whoever raises it
+ *    stops the streams at their next I/O (a group's job whose end stops the
+ *    others, exit_others).
  *  - Each stream reads its own kernel byte counts (/proc/thread-self/io)
  *    and CPU time (RUSAGE_THREAD) around its phase; they replace the
  *    engine's process-wide counts, which overlap across streams.
