@@ -526,7 +526,7 @@ int main(int argc, char **argv)
 		return iob_cli_fail(IOB_EXIT_FAIL, "out of memory");
 	iob_registry_load(reg, plugin_dirs, nplugin_dirs);
 	int rc = command(reg, cmd, profile, dir, outspec);
-	iob_registry_unload(reg);
+	iob_registry_leave(reg);
 	free(reg);
 	return rc;
 }

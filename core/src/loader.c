@@ -202,7 +202,13 @@ static struct iob_loaded *new_entry(struct iob_registry *reg, uint32_t kind, con
 		return NULL;
 	}
 	struct iob_loaded *l = &reg->plugins[reg->nplugins++];
-	memset(l, 0, sizeof *l);
+	/* the descriptor and the ops zeroed, the rest set field by field: an
+	 * entry is some 5 KiB, mostly its path, and zeroing all of it touched
+	 * every page of the table (2 a plugin, 32 page faults for 16 files) */
+	memset(l, 0, offsetof(struct iob_loaded, path));
+	l->dl = NULL;
+	l->state = IOB_PLUGIN_FOUND;
+	l->why[0] = '\0';
 	l->fd = -1;
 	l->desc.kind = kind;
 	snprintf(l->name, sizeof l->name, "%s", name);
@@ -768,6 +774,16 @@ int iob_backend_check_options(const struct iob_loaded *b, const char *options, c
 		snprintf(err, errlen, "backend %s: backend_options '%s' refused (%s); see its log line above", b->name,
 			 q, rc < 0 && rc > -4096 ? strerror(-rc) : "bad return value");
 	return -EINVAL;
+}
+
+void iob_registry_leave(struct iob_registry *reg)
+{
+	for (size_t i = 0; i < reg->nplugins; i++) {
+		iob_fd_close(reg->plugins[i].fd);
+		reg->plugins[i].dl = NULL;
+		reg->plugins[i].fd = -1;
+	}
+	reg->nplugins = 0;
 }
 
 void iob_registry_unload(struct iob_registry *reg)

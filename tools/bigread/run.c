@@ -178,7 +178,7 @@ int bigread_main(int argc, char **argv)
 	iob_registry_add_static(reg, &bigread_legacy_plugin);
 	iob_cli_report_load_errors(reg);
 	code = run_or_dump(a, reg, source);
-	iob_registry_unload(reg);
+	iob_registry_leave(reg);
 	free(reg);
 	free(a);
 	return code;

@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 	else if ((code = iotest_plan_dump(stdout, o, &plan, cmdline, err, sizeof err)) != 0)
 		iob_cli_fail(code, "%s", err);
 	iotest_plan_free(&plan);
-	iob_registry_unload(reg);
+	iob_registry_leave(reg);
 	iob_coord_finish(); /* when the run did not (a refusal every rank agreed on) */
 out:
 	free(o);

@@ -107,6 +107,10 @@ int iob_registry_add_static(struct iob_registry *reg, const struct iob_plugin *p
 const struct iob_loaded *iob_registry_find(const struct iob_registry *reg, enum iob_plugin_kind kind,
 					    const char *name);
 void iob_registry_unload(struct iob_registry *reg);
+/* For a process about to exit: closes the plugin files and forgets the
+ * entries, but leaves the plugins' code loaded (the exit unmaps it; a
+ * dlclose of each costs a walk of the loader's lists and an unmap). */
+void iob_registry_leave(struct iob_registry *reg);
 /* One line for a plugin that was asked for but is not available: why its
  * file was refused, if one was, else which plugins of that kind there are.
  * Loads the plugin first if nobody asked for it yet, and makes the trust
