@@ -525,50 +525,89 @@ def case_latency_sampled_labelled(tmp):
 
 
 # issue 27's target: start-up to the first I/O, and the last I/O to exit, each at most 5 ms.  The
-# figures are printed; the test asserts STALL_MS, which no busy machine reaches in the least of 7
-# tries but a stall does (the stdout watcher's 100 ms poll at exit was one): an absolute time on
-# this shared machine is a benchmark's figure, not a test's (CI saw 6.3 ms beside a browser test).
+# figures are printed, not asserted: an absolute time on this shared machine is a benchmark's
+# figure, not a test's (CI saw 6.3 ms beside a browser test; at load 20 here the least of 7 tries
+# of start-up was 76 ms once in 20 runs, failing the 50 ms bound this test had).  What is asserted
+# is what a stall is: the main thread held up by a wait that ends by its timer (the stdout
+# watcher's 100 ms poll, joined at exit, was one), seen by strace in either gap of every try,
+# which no machine's speed adds or takes away.
 STARTUP_MS = 5.0
-STALL_MS = 50.0
+# the calls that can wait on a timer, and how strace shows that one ended by it
+WAITS = ("poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2", "nanosleep",
+         "clock_nanosleep", "futex")
+TIMED_OUT = re.compile(r"=\s+(?:0 \(Timeout\)|-1 ETIMEDOUT\b)")
 
 
 def startup_exit_once(tmp, data, prof, out):
-    """out: a file for the JSON output, or None: the JSON on standard output, a pipe."""
     """One traced run: (ms from execve to the start of the first read of the
-    data file, ms from the end of its last read to exit_group), from strace's
-    own timestamps.  --seccomp-bpf: only the traced calls stop the process,
-    so strace adds little to the calls between."""
+    data file, ms from the end of its last read to exit_group, the timed
+    waits that held up the main thread in either gap), from strace's own
+    timestamps.  A timed wait is a sleep, or a poll, select, epoll wait or
+    futex that returned by its timeout, as strace shows it, placed by its
+    return's stamp (a resumed line's, or a whole line's stamp plus its time).  out: a file for the
+    JSON output, or None: the JSON on standard output, a pipe.
+    --seccomp-bpf: only the traced calls stop the process, so strace adds
+    little to the calls between."""
     log = os.path.join(tmp, "startup.strace")
     env = iob.env()
     env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
     cmd = ["strace", "-f", "-qq", "-y", "-ttt", "-T", "--seccomp-bpf", "-e",
-           "trace=execve,read,pread64,readv,preadv,preadv2,exit_group", "-o", log,
+           "trace=execve,read,pread64,readv,preadv,preadv2,exit,exit_group," + ",".join(WAITS), "-o", log,
            tool("iobench"), "run", prof, "--dir", tmp, "--output", "json=" + out if out else "json"]
     p = iob.run(cmd, env=env, timeout=240)
     if p.returncode != 0 and "seccomp" in p.stderr:
         raise Skip(f"strace cannot filter with seccomp-bpf here: {p.stderr.strip()[-200:]}")
     expect(p.returncode == 0, f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr[-2000:]}")
-    execve = exit_at = None
-    ios = []
+    execve = exit_at = main = None
+    ios, waits, pending = [], [], {}
     with open(log) as f:
         for line in f:
             m = LINE.match(line.rstrip("\n"))
             if not m:
                 continue
-            ts, rest = float(m.group("ts")), m.group("rest")
+            pid, ts, rest = int(m.group("pid")), float(m.group("ts")), m.group("rest")
             if rest.startswith("execve(") and execve is None:
-                execve = ts
+                execve, main = ts, pid
             elif rest.startswith("exit_group("):
                 exit_at = ts
+            elif rest.startswith("exit("):
+                waits.append((pid, ts, ts, None, "exit"))  # a thread's end
+            elif rest.endswith("<unfinished ...>"):
+                pending[pid] = ts  # the entry's stamp; the return comes on a resumed line
             else:
-                c = CALL.match(rest)
-                if c and c.group("name") in IO_READ:
+                c = CALL.match(rest) or RESUMED.match(rest)
+                name = c.group("name") if c else None
+                if name in WAITS:
+                    dur = re.search(r"<(\d+\.\d+)>$", rest)
+                    entry = pending.pop(pid, ts) if rest.startswith("<...") else ts
+                    ret = ts if rest.startswith("<...") else ts + (float(dur.group(1)) if dur else 0.0)
+                    timer = name in ("nanosleep", "clock_nanosleep") or bool(TIMED_OUT.search(rest))
+                    waits.append((pid, entry, ret, timer, f"{name} {rest[:120]}"))
+                elif name in IO_READ and c is not None and not rest.startswith("<..."):
                     fm = FDPATH.match(c.group("args"))
                     r = RESULT.search(rest)
                     if fm and fm.group("path") == data and r:
                         ios.append((ts, ts + float(r.group("dur"))))
     expect(execve is not None and exit_at is not None and ios, f"strace log {log}: execve, reads of {data}, exit_group")
-    return (ios[0][0] - execve) * 1e3, (exit_at - ios[-1][1]) * 1e3
+
+    def in_gap(t):
+        return execve <= t <= ios[0][0] or ios[-1][1] <= t <= exit_at
+
+    # a stall holds up the main thread: its own wait that ended by the timer, or
+    # another thread's that ended (return stamp) while the main thread waited in a
+    # call it had entered before (entry stamp), after which that thread ended (its
+    # next call is exit): the main thread was joining a thread that left its wait
+    # only when the time was up.  Another thread's tick alone (the watcher's 100 ms
+    # poll, timing out while a slow start-up goes on, then polling again) holds
+    # nothing up, however long a loaded machine makes the main thread's own waits.
+    held = [(e, r) for p, e, r, timer, _ in waits if p == main and timer is not None and in_gap(e)]
+
+    def then_ended(i, pid):
+        return next((w for p, _, _, _, w in waits[i + 1:] if p == pid), None) == "exit"
+
+    stalls = [w for i, (p, e, r, timer, w) in enumerate(waits) if timer and in_gap(r) and
+              (p == main or (then_ended(i, p) and any(he <= r <= hr for he, hr in held)))]
+    return (ios[0][0] - execve) * 1e3, (exit_at - ios[-1][1]) * 1e3, stalls
 
 
 def case_startup_exit_gaps(tmp):
@@ -576,8 +615,12 @@ def case_startup_exit_gaps(tmp):
     of the data file, and from the last read to exit_group (strace's
     timestamps; the least of 7 tries, as a busy machine only adds time) for a
     small cached read with an output that writes a summary.  Printed against
-    the 5 ms target; asserted below STALL_MS, so that nothing waits there.
-    A sanitizer build prints the figures and does not bound them."""
+    the 5 ms target, not asserted (the machine's speed and load set them);
+    asserted in every try, in every build: in either gap no wait that holds
+    up the main thread ends by its timer (a sleep, a poll, select, epoll or
+    futex wait that timed out, in the main thread, or in a thread that ended
+    after it while the main thread waited), so nothing there waits for time
+    to pass."""
     need_strace()
     data = os.path.join(tmp, "s.dat")
     with open(data, "wb") as f:
@@ -598,14 +641,16 @@ def case_startup_exit_gaps(tmp):
         start, end = min(t[0] for t in tries), min(t[1] for t in tries)
         what = "a file" if where else "a pipe"
         print(f"output to {what}: start-up to first read: {start:.2f} ms; last read to exit: {end:.2f} ms "
-              f"(least of {len(tries)}: {', '.join(f'{a:.2f}/{b:.2f}' for a, b in tries)})")
+              f"(least of {len(tries)}: {', '.join(f'{a:.2f}/{b:.2f}' for a, b, _ in tries)})")
+        stalls = [w for t in tries for w in t[2]]
+        expect(not stalls, f"output to {what}: the main thread held up by a wait that ended by its timer "
+               f"between start-up and the first read or between the last read and exit, in {sum(1 for t in tries if t[2])} of {len(tries)} "
+               f"tries: {stalls[:3]}")
         if os.environ.get("IOB_SANITIZED"):
             continue
         for gap, took in (("start-up to the first read", start), ("the last read to exit", end)):
             if took > STARTUP_MS:
                 print(f"note: output to {what}: {gap} took {took:.2f} ms, above the {STARTUP_MS} ms target")
-            expect(took <= STALL_MS, f"output to {what}: {gap} took {took:.2f} ms (least of 7), more than "
-                   f"{STALL_MS} ms: something waits")
 
 
 def case_checksum_libs_when_needed(tmp):
