@@ -515,20 +515,40 @@ def case_verify_mismatch(tmp):
 def traced_pid(proc, binary, limit=120):
     """The pid of binary run by strace (proc): strace's child, once it has
     exec'd binary."""
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline and proc.poll() is None:
-        for task in os.listdir(f"/proc/{proc.pid}/task"):
+    def kids():
+        # /proc/PID/task/TID/children needs CONFIG_PROC_CHILDREN: else each
+        # process's parent, from its stat line (after the name's last ')')
+        found, listed = [], False
+        try:
+            tasks = os.listdir(f"/proc/{proc.pid}/task")
+        except OSError:
+            tasks = []
+        for task in tasks:
             try:
                 with open(f"/proc/{proc.pid}/task/{task}/children") as f:
-                    kids = [int(k) for k in f.read().split()]
+                    found += [int(k) for k in f.read().split()]
+                listed = True
             except OSError:
                 continue
-            for k in kids:
-                try:
-                    if os.path.realpath(f"/proc/{k}/exe") == os.path.realpath(binary):
-                        return k
-                except OSError:
-                    pass
+        if listed:
+            return found
+        for d in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == proc.pid:
+                        found.append(int(d))
+            except (OSError, ValueError, IndexError):
+                continue
+        return found
+
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and proc.poll() is None:
+        for k in kids():
+            try:
+                if os.path.realpath(f"/proc/{k}/exe") == os.path.realpath(binary):
+                    return k
+            except OSError:
+                pass
         time.sleep(0.02)
     return None
 
