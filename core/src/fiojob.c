@@ -185,6 +185,8 @@ static int load(const char *path, const struct iob_fio_opts *opts, struct iob_su
 		if (rc == 0)
 			suite->njobs++;
 	}
+	if (rc == 0)
+		fj_exitall(&r);
 	/* a files job alone in its group runs as a lone job (meta.c) */
 	for (size_t j = 0; rc == 0 && j < suite->njobs; j++) {
 		struct iob_job *x = &suite->jobs[j];

@@ -123,6 +123,12 @@ struct reader {
 		char text[240], jobs[400];
 	} agg[16];
 	size_t nagg;
+	/* exitall: fio's flag is the process's, so one job's exitall=1 makes
+	 * every job's end stop its group, by the job's own exit_what (IOB_EXIT_*
+	 * of each mapped job, given or not; exit_what_given: 0 not given, 1
+	 * group, 2 stonewall, 3 all) */
+	char exitall_job[64];  /* the first job with exitall=1, or "" */
+	unsigned char exit_what[IOB_MAX_JOBS], exit_what_given[IOB_MAX_JOBS];
 	char *err;
 	size_t errlen;
 };
@@ -181,6 +187,7 @@ int fj_map_work(struct mapper *m, int time_based, uint64_t runtime_ns);
 
 /* fiojob_map2.c */
 int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32_t *group, size_t index);
+void fj_exitall(struct reader *r);
 
 /* fiojob_data.c */
 int fj_set_iob_key(struct mapper *m, enum fkey k, const char *key, const char *fmt, ...) IOB_PRINTF(4, 5);

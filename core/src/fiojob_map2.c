@@ -511,11 +511,35 @@ static int map_errors(struct mapper *m)
 	const char *what = w && !w->bare ? w->value : "group";
 	if (w && strcmp(what, "group") != 0 && strcmp(what, "stonewall") != 0 && strcmp(what, "all") != 0)
 		return fj_bad(m, K_EXIT_WHAT, -EINVAL, "give group, stonewall or all");
-	if (exitall)
-		job->exit_others = strcmp(what, "all") == 0 ? IOB_EXIT_ALL : IOB_EXIT_GROUP;
-	else if (w)
-		fj_note_job(m->r, job->name, "exit_what=%s without exitall: no effect, as in fio", what);
-	return 0;
+	/* the file's jobs are mapped in order: this one is the suite's next */
+	size_t at = m->r->suite->njobs;
+	m->r->exit_what[at] = strcmp(what, "all") == 0 ? IOB_EXIT_ALL : IOB_EXIT_GROUP;
+	m->r->exit_what_given[at] = !w ? 0 : what[0] == 'g' ? 1 : what[0] == 's' ? 2 : 3;
+	if (exitall && !m->r->exitall_job[0])
+		snprintf(m->r->exitall_job, sizeof m->r->exitall_job, "%s", job->name);
+	return 0; /* exit_others: fj_exitall, once every job is mapped */
+}
+
+/* fio's exitall sets one flag for the whole run (exitall_on_terminate):
+ * with it, the end of any job (exitall=1 or not) stops its group, by that
+ * job's own exit_what.  So every job of the file gets exit_others when one
+ * job has exitall=1; without any, exit_what has no effect. */
+void fj_exitall(struct reader *r)
+{
+	struct iob_suite *s = r->suite;
+	int others = 0;
+	for (size_t j = 0; j < s->njobs; j++) {
+		if (r->exitall_job[0])
+			s->jobs[j].exit_others = r->exit_what[j];
+		else if (r->exit_what_given[j])
+			fj_note_job(r, s->jobs[j].name, "exit_what=%s without exitall: no effect, as in fio",
+				    r->exit_what_given[j] == 1 ? "group" : r->exit_what_given[j] == 2 ? "stonewall" : "all");
+		others |= r->exitall_job[0] && strcmp(s->jobs[j].name, r->exitall_job) != 0;
+	}
+	if (others)
+		fj_note(r, "exitall=1 (job %s) is fio's flag for the whole file: every job's end stops its group "
+			   "(exit_others, by the job's own exit_what), a job without exitall too, as in fio",
+			r->exitall_job);
 }
 
 /* fio's wait_for=NAME: the job starts once the earlier job NAME has

@@ -218,10 +218,11 @@ FJ_CODE(K_IGNORE_ERROR, "ignore_error", "", "ignore_error",
 	"a verify list is refused; any iodepth")
 FJ_CODE(
     K_EXITALL, "exitall", "", "exit_others",
-    "1: when the job ends, the jobs running with it stop (exit_others = group, or all with exit_what=all)")
+    "1 in any job: every job's end (its first clone's) stops the jobs running with it, as fio's one flag "
+    "(exit_others = group, or all with the ending job's exit_what=all)")
 FJ_CODE(K_EXIT_WHAT, "exit_what", "", "exit_others",
-	"with exitall: group (default) and stonewall stop the jobs running at once; all also skips the jobs "
-	"after them")
+	"with exitall in the file: group (default) and stonewall stop the jobs running at once; all also skips "
+	"the jobs after them")
 FJ_CODE(K_DEDUPE_MODE, "dedupe_mode", "", "dedupe_mode",
 	"repeat (default: a copy is of one earlier block) or working_set (of a block of the working set)")
 FJ_CODE(K_DEDUPE_WS_PCT, "dedupe_working_set_percentage", "", "dedupe_working_set",

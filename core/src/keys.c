@@ -544,7 +544,7 @@ static const struct iob_key key_table[] = {
      "counted in io_errors and passed over, as continue_on_error (which then passes over only those); any iodepth",
      NULL, FIELD(ignore_error), iob_set_shape_text, 0, 0, .record = "ignore_error"},
     {"exit_others", IOB_KEY_ENUM, "", "none",
-     "when this job has done all its phases: group (the other jobs of its group stop, their records say "
+     "when this job has done all its phases (its first stream to end, in a group): group (the other jobs of its group stop, their records say "
      "stopped; fio's exitall), all (and the jobs after its group do not run); none: the others go on",
      exit_words, FIELD(exit_others), NULL, 0, 0, .record = "exit_others"},
     {"offset", IOB_KEY_SIZE, "bytes", "0",

@@ -94,12 +94,14 @@ static void group_ready(void *arg)
 	iob_barrier_wait(gj->g->start);
 }
 
-/* exit_others (spec.streams_over of a job's last phase): the phase's last
- * stream has just done its last I/O, and clean (every stream ran to its end,
- * no stop raised): the other jobs stop now, before this job's phase is
- * wrapped up (its counts, logs and records), each stream at its next I/O
- * (the flags of their phases; g->stop for the phases they have not
- * started).  Only the first job to end stops the others. */
+/* exit_others (spec.streams_over of a job's last phase): the phase's first
+ * stream to end has just done its last I/O, and clean (no error, no stop):
+ * the other jobs stop now, and this job's other streams (fio's numjobs
+ * clones are jobs of their own, and the first clone's end stops the rest),
+ * before this job's phase is wrapped up (its counts, logs and records),
+ * each stream at its next I/O (the flags of their phases; g->stop for the
+ * phases they have not started).  Only the first job to end stops the
+ * others. */
 static void group_exit_others(void *arg, int clean)
 {
 	struct gjob *gj = arg;
@@ -110,7 +112,7 @@ static void group_exit_others(void *arg, int clean)
 					 __ATOMIC_RELAXED))
 		return;
 	for (size_t k = 0; k < g->n; k++)
-		for (size_t q = 0; &g->jobs[k] != gj && q < g->jobs[k].nph; q++)
+		for (size_t q = 0; q < g->jobs[k].nph; q++)
 			__atomic_store_n(&g->jobs[k].ph[q].stop, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&g->stop, 1, __ATOMIC_RELAXED);
 }
@@ -561,11 +563,13 @@ int iob_runner_run_group(struct iob_run *run, size_t a, size_t e)
 		}
 		group_emit_totals(run, &g, cut);
 		const struct iob_job *x = g.exited ? g.jobs[g.exited - 1].job : NULL;
-		if (x && (g.n > 1 || x->exit_others == IOB_EXIT_ALL)) {
+		if (x && (g.n > 1 || x->threads > 1 || x->exit_others == IOB_EXIT_ALL)) {
 			iob_notes_add(&run->notes,
-				      "job %s ended first: exit_others = %s stopped the other jobs of group %u (their "
+				      "job %s ended first%s: exit_others = %s stopped the other jobs of group %u%s (their "
 				      "phases say stopped)%s",
-				      x->name, x->exit_others == IOB_EXIT_ALL ? "all" : "group", x->group,
+				      x->name, x->threads > 1 ? " (its first stream to end)" : "",
+				      x->exit_others == IOB_EXIT_ALL ? "all" : "group", x->group,
+				      x->threads > 1 ? " and the job's other streams" : "",
 				      x->exit_others == IOB_EXIT_ALL && e < run->suite->njobs ? "; the jobs after it do not run"
 											      : "");
 			if (x->exit_others == IOB_EXIT_ALL)

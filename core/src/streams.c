@@ -31,9 +31,7 @@ struct phase_streams {
 	volatile sig_atomic_t own_stop;
 	volatile sig_atomic_t *stop; /* own_stop or base->streams_stop: written with __atomic stores, read by the engine */
 	volatile int first_done;
-	size_t n;	/* streams */
 	size_t over;	/* atomic: the streams whose I/O is over */
-	int unclean;	/* atomic: one of them had an error or a stop by then */
 	void (*over_fn)(void *arg, int clean);
 	void *over_arg;
 	struct stream *s;
@@ -51,17 +49,17 @@ static void stream_ready(void *arg)
 	}
 }
 
-/* spec.io_over of a stream: the last stream whose I/O is over says so at
- * once, on its own thread (each stream reads only its own result, and marks
- * unclean before its count) */
+/* spec.io_over of a stream: the first stream whose I/O is over says so at
+ * once, on its own thread, clean when it ended with no error and no stop
+ * (fio's numjobs clones are jobs of their own: the first to end is the
+ * job's end, exitall).  Only the first: a later stream says nothing. */
 static void stream_io_over(void *arg)
 {
 	struct stream *st = arg;
 	struct phase_streams *ps = st->ps;
-	if (st->r->status != 0 || st->r->interrupted)
-		__atomic_store_n(&ps->unclean, 1, __ATOMIC_RELAXED);
-	if (__atomic_add_fetch(&ps->over, 1, __ATOMIC_ACQ_REL) == ps->n && ps->over_fn)
-		ps->over_fn(ps->over_arg, !__atomic_load_n(&ps->unclean, __ATOMIC_RELAXED));
+	int clean = st->r->status == 0 && !st->r->interrupted;
+	if (__atomic_add_fetch(&ps->over, 1, __ATOMIC_ACQ_REL) == 1 && ps->over_fn)
+		ps->over_fn(ps->over_arg, clean);
 }
 
 static void stream_main(void *arg)
@@ -143,7 +141,6 @@ int iob_streams_run(const struct iob_phase_spec *base, size_t n, const char *con
 	if (rc == 0)
 		rc = iob_barrier_init(&ps.done, (unsigned)n);
 	ps.stop = base->streams_stop ? base->streams_stop : &ps.own_stop;
-	ps.n = n;
 	ps.over_fn = base->streams_over;
 	ps.over_arg = base->streams_over_arg;
 	ps.outer = base->ready;

@@ -1633,6 +1633,105 @@ def case_exitwhat(tmp):
     return 0
 
 
+def exitall_jobs(doc, who):
+    """{job: [(reads, bytes read, runtime s, status)] a clone or stream} of fio's JSON or iobench's."""
+    out = {}
+    if who == "fio":
+        for j in doc["jobs"]:
+            out.setdefault(j["jobname"], []).append((j["read"]["total_ios"], j["read"]["io_bytes"],
+                                                     j["job_runtime"] / 1000.0, "-"))
+        return out
+    streams = [r for r in doc["records"] if r.get("kind") == "stream"]
+    phases = [r for r in doc["records"] if r.get("kind") == "phase"]
+    for r in phases:
+        mine = sorted((x for x in streams if x["job"] == r["job"]), key=lambda x: x["stream"])
+        out[r["job"]] = [(x["ops"], x["bytes"], x["elapsed_s"], x["status"]) for x in mine] or \
+            [(r["ops"], r["bytes"], r["elapsed_s"], r["status"])]
+    return out
+
+
+EXITALL_GLOBAL = """[global]
+ioengine=psync
+bs=4k
+rw=read
+size=4m
+[A]
+filename=fa
+time_based=1
+runtime=30s
+exitall=1
+[B]
+filename=fb
+size=2m
+rate_iops=1000
+"""
+
+
+def case_exitall_global(tmp):
+    """fio's exitall is one flag for the whole run (exitall_on_terminate): with it set by job A, the end of
+    job B, which has no exitall, stops A.  A reads for 30 s (time_based); B does a fixed 512 reads (size
+    2 MiB, paced at 1000 a second: about 0.5 s).  In fio 3.33 and in iobench: B's 512 reads and 2 MiB, A
+    stopped long before its 30 s (under 10 s: a third, whatever the machine's speed), having read; iobench
+    says A's phase stopped and notes the file-wide flag."""
+    need_fio()
+    for who in ("fio", "iobench"):
+        _, doc = run_job_in(tmp, "exitall-global", who, EXITALL_GLOBAL)
+        jobs = exitall_jobs(doc, who)
+        print(f"exitall_global: {who} {{job: [(reads, bytes, s, status)]}} {jobs}")
+        expect(set(jobs) == {"A", "B"} and len(jobs["A"]) == len(jobs["B"]) == 1, f"{who}: jobs {jobs}")
+        expect(jobs["B"][0][:2] == (512, 2 * MiB), f"{who}: B did not do its 512 reads: {jobs['B']}")
+        expect(0 < jobs["A"][0][0] and jobs["A"][0][2] < 10.0,
+               f"{who}: A was not stopped by B's end (30 s time_based, a bound of 10 s): {jobs['A']}")
+        if who == "iobench":
+            expect(jobs["A"][0][3] == "stopped" and jobs["B"][0][3] == "ok", f"iobench: statuses {jobs}")
+            notes = "\n".join(doc["notes"])
+            expect("exitall=1 (job A) is fio's flag for the whole file" in notes and "job B ended first" in notes,
+                   f"iobench: notes {doc['notes']}")
+    return 0
+
+
+EXITALL_CLONES = """[global]
+ioengine=psync
+bs=4k
+rw=read
+[A]
+filename=fa
+size=1m
+numjobs=2
+rate_iops=1000
+exitall=1
+[B]
+filename=fb
+size=4m
+time_based=1
+runtime=30s
+"""
+
+
+def case_exitall_clones(tmp):
+    """numjobs clones are jobs of their own to fio: with exitall the first clone to end stops the group,
+    its sibling clones too.  A's two clones (iobench's streams) each read the 1 MiB file once (256 reads
+    paced at 1000 a second); B reads for 30 s (time_based).  In fio 3.33 and in iobench: one of A's clones
+    does its 256 reads, the other at most 256 (stopped when the first ended, or done by then), B stopped
+    long before its 30 s (under 10 s).  That the first stream stops its sibling is counted on a paced
+    backend where the streams differ (groups.exitall_streams): fio's clones here do the same work."""
+    need_fio()
+    for who in ("fio", "iobench"):
+        _, doc = run_job_in(tmp, "exitall-clones", who, EXITALL_CLONES)
+        jobs = exitall_jobs(doc, who)
+        print(f"exitall_clones: {who} {{job: [(reads, bytes, s, status)] a clone}} {jobs}")
+        a = jobs.get("A", [])
+        expect(len(a) == 2 and max(c[0] for c in a) == 256 and min(c[0] for c in a) > 0
+               and all(c[1] == 4096 * c[0] for c in a), f"{who}: A's clones {a}")
+        expect(len(jobs.get("B", [])) == 1 and 0 < jobs["B"][0][0] and jobs["B"][0][2] < 10.0,
+               f"{who}: B was not stopped by A's end (30 s time_based, a bound of 10 s): {jobs.get('B')}")
+        if who == "iobench":
+            expect(sorted(c[3] for c in a)[0] == "ok" and all(c[3] in ("ok", "stopped") for c in a),
+                   f"iobench: A's streams {a}")
+            expect(jobs["B"][0][3] == "stopped", f"iobench: B {jobs['B']}")
+    return 0
+
+
 def case_seq_ops_ini(tmp):
     """seq_ops from an INI profile (iobench's own key): a sequential read of a 16-block file with
     seq_ops = 20 and loops = 2 reads blocks 0 to 15 and 0 to 3 (strace's pread64), its record 20

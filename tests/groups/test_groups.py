@@ -38,6 +38,9 @@ Cases (--only CASE runs one):
   8 x 256 + 10 = 2,058 (and at least 8 x 255 - 1: they ran together); a
   stop raised after a left the flow (after its phase was summed up, or seen
   by b's 16 ms look) lets b's unpaced reads run on by hundreds; three rounds;
+- exitall_streams: exit_others on a job of two streams (fio's numjobs clones):
+  the first stream to end stops its sibling stream and the group (paced by
+  slowafter: stream 1's reads 20 times slower than stream 0's);
 - files_error: a files job (workload = files) in a group with a job whose
   write fails: exit 1, the files job's create "stopped", nothing left;
 - sigint: SIGINT during a group of two long paced jobs: exit 130 within
@@ -347,6 +350,47 @@ def test_exitall_count():
         check(f"exitall_count {rnd}: b stopped within the flow's bound, 8 x {n_a} + 10 reads",
               len(b) == 1 and b[0]["status"] == "stopped" and 8 * (n_a - 1) - 1 <= b[0]["ops"] <= 8 * n_a + 10,
               str(ops))
+    shutil.rmtree(d)
+
+
+def test_exitall_streams():
+    """exit_others on a job of two streams (fio's numjobs=2, whose clones are jobs to fio): the first
+    stream to end stops its sibling and the group.  Job a's streams read 1 MiB each of a file of
+    their own, stream 1 from 1 MiB on (offset_increment = 1M); slowafter paces reads past 1 MiB 20 times slower, so stream 0 takes
+    0.25 s and stream 1 would take 5 s: paced, not timed by the machine.  Stream 0 does its 256
+    reads (ok), stream 1 and job b (64 MiB, 16 s at the pace) are stopped short, a's phase and
+    the group say stopped, the note names a and its other streams."""
+    d = iob.tempdir(A.work)
+    for n, size in (("a.dat.0", 2 << 20), ("a.dat.1", 2 << 20), ("b.dat", 64 << 20)):
+        with open(os.path.join(d, n), "wb") as f:
+            f.write(os.urandom(4096))
+            f.truncate(size)
+    js = os.path.join(d, "out.json")
+    p = profile(d, read_job("a", 1, "exit_others = group\nthreads = 2\noffset_increment = 1M\n")
+                .replace(f"size = {SIZE}", "size = 1M").replace(f"block_size = {BS}", "block_size = 4K") +
+                read_job("b", 1).replace(f"size = {SIZE}", "size = 64M"))
+    r = iobench(d, p, "--output", "json=" + js,
+                env_extra={"IOB_SLOWAFTER_BYTES": str(1 << 20), "IOB_SLOWAFTER_FACTOR": "20"})
+    check("exitall_streams: exit 0", r.returncode == 0, f"{r.returncode}: {r.stderr}")
+    if r.returncode != 0:
+        shutil.rmtree(d)
+        return
+    doc = iob.read_json(js)
+    recs = doc["records"]
+    st = sorted(((x["stream"], x["status"], x["bytes"]) for x in kind(recs, "stream", "a")))
+    print(f"exitall_streams: a's streams {st}")
+    check("exitall_streams: stream 0 did its 1 MiB", st[:1] == [(0, "ok", 1 << 20)], str(st))
+    check("exitall_streams: stream 1 was stopped, less than a third of its 1 MiB",
+          len(st) == 2 and st[1][1] == "stopped" and st[1][2] < (1 << 20) // 3, str(st))
+    a, b = kind(recs, "phase", "a"), kind(recs, "phase", "b")
+    check("exitall_streams: a's phase says stopped", [x["status"] for x in a] == ["stopped"], str(a))
+    check("exitall_streams: b was stopped short", [x["status"] for x in b] == ["stopped"] and
+          b[0]["bytes"] < 16 << 20, str([(x["status"], x["bytes"]) for x in b]))
+    g = kind(recs, "group")
+    check("exitall_streams: the group is partial", g and all(x["partial"] is True for x in g), str(g))
+    notes = " ".join(doc.get("notes", []))
+    check("exitall_streams: the note names a and its other streams",
+          "job a ended first (its first stream to end)" in notes and "and the job's other streams" in notes, notes)
     shutil.rmtree(d)
 
 

@@ -153,11 +153,12 @@ struct iob_phase_spec {
 	void (*io_over)(void *arg);
 	void *io_over_arg;
 	/* iob_streams_run only (it takes io_over for itself): called once, on
-	 * the thread of the last stream whose I/O is over, at once; clean: no
-	 * stream had an error or a stop by then (status 0 and not interrupted
-	 * as the I/O left them: a verify's halt is still -ECANCELED, not
-	 * clean).  Not called when the streams could not all start.  May be
-	 * NULL. */
+	 * the thread of the first stream whose I/O is over, at once (fio's
+	 * numjobs clones: the first to end is the job's end); clean: that
+	 * stream had no error and no stop (status 0 and not interrupted as
+	 * the I/O left it: a verify's halt is still -ECANCELED, not clean; a
+	 * stream stopped because the others could not all start is not).
+	 * May be NULL. */
 	void (*streams_over)(void *arg, int clean);
 	void *streams_over_arg;
 	/* The run's observer (progress line, interval records) reads this
