@@ -127,6 +127,7 @@ struct reader {
 	 * every job's end stop its group, by the job's own exit_what (IOB_EXIT_*
 	 * of each mapped job, given or not; exit_what_given: 0 not given, 1
 	 * group, 2 stonewall, 3 all) */
+	uint32_t report_group; /* fio's reporting group of the job mapped last (groupid + 1) */
 	char exitall_job[64];  /* the first job with exitall=1, or "" */
 	unsigned char exit_what[IOB_MAX_JOBS], exit_what_given[IOB_MAX_JOBS];
 	char *err;

@@ -529,8 +529,10 @@ void fj_exitall(struct reader *r)
 	struct iob_suite *s = r->suite;
 	int others = 0;
 	for (size_t j = 0; j < s->njobs; j++) {
-		if (r->exitall_job[0])
+		if (r->exitall_job[0]) {
 			s->jobs[j].exit_others = r->exit_what[j];
+			s->jobs[j].exit_report = r->exit_what_given[j] <= 1; /* group (the default): its reporting group */
+		}
 		else if (r->exit_what_given[j])
 			fj_note_job(r, s->jobs[j].name, "exit_what=%s without exitall: no effect, as in fio",
 				    r->exit_what_given[j] == 1 ? "group" : r->exit_what_given[j] == 2 ? "stonewall" : "all");
@@ -729,6 +731,9 @@ int fj_map_job(struct reader *r, struct fsection *s, struct iob_job *job, uint32
 			 "new_group without stonewall: the job runs at once with the jobs before it, so iobench reports it "
 			 "in their group");
 	job->group = *group;
+	if (!m.r->report_group || stonewall || new_group) /* fio's reporting group: groupid */
+		m.r->report_group++;
+	job->report_group = m.r->report_group;
 
 	if (fj_get(&m, K_LOG_AVG_MSEC)) {
 		uint64_t ms;

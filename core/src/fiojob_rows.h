@@ -221,8 +221,8 @@ FJ_CODE(
     "1 in any job: every job's end (its first clone's) stops the jobs running with it, as fio's one flag "
     "(exit_others = group, or all with the ending job's exit_what=all)")
 FJ_CODE(K_EXIT_WHAT, "exit_what", "", "exit_others",
-	"with exitall in the file: group (default) and stonewall stop the jobs running at once; all also skips "
-	"the jobs after them")
+	"with exitall in the file: group (default) stops the job's reporting group (new_group, stonewall), "
+	"stonewall the jobs running at once; all also skips the jobs after them")
 FJ_CODE(K_DEDUPE_MODE, "dedupe_mode", "", "dedupe_mode",
 	"repeat (default: a copy is of one earlier block) or working_set (of a block of the working set)")
 FJ_CODE(K_DEDUPE_WS_PCT, "dedupe_working_set_percentage", "", "dedupe_working_set",

@@ -72,6 +72,8 @@ struct gjob {
 	struct iob_thread *thread;
 	int arrived; /* reached the group's start barrier */
 	int done;    /* atomic: the thread is over */
+	int halted;  /* atomic: stopped by a job's end (exit_others): no later phase runs */
+	int exiter;  /* atomic: its end stopped others (exit_others): a note names it */
 	int rc;      /* the job's first failure, or 0 */
 	size_t dirs0, dirs1, made0, made1; /* what the run made for it: [dirs0, dirs1) and [made0, made1) */
 	int meta;			   /* a files job (meta.c): it makes, times and removes its own trees */
@@ -106,15 +108,27 @@ static void group_exit_others(void *arg, int clean)
 {
 	struct gjob *gj = arg;
 	struct group *g = gj->g;
+	const struct iob_job *x = gj->job;
 	int none = 0;
-	if (!clean || __atomic_load_n(&g->stop, __ATOMIC_RELAXED) ||
-	    !__atomic_compare_exchange_n(&g->exited, &none, (int)(gj - g->jobs) + 1, 0, __ATOMIC_RELAXED,
-					 __ATOMIC_RELAXED))
+	if (!clean || __atomic_load_n(&g->stop, __ATOMIC_RELAXED) || __atomic_load_n(&gj->halted, __ATOMIC_RELAXED))
 		return;
-	for (size_t k = 0; k < g->n; k++)
-		for (size_t q = 0; q < g->jobs[k].nph; q++)
-			__atomic_store_n(&g->jobs[k].ph[q].stop, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&g->stop, 1, __ATOMIC_RELAXED);
+	/* the first job to end names itself (exit_others = all stops the run there); fio's
+	 * exit_what=group stops its reporting group only, so another's may end later */
+	if (!__atomic_compare_exchange_n(&g->exited, &none, (int)(gj - g->jobs) + 1, 0, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED) &&
+	    !x->exit_report)
+		return;
+	__atomic_store_n(&gj->exiter, 1, __ATOMIC_RELAXED);
+	for (size_t k = 0; k < g->n; k++) {
+		struct gjob *o = &g->jobs[k];
+		if (x->exit_report && o->job->report_group != x->report_group)
+			continue;
+		__atomic_store_n(&o->halted, 1, __ATOMIC_RELAXED);
+		for (size_t q = 0; q < o->nph; q++)
+			__atomic_store_n(&o->ph[q].stop, 1, __ATOMIC_RELAXED);
+	}
+	if (!x->exit_report)
+		__atomic_store_n(&g->stop, 1, __ATOMIC_RELAXED);
 }
 
 static void group_job_main(void *arg)
@@ -139,7 +153,9 @@ static void group_job_main(void *arg)
 	}
 	size_t n = job->threads, per = iob_job_stream_files(job);
 	size_t nfiles = per ? gj->jf.fl.n / n : gj->jf.fl.n;
-	for (size_t k = 0; k < gj->nph && !__atomic_load_n(&g->stop, __ATOMIC_RELAXED); k++) {
+	for (size_t k = 0;
+	     k < gj->nph && !__atomic_load_n(&g->stop, __ATOMIC_RELAXED) && !__atomic_load_n(&gj->halted, __ATOMIC_RELAXED);
+	     k++) {
 		struct gphase *gp = &gj->ph[k];
 		struct iob_phase_spec spec;
 		struct iob_shape shape;
@@ -562,18 +578,24 @@ int iob_runner_run_group(struct iob_run *run, size_t a, size_t e)
 				group_emit_phase(run, gj, &gj->ph[q], cut, g.failed == (int)k);
 		}
 		group_emit_totals(run, &g, cut);
-		const struct iob_job *x = g.exited ? g.jobs[g.exited - 1].job : NULL;
-		if (x && (g.n > 1 || x->threads > 1 || x->exit_others == IOB_EXIT_ALL)) {
+		for (size_t k = 0; k < g.n; k++) { /* each job whose end stopped others */
+			const struct iob_job *x = g.jobs[k].job;
+			size_t others = 0;
+			for (size_t o = 0; o < g.n; o++)
+				others += o != k && (!x->exit_report || g.jobs[o].job->report_group == x->report_group);
+			if (!g.jobs[k].exiter || !(others || x->threads > 1 || x->exit_others == IOB_EXIT_ALL))
+				continue;
 			iob_notes_add(&run->notes,
-				      "job %s ended first%s: exit_others = %s stopped the other jobs of group %u%s (their "
+				      "job %s ended first%s: exit_others = %s stopped the other jobs of %s%u%s (their "
 				      "phases say stopped)%s",
 				      x->name, x->threads > 1 ? " (its first stream to end)" : "",
-				      x->exit_others == IOB_EXIT_ALL ? "all" : "group", x->group,
-				      x->threads > 1 ? " and the job's other streams" : "",
+				      x->exit_others == IOB_EXIT_ALL ? "all" : "group",
+				      x->exit_report ? "its reporting group (fio's exit_what=group) in group " : "group ",
+				      x->group, x->threads > 1 ? " and the job's other streams" : "",
 				      x->exit_others == IOB_EXIT_ALL && e < run->suite->njobs ? "; the jobs after it do not run"
 											      : "");
 			if (x->exit_others == IOB_EXIT_ALL)
-				run->exit_all = g.jobs[g.exited - 1].j + 1;
+				run->exit_all = g.jobs[k].j + 1;
 		}
 	}
 	for (size_t k = 0; k < started; k++) { /* what the jobs created, as it is now */

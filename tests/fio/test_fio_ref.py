@@ -1690,6 +1690,47 @@ def case_exitall_global(tmp):
     return 0
 
 
+EXITALL_REPORT = """[global]
+ioengine=psync
+bs=4k
+rw=read
+size=4m
+[r]
+filename=fr
+number_ios=64
+exitall=1
+[m]
+new_group
+filename=fm
+time_based=1
+runtime=2s
+[n]
+filename=fn
+time_based=1
+runtime=30s
+"""
+
+
+def case_exitall_report(tmp):
+    """fio's exit_what=group (the default) stops the ending job's reporting group (groupid, moved on by
+    new_group), not every job running: r, m and n run at once; r (exitall, 64 reads) ends first and stops
+    nothing else (m has new_group); m (2 s time_based) ends and stops n (its reporting group; 30 s alone).
+    In fio 3.33 and in iobench: r's 64 reads, m's whole 2 s (at least 1.9 s: its own runtime, not the
+    machine's speed), n stopped under 10 s; iobench says m ok and n stopped."""
+    need_fio()
+    for who in ("fio", "iobench"):
+        _, doc = run_job_in(tmp, "exitall-report", who, EXITALL_REPORT)
+        jobs = exitall_jobs(doc, who)
+        print(f"exitall_report: {who} {{job: [(reads, bytes, s, status)]}} {jobs}")
+        expect(set(jobs) == {"r", "m", "n"}, f"{who}: jobs {jobs}")
+        expect(jobs["r"][0][0] == 64, f"{who}: r did not do its 64 reads: {jobs['r']}")
+        expect(jobs["m"][0][2] >= 1.9, f"{who}: m was stopped by r's end (another reporting group): {jobs['m']}")
+        expect(0 < jobs["n"][0][0] and jobs["n"][0][2] < 10.0, f"{who}: n was not stopped by m's end: {jobs['n']}")
+        if who == "iobench":
+            expect((jobs["m"][0][3], jobs["n"][0][3]) == ("ok", "stopped"), f"iobench: statuses {jobs}")
+    return 0
+
+
 EXITALL_CLONES = """[global]
 ioengine=psync
 bs=4k

@@ -141,6 +141,12 @@ struct iob_job {
 	int continue_on_error;       /* 0 none, 1 read, 2 write, 3 io: failed I/Os counted, the phase goes on */
 	char ignore_error[192];      /* "", or READS,WRITES: ':' lists of errnos passed over (continue_on_error) */
 	int exit_others;             /* IOB_EXIT_*: when this job ends, the others of its group stop (fio's exitall) */
+	/* fio job files only (no key): fio's reporting group (a count that
+	 * stonewall and new_group move on), and exit_report: exit_others =
+	 * group stops only the jobs of the job's reporting group (fio's
+	 * exit_what=group), not every job running (stonewall, all) */
+	uint32_t report_group;
+	int exit_report;
 	/* sequential: stream i works on [offset + i*offset_increment, + size) of
 	 * its file (fio's offset, offset_increment); both 0: the whole file */
 	uint64_t offset, offset_increment;
