@@ -103,7 +103,9 @@ static void group_ready(void *arg)
  * before this job's phase is wrapped up (its counts, logs and records),
  * each stream at its next I/O (the flags of their phases; g->stop for the
  * phases they have not started).  Only the first job to end stops the
- * others. */
+ * others; with exit_report (a fio file's exit_what=group) it stops only the
+ * jobs of its reporting group (their halted flags, no g->stop), and the
+ * first to end in another reporting group stops that one. */
 static void group_exit_others(void *arg, int clean)
 {
 	struct gjob *gj = arg;
