@@ -635,8 +635,11 @@ int iob_ranks_phase(const struct iob_ranks_emit *run, size_t j, const char *file
  * differ per rank (${RANK}, docs/mpi.md): of them only whether they are set
  * is compared; each rank's own checks judged them. */
 #define FIELD(s, f, kind) {#f, offsetof(struct s, f), sizeof(((struct s *)0)->f), kind}
-/* struct iob_job's fields no key sets, compared: the job's name */
-static const struct iob_ranks_field extras[] = {FIELD(iob_job, name, IOB_RANKS_TEXT)};
+/* struct iob_job's fields no key sets, compared: the job's name; a fio
+ * file's reporting group and exit_what=group (exit_report) */
+static const struct iob_ranks_field extras[] = {FIELD(iob_job, name, IOB_RANKS_TEXT),
+						FIELD(iob_job, report_group, IOB_RANKS_BYTES),
+						FIELD(iob_job, exit_report, IOB_RANKS_BYTES)};
 /* the fields left out on purpose: the phase's block size and the working
  * set's binding, which the runner sets on the pattern as each phase starts */
 static const struct iob_ranks_field unshared[] = {FIELD(iob_job, pattern.block_size, IOB_RANKS_BYTES),

@@ -45,6 +45,7 @@ static const struct field job_fields[] = {
 	J(random_distribution), J(random_sequence_stride), J(rate), J(rate_iops), J(rate_process), J(thinktime_ns), J(thinktime_spin_ns),
 	J(thinktime_blocks), J(seq_add), J(rand_run), J(sprandom), J(spr_num_regions), J(spr_op), J(spr_cs), J(rate_min),
 	J(rate_iops_min), J(start_delay_ns), J(shared_whole), J(continue_on_error), J(ignore_error), J(exit_others),
+	J(report_group), J(exit_report),
 	J(offset), J(offset_increment), J(zone_size), J(zone_range), J(zone_skip), J(percentiles),
 	J(flow), J(flow_id), J(flow_sleep_ns), J(fill_device), J(cmdprio_percentage), J(cmdprio_class),
 	J(cmdprio_level), J(cmdprio_bssplit), J(log_prio), J(load),
