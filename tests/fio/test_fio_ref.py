@@ -1650,11 +1650,14 @@ def exitall_jobs(doc, who):
     return out
 
 
-EXITALL_GLOBAL = """[global]
+EXITALL_HEAD = """[global]
 ioengine=psync
 bs=4k
 rw=read
-size=4m
+"""
+
+
+EXITALL_GLOBAL = EXITALL_HEAD + """size=4m
 [A]
 filename=fa
 time_based=1
@@ -1690,11 +1693,7 @@ def case_exitall_global(tmp):
     return 0
 
 
-EXITALL_REPORT = """[global]
-ioengine=psync
-bs=4k
-rw=read
-size=4m
+EXITALL_REPORT = EXITALL_HEAD + """size=4m
 [r]
 filename=fr
 number_ios=64
@@ -1731,11 +1730,7 @@ def case_exitall_report(tmp):
     return 0
 
 
-EXITALL_CLONES = """[global]
-ioengine=psync
-bs=4k
-rw=read
-[A]
+EXITALL_CLONES = EXITALL_HEAD + """[A]
 filename=fa
 size=1m
 numjobs=2
