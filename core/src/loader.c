@@ -788,11 +788,7 @@ void iob_registry_leave(struct iob_registry *reg)
 
 void iob_registry_unload(struct iob_registry *reg)
 {
-	for (size_t i = 0; i < reg->nplugins; i++) {
+	for (size_t i = 0; i < reg->nplugins; i++)
 		iob_dl_close(reg->plugins[i].dl);
-		iob_fd_close(reg->plugins[i].fd);
-		reg->plugins[i].dl = NULL;
-		reg->plugins[i].fd = -1;
-	}
-	reg->nplugins = 0;
+	iob_registry_leave(reg);
 }
