@@ -3,7 +3,9 @@
  * a file written, synced and evicted reads as not resident, as resident once
  * read, and a range reports only its own pages.  Each check runs twice: with
  * cachestat(2) where the kernel has it, and with IOBENCH_NO_CACHESTAT=1 (the
- * mincore fallback, sampled beyond 4096 pages).  The file lives in the
+ * mincore fallback, sampled beyond 4096 pages); the cachestat checks run a
+ * third time with IOBENCH_RESIDENCY_BUDGET_NS=0, so that all but the first
+ * 1024 pages of a long range are sampled.  The file lives in the
  * current directory (ctest's build directory): on tmpfs nothing can be
  * evicted, so the eviction checks skip there with a reason.
  */
@@ -63,6 +65,7 @@ static int teardown(void **s)
 	(void)s;
 	unlink(path);
 	unsetenv("IOBENCH_NO_CACHESTAT");
+	unsetenv("IOBENCH_RESIDENCY_BUDGET_NS");
 	return 0;
 }
 
@@ -107,12 +110,23 @@ static void probe(uint64_t off, uint64_t len, uint64_t *res, uint64_t *tot)
 			 (unsigned long long)len, rc);
 }
 
+/* on: 1 the mincore fallback; 2 cachestat with no time budget (a long
+ * range sampled after its first chunk); 0 cachestat as a run has it. */
 static void use_fallback(int on)
 {
-	if (on)
+	if (on == 1)
 		setenv("IOBENCH_NO_CACHESTAT", "1", 1);
 	else
 		unsetenv("IOBENCH_NO_CACHESTAT");
+	if (on == 2)
+		setenv("IOBENCH_RESIDENCY_BUDGET_NS", "0", 1);
+	else
+		unsetenv("IOBENCH_RESIDENCY_BUDGET_NS");
+}
+
+static const char *way(int fallback)
+{
+	return fallback == 1 ? "mincore" : fallback == 2 ? "cachestat sampled" : "default";
 }
 
 /* The file evicted, residency counted by cachestat or (fallback) mincore;
@@ -136,15 +150,15 @@ static void evicted_then_read(int fallback)
 	assert_int_equal(iob_cache_residency(path, &res, &tot), 0);
 	assert_int_equal(tot, pages);
 	if (res > pages / 20)
-		fail_msg("%s: %llu of %llu pages resident just after eviction", fallback ? "mincore" : "default",
+		fail_msg("%s: %llu of %llu pages resident just after eviction", way(fallback),
 			 (unsigned long long)res, (unsigned long long)tot);
 	void *held = read_range(0, size);
 	assert_int_equal(iob_cache_residency(path, &res, &tot), 0);
 	release(held, size);
 	assert_int_equal(tot, pages);
 	if (res < pages - pages / 20)
-		fail_msg("%s: only %llu of %llu pages resident after reading the file",
-			 fallback ? "mincore" : "default", (unsigned long long)res, (unsigned long long)tot);
+		fail_msg("%s: only %llu of %llu pages resident after reading the file", way(fallback),
+			 (unsigned long long)res, (unsigned long long)tot);
 }
 
 static void half_read(int fallback)
@@ -164,6 +178,13 @@ static void half_read(int fallback)
 	if (res > hpages / 20)
 		fail_msg("first half, not read: %llu of %llu pages resident", (unsigned long long)res,
 			 (unsigned long long)tot);
+	/* the whole file: one boundary, at its middle (a sample is off by at
+	 * most 1/64 of the sampled part, 1/256 of it by mincore) */
+	probe(0, 0, &res, &tot);
+	assert_int_equal(tot, 2 * hpages);
+	if (res < hpages - hpages / 10 || res > hpages + hpages / 10)
+		fail_msg("%s: whole file with its second half read: %llu of %llu pages resident, want about half",
+			 way(fallback), (unsigned long long)res, (unsigned long long)tot);
 	/* a range under 4096 pages is probed page by page, never sampled */
 	probe(half - 8 * MiB, 16 * MiB, &res, &tot);
 	release(held, half);
@@ -173,18 +194,19 @@ static void half_read(int fallback)
 			 (unsigned long long)res, (unsigned long long)tot);
 }
 
-/* Each check runs twice: with the kernel's cachestat, and with the mincore
- * fallback (the test's state: NULL, or &mincore_too). */
-static int mincore_too = 1;
+/* Each check runs with the kernel's cachestat, with the mincore fallback
+ * and with cachestat sampling (the test's state: NULL, &mincore_too or
+ * &sampled_too). */
+static int mincore_too = 1, sampled_too = 2;
 
 static void test_evicted_then_read(void **s)
 {
-	evicted_then_read(*s != NULL);
+	evicted_then_read(*s ? *(int *)*s : 0);
 }
 
 static void test_half_read(void **s)
 {
-	half_read(*s != NULL);
+	half_read(*s ? *(int *)*s : 0);
 }
 
 /* Which pages a range touches: exact arithmetic, whatever is cached. */
@@ -193,7 +215,7 @@ static void test_range_bounds(void **s)
 	const uint64_t size = FILE_MIB * MiB;
 	uint64_t res = 7, tot = 7;
 	(void)s;
-	for (int fallback = 0; fallback < 2; fallback++) {
+	for (int fallback = 0; fallback < 3; fallback++) {
 		use_fallback(fallback);
 		probe(psize - 1, 2, &res, &tot);
 		assert_int_equal(tot, 2); /* straddles a page boundary */
@@ -227,6 +249,8 @@ int main(void)
 		cmocka_unit_test_prestate(test_evicted_then_read, &mincore_too),
 		cmocka_unit_test(test_half_read),
 		cmocka_unit_test_prestate(test_half_read, &mincore_too),
+		cmocka_unit_test_prestate(test_evicted_then_read, &sampled_too),
+		cmocka_unit_test_prestate(test_half_read, &sampled_too),
 		cmocka_unit_test(test_range_bounds),
 		cmocka_unit_test(test_errors),
 	};
