@@ -57,6 +57,7 @@ flagged).  Run it on an idle machine; only --quick is part of the test suite.
 """
 import argparse
 import json
+import math
 import os
 import re
 import resource
@@ -276,12 +277,44 @@ def ratio(name, a, b, lo=None, hi=None, process=False):
         work = res["work"][c]["ops"] if res["unit"] == "IOPS" else res["work"][c]["bytes"]
         return None if None in work else [x / w for x, w in zip(work, res["process_wall_s"][c])]
     pa, pb = per_round(a), per_round(b)
-    paired = (statistics.median(x / y for x, y in zip(pa, pb) if y)
-              if pa and pb and len(pa) == len(pb) else None)
-    out[label] = {"valid": True, "value": r, "paired_median": paired, "target": target, "met": ok}
+    rr = sorted(x / y for x, y in zip(pa, pb) if y) if pa and pb and len(pa) == len(pb) else []
+    paired = statistics.median(rr) if rr else None
+    ci = median_ci(rr)
+    out[label] = {"valid": True, "value": r, "paired_median": paired, "paired_ci95": ci, "target": target,
+                  "met": ok}
     print(f"  {label} = {r:.3f}" + (f"  (target {target}: {'met' if ok else 'MISSED'})" if target else "")
-          + (f"  [median of the rounds' ratios {paired:.3f}]" if paired is not None else ""))
+          + (f"  [median of the rounds' ratios {paired:.3f}" if paired is not None else "")
+          + (f", 95% CI {ci[0]:.3f}-{ci[1]:.3f}{ci_side(ci, lo, hi)}" if ci else "")
+          + ("]" if paired is not None else ""))
     return r
+
+
+def median_ci(xs, level=0.95):
+    """A distribution-free interval for the median of the sorted values xs
+    (the rounds' own ratios): order statistics k and n+1-k, with k the largest
+    for which Binomial(n, 1/2) leaves at most (1-level)/2 below k.  None under
+    6 values, where no such interval reaches 95%."""
+    n = len(xs)
+    tail, k, cum = (1 - level) / 2, 0, 0.0
+    for j in range(n + 1):
+        cum += math.comb(n, j) / 2 ** n
+        if cum > tail:
+            break
+        k = j + 1
+    if k < 1:
+        return None
+    return (xs[k - 1], xs[n - k])
+
+
+def ci_side(ci, lo, hi):
+    """Where the interval lies against the target: wholly on one side, or across it."""
+    if lo is None and hi is None:
+        return ""
+    if (lo is None or ci[0] >= lo) and (hi is None or ci[1] <= hi):
+        return ": all of it meets the target"
+    if (lo is not None and ci[1] < lo) or (hi is not None and ci[0] > hi):
+        return ": all of it misses the target"
+    return ": across the target"
 
 
 def work_line(w):
