@@ -31,7 +31,8 @@ static void key_of(const char *path, struct key *k)
 {
 	enum iob_path_kind kind;
 	char dir[4096];
-	memset(k, 0, sizeof *k);
+	k->exists = k->chardev = 0; /* field by field: dir is 4 KiB, only its string is read */
+	k->dev = k->ino = 0;
 	if (iob_file_identity(path, &k->dev, &k->ino, &kind) == 0) {
 		k->exists = 1;
 		k->chardev = kind == IOB_PATH_CHARDEV;
@@ -84,6 +85,7 @@ static int written_list(const struct iob_registry *reg, const struct iob_run_opt
 			snprintf(w[n].what, sizeof w[n].what, "livecsv");
 			w[n].path = job->livecsv;
 			w[n].flags = job->allow_devices ? IOB_OUT_CHARDEV : 0;
+			w[n].side_ext = NULL;
 			n++;
 		}
 		for (size_t c = 0; c < iob_fiolog_clones(job); c++)
@@ -97,6 +99,7 @@ static int written_list(const struct iob_registry *reg, const struct iob_run_opt
 					 k == IOB_FIOLOG_BW ? "bw_log" : k == IOB_FIOLOG_IOPS ? "iops_log" : "lat_log");
 				w[n].path = path;
 				w[n].flags = job->allow_devices ? IOB_OUT_CHARDEV : 0;
+				w[n].side_ext = NULL;
 				n++;
 			}
 	}
@@ -153,9 +156,11 @@ int iob_check_written(const struct iob_registry *reg, const struct iob_run_opts 
 	for (size_t j = 0; j < suite->njobs; j++)
 		clones += iob_fiolog_clones(&suite->jobs[j]);
 	size_t cap = (opts->outputs ? opts->outputs->n : 0) + suite->njobs + clones * IOB_FIOLOG_KINDS + 1;
-	struct written *w = calloc(cap, sizeof *w);
-	char(*logs)[IOB_FIOLOG_PATH_MAX] = calloc(clones * IOB_FIOLOG_KINDS + 1, sizeof *logs);
-	struct key *rk = calloc(nrun + 1, sizeof *rk);
+	/* not zeroed: written_list sets every field of the n entries it lists
+	 * (key_of their keys), and a run file's key is read only once key_of set it */
+	struct written *w = malloc(cap * sizeof *w);
+	char(*logs)[IOB_FIOLOG_PATH_MAX] = malloc((clones * IOB_FIOLOG_KINDS + 1) * sizeof *logs);
+	struct key *rk = malloc((nrun + 1) * sizeof *rk);
 	int rc = 0;
 	if (!w || !logs || !rk) {
 		snprintf(err, errlen, "out of memory");

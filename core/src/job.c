@@ -6,6 +6,7 @@
 #include "iobench/profile.h"
 #include "iobench/shape.h"
 #include "iobench/repeat.h"
+#include "keys_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -39,10 +40,15 @@ static void job_template_make(void)
 	}
 }
 
-void iob_job_defaults(struct iob_job *job)
+const struct iob_job *iob_job_template(void)
 {
 	iob_once(&job_template_once, job_template_make);
-	memcpy(job, &job_template, sizeof *job); /* the job holds no pointer: a copy is a job */
+	return &job_template;
+}
+
+void iob_job_defaults(struct iob_job *job)
+{
+	memcpy(job, iob_job_template(), sizeof *job); /* the job holds no pointer: a copy is a job */
 }
 
 /* "k=v,k2=v2": keys of letters, digits, _ - . and no empty item.  What the

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "iobench/job.h"
+#include "keys_int.h"
 
 /* The key's field differs between two jobs. */
 static int differs(const struct iob_key *k, const struct iob_job *a, const struct iob_job *b)
@@ -106,26 +107,20 @@ int iob_keys_check_rules(const struct iob_job *job, char *err, size_t errlen)
 {
 	size_t n;
 	const struct iob_key *keys = iob_keys(&n);
-	struct iob_job *defaults = NULL, *tmp = NULL;
+	const struct iob_job *defaults = iob_job_template();
+	struct iob_job *tmp = NULL;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const struct iob_key *k = &keys[i];
-		if (!k->needs && !k->excludes)
+		if ((!k->needs && !k->excludes) || !differs(k, job, defaults))
 			continue;
-		if (!defaults) {
-			defaults = malloc(sizeof *defaults);
-			tmp = malloc(sizeof *tmp);
-			if (!defaults || !tmp) {
-				snprintf(err, errlen, "[%s] out of memory checking the keys' rules", job->name);
-				rc = -ENOMEM;
-				break;
-			}
-			iob_job_defaults(defaults);
+		if (!tmp && !(tmp = malloc(sizeof *tmp))) {
+			snprintf(err, errlen, "[%s] out of memory checking the keys' rules", job->name);
+			rc = -ENOMEM;
+			break;
 		}
-		if (differs(k, job, defaults))
-			rc = check_row(k, job, defaults, tmp, err, errlen);
+		rc = check_row(k, job, defaults, tmp, err, errlen);
 	}
-	free(defaults);
 	free(tmp);
 	return rc;
 }

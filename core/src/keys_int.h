@@ -1,6 +1,6 @@
 /*
  * keys_int.h - what the key table (keys.c) and its setters (keys_set.c)
- * share.  Not an API: only keys.c includes it.
+ * share, and what keyrules.c and job.c read of them.  Not an API.
  *
  * A row's `set` stores the value into the row's own field (k->offset,
  * k->width), so one setter serves every key of its kind; iob_key_set parses
@@ -22,6 +22,10 @@ struct iob_duration_unit {
 	uint64_t ns;
 };
 extern const struct iob_duration_unit iob_duration_units[IOB_DURATION_UNITS];
+
+/* Every key at its default (job.c: made once per process, read in place:
+ * the rules compare a job with it without a 28 KB copy). */
+const struct iob_job *iob_job_template(void);
 
 /* The value of key k parsed into job: 0, or -errno with one line in err. */
 int iob_key_set(const struct iob_key *k, struct iob_job *job, const char *value, char *err, size_t errlen);

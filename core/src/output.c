@@ -217,7 +217,10 @@ static void file_key_of(const char *path, struct file_key *k)
 	char dir[4096];
 	const char *name;
 
-	memset(k, 0, sizeof *k);
+	/* field by field: norm is 4 KiB, and only its string is read */
+	k->exists = k->chardev = 0;
+	k->dev = k->ino = 0;
+	k->norm[0] = '\0';
 	if (iob_file_identity(path, &k->dev, &k->ino, &kind) == 0) {
 		k->exists = 1;
 		k->chardev = kind == IOB_PATH_CHARDEV;
@@ -243,7 +246,9 @@ static int file_key_same(const struct file_key *a, const struct file_key *b)
 static int stdout_key(struct file_key *k)
 {
 	enum iob_path_kind kind;
-	memset(k, 0, sizeof *k);
+	k->exists = k->chardev = 0;
+	k->dev = k->ino = 0;
+	k->norm[0] = '\0';
 	if (iob_stream_identity(stdout, &k->dev, &k->ino, &kind) != 0 || kind != IOB_PATH_REGULAR)
 		return 0;
 	k->exists = 1;
@@ -254,7 +259,8 @@ static int stdout_key(struct file_key *k)
  * and leave neither valid. */
 static int spec_check_overlap(const struct iob_output_spec *spec, char *err, size_t errlen)
 {
-	struct file_key *keys = calloc(spec->n + 1, sizeof *keys);
+	/* each key is set before it is read (stdout's slot by stdout_key) */
+	struct file_key *keys = malloc((spec->n + 1) * sizeof *keys);
 	const struct iob_output_item *to_stdout = NULL;
 	int rc = 0;
 
@@ -298,7 +304,7 @@ static int spec_check_overlap(const struct iob_output_spec *spec, char *err, siz
 int iob_output_spec_check_paths(const struct iob_output_spec *spec, const char *const *protect, size_t nprotect,
 				char *err, size_t errlen)
 {
-	struct file_key *out = calloc(1, sizeof *out), *prot = calloc(1, sizeof *prot);
+	struct file_key *out = malloc(sizeof *out), *prot = malloc(sizeof *prot); /* set before read */
 	int rc = 0;
 
 	if (!out || !prot) {
@@ -341,7 +347,9 @@ int iob_output_spec_check_paths(const struct iob_output_spec *spec, const char *
 int iob_output_spec_parse(const char *text, const struct iob_registry *reg, struct iob_output_spec *out,
 			  char *err, size_t errlen)
 {
-	memset(out, 0, sizeof *out);
+	/* only the items parsed are read (n of them): each is cleared as it
+	 * comes, not the whole 35 KB spec */
+	out->n = 0;
 	if (!text || !*text) {
 		snprintf(err, errlen, "empty --output list");
 		return -EINVAL;
@@ -363,6 +371,7 @@ int iob_output_spec_parse(const char *text, const struct iob_registry *reg, stru
 		memcpy(item, p, len);
 		item[len] = '\0';
 		struct iob_output_item *it = &out->item[out->n];
+		it->name[0] = it->args[0] = it->file[0] = '\0';
 		char *eq = strchr(item, '=');
 		if (eq) {
 			*eq = '\0';

@@ -247,7 +247,7 @@ struct iob_run *iob_run_open(const struct iob_registry *reg, const struct iob_ru
 	run->live_stop = &iob_cli_stop;
 	run->stop = iob_coord_active() ? &run->agreed_stop : &iob_cli_stop;
 	/* across ranks only rank 0 writes outputs and notes */
-	const struct iob_output_spec none = {0};
+	static struct iob_output_spec none; /* never written; static (.bss): not 35 KB zeroed per run */
 	if (iob_coord_rank() != 0) {
 		run->opts.outputs = &none;
 		run->opts.warn_live = 0;
