@@ -16,13 +16,19 @@
  * whatever the locale says.  v must be finite. */
 void jsonval_f64(struct textbuf *b, double v)
 {
-	char num[48];
 	if (!isfinite(v))
 		v = 0.0;
-	textbuf_fmt_double(v, num, sizeof(num));
-	textbuf_str(b, num);
-	if (!strpbrk(num, ".e"))
-		textbuf_str(b, ".0"); /* keep an F64 recognisable as a float */
+	/* written in place: room for the longest (24 bytes) and ".0" */
+	char *at = textbuf_claim(b, 48);
+	if (!at)
+		return;
+	size_t n = textbuf_fmt_double_n(v, at, 48);
+	if (!memchr(at, '.', n) && !memchr(at, 'e', n)) {
+		memcpy(at + n, ".0", 2); /* keep an F64 recognisable as a float */
+		n += 2;
+	}
+	b->len -= 48 - n;
+	b->data[b->len] = '\0';
 }
 
 /* Printed as it is inside a JSON string. */

@@ -128,6 +128,8 @@ void textbuf_free(struct textbuf *b);
 /* Shortest of %.15g..%.17g that reads back as v, always with '.' as the
  * decimal point whatever the locale says; inf and nan print as 0. */
 void textbuf_fmt_double(double v, char *out, size_t outlen);
+/* The same, and the length it wrote. */
+size_t textbuf_fmt_double_n(double v, char *out, size_t outlen);
 /* The same by three %.Ng and strtod calls, the way it was done before
  * (test_outputs checks both agree on every value it draws). */
 void textbuf_fmt_double_slow(double v, char *out, size_t outlen);

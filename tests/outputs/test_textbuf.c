@@ -57,7 +57,12 @@ static void test_double_same_as_slow(void **state)
 				       9.9999999999999e-5, 123456789012345.0, 1234567890123456.0, 12345678901234567.0,
 				       1e15, 1e16, 1e17, 1e22, 1e23, 1e300, 5e-324, DBL_MIN, DBL_MAX, -DBL_MAX,
 				       DBL_EPSILON, 0.15, 0.25, 2.5, 1.5e-300, 9007199254740993.0,
-				       999999999999999.5, 99999999999999.95, 0.9999999999999999, 48041285.479709126};
+				       999999999999999.5, 99999999999999.95, 0.9999999999999999, 48041285.479709126,
+				       /* 2^53, 1e21, subnormals, the 64-bit integers' ends, 2^63 and below */
+				       9007199254740992.0, -9007199254740992.0, 1e21, -1e21, -1e-5, 4.9e-324,
+				       2.2250738585072009e-308, -2.2250738585072009e-308, (double)UINT64_MAX,
+				       (double)INT64_MIN, (double)INT64_MAX, 9223372036854774784.0, -9223372036854774784.0,
+				       1409943417.9547212, 606367833.293332, 999999999999999999.0, 1e18, 1e19};
 	int bad = 0;
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		bad += !same(fixed[i]);
@@ -68,6 +73,7 @@ static void test_double_same_as_slow(void **state)
 		if (isfinite(v))
 			bad += !same(v); /* any bit pattern */
 		bad += !same((double)(next() % 4000000000u + 1) * 1e9 / (double)(next() % 100000000u + 1)); /* a rate */
+		bad += !same(-(double)(next() % 4000000000u + 1) * 1e9 / (double)(next() % 100000000u + 1));
 		bad += !same((double)(next() >> (next() % 64))); /* an integer */
 		bad += !same((double)(int64_t)(next() % 2000001) / 1000.0 - 1000.0); /* milli-units */
 		bad += !same(ldexp((double)(next() >> 11), (int)(next() % 2100) - 1100)); /* any scale */
@@ -94,6 +100,19 @@ static void test_double_nonfinite(void **state)
 	assert_string_equal(out, "0");
 	textbuf_fmt_double(0.1, out, 3); /* cut to the room given */
 	assert_string_equal(out, "0.");
+	/* every room from 1 to 40 bytes: the slow way's text cut to it, and
+	 * textbuf_fmt_double_n's length is that text's */
+	static const double cut[] = {0.1, -1409943417.9547212, 1e-300, -2.2250738585072009e-308, 1e21, 0.0, 123.0};
+	for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++)
+		for (size_t room = 1; room <= 40; room++) {
+			char want[64];
+			textbuf_fmt_double_slow(cut[i], want, sizeof want);
+			want[strlen(want) < room - 1 ? strlen(want) : room - 1] = '\0';
+			memset(out, 'x', sizeof out);
+			size_t n = textbuf_fmt_double_n(cut[i], out, room);
+			assert_string_equal(out, want);
+			assert_int_equal(n, strlen(want));
+		}
 }
 
 /* textbuf_integer appends f's value as printf's want */
