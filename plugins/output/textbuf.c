@@ -116,13 +116,12 @@ static void put_digits(uint64_t u, char *out, int n)
 		out[0] = (char)('0' + u);
 }
 
-/* How many decimal digits u has (1 for 0). */
+/* How many decimal digits u has (1 for 0): from its bit length (times
+ * log10(2) as 1233 / 4096), one less when below that power of ten. */
 static int count_digits(uint64_t u)
 {
-	int n = 1;
-	while (n < 20 && u >= pow10_u64[n])
-		n++;
-	return n;
+	int t = (64 - __builtin_clzll(u | 1)) * 1233 >> 12; /* 0..19 */
+	return t + 1 - ((u | 1) < pow10_u64[t]);
 }
 
 /* a * b, 64 x 64 bits, as the 128-bit (*hi, returned low word), from 32-bit
@@ -439,29 +438,25 @@ static size_t add_kept(struct textbuf *b, const char **s, int (*keep)(uint32_t))
 	return n;
 }
 
-/* Decimal digits of u, written backwards from end; returns the first. */
-static char *digits_u64(uint64_t u, char *end)
-{
-	do
-		*--end = (char)('0' + u % 10);
-	while (u /= 10);
-	return end;
-}
-
 int textbuf_integer(struct textbuf *b, const struct iob_field *f)
 {
-	char tmp[24], *end = tmp + sizeof tmp, *p;
+	uint64_t u;
+	int neg = 0;
 	if (f->type == IOB_T_U64) {
-		p = digits_u64(f->v.u, end);
+		u = f->v.u;
 	} else if (f->type == IOB_T_I64) {
-		int64_t i = f->v.i;
-		p = digits_u64(i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i, end);
-		if (i < 0)
-			*--p = '-';
+		neg = f->v.i < 0;
+		u = neg ? (uint64_t)0 - (uint64_t)f->v.i : (uint64_t)f->v.i;
 	} else {
 		return 0;
 	}
-	textbuf_add(b, p, (size_t)(end - p));
+	int n = count_digits(u);
+	char *at = textbuf_claim(b, (size_t)(n + neg));
+	if (at) {
+		if (neg)
+			*at++ = '-';
+		put_digits(u, at, n);
+	}
 	return 1;
 }
 

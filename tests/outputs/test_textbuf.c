@@ -5,7 +5,9 @@
  * a fixed seed (random bit patterns, rates such as a block's bytes over its
  * nanoseconds, integers, powers of ten, halves that sit on a rounding tie,
  * subnormals, the extremes) and always reads back as the value; integers
- * print as %PRIu64 / %PRId64 do.
+ * print as %PRIu64 / %PRId64 do; a JSON string of each byte (jsonval_str, its
+ * plain bytes found by a table) is what the escaping rule says, alone,
+ * between plain bytes and as a key.
  */
 #include <math.h>
 #include <float.h>
@@ -22,6 +24,7 @@
 
 #include "cmocka_main.h"
 
+#include "jsonval.h"
 #include "textbuf.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
@@ -138,12 +141,75 @@ static void test_integer(void **state)
 		snprintf(want, sizeof want, "%" PRId64, is[i]);
 		integer_is(&(struct iob_field){.key = "i", .type = IOB_T_I64, .v.i = is[i]}, want);
 	}
+	/* each length: powers of ten and their neighbours, and drawn values of
+	 * every bit length, both signs (two digits at a time, the count from
+	 * the bit length) */
+	for (int k = 0; k < 20; k++) {
+		uint64_t p = 1;
+		for (int j = 0; j < k; j++)
+			p *= 10;
+		for (uint64_t u = p - 1; u <= p + 1; u++) {
+			snprintf(want, sizeof want, "%" PRIu64, u);
+			integer_is(&(struct iob_field){.key = "u", .type = IOB_T_U64, .v.u = u}, want);
+			snprintf(want, sizeof want, "%" PRId64, -(int64_t)(u & INT64_MAX));
+			integer_is(&(struct iob_field){.key = "i", .type = IOB_T_I64, .v.i = -(int64_t)(u & INT64_MAX)},
+				   want);
+		}
+	}
+	for (int i = 0; i < 20000; i++) {
+		uint64_t u = next() >> (next() % 64);
+		int64_t v = (int64_t)(next() >> (next() % 64));
+		snprintf(want, sizeof want, "%" PRIu64, u);
+		integer_is(&(struct iob_field){.key = "u", .type = IOB_T_U64, .v.u = u}, want);
+		snprintf(want, sizeof want, "%" PRId64, v);
+		integer_is(&(struct iob_field){.key = "i", .type = IOB_T_I64, .v.i = v}, want);
+	}
 	struct textbuf b = {0};
 	struct iob_field f = {.key = "s", .type = IOB_T_STR, .v.s = "x"};
 	assert_int_equal(textbuf_integer(&b, &f), 0);
 	assert_int_equal(b.len, 0);
 }
 
-IOBTEST_MAIN(cmocka_unit_test(test_double_same_as_slow),
+/* Byte c as JSON string text by the rule (jsonval.h), spelt out here: printable
+ * ASCII as it is but '"' and '\\' escaped, C0 controls and DEL as \u00XX, a
+ * lone byte from 0x80 (never valid UTF-8 alone) as \ufffd. */
+static void json_byte(unsigned c, char *out)
+{
+	if (c == '"' || c == '\\')
+		sprintf(out, "\\%c", (char)c);
+	else if (c < 0x20 || c == 0x7f)
+		sprintf(out, "\\u%04x", c);
+	else if (c >= 0x80)
+		strcpy(out, "\\ufffd");
+	else
+		sprintf(out, "%c", (char)c);
+}
+
+static void test_json_string_every_byte(void **state)
+{
+	(void)state;
+	for (unsigned c = 1; c < 256; c++) {
+		char in[8], esc[16], want[64];
+		json_byte(c, esc);
+		struct textbuf b = {0};
+		snprintf(in, sizeof in, "%c", (char)c);
+		jsonval_str(&b, in);
+		snprintf(want, sizeof want, "\"%s\"", esc);
+		assert_string_equal(b.data, want);
+		textbuf_clear(&b);
+		snprintf(in, sizeof in, "ab%cz", (char)c);
+		jsonval_str(&b, in);
+		snprintf(want, sizeof want, "\"ab%sz\"", esc);
+		assert_string_equal(b.data, want);
+		textbuf_clear(&b);
+		jsonval_field(&b, &(struct iob_field){.key = in, .type = IOB_T_BOOL, .v.b = 1});
+		snprintf(want, sizeof want, "\"ab%sz\":true", esc);
+		assert_string_equal(b.data, want);
+		textbuf_free(&b);
+	}
+}
+
+IOBTEST_MAIN(cmocka_unit_test(test_json_string_every_byte),
+	     cmocka_unit_test(test_double_same_as_slow),
 	     cmocka_unit_test(test_double_nonfinite),
 	     cmocka_unit_test(test_integer))
