@@ -148,9 +148,7 @@ int iob_blocks_summary(struct iob_blocks *b, struct iob_phase_result *r, struct 
 				 iob_clock_name(b->clock), n);
 	}
 	if (rc == 0 && n)
-		rc = iob_stats_compute(speed, n, &all, &robust);
-	if (rc == 0 && n)
-		rc = iob_cliff_find(speed, n, NULL, &cliff);
+		rc = iob_speeds_summary(speed, n, &all, &robust, &cliff);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory for the statistics of %zu blocks", n);
 	if (rc == 0) {

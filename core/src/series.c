@@ -158,6 +158,23 @@ void iob_stats_sorted(const double *sorted, size_t n, struct iob_stats *st)
 	st->q3 = iob_quantile_sorted(sorted, n, 0.75);
 }
 
+/* *all of s[0..n) (n >= 1, sorted ascending) and, when robust is not NULL,
+ * *robust of the values inside its fences. */
+static void stats_and_robust(const double *s, size_t n, struct iob_stats *all, struct iob_stats *robust)
+{
+	iob_stats_sorted(s, n, all);
+	if (robust) {
+		double iqr = all->q3 - all->q1;
+		double lo = all->q1 - 1.5 * iqr, hi = all->q3 + 1.5 * iqr;
+		size_t a = 0, b = n;
+		while (a < n && s[a] < lo)
+			a++;
+		while (b > a && s[b - 1] > hi)
+			b--;
+		iob_stats_sorted(s + a, b - a, robust);
+	}
+}
+
 int iob_stats_compute(const double *v, size_t n, struct iob_stats *all, struct iob_stats *robust)
 {
 	if (n == 0) {
@@ -171,17 +188,7 @@ int iob_stats_compute(const double *v, size_t n, struct iob_stats *all, struct i
 		return -ENOMEM;
 	memcpy(s, v, n * sizeof *s);
 	qsort(s, n, sizeof *s, cmp_double);
-	iob_stats_sorted(s, n, all);
-	if (robust) {
-		double iqr = all->q3 - all->q1;
-		double lo = all->q1 - 1.5 * iqr, hi = all->q3 + 1.5 * iqr;
-		size_t a = 0, b = n;
-		while (a < n && s[a] < lo)
-			a++;
-		while (b > a && s[b - 1] > hi)
-			b--;
-		iob_stats_sorted(s + a, b - a, robust);
-	}
+	stats_and_robust(s, n, all, robust);
 	free(s);
 	return 0;
 }
@@ -231,6 +238,73 @@ static void sort_ranked(struct ranked *b, size_t n, struct ranked *t)
 	if (n1 > 0)
 		memcpy(o, b1, n1 * sizeof *o);
 	memcpy(b, t, (n - n2) * sizeof *b);
+}
+
+/* A key whose unsigned order is v's numeric order, 0 and -0 one key (no
+ * NaN): the sign bit set for v >= 0, every bit flipped for v < 0. */
+static uint64_t order_key(double v)
+{
+	uint64_t u;
+	if (v == 0)
+		v = 0.0;
+	memcpy(&u, &v, sizeof u);
+	return u >> 63 ? ~u : u | UINT64_C(1) << 63;
+}
+
+/* A value's order key and its index. */
+struct keyed {
+	uint64_t key;
+	size_t i;
+};
+
+/* k[0..n) = the order keys of v[0..n) and their indexes, sorted by (key,
+ * index), t holding n: byte by byte from the lowest, a stable counting sort
+ * each (a byte that all keys share skipped).  So the values v[k[j].i] come
+ * in the order sort_ranked puts (v, i) in, as long as there is no NaN. */
+static void radix_keyed(const double *v, size_t n, struct keyed *k, struct keyed *t, size_t count[8][256])
+{
+	memset(count, 0, 8 * sizeof *count);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = order_key(v[i]);
+		k[i].key = key;
+		k[i].i = i;
+		for (int d = 0; d < 8; d++)
+			count[d][key >> (8 * d) & 255]++;
+	}
+	struct keyed *from = k, *to = t;
+	for (int d = 0; n && d < 8; d++) {
+		size_t *c = count[d];
+		if (c[k[0].key >> (8 * d) & 255] == n)
+			continue;
+		size_t at = 0;
+		for (int j = 0; j < 256; j++) {
+			size_t m = c[j];
+			c[j] = at;
+			at += m;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[c[from[i].key >> (8 * d) & 255]++] = from[i];
+		struct keyed *x = from;
+		from = to;
+		to = x;
+	}
+	if (from != k)
+		memcpy(k, from, n * sizeof *k);
+}
+
+/* rank[k[j].i] = the rank of v[k[j].i] (k sorted by radix_keyed: equal
+ * keys, equal values), 1 = smallest, ties at their mean, as mid_ranks. */
+static void ranks_of_keyed(const struct keyed *k, size_t n, double *rank)
+{
+	for (size_t a = 0; a < n;) {
+		size_t b = a + 1;
+		while (b < n && k[b].key == k[a].key)
+			b++;
+		double mean_rank = ((double)(a + 1) + (double)b) / 2.0; /* ranks a+1 .. b */
+		for (size_t j = a; j < b; j++)
+			rank[k[j].i] = mean_rank;
+		a = b;
+	}
 }
 
 /* rank[i] = rank of v[i] among v[0..n), 1 = smallest, ties at their mean. */
@@ -286,17 +360,25 @@ static void select_kth(double *a, size_t n, size_t k)
 	}
 }
 
+/* Whether v[0..n) holds a NaN. */
+static int any_nan(const double *v, size_t n)
+{
+	int nan = 0;
+	for (size_t i = 0; i < n; i++)
+		nan |= isnan(v[i]);
+	return nan;
+}
+
 /* What iob_quantile_sorted(sorted v, n, 0.5) gives, the same bits, found by
  * selection in O(n) instead of a sort (bigread's cliff search takes 18
  * medians of up to every block: 2.7 M of its 13.5 M instructions over 1,000
  * blocks were these sorts); scratch holds n values.  With a NaN among them,
- * by the sort, as before. */
-double iob_median(const double *v, size_t n, double *scratch)
+ * by the sort, as before.
+ * nan says whether v[0..n) may hold one (known once for a cliff search's 18
+ * medians, not looked for in each). */
+static double median_of(const double *v, size_t n, double *scratch, int nan)
 {
 	memcpy(scratch, v, n * sizeof *scratch);
-	int nan = 0;
-	for (size_t i = 0; i < n; i++)
-		nan |= isnan(scratch[i]);
 	if (nan || n < 2) {
 		qsort(scratch, n, sizeof *scratch, cmp_double);
 		return iob_quantile_sorted(scratch, n, 0.5);
@@ -311,13 +393,17 @@ double iob_median(const double *v, size_t n, double *scratch)
 	return below + (h - (double)j) * (next - below);
 }
 
+double iob_median(const double *v, size_t n, double *scratch)
+{
+	return median_of(v, n, scratch, any_nan(v, n));
+}
 
 /* Levels, midpoint and shares of the split at k. */
-static void measure_split(const double *v, size_t n, size_t k, double *scratch, struct iob_cliff *out)
+static void measure_split(const double *v, size_t n, size_t k, double *scratch, int nan, struct iob_cliff *out)
 {
 	out->block = k;
-	out->before = iob_median(v, k, scratch);
-	out->after = iob_median(v + k, n - k, scratch);
+	out->before = median_of(v, k, scratch, nan);
+	out->after = median_of(v + k, n - k, scratch, nan);
 	out->ratio = out->after / out->before;
 	double mid = (out->before + out->after) / 2.0;
 	size_t above = 0, below = 0;
@@ -351,6 +437,46 @@ static size_t best_split(const double *y, size_t n, size_t m)
 	return k;
 }
 
+/* The minimum run m of the rule for n blocks (at least 1). */
+static size_t cliff_min_run(size_t n, const struct iob_cliff_params *p)
+{
+	size_t m = (size_t)ceil(p->min_run_frac * (double)n);
+	if (m < p->min_run)
+		m = p->min_run;
+	return m ? m : 1;
+}
+
+/* iob_cliff_find's search and decision, n >= 2 m, work[0..n) holding the
+ * mid-ranks of v (then used as scratch). */
+static void cliff_from_ranks(const double *v, size_t n, size_t m, const struct iob_cliff_params *p, double *work,
+			     struct iob_cliff *out)
+{
+	int nan = any_nan(v, n); /* once, not at each median */
+	/* 1. locate coarsely on ranks, then refine on which side of the
+	 * midpoint each block lies, until the split stops moving */
+	size_t k = best_split(work, n, m);
+	measure_split(v, n, k, work, nan, out);
+	for (int round = 0; round < IOB_CLIFF_REFINE_ROUNDS; round++) {
+		double mid = (out->before + out->after) / 2.0;
+		for (size_t i = 0; i < n; i++)
+			work[i] = v[i] > mid;
+		size_t k2 = best_split(work, n, m);
+		if (k2 == k)
+			break;
+		k = k2;
+		measure_split(v, n, k, work, nan, out);
+	}
+	/* 3. decide */
+	if (!(out->after <= p->max_ratio * out->before))
+		out->why = "drop too small";
+	else if (out->share_after < p->min_share)
+		out->why = "drop not sustained";
+	else if (out->share_before < p->min_share)
+		out->why = "speed before the drop not steady";
+	else
+		out->found = 1;
+}
+
 int iob_cliff_find(const double *v, size_t n, const struct iob_cliff_params *p, struct iob_cliff *out)
 {
 	struct iob_cliff_params def;
@@ -359,11 +485,7 @@ int iob_cliff_find(const double *v, size_t n, const struct iob_cliff_params *p, 
 		p = &def;
 	}
 	memset(out, 0, sizeof *out);
-	size_t m = (size_t)ceil(p->min_run_frac * (double)n);
-	if (m < p->min_run)
-		m = p->min_run;
-	if (m == 0)
-		m = 1;
+	size_t m = cliff_min_run(n, p);
 	if (n < 2 * m) {
 		out->why = "too few blocks";
 		return 0;
@@ -375,29 +497,47 @@ int iob_cliff_find(const double *v, size_t n, const struct iob_cliff_params *p, 
 		free(work);
 		return -ENOMEM;
 	}
-	/* 1. locate coarsely on ranks, then refine on which side of the
-	 * midpoint each block lies, until the split stops moving */
-	size_t k = best_split(work, n, m);
-	measure_split(v, n, k, work, out);
-	for (int round = 0; round < IOB_CLIFF_REFINE_ROUNDS; round++) {
-		double mid = (out->before + out->after) / 2.0;
-		for (size_t i = 0; i < n; i++)
-			work[i] = v[i] > mid;
-		size_t k2 = best_split(work, n, m);
-		if (k2 == k)
-			break;
-		k = k2;
-		measure_split(v, n, k, work, out);
-	}
+	cliff_from_ranks(v, n, m, p, work, out);
 	free(work);
-	/* 3. decide */
-	if (!(out->after <= p->max_ratio * out->before))
-		out->why = "drop too small";
-	else if (out->share_after < p->min_share)
-		out->why = "drop not sustained";
-	else if (out->share_before < p->min_share)
-		out->why = "speed before the drop not steady";
-	else
-		out->found = 1;
+	return 0;
+}
+
+int iob_speeds_summary(const double *v, size_t n, struct iob_stats *all, struct iob_stats *robust,
+		       struct iob_cliff *cliff)
+{
+	struct iob_cliff_params p;
+	iob_cliff_defaults(&p);
+	if (n == 0 || any_nan(v, n)) { /* the sorts may order a NaN differently: each its own way */
+		int rc = iob_stats_compute(v, n, all, robust);
+		return rc ? rc : iob_cliff_find(v, n, &p, cliff);
+	}
+	/* one sort, by radix (about a quarter of the merge sort's instructions
+	 * at 1,001 blocks): its values in order are qsort's (values that
+	 * compare equal are the same but for 0 and -0, and both sorts keep
+	 * those in their first order), its order the ranks */
+	struct keyed *k = malloc(2 * n * sizeof *k);
+	double *work = malloc(n * sizeof *work);
+	size_t(*count)[256] = malloc(8 * sizeof *count);
+	if (!k || !work || !count) {
+		free(k);
+		free(work);
+		free(count);
+		return -ENOMEM;
+	}
+	radix_keyed(v, n, k, k + n, count);
+	free(count);
+	for (size_t j = 0; j < n; j++)
+		work[j] = v[k[j].i];
+	stats_and_robust(work, n, all, robust);
+	memset(cliff, 0, sizeof *cliff);
+	size_t m = cliff_min_run(n, &p);
+	if (n < 2 * m) {
+		cliff->why = "too few blocks";
+	} else {
+		ranks_of_keyed(k, n, work);
+		cliff_from_ranks(v, n, m, &p, work, cliff);
+	}
+	free(k);
+	free(work);
 	return 0;
 }

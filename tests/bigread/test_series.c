@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,6 +338,77 @@ static void test_speed_stream_matches_batch(void **state)
 	}
 }
 
+/* The same bits, field by field (so 0 and -0 differ). */
+static int same_bits(double a, double b)
+{
+	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static int same_stats(const struct iob_stats *a, const struct iob_stats *b)
+{
+	return a->n == b->n && same_bits(a->min, b->min) && same_bits(a->max, b->max) && same_bits(a->mean, b->mean) &&
+	       same_bits(a->median, b->median) && same_bits(a->rms, b->rms) && same_bits(a->q1, b->q1) &&
+	       same_bits(a->q3, b->q3);
+}
+
+/* iob_speeds_summary (one radix sort for the figures and the ranks) gives
+ * what iob_stats_compute (qsort) and iob_cliff_find (its own merge sort of
+ * the ranks) give, bit for bit, on v[0..n). */
+static int summary_same(const double *v, size_t n)
+{
+	struct iob_stats a1, r1, a2, r2;
+	struct iob_cliff c1, c2;
+	memset(&a2, 0x55, sizeof a2);
+	memset(&r2, 0x55, sizeof r2);
+	memset(&c2, 0x55, sizeof c2);
+	assert_int_equal(iob_stats_compute(v, n, &a1, &r1), 0);
+	assert_int_equal(iob_cliff_find(v, n, NULL, &c1), 0);
+	assert_int_equal(iob_speeds_summary(v, n, &a2, &r2, &c2), 0);
+	int same = same_stats(&a1, &a2) && same_stats(&r1, &r2) && c1.found == c2.found && c1.block == c2.block &&
+		   same_bits(c1.before, c2.before) && same_bits(c1.after, c2.after) && same_bits(c1.ratio, c2.ratio) &&
+		   same_bits(c1.share_before, c2.share_before) && same_bits(c1.share_after, c2.share_after) &&
+		   (c1.why == c2.why || (c1.why && c2.why && strcmp(c1.why, c2.why) == 0));
+	if (!same)
+		print_error("n %zu: summary differs (cliff %d/%d at %zu/%zu, median %a/%a)\n", n, c1.found, c2.found,
+			    c1.block, c2.block, a1.median, a2.median);
+	return same;
+}
+
+static void test_speeds_summary_same_as_separate(void **state)
+{
+	(void)state;
+	static const size_t sizes[] = {0, 1, 2, 3, 15, 16, 17, 40, 100, 257, 1001, 4000};
+	static double v[4000];
+	int bad = 0;
+	for (uint64_t seed = 1; seed <= 12; seed++)
+		for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
+			size_t n = sizes[j];
+			rng_seed(seed * 97 + j);
+			/* a noisy step, a cliff or not */
+			step_series(v, n, n / 3, 2e9, seed % 2 ? 3e8 : 1.9e9, 0.3);
+			bad += !summary_same(v, n);
+			/* many ties: a few levels, 0 and -0 among them, negatives */
+			static const double levels[] = {0.0, -0.0, 1.0, 1.0, 2.5, -3.0, 1e9, 5e-324, -5e-324};
+			for (size_t i = 0; i < n; i++)
+				v[i] = levels[(size_t)(rng_u01() * 9.0) % 9];
+			bad += !summary_same(v, n);
+			/* any scale and sign, bit patterns of every exponent */
+			for (size_t i = 0; i < n; i++)
+				v[i] = ldexp(rng_u01() - 0.3, (int)(rng_u01() * 2000.0) - 1000);
+			bad += !summary_same(v, n);
+			/* the extremes of the range */
+			for (size_t i = 0; i < n; i++)
+				v[i] = rng_u01() < 0.5 ? DBL_MAX * (rng_u01() < 0.5 ? -1 : 1) : 4.9e-324;
+			bad += !summary_same(v, n);
+			/* a NaN: each its own way, as before */
+			step_series(v, n, n / 2, 1e9, 1e8, 0.1);
+			if (n)
+				v[n / 2] = NAN;
+			bad += !summary_same(v, n);
+		}
+	assert_int_equal(bad, 0);
+}
+
 /* iob_cliff_find with the default parameters, which must succeed: whether it found a cliff */
 static int cliff_found(const double *v, size_t n, struct iob_cliff *c)
 {
@@ -507,6 +579,7 @@ int main(void)
 	    cmocka_unit_test(test_speeds_no_time_at_all),
 	    cmocka_unit_test(test_speed_stream_matches_batch),
 	    cmocka_unit_test(test_speeds_always_finite),
+	    cmocka_unit_test(test_speeds_summary_same_as_separate),
 	    cmocka_unit_test(test_cliff_clean_step_exact),
 	    cmocka_unit_test(test_cliff_planted_noisy_with_outliers),
 	    cmocka_unit_test(test_cliff_halving_found),

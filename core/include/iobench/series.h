@@ -156,5 +156,10 @@ struct iob_cliff {
  * the other fields describe the best candidate (all zero when there was
  * none).  Returns 0 or -ENOMEM. */
 int iob_cliff_find(const double *v, size_t n, const struct iob_cliff_params *p, struct iob_cliff *out);
+/* iob_stats_compute(v, n, all, robust) and iob_cliff_find(v, n, NULL,
+ * cliff), the same figures, from one sort of v (bigread's phase summary).
+ * Returns 0 or -ENOMEM. */
+int iob_speeds_summary(const double *v, size_t n, struct iob_stats *all, struct iob_stats *robust,
+		       struct iob_cliff *cliff);
 
 #endif
