@@ -268,8 +268,14 @@ static void radix_keyed(const double *v, size_t n, struct keyed *k, struct keyed
 		uint64_t key = order_key(v[i]);
 		k[i].key = key;
 		k[i].i = i;
-		for (int d = 0; d < 8; d++)
-			count[d][key >> (8 * d) & 255]++;
+		count[0][key & 255]++; /* unrolled: a third of the loop's instructions */
+		count[1][key >> 8 & 255]++;
+		count[2][key >> 16 & 255]++;
+		count[3][key >> 24 & 255]++;
+		count[4][key >> 32 & 255]++;
+		count[5][key >> 40 & 255]++;
+		count[6][key >> 48 & 255]++;
+		count[7][key >> 56]++;
 	}
 	struct keyed *from = k, *to = t;
 	for (int d = 0; n && d < 8; d++) {
