@@ -148,7 +148,10 @@ static int json_record(void *state, const struct iob_record *rec)
 	if (rc)
 		return rc;
 	struct textbuf *b = &st->buf;
-	textbuf_str(b, st->nrecords ? ",\n{\"kind\":" : "\n{\"kind\":");
+	if (st->nrecords)
+		textbuf_add(b, ",\n{\"kind\":", 10);
+	else
+		textbuf_add(b, "\n{\"kind\":", 9);
 	jsonval_str(b, rec->kind ? rec->kind : "");
 	for (size_t i = 0; i < rec->nfields; i++) {
 		if (!jsonval_known_type(&rec->fields[i]))

@@ -157,13 +157,31 @@ void jsonval_field(struct textbuf *b, const struct iob_field *f)
 		jsonval_str(b, key);
 		textbuf_add(b, ":", 1);
 	}
-	static const struct textbuf_scalars scalars = {jsonval_f64, jsonval_str, "true", "false"};
-	if (textbuf_scalar(b, f, &scalars))
-		return;
-	if (f->type == IOB_T_LAT)
+	/* by type here, not through textbuf_scalar's table of ways: a block
+	 * record's six values cost about 20 instructions less each */
+	switch (f->type) {
+	case IOB_T_U64:
+	case IOB_T_I64:
+		textbuf_integer(b, f);
+		break;
+	case IOB_T_F64:
+		jsonval_f64(b, f->v.f);
+		break;
+	case IOB_T_STR:
+		jsonval_str(b, f->v.s);
+		break;
+	case IOB_T_BOOL:
+		if (f->v.b)
+			textbuf_add(b, "true", 4);
+		else
+			textbuf_add(b, "false", 5);
+		break;
+	case IOB_T_LAT:
 		jsonval_lat(b, f->v.lat);
-	else
-		textbuf_str(b, "null"); /* not reached: jsonval_known_type */
+		break;
+	default:
+		textbuf_add(b, "null", 4); /* not reached: jsonval_known_type */
+	}
 }
 
 void jsonval_run_info(struct textbuf *b, const struct iob_run_info *run)
