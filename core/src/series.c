@@ -298,8 +298,8 @@ static void radix_keyed(const double *v, size_t n, struct keyed *k, struct keyed
 		memcpy(k, from, n * sizeof *k);
 }
 
-/* rank[k[j].i] = the rank of v[k[j].i] (k sorted by radix_keyed: equal
- * keys, equal values), 1 = smallest, ties at their mean, as mid_ranks. */
+/* rank[k[j].i] = the rank of v[k[j].i] (k sorted by key: equal keys,
+ * equal values), 1 = smallest, ties at their mean. */
 static void ranks_of_keyed(const struct keyed *k, size_t n, double *rank)
 {
 	for (size_t a = 0; a < n;) {
@@ -317,23 +317,27 @@ static void ranks_of_keyed(const struct keyed *k, size_t n, double *rank)
 static int mid_ranks(const double *v, size_t n, double *rank)
 {
 	struct ranked *r = malloc(2 * n * sizeof *r);
-	if (!r)
+	struct keyed *k = malloc(n * sizeof *k);
+	if (!r || !k) {
+		free(r);
+		free(k);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		r[i].v = v[i];
 		r[i].i = i;
 	}
 	sort_ranked(r, n, r + n);
-	for (size_t a = 0; a < n;) {
-		size_t b = a + 1;
-		while (b < n && r[b].v == r[a].v)
-			b++;
-		double mean_rank = ((double)(a + 1) + (double)b) / 2.0; /* ranks a+1 .. b */
-		for (size_t j = a; j < b; j++)
-			rank[r[j].i] = mean_rank;
-		a = b;
+	/* each run of equal values one key (a NaN equal to nothing: its own) */
+	for (size_t j = 0, group = 0; j < n; j++) {
+		if (j && !(r[j].v == r[j - 1].v))
+			group++;
+		k[j].key = group;
+		k[j].i = r[j].i;
 	}
+	ranks_of_keyed(k, n, rank);
 	free(r);
+	free(k);
 	return 0;
 }
 
