@@ -194,11 +194,21 @@ static int res_count(struct res_probe *p, uint64_t first, uint64_t n, uint64_t *
 	return res_mincore(p, first, n, hits);
 }
 
-static uint64_t res_clock_ns(void)
+/* The estimate of resident pages among [first, first + n) from `runs` runs
+ * of `run` pages, run i at the centre of stratum i (each stratum holds at
+ * least `run` pages), counted by count, scaled to n: 0 or -errno. */
+static int res_sampled(struct res_probe *p, uint64_t first, uint64_t n, uint64_t runs, uint64_t run,
+		       int (*count)(struct res_probe *, uint64_t, uint64_t, uint64_t *), uint64_t *hits)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	uint64_t sampled = 0;
+	int rc = 0;
+	for (uint64_t i = 0; rc == 0 && i < runs; i++) {
+		uint64_t s0 = i * n / runs, s1 = (i + 1) * n / runs;
+		rc = count(p, first + s0 + (s1 - s0 - run) / 2, run, &sampled);
+	}
+	if (rc == 0)
+		*hits += (sampled * n + runs * run / 2) / (runs * run);
+	return rc;
 }
 
 /* Resident pages among [first, first + n) by cachestat: chunk by chunk while
@@ -208,27 +218,21 @@ static int res_budgeted(struct res_probe *p, uint64_t first, uint64_t n, uint64_
 {
 	const char *env = getenv("IOBENCH_RESIDENCY_BUDGET_NS");
 	uint64_t budget = env && *env ? strtoull(env, NULL, 10) : IOB_RES_BUDGET_NS;
-	uint64_t t0 = res_clock_ns(), done = 0, got = 0;
+	uint64_t t0 = iob_now_ns(), done = 0, got = 0;
 	int rc = 0;
 	for (uint64_t chunk = IOB_RES_CHUNK; rc == 0 && done < n; chunk *= 2) {
 		uint64_t c = n - done < chunk ? n - done : chunk;
 		rc = res_cachestat(p, first + done, c, &got);
 		done += c;
-		if (done < n && res_clock_ns() - t0 >= budget)
+		if (done < n && iob_now_ns() - t0 >= budget)
 			break;
 	}
 	uint64_t rest = n - done;
 	if (rc == 0 && rest && rest <= IOB_RES_EXACT) {
 		rc = res_cachestat(p, first + done, rest, &got); /* one short call more */
 	} else if (rc == 0 && rest) {
-		const uint64_t runs = IOB_RES_TAIL_RUNS, run = IOB_RES_TAIL_RUN_PAGES;
-		uint64_t sampled = 0;
-		/* run i at the centre of stratum i of the rest (each of more than run pages) */
-		for (uint64_t i = 0; rc == 0 && i < runs; i++) {
-			uint64_t s0 = i * rest / runs, s1 = (i + 1) * rest / runs;
-			rc = res_cachestat(p, first + done + s0 + (s1 - s0 - run) / 2, run, &sampled);
-		}
-		got += (sampled * rest + runs * run / 2) / (runs * run);
+		/* strata of more than IOB_RES_EXACT / IOB_RES_TAIL_RUNS pages */
+		rc = res_sampled(p, first + done, rest, IOB_RES_TAIL_RUNS, IOB_RES_TAIL_RUN_PAGES, res_cachestat, &got);
 	}
 	if (rc == 0)
 		*hits += got;
@@ -273,13 +277,8 @@ int iob_cache_residency_range(const char *path, uint64_t off, uint64_t len, uint
 		/* counted exactly while cheap, the rest sampled */
 	} else {
 		p->cachestat = 0; /* refused or failed: sample the range by mincore */
-		hits = 0;
-		/* run i at the centre of stratum i; a stratum holds at least IOB_RES_RUN_PAGES pages */
-		for (uint64_t i = 0; rc == 0 && i < IOB_RES_RUNS; i++) {
-			uint64_t s0 = i * npages / IOB_RES_RUNS, s1 = (i + 1) * npages / IOB_RES_RUNS;
-			rc = res_count(p, first + s0 + (s1 - s0 - IOB_RES_RUN_PAGES) / 2, IOB_RES_RUN_PAGES, &hits);
-		}
-		hits = (hits * npages + IOB_RES_EXACT / 2) / IOB_RES_EXACT;
+		hits = 0; /* a stratum holds at least IOB_RES_RUN_PAGES pages */
+		rc = res_sampled(p, first, npages, IOB_RES_RUNS, IOB_RES_RUN_PAGES, res_count, &hits);
 	}
 	if (p->map)
 		munmap(p->map, (size_t)(p->map_pages * psize));
