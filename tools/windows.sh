@@ -4,8 +4,8 @@
 #
 #   tools/windows.sh [BUILD_DIR]        (default: build-win)
 #
-# 1. installs what it needs (mingw-w64, wine64, dpkg-dev, groff-base, unzip)
-#    through tools/deps.sh;
+# 1. installs what it needs (mingw-w64, wine64, wine64-preloader, dpkg-dev,
+#    groff-base, unzip) through tools/deps.sh;
 # 2. fetches the iniparser and cmocka source packages with apt-get source,
 #    through a private apt configuration whose deb-src lines reuse the
 #    mirrors this machine's own apt configuration names (no host name is
@@ -23,7 +23,14 @@ prefix="$deps/prefix"
 
 # ---- 1. packages (apt may be locked by another run: wait and retry) ----
 tries=0
-until tools/deps.sh gcc-mingw-w64-x86-64 wine64 dpkg-dev groff-base unzip; do
+# wine64-preloader: deps.sh installs without Recommends, and without the
+# preloader wine64 (an EXEC linked at 0x7d000000) lets the kernel's randomised
+# brk heap land on 0x7ffe0000, the page wine must map for Windows' shared user
+# data; about 1 start in 4,000 then exits 1 with no output at all (strace of a
+# failed start: brk at 0x7ffda000 grown to 0x7fffb000, then the mmap of
+# 0x7ffe0000 with MAP_FIXED_NOREPLACE fails EEXIST).  The preloader reserves
+# 0x7ff00000-0x7fff0000 before the dynamic loader and the heap exist.
+until tools/deps.sh gcc-mingw-w64-x86-64 wine64 wine64-preloader dpkg-dev groff-base unzip; do
 	tries=$((tries + 1))
 	if [ "$tries" -ge 30 ]; then
 		echo "windows.sh: could not install the packages" >&2
@@ -36,6 +43,8 @@ cc=$(command -v "$triple-gcc-posix" || command -v "$triple-gcc")
 ar=$triple-ar
 wine=$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)
 [ -x "$wine" ] || { echo "windows.sh: wine not found after installing wine64" >&2; exit 1; }
+[ -x "$(dirname "$wine")/wine64-preloader" ] || [ -x /usr/lib/wine/wine64-preloader ] ||
+	{ echo "windows.sh: wine64-preloader not found after installing it (wine would fail 1 start in 4,000)" >&2; exit 1; }
 
 # ---- 2. iniparser and cmocka from their Debian source packages ----
 # mirror_uris: the archive URIs (not the security archive) of the machine's

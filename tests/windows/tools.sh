@@ -11,7 +11,7 @@ rm -rf "$work/$case"
 mkdir -p "$work/$case" || exit 1
 cd "$work/$case" || exit 1
 fail() {
-	echo "FAIL ($case): $*" >&2
+	printf 'FAIL (%s): %s\n' "$case" "$*" >&2
 	echo "--- stdout"; cat out 2>/dev/null
 	echo "--- stderr"; cat err 2>/dev/null
 	exit 1
