@@ -55,6 +55,7 @@ fio contenders are skipped, with that reason printed, when fio is not installed
 INVALID (with --selftest-unequal: when its deliberately unequal pair was not
 flagged).  Run it on an idle machine; only --quick is part of the test suite.
 """
+import atexit
 import argparse
 import json
 import math
@@ -363,8 +364,25 @@ def warmed(path, fn):
     return run
 
 
+_profiles = []
+
+
+def _remove_profiles():
+    for p in _profiles:
+        try:
+            os.unlink(p)
+        except FileNotFoundError:
+            pass
+
+
+atexit.register(_remove_profiles)
+
+
 def profile(text):
+    """a profile file in the bench directory, removed when the bench exits
+    (however it exits, short of a signal that kills it)"""
     fd, path = tempfile.mkstemp(suffix=".ini", dir=A.dir)
+    _profiles.append(path)
     with os.fdopen(fd, "w") as f:
         f.write(text)
     return path
