@@ -42,6 +42,9 @@ def case_quick(tmp):
     print(p.stdout[-6000:])
     expect(p.returncode == 0, f"run.py --quick: exit {p.returncode}\n{p.stderr[-3000:]}")
     doc = json.load(open(out))
+    # the profiles the bench wrote for its scenarios are gone when it exits
+    left = sorted(n for n in os.listdir(tmp) if n.endswith(".ini"))
+    expect(not left, f"run.py left its profiles behind: {left}")
     res = doc["results"]
     sizes = doc["env"]["sizes"]
     expect(doc["env"]["quick"] and doc["env"]["rounds"] == 1, f"not a quick run: {doc['env']}")
