@@ -245,10 +245,11 @@ int iob_check_memory(const struct iob_suite *suite, char *err, size_t errlen)
 				 buf);
 		unsigned long long mib = (unsigned long long)(total / 1048576u + 1);
 		snprintf(err, errlen,
-			 "[%s] memory: %s need %s at once (buffers and histograms%s%s), more than the %s %s; lower "
+			 "[%s] memory: %s need %s at once (buffers and histograms%s%s%s), more than the %s %s; lower "
 			 "threads, iodepth or block_size%s%s, or set memory_limit = %lluM (iobench --memory-limit "
 			 "%lluM) to allow it",
-			 j->name, unit, need, job_iolog_ios(j) ? ", a row of the per-I/O log for every I/O" : "",
+			 j->name, unit, need, j->series ? ", 97 bytes a block read for the series and its summary" : "",
+			 job_iolog_ios(j) ? ", a row of the per-I/O log for every I/O" : "",
 			 j->sprandom ? ", sprandom's ring of the blocks to write again" : "", have,
 			 limit ? "of memory_limit" : "available (MemAvailable)",
 			 job_iolog_ios(j) ? ", give log_interval (fio's log_avg_msec)" : "",

@@ -25,6 +25,7 @@
  */
 
 #include "engine_int.h"
+#include "iobench/series.h"
 
 void iob_phase_result_init(struct iob_phase_result *r)
 {
@@ -88,8 +89,12 @@ uint64_t iob_phase_memory(enum iob_phase phase, uint64_t block_size, uint32_t io
 	m = add_sat(m, (uint64_t)(phase == IOB_PHASE_MIXED ? 2 : 1) * LAT_LEVELS * sizeof(struct iob_hist));
 	if (iodepth > 1)
 		m = add_sat(m, (uint64_t)iodepth * (sizeof(struct req) + 3 * sizeof(void *)));
-	/* a series: 16 bytes a sample, grown by doubling */
-	return add_sat(m, mul_sat(series_ios, 32));
+	/* a series: 16 bytes a sample, grown by doubling; at its end, while it
+	 * is held, the block summary's speeds and merge flags (9 bytes a
+	 * block, blocks.c) and the sort of the speeds (series.c) */
+	if (series_ios)
+		m = add_sat(m, add_sat(mul_sat(series_ios, 32 + sizeof(double) + 1), iob_speeds_summary_bytes(series_ios)));
+	return m;
 }
 
 /* Refuse a spec the engine cannot run: -EINVAL with one line in r->error. */

@@ -512,6 +512,19 @@ int iob_cliff_find(const double *v, size_t n, const struct iob_cliff_params *p, 
 	return 0;
 }
 
+uint64_t iob_speeds_summary_bytes(uint64_t n)
+{
+	/* the radix path: the keys and their copy, the sorted values, the
+	 * counts; a NaN's path: iob_stats_compute's copy (freed first), then
+	 * iob_cliff_find's ranks and mid_ranks' pairs (and their copy) and keys */
+	uint64_t radix = 2 * sizeof(struct keyed) + sizeof(double);
+	uint64_t ranks = sizeof(double) + 2 * sizeof(struct ranked) + sizeof(struct keyed);
+	uint64_t per = radix > ranks ? radix : ranks, counts = 8 * 256 * sizeof(size_t);
+	if (n > (UINT64_MAX - counts) / per)
+		return UINT64_MAX;
+	return n * per + counts;
+}
+
 int iob_speeds_summary(const double *v, size_t n, struct iob_stats *all, struct iob_stats *robust,
 		       struct iob_cliff *cliff)
 {

@@ -843,6 +843,48 @@ def case_rss_flat(tmp):
                f"depth {depth}: peak RSS {big} KiB at 1,000,000 I/Os against {small} KiB at 1,000: grows with the work")
 
 
+def case_series_memory_budgeted(tmp):
+    """The memory budget covers a series: reading a sparse 1 GiB file in
+    262,144 blocks of 4 KiB instead of 1,024 of 1 MiB raises the peak RSS
+    (the kernel's ru_maxrss, as rss_flat measures it) by no more than it
+    raises the memory the checks say the job needs (their refusal at
+    --memory-limit 1M names it).  The series' samples and the block
+    summary's sort at the phase's end are about 65 bytes a block."""
+    rawloop = os.path.join(ARGS.bin, "..", "bench", "rawloop")
+    if not os.access(rawloop, os.X_OK):
+        raise Skip(f"{rawloop} is not built (bench/CMakeLists.txt): it measures the peak RSS")
+    data = os.path.join(tmp, "s.dat")
+    with open(data, "wb") as f:
+        f.truncate(1 << 30)
+    units = {"KiB": 1024, "MiB": 1 << 20, "GiB": 1 << 30}
+    need, rss = {}, {}
+    for bs in ("1M", "4K"):
+        prof = write(os.path.join(tmp, f"s{bs}.ini"), "[s]\nfilename = s.dat\naccess = seq\n"
+                     f"block_size = {bs}\nsize = 1G\nseries = true\nphases = read\n")
+        p = iob.run([tool("iobench"), "run", prof, "--dir", tmp, "--memory-limit", "1M", "--output", "human"],
+                    env=iob.env(), timeout=240)
+        m = re.search(r"need ([0-9.]+) (KiB|MiB|GiB) at once", p.stderr)
+        expect(p.returncode == 2 and m, f"block_size {bs}: no refusal naming the need: {p.returncode} {p.stderr}")
+        need[bs] = float(m.group(1)) * units[m.group(2)]
+        kib = []
+        for _ in range(3):
+            p = run([rawloop, "rss", tool("iobench"), "run", prof, "--dir", tmp, "--output",
+                     "json=" + os.path.join(tmp, "out.json")])
+            got = json.loads(p.stdout)
+            expect(got["status"] == 0, got)
+            kib.append(got["maxrss_kib"])
+        with open(os.path.join(tmp, "out.json")) as f:
+            rec = records(json.load(f))[0]
+        expect(rec["blocks"] == (1024 if bs == "1M" else 262144), f"block_size {bs}: {rec['blocks']} blocks")
+        rss[bs] = min(kib) * 1024
+    grew, budgeted = rss["4K"] - rss["1M"], need["4K"] - need["1M"]
+    print(f"262,144 blocks against 1,024: peak RSS +{grew / 1048576:.2f} MiB, "
+          f"budgeted +{budgeted / 1048576:.2f} MiB")
+    if os.environ.get("IOB_SANITIZED"):
+        return
+    expect(grew <= budgeted, f"the peak RSS grew {grew} bytes, more than the {budgeted} bytes the budget added")
+
+
 if __name__ == "__main__":
     ARGS = iob.arguments("--bin", "--work", case=True)
     sys.exit(iob.run_case(ARGS, globals(), realpath=True))

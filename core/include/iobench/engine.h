@@ -304,7 +304,8 @@ int iob_phase_run(const struct iob_phase_spec *spec, struct iob_phase_result *r)
 /* The memory one stream's phase allocates at its peak, in bytes (saturating):
  * its buffers (block_size rounded up to a page, one per request with
  * iodepth > 1, verify's second, mixed's read buffer), its latency
- * histograms and request table, and series_ios samples of a series.  The
+ * histograms and request table, and series_ios samples of a series with the
+ * block summary's working memory at its end (iob_speeds_summary_bytes).  The
  * memory budget (check.c) adds it up over streams and jobs at once. */
 uint64_t iob_phase_memory(enum iob_phase phase, uint64_t block_size, uint32_t iodepth, uint64_t series_ios);
 

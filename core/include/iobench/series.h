@@ -161,5 +161,8 @@ int iob_cliff_find(const double *v, size_t n, const struct iob_cliff_params *p, 
  * Returns 0 or -ENOMEM. */
 int iob_speeds_summary(const double *v, size_t n, struct iob_stats *all, struct iob_stats *robust,
 		       struct iob_cliff *cliff);
+/* The most memory iob_speeds_summary(v, n, ...) holds at once, in bytes
+ * (saturated at UINT64_MAX): the memory budget counts it (check_memory.c). */
+uint64_t iob_speeds_summary_bytes(uint64_t n);
 
 #endif
