@@ -809,6 +809,20 @@ def case_aio_close_untimed(tmp):
           f"{took} s for 32 I/Os paced at 1000 per second")
 
 
+def peak_rss_kib(rawloop, prof, tmp):
+    """The least peak RSS (KiB) of 3 runs of `iobench run prof` with a JSON
+    output, and that output's first phase record."""
+    kib = []
+    for _ in range(3):
+        p = run([rawloop, "rss", tool("iobench"), "run", prof, "--dir", tmp, "--output",
+                 "json=" + os.path.join(tmp, "out.json")])
+        got = json.loads(p.stdout)
+        expect(got["status"] == 0, got)
+        kib.append(got["maxrss_kib"])
+    with open(os.path.join(tmp, "out.json")) as f:
+        return min(kib), records(json.load(f))[0]
+
+
 def case_rss_flat(tmp):
     """Memory does not grow with the work: the peak RSS of 1,000,000 null
     reads (depth 1, and depth 32) is within 512 KiB of that of 1,000 (the
@@ -824,16 +838,9 @@ def case_rss_flat(tmp):
             prof = write(os.path.join(tmp, f"r{depth}_{ops}.ini"),
                          "[r]\nbackend = null\nfilename = none.dat\naccess = rand\nblock_size = 4K\nsize = 1G\n"
                          f"phases = read\nops = {ops}\niodepth = {depth}\n")
-            kib = []
-            for _ in range(3):
-                p = run([rawloop, "rss", tool("iobench"), "run", prof, "--dir", tmp, "--output",
-                         "json=" + os.path.join(tmp, "out.json")])
-                got = json.loads(p.stdout)
-                expect(got["status"] == 0, got)
-                kib.append(got["maxrss_kib"])
-            with open(os.path.join(tmp, "out.json")) as f:
-                expect(records(json.load(f))[0]["ops"] == ops, "ops")
-            res[(depth, ops)] = min(kib)
+            kib, rec = peak_rss_kib(rawloop, prof, tmp)
+            expect(rec["ops"] == ops, "ops")
+            res[(depth, ops)] = kib
     print(", ".join(f"depth {d}, {o:,} I/Os: {k} KiB" for (d, o), k in sorted(res.items())))
     if os.environ.get("IOB_SANITIZED"):
         return
@@ -866,17 +873,9 @@ def case_series_memory_budgeted(tmp):
         m = re.search(r"need ([0-9.]+) (KiB|MiB|GiB) at once", p.stderr)
         expect(p.returncode == 2 and m, f"block_size {bs}: no refusal naming the need: {p.returncode} {p.stderr}")
         need[bs] = float(m.group(1)) * units[m.group(2)]
-        kib = []
-        for _ in range(3):
-            p = run([rawloop, "rss", tool("iobench"), "run", prof, "--dir", tmp, "--output",
-                     "json=" + os.path.join(tmp, "out.json")])
-            got = json.loads(p.stdout)
-            expect(got["status"] == 0, got)
-            kib.append(got["maxrss_kib"])
-        with open(os.path.join(tmp, "out.json")) as f:
-            rec = records(json.load(f))[0]
+        kib, rec = peak_rss_kib(rawloop, prof, tmp)
         expect(rec["blocks"] == (1024 if bs == "1M" else 262144), f"block_size {bs}: {rec['blocks']} blocks")
-        rss[bs] = min(kib) * 1024
+        rss[bs] = kib * 1024
     grew, budgeted = rss["4K"] - rss["1M"], need["4K"] - need["1M"]
     print(f"262,144 blocks against 1,024: peak RSS +{grew / 1048576:.2f} MiB, "
           f"budgeted +{budgeted / 1048576:.2f} MiB")
