@@ -158,7 +158,14 @@ server=$(dirname "$wine")/wineserver
 [ -x "$server" ] || server=$(command -v wineserver || echo wineserver)
 "$server" -p </dev/null >/dev/null 2>&1 &
 "$wine" wineboot </dev/null >/dev/null 2>&1 || true
+# what wine waited on in a run that passed 100 s (tests/windows/wine_watch.sh)
+hangs="$bdir/wine-hangs.log"
+rm -f "$hangs"
 rc=0
 ctest --test-dir "$bdir" --output-on-failure -j2 || rc=$?
+if [ -s "$hangs" ]; then
+	echo "windows.sh: runs under wine that passed 100 s ($hangs):"
+	cat "$hangs"
+fi
 "$server" -k </dev/null >/dev/null 2>&1 || true
 exit "$rc"
